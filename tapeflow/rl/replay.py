@@ -1,0 +1,160 @@
+"""Experience replay: a preallocated NumPy ring buffer.
+
+Replaces the book's ``deque(maxlen=mem_size)`` of ``(s, a, r, s2, done)`` tuples
+plus ``random.sample`` and five list comprehensions per minibatch: transitions
+live in five preallocated arrays, the oldest is overwritten once the buffer is
+full (FIFO, like the deque), and a minibatch is one index draw plus five
+fancy-index gathers.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["ReplayBuffer", "Batch"]
+
+
+class Batch(NamedTuple):
+    """A sampled minibatch (``B`` = batch size, ``obs_shape`` e.g. ``(64,)``)."""
+
+    states: np.ndarray  #: (B, *obs_shape), obs dtype (float32)
+    actions: np.ndarray  #: (B,), action dtype (int64)
+    rewards: np.ndarray  #: (B,), float32
+    next_states: np.ndarray  #: (B, *obs_shape), obs dtype
+    dones: np.ndarray  #: (B,), float32, 1.0 where the episode ended at this transition
+
+
+class ReplayBuffer:
+    """Uniform experience replay over the last ``capacity`` transitions.
+
+    Args:
+        capacity: maximum number of transitions kept (the book: ``mem_size = 1000``).
+        obs_shape: shape of one observation (default ``(64,)``).
+        obs_dtype: storage dtype of states / next states (default ``float32``).
+        action_dtype: storage dtype of actions (default ``int64``, ready for
+            gathers / ``take_along_axis``; ``int32`` also fine).
+        seed: seed (or ``numpy.random.Generator``) of the buffer's own generator,
+            used by :meth:`sample` when no ``rng`` is passed.
+
+    Storage (public, read-only by convention): ``states (capacity, *obs_shape)``,
+    ``actions (capacity,)``, ``rewards (capacity,) float32``,
+    ``next_states (capacity, *obs_shape)``, ``dones (capacity,) float32``; only the
+    first ``len(self)`` rows are meaningful, in ring order (not oldest-first).
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        obs_shape: int | tuple[int, ...] = (64,),
+        obs_dtype=np.float32,
+        action_dtype=np.int64,
+        seed: int | np.random.Generator | None = None,
+    ):
+        capacity = operator.index(capacity)
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        if isinstance(obs_shape, int):
+            obs_shape = (obs_shape,)
+        self.capacity = capacity
+        self.obs_shape = tuple(int(d) for d in obs_shape)
+        self.states = np.zeros((capacity, *self.obs_shape), dtype=obs_dtype)
+        self.next_states = np.zeros((capacity, *self.obs_shape), dtype=obs_dtype)
+        self.actions = np.zeros(capacity, dtype=action_dtype)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.dones = np.zeros(capacity, dtype=np.float32)
+        self._pos = 0  # next row to write
+        self._size = 0
+        self.rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def full(self) -> bool:
+        return self._size == self.capacity
+
+    def clear(self) -> None:
+        """Forget all transitions (storage is kept)."""
+        self._pos = 0
+        self._size = 0
+
+    def add(self, state, action, reward, next_state, done) -> None:
+        """Store one transition; ``state``/``next_state`` of shape ``obs_shape`` (a
+        leading batch axis of 1, as in the book's ``(1, 64)`` states, is accepted).
+        When full, the oldest transition is overwritten."""
+        i = self._pos
+        self.states[i] = state
+        self.actions[i] = action
+        self.rewards[i] = reward
+        self.next_states[i] = next_state
+        self.dones[i] = done
+        i += 1
+        self._pos = 0 if i == self.capacity else i
+        if self._size < self.capacity:
+            self._size += 1
+
+    def add_batch(self, states, actions, rewards, next_states, dones) -> None:
+        """Store ``n`` transitions at once (arrays with leading axis ``n``), in order;
+        equivalent to ``n`` calls of :meth:`add`."""
+        states = np.asarray(states)
+        n = states.shape[0]
+        if states.shape[1:] != self.obs_shape:
+            raise ValueError(f"states must have shape (n, *{self.obs_shape}), got {states.shape}")
+        arrays = [states, np.asarray(actions), np.asarray(rewards), np.asarray(next_states), np.asarray(dones)]
+        for a in arrays[1:]:
+            if a.shape[:1] != (n,):
+                raise ValueError(f"all arrays need leading axis {n}, got shape {a.shape}")
+        cap = self.capacity
+        start = self._pos
+        m = n
+        if n > cap:  # the first n - cap would be overwritten anyway
+            skip = n - cap
+            arrays = [a[skip:] for a in arrays]
+            start = (start + skip) % cap
+            m = cap
+        idx = (start + np.arange(m)) % cap
+        for store, a in zip((self.states, self.actions, self.rewards, self.next_states, self.dones), arrays):
+            store[idx] = a
+        self._pos = (start + m) % cap
+        self._size = min(self._size + n, self.capacity)
+
+    def sample_indices(self, batch_size: int, rng: np.random.Generator | None = None, replace: bool = False) -> np.ndarray:
+        """``batch_size`` row indices drawn uniformly from the stored transitions
+        (without replacement by default, like the book's ``random.sample``)."""
+        batch_size = operator.index(batch_size)
+        n = self._size
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if n == 0:
+            raise ValueError("cannot sample from an empty ReplayBuffer")
+        if not replace and batch_size > n:
+            raise ValueError(
+                f"cannot sample {batch_size} transitions without replacement: only {n} stored"
+            )
+        rng = self.rng if rng is None else rng
+        if replace:
+            return rng.integers(0, n, size=batch_size)
+        return rng.choice(n, size=batch_size, replace=False)
+
+    def sample(self, batch_size: int, rng: np.random.Generator | None = None, replace: bool = False) -> Batch:
+        """A uniform minibatch as a :class:`Batch` of fresh arrays:
+        ``states (B, *obs_shape)``, ``actions (B,)``, ``rewards (B,) float32``,
+        ``next_states (B, *obs_shape)``, ``dones (B,) float32``.
+
+        Raises ``ValueError`` when the buffer is empty or, without replacement,
+        when ``batch_size > len(self)``.
+        """
+        idx = self.sample_indices(batch_size, rng, replace)
+        return Batch(
+            self.states[idx],
+            self.actions[idx],
+            self.rewards[idx],
+            self.next_states[idx],
+            self.dones[idx],
+        )
+
+    def __repr__(self) -> str:
+        return f"ReplayBuffer(capacity={self.capacity}, len={self._size}, obs_shape={self.obs_shape})"
