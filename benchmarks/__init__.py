@@ -1,0 +1,1 @@
+"""tapeflow's benchmark harness (see benchmarks/README.md)."""

@@ -1,0 +1,288 @@
+"""Shared pieces of the benchmark harness.
+
+This module only needs NumPy and the standard library: it is imported by the
+orchestrator (``run.py``, tapeflow's ``.venv``) and by the workers, some of
+which run in the peers venv (``.venv-peers``: PyTorch, JAX, TensorFlow).
+No deep-learning framework is imported here.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+SEED = 1234
+
+FRAMEWORKS = ("numpy", "tapeflow", "torch", "jax", "tensorflow")
+PEERS = ("torch", "jax", "tensorflow")
+FRAMEWORK_LABELS = {
+    "numpy": "NumPy (hand-written)",
+    "tapeflow": "tapeflow",
+    "torch": "PyTorch",
+    "jax": "JAX",
+    "tensorflow": "TensorFlow",
+}
+
+# Timing protocol per mode: `blocks` timed blocks, each block made of enough
+# calls to last at least `block_s` seconds (measured after the warm-up), the
+# whole measurement of one implementation capped to about `budget_s` seconds
+# (fewer calls per block, never fewer than `min_blocks` blocks of one call).
+TIMING = {
+    "tiny": dict(blocks=3, min_blocks=2, block_s=0.002, warmup_s=0.0, warmup_calls=1, budget_s=2.0),
+    "quick": dict(blocks=5, min_blocks=3, block_s=0.08, warmup_s=0.1, warmup_calls=2, budget_s=8.0),
+    "full": dict(blocks=9, min_blocks=3, block_s=0.4, warmup_s=0.5, warmup_calls=3, budget_s=40.0),
+}
+
+
+class Unavailable(Exception):
+    """Raised by an implementation that cannot run here (missing API, ...)."""
+
+
+@dataclass
+class Bench:
+    """What an implementation's builder returns.
+
+    step:   one timed call; it performs `units` units of work (ops, steps, ...).
+    sync:   called on the last result of a block (block_until_ready, ...).
+    check:  runs from a fresh state (before any timed call) and returns a dict
+            of arrays comparable with the workload's reference.
+    metrics: extra figures to report (filled by the builder or by `finish`).
+    finish: optional callable run after timing, returning more metrics.
+    """
+
+    step: Callable[[], Any]
+    units: float = 1.0
+    sync: Callable[[Any], Any] | None = None
+    check: Callable[[], dict] | None = None
+    metrics: dict = field(default_factory=dict)
+    finish: Callable[[], dict] | None = None
+    note: str = ""
+
+
+@dataclass
+class Impl:
+    """One implementation of a workload in one framework."""
+
+    name: str  # unique in the workload, e.g. "torch_eager"
+    framework: str  # one of FRAMEWORKS
+    label: str  # what the table shows
+    build: Callable[[dict, dict], Bench]  # build(case, data) -> Bench
+    modes: tuple = ("tiny", "quick", "full")
+    cases: tuple | None = None  # restrict to these case names
+    runner: Callable | None = None  # custom run(case, data, mode) -> result dict (no timing protocol)
+
+
+def to_np(x) -> np.ndarray:
+    """Any framework's tensor (or a Python scalar) to a NumPy array."""
+    if isinstance(x, np.ndarray):
+        return x
+    for attr in ("detach",):  # torch
+        if hasattr(x, attr) and hasattr(x, "cpu"):
+            return x.detach().cpu().numpy()
+    if hasattr(x, "numpy"):
+        try:
+            return np.asarray(x.numpy())
+        except Exception:
+            pass
+    return np.asarray(x)
+
+
+def compare(out: dict, ref: dict, tol: float | dict) -> dict:
+    """Max abs diff and max rel diff of every array in `ref` against `out`.
+
+    rel = max|out - ref| / max|ref| (normalised by the array's scale, so that
+    entries near zero do not blow it up). ok when rel <= tol for every key.
+    """
+    worst_abs, worst_rel, per_key, ok, missing = 0.0, 0.0, {}, True, []
+    for key, r in ref.items():
+        if key not in out:
+            missing.append(key)
+            ok = False
+            continue
+        o = np.asarray(to_np(out[key]), dtype=np.float64)
+        r = np.asarray(r, dtype=np.float64)
+        if o.shape != r.shape:
+            if o.size == r.size:
+                o = o.reshape(r.shape)
+            else:
+                per_key[key] = {"error": f"shape {o.shape} != reference {r.shape}"}
+                ok = False
+                continue
+        if not np.all(np.isfinite(o)):
+            per_key[key] = {"error": "non-finite values"}
+            ok = False
+            continue
+        d = float(np.max(np.abs(o - r))) if r.size else 0.0
+        scale = float(np.max(np.abs(r))) if r.size else 0.0
+        rel = d / scale if scale > 0 else d
+        t = tol.get(key, tol.get("*", 1e-4)) if isinstance(tol, dict) else tol
+        k_ok = rel <= t
+        ok = ok and k_ok
+        per_key[key] = {"max_abs": d, "max_rel": rel, "tol": t, "ok": k_ok}
+        worst_abs, worst_rel = max(worst_abs, d), max(worst_rel, rel)
+    res = {"max_abs": worst_abs, "max_rel": worst_rel, "ok": ok, "per_key": per_key}
+    if missing:
+        res["missing"] = missing
+    return res
+
+
+def fingerprint(data: dict) -> str:
+    h = hashlib.sha1()
+    for k in sorted(data):
+        v = data[k]
+        if isinstance(v, np.ndarray):
+            h.update(k.encode())
+            h.update(str(v.dtype).encode())
+            h.update(np.ascontiguousarray(v).tobytes())
+    return h.hexdigest()[:12]
+
+
+def stats(samples: list[float]) -> dict:
+    a = np.asarray(samples, dtype=np.float64)
+    return {
+        "median": float(np.median(a)),
+        "min": float(a.min()),
+        "max": float(a.max()),
+        "q1": float(np.percentile(a, 25)),
+        "q3": float(np.percentile(a, 75)),
+        "n": int(a.size),
+    }
+
+
+def _noop(_):
+    return None
+
+
+def measure(bench: Bench, mode: str) -> dict:
+    """Warm up, then time `bench.step` in blocks; returns seconds per unit."""
+    cfg = TIMING[mode]
+    step, sync, units = bench.step, bench.sync or _noop, float(bench.units)
+    t0 = time.perf_counter()
+    sync(step())
+    first = time.perf_counter() - t0
+    # warm-up: at least `warmup_calls` calls and `warmup_s` seconds (capped)
+    n_warm, t0 = 0, time.perf_counter()
+    cap = max(cfg["warmup_s"] * 4, 3 * first)
+    while True:
+        r = step()
+        n_warm += 1
+        el = time.perf_counter() - t0
+        if (n_warm >= cfg["warmup_calls"] and el >= cfg["warmup_s"]) or (el > cap and n_warm >= 1):
+            break
+    sync(r)
+    per_call = (time.perf_counter() - t0) / n_warm
+    blocks = cfg["blocks"]
+    calls = max(1, int(math.ceil(cfg["block_s"] / max(per_call, 1e-9))))
+    # respect the budget: shrink calls per block, then blocks
+    while calls > 1 and per_call * calls * blocks > cfg["budget_s"]:
+        calls = max(1, calls // 2)
+    while blocks > cfg["min_blocks"] and per_call * calls * blocks > cfg["budget_s"]:
+        blocks -= 1
+    samples = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            r = step()
+        sync(r)
+        samples.append((time.perf_counter() - t0) / (calls * units))
+    out = stats(samples)
+    out.update({"blocks": blocks, "calls_per_block": calls, "units_per_call": units, "first_call_s": first})
+    return out
+
+
+def short_error(exc: BaseException, limit: int = 300) -> str:
+    msg = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+def format_tb(exc: BaseException, lines: int = 12) -> str:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return "".join(tb)[-4000:]
+
+
+def rng(seed: int = SEED) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def glorot(rs: np.random.Generator, fan_in: int, fan_out: int) -> np.ndarray:
+    lim = math.sqrt(6.0 / (fan_in + fan_out))
+    return rs.uniform(-lim, lim, size=(fan_in, fan_out)).astype(np.float32)
+
+
+def mlp_params(rs: np.random.Generator, sizes: list[int]) -> list[np.ndarray]:
+    """[W0, b0, W1, b1, ...] float32, W of shape (in, out) (Keras layout),
+    Glorot-uniform kernels and small uniform biases (not zero, so that the
+    bias paths are exercised by the numerical checks)."""
+    out = []
+    for i, o in zip(sizes[:-1], sizes[1:]):
+        out.append(glorot(rs, i, o))
+        out.append(rs.uniform(-0.05, 0.05, size=(o,)).astype(np.float32))
+    return out
+
+
+def cpu_affinity(threads: int) -> list[int] | None:
+    """Pin this process to `threads` CPUs when fewer than all are asked for.
+
+    Pinning is the one thread limit every framework obeys (XLA:CPU, for one,
+    ignores its intra-op flag for some kernels)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return None
+    if threads < len(cpus):
+        chosen = cpus[:threads]
+        os.sched_setaffinity(0, chosen)
+        return chosen
+    return cpus
+
+
+def thread_env(threads: int) -> dict:
+    """Environment variables set for every worker (before any import)."""
+    n = str(threads)
+    return {
+        "OMP_NUM_THREADS": n,
+        "OPENBLAS_NUM_THREADS": n,
+        "MKL_NUM_THREADS": n,
+        "NUMBA_NUM_THREADS": n,
+        "TF_NUM_INTRAOP_THREADS": n,
+        "TF_NUM_INTEROP_THREADS": n,
+        "XLA_FLAGS": (
+            f"--xla_cpu_multi_thread_eigen={'true' if threads > 1 else 'false'} "
+            f"intra_op_parallelism_threads={threads}"
+        ),
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+        "TF_ENABLE_ONEDNN_OPTS": "1",
+        "JAX_PLATFORMS": "cpu",
+        "CUDA_VISIBLE_DEVICES": "",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def fmt_time(seconds: float, display: str) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if display == "us":
+        v = seconds * 1e6
+    elif display == "ms":
+        v = seconds * 1e3
+    else:
+        v = seconds
+    if v >= 1000:
+        return f"{v:,.0f}"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+UNIT_SYMBOL = {"us": "µs", "ms": "ms", "s": "s"}

@@ -1,0 +1,162 @@
+"""Markdown tables from the harness's results (standard library only)."""
+from __future__ import annotations
+
+import math
+
+FRAMEWORK_ORDER = ["numpy", "tapeflow", "torch", "jax", "tensorflow"]
+PEERS = ("torch", "jax", "tensorflow")
+UNIT_SYMBOL = {"us": "µs", "ms": "ms", "s": "s"}
+
+
+def fmt_num(v: float) -> str:
+    if v is None or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def scale(display: str) -> float:
+    return {"us": 1e6, "ms": 1e3, "s": 1.0}.get(display, 1.0)
+
+
+def annotate_case(case: dict, machine: dict | None = None) -> dict:
+    """Adds ratios (to the fastest peer, to NumPy) and derived metrics."""
+    rows = case["rows"]
+    ok = [r for r in rows if r.get("status") == "ok" and r.get("timing")]
+    peers = [r for r in ok if r["framework"] in PEERS]
+    nps = [r for r in ok if r["framework"] == "numpy"]
+    fastest_peer = min(peers, key=lambda r: r["timing"]["median"]) if peers else None
+    numpy_ref = min(nps, key=lambda r: r["timing"]["median"]) if nps else None
+    case["fastest_peer"] = (
+        {"impl": fastest_peer["impl"], "label": fastest_peer["label"], "median_s": fastest_peer["timing"]["median"]}
+        if fastest_peer else None)
+    case["numpy"] = (
+        {"impl": numpy_ref["impl"], "label": numpy_ref["label"], "median_s": numpy_ref["timing"]["median"]}
+        if numpy_ref else None)
+    peak = (machine or {}).get("peak_gflops_numpy")
+    for r in ok:
+        med = r["timing"]["median"]
+        r["vs_fastest_peer"] = med / fastest_peer["timing"]["median"] if fastest_peer else None
+        r["vs_numpy"] = med / numpy_ref["timing"]["median"] if numpy_ref else None
+        m = r.setdefault("metrics", {})
+        if case.get("flops_per_unit"):
+            m["gflops"] = case["flops_per_unit"] / med / 1e9
+            if peak:
+                m["pct_peak"] = 100.0 * m["gflops"] / peak
+    return case
+
+
+def _check_cell(r: dict) -> str:
+    c = r.get("check")
+    if not c:
+        return "-"
+    if "error" in c:
+        return f"error: {c['error']}"
+    tag = "ok" if c.get("ok") else "**MISMATCH**"
+    return f"{tag} {c['max_abs']:.1g} / {c['max_rel']:.1g}"
+
+
+def _ratio(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.2f}×" if v < 100 else f"{v:,.0f}×"
+
+
+def _escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def case_table(case: dict) -> str:
+    disp = case.get("display", "us")
+    sym = UNIT_SYMBOL.get(disp, disp)
+    unit = case.get("unit", "call")
+    k = scale(disp)
+    cols = case.get("columns", [])
+    head = ["Implementation", "Framework", f"{sym}/{unit} (median)", "min – max", "× fastest peer", "× NumPy"]
+    head += [c[0] for c in cols] + ["check: max abs / rel diff"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
+
+    def order(r):
+        fw = r.get("framework")
+        return FRAMEWORK_ORDER.index(fw) if fw in FRAMEWORK_ORDER else 99
+
+    for r in sorted(case["rows"], key=order):
+        label = r.get("label", r.get("impl"))
+        fw = r.get("framework")
+        if r.get("status") == "ok" and r.get("timing"):
+            t = r["timing"]
+            cells = [label, fw, fmt_num(t["median"] * k),
+                     f"{fmt_num(t['min'] * k)} – {fmt_num(t['max'] * k)}" if t.get("n", 1) > 1 else "-",
+                     _ratio(r.get("vs_fastest_peer")), _ratio(r.get("vs_numpy"))]
+            m = r.get("metrics", {})
+            for _, key, fmt in cols:
+                v = m.get(key)
+                cells.append(fmt.format(v) if isinstance(v, (int, float)) and math.isfinite(v) else (str(v) if v is not None else "-"))
+            cells.append(_check_cell(r))
+        else:
+            err = r.get("error") or r.get("status", "unavailable")
+            cells = [label, fw, f"unavailable: {_escape(str(err))[:160]}", "", "", ""] + [""] * len(cols) + [""]
+        lines.append("| " + " | ".join(_escape(str(c)) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def workload_markdown(name: str, wl: dict, level: int = 3) -> str:
+    out = []
+    for case in wl.get("cases", []):
+        h = "#" * level
+        title = case.get("title", case["name"])
+        out.append(f"{h} {name} / {case['name']}: {title}\n")
+        if case.get("description"):
+            out.append(case["description"] + "\n")
+        out.append(case_table(case) + "\n")
+        notes = []
+        if case.get("fastest_peer"):
+            notes.append(f"fastest peer: {case['fastest_peer']['label']}")
+        notes.append(f"mode {wl.get('mode')}, {wl.get('threads')} thread(s)")
+        if case.get("notes"):
+            notes.extend(case["notes"])
+        out.append("_" + "; ".join(notes) + "._\n")
+    return "\n".join(out)
+
+
+def machine_line(machine: dict) -> str:
+    bits = [machine.get("cpu_model", "?"), f"{machine.get('cores', '?')} cores"]
+    if machine.get("mem_gib"):
+        bits.append(f"{machine['mem_gib']:.0f} GiB")
+    if machine.get("peak_gflops_numpy"):
+        bits.append(f"NumPy float32 matmul peak {machine['peak_gflops_numpy']:.0f} GFLOP/s "
+                    f"({machine.get('peak_threads', '?')} thread(s))")
+    return ", ".join(bits)
+
+
+def versions_line(results: dict) -> str:
+    vers = {}
+    for wl in results.get("workloads", {}).values():
+        for fw, env in (wl.get("framework_env") or {}).items():
+            for k in ("numpy", "tapeflow", "numba", "torch", "jax", "jaxlib", "optax", "tensorflow", "keras", "python"):
+                if env.get(k):
+                    vers.setdefault(k, set()).add(str(env[k]))
+    return ", ".join(f"{k} {'/'.join(sorted(v))}" for k, v in vers.items())
+
+
+def full_markdown(results: dict) -> str:
+    m = results.get("machine", {})
+    out = ["## Benchmarks: tapeflow vs NumPy, PyTorch, JAX, TensorFlow\n",
+           f"Generated by `make bench` (`benchmarks/run.py`) on {results.get('generated', '?')}.\n",
+           f"Machine: {machine_line(m)}.\n",
+           f"Versions: {versions_line(results)}.\n",
+           "Times are medians over timed blocks after a warm-up; min – max over the blocks. "
+           "× fastest peer: time divided by the fastest of PyTorch/JAX/TensorFlow; × NumPy: divided by the "
+           "hand-written NumPy implementation. check: the implementation's answer against a float64 NumPy "
+           "reference, before timing (rel = max abs diff / max abs reference).\n"]
+    for name, wl in results.get("workloads", {}).items():
+        out.append(workload_markdown(name, wl))
+    return "\n".join(out)

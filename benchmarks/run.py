@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""tapeflow's benchmark harness: tapeflow vs hand-written NumPy, PyTorch, JAX
+and TensorFlow on the same workloads, in one run.
+
+    make bench                    # full run (creates .venv-peers on first use)
+    make bench QUICK=1            # short version (a few minutes)
+    python benchmarks/run.py --only dispatch          # one workload
+    python benchmarks/run.py --only dispatch --no-peers   # tapeflow's venv only
+
+Each workload runs in one worker process per framework: NumPy and tapeflow
+with this interpreter (tapeflow's .venv), PyTorch/JAX/TensorFlow with the
+peers venv's (.venv-peers), so the peers are never imported here. Results:
+benchmarks/results/latest.json (every figure + the machine), README_table.md
+(Markdown tables), latest.png (bar chart, drawn in the peers venv), logs/.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from benchmarks import peers_env, report  # noqa: E402
+from benchmarks.workloads import get_workload, names as workload_names  # noqa: E402
+
+FRAMEWORK_ORDER = ["numpy", "tapeflow", "torch", "jax", "tensorflow"]
+PEERS = ("torch", "jax", "tensorflow")
+FULL_ONLY = {"gridworld"}  # run in quick/tiny mode only when named with --only
+WORKER_TIMEOUT = {"tiny": 300, "quick": 900, "full": 3000}
+
+
+def say(msg=""):
+    print(msg, flush=True)
+
+
+def machine_description(threads: int) -> dict:
+    d = {"platform": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
+         "cores": os.cpu_count(), "threads_used": threads}
+    try:
+        d["cpus_available"] = len(os.sched_getaffinity(0))
+    except AttributeError:
+        pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read()
+        for line in info.splitlines():
+            if line.startswith("model name"):
+                d["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+        flags = next((ln.split(":", 1)[1].split() for ln in info.splitlines() if ln.startswith("flags")), [])
+        d["simd"] = [f for f in ("avx2", "fma", "avx512f", "avx512_bf16", "avx_vnni") if f in flags]
+    except OSError:
+        d["cpu_model"] = platform.processor() or "?"
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            k, _, v = line.partition(":")
+            if k.strip() in ("Model name", "CPU family", "Model", "Hypervisor vendor", "L2 cache", "L3 cache",
+                             "CPU max MHz", "Thread(s) per core"):
+                d.setdefault("lscpu", {})[k.strip()] = v.strip()
+        if d.get("cpu_model") in (None, "?") and "Model name" in d.get("lscpu", {}):
+            d["cpu_model"] = d["lscpu"]["Model name"]
+    except Exception:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(next(ln for ln in f if ln.startswith("MemTotal")).split()[1])
+        d["mem_gib"] = kb / 2**20
+    except Exception:
+        pass
+    return d
+
+
+def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None):
+    """Runs one worker; returns its JSON (or a stub saying why it failed)."""
+    out_json = os.path.join(out_dir, f"{workload}-{framework}.json")
+    log_path = os.path.join(log_dir, f"{workload}-{framework}.log")
+    env = dict(os.environ)
+    from benchmarks.common import thread_env
+
+    env.update(thread_env(threads))
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [python, os.path.join(HERE, "worker.py"), "--workload", workload, "--framework", framework,
+           "--mode", mode, "--threads", str(threads), "--out", out_json]
+    if impls:
+        cmd += ["--impls", ",".join(impls)]
+    t0 = time.time()
+    rc, why = None, ""
+    open(log_path, "w").close()
+    with open(log_path, "a", buffering=1) as log:  # O_APPEND: the worker's stderr shares it
+        try:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=ROOT,
+                                 bufsize=1)
+
+            def pump():
+                for line in p.stdout:
+                    print(line, end="", flush=True)
+                    log.write(line)
+
+            th = threading.Thread(target=pump, daemon=True)
+            th.start()
+            limit = timeout or WORKER_TIMEOUT[mode]
+            try:
+                rc = p.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+                why = f"timed out after {limit} s"
+            th.join(timeout=10)
+        except OSError as exc:
+            why = f"could not start {python}: {exc}"
+    res = None
+    if os.path.exists(out_json):
+        try:
+            with open(out_json) as f:
+                res = json.load(f)
+        except ValueError:
+            res = None
+    if res is None:
+        tail = ""
+        try:
+            with open(log_path) as f:
+                lines = [ln.strip() for ln in f if ln.strip()]
+            tail = lines[-1][:200] if lines else ""
+        except OSError:
+            pass
+        why = why or f"worker exited with code {rc}"
+        if tail:
+            why += f" ({tail})"
+        res = {"workload": workload, "framework": framework, "failed": why, "results": []}
+    res["wall_s"] = round(time.time() - t0, 2)
+    res["log"] = os.path.relpath(log_path, ROOT)
+    return res
+
+
+def stub_rows(wl, framework, mode, why):
+    rows = []
+    for case in wl.cases(mode):
+        for impl in wl.IMPLS:
+            if impl.framework == framework and mode in impl.modes and (impl.cases is None or case["name"] in impl.cases):
+                rows.append({"impl": impl.name, "framework": framework, "label": impl.label, "case": case["name"],
+                             "status": "unavailable", "error": why})
+    return rows
+
+
+def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine):
+    wl = get_workload(name)
+    mode, threads = args.mode, args.threads
+    frameworks = [f for f in FRAMEWORK_ORDER if not args.frameworks or f in args.frameworks]
+    say(f"\n=== {name}: {getattr(wl, 'TITLE', '')} (mode {mode}, {threads} thread(s)) ===")
+    rows, envs, extras, workers = [], {}, {}, {}
+    for fw in frameworks:
+        impls = [i for i in wl.IMPLS if i.framework == fw and mode in i.modes]
+        if not impls:
+            continue
+        if fw in PEERS:
+            if args.no_peers:
+                rows += stub_rows(wl, fw, mode, "peers not run (--no-peers)")
+                continue
+            if peer_python is None:
+                rows += stub_rows(wl, fw, mode, "peers venv not available")
+                continue
+            st = peer_status.get(fw, {})
+            if not st.get("ok"):
+                rows += stub_rows(wl, fw, mode, f"{fw} not installed in .venv-peers: {st.get('error', 'probe failed')}")
+                continue
+            python = peer_python
+        else:
+            python = sys.executable
+        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir)
+        workers[fw] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
+        if res.get("failed"):
+            say(f"  [{fw}] worker failed: {res['failed']}")
+            rows += stub_rows(wl, fw, mode, res["failed"])
+            workers[fw]["failed"] = res["failed"]
+            continue
+        rows += res["results"]
+        envs[fw] = res.get("env", {})
+        for cname, ex in (res.get("extras") or {}).items():
+            extras.setdefault(cname, {})[fw] = ex
+    # machine peak (measured by the NumPy worker of the autoencoder workload)
+    for cname, ex in extras.items():
+        npx = ex.get("numpy") or {}
+        if npx.get("peak_gflops"):
+            machine["peak_gflops_numpy"] = npx["peak_gflops"]
+            machine["peak_matmul"] = npx.get("peak_matmul")
+            machine["peak_threads"] = threads
+    cases = []
+    for case in wl.cases(mode):
+        c = {k: v for k, v in case.items() if isinstance(v, (str, int, float, bool, list, dict, type(None)))}
+        c["rows"] = [r for r in rows if r.get("case") == case["name"]]
+        if not c["rows"]:
+            continue
+        fps = {r.get("data_fingerprint") for r in c["rows"] if r.get("data_fingerprint")}
+        if len(fps) > 1:
+            c.setdefault("notes", []).append(f"WARNING: input data differed between workers ({sorted(fps)})")
+        if case["name"] in extras:
+            c["framework_extras"] = extras[case["name"]]
+        cases.append(report.annotate_case(c, machine))
+    entry = {"title": getattr(wl, "TITLE", name), "mode": mode, "threads": threads,
+             "timestamp": _dt.datetime.now().isoformat(timespec="seconds"),
+             "framework_env": envs, "workers": workers, "cases": cases}
+    say("")
+    say(report.workload_markdown(name, entry))
+    return entry
+
+
+def draw_chart(json_path, png_path, peer_python):
+    """Bar chart via matplotlib: in the peers venv, or here if importable."""
+    candidates = []
+    if peer_python:
+        candidates.append(peer_python)
+    candidates.append(sys.executable)
+    for py in candidates:
+        p = subprocess.run([py, os.path.join(HERE, "plot.py"), json_path, png_path], capture_output=True,
+                           text=True, timeout=300, env=dict(os.environ, MPLBACKEND="Agg"))
+        if p.returncode == 0 and os.path.exists(png_path):
+            return f"chart written: {os.path.relpath(png_path, ROOT)}"
+        last = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
+        if "No module named 'matplotlib'" not in last[0]:
+            return f"chart skipped: {last[0][:200]}"
+    return "chart skipped: matplotlib is not available (it comes with the peers venv; run without --no-peers)"
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="short version (a few minutes)")
+    g.add_argument("--tiny", action="store_true", help="tiny sizes, for the harness's own tests (seconds)")
+    ap.add_argument("--only", action="append", default=[],
+                    help=f"workload(s) to run, comma-separated or repeated: {', '.join(workload_names())}")
+    ap.add_argument("--frameworks", default="", help="comma-separated subset of " + ",".join(FRAMEWORK_ORDER))
+    ap.add_argument("--no-peers", action="store_true", help="do not use PyTorch/JAX/TensorFlow (no .venv-peers)")
+    ap.add_argument("--no-install", action="store_true",
+                    help="use .venv-peers only if it already exists; never pip install")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads for every framework (default: all CPUs available to this process)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
+    ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
+    ap.add_argument("--no-chart", action="store_true")
+    args = ap.parse_args(argv)
+    args.mode = "tiny" if args.tiny else ("quick" if args.quick else "full")
+    only = [n.strip() for o in args.only for n in o.split(",") if n.strip()]
+    known = workload_names()
+    from benchmarks.workloads import ALIASES
+
+    only = [ALIASES.get(n, n) for n in only]
+    bad = [n for n in only if n not in known]
+    if bad:
+        ap.error(f"unknown workload(s) {bad}; known: {', '.join(known)}")
+    args.only = list(dict.fromkeys(only))
+    args.frameworks = [f for f in args.frameworks.split(",") if f]
+    if args.threads is None:
+        try:
+            args.threads = len(os.sched_getaffinity(0))
+        except AttributeError:
+            args.threads = os.cpu_count() or 1
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out_dir = os.path.abspath(args.out)
+    log_dir = os.path.join(out_dir, "logs")
+    os.makedirs(log_dir, exist_ok=True)
+    work = args.only or [n for n in workload_names() if args.mode == "full" or n not in FULL_ONLY]
+    skipped = [n for n in workload_names() if n not in work and not args.only]
+    t_start = time.time()
+    machine = machine_description(args.threads)
+    say(f"tapeflow benchmarks: mode {args.mode}, {args.threads} thread(s), workloads: {', '.join(work)}")
+    if skipped:
+        say(f"(not run in {args.mode} mode: {', '.join(skipped)}; name them with --only to run them)")
+    say(f"machine: {machine.get('cpu_model')}, {machine.get('cores')} cores, {machine.get('mem_gib', 0):.0f} GiB")
+
+    peer_python, peer_report, peer_status = None, None, {}
+    needs_peers = (not args.no_peers) and any(f in PEERS for f in (args.frameworks or FRAMEWORK_ORDER))
+    if needs_peers:
+        peer_report = peers_env.ensure(install=not args.no_install, say=lambda m: say(m),
+                                       log_path=os.path.join(log_dir, "peers-install.log"))
+        peer_python = peer_report.get("python")
+        peer_status = peer_report.get("frameworks", {})
+        if peer_python is None:
+            say("peers: no peers venv; PyTorch/JAX/TensorFlow rows will be unavailable")
+    else:
+        say("peers: not used (--no-peers)")
+
+    json_path = os.path.join(out_dir, "latest.json")
+    results = {}
+    if not args.fresh and os.path.exists(json_path):
+        try:
+            with open(json_path) as f:
+                results = json.load(f)
+        except ValueError:
+            results = {}
+    results.setdefault("workloads", {})
+    old_peak = (results.get("machine") or {}).get("peak_gflops_numpy")
+    if old_peak and "autoencoder" not in work:
+        machine["peak_gflops_numpy"] = old_peak
+        machine["peak_threads"] = results["machine"].get("peak_threads")
+    tmp = tempfile.mkdtemp(prefix="tapeflow-bench-")
+    for name in work:
+        entry = run_workload(name, args, peer_python, peer_status, tmp, log_dir, machine)
+        results["workloads"][name] = entry
+        results["machine"] = machine
+        results["generated"] = _dt.datetime.now().isoformat(timespec="seconds")
+        results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
+                               "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(args.threads)}
+        if peer_report is not None:
+            results["peers"] = peer_report
+        # keep workloads in the registry's order
+        results["workloads"] = {k: results["workloads"][k] for k in workload_names() if k in results["workloads"]}
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1, default=float)
+        with open(os.path.join(out_dir, "README_table.md"), "w") as f:
+            f.write(report.full_markdown(results))
+    say(f"\nresults: {os.path.relpath(json_path, ROOT)}, {os.path.relpath(os.path.join(out_dir, 'README_table.md'), ROOT)}")
+    if not args.no_chart:
+        say(draw_chart(json_path, os.path.join(out_dir, "latest.png"), peer_python))
+    say(f"total {time.time() - t_start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Hand-written NumPy building blocks: dense MLP forward/backward and Adam.
+
+Used by the hand-written NumPy implementations (float32, timed) and by the
+references the numerical checks compare against (the same code in float64).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def act_fwd(z, act):
+    if act == "relu":
+        return np.maximum(z, 0)
+    if act == "tanh":
+        return np.tanh(z)
+    if act == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-z))
+    if act == "linear":
+        return z
+    raise ValueError(act)
+
+
+def act_bwd(h, dh, act):
+    """Gradient through the activation given its output h."""
+    if act == "relu":
+        return dh * (h > 0)
+    if act == "tanh":
+        return dh * (1 - h * h)
+    if act == "sigmoid":
+        return dh * h * (1 - h)
+    if act == "linear":
+        return dh
+    raise ValueError(act)
+
+
+def mlp_forward(params, x, acts):
+    """params = [W0, b0, W1, b1, ...]; returns (output, cache)."""
+    hs = [x]
+    h = x
+    for i, act in enumerate(acts):
+        h = act_fwd(h @ params[2 * i] + params[2 * i + 1], act)
+        hs.append(h)
+    return h, hs
+
+
+def mlp_backward(params, hs, acts, dout, need_dx=False):
+    """Gradients of a scalar loss w.r.t. params given d loss / d output."""
+    grads = [None] * len(params)
+    d = dout
+    for i in reversed(range(len(acts))):
+        dz = act_bwd(hs[i + 1], d, acts[i])
+        grads[2 * i] = hs[i].T @ dz
+        grads[2 * i + 1] = dz.sum(axis=0)
+        if i > 0 or need_dx:
+            d = dz @ params[2 * i].T
+    return (grads, d) if need_dx else grads
+
+
+class Adam:
+    """torch.optim.Adam's update (eps added to sqrt(v_hat)), in place."""
+
+    def __init__(self, params, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
+        self.lr, self.b1, self.b2, self.eps = lr, b1, b2, eps
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+        self.t = 0
+
+    def update(self, params, grads):
+        self.t += 1
+        b1, b2 = self.b1, self.b2
+        c1 = 1.0 - b1**self.t
+        c2 = 1.0 - b2**self.t
+        step = self.lr / c1
+        sc2 = np.sqrt(c2)
+        for p, g, m, v in zip(params, grads, self.m, self.v):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * (g * g)
+            # p -= lr * m_hat / (sqrt(v_hat) + eps)
+            p -= step * m / (np.sqrt(v) / sc2 + self.eps)
+
+
+def as_dtype(arrays, dtype):
+    return [np.array(a, dtype=dtype) for a in arrays]
