@@ -1,0 +1,32 @@
+"""tapeflow: TensorFlow-2-style eager deep learning on NumPy, compiled by
+``tapeflow.function`` to near-zero-overhead code.
+
+Port a TF2 eager program by changing ``import tensorflow as tf`` to
+``import tapeflow as tf``.
+"""
+from .core import primitives as _primitives  # noqa: F401  (registers the primitive table)
+from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
+                          int32, int64, uint8, bool_ as bool)
+from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
+from .ops import operators as _operators  # noqa: F401  (Tensor's Python operators)
+from .ops.math_ops import *  # noqa: F401,F403
+from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, pow, negative, maximum,  # noqa: F401
+                           minimum, square, sqrt, rsqrt, exp, log, log1p, expm1, abs, sign, sin, cos, tan, tanh,
+                           sigmoid, floor, ceil, round, equal, not_equal, less, less_equal, greater, greater_equal,
+                           logical_and, logical_or, logical_xor, logical_not, where, clip_by_value, cast,
+                           saturate_cast, stop_gradient, reduce_sum, reduce_mean, reduce_max, reduce_min,
+                           reduce_prod, reduce_any, reduce_all, reduce_logsumexp, reduce_std, reduce_variance,
+                           argmax, argmin, cumsum, add_n, matmul, einsum, tensordot, squared_difference)
+from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, linspace, eye, one_hot,  # noqa: F401
+                            identity, shape, size, rank, reshape, transpose, expand_dims, squeeze, broadcast_to,
+                            concat, stack, unstack, split, tile, repeat, pad, reverse, slice, gather, gather_nd,
+                            take_along_axis, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update,
+                            boolean_mask, argsort, sort, sequence_mask)
+from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
+from .device import device, list_physical_devices  # noqa: F401
+from . import math, nn, random, linalg  # noqa: F401
+from .util import nest  # noqa: F401
+from .core import dtypes  # noqa: F401
+
+newaxis = None
+__version__ = "0.1.0"

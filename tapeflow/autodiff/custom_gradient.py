@@ -1,0 +1,107 @@
+"""custom_gradient (TF semantics): ``f(*x) -> (y, grad_fn)``.
+
+``f`` runs with every tape paused, then one node is recorded whose vjp is
+``grad_fn``. Because ``grad_fn`` is written in tapeflow ops, the gradient it
+returns is itself recorded by outer tapes, so custom gradients compose with
+higher-order differentiation and with tracing. If ``f`` reads trainable
+variables, ``grad_fn`` must accept ``variables=`` and return
+``(input_grads, variable_grads)``.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable
+from ..util import nest
+
+
+class _CustomNode:
+    """A one-off record with the fields a tape node needs (not in the table)."""
+
+    differentiable = True
+    name = "custom_gradient"
+
+    def __init__(self, grad_fn, n_inputs, variables, multiple_results, fn_name):
+        self.grad_fn = grad_fn
+        self.n_inputs = n_inputs
+        self.variables = variables
+        self.multiple_results = multiple_results
+        self.fn_name = fn_name
+
+    def vjp(self, ct, out, *args):
+        cts = ct if self.multiple_results else (ct,)
+        if self.variables:
+            res = self.grad_fn(*cts, variables=list(self.variables))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise ValueError(f"custom_gradient({self.fn_name}): with variables, grad_fn must return "
+                                 "(input_grads, variable_grads)")
+            in_g, var_g = res
+            var_g = list(var_g)
+            if len(var_g) != len(self.variables):
+                raise ValueError(f"custom_gradient({self.fn_name}): grad_fn returned {len(var_g)} variable "
+                                 f"gradients for {len(self.variables)} variables")
+        else:
+            in_g, var_g = self.grad_fn(*cts), []
+        in_g = list(in_g) if isinstance(in_g, (tuple, list)) else [in_g]
+        if len(in_g) != self.n_inputs:
+            raise ValueError(f"custom_gradient({self.fn_name}): grad_fn returned {len(in_g)} gradients "
+                             f"for {self.n_inputs} tensor inputs")
+        return tuple(in_g) + tuple(var_g)
+
+
+class _AccessRecorder:
+    """Collects the trainable variables read while ``f`` runs (tapes paused)."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def _record(self, p, args, params, out):
+        from ..core import primitive as _prim
+        if p is _prim.READ_VARIABLE and args[0].trainable:
+            self.vars.setdefault(id(args[0]), args[0])
+
+
+def _fresh(t):
+    """A new tensor object for the same value (tape identity is object identity)."""
+    if STATE.trace is not None:
+        return STATE.trace.alias(t)
+    n = object.__new__(Tensor)
+    n._v = t._v
+    return n
+
+
+def custom_gradient(f=None):
+    if f is None:
+        return custom_gradient
+    name = getattr(f, "__name__", "f")
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        tapes = STATE.tapes
+        rec = _AccessRecorder()
+        STATE.tapes = (rec,)
+        try:
+            y, grad_fn = f(*args, **kwargs)
+        finally:
+            STATE.tapes = tapes
+        if not tapes:
+            return y
+        flat_y = nest.flatten(y)
+        outs = [_fresh(t) if isinstance(t, Tensor) else t for t in flat_y]
+        tensor_args = [a for a in args if isinstance(a, Tensor)]
+        variables = list(rec.vars.values())
+        if variables and "variables" not in inspect.signature(grad_fn).parameters:
+            raise TypeError(f"custom_gradient({name}): the function reads trainable variables "
+                            f"{[v.name for v in variables]}; its grad_fn must take a `variables` keyword "
+                            "argument and return (input_grads, variable_grads)")
+        node_inputs = tuple(tensor_args) + tuple(variables)
+        multiple = len(outs) != 1
+        node = _CustomNode(grad_fn, len(tensor_args), variables, multiple, name)
+        out_val = tuple(outs) if multiple else outs[0]
+        for tape in tapes:
+            tape._record(node, node_inputs, {}, out_val)
+        return nest.pack_sequence_as(y, outs)
+
+    return wrapped

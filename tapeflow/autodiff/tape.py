@@ -1,0 +1,296 @@
+"""GradientTape: records primitive calls, then runs them backwards.
+
+The backward pass is the whole of reverse mode: the recorded nodes are
+already in execution (topological) order, so walk them in reverse, call each
+primitive's vjp rule, and accumulate cotangents by tensor identity. Gradient
+rules are written in tapeflow ops, so while one tape differentiates, outer
+tapes record that computation (higher-order gradients), and inside a traced
+function the backward pass is emitted into the same graph.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core import primitive as _prim
+from ..core.primitives import elementwise as E
+from ..core.primitives import shape as S
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable
+from ..core.aval import fmt_shape
+from ..util import nest
+
+
+class UnconnectedGradients(enum.Enum):
+    NONE = "none"
+    ZERO = "zero"
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (TF 2 semantics).
+
+    Trainable Variables read inside the ``with`` block are watched
+    automatically (unless ``watch_accessed_variables=False``); other tensors
+    with ``tape.watch(x)``. A non-persistent tape gives one set of gradients.
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._ids = {}        # id(tensor) -> tensor: tracked values (kept alive, so ids stay unique)
+        self._nodes = []      # (primitive, args, params, out) in execution order
+        self._watched_vars = {}
+        self._used = False
+        self._active = False
+
+    # -- context ---------------------------------------------------------------
+    def __enter__(self):
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        self._pop()
+        return False
+
+    def _push(self):
+        if self._active:
+            raise RuntimeError("this GradientTape is already recording")
+        STATE.tapes = STATE.tapes + (self,)
+        self._active = True
+
+    def _pop(self):
+        STATE.tapes = tuple(t for t in STATE.tapes if t is not self)
+        self._active = False
+
+    # -- recording ---------------------------------------------------------------
+    def watch(self, tensor):
+        """Track ``tensor`` (or a nested structure of them) as a source."""
+        for t in nest.flatten(tensor):
+            if isinstance(t, Variable):
+                self._watch_var(t)
+            elif isinstance(t, Tensor):
+                if t.aval.dtype.kind != "f":
+                    raise TypeError(f"GradientTape.watch: only floating tensors can be watched, got "
+                                    f"{t.aval.dtype.name}; cast it first")
+                self._ids[id(t)] = t
+            else:
+                raise TypeError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
+                                "wrap values with tapeflow.constant first")
+
+    def _watch_var(self, v):
+        self._ids[id(v)] = v
+        self._watched_vars[id(v)] = v
+
+    def watched_variables(self):
+        return tuple(self._watched_vars.values())
+
+    def _record(self, p, args, params, out):
+        ids = self._ids
+        for a in args:
+            if id(a) in ids:
+                break
+        else:
+            if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
+                self._watch_var(args[0])
+            else:
+                return
+        self._nodes.append((p, args, params, out))
+        if p.multiple_results:
+            for o in out:
+                ids[id(o)] = o
+        else:
+            ids[id(out)] = out
+
+    def stop_recording(self):
+        """Context manager: ops inside are not recorded by this tape."""
+        return _Paused(self)
+
+    def reset(self):
+        """Forget everything recorded so far (the tape keeps recording)."""
+        self._ids.clear()
+        self._nodes.clear()
+        self._watched_vars.clear()
+
+    # -- gradients -----------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(sum of target)/d(sources), shaped like ``sources``.
+
+        target: a tensor or nested structure of tensors (their sum is
+        differentiated, as in TF); output_gradients: the seeds (same structure
+        as target); sources: a tensor/variable or nested structure of them.
+        """
+        self._check_usable()
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            if not isinstance(s, Tensor):
+                raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
+                                f"{type(s).__name__}")
+        flat_targets = nest.flatten(target)
+        seeds = None if output_gradients is None else nest.flatten(output_gradients)
+        grads = self._gradient(flat_targets, seeds, flat_sources)
+        self._used = True
+        out = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+        return nest.pack_sequence_as(sources, out)
+
+    def _check_usable(self):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only compute one set of gradients "
+                               "(or jacobians); create it with GradientTape(persistent=True) to call "
+                               "gradient() more than once")
+
+    def _gradient(self, flat_targets, seeds, flat_sources):
+        targets, seed_vals = [], []
+        for i, t in enumerate(flat_targets):
+            if t is None:
+                continue
+            if not isinstance(t, Tensor):
+                raise TypeError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
+            if isinstance(t, Variable):
+                t = t  # a variable as target: d v / d v = 1 through its id
+            if t.aval.dtype.kind != "f":
+                raise TypeError(f"GradientTape.gradient: the target has integer/bool dtype "
+                                f"{t.aval.dtype.name}; gradients are defined for floating tensors only")
+            targets.append(t)
+            if seeds is None or seeds[i] is None:
+                seed_vals.append(_ones_like(t))
+            else:
+                seed_vals.append(seeds[i])
+        for s in flat_sources:
+            if s.aval.dtype.kind != "f":
+                raise TypeError(f"GradientTape.gradient: source {_name(s)} has dtype {s.aval.dtype.name}; "
+                                "gradients are defined for floating tensors only (cast it to float first)")
+        # Differentiate with this tape paused: outer tapes (and a trace) still see the ops.
+        was_active = self._active
+        if was_active:
+            self._pop()
+        try:
+            g = backward(self._nodes, targets, seed_vals, flat_sources)
+        finally:
+            if was_active:
+                self._push()
+        return [g.get(id(s)) for s in flat_sources]
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """J[i..., j...] = d target[i...] / d source[j...] for each source."""
+        from ..ops import array_ops
+        self._check_usable()
+        flat_sources = nest.flatten(sources)
+        ts = target.aval.shape
+        n = int(np.prod(ts)) if ts else 1
+        rows = [[] for _ in flat_sources]
+        for k in range(n):
+            seed = np.zeros(n, dtype=target.aval.dtype)
+            seed[k] = 1
+            gs = self._gradient([target], [seed.reshape(ts)], flat_sources)
+            for r, g, s in zip(rows, gs, flat_sources):
+                r.append(_finish(g, s, UnconnectedGradients.ZERO))
+        self._used = True
+        out = []
+        for r, s, orig in zip(rows, flat_sources, flat_sources):
+            j = array_ops.stack(r, axis=0) if r else None
+            j = array_ops.reshape(j, tuple(ts) + tuple(s.aval.shape))
+            if unconnected_gradients == UnconnectedGradients.NONE and all(
+                    g is None for g in self._gradient([target], None, [s])):
+                j = None
+            out.append(j)
+        return nest.pack_sequence_as(sources, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """J[b, i..., j...] = d target[b, i...] / d source[b, j...] (examples independent)."""
+        from ..ops import array_ops
+        self._check_usable()
+        ts = target.aval.shape
+        rest = ts[1:]
+        n = int(np.prod(rest)) if rest else 1
+        B = ts[0]
+        cols = []
+        for k in range(n):
+            seed = np.zeros((B, n), dtype=target.aval.dtype)
+            seed[:, k] = 1
+            (g,) = self._gradient([target], [seed.reshape(ts)], [source])
+            cols.append(_finish(g, source, UnconnectedGradients.ZERO))
+        self._used = True
+        j = array_ops.stack(cols, axis=1)
+        return array_ops.reshape(j, (B,) + tuple(rest) + tuple(source.aval.shape[1:]))
+
+
+class _Paused:
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        self.was = self.tape._active
+        if self.was:
+            self.tape._pop()
+
+    def __exit__(self, *exc):
+        if self.was:
+            self.tape._push()
+        return False
+
+
+def _name(s):
+    return getattr(s, "name", None) or f"tensor {fmt_shape(s.aval.shape)}"
+
+
+def _ones_like(t):
+    # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown
+    return E.bind(E.select_p, True, 1, t)
+
+
+def _finish(g, s, unconnected):
+    if g is None:
+        if unconnected == UnconnectedGradients.ZERO or unconnected == "zero":
+            return E.bind(E.select_p, True, 0, s)
+        return None
+    return g
+
+
+def backward(nodes, targets, seeds, sources):
+    """Reverse-mode sweep over recorded ``nodes``.
+
+    targets/seeds: output tensors and their cotangents; sources: the tensors
+    whose cotangents are wanted. Returns {id(tensor): cotangent}.
+    """
+    # Forward sweep: keep only nodes that depend on a source (others can't contribute).
+    reach = {id(s) for s in sources}
+    live = []
+    for node in nodes:
+        p, args, params, out = node
+        for a in args:
+            if id(a) in reach:
+                live.append(node)
+                if p.multiple_results:
+                    reach.update(id(o) for o in out)
+                else:
+                    reach.add(id(out))
+                break
+    grads = {}
+    for t, s in zip(targets, seeds):
+        i = id(t)
+        grads[i] = s if i not in grads else E.add(grads[i], s)
+    # Reverse sweep: deterministic (recording order), accumulate by identity.
+    for p, args, params, out in reversed(live):
+        if p.multiple_results:
+            cts = [grads.get(id(o)) for o in out]
+            if all(c is None for c in cts):
+                continue
+            ct = tuple(_ones_like(o) * 0 if c is None else c for o, c in zip(out, cts))
+        else:
+            ct = grads.get(id(out))
+            if ct is None:
+                continue
+        in_cts = p.vjp(ct, out, *args, **params)
+        for a, g in zip(args, in_cts):
+            if g is None:
+                continue
+            i = id(a)
+            if i not in reach:
+                continue
+            prev = grads.get(i)
+            grads[i] = g if prev is None else E.add(prev, g)
+    return grads

@@ -1,0 +1,42 @@
+"""Abstract values: what the tracer and the shape/dtype rules know of a tensor."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Aval:
+    """Shape (a tuple; ``None`` for an unknown dimension), NumPy dtype, and
+    ``weak`` (True for a Python scalar, whose dtype adapts to its peers)."""
+
+    __slots__ = ("shape", "dtype", "weak")
+
+    def __init__(self, shape, dtype, weak=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak = weak
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __eq__(self, other):
+        return (isinstance(other, Aval) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak == other.weak)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak))
+
+    def str_short(self):
+        dims = ",".join("?" if d is None else str(d) for d in self.shape)
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{dims}]"
+
+    def __repr__(self):
+        return f"Aval({self.str_short()}{', weak' if self.weak else ''})"
+
+
+_SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
+          "int64": "i64", "int8": "i8", "int16": "i16", "uint8": "u8", "bool": "bool"}
+
+
+def fmt_shape(shape) -> str:
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -1,0 +1,141 @@
+"""dtypes and the promotion rules.
+
+tapeflow's dtypes are thin names over NumPy dtypes (``tapeflow.float32`` etc.).
+
+Promotion rules (enforced by every primitive, eager and traced):
+
+1. Tensors (and NumPy arrays) are *strong*: all tensor operands of an op must
+   share one dtype. ``float32 + float64`` is a ``TypeError`` that tells you to
+   ``cast`` one side. TF does the same; NumPy would silently upcast, which
+   hides precision bugs in float32 models.
+2. Python scalars are *weak*: ``x * 2`` and ``x * 0.5`` take ``x``'s dtype
+   (NumPy 2's NEP 50 rule). A Python float with an integer tensor is an error
+   (it would have to change the tensor's dtype).
+3. A value made only of Python scalars gets TF's defaults: ``float`` ->
+   float32, ``int`` -> int32, ``bool`` -> bool.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """A tapeflow dtype: compares equal to itself, its NumPy dtype and its name."""
+
+    __slots__ = ("np", "name")
+
+    def __init__(self, np_dtype):
+        self.np = np.dtype(np_dtype)
+        self.name = self.np.name
+
+    # TF spellings
+    @property
+    def as_numpy_dtype(self):
+        return self.np.type
+
+    @property
+    def is_floating(self):
+        return self.np.kind == "f"
+
+    @property
+    def is_integer(self):
+        return self.np.kind in "iu"
+
+    @property
+    def is_bool(self):
+        return self.np.kind == "b"
+
+    @property
+    def size(self):
+        return self.np.itemsize
+
+    @property
+    def min(self):
+        return np.finfo(self.np).min if self.is_floating else np.iinfo(self.np).min
+
+    @property
+    def max(self):
+        return np.finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self.np == other.np
+        try:
+            return self.np == np.dtype(other)
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.np)
+
+    def __repr__(self):
+        return f"tapeflow.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = DType(np.float16)
+float32 = DType(np.float32)
+float64 = DType(np.float64)
+int8 = DType(np.int8)
+int16 = DType(np.int16)
+int32 = DType(np.int32)
+int64 = DType(np.int64)
+uint8 = DType(np.uint8)
+bool_ = DType(np.bool_)
+half, double = float16, float64
+
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+SUPPORTED = tuple(_BY_NP)
+FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def as_dtype(x) -> DType:
+    """Normalise a dtype spelling (DType, NumPy dtype/type, 'float32') to a DType."""
+    if isinstance(x, DType):
+        return x
+    if x is float:
+        return float32
+    if x is int:
+        return int32
+    if x is bool:
+        return bool_
+    try:
+        npd = np.dtype(x)
+    except TypeError:
+        raise TypeError(f"not a dtype: {x!r}; use e.g. tapeflow.float32") from None
+    d = _BY_NP.get(npd)
+    if d is None:
+        raise TypeError(f"dtype {npd} is not supported by tapeflow; supported: "
+                        + ", ".join(str(k) for k in _BY_NP))
+    return d
+
+
+def np_dtype(x) -> np.dtype:
+    """The NumPy dtype for any dtype spelling (None stays None)."""
+    return None if x is None else as_dtype(x).np
+
+
+def from_np(npd) -> DType:
+    return _BY_NP.get(npd) or as_dtype(npd)
+
+
+def is_float(npd) -> bool:
+    return npd.kind == "f"
+
+
+def default_for_python(value) -> np.dtype:
+    """TF's defaults for values made only of Python scalars (rule 3)."""
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return np.dtype(np.int32)
+    if isinstance(value, float):
+        return np.dtype(np.float32)
+    arr = np.asarray(value)
+    if arr.dtype == np.float64:
+        return np.dtype(np.float32)
+    if arr.dtype == np.int64:
+        return np.dtype(np.int32)
+    return arr.dtype

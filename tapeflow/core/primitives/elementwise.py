@@ -1,0 +1,218 @@
+"""Elementwise primitives: kernels are NumPy ufuncs, shape rule is broadcasting.
+
+Gradient rules are written in tapeflow ops (``bind``), so they are
+differentiable themselves (higher-order gradients) and trace into graphs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval
+from ..primitive import Primitive, bind, aval_of, _STRICT_KINDS
+from . import _rules
+from . import reductions as R
+from . import shape as S
+
+
+def shape_of(x):
+    return aval_of(x).shape
+
+
+def unbroadcast(g, shape):
+    """Sum ``g`` down to ``shape`` (the transpose of broadcasting)."""
+    gshape = shape_of(g)
+    if gshape == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if axes:
+        g = R.reduce_sum(g, axes, keepdims=True)
+    if lead or shape_of(g) != tuple(shape):
+        g = S.reshape(g, tuple(-1 if d is None else d for d in shape))
+    return g
+
+
+def _is_const(x):
+    """Python scalars and NumPy values never receive gradients."""
+    return not hasattr(x, "aval")
+
+
+# -- registration helpers ------------------------------------------------------
+
+def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=True, doc=""):
+    p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp,
+                  differentiable=differentiable, doc=doc,
+                  impl_out=(lambda out, x: kernel(x, out=out)) if isinstance(kernel, np.ufunc) else None)
+    return p
+
+
+def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc=""):
+    p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp,
+                  differentiable=differentiable, doc=doc,
+                  impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
+    _STRICT_KINDS.add(name)
+    return p
+
+
+# -- arithmetic ------------------------------------------------------------------
+
+def add(a, b): return bind(add_p, a, b)
+def sub(a, b): return bind(sub_p, a, b)
+def mul(a, b): return bind(mul_p, a, b)
+def div(a, b): return bind(div_p, a, b)
+def neg(a): return bind(neg_p, a)
+
+
+def _grads2(g, a, b, ga, gb):
+    return (None if _is_const(a) or ga is None else unbroadcast(ga, shape_of(a)),
+            None if _is_const(b) or gb is None else unbroadcast(gb, shape_of(b)))
+
+
+add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu")
+sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu")
+mul_p = _binary("mul", np.multiply,
+                lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, b),
+                                             None if _is_const(b) else mul(g, a)), require="fiu")
+div_p = _binary("div", np.true_divide,
+                # d(a/b)/db = -a/b^2 = -out/b: reuses the forward value
+                lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else div(g, b),
+                                             None if _is_const(b) else neg(div(mul(g, out), b))),
+                require="f", doc="true division; floats only (integer tensors: cast, or use floordiv)")
+neg_p = _unary("neg", np.negative, lambda g, out, a: (neg(g),), require="fi")
+
+
+def _pow_vjp(g, out, x, y):
+    gx = gy = None
+    if not _is_const(x):
+        # y * x^(y-1), computed directly (not out/x, which is 0/0 at x == 0)
+        gx = mul(g, mul(y, bind(pow_p, x, (y - 1) if _is_const(y) else sub(y, 1))))
+    if not _is_const(y):
+        # d/dy x^y = x^y log x; defined as 0 where x <= 0 (as TF) so the gradient of
+        # e.g. 0**y at y > 0 is 0, not NaN from log(0) * 0.
+        safe_log = bind(select_p, bind(greater_p, x, 0), bind(log_p, bind(select_p, bind(greater_p, x, 0), x, 1)), 0)
+        gy = mul(g, mul(out, safe_log))
+    return _grads2(g, x, y, gx, gy)
+
+
+pow_p = _binary("pow", np.power, _pow_vjp, require="fiu")
+
+
+def _max_vjp(g, out, x, y):
+    # Ties go to y: relu(x) = maximum(x, 0) then has gradient 0 at x == 0, as TF's relu.
+    m = bind(greater_p, x, y)
+    return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
+
+
+def _min_vjp(g, out, x, y):
+    m = bind(less_p, x, y)
+    return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
+
+
+maximum_p = _binary("maximum", np.maximum, _max_vjp, require="fiu")
+minimum_p = _binary("minimum", np.minimum, _min_vjp, require="fiu")
+floordiv_p = _binary("floordiv", np.floor_divide, require="fiu", differentiable=False)
+mod_p = _binary("mod", np.mod, lambda g, out, x, y: _grads2(
+    g, x, y, g, None if _is_const(y) else neg(mul(g, bind(floor_p, div(x, y))))), require="fiu",
+    doc="remainder with the divisor's sign (Python/TF floormod)")
+
+# -- unary math ------------------------------------------------------------------------
+
+exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),))
+log_p = _unary("log", np.log, lambda g, out, x: (div(g, x),))
+log1p_p = _unary("log1p", np.log1p, lambda g, out, x: (div(g, add(x, 1)),))
+expm1_p = _unary("expm1", np.expm1, lambda g, out, x: (mul(g, add(out, 1)),))
+sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, bind(cos_p, x)),))
+cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, bind(sin_p, x))),))
+tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),))
+tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),))
+sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (div(mul(g, 0.5), out),))
+abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), require="fi")
+atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),))
+
+
+def _sigmoid_kernel(x, out=None):
+    # 0.5 * (1 + tanh(x / 2)) is exact and never overflows, unlike 1 / (1 + exp(-x))
+    # whose exp(-x) overflows (with a warning) for x < -88 in float32.
+    r = np.multiply(x, 0.5, out=out)
+    np.tanh(r, out=r)
+    r += 1
+    r *= 0.5
+    return r
+
+
+sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
+                      lambda g, out, x: (mul(g, mul(out, sub(1, out))),),
+                      impl_out=lambda out, x: _sigmoid_kernel(x, out=out))
+
+# Non-differentiable, listed explicitly: piecewise-constant functions (zero
+# gradient almost everywhere) get no gradient rule, as in TF (None).
+sign_p = _unary("sign", np.sign, require="fi", differentiable=False)
+floor_p = _unary("floor", np.floor, differentiable=False)
+ceil_p = _unary("ceil", np.ceil, differentiable=False)
+round_p = _unary("round", np.round, differentiable=False, doc="half to even, as TF")
+isnan_p = _unary("isnan", np.isnan, out_dtype=np.dtype(bool), differentiable=False)
+isfinite_p = _unary("isfinite", np.isfinite, out_dtype=np.dtype(bool), differentiable=False)
+logical_not_p = _unary("logical_not", np.logical_not, require="b", differentiable=False)
+
+# -- comparisons and logic (non-differentiable) ----------------------------------------------
+_B = np.dtype(np.bool_)
+equal_p = _binary("equal", np.equal, out_dtype=_B, differentiable=False)
+not_equal_p = _binary("not_equal", np.not_equal, out_dtype=_B, differentiable=False)
+less_p = _binary("less", np.less, out_dtype=_B, differentiable=False)
+less_equal_p = _binary("less_equal", np.less_equal, out_dtype=_B, differentiable=False)
+greater_p = _binary("greater", np.greater, out_dtype=_B, differentiable=False)
+greater_equal_p = _binary("greater_equal", np.greater_equal, out_dtype=_B, differentiable=False)
+logical_and_p = _binary("logical_and", np.logical_and, require="b", differentiable=False)
+logical_or_p = _binary("logical_or", np.logical_or, require="b", differentiable=False)
+logical_xor_p = _binary("logical_xor", np.logical_xor, require="b", differentiable=False)
+
+
+# -- select (where) ---------------------------------------------------------------------------
+
+def _select_abstract(c, x, y):
+    if c.dtype != _B:
+        raise TypeError(f"where: condition must be bool, got {c.dtype.name}; compare first, e.g. x > 0")
+    d = _rules.result_dtype("where", [x, y])
+    return Aval(_rules.broadcast_shapes("where", c.shape, x.shape, y.shape), d)
+
+
+def _select_vjp(g, out, c, x, y):
+    # The unselected branch gets an exact zero, never g * 0: a NaN or inf in g
+    # must not leak into the other branch's gradient.
+    gx = None if _is_const(x) else unbroadcast(bind(select_p, c, g, 0), shape_of(x))
+    gy = None if _is_const(y) else unbroadcast(bind(select_p, c, 0, g), shape_of(y))
+    return (None, gx, gy)
+
+
+select_p = Primitive("select", np.where, _select_abstract, _select_vjp,
+                     impl_out=None, doc="where(c, x, y) with broadcasting")
+_STRICT_KINDS.add("select")
+
+
+# -- dtype conversion and gradient blocking ------------------------------------------------------
+
+def _cast_kernel(x, dtype):
+    return np.asarray(x).astype(dtype, copy=False) if not isinstance(x, np.generic) else x.astype(dtype)
+
+
+def _cast_abstract(x, dtype):
+    return Aval(x.shape, dtype)
+
+
+def _cast_vjp(g, out, x, dtype):
+    if _is_const(x) or aval_of(x).dtype.kind != "f" or np.dtype(dtype).kind != "f":
+        return (None,)  # no gradient through integer/bool conversions (as TF)
+    return (bind(cast_p, g, dtype=aval_of(x).dtype),)
+
+
+cast_p = Primitive("cast", _cast_kernel, _cast_abstract, _cast_vjp)
+
+
+def _identity(x):
+    return x
+
+
+stop_gradient_p = Primitive("stop_gradient", _identity, lambda x: Aval(x.shape, x.dtype),
+                            differentiable=False,
+                            doc="identity whose output is never recorded: gradients stop here")

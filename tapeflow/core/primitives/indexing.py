@@ -1,0 +1,166 @@
+"""Indexing: one primitive for ``x[key]`` (basic and advanced) and its
+transpose, a scatter-add. gather, gather_nd, boolean_mask, scatter_nd and
+take_along_axis are compositions (tapeflow.ops.array_ops).
+
+A key is stored as a hashable template (Python 3.11 slices are unhashable):
+``('s', start, stop, step)``, ``('i', k)``, ``('n',)`` (None), ``('e',)``
+(Ellipsis) or ``('a', j)`` = the j-th index tensor passed as an argument.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval, fmt_shape
+from ..primitive import Primitive, bind, aval_of
+
+_SENTINEL = 1 << 20  # stands in for unknown (None) dims when computing shapes
+
+
+def encode_key(key):
+    """Split a user index into (template, index tensors)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    tpl, args = [], []
+    for k in key:
+        if isinstance(k, slice):
+            tpl.append(("s", _static(k.start), _static(k.stop), _static(k.step)))
+        elif k is None:
+            tpl.append(("n",))
+        elif k is Ellipsis:
+            tpl.append(("e",))
+        elif isinstance(k, (bool, np.bool_)):
+            raise TypeError("getitem: a Python bool is not a valid index; use a boolean tensor mask")
+        elif isinstance(k, (int, np.integer)):
+            tpl.append(("i", int(k)))
+        else:
+            if isinstance(k, (list, tuple)):
+                k = np.asarray(k)
+                if k.dtype == np.float64 and k.size == 0:
+                    k = k.astype(np.int64)
+            tpl.append(("a", len(args)))
+            args.append(k)
+    return tuple(tpl), args
+
+
+def _static(v):
+    if v is None or isinstance(v, (int, np.integer)):
+        return None if v is None else int(v)
+    raise TypeError(f"getitem: slice bounds must be Python ints, got {type(v).__name__}; "
+                    "for a tensor-valued start use tapeflow.gather or tapeflow.slice")
+
+
+def decode_key(tpl, idx):
+    out = []
+    for k in tpl:
+        t = k[0]
+        if t == "s":
+            out.append(slice(k[1], k[2], k[3]))
+        elif t == "i":
+            out.append(k[1])
+        elif t == "a":
+            out.append(idx[k[1]])
+        elif t == "n":
+            out.append(None)
+        else:
+            out.append(Ellipsis)
+    return tuple(out)
+
+
+def _getitem_kernel(x, *idx, key):
+    return x[decode_key(key, idx)]
+
+
+def _dummy(shape, dtype):
+    return np.broadcast_to(np.zeros((), dtype), tuple(_SENTINEL if d is None else d for d in shape))
+
+
+def _getitem_abstract(x, *idx, key):
+    dyn = False
+    dummies = []
+    for a in idx:
+        if a.dtype.kind == "b":
+            dyn = True  # a boolean mask: the result's length depends on the data
+            dummies.append(np.ones(tuple(1 if d is None else d for d in a.shape), bool))
+        elif a.dtype.kind in "iu":
+            dummies.append(np.zeros(tuple(1 if d is None else d for d in a.shape), a.dtype))
+        else:
+            raise TypeError(f"getitem: index tensors must be integer or bool, got {a.dtype.name}")
+    try:
+        r = _dummy(x.shape, x.dtype)[decode_key(key, dummies)]
+    except IndexError as e:
+        raise IndexError(f"getitem: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
+    shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
+    if dyn:
+        # the masked axes collapse to one axis of unknown length
+        shape = _mask_shape(x, idx, key, shape)
+    return Aval(shape, x.dtype)
+
+
+def _mask_shape(x, idx, key, shape):
+    # Find where the mask's collapsed axis lands: NumPy puts the advanced-index
+    # result first unless the advanced indices are adjacent; with one mask it is
+    # at the mask's position. Mark that axis unknown.
+    pos = 0
+    for k in key:
+        if k[0] == "a":
+            break
+        if k[0] in ("s", "n"):
+            pos += 1
+    shape = list(shape)
+    if pos < len(shape):
+        shape[pos] = None
+    return tuple(shape)
+
+
+def _show(key, idx):
+    parts = []
+    for k in key:
+        if k[0] == "s":
+            parts.append(f"{'' if k[1] is None else k[1]}:{'' if k[2] is None else k[2]}"
+                         + (f":{k[3]}" if k[3] is not None else ""))
+        elif k[0] == "i":
+            parts.append(str(k[1]))
+        elif k[0] == "n":
+            parts.append("None")
+        elif k[0] == "e":
+            parts.append("...")
+        else:
+            parts.append(f"<index {fmt_shape(idx[k[1]].shape)} {idx[k[1]].dtype}>")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _getitem_vjp(g, out, x, *idx, key):
+    return (bind(getitem_add_p, x, g, *idx, key=key),) + (None,) * len(idx)
+
+
+getitem_p = Primitive("getitem", _getitem_kernel, _getitem_abstract, _getitem_vjp,
+                      doc="x[key]: slices, ints, None, Ellipsis, integer and boolean index tensors")
+
+
+def _getitem_add_kernel(like, g, *idx, key):
+    # The transpose of indexing. Advanced indices may repeat (gather at the same
+    # action twice): np.add.at accumulates, a plain assignment would overwrite.
+    z = np.zeros(np.shape(like), dtype=np.asarray(g).dtype)
+    k = decode_key(key, idx)
+    if idx:
+        np.add.at(z, k, g)
+    else:
+        z[k] = g  # basic indexing never repeats an element
+    return z
+
+
+def _getitem_add_abstract(like, g, *idx, key):
+    return Aval(like.shape, g.dtype)
+
+
+def _getitem_add_vjp(ct, out, like, g, *idx, key):
+    return (None, bind(getitem_p, ct, *idx, key=key)) + (None,) * len(idx)
+
+
+getitem_add_p = Primitive("getitem_add", _getitem_add_kernel, _getitem_add_abstract, _getitem_add_vjp,
+                          doc="zeros_like(like) with g added at [key]; repeated indices accumulate")
+
+
+def getitem(x, key):
+    tpl, args = encode_key(key)
+    return bind(getitem_p, x, *args, key=tpl)

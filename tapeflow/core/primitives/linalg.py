@@ -1,0 +1,101 @@
+"""matmul (batched, broadcasting batch dims) and einsum."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval, fmt_shape
+from ..primitive import Primitive, bind, aval_of
+from . import _rules
+from . import elementwise as E
+from . import shape as S
+
+
+def _swap(x):
+    n = len(aval_of(x).shape)
+    return S.transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _matmul_abstract(a, b):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError(f"matmul: both operands need rank >= 2, got {fmt_shape(a.shape)} @ {fmt_shape(b.shape)}; "
+                         "reshape vectors to (1, n) / (n, 1) or use tapeflow.tensordot")
+    d = _rules.result_dtype("matmul", [a, b])
+    if d.kind not in "fiu":
+        raise TypeError(f"matmul: expects numeric tensors, got {d.name}")
+    k1, k2 = a.shape[-1], b.shape[-2]
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise ValueError(f"matmul: inner dimensions differ: {fmt_shape(a.shape)} @ {fmt_shape(b.shape)}")
+    try:
+        batch = _rules.broadcast_shapes("matmul", a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions are not broadcastable: {fmt_shape(a.shape)} @ "
+                         f"{fmt_shape(b.shape)}") from None
+    return Aval(batch + (a.shape[-2], b.shape[-1]), d)
+
+
+def _matmul_vjp(g, out, a, b):
+    ga = None if E._is_const(a) else E.unbroadcast(matmul(g, _swap(b)), aval_of(a).shape)
+    gb = None if E._is_const(b) else E.unbroadcast(matmul(_swap(a), g), aval_of(b).shape)
+    return ga, gb
+
+
+def matmul(a, b):
+    return bind(matmul_p, a, b)
+
+
+matmul_p = Primitive("matmul", np.matmul, _matmul_abstract, _matmul_vjp,
+                     impl_out=lambda out, a, b: np.matmul(a, b, out=out))
+E._STRICT_KINDS.add("matmul")
+
+
+def _parse(spec, n):
+    if "..." in spec:
+        raise ValueError("einsum: '...' is not supported; spell the axes out")
+    if "->" not in spec:
+        raise ValueError("einsum: give the output explicitly, e.g. 'ij,jk->ik'")
+    ins, out = spec.replace(" ", "").split("->")
+    ins = ins.split(",")
+    if len(ins) != n:
+        raise ValueError(f"einsum: spec {spec!r} names {len(ins)} operands, got {n}")
+    return ins, out
+
+
+def _einsum_abstract(*ops, spec):
+    ins, out = _parse(spec, len(ops))
+    d = _rules.result_dtype("einsum", ops)
+    sizes = {}
+    for sub, a in zip(ins, ops):
+        if len(sub) != a.ndim:
+            raise ValueError(f"einsum: operand {fmt_shape(a.shape)} has rank {a.ndim}, spec {sub!r} has {len(sub)}")
+        for c, n in zip(sub, a.shape):
+            if c in sizes and sizes[c] is not None and n is not None and sizes[c] != n:
+                raise ValueError(f"einsum: axis {c!r} has sizes {sizes[c]} and {n} in {spec!r}")
+            if n is not None or c not in sizes:
+                sizes[c] = n
+    return Aval(tuple(sizes[c] for c in out), d)
+
+
+def _einsum_vjp(g, out, *ops, spec):
+    ins, outs = _parse(spec, len(ops))
+    grads = []
+    for i, (sub, x) in enumerate(zip(ins, ops)):
+        if E._is_const(x):
+            grads.append(None)
+            continue
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"einsum gradient: repeated index in operand {sub!r} (a diagonal)")
+        others = [(s, o) for j, (s, o) in enumerate(zip(ins, ops)) if j != i]
+        avail = set(outs) | {c for s, _ in others for c in s}
+        kept = "".join(c for c in sub if c in avail)
+        gspec = ",".join([outs] + [s for s, _ in others]) + "->" + kept
+        gi = bind(einsum_p, g, *[o for _, o in others], spec=gspec)
+        if kept != sub:  # axes summed only within x: its gradient is constant along them
+            xs = aval_of(x).shape
+            gi = S.reshape(gi, tuple(xs[k] if c in kept else 1 for k, c in enumerate(sub)))
+            gi = S.broadcast_to(gi, xs)
+        grads.append(gi)
+    return tuple(grads)
+
+
+einsum_p = Primitive("einsum", lambda *ops, spec: np.einsum(spec, *ops, optimize=len(ops) > 2),
+                     _einsum_abstract, _einsum_vjp)

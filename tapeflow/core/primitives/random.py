@@ -1,0 +1,58 @@
+"""Random primitives. The generator (a ``numpy.random.Generator``) is a
+parameter, so compiled code draws fresh numbers from it on every call: a
+random op is never folded into a constant. Non-differentiable."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval
+from ..primitive import Primitive
+
+
+def _check_shape(name, shape):
+    if any(d is None or d < 0 for d in shape):
+        raise ValueError(f"{name}: shape {shape} must be fully known and non-negative")
+
+
+def _normal_abstract(shape, dtype, mean, stddev, gen):
+    _check_shape("random.normal", shape)
+    return Aval(shape, dtype)
+
+
+def _normal_kernel(shape, dtype, mean, stddev, gen):
+    if np.dtype(dtype) in (np.float32, np.float64):
+        r = gen.standard_normal(shape, dtype=dtype)
+    else:
+        r = gen.standard_normal(shape).astype(dtype)
+    if stddev != 1.0:
+        r *= stddev
+    if mean != 0.0:
+        r += mean
+    return r
+
+
+random_normal_p = Primitive("random_normal", _normal_kernel, _normal_abstract, differentiable=False,
+                            effect="random")
+
+
+def _uniform_kernel(shape, dtype, minval, maxval, gen):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return gen.integers(minval, maxval, size=shape, dtype=dtype)
+    if dtype in (np.float32, np.float64):
+        r = gen.random(shape, dtype=dtype)
+    else:
+        r = gen.random(shape).astype(dtype)
+    if (minval, maxval) != (0.0, 1.0):
+        r *= (maxval - minval)
+        r += minval
+    return r
+
+
+def _uniform_abstract(shape, dtype, minval, maxval, gen):
+    _check_shape("random.uniform", shape)
+    return Aval(shape, dtype)
+
+
+random_uniform_p = Primitive("random_uniform", _uniform_kernel, _uniform_abstract, differentiable=False,
+                             effect="random")

@@ -1,0 +1,139 @@
+"""Reductions and scans. ``axis`` params are normalised tuples (hashable, so
+traced equations can be compared and cached)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval
+from ..primitive import Primitive, bind, aval_of
+from . import _rules
+from . import elementwise as E
+from . import shape as S
+
+
+def _reduce_abstract(name, out_dtype=None, require="fiu"):
+    def rule(x, axis, keepdims):
+        if x.dtype.kind not in require and not (x.dtype.kind == "b" and "b" in require):
+            raise TypeError(f"{name}: expects a numeric tensor, got {x.dtype.name}; cast first")
+        for a in axis:
+            if not 0 <= a < max(x.ndim, 1):
+                raise ValueError(f"{name}: axis {a} is out of range for a tensor of rank {x.ndim}")
+        if keepdims:
+            shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axis)
+        return Aval(shape, out_dtype or x.dtype)
+    return rule
+
+
+def _expand_to(g, x, axis, keepdims):
+    """Undo a reduction's shape: reshape g to keepdims form, then broadcast."""
+    xs = aval_of(x).shape
+    if not keepdims:
+        g = S.reshape(g, tuple(1 if i in axis else (-1 if d is None else d) for i, d in enumerate(xs)))
+    return S.broadcast_to(g, xs)
+
+
+def reduce_sum(x, axis, keepdims=False):
+    return bind(reduce_sum_p, x, axis=tuple(axis), keepdims=keepdims)
+
+
+def _sum_kernel(x, axis, keepdims):
+    return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum", require="fiub"),
+                         lambda g, out, x, axis, keepdims: (_expand_to(g, x, axis, keepdims),),
+                         impl_out=lambda out, x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, out=out))
+
+
+def _extremum_vjp(g, out, x, axis, keepdims):
+    # Ties share the gradient equally (as TF's reduce_max), so the sum of the
+    # gradient over the tied entries is g and finite differences agree.
+    o = out if keepdims else S.reshape(out, tuple(1 if i in axis else d for i, d in enumerate(aval_of(x).shape)))
+    mask = E.bind(E.cast_p, E.bind(E.equal_p, x, o), dtype=aval_of(x).dtype)
+    count = reduce_sum(mask, axis, keepdims=True)
+    return (E.mul(_expand_to(g, x, axis, keepdims), E.div(mask, count)),)
+
+
+reduce_max_p = Primitive("reduce_max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+                         _reduce_abstract("reduce_max"), _extremum_vjp,
+                         impl_out=lambda out, x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims, out=out))
+# reduce_min is its own primitive (not -max(-x)) only so compiled code calls one kernel.
+reduce_min_p = Primitive("reduce_min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+                         _reduce_abstract("reduce_min"), _extremum_vjp,
+                         impl_out=lambda out, x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims, out=out))
+
+
+def _prod_vjp(g, out, x, axis, keepdims):
+    # d prod / d x_i = prod of the others. prod/x_i breaks at zeros, so compute
+    # the product of the others directly: move the reduced axes last, replicate
+    # along a new axis with x_i replaced by 1, and reduce. O(n^2) memory in the
+    # reduced size, but exact with zeros and differentiable again.
+    xs = aval_of(x).shape
+    nd = len(xs)
+    keep = [i for i in range(nd) if i not in axis]
+    perm = tuple(keep) + tuple(axis)
+    xt = S.transpose(x, perm)
+    n = int(np.prod([xs[i] for i in axis])) if axis else 1
+    lead = tuple(xs[i] for i in keep)
+    xf = S.reshape(xt, lead + (1, n))                       # (..., 1, n)
+    eye = np.eye(n, dtype=bool)                               # (n, n)
+    others = bind(reduce_prod_p, E.bind(E.select_p, eye, 1, xf), axis=(len(lead) + 1,), keepdims=False)  # (..., n)
+    others = S.reshape(others, lead + tuple(xs[i] for i in axis))
+    inv = tuple(int(i) for i in np.argsort(perm))
+    others = S.transpose(others, inv)
+    return (E.mul(_expand_to(g, x, axis, keepdims), others),)
+
+
+reduce_prod_p = Primitive("reduce_prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+                          _reduce_abstract("reduce_prod"), _prod_vjp)
+
+
+def _arg_abstract(name):
+    def rule(x, axis, output_type):
+        if not 0 <= axis < max(x.ndim, 1):
+            raise ValueError(f"{name}: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        return Aval(tuple(d for i, d in enumerate(x.shape) if i != axis), output_type)
+    return rule
+
+
+argmax_p = Primitive("argmax", lambda x, axis, output_type: np.argmax(x, axis=axis).astype(output_type, copy=False),
+                     _arg_abstract("argmax"), differentiable=False)
+argmin_p = Primitive("argmin", lambda x, axis, output_type: np.argmin(x, axis=axis).astype(output_type, copy=False),
+                     _arg_abstract("argmin"), differentiable=False)
+
+
+def _cumsum_kernel(x, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    r = np.cumsum(x, axis=axis)
+    if exclusive:
+        r = np.concatenate([np.zeros_like(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)], axis=axis)
+    if reverse:
+        r = np.flip(r, axis)
+    return r
+
+
+def _cumsum_abstract(x, axis, exclusive, reverse):
+    if not 0 <= axis < max(x.ndim, 1):
+        raise ValueError(f"cumsum: axis {axis} is out of range for a tensor of rank {x.ndim}")
+    return Aval(x.shape, x.dtype)
+
+
+cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
+                     # the transpose of a prefix sum is the suffix sum
+                     lambda g, out, x, axis, exclusive, reverse: (
+                         bind(cumsum_p, g, axis=axis, exclusive=exclusive, reverse=not reverse),))
+
+
+def _argsort_kernel(x, axis, descending):
+    if descending:
+        # stable descending order: sort the negated keys (ints: bitwise-not keeps order reversal exact)
+        key = -x if x.dtype.kind == "f" else ~x if x.dtype.kind in "iu" else ~x
+        return np.argsort(key, axis=axis, kind="stable").astype(np.int32)
+    return np.argsort(x, axis=axis, kind="stable").astype(np.int32)
+
+
+argsort_p = Primitive("argsort", _argsort_kernel, lambda x, axis, descending: Aval(x.shape, np.int32),
+                      differentiable=False)

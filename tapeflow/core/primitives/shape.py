@@ -1,0 +1,132 @@
+"""Shape primitives: reshape, transpose, broadcast_to, concat, pad.
+
+squeeze/expand_dims/stack/tile are compositions of these (tapeflow.ops).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..aval import Aval, fmt_shape
+from ..primitive import Primitive, bind, aval_of
+from . import _rules
+from . import elementwise as E
+from . import indexing as I
+
+
+def reshape(x, shape):
+    return bind(reshape_p, x, shape=tuple(shape))
+
+
+def transpose(x, perm):
+    return bind(transpose_p, x, perm=tuple(perm))
+
+
+def broadcast_to(x, shape):
+    shape = tuple(shape)
+    if aval_of(x).shape == shape:
+        return x
+    return bind(broadcast_to_p, x, shape=shape)
+
+
+def _reshape_abstract(x, shape):
+    if sum(1 for d in shape if d == -1) > 1:
+        raise ValueError(f"reshape: at most one -1 in the new shape, got {fmt_shape(shape)}")
+    known = [d for d in shape if d != -1]
+    if any(d is None or d < -1 for d in shape):
+        raise ValueError(f"reshape: bad target shape {fmt_shape(shape)} (use -1 for one unknown dim)")
+    n_in = None if any(d is None for d in x.shape) else int(np.prod(x.shape, dtype=np.int64))
+    n_known = int(np.prod(known, dtype=np.int64))
+    if -1 in shape:
+        if n_in is None:
+            out = tuple(None if d == -1 else d for d in shape)
+        else:
+            if n_known == 0 or n_in % n_known:
+                raise ValueError(f"reshape: cannot reshape {fmt_shape(x.shape)} ({n_in} elements) to "
+                                 f"{fmt_shape(shape)}")
+            out = tuple(n_in // n_known if d == -1 else d for d in shape)
+    else:
+        if n_in is not None and n_in != n_known:
+            raise ValueError(f"reshape: cannot reshape {fmt_shape(x.shape)} ({n_in} elements) to "
+                             f"{fmt_shape(shape)} ({n_known} elements)")
+        out = shape
+    return Aval(out, x.dtype)
+
+
+def _reshape_vjp(g, out, x, shape):
+    return (reshape(g, tuple(-1 if d is None else d for d in aval_of(x).shape)),)
+
+
+reshape_p = Primitive("reshape", lambda x, shape: np.reshape(x, shape), _reshape_abstract, _reshape_vjp)
+
+
+def _transpose_abstract(x, perm):
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"transpose: perm {perm} is not a permutation of the {x.ndim} axes of "
+                         f"a tensor of shape {fmt_shape(x.shape)}")
+    return Aval(tuple(x.shape[i] for i in perm), x.dtype)
+
+
+transpose_p = Primitive("transpose", lambda x, perm: np.transpose(x, perm), _transpose_abstract,
+                        lambda g, out, x, perm: (transpose(g, tuple(int(i) for i in np.argsort(perm))),))
+
+
+def _broadcast_to_abstract(x, shape):
+    try:
+        out = _rules.broadcast_shapes("broadcast_to", x.shape, shape)
+    except ValueError:
+        raise ValueError(f"broadcast_to: cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(shape)}") from None
+    if len(x.shape) > len(shape) or out != tuple(shape) and None not in out:
+        raise ValueError(f"broadcast_to: cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(shape)}")
+    return Aval(shape, x.dtype)
+
+
+broadcast_to_p = Primitive("broadcast_to", lambda x, shape: np.broadcast_to(x, shape), _broadcast_to_abstract,
+                           lambda g, out, x, shape: (E.unbroadcast(g, aval_of(x).shape),))
+
+
+def _concat_abstract(*xs, axis):
+    r = xs[0].ndim
+    if r == 0:
+        raise ValueError("concat: cannot concatenate scalars; use stack")
+    if not 0 <= axis < r:
+        raise ValueError(f"concat: axis {axis} is out of range for rank {r}")
+    d = _rules.result_dtype("concat", xs)
+    total = 0
+    for x in xs:
+        if x.ndim != r or any(a != b and a is not None and b is not None
+                              for i, (a, b) in enumerate(zip(x.shape, xs[0].shape)) if i != axis):
+            raise ValueError("concat: shapes " + ", ".join(fmt_shape(x.shape) for x in xs)
+                             + f" differ outside axis {axis}")
+        total = None if total is None or x.shape[axis] is None else total + x.shape[axis]
+    shape = list(xs[0].shape)
+    shape[axis] = total
+    return Aval(shape, d)
+
+
+def _concat_vjp(g, out, *xs, axis):
+    grads, start = [], 0
+    for x in xs:
+        n = aval_of(x).shape[axis]
+        key = (slice(None),) * axis + (slice(start, start + n),)
+        grads.append(None if E._is_const(x) else I.getitem(g, key))
+        start += n
+    return tuple(grads)
+
+
+concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_abstract, _concat_vjp)
+
+
+def _pad_abstract(x, paddings, constant_values):
+    if len(paddings) != x.ndim:
+        raise ValueError(f"pad: paddings has {len(paddings)} rows for a tensor of rank {x.ndim}; "
+                         "give one (before, after) pair per axis")
+    return Aval(tuple(None if d is None else d + a + b for d, (a, b) in zip(x.shape, paddings)), x.dtype)
+
+
+def _pad_vjp(g, out, x, paddings, constant_values):
+    key = tuple(slice(a, (-b if b else None)) for a, b in paddings)
+    return (I.getitem(g, key),)
+
+
+pad_p = Primitive("pad", lambda x, paddings, constant_values: np.pad(x, paddings, constant_values=constant_values),
+                  _pad_abstract, _pad_vjp)

@@ -1,0 +1,430 @@
+"""Tensor and Variable.
+
+A ``Tensor`` is an immutable wrapper around a NumPy array (``_v``); operators
+and methods all go through ``bind``. A ``Variable`` is a Tensor whose value can
+be replaced (``assign``); using it in an op reads a snapshot of its value
+through the ``read_variable`` primitive, so tapes and traces see the value as it
+was at the read.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import dtypes as _dt
+from . import primitive as _prim
+from .aval import Aval, fmt_shape
+from .state import STATE
+
+
+class TensorShape(tuple):
+    """A tuple of dims (``None`` = unknown) with TF's helpers."""
+
+    def as_list(self):
+        return list(self)
+
+    @property
+    def rank(self):
+        return len(self)
+
+    @property
+    def ndims(self):
+        return len(self)
+
+    def num_elements(self):
+        if any(d is None for d in self):
+            return None
+        return int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self):
+        return all(d is not None for d in self)
+
+    def is_compatible_with(self, other):
+        other = tuple(other)
+        return len(other) == len(self) and all(
+            a is None or b is None or a == b for a, b in zip(self, other))
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+
+class Tensor:
+    """An immutable n-d array value. Shapes and dtypes as NumPy's."""
+
+    __slots__ = ("_v", "__weakref__")
+    __array_priority__ = 100  # NumPy defers to our operators: np_array + tensor -> Tensor
+
+    def __init__(self, value, dtype=None):
+        self._v = _to_array(value, dtype)
+
+    # -- introspection ----------------------------------------------------
+    @property
+    def aval(self):
+        v = self._v
+        return Aval(v.shape, v.dtype)
+
+    @property
+    def shape(self):
+        return TensorShape(self._v.shape)
+
+    @property
+    def dtype(self):
+        return _dt.from_np(self._v.dtype)
+
+    @property
+    def ndim(self):
+        return self._v.ndim
+
+    @property
+    def rank(self):
+        return self._v.ndim
+
+    @property
+    def size(self):
+        return int(np.size(self._v))
+
+    @property
+    def device(self):
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def numpy(self):
+        """The value as a NumPy array (a copy-free read-only view for Tensors)."""
+        v = self._v
+        return v if isinstance(v, np.ndarray) else np.asarray(v)
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self.numpy())
+        return v if dtype is None else v.astype(dtype)
+
+    def __len__(self):
+        s = self._v.shape
+        if not s:
+            raise TypeError("len() of a scalar tensor (shape ())")
+        return s[0]
+
+    def __iter__(self):
+        from ..ops import array_ops
+        n = len(self)
+        return (array_ops._index(self, i) for i in range(n))
+
+    def __bool__(self):
+        if self._v.size != 1:
+            raise ValueError(f"the truth value of a tensor of shape {fmt_shape(self._v.shape)} is ambiguous; "
+                             "use tapeflow.reduce_any / reduce_all")
+        return bool(self._v)
+
+    def __float__(self):
+        return float(self._v)
+
+    def __int__(self):
+        return int(self._v)
+
+    def __index__(self):
+        if self._v.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, not {self._v.dtype}")
+        return int(self._v)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        v = self.numpy()
+        body = np.array2string(v, separator=", ", threshold=40, edgeitems=3, precision=6)
+        return f"<tf.Tensor: shape={fmt_shape(v.shape)}, dtype={v.dtype.name}, numpy={body}>"
+
+    __str__ = __repr__
+
+    # -- value semantics helpers -------------------------------------------
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return Tensor(np.array(self._v, copy=True))
+
+    def __reduce__(self):
+        return (Tensor, (np.asarray(self._v),))
+
+    def get_shape(self):
+        return self.shape
+
+    def set_shape(self, shape):
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"set_shape: {fmt_shape(self.shape)} is incompatible with {fmt_shape(shape)}")
+
+
+def _to_array(value, dtype=None):
+    """Convert a Python/NumPy value to an array with TF's dtype defaults."""
+    npd = _dt.np_dtype(dtype)
+    if isinstance(value, Tensor):
+        v = value.read_value()._v if isinstance(value, Variable) else value._v
+        if v is None:
+            raise TypeError("cannot convert a symbolic tensor to a concrete value here")
+        if npd is not None and v.dtype != npd:
+            raise TypeError(f"convert_to_tensor: tensor has dtype {v.dtype.name}, requested {npd.name}; "
+                            "use tapeflow.cast to change dtypes")
+        return v
+    if npd is None:
+        if isinstance(value, np.ndarray):
+            arr = value
+        elif isinstance(value, np.generic):
+            arr = np.asarray(value)
+        else:
+            arr = np.asarray(value)
+            if arr.dtype == np.float64:
+                arr = arr.astype(np.float32)
+            elif arr.dtype == np.int64:
+                arr = arr.astype(np.int32)
+            elif arr.dtype.kind in "OUS":
+                raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
+    else:
+        arr = np.asarray(value, dtype=npd)
+    if arr.dtype not in _dt.SUPPORTED:
+        try:
+            _dt.as_dtype(arr.dtype)
+        except TypeError as e:
+            raise TypeError(f"cannot make a tensor: {e}") from None
+    return arr
+
+
+_var_uid = itertools.count()
+
+
+class Variable(Tensor):
+    """A mutable tensor: model weights, optimizer slots, counters.
+
+    ``assign``/``assign_add``/``assign_sub`` replace the value (eagerly now, or
+    as an ordered write when traced inside ``tapeflow.function``). A
+    ``GradientTape`` watches trainable variables when they are read.
+    """
+
+    __slots__ = ("_name", "trainable", "_uid", "_handle_name", "aggregation", "synchronization",
+                 "_shape_spec")
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
+                 validate_shape=True, **kwargs):
+        if initial_value is None:
+            raise ValueError("Variable: initial_value is required")
+        if callable(initial_value) and not isinstance(initial_value, Tensor):
+            initial_value = initial_value()
+        if isinstance(initial_value, Tensor) and initial_value._v is None \
+                and not isinstance(initial_value, Variable):
+            initial_value = _lift_symbolic(initial_value)
+        v = _to_array(initial_value, dtype)
+        # a Variable owns its buffer: never alias the caller's array
+        self._v = np.array(v, copy=True)
+        self.trainable = bool(trainable)
+        self._uid = next(_var_uid)
+        self._name = name if name is not None else "Variable"
+        self._shape_spec = None if shape is None else tuple(shape)
+        self.aggregation = kwargs.get("aggregation")
+        self.synchronization = kwargs.get("synchronization")
+        hook = _CREATION_HOOKS
+        for h in hook:
+            h(self)
+
+    @property
+    def name(self):
+        return self._name + ":0"
+
+    @property
+    def aval(self):
+        v = self._v
+        return Aval(v.shape, v.dtype)
+
+    def read_value(self):
+        """A Tensor snapshot of the current value (the ``read_variable`` primitive)."""
+        trace = STATE.trace
+        if trace is not None:
+            return trace.read_variable(self)
+        t = _new(Tensor)
+        t._v = self._v
+        if STATE.tapes:
+            for tape in STATE.tapes:
+                tape._record(_READ, (self,), {}, t)
+        return t
+
+    value = read_value
+
+    def numpy(self):
+        if STATE.trace is not None:
+            raise _symbolic_numpy_error()
+        return np.array(self._v, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        v = self.numpy()
+        return v if dtype is None else v.astype(dtype)
+
+    def __bool__(self):
+        return Tensor.__bool__(self.read_value())
+
+    def __float__(self):
+        return float(self.read_value())
+
+    def __int__(self):
+        return int(self.read_value())
+
+    def __index__(self):
+        return self.read_value().__index__()
+
+    def __repr__(self):
+        v = self._v
+        body = np.array2string(np.asarray(v), separator=", ", threshold=40, edgeitems=3, precision=6)
+        return f"<tf.Variable '{self.name}' shape={fmt_shape(v.shape)} dtype={v.dtype.name}, numpy={body}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __deepcopy__(self, memo):
+        return Variable(np.array(self._v, copy=True), trainable=self.trainable, name=self._name)
+
+    def __reduce__(self):
+        return (Variable, (np.asarray(self._v), self.trainable, self._name))
+
+    # -- writes -------------------------------------------------------------
+    def _check_value(self, value, op):
+        """Convert ``value`` for a write; shapes and dtypes must match exactly."""
+        v = value
+        if isinstance(v, Variable):
+            v = v.read_value()
+        if isinstance(v, Tensor):
+            av = v.aval
+            if av.dtype != self._v.dtype:
+                raise TypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
+                                f"{self._v.dtype.name}; use tapeflow.cast(value, {self._v.dtype.name!r})")
+            if not _shape_compatible(av.shape, self._v.shape):
+                raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable has "
+                                 f"{fmt_shape(self._v.shape)}")
+            return v
+        # NumPy arrays and Python values convert to the variable's dtype, as
+        # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
+        arr = np.asarray(v)
+        if arr.dtype != self._v.dtype:
+            if arr.dtype.kind == "f" and self._v.dtype.kind in "iub":
+                raise TypeError(f"{self._name}.{op}: float value for a {self._v.dtype.name} variable")
+            arr = arr.astype(self._v.dtype)
+        if arr.shape != self._v.shape:
+            raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
+                             f"{fmt_shape(self._v.shape)}")
+        return arr
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        trace = STATE.trace
+        value = self._check_value(value, "assign")
+        if trace is not None:
+            trace.write_variable(self, value)
+        else:
+            arr = value._v if isinstance(value, Tensor) else value
+            self._v = np.array(arr, copy=True) if arr is self._v or not isinstance(arr, np.ndarray) \
+                or arr.base is not None else arr
+        return self if read_value else None
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        from ..ops import math_ops
+        return self.assign(math_ops.add(self.read_value(), self._check_value(delta, "assign_add")),
+                           read_value=read_value)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        from ..ops import math_ops
+        return self.assign(math_ops.subtract(self.read_value(), self._check_value(delta, "assign_sub")),
+                           read_value=read_value)
+
+    def scatter_nd_update(self, indices, updates):
+        from ..ops import array_ops
+        return self.assign(array_ops.tensor_scatter_nd_update(self.read_value(), indices, updates))
+
+    @property
+    def shape(self):
+        return TensorShape(self._v.shape)
+
+    @property
+    def dtype(self):
+        return _dt.from_np(self._v.dtype)
+
+
+def _shape_compatible(a, b):
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def _symbolic_numpy_error():
+    return RuntimeError(
+        "`.numpy()` was called inside tapeflow.function, where values are symbolic while tracing. "
+        "Use tapeflow ops on the tensor instead, tapeflow.print to see it at run time, or return it "
+        "from the function and call .numpy() on the result.")
+
+
+def _lift_symbolic(t):
+    trace = STATE.trace
+    if trace is None:
+        raise _prim._leaked(_READ, t)
+    return trace.lift_to_constant(t)
+
+
+#: callbacks run on each Variable's creation (tracing's "first trace only"
+#: rule and checkpoints' deferred restore subscribe here)
+_CREATION_HOOKS: list = []
+_new = object.__new__
+
+
+def _read_impl(var):
+    return var
+
+
+def _read_abstract(aval):
+    return aval
+
+
+def _read_vjp(ct, out, var):
+    return (ct,)
+
+
+_READ = _prim.Primitive("read_variable", _read_impl, _read_abstract, _read_vjp, effect="read",
+                        doc="A snapshot of a Variable's value.")
+_prim._Tensor = Tensor
+_prim._Variable = Variable
+_prim.READ_VARIABLE = _READ
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Value -> Tensor (Tensors pass through; Variables are read)."""
+    if isinstance(value, Variable):
+        t = value.read_value()
+        if dtype is not None and t.aval.dtype != _dt.np_dtype(dtype):
+            raise TypeError(f"convert_to_tensor: variable {value.name} has dtype {t.aval.dtype.name}, "
+                            f"requested {_dt.as_dtype(dtype).name}")
+        return t
+    if isinstance(value, Tensor):
+        if dtype is not None and value.aval.dtype != _dt.np_dtype(dtype):
+            raise TypeError(f"convert_to_tensor: tensor has dtype {value.aval.dtype.name}, requested "
+                            f"{_dt.as_dtype(dtype).name}; use tapeflow.cast")
+        return value
+    if dtype is None and dtype_hint is not None and not isinstance(value, np.ndarray):
+        dtype = dtype_hint
+    t = _new(Tensor)
+    t._v = _to_array(value, dtype)
+    return t
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A constant tensor; Python floats default to float32, ints to int32 (as TF)."""
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    arr = _to_array(value, dtype)
+    if shape is not None:
+        shape = tuple(shape)
+        if arr.size == 1 and int(np.prod(shape)) != 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        else:
+            try:
+                arr = arr.reshape(shape)
+            except ValueError:
+                raise ValueError(f"constant: cannot reshape {arr.size} values to shape {fmt_shape(shape)}") from None
+    t = _new(Tensor)
+    t._v = arr
+    return t
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)

@@ -1,0 +1,11 @@
+"""tapeflow.math: TF's math namespace."""
+from .ops.math_ops import *  # noqa: F401,F403
+from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, floormod, mod, pow, negative,  # noqa: F401
+                           maximum, minimum, square, sqrt, rsqrt, reciprocal, exp, log, log1p, expm1, abs, sign,
+                           sin, cos, tan, tanh, atan, sigmoid, floor, ceil, round, is_nan, is_finite, is_inf,
+                           squared_difference, softplus, log_sigmoid, erf, xlogy, equal, not_equal, less,
+                           less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, logical_not,
+                           reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_any, reduce_all,
+                           reduce_logsumexp, reduce_variance, reduce_std, reduce_euclidean_norm, count_nonzero,
+                           argmax, argmin, cumsum, add_n, cast, matmul, tensordot, einsum, where)
+from .ops.array_ops import top_k  # noqa: F401

@@ -1,0 +1,6 @@
+"""tapeflow.nn: TF's nn namespace."""
+from .ops.nn_ops import *  # noqa: F401,F403
+from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, swish, silu, softsign, sigmoid, tanh,  # noqa: F401
+                         softplus, softmax, log_softmax, sigmoid_cross_entropy_with_logits,
+                         softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
+                         l2_loss, l2_normalize, bias_add, moments, dropout)

@@ -1,0 +1,1 @@
+"""Public ops: thin wrappers over primitives plus compositions of them."""

@@ -1,0 +1,407 @@
+"""Array creation, shape and indexing ops (TF names), composed from the
+shape and indexing primitives. Creation ops (zeros, range, eye...) make
+constants: they have no tensor inputs, so even inside a traced function they
+are concrete values that the graph captures."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.aval import fmt_shape
+from ..core.primitive import bind, aval_of
+from ..core.primitives import elementwise as E
+from ..core.primitives import indexing as I
+from ..core.primitives import reductions as R
+from ..core.primitives import shape as S
+from ..core.primitives._rules import norm_axis
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable, constant, convert_to_tensor, _to_array
+from . import math_ops as M
+
+
+def _shape_arg(shape):
+    if isinstance(shape, Tensor):
+        if shape._v is None:
+            raise TypeError("shape arguments must be static (Python ints) inside tapeflow.function")
+        shape = shape.numpy().tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+# -- creation --------------------------------------------------------------------------------
+
+def zeros(shape, dtype=np.float32, name=None):
+    return constant(np.zeros(_shape_arg(shape), _dt.np_dtype(dtype)))
+
+
+def ones(shape, dtype=np.float32, name=None):
+    return constant(np.ones(_shape_arg(shape), _dt.np_dtype(dtype)))
+
+
+def fill(dims, value, name=None):
+    v = _to_array(value)
+    return constant(np.full(_shape_arg(dims), v, v.dtype))
+
+
+def _like(x, value, dtype):
+    av = aval_of(x)
+    d = _dt.np_dtype(dtype) if dtype is not None else av.dtype
+    if all(s is not None for s in av.shape):
+        return constant(np.full(av.shape, value, d))
+    r = bind(E.select_p, True, value, x)  # unknown traced dims: shape at run time
+    return r if d == av.dtype else M.cast(r, d)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002
+    return _like(input, 0, dtype)
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    return _like(input, 1, dtype)
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
+    if limit is None:
+        start, limit = 0, start
+    vals = [float(v) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    if dtype is None:
+        dtype = np.float32 if any(isinstance(v, float) for v in vals) else np.int32
+    return constant(np.arange(*vals, dtype=_dt.np_dtype(dtype)))
+
+
+def linspace(start, stop, num, axis=0, name=None):
+    return constant(np.linspace(float(start), float(stop), int(num), dtype=np.float32))
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
+    e = np.eye(num_rows, num_columns, dtype=_dt.np_dtype(dtype))
+    if batch_shape:
+        e = np.broadcast_to(e, tuple(batch_shape) + e.shape).copy()
+    return constant(e)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=np.float32, name=None):
+    d = _dt.np_dtype(dtype)
+    idx = indices
+    nd = len(aval_of(idx).shape)
+    ax = nd if axis == -1 else axis
+    shape = [1] * (nd + 1)
+    shape[ax] = depth
+    ar = constant(np.arange(depth, dtype=aval_of(idx).dtype if aval_of(idx).dtype.kind in "iu" else np.int64).reshape(shape))
+    hit = M.equal(expand_dims(idx, ax), ar)
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    return bind(E.select_p, hit, constant(np.asarray(on, d)), constant(np.asarray(off, d)))
+
+
+def identity(input, name=None):  # noqa: A002
+    x = input
+    if isinstance(x, Variable):
+        return x.read_value()
+    return S.reshape(x, tuple(-1 if d is None else d for d in aval_of(x).shape)) if isinstance(x, Tensor) \
+        else convert_to_tensor(x)
+
+
+# -- shape --------------------------------------------------------------------------------------
+
+def shape(input, out_type=np.int32, name=None):  # noqa: A002
+    s = aval_of(input).shape
+    if any(d is None for d in s):
+        raise ValueError("shape: the tensor has unknown dims while tracing; give the function an "
+                         "input_signature with the dims, or use x.shape[i] where it is known")
+    return constant(np.asarray(s, dtype=_dt.np_dtype(out_type)))
+
+
+def size(input, out_type=np.int32, name=None):  # noqa: A002
+    return constant(np.asarray(int(np.prod(aval_of(input).shape)), _dt.np_dtype(out_type)))
+
+
+def rank(input, name=None):  # noqa: A002
+    return constant(np.int32(len(aval_of(input).shape)))
+
+
+def reshape(tensor, shape, name=None):
+    return S.reshape(tensor, _shape_arg(shape))
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    n = len(aval_of(a).shape)
+    perm = tuple(builtins.range(n - 1, -1, -1)) if perm is None else tuple(int(p) % n for p in perm)
+    return S.transpose(a, perm)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    s = list(aval_of(input).shape)
+    n = len(s)
+    if not -n - 1 <= axis <= n:
+        raise ValueError(f"expand_dims: axis {axis} is out of range for rank {n}")
+    ax = axis % (n + 1)
+    s.insert(ax, 1)
+    return S.reshape(input, tuple(-1 if d is None else d for d in s) if s.count(None) <= 1 else s)
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    s = aval_of(input).shape
+    if axis is None:
+        axes = [i for i, d in enumerate(s) if d == 1]
+    else:
+        axes = list(norm_axis("squeeze", axis, len(s)))
+        for a in axes:
+            if s[a] != 1:
+                raise ValueError(f"squeeze: axis {a} has size {s[a]}, not 1 (shape {fmt_shape(s)})")
+    new = tuple(-1 if d is None else d for i, d in enumerate(s) if i not in axes)
+    return S.reshape(input, new)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    return S.broadcast_to(input, _shape_arg(shape))
+
+
+def concat(values, axis, name=None):
+    values = list(values)
+    if not values:
+        raise ValueError("concat: needs at least one tensor")
+    nd = len(aval_of(values[0]).shape)
+    if len(values) == 1:
+        return convert_to_tensor(values[0])
+    return bind(S.concat_p, *values, axis=norm_axis("concat", axis, nd)[0])
+
+
+def stack(values, axis=0, name=None):
+    values = list(values)
+    if not values:
+        raise ValueError("stack: needs at least one tensor")
+    shapes = {aval_of(v).shape for v in values}
+    if len(shapes) > 1:
+        raise ValueError("stack: all tensors need the same shape, got " + ", ".join(fmt_shape(s) for s in shapes))
+    nd = len(aval_of(values[0]).shape)
+    ax = axis % (nd + 1)
+    return bind(S.concat_p, *[expand_dims(v, ax) for v in values], axis=ax) if len(values) > 1 \
+        else expand_dims(values[0], ax)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    s = aval_of(value).shape
+    ax = norm_axis("unstack", axis, len(s))[0]
+    n = s[ax]
+    if n is None:
+        raise ValueError("unstack: the axis length must be known")
+    return [I.getitem(value, (slice(None),) * ax + (i,)) for i in builtins.range(n)]
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    s = aval_of(value).shape
+    ax = norm_axis("split", axis, len(s))[0]
+    n = s[ax]
+    if isinstance(num_or_size_splits, int):
+        if n % num_or_size_splits:
+            raise ValueError(f"split: axis {ax} of size {n} does not divide into {num_or_size_splits} parts")
+        sizes = [n // num_or_size_splits] * num_or_size_splits
+    else:
+        sizes = [int(v) for v in num_or_size_splits]
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n:
+            raise ValueError(f"split: sizes {sizes} do not add up to {n}")
+    out, start = [], 0
+    for k in sizes:
+        out.append(I.getitem(value, (slice(None),) * ax + (slice(start, start + k),)))
+        start += k
+    return out
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    s = aval_of(input).shape
+    m = _shape_arg(multiples)
+    if len(m) != len(s):
+        raise ValueError(f"tile: multiples has length {len(m)}, tensor has rank {len(s)}")
+    # (a, b) tiled (2, 3) = reshape(broadcast_to(reshape(x, (1, a, 1, b)), (2, a, 3, b)), (2a, 3b))
+    inter = []
+    big = []
+    for d, k in zip(s, m):
+        inter += [1, d]
+        big += [k, d]
+    x = S.reshape(input, tuple(inter))
+    x = S.broadcast_to(x, tuple(big))
+    return S.reshape(x, tuple(d * k for d, k in zip(s, m)))
+
+
+def repeat(input, repeats, axis=None):  # noqa: A002
+    x = input if axis is not None else reshape(input, (-1,))
+    ax = 0 if axis is None else axis
+    s = aval_of(x).shape
+    ax = ax % len(s)
+    x = expand_dims(x, ax + 1)
+    tgt = list(s)
+    tgt.insert(ax + 1, int(repeats))
+    x = S.broadcast_to(x, tuple(tgt))
+    out = list(s)
+    out[ax] = s[ax] * int(repeats)
+    return S.reshape(x, tuple(out))
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    if str(mode).upper() != "CONSTANT":
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only CONSTANT)")
+    p = tuple((int(a), int(b)) for a, b in np.asarray(paddings).tolist())
+    return bind(S.pad_p, tensor, paddings=p, constant_values=constant_values)
+
+
+def reverse(tensor, axis, name=None):
+    nd = len(aval_of(tensor).shape)
+    axes = norm_axis("reverse", axis, nd)
+    return I.getitem(tensor, tuple(slice(None, None, -1) if i in axes else slice(None) for i in builtins.range(nd)))
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001
+    key = tuple(builtins.slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
+    return I.getitem(input_, key)
+
+
+# -- indexing -----------------------------------------------------------------------------------
+
+def _index(x, key):
+    """x[key] for the Tensor operator: tensors/arrays/lists in the key are index tensors."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    key = tuple(k.read_value() if isinstance(k, Variable) else k for k in key)
+    for k in key:
+        if isinstance(k, (Tensor, np.ndarray)) and aval_of(k).dtype.kind == "f":
+            raise TypeError(f"getitem: index tensors must be integer or bool, got {aval_of(k).dtype.name}")
+    return I.getitem(x, key)
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """params gathered along ``axis`` at ``indices`` (TF semantics, batch_dims too).
+
+    Out-of-range indices raise (TF on CPU raises too); repeated indices are fine
+    and their gradients accumulate.
+    """
+    ps = aval_of(params).shape
+    ids = aval_of(indices).shape
+    if axis is None:
+        axis = batch_dims
+    axis = axis % len(ps)
+    if batch_dims < 0:
+        batch_dims += len(ids)
+    if batch_dims > axis:
+        raise ValueError(f"gather: batch_dims ({batch_dims}) must be <= axis ({axis})")
+    if batch_dims == 0:
+        return I.getitem(params, (builtins.slice(None),) * axis + (indices,))
+    # batch_dims > 0: index the leading batch axes with broadcast aranges, so
+    # params[b, ..., indices[b, ...], ...] is one advanced-indexing expression.
+    key = []
+    nidx = len(ids) - batch_dims
+    for b in builtins.range(batch_dims):
+        shp = [1] * (batch_dims + nidx)
+        shp[b] = ps[b]
+        key.append(constant(np.arange(ps[b]).reshape(shp)))
+    for _ in builtins.range(batch_dims, axis):
+        raise NotImplementedError("gather: batch_dims < axis with axes between them is not supported")
+    key.append(indices)
+    return I.getitem(params, tuple(key))
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    if batch_dims:
+        raise NotImplementedError("gather_nd: batch_dims > 0 is not supported")
+    k = aval_of(indices).shape[-1]
+    if k is None:
+        raise ValueError("gather_nd: the last dim of indices must be known")
+    comps = tuple(I.getitem(indices, (Ellipsis, j)) for j in builtins.range(k))
+    return I.getitem(params, comps)
+
+
+def take_along_axis(arr, indices, axis):
+    s = aval_of(arr).shape
+    ax = axis % len(s)
+    key = []
+    for i in builtins.range(len(s)):
+        if i == ax:
+            key.append(indices)
+        else:
+            shp = [1] * len(s)
+            shp[i] = s[i]
+            key.append(constant(np.arange(s[i]).reshape(shp)))
+    return I.getitem(arr, tuple(key))
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """zeros(shape) with updates added at indices (duplicates add, as TF)."""
+    shape = _shape_arg(shape)
+    like = constant(np.zeros(shape, aval_of(updates).dtype))
+    k = aval_of(indices).shape[-1]
+    comps = tuple(I.getitem(indices, (Ellipsis, j)) for j in builtins.range(k))
+    tpl, args = I.encode_key(comps)
+    return bind(I.getitem_add_p, like, updates, *args, key=tpl)
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    return M.add(tensor, scatter_nd(indices, updates, aval_of(tensor).shape))
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """tensor with the entries at indices replaced by updates."""
+    t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
+    shape = aval_of(t).shape
+    upd_shape = aval_of(updates).shape
+    hit = scatter_nd(indices, M.ones_like_(updates) if isinstance(updates, Tensor) else
+                     np.ones(upd_shape, aval_of(t).dtype), shape)
+    placed = scatter_nd(indices, updates, shape)
+    # where an index repeats, the sum of updates would be wrong: divide by the count
+    # (TF leaves the order of duplicate updates unspecified; the mean is deterministic)
+    return bind(E.select_p, M.greater(hit, 0), M.divide(placed, M.maximum(hit, 1)) if aval_of(t).dtype.kind == "f"
+                else placed, t)
+
+
+def boolean_mask(tensor, mask, axis=None, name=None):
+    ms = aval_of(mask).shape
+    ax = 0 if axis is None else axis
+    return I.getitem(tensor, (builtins.slice(None),) * ax + (mask,))
+
+
+def _where_indices(condition):
+    c = convert_to_tensor(condition)
+    if c._v is None:
+        raise ValueError("where(condition) with one argument has a data-dependent shape and cannot be "
+                         "traced; use where(condition, x, y) or boolean_mask")
+    return constant(np.argwhere(c.numpy()).astype(np.int64))
+
+
+# -- sorting ----------------------------------------------------------------------------------
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    nd = len(aval_of(values).shape)
+    return bind(R.argsort_p, values, axis=norm_axis("argsort", axis, nd)[0],
+                descending=str(direction).upper() == "DESCENDING")
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    return take_along_axis(values, argsort(values, axis, direction), axis)
+
+
+class TopKResult(tuple):
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+    idx = argsort(input, -1, "DESCENDING")
+    idx = I.getitem(idx, (Ellipsis, builtins.slice(0, int(k))))
+    return TopKResult((take_along_axis(input, idx, -1), idx))
+
+
+def sequence_mask(lengths, maxlen=None, dtype=np.bool_):
+    L = convert_to_tensor(lengths)
+    if maxlen is None:
+        maxlen = int(L.numpy().max())
+    r = M.less(constant(np.arange(maxlen)), expand_dims(L, -1))
+    return r if _dt.np_dtype(dtype) == np.bool_ else M.cast(r, dtype)

@@ -1,0 +1,299 @@
+"""Math ops (TF names). Each is a primitive call or a composition of them."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.primitive import bind, aval_of
+from ..core.primitives import elementwise as E
+from ..core.primitives import reductions as R
+from ..core.primitives import linalg as L
+from ..core.primitives import shape as S
+from ..core.primitives._rules import norm_axis
+from ..core.tensor import Tensor, convert_to_tensor
+
+# -- elementwise arithmetic -------------------------------------------------------
+
+
+def add(x, y, name=None): return bind(E.add_p, x, y)
+def subtract(x, y, name=None): return bind(E.sub_p, x, y)
+def multiply(x, y, name=None): return bind(E.mul_p, x, y)
+def divide(x, y, name=None): return bind(E.div_p, x, y)
+def floordiv(x, y, name=None): return bind(E.floordiv_p, x, y)
+def floormod(x, y, name=None): return bind(E.mod_p, x, y)
+def pow(x, y, name=None): return bind(E.pow_p, x, y)  # noqa: A001
+def negative(x, name=None): return bind(E.neg_p, x)
+def maximum(x, y, name=None): return bind(E.maximum_p, x, y)
+def minimum(x, y, name=None): return bind(E.minimum_p, x, y)
+
+
+truediv = divide
+mod = floormod
+floor_div = floordiv
+
+
+def square(x, name=None): return bind(E.mul_p, x, x)
+def sqrt(x, name=None): return bind(E.sqrt_p, x)
+def rsqrt(x, name=None): return divide(1.0, sqrt(x))
+def reciprocal(x, name=None): return divide(1.0, x)
+def exp(x, name=None): return bind(E.exp_p, x)
+def log(x, name=None): return bind(E.log_p, x)
+def log1p(x, name=None): return bind(E.log1p_p, x)
+def expm1(x, name=None): return bind(E.expm1_p, x)
+def abs(x, name=None): return bind(E.abs_p, x)  # noqa: A001
+def sign(x, name=None): return bind(E.sign_p, x)
+def sin(x, name=None): return bind(E.sin_p, x)
+def cos(x, name=None): return bind(E.cos_p, x)
+def tan(x, name=None): return bind(E.tan_p, x)
+def tanh(x, name=None): return bind(E.tanh_p, x)
+def atan(x, name=None): return bind(E.atan_p, x)
+def sigmoid(x, name=None): return bind(E.sigmoid_p, x)
+def floor(x, name=None): return bind(E.floor_p, x)
+def ceil(x, name=None): return bind(E.ceil_p, x)
+def round(x, name=None): return bind(E.round_p, x)  # noqa: A001
+def is_nan(x, name=None): return bind(E.isnan_p, x)
+def is_finite(x, name=None): return bind(E.isfinite_p, x)
+def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_not(is_nan(x)))
+
+
+def squared_difference(x, y, name=None):
+    d = subtract(x, y)
+    return multiply(d, d)
+
+
+def softplus(x, name=None):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never overflows, and its gradient
+    # (sigmoid) stays finite for large |x|.
+    return add(maximum(x, 0), log1p(exp(negative(abs(x)))))
+
+
+def log_sigmoid(x, name=None):
+    return negative(softplus(negative(x)))
+
+
+def erf(x, name=None):
+    """Error function, composed (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7)."""
+    s = sign(x)
+    a = abs(x)
+    t = divide(1.0, add(multiply(a, 0.3275911), 1.0))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return s * (1.0 - poly * exp(negative(a * a)))
+
+
+def xlogy(x, y, name=None):
+    return where(equal(x, 0), zeros_like_(x), multiply(x, log(where(equal(x, 0), ones_like_(y), y))))
+
+
+def zeros_like_(x):
+    return bind(E.select_p, True, 0, x)
+
+
+def ones_like_(x):
+    return bind(E.select_p, True, 1, x)
+
+
+# -- comparison and logic -------------------------------------------------------------------
+
+def equal(x, y, name=None): return bind(E.equal_p, x, y)
+def not_equal(x, y, name=None): return bind(E.not_equal_p, x, y)
+def less(x, y, name=None): return bind(E.less_p, x, y)
+def less_equal(x, y, name=None): return bind(E.less_equal_p, x, y)
+def greater(x, y, name=None): return bind(E.greater_p, x, y)
+def greater_equal(x, y, name=None): return bind(E.greater_equal_p, x, y)
+def logical_and(x, y, name=None): return bind(E.logical_and_p, x, y)
+def logical_or(x, y, name=None): return bind(E.logical_or_p, x, y)
+def logical_xor(x, y, name=None): return bind(E.logical_xor_p, x, y)
+def logical_not(x, name=None): return bind(E.logical_not_p, x)
+
+
+def where(condition, x=None, y=None, name=None):
+    """where(c, x, y): elementwise select with broadcasting. where(c) alone
+    returns the (n, rank) int64 indices of true entries (eager only: data-dependent shape)."""
+    if x is None and y is None:
+        from .array_ops import _where_indices
+        return _where_indices(condition)
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    return bind(E.select_p, condition, x, y)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def cast(x, dtype, name=None):
+    npd = _dt.np_dtype(dtype)
+    if aval_of(x).dtype == npd and isinstance(x, Tensor):
+        return x
+    if not isinstance(x, Tensor):
+        return convert_to_tensor(np.asarray(x, dtype=npd) if not isinstance(x, (list, tuple)) else np.array(x, dtype=npd))
+    return bind(E.cast_p, x, dtype=npd)
+
+
+def saturate_cast(x, dtype, name=None):
+    d = _dt.as_dtype(dtype)
+    return cast(clip_by_value(x, d.min, d.max), dtype)
+
+
+def stop_gradient(x, name=None):
+    return bind(E.stop_gradient_p, x)
+
+
+# -- reductions -----------------------------------------------------------------------------------
+
+def _axes(name, x, axis):
+    if isinstance(axis, Tensor):
+        axis = axis.numpy().tolist()
+    return norm_axis(name, axis, len(aval_of(x).shape))
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    return bind(R.reduce_sum_p, input_tensor, axis=_axes("reduce_sum", input_tensor, axis), keepdims=keepdims)
+
+
+def _count(x, axes):
+    shape = aval_of(x).shape
+    dims = [shape[a] for a in axes]
+    if any(d is None for d in dims):
+        return reduce_sum(ones_like_(x), axes, keepdims=False)  # unknown traced dims: count at run time
+    return int(np.prod(dims)) if dims else 1
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    x = input_tensor
+    if aval_of(x).dtype.kind != "f":
+        raise TypeError(f"reduce_mean: expects a floating tensor, got {aval_of(x).dtype.name}; cast first "
+                        "(TF would silently do integer division here)")
+    axes = _axes("reduce_mean", x, axis)
+    s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
+    n = _count(x, axes)
+    return divide(s, n) if not isinstance(n, int) else (multiply(s, 1.0 / n) if n != 1 else s)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    return bind(R.reduce_max_p, input_tensor, axis=_axes("reduce_max", input_tensor, axis), keepdims=keepdims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    return bind(R.reduce_min_p, input_tensor, axis=_axes("reduce_min", input_tensor, axis), keepdims=keepdims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    return bind(R.reduce_prod_p, input_tensor, axis=_axes("reduce_prod", input_tensor, axis), keepdims=keepdims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    x = cast(input_tensor, np.int32)
+    return greater(reduce_max(x, axis, keepdims), 0)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    x = cast(input_tensor, np.int32)
+    return greater(reduce_min(x, axis, keepdims), 0)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) without overflow: subtract the max first.
+
+    The shift m is stop_gradient'ed: the value does not depend on it, and the
+    gradient through the remaining expression is exactly softmax(x). An
+    all--inf slice gives m = -inf; replace it by 0 so the result is -inf, not NaN.
+    """
+    x = input_tensor
+    axes = _axes("reduce_logsumexp", x, axis)
+    m = stop_gradient(reduce_max(x, axes, keepdims=True))
+    m = where(is_finite(m), m, zeros_like_(m))
+    s = reduce_sum(exp(subtract(x, m)), axes, keepdims=True)
+    r = add(log(s), m)
+    if not keepdims:
+        r = S.reshape(r, tuple(-1 if d is None else d for i, d in enumerate(aval_of(x).shape) if i not in axes) or ())
+    return r
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    m = reduce_mean(input_tensor, axis, keepdims=True)
+    return reduce_mean(squared_difference(input_tensor, m), axis, keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    return sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    return sqrt(reduce_sum(square(input_tensor), axis, keepdims))
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=np.int64, name=None):
+    return reduce_sum(cast(not_equal(input_tensor, 0), dtype), axis, keepdims)
+
+
+def argmax(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
+    x = input
+    nd = len(aval_of(x).shape)
+    if axis is None:
+        axis = 0
+    return bind(R.argmax_p, x, axis=norm_axis("argmax", axis, nd)[0], output_type=_dt.np_dtype(output_type))
+
+
+def argmin(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
+    x = input
+    nd = len(aval_of(x).shape)
+    if axis is None:
+        axis = 0
+    return bind(R.argmin_p, x, axis=norm_axis("argmin", axis, nd)[0], output_type=_dt.np_dtype(output_type))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    nd = len(aval_of(x).shape)
+    return bind(R.cumsum_p, x, axis=norm_axis("cumsum", axis, nd)[0], exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def add_n(inputs, name=None):
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("add_n: needs at least one tensor")
+    r = inputs[0]
+    for t in inputs[1:]:
+        r = add(r, t)
+    return r
+
+
+# -- linear algebra --------------------------------------------------------------------------------
+
+def _swap_last(x):
+    n = len(aval_of(x).shape)
+    return S.transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    if transpose_a or adjoint_a:
+        a = _swap_last(a)
+    if transpose_b or adjoint_b:
+        b = _swap_last(b)
+    return bind(L.matmul_p, a, b)
+
+
+def einsum(equation, *inputs, name=None, **kwargs):
+    return bind(L.einsum_p, *inputs, spec=equation.replace(" ", ""))
+
+
+def tensordot(a, b, axes, name=None):
+    na, nb = len(aval_of(a).shape), len(aval_of(b).shape)
+    if isinstance(axes, int):
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    sa = list(letters[:na])
+    sb = list(letters[na:na + nb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j % nb] = sa[i % na]
+    out = [c for i, c in enumerate(sa) if i not in [x % na for x in ax_a]] + \
+          [c for j, c in enumerate(sb) if j not in [x % nb for x in ax_b]]
+    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+
+
+def linalg_norm(x, ord="euclidean", axis=None, keepdims=False):
+    return reduce_euclidean_norm(x, axis, keepdims)

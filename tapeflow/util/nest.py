@@ -1,0 +1,70 @@
+"""Nested structures (lists, tuples, namedtuples, dicts) as TF's tf.nest:
+dicts flatten in sorted-key order; None is a leaf."""
+from __future__ import annotations
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def is_nested(x):
+    return isinstance(x, (list, tuple, dict))
+
+
+def flatten(x):
+    out = []
+    _flatten(x, out)
+    return out
+
+
+def _flatten(x, out):
+    if isinstance(x, dict):
+        for k in sorted(x, key=_sort_key):
+            _flatten(x[k], out)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _flatten(v, out)
+    else:
+        out.append(x)
+
+
+def _sort_key(k):
+    return (type(k).__name__, k) if not isinstance(k, (int, float)) else ("", k)
+
+
+def pack_sequence_as(structure, flat):
+    it = iter(flat)
+    r = _pack(structure, it)
+    rest = list(it)
+    if rest:
+        raise ValueError(f"pack_sequence_as: {len(rest)} values left over")
+    return r
+
+
+def _pack(s, it):
+    if isinstance(s, dict):
+        vals = {k: _pack(s[k], it) for k in sorted(s, key=_sort_key)}
+        return type(s)((k, vals[k]) for k in s) if type(s) is not dict else {k: vals[k] for k in s}
+    if _is_namedtuple(s):
+        return type(s)(*[_pack(v, it) for v in s])
+    if isinstance(s, (list, tuple)):
+        return type(s)(_pack(v, it) for v in s)
+    return next(it)
+
+
+def map_structure(fn, *structures):
+    flats = [flatten(s) for s in structures]
+    if len({len(f) for f in flats}) > 1:
+        raise ValueError("map_structure: structures differ in size")
+    return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+
+
+def structure_key(x, leaf_key):
+    """A hashable description of a structure, with ``leaf_key`` applied to leaves."""
+    if isinstance(x, dict):
+        return ("dict", tuple((k, structure_key(x[k], leaf_key)) for k in sorted(x, key=_sort_key)))
+    if _is_namedtuple(x):
+        return (type(x), tuple(structure_key(v, leaf_key) for v in x))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(structure_key(v, leaf_key) for v in x))
+    return leaf_key(x)
