@@ -63,6 +63,7 @@ class Bench:
     metrics: dict = field(default_factory=dict)
     finish: Callable[[], dict] | None = None
     note: str = ""
+    reference: dict | None = None  # replaces the workload's reference for this row
 
 
 @dataclass

@@ -108,6 +108,8 @@ def run_one(impl, case, data, ref, tol, mode, log):
         res["build_s"] = time.perf_counter() - t0
         if bench.note:
             res["note"] = bench.note
+        if bench.reference is not None:
+            ref = bench.reference
         if bench.check is not None and ref is not None:
             out = bench.check()
             chk = compare(out, ref, case.get("tol", tol))

@@ -57,10 +57,12 @@ def mlp_backward(params, hs, acts, dout, need_dx=False):
 
 
 class Adam:
-    """torch.optim.Adam's update (eps added to sqrt(v_hat)), in place."""
+    """Adam, in place. style "torch": torch.optim.Adam / optax (eps added to
+    sqrt(v_hat)); style "keras": Keras's (eps added to sqrt(v), the bias
+    correction folded into the step size)."""
 
-    def __init__(self, params, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
-        self.lr, self.b1, self.b2, self.eps = lr, b1, b2, eps
+    def __init__(self, params, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8, style="torch"):
+        self.lr, self.b1, self.b2, self.eps, self.style = lr, b1, b2, eps, style
         self.m = [np.zeros_like(p) for p in params]
         self.v = [np.zeros_like(p) for p in params]
         self.t = 0
@@ -72,6 +74,13 @@ class Adam:
         c2 = 1.0 - b2**self.t
         step = self.lr / c1
         sc2 = np.sqrt(c2)
+        if self.style == "keras":
+            alpha = self.lr * sc2 / c1
+            for p, g, m, v in zip(params, grads, self.m, self.v):
+                m += (g - m) * (1 - b1)
+                v += (g * g - v) * (1 - b2)
+                p -= alpha * m / (np.sqrt(v) + self.eps)
+            return
         for p, g, m, v in zip(params, grads, self.m, self.v):
             m *= b1
             m += (1 - b1) * g
