@@ -207,6 +207,11 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             c.setdefault("notes", []).append(f"WARNING: input data differed between workers ({sorted(fps)})")
         if case["name"] in extras:
             c["framework_extras"] = extras[case["name"]]
+            peaks = [f"{fw} {ex['peak_gflops']:.0f}" for fw, ex in extras[case["name"]].items()
+                     if isinstance(ex, dict) and ex.get("peak_gflops")]
+            if peaks:
+                what = next(iter(extras[case["name"]].values())).get("peak_matmul", "matmul")
+                c.setdefault("notes", []).append(f"{what} matmul GFLOP/s per framework: {', '.join(peaks)}")
         cases.append(report.annotate_case(c, machine))
     entry = {"title": getattr(wl, "TITLE", name), "mode": mode, "threads": threads,
              "timestamp": _dt.datetime.now().isoformat(timespec="seconds"),
