@@ -135,7 +135,10 @@ def _sigmoid_kernel(x, out=None):
     # 0.5 * (1 + tanh(x / 2)) is exact and never overflows, unlike 1 / (1 + exp(-x))
     # whose exp(-x) overflows (with a warning) for x < -88 in float32.
     r = np.multiply(x, 0.5, out=out)
-    np.tanh(r, out=r)
+    if isinstance(r, np.ndarray):
+        np.tanh(r, out=r)
+    else:  # a 0-d input gives a NumPy scalar, which cannot be an `out=` buffer
+        r = np.tanh(r)
     r += 1
     r *= 0.5
     return r
