@@ -1,0 +1,157 @@
+"""Shared helpers for the core test suite: float64 finite-difference checks of
+first- and second-order gradients, and small conversion utilities.
+
+The gradient checks work along random directions (one scalar comparison per
+check) so they are cheap for any input size:
+
+* first order:  <grad_x (w . f(x)), v>  vs  (phi(x + eps v) - phi(x - eps v)) / 2 eps,
+  with phi(x) = w . f(x) for a random output cotangent w and direction v;
+* second order: h(x) = <grad_x (w . f(x)), v> is computed with a tape, then
+  differentiated again by an outer tape along a second direction u, and
+  compared with the central difference of h (i.e. of the first-order
+  gradient) along u.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+
+# -- conversions -----------------------------------------------------------------
+
+def np_of(x):
+    """A tapeflow value (or nested list of them) as NumPy."""
+    if isinstance(x, (list, tuple)):
+        return [np_of(v) for v in x]
+    if isinstance(x, tf.Tensor):
+        return np.asarray(x.numpy())
+    return np.asarray(x)
+
+
+def f64(*shape, rng=None, low=-1.0, high=1.0):
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return rng.uniform(low, high, size=shape).astype(np.float64)
+
+
+def assert_close(actual, expected, rtol=1e-6, atol=1e-7, dtype=True, msg=""):
+    a = np_of(actual)
+    e = np.asarray(expected)
+    assert a.shape == e.shape, f"{msg} shape {a.shape} != expected {e.shape}"
+    if dtype:
+        assert a.dtype == e.dtype, f"{msg} dtype {a.dtype} != expected {e.dtype}"
+    if a.dtype.kind in "biu" or a.dtype.kind == "O":
+        np.testing.assert_array_equal(a, e, err_msg=msg)
+    else:
+        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=msg)
+
+
+# -- gradients through tapes -------------------------------------------------------------
+
+def _zero_none(gs, xs):
+    return [np.zeros_like(x) if g is None else np_of(g) for g, x in zip(gs, xs)]
+
+
+def tape_grad(f, xs, w, wrt):
+    """Gradient of sum(w * f(x)) w.r.t. xs[i] for i in wrt, as NumPy arrays."""
+    ts = [_const(x) for x in xs]
+    with tf.GradientTape() as tape:
+        for i in wrt:
+            tape.watch(ts[i])
+        y = f(*ts)
+        phi = tf.reduce_sum(y * tf.constant(w))
+    gs = tape.gradient(phi, [ts[i] for i in wrt])
+    out = []
+    for g, i in zip(gs, wrt):
+        if g is not None:
+            assert tuple(g.shape) == xs[i].shape, f"gradient shape {tuple(g.shape)} != input {xs[i].shape}"
+            assert g.dtype == xs[i].dtype, f"gradient dtype {g.dtype} != input {xs[i].dtype}"
+        out.append(g)
+    return _zero_none(out, [xs[i] for i in wrt])
+
+
+def _phi(f, xs, w):
+    return float(np.sum(np_of(f(*[_const(x) for x in xs])) * w))
+
+
+def _shift(xs, wrt, dirs, eps):
+    out = list(xs)
+    for i, d in zip(wrt, dirs):
+        out[i] = np.asarray(xs[i] + eps * d)
+    return out
+
+
+def _const(x):
+    return tf.constant(np.asarray(x)) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+def _close(a, n, rtol, atol):
+    return abs(a - n) <= atol + rtol * max(abs(a), abs(n))
+
+
+def check_grads(f, xs, *, wrt=None, order=2, eps=1e-5, rtol=1e-5, atol=1e-7, seed=0):
+    """Check f's gradients (first and, if order >= 2, second order) against
+    central finite differences in float64 along random directions.
+
+    f: tapeflow tensors -> tensor; xs: NumPy arguments (float64 ones are
+    differentiated unless ``wrt`` lists the indices).
+    """
+    xs = [np.asarray(x) if not isinstance(x, np.ndarray) else x for x in xs]
+    if wrt is None:
+        wrt = [i for i, x in enumerate(xs) if x.dtype == np.float64]
+    wrt = list(wrt)
+    rng = np.random.default_rng(seed)
+    y = np_of(f(*[tf.constant(x) for x in xs]))
+    assert y.dtype == np.float64, f"check_grads needs a float64 output, got {y.dtype}"
+    w = rng.standard_normal(y.shape)
+    v = [rng.standard_normal(xs[i].shape) for i in wrt]
+    u = [rng.standard_normal(xs[i].shape) for i in wrt]
+
+    # -- first order
+    g = tape_grad(f, xs, w, wrt)
+    analytic = sum(float(np.sum(gi * vi)) for gi, vi in zip(g, v))
+    numeric = (_phi(f, _shift(xs, wrt, v, eps), w) - _phi(f, _shift(xs, wrt, v, -eps), w)) / (2 * eps)
+    assert _close(analytic, numeric, rtol, atol), \
+        f"first-order gradient: tape {analytic!r} vs finite differences {numeric!r}"
+    if order < 2:
+        return
+
+    # -- second order: differentiate h(x) = <grad phi(x), v> again with an outer tape
+    def h_value(xs_):
+        gi = tape_grad(f, xs_, w, wrt)
+        return sum(float(np.sum(a * b)) for a, b in zip(gi, v))
+
+    ts = [tf.constant(x) for x in xs]
+    with tf.GradientTape() as outer:
+        for i in wrt:
+            outer.watch(ts[i])
+        with tf.GradientTape() as inner:
+            for i in wrt:
+                inner.watch(ts[i])
+            phi = tf.reduce_sum(f(*ts) * tf.constant(w))
+        gs = inner.gradient(phi, [ts[i] for i in wrt],
+                            unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        h = tf.add_n([tf.reduce_sum(gi * tf.constant(vi)) for gi, vi in zip(gs, v)])
+    hg = outer.gradient(h, [ts[i] for i in wrt], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    analytic2 = sum(float(np.sum(np_of(a) * b)) for a, b in zip(hg, u))
+    numeric2 = (h_value(_shift(xs, wrt, u, eps)) - h_value(_shift(xs, wrt, u, -eps))) / (2 * eps)
+    assert _close(analytic2, numeric2, rtol * 10, atol * 10), \
+        f"second-order gradient: tape {analytic2!r} vs finite differences of the gradient {numeric2!r}"
+
+
+def numeric_jacobian(fn, x, eps=1e-6):
+    """d fn(x)[i...] / d x[j...] by central differences (fn: ndarray -> ndarray)."""
+    x = np.asarray(x, np.float64)
+    y0 = np.asarray(fn(x))
+    jac = np.zeros(y0.shape + x.shape)
+    for j in np.ndindex(*x.shape):
+        d = np.zeros_like(x)
+        d[j] = eps
+        jac[(Ellipsis,) + j] = (np.asarray(fn(x + d)) - np.asarray(fn(x - d))) / (2 * eps)
+    return jac
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)

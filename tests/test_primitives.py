@@ -1,0 +1,882 @@
+"""Every primitive in the table, one by one.
+
+* differentiable primitives: forward against NumPy, then first- and
+  second-order gradients against float64 central finite differences
+  (``GRAD_CASES``: primitive name -> case generator);
+* non-differentiable primitives: forward against NumPy (``FORWARD_CASES``),
+  and they must be listed in ``NON_DIFFERENTIABLE``;
+* primitives with effects: behaviour tests (``EFFECT_TESTS``);
+* a meta-test fails when a core primitive has no entry in these tables.
+
+Primitives are called through ``bind`` directly so that each case exercises
+exactly the primitive it is filed under (checked by ``test_case_uses_its_primitive``).
+"""
+from __future__ import annotations
+
+import itertools
+import zlib
+from typing import Callable, NamedTuple
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tapeflow as tf
+from tapeflow.core.primitive import NON_DIFFERENTIABLE, REGISTRY, bind
+from tapeflow.core.primitives import indexing as I
+
+from conftest import assert_close, check_grads, np_of
+
+P = REGISTRY
+F64 = np.float64
+HYP = settings(max_examples=20, deadline=None, database=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class Case(NamedTuple):
+    id: str
+    fn: Callable           # tapeflow values -> tensor
+    ref: Callable | None   # NumPy values -> array (None: gradient-only case)
+    args: tuple            # NumPy arguments; float64 ones are differentiated
+    order: int = 2
+    rtol: float = 1e-5
+    eps: float = 1e-5
+
+
+def prim(name, **params):
+    return lambda *a: bind(P[name], *a, **params)
+
+
+def _rng(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def _signed(rng, shape, low=0.3, high=2.0):
+    """Values with |v| in [low, high] and a random sign: away from 0 (kinks, poles)."""
+    return rng.uniform(low, high, shape) * rng.choice([-1.0, 1.0], size=shape)
+
+
+def _distinct(rng, shape, scale=0.25):
+    """Values pairwise at least ``scale`` apart (no ties for max/min/sort)."""
+    n = int(np.prod(shape)) if shape else 1
+    return (rng.permutation(n).reshape(shape) * scale + rng.uniform(0, 0.05, shape) - n * scale / 2).astype(F64)
+
+
+UNARY_SHAPES = [(), (3,), (2, 3)]
+BROADCAST_PAIRS = [((), ()), ((3,), ()), ((), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)),
+                   ((4, 1, 3), (2, 1)), ((2, 3), (2, 3))]
+
+# -- elementwise ---------------------------------------------------------------------------
+
+
+def unary(name, ref, domain=lambda rng, s: rng.uniform(-2, 2, s)):
+    def gen():
+        rng = _rng(name)
+        return [Case(f"{name}{s}", prim(name), ref, (domain(rng, s).astype(F64),)) for s in UNARY_SHAPES]
+    return gen
+
+
+def binary(name, ref, da=lambda rng, s: rng.uniform(-2, 2, s), db=None, scalar=2.5):
+    db = db or da
+
+    def gen():
+        rng = _rng(name)
+        cases = [Case(f"{name}{sa}{sb}", prim(name), ref, (da(rng, sa).astype(F64), db(rng, sb).astype(F64)))
+                 for sa, sb in BROADCAST_PAIRS]
+        # a Python scalar on either side (weak: adopts the tensor's dtype), a NumPy constant
+        x = da(rng, (2, 3)).astype(F64)
+        cases.append(Case(f"{name}(x,scalar)", lambda a: bind(P[name], a, scalar),
+                          lambda a: ref(a, scalar), (x,)))
+        y = db(rng, (2, 3)).astype(F64)
+        cases.append(Case(f"{name}(scalar,y)", lambda b: bind(P[name], scalar, b),
+                          lambda b: ref(np.float64(scalar), b), (y,)))
+        c = db(rng, (3,)).astype(F64)
+        cases.append(Case(f"{name}(x,ndarray)", lambda a: bind(P[name], a, c), lambda a: ref(a, c), (x,)))
+        return cases
+    return gen
+
+
+def _pos(rng, s):
+    return rng.uniform(0.3, 2.0, s)
+
+
+def _mod_cases():
+    rng = _rng("mod")
+    cases = []
+    for sx, sy in [((2, 3), (3,)), ((4,), ()), ((2, 3), (2, 3))]:
+        y = _signed(rng, sy, 0.5, 2.0)
+        shape = np.broadcast_shapes(sx, sy)
+        # x = y * (k + f) with f in [0.15, 0.85]: away from mod's jumps
+        x = np.broadcast_to(y, shape) * (rng.integers(-3, 3, shape) + rng.uniform(0.15, 0.85, shape))
+        x = x.reshape(shape)
+        cases.append(Case(f"mod{sx}{sy}", prim("mod"), np.mod, (x.astype(F64), y.astype(F64))))
+    return cases
+
+
+def _pow_cases():
+    rng = _rng("pow")
+    cases = binary("pow", np.power, da=_pos, db=lambda r, s: r.uniform(-2, 2, s), scalar=3)()
+    # integer exponent on negative bases (no log(x) needed: exponent constant)
+    x = _signed(rng, (2, 3))
+    cases.append(Case("pow(neg,3)", lambda a: bind(P["pow"], a, 3), lambda a: a ** 3, (x,)))
+    cases.append(Case("pow(x,2.0)", lambda a: bind(P["pow"], a, 2.0), lambda a: a ** 2.0, (x,)))
+    return cases
+
+
+def _select_cases():
+    rng = _rng("select")
+    cases = []
+    for sc, sx, sy in [((2, 3), (2, 3), (2, 3)), ((3,), (2, 3), ()), ((2, 1), (1, 3), (2, 3)), ((), (3,), (3,))]:
+        c = rng.random(sc) > 0.5
+        if c.ndim:
+            c.flat[0], c.flat[-1] = True, False
+        cases.append(Case(f"select{sc}{sx}{sy}", prim("select"), np.where,
+                          (c, rng.uniform(-2, 2, sx), rng.uniform(-2, 2, sy))))
+    x = rng.uniform(-2, 2, (2, 3))
+    cases.append(Case("select(c,x,scalar)", lambda c, a: bind(P["select"], c, a, 0.0),
+                      lambda c, a: np.where(c, a, 0.0), (x > 0, x)))
+    return cases
+
+
+def _cast_cases():
+    rng = _rng("cast")
+    x = rng.uniform(-2, 2, (2, 3))
+    f32 = np.dtype(np.float32)
+    return [
+        # float64 -> float64 (an identity cast), composed with something nonlinear for order 2
+        Case("cast(f64->f64)", lambda a: bind(P["cast"], a * a, dtype=np.dtype(F64)), lambda a: a * a, (x,)),
+        # float64 -> float32 -> float64: gradient goes back through both casts (float32 precision)
+        Case("cast(f64->f32->f64)",
+             lambda a: bind(P["cast"], bind(P["cast"], a, dtype=f32) * 3.0, dtype=np.dtype(F64)),
+             lambda a: (a.astype(np.float32) * np.float32(3.0)).astype(F64), (x,), order=1, rtol=1e-3, eps=1e-2),
+    ]
+
+
+# -- reductions and scans ------------------------------------------------------------------
+
+REDUCE_SHAPES = [(4,), (2, 3), (2, 3, 2)]
+
+
+def _axis_sets(nd):
+    sets = [None]
+    for r in range(1, nd + 1):
+        sets += list(itertools.combinations(range(nd), r))
+    return sets
+
+
+def reduction(name, ref, values=_distinct):
+    def gen():
+        rng = _rng(name)
+        cases = []
+        for shape in REDUCE_SHAPES:
+            for axes in _axis_sets(len(shape)):
+                for kd in (False, True):
+                    ax = tuple(range(len(shape))) if axes is None else axes
+                    if len(shape) == 3 and kd and axes is not None and len(axes) == 2:
+                        continue  # keep the table small; hypothesis sweeps the rest
+                    x = values(rng, shape)
+                    cases.append(Case(f"{name}{shape}ax{axes}kd{int(kd)}", prim(name, axis=ax, keepdims=kd),
+                                      lambda a, ax=ax, kd=kd: ref(a, axis=ax, keepdims=kd), (x,)))
+        return cases
+    return gen
+
+
+def _prod_values(rng, shape):
+    return _signed(rng, shape, 0.5, 1.5)
+
+
+def _cumsum_ref(x, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    r = np.cumsum(x, axis=axis)
+    if exclusive:
+        r = r - x
+    if reverse:
+        r = np.flip(r, axis)
+    return r
+
+
+def _cumsum_cases():
+    rng = _rng("cumsum")
+    cases = []
+    for shape, axis in [((5,), 0), ((2, 3), 0), ((2, 3), 1), ((2, 3, 4), 2)]:
+        for ex, rev in itertools.product((False, True), repeat=2):
+            cases.append(Case(f"cumsum{shape}ax{axis}ex{int(ex)}rev{int(rev)}",
+                              prim("cumsum", axis=axis, exclusive=ex, reverse=rev),
+                              lambda a, axis=axis, ex=ex, rev=rev: _cumsum_ref(a, axis, ex, rev),
+                              (rng.uniform(-2, 2, shape),)))
+    return cases
+
+
+# -- shape ----------------------------------------------------------------------------------
+
+def _reshape_cases():
+    rng = _rng("reshape")
+    out = []
+    for src, dst in [((2, 3), (3, 2)), ((6,), (2, -1, 1)), ((), (1, 1)), ((2, 3, 4), (4, 6)), ((1, 4), (4,))]:
+        out.append(Case(f"reshape{src}->{dst}", prim("reshape", shape=dst),
+                        lambda a, dst=dst: np.reshape(a, dst), (rng.uniform(-2, 2, src),)))
+    return out
+
+
+def _transpose_cases():
+    rng = _rng("transpose")
+    x = rng.uniform(-2, 2, (2, 3, 4))
+    return [Case(f"transpose{perm}", prim("transpose", perm=perm), lambda a, perm=perm: np.transpose(a, perm), (x,))
+            for perm in itertools.permutations(range(3))] + \
+        [Case("transpose2d", prim("transpose", perm=(1, 0)), np.transpose, (x[0],))]
+
+
+def _broadcast_to_cases():
+    rng = _rng("broadcast_to")
+    return [Case(f"broadcast_to{src}->{dst}", prim("broadcast_to", shape=dst),
+                 lambda a, dst=dst: np.broadcast_to(a, dst), (rng.uniform(-2, 2, src),))
+            for src, dst in [((3,), (2, 3)), ((2, 1), (2, 3)), ((), (2, 2)), ((1, 3), (4, 2, 3)),
+                             ((2, 1, 3), (2, 4, 3))]]
+
+
+def _concat_cases():
+    rng = _rng("concat")
+    cases = []
+    for shapes, axis in [([(2, 3), (1, 3)], 0), ([(2, 1), (2, 3), (2, 2)], 1), ([(3,), (2,)], 0),
+                         ([(2, 2, 1), (2, 2, 3)], 2)]:
+        xs = tuple(rng.uniform(-2, 2, s) for s in shapes)
+        cases.append(Case(f"concat{shapes}ax{axis}", prim("concat", axis=axis),
+                          lambda *a, axis=axis: np.concatenate(a, axis=axis), xs))
+    return cases
+
+
+def _pad_cases():
+    rng = _rng("pad")
+    cases = []
+    for shape, pads, cv in [((2, 3), ((1, 0), (0, 2)), 0), ((3,), ((2, 2),), 1.5), ((2, 2, 2), ((0, 0), (1, 1), (0, 3)), 0)]:
+        cases.append(Case(f"pad{shape}{pads}cv{cv}", prim("pad", paddings=pads, constant_values=cv),
+                          lambda a, pads=pads, cv=cv: np.pad(a, pads, constant_values=cv),
+                          (rng.uniform(-2, 2, shape),)))
+    return cases
+
+
+# -- indexing ----------------------------------------------------------------------------------
+
+def _getitem_cases():
+    rng = _rng("getitem")
+    x = rng.uniform(-2, 2, (4, 3, 2))
+    cases = []
+    keys = {
+        "int": 1, "negint": -1, "slice": slice(1, 3), "step": slice(None, None, 2), "reverse": slice(None, None, -1),
+        "tuple": (1, slice(0, 2)), "none": (None, slice(None), 0), "ellipsis": (Ellipsis, 1),
+        "mixed": (slice(1, None), None, Ellipsis, -1),
+    }
+    for kname, key in keys.items():
+        cases.append(Case(f"getitem[{kname}]", lambda a, key=key: I.getitem(a, key), lambda a, key=key: a[key], (x,)))
+    # advanced: integer arrays (with repeats: gradients accumulate), boolean masks
+    idx = np.array([0, 2, 2, 3, 0])
+    cases.append(Case("getitem[int array repeats]", lambda a, i: I.getitem(a, (i,)), lambda a, i: a[i], (x, idx)))
+    i2 = np.array([[0, 1], [1, 1]])
+    cases.append(Case("getitem[:, int2d]", lambda a, i: I.getitem(a, (slice(None), i)),
+                      lambda a, i: a[:, i], (x, i2)))
+    j = np.array([1, 1, 0])
+    k = np.array([0, 0, 2])
+    cases.append(Case("getitem[i, :, j] separated", lambda a, i, jj: I.getitem(a, (i, slice(None), jj % 2)),
+                      lambda a, i, jj: a[i, :, jj % 2], (x, k, j)))
+    mask = rng.random((4, 3)) > 0.4
+    cases.append(Case("getitem[mask2d]", lambda a, m: I.getitem(a, (m,)), lambda a, m: a[m], (x, mask)))
+    m1 = np.array([True, False, True])
+    cases.append(Case("getitem[:, mask]", lambda a, m: I.getitem(a, (slice(None), m)),
+                      lambda a, m: a[:, m], (x, m1)))
+    return cases
+
+
+def _getitem_add_ref(like, g, *idx, key):
+    z = np.zeros(like.shape, g.dtype)
+    np.add.at(z, I.decode_key(key, idx), g)
+    return z
+
+
+def _getitem_add_cases():
+    rng = _rng("getitem_add")
+    like = rng.uniform(-2, 2, (4, 3))
+    cases = []
+    for kname, key in {"slice": (slice(1, 3),), "int": (2, slice(None)), "ints repeated": (np.array([0, 3, 0, 0]),),
+                       "pair": (np.array([0, 1, 0]), np.array([2, 2, 2]))}.items():
+        tpl, idx = I.encode_key(key)
+        g_shape = like[I.decode_key(tpl, idx)].shape
+        g = rng.uniform(-2, 2, g_shape)
+        cases.append(Case(f"getitem_add[{kname}]", lambda lk, gg, *ii, tpl=tpl: bind(P["getitem_add"], lk, gg, *ii, key=tpl),
+                          lambda lk, gg, *ii, tpl=tpl: _getitem_add_ref(lk, gg, *ii, key=tpl),
+                          (like, g) + tuple(idx)))
+    return cases
+
+
+# -- linear algebra ---------------------------------------------------------------------------
+
+def _matmul_cases():
+    rng = _rng("matmul")
+    return [Case(f"matmul{sa}@{sb}", prim("matmul"), np.matmul, (rng.uniform(-1, 1, sa), rng.uniform(-1, 1, sb)))
+            for sa, sb in [((2, 3), (3, 4)), ((1, 3), (3, 1)), ((5, 2, 3), (3, 4)), ((2, 3), (4, 3, 2)),
+                           ((2, 1, 2, 3), (3, 3, 2)), ((3, 2, 2), (3, 2, 2))]]
+
+
+EINSUM_SPECS = {
+    "ij,jk->ik": [(2, 3), (3, 4)], "ij->j": [(2, 3)], "ij->ji": [(2, 3)], "bij,bjk->bik": [(2, 2, 3), (2, 3, 2)],
+    "i,i->": [(4,), (4,)], "ij,kj->ik": [(2, 3), (4, 3)], "ijk->": [(2, 3, 2)], "ij,jk,kl->il": [(2, 3), (3, 2), (2, 2)],
+    "i,j->ij": [(3,), (2,)], "ij,j->i": [(2, 3), (3,)], "ij,jk->k": [(2, 3), (3, 2)], "ij->": [(2, 2)],
+}
+
+
+def _einsum_cases():
+    rng = _rng("einsum")
+    return [Case(f"einsum[{spec}]", prim("einsum", spec=spec), lambda *a, spec=spec: np.einsum(spec, *a),
+                 tuple(rng.uniform(-1, 1, s) for s in shapes)) for spec, shapes in EINSUM_SPECS.items()]
+
+
+# -- the table ----------------------------------------------------------------------------------
+
+GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
+    "add": binary("add", np.add),
+    "sub": binary("sub", np.subtract),
+    "mul": binary("mul", np.multiply),
+    "div": binary("div", np.divide, db=_signed),
+    "neg": unary("neg", np.negative),
+    "pow": _pow_cases,
+    "maximum": binary("maximum", np.maximum),
+    "minimum": binary("minimum", np.minimum),
+    "mod": _mod_cases,
+    "exp": unary("exp", np.exp),
+    "log": unary("log", np.log, _pos),
+    "log1p": unary("log1p", np.log1p, lambda r, s: r.uniform(-0.7, 2, s)),
+    "expm1": unary("expm1", np.expm1),
+    "sin": unary("sin", np.sin),
+    "cos": unary("cos", np.cos),
+    "tan": unary("tan", np.tan, lambda r, s: r.uniform(-1.2, 1.2, s)),
+    "tanh": unary("tanh", np.tanh),
+    "sqrt": unary("sqrt", np.sqrt, _pos),
+    "abs": unary("abs", np.abs, _signed),
+    "atan": unary("atan", np.arctan),
+    "sigmoid": unary("sigmoid", lambda x: 1 / (1 + np.exp(-x)), lambda r, s: r.uniform(-4, 4, s)),
+    "select": _select_cases,
+    "cast": _cast_cases,
+    "reduce_sum": reduction("reduce_sum", np.sum),
+    "reduce_max": reduction("reduce_max", np.max),
+    "reduce_min": reduction("reduce_min", np.min),
+    "reduce_prod": reduction("reduce_prod", np.prod, _prod_values),
+    "cumsum": _cumsum_cases,
+    "reshape": _reshape_cases,
+    "transpose": _transpose_cases,
+    "broadcast_to": _broadcast_to_cases,
+    "concat": _concat_cases,
+    "pad": _pad_cases,
+    "getitem": _getitem_cases,
+    "getitem_add": _getitem_add_cases,
+    "matmul": _matmul_cases,
+    "einsum": _einsum_cases,
+}
+
+
+def _grad_params():
+    out = []
+    for name, gen in GRAD_CASES.items():
+        for c in gen():
+            out.append(pytest.param(name, c, id=c.id))
+    return out
+
+
+GRAD_PARAMS = _grad_params()
+
+
+@pytest.mark.parametrize("name,case", GRAD_PARAMS)
+def test_forward_matches_numpy(name, case):
+    if case.ref is None:
+        pytest.skip("gradient-only case")
+    out = case.fn(*[tf.constant(a) for a in case.args])
+    expected = np.asarray(case.ref(*case.args))
+    assert_close(out, expected, rtol=1e-12, atol=1e-12, dtype=False)
+    assert np_of(out).dtype == (np.float64 if expected.dtype.kind == "f" else expected.dtype)
+
+
+@pytest.mark.parametrize("name,case", GRAD_PARAMS)
+def test_gradient_matches_finite_differences(name, case):
+    check_grads(case.fn, case.args, order=case.order, rtol=case.rtol, eps=case.eps)
+
+
+# -- non-differentiable primitives: forward only ------------------------------------------------
+
+def _fwd(name, ref, *args, **params):
+    return Case(f"{name}{[np.shape(a) for a in args]}{params or ''}", prim(name, **params),
+                (lambda *a: ref(*a, **params)) if params else ref, args)
+
+
+def _nd_unary(name, ref, values):
+    return lambda: [_fwd(name, ref, v) for v in values]
+
+
+_R = np.random.default_rng(7)
+_XF = _R.uniform(-3, 3, (3, 4)).astype(np.float32)
+_HALF = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.4999, -0.0], np.float32)
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -1.5, 3.0], np.float32)
+_XI = _R.integers(-5, 6, (3, 4)).astype(np.int32)
+_B1 = _R.random((3, 4)) > 0.5
+_B2 = _R.random((4,)) > 0.5
+
+
+def _cmp(name, ref):
+    return lambda: [_fwd(name, ref, _XF, _XF[0]), _fwd(name, ref, _XI, _XI[::-1]), _fwd(name, ref, _XF, 0.5),
+                    _fwd(name, ref, _XF, _XF)]
+
+
+def _logic(name, ref):
+    return lambda: [_fwd(name, ref, _B1, _B2), _fwd(name, ref, _B1, _B1[::-1]), _fwd(name, ref, _B1, True)]
+
+
+def _arg_cases(name, ref):
+    def gen():
+        x = _distinct(np.random.default_rng(3), (3, 4, 2)).astype(np.float32)
+        cases = []
+        for axis in range(3):
+            for ot in (np.int64, np.int32):
+                cases.append(_fwd(name, lambda a, axis, output_type: ref(a, axis=axis).astype(output_type),
+                                  x, axis=axis, output_type=np.dtype(ot)))
+        return cases
+    return gen
+
+
+def _argsort_ref(x, axis, descending):
+    if descending:
+        return _stable_desc(x, axis)
+    return np.argsort(x, axis=axis, kind="stable").astype(np.int32)
+
+
+def _stable_desc(x, axis):
+    # descending, ties in original order
+    xm = np.moveaxis(x, axis, -1)
+    out = np.empty(xm.shape, np.int32)
+    for idx in np.ndindex(*xm.shape[:-1]):
+        row = xm[idx]
+        out[idx] = sorted(range(len(row)), key=lambda i: (-row[i], i))
+    return np.moveaxis(out, -1, axis)
+
+
+def _argsort_cases():
+    ties = np.array([[3, 1, 3, 2, 1], [0, 0, 0, 5, 5]], np.float32)
+    ints = np.array([[3, 1, 3, 2, 1], [0, -7, 0, 5, 5]], np.int32)
+    out = []
+    for x in (ties, ints, _XF):
+        for axis in range(2):
+            for desc in (False, True):
+                out.append(_fwd("argsort", _argsort_ref, x, axis=axis, descending=desc))
+    return out
+
+
+def _floordiv_cases():
+    xf = np.array([[7.0, -7.0, 7.5, -7.5], [0.5, -0.5, 3.0, -3.0]], np.float32)
+    yf = np.array([2.0, 2.0, -2.0, -2.0], np.float32)
+    xi = np.array([[7, -7, 7, -7], [0, -1, 3, -3]], np.int32)
+    yi = np.array([2, 2, -2, -2], np.int32)
+    return [_fwd("floordiv", np.floor_divide, xf, yf), _fwd("floordiv", np.floor_divide, xi, yi),
+            _fwd("floordiv", lambda a, b: np.floor_divide(a, np.int32(b)), xi, 3)]
+
+
+FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
+    "floordiv": _floordiv_cases,
+    "sign": _nd_unary("sign", np.sign, [_XF, _XI, _SPECIAL[1:]]),
+    "floor": _nd_unary("floor", np.floor, [_XF, _HALF]),
+    "ceil": _nd_unary("ceil", np.ceil, [_XF, _HALF]),
+    "round": _nd_unary("round", np.round, [_XF, _HALF]),  # half to even
+    "isnan": _nd_unary("isnan", np.isnan, [_SPECIAL, _XF]),
+    "isfinite": _nd_unary("isfinite", np.isfinite, [_SPECIAL, _XF]),
+    "logical_not": _nd_unary("logical_not", np.logical_not, [_B1, np.array(True)]),
+    "equal": _cmp("equal", np.equal),
+    "not_equal": _cmp("not_equal", np.not_equal),
+    "less": _cmp("less", np.less),
+    "less_equal": _cmp("less_equal", np.less_equal),
+    "greater": _cmp("greater", np.greater),
+    "greater_equal": _cmp("greater_equal", np.greater_equal),
+    "logical_and": _logic("logical_and", np.logical_and),
+    "logical_or": _logic("logical_or", np.logical_or),
+    "logical_xor": _logic("logical_xor", np.logical_xor),
+    "argmax": _arg_cases("argmax", np.argmax),
+    "argmin": _arg_cases("argmin", np.argmin),
+    "argsort": _argsort_cases,
+    "stop_gradient": _nd_unary("stop_gradient", lambda a: a, [_XF, _XI]),
+}
+
+FWD_PARAMS = [pytest.param(name, c, id=c.id) for name, gen in FORWARD_CASES.items() for c in gen()]
+
+
+@pytest.mark.parametrize("name,case", FWD_PARAMS)
+def test_nondifferentiable_forward(name, case):
+    out = case.fn(*[tf.constant(a) if isinstance(a, np.ndarray) else a for a in case.args])
+    expected = np.asarray(case.ref(*case.args))
+    a = np_of(out)
+    assert a.shape == expected.shape
+    if expected.dtype == np.float64 and a.dtype == np.float32:
+        expected = expected.astype(np.float32)
+    assert a.dtype == expected.dtype, f"{a.dtype} != {expected.dtype}"
+    np.testing.assert_array_equal(a, expected)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "sign", "stop_gradient", "floordiv"])
+def test_nondifferentiable_primitives_block_gradients(name):
+    x = tf.constant([1.3, -2.7, 0.4], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = bind(P[name], x * 3.0, 2.0) if name == "floordiv" else bind(P[name], x * 3.0)
+        z = tf.reduce_sum(y * y)
+    assert tape.gradient(z, x) is None
+    assert name in NON_DIFFERENTIABLE and not P[name].differentiable
+
+
+# -- hypothesis sweeps: broadcasting shapes, axes, keepdims -------------------------------------
+
+BINARY_FWD = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "maximum": np.maximum,
+              "minimum": np.minimum, "equal": np.equal, "less": np.less, "greater_equal": np.greater_equal,
+              "mod": np.mod, "floordiv": np.floor_divide}
+
+
+@HYP
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+       name=st.sampled_from(sorted(BINARY_FWD)), seed=st.integers(0, 2**16))
+def test_sweep_binary_broadcasting_forward(shapes, name, seed):
+    rng = np.random.default_rng(seed)
+    sa, sb = shapes.input_shapes
+    a = rng.uniform(-2, 2, sa).astype(np.float32)
+    b = _signed(rng, sb, 0.5, 2).astype(np.float32)
+    out = bind(P[name], tf.constant(a), tf.constant(b))
+    expected = BINARY_FWD[name](a, b)
+    assert tuple(out.shape) == shapes.result_shape
+    assert_close(out, np.asarray(expected), rtol=1e-6, atol=1e-6)
+
+
+@HYP
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+       name=st.sampled_from(["add", "sub", "mul", "div", "pow"]), seed=st.integers(0, 2**16))
+def test_sweep_binary_broadcasting_gradients(shapes, name, seed):
+    rng = np.random.default_rng(seed)
+    sa, sb = shapes.input_shapes
+    a = rng.uniform(0.5, 2, sa) if name == "pow" else rng.uniform(-2, 2, sa)
+    b = _signed(rng, sb, 0.5, 2)
+    check_grads(prim(name), (a, b), seed=seed)
+
+
+@st.composite
+def shape_and_axes(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=3)))
+    nd = len(shape)
+    if draw(st.booleans()) or nd == 0:
+        axes = None
+    else:
+        axes = tuple(sorted(draw(st.sets(st.integers(0, nd - 1), min_size=1))))
+    return shape, axes, draw(st.booleans())
+
+
+REDUCE_FWD = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min, "reduce_prod": np.prod}
+
+
+@HYP
+@given(sak=shape_and_axes(), name=st.sampled_from(sorted(REDUCE_FWD)), seed=st.integers(0, 2**16))
+def test_sweep_reductions(sak, name, seed):
+    shape, axes, kd = sak
+    rng = np.random.default_rng(seed)
+    x = _prod_values(rng, shape) if name == "reduce_prod" else _distinct(rng, shape)
+    ax = tuple(range(len(shape))) if axes is None else axes
+    fn = prim(name, axis=ax, keepdims=kd)
+    out = fn(tf.constant(x))
+    assert_close(out, np.asarray(REDUCE_FWD[name](x, axis=ax, keepdims=kd)), rtol=1e-12)
+    check_grads(fn, (x,), seed=seed)
+
+
+@HYP
+@given(sak=shape_and_axes(), seed=st.integers(0, 2**16))
+def test_sweep_public_reductions_axes_keepdims(sak, seed):
+    """The public ops normalise negative/None/list axes before binding."""
+    shape, axes, kd = sak
+    rng = np.random.default_rng(seed)
+    x = _distinct(rng, shape).astype(np.float32)
+    nd = len(shape)
+    if axes is not None and seed % 2:
+        axes = tuple(a - nd for a in axes)  # negative spelling
+    axis = list(axes) if axes is not None else None
+    for op, ref in [(tf.reduce_sum, np.sum), (tf.reduce_max, np.max), (tf.reduce_min, np.min),
+                    (tf.reduce_mean, np.mean), (tf.reduce_prod, np.prod)]:
+        want = ref(x, axis=None if axes is None else tuple(axes), keepdims=kd)
+        assert_close(op(tf.constant(x), axis=axis, keepdims=kd), np.asarray(want, np.float32), rtol=1e-5, atol=1e-5)
+
+
+# -- extra cases for specific rules ------------------------------------------------------------
+
+def test_reduce_max_ties_share_the_gradient():
+    x = tf.constant([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = bind(P["reduce_max"], x, axis=(1,), keepdims=False)
+    g = tape.gradient(y, x)
+    assert_close(g, np.array([[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]))
+
+
+def test_reduce_prod_gradient_with_zeros():
+    xv = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 5.0], [1.0, 2.0, 4.0]])
+    x = tf.constant(xv)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = bind(P["reduce_prod"], x, axis=(1,), keepdims=False)
+    g = np_of(tape.gradient(y, x))
+    expected = np.array([[6.0, 0, 0], [0, 0, 0], [8.0, 4.0, 2.0]])
+    assert np.all(np.isfinite(g))
+    assert_close(g, expected)
+
+
+def test_maximum_ties_go_to_second_argument():
+    x = tf.constant([0.0, 1.0, -1.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = bind(P["maximum"], x, 0.0)
+    assert_close(tape.gradient(y, x), np.array([0.0, 1.0, 0.0]))
+
+
+def test_einsum_repeated_index_gradient_is_reported():
+    x = tf.constant(np.eye(2))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = bind(P["einsum"], x, spec="ii->")
+    assert float(y) == 2.0
+    with pytest.raises(NotImplementedError, match="diagonal"):
+        tape.gradient(y, x)
+
+
+def test_getitem_gradient_repeated_indices_accumulate():
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = I.getitem(x, (np.array([2, 0, 2, 2]),))
+    assert_close(tape.gradient(y, x), np.array([1.0, 0.0, 3.0]))
+
+
+# -- primitives with effects: behaviour --------------------------------------------------------
+
+def test_read_variable_snapshot_and_gradient():
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        r = bind(P["read_variable"], v)    # the primitive itself
+        r2 = v.read_value()                 # the method (records read_variable)
+        y = tf.reduce_sum(r * r2)
+        v.assign([10.0, 20.0])              # later writes do not change the reads
+    assert_close(r, np.array([1.0, 2.0], np.float32))
+    assert_close(r2, np.array([1.0, 2.0], np.float32))
+    assert_close(v, np.array([10.0, 20.0], np.float32))
+    names = [n[0].name for n in tape._nodes]
+    assert "read_variable" in names
+    assert_close(tape.gradient(y, v), np.array([2.0, 4.0], np.float32))
+    assert P["read_variable"].effect == "read"
+
+
+def test_read_variable_of_untrainable_variable_is_not_watched():
+    v = tf.Variable(3.0, trainable=False)
+    with tf.GradientTape() as tape:
+        y = v * v
+    assert tape.gradient(y, v) is None
+    assert tape.watched_variables() == ()
+
+
+def test_assign_variable_replaces_buffer_and_keeps_dtype():
+    v = tf.Variable(np.array([1.0, 2.0], np.float32))
+    before = v.read_value()
+    out = bind(P["assign_variable"], np.array([5.0, 6.0], np.float64), var=v)
+    assert out == ()
+    assert_close(v, np.array([5.0, 6.0], np.float32))
+    assert_close(before, np.array([1.0, 2.0], np.float32))  # earlier read unchanged
+    src = np.array([7.0, 8.0], np.float32)
+    bind(P["assign_variable"], src, var=v)
+    src[0] = 100.0                                           # the variable owns a copy
+    assert_close(v, np.array([7.0, 8.0], np.float32))
+    assert P["assign_variable"].effect == "write" and "assign_variable" in NON_DIFFERENTIABLE
+
+
+def test_assign_variable_is_not_recorded_by_tapes():
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = v * 3.0
+        bind(P["assign_variable"], np.float32(9.0), var=v)
+    assert float(y) == 6.0
+    assert all(n[0].name != "assign_variable" for n in tape._nodes)
+    assert_close(tape.gradient(y, v), np.float32(3.0))
+
+
+def test_print_writes_template_and_values(capsys):
+    t = tf.constant([1, 2, 3])
+    out = bind(P["print"], t, tf.constant(2.5), template=(("s", "x ="), ("t", None), ("s", "y ="), ("t", None)),
+               output_stream="stdout", summarize=3)
+    assert out == ()
+    assert capsys.readouterr().out == "x = [1 2 3] y = 2.5\n"
+    bind(P["print"], t, template=(("t", None),), output_stream="stderr", summarize=3)
+    captured = capsys.readouterr()
+    assert captured.err == "[1 2 3]\n" and captured.out == ""
+    assert P["print"].effect == "io"
+
+
+def test_random_normal_seeded_and_distribution():
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    a = bind(P["random_normal"], shape=(20000,), dtype=np.dtype(np.float32), mean=2.0, stddev=3.0, gen=g1)
+    b = bind(P["random_normal"], shape=(20000,), dtype=np.dtype(np.float32), mean=2.0, stddev=3.0, gen=g2)
+    c = bind(P["random_normal"], shape=(20000,), dtype=np.dtype(np.float32), mean=2.0, stddev=3.0, gen=g1)
+    assert a.dtype == tf.float32 and tuple(a.shape) == (20000,)
+    np.testing.assert_array_equal(np_of(a), np_of(b))            # same seed, same stream
+    assert not np.array_equal(np_of(a), np_of(c))                 # the stream advances
+    v = np_of(a).astype(np.float64)
+    assert abs(v.mean() - 2.0) < 0.1 and abs(v.std() - 3.0) < 0.1
+    d = bind(P["random_normal"], shape=(2, 3), dtype=np.dtype(np.float64), mean=0.0, stddev=1.0, gen=g1)
+    assert d.dtype == tf.float64 and tuple(d.shape) == (2, 3)
+    assert P["random_normal"].effect == "random"
+
+
+def test_random_uniform_seeded_and_distribution():
+    g1, g2 = np.random.default_rng(9), np.random.default_rng(9)
+    kw = dict(shape=(4, 5000), dtype=np.dtype(np.float32), minval=-1.0, maxval=3.0)
+    a = np_of(bind(P["random_uniform"], gen=g1, **kw))
+    b = np_of(bind(P["random_uniform"], gen=g2, **kw))
+    np.testing.assert_array_equal(a, b)
+    assert a.dtype == np.float32 and a.min() >= -1.0 and a.max() < 3.0
+    assert abs(a.mean() - 1.0) < 0.05
+    ints = np_of(bind(P["random_uniform"], shape=(10000,), dtype=np.dtype(np.int32), minval=2, maxval=6, gen=g1))
+    assert ints.dtype == np.int32 and set(np.unique(ints)) == {2, 3, 4, 5}
+    assert P["random_uniform"].effect == "random"
+
+
+def test_random_primitives_reject_unknown_shapes():
+    with pytest.raises(ValueError, match="random.normal"):
+        P["random_normal"].abstract(shape=(2, None), dtype=np.dtype(np.float32), mean=0.0, stddev=1.0, gen=None)
+
+
+EFFECT_TESTS = {
+    "read_variable": [test_read_variable_snapshot_and_gradient, test_read_variable_of_untrainable_variable_is_not_watched],
+    "assign_variable": [test_assign_variable_replaces_buffer_and_keeps_dtype, test_assign_variable_is_not_recorded_by_tapes],
+    "print": [test_print_writes_template_and_values],
+    "random_normal": [test_random_normal_seeded_and_distribution, test_random_primitives_reject_unknown_shapes],
+    "random_uniform": [test_random_uniform_seeded_and_distribution],
+}
+
+
+# -- the meta-test ----------------------------------------------------------------------------------
+
+#: Control-flow primitives owned by the compiler work (tapeflow/ir, tapeflow/compiler), tested there.
+COMPILER_OWNED_NAMES = {"cond", "while", "while_loop", "scan", "fori_loop", "switch", "case", "call",
+                        "call_function", "pcall"}
+COMPILER_MODULES = ("tapeflow.ir", "tapeflow.compiler")
+
+
+def _owned_by_compiler(name, p):
+    if name in COMPILER_OWNED_NAMES:
+        return True
+    for fn in (p.impl, p.abstract, p.vjp):
+        mod = getattr(fn, "__module__", None) or ""
+        if mod.startswith(COMPILER_MODULES):
+            return True
+    return False
+
+
+def uncovered(registry, non_differentiable):
+    """Problems with the tables above for ``registry`` (empty list: all covered)."""
+    problems = []
+    for name, p in registry.items():
+        if _owned_by_compiler(name, p):
+            continue
+        if p.effect is not None:
+            if name not in EFFECT_TESTS:
+                problems.append(f"{name}: primitive with effect {p.effect!r} has no behaviour test (EFFECT_TESTS)")
+        elif p.differentiable:
+            if name not in GRAD_CASES:
+                problems.append(f"{name}: differentiable primitive has no gradient test (GRAD_CASES)")
+        else:
+            if name not in non_differentiable:
+                problems.append(f"{name}: non-differentiable primitive missing from NON_DIFFERENTIABLE")
+            if name not in FORWARD_CASES:
+                problems.append(f"{name}: non-differentiable primitive has no forward test (FORWARD_CASES)")
+    for table_name, table in (("GRAD_CASES", GRAD_CASES), ("FORWARD_CASES", FORWARD_CASES),
+                              ("EFFECT_TESTS", EFFECT_TESTS)):
+        for name in table:
+            if name not in registry:
+                problems.append(f"{name}: listed in {table_name} but not a registered primitive")
+    for name in FORWARD_CASES:
+        if name in registry and registry[name].differentiable:
+            problems.append(f"{name}: differentiable, but only forward-tested (move it to GRAD_CASES)")
+    return problems
+
+
+def test_every_registered_primitive_is_tested():
+    problems = uncovered(REGISTRY, NON_DIFFERENTIABLE)
+    assert not problems, "primitives without tests:\n" + "\n".join(problems)
+
+
+def test_meta_test_catches_untested_primitives():
+    """The checker is not vacuous: unknown core primitives are reported,
+    compiler-owned ones are not."""
+    from types import SimpleNamespace as NS
+
+    def impl(x):
+        return x
+
+    fake = dict(REGISTRY)
+    fake["fancy_new_op"] = NS(name="fancy_new_op", impl=impl, abstract=impl, vjp=impl, differentiable=True, effect=None)
+    fake["fancy_nondiff"] = NS(name="fancy_nondiff", impl=np.floor, abstract=impl, vjp=None, differentiable=False,
+                               effect=None)
+    fake["fancy_effect"] = NS(name="fancy_effect", impl=impl, abstract=impl, vjp=None, differentiable=False,
+                              effect="io")
+    problems = uncovered(fake, NON_DIFFERENTIABLE)
+    assert any(p.startswith("fancy_new_op: differentiable") for p in problems)
+    assert any(p.startswith("fancy_nondiff: non-differentiable primitive missing") for p in problems)
+    assert any(p.startswith("fancy_nondiff: non-differentiable primitive has no forward") for p in problems)
+    assert any(p.startswith("fancy_effect:") for p in problems)
+
+    compiled = dict(REGISTRY)
+    ir_impl = lambda *a: a  # noqa: E731
+    ir_impl.__module__ = "tapeflow.compiler.control_flow"
+    compiled["my_loop"] = NS(name="my_loop", impl=ir_impl, abstract=ir_impl, vjp=ir_impl, differentiable=True,
+                             effect=None)
+    compiled["cond"] = NS(name="cond", impl=impl, abstract=impl, vjp=impl, differentiable=True, effect=None)
+    assert uncovered(compiled, NON_DIFFERENTIABLE) == uncovered(REGISTRY, NON_DIFFERENTIABLE)
+
+    missing = {k: v for k, v in REGISTRY.items() if k != "reduce_sum"}
+    assert "reduce_sum: listed in GRAD_CASES but not a registered primitive" in uncovered(missing, NON_DIFFERENTIABLE)
+
+
+@pytest.mark.parametrize("name", sorted(set(GRAD_CASES) | set(FORWARD_CASES)))
+def test_case_uses_its_primitive(name, monkeypatch):
+    """Each table entry really calls the primitive it is filed under."""
+    p = P[name]
+    calls = []
+    real = p.impl
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(p, "impl", counting)
+    table = GRAD_CASES if name in GRAD_CASES else FORWARD_CASES
+    cases = table[name]()
+    assert cases, f"{name}: no cases"
+    for c in cases:
+        before = len(calls)
+        c.fn(*[tf.constant(a) if isinstance(a, np.ndarray) else a for a in c.args])
+        assert len(calls) > before, f"case {c.id} does not call primitive {name}"
+
+
+# -- the checker itself can fail ------------------------------------------------------------------
+
+def test_check_grads_detects_a_wrong_first_order_rule():
+    @tf.custom_gradient
+    def cube(x):
+        return x * x * x, lambda up: up * 2.0 * x * x          # should be 3 x^2
+
+    with pytest.raises(AssertionError, match="first-order"):
+        check_grads(cube, (np.array([0.7, -1.2]),))
+
+
+def test_check_grads_detects_a_wrong_second_order_rule():
+    @tf.custom_gradient
+    def cube(x):
+        # right first derivative, but computed from a gradient-stopped x: d2/dx2 comes out 0, not 6x
+        return x * x * x, lambda up: up * 3.0 * tf.stop_gradient(x * x)
+
+    check_grads(cube, (np.array([0.7, -1.2]),), order=1)
+    with pytest.raises(AssertionError, match="second-order"):
+        check_grads(cube, (np.array([0.7, -1.2]),), order=2)
