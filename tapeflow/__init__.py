@@ -25,6 +25,8 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg  # noqa: F401
+from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
+from .ir.control_flow import cond, while_loop, fori_loop, scan, tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .core import dtypes  # noqa: F401
 

@@ -1,0 +1,1 @@
+"""tapeflow.function: trace, optimize, compile."""

@@ -1,0 +1,554 @@
+"""``tapeflow.function``: trace Python into a Graph, optimize it, compile it.
+
+Calling a Function:
+
+1. computes the call's *signature*: tensors by (shape, dtype), Python
+   scalars/strings by value, nested lists/tuples/dicts by structure, other
+   objects by identity (Variables passed as arguments: captured by reference);
+2. looks it up in the cache; on a miss, traces (runs the Python function once
+   with symbolic tensors), explains the retrace (which argument changed, old
+   vs new), runs the pass pipeline and compiles with a backend;
+3. calls the compiled code on the arguments' arrays.
+
+The fast path (all positional arguments plain Tensors) costs a tuple build
+and a dict lookup before the compiled code runs.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+import warnings
+import weakref
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.aval import Aval, fmt_shape
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable, _CREATION_HOOKS
+from ..ir.tracer import Trace, Tracer, TracingError, fmt_src
+from ..util import nest
+from . import pipeline
+
+_new = object.__new__
+RETRACE_WARN_AT = 5
+
+
+class TensorSpec:
+    """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
+
+    def __init__(self, shape=None, dtype=np.float32, name=None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype = _dt.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, t, name=None):
+        return cls(t.shape, t.dtype, name)
+
+    def is_compatible_with(self, x):
+        av = x.aval
+        if av.dtype != self.dtype.np:
+            return False
+        if self.shape is None:
+            return True
+        return len(av.shape) == len(self.shape) and all(
+            s is None or s == d for s, d in zip(self.shape, av.shape))
+
+    def __repr__(self):
+        shape = "None" if self.shape is None else fmt_shape(self.shape)
+        return f"TensorSpec(shape={shape}, dtype=tapeflow.{self.dtype.name}" + \
+            (f", name={self.name!r})" if self.name else ")")
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+
+# -- signatures ----------------------------------------------------------------------------------
+
+class _Obj:
+    """Cache-key leaf for an arbitrary object: by identity (held weakly when possible)."""
+    __slots__ = ("oid", "desc")
+
+    def __init__(self, o):
+        self.oid = id(o)
+        self.desc = f"{type(o).__name__} object at {hex(id(o))}"
+
+    def __eq__(self, other):
+        return isinstance(other, _Obj) and other.oid == self.oid
+
+    def __hash__(self):
+        return self.oid
+
+    def __repr__(self):
+        return self.desc
+
+
+def _leaf_key(x):
+    if isinstance(x, Variable):
+        return ("Variable", id(x))
+    if isinstance(x, Tensor):
+        av = x.aval
+        return ("Tensor", av.shape, av.dtype)
+    if isinstance(x, np.ndarray):
+        return ("Tensor", x.shape, x.dtype)
+    if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
+        return ("py", type(x).__name__, x)
+    if isinstance(x, _dt.DType):
+        return ("py", "dtype", x.name)
+    return ("obj", _Obj(x))
+
+
+def _describe_leaf(k):
+    if k[0] == "Tensor":
+        return f"Tensor(shape={fmt_shape(k[1])}, dtype={k[2].name})"
+    if k[0] == "Variable":
+        return f"Variable(id={k[1]})"
+    if k[0] == "py":
+        return f"Python {k[1]} {k[2]!r}"
+    if k[0] == "spec":
+        return repr(k[1])
+    return repr(k[1])
+
+
+def _diff_keys(old, new, path="arg"):
+    """Human-readable differences between two structure keys."""
+    if old == new:
+        return []
+    is_leaf_old = isinstance(old, tuple) and old and old[0] in ("Tensor", "Variable", "py", "obj", "spec")
+    is_leaf_new = isinstance(new, tuple) and new and new[0] in ("Tensor", "Variable", "py", "obj", "spec")
+    if is_leaf_old or is_leaf_new or type(old) is not type(new):
+        return [(path, _describe(old), _describe(new))]
+    if isinstance(old, tuple) and len(old) == 2 and isinstance(old[1], tuple) and isinstance(new, tuple) \
+            and len(new) == 2 and old[0] == new[0]:
+        a, b = old[1], new[1]
+        if len(a) != len(b):
+            return [(path, f"{len(a)} items", f"{len(b)} items")]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if old[0] == "dict":
+                out += _diff_keys(x[1], y[1], f"{path}[{x[0]!r}]")
+            else:
+                out += _diff_keys(x, y, f"{path}[{i}]")
+        return out
+    return [(path, _describe(old), _describe(new))]
+
+
+def _describe(k):
+    if isinstance(k, tuple) and k and k[0] in ("Tensor", "Variable", "py", "obj", "spec"):
+        return _describe_leaf(k)
+    return str(k)
+
+
+# -- concrete functions ------------------------------------------------------------------------
+
+class ConcreteFunction:
+    """One trace of a Function: the graph, its optimized form and the compiled code."""
+
+    def __init__(self, fn_name, raw_graph, graph, compiled, out_tree, n_out, backend, timings, pass_log):
+        self.name = fn_name
+        self.raw_graph = raw_graph
+        self.graph = graph
+        self.compiled = compiled
+        self.out_tree = out_tree
+        self.n_out = n_out
+        self.backend = backend
+        self.timings = timings
+        self.pass_log = pass_log
+        self.structured_input_signature = None
+        #: outputs that are Python values (not tensors), by output position
+        self._single = out_tree[0] == "single"
+
+    def __str__(self):
+        return str(self.graph)
+
+    def pretty_printed_signature(self):
+        return self.structured_input_signature
+
+    def graph_dot(self, optimized=True):
+        return (self.graph if optimized else self.raw_graph).to_dot(self.name)
+
+    def source(self):
+        """The generated Python source (python backend)."""
+        return getattr(self.compiled, "__tapeflow_source__", None)
+
+    def run(self, arrays):
+        try:
+            outs = self.compiled(*arrays)
+        except Exception as e:
+            raise _runtime_error(self, e) from None
+        return self._pack(outs)
+
+    def _pack(self, outs):
+        kind, payload = self.out_tree
+        if kind == "single":
+            t = _new(Tensor)
+            t._v = outs[0]
+            return t
+        wrapped = []
+        it = iter(outs)
+        for leaf in payload[1]:
+            if leaf is _TENSOR:
+                t = _new(Tensor)
+                t._v = next(it)
+                wrapped.append(t)
+            else:
+                wrapped.append(leaf)
+        return nest.pack_sequence_as(payload[0], wrapped)
+
+    def __call__(self, *args, **kwargs):
+        flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
+                and not isinstance(a, Variable)]
+        return self.run([a._v if isinstance(a, Tensor) else a for a in flat])
+
+
+_TENSOR = object()
+
+
+def _runtime_error(cf, e):
+    from .backends.python_backend import eqn_for_traceback
+    eqn = eqn_for_traceback(cf.compiled, e.__traceback__)
+    if eqn is None:
+        return e
+    msg = f"{type(e).__name__}: {e}\n  in compiled function {cf.name!r}, op {eqn.prim.name}, " \
+          f"traced from {fmt_src(eqn.src)}"
+    try:
+        return type(e)(msg)
+    except Exception:
+        return RuntimeError(msg)
+
+
+# -- Function ----------------------------------------------------------------------------------
+
+class Function:
+    """A Python function compiled on first call per input signature."""
+
+    def __init__(self, python_function, input_signature=None, name=None, backend=None,
+                 jit_compile=None, reduce_retracing=False, autograph=True, experimental_relax_shapes=None,
+                 _instance=None):
+        self._python_function = python_function
+        self._instance = _instance
+        self.__name__ = name or getattr(python_function, "__name__", type(python_function).__name__)
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self._input_signature = None if input_signature is None else list(input_signature)
+        self._backend = backend
+        self._cache = {}        # full key -> ConcreteFunction
+        self._fast = {}         # (shape, dtype, ...) of all-Tensor positional calls -> ConcreteFunction
+        self._keys = []         # keys in trace order (for retrace explanations)
+        self.retrace_reasons = []
+        self._warned = False
+        self._traced_once = False
+        self._bound = weakref.WeakKeyDictionary() if _instance is None else None
+        try:
+            self._sig = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._sig = None
+        functools.update_wrapper(self, python_function, updated=()) if callable(python_function) and \
+            hasattr(python_function, "__name__") else None
+
+    # methods: one Function per instance, so `self` is part of what is captured
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        try:
+            return self._bound[obj]
+        except (KeyError, TypeError):
+            pass
+        bound = Function(self._python_function, self._input_signature, self.__name__, self._backend,
+                         _instance=obj)
+        try:
+            self._bound[obj] = bound
+        except TypeError:
+            pass
+        return bound
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def trace_count(self):
+        return len(self._keys)
+
+    def experimental_get_tracing_count(self):
+        return len(self._keys)
+
+    def _call_fn(self, *args, **kwargs):
+        if self._instance is not None:
+            return self._python_function(self._instance, *args, **kwargs)
+        return self._python_function(*args, **kwargs)
+
+    # -- calling ---------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        st = STATE
+        if st.trace is not None:
+            # called from inside another traced function: inline it
+            return self._call_fn(*args, **kwargs)
+        if not kwargs and not st.tapes:
+            sig = []
+            for a in args:
+                if a.__class__ is not Tensor:
+                    break
+                v = a._v
+                sig.append(v.shape)
+                sig.append(v.dtype)
+            else:
+                cf = self._fast.get(tuple(sig))
+                if cf is not None:
+                    return cf.run([a._v for a in args])
+        return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
+        if STATE.tapes:
+            return self._call_under_tape(args, kwargs)
+        key, leaves = self._signature(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._trace(args, kwargs, key)
+        arrays = [x._v if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
+        if not kwargs and all(a.__class__ is Tensor for a in args) and self._input_signature is None:
+            self._fast[tuple(x for a in args for x in (a._v.shape, a._v.dtype))] = cf
+        return cf.run(arrays)
+
+    def _call_under_tape(self, args, kwargs):
+        # A tape outside the function must see every op to differentiate through
+        # it, so the function body runs eagerly here (once-per-function warning).
+        if not getattr(self, "_warned_tape", False):
+            warnings.warn(f"tapeflow.function {self.__name__!r} was called inside a GradientTape: it runs "
+                          "eagerly so the tape can record it. For speed, open the tape inside the function "
+                          "(compute gradients and apply them there).", stacklevel=3)
+            self._warned_tape = True
+        return self._call_fn(*args, **kwargs)
+
+    def _signature(self, args, kwargs):
+        """(cache key, tensor leaves in input order)."""
+        if self._input_signature is not None:
+            return self._check_signature(args, kwargs)
+        leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))
+                  and not isinstance(x, Variable)]
+        key = nest.structure_key((args, kwargs), _leaf_key)
+        return key, leaves
+
+    def _check_signature(self, args, kwargs):
+        specs = self._input_signature
+        if kwargs:
+            args = tuple(args) + tuple(kwargs.values())
+        if len(args) != len(nest.flatten(specs, )) and len(args) != len(specs):
+            raise TypeError(f"{self.__name__}: input_signature has {len(specs)} entries, got {len(args)} "
+                            "arguments")
+        flat_specs = nest.flatten(specs)
+        flat_args = nest.flatten(list(args))
+        if len(flat_specs) != len(flat_args):
+            raise TypeError(f"{self.__name__}: arguments do not match the structure of input_signature")
+        names = self._arg_names(len(flat_args))
+        leaves = []
+        for i, (s, a) in enumerate(zip(flat_specs, flat_args)):
+            t = a if isinstance(a, Tensor) else Tensor(a, s.dtype) if not isinstance(a, np.ndarray) else Tensor(a)
+            if isinstance(t, Variable):
+                t = t.read_value()
+            if not s.is_compatible_with(t):
+                raise ValueError(
+                    f"{self.__name__}: argument {names[i]!r} has shape {fmt_shape(t.aval.shape)} and dtype "
+                    f"{t.aval.dtype.name}, which contradicts input_signature {s!r}")
+            leaves.append(t)
+        return ("signature",), leaves
+
+    def _arg_names(self, n):
+        if self._sig is None:
+            return [f"arg{i}" for i in range(n)]
+        names = [p for p in self._sig.parameters if p != "self" or self._instance is None]
+        if self._instance is not None and names and names[0] == "self":
+            names = names[1:]
+        return (names + [f"arg{i}" for i in range(len(names), n)])[:n] if len(names) >= 1 else \
+            [f"arg{i}" for i in range(n)]
+
+    # -- tracing -----------------------------------------------------------------------------------
+    def _explain(self, key):
+        if not self._keys:
+            return None
+        best = None
+        for old in self._keys:
+            diffs = _diff_keys(old, key)
+            if best is None or len(diffs) < len(best):
+                best = diffs
+        names = self._param_names()
+        out = []
+        for path, a, b in best or []:
+            out.append(f"{_pretty_path(path, names)}: {a} -> {b}")
+        return out or ["signature changed"]
+
+    def _param_names(self):
+        if self._sig is None:
+            return []
+        names = list(self._sig.parameters)
+        if self._instance is not None and names and names[0] == "self":
+            names = names[1:]
+        return names
+
+    def _trace(self, args, kwargs, key):
+        reasons = self._explain(key)
+        if reasons is not None:
+            self.retrace_reasons.append(reasons)
+            self._maybe_warn()
+        t0 = time.perf_counter()
+        trace = Trace()
+        created = []
+        hook = created.append
+        _CREATION_HOOKS.append(hook)
+        try:
+            with trace:
+                t_args, t_kwargs = self._symbolic_args(trace, args, kwargs)
+                out = self._call_fn(*t_args, **t_kwargs)
+        finally:
+            _CREATION_HOOKS.remove(hook)
+        if created and self._traced_once:
+            raise ValueError(
+                f"tapeflow.function {self.__name__!r} created {len(created)} Variable(s) "
+                f"({', '.join(v._name for v in created[:3])}) on a call after its first trace (new input "
+                "signature). Variables may only be created on the first trace (as tf.function): create "
+                "them outside the function, or build the model/optimizer before the second signature.")
+        flat_out = nest.flatten(out)
+        tensors = []
+        tree_leaves = []
+        for o in flat_out:
+            if isinstance(o, Tensor):
+                tensors.append(o)
+                tree_leaves.append(_TENSOR)
+            else:
+                tree_leaves.append(o)
+        raw = trace.finish(tensors)
+        t1 = time.perf_counter()
+        graph, plan, pass_log = pipeline.optimize(raw, name=self.__name__)
+        t2 = time.perf_counter()
+        compiled, backend = pipeline.compile(graph, plan, name=self.__name__, backend=self._backend)
+        t3 = time.perf_counter()
+        if isinstance(out, Tensor) and len(tensors) == 1:
+            out_tree = ("single", None)
+        else:
+            out_tree = ("tree", (out, tree_leaves))
+        cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
+                              {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log)
+        cf.structured_input_signature = key
+        self._cache[key] = cf
+        self._keys.append(key)
+        self._traced_once = True
+        prof = STATE.profiler
+        if prof is not None:
+            prof.on_trace(self.__name__, reasons, cf.timings)
+        return cf
+
+    def _symbolic_args(self, trace, args, kwargs):
+        if self._input_signature is not None:
+            specs = nest.flatten(self._input_signature)
+            flat = [trace.new_input(Aval(s.shape if s.shape is not None else a.aval.shape, s.dtype.np))
+                    for s, a in zip(specs, self._check_signature(args, kwargs)[1])]
+            n = len(args)
+            packed = nest.pack_sequence_as(list(self._input_signature), flat)
+            return tuple(packed[:n]), {}
+
+        def conv(x):
+            if isinstance(x, Variable):
+                return x
+            if isinstance(x, Tensor):
+                return trace.new_input(x.aval)
+            if isinstance(x, np.ndarray):
+                return trace.new_input(Aval(x.shape, x.dtype))
+            return x
+        return nest.map_structure(conv, (tuple(args), dict(kwargs)))
+
+    def _maybe_warn(self):
+        n = len(self._keys) + 1
+        if n >= RETRACE_WARN_AT and not self._warned:
+            self._warned = True
+            counts = {}
+            for r in self.retrace_reasons:
+                for line in r:
+                    arg = line.split(":")[0]
+                    counts[arg] = counts.get(arg, 0) + 1
+            arg = max(counts, key=counts.get) if counts else "an argument"
+            last = self.retrace_reasons[-1][0] if self.retrace_reasons else ""
+            fix = ("pass it as a tensor (tapeflow.constant(...)) instead of a Python number"
+                   if "Python" in last else "give the function an input_signature with None for the "
+                   "dimension that varies")
+            warnings.warn(
+                f"tapeflow.function {self.__name__!r} has been traced {n} times; most retraces come "
+                f"from argument {arg!r} (last change: {last}). To avoid retracing, {fix}.",
+                RetracingWarning, stacklevel=4)
+
+    # -- introspection -------------------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction (graph + compiled code) for these arguments (traces if needed).
+        Arguments may be TensorSpecs."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(_spec_example(s) for s in self._input_signature)
+        args = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, args)
+        key, _ = self._signature(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._trace(args, kwargs, key)
+        return cf
+
+    def graph_dot(self, *args, **kwargs):
+        return self.get_concrete_function(*args, **kwargs).graph_dot()
+
+    def pretty_printed_concrete_signatures(self):
+        return "\n".join(str(k) for k in self._keys)
+
+    def explain(self):
+        """A report: each trace, why it happened, and its timings."""
+        lines = [f"tapeflow.function {self.__name__!r}: {len(self._keys)} trace(s)"]
+        for i, (k, cf) in enumerate(self._cache.items()):
+            t = cf.timings
+            lines.append(f"  trace {i + 1}: backend={cf.backend}, {len(cf.raw_graph.eqns)} eqns -> "
+                         f"{len(cf.graph.eqns)} after passes; trace {t['trace_s'] * 1e3:.1f} ms, "
+                         f"optimize {t['optimize_s'] * 1e3:.1f} ms, compile {t['compile_s'] * 1e3:.1f} ms")
+        for i, r in enumerate(self.retrace_reasons):
+            lines.append(f"  retrace {i + 1}: " + "; ".join(r))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<tapeflow.function {self.__name__}>"
+
+
+class RetracingWarning(UserWarning):
+    pass
+
+
+def _pretty_path(path, names):
+    # "arg[0][1]['x']" -> "x" / "state" using parameter names
+    if path.startswith("arg[0]["):
+        rest = path[len("arg[0]["):]
+        idx = int(rest.split("]")[0])
+        tail = rest[len(str(idx)) + 1:]
+        name = names[idx] if idx < len(names) else f"arg{idx}"
+        return name + tail
+    if path.startswith("arg[1]["):
+        return path[len("arg[1]["):].split("]")[0].strip("'") + path[len("arg[1]["):].split("]", 1)[1]
+    return path
+
+
+def _spec_example(s):
+    if not isinstance(s, TensorSpec):
+        return s
+    shape = tuple(1 if d is None else d for d in (s.shape or ()))
+    t = Tensor(np.zeros(shape, s.dtype.np))
+    return t
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_relax_shapes=None, name=None, backend=None):
+    """Compile ``func`` (decorator or call). See the module docstring."""
+    if func is None:
+        return lambda f: function(f, input_signature, autograph, jit_compile, reduce_retracing,
+                                  experimental_relax_shapes, name, backend)
+    if isinstance(func, Function):
+        return func
+    return Function(func, input_signature=input_signature, name=name, backend=backend)

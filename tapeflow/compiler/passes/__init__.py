@@ -1,0 +1,8 @@
+"""Graph-to-graph passes, in pipeline order (see compiler/pipeline.py):
+
+1. simplify           algebraic identities (x*1, x+0, reshape to the same shape, ...)
+2. constant_folding   pure equations on constants only are evaluated once
+3. cse                common-subexpression elimination (reads merged between writes)
+4. dce                dead-code elimination (effects are always live)
+5. buffers            buffer planning by liveness (an annotation, not a rewrite)
+"""

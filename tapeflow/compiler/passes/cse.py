@@ -1,0 +1,58 @@
+"""Common-subexpression elimination: two pure equations with the same
+primitive, inputs and params compute the same value; keep the first.
+Variable reads are merged only while no write to that variable comes
+between them; random draws, writes and prints are never merged."""
+from __future__ import annotations
+
+from ...core import primitive as _prim
+from ...ir.graph import Graph, Literal
+from ._util import map_subgraphs, rebuild, resolve
+
+
+def _key(e):
+    ins = tuple(("lit", type(v.val).__name__, v.val) if isinstance(v, Literal) else id(v) for v in e.inputs)
+    try:
+        params = tuple(sorted((k, _hashable(v)) for k, v in e.params.items()))
+        hash(params)
+    except TypeError:
+        return None
+    return (e.prim.name, ins, params)
+
+
+def _hashable(v):
+    if isinstance(v, (list,)):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+def cse(graph: Graph) -> Graph:
+    seen = {}
+    reads = {}   # id(var) -> output Var of the last read since the last write
+    subst = {}
+    eqns = []
+    for e in graph.eqns:
+        e = rebuild(e, inputs=[resolve(subst, v) for v in e.inputs])
+        e = map_subgraphs(e, cse)
+        if e.prim is _prim.READ_VARIABLE:
+            vid = id(e.params["var"])
+            prev = reads.get(vid)
+            if prev is not None:
+                subst[e.outputs[0]] = prev
+                continue
+            reads[vid] = e.outputs[0]
+        elif e.prim.name == "assign_variable":
+            reads.pop(id(e.params["var"]), None)
+        elif e.effect is not None:
+            if e.effect == "control":
+                reads.clear()  # a loop or branch may write any variable
+        else:
+            k = _key(e)
+            if k is not None:
+                prev = seen.get(k)
+                if prev is not None:
+                    for o, p in zip(e.outputs, prev.outputs):
+                        subst[o] = p
+                    continue
+                seen[k] = e
+        eqns.append(e)
+    return graph.copy(eqns=eqns, outputs=[resolve(subst, v) for v in graph.outputs])

@@ -1,0 +1,61 @@
+"""The compilation pipeline: passes in order, then a backend.
+
+``TAPEFLOW_DEBUG=passes`` prints the graph before the first pass and after
+each one; ``TAPEFLOW_DEBUG=source`` prints the generated code.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .passes.simplify import simplify
+from .passes.constant_folding import constant_folding
+from .passes.cse import cse
+from .passes.dce import dce
+from .passes.buffers import plan_buffers
+
+PASSES = [("simplify", simplify), ("constant_folding", constant_folding), ("cse", cse), ("dce", dce)]
+
+
+def _debug(what):
+    flags = os.environ.get("TAPEFLOW_DEBUG", "")
+    return what in flags.split(",") or flags == "all"
+
+
+def optimize(graph, name="f", passes=None):
+    log = []
+    if _debug("passes"):
+        print(f"=== {name}: traced graph ({len(graph.eqns)} eqns)\n{graph}", file=sys.stderr)
+    for pname, p in (PASSES if passes is None else passes):
+        before = len(graph.eqns)
+        graph = p(graph)
+        log.append((pname, before, len(graph.eqns)))
+        if _debug("passes"):
+            print(f"=== {name}: after {pname} ({before} -> {len(graph.eqns)} eqns)\n{graph}", file=sys.stderr)
+    plan = plan_buffers(graph)
+    log.append(("buffers", repr(plan)))
+    return graph, plan, log
+
+
+def compile(graph, plan, name="f", backend=None):  # noqa: A001
+    """Returns (callable(*arrays) -> list, backend name)."""
+    backend = backend or os.environ.get("TAPEFLOW_BACKEND", "auto")
+    if backend in ("auto", "numba"):
+        from .backends import numba_backend
+        fn = numba_backend.try_compile(graph, name, required=(backend == "numba"))
+        if fn is not None:
+            return fn, "numba"
+    if backend == "interpreter":
+        from ..ir.interpreter import eval_graph
+        return (lambda *args: eval_graph(graph, list(args))), "interpreter"
+    from .backends.python_backend import compile_graph
+    from .backends import control_flow_emitters  # noqa: F401  (registers cond/while/scan code)
+    fn = compile_graph(graph, plan, name=_ident(name))
+    if _debug("source"):
+        print(f"=== {name}: generated source\n{fn.__tapeflow_source__}", file=sys.stderr)
+    return fn, "python"
+
+
+def _ident(name):
+    s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return s if s and not s[0].isdigit() else "f_" + s

@@ -1,0 +1,546 @@
+"""Control flow: cond, while_loop, fori_loop, scan (+ tapeflow.print).
+
+Eagerly (or with a concrete predicate / static trip count where it matters)
+these are plain Python control flow. While tracing, each function argument
+is traced into a sub-graph and one equation (``cond``, ``while_loop`` or
+``scan``) holds the sub-graphs in its params; outer tensors the functions
+close over become extra operands.
+
+Gradients: ``cond`` differentiates the taken branch; ``scan`` (and so
+``fori_loop`` with Python-int bounds) differentiates through every
+iteration (the forward carries are recomputed once and stacked, then a
+reverse scan runs the body's vjp). ``while_loop`` has no gradient (its trip
+count is data dependent): use fori_loop/scan with a fixed trip count.
+
+Gradient rules re-run the sub-graph under a tape without its variable
+writes and prints; a branch or loop body that draws random numbers or reads
+a variable after writing it is differentiated with the values of that
+re-run (documented limitation).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import primitive as _prim
+from ..core.aval import Aval, fmt_shape
+from ..core.primitive import Primitive, bind, aval_of
+from ..core.primitives import elementwise as E
+from ..core.primitives.effects import print_p
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..util import nest
+from . import interpreter
+from .graph import Graph, Literal, Var
+from .tracer import Trace, Tracer, TracingError
+
+# ---------------------------------------------------------------------------------------------
+# tracing helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _trace_sub(fn, in_avals, kind, local_vars=()):
+    """Trace ``fn(*tracers)`` in a sub-trace. Returns (graph, captures, out_tree, trace)."""
+    parent = STATE.trace
+    sub = Trace(parent=parent, kind=kind, local_vars=local_vars)
+    with sub:
+        args = [sub.new_input(a) for a in in_avals]
+        out = fn(*args)
+    flat = nest.flatten(out)
+    for o in flat:
+        if not isinstance(o, (Tensor, float, int, bool, np.ndarray, np.generic)):
+            raise TypeError(f"{kind} function returned a {type(o).__name__}; return tensors (or nested "
+                            "lists/tuples/dicts of them)")
+    n_in = len(sub.inputs)
+    graph = sub.finish(flat)
+    caps = [outer for outer, _ in sub.captures]
+    return graph, caps, out, sub, n_in
+
+
+def _trace_loop(fn, in_avals, kind):
+    """Trace a loop body; if it writes a variable whose read was hoisted out of
+    the loop, trace again with that variable read inside (each iteration must
+    see the previous iteration's write)."""
+    g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind)
+    bad = sub.hoisted & sub.written
+    if bad:
+        g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind, local_vars=bad)
+    return g, caps, out, sub, n_in
+
+
+def _flat_avals(tree):
+    return [aval_of(x) if not isinstance(x, Variable) else x.aval for x in nest.flatten(tree)]
+
+
+def _as_tensor_leaves(tree):
+    return nest.map_structure(lambda x: x.read_value() if isinstance(x, Variable) else
+                              (x if isinstance(x, Tensor) else convert_to_tensor(x)), tree)
+
+
+def _concrete(x):
+    return not isinstance(x, Tracer)
+
+
+# ---------------------------------------------------------------------------------------------
+# re-running a graph under a tape (for gradient rules of control flow)
+# ---------------------------------------------------------------------------------------------
+
+def inline_graph(graph, args, replay=False):
+    """Evaluate ``graph`` by binding each equation (so it is traced/recorded).
+    replay=True skips variable writes and prints (used when re-running for a vjp)."""
+    env = {}
+    for v, val in graph.consts:
+        env[v] = val
+    for v, a in zip(graph.inputs, args):
+        env[v] = a
+
+    def rd(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for e in graph.eqns:
+        p = e.prim
+        vals = [rd(v) for v in e.inputs]
+        if p is _prim.READ_VARIABLE:
+            out = e.params["var"].read_value()
+        elif p.name == "assign_variable":
+            if not replay:
+                e.params["var"].assign(vals[0])
+            continue
+        elif p is print_p:
+            if not replay:
+                bind(p, *vals, **e.params)
+            continue
+        else:
+            out = bind(p, *vals, **e.params)
+        if p.multiple_results:
+            env.update(zip(e.outputs, out))
+        else:
+            env[e.outputs[0]] = out
+    return [rd(v) for v in graph.outputs]
+
+
+def _fresh_identity(x):
+    # a new tensor object recorded as x + 0 (removed by the simplify pass), so a
+    # tape can watch it separately while outer tapes still connect it to x
+    if aval_of(x).dtype.kind == "f":
+        return E.add(x, 0.0)
+    return x
+
+
+def graph_vjp(graph, args, cts, replay=True):
+    """Cotangents of ``graph``'s inputs, given input values and output cotangents.
+    Non-float inputs get None; unconnected float inputs get zeros."""
+    from ..autodiff.tape import GradientTape
+    xs = [_fresh_identity(a) for a in args]
+    with GradientTape(persistent=False, watch_accessed_variables=False) as tape:
+        for x in xs:
+            if aval_of(x).dtype.kind == "f":
+                tape.watch(x)
+        outs = inline_graph(graph, xs, replay=replay)
+    pairs = [(o, c) for o, c in zip(outs, cts) if isinstance(o, Tensor) and c is not None
+             and aval_of(o).dtype.kind == "f"]
+    srcs = [x for x in xs if aval_of(x).dtype.kind == "f"]
+    if not pairs or not srcs:
+        g = {}
+    else:
+        gl = tape.gradient([o for o, _ in pairs], srcs, output_gradients=[c for _, c in pairs],
+                           unconnected_gradients="zero")
+        g = {id(s): v for s, v in zip(srcs, gl)}
+    return [g.get(id(x)) if aval_of(x).dtype.kind == "f" else None for x in xs]
+
+
+def _zeros_like(x):
+    return E.bind(E.select_p, True, 0, x)
+
+
+# ---------------------------------------------------------------------------------------------
+# cond
+# ---------------------------------------------------------------------------------------------
+
+def _cond_impl(pred, *operands, branches):
+    return tuple(interpreter.eval_graph(branches[1 if bool(pred) else 0], list(operands)))
+
+
+def _cond_abstract(pred, *operands, branches):
+    return tuple(v.aval for v in branches[1].outputs)
+
+
+def _cond_vjp(cts, outs, pred, *operands, branches):
+    fg, tg = branches
+    float_idx = [i for i, o in enumerate(operands) if aval_of(o).dtype.kind == "f"]
+    if not float_idx:
+        return (None,) * (1 + len(operands))
+
+    def branch_grads(g):
+        def fn():
+            gs = graph_vjp(g, list(operands), list(cts))
+            return [gs[i] if gs[i] is not None else _zeros_like(operands[i]) for i in float_idx]
+        return fn
+
+    res = cond(pred, branch_grads(tg), branch_grads(fg))
+    out = [None] * len(operands)
+    for i, r in zip(float_idx, res):
+        out[i] = r
+    return (None,) + tuple(out)
+
+
+cond_p = Primitive("cond", _cond_impl, _cond_abstract, _cond_vjp, multiple_results=True,
+                   doc="branches=(false_graph, true_graph); operands shared by both")
+interpreter.INTERPRETERS["cond"] = lambda e, vals: _cond_impl(*vals, **e.params)
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` if pred else ``false_fn()``; traced into one ``cond`` equation
+    when pred is symbolic. Both branches must return the same structure, dtypes
+    and shapes (a dim may differ: it becomes unknown)."""
+    if true_fn is None or false_fn is None:
+        raise TypeError("cond: give both true_fn and false_fn")
+    if STATE.trace is None or _concrete(pred):
+        return true_fn() if bool(pred) else false_fn()
+    if aval_of(pred).shape not in ((), (1,)) or aval_of(pred).dtype != np.bool_:
+        raise TypeError(f"cond: pred must be a scalar bool tensor, got {aval_of(pred).str_short()}")
+    tg, t_caps, t_out, _, t_nin = _trace_sub(lambda: true_fn(), [], "branch")
+    fg, f_caps, f_out, _, f_nin = _trace_sub(lambda: false_fn(), [], "branch")
+    t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
+    if len(t_flat) != len(f_flat):
+        raise ValueError(f"cond: true_fn returns {len(t_flat)} values, false_fn {len(f_flat)}; both branches "
+                         "must return the same structure")
+    # the output avals must agree; Python scalars adopt the other branch's dtype
+    tg, fg = _unify_outputs(tg, fg)
+    # both branch graphs take all operands: true's captures, then false's
+    operands = t_caps + f_caps
+    tg = Graph(tg.inputs + [Var(c.aval) for c in f_caps], tg.consts, tg.eqns, tg.outputs, tg.variables)
+    fg = Graph([Var(c.aval) for c in t_caps] + fg.inputs, fg.consts, fg.eqns, fg.outputs, fg.variables)
+    outs = bind(cond_p, pred if aval_of(pred).shape == () else E.bind(E.reshape_p if False else None) if False
+                else _scalar(pred), *operands, branches=(fg, tg))
+    return nest.pack_sequence_as(t_out, list(outs))
+
+
+def _scalar(pred):
+    from ..core.primitives.shape import reshape
+    return pred if aval_of(pred).shape == () else reshape(pred, ())
+
+
+def _unify_outputs(tg, fg):
+    touts, fouts = list(tg.outputs), list(fg.outputs)
+    tc, fc = list(tg.consts), list(fg.consts)
+    for i, (a, b) in enumerate(zip(touts, fouts)):
+        if isinstance(a, Literal) and isinstance(b, Literal):
+            d = aval_of(a.val).dtype
+            va, vb = Var(Aval((), d)), Var(Aval((), d))
+            tc.append((va, np.asarray(a.val, d)))
+            fc.append((vb, np.asarray(b.val, d)))
+            touts[i], fouts[i] = va, vb
+            continue
+        if isinstance(a, Literal):
+            v = Var(Aval((), b.aval.dtype))
+            tc.append((v, np.asarray(a.val, b.aval.dtype)))
+            touts[i] = a = v
+        if isinstance(b, Literal):
+            v = Var(Aval((), a.aval.dtype))
+            fc.append((v, np.asarray(b.val, a.aval.dtype)))
+            fouts[i] = b = v
+        if a.aval.dtype != b.aval.dtype:
+            raise TypeError(f"cond: output {i} has dtype {a.aval.dtype.name} in true_fn and "
+                            f"{b.aval.dtype.name} in false_fn")
+        if len(a.aval.shape) != len(b.aval.shape):
+            raise ValueError(f"cond: output {i} has shape {fmt_shape(a.aval.shape)} in true_fn and "
+                             f"{fmt_shape(b.aval.shape)} in false_fn")
+        if a.aval.shape != b.aval.shape:
+            shape = tuple(x if x == y else None for x, y in zip(a.aval.shape, b.aval.shape))
+            a.aval = b.aval = Aval(shape, a.aval.dtype)
+    return (Graph(tg.inputs, tc, tg.eqns, touts, tg.variables),
+            Graph(fg.inputs, fc, fg.eqns, fouts, fg.variables))
+
+
+# ---------------------------------------------------------------------------------------------
+# while_loop
+# ---------------------------------------------------------------------------------------------
+
+def _while_impl(*operands, cond_graph, body_graph, n_carry, n_cond_caps, max_iter):
+    carry = list(operands[:n_carry])
+    ccaps = list(operands[n_carry:n_carry + n_cond_caps])
+    bcaps = list(operands[n_carry + n_cond_caps:])
+    it = 0
+    while max_iter is None or it < max_iter:
+        if not bool(interpreter.eval_graph(cond_graph, carry + ccaps)[0]):
+            break
+        carry = interpreter.eval_graph(body_graph, carry + bcaps)
+        it += 1
+    return tuple(carry)
+
+
+def _while_abstract(*operands, cond_graph, body_graph, n_carry, n_cond_caps, max_iter):
+    return tuple(v.aval for v in body_graph.outputs)
+
+
+def _while_vjp(*args, **kw):
+    raise NotImplementedError(
+        "gradients through tapeflow.while_loop are not supported (its trip count depends on the data). "
+        "Use tapeflow.fori_loop with Python-int bounds, or tapeflow.scan, which are differentiable.")
+
+
+while_p = Primitive("while_loop", _while_impl, _while_abstract, _while_vjp, multiple_results=True)
+interpreter.INTERPRETERS["while_loop"] = lambda e, vals: _while_impl(*vals, **e.params)
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, maximum_iterations=None, name=None):
+    """TF's signature: repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``."""
+    if STATE.trace is None:
+        lv = loop_vars
+        it = 0
+        while (maximum_iterations is None or it < maximum_iterations) and bool(cond(*lv)):
+            lv = body(*lv)
+            if not isinstance(lv, (list, tuple)):
+                lv = (lv,)
+            it += 1
+        return lv if isinstance(loop_vars, (list, tuple)) else lv[0]
+    single = not isinstance(loop_vars, (list, tuple))
+    lv = (loop_vars,) if single else loop_vars
+    lv = _as_tensor_leaves(lv)
+    in_avals = _flat_avals(lv)
+    tree = lv
+
+    def cfn(*flat):
+        r = cond(*nest.pack_sequence_as(tree, list(flat)))
+        return r
+
+    def bfn(*flat):
+        r = body(*nest.pack_sequence_as(tree, list(flat)))
+        if single and not isinstance(r, (list, tuple)):
+            r = (r,)
+        return list(nest.flatten(r))
+
+    cg, c_caps, c_out, _, _ = _trace_loop(cfn, in_avals, "loop")
+    if len(cg.outputs) != 1 or cg.outputs[0].aval.dtype != np.bool_ or cg.outputs[0].aval.shape not in ((), (1,)):
+        raise TypeError("while_loop: cond must return a scalar bool tensor")
+    bg, b_caps, b_out, _, _ = _trace_loop(bfn, in_avals, "loop")
+    _check_carry("while_loop body", in_avals, bg)
+    outs = bind(while_p, *nest.flatten(lv), *c_caps, *b_caps, cond_graph=cg, body_graph=bg,
+                n_carry=len(in_avals), n_cond_caps=len(c_caps),
+                max_iter=None if maximum_iterations is None else int(maximum_iterations))
+    res = nest.pack_sequence_as(tree, list(outs))
+    return res[0] if single else res
+
+
+def _check_carry(what, in_avals, g, n=None):
+    outs = g.outputs if n is None else g.outputs[:n]
+    if len(outs) != len(in_avals):
+        raise ValueError(f"{what} returns {len(outs)} loop values, expected {len(in_avals)}")
+    for i, (a, o) in enumerate(zip(in_avals, outs)):
+        oa = aval_of(o.val) if isinstance(o, Literal) else o.aval
+        if oa.dtype != a.dtype and not (isinstance(o, Literal)):
+            raise TypeError(f"{what}: loop value {i} changes dtype {a.dtype.name} -> {oa.dtype.name}; "
+                            "cast it inside the body")
+        if not isinstance(o, Literal) and oa.shape != a.shape:
+            raise ValueError(f"{what}: loop value {i} changes shape {fmt_shape(a.shape)} -> "
+                             f"{fmt_shape(oa.shape)}; loop values must keep their shape")
+    # Python scalars returned from the body become constants of the carry's dtype
+    for i, (a, o) in enumerate(zip(in_avals, outs)):
+        if isinstance(o, Literal):
+            v = Var(Aval(a.shape, a.dtype))
+            g.consts.append((v, np.asarray(o.val, a.dtype).reshape(a.shape) if a.shape == () else
+                             np.full(a.shape, o.val, a.dtype)))
+            g.outputs[i] = v
+
+
+# ---------------------------------------------------------------------------------------------
+# scan / fori_loop
+# ---------------------------------------------------------------------------------------------
+
+def _scan_impl(*operands, body, length, n_carry, n_xs, start, reverse):
+    carry = list(operands[:n_carry])
+    xs = operands[n_carry:n_carry + n_xs]
+    caps = list(operands[n_carry + n_xs:])
+    n_ys = len(body.outputs) - n_carry
+    ys = None
+    order = range(length - 1, -1, -1) if reverse else range(length)
+    for k in order:
+        i = np.int32(start + k)
+        out = interpreter.eval_graph(body, [i] + carry + [x[k] for x in xs] + caps)
+        carry = out[:n_carry]
+        if n_ys:
+            if ys is None:
+                ys = [np.empty((length,) + np.shape(y), np.asarray(y).dtype) for y in out[n_carry:]]
+            for buf, y in zip(ys, out[n_carry:]):
+                buf[k] = y
+    if n_ys and ys is None:
+        ys = [np.empty((0,) + tuple(v.aval.shape), v.aval.dtype) for v in body.outputs[n_carry:]]
+    return tuple(carry) + tuple(ys or ())
+
+
+def _scan_abstract(*operands, body, length, n_carry, n_xs, start, reverse):
+    outs = [v.aval for v in body.outputs]
+    return tuple(outs[:n_carry]) + tuple(Aval((length,) + a.shape, a.dtype) for a in outs[n_carry:])
+
+
+def _scan_vjp(cts, outs, *operands, body, length, n_carry, n_xs, start, reverse):
+    """Reverse-mode through a scan: recompute the input carry of every step
+    (one forward scan that stacks them), then scan backwards running the
+    body's vjp, carrying the carry cotangent and accumulating the cotangents
+    of the loop-invariant operands."""
+    carry0 = list(operands[:n_carry])
+    xs = list(operands[n_carry:n_carry + n_xs])
+    caps = list(operands[n_carry + n_xs:])
+    n_ys = len(body.outputs) - n_carry
+    ct_carry = [c if c is not None else _zeros_like(o) for c, o in zip(cts[:n_carry], outs[:n_carry])]
+    ct_ys = [c if c is not None else _zeros_like(o) for c, o in zip(cts[n_carry:], outs[n_carry:])]
+
+    # 1. stacked input carries: scan whose ys are the carries entering each step
+    def fwd(i, carry, x):
+        new = inline_graph(body, [i] + list(carry) + list(x) + caps, replay=True)
+        return list(new[:n_carry]), list(carry)
+    _, stacked = _scan_raw(fwd, carry0, xs, length, start, reverse)
+
+    float_caps = [k for k, c in enumerate(caps) if aval_of(c).dtype.kind == "f"]
+    float_carry = [k for k, c in enumerate(carry0) if aval_of(c).dtype.kind == "f"]
+
+    # 2. backwards: carry (ct_carry, ct_caps accumulated)
+    def bwd(i, state, x):
+        ctc = list(state[:n_carry])
+        acc = list(state[n_carry:])
+        carry_in = x[:n_carry]
+        x_in = x[n_carry:n_carry + n_xs]
+        cty = x[n_carry + n_xs:]
+        g = graph_vjp(body, [i] + list(carry_in) + list(x_in) + caps, list(ctc) + list(cty))
+        g_carry = g[1:1 + n_carry]
+        g_xs = g[1 + n_carry:1 + n_carry + n_xs]
+        g_caps = g[1 + n_carry + n_xs:]
+        new_ctc = [gc if gc is not None else _zeros_like(c) for gc, c in zip(g_carry, carry_in)]
+        new_acc = [E.add(a, g_caps[k]) if g_caps[k] is not None else a for a, k in zip(acc, float_caps)]
+        ys = [gx if gx is not None else _zeros_like(xx) for gx, xx in zip(g_xs, x_in)]
+        return new_ctc + new_acc, ys
+
+    init = ct_carry + [_zeros_like(caps[k]) for k in float_caps]
+    seq = list(stacked) + xs + ct_ys
+    final, g_xs = _scan_raw(bwd, init, seq, length, start, not reverse)
+    g_carry0 = final[:n_carry]
+    g_caps_acc = final[n_carry:]
+    res = [None] * len(operands)
+    for k in float_carry:
+        res[k] = g_carry0[k]
+    for j in range(n_xs):
+        if aval_of(xs[j]).dtype.kind == "f":
+            res[n_carry + j] = g_xs[j]
+    for a, k in zip(g_caps_acc, float_caps):
+        res[n_carry + n_xs + k] = a
+    return tuple(res)
+
+
+scan_p = Primitive("scan", _scan_impl, _scan_abstract, _scan_vjp, multiple_results=True,
+                   doc="body(i, *carry, *x_slices, *captures) -> (*carry, *y); stacks the ys")
+interpreter.INTERPRETERS["scan"] = lambda e, vals: _scan_impl(*vals, **e.params)
+
+
+def _scan_raw(f, init, xs, length, start=0, reverse=False):
+    """scan over flat lists: f(i, carry_list, x_list) -> (carry_list, y_list)."""
+    init = [convert_to_tensor(c) if not isinstance(c, Tensor) else c for c in init]
+    if STATE.trace is None:
+        carry = list(init)
+        ys_all = None
+        order = range(length - 1, -1, -1) if reverse else range(length)
+        for k in order:
+            x = [a[k] for a in xs]
+            carry, ys = f(np.int32(start + k), carry, x)
+            carry = list(carry)
+            if ys_all is None:
+                ys_all = [[None] * length for _ in ys]
+            for lst, y in zip(ys_all, ys):
+                lst[k] = y
+        from ..ops.array_ops import stack
+        stacked = [stack(lst, 0) for lst in ys_all] if ys_all else []
+        return carry, stacked
+    in_avals = [Aval((), np.int32)] + [aval_of(c) for c in init] + \
+               [Aval(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs]
+    n_carry = len(init)
+
+    def fn(i, *rest):
+        carry, x = list(rest[:n_carry]), list(rest[n_carry:])
+        c, y = f(i, carry, x)
+        return list(c) + list(y)
+
+    g, caps, out, sub, n_in = _trace_loop(fn, in_avals, "loop")
+    _check_carry("scan body", [aval_of(c) for c in init], g, n_carry)
+    outs = bind(scan_p, *init, *xs, *caps, body=g, length=int(length), n_carry=n_carry, n_xs=len(xs),
+                start=int(start), reverse=bool(reverse))
+    return list(outs[:n_carry]), list(outs[n_carry:])
+
+
+def scan(f, init, xs=None, length=None, reverse=False):
+    """JAX's scan: ``f(carry, x) -> (carry, y)``; returns (final carry, stacked ys).
+    ``xs`` is a tensor or nested structure of tensors scanned along axis 0."""
+    init_flat = nest.flatten(_as_tensor_leaves(init))
+    xs_flat = [] if xs is None else nest.flatten(_as_tensor_leaves(xs))
+    if length is None:
+        if not xs_flat:
+            raise ValueError("scan: give xs or length")
+        length = aval_of(xs_flat[0]).shape[0]
+        if length is None:
+            raise ValueError("scan: the length of xs must be known")
+    y_tree = [None]
+
+    def f_flat(i, carry, x):
+        c = nest.pack_sequence_as(init, list(carry))
+        xx = None if xs is None else nest.pack_sequence_as(xs, list(x))
+        c2, y = f(c, xx)
+        y_tree[0] = y
+        return nest.flatten(_as_tensor_leaves(c2)), ([] if y is None else nest.flatten(_as_tensor_leaves(y)))
+
+    carry, ys = _scan_raw(f_flat, init_flat, xs_flat, length, 0, reverse)
+    c = nest.pack_sequence_as(init, carry)
+    y = None if y_tree[0] is None else nest.pack_sequence_as(y_tree[0], ys)
+    return c, y
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """JAX's fori_loop: ``body_fun(i, val) -> val`` for i in [lower, upper).
+
+    With Python-int bounds this is a scan with a fixed trip count
+    (differentiable; compiled as one loop). With tensor bounds it is a
+    while_loop (not differentiable)."""
+    static = isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer))
+    if STATE.trace is None:
+        if static:
+            v = init_val
+            for i in range(int(lower), int(upper)):
+                v = body_fun(i, v)
+            return v
+        lo, hi = int(lower), int(upper)
+        v = init_val
+        for i in range(lo, hi):
+            v = body_fun(i, v)
+        return v
+    if static:
+        n = max(0, int(upper) - int(lower))
+        init_flat = nest.flatten(_as_tensor_leaves(init_val))
+
+        def f(i, carry, x):
+            v = nest.pack_sequence_as(init_val, list(carry))
+            return nest.flatten(_as_tensor_leaves(body_fun(i, v))), []
+        carry, _ = _scan_raw(f, init_flat, [], n, int(lower), False)
+        return nest.pack_sequence_as(init_val, carry)
+    lo = convert_to_tensor(lower, np.int32) if not isinstance(lower, Tensor) else lower
+    hi = convert_to_tensor(upper, np.int32) if not isinstance(upper, Tensor) else upper
+    res = while_loop(lambda i, v: E.bind(E.less_p, i, hi), lambda i, v: (E.add(i, 1), body_fun(i, v)),
+                     (lo, init_val))
+    return res[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# print
+# ---------------------------------------------------------------------------------------------
+
+def tf_print(*inputs, output_stream="stdout", summarize=3, sep=" ", end=None, name=None):
+    """Print on every call, also inside a compiled function (Python's print runs
+    only while tracing)."""
+    template, values = [], []
+    for x in inputs:
+        if isinstance(x, Variable):
+            x = x.read_value()
+        if isinstance(x, Tensor):
+            template.append(("t", None))
+            values.append(x)
+        else:
+            template.append(("s", str(x)))
+    stream = "stderr" if output_stream in ("stderr", getattr(__import__("sys"), "stderr")) else "stdout"
+    bind(print_p, *values, template=tuple(template), output_stream=stream, summarize=summarize)

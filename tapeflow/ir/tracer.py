@@ -1,0 +1,314 @@
+"""Tracing: the third interpretation of ``bind``.
+
+While a ``Trace`` is active (``STATE.trace``), ``bind(p, *args)`` calls
+``trace.process``, which runs the primitive's shape/dtype rule and appends an
+equation instead of computing anything. Tensors seen while tracing are
+``Tracer`` objects: symbolic, with a shape and dtype but no value.
+
+Variables are captured by reference: each read is a ``read_variable``
+equation and each assign an ``assign_variable`` equation, in program order,
+so compiled code reads the current value on every call and sees its own
+writes. Sub-traces (cond branches, loop bodies) capture outer tracers as
+extra inputs.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from ..core import primitive as _prim
+from ..core.aval import Aval, fmt_shape
+from ..core.primitives.effects import assign_variable_p
+from ..core.state import STATE
+from ..core.tensor import Tensor, Variable, TensorShape, _to_array
+from ..core import dtypes as _dt
+from .graph import Eqn, Graph, Literal, Var
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class TracingError(RuntimeError):
+    pass
+
+
+class Tracer(Tensor):
+    """A symbolic tensor: shape and dtype known, value not (yet)."""
+
+    __slots__ = ("_trace", "_var")
+
+    def __init__(self, trace, var):
+        self._v = None
+        self._trace = trace
+        self._var = var
+
+    @property
+    def aval(self):
+        return self._var.aval
+
+    @property
+    def shape(self):
+        return TensorShape(self._var.aval.shape)
+
+    @property
+    def dtype(self):
+        return _dt.from_np(self._var.aval.dtype)
+
+    @property
+    def ndim(self):
+        return len(self._var.aval.shape)
+
+    rank = ndim
+
+    def numpy(self):
+        raise TracingError(
+            "`.numpy()` was called on a symbolic tensor inside tapeflow.function (values don't exist "
+            "while tracing). Use tapeflow ops on it, tapeflow.print(x) to see it on every call, or "
+            "return it from the function and call .numpy() on the result.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracingError(
+            "a symbolic tensor was converted to a NumPy array inside tapeflow.function (np.* on a "
+            "tensor?). Use the tapeflow op (tapeflow.math.*) instead, or return the tensor and use NumPy outside.")
+
+    def __bool__(self):
+        raise TracingError(
+            f"Python `if`/`while`/`and`/`or`/bool() on a symbolic tensor {self._short()} inside "
+            "tapeflow.function: its value is unknown while tracing. Use tapeflow.cond(pred, true_fn, "
+            "false_fn) or tapeflow.where for `if`, tapeflow.while_loop / fori_loop for loops, or pass "
+            "the value as a Python argument (it then becomes part of the cache key).")
+
+    def __float__(self):
+        raise TracingError(f"float() of a symbolic tensor {self._short()} inside tapeflow.function; "
+                           "keep it a tensor, or pass a Python float argument instead")
+
+    def __int__(self):
+        raise TracingError(f"int() of a symbolic tensor {self._short()} inside tapeflow.function; "
+                           "keep it a tensor, or pass a Python int argument instead")
+
+    def __index__(self):
+        raise TracingError(f"a symbolic tensor {self._short()} was used as a Python index; use "
+                           "tapeflow.gather, or pass the index as a Python int")
+
+    def __len__(self):
+        s = self._var.aval.shape
+        if not s:
+            raise TypeError("len() of a scalar tensor")
+        if s[0] is None:
+            raise TracingError("len() of a tensor whose first dim is unknown while tracing")
+        return s[0]
+
+    def __iter__(self):
+        from ..ops import array_ops
+        return (array_ops._index(self, i) for i in range(len(self)))
+
+    def _short(self):
+        return f"({self._var.aval.str_short()})"
+
+    def __repr__(self):
+        return f"<tf.Tensor (symbolic) shape={fmt_shape(self._var.aval.shape)} dtype={self._var.aval.dtype.name}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TracingError("a symbolic tensor cannot be pickled")
+
+
+def user_frame():
+    """The innermost stack frame outside tapeflow's own package (the user's line)."""
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR) or os.sep + "tests" + os.sep in fn:
+            return (fn, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return None
+
+
+def fmt_src(src):
+    if not src:
+        return "<unknown>"
+    return f'File "{src[0]}", line {src[1]}, in {src[2]}'
+
+
+class Trace:
+    """Builds one Graph. ``kind``: 'function' (top level), 'branch' (cond), 'loop'."""
+
+    def __init__(self, parent=None, kind="function", local_vars=()):
+        self.parent = parent
+        self.kind = kind
+        self.eqns = []
+        self.inputs = []
+        self.consts = []          # (Var, value)
+        self._const_ids = {}      # id(obj) -> Var (obj kept alive in _keep)
+        self._keep = []
+        self.captures = []        # (outer tracer, inner Var)
+        self._capture_ids = {}
+        self.variables = {}       # id -> Variable, in first-use order
+        self.written = set()      # ids of variables written in this trace
+        self.hoisted = set()      # ids of variables whose reads were hoisted to the parent
+        self.local_vars = set(local_vars)
+        self.created_variables = []
+        self.saved = None
+        self.saved_tapes = ()
+        #: tapes active where this (sub-)trace began; they see the cond/loop as one op
+        self.entry_tapes = ()
+
+    # -- context -----------------------------------------------------------------------
+    def __enter__(self):
+        self.saved = STATE.trace
+        STATE.trace = self
+        if self.parent is not None:
+            # a sub-graph starts with no tape recording: tapes opened outside see
+            # the cond/loop equation as a whole, tapes opened inside see its body
+            self.entry_tapes = self.saved_tapes = STATE.tapes
+            STATE.tapes = ()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.trace = self.saved
+        if self.parent is not None:
+            STATE.tapes = self.saved_tapes
+        return False
+
+    # -- values -------------------------------------------------------------------------
+    def new_input(self, aval):
+        v = Var(aval)
+        self.inputs.append(v)
+        return Tracer(self, v)
+
+    def const(self, value, keep=None):
+        key = id(keep if keep is not None else value)
+        v = self._const_ids.get(key)
+        if v is None:
+            arr = value
+            v = Var(Aval(np.shape(arr), np.asarray(arr).dtype if not hasattr(arr, "dtype") else arr.dtype))
+            self.consts.append((v, arr))
+            self._const_ids[key] = v
+            self._keep.append(keep if keep is not None else value)
+        return v
+
+    def to_var(self, x):
+        c = x.__class__
+        if c is Tracer:
+            if x._trace is self:
+                return x._var
+            return self._capture(x)
+        if c is Tensor:
+            if x._v is None:
+                raise TracingError("a symbolic tensor from another trace was used here")
+            return self.const(x._v, keep=x)
+        if c is float or c is int or c is bool:
+            return Literal(x, _prim.aval_of(x))
+        if isinstance(x, Variable):
+            return self.read_variable(x)._var
+        if isinstance(x, (np.ndarray, np.generic)):
+            return self.const(x)
+        if isinstance(x, (list, tuple)):
+            return self.const(_to_array(x))
+        if isinstance(x, Tensor):
+            return self.const(x._v, keep=x)
+        raise TypeError(f"cannot use a {type(x).__name__} as a tensor: {x!r}")
+
+    def _is_ancestor(self, t):
+        p = self.parent
+        while p is not None:
+            if p is t:
+                return True
+            p = p.parent
+        return False
+
+    def _capture(self, x):
+        if not self._is_ancestor(x._trace):
+            raise TracingError(
+                f"a symbolic tensor {x._short()} from a finished trace was used: it escaped a "
+                "tapeflow.function (kept on self or in a global?). Return it instead.")
+        v = self._capture_ids.get(id(x))
+        if v is not None:
+            return v
+        outer = x if x._trace is self.parent else Tracer(self.parent, self.parent._capture(x))
+        v = Var(x._var.aval)
+        self.captures.append((outer, v))
+        self._capture_ids[id(x)] = v
+        return v
+
+    def alias(self, t):
+        return Tracer(self, self.to_var(t))
+
+    # -- the interpretation -----------------------------------------------------------------
+    def process(self, p, args, params):
+        canon = None
+        for i, a in enumerate(args):
+            if isinstance(a, Variable):
+                if canon is None:
+                    canon = list(args)
+                canon[i] = self.read_variable(a)
+        if canon is not None:
+            args = tuple(canon)
+        in_vars = [self.to_var(a) for a in args]
+        try:
+            out_aval = p.abstract(*[v.aval for v in in_vars], **params)
+        except (ValueError, TypeError, IndexError) as e:
+            src = user_frame()
+            raise type(e)(f"{e}\n  while tracing, at {fmt_src(src)}") from None
+        if p.multiple_results:
+            outs = [Var(a) for a in out_aval]
+            self.eqns.append(Eqn(p, in_vars, outs, params, user_frame()))
+            result = tuple(Tracer(self, v) for v in outs)
+        else:
+            out = Var(out_aval)
+            self.eqns.append(Eqn(p, in_vars, [out], params, user_frame()))
+            result = Tracer(self, out)
+        if STATE.tapes and p.differentiable:
+            for tape in STATE.tapes:
+                tape._record(p, args, params, result)
+        return result
+
+    # -- variables -----------------------------------------------------------------------------
+    def read_variable(self, var, _tapes=None):
+        """A read of ``var`` (recorded on ``_tapes``, default: the active tapes)."""
+        tapes = STATE.tapes if _tapes is None else _tapes
+        self.variables.setdefault(id(var), var)
+        vid = id(var)
+        if self.parent is not None and vid not in self.written and vid not in self.local_vars:
+            # Hoist the read to the enclosing trace: the sub-graph then takes the value
+            # as an input, which lets gradients flow to the variable through cond/scan.
+            # Tapes that were active around the cond/loop see the outer read; tapes
+            # opened inside it see the captured inner value.
+            self.hoisted.add(vid)
+            outer = self.parent.read_variable(var, _tapes=self.entry_tapes)
+            t = Tracer(self, self._capture(outer))
+        else:
+            out = Var(var.aval)
+            self.eqns.append(Eqn(_prim.READ_VARIABLE, [], [out], {"var": var}, user_frame()))
+            t = Tracer(self, out)
+        for tape in tapes:
+            tape._record(_prim.READ_VARIABLE, (var,), {}, t)
+        return t
+
+    def write_variable(self, var, value):
+        self.variables.setdefault(id(var), var)
+        v = self.to_var(value)
+        if v.aval.dtype != var._v.dtype:
+            raise TypeError(f"{var._name}.assign: value has dtype {v.aval.dtype.name}, variable has "
+                            f"{var._v.dtype.name}")
+        self.written.add(id(var))
+        self.eqns.append(Eqn(assign_variable_p, [v], [], {"var": var}, user_frame()))
+
+    def lift_to_constant(self, t):
+        """Concrete value of a tracer that depends only on constants and variables
+        (a Variable created while tracing: optimizer slots, lazily built layers)."""
+        from .interpreter import eval_slice
+        if t._trace is not self:
+            raise TracingError("cannot create a Variable from a symbolic tensor of another trace")
+        return eval_slice(self, t._var)
+
+    # -- result ------------------------------------------------------------------------------------
+    def finish(self, outputs):
+        out_vars = [self.to_var(o) for o in outputs]
+        return Graph(self.inputs + [v for _, v in self.captures], self.consts, self.eqns, out_vars,
+                     list(self.variables.values()))
