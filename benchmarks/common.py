@@ -198,7 +198,8 @@ def measure(bench: Bench, mode: str) -> dict:
 
 
 def short_error(exc: BaseException, limit: int = 300) -> str:
-    msg = f"{type(exc).__name__}: {exc}".strip().replace("\n", " ")
+    msg = str(exc) if isinstance(exc, Unavailable) else f"{type(exc).__name__}: {exc}"
+    msg = msg.strip().replace("\n", " ")
     return msg if len(msg) <= limit else msg[: limit - 3] + "..."
 
 
