@@ -162,7 +162,9 @@ class GradientTape:
                 raise TypeError(f"GradientTape.gradient: source {_name(s)} has dtype {s.aval.dtype.name}; "
                                 "gradients are defined for floating tensors only (cast it to float first)")
         # Differentiate with this tape paused: outer tapes (and a trace) still see the ops.
-        was_active = self._active
+        # A persistent tape called inside its own context keeps recording (as TF), so
+        # the gradient it returns can be differentiated again by the same tape.
+        was_active = self._active and not self._persistent
         if was_active:
             self._pop()
         try:
