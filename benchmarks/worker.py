@@ -188,8 +188,9 @@ def main(argv=None):
             r["data_fingerprint"] = fp
             if r.get("status") == "ok" and "timing" in r:
                 t = r["timing"]
+                blocks = f"; {t['blocks']}x{t['calls_per_block']} calls" if "blocks" in t else ""
                 log(f"    {impl.label}: median {t['median'] * 1e6:.3f} µs/{case.get('unit', 'call')} "
-                    f"(min {t['min'] * 1e6:.3f}, max {t['max'] * 1e6:.3f}; {t['blocks']}x{t['calls_per_block']} calls)")
+                    f"(min {t['min'] * 1e6:.3f}, max {t['max'] * 1e6:.3f}{blocks})")
             result["results"].append(r)
         # extra per-case measurements of the framework (e.g. matmul peak)
         if setup_error is None and hasattr(wl, "framework_extras"):

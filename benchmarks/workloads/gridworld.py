@@ -1,0 +1,118 @@
+"""gridworld: the book's Gridworld DQN end to end (train, then win rate).
+
+PyTorch: benchmarks/gridworld_torch_book.py (the book's listing 3.7, on
+tapeflow's Gridworld) in the peers venv; tapeflow: `tapeflow gridworld train
+--preset book`. Both print their training wall time and win rate; the table
+shows them (one run each: no blocks, no spread). Full mode runs the book's
+5000 episodes; quick/tiny mode (only when named with --only) a few.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from benchmarks.common import Impl
+
+NAME = "gridworld"
+TITLE = "Gridworld DQN end to end (book preset)"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SEED = 0
+COLUMNS = [["train wall (s)", "wall_s", "{:.1f}"], ["win rate", "win_rate", "{:.3f}"],
+           ["episodes", "episodes", "{}"], ["total (s)", "process_s", "{:.1f}"]]
+
+
+def cases(mode):
+    episodes = {"full": None, "quick": 200, "tiny": 20}[mode]
+    title = "book preset (5000 episodes)" if episodes is None else f"book preset cut to {episodes} episodes"
+    return [{"name": "book", "title": title, "unit": "run", "display": "s", "episodes": episodes,
+             "eval_games": None if mode == "full" else 100, "columns": COLUMNS}]
+
+
+def make_data(case, seed):
+    return {}
+
+
+def _run(cmd, timeout, env=None):
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                       env=dict(os.environ, **(env or {})))
+    return p, time.time() - t0
+
+
+def parse_output(text: str) -> dict:
+    """wall time and win rate from a JSON line, else from 'wall ... s' / 'win rate ...' text."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if "win_rate" in d or "wall_s" in d:
+                return d
+    out = {}
+    m = re.findall(r"win[ _-]?rate\D{0,20}?([0-9]*\.?[0-9]+)\s*(%?)", text, flags=re.I)
+    if m:
+        v, pct = m[-1]
+        out["win_rate"] = float(v) / (100 if pct or float(v) > 1 else 1)
+    m = re.findall(r"(?:wall|train(?:ing)?(?: time)?)\D{0,20}?([0-9]*\.?[0-9]+)\s*s\b", text, flags=re.I)
+    if m:
+        out["wall_s"] = float(m[-1])
+    return out
+
+
+def _result(d, process_s, cmd):
+    if "wall_s" not in d:
+        raise RuntimeError("no wall time in the output")
+    metrics = {k: d[k] for k in ("wall_s", "win_rate", "episodes", "steps", "updates", "final_loss") if k in d}
+    metrics["process_s"] = process_s
+    return {"timing": {"median": float(d["wall_s"]), "min": float(d["wall_s"]), "max": float(d["wall_s"]),
+                       "q1": float(d["wall_s"]), "q3": float(d["wall_s"]), "n": 1},
+            "metrics": metrics, "command": " ".join(cmd)}
+
+
+def _timeout(mode):
+    return {"full": 2700, "quick": 600, "tiny": 240}[mode]
+
+
+def run_torch(case, data, mode):
+    threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
+    cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "gridworld_torch_book.py"), "--seed", str(SEED),
+           "--threads", str(threads)]
+    if case["episodes"]:
+        cmd += ["--episodes", str(case["episodes"])]
+    if case["eval_games"]:
+        cmd += ["--eval-games", str(case["eval_games"])]
+    if not os.path.exists(cmd[1]):
+        raise FileNotFoundError("benchmarks/gridworld_torch_book.py is not there yet")
+    p, el = _run(cmd, _timeout(mode), {"PYTHONPATH": ROOT})
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"exit {p.returncode}: {tail[0][:200]}")
+    d = parse_output(p.stdout)
+    print(f"    PyTorch book run: {d}", flush=True)
+    return _result(d, el, cmd)
+
+
+def run_tapeflow(case, data, mode):
+    cmd = [sys.executable, "-c", "import sys; from tapeflow.cli import main; sys.exit(main())",
+           "gridworld", "train", "--preset", "book", "--seed", str(SEED)]
+    if case["episodes"]:
+        cmd += ["--episodes", str(case["episodes"])]
+    p, el = _run(cmd, _timeout(mode))
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"`tapeflow gridworld train --preset book` exit {p.returncode}: {tail[0][:200]}")
+    d = parse_output(p.stdout + "\n" + p.stderr)
+    print(f"    tapeflow book run: {d}", flush=True)
+    return _result(d, el, ["tapeflow", *cmd[3:]])
+
+
+IMPLS = [
+    Impl("tapeflow", "tapeflow", "tapeflow gridworld train --preset book", None, runner=run_tapeflow),
+    Impl("torch", "torch", "PyTorch (book listing 3.7)", None, runner=run_torch),
+]
