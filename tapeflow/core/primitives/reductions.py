@@ -39,12 +39,18 @@ def reduce_sum(x, axis, keepdims=False):
 
 
 def _sum_kernel(x, axis, keepdims):
-    return np.sum(x, axis=axis, keepdims=keepdims)
+    # the ufunc's reduce directly: np.sum's Python wrapper costs microseconds per call
+    if x.dtype.kind == "b":
+        return np.sum(x, axis=axis, keepdims=keepdims)
+    return _add_reduce(x, axis=axis, keepdims=keepdims)
+
+
+_add_reduce = np.add.reduce
 
 
 reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum", require="fiub"),
                          lambda g, out, x, axis, keepdims: (_expand_to(g, x, axis, keepdims),),
-                         impl_out=lambda out, x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, out=out))
+                         impl_out=lambda out, x, axis, keepdims: _add_reduce(x, axis=axis, keepdims=keepdims, out=out))
 
 
 def _extremum_vjp(g, out, x, axis, keepdims):
@@ -56,13 +62,13 @@ def _extremum_vjp(g, out, x, axis, keepdims):
     return (E.mul(_expand_to(g, x, axis, keepdims), E.div(mask, count)),)
 
 
-reduce_max_p = Primitive("reduce_max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+reduce_max_p = Primitive("reduce_max", lambda x, axis, keepdims: np.maximum.reduce(x, axis=axis, keepdims=keepdims),
                          _reduce_abstract("reduce_max"), _extremum_vjp,
-                         impl_out=lambda out, x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims, out=out))
+                         impl_out=lambda out, x, axis, keepdims: np.maximum.reduce(x, axis=axis, keepdims=keepdims, out=out))
 # reduce_min is its own primitive (not -max(-x)) only so compiled code calls one kernel.
-reduce_min_p = Primitive("reduce_min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+reduce_min_p = Primitive("reduce_min", lambda x, axis, keepdims: np.minimum.reduce(x, axis=axis, keepdims=keepdims),
                          _reduce_abstract("reduce_min"), _extremum_vjp,
-                         impl_out=lambda out, x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims, out=out))
+                         impl_out=lambda out, x, axis, keepdims: np.minimum.reduce(x, axis=axis, keepdims=keepdims, out=out))
 
 
 def _prod_vjp(g, out, x, axis, keepdims):
