@@ -273,7 +273,7 @@ def build_torch(case, data):
         return loss
 
     def check():
-        losses = [float(step()) for _ in range(CHECK_STEPS)]
+        losses = [float(step().detach()) for _ in range(CHECK_STEPS)]
         out = named(torch_arrays(model))
         out["loss"] = np.array(losses)
         return out

@@ -268,7 +268,7 @@ def build_torch(case, data):
             out.update(named(torch_arrays(m), prefix))
         return out
 
-    return Bench(step=cycle, units=2, check=lambda: check_run(lambda: tuple(float(x) for x in cycle()), state))
+    return Bench(step=cycle, units=2, check=lambda: check_run(lambda: tuple(float(x.detach()) for x in cycle()), state))
 
 
 # --- JAX + optax ---------------------------------------------------------------------
