@@ -104,7 +104,7 @@ def build_torch(case, data):
     def check():
         loss, g = step()
         g = [t.numpy() for t in g]
-        return pack(float(loss), [g[0].T, g[1], g[2].T, g[3]])
+        return pack(float(loss.detach()), [g[0].T, g[1], g[2].T, g[3]])
 
     return Bench(step=step, check=check)
 
