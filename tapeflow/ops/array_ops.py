@@ -189,7 +189,7 @@ def unstack(value, num=None, axis=0, name=None):
     n = s[ax]
     if n is None:
         raise ValueError("unstack: the axis length must be known")
-    return [I.getitem(value, (slice(None),) * ax + (i,)) for i in builtins.range(n)]
+    return [I.getitem(value, (builtins.slice(None),) * ax + (i,)) for i in builtins.range(n)]
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
@@ -208,7 +208,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
             raise ValueError(f"split: sizes {sizes} do not add up to {n}")
     out, start = [], 0
     for k in sizes:
-        out.append(I.getitem(value, (slice(None),) * ax + (slice(start, start + k),)))
+        out.append(I.getitem(value, (builtins.slice(None),) * ax + (builtins.slice(start, start + k),)))
         start += k
     return out
 
@@ -253,7 +253,8 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 def reverse(tensor, axis, name=None):
     nd = len(aval_of(tensor).shape)
     axes = norm_axis("reverse", axis, nd)
-    return I.getitem(tensor, tuple(slice(None, None, -1) if i in axes else slice(None) for i in builtins.range(nd)))
+    return I.getitem(tensor, tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
+                                   for i in builtins.range(nd)))
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001
