@@ -252,7 +252,7 @@ def add_n(inputs, name=None):
     inputs = list(inputs)
     if not inputs:
         raise ValueError("add_n: needs at least one tensor")
-    r = inputs[0]
+    r = inputs[0] if len(inputs) > 1 else convert_to_tensor(inputs[0])
     for t in inputs[1:]:
         r = add(r, t)
     return r
