@@ -19,8 +19,12 @@ import numpy as np
 from ...core import primitive as _prim
 from ...ir.graph import Graph, Literal, Var
 
-#: primitives whose output may alias an input (NumPy returns views)
-VIEW_PRIMS = {"reshape", "transpose", "broadcast_to", "getitem", "stop_gradient", "cast", "read_variable"}
+#: primitives whose output may alias an input (NumPy returns views; einsum can, e.g. "ij->ji")
+VIEW_PRIMS = {"reshape", "transpose", "broadcast_to", "getitem", "stop_gradient", "cast", "read_variable",
+              "einsum"}
+#: control flow: an output may be any operand passed through (a branch returning its
+#: input, a loop that runs zero times), so it may alias every operand
+PASS_THROUGH_PRIMS = {"cond", "while_loop", "scan"}
 
 
 class BufferPlan:
@@ -37,21 +41,28 @@ class BufferPlan:
 def plan_buffers(graph: Graph) -> BufferPlan:
     plan = BufferPlan()
     eqns = graph.eqns
-    # Views alias their input's memory: track each value's root allocation, and
-    # keep a buffer until the last use of its root or of any view of it.
-    root = {}
+    # Views alias their input's memory: track each value's root allocations, and
+    # keep a buffer until the last use of its root or of any value that may alias it.
+    roots = {}  # Var -> frozenset of root Vars it may alias (absent: only itself)
+
+    def roots_of(v):
+        return roots.get(v, (v,))
+
     for e in eqns:
         if e.prim.name in VIEW_PRIMS and e.prim is not _prim.READ_VARIABLE and e.inputs \
                 and isinstance(e.inputs[0], Var):
-            r = root.get(e.inputs[0], e.inputs[0])
             for o in e.outputs:
-                root[o] = r
+                roots[o] = frozenset(roots_of(e.inputs[0]))
+        elif e.prim.name in PASS_THROUGH_PRIMS:
+            rs = frozenset(r for v in e.inputs if isinstance(v, Var) for r in roots_of(v))
+            for o in e.outputs:
+                roots[o] = rs | {o}
     last_use = {}
     for i, e in enumerate(eqns):
         for v in e.inputs:
             if isinstance(v, Var):
-                r = root.get(v, v)
-                last_use[r] = i
+                for r in roots_of(v):
+                    last_use[r] = i
     n = len(eqns)
     escaping = set()
     written = {}
@@ -62,8 +73,9 @@ def plan_buffers(graph: Graph) -> BufferPlan:
     for v in list(graph.outputs) + list(written):
         if isinstance(v, Var):
             escaping.add(v)
-            escaping.add(root.get(v, v))
-            last_use[root.get(v, v)] = n
+            for r in roots_of(v):
+                escaping.add(r)
+                last_use[r] = n
     outputs = {v for v in graph.outputs if isinstance(v, Var)}
     fresh = set()  # values allocated by their producing eqn, owned by no one else
     pool = {}
@@ -79,7 +91,7 @@ def plan_buffers(graph: Graph) -> BufferPlan:
             if o not in escaping and all(d is not None for d in o.aval.shape) and o.aval.shape != () \
                     and o in last_use:
                 key = (o.aval.shape, o.aval.dtype)
-                ins = {id(held.get(root.get(v, v))) for v in e.inputs if isinstance(v, Var)}
+                ins = {id(held.get(r)) for v in e.inputs if isinstance(v, Var) for r in roots_of(v)}
                 free = pool.get(key, [])
                 buf = None
                 for j, b in enumerate(free):
@@ -94,13 +106,14 @@ def plan_buffers(graph: Graph) -> BufferPlan:
                 held[o] = buf
             else:
                 fresh.add(o)
-        elif e.prim.name not in VIEW_PRIMS and e.effect is None and len(e.outputs) == 1:
+        elif e.prim.name not in VIEW_PRIMS and e.prim.name not in PASS_THROUGH_PRIMS \
+                and e.effect is None and len(e.outputs) == 1:
             fresh.add(e.outputs[0])
         # release buffers whose root (and every view of it) is dead after this equation
         for v in e.inputs:
             if isinstance(v, Var):
-                r = root.get(v, v)
-                if last_use.get(r) == i and r in held:
-                    b = held.pop(r)
-                    pool.setdefault((b.shape, b.dtype), []).append(b)
+                for r in roots_of(v):
+                    if last_use.get(r) == i and r in held:
+                        b = held.pop(r)
+                        pool.setdefault((b.shape, b.dtype), []).append(b)
     return plan
