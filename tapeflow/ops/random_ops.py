@@ -34,7 +34,9 @@ class Generator:
         return cls(None)
 
     def reset_from_seed(self, seed):
-        self._gen = np.random.default_rng(int(seed))
+        # reseed the NumPy stream in place: compiled graphs hold it as a parameter of
+        # their random equations, so a new object would leave them on the old stream
+        self._gen.bit_generator.state = np.random.default_rng(int(seed)).bit_generator.state
         self.seed = seed
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
@@ -88,15 +90,21 @@ def _shape(shape):
 
 _global_seed = None
 _global = Generator(None)
-_op_gens: dict = {}
+_op_gens: dict = {}   # op seed -> Generator (reseeded in place by set_seed)
+
+
+def _op_seed(op_seed):
+    return int(np.random.SeedSequence([_global_seed or 0, int(op_seed)]).generate_state(1)[0])
 
 
 def set_seed(seed):
-    """Reset the global stream: everything random after this call is reproducible."""
+    """Reset the global stream: everything random after this call is reproducible
+    (also inside already compiled functions, which hold the same generators)."""
     global _global_seed
     _global_seed = None if seed is None else int(seed)
     _global.reset_from_seed(0 if seed is None else seed) if seed is not None else None
-    _op_gens.clear()
+    for op_seed, g in _op_gens.items():
+        g.reset_from_seed(_op_seed(op_seed))
 
 
 def get_global_generator():
@@ -111,10 +119,9 @@ def set_global_generator(gen):
 def _gen_for(seed):
     if seed is None:
         return _global
-    key = (_global_seed, int(seed))
-    g = _op_gens.get(key)
+    g = _op_gens.get(int(seed))
     if g is None:
-        g = _op_gens[key] = Generator(np.random.SeedSequence([_global_seed or 0, int(seed)]).generate_state(1)[0])
+        g = _op_gens[int(seed)] = Generator(_op_seed(seed))
     return g
 
 
