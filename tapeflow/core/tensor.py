@@ -351,8 +351,9 @@ def _shape_compatible(a, b):
 def _symbolic_numpy_error():
     return RuntimeError(
         "`.numpy()` was called inside tapeflow.function, where values are symbolic while tracing. "
-        "Use tapeflow ops on the tensor instead, tapeflow.print to see it at run time, or return it "
-        "from the function and call .numpy() on the result.")
+        "Use tapeflow ops on the tensor instead (tapeflow.cond / tapeflow.while_loop for control flow "
+        "that depends on it), tapeflow.print to see it at run time, or return it from the function "
+        "and call .numpy() on the result.")
 
 
 def _lift_symbolic(t):

@@ -64,8 +64,9 @@ class Tracer(Tensor):
     def numpy(self):
         raise TracingError(
             "`.numpy()` was called on a symbolic tensor inside tapeflow.function (values don't exist "
-            "while tracing). Use tapeflow ops on it, tapeflow.print(x) to see it on every call, or "
-            "return it from the function and call .numpy() on the result.")
+            "while tracing). Use tapeflow ops on it (tapeflow.cond / tapeflow.while_loop for control "
+            "flow that depends on it), tapeflow.print(x) to see it on every call, or return it from the "
+            "function and call .numpy() on the result.")
 
     def __array__(self, dtype=None, copy=None):
         raise TracingError(
@@ -80,12 +81,16 @@ class Tracer(Tensor):
             "the value as a Python argument (it then becomes part of the cache key).")
 
     def __float__(self):
-        raise TracingError(f"float() of a symbolic tensor {self._short()} inside tapeflow.function; "
-                           "keep it a tensor, or pass a Python float argument instead")
+        raise TracingError(f"float() of a symbolic tensor {self._short()} inside tapeflow.function: its "
+                           "value is unknown while tracing. Keep it a tensor (tapeflow.cond / "
+                           "tapeflow.while_loop for control flow that depends on it), or pass a Python "
+                           "float argument instead")
 
     def __int__(self):
-        raise TracingError(f"int() of a symbolic tensor {self._short()} inside tapeflow.function; "
-                           "keep it a tensor, or pass a Python int argument instead")
+        raise TracingError(f"int() of a symbolic tensor {self._short()} inside tapeflow.function: its "
+                           "value is unknown while tracing. Keep it a tensor (tapeflow.cond / "
+                           "tapeflow.while_loop / tapeflow.fori_loop for control flow that depends on "
+                           "it), or pass a Python int argument instead")
 
     def __index__(self):
         raise TracingError(f"a symbolic tensor {self._short()} was used as a Python index; use "
