@@ -22,8 +22,17 @@ def _reduce_abstract(name, out_dtype=None, require="fiu"):
             shape = tuple(1 if i in axis else d for i, d in enumerate(x.shape))
         else:
             shape = tuple(d for i, d in enumerate(x.shape) if i not in axis)
-        return Aval(shape, out_dtype or x.dtype)
+        return Aval(shape, out_dtype or (_INT32 if x.dtype.kind == "b" else x.dtype))
     return rule
+
+
+_INT32 = np.dtype(np.int32)
+
+
+def _int_dtype(x):
+    """Integer sums/products keep the input's dtype (NumPy would widen int32 to
+    int64; TF does not); bools are counted as int32."""
+    return _INT32 if x.dtype.kind == "b" else x.dtype
 
 
 def _expand_to(g, x, axis, keepdims):
@@ -40,9 +49,9 @@ def reduce_sum(x, axis, keepdims=False):
 
 def _sum_kernel(x, axis, keepdims):
     # the ufunc's reduce directly: np.sum's Python wrapper costs microseconds per call
-    if x.dtype.kind == "b":
-        return np.sum(x, axis=axis, keepdims=keepdims)
-    return _add_reduce(x, axis=axis, keepdims=keepdims)
+    if x.dtype.kind == "f":
+        return _add_reduce(x, axis=axis, keepdims=keepdims)
+    return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=_int_dtype(x))
 
 
 _add_reduce = np.add.reduce
@@ -92,7 +101,8 @@ def _prod_vjp(g, out, x, axis, keepdims):
     return (E.mul(_expand_to(g, x, axis, keepdims), others),)
 
 
-reduce_prod_p = Primitive("reduce_prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+reduce_prod_p = Primitive("reduce_prod", lambda x, axis, keepdims: np.prod(
+                              x, axis=axis, keepdims=keepdims, dtype=None if x.dtype.kind == "f" else _int_dtype(x)),
                           _reduce_abstract("reduce_prod"), _prod_vjp)
 
 
@@ -113,7 +123,7 @@ argmin_p = Primitive("argmin", lambda x, axis, output_type: np.argmin(x, axis=ax
 def _cumsum_kernel(x, axis, exclusive, reverse):
     if reverse:
         x = np.flip(x, axis)
-    r = np.cumsum(x, axis=axis)
+    r = np.cumsum(x, axis=axis, dtype=None if x.dtype.kind == "f" else _int_dtype(x))
     if exclusive:
         r = np.concatenate([np.zeros_like(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)], axis=axis)
     if reverse:
@@ -124,7 +134,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 def _cumsum_abstract(x, axis, exclusive, reverse):
     if not 0 <= axis < max(x.ndim, 1):
         raise ValueError(f"cumsum: axis {axis} is out of range for a tensor of rank {x.ndim}")
-    return Aval(x.shape, x.dtype)
+    return Aval(x.shape, _INT32 if x.dtype.kind == "b" else x.dtype)
 
 
 cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
