@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import sys
 import time
 import warnings
 import weakref
@@ -33,6 +35,17 @@ from . import pipeline
 
 _new = object.__new__
 RETRACE_WARN_AT = 5
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel():
+    """``stacklevel`` for warnings.warn called by our caller: the first frame outside tapeflow."""
+    f = sys._getframe(2)  # 0: here, 1: the caller of warnings.warn (stacklevel 1), 2: its caller
+    level = 2
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+        level += 1
+    return level
 
 
 class TensorSpec:
@@ -71,21 +84,34 @@ class TensorSpec:
 # -- signatures ----------------------------------------------------------------------------------
 
 class _Obj:
-    """Cache-key leaf for an arbitrary object: by identity (held weakly when possible)."""
-    __slots__ = ("oid", "desc")
+    """Cache-key leaf for an arbitrary object: by identity. The object is held weakly
+    when possible (strongly otherwise), so a new object that reuses a dead one's id()
+    never matches the dead one's trace."""
+    __slots__ = ("oid", "desc", "ref")
 
     def __init__(self, o):
         self.oid = id(o)
         self.desc = f"{type(o).__name__} object at {hex(id(o))}"
+        self.ref = _identity_ref(o)
 
     def __eq__(self, other):
-        return isinstance(other, _Obj) and other.oid == self.oid
+        if not isinstance(other, _Obj) or other.oid != self.oid:
+            return False
+        o = self.ref()
+        return o is not None and o is other.ref()
 
     def __hash__(self):
         return self.oid
 
     def __repr__(self):
         return self.desc
+
+
+def _identity_ref(o, callback=None):
+    try:
+        return weakref.ref(o, callback)
+    except TypeError:  # not weakly referenceable: hold it (correct, if not frugal)
+        return lambda: o
 
 
 def _leaf_key(x):
@@ -242,7 +268,7 @@ class Function:
         self.retrace_reasons = []
         self._warned = False
         self._traced_once = False
-        self._bound = weakref.WeakKeyDictionary() if _instance is None else None
+        self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
         except (TypeError, ValueError):
@@ -252,18 +278,23 @@ class Function:
 
     # methods: one Function per instance, so `self` is part of what is captured
     def __get__(self, obj, objtype=None):
+        # by identity, not hash/==: instances that compare equal (or are unhashable, as
+        # dataclasses) still get their own Function and cache
         if obj is None:
             return self
-        try:
-            return self._bound[obj]
-        except (KeyError, TypeError):
-            pass
+        hit = self._bound.get(id(obj))
+        if hit is not None and hit[0]() is obj:
+            return hit[1]
         bound = Function(self._python_function, self._input_signature, self.__name__, self._backend,
                          _instance=obj)
-        try:
-            self._bound[obj] = bound
-        except TypeError:
-            pass
+        key = id(obj)
+        bound_map = self._bound
+
+        def _forget(_ref, key=key):
+            entry = bound_map.get(key)
+            if entry is not None and entry[0] is _ref:
+                del bound_map[key]
+        self._bound[key] = (_identity_ref(obj, _forget), bound)
         return bound
 
     @property
@@ -324,7 +355,7 @@ class Function:
         if not getattr(self, "_warned_tape", False):
             warnings.warn(f"tapeflow.function {self.__name__!r} was called inside a GradientTape: it runs "
                           "eagerly so the tape can record it. For speed, open the tape inside the function "
-                          "(compute gradients and apply them there).", stacklevel=3)
+                          "(compute gradients and apply them there).", stacklevel=_user_stacklevel())
             self._warned_tape = True
         return self._call_fn(*args, **kwargs)
 
@@ -475,13 +506,18 @@ class Function:
                     counts[arg] = counts.get(arg, 0) + 1
             arg = max(counts, key=counts.get) if counts else "an argument"
             last = self.retrace_reasons[-1][0] if self.retrace_reasons else ""
-            fix = ("pass it as a tensor (tapeflow.constant(...)) instead of a Python number"
-                   if "Python" in last else "give the function an input_signature with None for the "
-                   "dimension that varies")
+            if "Python" in last:
+                fix = "pass it as a tensor (tapeflow.constant(...)) instead of a Python number"
+            elif "Tensor(" in last:
+                fix = ("give the function an input_signature (tapeflow.TensorSpec) with None for the "
+                       "dimension that varies")
+            else:
+                fix = ("pass the same object on every call (objects are cached by identity), or pass "
+                       "the values that change as tensors")
             warnings.warn(
                 f"tapeflow.function {self.__name__!r} has been traced {n} times; most retraces come "
                 f"from argument {arg!r} (last change: {last}). To avoid retracing, {fix}.",
-                RetracingWarning, stacklevel=4)
+                RetracingWarning, stacklevel=_user_stacklevel())
 
     # -- introspection -------------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs):
