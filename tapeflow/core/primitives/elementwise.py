@@ -86,7 +86,11 @@ def _pow_vjp(g, out, x, y):
     gx = gy = None
     if not _is_const(x):
         # y * x^(y-1), computed directly (not out/x, which is 0/0 at x == 0)
-        gx = mul(g, mul(y, bind(pow_p, x, (y - 1) if _is_const(y) else sub(y, 1))))
+        d = mul(y, bind(pow_p, x, (y - 1) if _is_const(y) else sub(y, 1)))
+        if not _is_const(y) or np.any(np.asarray(y) == 0):
+            # x^0 is constant, but 0 * 0^-1 is NaN at x == 0: the derivative is 0 there
+            d = bind(select_p, bind(equal_p, y, 0), 0, d)
+        gx = mul(g, d)
     if not _is_const(y):
         # d/dy x^y = x^y log x; defined as 0 where x <= 0 (as TF) so the gradient of
         # e.g. 0**y at y > 0 is 0, not NaN from log(0) * 0.
