@@ -64,7 +64,14 @@ def squared_difference(x, y, name=None):
 def softplus(x, name=None):
     # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never overflows, and its gradient
     # (sigmoid) stays finite for large |x|.
-    return add(maximum(x, 0), log1p(exp(negative(abs(x)))))
+    return add(maximum(x, 0), log1p(exp(neg_abs_(x))))
+
+
+def neg_abs_(x):
+    """-|x| spelled where(x > 0, -x, x): at x == 0 its gradient is 1, so in
+    max(x, 0) + f(-|x|) the two kinks' gradients add up to the true derivative
+    there (softplus'(0) = 1/2), where abs'(0) = 0 would give 0."""
+    return where(greater(x, 0), negative(x), x)
 
 
 def log_sigmoid(x, name=None):

@@ -26,9 +26,12 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 def elu(features, alpha=1.0, name=None):
     # expm1 of min(x, 0): the unselected branch must stay finite, or its inf
-    # gradient would poison the selected one (0 * inf = NaN).
-    neg = M.multiply(M.expm1(M.minimum(features, 0)), alpha)
-    return M.where(M.greater(features, 0), features, neg)
+    # gradient would poison the selected one (0 * inf = NaN). min(x, 0) is a
+    # where, not minimum, whose tie at 0 would send the gradient to the constant:
+    # elu'(0) is alpha (TF: y + 1 for y <= 0), not 0.
+    pos = M.greater(features, 0)
+    neg = M.multiply(M.expm1(M.where(pos, 0.0, features)), alpha)
+    return M.where(pos, features, neg)
 
 
 _SELU_ALPHA = 1.6732632423543772
@@ -72,13 +75,19 @@ def softmax(logits, axis=-1, name=None):
 
 
 def log_softmax(logits, axis=-1, name=None):
-    return M.subtract(logits, M.reduce_logsumexp(logits, axis, keepdims=True))
+    # (x - m) - log(sum(exp(x - m))), not x - logsumexp(x): for large logits the
+    # latter subtracts two nearly equal large numbers and loses the precision of
+    # the small result (float32: log(2) came out as 0.69318 at logits of 1000).
+    m = M.stop_gradient(M.reduce_max(logits, axis, keepdims=True))
+    m = M.where(M.is_finite(m), m, M.zeros_like_(m))
+    shifted = M.subtract(logits, m)
+    return M.subtract(shifted, M.log(M.reduce_sum(M.exp(shifted), axis, keepdims=True)))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     # max(x, 0) - x z + log(1 + e^-|x|): TF's stable form, finite for any logit.
     x, z = logits, labels
-    return M.add(M.subtract(M.maximum(x, 0), M.multiply(x, z)), M.log1p(M.exp(M.negative(M.abs(x)))))
+    return M.add(M.subtract(M.maximum(x, 0), M.multiply(x, z)), M.log1p(M.exp(M.neg_abs_(x))))
 
 
 def softmax_cross_entropy_with_logits(labels=None, logits=None, axis=-1, name=None):
