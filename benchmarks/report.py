@@ -42,6 +42,7 @@ def annotate_case(case: dict, machine: dict | None = None) -> dict:
         {"impl": numpy_ref["impl"], "label": numpy_ref["label"], "median_s": numpy_ref["timing"]["median"]}
         if numpy_ref else None)
     peak = (machine or {}).get("peak_gflops_numpy")
+    best = (machine or {}).get("peak_gflops_best")
     for r in ok:
         med = r["timing"]["median"]
         r["vs_fastest_peer"] = med / fastest_peer["timing"]["median"] if fastest_peer else None
@@ -51,6 +52,8 @@ def annotate_case(case: dict, machine: dict | None = None) -> dict:
             m["gflops"] = case["flops_per_unit"] / med / 1e9
             if peak:
                 m["pct_peak"] = 100.0 * m["gflops"] / peak
+            if best:
+                m["pct_best_peak"] = 100.0 * m["gflops"] / best
     return case
 
 
@@ -134,6 +137,9 @@ def machine_line(machine: dict) -> str:
     if machine.get("peak_gflops_numpy"):
         bits.append(f"NumPy float32 matmul peak {machine['peak_gflops_numpy']:.0f} GFLOP/s "
                     f"({machine.get('peak_threads', '?')} thread(s))")
+    if machine.get("peak_gflops_best"):
+        bits.append(f"best float32 matmul of any framework {machine['peak_gflops_best']:.0f} GFLOP/s "
+                    f"({machine.get('peak_best_framework')})")
     return ", ".join(bits)
 
 

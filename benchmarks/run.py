@@ -196,6 +196,10 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             machine["peak_gflops_numpy"] = npx["peak_gflops"]
             machine["peak_matmul"] = npx.get("peak_matmul")
             machine["peak_threads"] = threads
+        best = max(((fw, e["peak_gflops"]) for fw, e in ex.items() if isinstance(e, dict) and e.get("peak_gflops")),
+                   key=lambda t: t[1], default=None)
+        if best:
+            machine["peak_gflops_best"], machine["peak_best_framework"] = best[1], best[0]
     cases = []
     for case in wl.cases(mode):
         c = {k: v for k, v in case.items() if isinstance(v, (str, int, float, bool, list, dict, type(None)))}
@@ -311,8 +315,9 @@ def main(argv=None):
     results.setdefault("workloads", {})
     old_peak = (results.get("machine") or {}).get("peak_gflops_numpy")
     if old_peak and "autoencoder" not in work:
-        machine["peak_gflops_numpy"] = old_peak
-        machine["peak_threads"] = results["machine"].get("peak_threads")
+        for k in ("peak_gflops_numpy", "peak_matmul", "peak_threads", "peak_gflops_best", "peak_best_framework"):
+            if k in results["machine"]:
+                machine[k] = results["machine"][k]
     tmp = tempfile.mkdtemp(prefix="tapeflow-bench-")
     for name in work:
         entry = run_workload(name, args, peer_python, peer_status, tmp, log_dir, machine)

@@ -9,25 +9,36 @@ import numpy as np
 
 
 def act_fwd(z, act):
+    """Activation applied in place to z (a fresh matmul result); returns z."""
     if act == "relu":
-        return np.maximum(z, 0)
+        return np.maximum(z, 0, out=z)
     if act == "tanh":
-        return np.tanh(z)
+        return np.tanh(z, out=z)
     if act == "sigmoid":
-        return 1.0 / (1.0 + np.exp(-z))
+        np.negative(z, out=z)
+        np.exp(z, out=z)
+        z += 1
+        return np.reciprocal(z, out=z)
     if act == "linear":
         return z
     raise ValueError(act)
 
 
 def act_bwd(h, dh, act):
-    """Gradient through the activation given its output h."""
+    """Gradient through the activation given its output h; overwrites dh."""
     if act == "relu":
-        return dh * (h > 0)
+        dh *= h > 0
+        return dh
     if act == "tanh":
-        return dh * (1 - h * h)
+        t = h * h
+        np.subtract(1, t, out=t)
+        dh *= t
+        return dh
     if act == "sigmoid":
-        return dh * h * (1 - h)
+        t = np.subtract(1, h)
+        t *= h
+        dh *= t
+        return dh
     if act == "linear":
         return dh
     raise ValueError(act)
@@ -38,13 +49,16 @@ def mlp_forward(params, x, acts):
     hs = [x]
     h = x
     for i, act in enumerate(acts):
-        h = act_fwd(h @ params[2 * i] + params[2 * i + 1], act)
+        z = h @ params[2 * i]
+        z += params[2 * i + 1]
+        h = act_fwd(z, act)
         hs.append(h)
     return h, hs
 
 
 def mlp_backward(params, hs, acts, dout, need_dx=False):
-    """Gradients of a scalar loss w.r.t. params given d loss / d output."""
+    """Gradients of a scalar loss w.r.t. params given d loss / d output
+    (dout is overwritten)."""
     grads = [None] * len(params)
     d = dout
     for i in reversed(range(len(acts))):

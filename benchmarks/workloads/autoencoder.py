@@ -5,7 +5,10 @@ sigmoid, MSE against the input; one timed call computes the loss and the
 gradients w.r.t. all four weight arrays (no update). FLOPs counted: the five
 matmuls (2 forward, 3 backward; no gradient w.r.t. the input), 5 * 2*B*784*200.
 % of peak is against the machine's float32 matmul peak measured with NumPy
-(2048^3); each framework's own 2048^3 matmul rate is in the JSON.
+(2048^3), as the brief asks, and against the best 2048^3 rate of any of the
+frameworks (NumPy's OpenBLAS may use AVX2 kernels where oneDNN/Eigen use
+AVX-512, so the NumPy "peak" can be beaten); each framework's own rate is in
+the notes and the JSON.
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ def cases(mode):
     return [{"name": f"batch{B}", "title": f"784-200-784 sigmoid, MSE, gradients of all weights, batch {B:,}",
              "unit": "step", "display": "ms", "batch": B, "flops_per_unit": flops,
              "peak_n": 2048 if mode != "tiny" else 256,
-             "columns": [["GFLOP/s", "gflops", "{:.0f}"], ["% of NumPy matmul peak", "pct_peak", "{:.0f}%"]]}]
+             "columns": [["GFLOP/s", "gflops", "{:.0f}"], ["% of NumPy matmul peak", "pct_peak", "{:.0f}%"],
+                         ["% of best matmul peak", "pct_best_peak", "{:.0f}%"]]}]
 
 
 def make_data(case, seed):
@@ -46,9 +50,11 @@ def weights(data):
 
 def np_grads(params, x):
     out, cache = nn.mlp_forward(params, x, ACTS)
-    diff = out - x
-    loss = np.mean(diff * diff)
-    grads = nn.mlp_backward(params, cache, ACTS, (2.0 / diff.size) * diff)
+    diff = out - x  # (out itself is needed by the backward pass)
+    flat = diff.reshape(-1)
+    loss = np.dot(flat, flat) / flat.size
+    diff *= 2.0 / flat.size
+    grads = nn.mlp_backward(params, cache, ACTS, diff)
     return loss, grads
 
 
