@@ -56,14 +56,15 @@ def _trace_sub(fn, in_avals, kind, local_vars=()):
     return graph, caps, out, sub, n_in
 
 
-def _trace_loop(fn, in_avals, kind):
+def _trace_loop(fn, in_avals, kind, local_vars=()):
     """Trace a loop body; if it writes a variable whose read was hoisted out of
     the loop, trace again with that variable read inside (each iteration must
     see the previous iteration's write)."""
-    g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind)
+    local_vars = set(local_vars)
+    g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind, local_vars)
     bad = sub.hoisted & sub.written
     if bad:
-        g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind, local_vars=bad)
+        g, caps, out, sub, n_in = _trace_sub(fn, in_avals, kind, local_vars | bad)
     return g, caps, out, sub, n_in
 
 
@@ -311,10 +312,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             r = (r,)
         return list(nest.flatten(r))
 
-    cg, c_caps, c_out, _, _ = _trace_loop(cfn, in_avals, "loop")
+    # the body first: variables it writes must be read inside the cond graph (on every
+    # test), not hoisted out of the loop as a value read once before it
+    bg, b_caps, b_out, b_sub, _ = _trace_loop(bfn, in_avals, "loop")
+    cg, c_caps, c_out, _, _ = _trace_loop(cfn, in_avals, "loop", local_vars=b_sub.written)
     if len(cg.outputs) != 1 or cg.outputs[0].aval.dtype != np.bool_ or cg.outputs[0].aval.shape not in ((), (1,)):
         raise TypeError("while_loop: cond must return a scalar bool tensor")
-    bg, b_caps, b_out, _, _ = _trace_loop(bfn, in_avals, "loop")
     _check_carry("while_loop body", in_avals, bg)
     outs = bind(while_p, *nest.flatten(lv), *c_caps, *b_caps, cond_graph=cg, body_graph=bg,
                 n_carry=len(in_avals), n_cond_caps=len(c_caps),

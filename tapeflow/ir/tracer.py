@@ -301,7 +301,13 @@ class Trace:
         if v.aval.dtype != var._v.dtype:
             raise TypeError(f"{var._name}.assign: value has dtype {v.aval.dtype.name}, variable has "
                             f"{var._v.dtype.name}")
-        self.written.add(id(var))
+        # enclosing traces see the write too (through the cond/loop equation this trace
+        # becomes): their later reads must not be hoisted past it, and a loop whose
+        # earlier read was hoisted must be re-traced with the read inside
+        t = self
+        while t is not None:
+            t.written.add(id(var))
+            t = t.parent
         self.eqns.append(Eqn(assign_variable_p, [v], [], {"var": var}, user_frame()))
 
     def lift_to_constant(self, t):
