@@ -35,7 +35,7 @@ FRAMEWORK_LABELS = {
 # (fewer calls per block, never fewer than `min_blocks` blocks of one call).
 TIMING = {
     "tiny": dict(blocks=3, min_blocks=2, block_s=0.002, warmup_s=0.0, warmup_calls=1, budget_s=2.0),
-    "quick": dict(blocks=5, min_blocks=3, block_s=0.08, warmup_s=0.1, warmup_calls=2, budget_s=8.0),
+    "quick": dict(blocks=7, min_blocks=3, block_s=0.06, warmup_s=0.1, warmup_calls=2, budget_s=8.0),
     "full": dict(blocks=9, min_blocks=3, block_s=0.4, warmup_s=0.5, warmup_calls=3, budget_s=40.0),
 }
 

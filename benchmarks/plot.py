@@ -44,8 +44,8 @@ def main(src, dst):
         rows = sorted(rows, key=lambda r: r["timing"]["median"])
         y = list(range(len(rows)))
         med = [r["timing"]["median"] * k for r in rows]
-        lo = [max(m - r["timing"]["min"] * k, 0) for m, r in zip(med, rows)]
-        hi = [max(r["timing"]["max"] * k - m, 0) for m, r in zip(med, rows)]
+        lo = [max(m - r["timing"].get("q1", m / k) * k, 0) for m, r in zip(med, rows)]
+        hi = [max(r["timing"].get("q3", m / k) * k - m, 0) for m, r in zip(med, rows)]
         ax.barh(y, med, xerr=[lo, hi], color=[COLORS.get(r["framework"], "#999999") for r in rows],
                 error_kw={"elinewidth": 0.8, "capsize": 2})
         ax.set_yticks(y)
@@ -53,17 +53,18 @@ def main(src, dst):
         ax.invert_yaxis()
         if max(med) / max(min(med), 1e-12) > 30:
             ax.set_xscale("log")
-        ax.set_xlabel(f"{SYMBOL.get(disp, disp)} per {case.get('unit', 'call')} (median; bars: min-max)", fontsize=8)
+        ax.set_xlabel(f"{SYMBOL.get(disp, disp)} per {case.get('unit', 'call')} (median; whiskers: interquartile range)", fontsize=8)
         ax.set_title(title + (": " + case["title"] if case.get("title") else ""), fontsize=9)
         for yi, m in zip(y, med):
             ax.text(m, yi, f" {m:.3g}", va="center", fontsize=6)
         ax.tick_params(axis="x", labelsize=7)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLORS.values()]
-    fig.legend(handles, list(COLORS), loc="upper center", ncol=len(COLORS), fontsize=8)
+    fig.legend(handles, list(COLORS), loc="upper center", ncol=len(COLORS), fontsize=8,
+               bbox_to_anchor=(0.5, 0.985 - 0.25 / fig.get_figheight()))
     m = res.get("machine", {})
     fig.suptitle(f"tapeflow benchmarks - {m.get('cpu_model', '?')}, {res.get('settings', {}).get('threads', '?')} "
-                 f"thread(s), {res.get('generated', '')}", fontsize=10, y=0.995)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+                 f"thread(s), {res.get('generated', '')}", fontsize=10, y=0.998)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.9 / fig.get_figheight()))
     fig.savefig(dst, dpi=110)
     print(f"wrote {dst}")
     return 0
