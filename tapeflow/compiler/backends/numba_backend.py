@@ -252,7 +252,8 @@ class _Gen:
                 st = var_stage[id(e.params["var"])]
                 kind = "scalar"
             elif name == "assign_variable":
-                st = need(e.inputs[0])
+                # not before an earlier write or read of the variable (program order)
+                st = max(need(e.inputs[0]), var_stage[id(e.params["var"])])
                 kind = "scalar"
             elif name == "scan":
                 st = max([need(v) for v in e.inputs] + [max(var_stage.values(), default=0)])
@@ -295,7 +296,9 @@ class _Gen:
                 for o in e.outputs:
                     ready[o] = st + 1
             if name == "assign_variable":
-                var_stage[id(e.params["var"])] = max(var_stage[id(e.params["var"])], st)
+                # later reads and writes go to the next stage: this write may be emitted
+                # after the stage's loops, and reads are emitted before them
+                var_stage[id(e.params["var"])] = st + 1
             if kind == "scan":
                 # a scan may write variables: everything after it waits for it
                 for k in var_stage:
@@ -346,8 +349,10 @@ class _Gen:
         p = e.prim
         name = p.name
         if p is _prim.READ_VARIABLE:
-            env[e.outputs[0]] = var_names[id(e.params["var"])]
-            return []
+            # a snapshot: a later write rebinds the variable's name, never mutates it
+            t = self.fresh("r")
+            env[e.outputs[0]] = t
+            return [f"{pad}{t} = {var_names[id(e.params['var'])]}"]
         if name == "assign_variable":
             src = self.ref(env, e.inputs[0])
             nm = var_names[id(e.params["var"])]
