@@ -32,3 +32,6 @@ from .core import dtypes  # noqa: F401
 
 newaxis = None
 __version__ = "0.1.0"
+from .module import Module  # noqa: E402,F401
+from . import keras, optimizers  # noqa: E402,F401
+from .keras.utils import soft_update  # noqa: E402,F401

@@ -1,0 +1,805 @@
+"""The Keras ``Layer``: lazily built, attribute-tracked, tapeflow-ops only.
+
+A layer's ``__call__``:
+
+* converts NumPy/Python inputs to tensors and casts floating inputs to the
+  layer's dtype (Keras' autocast: float64 NumPy states become float32);
+* builds the layer on its first call from the input shapes
+  (``build(input_shape)``; weights made with ``add_weight``), then checks
+  later inputs against ``input_spec``;
+* passes ``training`` to ``call`` only if ``call`` accepts it; a layer called
+  without ``training`` inherits the value of the enclosing layer's call;
+* keeps a stack of the layers being called, so an error raised inside names
+  the layer's path in the model (``critic/L2``) and the input shapes;
+* in the functional API (inputs are ``keras.Input`` placeholders) records a
+  node of the graph instead.
+
+Everything a layer does to tensors is tapeflow ops, so ``tapeflow.function``
+can trace it; weights are created at build time from NumPy initial values.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.aval import fmt_shape
+from ..core.primitive import aval_of
+from ..core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ..module import Module, _VERSION, _notify, TRACKING_HOOKS, camel_to_snake, _children
+from ..ops import array_ops as A
+from ..ops import math_ops as M
+from ..util import nest
+from . import backend
+from . import initializers as _inits
+from . import regularizers as _regs
+
+__all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor"]
+
+#: layers currently inside ``__call__``, outermost first
+_CALL_STACK: list = []
+#: the ``training`` value of the enclosing calls (None: not given)
+_TRAINING: list = [None]
+#: constraints by variable id: (variable, fn); applied by optimizers after updates
+_CONSTRAINTS: dict = {}
+_ANY_ACTIVITY_LOSS = [False]
+
+_BOOKKEEPING = frozenset({
+    "_own_weights", "_own_names", "_own_inits", "_regularized", "_activity_losses", "_trainable", "built",
+    "_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape", "_last_output_shape",
+    "_init_args", "_explicit_name", "_autocast", "input_spec", "_building_from_call", "_nodes",
+    "_layers_cache", "_supports_masking", "supports_masking", "_compiled", "_functional", "_seq_input_shape",
+    "stateful", "_name_base"})
+
+
+class InputSpec:
+    """What a built layer accepts: ``ndim``/``min_ndim``/``max_ndim``,
+    ``axes`` ({axis: size}) and ``shape`` (None = any size)."""
+
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None,
+                 allow_last_axis_squeeze=False, name=None):
+        self.dtype = dtype
+        self.shape = None if shape is None else tuple(shape)
+        self.ndim = len(self.shape) if shape is not None else ndim
+        self.max_ndim = max_ndim
+        self.min_ndim = min_ndim
+        self.axes = dict(axes or {})
+        self.name = name
+
+    def __repr__(self):
+        parts = [f"{k}={v}" for k, v in (("shape", self.shape), ("ndim", self.ndim), ("min_ndim", self.min_ndim),
+                                          ("max_ndim", self.max_ndim), ("axes", self.axes or None)) if v]
+        return f"InputSpec({', '.join(parts)})"
+
+    def check(self, shape):
+        """None if ``shape`` fits, else a description of what was expected."""
+        n = len(shape)
+        if self.ndim is not None and n != self.ndim:
+            return f"expected ndim={self.ndim}"
+        if self.min_ndim is not None and n < self.min_ndim:
+            return f"expected min_ndim={self.min_ndim}"
+        if self.max_ndim is not None and n > self.max_ndim:
+            return f"expected max_ndim={self.max_ndim}"
+        for ax, size in self.axes.items():
+            a = ax if ax >= 0 else n + ax
+            if size is not None and 0 <= a < n and shape[a] is not None and shape[a] != size:
+                return f"expected axis {ax} of the input to have size {size}"
+        if self.shape is not None:
+            for i, (want, got) in enumerate(zip(self.shape, shape)):
+                if want is not None and got is not None and want != got:
+                    return f"expected axis {i} of the input to have size {want}"
+        return None
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _call_arg_info(cls):
+    """(accepts_training, accepts_mask) for ``cls.call``."""
+    try:
+        params = inspect.signature(cls.call).parameters
+    except (TypeError, ValueError):
+        return True, False
+    var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return ("training" in params or var_kw), ("mask" in params or var_kw)
+
+
+def _shape_of(x):
+    return TensorShape(aval_of(x).shape)
+
+
+def _shapes(inputs):
+    if isinstance(inputs, (Tensor, np.ndarray, KerasTensor)):
+        return _shape_of(inputs) if not isinstance(inputs, KerasTensor) else inputs.shape
+    if isinstance(inputs, (list, tuple)):
+        return [_shapes(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {k: _shapes(v) for k, v in inputs.items()}
+    return None
+
+
+def _dtypes(inputs):
+    if isinstance(inputs, (Tensor, np.ndarray)):
+        return aval_of(inputs).dtype.name
+    if isinstance(inputs, KerasTensor):
+        return inputs.dtype.name
+    if isinstance(inputs, (list, tuple)):
+        return [_dtypes(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {k: _dtypes(v) for k, v in inputs.items()}
+    return None
+
+
+def _fmt(shape):
+    """(None, 64): Keras' way of printing a shape."""
+    dims = ["None" if d is None else str(int(d)) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def _fmt_shapes(s):
+    if isinstance(s, (tuple, TensorShape)) and all(d is None or isinstance(d, (int, np.integer)) for d in s):
+        return _fmt(s)
+    if isinstance(s, list):
+        return "[" + ", ".join(_fmt_shapes(x) for x in s) + "]"
+    if isinstance(s, dict):
+        return "{" + ", ".join(f"{k!r}: {_fmt_shapes(v)}" for k, v in s.items()) + "}"
+    return str(s)
+
+
+def _batchless(shape):
+    """A shape with the batch dim shown as None (Keras' summary style)."""
+    if isinstance(shape, (tuple, TensorShape)) and all(d is None or isinstance(d, (int, np.integer)) for d in shape):
+        return (None,) + tuple(shape[1:]) if len(shape) else tuple(shape)
+    if isinstance(shape, list):
+        return [_batchless(s) for s in shape]
+    return shape
+
+
+def _component(layer, parent):
+    if parent is not None and not layer.__dict__.get("_explicit_name", False):
+        pa = layer.__dict__.get("_parent_attr")
+        if pa:
+            attr = pa.get(id(parent))
+            if attr is not None:
+                return attr
+    return layer.name
+
+
+def call_path(stack=None):
+    """The path of the innermost layer being called, e.g. ``critic/L2``."""
+    stack = _CALL_STACK if stack is None else stack
+    parts = []
+    prev = None
+    for layer in stack:
+        parts.append(_component(layer, prev))
+        prev = layer
+    return "/".join(parts)
+
+
+def _annotate(e, layer, inputs):
+    """Re-raise ``e`` with the layer path and input shapes in its message."""
+    if getattr(e, "_tapeflow_layer_path", None) is not None or type(e) not in (
+            ValueError, TypeError, IndexError, RuntimeError, NotImplementedError):
+        return None
+    path = call_path()
+    try:
+        shapes = _fmt_shapes(_shapes(inputs))
+    except Exception:  # pragma: no cover - best effort
+        shapes = "?"
+    new = type(e)(f"in layer '{path}' ({type(layer).__name__} '{layer.name}'), called on inputs of shape "
+                  f"{shapes}: {e}")
+    new._tapeflow_layer_path = path
+    return new
+
+
+def _ensure_layer_init(layer):
+    if "_own_weights" not in layer.__dict__:
+        raise RuntimeError(f"{type(layer).__name__}: the layer was not initialized; call "
+                           "`super().__init__()` at the start of your layer's __init__")
+
+
+def _wrap_init(init):
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if "_init_args" not in self.__dict__:
+            object.__setattr__(self, "_init_args", (args, dict(kwargs)))
+        init(self, *args, **kwargs)
+    __init__._tapeflow_wrapped = True
+    return __init__
+
+
+_LAYER_KWARGS = {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "activity_regularizer",
+                 "autocast", "dynamic", "input_length"}
+
+
+class Layer(Module):
+    """Keras layer base class (see the module docstring).
+
+    Override ``build(input_shape)`` to create weights with ``add_weight`` and
+    ``call(inputs, training=None)`` for the computation.
+    """
+
+    _WALK_SKIP = Module._WALK_SKIP | _BOOKKEEPING
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_tapeflow_wrapped", False):
+            cls.__init__ = _wrap_init(init)  # remember constructor args: clone_model replays them
+
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
+        unknown = set(kwargs) - _LAYER_KWARGS
+        if unknown:
+            raise TypeError(f"{type(self).__name__}: keyword argument(s) not understood: {sorted(unknown)}")
+        d = self.__dict__
+        setter = object.__setattr__
+        base = camel_to_snake(type(self).__name__)
+        setter(self, "_explicit_name", name is not None)
+        setter(self, "_name", name if name is not None else backend.unique_object_name(base))
+        setter(self, "_own_weights", [])
+        setter(self, "_own_names", [])
+        setter(self, "_own_inits", [])
+        setter(self, "_regularized", [])
+        setter(self, "_activity_losses", [])
+        setter(self, "_trainable", bool(trainable))
+        setter(self, "built", False)
+        if isinstance(dtype, dict):  # a serialized policy
+            dtype = dtype.get("config", {}).get("name", None)
+        setter(self, "_dtype", _dt.as_dtype(dtype).name if dtype is not None else backend.floatx())
+        setter(self, "_build_input_shape", None)
+        setter(self, "_build_input_dtypes", None)
+        setter(self, "_last_output_shape", None)
+        setter(self, "_autocast", kwargs.get("autocast", True))
+        setter(self, "input_spec", d.get("input_spec"))
+        setter(self, "supports_masking", False)
+        bis = kwargs.get("batch_input_shape")
+        if bis is None and kwargs.get("input_shape") is not None:
+            bis = (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
+        if bis is None and kwargs.get("input_dim") is not None:
+            bis = (kwargs.get("batch_size"), int(kwargs["input_dim"]))
+        setter(self, "_batch_input_shape", None if bis is None else tuple(bis))
+        ar = kwargs.get("activity_regularizer")
+        self.activity_regularizer = _regs.get(ar) if ar is not None else None
+        setter(self, "_initial_weights", kwargs.get("weights"))
+
+    # -- properties -----------------------------------------------------------------------
+    @property
+    def name(self):
+        return self.__dict__.get("_name") or camel_to_snake(type(self).__name__)
+
+    @property
+    def dtype(self):
+        return self.__dict__.get("_dtype", backend.floatx())
+
+    compute_dtype = dtype
+    variable_dtype = dtype
+
+    @property
+    def trainable(self):
+        return self.__dict__.get("_trainable", True)
+
+    @trainable.setter
+    def trainable(self, value):
+        value = bool(value)
+        object.__setattr__(self, "_trainable", value)
+        for layer in self._flatten_layers(include_self=False):
+            object.__setattr__(layer, "_trainable", value)
+        _VERSION[0] += 1
+
+    def _collect(self):
+        c = self.__dict__.get("_var_cache")
+        if c is not None and c[0] == _VERSION[0]:
+            return c[1]
+        from ..module import _collect_into
+        out = []
+        _collect_into(self, self.trainable, out, set(), set())
+        object.__setattr__(self, "_var_cache", (_VERSION[0], out))
+        return out
+
+    @property
+    def trainable_weights(self):
+        return [v for v, t in self._collect() if t]
+
+    @property
+    def non_trainable_weights(self):
+        return [v for v, t in self._collect() if not t]
+
+    @property
+    def weights(self):
+        c = self._collect()
+        return [v for v, t in c if t] + [v for v, t in c if not t]
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    @property
+    def losses(self):
+        """Regularization penalties of all weights (recomputed now, from their
+        current values) and activity losses added during the last call."""
+        out = []
+        for layer in self._flatten_layers():
+            for l in layer.__dict__.get("_activity_losses", ()):
+                out.append(l() if callable(l) else l)
+            for var, reg in layer.__dict__.get("_regularized", ()):
+                out.append(reg(var))
+        return out
+
+    def add_loss(self, losses, inputs=None):
+        """Add a loss tensor (or a no-argument callable) to ``self.losses``;
+        tensors added during a call are cleared at the next outermost call."""
+        _ensure_layer_init(self)
+        _ANY_ACTIVITY_LOSS[0] = True
+        for l in (losses if isinstance(losses, (list, tuple)) else [losses]):
+            if l is None:
+                continue
+            if not callable(l) and not isinstance(l, Tensor):
+                l = convert_to_tensor(l)
+            self._activity_losses.append(l)
+
+    def _clear_losses(self):
+        for layer in self._flatten_layers():
+            al = layer.__dict__.get("_activity_losses")
+            if al:
+                al[:] = [l for l in al if callable(l)]
+
+    def _walk_children(self):
+        """Own weights first (named by attribute, else by weight name), then
+        the other attributes in assignment order (Keras' weight order)."""
+        d = self.__dict__
+        skip = self._WALK_SKIP
+        attr_of = {}
+        for k, v in d.items():
+            if isinstance(v, Variable) and k not in skip:
+                attr_of.setdefault(id(v), k)
+        out = []
+        names = d.get("_own_names", ())
+        for w, n in zip(d.get("_own_weights", ()), names):
+            out.append((attr_of.get(id(w), n), w))
+        for k, v in d.items():
+            if k not in skip:
+                out.append((k, v))
+        return out
+
+    def _flatten_layers(self, include_self=True, recursive=True):
+        """This layer and its sublayers (depth first, each once)."""
+        c = self.__dict__.get("_layers_cache")
+        key = (_VERSION[0], include_self, recursive)
+        if c is not None and c[0] == key:
+            return c[1]
+        out, seen = ([self] if include_self else []), {id(self)}
+
+        def rec(obj, depth):
+            for _, v in _children(obj):
+                if isinstance(v, Layer):
+                    if id(v) not in seen:
+                        seen.add(id(v))
+                        out.append(v)
+                        if recursive:
+                            rec(v, depth + 1)
+                elif isinstance(v, (list, tuple, dict)) and depth < 50:
+                    rec(v, depth + 1)
+        rec(self, 0)
+        object.__setattr__(self, "_layers_cache", (key, out))
+        return out
+
+    # -- weights ----------------------------------------------------------------------------
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                   constraint=None, use_resource=None, synchronization=None, aggregation=None, **kwargs):
+        """Create a weight now (call it from ``build``): a Variable initialized
+        by ``initializer`` (default glorot_uniform for floats, zeros otherwise),
+        tracked by this layer, penalized by ``regularizer`` in ``losses``."""
+        _ensure_layer_init(self)
+        init_kwargs = kwargs.pop("_init_kwargs", None) or {}
+        kwargs.pop("experimental_autocast", None)
+        kwargs.pop("getter", None)
+        kwargs.pop("partitioner", None)
+        if kwargs:
+            raise TypeError(f"add_weight: unknown keyword arguments {sorted(kwargs)}")
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dtype = _dt.as_dtype(dtype if dtype is not None else self.dtype)
+        if name is None:
+            name = f"weight_{len(self._own_weights)}"
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = _inits.get(initializer)
+        if trainable is None:
+            trainable = True
+        try:
+            if isinstance(init, _inits.Initializer):
+                value = init(shape, dtype=dtype, **init_kwargs)
+            else:
+                value = init(shape, dtype=dtype)
+        except TypeError:
+            value = init(shape)
+        if isinstance(value, Tensor) and value._v is None:
+            raise TypeError(f"add_weight {name!r}: the initializer returned a symbolic tensor; initializers "
+                            "must compute concrete values")
+        arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if arr.shape != shape:
+            arr = np.broadcast_to(arr, shape)
+        var = Variable(arr.astype(dtype.as_numpy_dtype, copy=False), trainable=bool(trainable),
+                       name=f"{self.name}/{name}")
+        self._own_weights.append(var)
+        self._own_names.append(name)
+        self._own_inits.append((init, init_kwargs))
+        reg = _regs.get(regularizer)
+        if reg is not None:
+            self._regularized.append((var, reg))
+        if constraint is not None:
+            _CONSTRAINTS[id(var)] = (var, constraint)
+        _VERSION[0] += 1
+        if TRACKING_HOOKS:
+            _notify(self, name, var)
+        return var
+
+    add_variable = add_weight
+
+    def _reinitialize(self):
+        """Give every weight (this layer's and its sublayers') a fresh value
+        from its initializer."""
+        for layer in self._flatten_layers():
+            for w, (init, kw) in zip(layer.__dict__.get("_own_weights", ()), layer.__dict__.get("_own_inits", ())):
+                shape = tuple(w.shape)
+                try:
+                    v = init(shape, dtype=w.dtype, **kw) if isinstance(init, _inits.Initializer) \
+                        else init(shape, dtype=w.dtype)
+                except TypeError:
+                    v = init(shape)
+                w.assign(np.asarray(v.numpy() if isinstance(v, Tensor) else v).astype(w.dtype.as_numpy_dtype))
+
+    def get_weights(self):
+        """The weights' values as NumPy arrays (order of ``weights``)."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        """Assign NumPy arrays to ``weights`` (same count, shapes and order)."""
+        params = self.weights
+        weights = list(weights)
+        if len(params) != len(weights):
+            raise ValueError(f"set_weights on layer '{self.name}': it has {len(params)} weights "
+                             f"({', '.join(v.name for v in params[:8])}{'...' if len(params) > 8 else ''}), "
+                             f"but {len(weights)} arrays were given")
+        for i, (p, w) in enumerate(zip(params, weights)):
+            w = np.asarray(w.numpy() if isinstance(w, Tensor) else w)
+            if tuple(w.shape) != tuple(p.shape):
+                raise ValueError(f"set_weights on layer '{self.name}': weight {i} ({p.name}) has shape "
+                                 f"{fmt_shape(p.shape)}, the array given has shape {fmt_shape(w.shape)}")
+        for p, w in zip(params, weights):
+            p.assign(np.asarray(w.numpy() if isinstance(w, Tensor) else w).astype(p.dtype.as_numpy_dtype))
+
+    def count_params(self):
+        if not self.built and not self.weights:
+            raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but the layer isn't "
+                             "built. Build it first by calling it on data, or with `build(input_shape)`.")
+        return int(sum(int(np.prod(v.shape)) for v in self.weights))
+
+    # -- build / call ----------------------------------------------------------------------
+    def build(self, input_shape):
+        """Create the weights (override); ``input_shape`` is a TensorShape, or a
+        list of them for a layer called on a list."""
+        object.__setattr__(self, "built", True)
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
+
+    def _convert_input(self, x):
+        if isinstance(x, Tensor):
+            if self._autocast and not isinstance(x, Variable):
+                d = aval_of(x).dtype
+                if d.kind == "f" and d.name != self._dtype:
+                    return M.cast(x, self._dtype)
+            return x
+        if isinstance(x, np.ndarray) or isinstance(x, np.generic):
+            if x.dtype.kind == "f" and self._autocast and x.dtype.name != self._dtype:
+                x = x.astype(self._dtype)
+            return convert_to_tensor(x)
+        if isinstance(x, list):
+            return [self._convert_input(v) for v in x]
+        if isinstance(x, tuple):
+            return tuple(self._convert_input(v) for v in x)
+        if isinstance(x, dict):
+            return {k: self._convert_input(v) for k, v in x.items()}
+        return x
+
+    def _check_inputs(self, inputs):
+        spec = self.__dict__.get("input_spec")
+        if spec is None:
+            return
+        specs = spec if isinstance(spec, (list, tuple)) else [spec]
+        xs = inputs if isinstance(spec, (list, tuple)) else [inputs]
+        if isinstance(spec, (list, tuple)) and (not isinstance(inputs, (list, tuple)) or len(inputs) != len(specs)):
+            n = len(inputs) if isinstance(inputs, (list, tuple)) else 1
+            raise self._spec_error(f"expects {len(specs)} inputs, but it received {n} input tensors", inputs)
+        for i, (s, x) in enumerate(zip(specs, xs)):
+            if s is None or not isinstance(x, Tensor):
+                continue
+            shape = aval_of(x).shape
+            why = s.check(shape)
+            if why is not None:
+                expected = self._expected_shape(i)
+                raise self._spec_error(
+                    f"input {i} is incompatible with the layer: {why}"
+                    + (f"; expected shape {_fmt(expected)}" if expected is not None else "")
+                    + f", got shape {_fmt(shape)}", inputs)
+
+    def _expected_shape(self, i):
+        bis = self.__dict__.get("_build_input_shape")
+        if isinstance(bis, list):
+            bis = bis[i] if i < len(bis) else None
+        if bis is None or not isinstance(bis, tuple):
+            return None
+        return _batchless(bis)
+
+    def _spec_error(self, msg, inputs):
+        path = call_path()
+        e = ValueError(f"Layer '{path}' ({type(self).__name__} '{self.name}'): {msg}")
+        e._tapeflow_layer_path = path
+        return e
+
+    def __call__(self, *args, **kwargs):
+        if args:
+            inputs = args[0]
+            rest = args[1:]
+        elif "inputs" in kwargs:
+            inputs = kwargs.pop("inputs")
+            rest = ()
+        else:
+            raise TypeError(f"{type(self).__name__}.__call__: missing the `inputs` argument")
+        if _any_keras_tensor(inputs):
+            return self._functional_call(inputs, rest, kwargs)
+        d = self.__dict__
+        if "_own_weights" not in d:
+            _ensure_layer_init(self)
+        inputs = self._convert_input(inputs)
+        acc_training, acc_mask = _call_arg_info(type(self))
+        training = kwargs.get("training")
+        if training is None:
+            training = _TRAINING[-1]
+            if acc_training:
+                if training is not None:
+                    kwargs["training"] = training
+                else:
+                    kwargs.pop("training", None)
+        if not acc_training:
+            kwargs.pop("training", None)
+        if not acc_mask:
+            kwargs.pop("mask", None)
+        stack = _CALL_STACK
+        if not stack and _ANY_ACTIVITY_LOSS[0]:
+            self._clear_losses()
+        stack.append(self)
+        _TRAINING.append(training)
+        try:
+            if not d["built"]:
+                self._build_from_call(inputs)
+            elif d["input_spec"] is not None:
+                self._check_inputs(inputs)
+            outputs = self.call(inputs, *rest, **kwargs)
+        except Exception as e:
+            new = _annotate(e, self, inputs)
+            if new is None:
+                raise
+            raise new.with_traceback(e.__traceback__) from None
+        finally:
+            stack.pop()
+            _TRAINING.pop()
+        if d.get("activity_regularizer") is not None:
+            self._add_activity_loss(outputs)
+        if d["_last_output_shape"] is None:
+            try:
+                object.__setattr__(self, "_last_output_shape", _shapes(outputs))
+            except Exception:  # pragma: no cover
+                pass
+        return outputs
+
+    def _add_activity_loss(self, outputs):
+        for o in nest.flatten(outputs):
+            if isinstance(o, Tensor):
+                s = aval_of(o).shape
+                loss = self.activity_regularizer(o)
+                if s and s[0] is not None and s[0] > 0:
+                    loss = M.divide(loss, float(s[0]))
+                self.add_loss(loss)
+
+    def _build_from_call(self, inputs):
+        shapes = _shapes(inputs)
+        object.__setattr__(self, "_build_input_shape", shapes)
+        object.__setattr__(self, "_build_input_dtypes", _dtypes(inputs))
+        object.__setattr__(self, "_building_from_call", True)
+        try:
+            self.build(shapes)
+        finally:
+            object.__setattr__(self, "_building_from_call", False)
+        object.__setattr__(self, "built", True)
+        _VERSION[0] += 1
+        iw = self.__dict__.get("_initial_weights")
+        if iw is not None:
+            object.__setattr__(self, "_initial_weights", None)
+            self.set_weights(iw)
+
+    # -- functional API ---------------------------------------------------------------------
+    def _functional_call(self, inputs, rest, kwargs):
+        """Record a node: build the layer and find its output shape by calling
+        it once on zeros (unknown dims as 1)."""
+        args = (inputs,) + tuple(rest)
+        kts = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
+        batch_unknown = all(len(k.shape) and k.shape[0] is None for k in kts)
+
+        def concrete(x):
+            if isinstance(x, KerasTensor):
+                return convert_to_tensor(np.zeros(tuple(1 if d is None else d for d in x.shape),
+                                                  x.dtype.as_numpy_dtype))
+            return x
+        c_args = nest.map_structure(concrete, list(args))
+        c_kwargs = nest.map_structure(concrete, dict(kwargs))
+        c_kwargs.setdefault("training", False) if _call_arg_info(type(self))[0] else None
+        _TRAINING.append(False)
+        try:
+            out = self(*c_args, **c_kwargs)
+        finally:
+            _TRAINING.pop()
+
+        def spec(t):
+            s = tuple(aval_of(t).shape)
+            if batch_unknown and s and s[0] == 1:
+                s = (None,) + s[1:]
+            return KerasTensor(s, aval_of(t).dtype)
+        outputs = nest.map_structure(spec, out)
+        node = _Node(self, args, kwargs, outputs)
+        for i, kt in enumerate(nest.flatten(outputs)):
+            kt._node = node
+            kt._index = i
+        return outputs
+
+    # -- config -------------------------------------------------------------------------------
+    def get_config(self):
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        bis = self.__dict__.get("_batch_input_shape")
+        if bis is not None:
+            cfg["batch_input_shape"] = bis
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+    def __deepcopy__(self, memo):
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            if k in ("_var_cache", "_layers_cache", "_parent_attr"):
+                continue
+            object.__setattr__(new, k, copy.deepcopy(v, memo))
+        return new
+
+
+def _any_keras_tensor(x):
+    if isinstance(x, KerasTensor):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_any_keras_tensor(v) for v in x)
+    if isinstance(x, dict):
+        return any(_any_keras_tensor(v) for v in x.values())
+    return False
+
+
+def _reinit_fresh(layer):
+    layer._reinitialize()
+    return layer
+
+
+# -- functional API --------------------------------------------------------------------------------
+
+class _Node:
+    """One call of a layer in a functional graph."""
+
+    __slots__ = ("layer", "args", "kwargs", "outputs", "parents")
+
+    def __init__(self, layer, args, kwargs, outputs):
+        self.layer = layer
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+        self.parents = [x for x in nest.flatten((list(args), kwargs)) if isinstance(x, KerasTensor)]
+
+
+class KerasTensor:
+    """A symbolic placeholder of the functional API (``keras.Input``): a shape
+    (None for the batch) and a dtype. Layers called on it record graph nodes;
+    Python arithmetic on it records a lambda layer."""
+
+    def __init__(self, shape, dtype="float32", name=None):
+        self.shape = TensorShape(tuple(None if d is None else int(d) for d in shape))
+        self.dtype = _dt.as_dtype(dtype)
+        self.name = name
+        self._node = None
+        self._index = 0
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"<KerasTensor shape={fmt_shape(self.shape)} dtype={self.dtype.name}" + \
+            (f" name={self.name}>" if self.name else ">")
+
+    def __hash__(self):
+        return id(self)
+
+    def _op(self, fn, other=None, reverse=False, name="op"):
+        from .layers.core import _OpLambda
+        if other is None:
+            return _OpLambda(lambda x: fn(x), name=None, op_name=name)(self)
+        if isinstance(other, KerasTensor):
+            layer = _OpLambda((lambda ab: fn(ab[1], ab[0])) if reverse else (lambda ab: fn(ab[0], ab[1])),
+                              op_name=name)
+            return layer([self, other])
+        return _OpLambda((lambda x: fn(other, x)) if reverse else (lambda x: fn(x, other)), op_name=name)(self)
+
+    def __add__(self, o): return self._op(M.add, o, name="add")
+    def __radd__(self, o): return self._op(M.add, o, True, name="add")
+    def __sub__(self, o): return self._op(M.subtract, o, name="subtract")
+    def __rsub__(self, o): return self._op(M.subtract, o, True, name="subtract")
+    def __mul__(self, o): return self._op(M.multiply, o, name="multiply")
+    def __rmul__(self, o): return self._op(M.multiply, o, True, name="multiply")
+    def __truediv__(self, o): return self._op(M.divide, o, name="truediv")
+    def __rtruediv__(self, o): return self._op(M.divide, o, True, name="truediv")
+    def __pow__(self, o): return self._op(M.pow, o, name="pow")
+    def __neg__(self): return self._op(M.negative, name="negative")
+    def __abs__(self): return self._op(M.abs, name="abs")
+    def __matmul__(self, o): return self._op(M.matmul, o, name="matmul")
+
+    def __getitem__(self, key):
+        from .layers.core import _OpLambda
+        return _OpLambda(lambda x: x[key], op_name="getitem")(self)
+
+    def __bool__(self):
+        raise TypeError("a KerasTensor (functional-API placeholder) has no value; use it as a layer input")
+
+    def __iter__(self):
+        raise TypeError("a KerasTensor (functional-API placeholder) is not iterable")
+
+
+class InputLayer(Layer):
+    """The layer behind ``keras.Input``: a placeholder for a model input."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=None,
+                 name=None, ragged=None, batch_input_shape=None, **kwargs):
+        if batch_input_shape is None:
+            if input_shape is None:
+                raise ValueError("InputLayer: give input_shape (without the batch dim) or batch_input_shape")
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        super().__init__(name=name, dtype=dtype or backend.floatx())
+        object.__setattr__(self, "_batch_input_shape", tuple(batch_input_shape))
+        object.__setattr__(self, "built", True)
+        kt = KerasTensor(batch_input_shape, self.dtype, name=self.name)
+        kt._node = _Node(self, (), {}, kt)
+        object.__setattr__(self, "_output", kt)
+        object.__setattr__(self, "_last_output_shape", tuple(batch_input_shape))
+
+    _WALK_SKIP = Layer._WALK_SKIP | {"_output"}
+
+    def get_config(self):
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype, "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None, ragged=None,
+          batch_shape=None, **kwargs):
+    """A functional-API placeholder: ``Input(shape=(n,))`` (batch dim excluded)."""
+    if batch_shape is None and shape is None:
+        raise ValueError("Input: give shape (without the batch dim) or batch_shape")
+    if batch_shape is None:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        batch_shape = (batch_size,) + shape
+    return InputLayer(batch_input_shape=batch_shape, dtype=dtype, name=name)._output

@@ -1,0 +1,343 @@
+"""Weight initializers (Keras names), seeded.
+
+An initializer is called at build time, ``init(shape, dtype=None)``, and
+returns a concrete constant Tensor computed with NumPy. With ``seed=None``
+values come from tapeflow's global random stream (``tapeflow.random.set_seed``
+makes them reproducible); with an explicit seed an initializer returns the
+same values on every call (as Keras).
+
+Beyond Keras: ``TorchLinear`` (``"torch_linear"``), PyTorch's default
+``nn.Linear`` initialization: kernel and bias ~ U(-1/sqrt(fan_in),
+1/sqrt(fan_in)). For a bias, ``fan_in`` is the layer's input size, which
+``Dense`` passes in (``init(shape, dtype, fan_in=...)``); a standalone call on
+a 1-D shape needs ``TorchLinear(fan_in=...)``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.tensor import constant
+from . import backend
+
+__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
+           "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform", "HeNormal", "LecunUniform",
+           "LecunNormal", "Orthogonal", "Identity", "TorchLinear", "get", "serialize", "deserialize"]
+
+
+def _rng(seed):
+    if seed is None:
+        from ..ops import random_ops
+        return random_ops.get_global_generator()._gen
+    return np.random.default_rng(seed)
+
+
+def _dtype(dtype):
+    return _dt.np_dtype(dtype if dtype is not None else backend.floatx())
+
+
+def _compute_fans(shape):
+    shape = tuple(int(d) for d in shape)
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[:-2]))
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+def _truncated_normal(rng, shape, mean, stddev):
+    """Normal samples redrawn until all lie within 2 standard deviations."""
+    z = rng.standard_normal(shape)
+    bad = np.abs(z) > 2.0
+    while bad.any():
+        z[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(z) > 2.0
+    return z * stddev + mean
+
+
+class Initializer:
+    """Base class: ``__call__(shape, dtype=None, **kwargs) -> Tensor``."""
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+class Zeros(Initializer):
+    def __call__(self, shape, dtype=None, **kwargs):
+        return constant(np.zeros(tuple(shape), _dtype(dtype)))
+
+
+class Ones(Initializer):
+    def __call__(self, shape, dtype=None, **kwargs):
+        return constant(np.ones(tuple(shape), _dtype(dtype)))
+
+
+class Constant(Initializer):
+    def __init__(self, value=0):
+        self.value = value
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        v = np.asarray(self.value.numpy() if hasattr(self.value, "numpy") else self.value)
+        return constant(np.broadcast_to(v, tuple(shape)).astype(_dtype(dtype)))
+
+    def get_config(self):
+        v = self.value
+        return {"value": v.tolist() if isinstance(v, np.ndarray) else v}
+
+
+class RandomUniform(Initializer):
+    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        v = _rng(self.seed).uniform(self.minval, self.maxval, tuple(shape))
+        return constant(v.astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+class RandomNormal(Initializer):
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        v = _rng(self.seed).normal(self.mean, self.stddev, tuple(shape))
+        return constant(v.astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class TruncatedNormal(Initializer):
+    """Normal(mean, stddev) redrawn outside two standard deviations."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        v = _truncated_normal(_rng(self.seed), tuple(shape), self.mean, self.stddev)
+        return constant(v.astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class VarianceScaling(Initializer):
+    """Keras' VarianceScaling: variance ``scale / n`` with n = fan_in, fan_out
+    or their average; truncated normal (std corrected for the truncation),
+    untruncated normal, or uniform."""
+
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+        if scale <= 0:
+            raise ValueError(f"VarianceScaling: scale must be positive, got {scale}")
+        mode = mode.lower()
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"VarianceScaling: mode must be fan_in, fan_out or fan_avg, got {mode!r}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
+            raise ValueError(f"VarianceScaling: unknown distribution {distribution!r}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = tuple(shape)
+        fan_in, fan_out = _compute_fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
+        scale = self.scale / max(1.0, n)
+        rng = _rng(self.seed)
+        if self.distribution == "truncated_normal":
+            v = _truncated_normal(rng, shape, 0.0, math.sqrt(scale) / 0.87962566103423978)
+        elif self.distribution == "untruncated_normal":
+            v = rng.normal(0.0, math.sqrt(scale), shape)
+        else:
+            limit = math.sqrt(3.0 * scale)
+            v = rng.uniform(-limit, limit, shape)
+        return constant(v.astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+
+
+class _Preset(VarianceScaling):
+    _args = (1.0, "fan_in", "uniform")
+
+    def __init__(self, seed=None):
+        super().__init__(*self._args, seed=seed)
+
+    def get_config(self):
+        return {"seed": self.seed}
+
+
+class GlorotUniform(_Preset):
+    """U(-l, l), l = sqrt(6 / (fan_in + fan_out)) (Keras' default kernel init)."""
+    _args = (1.0, "fan_avg", "uniform")
+
+
+class GlorotNormal(_Preset):
+    _args = (1.0, "fan_avg", "truncated_normal")
+
+
+class HeUniform(_Preset):
+    _args = (2.0, "fan_in", "uniform")
+
+
+class HeNormal(_Preset):
+    _args = (2.0, "fan_in", "truncated_normal")
+
+
+class LecunUniform(_Preset):
+    _args = (1.0, "fan_in", "uniform")
+
+
+class LecunNormal(_Preset):
+    _args = (1.0, "fan_in", "truncated_normal")
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal matrix
+    (sign-corrected so the distribution is uniform), times ``gain``."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: needs a shape of rank >= 2, got {shape}")
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        a = _rng(self.seed).normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return constant((self.gain * q).reshape(shape).astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape = tuple(shape)
+        if len(shape) != 2:
+            raise ValueError(f"Identity: needs a 2-D shape, got {shape}")
+        return constant((self.gain * np.eye(*shape)).astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+class TorchLinear(Initializer):
+    """PyTorch's default ``nn.Linear`` init: U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+    for both kernel and bias. ``fan_in``: fixed here, else passed by the layer
+    (``Dense`` does), else shape[0] of a kernel of rank >= 2."""
+
+    def __init__(self, fan_in=None, seed=None):
+        self.fan_in, self.seed = fan_in, seed
+
+    def __call__(self, shape, dtype=None, fan_in=None, **kwargs):
+        shape = tuple(shape)
+        n = self.fan_in or fan_in
+        if n is None:
+            if len(shape) < 2:
+                raise ValueError("TorchLinear: a 1-D (bias) shape needs fan_in: use it as a Dense "
+                                 "bias_initializer, or TorchLinear(fan_in=...)")
+            n = _compute_fans(shape)[0]
+        bound = 1.0 / math.sqrt(n) if n > 0 else 0.0
+        v = _rng(self.seed).uniform(-bound, bound, shape)
+        return constant(v.astype(_dtype(dtype)))
+
+    def get_config(self):
+        return {"fan_in": self.fan_in, "seed": self.seed}
+
+
+# lower-case aliases (Keras exports both)
+zeros = Zeros
+ones = Ones
+constant_ = Constant
+random_uniform = RandomUniform
+random_normal = RandomNormal
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_uniform = GlorotUniform
+glorot_normal = GlorotNormal
+he_uniform = HeUniform
+he_normal = HeNormal
+lecun_uniform = LecunUniform
+lecun_normal = LecunNormal
+orthogonal = Orthogonal
+identity = Identity
+torch_linear = TorchLinear
+
+_BY_NAME = {
+    "zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant": Constant,
+    "uniform": RandomUniform, "random_uniform": RandomUniform, "normal": RandomNormal,
+    "random_normal": RandomNormal, "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
+    "glorot_uniform": GlorotUniform, "xavier_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
+    "xavier_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
+    "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
+    "identity": Identity, "torch_linear": TorchLinear, "pytorch_linear": TorchLinear,
+    "torch_default": TorchLinear,
+}
+for _c in (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling, GlorotUniform,
+           GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal, Identity, TorchLinear):
+    _BY_NAME[_c.__name__.lower()] = _c
+
+
+def get(identifier):
+    """An initializer from a name (``"glorot_uniform"``, ``"HeNormal"``), a
+    config dict, an Initializer, or a callable ``f(shape, dtype)``."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, Initializer):
+        return identifier
+    if isinstance(identifier, str):
+        key = identifier.lower()
+        cls = _BY_NAME.get(key) or _BY_NAME.get(key.replace("_", ""))
+        if cls is None:
+            raise ValueError(f"unknown initializer {identifier!r}; known: {sorted(set(_BY_NAME))}")
+        return cls()
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"cannot interpret {identifier!r} as an initializer")
+
+
+def serialize(initializer):
+    if isinstance(initializer, Initializer):
+        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    return initializer
+
+
+def deserialize(config):
+    if isinstance(config, dict):
+        cls = _BY_NAME.get(config["class_name"].lower())
+        if cls is None:
+            raise ValueError(f"unknown initializer class {config['class_name']!r}")
+        return cls.from_config(config.get("config", {}))
+    return get(config)

@@ -1,0 +1,480 @@
+"""Core layers: Dense, Activation, Dropout, Flatten, Reshape, Lambda,
+Embedding, merge layers (Concatenate, Add, ...) and activation layers."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.aval import fmt_shape
+from ...core.primitive import aval_of
+from ...core.tensor import Tensor
+from ...ops import array_ops as A
+from ...ops import math_ops as M
+from ...ops import nn_ops as N
+from ...ops import random_ops as R
+from .. import activations as _acts
+from .. import backend
+from .. import initializers as _inits
+from .. import regularizers as _regs
+from ..engine import Layer, InputSpec
+
+__all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
+           "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
+           "GaussianNoise", "concatenate", "add", "subtract", "multiply", "average", "maximum", "minimum"]
+
+
+def _ser_init(i):
+    return _inits.serialize(i)
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)``; kernel (in, units), bias (units,).
+
+    ``kernel_initializer="torch_linear"`` plus ``bias_initializer="torch_linear"``
+    reproduces PyTorch's ``nn.Linear`` initialization.
+    """
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        units = int(units) if not isinstance(units, int) else units
+        if units <= 0:
+            raise ValueError(f"Dense: units must be a positive integer, got {units}")
+        self.units = units
+        self.activation = _acts.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = _inits.get(kernel_initializer)
+        self.bias_initializer = _inits.get(bias_initializer)
+        self.kernel_regularizer = _regs.get(kernel_regularizer)
+        self.bias_regularizer = _regs.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        last = input_shape[-1] if len(input_shape) else None
+        if last is None:
+            raise ValueError(f"Dense: the last dimension of the inputs must be known, got shape "
+                             f"{fmt_shape(input_shape)}")
+        last = int(last)
+        self.kernel = self.add_weight("kernel", shape=(last, self.units), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                      trainable=True, _init_kwargs={"fan_in": last})
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=(self.units,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        trainable=True, _init_kwargs={"fan_in": last})
+        else:
+            self.bias = None
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
+        self.built = True
+
+    def call(self, inputs):
+        rank = len(aval_of(inputs).shape)
+        if rank == 2:
+            out = M.matmul(inputs, self.kernel)
+        else:
+            out = M.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+        if self.use_bias:
+            out = M.add(out, self.bias)
+        act = self.activation
+        return out if act is _acts.linear else act(out)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)[:-1] + (self.units,)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(units=self.units, activation=_acts.serialize(self.activation), use_bias=self.use_bias,
+                   kernel_initializer=_ser_init(self.kernel_initializer),
+                   bias_initializer=_ser_init(self.bias_initializer),
+                   kernel_regularizer=_regs.serialize(self.kernel_regularizer),
+                   bias_regularizer=_regs.serialize(self.bias_regularizer),
+                   activity_regularizer=_regs.serialize(self.activity_regularizer),
+                   kernel_constraint=self.kernel_constraint, bias_constraint=self.bias_constraint)
+        return cfg
+
+
+class Activation(Layer):
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = _acts.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["activation"] = _acts.serialize(self.activation)
+        return cfg
+
+
+class ReLU(Layer):
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+
+    def call(self, inputs):
+        return _acts.relu(inputs, alpha=self.negative_slope, max_value=self.max_value, threshold=self.threshold)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(max_value=self.max_value, negative_slope=self.negative_slope, threshold=self.threshold)
+        return cfg
+
+
+class LeakyReLU(Layer):
+    def __init__(self, alpha=0.3, **kwargs):
+        if "negative_slope" in kwargs:
+            alpha = kwargs.pop("negative_slope")
+        super().__init__(**kwargs)
+        self.alpha = float(alpha)
+
+    def call(self, inputs):
+        return N.leaky_relu(inputs, self.alpha)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["alpha"] = self.alpha
+        return cfg
+
+
+class ELU(Layer):
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = float(alpha)
+
+    def call(self, inputs):
+        return N.elu(inputs, self.alpha)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["alpha"] = self.alpha
+        return cfg
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            inputs = M.add(inputs, M.multiply(M.subtract(1.0, M.cast(mask, aval_of(inputs).dtype)), -1e9))
+        return N.softmax(inputs, self.axis)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["axis"] = self.axis
+        return cfg
+
+
+class Dropout(Layer):
+    """Zeroes inputs with probability ``rate`` (scaling the rest by 1/(1-rate))
+    when ``training`` is true; identity otherwise. ``seed``: the layer owns a
+    random stream seeded with it (each call draws fresh numbers from the
+    stream); without a seed it draws from tapeflow's global stream.
+    ``training`` may also be a boolean tensor (selected with ``where``)."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= float(rate) < 1:
+            raise ValueError(f"Dropout: rate must be in [0, 1), got {rate}")
+        self.rate = float(rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+        object.__setattr__(self, "_gen", R.Generator.from_seed(seed) if seed is not None else None)
+
+    _WALK_SKIP = Layer._WALK_SKIP | {"_gen"}
+
+    def call(self, inputs, training=None):
+        if self.rate == 0 or training is None or training is False:
+            return inputs
+        shape = aval_of(inputs).shape
+        ns = None
+        if self.noise_shape is not None:
+            ns = tuple(s if d is None else d for d, s in zip(self.noise_shape, shape))
+        dropped = N.dropout(inputs, self.rate, noise_shape=ns, rng=self._gen)
+        if isinstance(training, Tensor):
+            return M.where(training, dropped, inputs)
+        return dropped if training else inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return cfg
+
+
+class GaussianNoise(Layer):
+    """Adds N(0, stddev) noise in training (seeded like Dropout)."""
+
+    def __init__(self, stddev, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.stddev = float(stddev)
+        self.seed = seed
+        object.__setattr__(self, "_gen", R.Generator.from_seed(seed) if seed is not None else None)
+
+    _WALK_SKIP = Layer._WALK_SKIP | {"_gen"}
+
+    def call(self, inputs, training=None):
+        if not training:
+            return inputs
+        av = aval_of(inputs)
+        gen = self._gen or R.get_global_generator()
+        return M.add(inputs, gen.normal(av.shape, stddev=self.stddev, dtype=av.dtype))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(stddev=self.stddev, seed=self.seed)
+        return cfg
+
+
+class Flatten(Layer):
+    """(batch, d1, d2, ...) -> (batch, d1*d2*...)."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format
+        self.input_spec = InputSpec(min_ndim=1)
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        if len(shape) == 1:
+            return A.expand_dims(inputs, 1)
+        rest = shape[1:]
+        if any(d is None for d in rest):
+            raise ValueError(f"Flatten: the non-batch dims must be known, got {fmt_shape(shape)}")
+        return A.reshape(inputs, (-1, int(np.prod(rest))))
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], int(np.prod(input_shape[1:])))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["data_format"] = self.data_format
+        return cfg
+
+
+class Reshape(Layer):
+    """Reshape each sample to ``target_shape`` (batch dim kept; one -1 allowed)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        if -1 in self.target_shape:
+            if shape[0] is None:
+                raise ValueError("Reshape: a target_shape with -1 needs a known batch size")
+            return A.reshape(inputs, (shape[0],) + self.target_shape)
+        return A.reshape(inputs, (-1,) + self.target_shape)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["target_shape"] = self.target_shape
+        return cfg
+
+
+class Lambda(Layer):
+    """Wraps ``function(inputs, **arguments)`` as a layer (no weights)."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+        self.output_shape_ = output_shape
+        self.arguments = dict(arguments or {})
+
+    def call(self, inputs, training=None):
+        return self.function(inputs, **self.arguments)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(function=self.function, output_shape=self.output_shape_, arguments=self.arguments)
+        return cfg
+
+
+class _OpLambda(Lambda):
+    """The layer made by Python arithmetic on functional-API placeholders."""
+
+    def __init__(self, function, op_name="op", **kwargs):
+        if kwargs.get("name") is None:
+            kwargs["name"] = backend.unique_object_name(f"tf.{op_name}")
+        super().__init__(function, **kwargs)
+        self.op_name = op_name
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["op_name"] = self.op_name
+        return cfg
+
+
+class Embedding(Layer):
+    """Integer ids (batch, ...) -> vectors (batch, ..., output_dim)."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
+                 activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
+                 **kwargs):
+        kwargs.setdefault("autocast", False)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = _inits.get(embeddings_initializer)
+        self.embeddings_regularizer = _regs.get(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self.mask_zero = bool(mask_zero)
+        self.input_length = input_length
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", shape=(self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        if aval_of(inputs).dtype.kind not in "iu":
+            inputs = M.cast(inputs, np.int32)
+        return A.gather(self.embeddings, inputs)
+
+    def compute_mask(self, inputs, mask=None):
+        return M.not_equal(inputs, 0) if self.mask_zero else None
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(input_dim=self.input_dim, output_dim=self.output_dim,
+                   embeddings_initializer=_ser_init(self.embeddings_initializer),
+                   embeddings_regularizer=_regs.serialize(self.embeddings_regularizer),
+                   embeddings_constraint=self.embeddings_constraint, mask_zero=self.mask_zero,
+                   input_length=self.input_length)
+        return cfg
+
+
+# -- merge layers ------------------------------------------------------------------------------------
+
+class _Merge(Layer):
+    def _check_list(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
+            raise ValueError(f"{type(self).__name__}: expects a list of input tensors, got "
+                             f"{type(inputs).__name__}")
+
+    def build(self, input_shape):
+        if not isinstance(input_shape, list):
+            raise ValueError(f"{type(self).__name__}: expects a list of inputs")
+        self.built = True
+
+    def _merge(self, inputs):
+        raise NotImplementedError
+
+    def call(self, inputs):
+        self._check_list(inputs)
+        shapes = [aval_of(x).shape for x in inputs]
+        if len({len(s) for s in shapes}) > 1 or any(
+                len({d for d in dims if d is not None and d != 1}) > 1 for dims in zip(*shapes)):
+            raise ValueError(f"{type(self).__name__}: inputs must have the same (or broadcastable) shapes, "
+                             f"got {', '.join(fmt_shape(s) for s in shapes)}")
+        return self._merge(list(inputs))
+
+
+class Add(_Merge):
+    def _merge(self, xs):
+        return M.add_n(xs)
+
+
+class Subtract(_Merge):
+    def _merge(self, xs):
+        if len(xs) != 2:
+            raise ValueError(f"Subtract: expects exactly 2 inputs, got {len(xs)}")
+        return M.subtract(xs[0], xs[1])
+
+
+class Multiply(_Merge):
+    def _merge(self, xs):
+        r = xs[0]
+        for x in xs[1:]:
+            r = M.multiply(r, x)
+        return r
+
+
+class Average(_Merge):
+    def _merge(self, xs):
+        return M.multiply(M.add_n(xs), 1.0 / len(xs))
+
+
+class Maximum(_Merge):
+    def _merge(self, xs):
+        r = xs[0]
+        for x in xs[1:]:
+            r = M.maximum(r, x)
+        return r
+
+
+class Minimum(_Merge):
+    def _merge(self, xs):
+        r = xs[0]
+        for x in xs[1:]:
+            r = M.minimum(r, x)
+        return r
+
+
+class Concatenate(_Merge):
+    """Concatenate a list of tensors along ``axis`` (other dims must match)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        self._check_list(inputs)
+        shapes = [tuple(aval_of(x).shape) for x in inputs]
+        ranks = {len(s) for s in shapes}
+        ok = len(ranks) == 1
+        if ok:
+            n = ranks.pop()
+            ax = self.axis % n if n else 0
+            for dims in zip(*[s[:ax] + s[ax + 1:] for s in shapes]):
+                if len({d for d in dims if d is not None}) > 1:
+                    ok = False
+        if not ok:
+            raise ValueError(f"Concatenate: inputs must match in all dims except the concatenation axis "
+                             f"({self.axis}), got {', '.join(fmt_shape(s) for s in shapes)}")
+        return A.concat(list(inputs), self.axis)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["axis"] = self.axis
+        return cfg
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def add(inputs, **kwargs):
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    return Minimum(**kwargs)(inputs)

@@ -1,0 +1,182 @@
+"""LayerNormalization and BatchNormalization (Keras semantics)."""
+from __future__ import annotations
+
+from ...core.aval import fmt_shape
+from ...core.primitive import aval_of
+from ...core.tensor import Tensor
+from ...ops import array_ops as A
+from ...ops import math_ops as M
+from ...ops import nn_ops as N
+from .. import initializers as _inits
+from .. import regularizers as _regs
+from ..engine import Layer, InputSpec
+
+__all__ = ["LayerNormalization", "BatchNormalization"]
+
+
+def _axes(axis, ndim):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    out = sorted({a % ndim for a in axes})
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for inputs of rank {ndim}")
+    return out
+
+
+class LayerNormalization(Layer):
+    """Normalize each sample over ``axis`` (default the last):
+    ``(x - mean) / sqrt(var + epsilon) * gamma + beta``."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else tuple(axis)
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = _inits.get(beta_initializer)
+        self.gamma_initializer = _inits.get(gamma_initializer)
+        self.beta_regularizer = _regs.get(beta_regularizer)
+        self.gamma_regularizer = _regs.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+
+    def build(self, input_shape):
+        nd = len(input_shape)
+        axes = _axes(self.axis, nd)
+        pshape = tuple(input_shape[a] for a in axes)
+        if any(d is None for d in pshape):
+            raise ValueError(f"LayerNormalization: the normalized axes must have known sizes, input shape "
+                             f"{fmt_shape(input_shape)}")
+        self._norm_axes = axes
+        self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
+        self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", pshape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
+            if self.center else None
+        self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
+        self.built = True
+
+    def call(self, inputs):
+        axes = self._norm_axes
+        mean, var = N.moments(inputs, axes, keepdims=True)
+        inv = M.rsqrt(M.add(var, self.epsilon))
+        out = M.multiply(M.subtract(inputs, mean), inv)
+        trailing = axes == list(range(len(self._bshape) - len(axes), len(self._bshape)))
+        if self.gamma is not None:
+            out = M.multiply(out, self.gamma if trailing else A.reshape(self.gamma, self._bshape))
+        if self.beta is not None:
+            out = M.add(out, self.beta if trailing else A.reshape(self.beta, self._bshape))
+        return out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
+                   beta_initializer=_inits.serialize(self.beta_initializer),
+                   gamma_initializer=_inits.serialize(self.gamma_initializer),
+                   beta_regularizer=_regs.serialize(self.beta_regularizer),
+                   gamma_regularizer=_regs.serialize(self.gamma_regularizer),
+                   beta_constraint=self.beta_constraint, gamma_constraint=self.gamma_constraint)
+        return cfg
+
+
+class BatchNormalization(Layer):
+    """Batch normalization over all axes but ``axis``.
+
+    training=True: normalize with the batch mean and (biased) variance and
+    update the moving statistics in place (``assign``):
+    ``moving -= (moving - batch_stat) * (1 - momentum)``, as Keras.
+    training=False/None (and whenever ``trainable`` is False, as Keras 2):
+    normalize with the moving statistics. ``training`` may be a boolean tensor.
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
+                 moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, **kwargs):
+        for k in ("renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size", "adjustment",
+                  "synchronized"):
+            kwargs.pop(k, None)
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else tuple(axis)
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = _inits.get(beta_initializer)
+        self.gamma_initializer = _inits.get(gamma_initializer)
+        self.moving_mean_initializer = _inits.get(moving_mean_initializer)
+        self.moving_variance_initializer = _inits.get(moving_variance_initializer)
+        self.beta_regularizer = _regs.get(beta_regularizer)
+        self.gamma_regularizer = _regs.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+
+    def build(self, input_shape):
+        nd = len(input_shape)
+        axes = _axes(self.axis, nd)
+        pshape = tuple(input_shape[a] for a in axes)
+        if any(d is None for d in pshape):
+            raise ValueError(f"BatchNormalization: the normalized axis must have a known size, input shape "
+                             f"{fmt_shape(input_shape)}")
+        self._param_axes = axes
+        self._reduce_axes = [a for a in range(nd) if a not in axes]
+        self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
+        self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", pshape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
+            if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", pshape, initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", pshape,
+                                               initializer=self.moving_variance_initializer, trainable=False)
+        self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
+        self.built = True
+
+    def _b(self, t):
+        trailing = self._param_axes == [len(self._bshape) - 1]
+        return t if trailing else A.reshape(t, self._bshape)
+
+    def _normalize(self, x, mean, var):
+        # tf.nn.batch_normalization's form: x * inv + (beta - mean * inv)
+        inv = M.rsqrt(M.add(var, self.epsilon))
+        if self.gamma is not None:
+            inv = M.multiply(inv, self._b(self.gamma))
+        shift = M.negative(M.multiply(mean, inv))
+        if self.beta is not None:
+            shift = M.add(shift, self._b(self.beta))
+        return M.add(M.multiply(x, inv), shift)
+
+    def call(self, inputs, training=None):
+        if not self.trainable:
+            training = False
+        if training is None or training is False:
+            return self._normalize(inputs, self._b(self.moving_mean), self._b(self.moving_variance))
+        mean, var = N.moments(inputs, self._reduce_axes, keepdims=False)
+        decay = 1.0 - self.momentum
+        sm, sv = M.stop_gradient(mean), M.stop_gradient(var)
+        mm, mv = self.moving_mean.read_value(), self.moving_variance.read_value()
+        new_mm = M.subtract(mm, M.multiply(M.subtract(mm, sm), decay))
+        new_mv = M.subtract(mv, M.multiply(M.subtract(mv, sv), decay))
+        if isinstance(training, Tensor):
+            self.moving_mean.assign(M.where(training, new_mm, mm))
+            self.moving_variance.assign(M.where(training, new_mv, mv))
+            mean = M.where(training, mean, mm)
+            var = M.where(training, var, mv)
+        else:
+            self.moving_mean.assign(new_mm)
+            self.moving_variance.assign(new_mv)
+        return self._normalize(inputs, self._b(mean), self._b(var))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon, center=self.center,
+                   scale=self.scale, beta_initializer=_inits.serialize(self.beta_initializer),
+                   gamma_initializer=_inits.serialize(self.gamma_initializer),
+                   moving_mean_initializer=_inits.serialize(self.moving_mean_initializer),
+                   moving_variance_initializer=_inits.serialize(self.moving_variance_initializer),
+                   beta_regularizer=_regs.serialize(self.beta_regularizer),
+                   gamma_regularizer=_regs.serialize(self.gamma_regularizer),
+                   beta_constraint=self.beta_constraint, gamma_constraint=self.gamma_constraint)
+        return cfg

@@ -1,0 +1,344 @@
+"""Losses (Keras): functions give one loss per sample (a mean/sum over the
+last axis); classes apply ``sample_weight`` and a reduction:
+``"sum_over_batch_size"`` (default, also ``"auto"``: sum / number of
+elements), ``"sum"`` or ``"none"``.
+
+As Keras, a class squeezes a trailing size-1 axis so that ``y_true`` of shape
+(batch,) against ``y_pred`` of shape (batch, 1) is not broadcast to
+(batch, batch); probabilities are clipped to [eps, 1 - eps] (eps = 1e-7)
+in the non-logit cross-entropies.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.primitive import aval_of
+from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..ops import array_ops as A
+from ..ops import math_ops as M
+from ..ops import nn_ops as N
+from . import backend
+
+__all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "MeanAbsoluteError", "Huber",
+           "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "LogCosh",
+           "mean_squared_error", "mean_absolute_error", "huber", "binary_crossentropy",
+           "categorical_crossentropy", "sparse_categorical_crossentropy", "log_cosh", "mse", "MSE", "mae", "MAE",
+           "get", "serialize", "deserialize"]
+
+
+class Reduction:
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key is None:
+            key = cls.AUTO
+        key = str(key).lower()
+        if key not in cls.all():
+            raise ValueError(f"invalid loss reduction {key!r}; expected one of {cls.all()}")
+        return key
+
+
+def _tensor(x):
+    if isinstance(x, Variable):
+        return x.read_value()
+    if isinstance(x, Tensor):
+        return x
+    return convert_to_tensor(np.asarray(x, dtype=np.float32) if isinstance(x, float) else x)
+
+
+def _prep(y_true, y_pred):
+    y_pred = _tensor(y_pred)
+    if isinstance(y_true, (np.ndarray, list, tuple, float, int)) and not isinstance(y_true, Tensor):
+        y_true = convert_to_tensor(np.asarray(y_true, dtype=aval_of(y_pred).dtype))
+    y_true = _tensor(y_true)
+    if aval_of(y_true).dtype != aval_of(y_pred).dtype:
+        y_true = M.cast(y_true, aval_of(y_pred).dtype)
+    return y_true, y_pred
+
+
+def _mean_last(x):
+    return M.reduce_mean(x, -1) if len(aval_of(x).shape) else x
+
+
+# -- per-sample loss functions ----------------------------------------------------------------------
+
+def mean_squared_error(y_true, y_pred):
+    """mean((y_pred - y_true)**2, axis=-1)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    return _mean_last(M.squared_difference(y_pred, y_true))
+
+
+def mean_absolute_error(y_true, y_pred):
+    y_true, y_pred = _prep(y_true, y_pred)
+    return _mean_last(M.abs(M.subtract(y_pred, y_true)))
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """mean over the last axis of 0.5 e^2 (|e| <= delta) or delta |e| - 0.5 delta^2."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    delta = float(delta)
+    err = M.subtract(y_pred, y_true)
+    a = M.abs(err)
+    quad = M.multiply(M.square(err), 0.5)
+    lin = M.subtract(M.multiply(a, delta), 0.5 * delta * delta)
+    return _mean_last(M.where(M.less_equal(a, delta), quad, lin))
+
+
+def log_cosh(y_true, y_pred):
+    y_true, y_pred = _prep(y_true, y_pred)
+    x = M.subtract(y_pred, y_true)
+    return _mean_last(M.subtract(M.add(x, M.softplus(M.multiply(x, -2.0))), float(np.log(2.0))))
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """mean over ``axis`` of -(y log p + (1 - y) log(1 - p)); with
+    ``from_logits`` the stable sigmoid form."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    if label_smoothing:
+        y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
+    if from_logits:
+        ce = N.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    else:
+        eps = backend.epsilon()
+        p = M.clip_by_value(y_pred, eps, 1.0 - eps)
+        ce = M.add(M.multiply(y_true, M.log(M.add(p, eps))),
+                   M.multiply(M.subtract(1.0, y_true), M.log(M.add(M.subtract(1.0, p), eps))))
+        ce = M.negative(ce)
+    return M.reduce_mean(ce, axis) if len(aval_of(ce).shape) else ce
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """-sum(y_true * log(p), axis) with p = y_pred / sum(y_pred) clipped to [eps, 1-eps],
+    or log_softmax(y_pred) with ``from_logits``."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    if label_smoothing:
+        n = aval_of(y_pred).shape[axis]
+        y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), label_smoothing / float(n))
+    if from_logits:
+        return N.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
+    eps = backend.epsilon()
+    p = M.divide(y_pred, M.reduce_sum(y_pred, axis, keepdims=True))
+    p = M.clip_by_value(p, eps, 1.0 - eps)
+    return M.negative(M.reduce_sum(M.multiply(y_true, M.log(p)), axis))
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, ignore_class=None):
+    """Cross-entropy with integer class ids ``y_true`` of shape (batch,) or (batch, 1)."""
+    y_pred = _tensor(y_pred)
+    y_true = _tensor(y_true) if isinstance(y_true, Tensor) else convert_to_tensor(np.asarray(y_true))
+    pr = len(aval_of(y_pred).shape)
+    if len(aval_of(y_true).shape) == pr and aval_of(y_true).shape[-1] == 1:
+        y_true = A.squeeze(y_true, -1)
+    if aval_of(y_true).dtype.kind not in "iu":
+        y_true = M.cast(y_true, np.int64)
+    if axis not in (-1, pr - 1):
+        raise NotImplementedError("sparse_categorical_crossentropy: only axis=-1 is supported")
+    if from_logits:
+        logits = y_pred
+    else:
+        eps = backend.epsilon()
+        logits = M.log(M.clip_by_value(y_pred, eps, 1.0 - eps))
+    if ignore_class is not None:
+        valid = M.not_equal(y_true, ignore_class)
+        safe = M.where(valid, y_true, M.multiply(y_true, 0))
+        ce = N.sparse_softmax_cross_entropy_with_logits(labels=safe, logits=logits)
+        return M.where(valid, ce, M.multiply(ce, 0.0))
+    return N.sparse_softmax_cross_entropy_with_logits(labels=y_true, logits=logits)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+logcosh = log_cosh
+
+
+# -- reduction ---------------------------------------------------------------------------------------
+
+def _squeeze_or_expand(a, b):
+    """Keras' squeeze_or_expand_dimensions: drop a trailing size-1 axis from
+    whichever of (a, b) has one rank more than the other."""
+    ra, rb = len(aval_of(a).shape), len(aval_of(b).shape)
+    if ra - rb == 1 and aval_of(a).shape[-1] == 1:
+        a = A.squeeze(a, -1)
+    elif rb - ra == 1 and aval_of(b).shape[-1] == 1:
+        b = A.squeeze(b, -1)
+    return a, b
+
+
+def compute_weighted_loss(losses, sample_weight=None, reduction="sum_over_batch_size"):
+    reduction = Reduction.validate(reduction)
+    if reduction == Reduction.AUTO:
+        reduction = Reduction.SUM_OVER_BATCH_SIZE
+    losses = _tensor(losses)
+    if sample_weight is not None:
+        sw = sample_weight
+        if not isinstance(sw, Tensor):
+            sw = convert_to_tensor(np.asarray(sw, dtype=aval_of(losses).dtype))
+        elif aval_of(sw).dtype != aval_of(losses).dtype:
+            sw = M.cast(sw, aval_of(losses).dtype)
+        rl, rs = len(aval_of(losses).shape), len(aval_of(sw).shape)
+        if rs - rl == 1 and aval_of(sw).shape[-1] == 1:
+            sw = A.squeeze(sw, -1)
+        elif rl - rs == 1:
+            sw = A.expand_dims(sw, -1)
+        losses = M.multiply(losses, sw)
+    if reduction == Reduction.NONE:
+        return losses
+    total = M.reduce_sum(losses)
+    if reduction == Reduction.SUM:
+        return total
+    n = int(np.prod(aval_of(losses).shape)) if all(d is not None for d in aval_of(losses).shape) else None
+    if n is None:
+        return M.reduce_mean(losses)
+    return M.divide(total, float(max(n, 1))) if n != 1 else total
+
+
+# -- classes ------------------------------------------------------------------------------------------
+
+class Loss:
+    """Base class: override ``call(y_true, y_pred)`` (per-sample losses);
+    ``__call__`` applies sample weights and the reduction."""
+
+    def __init__(self, reduction="sum_over_batch_size", name=None):
+        self.reduction = Reduction.validate(reduction)
+        self.name = name or type(self).__name__
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        losses = self.call(y_true, y_pred)
+        return compute_weighted_loss(losses, sample_weight, self.reduction)
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {"reduction": self.reduction, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class LossFunctionWrapper(Loss):
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        y_pred = _tensor(y_pred)
+        if isinstance(y_true, Tensor):
+            y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+        elif not isinstance(y_true, Tensor) and self.fn is not sparse_categorical_crossentropy:
+            y_true = convert_to_tensor(np.asarray(y_true, dtype=aval_of(y_pred).dtype))
+            y_pred, y_true = _squeeze_or_expand(y_pred, y_true)
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(self._fn_kwargs)
+        return cfg
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class Huber(LossFunctionWrapper):
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+
+
+class LogCosh(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="log_cosh"):
+        super().__init__(log_cosh, reduction=reduction, name=name)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
+                 name="binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
+                 name="categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, reduction=reduction, name=name, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, ignore_class=ignore_class)
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+
+_FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
+          "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "huber": huber,
+          "huber_loss": huber, "log_cosh": log_cosh, "logcosh": log_cosh, "binary_crossentropy": binary_crossentropy,
+          "categorical_crossentropy": categorical_crossentropy,
+          "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+_CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
+                                            CategoricalCrossentropy, SparseCategoricalCrossentropy)}
+
+
+def get(identifier):
+    """A loss from a name (function names give functions, class names
+    instances), a config dict, a Loss or a callable."""
+    if identifier is None or isinstance(identifier, Loss):
+        return identifier
+    if isinstance(identifier, str):
+        key = identifier.lower()
+        if identifier in _FUNCS or key in ("mse", "mae"):
+            return _FUNCS[key]
+        if key in _CLASSES:
+            return _CLASSES[key]()
+        if key in _FUNCS:
+            return _FUNCS[key]
+        raise ValueError(f"unknown loss {identifier!r}; known: {sorted(set(_FUNCS) | set(_CLASSES))}")
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"cannot interpret {identifier!r} as a loss")
+
+
+def serialize(loss):
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    return getattr(loss, "__name__", loss)
+
+
+def deserialize(config):
+    if isinstance(config, dict):
+        cls = _CLASSES.get(config["class_name"].lower())
+        if cls is None:
+            raise ValueError(f"unknown loss class {config['class_name']!r}")
+        return cls.from_config(config.get("config", {}))
+    return get(config)

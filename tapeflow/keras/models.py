@@ -1,0 +1,632 @@
+"""Keras models: ``Model`` (subclassed or functional), ``Sequential``,
+``clone_model``, and the compile/fit/predict conveniences.
+
+Subclassed models are built lazily on their first call (or by
+``model.build(input_shape)``, which calls the model once on zeros).
+``clone_model`` gives the same architecture with fresh variables: Sequential
+and functional models are rebuilt layer by layer from ``get_config``; a
+subclassed model is re-created from its ``get_config``/``from_config`` if it
+defines them, else by replaying the arguments its constructor was called with,
+and is then built on the same input shapes. A target network is
+``target = clone_model(q); target.set_weights(q.get_weights())``.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..core.aval import fmt_shape
+from ..core.primitive import aval_of
+from ..core.tensor import Tensor, convert_to_tensor
+from ..module import _VERSION, _children
+from ..util import nest
+from . import backend
+from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
+                     _shapes, call_path, _fmt)
+
+__all__ = ["Model", "Sequential", "clone_model", "Functional"]
+
+
+def _is_shape(s):
+    return isinstance(s, (tuple, list)) and all(d is None or isinstance(d, (int, np.integer)) for d in s)
+
+
+def _zeros_for(shape, dtype):
+    if _is_shape(shape):
+        return convert_to_tensor(np.zeros(tuple(1 if d is None else int(d) for d in shape),
+                                          np.dtype(dtype or backend.floatx())))
+    if isinstance(shape, dict):
+        dt = dtype if isinstance(dtype, dict) else {}
+        return {k: _zeros_for(v, dt.get(k)) for k, v in shape.items()}
+    dts = dtype if isinstance(dtype, (list, tuple)) else [dtype] * len(shape)
+    return [_zeros_for(s, d) for s, d in zip(shape, dts)]
+
+
+class Model(Layer):
+    """A layer with training conveniences.
+
+    Subclass it (``__init__`` creates layers, ``call(self, inputs,
+    training=None)`` uses them), or build a functional model with
+    ``Model(inputs, outputs)`` from ``keras.Input`` placeholders.
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", None)
+        outputs = kwargs.pop("outputs", None)
+        if args:
+            if len(args) >= 1 and inputs is None:
+                inputs = args[0]
+            if len(args) >= 2 and outputs is None:
+                outputs = args[1]
+        if inputs is not None or outputs is not None:
+            if inputs is None or outputs is None:
+                raise ValueError("Model(inputs, outputs): give both inputs and outputs")
+            self._init_functional(inputs, outputs, **kwargs)
+            return
+        kwargs.pop("autocast", None)
+        super().__init__(**kwargs)
+        object.__setattr__(self, "_compiled", None)
+
+    # -- functional ------------------------------------------------------------------------------
+    def _init_functional(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        Layer.__init__(self, name=name, trainable=trainable)
+        object.__setattr__(self, "_compiled", None)
+        flat_in = nest.flatten(inputs)
+        flat_out = nest.flatten(outputs)
+        for kt in flat_in + flat_out:
+            if not isinstance(kt, KerasTensor):
+                raise TypeError(f"Model(inputs, outputs): expected keras.Input placeholders and layer outputs, "
+                                f"got {type(kt).__name__}")
+        for kt in flat_in:
+            if not isinstance(kt._node.layer, InputLayer):
+                raise ValueError("Model(inputs, ...): inputs must come from keras.Input")
+        # topological order of nodes from the outputs back to the inputs
+        order, seen = [], set()
+        input_ids = {id(k) for k in flat_in}
+
+        def visit(kt, path):
+            node = kt._node
+            if node is None:
+                raise ValueError(f"Model: {kt!r} was not produced by a layer")
+            if id(node) in seen:
+                return
+            if isinstance(node.layer, InputLayer):
+                if id(kt) not in input_ids:
+                    raise ValueError(f"Model: the graph depends on input {kt.name!r}, which is not in `inputs`")
+                seen.add(id(node))
+                return
+            if id(node) in path:
+                raise ValueError("Model: the layer graph has a cycle")
+            path = path | {id(node)}
+            for p in node.parents:
+                visit(p, path)
+            seen.add(id(node))
+            order.append(node)
+        for kt in flat_out:
+            visit(kt, frozenset())
+        layers = [kt._node.layer for kt in flat_in]
+        for node in order:
+            if all(node.layer is not l for l in layers):
+                layers.append(node.layer)
+        f = {"inputs": inputs, "outputs": outputs, "nodes": order}
+        object.__setattr__(self, "_functional", f)
+        object.__setattr__(self, "_layers", layers)
+        object.__setattr__(self, "built", True)
+        object.__setattr__(self, "_build_input_shape", nest.map_structure(lambda k: tuple(k.shape), inputs))
+        object.__setattr__(self, "_build_input_dtypes", nest.map_structure(lambda k: k.dtype.name, inputs))
+        object.__setattr__(self, "_last_output_shape", nest.map_structure(lambda k: tuple(k.shape), outputs))
+        _VERSION[0] += 1
+
+    @property
+    def inputs(self):
+        f = self.__dict__.get("_functional")
+        return None if f is None else nest.flatten(f["inputs"])
+
+    @property
+    def outputs(self):
+        f = self.__dict__.get("_functional")
+        return None if f is None else nest.flatten(f["outputs"])
+
+    @property
+    def input_shape(self):
+        s = self.__dict__.get("_build_input_shape")
+        if s is None:
+            raise AttributeError(f"model '{self.name}' has no defined input shape yet")
+        return _batchless(s)
+
+    @property
+    def output_shape(self):
+        s = self.__dict__.get("_last_output_shape")
+        if s is None:
+            raise AttributeError(f"model '{self.name}' has not been called yet")
+        return _batchless(s)
+
+    def _run_functional(self, inputs):
+        f = self._functional
+        spec = f["inputs"]
+        flat_spec = nest.flatten(spec)
+        if isinstance(spec, KerasTensor):
+            flat_vals = [inputs] if not (isinstance(inputs, (list, tuple)) and len(inputs) == 1) else list(inputs)
+        else:
+            if not isinstance(inputs, (list, tuple, dict)):
+                raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got a single tensor")
+            flat_vals = nest.flatten(inputs)
+        if len(flat_vals) != len(flat_spec):
+            raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got {len(flat_vals)}")
+        values = {}
+        for i, (kt, v) in enumerate(zip(flat_spec, flat_vals)):
+            if isinstance(v, Tensor):
+                got = tuple(aval_of(v).shape)
+                want = tuple(kt.shape)
+                if len(got) != len(want) or any(a is not None and b is not None and a != b
+                                                  for a, b in zip(want, got)):
+                    raise ValueError(f"Model '{call_path()}': input {i} ('{kt.name}') is incompatible with the "
+                                     f"model: expected shape {_fmt(want)}, got shape {_fmt(got)}")
+            values[id(kt)] = v
+
+        def get(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+        for node in f["nodes"]:
+            args = nest.map_structure(get, list(node.args))
+            kwargs = nest.map_structure(get, dict(node.kwargs))
+            out = node.layer(*args, **kwargs)
+            for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):
+                values[id(kt)] = o
+        return nest.map_structure(get, f["outputs"])
+
+    def call(self, inputs, training=None, mask=None):
+        if self.__dict__.get("_functional") is not None:
+            return self._run_functional(inputs)
+        raise NotImplementedError(f"{type(self).__name__}: subclassed models must implement call()")
+
+    def _walk_children(self):
+        if self.__dict__.get("_functional") is not None:
+            return [("layers", [l for l in self._layers if not isinstance(l, InputLayer)])]
+        return Layer._walk_children(self)
+
+    # -- structure -------------------------------------------------------------------------------
+    @property
+    def layers(self):
+        if "_layers" in self.__dict__:
+            return list(self._layers)
+        return self._flatten_layers(include_self=False, recursive=False)
+
+    def get_layer(self, name=None, index=None):
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(f"get_layer: index {index} out of range ({len(layers)} layers)")
+            return layers[index]
+        for l in layers:
+            if l.name == name:
+                return l
+        raise ValueError(f"no layer named {name!r} in model '{self.name}'; layers: {[l.name for l in layers]}")
+
+    def build(self, input_shape=None):
+        """Create the weights: a subclassed model is called once on zeros of
+        ``input_shape`` (unknown dims as 1; a list of shapes for several inputs)."""
+        if self.__dict__.get("_building_from_call") or self.__dict__.get("_functional") is not None:
+            object.__setattr__(self, "built", True)
+            return
+        if input_shape is None:
+            input_shape = self.__dict__.get("_batch_input_shape")
+        if input_shape is None:
+            raise ValueError(f"{type(self).__name__}.build: give the input shape, e.g. build((None, 4))")
+        if isinstance(input_shape, tuple) and not _is_shape(input_shape):
+            input_shape = list(input_shape)
+        dummy = _zeros_for(input_shape, None)
+        _TRAINING.append(False)
+        try:
+            self(dummy, training=False) if _accepts_training(self) else self(dummy)
+        finally:
+            _TRAINING.pop()
+        object.__setattr__(self, "_build_input_shape", _tuple_shapes(input_shape))
+        object.__setattr__(self, "built", True)
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
+        """Print a table of the layers, their output shapes and parameter counts."""
+        if not self.built:
+            raise ValueError(f"This model ('{self.name}') has not yet been built. Build the model first by "
+                             "calling `build()` or by calling the model on a batch of data.")
+        width = line_length or 65
+        cols = [int(width * 0.45), int(width * 0.8), width]
+        rows = []
+
+        def add(layer, indent=""):
+            shape = layer.__dict__.get("_last_output_shape")
+            shape_s = _fmt_shapes(_batchless(shape)) if shape is not None else "multiple"
+            n = sum(int(np.prod(v.shape)) for v in layer.weights)
+            rows.append((f"{indent}{layer.name} ({type(layer).__name__})", shape_s, f"{n:,}"))
+            if expand_nested and isinstance(layer, Model):
+                for sub in layer.layers:
+                    add(sub, indent + "  ")
+        for l in self.layers:
+            add(l)
+        lines = [f'Model: "{self.name}"', "_" * width,
+                 _row(("Layer (type)", "Output Shape", "Param #"), cols), "=" * width]
+        for i, r in enumerate(rows):
+            lines.append(_row(r, cols))
+            lines.append(("_" if i < len(rows) - 1 else "=") * width if i < len(rows) - 1 else "")
+        if rows:
+            lines[-1] = "=" * width
+        else:
+            lines.append("=" * width)
+        tw = sum(int(np.prod(v.shape)) for v in self.trainable_weights)
+        ntw = sum(int(np.prod(v.shape)) for v in self.non_trainable_weights)
+        lines += [f"Total params: {tw + ntw:,}", f"Trainable params: {tw:,}", f"Non-trainable params: {ntw:,}",
+                  "_" * width]
+        text = "\n".join(lines)
+        (print_fn or print)(text)
+
+    def get_config(self):
+        f = self.__dict__.get("_functional")
+        if f is not None:
+            return {"name": self.name}
+        if type(self).get_config is Model.get_config and "_init_args" in self.__dict__:
+            args, kwargs = self._init_args
+            if not args:
+                return dict(kwargs)
+        return Layer.get_config(self)
+
+    # -- training conveniences -----------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
+        """Remember the optimizer and loss for ``fit``/``train_on_batch``."""
+        from .. import optimizers as _opt
+        from . import losses as _losses
+        self.optimizer = _opt.get(optimizer)
+        lf = _losses.get(loss) if loss is not None else None
+        if lf is not None and not isinstance(lf, _losses.Loss):
+            lf = _losses.LossFunctionWrapper(lf)
+        object.__setattr__(self, "_compiled", {"loss": lf, "metrics": metrics or []})
+        object.__setattr__(self, "loss", self._compiled["loss"])
+
+    def _require_compiled(self, what):
+        if not self.__dict__.get("_compiled") or self._compiled["loss"] is None:
+            raise RuntimeError(f"{what}: call model.compile(optimizer, loss) first")
+
+    def _loss_value(self, x, y, sample_weight, training):
+        pred = self(x, training=training)
+        y = _to_tensor_like(y, pred)
+        loss = self._compiled["loss"](y, pred, sample_weight=sample_weight) if sample_weight is not None \
+            else self._compiled["loss"](y, pred)
+        reg = self.losses
+        if reg:
+            from ..ops import math_ops as M
+            loss = M.add(loss, M.add_n(reg))
+        return loss
+
+    def train_step(self, data):
+        from ..autodiff.tape import GradientTape
+        x, y, sw = (tuple(data) + (None, None))[:3] if isinstance(data, tuple) else (data, None, None)
+        with GradientTape() as tape:
+            loss = self._loss_value(x, y, sw, True)
+        tv = self.trainable_variables
+        grads = tape.gradient(loss, tv)
+        self.optimizer.apply_gradients(zip(grads, tv))
+        return {"loss": loss}
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True,
+                       return_dict=False):
+        """One gradient step on one batch; returns the loss (a float)."""
+        self._require_compiled("train_on_batch")
+        logs = self.train_step((x, y, sample_weight))
+        loss = float(logs["loss"].numpy())
+        return {"loss": loss} if return_dict else loss
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
+        self._require_compiled("test_on_batch")
+        loss = float(self._loss_value(x, y, sample_weight, False).numpy())
+        return {"loss": loss} if return_dict else loss
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
+            initial_epoch=0, steps_per_epoch=None, **kwargs):
+        """Mini-batch training on NumPy data (batch_size 32 by default);
+        returns a History with ``history["loss"]`` per epoch."""
+        self._require_compiled("fit")
+        from ..ops import random_ops
+        n = _num_samples(x)
+        bs = batch_size or 32
+        hist = History()
+        rng = random_ops.get_global_generator()._gen
+        for epoch in range(initial_epoch, epochs):
+            idx = rng.permutation(n) if shuffle else np.arange(n)
+            total, count = 0.0, 0
+            for start in range(0, n, bs):
+                b = idx[start:start + bs]
+                xb = _take(x, b)
+                yb = _take(y, b) if y is not None else None
+                swb = _take(sample_weight, b) if sample_weight is not None else None
+                loss = float(self.train_step((xb, yb, swb))["loss"].numpy())
+                total += loss * len(b)
+                count += len(b)
+            hist.history.setdefault("loss", []).append(total / max(count, 1))
+            if validation_data is not None:
+                vx, vy = validation_data[0], validation_data[1]
+                hist.history.setdefault("val_loss", []).append(self.evaluate(vx, vy, batch_size=bs, verbose=0))
+            if verbose in (1, 2, True, "auto"):
+                print(f"Epoch {epoch + 1}/{epochs} - loss: {hist.history['loss'][-1]:.4f}")
+            hist.epoch.append(epoch)
+        return hist
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 return_dict=False, **kwargs):
+        self._require_compiled("evaluate")
+        n = _num_samples(x)
+        bs = batch_size or 32
+        total = 0.0
+        for start in range(0, n, bs):
+            b = np.arange(start, min(start + bs, n))
+            sw = _take(sample_weight, b) if sample_weight is not None else None
+            total += float(self._loss_value(_take(x, b), _take(y, b), sw, False).numpy()) * len(b)
+        loss = total / max(n, 1)
+        return {"loss": loss} if return_dict else loss
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
+        """Outputs as NumPy arrays, computed in batches (32 by default)."""
+        n = _num_samples(x)
+        bs = batch_size or 32
+        outs = []
+        for start in range(0, n, bs):
+            b = np.arange(start, min(start + bs, n))
+            outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(_take(x, b), training=False)))
+        if not outs:
+            return np.zeros((0,), np.float32)
+        return nest.map_structure(lambda *ts: np.concatenate(ts, 0), *outs)
+
+    def predict_on_batch(self, x):
+        return nest.map_structure(lambda t: np.asarray(t.numpy()), self(x, training=False))
+
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """Write the weights to ``filepath`` as a NumPy .npz archive (keys w0, w1, ...)."""
+        arrs = {f"w{i}": w for i, w in enumerate(self.get_weights())}
+        with open(filepath, "wb") as f:
+            np.savez(f, **arrs)
+
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
+        with np.load(filepath) as z:
+            self.set_weights([z[f"w{i}"] for i in range(len(z.files))])
+
+
+def _accepts_training(layer):
+    from .engine import _call_arg_info
+    return _call_arg_info(type(layer))[0]
+
+
+def _tuple_shapes(s):
+    if _is_shape(s):
+        return tuple(s)
+    if isinstance(s, dict):
+        return {k: _tuple_shapes(v) for k, v in s.items()}
+    return [_tuple_shapes(x) for x in s]
+
+
+def _row(cells, cols):
+    out = ""
+    start = 0
+    for c, end in zip(cells, cols):
+        out += (" " + c).ljust(end - start)
+        start = end
+    return out.rstrip()
+
+
+def _num_samples(x):
+    flat = nest.flatten(x)
+    if not flat:
+        raise ValueError("no input data")
+    return int(np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])[0])
+
+
+def _take(x, idx):
+    if x is None:
+        return None
+    return nest.map_structure(lambda a: np.asarray(a.numpy() if isinstance(a, Tensor) else a)[idx], x)
+
+
+def _to_tensor_like(y, pred):
+    if isinstance(y, Tensor):
+        return y
+    if isinstance(y, (list, tuple, dict)):
+        return nest.map_structure(lambda a, p: _to_tensor_like(a, p), y, pred)
+    arr = np.asarray(y)
+    if arr.dtype.kind == "f" and isinstance(pred, Tensor):
+        arr = arr.astype(aval_of(pred).dtype)
+    return convert_to_tensor(arr)
+
+
+class History:
+    def __init__(self):
+        self.history = {}
+        self.epoch = []
+
+
+# Keras exposes the functional model as keras.Model too
+Functional = Model
+
+
+class Sequential(Model):
+    """A linear stack of layers: ``Sequential([Dense(64, activation="relu"), Dense(2)])``.
+
+    The first layer may carry ``input_shape=`` (or start with ``keras.Input``),
+    which builds the model at once; otherwise it builds on its first call.
+    """
+
+    def __init__(self, layers=None, name=None, trainable=True, **kwargs):
+        Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        object.__setattr__(self, "_compiled", None)
+        object.__setattr__(self, "_layers", [])
+        object.__setattr__(self, "_seq_input_shape", None)
+        object.__setattr__(self, "_seq_input_dtype", None)
+        for l in (layers or []):
+            self.add(l)
+
+    _WALK_SKIP = Model._WALK_SKIP | {"_layers", "_seq_input_dtype"}
+
+    def _walk_children(self):
+        return [("layers", self._layers)] + [kv for kv in Layer._walk_children(self)]
+
+    def add(self, layer):
+        """Append a layer (or set the input shape with a ``keras.Input``)."""
+        if isinstance(layer, KerasTensor):
+            layer = layer._node.layer
+        if isinstance(layer, InputLayer):
+            if self._layers:
+                raise ValueError("Sequential.add: an Input/InputLayer must come first")
+            object.__setattr__(self, "_seq_input_shape", tuple(layer._batch_input_shape))
+            object.__setattr__(self, "_seq_input_dtype", layer.dtype)
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.add: expected a Layer, got {type(layer).__name__}")
+        self._layers.append(layer)
+        _VERSION[0] += 1
+        if len(self._layers) == 1 and self._seq_input_shape is None and layer._batch_input_shape is not None:
+            object.__setattr__(self, "_seq_input_shape", tuple(layer._batch_input_shape))
+        if self._seq_input_shape is not None:
+            self._build_seq()
+
+    def _build_seq(self):
+        dummy = _zeros_for(self._seq_input_shape, self._seq_input_dtype)
+        _TRAINING.append(False)
+        try:
+            x = dummy
+            for l in self._layers:
+                x = l(x)
+                if l.__dict__.get("_last_output_shape") is not None and self._seq_input_shape[0] is None:
+                    object.__setattr__(l, "_last_output_shape", _batchless(l._last_output_shape))
+        finally:
+            _TRAINING.pop()
+        object.__setattr__(self, "_build_input_shape", tuple(self._seq_input_shape))
+        object.__setattr__(self, "_build_input_dtypes", self._seq_input_dtype or backend.floatx())
+        object.__setattr__(self, "_last_output_shape", _shapes(x) if self._seq_input_shape[0] is not None
+                           else _batchless(_shapes(x)))
+        object.__setattr__(self, "built", True)
+
+    def pop(self):
+        if not self._layers:
+            raise TypeError("Sequential.pop: there are no layers")
+        l = self._layers.pop()
+        _VERSION[0] += 1
+        return l
+
+    @property
+    def layers(self):
+        return list(self._layers)
+
+    def build(self, input_shape=None):
+        if self.__dict__.get("_building_from_call"):
+            object.__setattr__(self, "built", True)
+            return
+        if input_shape is None:
+            input_shape = self._seq_input_shape
+        if input_shape is None:
+            raise ValueError("Sequential.build: give the input shape, e.g. build((None, 4))")
+        object.__setattr__(self, "_seq_input_shape", tuple(input_shape))
+        self._build_seq()
+
+    def call(self, inputs, training=None, mask=None):
+        x = inputs
+        for layer in self._layers:
+            x = layer(x)
+        return x
+
+    def get_config(self):
+        return {"name": self.name, "layers": [{"class": type(l), "config": l.get_config()} for l in self._layers],
+                "input_shape": self._seq_input_shape}
+
+    @classmethod
+    def from_config(cls, config):
+        layers = [c["class"].from_config(c["config"]) for c in config.get("layers", [])]
+        m = cls(name=config.get("name"))
+        if config.get("input_shape") is not None:
+            m.add(Input(batch_shape=config["input_shape"]))
+        for l in layers:
+            m.add(l)
+        return m
+
+
+# -- cloning -----------------------------------------------------------------------------------------
+
+def _clone_layer(layer):
+    """A new, unbuilt layer of the same configuration (fresh weights)."""
+    cls = type(layer)
+    if isinstance(layer, Sequential) or (isinstance(layer, Model) and layer.__dict__.get("_functional") is not None):
+        return clone_model(layer)
+    if cls.__module__.startswith("tapeflow."):
+        return cls.from_config(layer.get_config())
+    user_config = any("get_config" in k.__dict__ for k in cls.__mro__
+                      if k is not object and not k.__module__.startswith("tapeflow."))
+    if user_config:
+        try:
+            return cls.from_config(layer.get_config())
+        except Exception:
+            pass
+    init_args = layer.__dict__.get("_init_args")
+    if init_args is not None:
+        args, kwargs = init_args
+        return cls(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    new = copy.deepcopy(layer)
+    new._reinitialize()
+    return new
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """Same architecture, fresh variables (new initial values).
+
+    Sequential and functional models are rebuilt from each layer's config
+    (``clone_function(layer)`` if given); a subclassed model from its
+    ``get_config``/``from_config`` or by replaying its constructor arguments.
+    The clone is built on the original's input shapes when the original is
+    built. Copy the weights with ``clone.set_weights(model.get_weights())``.
+    """
+    fn = clone_function or _clone_layer
+    if isinstance(model, Sequential):
+        new = Sequential(name=model.name)
+        if model._seq_input_shape is not None:
+            new.add(Input(batch_shape=model._seq_input_shape, dtype=model._seq_input_dtype))
+        for l in model.layers:
+            new.add(fn(l))
+        if not new.built and model.built and model._build_input_shape is not None:
+            new._call_once_like(model)
+        return new
+    f = model.__dict__.get("_functional") if isinstance(model, Model) else None
+    if f is not None:
+        mapping = {}
+        new_inputs = nest.map_structure(
+            lambda kt: Input(batch_shape=tuple(kt.shape), dtype=kt.dtype.name, name=kt.name), f["inputs"])
+        for old, new_kt in zip(nest.flatten(f["inputs"]), nest.flatten(new_inputs)):
+            mapping[id(old)] = new_kt
+        layer_map = {}
+        for node in f["nodes"]:
+            l = node.layer
+            if id(l) not in layer_map:
+                layer_map[id(l)] = fn(l)
+            get = (lambda x: mapping[id(x)] if isinstance(x, KerasTensor) else x)
+            args = nest.map_structure(get, list(node.args))
+            kwargs = nest.map_structure(get, dict(node.kwargs))
+            out = layer_map[id(l)](*args, **kwargs)
+            for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):
+                mapping[id(kt)] = o
+        new_outputs = nest.map_structure(lambda kt: mapping[id(kt)], f["outputs"])
+        return Model(new_inputs, new_outputs, name=model.name)
+    if not isinstance(model, Layer):
+        raise TypeError(f"clone_model: expected a Keras model or layer, got {type(model).__name__}")
+    new = _clone_layer(model)
+    if model.built and not new.built and model.__dict__.get("_build_input_shape") is not None:
+        new._call_once_like(model)
+    return new
+
+
+def _call_once_like(self, other):
+    """Build ``self`` by calling it on zeros shaped like ``other``'s first input."""
+    dummy = _zeros_for(other._build_input_shape, other.__dict__.get("_build_input_dtypes"))
+    _TRAINING.append(False)
+    try:
+        self(dummy)
+    finally:
+        _TRAINING.pop()
+    object.__setattr__(self, "_last_output_shape", other.__dict__.get("_last_output_shape"))
+
+
+Layer._call_once_like = _call_once_like

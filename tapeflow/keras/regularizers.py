@@ -1,0 +1,102 @@
+"""Weight regularizers (Keras): ``L1``, ``L2``, ``L1L2``; a regularizer maps a
+weight to a scalar penalty (``l2 * sum(w**2)``, no 1/2, as Keras)."""
+from __future__ import annotations
+
+from ..ops import math_ops as M
+
+__all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
+
+
+class Regularizer:
+    def __call__(self, x):
+        return 0.0
+
+    def get_config(self):
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+class L1L2(Regularizer):
+    """``l1 * sum(|x|) + l2 * sum(x**2)``."""
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1 = float(l1)
+        self.l2 = float(l2)
+
+    def __call__(self, x):
+        r = None
+        if self.l1:
+            r = M.multiply(M.reduce_sum(M.abs(x)), self.l1)
+        if self.l2:
+            t = M.multiply(M.reduce_sum(M.square(x)), self.l2)
+            r = t if r is None else M.add(r, t)
+        if r is None:
+            r = M.multiply(M.reduce_sum(x), 0.0)
+        return r
+
+    def get_config(self):
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class L1(L1L2):
+    def __init__(self, l1=0.01):
+        super().__init__(l1=l1)
+
+    def get_config(self):
+        return {"l1": self.l1}
+
+
+class L2(L1L2):
+    def __init__(self, l2=0.01):
+        super().__init__(l2=l2)
+
+    def get_config(self):
+        return {"l2": self.l2}
+
+
+l1 = L1
+l2 = L2
+
+
+def l1_l2(l1=0.01, l2=0.01):  # noqa: F811
+    return L1L2(l1=l1, l2=l2)
+
+
+_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2}
+
+
+def get(identifier):
+    if identifier is None or isinstance(identifier, Regularizer):
+        return identifier
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier.lower())
+        if cls is None:
+            raise ValueError(f"unknown regularizer {identifier!r}")
+        return cls()
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"cannot interpret {identifier!r} as a regularizer")
+
+
+def serialize(reg):
+    if isinstance(reg, Regularizer):
+        return {"class_name": type(reg).__name__, "config": reg.get_config()}
+    return reg
+
+
+def deserialize(config):
+    if isinstance(config, dict):
+        cls = _BY_NAME.get(config["class_name"].lower())
+        if cls is None:
+            raise ValueError(f"unknown regularizer class {config['class_name']!r}")
+        return cls.from_config(config.get("config", {}))
+    return get(config)

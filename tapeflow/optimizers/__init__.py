@@ -1,0 +1,45 @@
+"""tapeflow.optimizers (also ``tapeflow.keras.optimizers``): first-order
+optimizers with Keras' API and update rules, learning-rate schedules, and
+PyTorch's L-BFGS (``LBFGS``, ``lbfgs_minimize``)."""
+from . import schedules  # noqa: F401
+from .base import Optimizer  # noqa: F401
+from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad  # noqa: F401
+from .lbfgs import LBFGS, lbfgs_minimize, LBFGSResult  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS", "lbfgs_minimize", "LBFGSResult",
+           "schedules", "get", "serialize", "deserialize", "legacy"]
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+
+def get(identifier, **kwargs):
+    """An optimizer from a name ("adam"), a config dict, or an Optimizer."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier.lower())
+        if cls is None:
+            raise ValueError(f"unknown optimizer {identifier!r}; known: {sorted(_BY_NAME)}")
+        return cls(**kwargs)
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    raise ValueError(f"cannot interpret {identifier!r} as an optimizer")
+
+
+def serialize(optimizer):
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config):
+    cls = _BY_NAME.get(config["class_name"].lower())
+    if cls is None:
+        raise ValueError(f"unknown optimizer class {config['class_name']!r}")
+    return cls.from_config(config.get("config", {}))
+
+
+class legacy:  # noqa: N801  (tf.keras.optimizers.legacy.Adam etc. map to the same classes)
+    Optimizer = Optimizer
+    SGD = SGD
+    Adam = Adam
+    RMSprop = RMSprop
+    Adagrad = Adagrad

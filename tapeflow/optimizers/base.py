@@ -1,0 +1,360 @@
+"""Optimizer base class (Keras 2.11+ API, TF2 eager usage).
+
+State lives in Variables: ``iterations`` (int64, the step counter), the
+learning rate (a float32 variable unless it is a schedule), and the slots
+(``m``, ``v``, ``momentum``, ...) created on the first ``apply_gradients``
+for every variable passed in. Updates are tapeflow ops and ``assign``; the
+learning-rate schedule and bias corrections are computed from ``iterations``
+with ops. So ``apply_gradients`` traces into ``tapeflow.function`` as is.
+
+Checkpoint paths (``tapeflow.module.walk_variables``), relative to the
+optimizer: ``iterations``, ``learning_rate``, and ``slots/<i>/<slot name>``
+where ``i`` numbers the optimized variables in the order the optimizer first
+saw them. ``TRACKING_HOOKS`` are told about each slot as it is created.
+``slots()`` enumerates ``(variable, slot_name, slot_variable)``.
+
+Gradient clipping (before the update, as Keras): ``clipnorm`` per gradient
+(``g * c / max(|g|, c)``), ``global_clipnorm`` over all gradients
+(``tf.clip_by_global_norm``), then ``clipvalue`` elementwise.
+``weight_decay`` (decoupled, Keras): ``var -= var * weight_decay * lr``
+before the update.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.primitive import aval_of
+from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
+from ..ops import math_ops as M
+from . import schedules as _sched
+
+__all__ = ["Optimizer"]
+
+
+class _VarList(list):
+    """A list that may also be called (``opt.variables`` and ``opt.variables()``)."""
+
+    def __call__(self):
+        return self
+
+
+def _constraints():
+    try:
+        from ..keras.engine import _CONSTRAINTS
+        return _CONSTRAINTS
+    except Exception:  # pragma: no cover
+        return {}
+
+
+class Optimizer(Module):
+    """Base class: subclasses define ``_create_slots(var)`` and
+    ``_update_step(grad, var, lr)`` (``lr`` is a scalar tensor of var's dtype)."""
+
+    _CONTRIBUTES_VARIABLES = False
+    _WALK_SKIP = Module._WALK_SKIP | frozenset({
+        "_slots", "_slot_vars", "_slot_index", "_schedule", "_lr_fn", "_learning_rate", "iterations",
+        "_exclude_ids", "_exclude_names", "_hyper", "_step_cache"})
+
+    def __init__(self, name, learning_rate=0.001, weight_decay=None, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 jit_compile=None, **kwargs):
+        if "lr" in kwargs:
+            warnings.warn("The `lr` argument is deprecated, use `learning_rate` instead.", DeprecationWarning,
+                          stacklevel=3)
+            learning_rate = kwargs.pop("lr")
+        self.decay = float(kwargs.pop("decay", 0.0) or 0.0)
+        kwargs.pop("is_legacy_optimizer", None)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
+        if clipnorm is not None and global_clipnorm is not None:
+            raise ValueError("At most one of `clipnorm` and `global_clipnorm` can be set")
+        for k, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
+            if v is not None and v <= 0:
+                raise ValueError(f"{k} must be positive, got {v}")
+        if use_ema:
+            raise NotImplementedError("use_ema is not supported")
+        super().__init__(name=name)
+        self.weight_decay = None if weight_decay is None else float(weight_decay)
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self.jit_compile = jit_compile
+        object.__setattr__(self, "_slots", {})
+        object.__setattr__(self, "_slot_vars", [])
+        object.__setattr__(self, "_slot_index", {})
+        object.__setattr__(self, "_exclude_ids", set())
+        object.__setattr__(self, "_exclude_names", ())
+        object.__setattr__(self, "_schedule", None)
+        object.__setattr__(self, "_lr_fn", None)
+        object.__setattr__(self, "_learning_rate", None)
+        it = Variable(np.int64(0), trainable=False, name=f"{name}/iteration")
+        object.__setattr__(self, "iterations", it)
+        if TRACKING_HOOKS:
+            _notify(self, "iterations", it)
+        self._set_lr(learning_rate)
+
+    # -- learning rate ---------------------------------------------------------------------------
+    def _set_lr(self, value):
+        if isinstance(value, _sched.LearningRateSchedule):
+            object.__setattr__(self, "_schedule", value)
+            return
+        if callable(value) and not isinstance(value, Tensor):
+            object.__setattr__(self, "_lr_fn", value)
+            return
+        object.__setattr__(self, "_schedule", None)
+        object.__setattr__(self, "_lr_fn", None)
+        v = float(value.numpy() if isinstance(value, Tensor) else value)
+        if self._learning_rate is None:
+            var = Variable(np.float32(v), trainable=False, name=f"{self.name}/learning_rate")
+            object.__setattr__(self, "_learning_rate", var)
+            _VERSION[0] += 1
+            if TRACKING_HOOKS:
+                _notify(self, "learning_rate", var)
+        else:
+            self._learning_rate.assign(np.float32(v))
+
+    @property
+    def learning_rate(self):
+        """The learning-rate variable (``assign`` to change it without retracing),
+        or, with a schedule, the schedule's value at the current step."""
+        if self._schedule is not None:
+            return self._schedule(self.iterations)
+        if self._lr_fn is not None:
+            return self._lr_fn()
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._set_lr(value)
+
+    lr = learning_rate
+
+    def _current_lr(self):
+        """The learning rate for this step as a float32 scalar tensor."""
+        if self._schedule is not None:
+            lr = self._schedule(self.iterations)
+        elif self._lr_fn is not None:
+            lr = self._lr_fn()
+            lr = lr if isinstance(lr, Tensor) else convert_to_tensor(np.float32(lr))
+        else:
+            lr = self._learning_rate.read_value()
+        if aval_of(lr).dtype != np.float32:
+            lr = M.cast(lr, np.float32)
+        if self.decay:
+            lr = M.divide(lr, M.add(M.multiply(M.cast(self.iterations, np.float32), self.decay), 1.0))
+        return lr
+
+    # -- slots -----------------------------------------------------------------------------------
+    def _create_slots(self, var):
+        """Subclasses: create this variable's slots with ``add_slot``."""
+
+    def add_slot(self, var, slot_name, initializer="zeros"):
+        """A slot variable for ``var`` (zeros, or a constant/array initial value)."""
+        i = self._slot_index[id(var)]
+        slots = self._slots[id(var)]
+        if slot_name in slots:
+            return slots[slot_name]
+        npd = var.dtype.as_numpy_dtype
+        shape = tuple(var.shape)
+        if isinstance(initializer, str):
+            if initializer != "zeros":
+                raise ValueError(f"add_slot: unknown initializer {initializer!r}")
+            val = np.zeros(shape, npd)
+        else:
+            val = np.broadcast_to(np.asarray(initializer, npd), shape).copy()
+        sv = Variable(val, trainable=False, name=f"{self.name}/{var._name}/{slot_name}")
+        slots[slot_name] = sv
+        _VERSION[0] += 1
+        if TRACKING_HOOKS:
+            _notify(self, f"slots/{i}/{slot_name}", sv)
+        return sv
+
+    def add_variable_from_reference(self, model_variable, variable_name, shape=None, initial_value=None):
+        self._track(model_variable)
+        return self.add_slot(model_variable, variable_name, "zeros" if initial_value is None else initial_value)
+
+    def _track(self, var):
+        if id(var) in self._slot_index:
+            return False
+        if not isinstance(var, Variable):
+            raise TypeError(f"{type(self).__name__}: can only optimize Variables, got {type(var).__name__}")
+        self._slot_index[id(var)] = len(self._slot_vars)
+        self._slot_vars.append(var)
+        self._slots[id(var)] = {}
+        return True
+
+    def build(self, var_list):
+        """Create the slots of each variable not seen before."""
+        for v in var_list:
+            if self._track(v):
+                self._create_slots(v)
+
+    def get_slot(self, var, slot_name):
+        try:
+            return self._slots[id(var)][slot_name]
+        except KeyError:
+            raise KeyError(f"{type(self).__name__}: no slot {slot_name!r} for variable {var.name}; slots: "
+                           f"{self.get_slot_names()}") from None
+
+    def get_slot_names(self):
+        names = []
+        for s in self._slots.values():
+            for n in s:
+                if n not in names:
+                    names.append(n)
+        return names
+
+    def slots(self):
+        """Iterate ``(variable, slot_name, slot_variable)`` in creation order."""
+        for v in self._slot_vars:
+            for n, sv in self._slots[id(v)].items():
+                yield v, n, sv
+
+    slot_variables = slots
+
+    @property
+    def variables(self):
+        out = [self.iterations]
+        if self._learning_rate is not None:
+            out.append(self._learning_rate)
+        out += [sv for _, _, sv in self.slots()]
+        return _VarList(out)
+
+    def _walk_children(self):
+        out = [("iterations", self.iterations)]
+        if self._learning_rate is not None:
+            out.append(("learning_rate", self._learning_rate))
+        out.append(("slots", {str(i): dict(self._slots[id(v)]) for i, v in enumerate(self._slot_vars)}))
+        return out
+
+    # -- weight decay exclusion ----------------------------------------------------------------
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Skip decoupled weight decay for these variables / name substrings."""
+        self._exclude_ids.update(id(v) for v in (var_list or []))
+        object.__setattr__(self, "_exclude_names", tuple(var_names or ()))
+
+    def _use_weight_decay(self, var):
+        if id(var) in self._exclude_ids:
+            return False
+        return not any(n in var.name for n in self._exclude_names)
+
+    # -- applying ---------------------------------------------------------------------------------
+    def _clip(self, grads):
+        if self.clipnorm is not None:
+            c = float(self.clipnorm)
+            grads = [M.divide(M.multiply(g, c), M.maximum(M.sqrt(M.reduce_sum(M.square(g))), c)) for g in grads]
+        if self.global_clipnorm is not None:
+            c = float(self.global_clipnorm)
+            sq = [M.reduce_sum(M.square(g)) for g in grads]
+            dtypes = {aval_of(s).dtype for s in sq}
+            if len(dtypes) > 1:
+                sq = [M.cast(s, np.float64) for s in sq]
+            norm = M.sqrt(M.add_n(sq))
+            scale = M.multiply(M.minimum(M.divide(1.0, norm), 1.0 / c), c)
+            grads = [M.multiply(g, scale if aval_of(scale).dtype == aval_of(g).dtype
+                                else M.cast(scale, aval_of(g).dtype)) for g in grads]
+        if self.clipvalue is not None:
+            c = float(self.clipvalue)
+            grads = [M.clip_by_value(g, -c, c) for g in grads]
+        return grads
+
+    def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
+        """Apply one update; ``grads_and_vars`` is an iterable of (gradient,
+        variable). Variables whose gradient is None are skipped with a warning
+        (an error if every gradient is None). Returns ``iterations``."""
+        pairs = list(grads_and_vars)
+        for g, v in pairs:
+            if not isinstance(v, Variable):
+                raise TypeError(f"{type(self).__name__}.apply_gradients: expected (gradient, Variable) pairs, "
+                                f"got a {type(v).__name__} as variable")
+        missing = [v for g, v in pairs if g is None]
+        pairs_ok = [(g, v) for g, v in pairs if g is not None]
+        if not pairs_ok:
+            raise ValueError(f"No gradients provided for any variable: "
+                             f"{[v.name for _, v in pairs]}. Check that the loss depends on the variables "
+                             "and that it was computed inside the GradientTape.")
+        if missing:
+            warnings.warn(f"Gradients do not exist for variables {[v.name for v in missing]} when minimizing the "
+                          "loss. If you're using `model.compile()`, did you forget to provide a `loss` argument?",
+                          UserWarning, stacklevel=2)
+        self.build([v for _, v in pairs])
+        grads = []
+        for g, v in pairs_ok:
+            if not isinstance(g, Tensor):
+                g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
+            elif isinstance(g, Variable):
+                g = g.read_value()
+            if aval_of(g).dtype != v.dtype.as_numpy_dtype:
+                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {aval_of(g).dtype.name}, "
+                                f"the variable has {v.dtype.name}")
+            grads.append(g)
+        grads = self._clip(grads)
+        lr32 = self._current_lr()
+        lrs = {np.dtype(np.float32): lr32}
+        self._prepare_step()
+        cons = _constraints()
+        for g, (_, v) in zip(grads, pairs_ok):
+            npd = v.dtype.as_numpy_dtype
+            lr = lrs.get(np.dtype(npd))
+            if lr is None:
+                lr = lrs[np.dtype(npd)] = M.cast(lr32, npd)
+            if self.weight_decay and self._use_weight_decay(v):
+                v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
+            self._update_step(g, v, lr)
+            c = cons.get(id(v)) if cons else None
+            if c is not None and c[0] is v:
+                v.assign(c[1](v.read_value()))
+        object.__setattr__(self, "_step_cache", None)
+        self.iterations.assign_add(1)
+        return self.iterations
+
+    def _prepare_step(self):
+        """Per-step values shared by all variables (subclasses: bias corrections)."""
+        object.__setattr__(self, "_step_cache", {})
+
+    def _update_step(self, grad, var, lr):
+        raise NotImplementedError
+
+    def minimize(self, loss, var_list, tape=None, grad_loss=None, name=None):
+        """``loss``: a no-argument callable (differentiated with a new tape), or
+        a tensor computed under ``tape``. ``var_list``: variables, or a callable
+        returning them (evaluated after the loss, so lazily built models work)."""
+        from ..autodiff.tape import GradientTape
+        if tape is None:
+            if not callable(loss):
+                raise ValueError("minimize: `tape` is required when a Tensor loss is passed")
+            with GradientTape() as tape:
+                value = loss()
+        else:
+            value = loss() if callable(loss) else loss
+        vl = var_list() if callable(var_list) else var_list
+        vl = list(vl)
+        grads = tape.gradient(value, vl, output_gradients=grad_loss)
+        return self.apply_gradients(zip(grads, vl))
+
+    # -- config ----------------------------------------------------------------------------------
+    def _lr_config(self):
+        if self._schedule is not None:
+            return _sched.serialize(self._schedule)
+        if self._lr_fn is not None:
+            return self._lr_fn
+        return float(self._learning_rate.numpy())
+
+    def get_config(self):
+        return {"name": self.name, "learning_rate": self._lr_config(), "weight_decay": self.weight_decay,
+                "clipnorm": self.clipnorm, "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            config["learning_rate"] = _sched.deserialize(lr)
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name} iterations={int(self.iterations.numpy())}>"
