@@ -193,7 +193,9 @@ def pp_graph(g, names=None, indent=0):
 def to_dot(g, name="graph"):
     """Graphviz DOT for a graph: inputs, constants and equations as nodes."""
     names = _Names()
-    lines = [f"digraph {name} {{", "  rankdir=TB;", '  node [fontname="monospace", fontsize=10];']
+    # the name is quoted: function names like "<lambda>" are not DOT identifiers
+    qname = '"' + str(name).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lines = [f"digraph {qname} {{", "  rankdir=TB;", '  node [fontname="monospace", fontsize=10];']
     for v in g.inputs:
         lines.append(f'  {names(v)} [shape=invhouse, label="{names(v)}: {v.aval.str_short()}"];')
     for v, _ in g.consts:
