@@ -176,7 +176,7 @@ def pp_graph(g, names=None, indent=0):
     pad = " " * indent
     consts = " ".join(f"{names(v)}:{v.aval.str_short()}" for v, _ in g.consts)
     ins = " ".join(f"{names(v)}:{v.aval.str_short()}" for v in g.inputs)
-    lines = [f"{pad}{{ lambda {consts}{' ' if consts else ''}; {ins} ."]
+    lines = [f"{pad}{{ lambda {consts}{' ' if consts else ''};{' ' if ins else ''}{ins} ."]
     for i, e in enumerate(g.eqns):
         outs = " ".join(f"{names(v)}:{v.aval.str_short()}" for v in e.outputs) or "_"
         params = ""
