@@ -152,14 +152,25 @@ def _diff_keys(old, new, path="arg"):
     if isinstance(old, tuple) and len(old) == 2 and isinstance(old[1], tuple) and isinstance(new, tuple) \
             and len(new) == 2 and old[0] == new[0]:
         a, b = old[1], new[1]
+        if old[0] == "dict":
+            da, db = dict(a), dict(b)
+            out = []
+            for k in sorted(set(da) | set(db), key=repr):
+                sub = f"{path}[{k!r}]"
+                if k not in db:
+                    out.append((sub, _describe(da[k]), "not given"))
+                elif k not in da:
+                    out.append((sub, "not given", _describe(db[k])))
+                else:
+                    out += _diff_keys(da[k], db[k], sub)
+            return out
         if len(a) != len(b):
+            if path == "arg[0]":
+                return [("number of positional arguments", str(len(a)), str(len(b)))]
             return [(path, f"{len(a)} items", f"{len(b)} items")]
         out = []
         for i, (x, y) in enumerate(zip(a, b)):
-            if old[0] == "dict":
-                out += _diff_keys(x[1], y[1], f"{path}[{x[0]!r}]")
-            else:
-                out += _diff_keys(x, y, f"{path}[{i}]")
+            out += _diff_keys(x, y, f"{path}[{i}]")
         return out
     return [(path, _describe(old), _describe(new))]
 
@@ -340,6 +351,7 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
+        args, kwargs = self._canonical(args, kwargs)
         key, leaves = self._signature(args, kwargs)
         cf = self._cache.get(key)
         if cf is None:
@@ -348,6 +360,18 @@ class Function:
         if not kwargs and all(a.__class__ is Tensor for a in args) and self._input_signature is None:
             self._fast[tuple(x for a in args for x in (a._v.shape, a._v.dtype))] = cf
         return cf.run(arrays)
+
+    def _canonical(self, args, kwargs):
+        """Arguments given by keyword for positional parameters move to their position,
+        so f(x, flag=True) and f(x, True) share a trace (defaults are not filled in)."""
+        if not kwargs or self._sig is None:
+            return args, kwargs
+        pre = (self._instance,) if self._instance is not None else ()
+        try:
+            ba = self._sig.bind(*pre, *args, **kwargs)
+        except TypeError:
+            return args, kwargs  # the call itself will raise Python's error
+        return tuple(ba.args[len(pre):]), dict(ba.kwargs)
 
     def _call_under_tape(self, args, kwargs):
         # A tape outside the function must see every op to differentiate through
@@ -526,6 +550,7 @@ class Function:
         if self._input_signature is not None and not args and not kwargs:
             args = tuple(_spec_example(s) for s in self._input_signature)
         args = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, args)
+        args, kwargs = self._canonical(tuple(args), kwargs)
         key, _ = self._signature(args, kwargs)
         cf = self._cache.get(key)
         if cf is None:
