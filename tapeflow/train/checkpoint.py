@@ -1,0 +1,447 @@
+"""``tapeflow.train.Checkpoint``: save and restore every variable reachable
+from a set of objects, with TF's deferred restoration.
+
+::
+
+    ckpt = tf.train.Checkpoint(model=model, optimizer=opt, step=step_var)
+    path = ckpt.save("ckpts/ckpt")          # ckpts/ckpt-1, ckpts/ckpt-2, ...
+    status = ckpt.restore(path)             # or tf.train.latest_checkpoint("ckpts")
+    status.assert_consumed()
+
+Keys are attribute paths (see ``trackable``). ``restore`` verifies the whole
+file, then checks every variable that exists now against the saved shape and
+dtype, and only then assigns them all (all or nothing). Saved values whose
+variables do not exist yet -- an unbuilt Keras model, an optimizer before its
+first step -- stay pending and are assigned the moment those variables are
+created (through ``tapeflow.module.TRACKING_HOOKS`` and the Variable creation
+hook: the roots are re-walked when a variable that could match appears).
+
+Values are assigned by replacing ``Variable._v`` with an owned copy, which is
+what compiled functions read on every call, so restoring between calls of a
+``tapeflow.function`` takes effect at the next call (also when the variables
+are created while a function is being traced).
+"""
+from __future__ import annotations
+
+import os
+import weakref
+
+import numpy as np
+
+from ..core.state import STATE
+from ..core.tensor import Variable, _CREATION_HOOKS
+from . import storage
+from .storage import CheckpointError, CheckpointMismatchError
+from .trackable import collect
+
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "save_weights", "load_weights"]
+
+_SAVE_COUNTER = "save_counter"
+
+
+def _no_trace(what):
+    if STATE.trace is not None:
+        raise RuntimeError(f"tapeflow.train.Checkpoint.{what} was called inside a tapeflow.function while "
+                           "tracing; call it outside the compiled function (between steps)")
+
+
+def _assign_now(var, arr):
+    """Replace the variable's buffer with an owned copy (works during tracing too)."""
+    var._v = np.array(arr, dtype=var._v.dtype, copy=True)
+
+
+def _mismatch(var, arr):
+    """None if ``arr`` fits ``var``, else a description."""
+    v = var._v
+    if v.dtype != arr.dtype:
+        return f"dtype {arr.dtype.name} in the checkpoint, {v.dtype.name} in the variable"
+    if v.shape != arr.shape:
+        return f"shape {list(arr.shape)} in the checkpoint, {list(v.shape)} in the variable"
+    return None
+
+
+def _mismatch_error(path, problems):
+    lines = [f"  {key!r} (variable {var._name}): {why}" for key, var, why in problems]
+    return CheckpointMismatchError(
+        f"checkpoint {path!r} does not fit the objects it is restored into; nothing was assigned:\n" +
+        "\n".join(lines))
+
+
+# -- deferred restoration ----------------------------------------------------------------------
+
+class _Pending:
+    """Saved values waiting for their variables: roots (weakly where possible) and arrays."""
+
+    def __init__(self, ckpt, path, arrays, status):
+        self.path = path
+        self.arrays = arrays            # key -> ndarray (not yet assigned)
+        self.status = weakref.ref(status)
+        self.ckpt = weakref.ref(ckpt)
+        self._roots = {}
+        for name, obj in ckpt._roots.items():
+            try:
+                self._roots[name] = weakref.ref(obj)
+            except TypeError:
+                self._roots[name] = (lambda o: (lambda: o))(obj)  # lists/dicts: held strongly
+        self.sigs = {(a.shape, a.dtype.str) for a in arrays.values()}
+        self.candidates = []            # weakrefs to matching-signature variables not yet found
+
+    def roots(self):
+        out = {}
+        for name, r in self._roots.items():
+            o = r()
+            if o is None:
+                return None  # a root died: nothing to restore into any more
+            out[name] = o
+        return out
+
+    def match(self):
+        """Assign pending values whose variables exist now. Returns the live
+        ``{key: variable}`` map, or None when a root died."""
+        roots = self.roots()
+        if roots is None:
+            return None
+        live = collect(roots)
+        c = self.ckpt()
+        if c is not None and c._save_counter is not None and _SAVE_COUNTER not in live:
+            live[_SAVE_COUNTER] = c._save_counter
+        hits = [(k, live[k]) for k in self.arrays if k in live]
+        if not hits:
+            return live
+        problems = [(k, v, why) for k, v in hits if (why := _mismatch(v, self.arrays[k])) is not None]
+        if problems:
+            for k, _, _ in problems:
+                self.arrays.pop(k, None)
+            raise _mismatch_error(self.path, problems)
+        st = self.status()
+        for k, v in hits:
+            _assign_now(v, self.arrays.pop(k))
+            if st is not None:
+                st._matched[k] = v
+        self.sigs = {(a.shape, a.dtype.str) for a in self.arrays.values()}
+        return live
+
+
+_PENDING: list = []        # _Pending records with values left
+_HOOKED = [False]
+_BUSY = [False]
+_MAX_RECHECKS = 8
+
+
+def _on_variable(var):
+    """Creation hook: the variable is not attached anywhere yet; re-walk if it could match."""
+    _run_pending(var, created=True)
+
+
+def _on_tracked(owner, name, var):
+    _run_pending(var, created=False)
+
+
+def _run_pending(var, created):
+    if _BUSY[0] or not _PENDING:
+        return
+    sig = (var._v.shape, var._v.dtype.str) if var._v is not None else None
+    _BUSY[0] = True
+    try:
+        for p in list(_PENDING):
+            fits = sig in p.sigs
+            p.candidates = [(r, n) for r, n in p.candidates if r() is not None and n < _MAX_RECHECKS]
+            if not fits and not p.candidates:
+                continue
+            live = p.match()
+            if live is None or not p.arrays:
+                _drop(p)
+                continue
+            found = {id(v) for v in live.values()}
+            if fits and created and id(var) not in found:
+                p.candidates.append((weakref.ref(var), 0))
+            p.candidates = [(r, n + 1) for r, n in p.candidates if id(r()) not in found]
+    finally:
+        _BUSY[0] = False
+
+
+def _drop(p):
+    try:
+        _PENDING.remove(p)
+    except ValueError:
+        pass
+    if not _PENDING and _HOOKED[0]:
+        _HOOKED[0] = False
+        try:
+            _CREATION_HOOKS.remove(_on_variable)
+        except ValueError:
+            pass
+        th = _tracking_hooks()
+        if th is not None:
+            try:
+                th.remove(_on_tracked)
+            except ValueError:
+                pass
+
+
+def _tracking_hooks():
+    try:
+        from ..module import TRACKING_HOOKS
+    except Exception:
+        return None
+    return TRACKING_HOOKS
+
+
+def _register(p):
+    _PENDING.append(p)
+    if not _HOOKED[0]:
+        _HOOKED[0] = True
+        _CREATION_HOOKS.append(_on_variable)
+        th = _tracking_hooks()
+        if th is not None:
+            th.append(_on_tracked)
+
+
+def _check_pending():
+    """Re-walk every pending restoration now (status checks call this)."""
+    if _BUSY[0]:
+        return
+    _BUSY[0] = True
+    try:
+        for p in list(_PENDING):
+            if p.match() is None or not p.arrays:
+                _drop(p)
+    finally:
+        _BUSY[0] = False
+
+
+# -- status ----------------------------------------------------------------------------------------
+
+class CheckpointLoadStatus:
+    """What a ``restore``/``read`` matched; TF's assertions.
+
+    * ``assert_consumed()``: every value in the checkpoint was assigned to a
+      variable, and every variable of the restored objects had a value;
+    * ``assert_existing_objects_matched()``: every variable that exists now
+      had a value (values for objects not created yet may still be pending);
+    * ``assert_nontrivial_match()``: at least one variable was restored;
+    * ``expect_partial()``: declare that a partial restore is intended.
+    """
+
+    def __init__(self, ckpt, path, keys):
+        self._ckpt = ckpt
+        self.path = path
+        self._keys = list(keys)
+        self._matched = {}
+        self._pending = None
+        self._partial = False
+
+    @property
+    def pending_keys(self):
+        return sorted(self._pending.arrays) if self._pending is not None else []
+
+    @property
+    def restored_keys(self):
+        return sorted(self._matched)
+
+    def _unmatched_live(self):
+        live = self._ckpt._live()
+        keys = set(self._keys)
+        return sorted(k for k, v in live.items() if k not in keys and k != _SAVE_COUNTER)
+
+    def assert_consumed(self):
+        _check_pending()
+        pend = self.pending_keys
+        if pend:
+            raise AssertionError(
+                f"checkpoint {self.path!r}: {len(pend)} saved value(s) were not matched to any variable "
+                f"(objects not created yet, or renamed): {', '.join(pend[:10])}" + (" ..." if len(pend) > 10 else ""))
+        un = self._unmatched_live()
+        if un:
+            raise AssertionError(
+                f"checkpoint {self.path!r}: {len(un)} variable(s) of the restored objects have no value in "
+                f"the checkpoint: {', '.join(un[:10])}" + (" ..." if len(un) > 10 else ""))
+        return self
+
+    def assert_existing_objects_matched(self):
+        _check_pending()
+        un = self._unmatched_live()
+        if un:
+            raise AssertionError(
+                f"checkpoint {self.path!r}: {len(un)} existing variable(s) have no value in the checkpoint: "
+                f"{', '.join(un[:10])}" + (" ..." if len(un) > 10 else ""))
+        return self
+
+    def assert_nontrivial_match(self):
+        _check_pending()
+        if not any(k != _SAVE_COUNTER for k in self._matched):
+            raise AssertionError(f"checkpoint {self.path!r}: nothing was restored (no key matched)")
+        return self
+
+    def expect_partial(self):
+        self._partial = True
+        return self
+
+    def run_restore_ops(self, session=None):
+        return None
+
+    def initialize_or_restore(self, session=None):
+        return None
+
+    def __repr__(self):
+        return (f"<CheckpointLoadStatus {self.path!r}: {len(self._matched)} restored, "
+                f"{len(self.pending_keys)} pending>")
+
+
+class InitializationOnlyStatus:
+    """``restore(None)``: nothing to restore (variables keep their initial values)."""
+
+    path = None
+
+    def assert_consumed(self):
+        raise AssertionError("no checkpoint was given to restore (path None)")
+
+    assert_existing_objects_matched = assert_consumed
+    assert_nontrivial_match = assert_consumed
+
+    def expect_partial(self):
+        return self
+
+    def run_restore_ops(self, session=None):
+        return None
+
+    def initialize_or_restore(self, session=None):
+        return None
+
+
+# -- Checkpoint ------------------------------------------------------------------------------------
+
+class Checkpoint:
+    """Groups objects to save/restore: ``Checkpoint(model=..., optimizer=..., step=...)``.
+
+    A positional ``root`` puts its children at the top level of the keys
+    (``Checkpoint(model)`` saves ``layers/0/kernel``...). Attributes set on the
+    checkpoint later are added too (``ckpt.model = model``).
+    """
+
+    def __init__(self, root=None, **kwargs):
+        object.__setattr__(self, "_roots", {})
+        object.__setattr__(self, "_save_counter", None)
+        if root is not None:
+            self._roots[""] = root
+        for k, v in kwargs.items():
+            if k == _SAVE_COUNTER or k.startswith("_"):
+                raise ValueError(f"Checkpoint: {k!r} is a reserved name")
+            if v is None:
+                raise ValueError(f"Checkpoint: {k!r} is None")
+            self._roots[k] = v
+
+    def __setattr__(self, name, value):
+        if name.startswith("_") or name == _SAVE_COUNTER:
+            raise AttributeError(f"Checkpoint: cannot set {name!r}")
+        self._roots[name] = value
+
+    def __getattr__(self, name):
+        roots = self.__dict__.get("_roots", {})
+        if name in roots:
+            return roots[name]
+        raise AttributeError(name)
+
+    @property
+    def save_counter(self):
+        """Number of ``save()`` calls (a Variable, saved in the checkpoint; created on first use)."""
+        if self._save_counter is None:
+            object.__setattr__(self, "_save_counter",
+                               Variable(np.int64(0), trainable=False, name="save_counter"))
+        return self._save_counter
+
+    def _live(self):
+        live = collect(self._roots)
+        if self._save_counter is not None:
+            live.setdefault(_SAVE_COUNTER, self._save_counter)
+        return live
+
+    # -- writing -------------------------------------------------------------------------------------
+    def write(self, file_prefix, options=None):
+        """Save to exactly ``file_prefix`` (no numbering); returns the path."""
+        _no_trace("write")
+        live = self._live()
+        arrays = {k: np.asarray(v._v) for k, v in live.items()}
+        info = {k: {"name": v._name, "trainable": bool(v.trainable)} for k, v in live.items()}
+        objects = {name or "<root>": f"{type(o).__module__}.{type(o).__qualname__}"
+                   for name, o in self._roots.items()}
+        extra = {}
+        if self._save_counter is not None:
+            extra["save_counter"] = int(self._save_counter._v)
+        return storage.write_checkpoint(os.fspath(file_prefix), arrays, info, objects, extra)
+
+    def save(self, file_prefix, options=None):
+        """Save to ``file_prefix-N`` with N = the incremented ``save_counter``;
+        records it as the latest checkpoint of its directory. Returns the path."""
+        _no_trace("save")
+        c = self.save_counter
+        c._v = np.asarray(c._v + 1, dtype=c._v.dtype)
+        n = int(c._v)
+        path = self.write(f"{os.fspath(file_prefix)}-{n}")
+        from .manager import _record_in_index
+        _record_in_index(path)
+        return path
+
+    # -- reading -------------------------------------------------------------------------------------
+    def restore(self, save_path, options=None):
+        """Restore from ``save_path`` (a prefix returned by save/write, or None).
+        Returns a status; values for variables not created yet are assigned
+        when they are created."""
+        if save_path is None:
+            return InitializationOnlyStatus()
+        return self._restore(save_path)
+
+    def read(self, save_path, options=None):
+        """Restore from a path written by ``write`` (same as ``restore``)."""
+        return self._restore(save_path)
+
+    def _restore(self, save_path):
+        _no_trace("restore")
+        arrays, meta, path = storage.read_checkpoint(save_path)
+        if _SAVE_COUNTER in arrays:
+            self.save_counter  # noqa: B018  (create it so it is restored)
+        live = self._live()
+        status = CheckpointLoadStatus(self, path, arrays.keys())
+        hits = [(k, live[k]) for k in arrays if k in live]
+        problems = [(k, v, why) for k, v in hits if (why := _mismatch(v, arrays[k])) is not None]
+        if problems:
+            raise _mismatch_error(path, problems)
+        for k, v in hits:
+            _assign_now(v, arrays[k])
+            status._matched[k] = v
+        rest = {k: a for k, a in arrays.items() if k not in live}
+        # a newer restore of the same checkpoint object replaces older pending values
+        for p in list(_PENDING):
+            if p.ckpt() is self:
+                _drop(p)
+        if rest:
+            p = _Pending(self, path, rest, status)
+            status._pending = p
+            _register(p)
+        return status
+
+    def __repr__(self):
+        names = ", ".join(k or "<root>" for k in self._roots)
+        return f"<tapeflow.train.Checkpoint ({names})>"
+
+
+# -- weights conveniences -----------------------------------------------------------------------------
+
+def save_weights(model, filepath, overwrite=True, save_format=None, options=None):
+    """Save ``model``'s variables (keys relative to the model) to ``filepath``
+    (a prefix; ``filepath.json`` + a safetensors data file). Returns the path."""
+    filepath = storage.normalize_prefix(os.fspath(filepath))
+    if not overwrite and storage.exists(filepath):
+        raise FileExistsError(f"save_weights: {filepath!r} exists and overwrite=False")
+    return Checkpoint(model).write(filepath)
+
+
+def load_weights(model, filepath, skip_mismatch=False, by_name=False, options=None):
+    """Load weights saved by ``save_weights`` (or a Checkpoint of the model
+    alone). An unbuilt model gets its weights when it is built. Returns the
+    load status."""
+    filepath = os.fspath(filepath)
+    return Checkpoint(model).read(filepath)
+
+
+__all__ += ["CheckpointError"]
