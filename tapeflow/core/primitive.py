@@ -91,6 +91,7 @@ def eager_apply(p, args, params):
     T = _Tensor
     vals = []
     canon = None  # args with Variables replaced by read snapshots (only built if needed)
+    n_py = 0      # Python scalars among the args
     for i, a in enumerate(args):
         c = a.__class__
         if c is T:
@@ -101,14 +102,26 @@ def eager_apply(p, args, params):
                 canon = list(args)
             canon[i] = r
             vals.append(r._v)
-        elif c in _PY_SCALARS or c is np.ndarray or isinstance(a, np.generic):
+        elif c in _PY_SCALARS:
             vals.append(a)
+            n_py += 1
+        elif c is np.ndarray:
+            vals.append(a)
+        elif isinstance(a, np.generic):
+            if c is np.float64:  # a Python float subclass: weak like one (as aval_of says)
+                vals.append(float(a))
+                n_py += 1
+            else:
+                vals.append(a)
         elif isinstance(a, T):  # a symbolic tensor used outside its trace
             raise _leaked(p, a)
         elif isinstance(a, (list, tuple)):
-            vals.append(np.asarray(a))
+            vals.append(_py_array(a))
         else:
             vals.append(_convert_other(p, a))
+    if n_py and n_py == len(vals):
+        # only Python scalars: TF's defaults (float32, int32), not NumPy's float64/int64
+        vals = _py_defaults(p, vals)
     if canon is not None:
         args = tuple(canon)
     try:
@@ -135,14 +148,27 @@ def _wrap(v):
 
 
 _STRICT_KINDS = set()  # names of elementwise prims whose inputs must share a dtype
+_BOOL_INPUTS = set()   # names of prims (in _STRICT_KINDS) that take bool inputs only
+_BOOL_FIRST = set()    # names of prims (in _STRICT_KINDS) whose first input is a bool condition
 
 
 def _needs_dtype_check(p, vals, out):
     """Cheap test: for same-dtype ops, every strong input must have the output's
-    kind of dtype; anything else is re-checked by the abstract rule, which raises."""
-    if p.name not in _STRICT_KINDS:
+    kind of dtype; anything else is re-checked by the abstract rule, which raises.
+    (Identity tests first: NumPy's builtin dtypes are singletons, and dtype ``!=``
+    costs ~100 ns, which the common all-equal case should not pay.)"""
+    name = p.name
+    if name not in _STRICT_KINDS:
         return False
     od = out._v.dtype
+    if len(vals) == 1:  # unary: exp of an int tensor gives float64, logical_not of a float gives bool
+        d = getattr(vals[0], "dtype", None)
+        return d is not None and d is not od and d != od and (od.kind != "b" or name in _BOOL_INPUTS)
+    if name in _BOOL_FIRST:  # where(c, x, y): c must be bool; x and y share a dtype
+        d = getattr(vals[0], "dtype", None)
+        if d is not None and d.kind != "b":
+            return True
+        vals = vals[1:]
     first = None
     for v in vals:
         d = getattr(v, "dtype", None)
@@ -152,9 +178,9 @@ def _needs_dtype_check(p, vals, out):
             first = d
         elif d is not first and d != first:
             return True
-    if first is None:
+    if first is None or first is od:
         return False
-    return od != first and od.kind != "b"
+    return od != first and (od.kind != "b" or name in _BOOL_INPUTS)
 
 
 def aval_of(x) -> Aval:
@@ -166,8 +192,40 @@ def aval_of(x) -> Aval:
         return Aval((), np.int32, weak=True)
     if isinstance(x, float):
         return Aval((), np.float32, weak=True)
-    a = np.asarray(x)
+    a = _py_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
     return Aval(a.shape, a.dtype)
+
+
+def _only_python(x):
+    if isinstance(x, (list, tuple)):
+        return all(_only_python(v) for v in x)
+    return x.__class__ in _PY_SCALARS
+
+
+def _py_array(x):
+    """A list/tuple argument as an array. Made of Python scalars only, it gets
+    TF's defaults (float32, int32; dtypes rule 3), as tapeflow.constant would."""
+    a = np.asarray(x)
+    if a.dtype.itemsize == 8 and a.dtype.kind in "fi" and _only_python(x):
+        a = a.astype(np.float32 if a.dtype.kind == "f" else np.int32)
+    return a
+
+
+def _py_defaults(p, vals):
+    """Python scalars only (``tapeflow.exp(1.0)``, ``equal(0.0, 0)``): one dtype for
+    all of them, float32 if any is a float, else int32, else bool (weak scalars
+    adapt to each other as they adapt to a tensor). A where's condition stays bool."""
+    cond = p.name in _BOOL_FIRST
+    vs = vals[1:] if cond else vals
+    kinds = {v.__class__ for v in vs}
+    if float in kinds:
+        t = np.float32
+    elif int in kinds:
+        t = np.int32 if all(-2**31 <= v < 2**31 for v in vs) else np.int64
+    else:
+        t = np.bool_
+    out = [t(v) for v in vs]
+    return [np.bool_(vals[0])] + out if cond else out
 
 
 def _describe(args):

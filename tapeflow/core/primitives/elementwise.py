@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..aval import Aval
-from ..primitive import Primitive, bind, aval_of, _STRICT_KINDS
+from ..primitive import Primitive, bind, aval_of, _STRICT_KINDS, _BOOL_INPUTS, _BOOL_FIRST
 from . import _rules
 from . import reductions as R
 from . import shape as S
@@ -44,6 +44,9 @@ def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=T
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp,
                   differentiable=differentiable, doc=doc,
                   impl_out=(lambda out, x: kernel(x, out=out)) if isinstance(kernel, np.ufunc) else None)
+    _STRICT_KINDS.add(name)  # e.g. exp of an int32 tensor: NumPy gives float64, the rule says TypeError
+    if require == "b":
+        _BOOL_INPUTS.add(name)
     return p
 
 
@@ -52,6 +55,8 @@ def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable
                   differentiable=differentiable, doc=doc,
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     _STRICT_KINDS.add(name)
+    if require == "b":
+        _BOOL_INPUTS.add(name)
     return p
 
 
@@ -94,6 +99,8 @@ def _pow_vjp(g, out, x, y):
     if not _is_const(y):
         # d/dy x^y = x^y log x; defined as 0 where x <= 0 (as TF) so the gradient of
         # e.g. 0**y at y > 0 is 0, not NaN from log(0) * 0.
+        if _is_const(x):  # a constant base (Python int 3): log needs a float of y's dtype
+            x = np.asarray(x, aval_of(y).dtype)
         safe_log = bind(select_p, bind(greater_p, x, 0), bind(log_p, bind(select_p, bind(greater_p, x, 0), x, 1)), 0)
         gy = mul(g, mul(out, safe_log))
     return _grads2(g, x, y, gx, gy)
@@ -151,6 +158,7 @@ def _sigmoid_kernel(x, out=None):
 sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
                       lambda g, out, x: (mul(g, mul(out, sub(1, out))),),
                       impl_out=lambda out, x: _sigmoid_kernel(x, out=out))
+_STRICT_KINDS.add("sigmoid")
 
 # Non-differentiable, listed explicitly: piecewise-constant functions (zero
 # gradient almost everywhere) get no gradient rule, as in TF (None).
@@ -195,6 +203,7 @@ def _select_vjp(g, out, c, x, y):
 select_p = Primitive("select", np.where, _select_abstract, _select_vjp,
                      impl_out=None, doc="where(c, x, y) with broadcasting")
 _STRICT_KINDS.add("select")
+_BOOL_FIRST.add("select")
 
 
 # -- dtype conversion and gradient blocking ------------------------------------------------------

@@ -99,3 +99,4 @@ def _einsum_vjp(g, out, *ops, spec):
 
 einsum_p = Primitive("einsum", lambda *ops, spec: np.einsum(spec, *ops, optimize=len(ops) > 2),
                      _einsum_abstract, _einsum_vjp)
+E._STRICT_KINDS.add("einsum")

@@ -114,6 +114,7 @@ def _concat_vjp(g, out, *xs, axis):
 
 
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_abstract, _concat_vjp)
+E._STRICT_KINDS.add("concat")  # NumPy would upcast float32 + float64 silently
 
 
 def _pad_abstract(x, paddings, constant_values):
@@ -128,5 +129,11 @@ def _pad_vjp(g, out, x, paddings, constant_values):
     return (I.getitem(g, key),)
 
 
-pad_p = Primitive("pad", lambda x, paddings, constant_values: np.pad(x, paddings, constant_values=constant_values),
+def _pad_kernel(x, paddings, constant_values):
+    if len(paddings) != np.ndim(x):  # np.pad would broadcast one row to every axis
+        raise ValueError("paddings rows != rank")
+    return np.pad(x, paddings, constant_values=constant_values)
+
+
+pad_p = Primitive("pad", _pad_kernel,
                   _pad_abstract, _pad_vjp)
