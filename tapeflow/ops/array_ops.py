@@ -178,6 +178,8 @@ def stack(values, axis=0, name=None):
     if len(shapes) > 1:
         raise ValueError("stack: all tensors need the same shape, got " + ", ".join(fmt_shape(s) for s in shapes))
     nd = len(aval_of(values[0]).shape)
+    if not -nd - 1 <= axis <= nd:
+        raise ValueError(f"stack: axis {axis} is out of range for stacking tensors of rank {nd}")
     ax = axis % (nd + 1)
     return bind(S.concat_p, *[expand_dims(v, ax) for v in values], axis=ax) if len(values) > 1 \
         else expand_dims(values[0], ax)
