@@ -529,7 +529,9 @@ class Function:
                     arg = line.split(":")[0]
                     counts[arg] = counts.get(arg, 0) + 1
             arg = max(counts, key=counts.get) if counts else "an argument"
-            last = self.retrace_reasons[-1][0] if self.retrace_reasons else ""
+            # the advice fits the argument named: its latest change
+            mine = [line for r in self.retrace_reasons for line in r if line.split(":")[0] == arg]
+            last = mine[-1] if mine else ""
             if "Python" in last:
                 fix = "pass it as a tensor (tapeflow.constant(...)) instead of a Python number"
             elif "Tensor(" in last:
