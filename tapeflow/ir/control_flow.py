@@ -287,16 +287,20 @@ interpreter.INTERPRETERS["while_loop"] = lambda e, vals: _while_impl(*vals, **e.
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
                swap_memory=False, maximum_iterations=None, name=None):
     """TF's signature: repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``."""
+    single = not isinstance(loop_vars, (list, tuple))
     if STATE.trace is None:
-        lv = loop_vars
+        # a single tensor is one loop variable (as when traced); the result has
+        # loop_vars' structure, as when traced
+        lv0 = (loop_vars,) if single else loop_vars
+        lv = lv0
         it = 0
         while (maximum_iterations is None or it < maximum_iterations) and bool(cond(*lv)):
             lv = body(*lv)
             if not isinstance(lv, (list, tuple)):
                 lv = (lv,)
             it += 1
-        return lv if isinstance(loop_vars, (list, tuple)) else lv[0]
-    single = not isinstance(loop_vars, (list, tuple))
+        res = nest.pack_sequence_as(lv0, nest.flatten(lv))
+        return res[0] if single else res
     lv = (loop_vars,) if single else loop_vars
     lv = _as_tensor_leaves(lv)
     in_avals = _flat_avals(lv)
