@@ -603,6 +603,50 @@ def test_sweep_public_reductions_axes_keepdims(sak, seed):
         assert_close(op(tf.constant(x), axis=axis, keepdims=kd), np.asarray(want, np.float32), rtol=1e-5, atol=1e-5)
 
 
+@st.composite
+def array_and_basic_index(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    return shape, draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+
+
+@HYP
+@given(case=array_and_basic_index(), seed=st.integers(0, 2**16))
+def test_sweep_basic_indexing(case, seed):
+    shape, key = case
+    x = np.random.default_rng(seed).uniform(-2, 2, shape)
+    fn = lambda a: I.getitem(a, key)  # noqa: E731
+    assert_close(fn(tf.constant(x)), x[key], rtol=0, atol=0)
+    check_grads(fn, (x,), seed=seed)
+
+
+@st.composite
+def array_and_int_index(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    return shape, draw(hnp.integer_array_indices(shape, result_shape=hnp.array_shapes(min_dims=1, max_dims=2,
+                                                                                        max_side=5)))
+
+
+@HYP
+@given(case=array_and_int_index(), seed=st.integers(0, 2**16))
+def test_sweep_integer_array_indexing(case, seed):
+    """Advanced indexing, repeats included: forward as NumPy, gradients accumulate."""
+    shape, key = case
+    x = np.random.default_rng(seed).uniform(-2, 2, shape)
+    fn = lambda a: I.getitem(a, key)  # noqa: E731
+    assert_close(fn(tf.constant(x)), x[key], rtol=0, atol=0)
+    check_grads(fn, (x,), seed=seed)
+
+
+@HYP
+@given(shape=hnp.array_shapes(min_dims=1, max_dims=4, max_side=3), data=st.data())
+def test_sweep_transpose_reshape(shape, data):
+    perm = tuple(data.draw(st.permutations(range(len(shape)))))
+    x = np.random.default_rng(len(shape)).uniform(-2, 2, shape)
+    fn = lambda a: prim("reshape", shape=(-1,))(prim("transpose", perm=perm)(a)) ** 2  # noqa: E731
+    assert_close(fn(tf.constant(x)), np.transpose(x, perm).reshape(-1) ** 2, rtol=1e-15)
+    check_grads(fn, (x,))
+
+
 # -- extra cases for specific rules ------------------------------------------------------------
 
 def test_reduce_max_ties_share_the_gradient():
