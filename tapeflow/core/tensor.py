@@ -256,7 +256,7 @@ class Variable(Tensor):
         return v if dtype is None else v.astype(dtype)
 
     def __bool__(self):
-        return Tensor.__bool__(self.read_value())
+        return bool(self.read_value())  # a symbolic read raises the TracingError
 
     def __float__(self):
         return float(self.read_value())
