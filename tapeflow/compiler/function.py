@@ -286,6 +286,8 @@ class Function:
             self._sig = None
         functools.update_wrapper(self, python_function, updated=()) if callable(python_function) and \
             hasattr(python_function, "__name__") else None
+        if name:  # update_wrapper copied the Python function's __name__ over the name= argument
+            self.__name__ = name
 
     # methods: one Function per instance, so `self` is part of what is captured
     def __get__(self, obj, objtype=None):
