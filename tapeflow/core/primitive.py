@@ -88,6 +88,8 @@ _PY_SCALARS = (float, int, bool)
 
 def eager_apply(p, args, params):
     """Eager interpretation: NumPy kernel now, then let the tapes record."""
+    if STATE.profiler is not None:  # tapeflow.profile is on: it times this op, then calls back here
+        return STATE.profiler.eager(p, args, params)
     T = _Tensor
     vals = []
     canon = None  # args with Variables replaced by read snapshots (only built if needed)
@@ -207,7 +209,10 @@ def _py_array(x):
     TF's defaults (float32, int32; dtypes rule 3), as tapeflow.constant would."""
     a = np.asarray(x)
     if a.dtype.itemsize == 8 and a.dtype.kind in "fi" and _only_python(x):
-        a = a.astype(np.float32 if a.dtype.kind == "f" else np.int32)
+        if a.dtype.kind == "f":
+            a = a.astype(np.float32)
+        elif a.size == 0 or (a.min() >= -2**31 and a.max() < 2**31):  # else int64, not wrapped
+            a = a.astype(np.int32)
     return a
 
 

@@ -171,10 +171,16 @@ def _to_array(value, dtype=None):
             arr = np.asarray(value)
         else:
             arr = np.asarray(value)
+            # TF's defaults apply to values made of Python scalars only: a list of
+            # float64 tensors or NumPy float64 scalars keeps float64, and ints that
+            # do not fit int32 stay int64 (astype would wrap them silently)
             if arr.dtype == np.float64:
-                arr = arr.astype(np.float32)
+                if _prim._only_python(value):
+                    arr = arr.astype(np.float32)
             elif arr.dtype == np.int64:
-                arr = arr.astype(np.int32)
+                if _prim._only_python(value) and (arr.size == 0 or (
+                        arr.min() >= -2**31 and arr.max() < 2**31)):
+                    arr = arr.astype(np.int32)
             elif arr.dtype.kind in "OUS":
                 raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
     else:

@@ -57,7 +57,7 @@ def elementwise(name, out_dtype=None, require=None):
     def rule(*avals, **params):
         d = result_dtype(name, avals)
         if require is not None and d.kind not in require:
-            what = {"f": "floating", "b": "bool", "iu": "integer", "fiu": "numeric", "iub": "integer or bool"}.get(require, require)
+            what = {"f": "floating", "b": "bool", "iu": "integer", "fiu": "numeric", "fi": "float or integer", "iub": "integer or bool"}.get(require, require)
             raise TypeError(f"{name}: expects {what} tensors, got {d.name}; "
                             + ("cast first: tapeflow.cast(x, tapeflow.float32)" if "f" in require else "cast first"))
         shape = avals[0].shape if len(avals) == 1 else broadcast_shapes(name, *[a.shape for a in avals])
