@@ -311,3 +311,14 @@ def test_error_messages_keep_the_op_name_for_kernel_failures():
     # an error found only by the NumPy kernel is re-raised with the op name and the inputs
     with pytest.raises(ValueError, match=r"pow: .*negative.*\(inputs: \(2,\) int32"):
         tf.pow(I32, -1)
+
+
+def test_python_value_defaults_do_not_touch_strong_values_or_wrap_ints():
+    # a list of float64 tensors is not "made of Python floats": it stays float64
+    assert tf.constant([tf.constant(1.0, tf.float64), tf.constant(2.0, tf.float64)]).dtype == tf.float64
+    # ints that do not fit int32 stay int64 instead of wrapping around
+    big = tf.constant(2**40)
+    assert big.dtype == tf.int64 and int(big) == 2**40
+    assert tf.constant([1, 2**35]).dtype == tf.int64
+    assert (tf.constant(np.array([1], np.int64)) + [2**40]).numpy().tolist() == [2**40 + 1]
+    assert tf.constant([]).dtype == tf.float32
