@@ -214,6 +214,8 @@ class ConcreteFunction:
         return getattr(self.compiled, "__tapeflow_source__", None)
 
     def run(self, arrays):
+        if STATE.profiler is not None:  # tapeflow.profile times the call, then calls back here
+            return STATE.profiler.run_compiled(self, arrays)
         try:
             outs = self.compiled(*arrays)
         except Exception as e:
