@@ -1,0 +1,16 @@
+"""``tapeflow.profiler``: ``profile()`` (exported as ``tapeflow.profile``) --
+per-op kernel/dispatch times, compiled calls, tracing and retraces, a verdict,
+a terminal table and a Chrome trace. See ``profile.py``."""
+from .profile import Profile, profile  # noqa: F401
+
+__all__ = ["Profile", "profile"]
+
+
+def _export():
+    # ``tapeflow.profile`` (until tapeflow/__init__.py imports it itself)
+    import tapeflow
+    if not hasattr(tapeflow, "profile"):
+        tapeflow.profile = profile
+
+
+_export()
