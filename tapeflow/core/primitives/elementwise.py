@@ -143,16 +143,13 @@ atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),
 
 
 def _sigmoid_kernel(x, out=None):
-    # 0.5 * (1 + tanh(x / 2)) is exact and never overflows, unlike 1 / (1 + exp(-x))
-    # whose exp(-x) overflows (with a warning) for x < -88 in float32.
-    r = np.multiply(x, 0.5, out=out)
-    if isinstance(r, np.ndarray):
-        np.tanh(r, out=r)
-    else:  # a 0-d input gives a NumPy scalar, which cannot be an `out=` buffer
-        r = np.tanh(r)
-    r += 1
-    r *= 0.5
-    return r
+    # With e = exp(-|x|) <= 1: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0.
+    # Never overflows, and keeps full relative precision in both tails (the form
+    # 0.5 * (1 + tanh(x / 2)) cancels: sigmoid(-10) came out 1e-3 off, and 0 below -17).
+    e = np.exp(-np.abs(x))
+    num = np.where(np.less(x, 0), e, np.ones_like(e))  # computed before `out` (may alias x) is written
+    d = e + 1
+    return np.divide(num, d, out=out) if out is not None else np.divide(num, d)
 
 
 sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
