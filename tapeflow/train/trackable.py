@@ -60,14 +60,21 @@ def is_optimizer(obj):
 def slot_triples(opt, primaries):
     """``[(primary_variable, slot_name, slot_variable)]`` for an optimizer.
 
-    Uses ``opt._checkpoint_slots()`` when the optimizer provides it (an
-    iterable of such triples), else TF's ``get_slot_names()`` /
+    Uses ``opt._checkpoint_slots()`` or ``opt.slots()`` when the optimizer
+    provides it (an iterable of such triples), else TF's ``get_slot_names()`` /
     ``get_slot(var, name)`` over the candidate ``primaries``.
     """
     own = getattr(type(opt), "_checkpoint_slots", None)
     if callable(own):
         try:
             return [(p, str(n), s) for p, n, s in opt._checkpoint_slots()
+                    if isinstance(p, Variable) and isinstance(s, Variable)]
+        except Exception:
+            pass
+    slots = getattr(type(opt), "slots", None)
+    if callable(slots):  # tapeflow.optimizers.Optimizer.slots(): (variable, slot_name, slot_variable)
+        try:
+            return [(p, str(n), s) for p, n, s in opt.slots()
                     if isinstance(p, Variable) and isinstance(s, Variable)]
         except Exception:
             pass
