@@ -78,23 +78,12 @@ def q_network(hidden, n_actions, seed, init="torch_linear"):
 
 
 def _init(kind, seed, bias=False):
+    """A seeded initializer; ``torch_linear`` is PyTorch's nn.Linear default
+    (kernel and bias U(+-1/sqrt(fan_in))), the book network's initialization."""
     from tapeflow.keras import initializers as I
     if kind == "torch_linear":
-        return I.get({"class_name": "TorchLinear", "config": {"seed": seed, "bias": bias}}) \
-            if hasattr(I, "get") and False else _torch_linear(seed, bias)
-    return I.get(kind) if not bias else I.Zeros()
-
-
-def _torch_linear(seed, bias):
-    from tapeflow.keras import initializers as I
-    for name in ("TorchLinear", "TorchDefault", "PyTorchLinear"):
-        cls = getattr(I, name, None)
-        if cls is not None:
-            try:
-                return cls(seed=seed, bias=bias)
-            except TypeError:
-                return cls(seed=seed)
-    return I.GlorotUniform(seed=seed) if not bias else I.Zeros()
+        return I.TorchLinear(seed=seed)
+    return I.Zeros() if bias else I.get({"class_name": kind, "config": {"seed": seed}})
 
 
 class DQNAgent(tf.Module):
@@ -114,7 +103,9 @@ class DQNAgent(tf.Module):
         self.loss_fn = (tf.keras.losses.Huber() if config.loss == "huber" else tf.keras.losses.MeanSquaredError())
         self.compiled = compiled
         self.update = tf.function(self.update_step) if compiled else self.update_step
-        self.q_values = tf.function(self.q) if compiled else self.q
+        # one trace for every batch size (acting on 1 or 32 boards, evaluating 1000)
+        self.q_values = tf.function(self.q, input_signature=[tf.TensorSpec((None, obs_dim), tf.float32)]) \
+            if compiled else self.q
         self.sync_target = tf.function(self._sync) if compiled else self._sync
         self.rng = np.random.default_rng(seed)
 
