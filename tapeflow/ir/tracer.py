@@ -246,6 +246,9 @@ class Trace:
 
     # -- the interpretation -----------------------------------------------------------------
     def process(self, p, args, params):
+        if p is _prim.READ_VARIABLE and len(args) == 1 and isinstance(args[0], Variable):
+            # bind(read_variable, var) directly: the same ordered read as var.read_value()
+            return self.read_variable(args[0])
         canon = None
         for i, a in enumerate(args):
             if isinstance(a, Variable):
