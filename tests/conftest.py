@@ -30,11 +30,6 @@ def np_of(x):
     return np.asarray(x)
 
 
-def f64(*shape, rng=None, low=-1.0, high=1.0):
-    rng = rng if rng is not None else np.random.default_rng(0)
-    return rng.uniform(low, high, size=shape).astype(np.float64)
-
-
 def assert_close(actual, expected, rtol=1e-6, atol=1e-7, dtype=True, msg=""):
     a = np_of(actual)
     e = np.asarray(expected)
