@@ -242,6 +242,7 @@ class _Gen:
         var_stage = {id(var): 0 for var in self.var_order}
         stages = []  # list of (scalar_eqns, loop_eqns) per stage
         placed = []
+        loop_stage = {}  # value computed in a stage's loops -> that stage
 
         def need(v):
             return 0 if isinstance(v, Literal) else ready[v]
@@ -287,12 +288,16 @@ class _Gen:
                 raise Unsupported(name)
             if kind == "scalar" or kind == "scan":
                 # scalar code placed before stage st's loop; a scalar computed from a
-                # reduction of stage k is ready at k+1 already (need() says so)
+                # reduction of stage k is ready at k+1 already (need() says so). One that
+                # uses a value computed in stage st's loops runs after them: loops see it
+                # from stage st+1 on
+                after = any(isinstance(v, Var) and loop_stage.get(v) == st for v in e.inputs)
                 for o in e.outputs:
-                    ready[o] = st
+                    ready[o] = st + 1 if after else st
             elif kind[0] == "loop":
                 for o in e.outputs:
                     ready[o] = st
+                    loop_stage[o] = st
             else:
                 for o in e.outputs:
                     ready[o] = st + 1
@@ -335,8 +340,12 @@ class _Gen:
                 if isinstance(k, tuple):
                     loops.setdefault(k[1], []).append(e)
             # scalar equations whose inputs exist now, then the loops, then the rest
-            pre = [(e, k) for e, k in scal if all(isinstance(v, Literal) or v in env for v in e.inputs)
-                   or e.prim is _prim.READ_VARIABLE]
+            # (in program order; a scalar may use one computed just before it)
+            pre, avail = [], set(env)
+            for e, k in scal:
+                if e.prim is _prim.READ_VARIABLE or all(isinstance(v, Literal) or v in avail for v in e.inputs):
+                    pre.append((e, k))
+                    avail.update(e.outputs)
             for e, k in pre:
                 lines += self.emit_scalar(e, k, env, var_names, pad)
             for shape, eqs in loops.items():
