@@ -1,0 +1,181 @@
+"""tapeflow.Module: attribute tracking, walk_variables paths, tracking hooks."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow import keras
+from tapeflow.module import walk_variables, TRACKING_HOOKS
+
+
+def _v(x, **kw):
+    return tf.Variable(np.asarray(x, np.float32), **kw)
+
+
+class Inner(tf.Module):
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.w = _v([1.0, 2.0])
+        self.b = _v(0.0, trainable=False)
+
+
+class Outer(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+        self.blocks = [Inner(), Inner()]
+        self.table = {"x": _v(3.0), "y": [Inner()]}
+        self.tup = (_v(4.0),)
+        self.not_tracked = np.zeros(3)
+
+
+def test_module_finds_variables_through_nesting_lists_dicts():
+    m = Outer()
+    assert m.name == "outer"
+    vs = m.variables
+    # 4 Inner modules x 2 + x + tup
+    assert len(vs) == 10
+    assert len(m.trainable_variables) == 6
+    assert all(not v.trainable for v in m.non_trainable_variables)
+    assert len(m.non_trainable_variables) == 4
+    assert len(m.submodules) == 4
+    assert all(isinstance(s, Inner) for s in m.submodules)
+    # lazily added variables are found too
+    m.extra = _v(5.0)
+    assert len(m.variables) == 11
+
+
+def test_shared_variables_counted_once():
+    m = tf.Module()
+    v = _v(1.0)
+    m.a = v
+    m.b = [v, v]
+    m.c = {"k": v}
+    assert len(m.variables) == 1
+    assert [p for p, _ in walk_variables(m)] == ["a"]
+
+
+def test_walk_variables_paths():
+    m = Outer()
+    paths = dict(walk_variables(m))
+    assert set(paths) == {"blocks/0/b", "blocks/0/w", "blocks/1/b", "blocks/1/w", "inner/b", "inner/w",
+                          "table/x", "table/y/0/b", "table/y/0/w", "tup/0"}
+    assert paths["inner/w"] is m.inner.w
+    assert paths["blocks/1/w"] is m.blocks[1].w
+    assert paths["table/y/0/b"] is m.table["y"][0].b
+
+
+class Agent:
+    """A plain object holding models and optimizers (not a Module)."""
+
+    def __init__(self):
+        self.actor = keras.Sequential([keras.layers.Dense(3, name="l1"), keras.layers.Dense(1, name="l2")])
+        self.critic = keras.Sequential([keras.layers.Dense(2)])
+        self.actor_target = self.actor      # an alias: its variables are reported once
+        self.actor_opt = keras.optimizers.Adam(1e-3)
+        self.step = _v(0.0)
+        self.rng = np.random.default_rng(0)
+
+
+def test_walk_plain_objects_models_and_optimizers():
+    ag = Agent()
+    x = np.ones((2, 4), np.float32)
+    ag.actor(x)
+    ag.critic(x)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(ag.actor(x))
+    tv = ag.actor.trainable_variables
+    ag.actor_opt.apply_gradients(zip(tape.gradient(loss, tv), tv))
+    pairs = list(walk_variables(ag))
+    paths = [p for p, _ in pairs]
+    assert paths[:4] == ["actor/layers/0/kernel", "actor/layers/0/bias", "actor/layers/1/kernel",
+                         "actor/layers/1/bias"]
+    assert "critic/layers/0/kernel" in paths
+    assert not any(p.startswith("actor_target") for p in paths)
+    assert "actor_opt/iterations" in paths and "actor_opt/learning_rate" in paths
+    assert "actor_opt/slots/0/m" in paths and "actor_opt/slots/3/v" in paths
+    assert "step" in paths
+    assert len({id(v) for _, v in pairs}) == len(pairs)
+    d = dict(pairs)
+    assert d["actor_opt/slots/2/m"] is ag.actor_opt.get_slot(ag.actor.layers[1].kernel, "m")
+    # a model's variables are its weights only (not its optimizer's)
+    assert len(ag.actor.variables) == 4
+
+
+def test_walk_layer_attribute_names_and_prefix():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.l1 = keras.layers.Dense(2)
+            self.hidden = [keras.layers.Dense(2), keras.layers.Dense(2)]
+            self.scale = tf.Variable(1.0)
+
+        def call(self, x):
+            for h in self.hidden:
+                x = h(x)
+            return self.l1(x) * self.scale
+
+    n = Net()
+    n(np.zeros((1, 3), np.float32))
+    paths = [p for p, _ in walk_variables(n, prefix="net")]
+    assert paths == ["net/l1/kernel", "net/l1/bias", "net/hidden/0/kernel", "net/hidden/0/bias",
+                     "net/hidden/1/kernel", "net/hidden/1/bias", "net/scale"]
+
+
+def test_tracking_hooks_attribute_weight_and_slot():
+    seen = []
+
+    def hook(owner, name, var):
+        seen.append((type(owner).__name__, name, var))
+    TRACKING_HOOKS.append(hook)
+    try:
+        m = tf.Module()
+        v = _v(1.0)
+        m.v = v
+        m.vs = [_v(2.0)]
+        d = keras.layers.Dense(2)
+        d(np.zeros((1, 3), np.float32))
+        opt = keras.optimizers.SGD(0.1, momentum=0.9)
+        opt.apply_gradients([(tf.ones((3, 2)), d.kernel)])
+    finally:
+        TRACKING_HOOKS.remove(hook)
+    names = [(o, n) for o, n, _ in seen]
+    assert ("Module", "v") in names and ("Module", "vs/0") in names
+    assert ("Dense", "kernel") in names and ("Dense", "bias") in names
+    assert ("SGD", "iterations") in names and ("SGD", "learning_rate") in names
+    assert ("SGD", "slots/0/momentum") in names
+    slot = [var for o, n, var in seen if n == "slots/0/momentum"][0]
+    assert slot is opt.get_slot(d.kernel, "momentum")
+
+
+def test_cycles_are_safe():
+    class Node:
+        pass
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    a.v = _v(1.0)
+    b.v = _v(2.0)
+    assert [p for p, _ in walk_variables(a)] == ["other/v", "v"] or \
+        [p for p, _ in walk_variables(a)] == ["v", "other/v"]
+
+
+def test_module_name_and_scope():
+    m = Inner(name="enc")
+    assert m.name == "enc"
+    with m.name_scope as s:
+        assert s.name == "enc"
+    assert "enc" in repr(m)
+
+
+def test_variable_cache_sees_new_variables():
+    m = tf.Module()
+    m.layers = []
+    assert m.variables == ()
+    m.layers.append(_v(1.0))  # list mutated in place after the first walk: a new Variable invalidates the cache
+    assert len(m.variables) == 1
+
+
+@pytest.mark.parametrize("bad", [1, "x", None])
+def test_walk_ignores_non_trackables(bad):
+    m = tf.Module()
+    m.x = bad
+    assert list(walk_variables(m)) == []
