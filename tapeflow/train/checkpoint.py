@@ -371,14 +371,17 @@ class Checkpoint:
         return storage.write_checkpoint(os.fspath(file_prefix), arrays, info, objects, extra)
 
     def save(self, file_prefix, options=None):
-        """Save to ``file_prefix-N`` with N = the incremented ``save_counter``;
-        records it as the latest checkpoint of its directory. Returns the path."""
+        """Save to ``file_prefix-N`` with N = the incremented ``save_counter``
+        (moved past the highest number the directory records, so an existing
+        checkpoint is never overwritten); records it as the latest checkpoint
+        of its directory. Returns the path."""
         _no_trace("save")
+        from .manager import _record_in_index, next_number
         c = self.save_counter
-        c._v = np.asarray(c._v + 1, dtype=c._v.dtype)
-        n = int(c._v)
+        d, base = os.path.split(os.fspath(file_prefix))
+        n = next_number(d, base, int(c._v) + 1)
+        c._v = np.asarray(n, dtype=c._v.dtype)
         path = self.write(f"{os.fspath(file_prefix)}-{n}")
-        from .manager import _record_in_index
         _record_in_index(path)
         return path
 

@@ -87,6 +87,19 @@ def _record_in_index(path):
     _write_state(d, entries, extra)
 
 
+def _number(name, base):
+    """N of ``base-N`` (else -1)."""
+    head, _, tail = name.rpartition("-")
+    return int(tail) if head == base and tail.isdigit() else -1
+
+
+def next_number(directory, base, counter):
+    """The number ``Checkpoint.save`` uses: the counter, or past the directory's highest."""
+    st = _read_state(directory)
+    used = [_number(e["name"], base) for e in st["checkpoints"]] if st else []
+    return max([counter] + [u + 1 for u in used])
+
+
 def _as_float(metric):
     if metric is None:
         return None
@@ -126,6 +139,7 @@ class CheckpointManager:
         self._clock = clock or time.time
         os.makedirs(self._directory, exist_ok=True)
         storage.clean_stale_temps(self._directory)
+        storage.clean_orphan_data(self._directory)
         st = _read_state(self._directory)
         self._entries = []
         self._last_preserved = None
@@ -202,8 +216,14 @@ class CheckpointManager:
             step = None
         m = _as_float(metric)
         counter = self._checkpoint.save_counter
-        counter._v = np.asarray(counter._v + 1, dtype=counter._v.dtype)
-        n = int(counter._v) if checkpoint_number is None else int(np.asarray(checkpoint_number))
+        if checkpoint_number is None:
+            # never reuse a number of a checkpoint this directory still has (a fresh,
+            # unrestored Checkpoint starts its counter at 0)
+            n = max([int(counter._v) + 1] + [_number(e["name"], self._name) + 1 for e in self._entries])
+        else:
+            n = int(np.asarray(checkpoint_number))
+        counter._v = np.asarray(max(int(counter._v) + 1, n if checkpoint_number is None else 0),
+                                dtype=counter._v.dtype)
         name = f"{self._name}-{n}"
         path = self._checkpoint.write(os.path.join(self._directory, name))
         now = self._clock()

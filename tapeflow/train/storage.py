@@ -117,6 +117,35 @@ def clean_stale_temps(directory):
         _silent_remove(os.path.join(directory, n))
 
 
+def clean_orphan_data(directory, min_age_s=60.0):
+    """Remove ``P.data-*.safetensors`` files no index ``P.json`` refers to (left by a
+    writer killed between its two renames, or before deleting the data it replaced).
+    Only files older than ``min_age_s``, so a live writer's new data file is never touched."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for n in names:
+        if not n.endswith(".safetensors") or ".data-" not in n or n.startswith("."):
+            continue
+        prefix = n[:n.rfind(".data-")]
+        ref = None
+        try:
+            with open(os.path.join(directory, prefix + ".json")) as f:
+                ref = json.load(f).get("data_file")
+        except (OSError, ValueError, AttributeError):
+            pass
+        if ref == n:
+            continue
+        p = os.path.join(directory, n)
+        try:
+            if now - os.path.getmtime(p) >= min_age_s:
+                os.remove(p)
+        except OSError:
+            pass
+
+
 def _alive(pid):
     try:
         os.kill(pid, 0)
@@ -177,7 +206,7 @@ def _contig(a):
 
 
 def _crc(a):
-    return zlib.crc32(_contig(a).tobytes() if a.ndim == 0 else memoryview(_contig(a)).cast("B")) & 0xFFFFFFFF
+    return zlib.crc32(_contig(a).reshape(-1).view(np.uint8)) & 0xFFFFFFFF
 
 
 def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=None):
