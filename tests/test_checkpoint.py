@@ -227,16 +227,21 @@ def test_deferred_restore_for_plain_objects_and_status_asserts(tmp_path):
 
 
 def test_deferred_mismatch_is_reported_when_the_variable_appears(tmp_path):
+    from tapeflow.module import Module
     src = Holder()
     src.w = _var((2, 3))
     path = tf.train.Checkpoint(obj=src).write(str(tmp_path / "p"))
+    m = Module()
+    st = tf.train.Checkpoint(obj=m).read(path)
+    assert st.pending_keys == ["obj/w"]
+    with pytest.raises(CheckpointMismatchError, match=r"(?s)p'.*obj/w.*shape \[2, 3\] in the checkpoint, \[4, 4\]"):
+        m.w = _var((4, 4))       # reported when the variable is attached, not at some later assert
+    # a Keras layer built with the wrong input size: reported at build
+    path2 = tf.train.save_weights(keras.Sequential([keras.layers.Dense(3, input_shape=(2,))]), str(tmp_path / "d"))
     model = keras.Sequential([keras.layers.Dense(3)])
-    ck = tf.train.Checkpoint(obj=Holder())
-    ck.read(path)  # nothing to match yet; the new holder gets a wrongly shaped w below
-    ck.obj.w = _var((4, 4))
-    with pytest.raises(CheckpointMismatchError, match="obj/w"):
-        ck.read(path)
-    del model
+    model.load_weights(path2)
+    with pytest.raises(CheckpointMismatchError, match="kernel"):
+        model(tf.constant(np.ones((1, 5), np.float32)))
 
 
 def test_save_and_restore_refused_while_tracing(tmp_path):

@@ -144,7 +144,10 @@ def _run_pending(var, created):
     _BUSY[0] = True
     try:
         for p in list(_PENDING):
-            fits = sig in p.sigs
+            # a variable attached to a Module/layer/optimizer (tracking hook) always triggers a
+            # re-walk (so a wrongly shaped one is reported now); a bare creation only if its
+            # shape and dtype match a pending value
+            fits = not created or sig in p.sigs
             p.candidates = [(r, n) for r, n in p.candidates if r() is not None and n < _MAX_RECHECKS]
             if not fits and not p.candidates:
                 continue
