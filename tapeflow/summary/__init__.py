@@ -281,7 +281,7 @@ def graph(graph_data, step=None, name=None):
     """Write the graph(s) of a ConcreteFunction, a traced Function (all its
     traces), a tapeflow Graph, a list of these, or a GraphDef, for
     TensorBoard's Graphs tab. Returns True if written."""
-    from .graph import as_graph_list, to_graph_def
+    from ._graphdef import as_graph_list, to_graph_def
     if STATE.trace is not None:
         raise _in_trace("graph")
     w = _default_writer()
@@ -339,7 +339,7 @@ def trace_export(name, step=None, profiler_outdir=None):
     one name scope per function) and stop recording. With the profiler on,
     also writes ``<profiler_outdir or logdir>/<name>.trace.json`` (Chrome
     trace) and logs the profile report as text summary ``<name>/profile``."""
-    from .graph import to_graph_def
+    from ._graphdef import to_graph_def
     graphs = list(_TRACE["graphs"])
     prof = _TRACE["profile"]
     outdir = profiler_outdir or _TRACE["outdir"]
