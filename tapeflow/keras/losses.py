@@ -314,13 +314,18 @@ def get(identifier):
     if identifier is None or isinstance(identifier, Loss):
         return identifier
     if isinstance(identifier, str):
+        if identifier in _FUNCS:
+            return _FUNCS[identifier]
+        if identifier in ("MSE", "MAE"):
+            return _FUNCS[identifier.lower()]
+        for c in _CLASSES.values():
+            if c.__name__ == identifier:
+                return c()
         key = identifier.lower()
-        if identifier in _FUNCS or key in ("mse", "mae"):
+        if key in _FUNCS:
             return _FUNCS[key]
         if key in _CLASSES:
             return _CLASSES[key]()
-        if key in _FUNCS:
-            return _FUNCS[key]
         raise ValueError(f"unknown loss {identifier!r}; known: {sorted(set(_FUNCS) | set(_CLASSES))}")
     if isinstance(identifier, dict):
         return deserialize(identifier)

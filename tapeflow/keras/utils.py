@@ -10,7 +10,7 @@ from ..ops import math_ops as M
 __all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical"]
 
 
-def _vars(x, what):
+def _vars(x, what, tensors_ok=False):
     if isinstance(x, Variable):
         return [x]
     if hasattr(x, "weights") and not isinstance(x, (list, tuple)):
@@ -20,7 +20,7 @@ def _vars(x, what):
         return list(v() if callable(v) else v)
     out = list(x)
     for i, v in enumerate(out):
-        if not isinstance(v, Variable):
+        if not isinstance(v, Variable) and not (tensors_ok and isinstance(v, Tensor)):
             raise TypeError(f"soft_update: {what}[{i}] is a {type(v).__name__}, not a Variable")
     return out
 
@@ -29,12 +29,12 @@ def soft_update(target_vars, source_vars, tau):
     """Polyak averaging for target networks: ``target <- tau * source + (1 - tau) * target``
     for each pair of variables (``assign``, so it works inside a compiled step).
 
-    Takes two lists of Variables, or two Keras models/layers (their
-    ``weights``). ``tau`` is a Python float or a scalar tensor; ``tau=1``
+    Takes two lists of Variables (the sources may also be tensors), or two
+    Keras models/layers (their ``weights``). ``tau`` is a Python float or a scalar tensor; ``tau=1``
     copies. Lists of different length or shapes raise a ValueError.
     """
     tv = _vars(target_vars, "target_vars")
-    sv = _vars(source_vars, "source_vars")
+    sv = _vars(source_vars, "source_vars", tensors_ok=True)
     if len(tv) != len(sv):
         raise ValueError(f"soft_update: {len(tv)} target variables but {len(sv)} source variables")
     for i, (t, s) in enumerate(zip(tv, sv)):
@@ -46,16 +46,20 @@ def soft_update(target_vars, source_vars, tau):
                             f"is {s.dtype.name}")
     if isinstance(tau, Tensor):
         for t, s in zip(tv, sv):
-            t.assign(M.add(M.multiply(s.read_value(), tau), M.multiply(t.read_value(), M.subtract(1.0, tau))))
+            t.assign(M.add(M.multiply(_read(s), tau), M.multiply(t.read_value(), M.subtract(1.0, tau))))
         return
     tau = float(tau)
     if not 0.0 <= tau <= 1.0:
         raise ValueError(f"soft_update: tau must be in [0, 1], got {tau}")
     for t, s in zip(tv, sv):
         if tau == 1.0:
-            t.assign(s.read_value())
+            t.assign(_read(s))
         else:
-            t.assign(M.add(M.multiply(s.read_value(), tau), M.multiply(t.read_value(), 1.0 - tau)))
+            t.assign(M.add(M.multiply(_read(s), tau), M.multiply(t.read_value(), 1.0 - tau)))
+
+
+def _read(x):
+    return x.read_value() if isinstance(x, Variable) else x
 
 
 def hard_update(target_vars, source_vars):

@@ -95,20 +95,19 @@ class Adam(Optimizer):
 
     def _prepare_step(self):
         super()._prepare_step()
-        t = M.cast(M.add(self.iterations.read_value(), 1), np.float32)
-        self._step_cache["bc1"] = M.subtract(1.0, M.pow(np.float32(self.beta_1), t))
-        self._step_cache["bc2"] = M.subtract(1.0, M.pow(np.float32(self.beta_2), t))
+        self._step_cache["t"] = M.add(self.iterations.read_value(), 1)
 
     def _factors(self, var, lr):
-        """(bias-corrected step size, sqrt(1 - b2^t)) in var's dtype."""
+        """(bias-corrected step size, sqrt(1 - b2^t)), computed once per step and
+        dtype (in the variable's dtype, as Keras)."""
         c = self._step_cache
         key = ("f", var.dtype.name)
         f = c.get(key)
         if f is None:
-            npd = var.dtype.as_numpy_dtype
-            bc1, bc2 = c["bc1"], c["bc2"]
-            if npd != np.float32:
-                bc1, bc2 = M.cast(bc1, npd), M.cast(bc2, npd)
+            npd = np.dtype(var.dtype.as_numpy_dtype)
+            t = M.cast(c["t"], npd)
+            bc1 = M.subtract(1.0, M.pow(npd.type(self.beta_1), t))
+            bc2 = M.subtract(1.0, M.pow(npd.type(self.beta_2), t))
             s2 = M.sqrt(bc2)
             if self.epsilon_mode == "keras":
                 f = (M.divide(M.multiply(lr, s2), bc1), s2)
