@@ -81,7 +81,7 @@ def _checkpointing(agent, ckpt_dir, counters):
 
 
 def train(config: DQNConfig | str = "default", seed=0, logdir=None, ckpt_dir=None, resume=False,
-          eager=False, progress=True, eval_games=1000, eval_seed=12345, log_every=200, out=print):
+          eager=False, progress=True, eval_games=1000, eval_seed=12345, log_every=50, out=print):
     """Train a DQN on Gridworld; returns a TrainResult (with the test win rate)."""
     cfg = PRESETS[config] if isinstance(config, str) else config
     tf.random.set_seed(seed)
@@ -260,7 +260,7 @@ def _train_vectorized(agent, cfg, replay, rng, stats, counters, writer, stop, pr
         if steps - last_sync >= cfg.target_sync_every:
             agent.sync_target()
             last_sync = steps
-        if it % 50 == 0:
+        if it % log_every == 0:
             counters.env_steps.assign(steps)
             counters.episodes.assign(stats.episodes)
             el = time.perf_counter() - t0
@@ -268,7 +268,7 @@ def _train_vectorized(agent, cfg, replay, rng, stats, counters, writer, stop, pr
                 bar.update(steps - bar.n)
                 bar.set_postfix(win=f"{stats.win_rate:.2f}", loss=f"{float(loss) if loss is not None else 0:.3f}",
                                 eps=f"{eps:.2f}", refresh=False)
-            if writer is not None and it % log_every == 0:
+            if writer is not None:
                 _log(writer, steps, loss, stats, eps, steps / max(el, 1e-9))
     counters.env_steps.assign(steps)
     counters.episodes.assign(stats.episodes)
