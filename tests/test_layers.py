@@ -496,3 +496,56 @@ def test_sequential_forward_and_adam_step_compiled_match_eager():
     assert int(opts[1].iterations.numpy()) == 4
     fwd = tf.function(models[1])
     np.testing.assert_allclose(fwd(x).numpy(), models[1](x).numpy(), rtol=1e-6)
+
+
+def test_two_positional_inputs_clone_and_deepcopy():
+    import copy
+
+    class TwinCritic(keras.Model):
+        def __init__(self, hidden):
+            super().__init__()
+            self.l1 = L.Dense(hidden, activation="relu")
+            self.l2 = L.Dense(1)
+            self.l3 = L.Dense(hidden, activation="relu")
+            self.l4 = L.Dense(1)
+
+        def call(self, state, action):
+            sa = tf.concat([state, action], 1)
+            return self.l2(self.l1(sa)), self.l4(self.l3(sa))
+
+    c = TwinCritic(8)
+    s, a = np.ones((2, 3), np.float32), np.ones((2, 1), np.float32)
+    q1, q2 = c(s, a)
+    for t in (keras.models.clone_model(c), copy.deepcopy(c)):
+        assert t.built and len(t.weights) == 8
+        assert all(x is not y for x, y in zip(t.weights, c.weights))
+        t.set_weights(c.get_weights())
+        np.testing.assert_allclose(t(s, a)[1].numpy(), q2.numpy())
+        t.l1.kernel.assign_add(np.ones((4, 8), np.float32))   # independent variables
+        assert not np.allclose(t.l1.kernel.numpy(), c.l1.kernel.numpy())
+
+
+def test_custom_build_calling_super_build():
+    class M(keras.Model):
+        def build(self, input_shape):
+            self.w = self.add_weight("w", (input_shape[-1], 2))
+            super().build(input_shape)
+
+        def call(self, x):
+            return tf.matmul(x, self.w)
+    m = M()
+    m.build((None, 3))
+    assert len(m.weights) == 1 and m(np.ones((2, 3), np.float32)).shape == (2, 2)
+    m2 = M()
+    m2(np.ones((2, 3), np.float32))
+    assert len(m2.weights) == 1
+
+
+def test_save_and_load_weights(tmp_path):
+    m = keras.Sequential([L.Dense(3, input_shape=(2,)), L.Dense(1)])
+    p = str(tmp_path / "w.weights.h5")
+    m.save_weights(p)
+    m2 = keras.models.clone_model(m)
+    m2.load_weights(p)
+    for a, b in zip(m.get_weights(), m2.get_weights()):
+        np.testing.assert_array_equal(a, b)

@@ -52,7 +52,7 @@ _BOOKKEEPING = frozenset({
     "_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape", "_last_output_shape",
     "_init_args", "_explicit_name", "_autocast", "input_spec", "_building_from_call", "_nodes",
     "_layers_cache", "_supports_masking", "supports_masking", "_compiled", "_functional", "_seq_input_shape",
-    "stateful", "_name_base"})
+    "stateful", "_name_base", "_build_rest"})
 
 
 class InputSpec:
@@ -578,7 +578,7 @@ class Layer(Module):
         _TRAINING.append(training)
         try:
             if not d["built"]:
-                self._build_from_call(inputs)
+                self._build_from_call(inputs, rest)
             elif d["input_spec"] is not None:
                 self._check_inputs(inputs)
             outputs = self.call(inputs, *rest, **kwargs)
@@ -608,8 +608,11 @@ class Layer(Module):
                     loss = M.divide(loss, float(s[0]))
                 self.add_loss(loss)
 
-    def _build_from_call(self, inputs):
+    def _build_from_call(self, inputs, rest=()):
         shapes = _shapes(inputs)
+        object.__setattr__(self, "_build_rest", [
+            ("tensor", tuple(aval_of(r).shape), aval_of(r).dtype.name) if isinstance(r, (Tensor, np.ndarray))
+            else ("value", r) for r in rest])
         object.__setattr__(self, "_build_input_shape", shapes)
         object.__setattr__(self, "_build_input_dtypes", _dtypes(inputs))
         object.__setattr__(self, "_building_from_call", True)

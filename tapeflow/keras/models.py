@@ -216,13 +216,20 @@ class Model(Layer):
         if isinstance(input_shape, tuple) and not _is_shape(input_shape):
             input_shape = list(input_shape)
         dummy = _zeros_for(input_shape, None)
+        # marked built first: the call below must not run build() again (a user
+        # build() that ends with super().build(input_shape) brought us here)
+        object.__setattr__(self, "built", True)
+        object.__setattr__(self, "_build_input_shape", _tuple_shapes(input_shape))
+        object.__setattr__(self, "_build_input_dtypes", None)
+        object.__setattr__(self, "_build_rest", [])
         _TRAINING.append(False)
         try:
             self(dummy, training=False) if _accepts_training(self) else self(dummy)
+        except Exception:
+            object.__setattr__(self, "built", False)
+            raise
         finally:
             _TRAINING.pop()
-        object.__setattr__(self, "_build_input_shape", _tuple_shapes(input_shape))
-        object.__setattr__(self, "built", True)
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
         """Print a table of the layers, their output shapes and parameter counts."""
@@ -245,13 +252,9 @@ class Model(Layer):
             add(l)
         lines = [f'Model: "{self.name}"', "_" * width,
                  _row(("Layer (type)", "Output Shape", "Param #"), cols), "=" * width]
-        for i, r in enumerate(rows):
-            lines.append(_row(r, cols))
-            lines.append(("_" if i < len(rows) - 1 else "=") * width if i < len(rows) - 1 else "")
-        if rows:
-            lines[-1] = "=" * width
-        else:
-            lines.append("=" * width)
+        for r in rows:
+            lines += [_row(r, cols), ""]
+        lines.append("=" * width)
         tw = sum(int(np.prod(v.shape)) for v in self.trainable_weights)
         ntw = sum(int(np.prod(v.shape)) for v in self.non_trainable_weights)
         lines += [f"Total params: {tw + ntw:,}", f"Trainable params: {tw:,}", f"Non-trainable params: {ntw:,}",
@@ -619,11 +622,12 @@ def clone_model(model, input_tensors=None, clone_function=None):
 
 
 def _call_once_like(self, other):
-    """Build ``self`` by calling it on zeros shaped like ``other``'s first input."""
+    """Build ``self`` by calling it on zeros shaped like ``other``'s first-call inputs."""
     dummy = _zeros_for(other._build_input_shape, other.__dict__.get("_build_input_dtypes"))
+    rest = [_zeros_for(r[1], r[2]) if r[0] == "tensor" else r[1] for r in other.__dict__.get("_build_rest", ())]
     _TRAINING.append(False)
     try:
-        self(dummy)
+        self(dummy, *rest)
     finally:
         _TRAINING.pop()
     object.__setattr__(self, "_last_output_shape", other.__dict__.get("_last_output_shape"))

@@ -300,7 +300,7 @@ class Lambda(Layer):
         return cfg
 
 
-class _OpLambda(Lambda):
+class TFOpLambda(Lambda):
     """The layer made by Python arithmetic on functional-API placeholders."""
 
     def __init__(self, function, op_name="op", **kwargs):
@@ -478,3 +478,6 @@ def maximum(inputs, **kwargs):
 
 def minimum(inputs, **kwargs):
     return Minimum(**kwargs)(inputs)
+
+
+_OpLambda = TFOpLambda
