@@ -60,7 +60,7 @@ PRESETS = {
         hidden=(150, 100), learning_rate=1e-3, gamma=0.9, batch_size=256, buffer_size=100_000,
         target_sync_every=2000, epsilon_start=1.0, epsilon_end=0.05, epsilon_decay_steps=150_000,
         double_dqn=True, loss="huber", pit_is_terminal=True, n_envs=32, max_moves=50,
-        updates_per_step=1, learning_starts=2000, train_steps=600_000),
+        updates_per_step=1, learning_starts=2000, train_steps=500_000),
 }
 
 
