@@ -60,9 +60,14 @@ def _scan(ctx, e, ins, outs, plan):
     lines = []
     if n:
         lines.append(f"{', '.join(cv)}{',' if n == 1 else ''} = {', '.join(carry)}{',' if n == 1 else ''}")
+    lazy = []  # stacked outputs with a dim unknown at trace time: allocated at the first step
     for k, v in enumerate(body.outputs[n:]):
         dt = ctx.add("dt", v.aval.dtype)
-        lines.append(f"{yv[k]} = np.empty(({L},) + {tuple(v.aval.shape)!r}, {dt})")
+        if None in v.aval.shape:
+            lazy.append((k, dt, tuple(0 if d is None else d for d in v.aval.shape)))
+            lines.append(f"{yv[k]} = None")
+        else:
+            lines.append(f"{yv[k]} = np.empty(({L},) + {tuple(v.aval.shape)!r}, {dt})")
     rng = f"range({L} - 1, -1, -1)" if rev else f"range({L})"
     ii = ctx.add("i32", np.int32)
     lines.append(f"for _k in {rng}:")
@@ -71,8 +76,14 @@ def _scan(ctx, e, ins, outs, plan):
     lines.append(f"    _r = {b}({', '.join(args)})")
     if n:
         lines.append(f"    {', '.join(cv)}{',' if n == 1 else ''} = _r[:{n}]" if n > 1 else f"    {cv[0]} = _r[0]")
+    for k, dt, _ in lazy:
+        lines.append(f"    if {yv[k]} is None:")
+        lines.append(f"        {yv[k]} = np.empty(({L},) + np.shape(_r[{n + k}]), {dt})")
     for k in range(n_ys):
         lines.append(f"    {yv[k]}[_k] = _r[{n + k}]")
+    for k, dt, empty_shape in lazy:  # zero steps: an empty stack
+        lines.append(f"if {yv[k]} is None:")
+        lines.append(f"    {yv[k]} = np.empty((0,) + {empty_shape!r}, {dt})")
     allv = cv + yv
     if outs:
         lines.append(f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {', '.join(allv)}{',' if len(allv) == 1 else ''}")
