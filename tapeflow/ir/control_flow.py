@@ -372,7 +372,8 @@ def _scan_impl(*operands, body, length, n_carry, n_xs, start, reverse):
             for buf, y in zip(ys, out[n_carry:]):
                 buf[k] = y
     if n_ys and ys is None:
-        ys = [np.empty((0,) + tuple(v.aval.shape), v.aval.dtype) for v in body.outputs[n_carry:]]
+        ys = [np.empty((0,) + tuple(0 if d is None else d for d in v.aval.shape), v.aval.dtype)
+              for v in body.outputs[n_carry:]]
     return tuple(carry) + tuple(ys or ())
 
 
