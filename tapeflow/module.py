@@ -255,6 +255,11 @@ def _walkable(v):
         return False
     if isinstance(v, (Module, list, tuple, dict)):
         return True
+    # tapeflow's own non-Module objects (tapeflow.function wrappers, losses,
+    # initializers, random generators...) own no variables: a compiled function
+    # refers to its model's variables, which must be found through the model
+    if type(v).__module__.startswith("tapeflow."):
+        return False
     return isinstance(getattr(v, "__dict__", None), dict)
 
 

@@ -179,3 +179,16 @@ def test_walk_ignores_non_trackables(bad):
     m = tf.Module()
     m.x = bad
     assert list(walk_variables(m)) == []
+
+
+@pytest.mark.skipif(not hasattr(tf, "function"), reason="tapeflow.function not available")
+def test_walk_skips_compiled_functions():
+    class Agent(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = keras.Sequential([keras.layers.Dense(2)])
+            self.act_fn = tf.function(self.model)   # sorts before "model": must not claim its variables
+
+    ag = Agent()
+    ag.act_fn(tf.ones((1, 3)))
+    assert [p for p, _ in walk_variables(ag)] == ["model/layers/0/kernel", "model/layers/0/bias"]

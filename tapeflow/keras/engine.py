@@ -49,7 +49,7 @@ _ANY_ACTIVITY_LOSS = [False]
 
 _BOOKKEEPING = frozenset({
     "_own_weights", "_own_names", "_own_inits", "_regularized", "_activity_losses", "_trainable", "built",
-    "_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape", "_last_output_shape",
+    "_dtype", "_np_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape", "_last_output_shape",
     "_init_args", "_explicit_name", "_autocast", "input_spec", "_building_from_call", "_nodes",
     "_layers_cache", "_supports_masking", "supports_masking", "_compiled", "_functional", "_seq_input_shape",
     "stateful", "_name_base", "_build_rest"})
@@ -249,6 +249,7 @@ class Layer(Module):
         if isinstance(dtype, dict):  # a serialized policy
             dtype = dtype.get("config", {}).get("name", None)
         setter(self, "_dtype", _dt.as_dtype(dtype).name if dtype is not None else backend.floatx())
+        setter(self, "_np_dtype", np.dtype(self._dtype))
         setter(self, "_build_input_shape", None)
         setter(self, "_build_input_dtypes", None)
         setter(self, "_last_output_shape", None)
@@ -490,15 +491,23 @@ class Layer(Module):
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
 
     def _convert_input(self, x):
+        if x.__class__ is Tensor:
+            v = x._v
+            if v is not None:  # concrete: the fast path
+                dt = v.dtype
+                npd = self._np_dtype
+                if dt is npd or dt.kind != "f" or not self._autocast or dt == npd:
+                    return x
+                return M.cast(x, npd)
         if isinstance(x, Tensor):
             if self._autocast and not isinstance(x, Variable):
                 d = aval_of(x).dtype
-                if d.kind == "f" and d.name != self._dtype:
-                    return M.cast(x, self._dtype)
+                if d.kind == "f" and d != self._np_dtype:
+                    return M.cast(x, self._np_dtype)
             return x
         if isinstance(x, np.ndarray) or isinstance(x, np.generic):
-            if x.dtype.kind == "f" and self._autocast and x.dtype.name != self._dtype:
-                x = x.astype(self._dtype)
+            if x.dtype.kind == "f" and self._autocast and x.dtype != self._np_dtype:
+                x = x.astype(self._np_dtype)
             return convert_to_tensor(x)
         if isinstance(x, list):
             return [self._convert_input(v) for v in x]
@@ -520,7 +529,8 @@ class Layer(Module):
         for i, (s, x) in enumerate(zip(specs, xs)):
             if s is None or not isinstance(x, Tensor):
                 continue
-            shape = aval_of(x).shape
+            v = x._v
+            shape = v.shape if v is not None else aval_of(x).shape
             why = s.check(shape)
             if why is not None:
                 expected = self._expected_shape(i)

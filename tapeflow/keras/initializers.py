@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.tensor import constant
+from ..core.tensor import constant as _const
 from . import backend
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
@@ -80,12 +80,12 @@ class Initializer:
 
 class Zeros(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
-        return constant(np.zeros(tuple(shape), _dtype(dtype)))
+        return _const(np.zeros(tuple(shape), _dtype(dtype)))
 
 
 class Ones(Initializer):
     def __call__(self, shape, dtype=None, **kwargs):
-        return constant(np.ones(tuple(shape), _dtype(dtype)))
+        return _const(np.ones(tuple(shape), _dtype(dtype)))
 
 
 class Constant(Initializer):
@@ -94,7 +94,7 @@ class Constant(Initializer):
 
     def __call__(self, shape, dtype=None, **kwargs):
         v = np.asarray(self.value.numpy() if hasattr(self.value, "numpy") else self.value)
-        return constant(np.broadcast_to(v, tuple(shape)).astype(_dtype(dtype)))
+        return _const(np.broadcast_to(v, tuple(shape)).astype(_dtype(dtype)))
 
     def get_config(self):
         v = self.value
@@ -107,7 +107,7 @@ class RandomUniform(Initializer):
 
     def __call__(self, shape, dtype=None, **kwargs):
         v = _rng(self.seed).uniform(self.minval, self.maxval, tuple(shape))
-        return constant(v.astype(_dtype(dtype)))
+        return _const(v.astype(_dtype(dtype)))
 
     def get_config(self):
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -119,7 +119,7 @@ class RandomNormal(Initializer):
 
     def __call__(self, shape, dtype=None, **kwargs):
         v = _rng(self.seed).normal(self.mean, self.stddev, tuple(shape))
-        return constant(v.astype(_dtype(dtype)))
+        return _const(v.astype(_dtype(dtype)))
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -133,7 +133,7 @@ class TruncatedNormal(Initializer):
 
     def __call__(self, shape, dtype=None, **kwargs):
         v = _truncated_normal(_rng(self.seed), tuple(shape), self.mean, self.stddev)
-        return constant(v.astype(_dtype(dtype)))
+        return _const(v.astype(_dtype(dtype)))
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -170,7 +170,7 @@ class VarianceScaling(Initializer):
         else:
             limit = math.sqrt(3.0 * scale)
             v = rng.uniform(-limit, limit, shape)
-        return constant(v.astype(_dtype(dtype)))
+        return _const(v.astype(_dtype(dtype)))
 
     def get_config(self):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
@@ -229,7 +229,7 @@ class Orthogonal(Initializer):
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return constant((self.gain * q).reshape(shape).astype(_dtype(dtype)))
+        return _const((self.gain * q).reshape(shape).astype(_dtype(dtype)))
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed}
@@ -243,7 +243,7 @@ class Identity(Initializer):
         shape = tuple(shape)
         if len(shape) != 2:
             raise ValueError(f"Identity: needs a 2-D shape, got {shape}")
-        return constant((self.gain * np.eye(*shape)).astype(_dtype(dtype)))
+        return _const((self.gain * np.eye(*shape)).astype(_dtype(dtype)))
 
     def get_config(self):
         return {"gain": self.gain}
@@ -267,7 +267,7 @@ class TorchLinear(Initializer):
             n = _compute_fans(shape)[0]
         bound = 1.0 / math.sqrt(n) if n > 0 else 0.0
         v = _rng(self.seed).uniform(-bound, bound, shape)
-        return constant(v.astype(_dtype(dtype)))
+        return _const(v.astype(_dtype(dtype)))
 
     def get_config(self):
         return {"fan_in": self.fan_in, "seed": self.seed}
@@ -276,7 +276,7 @@ class TorchLinear(Initializer):
 # lower-case aliases (Keras exports both)
 zeros = Zeros
 ones = Ones
-constant_ = Constant
+constant = Constant
 random_uniform = RandomUniform
 random_normal = RandomNormal
 truncated_normal = TruncatedNormal

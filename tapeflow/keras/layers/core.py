@@ -70,7 +70,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        rank = len(aval_of(inputs).shape)
+        v = getattr(inputs, "_v", None)
+        rank = v.ndim if v is not None else len(aval_of(inputs).shape)
         if rank == 2:
             out = M.matmul(inputs, self.kernel)
         else:
