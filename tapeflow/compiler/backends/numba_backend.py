@@ -193,7 +193,8 @@ class _Gen:
         outs = [self.ref(env, v, g.outputs) for v in g.outputs]
         rets = outs + [var_names[id(var)] for var in self.var_order]
         lines = ["import numpy as np", "from numba import njit", "",
-                 "@njit(cache=True, fastmath=False, nogil=True)",
+                 # error_model="numpy": x / 0 is inf or nan, as in NumPy (Python's model raises)
+                 "@njit(cache=True, fastmath=False, nogil=True, error_model='numpy')",
                  f"def kernel({', '.join(args)}):"] + body
         lines.append(f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
         return "\n".join(lines) + "\n", {"variables": list(self.var_order), "consts": self.const_list}
