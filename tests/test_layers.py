@@ -423,6 +423,8 @@ def test_add_weight_custom_layer_and_names():
     assert L.Dense(1).name == "dense" and L.Dense(1, name="head").name == "head"
     a(np.ones((1, 3), np.float32))
     assert [w.name for w in a.trainable_weights] == ["scale/s:0"] and len(a.non_trainable_weights) == 1
+    w = a.add_weight((2, 2), initializer="ones")     # Keras 3's argument order
+    assert w.shape == (2, 2) and len(a.weights) == 3
 
 
 def test_initializers_are_seeded_and_have_the_right_scale():

@@ -394,6 +394,8 @@ class Layer(Module):
         by ``initializer`` (default glorot_uniform for floats, zeros otherwise),
         tracked by this layer, penalized by ``regularizer`` in ``losses``."""
         _ensure_layer_init(self)
+        if isinstance(name, (tuple, list)) and shape is None:  # Keras 3 order: add_weight(shape, ...)
+            name, shape = None, name
         init_kwargs = kwargs.pop("_init_kwargs", None) or {}
         kwargs.pop("experimental_autocast", None)
         kwargs.pop("getter", None)
