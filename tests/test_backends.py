@@ -436,3 +436,24 @@ def test_a_numba_friendly_program_is_accepted():
     assert kernel is not None
     for g, w in zip(kernel(*[t.numpy() for t in ins]), run_program(prog, *ins)):
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_numba_special_values_follow_numpy():
+    """inf/nan/-0.0 and division by zero: NumPy's semantics (numba's default error model raises)."""
+    a = tf.constant(np.array([1.0, 0.0, -1.0, np.nan, np.inf, -np.inf, 2.0], F32))
+    b = tf.constant(np.array([0.0, 0.0, 2.0, 1.0, np.nan, 1.0, -0.0], F32))
+
+    def f(a, b):
+        return (a / b, tf.math.log(a), tf.sqrt(a), tf.maximum(a, b), tf.minimum(a, b), tf.sign(a), tf.abs(a),
+                tf.reduce_max(a), tf.reduce_min(b), tf.reduce_sum(a), a > b, tf.equal(a, a), tf.floor(a),
+                tf.exp(a), tf.tanh(a), tf.where(a > 0.0, a, b), tf.sigmoid(a), a * 0.0)
+
+    fn = tf.function(f, backend="numba")
+    with np.errstate(all="ignore"):
+        want = [_np(t) for t in f(a, b)]
+        got = [_np(t) for t in fn(a, b)]
+    assert fn.get_concrete_function(a, b).backend == "numba"
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == w.dtype, k
+        np.testing.assert_allclose(g, w, rtol=1e-6, equal_nan=True, err_msg=str(k))
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg=str(k))

@@ -393,3 +393,21 @@ def test_cond_branch_mismatches_raise():
 def test_while_cond_must_return_a_scalar_bool():
     with pytest.raises(TypeError, match="scalar bool"):
         tf.function(lambda x: tf.while_loop(lambda a: a, lambda a: a, x))(tf.constant([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scan_stacking_outputs_of_unknown_dims(backend):
+    def f(xs):
+        return tf.scan(lambda c, x: (c + tf.reduce_sum(x), x * c), tf.constant(1.0), xs)
+
+    for steps, widths in [(3, (2, 5)), (0, (4,))]:  # the length must be known, the other dims need not
+        g = tf.function(f, input_signature=[tf.TensorSpec([steps, None])], backend=backend)
+        for w in widths:
+            xs = tf.constant(np.ones((steps, w), F32))
+            c, ys = g(xs)
+            want_c, want_ys = f(xs) if steps else (tf.constant(1.0), np.zeros((0, 0), F32))
+            assert_close(c, np_of(want_c))
+            assert_close(ys, np_of(want_ys))
+        assert g.trace_count == 1
+    with pytest.raises(ValueError, match="length of xs must be known"):
+        tf.function(f, input_signature=[tf.TensorSpec([None, 2])])(tf.constant(np.ones((3, 2), F32)))
