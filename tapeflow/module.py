@@ -170,13 +170,7 @@ class Module:
 
     def _collect(self):
         """[(variable, effectively_trainable)] over this module's tree, cached."""
-        c = self.__dict__.get("_var_cache")
-        if c is not None and c[0] == _VERSION[0]:
-            return c[1]
-        out = []
-        _collect_into(self, True, out, set(), set())
-        object.__setattr__(self, "_var_cache", (_VERSION[0], out))
-        return out
+        return _cached_collect(self, getattr(self, "trainable", True) is not False)
 
     @property
     def variables(self):
@@ -228,11 +222,34 @@ def _children(obj):
     return [(k, v) for k, v in list(d.items()) if not k.startswith("__")]
 
 
-def _collect_into(obj, trainable, out, seen_vars, seen_objs, depth=0):
+def _cache_valid(c):
+    """A cached walk is valid while no trackable object was created or assigned
+    anywhere (the version) and no list/dict it went through changed length."""
+    if c is None or c[0] != _VERSION[0]:
+        return False
+    for cont, n in c[2]:
+        if len(cont) != n:
+            return False
+    return True
+
+
+def _cached_collect(mod, trainable):
+    c = mod.__dict__.get("_var_cache")
+    if _cache_valid(c):
+        return c[1]
+    out, conts = [], []
+    _collect_into(mod, trainable, out, set(), set(), conts=conts)
+    object.__setattr__(mod, "_var_cache", (_VERSION[0], out, conts))
+    return out
+
+
+def _collect_into(obj, trainable, out, seen_vars, seen_objs, depth=0, conts=None):
     """Variables of a module tree in walk order, with effective trainability:
     descends into Modules that contribute variables and into containers only."""
     if depth > 100:
         return
+    if conts is not None and isinstance(obj, (list, dict)):
+        conts.append((obj, len(obj)))
     for _, v in _children(obj):
         if isinstance(v, Variable):
             if id(v) not in seen_vars:
@@ -242,10 +259,10 @@ def _collect_into(obj, trainable, out, seen_vars, seen_objs, depth=0):
             if v._CONTRIBUTES_VARIABLES and id(v) not in seen_objs:
                 seen_objs.add(id(v))
                 _collect_into(v, trainable and getattr(v, "trainable", True) is not False,
-                              out, seen_vars, seen_objs, depth + 1)
+                              out, seen_vars, seen_objs, depth + 1, conts)
         elif _is_container(v) and id(v) not in seen_objs:
             seen_objs.add(id(v))
-            _collect_into(v, trainable, out, seen_vars, seen_objs, depth + 1)
+            _collect_into(v, trainable, out, seen_vars, seen_objs, depth + 1, conts)
 
 
 def _walkable(v):

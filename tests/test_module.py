@@ -192,3 +192,23 @@ def test_walk_skips_compiled_functions():
     ag = Agent()
     ag.act_fn(tf.ones((1, 3)))
     assert [p for p, _ in walk_variables(ag)] == ["model/layers/0/kernel", "model/layers/0/bias"]
+
+
+def test_cache_sees_prebuilt_layer_appended_to_a_list():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+
+        def call(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    n = Net()
+    assert n.trainable_variables == []
+    d = keras.layers.Dense(2)
+    d(np.ones((1, 2), np.float32))       # built before it joins the model
+    n.blocks.append(d)                   # an in-place list mutation, no new Variable
+    assert len(n.trainable_variables) == 2
+    assert n.layers == [d]

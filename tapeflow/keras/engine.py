@@ -29,7 +29,8 @@ from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
 from ..core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
-from ..module import Module, _VERSION, _notify, TRACKING_HOOKS, camel_to_snake, _children
+from ..module import (Module, _VERSION, _notify, TRACKING_HOOKS, camel_to_snake, _children, _cached_collect,
+                      _cache_valid)
 from ..ops import array_ops as A
 from ..ops import math_ops as M
 from ..util import nest
@@ -291,14 +292,7 @@ class Layer(Module):
         _VERSION[0] += 1
 
     def _collect(self):
-        c = self.__dict__.get("_var_cache")
-        if c is not None and c[0] == _VERSION[0]:
-            return c[1]
-        from ..module import _collect_into
-        out = []
-        _collect_into(self, self.trainable, out, set(), set())
-        object.__setattr__(self, "_var_cache", (_VERSION[0], out))
-        return out
+        return _cached_collect(self, self.trainable)
 
     @property
     def trainable_weights(self):
@@ -368,12 +362,14 @@ class Layer(Module):
     def _flatten_layers(self, include_self=True, recursive=True):
         """This layer and its sublayers (depth first, each once)."""
         c = self.__dict__.get("_layers_cache")
-        key = (_VERSION[0], include_self, recursive)
-        if c is not None and c[0] == key:
+        key = (include_self, recursive)
+        if c is not None and c[3] == key and _cache_valid(c):
             return c[1]
-        out, seen = ([self] if include_self else []), {id(self)}
+        out, seen, conts = ([self] if include_self else []), {id(self)}, []
 
         def rec(obj, depth):
+            if isinstance(obj, (list, dict)):
+                conts.append((obj, len(obj)))
             for _, v in _children(obj):
                 if isinstance(v, Layer):
                     if id(v) not in seen:
@@ -384,7 +380,7 @@ class Layer(Module):
                 elif isinstance(v, (list, tuple, dict)) and depth < 50:
                     rec(v, depth + 1)
         rec(self, 0)
-        object.__setattr__(self, "_layers_cache", (key, out))
+        object.__setattr__(self, "_layers_cache", (_VERSION[0], out, conts, key))
         return out
 
     # -- weights ----------------------------------------------------------------------------
