@@ -43,6 +43,9 @@ def _identity_input(e, producers):
     elif name in ("reshape", "broadcast_to", "cast", "stop_gradient"):
         if _same(out, ins[0]):
             return ins[0]
+    elif name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
+        if e.params["axis"] == () and _same(out, ins[0]):  # reducing over no axes
+            return ins[0]
     elif name == "transpose":
         if tuple(e.params["perm"]) == tuple(range(len(e.params["perm"]))) and _same(out, ins[0]):
             return ins[0]
