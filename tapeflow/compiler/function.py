@@ -250,7 +250,7 @@ _TENSOR = object()
 
 def _runtime_error(cf, e):
     from .backends.python_backend import eqn_for_traceback
-    eqn = eqn_for_traceback(cf.compiled, e.__traceback__)
+    eqn = getattr(e, "_tapeflow_eqn", None) or eqn_for_traceback(cf.compiled, e.__traceback__)
     if eqn is None:
         return e
     msg = f"{type(e).__name__}: {e}\n  in compiled function {cf.name!r}, op {eqn.prim.name}, " \

@@ -23,7 +23,16 @@ def eval_graph(graph, args):
         env[v] = a
     for e in graph.eqns:
         vals = [_read(env, v) for v in e.inputs]
-        out = apply_eqn(e, vals)
+        try:
+            out = apply_eqn(e, vals)
+        except Exception as ex:
+            # remember the innermost equation that failed (tapeflow.function names its op and line)
+            if getattr(ex, "_tapeflow_eqn", None) is None:
+                try:
+                    ex._tapeflow_eqn = e
+                except Exception:
+                    pass
+            raise
         if e.prim.multiple_results:
             for v, o in zip(e.outputs, out):
                 env[v] = o
