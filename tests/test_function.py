@@ -596,8 +596,9 @@ def test_shape_error_while_tracing_names_the_users_line():
     assert f'File "{__file__}", line {_line_of("# TRACE-ERROR-LINE")}' in msg
 
 
-def test_runtime_error_in_compiled_code_names_the_op_and_the_users_line():
-    @tf.function(input_signature=[tf.TensorSpec([None]), tf.TensorSpec([None])], backend="python")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_runtime_error_in_compiled_code_names_the_op_and_the_users_line(backend):
+    @tf.function(input_signature=[tf.TensorSpec([None]), tf.TensorSpec([None])], backend=backend)
     def f(x, y):
         s = x * 2.0
         return s + y  # RUNTIME-ERROR-LINE
@@ -610,14 +611,25 @@ def test_runtime_error_in_compiled_code_names_the_op_and_the_users_line():
     assert f'File "{__file__}", line {_line_of("# RUNTIME-ERROR-LINE")}' in msg
 
 
-def test_runtime_index_error_names_gather():
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)], backend="python")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_runtime_index_error_names_gather(backend):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)], backend=backend)
     def f(i):
         return tf.gather(tf.constant([1.0, 2.0]), i)  # GATHER-LINE
 
     with pytest.raises(IndexError) as e:
         f(tf.constant([5], tf.int32))
-    assert f"line {_line_of('# GATHER-LINE')}" in str(e.value)
+    assert "op getitem" in str(e.value) and f"line {_line_of('# GATHER-LINE')}" in str(e.value)
+
+
+def test_runtime_error_inside_a_cond_branch_names_the_users_line():
+    @tf.function(input_signature=[tf.TensorSpec([None]), tf.TensorSpec([None])], backend="interpreter")
+    def f(x, y):
+        return tf.cond(tf.reduce_sum(x) > 0, lambda: x + y, lambda: x)  # COND-ERROR-LINE
+
+    with pytest.raises(ValueError) as e:
+        f(c32(1.0, 2.0), c32(1.0, 2.0, 3.0))
+    assert "op add" in str(e.value) and f"line {_line_of('# COND-ERROR-LINE')}" in str(e.value)
 
 
 # -- concrete functions --------------------------------------------------------------------------------------
