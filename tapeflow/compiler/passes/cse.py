@@ -10,7 +10,8 @@ from ._util import map_subgraphs, rebuild, resolve
 
 
 def _key(e):
-    ins = tuple(("lit", type(v.val).__name__, v.val) if isinstance(v, Literal) else id(v) for v in e.inputs)
+    # literals by repr: 0.0 == -0.0 in Python, but x * 0.0 and x * -0.0 differ in the sign of zero
+    ins = tuple(("lit", type(v.val).__name__, repr(v.val)) if isinstance(v, Literal) else id(v) for v in e.inputs)
     try:
         params = tuple(sorted((k, _hashable(v)) for k, v in e.params.items()))
         hash(params)
