@@ -126,6 +126,14 @@ def test_cse_distinguishes_params_literals_and_dtypes():
     assert prims(g).count("reduce_sum") == 2 and prims(g).count("mul") == 2 and prims(g).count("cast") == 2
 
 
+def test_cse_keeps_the_sign_of_zero_literals_apart():
+    g = cse(traced(lambda x: (x * 0.0, x * -0.0, x * 0.0), tf.constant(X3)))
+    assert prims(g) == ["mul", "mul"]
+    a, b, c = eval_graph(g, [X3])
+    np.testing.assert_array_equal(np.signbit(a), X3 < 0)
+    np.testing.assert_array_equal(np.signbit(b), X3 > 0)
+
+
 def test_cse_never_merges_random_draws():
     def f():
         return tf.random.uniform([4]) - tf.random.uniform([4])
