@@ -336,7 +336,7 @@ def test_assign_then_assign_from_variable_every_call_in_program_order(backend):
 
     @tf.function(backend=backend)
     def f():
-        v1.assign_add(1.0)
+        v1.assign_add(1)  # a Python int on a float32 variable
         v2.assign(v1)
         return v1.read_value(), v2.read_value()
 
