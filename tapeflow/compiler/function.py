@@ -270,7 +270,9 @@ class Function:
                  jit_compile=None, reduce_retracing=False, autograph=True, experimental_relax_shapes=None,
                  _instance=None):
         self._python_function = python_function
-        self._instance = _instance
+        # a method's Function holds its instance weakly when it can: the instance's
+        # entry in the class-level Function then goes when the instance does
+        self._instance_ref = None if _instance is None else _identity_ref(_instance)
         self.__name__ = name or getattr(python_function, "__name__", type(python_function).__name__)
         self.__doc__ = getattr(python_function, "__doc__", None)
         self._input_signature = None if input_signature is None else list(input_signature)
@@ -290,6 +292,16 @@ class Function:
             hasattr(python_function, "__name__") else None
         if name:  # update_wrapper copied the Python function's __name__ over the name= argument
             self.__name__ = name
+
+    @property
+    def _instance(self):
+        r = self._instance_ref
+        if r is None:
+            return None
+        obj = r()
+        if obj is None:
+            raise ReferenceError(f"tapeflow.function {self.__name__!r}: its instance no longer exists")
+        return obj
 
     # methods: one Function per instance, so `self` is part of what is captured
     def __get__(self, obj, objtype=None):
