@@ -295,6 +295,17 @@ def test_methods_of_unhashable_and_equal_instances_are_cached_per_identity():
     assert_close(b.apply(x), np.array([7.0], F32))
 
 
+def test_instances_with_compiled_methods_are_freed():
+    import weakref
+    a = Scaler(2.0)
+    a.apply(c32(1.0))
+    ref = weakref.ref(a)
+    del a
+    gc.collect()
+    assert ref() is None
+    assert len(Scaler.apply._bound) == 0 or all(r() is not None for r, _ in Scaler.apply._bound.values())
+
+
 def test_function_of_a_callable_object():
     class Affine:
         def __init__(self):
