@@ -411,3 +411,26 @@ def test_scan_stacking_outputs_of_unknown_dims(backend):
         assert g.trace_count == 1
     with pytest.raises(ValueError, match="length of xs must be known"):
         tf.function(f, input_signature=[tf.TensorSpec([None, 2])])(tf.constant(np.ones((3, 2), F32)))
+
+
+def test_print_inside_loops_and_branches_runs_every_iteration(capsys):
+    def f(x):
+        def body(i, c):
+            tf.print("step", i, c)
+            return c * 2.0
+
+        def big():
+            tf.print("big", y)
+            return y
+        y = tf.fori_loop(0, 3, body, x)
+        return tf.cond(y > 10.0, big, lambda: y)
+
+    f(tf.constant(1.5))
+    f(tf.constant(0.5))
+    eager = capsys.readouterr().out
+    assert eager == "step 0 1.5\nstep 1 3.0\nstep 2 6.0\nbig 12.0\nstep 0 0.5\nstep 1 1.0\nstep 2 2.0\n"
+    for backend in BACKENDS:
+        g = tf.function(f, backend=backend)
+        g(tf.constant(1.5))
+        g(tf.constant(0.5))
+        assert capsys.readouterr().out == eager, backend
