@@ -199,6 +199,17 @@ class ConcreteFunction:
         self.structured_input_signature = None
         #: outputs that are Python values (not tensors), by output position
         self._single = out_tree[0] == "single"
+        self.calls = 0
+        self.fuse_at = pipeline.fuse_after() if backend == "python" else -1
+        self.fused_graph = None
+
+    def _tier_up(self):
+        """Hot: recompile with elementwise fusion (native loops), if it applies."""
+        t = time.perf_counter()
+        r = pipeline.tier_up(self.graph, self.name)
+        if r is not None:
+            self.compiled, self.backend, self.fused_graph = r
+        self.timings["tier_up_s"] = time.perf_counter() - t
 
     def __str__(self):
         return str(self.graph)
@@ -216,6 +227,9 @@ class ConcreteFunction:
     def run(self, arrays):
         if STATE.profiler is not None:  # tapeflow.profile times the call, then calls back here
             return STATE.profiler.run_compiled(self, arrays)
+        self.calls += 1
+        if self.calls == self.fuse_at:
+            self._tier_up()
         try:
             outs = self.compiled(*arrays)
         except Exception as e:

@@ -59,3 +59,39 @@ def compile(graph, plan, name="f", backend=None):  # noqa: A001
 def _ident(name):
     s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return s if s and not s[0].isdigit() else "f_" + s
+
+
+def fuse_after():
+    """Calls after which a compiled function is recompiled with elementwise
+    fusion (``TAPEFLOW_FUSE_AFTER``; 0 turns the second tier off)."""
+    try:
+        return int(os.environ.get("TAPEFLOW_FUSE_AFTER", "100"))
+    except ValueError:
+        return 100
+
+
+def tier_up(graph, name="f"):
+    """Second tier for a hot function: fuse elementwise chains into native
+    loops (passes/fusion.py). Returns (callable, backend, fused graph) or None
+    when nothing was fused or numba is unavailable."""
+    from .backends import numba_backend
+    from .backends.python_backend import compile_graph
+    from .backends import control_flow_emitters  # noqa: F401
+    from .passes.fusion import fuse_elementwise
+
+    if numba_backend._numba() is None:
+        return None
+
+    def compile_group(sub):
+        try:
+            return numba_backend.try_compile(sub, "fused", required=True)
+        except Exception:  # a group numba cannot lower stays unfused
+            return None
+
+    fused = fuse_elementwise(graph, compile_group)
+    if not any(e.prim.name == "fused_elementwise" for e in fused.eqns):
+        return None
+    if _debug("passes"):
+        print(f"=== {name}: after fusion ({len(graph.eqns)} -> {len(fused.eqns)} eqns)\n{fused}", file=sys.stderr)
+    plan = plan_buffers(fused)
+    return compile_graph(fused, plan, name=_ident(name)), "python+fused", fused
