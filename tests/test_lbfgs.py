@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -237,3 +238,24 @@ def test_autoencoder_784_196_matches_torch():
     ref = _torch_losses(n_in=784, n_hid=196, batch=100, seed=0, steps=1, max_iter=10, dtype="float32")
     mine, _, _, _ = _autoencoder_losses(784, 196, 100, 0, steps=1, max_iter=10, dtype="float32")
     np.testing.assert_allclose(mine, ref, rtol=1e-5)
+
+
+@pytest.mark.skipif(not hasattr(tf, "function"), reason="tapeflow.function not available")
+def test_compiled_value_and_grad_closure():
+    X, W0 = _data(64, 16, 20, 0)
+    Xt = tf.constant(X.astype(np.float64))
+    W = tf.Variable(W0.astype(np.float64))
+
+    @tf.function
+    def closure():
+        with tf.GradientTape() as tape:
+            out = tf.sigmoid(tf.matmul(tf.sigmoid(tf.matmul(Xt, W)), W, transpose_b=True))
+            loss = tf.reduce_mean(tf.square(out - Xt))
+        return loss, tape.gradient(loss, [W])
+
+    opt = tf.optimizers.LBFGS([W], max_iter=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # no "called inside a GradientTape" fallback
+        firsts = [float(opt.step(closure)) for _ in range(2)]
+    np.testing.assert_allclose(firsts, [TORCH_F64_2x20[0], TORCH_F64_2x20[20]], rtol=1e-9)
+    assert closure.experimental_get_tracing_count() == 1

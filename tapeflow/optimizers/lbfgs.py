@@ -324,6 +324,11 @@ def _run(st, x, func, lr, max_iter, max_eval, tolerance_grad, tolerance_change, 
     return orig_loss, reason
 
 
+def _is_compiled(fn):
+    t = type(fn)
+    return t.__name__ == "Function" and t.__module__.startswith("tapeflow.")
+
+
 def _np(x):
     if isinstance(x, Tensor):
         return np.asarray(x.numpy())
@@ -392,6 +397,14 @@ class LBFGS:
 
     def _evaluate(self, closure):
         from ..autodiff.tape import GradientTape
+        if self._returns_grads is None and _is_compiled(closure):
+            # a compiled closure: no tape around it (under a tape it would run
+            # eagerly); it should return (loss, grads)
+            out = closure()
+            self._returns_grads = isinstance(out, (tuple, list)) and len(out) == 2
+            if self._returns_grads:
+                loss, grads = out
+                return loss, float(_np(loss)), self._flat_grads(grads)
         if self._returns_grads:
             out = closure()
         else:
