@@ -45,21 +45,71 @@ from ..core import primitive as _prim
 from ..core.state import STATE
 
 _pc = time.perf_counter
+_cpu = time.thread_time
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 __all__ = ["profile", "Profile"]
 
+_RES = 64               # samples kept per (op, output shape) for the medians
 _SITE_EVERY = 8          # ops per call-site sample (sites are estimates, totals are exact)
 _SITE_MASK = _SITE_EVERY - 1
 
 
+class _Res:
+    """Timings of one op type at one output shape: count, sums, and the last
+    64 samples (their median discounts stalls: preemption, GC pauses)."""
+    __slots__ = ("n", "ksum", "dsum", "ks", "ds")
+
+    def __init__(self):
+        self.n = 0
+        self.ksum = 0.0
+        self.dsum = 0.0
+        self.ks = []
+        self.ds = []
+
+    def add(self, k, d):
+        i = self.n
+        self.n = i + 1
+        self.ksum += k
+        self.dsum += d
+        if i < _RES:
+            self.ks.append(k)
+            self.ds.append(d)
+        else:
+            j = i % _RES
+            self.ks[j] = k
+            self.ds[j] = d
+
+    def robust(self):
+        """(kernel, rest) totals with each sample's typical value (median), never above the sums."""
+        return (min(self.ksum, self.n * _median(self.ks)), min(self.dsum, self.n * _median(self.ds)))
+
+
+def _median(xs):
+    if not xs:
+        return 0.0
+    ys = sorted(xs)
+    m = len(ys) // 2
+    return ys[m] if len(ys) % 2 else 0.5 * (ys[m - 1] + ys[m])
+
+
 class _OpStat:
-    __slots__ = ("calls", "window", "kernel")
+    __slots__ = ("calls", "window", "kernel", "res")
 
     def __init__(self):
         self.calls = 0
         self.window = 0.0
         self.kernel = 0.0
+        self.res = {}          # output shape -> _Res
+
+    def robust(self, wrap):
+        """(kernel, dispatch) with stalls discounted and the timer's own cost removed."""
+        k = d = 0.0
+        for r in self.res.values():
+            rk, rd = r.robust()
+            k += rk
+            d += max(0.0, rd - r.n * wrap)
+        return k, d
 
 
 class Profile:
@@ -77,6 +127,8 @@ class Profile:
         self.events = []         # (name, cat, ts, dur, args) for the Chrome trace
         self.dropped_events = 0
         self.wall = 0.0
+        self.cpu = 0.0           # CPU time of the profiling thread while active
+        self._c_enter = 0.0
         self.self_time = 0.0     # the profiler's own bookkeeping (excluded)
         self.n_eager = 0
         self.n_compiled = 0
@@ -93,7 +145,7 @@ class Profile:
 
     # -- activation ------------------------------------------------------------------------------
     def __enter__(self):
-        return self._start(sys._getframe(1))
+        return self._start((sys._getframe(1), None))
 
     def __exit__(self, *exc):
         self._stop()
@@ -104,6 +156,7 @@ class Profile:
         if cur is not None and cur is not self:
             raise RuntimeError("tapeflow.profile: another profiler is already active (profilers do not nest)")
         if self._depth == 0:
+            self._c_enter = _cpu()
             self._t_enter = _pc()
             if self._t0 is None:
                 self._t0 = self._t_enter
@@ -119,6 +172,7 @@ class Profile:
             STATE.profiler = None
             t = _pc()
             self.wall += t - self._t_enter
+            self.cpu += _cpu() - self._c_enter
             self._event("profile", "profile", self._t_enter, t - self._t_enter, None)
 
     def __call__(self, fn):
@@ -128,7 +182,7 @@ class Profile:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            prof._start(sys._getframe(0))
+            prof._start((sys._getframe(0), fn))
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -154,9 +208,11 @@ class Profile:
         p.impl = timer
         self._k = 0.0
         self._ks = 0.0
+        out = None
         t0 = _pc()
         try:
-            return _prim.eager_apply(p, args, params)
+            out = _prim.eager_apply(p, args, params)
+            return out
         finally:
             t1 = _pc()
             p.impl = impl
@@ -169,6 +225,12 @@ class Profile:
             s.calls += 1
             s.window += window
             s.kernel += k
+            v = getattr(out, "_v", None)
+            shape = v.shape if v is not None else None
+            r = s.res.get(shape)
+            if r is None:
+                r = s.res[shape] = _Res()
+            r.add(k, window - k)
             self.n_eager += 1
             if self.record_sites and not self.n_eager & _SITE_MASK:
                 # every 8th op: which function of the profiled block issued it (a stack walk)
@@ -216,9 +278,13 @@ class Profile:
             st.profiler = self
             c = self.compiled.get(cf.name)
             if c is None:
-                c = self.compiled[cf.name] = [0, 0.0]
+                c = self.compiled[cf.name] = [0, 0.0, {}]
             c[0] += 1
             c[1] += t1 - t0
+            r = c[2].get(id(cf))
+            if r is None:
+                r = c[2][id(cf)] = _Res()
+            r.add(t1 - t0, 0.0)
             self.n_compiled += 1
             self._event(cf.name, "compiled", t0, t1 - t0, None)
             self.self_time += (_pc() - t_in) - (t1 - t0)
@@ -282,48 +348,74 @@ class Profile:
             self.dropped_events += 1
 
     def _site(self, f):
-        """The function called from the profiled block (or decorated function)
-        that issued this op: the step to compile."""
+        """The function the profiled block called that issued this op: the
+        step to compile. For a decorated function: the function it called, or
+        the decorated function itself when it issues the ops directly."""
         roots = self._roots
         if not roots:
             return None
-        root = roots[-1]
-        prev = None
-        while f is not None:
-            if f is root:
-                if prev is None:
-                    return ("<with block>", root.f_code.co_filename, root.f_lineno)
-                c = prev.f_code
-                return (c.co_name, c.co_filename, c.co_firstlineno)
-            prev = f
+        root, fn = roots[-1]
+        chain = []            # frames below the root, innermost first
+        while f is not None and f is not root:
+            chain.append(f)
             f = f.f_back
-        return ("<other thread or callback>", "", 0)
+        if f is None:
+            return ("<other thread or callback>", "", 0)
+        if fn is not None and chain:
+            chain.pop()       # the decorated function's own frame
+        if chain:
+            c = chain[-1].f_code
+            if not c.co_filename.startswith(_PKG_DIR + os.sep):
+                return (c.co_name, c.co_filename, c.co_firstlineno)
+        # ops (or a model call) issued directly in the block / the decorated function's body
+        if fn is not None:
+            code = getattr(fn, "__code__", None)
+            return (getattr(fn, "__name__", "<function>"), code.co_filename if code else "",
+                    code.co_firstlineno if code else 0)
+        return ("<with block>", root.f_code.co_filename, root.f_lineno)
 
     # -- results -------------------------------------------------------------------------------------
     def summary(self):
-        """A dict of the totals (seconds) and derived fractions."""
+        """Totals in seconds. Op and compiled-call times count each call at the
+        typical (median) time of its op and shape; the excess of the measured
+        times over that -- the process descheduled, a GC pause -- is reported
+        as ``stalls_s`` and kept out of the shares the verdict uses."""
         cal = self._cal
-        kernel = sum(s.kernel for s in self.ops.values())
-        windows = sum(s.window for s in self.ops.values())
-        dispatch = max(0.0, windows - kernel - self.n_eager * cal["wrap"])
-        compiled = sum(c[1] for c in self.compiled.values())
+        kernel = dispatch = 0.0
+        for st in self.ops.values():
+            k, d = st.robust(cal["wrap"])
+            kernel += k
+            dispatch += d
+        raw_k = sum(st.kernel for st in self.ops.values())
+        windows = sum(st.window for st in self.ops.values())
+        raw_d = max(0.0, windows - raw_k - self.n_eager * cal["wrap"])
+        compiled = sum(r.robust()[0] for c in self.compiled.values() for r in c[2].values())
+        raw_c = sum(c[1] for c in self.compiled.values())
         tracing = sum(t["trace_s"] + t["optimize_s"] + t["compile_s"] for t in self.traces.values())
         wall = self.wall + (_pc() - self._t_enter if self._depth else 0.0)
-        hook_cost = self.n_eager * cal["call"] + self.n_compiled * cal["call"]
-        accounted = windows + self.self_time + hook_cost + compiled + tracing
-        python = max(0.0, wall - accounted)
-        total = kernel + dispatch + python + compiled + tracing  # the program's own time, profiler excluded
+        hook_cost = (self.n_eager + self.n_compiled) * cal["call"]
+        accounted = windows + self.self_time + hook_cost + raw_c + tracing
+        residual = max(0.0, wall - accounted)
+        stalls = max(0.0, raw_k - kernel) + max(0.0, raw_d - dispatch) + max(0.0, raw_c - compiled)
+        # the profiling thread was off the CPU for wall - cpu (descheduled, I/O, sleeps); assuming that
+        # is spread evenly over time, the residual's on-CPU part is the Python time, the rest "waiting"
+        cpu = self.cpu + (_cpu() - self._c_enter if self._depth else 0.0)
+        on_cpu = min(1.0, cpu / wall) if wall > 0 else 1.0
+        python = residual * on_cpu
+        waiting = residual - python
+        total = kernel + dispatch + python + compiled + tracing  # the program's own time, stalls and profiler excluded
         return {"wall_s": wall, "total_s": total, "kernel_s": kernel, "dispatch_s": dispatch, "python_s": python,
-                "compiled_s": compiled, "tracing_s": tracing, "eager_ops": self.n_eager,
+                "compiled_s": compiled, "tracing_s": tracing, "stalls_s": stalls, "waiting_s": waiting,
+                "cpu_s": cpu, "eager_ops": self.n_eager,
                 "compiled_calls": self.n_compiled,
                 "traces": sum(t["traces"] for t in self.traces.values()),
                 "retraces": sum(t["retraces"] for t in self.traces.values()),
                 "profiler_overhead_s": self.self_time + hook_cost + self.n_eager * cal["wrap"]}
 
     def op_table(self):
-        """[(op, calls, kernel_s, dispatch_s)] for eager ops, by total time."""
+        """[(op, calls, kernel_s, dispatch_s)] for eager ops, by total time (stalls discounted)."""
         w = self._cal["wrap"]
-        rows = [(n, s.calls, s.kernel, max(0.0, s.window - s.kernel - s.calls * w)) for n, s in self.ops.items()]
+        rows = [(n, st.calls) + st.robust(w) for n, st in self.ops.items()]
         rows.sort(key=lambda r: -(r[2] + r[3]))
         return rows
 
@@ -457,6 +549,15 @@ def _verdict(prof):
     total = s["total_s"]
     if total <= 0 or (s["eager_ops"] == 0 and s["compiled_calls"] == 0 and s["traces"] == 0):
         return "nothing to judge: no tapeflow ops ran while profiling"
+    v = _verdict_main(prof, s, total)
+    off = s["stalls_s"] + s["waiting_s"]
+    if s["wall_s"] > 0 and off / s["wall_s"] > 0.3:
+        v += (f" (note: {_pct(off, s['wall_s']):.0f}% of the wall time was spent off the CPU -- waiting for I/O or "
+              "sleeps, or the machine busy with other processes; that time is left out of the shares above)")
+    return v
+
+
+def _verdict_main(prof, s, total):
     kern, disp, py, comp, tr = s["kernel_s"], s["dispatch_s"], s["python_s"], s["compiled_s"], s["tracing_s"]
     overhead = disp + py
     # tracing
@@ -521,15 +622,22 @@ def _verdict(prof):
 def _report(prof, max_ops=15):
     s = prof.summary()
     total = s["total_s"]
-    lines = [f"tapeflow profile: {_fmt_t(total)} of program time ({_fmt_t(s['wall_s'])} wall incl. "
-             f"{_fmt_t(s['profiler_overhead_s'])} profiler overhead), {s['eager_ops']} eager ops, "
-             f"{s['compiled_calls']} compiled calls, {s['traces']} trace(s), {s['retraces']} retrace(s)", ""]
+    lines = [f"tapeflow profile: {_fmt_t(total)} of program time ({_fmt_t(s['wall_s'])} wall, of which "
+             f"{_fmt_t(s['profiler_overhead_s'])} profiler overhead, {_fmt_t(s['stalls_s'] + s['waiting_s'])} off-CPU), "
+             f"{s['eager_ops']} eager ops, {s['compiled_calls']} compiled calls, {s['traces']} trace(s), "
+             f"{s['retraces']} retrace(s)", ""]
     cats = [("kernels (eager ops)", s["kernel_s"]), ("dispatch (eager ops)", s["dispatch_s"]),
             ("compiled functions", s["compiled_s"]), ("tracing + compiling", s["tracing_s"]),
             ("Python (code, tapes)", s["python_s"])]
     lines.append(f"  {'where':<24}{'time':>12}{'share':>9}")
     for n, v in cats:
         lines.append(f"  {n:<24}{_fmt_t(v):>12}{_pct(v, total):>8.1f}%")
+    if s["waiting_s"] > 0.01 * total:
+        lines.append(f"  ({_fmt_t(s['waiting_s'])} off the CPU outside ops -- I/O, sleeps or other processes -- "
+                     "left out of the shares)")
+    if s["stalls_s"] > 0.01 * total:
+        lines.append(f"  ({_fmt_t(s['stalls_s'])} of stalls -- ops or calls far slower than their typical time: "
+                     "the process descheduled, GC pauses -- left out of the shares)")
     rows = prof.op_table()
     if rows:
         lines += ["", f"  {'eager op':<22}{'calls':>8}{'kernel':>12}{'dispatch':>12}{'kernel/call':>13}"
@@ -543,7 +651,7 @@ def _report(prof, max_ops=15):
                          f"{_fmt_t(sum(r[2] for r in rest)):>12}{_fmt_t(sum(r[3] for r in rest)):>12}")
     if prof.compiled:
         lines += ["", f"  {'compiled function':<30}{'calls':>8}{'time':>12}{'per call':>12}{'share':>8}"]
-        for n, (calls, t) in sorted(prof.compiled.items(), key=lambda kv: -kv[1][1]):
+        for n, (calls, t, _) in sorted(prof.compiled.items(), key=lambda kv: -kv[1][1]):
             lines.append(f"  {n:<30}{calls:>8}{_fmt_t(t):>12}{_fmt_t(t / calls):>12}{_pct(t, total):>7.1f}%")
     if prof.cops:
         lines += ["", "  ops inside compiled functions (reference interpreter, compiled_ops=True):",
