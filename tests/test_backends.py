@@ -457,3 +457,26 @@ def test_numba_special_values_follow_numpy():
         assert g.dtype == w.dtype, k
         np.testing.assert_allclose(g, w, rtol=1e-6, equal_nan=True, err_msg=str(k))
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg=str(k))
+
+
+@pytest.mark.parametrize("env,want", [("interpreter", "interpreter"), ("python", "python"), ("auto", "python")])
+def test_tapeflow_backend_environment_variable(monkeypatch, env, want):
+    monkeypatch.setenv("TAPEFLOW_BACKEND", env)
+    f = tf.function(lambda x: tf.matmul(x, x) + 1.0)
+    x = tf.constant(np.eye(2, dtype=F32))
+    np.testing.assert_array_equal(f(x).numpy(), np.eye(2) + 1.0)
+    assert f.get_concrete_function(x).backend == want
+
+
+def test_auto_backend_uses_numba_for_long_elementwise_chains_and_loops():
+    def chain(x):
+        for _ in range(4):
+            x = tf.tanh(x * 1.5 + 0.25)
+        return x
+
+    x = tf.constant(np.linspace(-2, 2, 8).astype(F32))
+    f = tf.function(chain, backend="auto")
+    np.testing.assert_allclose(f(x).numpy(), chain(x).numpy(), rtol=1e-6)
+    assert f.get_concrete_function(x).backend == "numba"
+    short = tf.function(lambda x: x * 2.0, backend="auto")
+    assert short.get_concrete_function(x).backend == "python"
