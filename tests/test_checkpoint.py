@@ -168,6 +168,20 @@ def test_optimizer_listed_first_does_not_steal_model_keys(tmp_path):
     assert not any(k.startswith("optimizer/slots") for k in keys)
 
 
+def test_named_roots_keep_their_names_when_also_held_elsewhere(tmp_path):
+    model, opt = _model(0), keras.optimizers.Adam(1e-2)
+    model.compile(optimizer=opt, loss="mse")          # model.optimizer is the same object
+    x, y = _data()
+    _step_fn(model, opt, False)(x, y)
+    agent = Holder()
+    agent.model = model
+    agent.step = tf.Variable(0, dtype=tf.int64)
+    keys = collect({"agent": agent, "optimizer": opt, "step": agent.step})
+    assert "optimizer/iterations" in keys and "step" in keys
+    assert "agent/model/layers/0/kernel/.OPTIMIZER_SLOT/optimizer/m" in keys
+    assert not any(k.startswith("agent/model/optimizer") or k == "agent/step" for k in keys)
+
+
 def test_save_numbering_save_counter_and_latest(tmp_path):
     v = _var((2,))
     ck = tf.train.Checkpoint(v=v)

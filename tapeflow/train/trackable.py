@@ -181,6 +181,9 @@ def collect(roots):
     out = []           # (path, var) in walk order
     seen_vars, seen_objs = set(), set()
     optimizers = []    # (path, optimizer), walked last
+    # the objects given by name keep that name even when another root also holds them
+    # (a compiled Keras model's .optimizer, a step counter kept on the agent)
+    walk_roots = []
     for name, obj in roots.items():
         if isinstance(obj, Variable):
             if id(obj) not in seen_vars:
@@ -190,8 +193,11 @@ def collect(roots):
             if id(obj) not in seen_objs:
                 seen_objs.add(id(obj))
                 optimizers.append((name, obj))
-        elif _walkable(obj):
-            _walk(obj, name, out, seen_vars, seen_objs, optimizers, 0)
+        elif _walkable(obj) and id(obj) not in seen_objs:
+            seen_objs.add(id(obj))
+            walk_roots.append((name, obj))
+    for name, obj in walk_roots:
+        _walk(obj, name, out, seen_vars, seen_objs, optimizers, 0, force=True)
     # optimizers: slots keyed by their variable, then the optimizer's own variables
     i = 0
     while i < len(optimizers):  # (an optimizer may hold another one: appended while walking)
