@@ -289,8 +289,9 @@ def graph(graph_data, step=None, name=None):
         return False
     gl = as_graph_list(graph_data, name)
     gd = gl if not isinstance(gl, list) else to_graph_def(gl)
-    w.add_graph_def(gd, step if step is not None else (_STEP[0] if _STEP[0] is not None else 0)
-                    if not isinstance(_STEP[0], Tensor) else int(_STEP[0].numpy()))
+    if step is None and _STEP[0] is None:
+        step = 0
+    w.add_graph_def(gd, _step_value(step, "graph"))
     return True
 
 
