@@ -84,8 +84,24 @@ def test_dce_keeps_assigns_and_prints_and_effectful_control_flow():
     names = prims(g)
     assert names.count("assign_variable") == 1 and "print" in names and "cond" in names
     assert "mul" in names and "reduce_sum" in names  # inputs of effects stay alive
-    assert "random_normal" not in names  # unused draws (and reads) are dropped, as documented
-    assert names[-1] == "cond"
+    # unused draws stay (the generator advances as in eager execution); unused reads go
+    assert names.count("random_normal") == 1
+    assert names.count("read_variable") == 1  # the read the cond needs; the unused one is gone
+    assert names[-1] == "random_normal"
+
+
+def test_unused_random_draws_keep_compiled_and_eager_streams_equal():
+    def f(x):
+        tf.random.normal([3])                     # drawn and dropped
+        return x + tf.random.uniform([3])
+
+    x = tf.constant(X3)
+    tf.random.set_seed(7)
+    eager = [f(x).numpy() for _ in range(3)]
+    g = tf.function(f)
+    tf.random.set_seed(7)
+    compiled = [g(x).numpy() for _ in range(3)]
+    np.testing.assert_array_equal(np.array(eager), np.array(compiled))
 
 
 def test_dce_inside_subgraphs():

@@ -436,6 +436,9 @@ class Function:
         names = self._arg_names(len(flat_args))
         leaves = []
         for i, (s, a) in enumerate(zip(flat_specs, flat_args)):
+            if isinstance(a, float) and s.dtype.np.kind in "iub":
+                raise TypeError(f"{self.__name__}: argument {names[i]!r} is the Python float {a!r}, but "
+                                f"input_signature wants {s!r}; pass an int (no silent truncation)")
             t = a if isinstance(a, Tensor) else Tensor(a, s.dtype) if not isinstance(a, np.ndarray) else Tensor(a)
             if isinstance(t, Variable):
                 t = t.read_value()

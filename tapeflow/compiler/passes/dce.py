@@ -1,14 +1,17 @@
 """Dead-code elimination: keep an equation if one of its outputs is used
 (transitively) by the graph's outputs, or if it has a side effect (variable
-write, print, a loop/branch containing one). Unused reads and unused random
-draws are dropped. Sub-graphs keep all their outputs (their signature is
+write, print, a loop/branch containing one). Unused reads are dropped;
+unused random draws are kept (see _LIVE_EFFECTS). Sub-graphs keep all their outputs (their signature is
 fixed by the enclosing equation)."""
 from __future__ import annotations
 
 from ...ir.graph import Graph, Var
 from ._util import map_subgraphs
 
-_LIVE_EFFECTS = ("write", "io", "control")
+# Random draws stay even when unused (as TF keeps stateful ops): the generator
+# then advances exactly as in eager execution, so after set_seed a compiled
+# function and the same code run eagerly draw the same numbers.
+_LIVE_EFFECTS = ("write", "io", "control", "random")
 
 
 def dce(graph: Graph) -> Graph:
