@@ -35,3 +35,21 @@ __version__ = "0.1.0"
 from .module import Module  # noqa: E402,F401
 from . import keras, optimizers  # noqa: E402,F401
 from .keras.utils import soft_update  # noqa: E402,F401
+
+
+# tf.train / tf.summary / tf.profile / tf.rl load on first use (PEP 562): they
+# pull in safetensors and TensorBoard's writer, which `import tapeflow` should not pay for.
+_LAZY_SUBMODULES = {"train", "summary", "profiler", "rl"}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_SUBMODULES:
+        mod = importlib.import_module(f".{name}", __name__)
+        globals()[name] = mod
+        return mod
+    if name == "profile":
+        from .profiler import profile as p
+        globals()["profile"] = p
+        return p
+    raise AttributeError(f"module 'tapeflow' has no attribute {name!r}")
