@@ -26,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv-peers")
 REQS = os.path.join(ROOT, "requirements-peers.txt")
 STAMP_NAME = ".bench-installed"
+FAILED_NAME = ".bench-install-failed"  # hash and time of the last failed install
+RETRY_AFTER_S = 6 * 3600
 
 # module to import -> distribution names whose versions are reported
 PROBES = {
@@ -123,7 +125,7 @@ def _pip(py: str, args: list[str], log, timeout: int) -> tuple[bool, str]:
 
 
 def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, install: bool = True,
-           say=print, timeout: int = 1800) -> dict:
+           say=print, timeout: int = 1800, reinstall: bool = False) -> dict:
     """Make sure the peers venv exists and is installed from `reqs`.
 
     Returns {"python": path or None, "frameworks": probe(), "install": {...}}.
@@ -131,8 +133,21 @@ def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, inst
     report: dict = {"venv": venv, "requirements": os.path.relpath(reqs, ROOT), "install": {}}
     py = venv_python(venv)
     stamp = os.path.join(venv, STAMP_NAME)
+    failed_stamp = os.path.join(venv, FAILED_NAME)
     want = _hash(reqs) if os.path.exists(reqs) else None
     up_to_date = os.path.exists(stamp) and open(stamp).read().strip() == want
+    if install and not up_to_date and not reinstall and os.path.exists(failed_stamp):
+        # a failed install of these very requirements, recently: do not retry on every run
+        # (an offline machine would wait for pip's timeouts each time)
+        try:
+            f_hash, f_time = open(failed_stamp).read().split()
+            if f_hash == want and time.time() - float(f_time) < RETRY_AFTER_S:
+                say(f"peers: the last install of these requirements failed {time.time() - float(f_time):.0f} s ago; "
+                    f"not retrying (--reinstall forces it); using what is installed")
+                report["install"]["all"] = "previous install failed; not retried"
+                install = False
+        except (OSError, ValueError):
+            pass
     if install and not up_to_date:
         log_path = log_path or os.path.join(ROOT, "benchmarks", "results", "logs", "peers-install.log")
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
@@ -145,6 +160,9 @@ def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, inst
                 p = subprocess.run([_base_python(), "-m", "venv", venv], stdout=log, stderr=subprocess.STDOUT)
                 if p.returncode != 0 or not os.path.exists(py):
                     report["install"]["venv"] = f"failed: python -m venv exited {p.returncode}"
+                    os.makedirs(venv, exist_ok=True)
+                    with open(failed_stamp, "w") as f:
+                        f.write(f"{want} {time.time()}\n")
                     say(f"peers: could not create {venv}: see {log_path}")
                     report["python"] = None
                     report["frameworks"] = {}
@@ -163,6 +181,12 @@ def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, inst
             if ok:
                 with open(stamp, "w") as f:
                     f.write(want or "")
+                if os.path.exists(failed_stamp):
+                    os.remove(failed_stamp)
+            else:
+                os.makedirs(venv, exist_ok=True)
+                with open(failed_stamp, "w") as f:
+                    f.write(f"{want} {time.time()}\n")
         report["install_s"] = round(time.time() - t0, 1)
     elif up_to_date:
         report["install"]["all"] = "up to date"
@@ -182,10 +206,11 @@ def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, inst
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--probe", action="store_true", help="only probe an existing venv")
+    ap.add_argument("--reinstall", action="store_true", help="retry even if the last install failed recently")
     ap.add_argument("--venv", default=VENV)
     ap.add_argument("--requirements", default=REQS)
     args = ap.parse_args(argv)
-    rep = ensure(args.venv, args.requirements, install=not args.probe)
+    rep = ensure(args.venv, args.requirements, install=not args.probe, reinstall=args.reinstall)
     print(json.dumps(rep, indent=1))
 
 

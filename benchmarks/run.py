@@ -82,6 +82,25 @@ def machine_description(threads: int) -> dict:
     return d
 
 
+def loadavg():
+    try:
+        return list(os.getloadavg())
+    except OSError:
+        return None
+
+
+def busy_warning(before, after, machine):
+    """A warning when other processes competed for the CPUs during a workload."""
+    cores = machine.get("cpus_available") or machine.get("cores") or 1
+    # our own workers add about `threads` to the load; more than that is someone else
+    own = machine.get("threads_used", 1)
+    worst = max((x[0] for x in (before, after) if x), default=0.0)
+    if worst > own + 0.5 * cores:
+        return (f"WARNING: the machine was busy (1-min load average up to {worst:.1f} on {cores} CPUs, "
+                f"this run's workers account for about {own}): timings are noisy")
+    return ""
+
+
 def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None):
     """Runs one worker; returns its JSON (or a stub saying why it failed)."""
     out_json = os.path.join(out_dir, f"{workload}-{framework}.json")
@@ -159,6 +178,7 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
     mode, threads = args.mode, args.threads
     frameworks = [f for f in FRAMEWORK_ORDER if not args.frameworks or f in args.frameworks]
     say(f"\n=== {name}: {getattr(wl, 'TITLE', '')} (mode {mode}, {threads} thread(s)) ===")
+    load_before = loadavg()
     rows, envs, extras, workers = [], {}, {}, {}
     for fw in frameworks:
         impls = [i for i in wl.IMPLS if i.framework == fw and mode in i.modes]
@@ -217,7 +237,14 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
                 what = next(iter(extras[case["name"]].values())).get("peak_matmul", "matmul")
                 c.setdefault("notes", []).append(f"{what} matmul GFLOP/s per framework: {', '.join(peaks)}")
         cases.append(report.annotate_case(c, machine))
+    load_after = loadavg()
+    busy = busy_warning(load_before, load_after, machine)
+    if busy:
+        say(busy)
+        for c in cases:
+            c.setdefault("notes", []).append(busy)
     entry = {"title": getattr(wl, "TITLE", name), "mode": mode, "threads": threads,
+             "loadavg_before": load_before, "loadavg_after": load_after,
              "timestamp": _dt.datetime.now().isoformat(timespec="seconds"),
              "framework_env": envs, "workers": workers, "cases": cases}
     say("")
@@ -253,6 +280,8 @@ def parse_args(argv=None):
     ap.add_argument("--no-peers", action="store_true", help="do not use PyTorch/JAX/TensorFlow (no .venv-peers)")
     ap.add_argument("--no-install", action="store_true",
                     help="use .venv-peers only if it already exists; never pip install")
+    ap.add_argument("--reinstall", action="store_true",
+                    help="retry installing the peers venv even if the last attempt failed recently")
     ap.add_argument("--threads", type=int, default=None,
                     help="threads for every framework (default: all CPUs available to this process)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
@@ -291,11 +320,15 @@ def main(argv=None):
     if skipped:
         say(f"(not run in {args.mode} mode: {', '.join(skipped)}; name them with --only to run them)")
     say(f"machine: {machine.get('cpu_model')}, {machine.get('cores')} cores, {machine.get('mem_gib', 0):.0f} GiB")
+    machine["loadavg_start"] = loadavg()
+    if machine["loadavg_start"] and machine["loadavg_start"][0] > 0.5 * (machine.get("cpus_available") or 1):
+        say(f"note: load average {machine['loadavg_start'][0]:.1f} before starting: other processes are running, "
+            f"timings will be noisier")
 
     peer_python, peer_report, peer_status = None, None, {}
     needs_peers = (not args.no_peers) and any(f in PEERS for f in (args.frameworks or FRAMEWORK_ORDER))
     if needs_peers:
-        peer_report = peers_env.ensure(install=not args.no_install, say=lambda m: say(m),
+        peer_report = peers_env.ensure(install=not args.no_install, say=lambda m: say(m), reinstall=args.reinstall,
                                        log_path=os.path.join(log_dir, "peers-install.log"))
         peer_python = peer_report.get("python")
         peer_status = peer_report.get("frameworks", {})

@@ -55,7 +55,9 @@ def parse_output(text: str) -> dict:
             if "win_rate" in d or "wall_s" in d:
                 return d
     out = {}
-    m = re.findall(r"win[ _-]?rate\D{0,20}?([0-9]*\.?[0-9]+)\s*(%?)", text, flags=re.I)
+    m = re.findall(r"win[ _-]?rate[^:\n]*:\s*([0-9]*\.?[0-9]+)\s*(%?)", text, flags=re.I)
+    if not m:
+        m = re.findall(r"win[ _-]?rate\s*[=:]?\s*([0-9]*\.?[0-9]+)\s*(%?)", text, flags=re.I)
     if m:
         v, pct = m[-1]
         out["win_rate"] = float(v) / (100 if pct or float(v) > 1 else 1)
@@ -99,17 +101,30 @@ def run_torch(case, data, mode):
 
 
 def run_tapeflow(case, data, mode):
-    cmd = [sys.executable, "-c", "import sys; from tapeflow.cli import main; sys.exit(main())",
-           "gridworld", "train", "--preset", "book", "--seed", str(SEED)]
+    base = [sys.executable, "-c", "import sys; from tapeflow.cli import main; sys.exit(main())",
+            "gridworld", "train", "--preset", "book"]
     if case["episodes"]:
-        cmd += ["--episodes", str(case["episodes"])]
+        base += ["--episodes", str(case["episodes"])]
+    # like the PyTorch script: same seed, no checkpoints or summaries, one JSON line
+    extra = ["--seed", str(SEED), "--json", "--no-progress", "--logdir", "", "--ckpt-dir", ""]
+    if case["eval_games"]:
+        extra += ["--games", str(case["eval_games"])]
+    cmd = base + extra
     p, el = _run(cmd, _timeout(mode))
+    if p.returncode == 2 and ("unrecognized arguments" in p.stderr or "invalid choice" in p.stderr):
+        cmd = base  # an older/newer CLI without those options: the plain command
+        p, el = _run(cmd, _timeout(mode))
     if p.returncode != 0:
         tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
         raise RuntimeError(f"`tapeflow gridworld train --preset book` exit {p.returncode}: {tail[0][:200]}")
     d = parse_output(p.stdout + "\n" + p.stderr)
     print(f"    tapeflow book run: {d}", flush=True)
     return _result(d, el, ["tapeflow", *cmd[3:]])
+
+
+def _selftest():  # pragma: no cover - a quick manual check of the parser
+    t = "test win rate over 1000 random games: 89.1%\ntraining wall time: 87.8 s (1 env steps, 5,000 episodes)"
+    return parse_output(t)
 
 
 IMPLS = [
