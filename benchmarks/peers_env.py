@@ -191,7 +191,8 @@ def ensure(venv: str = VENV, reqs: str = REQS, log_path: str | None = None, inst
     elif up_to_date:
         report["install"]["all"] = "up to date"
     else:
-        report["install"]["all"] = "not installed (install disabled)" if not os.path.exists(py) else "existing venv used as is"
+        report["install"].setdefault(
+            "all", "not installed (install disabled)" if not os.path.exists(py) else "existing venv used as is")
     report["python"] = py if os.path.exists(py) else None
     report["frameworks"] = probe(venv) if report["python"] else {}
     for mod, st in report["frameworks"].items():
