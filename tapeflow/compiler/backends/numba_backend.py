@@ -194,7 +194,7 @@ class _Gen:
         rets = outs + [var_names[id(var)] for var in self.var_order]
         lines = ["import numpy as np", "from numba import njit", "",
                  # error_model="numpy": x / 0 is inf or nan, as in NumPy (Python's model raises)
-                 "@njit(cache=True, fastmath=False, nogil=True, error_model='numpy')",
+                 "@njit(cache=True, fastmath={'reassoc', 'contract'}, nogil=True, error_model='numpy')",
                  f"def kernel({', '.join(args)}):"] + body
         lines.append(f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
         return "\n".join(lines) + "\n", {"variables": list(self.var_order), "consts": self.const_list}
@@ -401,9 +401,9 @@ class _Gen:
         if name == "cast":
             return f"{_dtname(dt)}({ins[0]})"
         if name == "sigmoid":
-            h = self.lit(0.5, dt)
+            # the same form as the NumPy kernel (elementwise.py): 1 / (1 + exp(-x))
             one = self.lit(1.0, dt)
-            return f"({h} * ({one} + np.tanh({h} * {ins[0]})))"
+            return f"({one} / ({one} + np.exp(-{ins[0]})))"
         code = _SCALAR_OPS[name].format(*ins)
         if dt.kind == "f" and name in ("div", "pow"):
             code = f"{_dtname(dt)}({code})"

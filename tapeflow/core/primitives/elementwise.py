@@ -143,13 +143,18 @@ atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),
 
 
 def _sigmoid_kernel(x, out=None):
-    # With e = exp(-|x|) <= 1: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0.
-    # Never overflows, and keeps full relative precision in both tails (the form
-    # 0.5 * (1 + tanh(x / 2)) cancels: sigmoid(-10) came out 1e-3 off, and 0 below -17).
-    e = np.exp(-np.abs(x))
-    num = np.where(np.less(x, 0), e, np.ones_like(e))  # computed before `out` (may alias x) is written
-    d = e + 1
-    return np.divide(num, d, out=out) if out is not None else np.divide(num, d)
+    # 1 / (1 + exp(-x)) keeps full relative precision in both tails (the form
+    # 0.5 * (1 + tanh(x / 2)) cancels: sigmoid(-10) came out 1e-3 off in float32).
+    # For x below about -88 (float32) exp(-x) overflows to inf and the result is
+    # exactly 0, as TF's; the overflow is expected, so its warning is silenced.
+    # Three in-place passes: this runs on big activations, where memory traffic is the cost.
+    with np.errstate(over="ignore"):
+        t = np.exp(np.negative(x))
+    if isinstance(t, np.ndarray):
+        t += 1
+    else:
+        t = t + 1
+    return np.reciprocal(t, out=out) if out is not None else np.reciprocal(t)
 
 
 sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
