@@ -200,7 +200,7 @@ class ConcreteFunction:
         #: outputs that are Python values (not tensors), by output position
         self._single = out_tree[0] == "single"
         self.calls = 0
-        self.fuse_at = pipeline.fuse_after() if backend == "python" else -1
+        self.fuse_at = pipeline.fuse_after(graph) if backend == "python" else -1
         self.fused_graph = None
 
     def _tier_up(self):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import sys
 
+import numpy as np
+
 from .passes.simplify import simplify
 from .passes.constant_folding import constant_folding
 from .passes.cse import cse
@@ -61,13 +63,31 @@ def _ident(name):
     return s if s and not s[0].isdigit() else "f_" + s
 
 
-def fuse_after():
+#: elementwise work (elements per call) above which fusion pays on the second call
+BIG_ELEMENTWISE_WORK = 1 << 20
+
+
+def fuse_after(graph=None):
     """Calls after which a compiled function is recompiled with elementwise
-    fusion (``TAPEFLOW_FUSE_AFTER``; 0 turns the second tier off)."""
-    try:
-        return int(os.environ.get("TAPEFLOW_FUSE_AFTER", "100"))
-    except ValueError:
-        return 100
+    fusion: 100, or 2 when the graph moves over a million elements through
+    fusible ops per call (big activations: each unfused op is a pass over
+    memory, so compiling pays at once). ``TAPEFLOW_FUSE_AFTER`` overrides;
+    0 turns the second tier off."""
+    env = os.environ.get("TAPEFLOW_FUSE_AFTER")
+    if env is not None:
+        try:
+            return int(env)
+        except ValueError:
+            pass
+    if graph is not None:
+        from .passes.fusion import FUSIBLE
+        work = 0
+        for e in graph.eqns:
+            if e.prim.name in FUSIBLE and e.outputs and None not in e.outputs[0].aval.shape:
+                work += int(np.prod(e.outputs[0].aval.shape))
+        if work >= BIG_ELEMENTWISE_WORK:
+            return 2
+    return 100
 
 
 def tier_up(graph, name="f"):
