@@ -52,7 +52,12 @@ class _CustomNode:
 
 
 class _AccessRecorder:
-    """Collects the trainable variables read while ``f`` runs (tapes paused)."""
+    """Collects the trainable variables read while ``f`` runs (tapes paused).
+
+    It sits in ``STATE.tapes`` like a tape; ``_ids`` stays empty, so the
+    operator fast path (which checks tapes' ids inline) never records on it."""
+
+    _ids: dict = {}
 
     def __init__(self):
         self.vars = {}

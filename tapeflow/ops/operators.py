@@ -39,9 +39,15 @@ def _binop(p):
                     return bind(p, self, other)
                 t = _new(Tensor)
                 t._v = v
-                if STATE.tapes:
-                    for tape in STATE.tapes:
-                        tape._record(p, (self, other), _EMPTY, t)
+                tapes = STATE.tapes
+                if tapes:
+                    # GradientTape._record, inlined: both operands are plain Tensors
+                    # (Variables never take this path), so no auto-watch case arises
+                    for tape in tapes:
+                        ids = tape._ids
+                        if id(self) in ids or id(other) in ids:
+                            tape._nodes.append((p, (self, other), _EMPTY, t))
+                            ids[id(t)] = t
                 return t
         return bind(p, self, other)
 
