@@ -100,9 +100,9 @@ def run_torch(case, data, mode):
     return _result(d, el, cmd)
 
 
-def run_tapeflow(case, data, mode):
+def run_tapeflow(case, data, mode, flags=()):
     base = [sys.executable, "-c", "import sys; from tapeflow.cli import main; sys.exit(main())",
-            "gridworld", "train", "--preset", "book"]
+            "gridworld", "train", "--preset", "book", *flags]
     if case["episodes"]:
         base += ["--episodes", str(case["episodes"])]
     # like the PyTorch script: same seed, no checkpoints or summaries, one JSON line
@@ -127,7 +127,33 @@ def _selftest():  # pragma: no cover - a quick manual check of the parser
     return parse_output(t)
 
 
+def run_tapeflow_eager(case, data, mode):
+    return run_tapeflow(case, data, mode, flags=("--eager",))
+
+
+def run_tapeflow_default(case, data, mode):
+    """`make run`'s agent (the default preset: vectorized boards, Double DQN, Huber), for reference:
+    a different algorithm from the book's, so its row is not a like-for-like comparison."""
+    cmd = [sys.executable, "-c", "import sys; from tapeflow.cli import main; sys.exit(main())",
+           "gridworld", "train", "--seed", str(SEED), "--json", "--no-progress", "--logdir", "", "--ckpt-dir", ""]
+    if case["episodes"]:
+        cmd += ["--steps", str(case["episodes"] * 8)]
+    if case["eval_games"]:
+        cmd += ["--games", str(case["eval_games"])]
+    p, el = _run(cmd, _timeout(mode))
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"`tapeflow gridworld train` exit {p.returncode}: {tail[0][:200]}")
+    d = parse_output(p.stdout + "\n" + p.stderr)
+    print(f"    tapeflow default-preset run: {d}", flush=True)
+    return _result(d, el, ["tapeflow", *cmd[3:]])
+
+
 IMPLS = [
     Impl("tapeflow", "tapeflow", "tapeflow gridworld train --preset book", None, runner=run_tapeflow),
+    Impl("tapeflow_eager", "tapeflow", "tapeflow gridworld train --preset book --eager", None,
+         runner=run_tapeflow_eager),
+    Impl("tapeflow_default", "tapeflow", "tapeflow gridworld train (default preset, `make run`)", None,
+         runner=run_tapeflow_default),
     Impl("torch", "torch", "PyTorch (book listing 3.7)", None, runner=run_torch),
 ]
