@@ -34,6 +34,32 @@ if ROOT not in sys.path:
 from benchmarks import peers_env, report  # noqa: E402
 from benchmarks.workloads import get_workload, names as workload_names  # noqa: E402
 
+DEFAULT_OUT = os.path.join(HERE, "results")
+README = os.path.join(ROOT, "README.md")
+BEGIN, END = "<!-- BENCH-TABLE -->", "<!-- /BENCH-TABLE -->"
+
+
+def update_readme(markdown, path=README):
+    """Replace the README's benchmark section (between the BENCH-TABLE markers)
+    with the tables of a full run, atomically."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        return f"README not updated: {e}"
+    if BEGIN not in text:
+        return f"README not updated: no {BEGIN} marker"
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1] if END in rest else ""
+    body = markdown.replace("## Benchmarks:", "### Benchmarks:", 1)
+    new = f"{head}{BEGIN}\n{body.strip()}\n{END}{tail}"
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(new)
+    os.replace(tmp, path)
+    return f"README.md: benchmark tables updated ({len(body.splitlines())} lines)"
+
+
 FRAMEWORK_ORDER = ["numpy", "tapeflow", "torch", "jax", "tensorflow"]
 PEERS = ("torch", "jax", "tensorflow")
 FULL_ONLY = {"gridworld"}  # run in quick/tiny mode only when named with --only
@@ -252,6 +278,25 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
     return entry
 
 
+def merge_frameworks(entry, old, frameworks, machine):
+    """With --frameworks, keep the other frameworks' rows from the previous run."""
+    old_cases = {c["name"]: c for c in old.get("cases", [])}
+    for c in entry["cases"]:
+        prev = old_cases.get(c["name"])
+        if not prev:
+            continue
+        kept = [r for r in prev.get("rows", []) if r.get("framework") not in frameworks]
+        if kept:
+            c["rows"] = kept + c["rows"]
+            c.setdefault("notes", []).append(
+                f"rows of {', '.join(sorted({r['framework'] for r in kept}))} from the run of {old.get('timestamp')}")
+            report.annotate_case(c, machine)
+    for k in ("framework_env", "workers"):
+        merged = dict(old.get(k) or {})
+        merged.update(entry.get(k) or {})
+        entry[k] = merged
+
+
 def draw_chart(json_path, png_path, peer_python):
     """Bar chart via matplotlib: in the peers venv, or here if importable."""
     candidates = []
@@ -354,6 +399,9 @@ def main(argv=None):
     tmp = tempfile.mkdtemp(prefix="tapeflow-bench-")
     for name in work:
         entry = run_workload(name, args, peer_python, peer_status, tmp, log_dir, machine)
+        old = results["workloads"].get(name)
+        if args.frameworks and old:
+            merge_frameworks(entry, old, args.frameworks, machine)
         results["workloads"][name] = entry
         results["machine"] = machine
         results["generated"] = _dt.datetime.now().isoformat(timespec="seconds")
@@ -368,6 +416,8 @@ def main(argv=None):
         with open(os.path.join(out_dir, "README_table.md"), "w") as f:
             f.write(report.full_markdown(results))
     say(f"\nresults: {os.path.relpath(json_path, ROOT)}, {os.path.relpath(os.path.join(out_dir, 'README_table.md'), ROOT)}")
+    if os.path.abspath(out_dir) == os.path.abspath(DEFAULT_OUT) and args.mode == "full":
+        say(update_readme(report.full_markdown(results)))
     if not args.no_chart:
         say(draw_chart(json_path, os.path.join(out_dir, "latest.png"), peer_python))
     say(f"total {time.time() - t_start:.0f} s")
