@@ -140,6 +140,9 @@ def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, imp
            "--mode", mode, "--threads", str(threads), "--out", out_json]
     if impls:
         cmd += ["--impls", ",".join(impls)]
+    for stale in (out_json, out_json + ".tmp"):
+        if os.path.exists(stale):
+            os.remove(stale)
     t0 = time.time()
     rc, why = None, ""
     open(log_path, "w").close()
@@ -172,6 +175,8 @@ def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, imp
                 res = json.load(f)
         except ValueError:
             res = None
+    if res is not None and not res.get("complete"):
+        res["stopped"] = why or f"worker exited with code {rc}"
     if res is None:
         tail = ""
         try:
@@ -231,6 +236,14 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             rows += stub_rows(wl, fw, mode, res["failed"])
             workers[fw]["failed"] = res["failed"]
             continue
+        if not res.get("complete"):
+            # the worker died or was killed after some rows: keep them, report the rest
+            why = f"worker stopped before this row ({res.get('stopped') or 'crashed'})"
+            done = {(r["impl"], r["case"]) for r in res["results"]}
+            missing = [r for r in stub_rows(wl, fw, mode, why) if (r["impl"], r["case"]) not in done]
+            say(f"  [{fw}] worker stopped early: {res.get('stopped') or 'crashed'}; {len(missing)} row(s) missing")
+            res["results"] = res["results"] + missing
+            workers[fw]["stopped"] = res.get("stopped") or "crashed"
         rows += res["results"]
         envs[fw] = res.get("env", {})
         for cname, ex in (res.get("extras") or {}).items():

@@ -161,6 +161,12 @@ def main(argv=None):
         setup_error = exc
         result["env"] = {"python": platform.python_version()}
         log(f"  [{args.framework}] import failed: {short_error(exc)}")
+    def save():  # after every row, so that a crash later keeps what was measured
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(result, f, indent=1, default=float)
+        os.replace(tmp, args.out)
+
     wanted_cases = set(args.cases.split(",")) if args.cases else None
     for case in wl.cases(args.mode):
         if wanted_cases and case["name"] not in wanted_cases:
@@ -192,14 +198,15 @@ def main(argv=None):
                 log(f"    {impl.label}: median {t['median'] * 1e6:.3f} µs/{case.get('unit', 'call')} "
                     f"(min {t['min'] * 1e6:.3f}, max {t['max'] * 1e6:.3f}{blocks})")
             result["results"].append(r)
+            save()
         # extra per-case measurements of the framework (e.g. matmul peak)
         if setup_error is None and hasattr(wl, "framework_extras"):
             try:
                 result.setdefault("extras", {})[case["name"]] = wl.framework_extras(args.framework, case, args.mode)
             except Exception as exc:
                 log(f"    extras failed: {short_error(exc)}")
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1, default=float)
+    result["complete"] = True
+    save()
 
 
 if __name__ == "__main__":
