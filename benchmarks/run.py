@@ -204,7 +204,7 @@ def stub_rows(wl, framework, mode, why):
     return rows
 
 
-def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine):
+def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine, previous=None):
     wl = get_workload(name)
     mode, threads = args.mode, args.threads
     frameworks = [f for f in FRAMEWORK_ORDER if not args.frameworks or f in args.frameworks]
@@ -286,6 +286,8 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
              "loadavg_before": load_before, "loadavg_after": load_after,
              "timestamp": _dt.datetime.now().isoformat(timespec="seconds"),
              "framework_env": envs, "workers": workers, "cases": cases}
+    if args.frameworks and previous:
+        merge_frameworks(entry, previous, args.frameworks, machine)
     say("")
     say(report.workload_markdown(name, entry))
     return entry
@@ -411,10 +413,8 @@ def main(argv=None):
                 machine[k] = results["machine"][k]
     tmp = tempfile.mkdtemp(prefix="tapeflow-bench-")
     for name in work:
-        entry = run_workload(name, args, peer_python, peer_status, tmp, log_dir, machine)
-        old = results["workloads"].get(name)
-        if args.frameworks and old:
-            merge_frameworks(entry, old, args.frameworks, machine)
+        entry = run_workload(name, args, peer_python, peer_status, tmp, log_dir, machine,
+                             previous=results["workloads"].get(name))
         results["workloads"][name] = entry
         results["machine"] = machine
         results["generated"] = _dt.datetime.now().isoformat(timespec="seconds")
