@@ -202,7 +202,33 @@ def _select_vjp(g, out, c, x, y):
     return (None, gx, gy)
 
 
-select_p = Primitive("select", np.where, _select_abstract, _select_vjp,
+_INT_OF = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64, np.dtype(np.float16): np.int16}
+
+
+def _is_zero_literal(v):
+    return (v.__class__ is int or v.__class__ is float) and v == 0 and str(v)[0] != "-"
+
+
+def _select_kernel(c, x, y):
+    """where(c, x, y). The gradient rules of relu/maximum/minimum/where call it
+    with one branch the literal 0, on big float arrays and random masks, where
+    np.where branches per element and mispredicts (~20x slower than a multiply).
+    There, AND the float's bits with an integer mask of 0 / -1 instead: branchless,
+    and bit-identical to np.where (+0.0 where unselected, x's exact bits elsewhere,
+    so a NaN or inf in the unselected branch still never leaks)."""
+    if c.__class__ is np.ndarray and c.dtype.kind == "b":
+        if _is_zero_literal(y) and x.__class__ is np.ndarray:
+            it = _INT_OF.get(x.dtype)
+            if it is not None:
+                return np.bitwise_and(x.view(it), np.subtract(0, c, dtype=it)).view(x.dtype)
+        elif _is_zero_literal(x) and y.__class__ is np.ndarray:
+            it = _INT_OF.get(y.dtype)
+            if it is not None:
+                return np.bitwise_and(y.view(it), np.subtract(c, 1, dtype=it)).view(y.dtype)
+    return np.where(c, x, y)
+
+
+select_p = Primitive("select", _select_kernel, _select_abstract, _select_vjp,
                      impl_out=None, doc="where(c, x, y) with broadcasting")
 _STRICT_KINDS.add("select")
 _BOOL_FIRST.add("select")
