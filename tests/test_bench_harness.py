@@ -167,3 +167,15 @@ def test_numerical_agreement(workload, impl_name):
         assert res["ok"], f"{impl.label} disagrees with the NumPy reference: {bad or res}"
         checked += 1
     assert checked
+
+
+def test_update_readme_replaces_only_the_marked_section(tmp_path):
+    from benchmarks.run import BEGIN, END, update_readme
+    p = tmp_path / "README.md"
+    p.write_text(f"intro\n{BEGIN}\nold table\n{END}\noutro\n")
+    msg = update_readme("## Benchmarks: x\n\n| a |\n|---|\n", str(p))
+    text = p.read_text()
+    assert "updated" in msg and "old table" not in text
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "### Benchmarks: x" in text
+    p.write_text("no markers here\n")
+    assert "not updated" in update_readme("| a |", str(p))

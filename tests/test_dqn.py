@@ -184,3 +184,30 @@ def test_test_command_without_checkpoint_is_a_clear_error(tmp_path):
     r = _cli("test", "--ckpt-dir", str(tmp_path / "nothing"), cwd=tmp_path)
     assert r.returncode != 0
     assert "no trained agent" in r.stderr
+
+
+def test_ctrl_c_stops_cleanly_after_saving_a_checkpoint(tmp_path):
+    """SIGINT during training: the run stops, saves, still reports, and exits 0."""
+    import signal
+    import time
+    ck = str(tmp_path / "ck")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, "-m", "tapeflow.cli", "gridworld", "train", "--steps", "10000000",
+                          "--games", "10", "--ckpt-dir", ck, "--logdir", "", "--no-progress"],
+                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:  # wait until training has started (config written)
+            if os.path.exists(os.path.join(ck, "config.json")):
+                break
+            time.sleep(0.1)
+        time.sleep(3.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert "interrupted: checkpoint saved to" in out
+    from tapeflow import train as tftrain
+    assert tftrain.latest_checkpoint(ck) is not None
