@@ -123,18 +123,20 @@ def busy_warning(before, after, machine):
     worst = max((x[0] for x in (before, after) if x), default=0.0)
     if worst > own + 0.5 * cores:
         return (f"WARNING: the machine was busy (1-min load average up to {worst:.1f} on {cores} CPUs, "
-                f"this run's workers account for about {own}): timings are noisy")
+                f"this run's workers account for about {own}): timings are noisy (multi-threaded PyTorch "
+                f"most of all; see --omp-passive, --threads)")
     return ""
 
 
-def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None):
+def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None,
+               omp_passive=False):
     """Runs one worker; returns its JSON (or a stub saying why it failed)."""
     out_json = os.path.join(out_dir, f"{workload}-{framework}.json")
     log_path = os.path.join(log_dir, f"{workload}-{framework}.log")
     env = dict(os.environ)
     from benchmarks.common import thread_env
 
-    env.update(thread_env(threads))
+    env.update(thread_env(threads, omp_passive))
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [python, os.path.join(HERE, "worker.py"), "--workload", workload, "--framework", framework,
            "--mode", mode, "--threads", str(threads), "--out", out_json]
@@ -229,7 +231,7 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             python = peer_python
         else:
             python = sys.executable
-        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir)
+        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, omp_passive=args.omp_passive)
         workers[fw] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
         if res.get("failed"):
             say(f"  [{fw}] worker failed: {res['failed']}")
@@ -344,6 +346,9 @@ def parse_args(argv=None):
                     help="retry installing the peers venv even if the last attempt failed recently")
     ap.add_argument("--threads", type=int, default=None,
                     help="threads for every framework (default: all CPUs available to this process)")
+    ap.add_argument("--omp-passive", action="store_true",
+                    help="OMP_WAIT_POLICY=PASSIVE for every worker: OpenMP (PyTorch) threads sleep instead of "
+                         "spinning; use it on a machine that other processes share")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
     ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
     ap.add_argument("--no-chart", action="store_true")
@@ -419,7 +424,8 @@ def main(argv=None):
         results["machine"] = machine
         results["generated"] = _dt.datetime.now().isoformat(timespec="seconds")
         results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
-                               "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(args.threads)}
+                               "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(
+                                   args.threads, args.omp_passive)}
         if peer_report is not None:
             results["peers"] = peer_report
         # keep workloads in the registry's order
