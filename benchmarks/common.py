@@ -244,6 +244,17 @@ def cpu_affinity(threads: int) -> list[int] | None:
     return cpus
 
 
+MALLOC_PAD = {"MALLOC_TOP_PAD_": str(64 << 20)}
+"""glibc malloc keeps 64 MiB spare at the top of the heap instead of trimming
+it back at every free. Without it, timings depend on what the process did
+before: once any allocation above glibc's 128 KiB mmap threshold has been
+freed (a 300x300 matmul result is enough), glibc raises its thresholds and
+from then on returns heap memory to the OS after each step and page-faults it
+back in at the next one; the NumPy DQN step went from 456 µs to 868 µs (177
+page faults per step) that way. Set for every framework's worker (run.py
+--no-malloc-pad leaves glibc's defaults)."""
+
+
 def thread_env(threads: int, omp_passive: bool = False) -> dict:
     """Environment variables set for every worker (before any import).
 

@@ -159,7 +159,8 @@ def threads_line(results: dict) -> str:
     return (f"{n} for every framework (OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS={n}; torch.set_num_threads({n}) and "
             f"set_num_interop_threads({n}); TF intra-op and inter-op {n}; XLA_FLAGS="
             f"\"{st.get('thread_env', {}).get('XLA_FLAGS', '?')}\"; workers pinned to {n} CPU(s) when fewer than all"
-            + ("; OMP_WAIT_POLICY=PASSIVE" if st.get("thread_env", {}).get("OMP_WAIT_POLICY") else "") + ")")
+            + ("; OMP_WAIT_POLICY=PASSIVE" if st.get("thread_env", {}).get("OMP_WAIT_POLICY") else "") + ")"
+            + ("; glibc MALLOC_TOP_PAD_=64 MiB for every worker" if st.get("malloc_env") else ""))
 
 
 def full_markdown(results: dict) -> str:

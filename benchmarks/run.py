@@ -129,14 +129,16 @@ def busy_warning(before, after, machine):
 
 
 def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None,
-               omp_passive=False):
+               omp_passive=False, malloc_pad=True):
     """Runs one worker; returns its JSON (or a stub saying why it failed)."""
     out_json = os.path.join(out_dir, f"{workload}-{framework}.json")
     log_path = os.path.join(log_dir, f"{workload}-{framework}.log")
     env = dict(os.environ)
-    from benchmarks.common import thread_env
+    from benchmarks.common import MALLOC_PAD, thread_env
 
     env.update(thread_env(threads, omp_passive))
+    if malloc_pad:
+        env.update(MALLOC_PAD)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [python, os.path.join(HERE, "worker.py"), "--workload", workload, "--framework", framework,
            "--mode", mode, "--threads", str(threads), "--out", out_json]
@@ -231,7 +233,8 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             python = peer_python
         else:
             python = sys.executable
-        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, omp_passive=args.omp_passive)
+        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, omp_passive=args.omp_passive,
+                         malloc_pad=not args.no_malloc_pad)
         workers[fw] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
         if res.get("failed"):
             say(f"  [{fw}] worker failed: {res['failed']}")
@@ -349,6 +352,9 @@ def parse_args(argv=None):
     ap.add_argument("--omp-passive", action="store_true",
                     help="OMP_WAIT_POLICY=PASSIVE for every worker: OpenMP (PyTorch) threads sleep instead of "
                          "spinning; use it on a machine that other processes share")
+    ap.add_argument("--no-malloc-pad", action="store_true",
+                    help="leave glibc malloc's defaults (by default MALLOC_TOP_PAD_=64 MiB for every worker, "
+                         "see benchmarks/common.py)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
     ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
     ap.add_argument("--no-chart", action="store_true")
@@ -425,7 +431,9 @@ def main(argv=None):
         results["generated"] = _dt.datetime.now().isoformat(timespec="seconds")
         results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
                                "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(
-                                   args.threads, args.omp_passive)}
+                                   args.threads, args.omp_passive),
+                               "malloc_env": {} if args.no_malloc_pad else dict(
+                                   __import__("benchmarks.common", fromlist=["MALLOC_PAD"]).MALLOC_PAD)}
         if peer_report is not None:
             results["peers"] = peer_report
         # keep workloads in the registry's order
