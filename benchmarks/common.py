@@ -63,7 +63,7 @@ class Bench:
     metrics: dict = field(default_factory=dict)
     finish: Callable[[], dict] | None = None
     note: str = ""
-    reference: dict | None = None  # replaces the workload's reference for this row
+    reference: dict | None = None  # replaces the workload's reference for this row (prefer Impl.reference_variant)
 
 
 @dataclass
@@ -77,6 +77,7 @@ class Impl:
     modes: tuple = ("tiny", "quick", "full")
     cases: tuple | None = None  # restrict to these case names
     runner: Callable | None = None  # custom run(case, data, mode) -> result dict (no timing protocol)
+    reference_variant: str | None = None  # checked against reference(case, data, variant=...)
 
 
 def to_np(x) -> np.ndarray:
@@ -242,17 +243,6 @@ def cpu_affinity(threads: int) -> list[int] | None:
         os.sched_setaffinity(0, chosen)
         return chosen
     return cpus
-
-
-MALLOC_PAD = {"MALLOC_TOP_PAD_": str(64 << 20)}
-"""glibc malloc keeps 64 MiB spare at the top of the heap instead of trimming
-it back at every free. Without it, timings depend on what the process did
-before: once any allocation above glibc's 128 KiB mmap threshold has been
-freed (a 300x300 matmul result is enough), glibc raises its thresholds and
-from then on returns heap memory to the OS after each step and page-faults it
-back in at the next one; the NumPy DQN step went from 456 µs to 868 µs (177
-page faults per step) that way. Set for every framework's worker (run.py
---no-malloc-pad leaves glibc's defaults)."""
 
 
 def thread_env(threads: int, omp_passive: bool = False) -> dict:

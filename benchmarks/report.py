@@ -160,7 +160,8 @@ def threads_line(results: dict) -> str:
             f"set_num_interop_threads({n}); TF intra-op and inter-op {n}; XLA_FLAGS="
             f"\"{st.get('thread_env', {}).get('XLA_FLAGS', '?')}\"; workers pinned to {n} CPU(s) when fewer than all"
             + ("; OMP_WAIT_POLICY=PASSIVE" if st.get("thread_env", {}).get("OMP_WAIT_POLICY") else "") + ")"
-            + ("; glibc MALLOC_TOP_PAD_=64 MiB for every worker" if st.get("malloc_env") else ""))
+            + ("; one process per implementation" if st.get("process_per_impl") else
+               "; one process per framework and workload"))
 
 
 def full_markdown(results: dict) -> str:

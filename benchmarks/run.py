@@ -129,21 +129,22 @@ def busy_warning(before, after, machine):
 
 
 def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None,
-               omp_passive=False, malloc_pad=True):
+               omp_passive=False, reference=None, tag=None):
     """Runs one worker; returns its JSON (or a stub saying why it failed)."""
-    out_json = os.path.join(out_dir, f"{workload}-{framework}.json")
-    log_path = os.path.join(log_dir, f"{workload}-{framework}.log")
+    tag = tag or framework
+    out_json = os.path.join(out_dir, f"{workload}-{tag}.json")
+    log_path = os.path.join(log_dir, f"{workload}-{tag}.log")
     env = dict(os.environ)
-    from benchmarks.common import MALLOC_PAD, thread_env
+    from benchmarks.common import thread_env
 
     env.update(thread_env(threads, omp_passive))
-    if malloc_pad:
-        env.update(MALLOC_PAD)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [python, os.path.join(HERE, "worker.py"), "--workload", workload, "--framework", framework,
            "--mode", mode, "--threads", str(threads), "--out", out_json]
     if impls:
         cmd += ["--impls", ",".join(impls)]
+    if reference:
+        cmd += ["--reference", reference]
     for stale in (out_json, out_json + ".tmp"):
         if os.path.exists(stale):
             os.remove(stale)
@@ -215,6 +216,17 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
     say(f"\n=== {name}: {getattr(wl, 'TITLE', '')} (mode {mode}, {threads} thread(s)) ===")
     load_before = loadavg()
     rows, envs, extras, workers = [], {}, {}, {}
+    # the float64 references, once, in a process of their own (NumPy only)
+    ref_path = os.path.join(out_dir, f"{name}-reference.npz")
+    if os.path.exists(ref_path):
+        os.remove(ref_path)
+    rp = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), "--workload", name, "--framework", "numpy",
+                         "--mode", mode, "--threads", str(threads), "--reference-out", ref_path],
+                        capture_output=True, text=True, cwd=ROOT, timeout=WORKER_TIMEOUT[mode],
+                        env=dict(os.environ, PYTHONPATH=ROOT))
+    if rp.returncode != 0 or not os.path.exists(ref_path):
+        say(f"  reference: failed ({(rp.stderr or rp.stdout).strip().splitlines()[-1:]}); workers compute their own")
+        ref_path = None
     for fw in frameworks:
         impls = [i for i in wl.IMPLS if i.framework == fw and mode in i.modes]
         if not impls:
@@ -233,26 +245,33 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
             python = peer_python
         else:
             python = sys.executable
-        res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, omp_passive=args.omp_passive,
-                         malloc_pad=not args.no_malloc_pad)
-        workers[fw] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
-        if res.get("failed"):
-            say(f"  [{fw}] worker failed: {res['failed']}")
-            rows += stub_rows(wl, fw, mode, res["failed"])
-            workers[fw]["failed"] = res["failed"]
-            continue
-        if not res.get("complete"):
-            # the worker died or was killed after some rows: keep them, report the rest
-            why = f"worker stopped before this row ({res.get('stopped') or 'crashed'})"
-            done = {(r["impl"], r["case"]) for r in res["results"]}
-            missing = [r for r in stub_rows(wl, fw, mode, why) if (r["impl"], r["case"]) not in done]
-            say(f"  [{fw}] worker stopped early: {res.get('stopped') or 'crashed'}; {len(missing)} row(s) missing")
-            res["results"] = res["results"] + missing
-            workers[fw]["stopped"] = res.get("stopped") or "crashed"
-        rows += res["results"]
-        envs[fw] = res.get("env", {})
-        for cname, ex in (res.get("extras") or {}).items():
-            extras.setdefault(cname, {})[fw] = ex
+        # one process per implementation (all of a framework's in one with --one-process-per-framework):
+        # no implementation's allocations, thread pools or caches colour another's timings
+        groups = [[i.name] for i in impls] if not args.one_process_per_framework else [[i.name for i in impls]]
+        for gi, group in enumerate(groups):
+            tag = fw if len(groups) == 1 else f"{fw}-{group[0]}"
+            res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, impls=group,
+                             omp_passive=args.omp_passive, reference=ref_path, tag=tag)
+            workers[tag] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
+            expected = [r for r in stub_rows(wl, fw, mode, "") if r["impl"] in group]
+            if res.get("failed"):
+                say(f"  [{tag}] worker failed: {res['failed']}")
+                rows += [dict(r, error=res["failed"]) for r in expected]
+                workers[tag]["failed"] = res["failed"]
+                continue
+            if not res.get("complete"):
+                # the worker died or was killed after some rows: keep them, report the rest
+                why = f"worker stopped before this row ({res.get('stopped') or 'crashed'})"
+                done = {(r["impl"], r["case"]) for r in res["results"]}
+                missing = [dict(r, error=why) for r in expected if (r["impl"], r["case"]) not in done]
+                say(f"  [{tag}] worker stopped early: {res.get('stopped') or 'crashed'}; {len(missing)} row(s) missing")
+                res["results"] = res["results"] + missing
+                workers[tag]["stopped"] = res.get("stopped") or "crashed"
+            rows += res["results"]
+            if res.get("env"):
+                envs[fw] = res["env"]
+            for cname, ex in (res.get("extras") or {}).items():
+                extras.setdefault(cname, {})[fw] = ex
     # machine peak (measured by the NumPy worker of the autoencoder workload)
     for cname, ex in extras.items():
         npx = ex.get("numpy") or {}
@@ -352,9 +371,9 @@ def parse_args(argv=None):
     ap.add_argument("--omp-passive", action="store_true",
                     help="OMP_WAIT_POLICY=PASSIVE for every worker: OpenMP (PyTorch) threads sleep instead of "
                          "spinning; use it on a machine that other processes share")
-    ap.add_argument("--no-malloc-pad", action="store_true",
-                    help="leave glibc malloc's defaults (by default MALLOC_TOP_PAD_=64 MiB for every worker, "
-                         "see benchmarks/common.py)")
+    ap.add_argument("--one-process-per-framework", action="store_true",
+                    help="run all of a framework's implementations of a workload in one worker (faster start, "
+                         "but each row's timing then depends on the rows before it)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
     ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
     ap.add_argument("--no-chart", action="store_true")
@@ -432,8 +451,7 @@ def main(argv=None):
         results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
                                "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(
                                    args.threads, args.omp_passive),
-                               "malloc_env": {} if args.no_malloc_pad else dict(
-                                   __import__("benchmarks.common", fromlist=["MALLOC_PAD"]).MALLOC_PAD)}
+                               "process_per_impl": not args.one_process_per_framework}
         if peer_report is not None:
             results["peers"] = peer_report
         # keep workloads in the registry's order

@@ -129,6 +129,52 @@ def run_one(impl, case, data, ref, tol, mode, log):
     return res
 
 
+def reference_variants(wl, case):
+    """None (the default reference) plus every variant an implementation asks for."""
+    out = [None]
+    for i in wl.IMPLS:
+        v = getattr(i, "reference_variant", None)
+        if v and v not in out and (i.cases is None or case["name"] in i.cases):
+            out.append(v)
+    return out
+
+
+def compute_reference(wl, case, data, variant):
+    return wl.reference(case, data) if variant is None else wl.reference(case, data, variant=variant)
+
+
+def write_references(args):
+    """Float64 references of every case, in this process (NumPy only), to an npz."""
+    import numpy as np
+
+    from benchmarks.common import SEED
+    from benchmarks.workloads import get_workload
+
+    wl = get_workload(args.workload)
+    arrays = {}
+    if hasattr(wl, "reference"):
+        for case in wl.cases(args.mode):
+            data = wl.make_data(case, SEED)
+            for v in reference_variants(wl, case):
+                for k, a in compute_reference(wl, case, data, v).items():
+                    arrays[f"{case['name']}|{v or ''}|{k}"] = np.asarray(a)
+    tmp = args.reference_out + ".tmp.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, args.reference_out)
+    return 0
+
+
+def load_references(path):
+    import numpy as np
+
+    refs = {}
+    with np.load(path) as z:
+        for key in z.files:
+            case, variant, k = key.split("|", 2)
+            refs.setdefault((case, variant or None), {})[k] = z[key]
+    return refs
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--workload", required=True)
@@ -137,8 +183,15 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--impls", default="")
     ap.add_argument("--cases", default="")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--reference", default=None, help="npz of references written by --reference-out")
+    ap.add_argument("--reference-out", default=None,
+                    help="only compute the workload's float64 references (NumPy) and save them here")
     args = ap.parse_args(argv)
+    if args.reference_out:
+        return write_references(args)
+    if not args.out:
+        ap.error("--out is required")
 
     from benchmarks.common import SEED, cpu_affinity, fingerprint, format_tb, short_error
     from benchmarks.workloads import get_workload
@@ -167,6 +220,7 @@ def main(argv=None):
             json.dump(result, f, indent=1, default=float)
         os.replace(tmp, args.out)
 
+    loaded = load_references(args.reference) if args.reference and os.path.exists(args.reference) else {}
     wanted_cases = set(args.cases.split(",")) if args.cases else None
     for case in wl.cases(args.mode):
         if wanted_cases and case["name"] not in wanted_cases:
@@ -177,12 +231,19 @@ def main(argv=None):
         log(f"  [{args.framework}] {args.workload}/{case['name']}")
         data = wl.make_data(case, SEED)
         fp = fingerprint(data)
-        ref = None
-        if setup_error is None and hasattr(wl, "reference"):
-            try:
-                ref = wl.reference(case, data)
+
+        def ref_for(impl):
+            v = getattr(impl, "reference_variant", None)
+            if (case["name"], v) in loaded:
+                return loaded[(case["name"], v)]
+            if setup_error is not None or not hasattr(wl, "reference"):
+                return None
+            try:  # no reference file (standalone use): compute it here
+                loaded[(case["name"], v)] = compute_reference(wl, case, data, v)
+                return loaded[(case["name"], v)]
             except Exception as exc:
                 log(f"    reference failed: {short_error(exc)}")
+                return None
         for impl in case_impls:
             if setup_error is not None:
                 result["results"].append({
@@ -190,7 +251,7 @@ def main(argv=None):
                     "status": "unavailable", "error": short_error(setup_error),
                     "traceback": format_tb(setup_error), "data_fingerprint": fp})
                 continue
-            r = run_one(impl, case, data, ref, getattr(wl, "TOL", 1e-4), args.mode, log)
+            r = run_one(impl, case, data, ref_for(impl), getattr(wl, "TOL", 1e-4), args.mode, log)
             r["data_fingerprint"] = fp
             if r.get("status") == "ok" and "timing" in r:
                 t = r["timing"]
@@ -210,4 +271,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
