@@ -7,7 +7,7 @@ and TensorFlow on the same workloads, in one run.
     python benchmarks/run.py --only dispatch          # one workload
     python benchmarks/run.py --only dispatch --no-peers   # tapeflow's venv only
 
-Each workload runs in one worker process per framework: NumPy and tapeflow
+Each implementation runs in a worker process of its own: NumPy and tapeflow
 with this interpreter (tapeflow's .venv), PyTorch/JAX/TensorFlow with the
 peers venv's (.venv-peers), so the peers are never imported here. Results:
 benchmarks/results/latest.json (every figure + the machine), README_table.md
