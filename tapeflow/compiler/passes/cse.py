@@ -1,7 +1,10 @@
 """Common-subexpression elimination: two pure equations with the same
 primitive, inputs and params compute the same value; keep the first.
 Variable reads are merged only while no write to that variable comes
-between them; random draws, writes and prints are never merged."""
+between them, and a read right after a write (no other write, loop or branch
+between) is the written value (store-to-load forwarding: an optimizer that
+writes m then reads it back computes with the value it just wrote). Random
+draws, writes and prints are never merged."""
 from __future__ import annotations
 
 from ...core import primitive as _prim
@@ -28,7 +31,7 @@ def _hashable(v):
 
 def cse(graph: Graph) -> Graph:
     seen = {}
-    reads = {}   # id(var) -> output Var of the last read since the last write
+    reads = {}   # id(var) -> Var holding the variable's current value (a read's output, or the value written)
     subst = {}
     eqns = []
     for e in graph.eqns:
@@ -42,7 +45,11 @@ def cse(graph: Graph) -> Graph:
                 continue
             reads[vid] = e.outputs[0]
         elif e.prim.name == "assign_variable":
-            reads.pop(id(e.params["var"]), None)
+            v = e.inputs[0]
+            if isinstance(v, Literal):
+                reads.pop(id(e.params["var"]), None)
+            else:
+                reads[id(e.params["var"])] = v
         elif e.effect is not None:
             if e.effect == "control":
                 reads.clear()  # a loop or branch may write any variable
