@@ -114,11 +114,16 @@ def run_tapeflow(case, data, mode, flags=()):
     if p.returncode == 2 and ("unrecognized arguments" in p.stderr or "invalid choice" in p.stderr):
         cmd = base  # an older/newer CLI without those options: the plain command
         p, el = _run(cmd, _timeout(mode))
+    return _tapeflow_result(p, el, cmd, "book")
+
+
+def _tapeflow_result(p, el, cmd, what):
+    """Check a finished `tapeflow gridworld train` process and parse its report."""
     if p.returncode != 0:
         tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
-        raise RuntimeError(f"`tapeflow gridworld train --preset book` exit {p.returncode}: {tail[0][:200]}")
+        raise RuntimeError(f"`tapeflow {' '.join(cmd[3:6])}` ({what}) exit {p.returncode}: {tail[0][:200]}")
     d = parse_output(p.stdout + "\n" + p.stderr)
-    print(f"    tapeflow book run: {d}", flush=True)
+    print(f"    tapeflow {what} run: {d}", flush=True)
     return _result(d, el, ["tapeflow", *cmd[3:]])
 
 
@@ -141,12 +146,7 @@ def run_tapeflow_default(case, data, mode):
     if case["eval_games"]:
         cmd += ["--games", str(case["eval_games"])]
     p, el = _run(cmd, _timeout(mode))
-    if p.returncode != 0:
-        tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [""]
-        raise RuntimeError(f"`tapeflow gridworld train` exit {p.returncode}: {tail[0][:200]}")
-    d = parse_output(p.stdout + "\n" + p.stderr)
-    print(f"    tapeflow default-preset run: {d}", flush=True)
-    return _result(d, el, ["tapeflow", *cmd[3:]])
+    return _tapeflow_result(p, el, cmd, "default-preset")
 
 
 IMPLS = [
