@@ -15,7 +15,6 @@ import numpy as np
 
 from ..core import primitive as _prim
 from ..core.primitives import elementwise as E
-from ..core.primitives import shape as S
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
 from ..core.aval import fmt_shape
@@ -147,8 +146,6 @@ class GradientTape:
                 continue
             if not isinstance(t, Tensor):
                 raise TypeError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
-            if isinstance(t, Variable):
-                t = t  # a variable as target: d v / d v = 1 through its id
             if t.aval.dtype.kind != "f":
                 raise TypeError(f"GradientTape.gradient: the target has integer/bool dtype "
                                 f"{t.aval.dtype.name}; gradients are defined for floating tensors only")

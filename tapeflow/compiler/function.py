@@ -29,7 +29,7 @@ from ..core import dtypes as _dt
 from ..core.aval import Aval, fmt_shape
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, _CREATION_HOOKS
-from ..ir.tracer import Trace, Tracer, TracingError, fmt_src
+from ..ir.tracer import Trace, fmt_src
 from ..util import nest
 from . import pipeline
 

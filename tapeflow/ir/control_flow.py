@@ -31,7 +31,7 @@ from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..util import nest
 from . import interpreter
 from .graph import Graph, Literal, Var
-from .tracer import Trace, Tracer, TracingError
+from .tracer import Trace, Tracer
 
 # ---------------------------------------------------------------------------------------------
 # tracing helpers
@@ -211,8 +211,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     operands = t_caps + f_caps
     tg = Graph(tg.inputs + [Var(c.aval) for c in f_caps], tg.consts, tg.eqns, tg.outputs, tg.variables)
     fg = Graph([Var(c.aval) for c in t_caps] + fg.inputs, fg.consts, fg.eqns, fg.outputs, fg.variables)
-    outs = bind(cond_p, pred if aval_of(pred).shape == () else E.bind(E.reshape_p if False else None) if False
-                else _scalar(pred), *operands, branches=(fg, tg))
+    outs = bind(cond_p, _scalar(pred), *operands, branches=(fg, tg))
     return nest.pack_sequence_as(t_out, list(outs))
 
 

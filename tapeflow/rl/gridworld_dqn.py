@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
-import os
 import signal
 import time
 

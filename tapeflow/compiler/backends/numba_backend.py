@@ -425,8 +425,7 @@ class _Gen:
                 if name == "reduce_sum":
                     init = "0.0" if xdt.kind == "f" else "0"
                     lines.append(f"{pad}{acc} = {init}")
-                    body.append(f"{pad}    {acc} += {env[x]}_s" if x in getattr(self, "_loc", {}) else None)
-                    body[-1] = f"{pad}    {acc} += {self._loc_ref(env, x, i)}"
+                    body.append(f"{pad}    {acc} += {self._loc_ref(env, x, i)}")
                 else:
                     init = "-np.inf" if name == "reduce_max" else "np.inf"
                     lines.append(f"{pad}{acc} = {init}")
@@ -454,8 +453,6 @@ class _Gen:
         self._loc = {}
         return lines
 
-    _loc: dict = {}
-
     def _loc_ref(self, env, v, i):
         if isinstance(v, Literal):
             return self.lit(v.val, np.dtype(np.float32) if isinstance(v.val, float) else np.asarray(v.val).dtype)
@@ -467,7 +464,6 @@ class _Gen:
 
     def expr_loop(self, e, env, i):
         # like expr(), but array operands are read at [i] or from the loop-local temporary
-        saved = {}
         local_env = {}
         for v in e.inputs:
             if isinstance(v, Var):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.aval import Aval
 from ...core.primitive import Primitive
 from ...ir.graph import Eqn, Graph, Literal, Var
 
