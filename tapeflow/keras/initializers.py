@@ -21,6 +21,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.tensor import constant as _const
 from . import backend
+from ._config import from_config, to_config
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
            "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform", "HeNormal", "LecunUniform",
@@ -329,15 +330,8 @@ def get(identifier):
 
 
 def serialize(initializer):
-    if isinstance(initializer, Initializer):
-        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
-    return initializer
+    return to_config(initializer) if isinstance(initializer, Initializer) else initializer
 
 
 def deserialize(config):
-    if isinstance(config, dict):
-        cls = _BY_NAME.get(config["class_name"].lower())
-        if cls is None:
-            raise ValueError(f"unknown initializer class {config['class_name']!r}")
-        return cls.from_config(config.get("config", {}))
-    return get(config)
+    return from_config(config, _BY_NAME, "initializer", get)

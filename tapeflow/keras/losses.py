@@ -18,6 +18,7 @@ from ..ops import array_ops as A
 from ..ops import math_ops as M
 from ..ops import nn_ops as N
 from . import backend
+from ._config import from_config, to_config
 
 __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "MeanAbsoluteError", "Huber",
            "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "LogCosh",
@@ -335,15 +336,8 @@ def get(identifier):
 
 
 def serialize(loss):
-    if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
-    return getattr(loss, "__name__", loss)
+    return to_config(loss) if isinstance(loss, Loss) else getattr(loss, "__name__", loss)
 
 
 def deserialize(config):
-    if isinstance(config, dict):
-        cls = _CLASSES.get(config["class_name"].lower())
-        if cls is None:
-            raise ValueError(f"unknown loss class {config['class_name']!r}")
-        return cls.from_config(config.get("config", {}))
-    return get(config)
+    return from_config(config, _CLASSES, "loss", get)

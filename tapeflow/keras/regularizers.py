@@ -3,6 +3,7 @@ weight to a scalar penalty (``l2 * sum(w**2)``, no 1/2, as Keras)."""
 from __future__ import annotations
 
 from ..ops import math_ops as M
+from ._config import from_config, to_config
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
 
@@ -88,15 +89,8 @@ def get(identifier):
 
 
 def serialize(reg):
-    if isinstance(reg, Regularizer):
-        return {"class_name": type(reg).__name__, "config": reg.get_config()}
-    return reg
+    return to_config(reg) if isinstance(reg, Regularizer) else reg
 
 
 def deserialize(config):
-    if isinstance(config, dict):
-        cls = _BY_NAME.get(config["class_name"].lower())
-        if cls is None:
-            raise ValueError(f"unknown regularizer class {config['class_name']!r}")
-        return cls.from_config(config.get("config", {}))
-    return get(config)
+    return from_config(config, _BY_NAME, "regularizer", get)
