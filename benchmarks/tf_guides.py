@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "tf_guides"
 DEFAULT_DOCS = "/work/.mirror/tensorflow+docs/repo"
-TF_PYTHON = str(ROOT.parent.parent / "main" / ".venv-peers" / "bin" / "python") \
-    if not os.environ.get("TF_PYTHON") else os.environ["TF_PYTHON"]
+# `make bench` builds the peers venv beside the checkout; TF_PYTHON points elsewhere (a worktree).
+TF_PYTHON = os.environ.get("TF_PYTHON") or str(ROOT / ".venv-peers" / "bin" / "python")
 TAPEFLOW_PYTHON = os.environ.get("TAPEFLOW_PYTHON", sys.executable)
 
 # Guide -> notebook path inside tensorflow/docs. The TF2 eager guide was folded into the
