@@ -54,6 +54,33 @@ def test_for_over_tensor_range_with_break_and_continue(n):
     assert float(c) == float(e)
 
 
+def sum_until_above(x, n):
+    # the exits are not the last statement of an `if` whose rest moves into its else:
+    # only the flags they set stop the loop (they must leave the tensor `if`)
+    s = tf.constant(0.)
+    count = tf.constant(0)
+    for i in tf.range(n):
+        s += tf.cast(i, tf.float32)
+        if s > x:
+            break
+        count += 1
+    k = tf.constant(0)
+    while k < n:
+        k += 1
+        if k % 3 == 0:
+            continue
+        count += 10
+    return s, count
+
+
+@pytest.mark.parametrize("n", [0, 3, 20])
+def test_break_and_continue_set_inside_a_tensor_if_stop_the_loop(n):
+    (cs, cc), (es, ec) = both(sum_until_above, tf.constant(10.), tf.constant(n))
+    want = sum(range(min(n, 6)))  # 0+1+...+5 = 15 is the first sum above 10
+    assert float(cs) == float(es) == want
+    assert int(cc) == int(ec) == min(n, 5) + 10 * (n - n // 3)
+
+
 def sign(x):
     if x > 0:
         return tf.constant(1.)
