@@ -221,12 +221,16 @@ def _input_grad_kernel(g, w, input_hw, strides, padding, dilations, groups):
         for i, j, sl in _offsets((kh, kw), strides, dilations, (oh, ow)):
             xp[sl] += np.einsum("nhwcm,cm->nhwc", g5, w4[i, j])
     else:
-        # col2im: the GEMM gives every window's contribution; add each kernel offset's back in place
-        cols = np.matmul(_g_mat(g, groups), _w_mat(w, groups).transpose(0, 2, 1))  # (groups, M, kh*kw*cg)
-        cols = cols.reshape(groups, n, oh, ow, kh, kw, cg).transpose(1, 2, 3, 4, 5, 0, 6)
+        # col2im: one batched GEMM gives every window's contribution, laid out per kernel
+        # offset (kh*kw, groups, M, cg), so each offset's block is contiguous and adds back
+        # in place with rows of ow*cg elements (an (M, kh*kw*cg) product has rows of cg
+        # only: 1.5x slower at cg=32)
+        wt = _w_mat(w, groups).reshape(groups, kh * kw, cg, o // groups).transpose(1, 0, 3, 2)
+        cols = np.matmul(_g_mat(g, groups), wt)
+        cols = cols.reshape(kh, kw, groups, n, oh, ow, cg).transpose(0, 1, 3, 4, 5, 2, 6)
         xp5 = xp.reshape(n, xp.shape[1], xp.shape[2], groups, cg)
         for i, j, sl in _offsets((kh, kw), strides, dilations, (oh, ow)):
-            xp5[sl] += cols[:, :, :, i, j]
+            xp5[sl] += cols[i, j]
     return xp[:, t:t + input_hw[0], l:l + input_hw[1]]
 
 
