@@ -361,7 +361,8 @@ def _bits(a):
 def _first_max_masks(xp, ksize, strides, out_hw):
     """Per kernel offset: its input slice and a boolean mask of where it holds its
     window's first maximum in row-major offset order (TF's choice for ties). Callers
-    select with ``bits & (0 - mask)`` (0 / all bits set): branchless and exact, where
+    select with ``bits * mask``: the values' bit patterns as integers times 0 or 1,
+    branchless and exact (a float product would turn inf * 0 into nan), where
     np.where and boolean indexing branch per element on a random mask and mispredict
     (~20x slower). A window with a NaN has no maximum: it selects nothing."""
     best = _window_max(xp, ksize, strides, out_hw)
@@ -388,7 +389,7 @@ def _max_pool_kernel(x, v, ksize, strides, padding):
     out = np.zeros((x.shape[0],) + out_hw + (x.shape[3],), v.dtype)
     ob = _bits(out)
     for sl, m in _first_max_masks(xp, ksize, strides, out_hw):
-        ob |= _bits(vp[sl]) & np.subtract(0, m, dtype=ob.dtype)  # exactly one offset selects each window
+        ob |= np.multiply(_bits(vp[sl]), m)  # exactly one offset selects each window
     return out
 
 
@@ -402,11 +403,10 @@ def _max_pool_grad_kernel(x, g, ksize, strides, padding):
     gb = _bits(g)
     disjoint = all(s >= k for s, k in zip(strides, ksize))  # windows do not overlap: write, don't add
     for sl, m in _first_max_masks(xp, ksize, strides, out_hw):
-        mask = np.subtract(0, m, dtype=gb.dtype)
         if disjoint:
-            np.bitwise_and(gb, mask, out=_bits(dx)[sl])
+            np.multiply(gb, m, out=_bits(dx)[sl])
         else:
-            dx[sl] += np.bitwise_and(gb, mask, out=mask).view(g.dtype)
+            dx[sl] += np.multiply(gb, m).view(g.dtype)
     return dx[:, t:t + x.shape[1], l:l + x.shape[2]]
 
 
