@@ -18,8 +18,9 @@ Every equation is lowered from its primitive's record only:
   NotImplementedError to decline); ufunc kernels derive theirs from the ufunc;
 * ``fusion == "reduction"`` with ``lowerings["numba"] = (ufunc, start)``, a fold
   in the output's dtype (integers stay exact; float32 sums accumulate in float64);
-* variable reads/writes, ``scan``, ``while_loop`` and scalar reshapes:
-  lowerings this module attaches to those records (``_Structural``, which also
+* variable reads/writes, ``scan``, ``while_loop``, ``cond`` (AutoGraph's ``if``
+  and break flags inside a loop) and scalar reshapes: lowerings this module
+  attaches to those records (``_Structural``, which also
   names the params holding a control-flow op's sub-graphs).
 
 Anything else declines the graph, and the python backend compiles it. A
@@ -431,7 +432,7 @@ class _Gen:
                 # after the stage's loops, and reads are emitted before them
                 var_stage[id(e.params["var"])] = st + 1
             if kind == "control":
-                # a loop may write variables: everything after it waits for it
+                # its sub-graphs may write variables: everything after it waits for it
                 for k in var_stage:
                     var_stage[k] = max(var_stage[k], st + 1)
                 for o in e.outputs:
