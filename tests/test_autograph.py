@@ -54,6 +54,64 @@ def test_for_over_tensor_range_with_break_and_continue(n):
     assert float(c) == float(e)
 
 
+def sum_until_above(x, n):
+    # the exits are not the last statement of an `if` whose rest moves into its else:
+    # only the flags they set stop the loop (they must leave the tensor `if`)
+    s = tf.constant(0.)
+    count = tf.constant(0)
+    for i in tf.range(n):
+        s += tf.cast(i, tf.float32)
+        if s > x:
+            break
+        count += 1
+    k = tf.constant(0)
+    while k < n:
+        k += 1
+        if k % 3 == 0:
+            continue
+        count += 10
+    return s, count
+
+
+@pytest.mark.parametrize("n", [0, 3, 20])
+def test_break_and_continue_set_inside_a_tensor_if_stop_the_loop(n):
+    (cs, cc), (es, ec) = both(sum_until_above, tf.constant(10.), tf.constant(n))
+    want = sum(range(min(n, 6)))  # 0+1+...+5 = 15 is the first sum above 10
+    assert float(cs) == float(es) == want
+    assert int(cc) == int(ec) == min(n, 5) + 10 * (n - n // 3)
+
+
+def test_tf_range_of_python_ints_is_one_differentiable_loop():
+    # as TF's AutoGraph: a loop (the body traced once), not one copy of the body per
+    # element; with a fixed trip count it is a scan, so gradients flow through it
+    traced = []
+
+    def f(x):
+        s = x
+        for i in tf.range(1, 10, 3):  # 1, 4, 7
+            traced.append(1)
+            s = s * 2.0 + tf.cast(i, tf.float32)
+        for j in tf.range(3, 3):  # no trips
+            s = s * 100.0
+        return s
+
+    x = tf.constant(1.5)
+    c, e = both(f, x)
+    assert float(c) == float(e) == ((1.5 * 2 + 1) * 2 + 4) * 2 + 7
+    traced.clear()
+    cf = tf.function(f).get_concrete_function(x)
+    assert len(traced) == 1 and "scan" in str(cf.graph)
+    ff = tf.function(f)  # converted, and inlined into grad's trace
+
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = ff(x)
+        return t.gradient(y, x)
+    assert float(grad(x)) == 8.0 and "scan" in str(grad.get_concrete_function(x).raw_graph)
+
+
 def sign(x):
     if x > 0:
         return tf.constant(1.)

@@ -85,6 +85,25 @@ def test_max_pool_gradient_goes_to_the_first_maximum_of_a_tie():
     np.testing.assert_array_equal(np_of(t.gradient(y, x)).ravel(), [0, 1, 0, 0])  # as TF's MaxPoolGrad
 
 
+@pytest.mark.parametrize("strides", [2, 1], ids=["disjoint", "overlapping"])
+def test_max_pool_gradient_of_inf_and_nan_stays_at_the_maximum(strides):
+    # the selection is exact: an inf or nan gradient reaches only its window's maximum,
+    # every other input gets 0 (a float product would make inf * 0 = nan there)
+    x = tf.constant(np.array([[1.0, 3.0, 0.0], [2.0, 0.5, 4.0], [0.0, 0.0, 0.0]], np.float32).reshape(1, 3, 3, 1))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.nn.max_pool2d(x, 2, strides, "VALID")
+    n = 1 if strides == 2 else 4
+    g = np.array([np.inf, np.nan, -np.inf, 1.0], np.float32)[:n].reshape(1, 1 if n == 1 else 2, -1, 1)
+    got = np_of(t.gradient(y, x, output_gradients=tf.constant(g))).ravel()
+    want = np.zeros(9, np.float32)
+    if strides == 2:
+        want[1] = np.inf
+    else:  # maxima 3 (at 1), 4 (at 5), 2 (at 3), 4 (at 5): inf, nan + 1, -inf
+        want[1], want[5], want[3] = np.inf, np.nan, -np.inf
+    np.testing.assert_array_equal(got, want)
+
+
 def test_conv1d_and_1d_pools():
     rng = np.random.default_rng(3)
     x, w = rng.standard_normal((2, 9, 3)), rng.standard_normal((3, 3, 4))

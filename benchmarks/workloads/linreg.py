@@ -5,7 +5,11 @@ y = x + 20*sin(x/10) + 15, MSE loss, lr 1e-4, W = b = 0 at the start, the
 run being 100,000 steps. Per-step rows call one step from a Python loop (the
 harness times as many steps as fit its blocks and scales); whole-loop rows
 run all the steps in one compiled call (tapeflow.fori_loop,
-jax.lax.fori_loop, tf.while_loop) and are timed per full run.
+jax.lax.fori_loop, tf.while_loop) and are timed per full run. The
+tensor-bound rows run the same loop with the step count passed as a tensor
+argument, written three ways (fori_loop, while_loop, AutoGraph's
+``for i in tf.range(n)``): issue 14 asks them to be as fast as the
+Python-int bound.
 """
 from __future__ import annotations
 
@@ -83,30 +87,54 @@ def _tf(framework, how):
             b.assign_sub(lr * gb)
             return loss
 
+        def body(i, carry):
+            w, c = carry
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                tape.watch(c)
+                loss = tf.reduce_mean(tf.square(w * x + c - y))
+            gw, gc = tape.gradient(loss, [w, c])
+            return (w - lr * gw, c - lr * gc)
+
+        def finish(w, c):
+            W.assign(w)
+            b.assign(c)
+            return w
+
+        # whole loops whose step count is a tensor argument
+        @tf.function
+        def loop_fori(n):
+            return finish(*fori_loop(tf, 0, n, body, (W.read_value(), b.read_value())))
+
+        @tf.function
+        def loop_while(n):
+            _, w, c = tf.while_loop(lambda i, w, c: i < n, lambda i, w, c: (i + 1,) + body(i, (w, c)),
+                                    (tf.constant(0), W.read_value(), b.read_value()))
+            return finish(w, c)
+
+        @tf.function
+        def loop_range(n):
+            w, c = W.read_value(), b.read_value()
+            for i in tf.range(n):
+                w, c = body(i, (w, c))
+            return finish(w, c)
+
         def make_loop(n):
-            def body(i, carry):
-                w, c = carry
-                with tf.GradientTape() as tape:
-                    tape.watch(w)
-                    tape.watch(c)
-                    loss = tf.reduce_mean(tf.square(w * x + c - y))
-                gw, gc = tape.gradient(loss, [w, c])
-                return (w - lr * gw, c - lr * gc)
-
-            @tf.function
-            def train_loop():
-                w, c = fori_loop(tf, 0, n, body, (W.read_value(), b.read_value()))
-                W.assign(w)
-                b.assign(c)
-                return w
-
-            return train_loop
+            if how == "loop":  # the Python-int bound
+                @tf.function
+                def train_loop():
+                    return finish(*fori_loop(tf, 0, n, body, (W.read_value(), b.read_value())))
+                return train_loop
+            fn = {"loop_fori_tensor": loop_fori, "loop_while_tensor": loop_while,
+                  "loop_range_tensor": loop_range}[how]
+            steps = tf.constant(n)
+            return lambda: fn(steps)
 
         def reset():
             W.assign(np.float32(0.0))
             b.assign(np.float32(0.0))
 
-        if how == "loop":
+        if how.startswith("loop"):
             check_loop, loop = make_loop(case["check_steps"]), make_loop(case["steps"])
 
             def check():
@@ -213,6 +241,12 @@ IMPLS = [
     Impl("tapeflow_eager", "tapeflow", "tapeflow eager (GradientTape + assign_sub)", _tf("tapeflow", "eager")),
     Impl("tapeflow_function", "tapeflow", "tapeflow.function per step", _tf("tapeflow", "function")),
     Impl("tapeflow_loop", "tapeflow", "tapeflow.function whole loop (fori_loop)", _tf("tapeflow", "loop")),
+    Impl("tapeflow_loop_fori_tensor", "tapeflow", "tapeflow.function whole loop, fori_loop to a tensor n",
+         _tf("tapeflow", "loop_fori_tensor")),
+    Impl("tapeflow_loop_while_tensor", "tapeflow", "tapeflow.function whole loop, while_loop on i < n (tensor)",
+         _tf("tapeflow", "loop_while_tensor")),
+    Impl("tapeflow_loop_range_tensor", "tapeflow", "tapeflow.function whole loop, AutoGraph for i in tf.range(n)",
+         _tf("tapeflow", "loop_range_tensor")),
     Impl("torch", "torch", "PyTorch eager (autograd)", build_torch),
     Impl("jax_jit", "jax", "JAX jit per step", _jax("jit")),
     Impl("jax_fori", "jax", "JAX jit whole loop (lax.fori_loop)", _jax("fori")),

@@ -40,7 +40,11 @@ class ConversionError(Exception):
 # -- analysis ------------------------------------------------------------------------------------
 
 class _Assigned(ast.NodeVisitor):
-    """Names a list of statements binds, not looking into nested scopes."""
+    """Names a list of statements binds, not looking into nested scopes. The
+    converter's own names (``ag__``) are left out, except exit flags where a
+    ``break``/``continue`` sets them, or a converted ``if`` around one returns
+    them (``_ag_state``): the flag is state of the blocks around the exit, up
+    to its loop (an ``if`` on a tensor must return it, or the loop never stops)."""
 
     def __init__(self):
         self.names = []
@@ -52,6 +56,12 @@ class _Assigned(ast.NodeVisitor):
     def visit_Name(self, node):
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             self._add(node.id)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        for n in getattr(node, "_ag_state", ()):
+            if n not in self.names:
+                self.names.append(n)
 
     def visit_FunctionDef(self, node):
         self._add(node.name)  # the def binds its name; its body is another scope
@@ -260,7 +270,9 @@ def _replace_exit(stmts, kind, flag):
         visit_While = visit_For
 
     def exit_(self, node):
-        return _assign(flag, ast.Constant(value=True))
+        a = _assign(flag, ast.Constant(value=True))
+        a._ag_state = [flag]  # the flag is state of the blocks around it (see _Assigned)
+        return a
     setattr(R, f"visit_{kind.__name__}", exit_)
     return [R().visit(s) for s in stmts]
 
@@ -323,14 +335,15 @@ class _Converter(ast.NodeTransformer):
         state = assigned(node.body + node.orelse)
         self._note(state)
         body, orelse = self._fresh("if_body"), self._fresh("else_body")
-        return [self._fn(body, state, node.body, state), self._fn(orelse, state, node.orelse, state),
-                self._call("if_stmt", [self._test(node.test), _name(body), _name(orelse)], state)]
+        call = self._call("if_stmt", [self._test(node.test), _name(body), _name(orelse)], state)
+        call._ag_state = [n for n in state if n.startswith("ag__")]  # exit flags set inside
+        return [self._fn(body, state, node.body, state), self._fn(orelse, state, node.orelse, state), call]
 
     def visit_While(self, node):
         if node.orelse:
             raise ConversionError("`while ... else`")
         self.generic_visit(node)
-        state = assigned(node.body)
+        state = _loop_state(node.body)
         for f in getattr(node, "_ag_exit_flags", []):
             if f not in state:
                 state.append(f)
@@ -348,7 +361,7 @@ class _Converter(ast.NodeTransformer):
         self.generic_visit(node)
         itr = "ag__itr"
         target_assign = ast.Assign(targets=[node.target], value=_name(itr))
-        state = assigned([target_assign] + node.body)
+        state = _loop_state([target_assign] + node.body)
         for f in getattr(node, "_ag_exit_flags", []):
             if f not in state:
                 state.append(f)
@@ -359,6 +372,13 @@ class _Converter(ast.NodeTransformer):
         if isinstance(node.target, ast.Name):
             kw = kw + [ast.keyword(arg="target", value=ast.Constant(value=node.target.id))]
         return [fn] + extra_defs + [self._call("for_stmt", [_range_call(node.iter), _name(body)], state, kw)]
+
+
+def _loop_state(body):
+    """A loop's state: the names its body assigns, without exit flags (a continue
+    flag is reset at every iteration; a loop's break flag is added as its own;
+    an inner loop's flags are set before that loop runs)."""
+    return [n for n in assigned(body) if not n.startswith("ag__")]
 
 
 def _no_args():

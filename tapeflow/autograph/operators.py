@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.state import STATE
 from ..core.tensor import Tensor, convert_to_tensor
 from ..ir import control_flow as _cf
 from ..ir.tracer import Tracer
@@ -151,10 +152,18 @@ class RangeSpec:
         self.start, self.limit, self.delta = start, limit, delta
 
 
+def _py_int(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def range_(fn, *args, **kwargs):
     """``fn(*args)`` (Python's range or tapeflow.range) unless a bound is
-    symbolic: then a RangeSpec for ``for_stmt``."""
-    if not any(_symbolic(a) for a in args):
+    symbolic, or the range is ``tapeflow.range`` of Python ints while tracing
+    (TF's AutoGraph makes that a loop too, not one copy of the body per
+    element): then a RangeSpec for ``for_stmt``."""
+    from ..ops.array_ops import range as tf_range
+    tf_ints = fn is tf_range and STATE.trace is not None and args and all(_py_int(a) for a in args)
+    if not tf_ints and not any(_symbolic(a) for a in args):
         return fn(*args, **kwargs)
     if len(args) == 1:
         start, limit, delta = 0, args[0], 1
@@ -167,6 +176,9 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
     """``for target in iterable: body``; ``body(element, *state)`` returns the new state.
     ``target`` is the loop variable's name when it is a plain name (it is in ``names``)."""
     from ..ops import math_ops as M
+    if isinstance(iterable, RangeSpec) and extra_test is None and \
+            all(_py_int(b) for b in (iterable.start, iterable.limit, iterable.delta)):
+        return _counted_for(iterable, body, state, names, target)
     if isinstance(iterable, RangeSpec):
         start, limit, delta = iterable.start, iterable.limit, iterable.delta
     elif _symbolic(iterable):
@@ -214,3 +226,23 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
 
     out = _cf.while_loop(test, step, [i0] + list(_tensors(state)))
     return tuple(out[1:])
+
+
+def _counted_for(rng, body, state, names, target):
+    """``for i in tf.range(<Python ints>)`` with no break: a loop with a fixed trip
+    count (a scan, as fori_loop with Python-int bounds: differentiable, and one
+    native loop), the index an int32 tensor as TF's."""
+    from ..ops import math_ops as M
+    start, limit, delta = int(rng.start), int(rng.limit), int(rng.delta)
+    n = len(range(start, limit, delta))  # delta 0: Python's ValueError, as tf.range raises
+    if target is not None and _undefined(state[names.index(target)]):
+        # the loop variable is carried too (Python leaves its last value bound)
+        state = tuple(convert_to_tensor(np.int32(start)) if nm == target else v for nm, v in zip(names, state))
+    _check_defined(names, state, "a `for` loop over tapeflow.range")
+
+    def step(k, s):
+        el = M.add(M.multiply(k, delta), start) if delta != 1 else k
+        return _tensors(body(el, *s))
+
+    lo, hi = (start, limit) if delta == 1 else (0, n)
+    return tuple(_cf.fori_loop(lo, hi, step, _tensors(state)))

@@ -500,14 +500,8 @@ def fori_loop(lower, upper, body_fun, init_val):
     while_loop (not differentiable)."""
     static = isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer))
     if STATE.trace is None:
-        if static:
-            v = init_val
-            for i in range(int(lower), int(upper)):
-                v = body_fun(i, v)
-            return v
-        lo, hi = int(lower), int(upper)
         v = init_val
-        for i in range(lo, hi):
+        for i in range(int(lower), int(upper)):
             v = body_fun(i, v)
         return v
     if static:
@@ -519,8 +513,12 @@ def fori_loop(lower, upper, body_fun, init_val):
             return nest.flatten(_as_tensor_leaves(body_fun(i, v))), []
         carry, _ = _scan_raw(f, init_flat, [], n, int(lower), False)
         return nest.pack_sequence_as(init_val, carry)
-    lo = convert_to_tensor(lower, np.int32) if not isinstance(lower, Tensor) else lower
-    hi = convert_to_tensor(upper, np.int32) if not isinstance(upper, Tensor) else upper
+    # the index has the tensor bounds' dtype (an int64 n counts in int64, as eagerly
+    # any integer bound works); a Python-int bound takes it
+    dts = [aval_of(x).dtype for x in (lower, upper) if isinstance(x, Tensor)]
+    dt = np.result_type(*dts) if dts else np.dtype(np.int32)
+    lo, hi = ((x if aval_of(x).dtype == dt else bind(E.cast_p, x, dtype=dt)) if isinstance(x, Tensor)
+              else convert_to_tensor(x, dt) for x in (lower, upper))
     res = while_loop(lambda i, v: E.bind(E.less_p, i, hi), lambda i, v: (E.add(i, 1), body_fun(i, v)),
                      (lo, init_val))
     return res[1]

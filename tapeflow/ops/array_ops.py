@@ -81,9 +81,13 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     if limit is None:
         start, limit = 0, start
-    vals = [float(v) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    vals = [v.numpy()[()] if isinstance(v, Tensor) else v for v in (start, limit, delta)]
     if dtype is None:
-        dtype = np.float32 if any(isinstance(v, float) for v in vals) else np.int32
+        # TF: the tensor bounds' dtype (an int64 n gives int64 indices); else int32,
+        # or float32 when a bound is a Python float
+        tensor_dts = [aval_of(v).dtype for v in (start, limit, delta) if isinstance(v, Tensor)]
+        dtype = np.result_type(*tensor_dts) if tensor_dts else \
+            np.float32 if any(isinstance(v, float) for v in vals) else np.int32
     return constant(np.arange(*vals, dtype=_dt.np_dtype(dtype)))
 
 

@@ -1,7 +1,9 @@
 """Native tier: a whole graph lowered to one numba function with fused loops.
 
 Applies to graphs made of elementwise ops, full reductions, variable
-reads/writes and ``scan`` loops (``fori_loop`` with Python-int bounds), over
+reads/writes, ``scan`` loops (``fori_loop`` with Python-int bounds) and
+``while_loop`` loops (a tensor condition: ``fori_loop`` with tensor bounds,
+AutoGraph's ``for i in tf.range(n)``), over
 tensors that are scalars or share one shape per loop. That covers whole
 training loops of small models (the 100,000-step linear regression) and
 elementwise optimizer updates, the cases where per-op Python dispatch, not
@@ -16,8 +18,10 @@ Every equation is lowered from its primitive's record only:
   NotImplementedError to decline); ufunc kernels derive theirs from the ufunc;
 * ``fusion == "reduction"`` with ``lowerings["numba"] = (ufunc, start)``, a fold
   in the output's dtype (integers stay exact; float32 sums accumulate in float64);
-* variable reads/writes, ``scan`` and scalar reshapes: lowerings this module
-  attaches to those records (``_Structural``).
+* variable reads/writes, ``scan``, ``while_loop``, ``cond`` (AutoGraph's ``if``
+  and break flags inside a loop) and scalar reshapes: lowerings this module
+  attaches to those records (``_Structural``, which also
+  names the params holding a control-flow op's sub-graphs).
 
 Anything else declines the graph, and the python backend compiles it. A
 failure while numba compiles (a TypingError) falls back to the python backend
@@ -55,7 +59,7 @@ import numpy as np
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
 from ...core.primitives.shape import reshape_p
-from ...ir.control_flow import scan_p
+from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
 from . import Backend, get_backend, register_backend
 
@@ -69,16 +73,24 @@ class Unsupported(Exception):
 
 class _Structural:
     """A lowering this module writes itself (it needs the generator's state),
-    attached to the primitive's record: ``kind`` selects the code path."""
+    attached to the primitive's record: ``kind`` selects the code path;
+    ``subgraphs`` names the params holding sub-graphs (their constants become
+    kernel arguments, their variables the kernel's); ``loop``: a loop, which
+    makes the native tier worth compiling on its own."""
 
-    def __init__(self, kind):
-        self.kind = kind
+    def __init__(self, kind, subgraphs=(), loop=False):
+        self.kind, self.subgraphs, self.loop = kind, subgraphs, loop
 
 
-_READ, _WRITE, _SCAN, _RESHAPE = (_Structural(k) for k in ("read", "write", "counted_loop", "scalar_reshape"))
+_READ, _WRITE, _RESHAPE = (_Structural(k) for k in ("read", "write", "scalar_reshape"))
+_SCAN = _Structural("counted_loop", subgraphs=("body",), loop=True)
+_WHILE = _Structural("conditional_loop", subgraphs=("cond_graph", "body_graph"), loop=True)
+_COND = _Structural("branch", subgraphs=("branches",))
 _prim.READ_VARIABLE.lowerings[NAME] = _READ
 assign_variable_p.lowerings[NAME] = _WRITE
 scan_p.lowerings[NAME] = _SCAN
+while_p.lowerings[NAME] = _WHILE
+cond_p.lowerings[NAME] = _COND
 # values are flat in the kernel: only a reshape between () and (1,) changes how one is held
 reshape_p.lowerings[NAME] = _RESHAPE
 
@@ -86,6 +98,20 @@ reshape_p.lowerings[NAME] = _RESHAPE
 def _structural(p):
     low = p.lowerings.get(NAME)
     return low.kind if isinstance(low, _Structural) else None
+
+
+def _subgraphs(e):
+    """The sub-graphs of a control-flow equation (none for other equations)."""
+    low = e.prim.lowerings.get(NAME)
+    if not isinstance(low, _Structural):
+        return []
+    subs = [e.params[k] for k in low.subgraphs]
+    return [g for s in subs for g in (s if isinstance(s, (tuple, list)) else (s,))]
+
+
+def _is_loop(p):
+    low = p.lowerings.get(NAME)
+    return isinstance(low, _Structural) and low.loop
 
 
 def _scalar_form(p):
@@ -141,7 +167,7 @@ def worthwhile(graph):
     """Use the native tier for loops, and for graphs with a long elementwise chain."""
     n_elem = 0
     for e in graph.eqns:
-        if _structural(e.prim) == "counted_loop":
+        if _is_loop(e.prim):
             return True
         if _scalar_form(e.prim) is not None and e.outputs and e.outputs[0].aval.shape != ():
             n_elem += 1
@@ -293,8 +319,8 @@ class _Gen:
     def _all_consts(self, g):
         out = list(g.consts)
         for e in g.eqns:
-            if _structural(e.prim) == "counted_loop":
-                out += self._all_consts(e.params["body"])
+            for sub in _subgraphs(e):
+                out += self._all_consts(sub)
         return out
 
     def _collect_vars(self, g):
@@ -305,8 +331,8 @@ class _Gen:
                 if id(var) not in self.var_index:
                     self.var_index[id(var)] = len(self.var_order)
                     self.var_order.append(var)
-            elif kind == "counted_loop":
-                self._collect_vars(e.params["body"])
+            for sub in _subgraphs(e):
+                self._collect_vars(sub)
 
     def lit(self, val, dtype):
         if isinstance(val, (bool, np.bool_)):
@@ -353,9 +379,10 @@ class _Gen:
                 # not before an earlier write or read of the variable (program order)
                 st = max(need(e.inputs[0]), var_stage[id(e.params["var"])])
                 kind = "scalar"
-            elif structural == "counted_loop":
+            elif _subgraphs(e):
+                # control flow may read and write any variable: after every earlier access
                 st = max([need(v) for v in e.inputs] + [max(var_stage.values(), default=0)])
-                kind = "counted_loop"
+                kind = "control"
             elif _scalar_form(p) is not None:
                 out = e.outputs[0]
                 shapes = {v.aval.shape for v in e.inputs if not isinstance(v, Literal)} - {()}
@@ -385,7 +412,7 @@ class _Gen:
                 kind, st = "scalar", need(e.inputs[0])
             else:
                 raise Unsupported(name)
-            if kind == "scalar" or kind == "counted_loop":
+            if kind == "scalar" or kind == "control":
                 # scalar code placed before stage st's loop; a scalar computed from a
                 # reduction of stage k is ready at k+1 already (need() says so). One that
                 # uses a value computed in stage st's loops runs after them: loops see it
@@ -404,8 +431,8 @@ class _Gen:
                 # later reads and writes go to the next stage: this write may be emitted
                 # after the stage's loops, and reads are emitted before them
                 var_stage[id(e.params["var"])] = st + 1
-            if kind == "counted_loop":
-                # a scan may write variables: everything after it waits for it
+            if kind == "control":
+                # its sub-graphs may write variables: everything after it waits for it
                 for k in var_stage:
                     var_stage[k] = max(var_stage[k], st + 1)
                 for o in e.outputs:
@@ -426,7 +453,7 @@ class _Gen:
                 for v in e.inputs:
                     if isinstance(v, Var) and v in stage_of:
                         s2, k2 = stage_of[v]
-                        if isinstance(k2, tuple) and k2[0] == "loop" and (kind == "scalar" or kind == "counted_loop"
+                        if isinstance(k2, tuple) and k2[0] == "loop" and (kind == "scalar" or kind == "control"
                                                                          or s2 != si or kind[1] != k2[1]):
                             used_outside.add(v)
         for v in g.outputs:
@@ -470,6 +497,10 @@ class _Gen:
             return [f"{pad}{nm} = {src}.copy()"]
         if structural == "counted_loop":
             return self.emit_scan(e, env, var_names, pad)
+        if structural == "conditional_loop":
+            return self.emit_while(e, env, var_names, pad)
+        if structural == "branch":
+            return self.emit_cond(e, env, var_names, pad)
         out = e.outputs[0]
         t = self.fresh()
         env[out] = t
@@ -579,46 +610,106 @@ class _Gen:
         tmp.update(local_env)
         return self.expr(e, tmp, None)
 
+    # -- loops -----------------------------------------------------------------------------------
+    def _loop_carries(self, inputs, avals, env, pad):
+        """Names holding a loop's carries, set from ``inputs``: scalars in the carry's
+        dtype (numba must see one type on every iteration), arrays copied (with zero
+        trips the result would otherwise be the caller's array)."""
+        names, lines = [], []
+        for v, a in zip(inputs, avals):
+            c = self.fresh("carry")
+            src = self.ref(env, v)
+            lines.append(f"{pad}{c} = {_dtname(a.dtype)}({src})" if a.shape == () else f"{pad}{c} = {src}.copy()")
+            names.append(c)
+        return names, lines
+
+    def _sub_env(self, g, names):
+        """The environment of sub-graph ``g``, its inputs bound to ``names``."""
+        env = dict(zip(g.inputs, names))
+        for v, _ in g.consts:
+            env[v] = self.const_env[v]  # hoisted to a kernel argument
+        return env
+
+    def _emit_sub(self, g, env, var_names, pad):
+        saved, self._loc = self._loc, {}
+        lines = self.emit_graph(g, env, var_names, indent=len(pad) // 4)
+        self._loc = saved
+        return lines
+
+    def _carry_update(self, carry, outs, avals, env, pad):
+        if not carry:
+            return []
+        # one tuple assignment: a body returning its inputs in another order (a swap;
+        # AutoGraph carries the loop index's previous value) reads every old carry first
+        rhs = [f"{_dtname(a.dtype)}({self.ref(env, o)})" if a.shape == () else self.ref(env, o)
+               for o, a in zip(outs, avals)]
+        comma = "," if len(carry) == 1 else ""
+        return [f"{pad}{', '.join(carry)}{comma} = {', '.join(rhs)}{comma}"]
+
     def emit_scan(self, e, env, var_names, pad):
         p = e.params
         body = p["body"]
         n, nx = p["n_carry"], p["n_xs"]
         if nx or len(body.outputs) != n:
             raise Unsupported("scan with xs or stacked outputs")
-        ins = [self.ref(env, v) for v in e.inputs]
-        carry_names = []
-        lines = []
-        for k, v in enumerate(e.inputs[:n]):
-            c = self.fresh("carry")
-            src = ins[k]
-            if not isinstance(v, Literal) and v.aval.shape != ():
-                lines.append(f"{pad}{c} = {src}.copy()")
-            else:
-                lines.append(f"{pad}{c} = {src}")
-            carry_names.append(c)
-        k = self.fresh("k")
-        lines.append(f"{pad}for {k} in range({p['length']}):")
-        benv = {}
-        benv[body.inputs[0]] = f"np.int32({p['start']} + {k})"
-        idx_name = self.fresh("it")
-        lines.append(f"{pad}    {idx_name} = np.int32({p['start']} + {k})")
-        benv[body.inputs[0]] = idx_name
-        for bv, c in zip(body.inputs[1:1 + n], carry_names):
-            benv[bv] = c
-        for bv, src in zip(body.inputs[1 + n:], ins[n:]):
-            benv[bv] = src
-        for v, val in body.consts:
-            benv[v] = self.const_env[v]  # hoisted to a kernel argument
-        saved_loc = self._loc
-        self._loc = {}
-        lines += self.emit_graph(body, benv, var_names, indent=len(pad) // 4 + 1)
-        self._loc = saved_loc
-        for c, ov, iv in zip(carry_names, body.outputs, body.inputs[1:1 + n]):
-            r = self.ref(benv, ov)
-            dt = iv.aval.dtype
-            lines.append(f"{pad}    {c} = {_dtname(dt)}({r})" if iv.aval.shape == () else f"{pad}    {c} = {r}")
-        for o, c in zip(e.outputs, carry_names):
-            env[o] = c
+        avals = [v.aval for v in body.inputs[1:1 + n]]
+        carry, lines = self._loop_carries(e.inputs[:n], avals, env, pad)
+        caps = [self.ref(env, v) for v in e.inputs[n:]]
+        k, it = self.fresh("k"), self.fresh("it")
+        order = f"range({p['length']} - 1, -1, -1)" if p["reverse"] else f"range({p['length']})"
+        lines += [f"{pad}for {k} in {order}:", f"{pad}    {it} = np.int32({p['start']} + {k})"]
+        benv = self._sub_env(body, [it] + carry + caps)
+        lines += self._emit_sub(body, benv, var_names, pad + "    ")
+        lines += self._carry_update(carry, body.outputs, avals, benv, pad + "    ")
+        env.update(zip(e.outputs, carry))
+        return lines
+
+    def emit_while(self, e, env, var_names, pad):
+        """``while cond(carry): carry = body(carry)`` as a native loop: the trip count
+        (a tensor bound, a data-dependent test) is only known while it runs."""
+        p = e.params
+        cg, bg, n, nc = p["cond_graph"], p["body_graph"], p["n_carry"], p["n_cond_caps"]
+        avals = [v.aval for v in bg.inputs[:n]]
+        carry, lines = self._loop_carries(e.inputs[:n], avals, env, pad)
+        ccaps = [self.ref(env, v) for v in e.inputs[n:n + nc]]
+        bcaps = [self.ref(env, v) for v in e.inputs[n + nc:]]
+        inner = pad + "    "
+        if p["max_iter"] is None:
+            lines.append(f"{pad}while True:")
+        else:
+            lines.append(f"{pad}for {self.fresh('it')} in range({int(p['max_iter'])}):")
+        cenv = self._sub_env(cg, carry + ccaps)
+        lines += self._emit_sub(cg, cenv, var_names, inner)
+        test = cg.outputs[0]
+        ref = self.ref(cenv, test)
+        if not isinstance(test, Literal) and test.aval.shape == (1,):
+            ref += "[0]"
+        lines += [f"{inner}if not {ref}:", f"{inner}    break"]
+        benv = self._sub_env(bg, carry + bcaps)
+        lines += self._emit_sub(bg, benv, var_names, inner)
+        lines += self._carry_update(carry, bg.outputs, avals, benv, inner)
+        env.update(zip(e.outputs, carry))
+        return lines
+
+
+    def emit_cond(self, e, env, var_names, pad):
+        """``if pred: outs = true_branch(ops) else: outs = false_branch(ops)``: AutoGraph's
+        ``if`` (and its break/continue/return flags) inside a native loop."""
+        fg, tg = e.params["branches"]
+        avals = [o.aval for o in e.outputs]
+        if any(None in a.shape for a in avals):
+            raise Unsupported("cond output of unknown shape")
+        ops = [self.ref(env, v) for v in e.inputs[1:]]
+        outs = [self.fresh("o") for _ in e.outputs]
+        lines = [f"{pad}if {self.ref(env, e.inputs[0])}:"]
+        for g in (tg, fg):
+            if g is fg:
+                lines.append(f"{pad}else:")
+            genv = self._sub_env(g, ops)
+            block = self._emit_sub(g, genv, var_names, pad + "    ")
+            block += self._carry_update(outs, g.outputs, avals, genv, pad + "    ")
+            lines += block or [f"{pad}    pass"]
+        env.update(zip(e.outputs, outs))
         return lines
 
 
