@@ -778,11 +778,11 @@ def test_assign_variable_is_not_recorded_by_tapes():
 
 def test_print_writes_template_and_values(capsys):
     t = tf.constant([1, 2, 3])
-    out = bind(P["print"], t, tf.constant(2.5), template=(("s", "x ="), ("t", None), ("s", "y ="), ("t", None)),
-               output_stream="stdout", summarize=3)
+    out = bind(P["print"], t, tf.constant(2.5), template=("x = ", None, " y = ", None),
+               output_stream="stdout", summarize=3, end="\n")
     assert out == ()
     assert capsys.readouterr().out == "x = [1 2 3] y = 2.5\n"
-    bind(P["print"], t, template=(("t", None),), output_stream="stderr", summarize=3)
+    bind(P["print"], t, template=(None,), output_stream="stderr", summarize=3, end="\n")
     captured = capsys.readouterr()
     assert captured.err == "[1 2 3]\n" and captured.out == ""
     assert P["print"].effect == "io"

@@ -94,3 +94,79 @@ def test_variable_reached_both_as_argument_and_by_closure_stays_one_variable():
     assert float(f(a)) == 10.0
     assert float(f(b)) == 10.0 and float(b) == 20.0
     assert float(f(a)) == 100.0 and float(a) == 100.0
+
+
+# -- 2. tf.print: at run time, to stderr, in TF's text ------------------------------------------
+
+def test_print_formats_as_tf(capsys):
+    tf.print(tf.constant([1, 2, 3]))
+    tf.print(tf.range(10))
+    tf.print(tf.reshape(tf.range(40.), (5, 8)))
+    tf.print("x:", tf.constant(1.5), 3, [1, 2], {"a": tf.constant(2)})
+    tf.print(tf.constant(1.123456789), tf.constant([0.1, 2.5e-8]), tf.constant(True), tf.constant([True, False]))
+    tf.print(tf.range(10), summarize=-1)
+    tf.print(tf.range(10), summarize=2)
+    tf.print("a", "b", sep="|", end="!\n")
+    tf.print(tf.constant([[1.5, 2.], [3., 4.]], tf.float64))
+    tf.print(tf.zeros((0,)), tf.zeros((2, 0)))
+    tf.print(tf.Variable([1., 2.]))
+    tf.print(tf.constant([1, -2], tf.int8), tf.constant([1, 200], tf.uint8), tf.constant([1.5, 0.1], tf.float16),
+             tf.constant([0.1, 1 / 3], tf.float64))
+    tf.print(tf.constant([np.inf, -np.inf, np.nan, -0.0, 1e20, 123456789.0]))
+    tf.print(tf.constant([1e20, 1 / 3, 1e-5], tf.float64), tf.constant(2 ** 40, tf.int64))
+    tf.print(tf.range(10), summarize=0)
+    tf.print(tf.constant([[1, 2]]), "tail", end="")
+    tf.print()
+    tf.print("end", (tf.constant(1), "s"), ["x", tf.constant([1., 2.])])
+    out = capsys.readouterr()
+    assert out.out == ""
+    # TF 2.21's stderr, verbatim
+    assert out.err == (
+        "[1 2 3]\n[0 1 2 ... 7 8 9]\n"
+        "[[0 1 2 ... 5 6 7]\n [8 9 10 ... 13 14 15]\n [16 17 18 ... 21 22 23]\n [24 25 26 ... 29 30 31]\n"
+        " [32 33 34 ... 37 38 39]]\n"
+        "x: 1.5 3 [1, 2] {'a': 2}\n"
+        "1.12345684 [0.1 2.5e-08] 1 [1 0]\n"
+        "[0 1 2 3 4 5 6 7 8 9]\n[0 1 ... 8 9]\na|b!\n[[1.5 2]\n [3 4]]\n[] [\n ...]\n[1 2]\n"
+        "[1 -2] [1 200] [1.5 0.0999755859] [0.1 0.33333333333333331]\n"
+        "[inf -inf nan -0 1e+20 123456792]\n"
+        "[1e+20 0.33333333333333331 1e-05] 1099511627776\n"
+        "[ ...]\n[[1 2]] tail\n"
+        "end (1, 's') ['x', [1 2]]\n")
+
+
+def test_print_of_a_3d_tensor_elides_rows_and_blocks_as_tf(capsys):
+    tf.print(tf.reshape(tf.range(1000), (10, 10, 10)))
+    lines = capsys.readouterr().err.split("\n")
+    # TF 2.21: blocks separated by an empty line, "..." for the elided rows and blocks
+    assert lines[:8] == ["[[[0 1 2 ... 7 8 9]", "  [10 11 12 ... 17 18 19]", "  [20 21 22 ... 27 28 29]",
+                         "  ...", "  [70 71 72 ... 77 78 79]", "  [80 81 82 ... 87 88 89]",
+                         "  [90 91 92 ... 97 98 99]]", ""]
+    assert lines[23:27] == ["", " ...", "", " [[700 701 702 ... 707 708 709]"]
+    assert lines[-2:] == ["  [990 991 992 ... 997 998 999]]]", ""]
+
+
+@pytest.mark.parametrize("backend", [None, "python", "interpreter"])  # numba declines print graphs
+def test_print_in_a_function_runs_on_every_call_to_stderr(capsys, backend):
+    @tf.function(backend=backend)
+    def f(x):
+        tf.print("in f", x, x * 2.5)
+        return x + 1.
+
+    f(tf.constant(1.))
+    f(tf.constant(2.))
+    out = capsys.readouterr()
+    assert out.err == "in f 1 2.5\nin f 2 5\n" and out.out == ""
+
+
+def test_print_output_streams(capsys, tmp_path):
+    import sys
+    tf.print("out", output_stream=sys.stdout)
+    path = tmp_path / "log.txt"
+    tf.print("one", tf.constant([1, 2]), output_stream=f"file://{path}")
+    tf.print("two", output_stream=f"file://{path}")
+    assert capsys.readouterr().out == "out\n"
+    assert path.read_text() == "one [1 2]\ntwo\n"
+    with pytest.raises(ValueError, match="output_stream"):  # as TF: a StringIO is no supported stream
+        import io
+        tf.print(1, output_stream=io.StringIO())
