@@ -170,3 +170,23 @@ def test_print_output_streams(capsys, tmp_path):
     with pytest.raises(ValueError, match="output_stream"):  # as TF: a StringIO is no supported stream
         import io
         tf.print(1, output_stream=io.StringIO())
+
+
+# -- 3. GradientTape.watch of an integer tensor: TF warns and leaves it unwatched ---------------
+
+def test_watch_of_an_integer_tensor_warns_and_leaves_it_unwatched(caplog):
+    x, f = tf.constant([1, 2]), tf.constant(3.)
+    with caplog.at_level("WARNING", logger="tapeflow"):
+        with tf.GradientTape(persistent=True) as t:
+            t.watch([x, f])  # a mixed structure: the float one is watched
+            y = tf.cast(x, tf.float32) * f
+    # TF 2.21's warning, verbatim after its "WARNING:tensorflow:" prefix
+    assert caplog.messages == ["The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32"]
+    assert t.gradient(y, x) is None
+    assert float(t.gradient(y, f)) == 3.0
+    v = tf.Variable(2)
+    with caplog.at_level("WARNING", logger="tapeflow"):
+        with tf.GradientTape() as t:
+            t.watch(v)
+            y = tf.cast(v, tf.float32) * 2.
+    assert t.gradient(y, v) is None and len(caplog.messages) == 2
