@@ -190,3 +190,55 @@ def test_watch_of_an_integer_tensor_warns_and_leaves_it_unwatched(caplog):
             t.watch(v)
             y = tf.cast(v, tf.float32) * 2.
     assert t.gradient(y, v) is None and len(caplog.messages) == 2
+
+
+# -- 4. Python lists beside other operands; the mean of integers ----------------------------------
+
+def _val(t):
+    return t.numpy().tolist(), t.dtype.name
+
+
+def test_python_lists_take_the_dtype_of_the_first_tensor_or_first_operand():
+    # TF 2.21's values and dtypes
+    assert _val(tf.maximum(0., [1, -1])) == ([1.0, 0.0], "float32")
+    assert _val(tf.maximum(tf.constant(0.), [1, -1])) == ([1.0, 0.0], "float32")
+    assert _val(tf.add(1., [1, 2])) == ([2.0, 3.0], "float32")
+    assert _val(tf.add(tf.constant(1., tf.float64), [1, 2])) == ([2.0, 3.0], "float64")
+    assert _val(tf.add(tf.constant(1, tf.int64), [1, 2])) == ([2, 3], "int64")
+    assert _val(tf.pow(2., [1, 2])) == ([2.0, 4.0], "float32")
+    assert _val(tf.where([True, False], 1., [1, 2])) == ([1.0, 2.0], "float32")
+    assert _val(tf.math.squared_difference(1., [1, 3])) == ([0.0, 4.0], "float32")
+    assert _val(tf.matmul([[1., 2.]], [[1], [2]])) == ([[5.0]], "float32")
+    assert _val(tf.stack([1, 2.5])) == ([1.0, 2.5], "float32")
+    # TF 2.21 raises TypeError where the list's values do not fit the dtype it must take
+    for f in (lambda: tf.maximum(0, [1.5, -1]), lambda: tf.maximum(tf.constant(0), [1.5, -1]),
+              lambda: tf.multiply([1, 2], [0.5, 2]), lambda: tf.subtract(3, [1.5, 2])):
+        with pytest.raises(TypeError, match="cannot convert"):
+            f()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_reduce_mean_of_integers_as_tf(compiled):
+    def run(x, **kw):
+        if not compiled:
+            return _val(tf.reduce_mean(x, **kw))
+        return _val(tf.function(lambda t: tf.reduce_mean(t, **kw))(tf.constant(x) if isinstance(x, list) else x))
+    # TF 2.21: truncating division, a 64-bit accumulator, the input's dtype, 0 for no elements
+    assert run([1, 2]) == (1, "int32")
+    assert run(tf.constant([1, 2, 4])) == (2, "int32")
+    assert run(tf.constant([-1, -2])) == (-1, "int32")
+    assert run(tf.constant([[1, 2], [3, 5]]), axis=0) == ([2, 3], "int32")
+    assert run(tf.constant([1, 2], tf.uint8)) == (1, "uint8")
+    assert run(tf.constant([200, 100], tf.uint8)) == (150, "uint8")
+    assert run(tf.constant([2 ** 30, 2 ** 30], tf.int32)) == (2 ** 30, "int32")
+    assert run(tf.constant([], tf.int32)) == (0, "int32")
+    assert run(tf.constant([-3, 0]), keepdims=True) == ([-1], "int32")
+    assert run(tf.constant([100, 100], tf.int8)) == (100, "int8")
+    with pytest.raises(TypeError):
+        run(tf.constant([True, False]))
+
+
+def test_reduce_mean_of_integers_with_an_unknown_dim():
+    f = tf.function(lambda t: tf.reduce_mean(t, axis=0), input_signature=[tf.TensorSpec([None], tf.int32)])
+    assert _val(f(tf.constant([-7, 2, 1]))) == (-1, "int32")  # -4 / 3 truncates to -1
+    assert _val(f(tf.constant([], tf.int32))) == (0, "int32")

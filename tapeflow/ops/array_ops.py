@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
-from ..core.primitive import bind, aval_of
+from ..core.primitive import bind, aval_of, _only_python
 from ..core.primitives import elementwise as E
 from ..core.primitives import indexing as I
 from ..core.primitives import reductions as R
@@ -202,6 +202,9 @@ def concat(values, axis, name=None):
 
 
 def stack(values, axis=0, name=None):
+    if axis == 0 and isinstance(values, (list, tuple)) and values and _only_python(values):
+        # as TF: Python numbers are converted as one list (tf.stack([1, 2.5]) is float32)
+        return convert_to_tensor(values)
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
