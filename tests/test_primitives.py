@@ -295,6 +295,27 @@ def _getitem_add_ref(like, g, *idx, key):
     return z
 
 
+def _tensor_scatter_cases(name, ufunc):
+    def ref(t, u, idx):
+        out = t.copy()
+        ufunc.at(out, tuple(np.moveaxis(idx, -1, 0)), u)
+        return out
+
+    def cases():
+        rng = _rng(name)
+        # distinct values (a permutation), so no tie sits within eps of a finite difference
+        t = rng.permutation(24).reshape(4, 6) / 7.0 - 1.5
+        out = []
+        for kname, idx in {"entries, repeated": np.array([[0, 1], [3, 5], [0, 1], [2, 2]]),
+                           "rows, repeated": np.array([[1], [3], [1]])}.items():
+            u_shape = idx.shape[:-1] + t.shape[idx.shape[-1]:]
+            u = rng.permutation(int(np.prod(u_shape))).reshape(u_shape) / 5.0 - 1.3 + 1e-3
+            out.append(Case(f"{name}[{kname}]", lambda tt, uu, ii: bind(P[name], tt, ii, uu, op=name),
+                            ref, (t, u, idx)))
+        return out
+    return cases
+
+
 def _getitem_add_cases():
     rng = _rng("getitem_add")
     like = rng.uniform(-2, 2, (4, 3))
@@ -393,6 +414,8 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "pad": _pad_cases,
     "getitem": _getitem_cases,
     "getitem_add": _getitem_add_cases,
+    "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
+    "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
     "matmul": _matmul_cases,
     "einsum": _einsum_cases,
     "matrix_solve": _dense_linalg_cases("matrix_solve"),

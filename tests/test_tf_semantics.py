@@ -242,3 +242,43 @@ def test_reduce_mean_of_integers_with_an_unknown_dim():
     f = tf.function(lambda t: tf.reduce_mean(t, axis=0), input_signature=[tf.TensorSpec([None], tf.int32)])
     assert _val(f(tf.constant([-7, 2, 1]))) == (-1, "int32")  # -4 / 3 truncates to -1
     assert _val(f(tf.constant([], tf.int32))) == (0, "int32")
+
+
+# -- 5. tensor_scatter_nd_max / _min ---------------------------------------------------------------
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tensor_scatter_nd_max_min_values_and_gradients_as_tf(compiled):
+    def step(t, idx, u):
+        with tf.GradientTape(persistent=True) as g:
+            g.watch([t, u])
+            y = tf.tensor_scatter_nd_max(t, idx, u)
+            z = tf.tensor_scatter_nd_min(t, idx, u)
+        return y, z, g.gradient(y, t), g.gradient(y, u), g.gradient(z, t), g.gradient(z, u)
+    fn = tf.function(step) if compiled else step
+
+    def run(*args):
+        return [r.numpy().tolist() for r in fn(*args)]
+    t = tf.constant([1., 5., 3., -np.inf])
+    idx = tf.constant([[0], [1], [0], [3]])
+    u = tf.constant([4., 2., 6., -1.])
+    # TF 2.21 (a -inf entry stays finite-gradient: no NaN)
+    assert run(t, idx, u) == [[6., 5., 3., -1.], [1., 2., 3., -np.inf], [0., 1., 1., 0.], [0., 0., 1., 1.],
+                              [1., 0., 1., 1.], [0., 1., 0., 0.]]
+    # ties share the gradient equally (TF: 1/3 each)
+    y, _, gt, gu, _, _ = run(tf.constant([2., 0.]), tf.constant([[0], [0]]), tf.constant([2., 2.]))
+    assert y == [2., 0.]
+    np.testing.assert_allclose(gt, [1 / 3, 1.], rtol=1e-6)
+    np.testing.assert_allclose(gu, [1 / 3, 1 / 3], rtol=1e-6)
+
+
+def test_tensor_scatter_nd_max_min_slices_ints_and_bad_indices():
+    m = tf.constant([[1, 2], [3, 4]])
+    assert tf.tensor_scatter_nd_max(m, [[1]], [[5, 0]]).numpy().tolist() == [[1, 2], [5, 4]]
+    assert tf.tensor_scatter_nd_min(m, [[1], [1]], [[5, 0], [2, 7]]).numpy().tolist() == [[1, 2], [2, 0]]
+    # TF 2.21: InvalidArgumentError "indices[0] = [5] does not index into shape [2]"
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = \[5\] does not index into shape \[2\]"):
+        tf.tensor_scatter_nd_max(tf.constant([1, 2]), [[5]], [1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="need"):
+        tf.tensor_scatter_nd_min(m, [[1]], [5, 0, 1])
+    with pytest.raises(TypeError, match="cast the updates"):
+        tf.tensor_scatter_nd_min(m, [[1]], tf.constant([[5., 0.]]))

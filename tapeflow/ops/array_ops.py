@@ -14,6 +14,7 @@ from ..core.primitive import bind, aval_of, _only_python
 from ..core.primitives import elementwise as E
 from ..core.primitives import indexing as I
 from ..core.primitives import reductions as R
+from ..core.primitives import scatter as SC
 from ..core.primitives import shape as S
 from ..core.primitives._rules import norm_axis, check_size
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
@@ -488,3 +489,13 @@ def meshgrid(*args, indexing="xy", name=None):
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     return M.subtract(tensor, scatter_nd(indices, updates, aval_of(tensor).shape))
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """tensor with each entry (or slice) at indices the max of itself and the updates there."""
+    return bind(SC.tensor_scatter_max_p, tensor, indices, updates, op="tensor_scatter_nd_max")
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """tensor with each entry (or slice) at indices the min of itself and the updates there."""
+    return bind(SC.tensor_scatter_min_p, tensor, indices, updates, op="tensor_scatter_nd_min")
