@@ -282,3 +282,81 @@ def test_tensor_scatter_nd_max_min_slices_ints_and_bad_indices():
         tf.tensor_scatter_nd_min(m, [[1]], [5, 0, 1])
     with pytest.raises(TypeError, match="cast the updates"):
         tf.tensor_scatter_nd_min(m, [[1]], tf.constant([[5., 0.]]))
+
+
+# -- 6. checkpoints: numbering by the object's save_counter, the reader, status checks --------------
+
+def test_checkpoint_save_numbers_by_its_own_counter_and_replaces_an_earlier_runs_file(tmp_path):
+    d = str(tmp_path)
+    v = tf.Variable(1.)
+    ck = tf.train.Checkpoint(v=v)
+    assert ck.save(d + "/ckpt") == d + "/ckpt-1"
+    v.assign(2.)
+    assert ck.save(d + "/ckpt") == d + "/ckpt-2"
+    # TF 2.21: a new Checkpoint saves -1 again, over the old -1, and it becomes the latest
+    assert tf.train.Checkpoint(v=tf.Variable(5.)).save(d + "/ckpt") == d + "/ckpt-1"
+    assert tf.train.latest_checkpoint(d) == d + "/ckpt-1"
+    assert float(tf.train.load_variable(d, "v")) == 5.0
+
+
+def test_load_checkpoint_reader_as_tf(tmp_path):
+    d = str(tmp_path)
+    ck = tf.train.Checkpoint(v=tf.Variable(2.), w=tf.Variable([[1, 2, 3]]))
+    path = ck.save(d + "/ckpt")
+    r = tf.train.load_checkpoint(path)
+    key = "v/.ATTRIBUTES/VARIABLE_VALUE"
+    # TF 2.21 (which also lists its object graph under '_CHECKPOINTABLE_OBJECT_GRAPH')
+    assert r.get_variable_to_shape_map() == {key: [], "w/.ATTRIBUTES/VARIABLE_VALUE": [1, 3],
+                                             "save_counter/.ATTRIBUTES/VARIABLE_VALUE": []}
+    dtypes = r.get_variable_to_dtype_map()
+    assert (dtypes[key], dtypes["w/.ATTRIBUTES/VARIABLE_VALUE"], dtypes["save_counter/.ATTRIBUTES/VARIABLE_VALUE"]) \
+        == (tf.float32, tf.int32, tf.int64)
+    assert r.get_tensor(key) == 2.0 and r.get_tensor("v") == 2.0
+    assert (r.has_tensor(key), r.has_tensor("nope")) == (True, False)
+    assert tf.train.load_checkpoint(d).get_tensor("w").tolist() == [[1, 2, 3]]  # a directory: its latest
+    with pytest.raises(tf.errors.NotFoundError, match="Key nope not found in checkpoint"):
+        r.get_tensor("nope")
+
+
+class _M(tf.Module):
+    def __init__(self, names, value=0.):
+        super().__init__()
+        for n in names:
+            setattr(self, n, tf.Variable(value))
+
+
+def test_checkpoint_status_assertions_as_tf(tmp_path):
+    p = tf.train.Checkpoint(m=_M("ab", 7.)).save(str(tmp_path / "mm"))
+    st = tf.train.Checkpoint(m=_M("ab")).restore(p)
+    assert st.assert_consumed() is st and st.assert_existing_objects_matched() is st and st.expect_partial() is st
+    # fewer objects now: TF's assert_consumed fails (m.b unresolved), assert_existing_objects_matched passes
+    n = _M("a")
+    st = tf.train.Checkpoint(m=n).restore(p)
+    with pytest.raises(AssertionError, match="m/b"):
+        st.assert_consumed()
+    assert st.assert_existing_objects_matched() is st and st.expect_partial() is st and float(n.a) == 7.0
+    # more objects now: both fail, naming the unmatched variable; assert_nontrivial_match passes
+    st = tf.train.Checkpoint(m=_M("abc")).restore(p)
+    for check in (st.assert_consumed, st.assert_existing_objects_matched):
+        with pytest.raises(AssertionError, match="m/c"):
+            check()
+    assert st.assert_nontrivial_match() is st
+    assert type(tf.train.Checkpoint(m=_M("a")).restore(None)).__name__ == "InitializationOnlyStatus"
+
+
+def test_a_variable_saved_under_two_roots_restores_through_either(tmp_path):
+    # TF's checkpoint guide: a list and a dict holding the same variables
+    save = tf.train.Checkpoint()
+    save.listed = [tf.Variable(1.)]
+    save.listed.append(tf.Variable(2.))
+    save.mapped = {"one": save.listed[0]}
+    save.mapped["two"] = save.listed[1]
+    path = save.save(str(tmp_path / "list_example"))
+    restore = tf.train.Checkpoint()
+    v2 = tf.Variable(0.)
+    restore.mapped = {"two": v2}
+    st = restore.restore(path)
+    assert float(v2) == 2.0
+    assert st.assert_existing_objects_matched() is st
+    with pytest.raises(AssertionError, match="listed/0"):
+        st.assert_consumed()
