@@ -416,10 +416,14 @@ def test_variables_may_be_created_on_the_first_trace():
 
 
 def test_creating_a_variable_on_a_later_trace_is_a_clear_error():
+    scratch = {}  # one variable per shape: created once on the first trace, then per new signature
+
     @tf.function
     def f(x):
-        w = tf.Variable(tf.zeros_like(x), name="scratch")
-        return w + x
+        n = x.shape[0]
+        if n not in scratch:
+            scratch[n] = tf.Variable(tf.zeros_like(x), name="scratch")
+        return scratch[n] + x
 
     assert_close(f(c32(1.0)), np.array([1.0], F32))
     with pytest.raises(ValueError, match=r"created 1 Variable\(s\) \(scratch\) on a call after its first trace") as e:

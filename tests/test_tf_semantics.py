@@ -360,3 +360,122 @@ def test_a_variable_saved_under_two_roots_restores_through_either(tmp_path):
     assert st.assert_existing_objects_matched() is st
     with pytest.raises(AssertionError, match="listed/0"):
         st.assert_consumed()
+
+
+# -- 7. function guide gaps -------------------------------------------------------------------------
+
+def test_numpy_inside_a_function_under_run_functions_eagerly():
+    @tf.function
+    def f(x):
+        return x.numpy() * 2  # a NumPy value: only possible when the function runs eagerly
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert f(tf.constant(2.)) == 4.0
+    finally:
+        tf.config.run_functions_eagerly(False)
+    with pytest.raises(Exception, match="numpy"):
+        f(tf.constant(2.))
+
+
+def test_py_function_positional_and_as_a_decorator(capsys):
+    assert float(tf.py_function(lambda a: a * 2, [tf.constant(3.)], tf.float32)) == 6.0
+
+    @tf.py_function(Tout=tf.float32)
+    def py_plus(x, y):
+        print("Executing eagerly.")
+        return x + y
+
+    @tf.numpy_function(Tout=tf.float32)
+    def np_plus(x, y):
+        return x + y
+
+    assert float(py_plus(tf.constant(1.), tf.constant(2.))) == 3.0  # TF 2.21: 3.0
+    assert float(np_plus(tf.constant(1.), tf.constant(2.))) == 3.0
+    assert capsys.readouterr().out == "Executing eagerly.\n"
+    with pytest.raises(TypeError, match="Tout is required"):
+        tf.py_function(lambda a: a, [tf.constant(1.)])
+
+
+def test_a_function_creating_a_variable_on_every_trace_raises_on_its_first_call():
+    @tf.function
+    def f(x):
+        v = tf.Variable(1.0)
+        return v
+
+    with pytest.raises(ValueError, match="singleton Variables created on the first call"):  # TF 2.21: ValueError
+        f(1.0)
+
+
+def test_a_function_creating_its_variable_once_is_traced_twice_on_the_first_call_as_tf(capsys):
+    class Counter(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = None
+
+        @tf.function
+        def __call__(self, x):
+            print("tracing")
+            if self.v is None:
+                self.v = tf.Variable(0.)
+            self.v.assign_add(x)
+            return self.v.read_value()
+
+    c = Counter()
+    assert [float(c(tf.constant(1.))), float(c(tf.constant(2.)))] == [1.0, 3.0]
+    # TF 2.21 prints "tracing" twice: the first trace created the variable, the second must not
+    assert capsys.readouterr().out == "tracing\ntracing\n"
+    assert c.__call__.experimental_get_tracing_count() == 1
+
+
+def test_trace_type_protocol_shares_traces_by_trace_type():
+    class FruitTraceType(tf.types.experimental.TraceType):
+        def __init__(self, fruit):
+            self.fruit_type, self.fruit_value = type(fruit), fruit
+
+        def placeholder_value(self, placeholder_context=None):
+            return self.fruit_value
+
+        def __eq__(self, other):
+            return type(other) is FruitTraceType and self.fruit_type == other.fruit_type
+
+        def __hash__(self):
+            return hash(self.fruit_type)
+
+    class Fruit:
+        def __tf_tracing_type__(self, context):
+            return FruitTraceType(self)
+
+    class Apple(Fruit):
+        flavor = tf.constant([1, 2])
+
+    class Mango(Fruit):
+        flavor = tf.constant([3, 4])
+
+    class Plain:
+        flavor = tf.constant([0, 0])
+
+    @tf.function
+    def mix(a, b):
+        return a.flavor + b.flavor
+
+    mix(Plain(), Plain())
+    mix(Plain(), Plain())  # plain objects: by identity, a trace each (TF: the same)
+    assert mix(Apple(), Mango()).numpy().tolist() == [4, 6]
+    assert mix(Apple(), Mango()).numpy().tolist() == [4, 6]
+    assert mix.experimental_get_tracing_count() == 3  # TF 2.21: 3
+
+
+def test_virtual_cpu_devices_as_tf():
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    conf = tf.config.experimental.VirtualDeviceConfiguration
+    try:
+        tf.config.experimental.set_virtual_device_configuration(cpu, [conf(), conf(), conf()])
+        # TF 2.21: three logical CPUs
+        assert [d.name for d in tf.config.list_logical_devices("CPU")] == \
+            ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
+        assert len(tf.config.get_logical_device_configuration(cpu)) == 3
+        assert float(tf.reduce_sum(tf.ones(3))) == 3.0  # ops still run (on the one CPU)
+    finally:
+        tf.config.set_logical_device_configuration(cpu, [])
+    assert [d.name for d in tf.config.list_logical_devices("CPU")] == ["/device:CPU:0"]

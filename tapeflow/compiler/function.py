@@ -85,6 +85,22 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
 
+class TraceType:
+    """``tf.types.experimental.TraceType``: what an argument's ``__tf_tracing_type__(context)``
+    returns. Calls whose TraceTypes are equal (``__eq__``/``__hash__``) share a trace, which
+    runs with ``placeholder_value()`` in the argument's place. TF can also generalise two
+    types through ``most_specific_common_supertype``; tapeflow matches by equality only."""
+
+    def is_subtype_of(self, other):
+        raise NotImplementedError
+
+    def most_specific_common_supertype(self, others):
+        raise NotImplementedError
+
+    def placeholder_value(self, placeholder_context=None):
+        raise NotImplementedError
+
+
 # -- signatures ----------------------------------------------------------------------------------
 
 class _Obj:
@@ -133,6 +149,9 @@ def _leaf_key(x, var_ordinal=None):
         return ("py", type(x).__name__, x)
     if isinstance(x, _dt.DType):
         return ("py", "dtype", x.name)
+    if hasattr(type(x), "__tf_tracing_type__"):
+        # TF's protocol: the object says which calls may share a trace (its TraceType's ==)
+        return ("trace_type", x.__tf_tracing_type__(None))
     return ("obj", _Obj(x))
 
 
@@ -188,8 +207,7 @@ def _diff_keys(old, new, path="arg"):
     """Human-readable differences between two structure keys."""
     if old == new:
         return []
-    is_leaf_old = isinstance(old, tuple) and old and old[0] in ("Tensor", "Variable", "py", "obj", "spec")
-    is_leaf_new = isinstance(new, tuple) and new and new[0] in ("Tensor", "Variable", "py", "obj", "spec")
+    is_leaf_old, is_leaf_new = _is_leaf_key(old), _is_leaf_key(new)
     if is_leaf_old or is_leaf_new or type(old) is not type(new):
         return [(path, _describe(old), _describe(new))]
     if isinstance(old, tuple) and len(old) == 2 and isinstance(old[1], tuple) and isinstance(new, tuple) \
@@ -219,7 +237,7 @@ def _diff_keys(old, new, path="arg"):
 
 
 def _describe(k):
-    if isinstance(k, tuple) and k and k[0] in ("Tensor", "Variable", "py", "obj", "spec"):
+    if _is_leaf_key(k):
         return _describe_leaf(k)
     return str(k)
 
@@ -622,24 +640,27 @@ class Function:
             self.retrace_reasons.append(reasons)
             self._maybe_warn()
         t0 = time.perf_counter()
-        trace = Trace()
         stand_ins = [] if pinned else [_stand_in(v) for v in variables]
         var_map = {id(v): p for v, p in zip(variables, stand_ins)}
-        created = []
-        hook = created.append
-        _CREATION_HOOKS.append(hook)
-        try:
-            with trace:
-                t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
-                out = self._call_traced(*t_args, **t_kwargs)
-        finally:
-            _CREATION_HOOKS.remove(hook)
+        trace, out, created = self._trace_once(args, kwargs, key, var_map)
         if created and self._traced_once:
             raise ValueError(
                 f"tapeflow.function {self.__name__!r} created {len(created)} Variable(s) "
                 f"({', '.join(v._name for v in created[:3])}) on a call after its first trace (new input "
                 "signature). Variables may only be created on the first trace (as tf.function): create "
                 "them outside the function, or build the model/optimizer before the second signature.")
+        if created:
+            # As TF: a first trace that created variables is traced again, and that trace must
+            # create none (the variables exist now, so `if self.v is None:` guards, Keras' lazy
+            # build and optimizer slots skip their creation). A function that creates a Variable
+            # on every trace has no graph form; TF raises this ValueError on its first call.
+            trace, out, again = self._trace_once(args, kwargs, key, var_map)
+            if again:
+                raise ValueError(
+                    f"tapeflow.function {self.__name__!r} creates Variable(s) "
+                    f"({', '.join(v._name for v in again[:3])}) on every trace. tf.function only supports "
+                    "singleton Variables created on the first call: create them outside the function, or "
+                    "only once (`if self.v is None: self.v = tapeflow.Variable(...)`).")
         flat_out = nest.flatten(out)
         tensors = []
         tree_leaves = []
@@ -681,6 +702,20 @@ class Function:
             prof.on_trace(self.__name__, reasons, cf.timings)
         return cf
 
+    def _trace_once(self, args, kwargs, key, var_map):
+        """(trace, output, Variables created while tracing)."""
+        trace = Trace()
+        created = []
+        hook = created.append
+        _CREATION_HOOKS.append(hook)
+        try:
+            with trace:
+                t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
+                out = self._call_traced(*t_args, **t_kwargs)
+        finally:
+            _CREATION_HOOKS.remove(hook)
+        return trace, out, created
+
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
         if self._input_signature is not None:
             specs = nest.flatten(self._input_signature)
@@ -692,17 +727,18 @@ class Function:
 
         # the key's leaves give each tensor argument its traced shape (None dims
         # for a shape-generic trace); they come in the same order as the arguments
-        shapes = iter([k[1] for k in key_leaves])
+        leaves = iter(key_leaves)
 
         def conv(x):
+            k = next(leaves, None)
             if isinstance(x, Variable):
-                next(shapes, None)
                 return var_map.get(id(x), x) if var_map else x
             if isinstance(x, (Tensor, np.ndarray)):
-                shape = next(shapes, None)
+                shape = k[1] if k is not None else None
                 av = x.aval if isinstance(x, Tensor) else Aval(x.shape, x.dtype)
                 return trace.new_input(Aval(shape, av.dtype) if shape is not None else av)
-            next(shapes, None)
+            if k is not None and k[0] == "trace_type":
+                return k[1].placeholder_value(None)  # TF traces with the TraceType's placeholder
             return x
         return nest.map_structure(conv, (tuple(args), dict(kwargs)))
 
@@ -800,7 +836,7 @@ def _pretty_path(path, names):
     return path
 
 
-_LEAF_TAGS = ("Tensor", "Variable", "py", "obj", "spec")
+_LEAF_TAGS = ("Tensor", "Variable", "py", "obj", "spec", "trace_type")
 
 
 def _is_leaf_key(k):
