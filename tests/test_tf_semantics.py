@@ -115,6 +115,7 @@ def test_print_formats_as_tf(capsys):
     tf.print(tf.constant([np.inf, -np.inf, np.nan, -0.0, 1e20, 123456789.0]))
     tf.print(tf.constant([1e20, 1 / 3, 1e-5], tf.float64), tf.constant(2 ** 40, tf.int64))
     tf.print(tf.range(10), summarize=0)
+    tf.print(tf.range(10), summarize=None)
     tf.print(tf.constant([[1, 2]]), "tail", end="")
     tf.print()
     tf.print("end", (tf.constant(1), "s"), ["x", tf.constant([1., 2.])])
@@ -131,7 +132,7 @@ def test_print_formats_as_tf(capsys):
         "[1 -2] [1 200] [1.5 0.0999755859] [0.1 0.33333333333333331]\n"
         "[inf -inf nan -0 1e+20 123456792]\n"
         "[1e+20 0.33333333333333331 1e-05] 1099511627776\n"
-        "[ ...]\n[[1 2]] tail\n"
+        "[ ...]\n[0 1 2 ... 7 8 9]\n[[1 2]] tail\n"
         "end (1, 's') ['x', [1 2]]\n")
 
 

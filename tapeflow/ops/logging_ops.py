@@ -34,7 +34,7 @@ def _stream_name(output_stream):
 
 def tf_print(*inputs, output_stream=None, summarize=3, sep=" ", end=os.linesep, name=None):
     """Print ``inputs`` separated by ``sep`` on every run of the op, as TF 2.21: tensors as
-    ``[1 2 3]`` with ``summarize`` entries at each end of every dimension (-1: all),
+    ``[1 2 3]`` with ``summarize`` entries at each end of every dimension (None: 3, -1: all),
     Python values and structures as str() shows them, to ``output_stream``: sys.stderr
     (the default, TF's: None stands for it, as sys.stderr is looked up when printing),
     sys.stdout or 'file://<path>'."""
@@ -61,4 +61,4 @@ def tf_print(*inputs, output_stream=None, summarize=3, sep=" ", end=os.linesep, 
             template.append(piece)
         values += [t.read_value() if isinstance(t, Variable) else t for t in tensors]
     bind(print_p, *values, template=tuple(t for t in template if t != ""), output_stream=stream,
-         summarize=-1 if summarize is None else int(summarize), end=str(end))
+         summarize=3 if summarize is None else int(summarize), end=str(end))

@@ -32,12 +32,12 @@ def _element(x, kind, double):
 
 
 def format_tensor(value, summarize=3):
-    """A tensor's value as tf.print writes it (summarize < 0 or None: every element)."""
+    """A tensor's value as tf.print writes it (summarize < 0: every element)."""
     a = np.asarray(value)
     kind, double = a.dtype.kind, a.dtype == np.float64
     if a.ndim == 0:
         return _element(a[()], kind, double)
-    limit = a.size if summarize is None or summarize < 0 else min(summarize, a.size)
+    limit = a.size if summarize < 0 else min(summarize, a.size)
     ndim = a.ndim
     out = []
 
