@@ -20,13 +20,15 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             identity, shape, size, rank, reshape, transpose, expand_dims, squeeze, broadcast_to,
                             concat, stack, unstack, split, tile, repeat, pad, reverse, slice, gather, gather_nd,
                             take_along_axis, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update,
-                            boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub)
+                            boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
+                            tensor_scatter_nd_max, tensor_scatter_nd_min)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
-from .ir.control_flow import cond, while_loop, fori_loop, scan, tf_print as print  # noqa: F401
+from .ir.control_flow import cond, while_loop, fori_loop, scan  # noqa: F401
+from .ops.logging_ops import tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401

@@ -42,7 +42,7 @@ class UnsupportedNamespace:
             raise AttributeError(attr)
         raise UnsupportedFeatureError(
             f"tf.{self._name}.{attr}: tapeflow does not implement {FEATURES[self._name]}; "
-            f"it is out of scope (see 'Differences from TensorFlow' in docs/tf_conformance.md)")
+            f"it is out of scope (see docs/differences.md, 'Differences from TensorFlow')")
 
     def __repr__(self):
         return f"<unsupported namespace tf.{self._name}: {FEATURES[self._name]}>"
@@ -51,4 +51,4 @@ class UnsupportedNamespace:
 def unsupported_name(name: str) -> UnsupportedFeatureError:
     return UnsupportedFeatureError(
         f"tf.{name}: tapeflow does not implement {NAMES[name]}; it is out of scope "
-        f"(see 'Differences from TensorFlow' in docs/tf_conformance.md)")
+        f"(see docs/differences.md, 'Differences from TensorFlow')")

@@ -13,14 +13,40 @@ import collections
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "get_visible_devices", "set_visible_devices", "run_functions_eagerly", "functions_run_eagerly",
+           "LogicalDeviceConfiguration", "set_logical_device_configuration", "get_logical_device_configuration",
            "experimental", "threading"]
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
-_CPU_LOGICAL = LogicalDevice("/device:CPU:0", "CPU")
 _visible = [_CPU]
+_cpu_configs = []  # set_logical_device_configuration(CPU, [...]): one logical CPU per entry
+
+
+class LogicalDeviceConfiguration(collections.namedtuple(
+        "LogicalDeviceConfiguration", ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
+    """One logical (virtual) device to make of a physical one (tf.config.LogicalDeviceConfiguration)."""
+
+    def __new__(cls, memory_limit=None, experimental_priority=None, experimental_device_ordinal=None):
+        return super().__new__(cls, memory_limit, experimental_priority, experimental_device_ordinal)
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """As TF on a CPU: split the CPU into ``len(logical_devices)`` logical CPUs (they exist for
+    tf.distribute, which tapeflow does not implement; every op still runs on the one CPU)."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    configs = list(logical_devices)
+    if not all(isinstance(c, LogicalDeviceConfiguration) for c in configs):
+        raise ValueError("set_logical_device_configuration: give a list of LogicalDeviceConfiguration")
+    _cpu_configs[:] = configs
+
+
+def get_logical_device_configuration(device):
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return list(_cpu_configs) or None
 
 
 def _of_type(devices, device_type):
@@ -34,7 +60,8 @@ def list_physical_devices(device_type=None):
 
 
 def list_logical_devices(device_type=None):
-    return _of_type([_CPU_LOGICAL] if _CPU in _visible else [], device_type)
+    cpus = [LogicalDevice(f"/device:CPU:{i}", "CPU") for i in range(max(1, len(_cpu_configs)))]
+    return _of_type(cpus if _CPU in _visible else [], device_type)
 
 
 def get_visible_devices(device_type=None):
@@ -79,6 +106,9 @@ class experimental:  # noqa: N801  (tf.config.experimental namespace)
     set_visible_devices = staticmethod(set_visible_devices)
     set_memory_growth = staticmethod(set_memory_growth)
     get_memory_growth = staticmethod(get_memory_growth)
+    VirtualDeviceConfiguration = LogicalDeviceConfiguration
+    set_virtual_device_configuration = staticmethod(set_logical_device_configuration)
+    get_virtual_device_configuration = staticmethod(get_logical_device_configuration)
 
 
 class threading:  # noqa: N801  (tf.config.threading namespace)

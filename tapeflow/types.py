@@ -6,7 +6,7 @@ from typing import Union
 
 import numpy as np
 
-from .compiler.function import ConcreteFunction as _ConcreteFunction, Function as _Function
+from .compiler.function import ConcreteFunction as _ConcreteFunction, Function as _Function, TraceType as _TraceType
 from .core.tensor import Tensor as _Tensor, Variable as _Variable
 
 
@@ -15,6 +15,7 @@ class experimental:  # noqa: N801  (tf.types.experimental namespace)
     ConcreteFunction = _ConcreteFunction
     GenericFunction = _Function
     PolymorphicFunction = _Function
+    TraceType = _TraceType
 
 
 Tensor = _Tensor

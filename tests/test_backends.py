@@ -225,11 +225,11 @@ def test_print_primitive(backend, capsys):
 
     x = tf.constant(np.array([1.0, 2.5], F32))
     f(x)
-    eager = capsys.readouterr().out
+    eager = capsys.readouterr().err
     fn = tf.function(f, backend=backend)
     fn(x)
     fn(x)
-    assert capsys.readouterr().out == eager * 2 == "x = [1.  2.5] sum 3.5\n" * 2
+    assert capsys.readouterr().err == eager * 2 == "x = [1 2.5] sum 3.5\n" * 2
 
 
 def test_control_flow_primitives_in_every_backend():

@@ -154,9 +154,10 @@ def test_float_only_ops_reject_integer_tensors(fn):
         fn(I32)
 
 
-def test_reduce_mean_of_int_raises():
+def test_reduce_mean_of_bool_raises_and_of_int_divides_as_tf():
     with pytest.raises(TypeError, match="cast first"):
-        tf.reduce_mean(I32)
+        tf.reduce_mean(tf.constant([True, False]))
+    assert tf.reduce_mean(I32).dtype == tf.int32  # integer mean as TF (test_tf_semantics has the values)
 
 
 def test_explicit_cast_fixes_it():

@@ -295,6 +295,27 @@ def _getitem_add_ref(like, g, *idx, key):
     return z
 
 
+def _tensor_scatter_cases(name, ufunc):
+    def ref(t, u, idx):
+        out = t.copy()
+        ufunc.at(out, tuple(np.moveaxis(idx, -1, 0)), u)
+        return out
+
+    def cases():
+        rng = _rng(name)
+        # distinct values (a permutation), so no tie sits within eps of a finite difference
+        t = rng.permutation(24).reshape(4, 6) / 7.0 - 1.5
+        out = []
+        for kname, idx in {"entries, repeated": np.array([[0, 1], [3, 5], [0, 1], [2, 2]]),
+                           "rows, repeated": np.array([[1], [3], [1]])}.items():
+            u_shape = idx.shape[:-1] + t.shape[idx.shape[-1]:]
+            u = rng.permutation(int(np.prod(u_shape))).reshape(u_shape) / 5.0 - 1.3 + 1e-3
+            out.append(Case(f"{name}[{kname}]", lambda tt, uu, ii: bind(P[name], tt, ii, uu, op=name),
+                            ref, (t, u, idx)))
+        return out
+    return cases
+
+
 def _getitem_add_cases():
     rng = _rng("getitem_add")
     like = rng.uniform(-2, 2, (4, 3))
@@ -393,6 +414,8 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "pad": _pad_cases,
     "getitem": _getitem_cases,
     "getitem_add": _getitem_add_cases,
+    "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
+    "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
     "matmul": _matmul_cases,
     "einsum": _einsum_cases,
     "matrix_solve": _dense_linalg_cases("matrix_solve"),
@@ -778,11 +801,11 @@ def test_assign_variable_is_not_recorded_by_tapes():
 
 def test_print_writes_template_and_values(capsys):
     t = tf.constant([1, 2, 3])
-    out = bind(P["print"], t, tf.constant(2.5), template=(("s", "x ="), ("t", None), ("s", "y ="), ("t", None)),
-               output_stream="stdout", summarize=3)
+    out = bind(P["print"], t, tf.constant(2.5), template=("x = ", None, " y = ", None),
+               output_stream="stdout", summarize=3, end="\n")
     assert out == ()
     assert capsys.readouterr().out == "x = [1 2 3] y = 2.5\n"
-    bind(P["print"], t, template=(("t", None),), output_stream="stderr", summarize=3)
+    bind(P["print"], t, template=(None,), output_stream="stderr", summarize=3, end="\n")
     captured = capsys.readouterr()
     assert captured.err == "[1 2 3]\n" and captured.out == ""
     assert P["print"].effect == "io"

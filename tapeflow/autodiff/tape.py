@@ -10,14 +10,15 @@ function the backward pass is emitted into the same graph.
 from __future__ import annotations
 
 import enum
+import logging
 
 import numpy as np
 
+from ..core import dtypes as _dt
 from ..core import primitive as _prim
 from ..core.primitives import elementwise as E
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
-from ..core.aval import fmt_shape
 from ..util import nest
 
 
@@ -66,12 +67,16 @@ class GradientTape:
     def watch(self, tensor):
         """Track ``tensor`` (or a nested structure of them) as a source."""
         for t in nest.flatten(tensor):
-            if isinstance(t, Variable):
+            if isinstance(t, Tensor) and t.aval.dtype.kind != "f":
+                # as TF 2.21: a warning, and the tensor stays unwatched (its gradient is None);
+                # an integer has no gradient, and raising would break TF programs that watch
+                # mixed structures
+                logging.getLogger("tapeflow").warning(
+                    "The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
+                    _dt.as_dtype(t.aval.dtype))
+            elif isinstance(t, Variable):
                 self._watch_var(t)
             elif isinstance(t, Tensor):
-                if t.aval.dtype.kind != "f":
-                    raise TypeError(f"GradientTape.watch: only floating tensors can be watched, got "
-                                    f"{t.aval.dtype.name}; cast it first")
                 self._ids[id(t)] = t
             else:
                 raise TypeError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
@@ -147,17 +152,12 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise TypeError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
             if t.aval.dtype.kind != "f":
-                raise TypeError(f"GradientTape.gradient: the target has integer/bool dtype "
-                                f"{t.aval.dtype.name}; gradients are defined for floating tensors only")
+                continue  # as TF: an integer target contributes no gradient (not an error)
             targets.append(t)
             if seeds is None or seeds[i] is None:
                 seed_vals.append(_ones_like(t))
             else:
                 seed_vals.append(seeds[i])
-        for s in flat_sources:
-            if s.aval.dtype.kind != "f":
-                raise TypeError(f"GradientTape.gradient: source {_name(s)} has dtype {s.aval.dtype.name}; "
-                                "gradients are defined for floating tensors only (cast it to float first)")
         # Differentiate with this tape paused: outer tapes (and a trace) still see the ops.
         # A persistent tape called inside its own context keeps recording (as TF), so
         # the gradient it returns can be differentiated again by the same tape.
@@ -169,7 +169,8 @@ class GradientTape:
         finally:
             if was_active:
                 self._push()
-        return [g.get(id(s)) for s in flat_sources]
+        # as TF: an integer source has no gradient (watch() warned about it)
+        return [g.get(id(s)) if s.aval.dtype.kind == "f" else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -230,10 +231,6 @@ class _Paused:
         if self.was:
             self.tape._push()
         return False
-
-
-def _name(s):
-    return getattr(s, "name", None) or f"tensor {fmt_shape(s.aval.shape)}"
 
 
 def _ones_like(t):

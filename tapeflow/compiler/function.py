@@ -4,7 +4,11 @@ Calling a Function:
 
 1. computes the call's *signature*: tensors by (shape, dtype), Python
    scalars/strings by value, nested lists/tuples/dicts by structure, other
-   objects by identity (Variables passed as arguments: captured by reference);
+   objects by identity. A Variable argument counts by (shape, dtype, trainable)
+   and by which other arguments are the same Variable, not by identity (as TF):
+   the trace sees a stand-in Variable that each call binds to the Variable passed,
+   so ``f(tf.Variable(1.)); f(tf.Variable(2.))`` traces once and reads and writes
+   the variable of each call;
 2. looks it up in the cache; on a miss, traces (runs the Python function once
    with symbolic tensors), explains the retrace (which argument changed, old
    vs new), runs the pass pipeline and compiles with a backend;
@@ -28,7 +32,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.aval import Aval, fmt_shape
 from ..core.state import STATE
-from ..core.tensor import Tensor, Variable, _CREATION_HOOKS, constant
+from ..core.tensor import Tensor, Variable, _CREATION_HOOKS, _var_uid, constant
 from ..ir.tracer import Trace, fmt_src
 from ..util import nest
 from . import pipeline
@@ -81,6 +85,22 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
 
+class TraceType:
+    """``tf.types.experimental.TraceType``: what an argument's ``__tf_tracing_type__(context)``
+    returns. Calls whose TraceTypes are equal (``__eq__``/``__hash__``) share a trace, which
+    runs with ``placeholder_value()`` in the argument's place. TF can also generalise two
+    types through ``most_specific_common_supertype``; tapeflow matches by equality only."""
+
+    def is_subtype_of(self, other):
+        raise NotImplementedError
+
+    def most_specific_common_supertype(self, others):
+        raise NotImplementedError
+
+    def placeholder_value(self, placeholder_context=None):
+        raise NotImplementedError
+
+
 # -- signatures ----------------------------------------------------------------------------------
 
 class _Obj:
@@ -114,9 +134,12 @@ def _identity_ref(o, callback=None):
         return lambda: o
 
 
-def _leaf_key(x):
+def _leaf_key(x, var_ordinal=None):
     if isinstance(x, Variable):
-        return ("Variable", id(x))
+        # TF's trace type of a variable: shape, dtype, trainable, and aliasing (f(a, a)
+        # and f(a, b) differ: a write through one argument must be seen by the other)
+        v = x._v
+        return ("Variable", v.shape, v.dtype, x.trainable, var_ordinal[id(x)])
     if isinstance(x, Tensor):
         av = x.aval
         return ("Tensor", av.shape, av.dtype)
@@ -126,14 +149,53 @@ def _leaf_key(x):
         return ("py", type(x).__name__, x)
     if isinstance(x, _dt.DType):
         return ("py", "dtype", x.name)
+    if hasattr(type(x), "__tf_tracing_type__"):
+        # TF's protocol: the object says which calls may share a trace (its TraceType's ==)
+        return ("trace_type", x.__tf_tracing_type__(None))
     return ("obj", _Obj(x))
+
+
+def _arg_variables(args, kwargs):
+    """The distinct Variables among the arguments, in argument order."""
+    seen = {}
+    for x in nest.flatten((args, kwargs)):
+        if isinstance(x, Variable):
+            seen.setdefault(id(x), x)
+    return list(seen.values())
+
+
+def _stand_in(var):
+    """A Variable object for the trace to read and write in place of the argument
+    ``var``; ConcreteFunction.run_bound points it at each call's variable. Built
+    without Variable.__init__: it is no variable the function created."""
+    p = _new(type(var))
+    for cls in type(var).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if slot != "__weakref__" and hasattr(var, slot):
+                setattr(p, slot, getattr(var, slot))
+    p._uid = next(_var_uid)
+    return p
+
+
+def _graph_variable_ids(graph):
+    """ids of the Variables a graph (and its sub-graphs) reads or writes."""
+    from ..ir.graph import subgraphs
+    ids = set()
+    for e in graph.eqns:
+        v = e.params.get("var")
+        if isinstance(v, Variable):
+            ids.add(id(v))
+        for g in subgraphs(e):
+            ids |= _graph_variable_ids(g)
+    return ids
 
 
 def _describe_leaf(k):
     if k[0] == "Tensor":
         return f"Tensor(shape={fmt_shape(k[1])}, dtype={k[2].name})"
     if k[0] == "Variable":
-        return f"Variable(id={k[1]})"
+        pinned = f", the object at {hex(k[5])}" if len(k) > 5 else ""
+        return f"Variable(shape={fmt_shape(k[1])}, dtype={k[2].name}, trainable={k[3]}{pinned})"
     if k[0] == "py":
         return f"Python {k[1]} {k[2]!r}"
     if k[0] == "spec":
@@ -145,8 +207,7 @@ def _diff_keys(old, new, path="arg"):
     """Human-readable differences between two structure keys."""
     if old == new:
         return []
-    is_leaf_old = isinstance(old, tuple) and old and old[0] in ("Tensor", "Variable", "py", "obj", "spec")
-    is_leaf_new = isinstance(new, tuple) and new and new[0] in ("Tensor", "Variable", "py", "obj", "spec")
+    is_leaf_old, is_leaf_new = _is_leaf_key(old), _is_leaf_key(new)
     if is_leaf_old or is_leaf_new or type(old) is not type(new):
         return [(path, _describe(old), _describe(new))]
     if isinstance(old, tuple) and len(old) == 2 and isinstance(old[1], tuple) and isinstance(new, tuple) \
@@ -176,7 +237,7 @@ def _diff_keys(old, new, path="arg"):
 
 
 def _describe(k):
-    if isinstance(k, tuple) and k and k[0] in ("Tensor", "Variable", "py", "obj", "spec"):
+    if _is_leaf_key(k):
         return _describe_leaf(k)
     return str(k)
 
@@ -197,6 +258,10 @@ class ConcreteFunction:
         self.timings = timings
         self.pass_log = pass_log
         self.structured_input_signature = None
+        #: stand-ins of the Variable arguments, in argument order (see run_bound)
+        self.var_slots = []
+        #: ids of the Variables the graph touches by identity (closures, attributes)
+        self.captured_ids = set()
         #: outputs that are Python values (not tensors), by output position
         self._single = out_tree[0] == "single"
         self.calls = 0
@@ -236,6 +301,22 @@ class ConcreteFunction:
             raise _runtime_error(self, e) from None
         return self._pack(outs)
 
+    def run_bound(self, arrays, variables):
+        """Run with the stand-ins of the Variable arguments bound to ``variables``:
+        the compiled code reads and writes each call's own variables."""
+        slots = self.var_slots
+        if not slots:
+            return self.run(arrays)
+        saved = [p._v for p in slots]  # restored after: a re-entrant call of this trace
+        for p, v in zip(slots, variables):
+            p._v = v._v
+        try:
+            return self.run(arrays)
+        finally:
+            for p, v, old in zip(slots, variables, saved):
+                v._v = p._v  # an assign replaced the stand-in's buffer: it is the variable's now
+                p._v = old
+
     def _pack(self, outs):
         kind, payload = self.out_tree
         if kind == "single":
@@ -256,7 +337,11 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
                 and not isinstance(a, Variable)]
-        return self.run([a._v if isinstance(a, Tensor) else a for a in flat])
+        variables = _arg_variables(args, kwargs)
+        if len(variables) != len(self.var_slots):
+            raise TypeError(f"concrete function {self.name!r} was traced with {len(self.var_slots)} distinct "
+                            f"Variable argument(s); got {len(variables)}")
+        return self.run_bound([a._v if isinstance(a, Tensor) else a for a in flat], variables)
 
 
 _TENSOR = object()
@@ -412,23 +497,30 @@ class Function:
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
         args, kwargs = self._canonical(args, kwargs)
-        key, leaves = self._signature(args, kwargs)
+        variables = _arg_variables(args, kwargs) if self._input_signature is None else []
+        key, leaves = self._signature(args, kwargs, variables)
         cf = self._cache.get(key)
         if cf is None:
             cf = self._relaxed_for(key)
             if cf is not None:
                 self._cache[key] = cf
             elif self._reduce_retracing and (relaxed := self._relax_against_earlier(key)) is not None:
-                cf = self._trace(args, kwargs, relaxed)
+                cf = self._trace(args, kwargs, relaxed, variables)
                 self._cache[key] = cf
             else:
-                cf = self._trace(args, kwargs, key)
+                cf = self._trace(args, kwargs, key, variables)
+        if any(id(v) in cf.captured_ids for v in variables):
+            # the function also reaches one of these variables by identity (a closure, an
+            # attribute): a stand-in would split that variable in two within one call, so
+            # this call gets a trace of its own with the variables themselves
+            key, _ = self._signature(args, kwargs, variables, pinned=True)
+            cf = self._cache.get(key) or self._trace(args, kwargs, key, variables, pinned=True)
         arrays = [x._v if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
         if not kwargs and self._input_signature is None and all(
                 a.__class__ is Tensor or a.__class__ is np.ndarray for a in args):
             vs = [a._v if a.__class__ is Tensor else a for a in args]
             self._fast[tuple(x for v in vs for x in (v.shape, v.dtype))] = cf
-        return cf.run(arrays)
+        return cf.run_bound(arrays, variables)
 
     def _canonical(self, args, kwargs):
         """Arguments given by keyword for positional parameters move to their position,
@@ -452,14 +544,20 @@ class Function:
             self._warned_tape = True
         return self._call_fn(*args, **kwargs)
 
-    def _signature(self, args, kwargs):
-        """(cache key, tensor leaves in input order)."""
+    def _signature(self, args, kwargs, variables=(), pinned=False):
+        """(cache key, tensor leaves in input order). ``variables``: the distinct Variable
+        arguments (_arg_variables); ``pinned``: key them by identity too."""
         if self._input_signature is not None:
             return self._check_signature(args, kwargs)
         leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))
                   and not isinstance(x, Variable)]
-        key = nest.structure_key((args, kwargs), _leaf_key)
-        return key, leaves
+        ordinal = {id(v): i for i, v in enumerate(variables)}
+
+        def leaf(x):
+            k = _leaf_key(x, ordinal)
+            # a pinned trace holds its variables (graph params), so their ids stay theirs
+            return k + (id(x),) if pinned and k[0] == "Variable" else k
+        return nest.structure_key((args, kwargs), leaf), leaves
 
     def _check_signature(self, args, kwargs):
         specs = self._input_signature
@@ -536,28 +634,33 @@ class Function:
             names = names[1:]
         return names
 
-    def _trace(self, args, kwargs, key):
+    def _trace(self, args, kwargs, key, variables=(), pinned=False):
         reasons = self._explain(key)
         if reasons is not None:
             self.retrace_reasons.append(reasons)
             self._maybe_warn()
         t0 = time.perf_counter()
-        trace = Trace()
-        created = []
-        hook = created.append
-        _CREATION_HOOKS.append(hook)
-        try:
-            with trace:
-                t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key))
-                out = self._call_traced(*t_args, **t_kwargs)
-        finally:
-            _CREATION_HOOKS.remove(hook)
+        stand_ins = [] if pinned else [_stand_in(v) for v in variables]
+        var_map = {id(v): p for v, p in zip(variables, stand_ins)}
+        trace, out, created = self._trace_once(args, kwargs, key, var_map)
         if created and self._traced_once:
             raise ValueError(
                 f"tapeflow.function {self.__name__!r} created {len(created)} Variable(s) "
                 f"({', '.join(v._name for v in created[:3])}) on a call after its first trace (new input "
                 "signature). Variables may only be created on the first trace (as tf.function): create "
                 "them outside the function, or build the model/optimizer before the second signature.")
+        if created:
+            # As TF: a first trace that created variables is traced again, and that trace must
+            # create none (the variables exist now, so `if self.v is None:` guards, Keras' lazy
+            # build and optimizer slots skip their creation). A function that creates a Variable
+            # on every trace has no graph form; TF raises this ValueError on its first call.
+            trace, out, again = self._trace_once(args, kwargs, key, var_map)
+            if again:
+                raise ValueError(
+                    f"tapeflow.function {self.__name__!r} creates Variable(s) "
+                    f"({', '.join(v._name for v in again[:3])}) on every trace. tf.function only supports "
+                    "singleton Variables created on the first call: create them outside the function, or "
+                    "only once (`if self.v is None: self.v = tapeflow.Variable(...)`).")
         flat_out = nest.flatten(out)
         tensors = []
         tree_leaves = []
@@ -584,6 +687,11 @@ class Function:
         cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
                               {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log)
         cf.structured_input_signature = key
+        cf.var_slots = stand_ins
+        cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
+        for p in stand_ins:
+            # between calls a stand-in holds no variable's buffer (run_bound binds it)
+            p._v = np.broadcast_to(np.zeros((), p._v.dtype), p._v.shape)
         self._cache[key] = cf
         if any(k[0] == "Tensor" and None in k[1] for k in _key_leaves(key)):
             self._relaxed.append((key, cf))
@@ -594,7 +702,21 @@ class Function:
             prof.on_trace(self.__name__, reasons, cf.timings)
         return cf
 
-    def _symbolic_args(self, trace, args, kwargs, key_leaves=()):
+    def _trace_once(self, args, kwargs, key, var_map):
+        """(trace, output, Variables created while tracing)."""
+        trace = Trace()
+        created = []
+        hook = created.append
+        _CREATION_HOOKS.append(hook)
+        try:
+            with trace:
+                t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
+                out = self._call_traced(*t_args, **t_kwargs)
+        finally:
+            _CREATION_HOOKS.remove(hook)
+        return trace, out, created
+
+    def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
         if self._input_signature is not None:
             specs = nest.flatten(self._input_signature)
             flat = [trace.new_input(Aval(s.shape if s.shape is not None else a.aval.shape, s.dtype.np))
@@ -605,17 +727,18 @@ class Function:
 
         # the key's leaves give each tensor argument its traced shape (None dims
         # for a shape-generic trace); they come in the same order as the arguments
-        shapes = iter([k[1] for k in key_leaves])
+        leaves = iter(key_leaves)
 
         def conv(x):
+            k = next(leaves, None)
             if isinstance(x, Variable):
-                next(shapes, None)
-                return x
+                return var_map.get(id(x), x) if var_map else x
             if isinstance(x, (Tensor, np.ndarray)):
-                shape = next(shapes, None)
+                shape = k[1] if k is not None else None
                 av = x.aval if isinstance(x, Tensor) else Aval(x.shape, x.dtype)
                 return trace.new_input(Aval(shape, av.dtype) if shape is not None else av)
-            next(shapes, None)
+            if k is not None and k[0] == "trace_type":
+                return k[1].placeholder_value(None)  # TF traces with the TraceType's placeholder
             return x
         return nest.map_structure(conv, (tuple(args), dict(kwargs)))
 
@@ -652,15 +775,17 @@ class Function:
         if self._input_signature is not None and not args and not kwargs:
             args = tuple(_spec_example(s) for s in self._input_signature)
         args, kwargs = self._canonical(tuple(args), kwargs)
+        variables = _arg_variables(args, kwargs)
+        ordinal = {id(v): i for i, v in enumerate(variables)}
         spec_key = nest.structure_key((tuple(args), dict(kwargs)), lambda a: (
-            ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else _leaf_key(a)))
+            ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else _leaf_key(a, ordinal)))
         args = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, args)
         kwargs = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, kwargs)
         if self._input_signature is None:
             # a TensorSpec's None dims stay unknown in the trace, so the concrete
             # function serves every shape that matches (as TF's)
             cf = self._cache.get(spec_key) or self._relaxed_for(spec_key)
-            return cf if cf is not None else self._trace(args, kwargs, spec_key)
+            return cf if cf is not None else self._trace(args, kwargs, spec_key, variables)
         args, kwargs = self._canonical(tuple(args), kwargs)
         key, _ = self._signature(args, kwargs)
         cf = self._cache.get(key)
@@ -711,7 +836,7 @@ def _pretty_path(path, names):
     return path
 
 
-_LEAF_TAGS = ("Tensor", "Variable", "py", "obj", "spec")
+_LEAF_TAGS = ("Tensor", "Variable", "py", "obj", "spec", "trace_type")
 
 
 def _is_leaf_key(k):

@@ -1,4 +1,4 @@
-"""Control flow: cond, while_loop, fori_loop, scan (+ tapeflow.print).
+"""Control flow: cond, while_loop, fori_loop, scan.
 
 Eagerly (or with a concrete predicate / static trip count where it matters)
 these are plain Python control flow. While tracing, each function argument
@@ -24,7 +24,6 @@ import numpy as np
 from ..core.aval import Aval, fmt_shape
 from ..core.primitive import Primitive, bind, aval_of
 from ..core.primitives import elementwise as E
-from ..core.primitives.effects import print_p
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..util import nest
@@ -522,23 +521,3 @@ def fori_loop(lower, upper, body_fun, init_val):
     res = while_loop(lambda i, v: E.bind(E.less_p, i, hi), lambda i, v: (E.add(i, 1), body_fun(i, v)),
                      (lo, init_val))
     return res[1]
-
-
-# ---------------------------------------------------------------------------------------------
-# print
-# ---------------------------------------------------------------------------------------------
-
-def tf_print(*inputs, output_stream="stdout", summarize=3, sep=" ", end=None, name=None):
-    """Print on every call, also inside a compiled function (Python's print runs
-    only while tracing)."""
-    template, values = [], []
-    for x in inputs:
-        if isinstance(x, Variable):
-            x = x.read_value()
-        if isinstance(x, Tensor):
-            template.append(("t", None))
-            values.append(x)
-        else:
-            template.append(("s", str(x)))
-    stream = "stderr" if output_stream in ("stderr", getattr(__import__("sys"), "stderr")) else "stdout"
-    bind(print_p, *values, template=tuple(template), output_stream=stream, summarize=summarize)

@@ -10,10 +10,11 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
-from ..core.primitive import bind, aval_of
+from ..core.primitive import bind, aval_of, _only_python
 from ..core.primitives import elementwise as E
 from ..core.primitives import indexing as I
 from ..core.primitives import reductions as R
+from ..core.primitives import scatter as SC
 from ..core.primitives import shape as S
 from ..core.primitives._rules import norm_axis, check_size
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
@@ -206,6 +207,9 @@ def concat(values, axis, name=None):
 
 
 def stack(values, axis=0, name=None):
+    if axis == 0 and isinstance(values, (list, tuple)) and values and _only_python(values):
+        # as TF: Python numbers are converted as one list (tf.stack([1, 2.5]) is float32)
+        return convert_to_tensor(values)
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
@@ -489,3 +493,13 @@ def meshgrid(*args, indexing="xy", name=None):
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     return M.subtract(tensor, scatter_nd(indices, updates, aval_of(tensor).shape))
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """tensor with each entry (or slice) at indices the max of itself and the updates there."""
+    return bind(SC.tensor_scatter_max_p, tensor, indices, updates, op="tensor_scatter_nd_max")
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """tensor with each entry (or slice) at indices the min of itself and the updates there."""
+    return bind(SC.tensor_scatter_min_p, tensor, indices, updates, op="tensor_scatter_nd_min")

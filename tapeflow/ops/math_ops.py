@@ -1,11 +1,13 @@
 """Math ops (TF names). Each is a primitive call or a composition of them."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..core import dtypes as _dt
-from ..core.primitive import bind, aval_of
+from ..core.primitive import bind, aval_of, _only_python
 from ..core.primitives import elementwise as E
 from ..core.primitives import reductions as R
 from ..core.primitives import linalg as L
@@ -13,19 +15,52 @@ from ..core.primitives import shape as S
 from ..core.primitives._rules import norm_axis
 from ..core.tensor import Tensor, convert_to_tensor
 
+# -- Python lists among the operands ---------------------------------------------------
+
+def _is_py_list(a):
+    return a.__class__ in (list, tuple) and _only_python(a)
+
+
+def match_lists(name, *args):
+    """TF's conversion of operands that share one dtype (args_to_matching_eager): a list of
+    Python numbers takes the dtype of the first tensor operand, or else of the first operand
+    (``tf.maximum(0., [1, -1])`` is float32), and raises TypeError where its values do not
+    fit that dtype, as TF does. Python scalars keep tapeflow's weak-dtype rule."""
+    if not any(_is_py_list(a) for a in args):
+        return args
+    first = next((a for a in args if isinstance(a, (Tensor, np.ndarray, np.generic))), args[0])
+    dtype = aval_of(first).dtype
+    return tuple(_list_as(name, a, dtype) if _is_py_list(a) else a for a in args)
+
+
+def _list_as(name, values, dtype):
+    arr = np.asarray(values)
+    kind = arr.dtype.kind
+    fits = arr.size == 0 or kind == dtype.kind or (kind in "iu" and dtype.kind in "iuf") or (kind == "b" and dtype.kind == "b")
+    if fits:
+        try:
+            return convert_to_tensor(np.asarray(values, dtype))
+        except OverflowError:
+            fits = False
+    raise TypeError(f"{name}: cannot convert {values!r} to a {_dt.as_dtype(dtype).name} tensor (TF converts a "
+                    "Python list to the dtype of the op's first tensor argument, or of its first argument); "
+                    "write the list with values of that dtype, or convert it first: "
+                    "tapeflow.constant(values, dtype=...)")
+
+
 # -- elementwise arithmetic -------------------------------------------------------
 
 
-def add(x, y, name=None): return bind(E.add_p, x, y)
-def subtract(x, y, name=None): return bind(E.sub_p, x, y)
-def multiply(x, y, name=None): return bind(E.mul_p, x, y)
-def divide(x, y, name=None): return bind(E.div_p, x, y)
-def floordiv(x, y, name=None): return bind(E.floordiv_p, x, y)
-def floormod(x, y, name=None): return bind(E.mod_p, x, y)
-def pow(x, y, name=None): return bind(E.pow_p, x, y)  # noqa: A001
+def add(x, y, name=None): return bind(E.add_p, *match_lists("add", x, y))
+def subtract(x, y, name=None): return bind(E.sub_p, *match_lists("subtract", x, y))
+def multiply(x, y, name=None): return bind(E.mul_p, *match_lists("multiply", x, y))
+def divide(x, y, name=None): return bind(E.div_p, *match_lists("divide", x, y))
+def floordiv(x, y, name=None): return bind(E.floordiv_p, *match_lists("floordiv", x, y))
+def floormod(x, y, name=None): return bind(E.mod_p, *match_lists("floormod", x, y))
+def pow(x, y, name=None): return bind(E.pow_p, *match_lists("pow", x, y))  # noqa: A001
 def negative(x, name=None): return bind(E.neg_p, x)
-def maximum(x, y, name=None): return bind(E.maximum_p, x, y)
-def minimum(x, y, name=None): return bind(E.minimum_p, x, y)
+def maximum(x, y, name=None): return bind(E.maximum_p, *match_lists("maximum", x, y))
+def minimum(x, y, name=None): return bind(E.minimum_p, *match_lists("minimum", x, y))
 
 
 truediv = divide
@@ -102,12 +137,12 @@ def ones_like_(x):
 
 # -- comparison and logic -------------------------------------------------------------------
 
-def equal(x, y, name=None): return bind(E.equal_p, x, y)
-def not_equal(x, y, name=None): return bind(E.not_equal_p, x, y)
-def less(x, y, name=None): return bind(E.less_p, x, y)
-def less_equal(x, y, name=None): return bind(E.less_equal_p, x, y)
-def greater(x, y, name=None): return bind(E.greater_p, x, y)
-def greater_equal(x, y, name=None): return bind(E.greater_equal_p, x, y)
+def equal(x, y, name=None): return bind(E.equal_p, *match_lists("equal", x, y))
+def not_equal(x, y, name=None): return bind(E.not_equal_p, *match_lists("not_equal", x, y))
+def less(x, y, name=None): return bind(E.less_p, *match_lists("less", x, y))
+def less_equal(x, y, name=None): return bind(E.less_equal_p, *match_lists("less_equal", x, y))
+def greater(x, y, name=None): return bind(E.greater_p, *match_lists("greater", x, y))
+def greater_equal(x, y, name=None): return bind(E.greater_equal_p, *match_lists("greater_equal", x, y))
 def logical_and(x, y, name=None): return bind(E.logical_and_p, x, y)
 def logical_or(x, y, name=None): return bind(E.logical_or_p, x, y)
 def logical_xor(x, y, name=None): return bind(E.logical_xor_p, x, y)
@@ -122,7 +157,7 @@ def where(condition, x=None, y=None, name=None):
         return _where_indices(condition)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither")
-    return bind(E.select_p, condition, x, y)
+    return bind(E.select_p, condition, *match_lists("where", x, y))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -190,15 +225,30 @@ def _count(x, axes):
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     x = input_tensor
-    if aval_of(x).dtype.kind != "f":
-        raise TypeError(f"reduce_mean: expects a floating tensor, got {aval_of(x).dtype.name}; cast first "
-                        "(TF would silently do integer division here)")
+    kind = aval_of(x).dtype.kind
+    if kind not in "fiu":
+        raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; cast first: "
+                        "tapeflow.cast(x, tapeflow.float32)")
     axes = _axes("reduce_mean", x, axis)
+    if kind != "f":
+        return _integer_mean(x, axes, keepdims)
     s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
     n = _count(x, axes)
     if isinstance(n, int) and n == 0:
         return multiply(s, float("nan"))  # the mean of nothing is NaN, as TF (0/0)
     return divide(s, n) if not isinstance(n, int) else (multiply(s, 1.0 / n) if n != 1 else s)
+
+
+def _integer_mean(x, axes, keepdims):
+    """TF's mean of integers: summed in a 64-bit accumulator (the mean of int32 [2**30, 2**30]
+    is 2**30, not an overflow), divided with truncation toward zero (mean([-1, -2]) is -1),
+    in the input's dtype; the mean of nothing is 0."""
+    d = aval_of(x).dtype
+    wide = cast(x, np.int64)  # holds any sum of uint8..uint32 and int8..int32 values
+    s = bind(R.reduce_sum_p, wide, axis=axes, keepdims=keepdims)
+    n = _count(wide, axes)
+    n = builtins.max(n, 1) if isinstance(n, int) else maximum(n, 1)
+    return cast(multiply(sign(s), floordiv(abs(s), n)), d)
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
@@ -297,6 +347,7 @@ def _swap_last(x):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    a, b = match_lists("matmul", a, b)
     if transpose_a or adjoint_a:
         a = _swap_last(a)
     if transpose_b or adjoint_b:

@@ -9,6 +9,8 @@ unknown shape instead; tapeflow's graphs need ranks).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import dtypes as _dt
@@ -60,13 +62,26 @@ def _eager(name, func, inp, Tout, wrap_inputs):
     return res[0] if single else res
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
+def _call_or_decorate(op, func, inp, Tout, wrap_inputs):
+    if Tout is None:
+        raise TypeError(f"{op}: Tout is required (the dtype, or a list of dtypes/TensorSpecs, of what "
+                        "func returns)")
+    if func is None or inp is None:
+        # as TF 2.21: `@tf.py_function(Tout=...)` makes func callable on tensors directly
+        def decorate(f):
+            @functools.wraps(f)
+            def call(*args):
+                return _call_or_decorate(op, f, list(args), Tout, wrap_inputs)
+            return call
+        return decorate if func is None else decorate(func)
     if STATE.trace is not None:
-        return _traced("numpy_function", func, inp, Tout, wrap_inputs=False)
-    return _eager("numpy_function", func, inp, Tout, wrap_inputs=False)
+        return _traced(op, func, inp, Tout, wrap_inputs=wrap_inputs)
+    return _eager(op, func, inp, Tout, wrap_inputs=wrap_inputs)
 
 
-def py_function(func, inp, Tout, name=None):
-    if STATE.trace is not None:
-        return _traced("py_function", func, inp, Tout, wrap_inputs=True)
-    return _eager("py_function", func, inp, Tout, wrap_inputs=True)
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+    return _call_or_decorate("numpy_function", func, inp, Tout, wrap_inputs=False)
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
+    return _call_or_decorate("py_function", func, inp, Tout, wrap_inputs=True)

@@ -13,7 +13,8 @@ Storage: safetensors tensors + a JSON index per checkpoint, written
 atomically (see ``storage``). Errors are ``CheckpointError`` subclasses that
 name the file and the variable.
 """
-from .checkpoint import Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus, save_weights, load_weights
+from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointReader, InitializationOnlyStatus,  # noqa: F401
+                         save_weights, load_weights)
 from .manager import CheckpointManager, latest_checkpoint, get_checkpoint_state
 from .storage import (CheckpointError, CheckpointNotFoundError, CorruptCheckpointError,  # noqa: F401
                       CheckpointMismatchError)
@@ -36,21 +37,22 @@ def list_variables(ckpt_dir_or_file):
 
 
 def load_checkpoint(ckpt_dir_or_file):
-    """``{key: ndarray}`` of a checkpoint (verified), for inspection."""
+    """A ``CheckpointReader`` of a checkpoint (a prefix, or a directory: its latest), as
+    TF: ``get_variable_to_shape_map()``, ``get_variable_to_dtype_map()``, ``get_tensor(key)``."""
     import os
-    from . import storage
     p = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(p):
         p = latest_checkpoint(p) or p
-    return storage.read_checkpoint(p)[0]
+    return CheckpointReader(p)
 
 
 
 def load_variable(ckpt_dir_or_file, name):
     """One saved value as an ndarray (``tf.train.load_variable``); an unknown
     ``name`` is a KeyError listing the keys the checkpoint holds."""
-    arrays = load_checkpoint(ckpt_dir_or_file)
-    if name not in arrays:
+    reader = load_checkpoint(ckpt_dir_or_file)
+    if not reader.has_tensor(name):
+        keys = sorted(reader._arrays)
         raise KeyError(f"key {name!r} not found in checkpoint {ckpt_dir_or_file!r}; it holds: "
-                       f"{', '.join(sorted(arrays)[:20])}" + (" ..." if len(arrays) > 20 else ""))
-    return arrays[name]
+                       f"{', '.join(keys[:20])}" + (" ..." if len(keys) > 20 else ""))
+    return reader.get_tensor(name)

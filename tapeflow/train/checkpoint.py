@@ -28,13 +28,15 @@ import weakref
 
 import numpy as np
 
+from ..core import dtypes as _dt
 from ..core.state import STATE
+from ..errors import NotFoundError
 from ..core.tensor import Variable, _CREATION_HOOKS
 from . import storage
 from .storage import CheckpointError, CheckpointMismatchError
 from .trackable import collect
 
-__all__ = ["Checkpoint", "CheckpointLoadStatus", "save_weights", "load_weights"]
+__all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointReader", "save_weights", "load_weights"]
 
 _SAVE_COUNTER = "save_counter"
 
@@ -245,7 +247,8 @@ class CheckpointLoadStatus:
     def _unmatched_live(self):
         live = self._ckpt._live()
         keys = set(self._keys)
-        return sorted(k for k, v in live.items() if k not in keys and k != _SAVE_COUNTER)
+        matched = {id(v) for v in self._matched.values()}  # also those restored through an alias
+        return sorted(k for k, v in live.items() if k not in keys and id(v) not in matched and k != _SAVE_COUNTER)
 
     def assert_consumed(self):
         _check_pending()
@@ -312,6 +315,57 @@ class InitializationOnlyStatus:
         return None
 
 
+def _read_aliases(meta, path, arrays):
+    aliases = meta.get("aliases", {})
+    if not (isinstance(aliases, dict) and all(isinstance(k, str) and isinstance(v, str) and v in arrays
+                                              for k, v in aliases.items())):
+        raise storage.CorruptCheckpointError(
+            f"{path}: malformed checkpoint index: 'aliases' must map keys to saved keys, got {aliases!r:.200}")
+    return aliases
+
+
+# -- reading a checkpoint without objects ----------------------------------------------------------
+
+#: what TF appends to a variable's path to make its checkpoint key
+TF_KEY_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+class CheckpointReader:
+    """``tf.train.load_checkpoint(path)``: a checkpoint's saved values by key (verified
+    when opened). Keys are TF's, the variable's path + ``/.ATTRIBUTES/VARIABLE_VALUE``
+    (``net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE``), so TF code that indexes the maps
+    works; ``get_tensor``/``has_tensor`` accept tapeflow's short key (``net/l1/kernel``,
+    as ``list_variables`` gives it) too."""
+
+    def __init__(self, path):
+        self._arrays, _, self.path = storage.read_checkpoint(path)
+
+    def _key(self, name):
+        k = name[:-len(TF_KEY_SUFFIX)] if name.endswith(TF_KEY_SUFFIX) else name
+        return k if k in self._arrays else None
+
+    def get_variable_to_shape_map(self):
+        return {k + TF_KEY_SUFFIX: list(a.shape) for k, a in self._arrays.items()}
+
+    def get_variable_to_dtype_map(self):
+        return {k + TF_KEY_SUFFIX: _dt.as_dtype(a.dtype) for k, a in self._arrays.items()}
+
+    def has_tensor(self, name):
+        return self._key(name) is not None
+
+    def get_tensor(self, name):
+        """The saved value (a NumPy array, as TF's reader returns)."""
+        k = self._key(name)
+        if k is None:
+            keys = sorted(self._arrays)
+            raise NotFoundError(f"Key {name} not found in checkpoint {self.path!r}; it holds: "
+                                f"{', '.join(keys[:20])}" + (" ..." if len(keys) > 20 else ""))
+        return np.array(self._arrays[k], copy=True)
+
+    def __repr__(self):
+        return f"<tapeflow.train.CheckpointReader {self.path!r}: {len(self._arrays)} tensors>"
+
+
 # -- Checkpoint ------------------------------------------------------------------------------------
 
 class Checkpoint:
@@ -371,18 +425,36 @@ class Checkpoint:
         extra = {}
         if self._save_counter is not None:
             extra["save_counter"] = int(self._save_counter._v)
+        aliases = self._aliases(live)
+        if aliases:
+            extra["aliases"] = aliases
         return storage.write_checkpoint(os.fspath(file_prefix), arrays, info, objects, extra)
 
+    def _aliases(self, live):
+        """``{key: stored key}`` for variables that one root reaches under another key
+        than the one they are stored under (``ckpt.listed = [v]; ckpt.mapped = {"one": v}``):
+        TF restores through either path, so a later ``Checkpoint(mapped={"one": w})`` gets v's
+        value. Within one root the walker's first path is the only one."""
+        if len(self._roots) < 2:
+            return {}
+        stored = {id(v): k for k, v in live.items()}
+        out = {}
+        for name, root in self._roots.items():
+            for k, v in collect({name: root}).items():
+                if k not in live and id(v) in stored:
+                    out[k] = stored[id(v)]
+        return out
+
     def save(self, file_prefix, options=None):
-        """Save to ``file_prefix-N`` with N = the incremented ``save_counter``
-        (moved past the highest number the directory records, so an existing
-        checkpoint is never overwritten); records it as the latest checkpoint
-        of its directory. Returns the path."""
+        """Save to ``file_prefix-N`` with N = the incremented ``save_counter``, as TF 2.21:
+        a new Checkpoint's first save is ``-1`` and replaces a ``-1`` an earlier run left
+        there (numbering belongs to the object, not the directory; a CheckpointManager keeps
+        its own numbering). Records it as the latest checkpoint of its directory. Returns the
+        path."""
         _no_trace("save")
-        from .manager import _record_in_index, next_number
+        from .manager import _record_in_index
         c = self.save_counter
-        d, base = os.path.split(os.fspath(file_prefix))
-        n = next_number(d, base, int(c._v) + 1)
+        n = int(c._v) + 1
         c._v = np.asarray(n, dtype=c._v.dtype)
         path = self.write(f"{os.fspath(file_prefix)}-{n}")
         _record_in_index(path)
@@ -408,14 +480,17 @@ class Checkpoint:
             self.save_counter  # noqa: B018  (create it so it is restored)
         live = self._live()
         status = CheckpointLoadStatus(self, path, arrays.keys())
-        hits = [(k, live[k]) for k in arrays if k in live]
-        problems = [(k, v, why) for k, v in hits if (why := _mismatch(v, arrays[k])) is not None]
+        aliases = _read_aliases(meta, path, arrays)
+        # a live key found under another saved key (see _aliases): (live key, saved key)
+        via = [(k, k) for k in arrays if k in live] + \
+            [(k, a) for k, a in aliases.items() if k in live and k not in arrays]
+        problems = [(k, live[k], why) for k, a in via if (why := _mismatch(live[k], arrays[a])) is not None]
         if problems:
             raise _mismatch_error(path, problems)
-        for k, v in hits:
-            _assign_now(v, arrays[k])
-            status._matched[k] = v
-        rest = {k: a for k, a in arrays.items() if k not in live}
+        for k, a in via:
+            _assign_now(live[k], arrays[a])
+            status._matched[a] = live[k]
+        rest = {k: a for k, a in arrays.items() if k not in status._matched}
         # a newer restore of the same checkpoint object replaces older pending values
         for p in list(_PENDING):
             if p.ckpt() is self:

@@ -129,13 +129,6 @@ def _number(name, base):
     return int(tail) if head == base and tail.isdigit() else -1
 
 
-def next_number(directory, base, counter):
-    """The number ``Checkpoint.save`` uses: the counter, or past the directory's highest."""
-    st = _read_state(directory)
-    used = [_number(e["name"], base) for e in st["checkpoints"]] if st else []
-    return max([counter] + [u + 1 for u in used])
-
-
 def _as_float(metric):
     if metric is None:
         return None
