@@ -58,3 +58,19 @@ def test_kernel_values_and_out_buffer(shape):
     def f(x, y):
         return tf.matmul(x, y) * 1.0
     np.testing.assert_allclose(f(a, b).numpy(), np.matmul(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.complex64, np.bool_])
+@pytest.mark.parametrize("shape", [((5, 1), (1, 7)), ((3, 4, 1), (1, 6)), ((1, 4, 1), (3, 1, 5)),
+                                   ((4, 1), (2, 1, 3))])
+def test_outer_product_gemm_is_bit_identical_to_matmul(shape, dtype):
+    """k=1 runs as a broadcast multiply (one product per element): same bits, dtype and
+    shape as np.matmul, with and without an out= buffer."""
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape[0]) * 3).astype(dtype)
+    b = (rng.standard_normal(shape[1]) * 3).astype(dtype)
+    want = np.matmul(a, b)
+    got = threads.matmul(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    out = np.empty_like(want)
+    assert threads.matmul(a, b, out=out) is out and np.array_equal(out, want)

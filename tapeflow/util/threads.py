@@ -87,9 +87,17 @@ def _want(macs):
 
 
 def matmul(a, b, out=None):
-    """``np.matmul`` with the BLAS thread count chosen for this GEMM's size (see module doc)."""
+    """``np.matmul`` with the BLAS thread count chosen for this GEMM's size (see module doc).
+
+    A product over a contraction of length 1 (an outer product: the gradient of a
+    layer with one output unit, ``g @ W.T`` with ``W`` of shape (n, 1)) is an
+    elementwise multiply with broadcasting: every element is one product, which
+    BLAS rounds the same way, and sgemm with k=1 is several times slower than the
+    multiply."""
     sa, sb = a.shape, b.shape
     if len(sa) >= 2 and len(sb) >= 2:
+        if sa[-1] == 1 and sb[-2] == 1:
+            return np.multiply(a, b, out=out)
         macs = sa[-2] * sa[-1] * sb[-1]
         if macs >= BIG_MACS or _STATE["current"] != 1:
             _want(macs)
