@@ -58,3 +58,53 @@ def test_kernel_values_and_out_buffer(shape):
     def f(x, y):
         return tf.matmul(x, y) * 1.0
     np.testing.assert_allclose(f(a, b).numpy(), np.matmul(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.complex64, np.bool_])
+@pytest.mark.parametrize("shape", [((5, 1), (1, 7)), ((3, 4, 1), (1, 6)), ((1, 4, 1), (3, 1, 5)),
+                                   ((4, 1), (2, 1, 3))])
+def test_outer_product_gemm_is_bit_identical_to_matmul(shape, dtype):
+    """k=1 runs as a broadcast multiply (one product per element): same bits, dtype and
+    shape as np.matmul, with and without an out= buffer."""
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape[0]) * 3).astype(dtype)
+    b = (rng.standard_normal(shape[1]) * 3).astype(dtype)
+    want = np.matmul(a, b)
+    got = threads.matmul(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    out = np.empty_like(want)
+    assert threads.matmul(a, b, out=out) is out and np.array_equal(out, want)
+
+
+def _fake_proc(tmp_path, running, states):
+    (tmp_path / "loadavg").write_text(f"1.20 0.90 0.50 {running}/180 4242\n")
+    for i, (comm, state) in enumerate(states):
+        d = tmp_path / "self" / "task" / str(100 + i)
+        d.mkdir(parents=True)
+        (d / "stat").write_text(f"{100 + i} ({comm}) {state} 1 100 100 0 -1 4194560\n")
+    return str(tmp_path)
+
+
+def test_runnable_threads_of_this_process_are_not_counted_as_other_load(tmp_path):
+    # 4 runnable system-wide: our main thread and one spinning BLAS worker are 2 of them;
+    # a comm holding ") R" must not fool the parser
+    proc = _fake_proc(tmp_path, 4, [("python", "R"), ("openblas) R", "S"), ("python", "R"), ("x y", "S")])
+    assert threads._runnable_others(proc) == 2
+    assert threads._runnable_others(str(tmp_path / "missing")) is None
+
+
+def test_a_second_blas_thread_only_while_no_other_process_runs(monkeypatch):
+    """The decision follows other processes' runnable threads (smoothed over ~2 s), never
+    our own: on 2 cores, two BLAS threads of ours keep running on a quiet machine, and one
+    busy process beside us switches to one thread within two readings."""
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
+    monkeypatch.setitem(threads._STATE, "load_at", -1.0)
+    monkeypatch.setitem(threads._STATE, "others", None)
+    t = 100.0
+    seen = []
+    for others in [0] * 100 + [1] * 3 + [0] * 3:   # a quiet minute and more, then a busy neighbour, then it ends
+        t += 1.5
+        seen.append(threads._machine_quiet(t, others))
+        assert threads._machine_quiet(t + 0.5, 7) == seen[-1]   # re-read at most once a second
+    assert all(seen[:100])
+    assert not any(seen[101:103]) and all(seen[-2:])

@@ -444,6 +444,35 @@ def test_variable_writes_copy_values_they_do_not_own():
     np.testing.assert_array_equal(var.numpy(), X3)
 
 
+def test_outputs_of_a_non_aliasing_multi_result_kernel_are_handed_to_variables():
+    """The fused tier's kernels return one new array per output (an optimizer update's m, v
+    and parameter): the writes take them without a copy; a value also returned is copied."""
+    from tapeflow.compiler.passes.fusion import fused_elementwise_p
+    from tapeflow.ir.graph import Eqn, Graph
+
+    m, p = tf.Variable(np.zeros((2, 3), F32)), tf.Variable(np.ones((2, 3), F32))
+
+    def f(x):
+        m.assign(m * 0.5 + x)
+        p.assign(p - tf.exp(m * 0.5 + x))
+        return x
+
+    x = tf.constant(np.arange(6, dtype=F32).reshape(2, 3))
+    g = traced(f, x)
+    # the pure equations become one multi-result, non-aliasing equation computing both written values
+    reads = [e for e in g.eqns if e.prim.name == "read_variable"]
+    writes = [e for e in g.eqns if e.prim.name == "assign_variable"]
+    pure = [e for e in g.eqns if e not in reads and e not in writes]
+    made = {o for e in pure for o in e.outputs}
+    ins = list(dict.fromkeys(v for e in pure for v in e.inputs if isinstance(v, Var) and v not in made))
+    outs = [w.inputs[0] for w in writes]
+    assert fused_elementwise_p.multiple_results and not fused_elementwise_p.aliases
+    fused = Eqn(fused_elementwise_p, ins, outs, {"graph": Graph(ins, [], pure, outs), "kernel": None}, None)
+    assert not plan_buffers(g.copy(eqns=reads + [fused] + writes)).copies
+    also_returned = plan_buffers(g.copy(eqns=reads + [fused] + writes, outputs=[outs[1]]))
+    assert also_returned.copies == {writes[1]}
+
+
 # -- debugging output ---------------------------------------------------------------------------------------
 
 def test_tapeflow_debug_passes_prints_the_graph_before_and_after_each_pass(monkeypatch, capsys):

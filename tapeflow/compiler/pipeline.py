@@ -21,6 +21,7 @@ from .passes.constant_folding import constant_folding
 from .passes.cse import cse
 from .passes.dce import dce
 from .passes.buffers import plan_buffers
+from ..ir.graph import Eqn, Graph
 
 log = logging.getLogger("tapeflow")
 
@@ -122,6 +123,36 @@ def fuse_after(graph=None):
     return 100
 
 
+def _fuse_nested(graph, fuse):
+    """``fuse(graph)`` (None when it fused nothing) applied to ``graph`` and, first, to
+    every sub-graph its equations hold (cond branches, loop bodies, at any depth):
+    work inside a branch is as hot as the function (TD3's delayed actor branch holds
+    the actor's Adam update and the soft target updates of three networks). Returns
+    the new graph, or None when nothing was fused anywhere."""
+    eqns, changed = [], False
+    for e in graph.eqns:
+        params = None
+        for k, v in e.params.items():
+            if isinstance(v, Graph):
+                sub = _fuse_nested(v, fuse)
+            elif isinstance(v, (tuple, list)) and v and all(isinstance(x, Graph) for x in v):
+                subs = [_fuse_nested(x, fuse) for x in v]
+                sub = None if all(x is None for x in subs) else type(v)(
+                    x if n is None else n for x, n in zip(v, subs))
+            else:
+                continue
+            if sub is not None:
+                params = dict(e.params) if params is None else params
+                params[k] = sub
+        if params is not None:
+            e = Eqn(e.prim, e.inputs, e.outputs, params, e.src)
+            changed = True
+        eqns.append(e)
+    g = graph.copy(eqns=eqns) if changed else graph
+    top = fuse(g)
+    return top if top is not None else (g if changed else None)
+
+
 def tier_up(graph, name="f"):
     """Second tier for a hot function: fuse elementwise chains into native
     loops (the ``python+fused`` backend). Returns (callable, backend name,
@@ -130,7 +161,7 @@ def tier_up(graph, name="f"):
     b = get_backend("python+fused")
     if not b.available():
         return None
-    fused = b.fuse(graph)
+    fused = _fuse_nested(graph, b.fuse)
     if fused is None:
         return None
     if _debug("passes"):

@@ -16,6 +16,8 @@ with every one of its inputs, so their slots stay held while it is live.
 ``copies``: variable writes whose value is not a fresh array owned by nobody
 else (a possible alias, an input, a constant, a buffer, a value written twice
 or also returned); the backend copies those so a Variable always owns its array.
+A primitive with ``aliases=False`` returns new arrays, one per output (several
+outputs never share memory either), so each of its outputs is fresh.
 """
 from __future__ import annotations
 
@@ -126,8 +128,10 @@ def plan_buffers(graph: Graph) -> BufferPlan:
                 held[o] = buf
             elif not e.prim.aliases:
                 fresh.add(o)
-        elif not e.prim.aliases and e.effect is None and len(e.outputs) == 1:
-            fresh.add(e.outputs[0])
+        elif not e.prim.aliases and e.effect is None:
+            # every output of a non-aliasing kernel is a new array of its own (a fused
+            # optimizer update returns new m, v and parameter arrays): a variable may take it
+            fresh.update(e.outputs)
         # release buffers whose root (and every view of it) is dead after this equation
         for v in e.inputs:
             if isinstance(v, Var):
