@@ -427,6 +427,9 @@ class Variable(Tensor):
         return f"{head}, numpy={_numpy_text(v, True)}>"
 
     __str__ = __repr__
+    # TF 2.21's variables have no format spec: f"{v}" is the repr, f"{v:.2f}" a TypeError
+    # (format v.numpy() or v.read_value())
+    __format__ = object.__format__
 
     def __hash__(self):
         return id(self)
