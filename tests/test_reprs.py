@@ -291,3 +291,24 @@ def test_unknown_rank_shape():
     with pytest.raises(ValueError, match="unknown TensorShape"):
         s.as_list()
     assert tf.TensorShape([2, None]).rank == 2 and tf.TensorShape([2, 3]) == (2, 3)
+
+
+def test_keras_weights_are_named_as_keras3():
+    # TF 2.21 with Keras 3: name is the short name, path the layer path, and the repr is Keras's
+    d = tf.keras.layers.Dense(2, kernel_initializer="ones", name="dense")
+    d.build((None, 3))
+    assert [v.name for v in d.variables] == ["kernel", "bias"]
+    assert [v.path for v in d.variables] == ["dense/kernel", "dense/bias"]
+    assert repr(d.kernel) == "<Variable path=dense/kernel, shape=(3, 2), dtype=float32, value=[[1. 1.]\n [1. 1.]\n [1. 1.]]>"
+    assert str(d.bias) == "<Variable path=dense/bias, shape=(2,), dtype=float32, value=[0. 0.]>"
+
+    class Scale(tf.keras.layers.Layer):
+        def build(self, shape):
+            self.s = self.add_weight(shape=(), initializer="ones", name="s")
+
+        def call(self, x):
+            return x * self.s
+
+    m = Scale(name="scale")
+    m(tf.ones((1,)))
+    assert repr(m.s) == "<Variable path=scale/s, shape=(), dtype=float32, value=1.0>"
