@@ -270,6 +270,16 @@ def test_symbolic_tensor_text_is_tf():
     g(tf.constant([1]))
     assert seen[-3:] == ['Tensor("a:0", shape=(None,), dtype=int32)', "(None,)", "TensorShape([None])"]
 
+    @tf.function
+    def h(a):
+        seen.append(f"a = {a}")
+        with pytest.raises(TypeError):
+            f"{a:.2f}"
+        return a
+
+    h(tf.constant(1.0))
+    assert seen[-1] == 'a = Tensor("a:0", shape=(), dtype=float32)'
+
 
 def test_variable_inside_a_function_prints_without_its_value():
     v = tf.Variable(1.0, name="v")

@@ -120,6 +120,9 @@ class Tracer(Tensor):
         av = self._var.aval
         return f"<tf.Tensor '{self._trace.tf_name(self._var)}' shape={TensorShape(av.shape)} dtype={av.dtype.name}>"
 
+    # f"{x}" is str(x) while tracing (no value to format; a spec is a TypeError, as in TF)
+    __format__ = object.__format__
+
     def __deepcopy__(self, memo):
         return self
 
