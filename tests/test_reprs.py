@@ -301,6 +301,8 @@ def test_unknown_rank_shape():
     with pytest.raises(ValueError, match="unknown TensorShape"):
         s.as_list()
     assert tf.TensorShape([2, None]).rank == 2 and tf.TensorShape([2, 3]) == (2, 3)
+    assert s == tf.TensorShape(None) and s != tf.TensorShape([]) and s != ()
+    assert tf.TensorShape([]) == () and tf.TensorShape([2]) != (3,)
 
 
 def test_keras_weights_are_named_as_keras3():

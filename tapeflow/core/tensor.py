@@ -38,6 +38,17 @@ class TensorShape(tuple):
 
     _unknown_rank = False
 
+    # an unknown-rank shape equals only another one (not the scalar shape () it is stored as)
+    def __eq__(self, other):
+        if self._unknown_rank or getattr(other, "_unknown_rank", False):
+            return self._unknown_rank and getattr(other, "_unknown_rank", False)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
     def as_list(self):
         if self._unknown_rank:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
