@@ -86,7 +86,9 @@ def test_dense_autocasts_float64_numpy_and_builds_lazily():
     assert not d.built and d.weights == []
     y = d(np.ones((2, 7)))            # float64 NumPy in, float32 layer
     assert d.built and y.dtype == tf.float32
-    assert [v.name for v in d.weights] == [f"{d.name}/kernel:0", f"{d.name}/bias:0"]
+    # Keras 3 (TF 2.21) names: short name, the layer path in .path
+    assert [v.name for v in d.weights] == ["kernel", "bias"]
+    assert [v.path for v in d.weights] == [f"{d.name}/kernel", f"{d.name}/bias"]
     assert d.count_params() == 7 * 3 + 3
 
 
@@ -170,8 +172,7 @@ def test_batch_normalization_training_inference_and_moving_stats():
     np.testing.assert_allclose(bn.moving_mean.numpy(), 0.1 * mu, rtol=1e-10)
     np.testing.assert_allclose(bn.moving_variance.numpy(), 0.9 + 0.1 * var, rtol=1e-10)
     assert len(bn.trainable_weights) == 2 and len(bn.non_trainable_weights) == 2
-    assert [w.name.split("/")[-1] for w in bn.weights] == ["gamma:0", "beta:0", "moving_mean:0",
-                                                          "moving_variance:0"]
+    assert [w.name for w in bn.weights] == ["gamma", "beta", "moving_mean", "moving_variance"]
     _fd_check(bn, x, training=True, rtol=1e-4)
     # a frozen BN runs in inference mode even with training=True (Keras 2)
     bn.trainable = False
@@ -422,7 +423,7 @@ def test_add_weight_custom_layer_and_names():
     assert (a.name, b.name) == ("scale", "scale_1")
     assert L.Dense(1).name == "dense" and L.Dense(1, name="head").name == "head"
     a(np.ones((1, 3), np.float32))
-    assert [w.name for w in a.trainable_weights] == ["scale/s:0"] and len(a.non_trainable_weights) == 1
+    assert [w.path for w in a.trainable_weights] == ["scale/s"] and len(a.non_trainable_weights) == 1
     w = a.add_weight((2, 2), initializer="ones")     # Keras 3's argument order
     assert w.shape == (2, 2) and len(a.weights) == 3
 

@@ -250,7 +250,8 @@ def test_repr():
     assert "..." in big and len(big) < 2000
     v = tf.Variable([1.0], name="w")
     assert repr(v).startswith("<tf.Variable 'w:0' shape=(1,) dtype=float32")
-    assert str(tf.constant(True)) == repr(tf.constant(True))
+    # TF's str is not its repr (tests/test_reprs.py has the full table)
+    assert str(tf.constant(True)) == "tf.Tensor(True, shape=(), dtype=bool)"
 
 
 def test_tensors_are_hashable_by_identity_and_ref():
@@ -282,8 +283,12 @@ def test_tensors_are_immutable_values():
 def test_variable_api():
     v = tf.Variable([1.0, 2.0], name="weights")
     assert v.name == "weights:0" and v.trainable and v.shape == (2,) and v.dtype == tf.float32
-    assert v.assign([3.0, 4.0]) is v
+    # an eager assign returns TF's 'UnreadVariable': a view of v, not a snapshot
+    r = v.assign([3.0, 4.0])
+    assert isinstance(r, tf.Variable) and r is not v and r.name == "UnreadVariable"
+    assert_close(r, np.array([3.0, 4.0], np.float32))
     v.assign_add([1.0, 1.0])
+    assert_close(r + 0.0, np.array([4.0, 5.0], np.float32))
     v.assign_sub(tf.constant([0.5, 0.5]))
     assert_close(v, np.array([3.5, 4.5], np.float32))
     assert_close(v + 1.0, np.array([4.5, 5.5], np.float32))

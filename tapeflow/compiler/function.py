@@ -711,6 +711,7 @@ class Function:
         try:
             with trace:
                 t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
+                trace.name_inputs(self._python_function, t_args, t_kwargs, bound=self._instance is not None)
                 out = self._call_traced(*t_args, **t_kwargs)
         finally:
             _CREATION_HOOKS.remove(hook)

@@ -26,34 +26,68 @@ from .state import STATE
 
 
 class TensorShape(tuple):
-    """A tuple of dims (``None`` = unknown) with TF's helpers."""
+    """A tuple of dims (``None`` = unknown) with TF's helpers. ``TensorShape(None)``
+    is a shape of unknown rank (an empty tuple whose ``rank`` is None)."""
+
+    def __new__(cls, dims=()):
+        if dims is None:
+            s = tuple.__new__(cls, ())
+            s._unknown_rank = True
+            return s
+        return tuple.__new__(cls, dims)
+
+    _unknown_rank = False
+
+    # an unknown-rank shape equals only another one (not the scalar shape () it is stored as)
+    def __eq__(self, other):
+        if self._unknown_rank or getattr(other, "_unknown_rank", False):
+            return self._unknown_rank and getattr(other, "_unknown_rank", False)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
     def as_list(self):
+        if self._unknown_rank:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self)
 
     @property
     def rank(self):
-        return len(self)
+        return None if self._unknown_rank else len(self)
 
-    @property
-    def ndims(self):
-        return len(self)
+    ndims = rank
 
     def num_elements(self):
-        if any(d is None for d in self):
+        if self._unknown_rank or any(d is None for d in self):
             return None
         return int(np.prod(self, dtype=np.int64))
 
     def is_fully_defined(self):
-        return all(d is not None for d in self)
+        return not self._unknown_rank and all(d is not None for d in self)
 
     def is_compatible_with(self, other):
+        if self._unknown_rank or getattr(other, "_unknown_rank", False):
+            return True
         other = tuple(other)
         return len(other) == len(self) and all(
             a is None or b is None or a == b for a, b in zip(self, other))
 
+    # TF 2.21's text: str (2, 3) / (None, 3) / (2,) / () / <unknown>, repr
+    # TensorShape([2, 3]) / TensorShape(None). Dims print as Python ints (a NumPy
+    # integer would print as np.int64(2)).
+    def __str__(self):
+        if self._unknown_rank:
+            return "<unknown>"
+        dims = ["None" if d is None else str(int(d)) for d in self]
+        return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
     def __repr__(self):
-        return f"TensorShape({list(self)})"
+        if self._unknown_rank:
+            return "TensorShape(None)"
+        return "TensorShape([" + ", ".join("None" if d is None else str(int(d)) for d in self) + "])"
 
 
 class Tensor:
@@ -96,9 +130,12 @@ class Tensor:
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     def numpy(self):
-        """The value as a NumPy array (a copy-free read-only view for Tensors)."""
+        """The value as a NumPy array (a copy-free read-only view for Tensors); a
+        0-d tensor gives a NumPy scalar, as TF's ``.numpy()`` does."""
         v = self._v
-        return v if isinstance(v, np.ndarray) else np.asarray(v)
+        if not isinstance(v, np.ndarray):
+            v = np.asarray(v)
+        return v[()] if v.ndim == 0 else v
 
     def __array__(self, dtype=None, copy=None):
         v = np.asarray(self.numpy())
@@ -133,12 +170,20 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
-    def __repr__(self):
-        v = self.numpy()
-        body = np.array2string(v, separator=", ", threshold=40, edgeitems=3, precision=6)
-        return f"<tf.Tensor: shape={fmt_shape(v.shape)}, dtype={v.dtype.name}, numpy={body}>"
+    # -- text: exactly TF 2.21's (EagerTensor __str__/__repr__/__format__), so NumPy's
+    # print options (np.set_printoptions / np.printoptions) apply as they do in TF
+    def __str__(self):
+        v = self._v
+        return f"tf.Tensor({_numpy_text(v, False)}, shape={TensorShape(v.shape)}, dtype={v.dtype.name})"
 
-    __str__ = __repr__
+    def __repr__(self):
+        v = self._v
+        return f"<tf.Tensor: shape={TensorShape(v.shape)}, dtype={v.dtype.name}, numpy={_numpy_text(v, True)}>"
+
+    def __format__(self, format_spec):
+        # NumPy's own formatting: f"{loss:.4f}" works on a scalar, a spec on an
+        # array raises NumPy's TypeError (as in TF)
+        return self.numpy().__format__(format_spec)
 
     # -- value semantics helpers -------------------------------------------
     def __copy__(self):
@@ -233,6 +278,20 @@ class Tensor:
 
 
 _TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple)
+
+
+def _numpy_text(v, is_repr):
+    """TF's ``numpy_text``: str of the NumPy value, or for a repr the ndarray's repr
+    (``array([1, 2], dtype=int32)``) and a 0-d value's Python repr (float32 27.3
+    shows as 27.299999237060547, the float32 widened to a Python float). A text
+    spanning several lines starts on a new line."""
+    v = np.asarray(v)
+    if v.ndim == 0:
+        v = v[()]  # a NumPy scalar: its str ignores the print options, as TF's does
+        text = repr(v.item()) if is_repr else str(v)
+    else:
+        text = repr(v) if is_repr else str(v)
+    return "\n" + text if "\n" in text else text
 
 
 class _Ref:
@@ -351,10 +410,11 @@ class Variable(Tensor):
     def numpy(self):
         if STATE.trace is not None:
             raise _symbolic_numpy_error()
-        return np.array(self._v, copy=True)
+        v = self._v
+        return v[()] if v.ndim == 0 else np.array(v, copy=True)
 
     def __array__(self, dtype=None, copy=None):
-        v = self.numpy()
+        v = np.asarray(self.numpy())  # (numpy() of a 0-d variable is a NumPy scalar)
         return v if dtype is None else v.astype(dtype)
 
     def __bool__(self):
@@ -370,11 +430,17 @@ class Variable(Tensor):
         return self.read_value().__index__()
 
     def __repr__(self):
+        # TF 2.21: str is the repr; while tracing a tf.function the value is not shown
         v = self._v
-        body = np.array2string(np.asarray(v), separator=", ", threshold=40, edgeitems=3, precision=6)
-        return f"<tf.Variable '{self.name}' shape={fmt_shape(v.shape)} dtype={v.dtype.name}, numpy={body}>"
+        head = f"<tf.Variable '{self.name}' shape={TensorShape(v.shape)} dtype={v.dtype.name}"
+        if STATE.trace is not None:
+            return head + ">"
+        return f"{head}, numpy={_numpy_text(v, True)}>"
 
     __str__ = __repr__
+    # TF 2.21's variables have no format spec: f"{v}" is the repr, f"{v:.2f}" a TypeError
+    # (format v.numpy() or v.read_value())
+    __format__ = object.__format__
 
     def __hash__(self):
         return id(self)
@@ -422,7 +488,13 @@ class Variable(Tensor):
         """Replace the value (the ``assign_variable`` primitive: eagerly now, or as an
         ordered write in a traced function)."""
         bind(_ASSIGN, self._check_value(value, "assign"), var=self)
-        return self if read_value else None
+        if not read_value:
+            return None
+        if STATE.trace is None and not STATE.tapes:
+            return _UnreadVariable(self)
+        # Traced or taped, the result is the variable itself, so traces and tapes see
+        # reads of it as reads of this variable (ordering, gradients)
+        return self
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         return self.assign(bind(_E.add_p, self.read_value(), self._check_value(delta, "assign_add")),
@@ -443,6 +515,46 @@ class Variable(Tensor):
     @property
     def dtype(self):
         return _dt.from_np(self._v.dtype)
+
+
+class _UnreadVariable(Variable):
+    """What an eager ``assign``/``assign_add``/``assign_sub`` returns, as TF's: a view
+    of the assigned variable that prints as ``<tf.Variable 'UnreadVariable' ...>``.
+    It holds no value of its own: reads see the variable's current value and writes
+    go to the variable. (As in TF, a tape does not count reads of it as reads of
+    the variable; an assign done under a tape or while tracing returns the
+    variable itself.)"""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target):
+        self._target = target
+
+    _v = property(lambda self: self._target._v)
+    _name = property(lambda self: self._target._name)
+    trainable = property(lambda self: self._target.trainable)
+    aggregation = property(lambda self: self._target.aggregation)
+    synchronization = property(lambda self: self._target.synchronization)
+    _shape_spec = property(lambda self: self._target._shape_spec)
+
+    @property
+    def name(self):
+        return "UnreadVariable"
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return self._target.assign(value, read_value=read_value)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return self._target.assign_add(delta, read_value=read_value)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return self._target.assign_sub(delta, read_value=read_value)
+
+    def __deepcopy__(self, memo):
+        return self._target.__deepcopy__(memo)
+
+    def __reduce__(self):
+        return self._target.__reduce__()
 
 
 def _shape_compatible(a, b):

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from ..core import primitive as _prim
-from ..core.aval import Aval, fmt_shape
+from ..core.aval import Aval
 from ..core.primitives.effects import assign_variable_p
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, TensorShape, _to_array
@@ -110,10 +110,18 @@ class Tracer(Tensor):
     def _short(self):
         return f"({self._var.aval.str_short()})"
 
-    def __repr__(self):
-        return f"<tf.Tensor (symbolic) shape={fmt_shape(self._var.aval.shape)} dtype={self._var.aval.dtype.name}>"
+    # TF 2.21's graph-tensor text: str Tensor("x:0", shape=(None,), dtype=int32),
+    # repr <tf.Tensor 'x:0' shape=(None,) dtype=int32>
+    def __str__(self):
+        av = self._var.aval
+        return f'Tensor("{self._trace.tf_name(self._var)}", shape={TensorShape(av.shape)}, dtype={av.dtype.name})'
 
-    __str__ = __repr__
+    def __repr__(self):
+        av = self._var.aval
+        return f"<tf.Tensor '{self._trace.tf_name(self._var)}' shape={TensorShape(av.shape)} dtype={av.dtype.name}>"
+
+    # f"{x}" is str(x) while tracing (no value to format; a spec is a TypeError, as in TF)
+    __format__ = object.__format__
 
     def __deepcopy__(self, memo):
         return self
@@ -161,6 +169,7 @@ class Trace:
         self.saved_tapes = ()
         #: tapes active where this (sub-)trace began; they see the cond/loop as one op
         self.entry_tapes = ()
+        self.input_names = {}     # id(input Var) -> the Python parameter it came from (for reprs)
 
     # -- context -----------------------------------------------------------------------
     def __enter__(self):
@@ -244,6 +253,61 @@ class Trace:
 
     def alias(self, t):
         return Tracer(self, self.to_var(t))
+
+    # -- names (only for printing symbolic tensors) ------------------------------------------
+    def name_inputs(self, fn, args, kwargs, bound=False):
+        """Name the symbolic arguments as TF names a function's placeholders: the
+        parameter's name (``x:0``; the tensors of a nested argument ``ys``, ``ys_1``;
+        ``*args`` ``args_0``, ``args_1``; keywords their key). ``bound``: ``fn``'s
+        first parameter is the instance."""
+        import inspect
+        from ..util import nest
+        try:
+            params = list(inspect.signature(fn).parameters.values())[1 if bound else 0:]
+        except (TypeError, ValueError):
+            params = []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        star = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+
+        def label(value, base):
+            for leaf in nest.flatten(value):
+                if isinstance(leaf, Tracer) and leaf._trace is self:
+                    self.input_names.setdefault(id(leaf._var), base)
+
+        for i, a in enumerate(args):
+            label(a, positional[i] if i < len(positional) else f"{star}_{i - len(positional)}")
+        for k, a in kwargs.items():
+            label(a, k)
+
+    def tf_name(self, var):
+        """A TF-style name for ``var`` (``x:0``, ``add:0``, ``add_1:0``, ``Const:0``),
+        made on demand for a repr: arguments are named by ``name_inputs``, constants
+        ``Const``, results by their primitive; repeated names get ``_1``, ``_2``..."""
+        taken = {}
+
+        def unique(base):
+            n = taken.get(base, 0)
+            taken[base] = n + 1
+            return base if n == 0 else f"{base}_{n}"
+
+        for v in self.inputs:
+            name = unique(self.input_names.get(id(v), "Placeholder"))
+            if v is var:
+                return name + ":0"
+        for _, v in self.captures:
+            name = unique("Placeholder")
+            if v is var:
+                return name + ":0"
+        for v, _ in self.consts:
+            name = unique("Const")
+            if v is var:
+                return name + ":0"
+        for e in self.eqns:
+            name = unique(e.prim.name)
+            for j, o in enumerate(e.outputs):
+                if o is var:
+                    return f"{name}:{j}"
+        return "Placeholder:0"
 
     # -- the interpretation -----------------------------------------------------------------
     def process(self, p, args, params):

@@ -49,6 +49,37 @@ _CONSTRAINTS: dict = {}
 _ANY_ACTIVITY_LOSS = [False]
 
 
+class KerasVariable(Variable):
+    """A layer weight, named as Keras 3 names it in TF 2.21: ``name`` is the short
+    name (``kernel``), ``path`` the layer path (``dense/kernel``), and it prints as
+    ``<Variable path=dense/kernel, shape=(3, 2), dtype=float32, value=[...]>``. It
+    stays a tapeflow Variable (Keras 3's are not tf.Variables; tapeflow's ops and
+    tapes need one); its tapeflow-internal name (``_name``, the path) is unchanged,
+    so checkpoint keys and error messages do not depend on this."""
+
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return self._name.rsplit("/", 1)[-1]
+
+    @property
+    def path(self):
+        return self._name
+
+    def __repr__(self):
+        v = self._v
+        return f"<Variable path={self._name}, shape={tuple(v.shape)}, dtype={v.dtype.name}, value={v}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        return KerasVariable(np.array(self._v, copy=True), trainable=self.trainable, name=self._name)
+
+    def __reduce__(self):
+        return (KerasVariable, (np.asarray(self._v), self.trainable, self._name))
+
+
 class InputSpec:
     """What a built layer accepts: ``ndim``/``min_ndim``/``max_ndim``,
     ``axes`` ({axis: size}) and ``shape`` (None = any size)."""
@@ -399,8 +430,8 @@ class Layer(Module):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
         if arr.shape != shape:
             arr = np.broadcast_to(arr, shape)
-        var = Variable(arr.astype(dtype.as_numpy_dtype, copy=False), trainable=bool(trainable),
-                       name=f"{self.name}/{name}")
+        var = KerasVariable(arr.astype(dtype.as_numpy_dtype, copy=False), trainable=bool(trainable),
+                            name=f"{self.name}/{name}")
         self._own_weights.append(var)
         self._own_names.append(name)
         self._own_inits.append((init, init_kwargs))
