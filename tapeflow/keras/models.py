@@ -13,6 +13,7 @@ and is then built on the same input shapes. A target network is
 from __future__ import annotations
 
 import copy
+import inspect
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from . import backend
 from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
-__all__ = ["Model", "Sequential", "clone_model", "Functional"]
+__all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model"]
 
 
 def _is_shape(s):
@@ -269,12 +270,43 @@ class Model(Layer):
     def get_config(self):
         f = self.__dict__.get("_functional")
         if f is not None:
-            return {"name": self.name}
+            return _functional_config(self)
         if type(self).get_config is Model.get_config and "_init_args" in self.__dict__:
             args, kwargs = self._init_args
             if not args:
                 return dict(kwargs)
+            try:  # positional arguments by their parameter names, so that cls(**config) replays them
+                bound = inspect.signature(type(self).__init__).bind(None, *args, **kwargs)
+            except TypeError:
+                bound = None
+            params = inspect.signature(type(self).__init__).parameters
+            if bound is not None and all(params[n].kind not in (inspect.Parameter.VAR_POSITIONAL,)
+                                         for n in bound.arguments):
+                out = {}
+                for i, (n, v) in enumerate(bound.arguments.items()):
+                    if i == 0:
+                        continue
+                    if params[n].kind is inspect.Parameter.VAR_KEYWORD:
+                        out.update(v)
+                    else:
+                        out[n] = v
+                return out
         return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "input_layers" in config and "layers" in config:
+            return _functional_from_config(cls, config, custom_objects)
+        return cls(**config)
+
+    def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):
+        """Save the whole model (config, weights, optimizer state) to a ``.keras``
+        file in tapeflow's safe format; see ``keras.saving`` and ``load_model``."""
+        from .saving import save_model
+        if save_format not in (None, "keras"):
+            raise ValueError(f"Model.save: save_format={save_format!r} is not supported; tapeflow writes its "
+                             "own .keras format (give a path ending in .keras)")
+        return save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     # -- training conveniences -----------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
@@ -286,7 +318,8 @@ class Model(Layer):
         lf = _losses.get(loss) if loss is not None else None
         if lf is not None and not isinstance(lf, _losses.Loss):
             lf = _losses.LossFunctionWrapper(lf)
-        self._compiled = {"loss": lf, "metrics": metrics or []}
+        self._compiled = {"loss": lf, "metrics": metrics or [],
+                          "args": {"loss": loss, "metrics": metrics, "loss_weights": loss_weights}}
         self.loss = self._compiled["loss"]
 
     def _require_compiled(self, what):
@@ -452,6 +485,131 @@ def _to_tensor_like(y, pred):
     return convert_to_tensor(arr)
 
 
+def _functional_config(model):
+    """Keras 3's functional layout: each layer serialized with its inbound nodes,
+    tensors referenced as ``[layer name, node index, tensor index]``."""
+    from .saving import serialize_keras_object
+    f = model._functional
+    names = {}
+    for l in model._layers:
+        if l.name in names and names[l.name] is not l:
+            raise ValueError(f"model '{model.name}' has two layers named {l.name!r}; layer names must be unique "
+                             "to save a functional model")
+        names[l.name] = l
+    node_ref = {}       # id(node) -> (layer name, node index)
+    count = {}
+    for kt in nest.flatten(f["inputs"]):
+        node_ref[id(kt._node)] = (kt._node.layer.name, 0)
+    for node in f["nodes"]:
+        i = count.get(id(node.layer), 0)
+        count[id(node.layer)] = i + 1
+        node_ref[id(node)] = (node.layer.name, i)
+
+    def ref(x):
+        if isinstance(x, KerasTensor):
+            name, i = node_ref[id(x._node)]
+            return {"class_name": "__keras_tensor__",
+                    "config": {"shape": list(x.shape), "dtype": x.dtype.name, "keras_history": [name, i, x._index]}}
+        return serialize_keras_object(x)
+    inbound = {}
+    for node in f["nodes"]:
+        inbound.setdefault(id(node.layer), []).append(
+            {"args": [nest.map_structure(ref, a) if isinstance(a, (list, tuple, dict)) else ref(a)
+                      for a in node.args],
+             "kwargs": {k: (nest.map_structure(ref, v) if isinstance(v, (list, tuple, dict)) else ref(v))
+                        for k, v in node.kwargs.items()}})
+    layers = []
+    for l in model._layers:
+        if isinstance(l, InputLayer):
+            layers.append({"module": "keras.layers", "class_name": "InputLayer",
+                           "config": {"batch_shape": list(l._batch_input_shape), "dtype": l.dtype, "name": l.name},
+                           "registered_name": None, "name": l.name, "inbound_nodes": []})
+            continue
+        entry = serialize_keras_object(l)
+        entry["name"] = l.name
+        entry["inbound_nodes"] = inbound.get(id(l), [])
+        layers.append(entry)
+
+    def io(structure):
+        return nest.map_structure(ref, structure) if not isinstance(structure, KerasTensor) else ref(structure)
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": io(f["inputs"]), "output_layers": io(f["outputs"])}
+
+
+def _functional_from_config(cls, config, custom_objects=None):
+    """Rebuild a functional model: create the layers, then replay their nodes in
+    an order where every input already exists."""
+    from .saving import deserialize_keras_object
+    made = {}          # (layer name, node index) -> flat outputs
+    layers = []
+    for lc in config["layers"]:
+        if lc.get("class_name") == "InputLayer":
+            c = lc.get("config", {})
+            kt = Input(batch_shape=tuple(c.get("batch_shape", c.get("batch_input_shape"))), dtype=c.get("dtype"),
+                       name=c.get("name", lc.get("name")))
+            made[(lc.get("name", c.get("name")), 0)] = [kt]
+            continue
+        body = {k: v for k, v in lc.items() if k not in ("name", "inbound_nodes")}
+        layer = deserialize_keras_object(body, custom_objects, where=f" (layer {lc.get('name')!r})")
+        layers.append((lc.get("name", layer.name), layer, list(lc.get("inbound_nodes", []))))
+
+    def is_ref(x):
+        return isinstance(x, dict) and x.get("class_name") == "__keras_tensor__"
+
+    def refs(x):
+        if is_ref(x):
+            return [x]
+        if isinstance(x, list):
+            return [r for v in x for r in refs(v)]
+        if isinstance(x, dict):
+            return [r for v in x.values() for r in refs(v)]
+        return []
+
+    def get(x):
+        if is_ref(x):
+            name, i, j = x["config"]["keras_history"]
+            return made[(name, i)][j]
+        if isinstance(x, list):
+            return [get(v) for v in x]
+        if isinstance(x, dict):
+            return {k: get(v) for k, v in x.items()}
+        return x
+    done = {name: 0 for name, _, _ in layers}
+    remaining = sum(len(n) for _, _, n in layers)
+    while remaining:
+        progress = False
+        for name, layer, nodes in layers:
+            while done[name] < len(nodes):
+                node = nodes[done[name]]
+                needed = refs(node.get("args", [])) + refs(node.get("kwargs", {}))
+                if not all(tuple(r["config"]["keras_history"][:2]) in made for r in needed):
+                    break
+                args = [get(a) for a in node.get("args", [])]
+                out = layer(*args, **get(node.get("kwargs", {})))
+                made[(name, done[name])] = nest.flatten(out)
+                done[name] += 1
+                remaining -= 1
+                progress = True
+        if not progress:
+            raise ValueError(f"functional model {config.get('name')!r}: its config's layer graph cannot be "
+                             "rebuilt (a node's inputs are never produced); the file is corrupted")
+    inputs = get(config["input_layers"])
+    outputs = get(config["output_layers"])
+    return cls(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs):
+    """``keras.models.save_model``: same as ``model.save(filepath)``."""
+    from .saving import save_model as _save
+    return _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer, **kwargs)
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """``keras.models.load_model``: a model written by ``Model.save`` (tapeflow's .keras format)."""
+    from .saving import load_model as _load
+    return _load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+
+
 # Keras exposes the functional model as keras.Model too
 Functional = Model
 
@@ -539,17 +697,37 @@ class Sequential(Model):
         return x
 
     def get_config(self):
-        return {"name": self.name, "layers": [{"class": type(l), "config": l.get_config()} for l in self._layers],
-                "input_shape": self._seq_input_shape}
+        """Keras 3's layout: the layers serialized in order, an InputLayer first when
+        the input shape is known."""
+        from .saving import serialize_keras_object
+        layers = []
+        if self._seq_input_shape is not None:
+            layers.append({"module": "keras.layers", "class_name": "InputLayer",
+                           "config": {"batch_shape": list(self._seq_input_shape),
+                                      "dtype": self._seq_input_dtype or backend.floatx()},
+                           "registered_name": None})
+        layers += [serialize_keras_object(l) for l in self._layers]
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype, "layers": layers}
+        if self.built and self._seq_input_shape is None and self.__dict__.get("_build_input_shape") is not None:
+            cfg["build_input_shape"] = list(_batchless(self._build_input_shape))
+        return cfg
 
     @classmethod
-    def from_config(cls, config):
-        layers = [c["class"].from_config(c["config"]) for c in config.get("layers", [])]
-        m = cls(name=config.get("name"))
-        if config.get("input_shape") is not None:
-            m.add(Input(batch_shape=config["input_shape"]))
-        for l in layers:
-            m.add(l)
+    def from_config(cls, config, custom_objects=None):
+        from .saving import deserialize_keras_object
+        m = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for lc in config.get("layers", []):
+            if isinstance(lc, dict) and lc.get("class_name") == "InputLayer":
+                c = lc.get("config", {})
+                shape = c.get("batch_shape", c.get("batch_input_shape"))
+                m.add(Input(batch_shape=tuple(shape), dtype=c.get("dtype")))
+                continue
+            name = (lc.get("config") or {}).get("name") if isinstance(lc, dict) else None
+            m.add(deserialize_keras_object(lc, custom_objects, where=f" (layer {name!r} of Sequential "
+                                                                      f"'{m.name}')"))
+        bis = config.get("build_input_shape")
+        if not m.built and bis is not None:
+            m.build(tuple(bis))
         return m
 
 
