@@ -311,64 +311,170 @@ class Model(Layer):
     # -- training conveniences -----------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
-        """Remember the optimizer and loss for ``fit``/``train_on_batch``."""
+        """Remember the optimizer, the loss and the metrics for ``fit``/``evaluate``.
+
+        ``metrics``: names (``"accuracy"``, ``"mae"``, ``"mse"``, loss names),
+        ``keras.metrics`` objects or classes, or functions ``fn(y_true, y_pred)``;
+        they are created at the first batch (``"accuracy"`` depends on its shapes)."""
         from .. import optimizers as _opt
         from . import losses as _losses
+        from . import metrics as _metrics
         self.optimizer = _opt.get(optimizer)
         lf = _losses.get(loss) if loss is not None else None
         if lf is not None and not isinstance(lf, _losses.Loss):
             lf = _losses.LossFunctionWrapper(lf)
-        self._compiled = {"loss": lf, "metrics": metrics or [],
-                          "args": {"loss": loss, "metrics": metrics, "loss_weights": loss_weights}}
+        def as_list(ms, arg):
+            if ms is not None and not isinstance(ms, (list, tuple)):
+                if isinstance(ms, dict):
+                    raise NotImplementedError(f"compile({arg}={{...}}): metrics per named output are not "
+                                              "supported by tapeflow yet; give a list of metrics for a "
+                                              "single-output model")
+                ms = [ms]
+            return list(ms or [])
+        # `metrics` ignore sample weights, `weighted_metrics` apply them (Keras 3's CompileMetrics)
+        wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
+            [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
+        self._compiled = {"loss": lf, "metrics": wanted, "metric_objs": None,
+                          "loss_tracker": _metrics.Mean(name="loss"),
+                          "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
+                                   "loss_weights": loss_weights}}
         self.loss = self._compiled["loss"]
 
     def _require_compiled(self, what):
-        if not self.__dict__.get("_compiled") or self._compiled["loss"] is None:
+        if not self.__dict__.get("_compiled"):
             raise RuntimeError(f"{what}: call model.compile(optimizer, loss) first")
+
+    @property
+    def metrics(self):
+        """The loss tracker and the compiled metrics (once created by a first batch), as Keras lists them."""
+        c = self.__dict__.get("_compiled")
+        if not c:
+            return []
+        return [c["loss_tracker"]] + [m for m, _ in c["metric_objs"] or ()]
+
+    @property
+    def metrics_names(self):
+        """Keras 3's names: ``loss``, then ``compile_metrics`` standing for all compiled metrics."""
+        c = self.__dict__.get("_compiled")
+        if not c:
+            return []
+        return ["loss"] + (["compile_metrics"] if c["metric_objs"] else [])
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of ``y_pred`` against ``y`` plus ``self.losses``
+        (weight penalties and ``add_loss`` terms), as Keras 3 adds them."""
+        from ..ops import math_ops as M
+        lf = self._compiled["loss"]
+        terms = []
+        if lf is not None and y is not None:
+            y = _to_tensor_like(y, y_pred)
+            terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
+        terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
+        if not terms:
+            if lf is not None:
+                raise ValueError("the model was compiled with a loss but no targets were given: pass `y` (or a "
+                                 "dataset of (x, y) batches)")
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return terms[0] if len(terms) == 1 else M.add_n(terms)
 
     def _loss_value(self, x, y, sample_weight, training):
         pred = self(x, training=training)
-        y = _to_tensor_like(y, pred)
-        loss = self._compiled["loss"](y, pred, sample_weight=sample_weight) if sample_weight is not None \
-            else self._compiled["loss"](y, pred)
-        reg = self.losses
-        if reg:
-            from ..ops import math_ops as M
-            loss = M.add(loss, M.add_n(reg))
-        return loss
+        return self.compute_loss(x, y, pred, sample_weight, training=training)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Update the compiled metrics with one batch; the running results by name."""
+        c = self._compiled
+        if c["metric_objs"] is None:
+            from . import metrics as _metrics
+            if c["metrics"] and not isinstance(y_pred, Tensor):
+                raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported "
+                                          "by tapeflow yet")
+            objs = []
+            if c["metrics"] and y is not None:
+                yt = _to_tensor_like(y, y_pred)
+                objs = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in c["metrics"]]
+                for m, _ in objs:
+                    m.reset_state()
+            c["metric_objs"] = objs
+        if y is not None and c["metric_objs"]:
+            yt = _to_tensor_like(y, y_pred)
+            for m, weighted in c["metric_objs"]:
+                m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def _track_loss(self, loss, x):
+        # the epoch's loss is the mean over samples: each batch weighs its size (Keras 3's loss tracker)
+        self._compiled["loss_tracker"].update_state(loss, sample_weight=_num_samples(x))
 
     def train_step(self, data):
+        """One optimizer step on a batch ``(x, y[, sample_weight])``; returns the running logs."""
         from ..autodiff.tape import GradientTape
-        x, y, sw = (tuple(data) + (None, None))[:3] if isinstance(data, tuple) else (data, None, None)
+        x, y, sw = _unpack(data)
         with GradientTape() as tape:
-            loss = self._loss_value(x, y, sw, True)
+            pred = self(x, training=True)
+            loss = self.compute_loss(x, y, pred, sw, training=True)
         tv = self.trainable_variables
         grads = tape.gradient(loss, tv)
         self.optimizer.apply_gradients(zip(grads, tv))
-        return {"loss": loss}
+        self._track_loss(loss, x)
+        return self.compute_metrics(x, y, pred, sw)
+
+    def test_step(self, data):
+        """Loss and metrics of a batch, without training; returns the running logs."""
+        x, y, sw = _unpack(data)
+        pred = self(x, training=False)
+        loss = self.compute_loss(x, y, pred, sw, training=False)
+        self._track_loss(loss, x)
+        return self.compute_metrics(x, y, pred, sw)
+
+    def _results(self, logs, return_dict):
+        """Keras 3's return value: a dict (sorted), or loss then compiled metrics in order (a float if alone)."""
+        logs = _pythonify(logs)
+        if return_dict:
+            return logs
+        names = [m.name for m in self.metrics]
+        out = [logs[n] for n in names if n in logs] + [logs[k] for k in sorted(logs) if k not in names]
+        return out[0] if len(out) == 1 else out
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True,
                        return_dict=False):
-        """One gradient step on one batch; returns the loss (a float)."""
+        """One gradient step on one batch; returns the loss (and metrics) of this batch
+        (accumulated since the last reset with ``reset_metrics=False``)."""
         self._require_compiled("train_on_batch")
-        logs = self.train_step((x, y, sample_weight))
-        loss = float(logs["loss"].numpy())
-        return {"loss": loss} if return_dict else loss
+        if reset_metrics:
+            self.reset_metrics()
+        return self._results(self.train_step((x, y, sample_weight)), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         self._require_compiled("test_on_batch")
-        loss = float(self._loss_value(x, y, sample_weight, False).numpy())
-        return {"loss": loss} if return_dict else loss
+        if reset_metrics:
+            self.reset_metrics()
+        return self._results(self.test_step((x, y, sample_weight)), return_dict)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
-            initial_epoch=0, steps_per_epoch=None, **kwargs):
-        """Mini-batch training on NumPy data (batch_size 32 by default);
-        returns a History with ``history["loss"]`` per epoch."""
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
+            validation_freq=1, **kwargs):
+        """Mini-batch training on NumPy arrays/tensors (batch_size 32 by default) or on a
+        ``tf.data.Dataset`` of ``(x, y[, sample_weight])`` batches. Returns a History: per
+        epoch ``loss``, the compiled metrics, and ``val_*`` of the same with validation data."""
         self._require_compiled("fit")
         from ..ops import random_ops
         from .callbacks import CallbackList, History
-        if validation_split and validation_data is None:
+        dataset = _is_dataset(x)
+        if dataset:
+            _check_dataset_args(x, y, sample_weight, steps_per_epoch)
+            if validation_split:
+                raise ValueError("Argument `validation_split` is only supported for tensors or NumPy arrays. "
+                                 f"Found incompatible type in the input: {type(x).__name__}")
+        elif validation_split and validation_data is None:
             # as Keras: the last fraction of the samples, taken before any shuffling
             n_all = _num_samples(x)
             split = int(n_all * (1.0 - validation_split))
@@ -377,66 +483,122 @@ class Model(Layer):
             if sample_weight is not None:
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
-        n = _num_samples(x)
         bs = batch_size or 32
         hist = History()
-        cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose})
+        cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
+                                                              "steps": steps_per_epoch})
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
         for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
-            idx = rng.permutation(n) if shuffle else np.arange(n)
-            total, count = 0.0, 0
-            for step, start in enumerate(range(0, n, bs)):
+            logs = {}
+            for step, batch in enumerate(_batches(x, y, sample_weight, bs, shuffle, rng, steps_per_epoch)):
                 cbs.on_train_batch_begin(step, {})
-                b = idx[start:start + bs]
-                xb = _take(x, b)
-                yb = _take(y, b) if y is not None else None
-                swb = _take(sample_weight, b) if sample_weight is not None else None
-                loss = float(self.train_step((xb, yb, swb))["loss"].numpy())
-                total += loss * len(b)
-                count += len(b)
-                cbs.on_train_batch_end(step, {"loss": total / count})
-            logs = {"loss": total / max(count, 1)}
-            if validation_data is not None:
-                vx, vy = validation_data[0], validation_data[1]
-                logs["val_loss"] = self.evaluate(vx, vy, batch_size=bs, verbose=0)
+                logs = _pythonify(self.train_step(batch))
+                cbs.on_train_batch_end(step, dict(logs))
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                vx, vy, vsw = _unpack(validation_data) if not _is_dataset(validation_data) \
+                    else (validation_data, None, None)
+                val = self.evaluate(vx, vy, batch_size=validation_batch_size or bs, sample_weight=vsw,
+                                    steps=validation_steps, verbose=0, return_dict=True)
+                epoch_logs.update({f"val_{k}": v for k, v in val.items()})
             if verbose in (1, 2, True, "auto"):
-                print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-            cbs.on_epoch_end(epoch, logs)
+                print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in epoch_logs.items()))
+            cbs.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
         cbs.on_train_end({})
         return hist
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
-                 return_dict=False, **kwargs):
+                 callbacks=None, return_dict=False, **kwargs):
+        """Loss and compiled metrics over the data (arrays or a dataset of batches):
+        a float when there are no metrics, else ``[loss, *metrics]`` in compile order
+        (a dict with ``return_dict=True``)."""
         self._require_compiled("evaluate")
-        n = _num_samples(x)
-        bs = batch_size or 32
-        total = 0.0
-        for start in range(0, n, bs):
-            b = np.arange(start, min(start + bs, n))
-            sw = _take(sample_weight, b) if sample_weight is not None else None
-            total += float(self._loss_value(_take(x, b), _take(y, b), sw, False).numpy()) * len(b)
-        loss = total / max(n, 1)
-        return {"loss": loss} if return_dict else loss
+        if _is_dataset(x):
+            _check_dataset_args(x, y, sample_weight, steps)
+        self.reset_metrics()
+        logs = {}
+        for batch in _batches(x, y, sample_weight, batch_size or 32, False, None, steps):
+            logs = self.test_step(batch)
+        if not logs:
+            logs = self.get_metrics_result()
+        return self._results(logs, return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
-        """Outputs as NumPy arrays, computed in batches (32 by default)."""
-        n = _num_samples(x)
-        bs = batch_size or 32
+        """Outputs as NumPy arrays, computed in batches (32 by default; a dataset's own batches)."""
+        if _is_dataset(x):
+            _check_dataset_args(x, None, None, steps)
         outs = []
-        for start in range(0, n, bs):
-            b = np.arange(start, min(start + bs, n))
-            outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(_take(x, b), training=False)))
+        for xb, _, _ in _batches(x, None, None, batch_size or 32, False, None, steps):
+            outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
         if not outs:
             return np.zeros((0,), np.float32)
         return nest.map_structure(lambda *ts: np.concatenate(ts, 0), *outs)
 
     def predict_on_batch(self, x):
         return nest.map_structure(lambda t: np.asarray(t.numpy()), self(x, training=False))
+
+
+def _unpack(data):
+    """``(x, y, sample_weight)`` of a batch given as ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sw)``."""
+    if isinstance(data, tuple) and 1 <= len(data) <= 3:
+        return (tuple(data) + (None, None))[:3]
+    return data, None, None
+
+
+def _is_dataset(x):
+    from ..data import Dataset
+    return isinstance(x, Dataset)
+
+
+def _check_dataset_args(ds, y, sample_weight, steps):
+    from ..data import INFINITE_CARDINALITY
+    if y is not None:
+        raise ValueError("When providing `x` as a tf.data.Dataset, `y` should not be passed. Instead, the "
+                         "targets should be included as part of the tf.data.Dataset.")
+    if sample_weight is not None:
+        raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
+                         "Instead, the sample weights should be included as part of the tf.data.Dataset.")
+    if steps is None and ds._cardinality() == INFINITE_CARDINALITY:
+        # Keras would loop for ever: an epoch of an endless dataset never ends
+        raise ValueError("the dataset repeats for ever: give `steps_per_epoch` (fit) or `steps` "
+                         "(evaluate/predict) to say how many batches make an epoch")
+
+
+def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
+    """The batches ``(x, y, sw)`` of one pass: a dataset's elements, or slices of arrays
+    (in a fresh permutation when ``shuffle``); at most ``steps`` of them."""
+    if _is_dataset(x):
+        it = iter(x)
+        for i, el in enumerate(it):
+            if steps is not None and i >= steps:
+                break
+            yield _unpack(el)
+        return
+    n = _num_samples(x)
+    idx = rng.permutation(n) if shuffle else np.arange(n)
+    for i, start in enumerate(range(0, n, batch_size)):
+        if steps is not None and i >= steps:
+            break
+        b = idx[start:start + batch_size]
+        yield (_take(x, b), _take(y, b) if y is not None else None,
+               _take(sample_weight, b) if sample_weight is not None else None)
+
+
+def _pythonify(logs):
+    """Logs as Python floats (Keras 3 hands callbacks plain numbers), keys sorted."""
+    out = {}
+    for k in sorted(logs):
+        v = logs[k]
+        if isinstance(v, Tensor):
+            v = v.numpy()
+        out[k] = float(v) if np.ndim(v) == 0 else np.asarray(v)
+    return out
 
 
 def _accepts_training(layer):

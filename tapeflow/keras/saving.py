@@ -368,7 +368,7 @@ def _compile_config(model):
     try:
         out["optimizer"] = serialize_keras_object(model.optimizer) if isinstance(model.optimizer, _opt.Optimizer) \
             else None
-        for k in ("loss", "metrics", "loss_weights"):
+        for k in ("loss", "metrics", "weighted_metrics", "loss_weights"):
             out[k] = serialize_keras_object(args.get(k))
         json.dumps(out)
     except (TypeError, ValueError, NotImplementedError) as e:
@@ -610,9 +610,10 @@ def _rebuild(config, custom_objects, compile):
                 opt = deserialize_keras_object(cc.get("optimizer"), custom_objects, where=" (the optimizer)")
                 loss = _revive_compile_arg(cc.get("loss"), custom_objects)
                 metrics = _revive_compile_arg(cc.get("metrics"), custom_objects)
+                weighted = _revive_compile_arg(cc.get("weighted_metrics"), custom_objects)
                 loss_weights = cc.get("loss_weights")
             model.compile(optimizer=opt if opt is not None else "rmsprop", loss=loss, metrics=metrics,
-                          loss_weights=loss_weights)
+                          weighted_metrics=weighted, loss_weights=loss_weights)
         except (TypeError, ValueError) as e:
             warnings.warn(f"load_model: compile() could not be restored ({e}); call model.compile(...) before "
                           "training the loaded model", stacklevel=3)
