@@ -503,7 +503,7 @@ class Model(Layer):
                 vx, vy, vsw = _unpack(validation_data) if not _is_dataset(validation_data) \
                     else (validation_data, None, None)
                 val = self.evaluate(vx, vy, batch_size=validation_batch_size or bs, sample_weight=vsw,
-                                    steps=validation_steps, verbose=0, return_dict=True)
+                                    steps=validation_steps, verbose=0, return_dict=True, callbacks=cbs)
                 epoch_logs.update({f"val_{k}": v for k, v in val.items()})
             if verbose in (1, 2, True, "auto"):
                 print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in epoch_logs.items()))
@@ -519,23 +519,35 @@ class Model(Layer):
         a float when there are no metrics, else ``[loss, *metrics]`` in compile order
         (a dict with ``return_dict=True``)."""
         self._require_compiled("evaluate")
+        from .callbacks import CallbackList
         if _is_dataset(x):
             _check_dataset_args(x, y, sample_weight, steps)
+        # fit passes its own CallbackList: the validation pass runs its callbacks' test hooks
+        cbs = callbacks if isinstance(callbacks, CallbackList) else \
+            CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
         self.reset_metrics()
+        cbs.on_test_begin({})
         logs = {}
-        for batch in _batches(x, y, sample_weight, batch_size or 32, False, None, steps):
-            logs = self.test_step(batch)
+        for step, batch in enumerate(_batches(x, y, sample_weight, batch_size or 32, False, None, steps)):
+            cbs.on_test_batch_begin(step, {})
+            logs = _pythonify(self.test_step(batch))
+            cbs.on_test_batch_end(step, dict(logs))
         if not logs:
-            logs = self.get_metrics_result()
+            logs = _pythonify(self.get_metrics_result())
+        cbs.on_test_end(dict(logs))
         return self._results(logs, return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """Outputs as NumPy arrays, computed in batches (32 by default; a dataset's own batches)."""
+        from .callbacks import CallbackList
         if _is_dataset(x):
             _check_dataset_args(x, None, None, steps)
+        cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
+        cbs.on_predict_begin({})
         outs = []
         for xb, _, _ in _batches(x, None, None, batch_size or 32, False, None, steps):
             outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
+        cbs.on_predict_end({})
         if not outs:
             return np.zeros((0,), np.float32)
         return nest.map_structure(lambda *ts: np.concatenate(ts, 0), *outs)
