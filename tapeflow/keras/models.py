@@ -71,6 +71,8 @@ class Model(Layer):
 
     # -- functional ------------------------------------------------------------------------------
     def _init_functional(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        if name is None and type(self) is Model:      # Keras 3 names a functional model "functional"
+            name = backend.unique_object_name("functional")
         Layer.__init__(self, name=name, trainable=trainable)
         self._compiled = None
         flat_in = nest.flatten(inputs)
@@ -236,36 +238,16 @@ class Model(Layer):
         finally:
             _TRAINING.pop()
 
-    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
-        """Print a table of the layers, their output shapes and parameter counts."""
-        if not self.built:
-            raise ValueError(f"This model ('{self.name}') has not yet been built. Build the model first by "
-                             "calling `build()` or by calling the model on a batch of data.")
-        width = line_length or 65
-        cols = [int(width * 0.45), int(width * 0.8), width]
-        rows = []
-
-        def add(layer, indent=""):
-            shape = layer.__dict__.get("_last_output_shape")
-            shape_s = _fmt_shapes(_batchless(shape)) if shape is not None else "multiple"
-            n = sum(int(np.prod(v.shape)) for v in layer.weights)
-            rows.append((f"{indent}{layer.name} ({type(layer).__name__})", shape_s, f"{n:,}"))
-            if expand_nested and isinstance(layer, Model):
-                for sub in layer.layers:
-                    add(sub, indent + "  ")
-        for l in self.layers:
-            add(l)
-        lines = [f'Model: "{self.name}"', "_" * width,
-                 _row(("Layer (type)", "Output Shape", "Param #"), cols), "=" * width]
-        for r in rows:
-            lines += [_row(r, cols), ""]
-        lines.append("=" * width)
-        tw = sum(int(np.prod(v.shape)) for v in self.trainable_weights)
-        ntw = sum(int(np.prod(v.shape)) for v in self.non_trainable_weights)
-        lines += [f"Total params: {tw + ntw:,}", f"Trainable params: {tw:,}", f"Non-trainable params: {ntw:,}",
-                  "_" * width]
-        text = "\n".join(lines)
-        (print_fn or print)(text)
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        """Print Keras 3's table of the layers (name and class, output shape,
+        parameter count; "Connected to" for a functional graph that is not a plain
+        chain), then the parameter counts with their sizes in bytes."""
+        text = _summary_text(self, line_length, positions, expand_nested, show_trainable)
+        if print_fn is None:
+            print(text)
+        else:
+            print_fn(text)
 
     def get_config(self):
         f = self.__dict__.get("_functional")
@@ -626,13 +608,173 @@ def _tuple_shapes(s):
     return [_tuple_shapes(x) for x in s]
 
 
-def _row(cells, cols):
-    out = ""
-    start = 0
-    for c, end in zip(cells, cols):
-        out += (" " + c).ljust(end - start)
-        start = end
-    return out.rstrip()
+# -- summary ---------------------------------------------------------------------------------------
+# Keras 3 prints its summary with `rich`; these helpers reproduce that table (box characters, column
+# widths from `positions` of the line length, words wrapped, an over-long word cut with an ellipsis)
+# so that programs print what they print under TF.
+
+def _cell_lines(text, width):
+    lines = []
+    for para in str(text).split("\n"):
+        line = ""
+        for word in para.split(" "):
+            if len(word) > width:
+                word = word[:width - 1] + "\u2026"
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    return lines
+
+
+def _fit_widths(widths, total):
+    """rich's ratio_reduce: take the excess over ``total`` from the columns in turn."""
+    excess = sum(widths) - total
+    if excess <= 0:
+        return widths
+    out, remaining, ratio_left = [], excess, len(widths)
+    for w in widths:
+        d = min(w, round(remaining / ratio_left))
+        out.append(w - d)
+        remaining -= d
+        ratio_left -= 1
+    return out
+
+
+def _box_table(header, rows, widths, align):
+    inner = [w - 2 for w in widths]
+
+    def render(cells, left, mid, right):
+        split = [_cell_lines(c, w) for c, w in zip(cells, inner)]
+        out = []
+        for i in range(max(len(c) for c in split)):
+            parts = []
+            for c, w, a in zip(split, inner, align):
+                t = c[i] if i < len(c) else ""
+                parts.append(" " + (t.rjust(w) if a == "right" else t.center(w) if a == "center" else t.ljust(w))
+                             + " ")
+            out.append(left + mid.join(parts) + right)
+        return out
+
+    def rule(l, m, r, ch):
+        return l + m.join(ch * (w) for w in widths) + r
+    lines = [rule("\u250f", "\u2533", "\u2513", "\u2501")]
+    lines += render(header, "\u2503", "\u2503", "\u2503")
+    lines.append(rule("\u2521", "\u2547", "\u2529", "\u2501"))
+    for i, r in enumerate(rows):
+        if i:
+            lines.append(rule("\u251c", "\u253c", "\u2524", "\u2500"))
+        lines += render(r, "\u2502", "\u2502", "\u2502")
+    lines.append(rule("\u2514", "\u2534", "\u2518", "\u2500"))
+    return lines
+
+
+def _readable_size(n):
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n / 1024 < 1:
+            return f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} PB"
+
+
+def _weights_size(ws):
+    unique = {id(w): w for w in ws}.values()
+    return (sum(int(np.prod(w.shape)) for w in unique),
+            float(sum(int(np.prod(w.shape)) * w.dtype.as_numpy_dtype().itemsize for w in unique)))
+
+
+def _summary_text(model, line_length, positions, expand_nested, show_trainable):
+    import shutil
+    f = model.__dict__.get("_functional")
+    layers = model.layers
+    nodes_of = {}
+    if f is not None:
+        for node in f["nodes"]:
+            nodes_of.setdefault(id(node.layer), []).append(node)
+    # a functional graph is shown as a chain unless a layer has several nodes or several inputs
+    sequential_like = f is None or all(len(nodes_of.get(id(l), [])) <= 1 for l in layers) and all(
+        len(n.parents) <= 1 for n in f["nodes"])
+    if sequential_like:
+        default, positions = 88, positions or [0.45, 0.80, 1.0]
+        header, align = ["Layer (type)", "Output Shape", "Param #"], ["left", "left", "right"]
+    else:
+        default, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
+        header, align = ["Layer (type)", "Output Shape", "Param #", "Connected to"], ["left", "left", "right", "left"]
+    if show_trainable:
+        default += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+        header, align = header + ["Trainable"], align + ["center"]
+    width = line_length or min(default, shutil.get_terminal_size().columns - 4)
+    if positions[-1] <= 1:
+        positions = [int(p * width) for p in positions]
+    widths, cur = [], 0
+    for p in positions:
+        if p - cur < 4:
+            raise ValueError("Insufficient console width to print summary.")
+        widths.append(p - cur)
+        cur = p
+    widths = _fit_widths(widths, width - len(widths) - 1)      # the borders come out of the width
+
+    node_ref = {}
+    if f is not None:
+        for kt in nest.flatten(f["inputs"]):
+            node_ref[id(kt._node)] = 0
+        for nodes in nodes_of.values():
+            for i, n in enumerate(nodes):
+                node_ref[id(n)] = i
+
+    def shape_of(layer):
+        if not layer.built:
+            return "?"
+        if f is not None:       # the graph's symbolic shapes (batch None), not those of the build call
+            if isinstance(layer, InputLayer):
+                return _fmt_shapes(layer._batch_input_shape)
+            nodes = nodes_of.get(id(layer))
+            if nodes:
+                return _fmt_shapes(nest.map_structure(lambda kt: tuple(kt.shape), nodes[-1].outputs))
+        s = layer.__dict__.get("_last_output_shape")
+        if s is None:
+            return "?"
+        if isinstance(model, Sequential):
+            s = _batchless(s)
+        return _fmt_shapes(s)
+
+    def fields(layer, prefix=""):
+        params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+        row = [f"{prefix}{layer.name} ({type(layer).__name__})", shape_of(layer), params]
+        if not sequential_like:
+            conns = [f"{p._node.layer.name}[{node_ref.get(id(p._node), 0)}][{p._index}]"
+                     for n in nodes_of.get(id(layer), []) for p in n.parents]
+            row.append(", ".join(conns) or "-")
+        if show_trainable:
+            row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
+        return row
+
+    rows = []
+
+    def add(layer, level=0):
+        rows.append(fields(layer, "   " * level + "\u2514 " if level else ""))
+        if expand_nested and isinstance(layer, Model):
+            for sub in layer.layers:
+                add(sub, level + 1)
+    for l in layers:
+        add(l)
+    t_n, t_b = _weights_size(model.trainable_weights)
+    n_n, n_b = _weights_size(model.non_trainable_weights)
+    opt = getattr(model, "optimizer", None) if model.__dict__.get("_compiled") else None
+    opt_vars = list(opt.variables) if opt is not None and int(opt.iterations.numpy()) > 0 else None
+    o_n, o_b = _weights_size(opt_vars or [])
+    lines = [f'Model: "{model.name}"'] + _box_table(header, rows, widths, align)
+    lines += [f" Total params: {t_n + n_n + o_n:,} ({_readable_size(t_b + n_b + o_b)})",
+              f" Trainable params: {t_n:,} ({_readable_size(t_b)})",
+              f" Non-trainable params: {n_n:,} ({_readable_size(n_b)})"]
+    if opt_vars is not None:
+        lines.append(f" Optimizer params: {o_n:,} ({_readable_size(o_b)})")
+    return "\n".join(lines)
 
 
 def _num_samples(x):
