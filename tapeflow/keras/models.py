@@ -288,7 +288,7 @@ class Model(Layer):
         if save_format not in (None, "keras"):
             raise ValueError(f"Model.save: save_format={save_format!r} is not supported; tapeflow writes its "
                              "own .keras format (give a path ending in .keras)")
-        return save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     # -- training conveniences -----------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
@@ -917,7 +917,7 @@ def _functional_from_config(cls, config, custom_objects=None):
 def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs):
     """``keras.models.save_model``: same as ``model.save(filepath)``."""
     from .saving import save_model as _save
-    return _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer, **kwargs)
+    _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer, **kwargs)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):

@@ -392,7 +392,7 @@ def _weights_arrays(model, include_optimizer):
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs):
-    """Write ``model`` to a ``.keras`` file (see the module docstring); returns the path."""
+    """Write ``model`` to a ``.keras`` file (see the module docstring); returns None, as Keras 3."""
     from ..train import storage
     from .models import Model
     if not isinstance(model, Model):
@@ -439,7 +439,6 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
             storage._silent_remove(tmp_zip)
             raise
         storage._fsync_dir(d)
-    return path
 
 
 class _Archive:
