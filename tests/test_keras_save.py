@@ -339,7 +339,8 @@ def test_weights_that_do_not_fit_the_config(tmp_path):
             d = json.dumps(cfg).encode()
         return n, d
     _rewrite(p, bad, wider)
-    with pytest.raises(CheckpointMismatchError, match=r"(?s)bad\.keras.*shape \[3, 4\] in the checkpoint, \[3, 5\]"):
+    with pytest.raises(CheckpointMismatchError,
+                       match=r"(?s)bad\.keras.*shape \[3, 4\] in the checkpoint, \[3, 5\]"):
         keras.models.load_model(bad)
 
     def one_less(n, d):
@@ -349,8 +350,8 @@ def test_weights_that_do_not_fit_the_config(tmp_path):
             d = json.dumps(cfg).encode()
         return n, d
     _rewrite(p, bad, one_less)
-    with pytest.raises(CheckpointMismatchError, match=r"does not hold: layers/1/bias, layers/1/kernel; "
-                                                         r"saved values with no variable: layers/1/beta.*nothing was assigned"):
+    with pytest.raises(CheckpointMismatchError, match=r"does not hold: layers/1/bias, layers/1/kernel; saved "
+                                                      r"values with no variable: layers/1/beta.*nothing was assigned"):
         keras.models.load_model(bad)
 
 

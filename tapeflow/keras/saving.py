@@ -475,10 +475,19 @@ class _Archive:
             return out
         return list(self.infos)
 
+    def _member_path(self, name):
+        """A member of an unzipped directory: a regular file (a FIFO or device would block)."""
+        import stat
+        from ..train.storage import CorruptCheckpointError
+        p = os.path.join(self.path, *name.split("/"))
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise CorruptCheckpointError(f"{p}: not a regular file")
+        return p
+
     def read(self, name, limit):
         from ..train.storage import CorruptCheckpointError
         if self.zf is None:
-            p = os.path.join(self.path, *name.split("/"))
+            p = self._member_path(name)
             if os.path.getsize(p) > limit:
                 raise CorruptCheckpointError(f"{p}: larger than any {name} tapeflow writes")
             with open(p, "rb") as f:
@@ -497,7 +506,7 @@ class _Archive:
         from ..train.storage import CorruptCheckpointError
         if self.zf is None:
             import shutil
-            shutil.copyfile(os.path.join(self.path, *name.split("/")), dest)
+            shutil.copyfile(self._member_path(name), dest)
             return
         info = self.infos[name]
         try:
