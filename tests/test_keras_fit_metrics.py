@@ -27,6 +27,7 @@ def test_history_names_and_values_of_compiled_metrics():
     p0 = m.predict(x, verbose=0)
     vx, vy = x[:8] + 1.0, y[:8]
     h = m.fit(x, y, batch_size=len(x), epochs=2, verbose=0, validation_data=(vx, vy))
+    assert m.history is h
     # Keras 3: train logs sorted by name, then the val_ ones
     assert list(h.history) == ["abs_err", "loss", "mae", "mse", "val_abs_err", "val_loss", "val_mae", "val_mse"]
     # one batch per epoch: the epoch's training metrics are those of the predictions before its update

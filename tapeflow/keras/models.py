@@ -467,6 +467,7 @@ class Model(Layer):
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
         bs = batch_size or 32
         hist = History()
+        self.history = hist         # as Keras: model.history.history after fit
         cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
                                                               "steps": steps_per_epoch})
         self.stop_training = False
