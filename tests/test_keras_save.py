@@ -226,6 +226,19 @@ def test_functions_in_configs(tmp_path):
     x = np.ones((3, 2), np.float32)
     np.testing.assert_allclose(m3(x).numpy(), named(x).numpy())
 
+    # a file naming a function outside tapeflow's math, or a private helper, gets nothing
+    bad = str(tmp_path / "bad.keras")
+    for module, name in (("os", "system"), ("tapeflow.train.storage", "_silent_remove"),
+                         ("tapeflow.train.storage", "delete_checkpoint")):
+        def point_elsewhere(n, d):
+            if n == "config.json":
+                d = d.replace(b'"module": "' + double.__module__.encode() + b'"', f'"module": "{module}"'.encode())
+                d = d.replace(b'"double"', f'"{name}"'.encode())
+            return n, d
+        _rewrite(p, bad, point_elsewhere)
+        with pytest.raises(TypeError, match=f"Could not locate function '{name}' \\(module '{module}'\\)"):
+            keras.models.load_model(bad)
+
 
 @pytest.mark.parametrize("name,match", [
     ("m.h5", r"does not write HDF5.*`\.keras` path.*save_weights"),

@@ -53,6 +53,10 @@ _METADATA = "metadata.json"
 _WEIGHTS_DIR = "weights"
 _WEIGHTS_PREFIX = "weights"
 _DATA_NAME = "weights.data.safetensors"
+#: where functions named in a config may be found (see ``_resolve_function``)
+_FUNCTION_MODULES = ("tapeflow.ops.", "tapeflow.nn", "tapeflow.math", "tapeflow.linalg", "tapeflow.random",
+                     "tapeflow.keras.activations", "tapeflow.keras.losses", "tapeflow.keras.initializers",
+                     "tapeflow.keras.metrics", "tapeflow.keras.regularizers")
 #: a config or metadata member larger than this is not one tapeflow wrote
 _MAX_JSON_BYTES = 64 << 20
 
@@ -288,10 +292,11 @@ def _resolve_function(cfg, custom_objects, where):
             if obj is not None:
                 return obj
     module = cfg.get("module")
-    # tapeflow's own functions (activations, initializers such as tf.random.normal) are looked up in
-    # modules already imported; nothing from the file names a module to import
-    if isinstance(module, str) and isinstance(name, str) and module.startswith("tapeflow.") \
-            and module in sys.modules:
+    # tapeflow's own math (activations, losses, initializers such as tf.random.normal) is looked up
+    # in modules already imported, public names only: a file can name neither a module to import nor
+    # a helper that touches files or processes
+    if isinstance(module, str) and isinstance(name, str) and not name.startswith("_") \
+            and module.startswith(_FUNCTION_MODULES) and module in sys.modules:
         fn = getattr(sys.modules[module], name, None)
         if inspect.isfunction(fn) or inspect.isbuiltin(fn):
             return fn
@@ -563,7 +568,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             raise CheckpointError(f"{path}: .keras format version {v} is not supported by this tapeflow "
                                   f"(reads up to {VERSION}); upgrade tapeflow")
         index_name = f"{_WEIGHTS_DIR}/{_WEIGHTS_PREFIX}.json"
-        allowed = {_CONFIG, _METADATA, index_name}
+        allowed = {_CONFIG, _METADATA, index_name, f"{_WEIGHTS_DIR}/"}      # (a directory entry, as zip -r adds)
         data_name = f"{_WEIGHTS_DIR}/{_DATA_NAME}"
         odd = [n for n in names if n not in allowed and n != data_name]
         if odd or index_name not in names:
