@@ -387,3 +387,18 @@ def test_save_model_function_and_unbuilt_model_warning(tmp_path):
         keras.models.save_model(m, p)
     m2 = keras.models.load_model(p)
     assert not m2.built and len(m2.layers) == 1
+
+
+def test_json_config_and_aliases(tmp_path):
+    m = _seq(False)
+    clone = keras.models.model_from_json(m.to_json())
+    assert type(clone) is keras.Sequential and [l.name for l in clone.layers] == [l.name for l in m.layers]
+    assert [w.shape for w in clone.weights] == [w.shape for w in m.weights]
+    assert keras.utils.register_keras_serializable is keras.saving.register_keras_serializable
+    p = str(tmp_path / "w")
+    keras.saving.save_weights(m, p)
+    m.layers[0].kernel.assign(np.zeros((3, 4), np.float32))
+    keras.saving.load_weights(m, p)
+    assert np.abs(m.layers[0].kernel.numpy()).sum() > 0
+    with pytest.raises(ValueError, match="model_from_json: not a JSON model config"):
+        keras.models.model_from_json("{oops")

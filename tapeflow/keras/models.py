@@ -26,7 +26,8 @@ from . import backend
 from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
-__all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model"]
+__all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model",
+           "model_from_json"]
 
 
 def _is_shape(s):
@@ -280,6 +281,13 @@ class Model(Layer):
         if "input_layers" in config and "layers" in config:
             return _functional_from_config(cls, config, custom_objects)
         return cls(**config)
+
+    def to_json(self, **kwargs):
+        """The model's config as JSON (Keras' ``{"module", "class_name", "config", ...}``); rebuild it,
+        with fresh weights, with ``keras.models.model_from_json``."""
+        import json
+        from .saving import serialize_keras_object
+        return json.dumps(serialize_keras_object(self), **kwargs)
 
     def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):
         """Save the whole model (config, weights, optimizer state) to a ``.keras``
@@ -919,6 +927,17 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
     """``keras.models.save_model``: same as ``model.save(filepath)``."""
     from .saving import save_model as _save
     _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer, **kwargs)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A new model (fresh weights) from ``Model.to_json()``'s text."""
+    import json
+    from .saving import deserialize_keras_object
+    try:
+        config = json.loads(json_string)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"model_from_json: not a JSON model config ({e})") from None
+    return deserialize_keras_object(config, custom_objects, where=" (model_from_json)")
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):

@@ -44,7 +44,7 @@ import numpy as np
 
 __all__ = ["register_keras_serializable", "get_registered_object", "get_registered_name", "custom_object_scope",
            "CustomObjectScope", "serialize_keras_object", "deserialize_keras_object", "save_model", "load_model",
-           "get_custom_objects"]
+           "get_custom_objects", "save_weights", "load_weights"]
 
 FORMAT = "tapeflow-keras"
 VERSION = 1
@@ -674,3 +674,13 @@ def _check_keys(model, keys, path):
         raise CheckpointMismatchError(f"{path}: the model rebuilt from its config does not match the saved "
                                       f"weights ({'; '.join(parts)}); the model's code no longer matches the one "
                                       "that was saved; nothing was assigned")
+
+
+def save_weights(model, filepath, overwrite=True, **kwargs):
+    """``keras.saving.save_weights``: ``model.save_weights(filepath)``."""
+    return model.save_weights(filepath, overwrite=overwrite)
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """``keras.saving.load_weights``: ``model.load_weights(filepath)``."""
+    return model.load_weights(filepath, skip_mismatch=skip_mismatch)
