@@ -101,7 +101,7 @@ def test_accuracy_is_resolved_from_the_shapes(case):
     assert d["accuracy"] == pytest.approx(want) and d["acc"] == pytest.approx(want)
     kind = {"binary": keras.metrics.BinaryAccuracy, "categorical": keras.metrics.CategoricalAccuracy}.get(
         case, keras.metrics.SparseCategoricalAccuracy)
-    assert [type(o) for o in m.metrics[1:]] == [kind, kind]
+    assert [type(o) for o in m.metrics[1].metrics] == [kind, kind]
 
 
 def test_metric_identifiers_and_errors():
@@ -205,3 +205,32 @@ def test_dataset_argument_errors():
         m.fit(ds.repeat(), verbose=0)
     with pytest.raises(ValueError, match="repeats for ever"):
         m.predict(ds.repeat(), verbose=0)
+
+
+def test_custom_train_step_in_the_keras_3_guide_style():
+    # "Customizing what happens in fit()": loop over self.metrics, the loss tracker named "loss"
+    # takes the loss, compile_metrics takes (y, y_pred); the logs returned are flattened
+    class Custom(keras.Sequential):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x, y = _reg_data()
+    tf.random.set_seed(4)
+    m = Custom([keras.Input((3,)), keras.layers.Dense(1)])
+    m.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
+    p0 = m.predict(x, verbose=0)
+    h = m.fit(x, y, batch_size=len(x), epochs=1, verbose=0)
+    assert list(h.history) == ["loss", "mae"]
+    assert h.history["mae"][0] == pytest.approx(np.mean(np.abs(p0 - y)), rel=1e-5)
+    assert h.history["loss"][0] == pytest.approx(np.mean((p0 - y) ** 2), rel=1e-5)

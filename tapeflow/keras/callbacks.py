@@ -114,7 +114,9 @@ class MonitorCallback(Callback):
             name = self.monitor[4:] if self.monitor.startswith("val_") else self.monitor
             if name == "loss":
                 self.monitor_op = np.less
-            for m in getattr(self.model, "metrics", None) or ():
+            model_metrics = self.model._flat_metrics() if hasattr(self.model, "_flat_metrics") else \
+                getattr(self.model, "metrics", None) or ()
+            for m in model_metrics:
                 direction = getattr(m, "_direction", None)
                 if m.name == name and direction is not None:
                     self.monitor_op = np.greater if direction == "up" else np.less

@@ -324,7 +324,7 @@ class Model(Layer):
         # `metrics` ignore sample weights, `weighted_metrics` apply them (Keras 3's CompileMetrics)
         wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
             [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
-        self._compiled = {"loss": lf, "metrics": wanted, "metric_objs": None,
+        self._compiled = {"loss": lf, "compile_metrics": _CompileMetrics(wanted) if wanted else None,
                           "loss_tracker": _metrics.Mean(name="loss"),
                           "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "loss_weights": loss_weights}}
@@ -336,19 +336,23 @@ class Model(Layer):
 
     @property
     def metrics(self):
-        """The loss tracker and the compiled metrics (once created by a first batch), as Keras lists them."""
+        """As Keras 3: the loss tracker (``loss``), then one ``compile_metrics`` object
+        holding the compiled metrics (its ``update_state(y, y_pred)`` updates them all,
+        its ``result()`` is a dict), so a custom ``train_step`` can loop over them."""
         c = self.__dict__.get("_compiled")
         if not c:
             return []
-        return [c["loss_tracker"]] + [m for m, _ in c["metric_objs"] or ()]
+        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else [])
 
     @property
     def metrics_names(self):
-        """Keras 3's names: ``loss``, then ``compile_metrics`` standing for all compiled metrics."""
-        c = self.__dict__.get("_compiled")
-        if not c:
-            return []
-        return ["loss"] + (["compile_metrics"] if c["metric_objs"] else [])
+        return [m.name for m in self.metrics]
+
+    def _flat_metrics(self):
+        """The loss tracker and each compiled metric (created by the first batch)."""
+        c = self.__dict__.get("_compiled") or {}
+        cm = c.get("compile_metrics")
+        return ([c["loss_tracker"]] if c else []) + (cm.flat() if cm is not None else [])
 
     def reset_metrics(self):
         for m in self.metrics:
@@ -377,27 +381,21 @@ class Model(Layer):
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics with one batch; the running results by name."""
-        c = self._compiled
-        if c["metric_objs"] is None:
-            from . import metrics as _metrics
-            if c["metrics"] and not isinstance(y_pred, Tensor):
-                raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported "
-                                          "by tapeflow yet")
-            objs = []
-            if c["metrics"] and y is not None:
-                yt = _to_tensor_like(y, y_pred)
-                objs = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in c["metrics"]]
-                for m, _ in objs:
-                    m.reset_state()
-            c["metric_objs"] = objs
-        if y is not None and c["metric_objs"]:
-            yt = _to_tensor_like(y, y_pred)
-            for m, weighted in c["metric_objs"]:
-                m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+        cm = self._compiled["compile_metrics"]
+        if cm is not None and y is not None:
+            cm.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self):
-        return {m.name: m.result() for m in self.metrics}
+        """``{name: result}`` of every metric, ``compile_metrics``' dict merged in (as Keras 3)."""
+        out = {}
+        for m in self.metrics:
+            r = m.result()
+            if isinstance(r, dict):
+                out.update(r)
+            else:
+                out[m.name] = r
+        return out
 
     def _track_loss(self, loss, x):
         # the epoch's loss is the mean over samples: each batch weighs its size (Keras 3's loss tracker)
@@ -429,7 +427,7 @@ class Model(Layer):
         logs = _pythonify(logs)
         if return_dict:
             return logs
-        names = [m.name for m in self.metrics]
+        names = [m.name for m in self._flat_metrics()]
         out = [logs[n] for n in names if n in logs] + [logs[k] for k in sorted(logs) if k not in names]
         return out[0] if len(out) == 1 else out
 
@@ -440,13 +438,13 @@ class Model(Layer):
         self._require_compiled("train_on_batch")
         if reset_metrics:
             self.reset_metrics()
-        return self._results(self.train_step((x, y, sample_weight)), return_dict)
+        return self._results(self.train_step(_pack(x, y, sample_weight)), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         self._require_compiled("test_on_batch")
         if reset_metrics:
             self.reset_metrics()
-        return self._results(self.test_step((x, y, sample_weight)), return_dict)
+        return self._results(self.test_step(_pack(x, y, sample_weight)), return_dict)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
@@ -536,7 +534,8 @@ class Model(Layer):
         cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
         cbs.on_predict_begin({})
         outs = []
-        for xb, _, _ in _batches(x, None, None, batch_size or 32, False, None, steps):
+        for batch in _batches(x, None, None, batch_size or 32, False, None, steps):
+            xb = _unpack(batch)[0]
             outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
         cbs.on_predict_end({})
         if not outs:
@@ -545,6 +544,45 @@ class Model(Layer):
 
     def predict_on_batch(self, x):
         return nest.map_structure(lambda t: np.asarray(t.numpy()), self(x, training=False))
+
+
+class _CompileMetrics:
+    """Keras 3's ``compile_metrics``: the metrics given to ``compile``, created at the
+    first update (``"accuracy"`` needs the batch's shapes); ``metrics`` ignore
+    sample weights, ``weighted_metrics`` apply them."""
+
+    name = "compile_metrics"
+
+    def __init__(self, wanted):
+        self._wanted = wanted
+        self._built = None          # [(metric, weighted)]
+
+    def flat(self):
+        return [m for m, _ in self._built or ()]
+
+    @property
+    def metrics(self):
+        return self.flat()
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        if not isinstance(y_pred, Tensor):
+            raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported by "
+                                      "tapeflow yet")
+        yt = _to_tensor_like(y_true, y_pred)
+        if self._built is None:
+            from . import metrics as _metrics
+            self._built = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in self._wanted]
+            for m, _ in self._built:
+                m.reset_state()
+        for m, weighted in self._built:
+            m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+
+    def result(self):
+        return {m.name: m.result() for m in self.flat()}
+
+    def reset_state(self):
+        for m in self.flat():
+            m.reset_state()
 
 
 def _unpack(data):
@@ -573,15 +611,21 @@ def _check_dataset_args(ds, y, sample_weight, steps):
                          "(evaluate/predict) to say how many batches make an epoch")
 
 
+def _pack(x, y, sw):
+    """A batch as Keras hands it to ``train_step``: ``(x, y)``, ``(x, y, sw)``, or ``(x,)`` alone."""
+    if y is None:
+        return (x,)
+    return (x, y) if sw is None else (x, y, sw)
+
+
 def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
-    """The batches ``(x, y, sw)`` of one pass: a dataset's elements, or slices of arrays
-    (in a fresh permutation when ``shuffle``); at most ``steps`` of them."""
+    """The batches of one pass: a dataset's elements as they are, or slices of arrays
+    packed as Keras packs them (in a fresh permutation when ``shuffle``); at most ``steps``."""
     if _is_dataset(x):
-        it = iter(x)
-        for i, el in enumerate(it):
+        for i, el in enumerate(iter(x)):
             if steps is not None and i >= steps:
                 break
-            yield _unpack(el)
+            yield el
         return
     n = _num_samples(x)
     idx = rng.permutation(n) if shuffle else np.arange(n)
@@ -589,15 +633,21 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
         if steps is not None and i >= steps:
             break
         b = idx[start:start + batch_size]
-        yield (_take(x, b), _take(y, b) if y is not None else None,
-               _take(sample_weight, b) if sample_weight is not None else None)
+        yield _pack(_take(x, b), _take(y, b) if y is not None else None,
+                    _take(sample_weight, b) if sample_weight is not None else None)
 
 
 def _pythonify(logs):
     """Logs as Python floats (Keras 3 hands callbacks plain numbers), keys sorted."""
+    flat = {}
+    for k, v in logs.items():
+        if isinstance(v, dict):         # a metric whose result is a dict (compile_metrics) gives its entries
+            flat.update(v)
+        else:
+            flat[k] = v
     out = {}
-    for k in sorted(logs):
-        v = logs[k]
+    for k in sorted(flat):
+        v = flat[k]
         if isinstance(v, Tensor):
             v = v.numpy()
         out[k] = float(v) if np.ndim(v) == 0 else np.asarray(v)
