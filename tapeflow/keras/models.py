@@ -375,10 +375,6 @@ class Model(Layer):
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
         return terms[0] if len(terms) == 1 else M.add_n(terms)
 
-    def _loss_value(self, x, y, sample_weight, training):
-        pred = self(x, training=training)
-        return self.compute_loss(x, y, pred, sample_weight, training=training)
-
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics with one batch; the running results by name."""
         cm = self._compiled["compile_metrics"]
