@@ -48,8 +48,7 @@ def test_early_stopping_mode_max_and_restore_best_weights():
     snaps = []
     seq = [0.1, 0.9, 0.5, 0.4]
     rec = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: snaps.append(m.get_weights()))
-    es = keras.callbacks.EarlyStopping(monitor="val_acc", patience=2, restore_best_weights=True)
-    assert es.mode == "max"
+    es = keras.callbacks.EarlyStopping(monitor="val_acc", mode="max", patience=2, restore_best_weights=True)
     m.fit(x, y, epochs=4, verbose=0, callbacks=[_forced(seq, "val_acc"), rec, es])
     assert es.stopped_epoch == 3 and es.best_epoch == 1
     for w, b in zip(m.get_weights(), snaps[1]):
@@ -105,3 +104,23 @@ def test_callbacks_must_be_callback_instances():
     x, y = _data()
     with pytest.raises(TypeError, match="Callback"):
         m.fit(x, y, epochs=1, verbose=0, callbacks=[lambda: None])
+
+
+def test_monitor_direction_in_auto_mode_as_keras_3():
+    # Keras 3 (MonitorCallback): losses go down, a compiled metric says its direction, anything else
+    # is an error at the first epoch end asking for mode='min' or 'max'
+    x, y = _data()
+    m = _model()
+    m.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse", metrics=["mae", "accuracy"])
+    seen = {}
+    for monitor in ("loss", "val_loss", "val_mae", "accuracy", "val_accuracy"):
+        es = keras.callbacks.EarlyStopping(monitor=monitor, patience=10)
+        m.fit(x, y, epochs=1, verbose=0, validation_data=(x, y), callbacks=[es])
+        seen[monitor] = es.monitor_op
+    assert seen == {"loss": np.less, "val_loss": np.less, "val_mae": np.less, "accuracy": np.greater,
+                    "val_accuracy": np.greater}
+    with pytest.raises(ValueError, match=r"monitor=val_acc, but Keras isn't able to automatically determine.*"
+                                         r"Pass `mode='max'`"):
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.EarlyStopping(monitor="val_acc")])
+    with pytest.warns(UserWarning, match="mode 'up' is unknown, fallback to auto mode"):
+        keras.callbacks.EarlyStopping(mode="up")

@@ -1,5 +1,6 @@
 """``tapeflow.keras.callbacks``: Keras' training hooks (Callback, History,
-LambdaCallback, EarlyStopping) with Keras 3 semantics."""
+LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard) with Keras 3 semantics."""
+import os
 import warnings
 
 import numpy as np
@@ -26,6 +27,12 @@ class Callback:
     def on_epoch_end(self, epoch, logs=None): pass
     def on_train_batch_begin(self, batch, logs=None): pass
     def on_train_batch_end(self, batch, logs=None): pass
+    def on_test_begin(self, logs=None): pass
+    def on_test_end(self, logs=None): pass
+    def on_test_batch_begin(self, batch, logs=None): pass
+    def on_test_batch_end(self, batch, logs=None): pass
+    def on_predict_begin(self, logs=None): pass
+    def on_predict_end(self, logs=None): pass
 
 
 class CallbackList:
@@ -81,63 +88,96 @@ class LambdaCallback(Callback):
                 setattr(self, name, fn)
 
 
-class EarlyStopping(Callback):
+class MonitorCallback(Callback):
+    """What EarlyStopping and ModelCheckpoint share (Keras 3's MonitorCallback):
+    which way ``monitor`` improves, and by how much it must."""
+
+    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=3)
+            mode = "auto"
+        self.monitor = monitor
+        self.mode = mode
+        self.best = baseline
+        self.min_delta = abs(min_delta)
+        self.monitor_op = None
+
+    def _set_monitor_op(self):
+        """``np.less`` or ``np.greater``; in auto mode from the name (losses go down) or the
+        compiled metric of that name (its ``_direction``), else an error as Keras gives."""
+        if self.mode == "min":
+            self.monitor_op = np.less
+        elif self.mode == "max":
+            self.monitor_op = np.greater
+        else:
+            name = self.monitor[4:] if self.monitor.startswith("val_") else self.monitor
+            if name == "loss":
+                self.monitor_op = np.less
+            model_metrics = self.model._flat_metrics() if hasattr(self.model, "_flat_metrics") else \
+                getattr(self.model, "metrics", None) or ()
+            for m in model_metrics:
+                direction = getattr(m, "_direction", None)
+                if m.name == name and direction is not None:
+                    self.monitor_op = np.greater if direction == "up" else np.less
+            if self.monitor_op is None:
+                raise ValueError(f"{type(self).__name__} callback received monitor={self.monitor}, but Keras "
+                                 "isn't able to automatically determine whether that metric should be maximized "
+                                 "or minimized. Pass `mode='max'` in order to monitor based on the highest metric "
+                                 "value, or pass `mode='min'` in order to use the lowest value.")
+        if self.monitor_op is np.less:
+            self.min_delta = -abs(self.min_delta)
+
+    def _is_improvement(self, current, reference):
+        if reference is None:
+            return True
+        return bool(self.monitor_op(current - self.min_delta, reference))
+
+
+class EarlyStopping(MonitorCallback):
     """Stop when ``monitor`` has not improved by more than ``min_delta`` for
     ``patience`` epochs (Keras 3 rules: the wait counter counts from the best
     epoch, never stops at epoch 0, ``restore_best_weights`` applies at train end)."""
 
     def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
                  restore_best_weights=False, start_from_epoch=0):
-        super().__init__()
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"EarlyStopping: mode must be 'auto', 'min' or 'max', got {mode!r}")
-        self.monitor = monitor
+        super().__init__(monitor, mode, min_delta=min_delta)
         self.patience = patience
         self.verbose = verbose
         self.baseline = baseline
-        self.min_delta = abs(min_delta)
         self.restore_best_weights = restore_best_weights
         self.start_from_epoch = start_from_epoch
-        if mode == "auto":
-            # as Keras: accuracy-like and auc-like names improve upwards, everything else downwards
-            mode = "max" if any(s in monitor for s in ("acc", "auc")) else "min"
-        self.mode = mode
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_train_begin(self, logs=None):
         self.wait = 0
         self.stopped_epoch = 0
         self.best = None
         self.best_weights = None
         self.best_epoch = 0
 
-    def _improved(self, current, reference):
-        if reference is None:
-            return True
-        if self.mode == "min":
-            return current + self.min_delta < reference
-        return current - self.min_delta > reference
-
-    def on_train_begin(self, logs=None):
-        self.wait = 0
-        self.stopped_epoch = 0
-        self.best = np.inf if self.mode == "min" else -np.inf
-        self.best_weights = None
-        self.best_epoch = 0
-
     def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
         current = (logs or {}).get(self.monitor)
         if current is None or epoch < self.start_from_epoch:
             if current is None:
-                warnings.warn(f"EarlyStopping: metric {self.monitor!r} is not in the epoch logs "
-                              f"(available: {sorted(logs or {})}); skipping", stacklevel=2)
+                warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not available. "
+                              f"Available metrics are: {','.join(logs or {})}", stacklevel=2)
             return
         if self.restore_best_weights and self.best_weights is None:
             self.best_weights = self.model.get_weights()
+            self.best_epoch = epoch
         self.wait += 1
-        if self._improved(current, self.best):
+        if self._is_improvement(current, self.best):
             self.best = current
             self.best_epoch = epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
-            if self.baseline is None or self._improved(current, self.baseline):
+            if self.baseline is None or self._is_improvement(current, self.baseline):
                 self.wait = 0
             return
         if self.wait >= self.patience and epoch > 0:
@@ -148,4 +188,185 @@ class EarlyStopping(Callback):
         if self.stopped_epoch > 0 and self.verbose > 0:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
             self.model.set_weights(self.best_weights)
+
+
+class ModelCheckpoint(MonitorCallback):
+    """Save the model (``model.save``, a ``.keras`` file) or its weights
+    (``save_weights``, tapeflow's checkpoint format at that prefix) at the end of
+    every epoch, or every ``save_freq`` batches.
+
+    ``filepath`` may hold ``{epoch:02d}`` (1-based, as Keras) and any log key,
+    e.g. ``{val_loss:.2f}``. With ``save_best_only`` the file is written only
+    when ``monitor`` improves (the first value always does, unless
+    ``initial_value_threshold`` is better)."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__(monitor, mode, initial_value_threshold)
+        self.verbose = verbose
+        self.filepath = os.fspath(filepath)
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.save_freq = save_freq
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = None
+        self._current_epoch = 0
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and not isinstance(save_freq, bool)):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer "
+                             "values")
+        # Keras 3 wants `.weights.h5` for weights alone; tapeflow's save_weights writes its own
+        # checkpoint format at any prefix, so any name is taken. A whole model must be a .keras file.
+        if not save_weights_only and not self.filepath.endswith(".keras"):
+            hint = (" (tapeflow does not write HDF5; use .keras)" if self.filepath.endswith(".h5") else "")
+            raise ValueError("The filepath provided must end in `.keras` (Keras model format). Received: "
+                             f"filepath={self.filepath}{hint}")
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._should_save_on_batch(batch):
+            self._save_model(self._current_epoch, batch, logs)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        if self.save_freq == "epoch":
+            self._save_model(epoch, None, logs)
+
+    def _should_save_on_batch(self, batch):
+        if self.save_freq == "epoch":
+            return False
+        if self._last_batch_seen is None or batch <= self._last_batch_seen:
+            add = batch + 1         # a new epoch: batches count from 0 again
+        else:
+            add = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def _get_file_path(self, epoch, batch, logs):
+        logs = logs or {}
+        try:
+            if batch is None or "batch" in logs:
+                return self.filepath.format(epoch=epoch + 1, **logs)
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". Reason: {e} (the '
+                           f"logs hold {sorted(logs)})") from None
+
+    def _should_save_model(self, epoch, logs, filepath):
+        if not self.save_best_only:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+            return True
+        current = (logs or {}).get(self.monitor)
+        if current is None:
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            return True
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        best_str = "None" if self.best is None else f"{self.best:.5f}"
+        if self._is_improvement(current, self.best):
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best_str} to {current:.5f}, saving "
+                      f"model to {filepath}")
+            self.best = current
+            return True
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best_str}")
+        return False
+
+    def _save_model(self, epoch, batch, logs):
+        filepath = self._get_file_path(epoch, batch, logs)
+        if not self._should_save_model(epoch, logs, filepath):
+            return
+        if os.path.isdir(filepath):
+            raise IsADirectoryError("Please specify a non-directory filepath for ModelCheckpoint. Filepath used "
+                                    f"is an existing directory: {filepath}")
+        d = os.path.dirname(filepath)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        if self.save_weights_only:
+            self.model.save_weights(filepath, overwrite=True)
+        else:
+            self.model.save(filepath, overwrite=True)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
+
+
+class TensorBoard(Callback):
+    """Write the epoch logs as TensorBoard scalars (through ``tapeflow.summary``),
+    laid out as Keras does: ``log_dir/train`` gets ``epoch_loss``,
+    ``epoch_<metric>`` and ``epoch_learning_rate``; ``log_dir/validation`` gets
+    the ``val_`` logs under the same tags and ``evaluation_<name>_vs_iterations``
+    (step = optimizer iterations) after each validation. Steps are epochs
+    (0-based). ``update_freq="batch"`` or an integer N also writes
+    ``batch_<name>`` every N training batches. Graphs, histograms, images and
+    profiling are not written (``histogram_freq``, ``write_graph``... are
+    accepted and ignored)."""
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and not (isinstance(update_freq, int) and update_freq > 0):
+            raise ValueError(f"TensorBoard: update_freq must be 'epoch', 'batch' or a positive integer, got "
+                             f"{update_freq!r}")
+        self.update_freq = update_freq
+        self._writers = {}
+        self._global_train_batch = 0
+
+    def _writer(self, which):
+        from .. import summary
+        w = self._writers.get(which)
+        if w is None or w.closed:
+            w = self._writers[which] = summary.create_file_writer(os.path.join(self.log_dir, which))
+        return w
+
+    def _write(self, which, values, prefix, step):
+        from .. import summary
+        with self._writer(which).as_default():
+            for name, value in values.items():
+                if np.ndim(value) == 0:
+                    summary.scalar(f"{prefix}{name}", float(value), step=int(step))
+
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._global_train_batch += 1
+        if self.update_freq != "epoch" and self._global_train_batch % self.update_freq == 0:
+            self._write("train", logs or {}, "batch_", self._global_train_batch)
+
+    def on_test_end(self, logs=None):
+        opt = getattr(self.model, "optimizer", None)
+        if opt is not None and hasattr(opt, "iterations") and logs:
+            step = int(np.asarray(opt.iterations.numpy()))
+            self._write("validation", {f"evaluation_{k}_vs_iterations": v for k, v in logs.items()}, "", step)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        lr = getattr(getattr(self.model, "optimizer", None), "learning_rate", None)
+        if lr is not None:      # Keras adds the optimizer's current rate to the train scalars
+            train["learning_rate"] = float(np.asarray(lr.numpy() if hasattr(lr, "numpy") else lr))
+        if train:
+            self._write("train", train, "epoch_", epoch)
+        if val:
+            self._write("validation", val, "epoch_", epoch)
+
+    def on_train_end(self, logs=None):
+        for w in self._writers.values():
+            w.close()
+        self._writers = {}

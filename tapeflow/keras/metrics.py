@@ -19,7 +19,7 @@ from ..ops import math_ops as M
 from . import losses as _losses
 
 __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
-           "CategoricalAccuracy", "SparseCategoricalAccuracy", "get"]
+           "CategoricalAccuracy", "SparseCategoricalAccuracy", "get", "for_compile"]
 
 
 class Metric(Module):
@@ -125,11 +125,15 @@ class MeanMetricWrapper(Mean):
 
 
 class MeanSquaredError(MeanMetricWrapper):
+    _direction = "down"
+
     def __init__(self, name="mean_squared_error", dtype=None):
         super().__init__(_losses.mean_squared_error, name, dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
+    _direction = "down"
+
     def __init__(self, name="mean_absolute_error", dtype=None):
         super().__init__(_losses.mean_absolute_error, name, dtype)
 
@@ -165,21 +169,29 @@ def _sparse_categorical_accuracy(y_true, y_pred):
 
 
 class Accuracy(MeanMetricWrapper):
+    _direction = "up"
+
     def __init__(self, name="accuracy", dtype=None):
         super().__init__(_accuracy, name, dtype)
 
 
 class BinaryAccuracy(MeanMetricWrapper):
+    _direction = "up"
+
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
         super().__init__(_binary_accuracy, name, dtype, threshold=threshold)
 
 
 class CategoricalAccuracy(MeanMetricWrapper):
+    _direction = "up"
+
     def __init__(self, name="categorical_accuracy", dtype=None):
         super().__init__(_categorical_accuracy, name, dtype)
 
 
 class SparseCategoricalAccuracy(MeanMetricWrapper):
+    _direction = "up"
+
     def __init__(self, name="sparse_categorical_accuracy", dtype=None):
         super().__init__(_sparse_categorical_accuracy, name, dtype)
 
@@ -204,3 +216,37 @@ def get(identifier):
             return _BY_NAME[key]()
         raise ValueError(f"keras.metrics.get: unknown metric {identifier!r}; known: {sorted(_BY_NAME)}")
     raise TypeError(f"keras.metrics.get: expected a Metric, a Metric class or a name, got {identifier!r}")
+
+
+def for_compile(identifier, y_true, y_pred):
+    """The metric ``compile(metrics=[identifier])`` stands for, named as Keras 3
+    names it in the logs: a string keeps its spelling (``"mae"``), an object its
+    name, a function its ``__name__``. ``"accuracy"``/``"acc"`` become binary,
+    sparse categorical or categorical accuracy from the shapes of the first
+    batch (Keras' rule: one prediction column is binary; labels of lower rank, or
+    one label column against several predictions, are sparse)."""
+    if identifier is None:
+        raise ValueError("compile(metrics=...): expected a metric, received `None`")
+    if isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if isinstance(identifier, str):
+        if identifier.lower() in ("accuracy", "acc"):
+            yt, yp = tuple(y_true.shape), tuple(y_pred.shape)
+            if yp and yp[-1] == 1:
+                return BinaryAccuracy(name=identifier)
+            if len(yt) < len(yp) or (yt and yt[-1] == 1 and yp[-1] > 1):
+                return SparseCategoricalAccuracy(name=identifier)
+            return CategoricalAccuracy(name=identifier)
+        key = camel_to_snake(identifier) if identifier[:1].isupper() else identifier
+        if key in _BY_NAME:
+            return _BY_NAME[key](name=identifier)
+        fn = _losses._FUNCS.get(key)
+        if fn is not None:      # Keras also takes loss names as metrics: the mean of the per-sample loss
+            return MeanMetricWrapper(fn, identifier)
+        raise ValueError(f"Could not interpret metric identifier: {identifier} (known: "
+                         f"{sorted(set(_BY_NAME) | set(_losses._FUNCS) | {'accuracy', 'acc'})})")
+    if callable(identifier):
+        return MeanMetricWrapper(identifier, getattr(identifier, "__name__", "metric"))
+    raise ValueError(f"Could not interpret metric identifier: {identifier!r}")

@@ -13,6 +13,7 @@ and is then built on the same input shapes. A target network is
 from __future__ import annotations
 
 import copy
+import inspect
 
 import numpy as np
 
@@ -25,7 +26,8 @@ from . import backend
 from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
-__all__ = ["Model", "Sequential", "clone_model", "Functional"]
+__all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model",
+           "model_from_json"]
 
 
 def _is_shape(s):
@@ -70,6 +72,8 @@ class Model(Layer):
 
     # -- functional ------------------------------------------------------------------------------
     def _init_functional(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        if name is None and type(self) is Model:      # Keras 3 names a functional model "functional"
+            name = backend.unique_object_name("functional")
         Layer.__init__(self, name=name, trainable=trainable)
         self._compiled = None
         flat_in = nest.flatten(inputs)
@@ -235,107 +239,226 @@ class Model(Layer):
         finally:
             _TRAINING.pop()
 
-    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False):
-        """Print a table of the layers, their output shapes and parameter counts."""
-        if not self.built:
-            raise ValueError(f"This model ('{self.name}') has not yet been built. Build the model first by "
-                             "calling `build()` or by calling the model on a batch of data.")
-        width = line_length or 65
-        cols = [int(width * 0.45), int(width * 0.8), width]
-        rows = []
-
-        def add(layer, indent=""):
-            shape = layer.__dict__.get("_last_output_shape")
-            shape_s = _fmt_shapes(_batchless(shape)) if shape is not None else "multiple"
-            n = sum(int(np.prod(v.shape)) for v in layer.weights)
-            rows.append((f"{indent}{layer.name} ({type(layer).__name__})", shape_s, f"{n:,}"))
-            if expand_nested and isinstance(layer, Model):
-                for sub in layer.layers:
-                    add(sub, indent + "  ")
-        for l in self.layers:
-            add(l)
-        lines = [f'Model: "{self.name}"', "_" * width,
-                 _row(("Layer (type)", "Output Shape", "Param #"), cols), "=" * width]
-        for r in rows:
-            lines += [_row(r, cols), ""]
-        lines.append("=" * width)
-        tw = sum(int(np.prod(v.shape)) for v in self.trainable_weights)
-        ntw = sum(int(np.prod(v.shape)) for v in self.non_trainable_weights)
-        lines += [f"Total params: {tw + ntw:,}", f"Trainable params: {tw:,}", f"Non-trainable params: {ntw:,}",
-                  "_" * width]
-        text = "\n".join(lines)
-        (print_fn or print)(text)
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        """Print Keras 3's table of the layers (name and class, output shape,
+        parameter count; "Connected to" for a functional graph that is not a plain
+        chain), then the parameter counts with their sizes in bytes."""
+        text = _summary_text(self, line_length, positions, expand_nested, show_trainable)
+        if print_fn is None:
+            print(text)
+        else:
+            print_fn(text)
 
     def get_config(self):
         f = self.__dict__.get("_functional")
         if f is not None:
-            return {"name": self.name}
+            return _functional_config(self)
         if type(self).get_config is Model.get_config and "_init_args" in self.__dict__:
             args, kwargs = self._init_args
             if not args:
                 return dict(kwargs)
+            try:  # positional arguments by their parameter names, so that cls(**config) replays them
+                bound = inspect.signature(type(self).__init__).bind(None, *args, **kwargs)
+            except TypeError:
+                bound = None
+            params = inspect.signature(type(self).__init__).parameters
+            if bound is not None and all(params[n].kind not in (inspect.Parameter.VAR_POSITIONAL,)
+                                         for n in bound.arguments):
+                out = {}
+                for i, (n, v) in enumerate(bound.arguments.items()):
+                    if i == 0:
+                        continue
+                    if params[n].kind is inspect.Parameter.VAR_KEYWORD:
+                        out.update(v)
+                    else:
+                        out[n] = v
+                return out
         return Layer.get_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "input_layers" in config and "layers" in config:
+            return _functional_from_config(cls, config, custom_objects)
+        return cls(**config)
+
+    def to_json(self, **kwargs):
+        """The model's config as JSON (Keras' ``{"module", "class_name", "config", ...}``); rebuild it,
+        with fresh weights, with ``keras.models.model_from_json``."""
+        import json
+        from .saving import serialize_keras_object
+        return json.dumps(serialize_keras_object(self), **kwargs)
+
+    def save(self, filepath, overwrite=True, save_format=None, include_optimizer=True, **kwargs):
+        """Save the whole model (config, weights, optimizer state) to a ``.keras``
+        file in tapeflow's safe format; see ``keras.saving`` and ``load_model``."""
+        from .saving import save_model
+        if save_format not in (None, "keras"):
+            raise ValueError(f"Model.save: save_format={save_format!r} is not supported; tapeflow writes its "
+                             "own .keras format (give a path ending in .keras)")
+        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     # -- training conveniences -----------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
-        """Remember the optimizer and loss for ``fit``/``train_on_batch``."""
+        """Remember the optimizer, the loss and the metrics for ``fit``/``evaluate``.
+
+        ``metrics``: names (``"accuracy"``, ``"mae"``, ``"mse"``, loss names),
+        ``keras.metrics`` objects or classes, or functions ``fn(y_true, y_pred)``;
+        they are created at the first batch (``"accuracy"`` depends on its shapes)."""
         from .. import optimizers as _opt
         from . import losses as _losses
+        from . import metrics as _metrics
         self.optimizer = _opt.get(optimizer)
         lf = _losses.get(loss) if loss is not None else None
         if lf is not None and not isinstance(lf, _losses.Loss):
             lf = _losses.LossFunctionWrapper(lf)
-        self._compiled = {"loss": lf, "metrics": metrics or []}
+        def as_list(ms, arg):
+            if ms is not None and not isinstance(ms, (list, tuple)):
+                if isinstance(ms, dict):
+                    raise NotImplementedError(f"compile({arg}={{...}}): metrics per named output are not "
+                                              "supported by tapeflow yet; give a list of metrics for a "
+                                              "single-output model")
+                ms = [ms]
+            return list(ms or [])
+        # `metrics` ignore sample weights, `weighted_metrics` apply them (Keras 3's CompileMetrics)
+        wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
+            [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
+        self._compiled = {"loss": lf, "compile_metrics": _CompileMetrics(wanted) if wanted else None,
+                          "loss_tracker": _metrics.Mean(name="loss"),
+                          "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
+                                   "loss_weights": loss_weights}}
         self.loss = self._compiled["loss"]
 
     def _require_compiled(self, what):
-        if not self.__dict__.get("_compiled") or self._compiled["loss"] is None:
+        if not self.__dict__.get("_compiled"):
             raise RuntimeError(f"{what}: call model.compile(optimizer, loss) first")
 
-    def _loss_value(self, x, y, sample_weight, training):
-        pred = self(x, training=training)
-        y = _to_tensor_like(y, pred)
-        loss = self._compiled["loss"](y, pred, sample_weight=sample_weight) if sample_weight is not None \
-            else self._compiled["loss"](y, pred)
-        reg = self.losses
-        if reg:
-            from ..ops import math_ops as M
-            loss = M.add(loss, M.add_n(reg))
-        return loss
+    @property
+    def metrics(self):
+        """As Keras 3: the loss tracker (``loss``), then one ``compile_metrics`` object
+        holding the compiled metrics (its ``update_state(y, y_pred)`` updates them all,
+        its ``result()`` is a dict), so a custom ``train_step`` can loop over them."""
+        c = self.__dict__.get("_compiled")
+        if not c:
+            return []
+        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else [])
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def _flat_metrics(self):
+        """The loss tracker and each compiled metric (created by the first batch)."""
+        c = self.__dict__.get("_compiled") or {}
+        cm = c.get("compile_metrics")
+        return ([c["loss_tracker"]] if c else []) + (cm.flat() if cm is not None else [])
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of ``y_pred`` against ``y`` plus ``self.losses``
+        (weight penalties and ``add_loss`` terms), as Keras 3 adds them."""
+        from ..ops import math_ops as M
+        lf = self._compiled["loss"]
+        terms = []
+        if lf is not None and y is not None:
+            y = _to_tensor_like(y, y_pred)
+            terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
+        terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
+        if not terms:
+            if lf is not None:
+                raise ValueError("the model was compiled with a loss but no targets were given: pass `y` (or a "
+                                 "dataset of (x, y) batches)")
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return terms[0] if len(terms) == 1 else M.add_n(terms)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Update the compiled metrics with one batch; the running results by name."""
+        cm = self._compiled["compile_metrics"]
+        if cm is not None and y is not None:
+            cm.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self):
+        """``{name: result}`` of every metric, ``compile_metrics``' dict merged in (as Keras 3)."""
+        out = {}
+        for m in self.metrics:
+            r = m.result()
+            if isinstance(r, dict):
+                out.update(r)
+            else:
+                out[m.name] = r
+        return out
+
+    def _track_loss(self, loss, x):
+        # the epoch's loss is the mean over samples: each batch weighs its size (Keras 3's loss tracker)
+        self._compiled["loss_tracker"].update_state(loss, sample_weight=_num_samples(x))
 
     def train_step(self, data):
+        """One optimizer step on a batch ``(x, y[, sample_weight])``; returns the running logs."""
         from ..autodiff.tape import GradientTape
-        x, y, sw = (tuple(data) + (None, None))[:3] if isinstance(data, tuple) else (data, None, None)
+        x, y, sw = _unpack(data)
         with GradientTape() as tape:
-            loss = self._loss_value(x, y, sw, True)
+            pred = self(x, training=True)
+            loss = self.compute_loss(x, y, pred, sw, training=True)
         tv = self.trainable_variables
         grads = tape.gradient(loss, tv)
         self.optimizer.apply_gradients(zip(grads, tv))
-        return {"loss": loss}
+        self._track_loss(loss, x)
+        return self.compute_metrics(x, y, pred, sw)
+
+    def test_step(self, data):
+        """Loss and metrics of a batch, without training; returns the running logs."""
+        x, y, sw = _unpack(data)
+        pred = self(x, training=False)
+        loss = self.compute_loss(x, y, pred, sw, training=False)
+        self._track_loss(loss, x)
+        return self.compute_metrics(x, y, pred, sw)
+
+    def _results(self, logs, return_dict):
+        """Keras 3's return value: a dict (sorted), or loss then compiled metrics in order (a float if alone)."""
+        logs = _pythonify(logs)
+        if return_dict:
+            return logs
+        names = [m.name for m in self._flat_metrics()]
+        out = [logs[n] for n in names if n in logs] + [logs[k] for k in sorted(logs) if k not in names]
+        return out[0] if len(out) == 1 else out
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True,
                        return_dict=False):
-        """One gradient step on one batch; returns the loss (a float)."""
+        """One gradient step on one batch; returns the loss (and metrics) of this batch
+        (accumulated since the last reset with ``reset_metrics=False``)."""
         self._require_compiled("train_on_batch")
-        logs = self.train_step((x, y, sample_weight))
-        loss = float(logs["loss"].numpy())
-        return {"loss": loss} if return_dict else loss
+        if reset_metrics:
+            self.reset_metrics()
+        return self._results(self.train_step(_pack(x, y, sample_weight)), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True, return_dict=False):
         self._require_compiled("test_on_batch")
-        loss = float(self._loss_value(x, y, sample_weight, False).numpy())
-        return {"loss": loss} if return_dict else loss
+        if reset_metrics:
+            self.reset_metrics()
+        return self._results(self.test_step(_pack(x, y, sample_weight)), return_dict)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
-            initial_epoch=0, steps_per_epoch=None, **kwargs):
-        """Mini-batch training on NumPy data (batch_size 32 by default);
-        returns a History with ``history["loss"]`` per epoch."""
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
+            validation_freq=1, **kwargs):
+        """Mini-batch training on NumPy arrays/tensors (batch_size 32 by default) or on a
+        ``tf.data.Dataset`` of ``(x, y[, sample_weight])`` batches. Returns a History: per
+        epoch ``loss``, the compiled metrics, and ``val_*`` of the same with validation data."""
         self._require_compiled("fit")
         from ..ops import random_ops
         from .callbacks import CallbackList, History
-        if validation_split and validation_data is None:
+        dataset = _is_dataset(x)
+        if dataset:
+            _check_dataset_args(x, y, sample_weight, steps_per_epoch)
+            if validation_split:
+                raise ValueError("Argument `validation_split` is only supported for tensors or NumPy arrays. "
+                                 f"Found incompatible type in the input: {type(x).__name__}")
+        elif validation_split and validation_data is None:
             # as Keras: the last fraction of the samples, taken before any shuffling
             n_all = _num_samples(x)
             split = int(n_all * (1.0 - validation_split))
@@ -344,66 +467,187 @@ class Model(Layer):
             if sample_weight is not None:
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
-        n = _num_samples(x)
         bs = batch_size or 32
         hist = History()
-        cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose})
+        self.history = hist         # as Keras: model.history.history after fit
+        cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
+                                                              "steps": steps_per_epoch})
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
         for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
-            idx = rng.permutation(n) if shuffle else np.arange(n)
-            total, count = 0.0, 0
-            for step, start in enumerate(range(0, n, bs)):
+            logs = {}
+            for step, batch in enumerate(_batches(x, y, sample_weight, bs, shuffle, rng, steps_per_epoch)):
                 cbs.on_train_batch_begin(step, {})
-                b = idx[start:start + bs]
-                xb = _take(x, b)
-                yb = _take(y, b) if y is not None else None
-                swb = _take(sample_weight, b) if sample_weight is not None else None
-                loss = float(self.train_step((xb, yb, swb))["loss"].numpy())
-                total += loss * len(b)
-                count += len(b)
-                cbs.on_train_batch_end(step, {"loss": total / count})
-            logs = {"loss": total / max(count, 1)}
-            if validation_data is not None:
-                vx, vy = validation_data[0], validation_data[1]
-                logs["val_loss"] = self.evaluate(vx, vy, batch_size=bs, verbose=0)
+                logs = _pythonify(self.train_step(batch))
+                cbs.on_train_batch_end(step, dict(logs))
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                vx, vy, vsw = _unpack(validation_data) if not _is_dataset(validation_data) \
+                    else (validation_data, None, None)
+                val = self.evaluate(vx, vy, batch_size=validation_batch_size or bs, sample_weight=vsw,
+                                    steps=validation_steps, verbose=0, return_dict=True, callbacks=cbs)
+                epoch_logs.update({f"val_{k}": v for k, v in val.items()})
             if verbose in (1, 2, True, "auto"):
-                print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-            cbs.on_epoch_end(epoch, logs)
+                print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in epoch_logs.items()))
+            cbs.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
         cbs.on_train_end({})
         return hist
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
-                 return_dict=False, **kwargs):
+                 callbacks=None, return_dict=False, **kwargs):
+        """Loss and compiled metrics over the data (arrays or a dataset of batches):
+        a float when there are no metrics, else ``[loss, *metrics]`` in compile order
+        (a dict with ``return_dict=True``)."""
         self._require_compiled("evaluate")
-        n = _num_samples(x)
-        bs = batch_size or 32
-        total = 0.0
-        for start in range(0, n, bs):
-            b = np.arange(start, min(start + bs, n))
-            sw = _take(sample_weight, b) if sample_weight is not None else None
-            total += float(self._loss_value(_take(x, b), _take(y, b), sw, False).numpy()) * len(b)
-        loss = total / max(n, 1)
-        return {"loss": loss} if return_dict else loss
+        from .callbacks import CallbackList
+        if _is_dataset(x):
+            _check_dataset_args(x, y, sample_weight, steps)
+        # fit passes its own CallbackList: the validation pass runs its callbacks' test hooks
+        cbs = callbacks if isinstance(callbacks, CallbackList) else \
+            CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
+        self.reset_metrics()
+        cbs.on_test_begin({})
+        logs = {}
+        for step, batch in enumerate(_batches(x, y, sample_weight, batch_size or 32, False, None, steps)):
+            cbs.on_test_batch_begin(step, {})
+            logs = _pythonify(self.test_step(batch))
+            cbs.on_test_batch_end(step, dict(logs))
+        if not logs:
+            logs = _pythonify(self.get_metrics_result())
+        cbs.on_test_end(dict(logs))
+        return self._results(logs, return_dict)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
-        """Outputs as NumPy arrays, computed in batches (32 by default)."""
-        n = _num_samples(x)
-        bs = batch_size or 32
+        """Outputs as NumPy arrays, computed in batches (32 by default; a dataset's own batches)."""
+        from .callbacks import CallbackList
+        if _is_dataset(x):
+            _check_dataset_args(x, None, None, steps)
+        cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
+        cbs.on_predict_begin({})
         outs = []
-        for start in range(0, n, bs):
-            b = np.arange(start, min(start + bs, n))
-            outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(_take(x, b), training=False)))
+        for batch in _batches(x, None, None, batch_size or 32, False, None, steps):
+            xb = _unpack(batch)[0]
+            outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
+        cbs.on_predict_end({})
         if not outs:
             return np.zeros((0,), np.float32)
         return nest.map_structure(lambda *ts: np.concatenate(ts, 0), *outs)
 
     def predict_on_batch(self, x):
         return nest.map_structure(lambda t: np.asarray(t.numpy()), self(x, training=False))
+
+
+class _CompileMetrics:
+    """Keras 3's ``compile_metrics``: the metrics given to ``compile``, created at the
+    first update (``"accuracy"`` needs the batch's shapes); ``metrics`` ignore
+    sample weights, ``weighted_metrics`` apply them."""
+
+    name = "compile_metrics"
+
+    def __init__(self, wanted):
+        self._wanted = wanted
+        self._built = None          # [(metric, weighted)]
+
+    def flat(self):
+        return [m for m, _ in self._built or ()]
+
+    @property
+    def metrics(self):
+        return self.flat()
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        if not isinstance(y_pred, Tensor):
+            raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported by "
+                                      "tapeflow yet")
+        yt = _to_tensor_like(y_true, y_pred)
+        if self._built is None:
+            from . import metrics as _metrics
+            self._built = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in self._wanted]
+            for m, _ in self._built:
+                m.reset_state()
+        for m, weighted in self._built:
+            m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+
+    def result(self):
+        return {m.name: m.result() for m in self.flat()}
+
+    def reset_state(self):
+        for m in self.flat():
+            m.reset_state()
+
+
+def _unpack(data):
+    """``(x, y, sample_weight)`` of a batch given as ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sw)``."""
+    if isinstance(data, tuple) and 1 <= len(data) <= 3:
+        return (tuple(data) + (None, None))[:3]
+    return data, None, None
+
+
+def _is_dataset(x):
+    from ..data import Dataset
+    return isinstance(x, Dataset)
+
+
+def _check_dataset_args(ds, y, sample_weight, steps):
+    from ..data import INFINITE_CARDINALITY
+    if y is not None:
+        raise ValueError("When providing `x` as a tf.data.Dataset, `y` should not be passed. Instead, the "
+                         "targets should be included as part of the tf.data.Dataset.")
+    if sample_weight is not None:
+        raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
+                         "Instead, the sample weights should be included as part of the tf.data.Dataset.")
+    if steps is None and ds._cardinality() == INFINITE_CARDINALITY:
+        # Keras would loop for ever: an epoch of an endless dataset never ends
+        raise ValueError("the dataset repeats for ever: give `steps_per_epoch` (fit) or `steps` "
+                         "(evaluate/predict) to say how many batches make an epoch")
+
+
+def _pack(x, y, sw):
+    """A batch as Keras hands it to ``train_step``: ``(x, y)``, ``(x, y, sw)``, or ``(x,)`` alone."""
+    if y is None:
+        return (x,)
+    return (x, y) if sw is None else (x, y, sw)
+
+
+def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
+    """The batches of one pass: a dataset's elements as they are, or slices of arrays
+    packed as Keras packs them (in a fresh permutation when ``shuffle``); at most ``steps``."""
+    if _is_dataset(x):
+        for i, el in enumerate(iter(x)):
+            if steps is not None and i >= steps:
+                break
+            yield el
+        return
+    n = _num_samples(x)
+    idx = rng.permutation(n) if shuffle else np.arange(n)
+    for i, start in enumerate(range(0, n, batch_size)):
+        if steps is not None and i >= steps:
+            break
+        b = idx[start:start + batch_size]
+        yield _pack(_take(x, b), _take(y, b) if y is not None else None,
+                    _take(sample_weight, b) if sample_weight is not None else None)
+
+
+def _pythonify(logs):
+    """Logs as Python floats (Keras 3 hands callbacks plain numbers), keys sorted."""
+    flat = {}
+    for k, v in logs.items():
+        if isinstance(v, dict):         # a metric whose result is a dict (compile_metrics) gives its entries
+            flat.update(v)
+        else:
+            flat[k] = v
+    out = {}
+    for k in sorted(flat):
+        v = flat[k]
+        if isinstance(v, Tensor):
+            v = v.numpy()
+        out[k] = float(v) if np.ndim(v) == 0 else np.asarray(v)
+    return out
 
 
 def _accepts_training(layer):
@@ -419,13 +663,173 @@ def _tuple_shapes(s):
     return [_tuple_shapes(x) for x in s]
 
 
-def _row(cells, cols):
-    out = ""
-    start = 0
-    for c, end in zip(cells, cols):
-        out += (" " + c).ljust(end - start)
-        start = end
-    return out.rstrip()
+# -- summary ---------------------------------------------------------------------------------------
+# Keras 3 prints its summary with `rich`; these helpers reproduce that table (box characters, column
+# widths from `positions` of the line length, words wrapped, an over-long word cut with an ellipsis)
+# so that programs print what they print under TF.
+
+def _cell_lines(text, width):
+    lines = []
+    for para in str(text).split("\n"):
+        line = ""
+        for word in para.split(" "):
+            if len(word) > width:
+                word = word[:width - 1] + "\u2026"
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    return lines
+
+
+def _fit_widths(widths, total):
+    """rich's ratio_reduce: take the excess over ``total`` from the columns in turn."""
+    excess = sum(widths) - total
+    if excess <= 0:
+        return widths
+    out, remaining, ratio_left = [], excess, len(widths)
+    for w in widths:
+        d = min(w, round(remaining / ratio_left))
+        out.append(w - d)
+        remaining -= d
+        ratio_left -= 1
+    return out
+
+
+def _box_table(header, rows, widths, align):
+    inner = [w - 2 for w in widths]
+
+    def render(cells, left, mid, right):
+        split = [_cell_lines(c, w) for c, w in zip(cells, inner)]
+        out = []
+        for i in range(max(len(c) for c in split)):
+            parts = []
+            for c, w, a in zip(split, inner, align):
+                t = c[i] if i < len(c) else ""
+                parts.append(" " + (t.rjust(w) if a == "right" else t.center(w) if a == "center" else t.ljust(w))
+                             + " ")
+            out.append(left + mid.join(parts) + right)
+        return out
+
+    def rule(l, m, r, ch):
+        return l + m.join(ch * (w) for w in widths) + r
+    lines = [rule("\u250f", "\u2533", "\u2513", "\u2501")]
+    lines += render(header, "\u2503", "\u2503", "\u2503")
+    lines.append(rule("\u2521", "\u2547", "\u2529", "\u2501"))
+    for i, r in enumerate(rows):
+        if i:
+            lines.append(rule("\u251c", "\u253c", "\u2524", "\u2500"))
+        lines += render(r, "\u2502", "\u2502", "\u2502")
+    lines.append(rule("\u2514", "\u2534", "\u2518", "\u2500"))
+    return lines
+
+
+def _readable_size(n):
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if n / 1024 < 1:
+            return f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} PB"
+
+
+def _weights_size(ws):
+    unique = {id(w): w for w in ws}.values()
+    return (sum(int(np.prod(w.shape)) for w in unique),
+            float(sum(int(np.prod(w.shape)) * w.dtype.as_numpy_dtype().itemsize for w in unique)))
+
+
+def _summary_text(model, line_length, positions, expand_nested, show_trainable):
+    import shutil
+    f = model.__dict__.get("_functional")
+    layers = model.layers
+    nodes_of = {}
+    if f is not None:
+        for node in f["nodes"]:
+            nodes_of.setdefault(id(node.layer), []).append(node)
+    # a functional graph is shown as a chain unless a layer has several nodes or several inputs
+    sequential_like = f is None or all(len(nodes_of.get(id(l), [])) <= 1 for l in layers) and all(
+        len(n.parents) <= 1 for n in f["nodes"])
+    if sequential_like:
+        default, positions = 88, positions or [0.45, 0.80, 1.0]
+        header, align = ["Layer (type)", "Output Shape", "Param #"], ["left", "left", "right"]
+    else:
+        default, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
+        header, align = ["Layer (type)", "Output Shape", "Param #", "Connected to"], ["left", "left", "right", "left"]
+    if show_trainable:
+        default += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+        header, align = header + ["Trainable"], align + ["center"]
+    width = line_length or min(default, shutil.get_terminal_size().columns - 4)
+    if positions[-1] <= 1:
+        positions = [int(p * width) for p in positions]
+    widths, cur = [], 0
+    for p in positions:
+        if p - cur < 4:
+            raise ValueError("Insufficient console width to print summary.")
+        widths.append(p - cur)
+        cur = p
+    widths = _fit_widths(widths, width - len(widths) - 1)      # the borders come out of the width
+
+    node_ref = {}
+    if f is not None:
+        for kt in nest.flatten(f["inputs"]):
+            node_ref[id(kt._node)] = 0
+        for nodes in nodes_of.values():
+            for i, n in enumerate(nodes):
+                node_ref[id(n)] = i
+
+    def shape_of(layer):
+        if not layer.built:
+            return "?"
+        if f is not None:       # the graph's symbolic shapes (batch None), not those of the build call
+            if isinstance(layer, InputLayer):
+                return _fmt_shapes(layer._batch_input_shape)
+            nodes = nodes_of.get(id(layer))
+            if nodes:
+                return _fmt_shapes(nest.map_structure(lambda kt: tuple(kt.shape), nodes[-1].outputs))
+        s = layer.__dict__.get("_last_output_shape")
+        if s is None:
+            return "?"
+        if isinstance(model, Sequential):
+            s = _batchless(s)
+        return _fmt_shapes(s)
+
+    def fields(layer, prefix=""):
+        params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+        row = [f"{prefix}{layer.name} ({type(layer).__name__})", shape_of(layer), params]
+        if not sequential_like:
+            conns = [f"{p._node.layer.name}[{node_ref.get(id(p._node), 0)}][{p._index}]"
+                     for n in nodes_of.get(id(layer), []) for p in n.parents]
+            row.append(", ".join(conns) or "-")
+        if show_trainable:
+            row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
+        return row
+
+    rows = []
+
+    def add(layer, level=0):
+        rows.append(fields(layer, "   " * level + "\u2514 " if level else ""))
+        if expand_nested and isinstance(layer, Model):
+            for sub in layer.layers:
+                add(sub, level + 1)
+    for l in layers:
+        add(l)
+    t_n, t_b = _weights_size(model.trainable_weights)
+    n_n, n_b = _weights_size(model.non_trainable_weights)
+    opt = getattr(model, "optimizer", None) if model.__dict__.get("_compiled") else None
+    opt_vars = list(opt.variables) if opt is not None and int(opt.iterations.numpy()) > 0 else None
+    o_n, o_b = _weights_size(opt_vars or [])
+    lines = [f'Model: "{model.name}"'] + _box_table(header, rows, widths, align)
+    lines += [f" Total params: {t_n + n_n + o_n:,} ({_readable_size(t_b + n_b + o_b)})",
+              f" Trainable params: {t_n:,} ({_readable_size(t_b)})",
+              f" Non-trainable params: {n_n:,} ({_readable_size(n_b)})"]
+    if opt_vars is not None:
+        lines.append(f" Optimizer params: {o_n:,} ({_readable_size(o_b)})")
+    return "\n".join(lines)
 
 
 def _num_samples(x):
@@ -450,6 +854,142 @@ def _to_tensor_like(y, pred):
     if arr.dtype.kind == "f" and isinstance(pred, Tensor):
         arr = arr.astype(aval_of(pred).dtype)
     return convert_to_tensor(arr)
+
+
+def _functional_config(model):
+    """Keras 3's functional layout: each layer serialized with its inbound nodes,
+    tensors referenced as ``[layer name, node index, tensor index]``."""
+    from .saving import serialize_keras_object
+    f = model._functional
+    names = {}
+    for l in model._layers:
+        if l.name in names and names[l.name] is not l:
+            raise ValueError(f"model '{model.name}' has two layers named {l.name!r}; layer names must be unique "
+                             "to save a functional model")
+        names[l.name] = l
+    node_ref = {}       # id(node) -> (layer name, node index)
+    count = {}
+    for kt in nest.flatten(f["inputs"]):
+        node_ref[id(kt._node)] = (kt._node.layer.name, 0)
+    for node in f["nodes"]:
+        i = count.get(id(node.layer), 0)
+        count[id(node.layer)] = i + 1
+        node_ref[id(node)] = (node.layer.name, i)
+
+    def ref(x):
+        if isinstance(x, KerasTensor):
+            name, i = node_ref[id(x._node)]
+            return {"class_name": "__keras_tensor__",
+                    "config": {"shape": list(x.shape), "dtype": x.dtype.name, "keras_history": [name, i, x._index]}}
+        return serialize_keras_object(x)
+    inbound = {}
+    for node in f["nodes"]:
+        inbound.setdefault(id(node.layer), []).append(
+            {"args": [nest.map_structure(ref, a) if isinstance(a, (list, tuple, dict)) else ref(a)
+                      for a in node.args],
+             "kwargs": {k: (nest.map_structure(ref, v) if isinstance(v, (list, tuple, dict)) else ref(v))
+                        for k, v in node.kwargs.items()}})
+    layers = []
+    for l in model._layers:
+        if isinstance(l, InputLayer):
+            layers.append({"module": "keras.layers", "class_name": "InputLayer",
+                           "config": {"batch_shape": list(l._batch_input_shape), "dtype": l.dtype, "name": l.name},
+                           "registered_name": None, "name": l.name, "inbound_nodes": []})
+            continue
+        entry = serialize_keras_object(l)
+        entry["name"] = l.name
+        entry["inbound_nodes"] = inbound.get(id(l), [])
+        layers.append(entry)
+
+    def io(structure):
+        return nest.map_structure(ref, structure) if not isinstance(structure, KerasTensor) else ref(structure)
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": io(f["inputs"]), "output_layers": io(f["outputs"])}
+
+
+def _functional_from_config(cls, config, custom_objects=None):
+    """Rebuild a functional model: create the layers, then replay their nodes in
+    an order where every input already exists."""
+    from .saving import deserialize_keras_object
+    made = {}          # (layer name, node index) -> flat outputs
+    layers = []
+    for lc in config["layers"]:
+        if lc.get("class_name") == "InputLayer":
+            c = lc.get("config", {})
+            kt = Input(batch_shape=tuple(c.get("batch_shape", c.get("batch_input_shape"))), dtype=c.get("dtype"),
+                       name=c.get("name", lc.get("name")))
+            made[(lc.get("name", c.get("name")), 0)] = [kt]
+            continue
+        body = {k: v for k, v in lc.items() if k not in ("name", "inbound_nodes")}
+        layer = deserialize_keras_object(body, custom_objects, where=f" (layer {lc.get('name')!r})")
+        layers.append((lc.get("name", layer.name), layer, list(lc.get("inbound_nodes", []))))
+
+    def is_ref(x):
+        return isinstance(x, dict) and x.get("class_name") == "__keras_tensor__"
+
+    def refs(x):
+        if is_ref(x):
+            return [x]
+        if isinstance(x, list):
+            return [r for v in x for r in refs(v)]
+        if isinstance(x, dict):
+            return [r for v in x.values() for r in refs(v)]
+        return []
+
+    def get(x):
+        if is_ref(x):
+            name, i, j = x["config"]["keras_history"]
+            return made[(name, i)][j]
+        if isinstance(x, list):
+            return [get(v) for v in x]
+        if isinstance(x, dict):
+            return {k: get(v) for k, v in x.items()}
+        return x
+    done = {name: 0 for name, _, _ in layers}
+    remaining = sum(len(n) for _, _, n in layers)
+    while remaining:
+        progress = False
+        for name, layer, nodes in layers:
+            while done[name] < len(nodes):
+                node = nodes[done[name]]
+                needed = refs(node.get("args", [])) + refs(node.get("kwargs", {}))
+                if not all(tuple(r["config"]["keras_history"][:2]) in made for r in needed):
+                    break
+                args = [get(a) for a in node.get("args", [])]
+                out = layer(*args, **get(node.get("kwargs", {})))
+                made[(name, done[name])] = nest.flatten(out)
+                done[name] += 1
+                remaining -= 1
+                progress = True
+        if not progress:
+            raise ValueError(f"functional model {config.get('name')!r}: its config's layer graph cannot be "
+                             "rebuilt (a node's inputs are never produced); the file is corrupted")
+    inputs = get(config["input_layers"])
+    outputs = get(config["output_layers"])
+    return cls(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs):
+    """``keras.models.save_model``: same as ``model.save(filepath)``."""
+    from .saving import save_model as _save
+    _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer, **kwargs)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A new model (fresh weights) from ``Model.to_json()``'s text."""
+    import json
+    from .saving import deserialize_keras_object
+    try:
+        config = json.loads(json_string)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"model_from_json: not a JSON model config ({e})") from None
+    return deserialize_keras_object(config, custom_objects, where=" (model_from_json)")
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
+    """``keras.models.load_model``: a model written by ``Model.save`` (tapeflow's .keras format)."""
+    from .saving import load_model as _load
+    return _load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 # Keras exposes the functional model as keras.Model too
@@ -539,17 +1079,37 @@ class Sequential(Model):
         return x
 
     def get_config(self):
-        return {"name": self.name, "layers": [{"class": type(l), "config": l.get_config()} for l in self._layers],
-                "input_shape": self._seq_input_shape}
+        """Keras 3's layout: the layers serialized in order, an InputLayer first when
+        the input shape is known."""
+        from .saving import serialize_keras_object
+        layers = []
+        if self._seq_input_shape is not None:
+            layers.append({"module": "keras.layers", "class_name": "InputLayer",
+                           "config": {"batch_shape": list(self._seq_input_shape),
+                                      "dtype": self._seq_input_dtype or backend.floatx()},
+                           "registered_name": None})
+        layers += [serialize_keras_object(l) for l in self._layers]
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype, "layers": layers}
+        if self.built and self._seq_input_shape is None and self.__dict__.get("_build_input_shape") is not None:
+            cfg["build_input_shape"] = list(_batchless(self._build_input_shape))
+        return cfg
 
     @classmethod
-    def from_config(cls, config):
-        layers = [c["class"].from_config(c["config"]) for c in config.get("layers", [])]
-        m = cls(name=config.get("name"))
-        if config.get("input_shape") is not None:
-            m.add(Input(batch_shape=config["input_shape"]))
-        for l in layers:
-            m.add(l)
+    def from_config(cls, config, custom_objects=None):
+        from .saving import deserialize_keras_object
+        m = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for lc in config.get("layers", []):
+            if isinstance(lc, dict) and lc.get("class_name") == "InputLayer":
+                c = lc.get("config", {})
+                shape = c.get("batch_shape", c.get("batch_input_shape"))
+                m.add(Input(batch_shape=tuple(shape), dtype=c.get("dtype")))
+                continue
+            name = (lc.get("config") or {}).get("name") if isinstance(lc, dict) else None
+            m.add(deserialize_keras_object(lc, custom_objects, where=f" (layer {name!r} of Sequential "
+                                                                      f"'{m.name}')"))
+        bis = config.get("build_input_shape")
+        if not m.built and bis is not None:
+            m.build(tuple(bis))
         return m
 
 

@@ -7,7 +7,12 @@ from ..core.aval import fmt_shape
 from ..core.tensor import Tensor, Variable
 from ..ops import math_ops as M
 
-__all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical"]
+from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
+                     register_keras_serializable, serialize_keras_object)
+
+__all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical", "custom_object_scope",
+           "deserialize_keras_object", "get_custom_objects", "register_keras_serializable",
+           "serialize_keras_object"]   # the last five: Keras also exports them from keras.utils
 
 
 def _vars(x, what, tensors_ok=False):
