@@ -382,7 +382,9 @@ def test_fast_path_gives_what_the_full_path_gives(expr):
 
 @pytest.mark.parametrize("expr", ["tf.reduce_sum(x, axis=1, keepdims=True)", "tf.reshape(x, (3, 2))",
                                   "tf.transpose(x)", "tf.cast(x, tf.float64)", "tf.sqrt(v)", "v * x",
-                                  "tf.matmul(x, v, transpose_b=True)", "v.read_value() - x"])
+                                  "tf.matmul(x, v, transpose_b=True)", "v.read_value() - x",
+                                  "tf.where(x > 2.0, x, 0.0)", "tf.where(x > 2.0, 1.0, v)",
+                                  "tf.concat([x, v, x], axis=0)", "tf.add_n([x, x, v])"])
 def test_fast_path_with_params_and_variables_gives_what_the_full_path_gives(expr):
     env = {"x": tf.constant(np.arange(6, dtype=F32).reshape(2, 3)), "tf": tf,
            "v": tf.Variable(np.linspace(0.5, 3.0, 6, dtype=F32).reshape(2, 3))}

@@ -110,8 +110,8 @@ def bind(p, *args, **params):
     if trace is not None:
         return trace.process(p, args, params)
     # The eager interpretation's fast path (operators, layer math, most gradient rules):
-    # one or two operands, each a Tensor, a Variable (read first) or, beside a Tensor, a
-    # Python scalar; any static params; no profiler; a signature seen before. Same cached
+    # Tensors and Python scalars (at least one Tensor; with one or two operands a Variable
+    # too, read first); any static params; no profiler; a signature seen before. Same cached
     # rule result, same kernel, same tape record as eager_apply, minus the argument
     # conversions; a miss or a kernel error takes eager_apply, which handles it in full.
     # The result's shape was checked against the rule on the signature's first call
@@ -159,6 +159,28 @@ def bind(p, *args, **params):
                     osig = _FAST.get((p, a._s, tuple(params.items())) if params else (p, a._s))
                     if osig is not None:
                         out = p.impl(a._v, **params)
+            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
+                key = [p]
+                vals = []
+                tensors = False
+                for a in args:
+                    ca = a.__class__
+                    if ca is T:
+                        key.append(a._s)
+                        vals.append(a._v)
+                        tensors = True
+                    elif ca is float or ca is int:
+                        key.append(ca)
+                        vals.append(a)
+                    else:
+                        break
+                else:
+                    if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
+                        if params:
+                            key.append(tuple(params.items()))
+                        osig = _FAST.get(tuple(key))
+                        if osig is not None:
+                            out = p.impl(*vals, **params)
         except Exception:
             # a tensor made outside bind (no _s yet), an unhashable param, a kernel error:
             # the full path handles each (and names the op, shapes and dtypes in errors)
