@@ -139,15 +139,15 @@ def bind(p, *args, **params):
                     if cb is T:
                         osig = _FAST.get((p, a._s, b._s, tuple(params.items())) if params else (p, a._s, b._s))
                         if osig is not None:
-                            out = p.impl(a._v, b._v, **params)
+                            out = p.impl(a._v, b._v, **params) if params else p.impl(a._v, b._v)
                     elif cb is float or cb is int:
                         osig = _FAST.get((p, a._s, cb, tuple(params.items())) if params else (p, a._s, cb))
                         if osig is not None:
-                            out = p.impl(a._v, b, **params)
+                            out = p.impl(a._v, b, **params) if params else p.impl(a._v, b)
                 elif cb is T and (ca is float or ca is int):
                     osig = _FAST.get((p, ca, b._s, tuple(params.items())) if params else (p, ca, b._s))
                     if osig is not None:
-                        out = p.impl(a, b._v, **params)
+                        out = p.impl(a, b._v, **params) if params else p.impl(a, b._v)
             elif n == 1:
                 a = args[0]
                 ca = a.__class__
@@ -158,7 +158,7 @@ def bind(p, *args, **params):
                 if ca is T:
                     osig = _FAST.get((p, a._s, tuple(params.items())) if params else (p, a._s))
                     if osig is not None:
-                        out = p.impl(a._v, **params)
+                        out = p.impl(a._v, **params) if params else p.impl(a._v)
             elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
                 key = [p]
                 vals = []
@@ -188,7 +188,7 @@ def bind(p, *args, **params):
         if osig is not None:
             t = _new(T)
             # (a kernel may return a Python scalar or compute wider: _conform casts)
-            t._v = out if out.__class__ is _ndarray and out.dtype is osig.dtype else _conform(p, out, osig.aval)
+            t._v = out if getattr(out, "dtype", None) is osig.dtype else _conform(p, out, osig.aval)
             t._s = osig
             if st.tapes and p.differentiable:
                 record(p, args, params, t, st.tapes)
