@@ -186,9 +186,12 @@ def bind(p, *args, **params):
             # the full path handles each (and names the op, shapes and dtypes in errors)
             return eager_apply(p, args, params)
         if osig is not None:
+            try:
+                ok = out.dtype is osig.dtype
+            except AttributeError:  # a kernel returned a Python scalar
+                ok = False
             t = _new(T)
-            # (a kernel may return a Python scalar or compute wider: _conform casts)
-            t._v = out if getattr(out, "dtype", None) is osig.dtype else _conform(p, out, osig.aval)
+            t._v = out if ok else _conform(p, out, osig.aval)  # (or computed wider: _conform casts)
             t._s = osig
             if st.tapes and p.differentiable:
                 record(p, args, params, t, st.tapes)
