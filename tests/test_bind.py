@@ -380,6 +380,30 @@ def test_fast_path_gives_what_the_full_path_gives(expr):
     np.testing.assert_array_equal(traced.numpy(), first.numpy())
 
 
+@pytest.mark.parametrize("expr", ["tf.reduce_sum(x, axis=1, keepdims=True)", "tf.reshape(x, (3, 2))",
+                                  "tf.transpose(x)", "tf.cast(x, tf.float64)", "tf.sqrt(v)", "v * x",
+                                  "tf.matmul(x, v, transpose_b=True)", "v.read_value() - x",
+                                  "tf.where(x > 2.0, x, 0.0)", "tf.where(x > 2.0, 1.0, v)",
+                                  "tf.concat([x, v, x], axis=0)", "tf.add_n([x, x, v])"])
+def test_fast_path_with_params_and_variables_gives_what_the_full_path_gives(expr):
+    env = {"x": tf.constant(np.arange(6, dtype=F32).reshape(2, 3)), "tf": tf,
+           "v": tf.Variable(np.linspace(0.5, 3.0, 6, dtype=F32).reshape(2, 3))}
+    first, second = eval(expr, env), eval(expr, env)  # eager_apply, then bind's fast path
+    assert first.dtype == second.dtype and first.shape == second.shape
+    np.testing.assert_array_equal(first.numpy(), second.numpy())
+    with tf.GradientTape() as tape:  # the fast path records reads and ops like the full one
+        y = eval(expr, env)
+    if y.dtype.is_floating:
+        g = tape.gradient(y, env["v"])
+        if "v" in expr:
+            assert g is not None and g.shape == (2, 3)
+        else:
+            assert g is None
+    traced = tf.function(lambda: eval(expr, env))()
+    assert traced.dtype == first.dtype
+    np.testing.assert_array_equal(traced.numpy(), first.numpy())
+
+
 def test_fast_path_errors_like_the_full_path():
     i = tf.constant(np.array([1, 2], np.int32))
     for _ in range(3):

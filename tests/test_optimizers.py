@@ -364,3 +364,48 @@ def test_compiled_apply_gradients_matches_eager_without_retracing(make):
     np.testing.assert_allclose(t_c.numpy(), t_e.numpy(), rtol=1e-5, atol=1e-7)
     assert int(oc.iterations) == STEPS
     assert f.experimental_get_tracing_count() == 1
+
+
+# -- the fused eager update -----------------------------------------------------------------------------------
+
+FUSED_CFG = [lambda: O.SGD(0.1), lambda: O.SGD(0.1, momentum=0.9), lambda: O.SGD(0.1, momentum=0.9, nesterov=True),
+             lambda: O.SGD(0.1, weight_decay=0.05), lambda: O.Adam(0.01), lambda: O.Adam(0.01, amsgrad=True),
+             lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch", amsgrad=True),
+             lambda: O.AdamW(0.01, weight_decay=0.1), lambda: O.RMSprop(0.01),
+             lambda: O.RMSprop(0.01, momentum=0.5, centered=True),
+             lambda: O.RMSprop(0.01, rho=0.99, epsilon=1e-8, epsilon_mode="torch"),
+             lambda: O.RMSprop(0.01, momentum=0.5, centered=True, epsilon_mode="torch"),
+             lambda: O.Adam(keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5), clipnorm=1.0)]
+
+
+@pytest.mark.parametrize("make", FUSED_CFG)
+@pytest.mark.parametrize("shape,dtype", [(SHAPE, np.float32), ((), np.float32), ((5,), np.float64)])
+def test_fused_eager_update_equals_the_op_path(make, shape, dtype):
+    # Eager apply_gradients with nothing recording runs the fused NumPy update; under an
+    # active tape it runs the ops (the traced form). Both must give the same bits, slots too.
+    w0, gs = _grads(shape=shape or (1,))
+    w0, gs = w0.astype(dtype).reshape(shape), [g.astype(dtype).reshape(shape) for g in gs]
+    results = []
+    for taped in (False, True):
+        opt, w = make(), tf.Variable(w0)
+        fused_calls = []
+        fused = opt._fused_update
+        opt._fused_update = lambda *a: (fused_calls.append(1), fused(*a))
+        for g in gs:
+            if taped:
+                with tf.GradientTape():
+                    opt.apply_gradients([(tf.constant(g), w)])
+            else:
+                opt.apply_gradients([(tf.constant(g), w)])
+        assert len(fused_calls) == (0 if taped else len(gs))
+        assert w.numpy().shape == shape and w.numpy().dtype == dtype
+        results.append([w.numpy()] + [sv.numpy() for _, _, sv in opt.slots()])
+    for fused, ops in zip(*results):
+        np.testing.assert_array_equal(fused, ops)
+
+
+def test_gradient_shape_must_match_the_variable():
+    w = tf.Variable(np.ones(SHAPE, np.float32))
+    for opt in (O.Adam(), O.SGD()):
+        with pytest.raises(ValueError, match=r"gradient for Variable:0 has shape \(3,\), the variable has \(4, 3\)"):
+            opt.apply_gradients([(tf.constant(np.ones(3, np.float32)), w)])

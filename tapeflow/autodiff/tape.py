@@ -234,6 +234,11 @@ class _Paused:
 
 
 def _ones_like(t):
+    v = t._v
+    if v is not None:  # a concrete tensor: the seed is a constant (no op to dispatch or record)
+        s = Tensor.__new__(Tensor)
+        s._v = np.ones(v.shape, v.dtype)
+        return s
     # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown
     return E.bind(E.select_p, True, 1, t)
 

@@ -109,83 +109,93 @@ def bind(p, *args, **params):
     trace = st.trace
     if trace is not None:
         return trace.process(p, args, params)
-    # The eager interpretation's fast path (operators, most layer math): one or two
-    # operands, plain Tensors or a Tensor and a Python scalar, no params, a signature
-    # seen before. Same cached rule result, same kernel, same tape record as
-    # eager_apply, minus the argument conversions; a miss or a kernel error takes
-    # eager_apply, which handles it in full. The result's shape was checked against
-    # the rule on the signature's first call (eager_apply): a kernel's result shape
-    # follows from its input shapes (rules with unknown dims are never in _FAST), so
-    # only the dtype is checked again.
-    if not params and st.profiler is None:
+    # The eager interpretation's fast path (operators, layer math, most gradient rules):
+    # Tensors and Python scalars (at least one Tensor; with one or two operands a Variable
+    # too, read first); any static params; no profiler; a signature seen before. Same cached
+    # rule result, same kernel, same tape record as eager_apply, minus the argument
+    # conversions; a miss or a kernel error takes eager_apply, which handles it in full.
+    # The result's shape was checked against the rule on the signature's first call
+    # (eager_apply): a kernel's result shape follows from its input shapes and params
+    # (rules with unknown dims are never in _FAST), so only the dtype is checked again.
+    # The key is eager_apply's: (p, per operand its _Sig or scalar class[, params items]).
+    if st.profiler is None:
         T = _Tensor
         n = len(args)
-        if n == 2:
-            a, b = args
-            ca = a.__class__
-            cb = b.__class__
-            if ca is _Variable or cb is _Variable:  # layer math: x @ w, x + b
-                if ca is _Variable:
-                    a = _read_eager(a)
-                    ca = T
-                if cb is _Variable:
-                    b = _read_eager(b)
-                    cb = T
-                args = (a, b)
-            try:
+        osig = None
+        try:
+            if n == 2:
+                a, b = args
+                ca = a.__class__
+                cb = b.__class__
+                if ca is _Variable or cb is _Variable:  # layer math: x @ w, x + b
+                    if ca is _Variable:
+                        a = _read_eager(a)
+                        ca = T
+                    if cb is _Variable:
+                        b = _read_eager(b)
+                        cb = T
+                    args = (a, b)
                 if ca is T:
                     if cb is T:
-                        osig = _FAST.get((p, a._s, b._s))
-                        x, y = a._v, b._v
+                        osig = _FAST.get((p, a._s, b._s, tuple(params.items())) if params else (p, a._s, b._s))
+                        if osig is not None:
+                            out = p.impl(a._v, b._v, **params) if params else p.impl(a._v, b._v)
                     elif cb is float or cb is int:
-                        osig = _FAST.get((p, a._s, cb))
-                        x, y = a._v, b
-                    else:
-                        osig = None
+                        osig = _FAST.get((p, a._s, cb, tuple(params.items())) if params else (p, a._s, cb))
+                        if osig is not None:
+                            out = p.impl(a._v, b, **params) if params else p.impl(a._v, b)
                 elif cb is T and (ca is float or ca is int):
-                    osig = _FAST.get((p, ca, b._s))
-                    x, y = a, b._v
+                    osig = _FAST.get((p, ca, b._s, tuple(params.items())) if params else (p, ca, b._s))
+                    if osig is not None:
+                        out = p.impl(a, b._v, **params) if params else p.impl(a, b._v)
+            elif n == 1:
+                a = args[0]
+                ca = a.__class__
+                if ca is _Variable:
+                    a = _read_eager(a)
+                    args = (a,)
+                    ca = T
+                if ca is T:
+                    osig = _FAST.get((p, a._s, tuple(params.items())) if params else (p, a._s))
+                    if osig is not None:
+                        out = p.impl(a._v, **params) if params else p.impl(a._v)
+            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
+                key = [p]
+                vals = []
+                tensors = False
+                for a in args:
+                    ca = a.__class__
+                    if ca is T:
+                        key.append(a._s)
+                        vals.append(a._v)
+                        tensors = True
+                    elif ca is float or ca is int:
+                        key.append(ca)
+                        vals.append(a)
+                    else:
+                        break
                 else:
-                    osig = None
-            except AttributeError:  # a tensor made outside bind: eager_apply notes its signature
-                osig = None
-            if osig is not None:
-                try:
-                    out = p.impl(x, y)
-                except Exception:
-                    return eager_apply(p, args, params)
-                try:
-                    ok = out.dtype is osig.dtype
-                except AttributeError:  # a kernel returned a Python scalar
-                    ok = False
-                t = _new(T)
-                t._v = out if ok else _conform(p, out, osig.aval)
-                t._s = osig
-                if st.tapes and p.differentiable:
-                    record(p, args, params, t, st.tapes)
-                return t
-        elif n == 1:
-            a = args[0]
-            if a.__class__ is T:
-                try:
-                    osig = _FAST.get((p, a._s))
-                except AttributeError:
-                    osig = None
-                if osig is not None:
-                    try:
-                        out = p.impl(a._v)
-                    except Exception:
-                        return eager_apply(p, args, params)
-                    try:
-                        ok = out.dtype is osig.dtype
-                    except AttributeError:
-                        ok = False
-                    t = _new(T)
-                    t._v = out if ok else _conform(p, out, osig.aval)
-                    t._s = osig
-                    if st.tapes and p.differentiable:
-                        record(p, args, params, t, st.tapes)
-                    return t
+                    if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
+                        if params:
+                            key.append(tuple(params.items()))
+                        osig = _FAST.get(tuple(key))
+                        if osig is not None:
+                            out = p.impl(*vals, **params)
+        except Exception:
+            # a tensor made outside bind (no _s yet), an unhashable param, a kernel error:
+            # the full path handles each (and names the op, shapes and dtypes in errors)
+            return eager_apply(p, args, params)
+        if osig is not None:
+            try:
+                ok = out.dtype is osig.dtype
+            except AttributeError:  # a kernel returned a Python scalar
+                ok = False
+            t = _new(T)
+            t._v = out if ok else _conform(p, out, osig.aval)  # (or computed wider: _conform casts)
+            t._s = osig
+            if st.tapes and p.differentiable:
+                record(p, args, params, t, st.tapes)
+            return t
     return eager_apply(p, args, params)
 
 
@@ -233,8 +243,8 @@ def _sig(shape, dtype):
 #: an unknown dim). Filled on first use of each signature; a training loop repeats
 #: a handful of them, so after the first step eager pays one dict lookup, not a rule.
 _RULES: dict = {}
-#: the same keys, for entries bind's fast path may take (one result of known shape,
-#: no params) -> the result's _Sig
+#: the same keys, for entries bind's fast path may take (one result of known shape)
+#: -> the result's _Sig
 _FAST: dict = {}
 #: effects whose params name a Variable (see eager_apply)
 _STATEFUL = ("read", "write")
@@ -248,6 +258,8 @@ def eager_apply(p, args, params, kernel=None):
     prof = STATE.profiler
     if prof is not None and kernel is None:  # tapeflow.profile is on: it times this op, then calls back here
         return prof.eager(p, args, params)
+    if p is READ_VARIABLE and kernel is None:  # bind(READ_VARIABLE, var=v): Variable.read_value()
+        return _read_eager(params["var"])
     T = _Tensor
     vals = []
     key = [p]
@@ -361,7 +373,7 @@ def _run_rule(p, vals, params, key):
             _SIGS.clear()
         key = tuple(key)
         _RULES[key] = hit
-        if osig is not None and not params:
+        if osig is not None:
             _FAST[key] = osig
     return hit
 

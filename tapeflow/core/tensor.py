@@ -102,8 +102,11 @@ class Tensor:
     # -- introspection ----------------------------------------------------
     @property
     def aval(self):
-        v = self._v
-        return Aval(v.shape, v.dtype)
+        try:
+            return self._s.aval  # the interned signature eager dispatch noted (gradient rules ask often)
+        except AttributeError:
+            v = self._v
+            return Aval(v.shape, v.dtype)
 
     @property
     def shape(self):
@@ -463,7 +466,7 @@ class Variable(Tensor):
                 from ..errors import InvalidArgumentTypeError  # TF: ValueError; TypeError kept for old code
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
                                 f"{self._v.dtype.name}; use tapeflow.cast(value, {self._v.dtype.name!r})")
-            if not _shape_compatible(av.shape, self._v.shape):
+            if av.shape != self._v.shape and not _shape_compatible(av.shape, self._v.shape):
                 raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable has "
                                  f"{fmt_shape(self._v.shape)}")
             return v

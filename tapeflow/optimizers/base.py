@@ -26,13 +26,24 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
+from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import schedules as _sched
 
 __all__ = ["Optimizer"]
+
+
+def _put(var, value):
+    """A fused update's write: ``value`` is a fresh array this step computed and nobody
+    else holds, so it becomes the variable's buffer as it is. This is assign's semantics
+    (the buffer is replaced, never mutated, so earlier reads keep their values) minus the
+    defensive copy assign makes of values that might be shared."""
+    shape = var._v.shape
+    var._v = value if value.shape == shape else value.reshape(shape)
 
 
 class _VarList(list):
@@ -285,23 +296,48 @@ class Optimizer(Module):
                 g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
             elif isinstance(g, Variable):
                 g = g.read_value()
-            if aval_of(g).dtype != v.dtype.as_numpy_dtype:
-                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {aval_of(g).dtype.name}, "
+            ga = aval_of(g)
+            if ga.dtype != v.dtype.as_numpy_dtype:
+                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
                                 f"the variable has {v.dtype.name}")
+            if len(ga.shape) != len(v.shape) or any(
+                    a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
+                # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
+                # variable is a bug in the caller in every mode
+                raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "
+                                 f"{fmt_shape(ga.shape)}, the variable has {fmt_shape(v.shape)}")
             grads.append(g)
         grads = self._clip(grads)
         lr32 = self._current_lr()
         lrs = {np.dtype(np.float32): lr32}
         self._prepare_step()
         cons = _constraints()
+        st = STATE
+        # Eager with nothing recording (the usual training step): the whole update runs
+        # as NumPy on the arrays, one pass of in-place ufuncs per variable into fresh
+        # buffers (as torch's fused Adam, minus the in-place write: reads stay snapshots).
+        # Traced, taped or profiled steps take the op path below, which is the spec
+        # (tests compare the two on every optimizer and option).
+        fused = (self._fused_update is not None and st.trace is None and not st.tapes
+                 and st.profiler is None)
         for g, (_, v) in zip(grads, pairs_ok):
-            npd = v.dtype.as_numpy_dtype
-            lr = lrs.get(np.dtype(npd))
+            npd = v._v.dtype
+            lr = lrs.get(npd)
             if lr is None:
-                lr = lrs[np.dtype(npd)] = M.cast(lr32, npd)
-            if self.weight_decay and self._use_weight_decay(v):
-                v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
-            self._update_step(g, v, lr)
+                lr = lrs[npd] = M.cast(lr32, npd)
+            if fused:
+                w, gv = v._v, g._v
+                if w.ndim == 0:
+                    # ufuncs on 0-d arrays return NumPy scalars (no out=, no array to store):
+                    # work on 1-element views; _put gives the result the variable's shape back
+                    w, gv = w.reshape(1), gv.reshape(1)
+                if self.weight_decay and self._use_weight_decay(v):
+                    w = w - w * (lr._v * npd.type(self.weight_decay))
+                self._fused_update(gv, v, w, lr)
+            else:
+                if self.weight_decay and self._use_weight_decay(v):
+                    v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
+                self._update_step(g, v, lr)
             c = cons.get(id(v)) if cons else None
             if c is not None and c[0] is v:
                 v.assign(c[1](v.read_value()))
@@ -315,6 +351,11 @@ class Optimizer(Module):
 
     def _update_step(self, grad, var, lr):
         raise NotImplementedError
+
+    #: ``_fused_update(g, var, w, lr)``: the eager form of ``_update_step`` on arrays (``g``
+    #: the gradient, ``w`` the variable's value after weight decay, ``lr`` a tensor of its
+    #: dtype); it stores results with ``_put``. None: the op path is used eagerly too.
+    _fused_update = None
 
     def minimize(self, loss, var_list, tape=None, grad_loss=None, name=None):
         """``loss``: a no-argument callable (differentiated with a new tape), or

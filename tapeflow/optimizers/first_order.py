@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import math_ops as M
-from .base import Optimizer
+from .base import Optimizer, _put
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
@@ -65,6 +65,23 @@ class SGD(Optimizer):
                 var.assign_add(new_m)
         else:
             var.assign_sub(step)
+
+    def _fused_update(self, g, var, w, lr):
+        # _update_step's arithmetic on arrays, in its order (same results, bit for bit)
+        step = g * lr._v
+        if self.momentum:
+            m = self.get_slot(var, "momentum")
+            new_m = m._v * self.momentum
+            new_m -= step
+            _put(m, new_m)
+            if self.nesterov:
+                d = new_m * self.momentum
+                d -= step
+                _put(var, np.add(w, d, out=d))
+            else:
+                _put(var, w + new_m)
+        else:
+            _put(var, np.subtract(w, step, out=step))
 
     def get_config(self):
         cfg = super().get_config()
@@ -138,6 +155,42 @@ class Adam(Optimizer):
         else:
             denom = M.add(M.divide(M.sqrt(new_v), s2), self.epsilon)
             var.assign_sub(M.multiply(M.divide(new_m, denom), alpha))
+
+    def _fused_update(self, g, var, w, lr):
+        # _update_step's arithmetic on arrays, in its order (same results, bit for bit);
+        # each temporary is fresh, so the in-place ufuncs touch no one else's buffer
+        m = self.get_slot(var, "m")
+        v = self.get_slot(var, "v")
+        mv, vv = m._v, v._v
+        new_m = np.subtract(g, mv)
+        new_m *= 1.0 - self.beta_1
+        new_m += mv
+        if self.epsilon_mode == "keras":
+            new_v = np.square(g)
+            new_v -= vv
+            new_v *= 1.0 - self.beta_2
+            new_v += vv
+        else:
+            new_v = vv * self.beta_2
+            new_v += np.square(g) * (1.0 - self.beta_2)
+        _put(m, new_m)
+        _put(v, new_v)
+        if self.amsgrad:
+            vh = self.get_slot(var, "vhat")
+            new_v = np.maximum(vh._v, new_v)
+            _put(vh, new_v)
+        alpha, s2 = self._factors(var, lr)
+        d = np.sqrt(new_v)
+        if self.epsilon_mode == "keras":
+            d += self.epsilon
+            u = new_m * alpha._v
+            u /= d
+        else:
+            d /= s2._v
+            d += self.epsilon
+            u = new_m / d
+            u *= alpha._v
+        _put(var, np.subtract(w, u, out=u))
 
     def get_config(self):
         cfg = super().get_config()
@@ -213,6 +266,41 @@ class RMSprop(Optimizer):
                 var.assign_sub(M.multiply(new_mom, lr))
             else:
                 var.assign_sub(M.multiply(q, lr))
+
+    def _fused_update(self, g, var, w, lr):
+        # _update_step's arithmetic on arrays, in its order (same results, bit for bit)
+        rho = self.rho
+        vel = self.get_slot(var, "velocity")
+        new_v = vel._v * rho
+        new_v += np.square(g) * (1.0 - rho)
+        _put(vel, new_v)
+        if self.centered:
+            ag = self.get_slot(var, "average_gradient")
+            new_ag = ag._v * rho
+            new_ag += g * (1.0 - rho)
+            _put(ag, new_ag)
+            denom = new_v - np.square(new_ag)
+        else:
+            denom = new_v
+        if self.epsilon_mode == "keras":
+            r = denom + self.epsilon
+            np.sqrt(r, out=r)
+            np.divide(1.0, r, out=r)  # rsqrt is 1 / sqrt (math_ops.rsqrt)
+            step = g * lr._v
+            step *= r
+        else:
+            step = np.sqrt(denom)
+            step += self.epsilon
+            np.divide(g, step, out=step)
+        if self.momentum:
+            mom = self.get_slot(var, "momentum")
+            new_mom = mom._v * self.momentum
+            new_mom += step
+            _put(mom, new_mom)
+            step = new_mom
+        if self.epsilon_mode != "keras":
+            step = step * lr._v
+        _put(var, w - step)
 
     def get_config(self):
         cfg = super().get_config()
