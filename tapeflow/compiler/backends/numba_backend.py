@@ -168,6 +168,8 @@ def try_compile(graph, name, required=False):
             from ...util.extras import missing_extra_error
             raise missing_extra_error("numba", "native", "backend='numba' (the native tier)")
         return None
+    from .numba_math import KERNEL_IMPORTS  # imports numba: only once a kernel will be compiled
+    src = KERNEL_IMPORTS + "\n" + src
     key = hashlib.sha1(src.encode()).hexdigest()[:16]
     path = os.path.join(_cache_dir(), f"tf_{key}.py")
     if not os.path.exists(path):
