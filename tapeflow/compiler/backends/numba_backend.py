@@ -57,6 +57,7 @@ from ...core.primitives.effects import assign_variable_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import scan_p
 from ...ir.graph import Literal, Var
+from ..passes.fusion import trailing_row_size
 from . import Backend, get_backend, register_backend
 
 NAME = "numba"
@@ -104,9 +105,20 @@ def _fold(p):
     return None
 
 
-def can_lower_elementwise(e):
-    """Can this equation run inside a native elementwise loop? (the fusion pass asks)"""
-    return _scalar_form(e.prim) is not None
+def can_lower_in_loop(e):
+    """Can this equation run inside a native loop? (the fusion pass asks): an
+    elementwise op with a scalar form, or a fold over all or leading axes."""
+    if _scalar_form(e.prim) is not None:
+        return True
+    return _fold(e.prim) is not None and not isinstance(e.inputs[0], Literal) and _loop_fold(e)
+
+
+def _loop_fold(e):
+    """Does this reduction fold inside the loop over its input: over all axes
+    (a scalar), or over leading axes (per-column sums of a batch)?"""
+    nd = len(e.inputs[0].aval.shape)
+    axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
+    return bool(axes) and axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
 
 
 def _numba():
@@ -364,24 +376,26 @@ class _Gen:
                 if out.aval.shape == ():
                     kind = "scalar"
                 else:
-                    if shapes - {out.aval.shape}:
-                        raise Unsupported(f"{name} broadcasting {shapes} -> {out.aval.shape}")
                     if None in out.aval.shape:
                         raise Unsupported("unknown dims")
+                    if any(trailing_row_size(sh, out.aval.shape) is None for sh in shapes - {out.aval.shape}):
+                        raise Unsupported(f"{name} broadcasting {shapes} -> {out.aval.shape}")
                     kind = ("loop", out.aval.shape)
                 st = max([need(v) for v in e.inputs], default=0)
+                if kind != "scalar" and any(isinstance(v, Var) and loop_stage.get(v) == st
+                                            and v.aval.shape != out.aval.shape for v in e.inputs):
+                    st += 1  # a row made by another loop of this stage: after that loop
             elif _fold(p) is not None and not isinstance(e.inputs[0], Literal) and None not in e.inputs[0].aval.shape:
                 x = e.inputs[0]
                 if _fold(p)[1] != "zero" and 0 in x.aval.shape:
                     raise Unsupported(f"{name} of an empty tensor (an error in NumPy)")
-                if len(e.params["axis"]) != len(x.aval.shape) or e.params["keepdims"]:
-                    if x.aval.shape == () and not e.params["keepdims"]:
-                        kind, st = "scalar", need(x)
-                    else:
-                        raise Unsupported(f"{name} over some axes")
-                else:
+                if x.aval.shape == () and not e.params["keepdims"]:
+                    kind, st = "scalar", need(x)
+                elif _loop_fold(e):
                     kind = ("reduce", x.aval.shape)
                     st = need(x)
+                else:
+                    raise Unsupported(f"{name} over axes {e.params['axis']} of {x.aval.shape}")
             elif structural == "scalar_reshape" and e.inputs[0].aval.shape in ((), (1,)) \
                     and e.outputs[0].aval.shape in ((), (1,)):
                 kind, st = "scalar", need(e.inputs[0])
@@ -510,9 +524,22 @@ class _Gen:
         return f"{_dtname(dt)}({code})"
 
     def emit_loop(self, shape, eqs, env, used_outside, pad):
+        """One pass over ``shape``'s elements for ``eqs``. Operands of a trailing
+        shape (a bias row) and reductions over leading axes (column sums) make
+        it a loop over rows with an inner loop over the row's C elements (the
+        one LLVM vectorizes); otherwise a flat loop."""
         n = int(np.prod(shape))
+        rows = {trailing_row_size(v.aval.shape, shape) for e in eqs for v in e.inputs
+                if isinstance(v, Var) and v.aval.shape not in ((), shape) and v not in self._loc}
+        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
+                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()}
+        if len(rows) > 1 or None in rows:
+            raise Unsupported(f"a loop over {shape} with rows of sizes {sorted(map(str, rows))}")
+        C = rows.pop() if rows else None
         lines = []
         i = self.fresh("i")
+        c = self.fresh("c") if C is not None else None
+        inner = pad + ("        " if C is not None else "    ")
         body = []
         accs = []
         for e in eqs:
@@ -522,26 +549,41 @@ class _Gen:
                 ufunc, start = fold
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
-                lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
-                body.append(f"{pad}    {acc} = np.{ufunc.__name__}({acc}, {self._loc_ref(env, e.inputs[0], i)})")
+                val = self._loc_ref(env, e.inputs[0], i, c, C)
+                if out.aval.shape == ():
+                    lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
+                    body.append(f"{inner}{acc} = np.{ufunc.__name__}({acc}, {val})")
+                else:
+                    # one accumulator per column, in the accumulation dtype of the scalar fold
+                    lines.append(f"{pad}{acc} = np.full({C}, {self._fold_start(ufunc, start, odt)})")
+                    body.append(f"{inner}{acc}[{c}] = np.{ufunc.__name__}({acc}[{c}], {val})")
                 accs.append((acc, out))
                 continue
             t = self.fresh()
-            code = self.expr_loop(e, env, i)
-            body.append(f"{pad}    {t} = {code}")
+            code = self.expr_loop(e, env, i, c, C)
+            body.append(f"{inner}{t} = {code}")
             self._loc[out] = t
             if out in used_outside:
                 arr = self.fresh("arr")
                 lines.append(f"{pad}{arr} = np.empty({n}, {_dtname(out.aval.dtype)})")
-                body.append(f"{pad}    {arr}[{i}] = {t}")
+                body.append(f"{inner}{arr}[{i}] = {t}")
                 env[out] = arr
             else:
                 env[out] = None  # loop-local only
-        lines.append(f"{pad}for {i} in range({n}):")
+        if C is None:
+            lines.append(f"{pad}for {i} in range({n}):")
+        else:
+            r = self.fresh("row")
+            lines.append(f"{pad}for {r} in range({n // C}):")
+            lines.append(f"{pad}    for {c} in range({C}):")
+            lines.append(f"{inner}{i} = {r} * {C} + {c}")
         lines += body
         for acc, out in accs:
             t = self.fresh()
-            lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
+            if out.aval.shape == ():
+                lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
+            else:
+                lines.append(f"{pad}{t} = {acc}.astype({_dtname(out.aval.dtype)})")
             env[out] = t
         self._loc = {}
         return lines
@@ -562,21 +604,23 @@ class _Gen:
             return self.lit(info.min if start == "lowest" else info.max, dtype)
         raise Unsupported(f"fold start {start} for {dtype}")
 
-    def _loc_ref(self, env, v, i):
+    def _loc_ref(self, env, v, i, c=None, C=None):
         if isinstance(v, Literal):
             return self.lit(v.val, np.dtype(np.float32) if isinstance(v.val, float) else np.asarray(v.val).dtype)
         if v in self._loc:
             return self._loc[v]
         if v.aval.shape == ():
             return env[v]
+        if C is not None and int(np.prod(v.aval.shape)) == C:
+            return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"
 
-    def expr_loop(self, e, env, i):
-        # like expr(), but array operands are read at [i] or from the loop-local temporary
+    def expr_loop(self, e, env, i, c=None, C=None):
+        # like expr(), but array operands are read at [i] (rows at [c]) or from the loop-local temporary
         local_env = {}
         for v in e.inputs:
             if isinstance(v, Var):
-                local_env[v] = self._loc_ref(env, v, i)
+                local_env[v] = self._loc_ref(env, v, i, c, C)
         tmp = dict(env)
         tmp.update(local_env)
         return self.expr(e, tmp, None)
