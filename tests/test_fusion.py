@@ -125,3 +125,118 @@ def test_fused_sigmoid_and_exp_match_the_unfused_graph(dtype):
     got = fn(tf.constant(x)).numpy()
     np.testing.assert_allclose(got, ref, rtol=4 * np.finfo(dtype).eps, atol=np.finfo(dtype).tiny)
     assert np.array_equal(np.isnan(got), np.isnan(ref))
+
+
+def test_unknown_batch_dim_runs_fused_where_shapes_are_known():
+    """A concrete function traced with TensorSpec((None, 64)): the ops over the
+    unknown batch stay unfused (their loop size is only known per call) while
+    the known-shape optimizer chain fuses; every batch size gives eager's values."""
+    def make():
+        rs = np.random.default_rng(0)
+        W = tf.Variable(rs.standard_normal((64, 64)).astype(np.float32) * 0.1)
+        b = tf.Variable(rs.standard_normal(64).astype(np.float32))
+        m = tf.Variable(np.zeros((64, 64), np.float32))
+
+        def step(x):
+            with tf.GradientTape() as tape:
+                h = tf.sigmoid(tf.matmul(x, W) + b)
+                y = h * h * 0.5 - h * x
+            g = tape.gradient(y, W)
+            m.assign(0.9 * m + 0.1 * g)
+            W.assign_sub(1e-2 * m * (m * m + 1.0))
+            return y, tf.reduce_sum(y * y, axis=0)
+        return W, step
+
+    W_e, step_e = make()
+    W_c, step_c = make()
+    f = tf.function(step_c, input_signature=[tf.TensorSpec((None, 64), tf.float32)])
+    cf = f.get_concrete_function()
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    for n in (100, 37, 1, 100, 600):
+        x = np.random.default_rng(n).standard_normal((n, 64)).astype(np.float32)
+        for got, want in zip(f(x), step_e(tf.constant(x))):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(W_c.numpy(), W_e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _tiered(f, *args):
+    fn = tf.function(f)
+    cf = fn.get_concrete_function(*args)
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    return fn, [e.params["graph"] for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
+
+
+def test_bias_rows_and_reductions_fold_into_one_loop():
+    """An output layer: bias add (a row), sigmoid, the squared error's sum and a
+    column max in one loop; the gradient chain needs the loss (a scalar made
+    after that loop), so it and its column sums (reductions over leading axes,
+    keepdims too) form a second loop. No reduction of a (300, 40) value is
+    left outside; values as the unfused graph's (float32 sums accumulate in
+    float64 in the loops, so within rounding)."""
+    rs = np.random.default_rng(1)
+    z = tf.constant(rs.standard_normal((300, 40)).astype(np.float32) * 3)
+    x = tf.constant(rs.random((300, 40)).astype(np.float32))
+    b = tf.constant(rs.standard_normal(40).astype(np.float32))
+    b2 = tf.constant(rs.standard_normal((1, 40)).astype(np.float32))
+
+    def f(z, x, b, b2):
+        a = tf.sigmoid(z + b)
+        d = a - x
+        loss = tf.reduce_sum(d * d) * 0.5
+        g = (d * loss) * a * (1.0 - a) + b2
+        return (loss, g, tf.reduce_sum(g, axis=0), tf.reduce_max(a, axis=0),
+                tf.reduce_sum(g, axis=0, keepdims=True) * b)
+
+    ref = [t.numpy() for t in tf.function(f)(z, x, b, b2)]
+    fn, groups = _tiered(f, z, x, b, b2)
+    assert len(groups) == 2, [str(g) for g in groups]
+    assert {e.prim.name for e in groups[0].eqns} >= {"reduce_sum", "reduce_max", "sigmoid", "add"}
+    cf = fn.get_concrete_function(z, x, b, b2)
+    assert not [e for e in cf.fused_graph.eqns if e.prim.fusion == "reduction" and e.inputs[0].aval.shape == (300, 40)]
+    for got, want in zip(fn(z, x, b, b2), ref):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_group_stops_where_a_member_would_need_its_own_result_through_another_op():
+    """h = sigmoid(z); y = h @ W depends on the group; a later elementwise op
+    on y cannot join it (a cycle), so it forms its own group after the matmul."""
+    rs = np.random.default_rng(2)
+    z = tf.constant(rs.standard_normal((200, 64)).astype(np.float32))
+    W = tf.constant(rs.standard_normal((64, 64)).astype(np.float32) * 0.1)
+
+    def f(z, W):
+        h = tf.sigmoid(z * 2.0 + 1.0)
+        y = tf.matmul(h, W)
+        return y * h * 3.0 + h
+
+    ref = tf.function(f)(z, W).numpy()
+    fn, groups = _tiered(f, z, W)
+    assert [len(g.eqns) for g in groups] == [3, 3]
+    np.testing.assert_allclose(fn(z, W).numpy(), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_variable_write_of_a_group_value_then_read_keeps_program_order():
+    """m is written from a group value (the write waits for the fused loop);
+    a later read of m feeds an op of the same shape: it must see the new
+    value, so that op cannot join the group that runs before the write."""
+    rs = np.random.default_rng(3)
+    m_e, m_c = (tf.Variable(rs.standard_normal((32, 32)).astype(np.float32)) for _ in range(2))
+    m_c.assign(m_e)
+    x = tf.constant(rs.standard_normal((32, 32)).astype(np.float32))
+
+    def make(m):
+        def f(x):
+            u = x * 2.0 + 1.0
+            m.assign(u * u)
+            return m.read_value() * 0.5 + u
+        return f
+
+    want = make(m_e)(x).numpy()
+    fn, groups = _tiered(make(m_c), x)
+    m_c.assign(m_e.numpy() * 0)
+    np.testing.assert_allclose(fn(x).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(m_c.numpy(), m_e.numpy(), rtol=1e-6)
