@@ -37,7 +37,12 @@ Lowering:
   binding, a write rebinds it; the wrapper passes variables in and stores the
   final values back (fresh arrays, so earlier snapshots stay intact).
 * float32 sums accumulate in float64 (more accurate than NumPy's pairwise
-  float32 sum, so results agree with the reference within float32 rounding).
+  float32 sum, so results agree with the reference within float32 rounding);
+  in a loop over rows (a bias row, column sums) each row's partial sum is
+  float32 and rows add in float64, and column sums add rows in the output
+  dtype as NumPy's axis-0 sum does: the inner loop keeps one float width,
+  so LLVM vectorizes it 8 lanes wide.
+* exp (and sigmoid) of float32 use ``numba_math.simd_exp``, which vectorizes.
 
 The generated source is written to a cache directory and compiled with
 ``cache=True``: the machine code is reused across processes.
@@ -541,6 +546,7 @@ class _Gen:
         c = self.fresh("c") if C is not None else None
         inner = pad + ("        " if C is not None else "    ")
         body = []
+        row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []
         for e in eqs:
             out = e.outputs[0]
@@ -549,14 +555,26 @@ class _Gen:
                 ufunc, start = fold
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
+                fn = f"np.{ufunc.__name__}"
                 val = self._loc_ref(env, e.inputs[0], i, c, C)
-                if out.aval.shape == ():
+                if out.aval.shape != ():
+                    # one accumulator per column in the output's dtype, rows added in order:
+                    # NumPy's axis-0 sum does the same; a float64 one would make the inner
+                    # loop mix vector widths (float32 math 4 lanes wide instead of 8)
+                    lines.append(f"{pad}{acc} = np.full({C}, {self._fold_start(ufunc, start, odt, widen=False)})")
+                    body.append(f"{inner}{acc}[{c}] = {fn}({acc}[{c}], {val})")
+                elif C is not None and self._fold_start(ufunc, start, odt) != \
+                        self._fold_start(ufunc, start, odt, widen=False):
+                    # a widened (float32 -> float64) sum: each row's partial sum in the
+                    # output dtype (one vector width in the inner loop), rows added in float64
+                    part = self.fresh("part")
                     lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
-                    body.append(f"{inner}{acc} = np.{ufunc.__name__}({acc}, {val})")
+                    row_pre.append(f"{pad}    {part} = {self._fold_start(ufunc, start, odt, widen=False)}")
+                    body.append(f"{inner}{part} = {fn}({part}, {val})")
+                    row_post.append(f"{pad}    {acc} = {fn}({acc}, np.float64({part}))")
                 else:
-                    # one accumulator per column, in the accumulation dtype of the scalar fold
-                    lines.append(f"{pad}{acc} = np.full({C}, {self._fold_start(ufunc, start, odt)})")
-                    body.append(f"{inner}{acc}[{c}] = np.{ufunc.__name__}({acc}[{c}], {val})")
+                    lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
+                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
                 accs.append((acc, out))
                 continue
             t = self.fresh()
@@ -575,27 +593,28 @@ class _Gen:
         else:
             r = self.fresh("row")
             lines.append(f"{pad}for {r} in range({n // C}):")
+            lines += row_pre
             lines.append(f"{pad}    for {c} in range({C}):")
             lines.append(f"{inner}{i} = {r} * {C} + {c}")
-        lines += body
+        lines += body + row_post
         for acc, out in accs:
-            t = self.fresh()
             if out.aval.shape == ():
+                t = self.fresh()
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
+                env[out] = t
             else:
-                lines.append(f"{pad}{t} = {acc}.astype({_dtname(out.aval.dtype)})")
-            env[out] = t
+                env[out] = acc  # already in the output dtype
         self._loc = {}
         return lines
 
-    def _fold_start(self, ufunc, start, dtype):
+    def _fold_start(self, ufunc, start, dtype, widen=True):
         """The accumulator's first value, in the output's dtype (integers stay
         exact: int64 above 2**53 must not pass through a float), except that
-        float32 sums accumulate in float64 (more accurate than NumPy's pairwise
-        float32 sum, so results agree within float32 rounding)."""
+        float sums accumulate in float64 when ``widen`` (more accurate than
+        NumPy's pairwise float32 sum, so results agree within float32 rounding)."""
         if start == "zero":
             if dtype.kind == "f":
-                return "np.float64(0.0)"
+                return "np.float64(0.0)" if widen else self.lit(0.0, dtype)
             return self.lit(ufunc.identity, dtype)
         if dtype.kind == "f":
             return self.lit(float("-inf") if start == "lowest" else float("inf"), dtype)
