@@ -93,12 +93,17 @@ def _loop_shape(e, can_fuse, made):
 def _grow(eqns, seed, shape, can_fuse, tried):
     """Indices of the group grown from ``eqns[seed]`` over ``shape``, and of
     the equations after the seed that depend on it (tainted) or must stay
-    after such an equation (effects)."""
+    after such an equation (effects), up to the last equation that could
+    join (those after it keep their place after the fused one)."""
+    def may_join(e):  # cheap necessary condition: an output, or a reduction's input, of the shape
+        return (e.outputs and e.outputs[0].aval.shape == shape) or (
+            e.prim.fusion == "reduction" and isinstance(e.inputs[0], Var) and e.inputs[0].aval.shape == shape)
+    end = max(k for k in range(seed, len(eqns)) if may_join(eqns[k]))
     members, tainted = [], []
     made, bad = set(), set()       # values of members / of tainted equations
     var_tainted = set()            # id(Variable): a tainted read or write of it
     other_tainted = False          # a tainted effect other than a read or write
-    for i in range(seed, len(eqns)):
+    for i in range(seed, end + 1):
         e = eqns[i]
         ins = [v for v in e.inputs if isinstance(v, Var)]
         eff = e.effect
@@ -143,8 +148,9 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
             continue
         tried.add(id(fused))
         moved = set(members) | set(tainted)
-        eqns = (eqns[:i] + [x for k, x in enumerate(eqns) if k >= i and k not in moved] + [fused]
-                + [eqns[k] for k in tainted])
+        last = max(moved)
+        eqns = (eqns[:i] + [x for k, x in enumerate(eqns[:last + 1]) if k >= i and k not in moved] + [fused]
+                + [eqns[k] for k in tainted] + eqns[last + 1:])
         # eqns[:i] holds no candidate left to try; the equations moved before the
         # fused one may hold some
     return graph.copy(eqns=eqns)
