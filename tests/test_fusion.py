@@ -181,9 +181,10 @@ def test_bias_rows_and_reductions_fold_into_one_loop():
     x = tf.constant(rs.random((300, 40)).astype(np.float32))
     b = tf.constant(rs.standard_normal(40).astype(np.float32))
     b2 = tf.constant(rs.standard_normal((1, 40)).astype(np.float32))
+    one = tf.constant(np.array([[0.7]], np.float32))  # a (1, 1) operand: read at [0]
 
     def f(z, x, b, b2):
-        a = tf.sigmoid(z + b)
+        a = tf.sigmoid(z * one + b)
         d = a - x
         loss = tf.reduce_sum(d * d) * 0.5
         g = (d * loss) * a * (1.0 - a) + b2

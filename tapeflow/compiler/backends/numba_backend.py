@@ -536,6 +536,7 @@ class _Gen:
         n = int(np.prod(shape))
         rows = {trailing_row_size(v.aval.shape, shape) for e in eqs for v in e.inputs
                 if isinstance(v, Var) and v.aval.shape not in ((), shape) and v not in self._loc}
+        rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
         rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
                  if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()}
         if len(rows) > 1 or None in rows:
@@ -630,6 +631,8 @@ class _Gen:
             return self._loc[v]
         if v.aval.shape == ():
             return env[v]
+        if int(np.prod(v.aval.shape)) == 1:
+            return f"{env[v]}[0]"
         if C is not None and int(np.prod(v.aval.shape)) == C:
             return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"
