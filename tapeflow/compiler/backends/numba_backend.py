@@ -39,9 +39,9 @@ Lowering:
 * float32 sums accumulate in float64 (more accurate than NumPy's pairwise
   float32 sum, so results agree with the reference within float32 rounding);
   in a loop over rows (a bias row, column sums) each row's partial sum is
-  float32 and rows add in float64, and column sums add rows in the output
-  dtype as NumPy's axis-0 sum does: the inner loop keeps one float width,
-  so LLVM vectorizes it 8 lanes wide.
+  float32 and rows add in float64, and column sums add blocks of
+  ``ROW_BLOCK`` rows in float32, then each block in float64: the inner loop
+  keeps one float width, so LLVM vectorizes it 8 lanes wide.
 * exp (and sigmoid) of float32 use ``numba_math.simd_exp``, which vectorizes.
 
 The generated source is written to a cache directory and compiled with
@@ -263,6 +263,10 @@ def _make_wrapper(kernel, graph, info, src, name):
 
     run.__tapeflow_source__ = src
     return run
+
+
+#: rows a float32 column sum adds in float32 before adding them into its float64 total
+ROW_BLOCK = 64
 
 
 class _Gen:
@@ -545,6 +549,7 @@ class _Gen:
         lines = []
         i = self.fresh("i")
         c = self.fresh("c") if C is not None else None
+        row = self.fresh("row")
         inner = pad + ("        " if C is not None else "    ")
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
@@ -558,10 +563,23 @@ class _Gen:
                 odt = out.aval.dtype
                 fn = f"np.{ufunc.__name__}"
                 val = self._loc_ref(env, e.inputs[0], i, c, C)
+                if out.aval.shape != () and self._fold_start(ufunc, start, odt) != \
+                        self._fold_start(ufunc, start, odt, widen=False):
+                    # widened column sums: a float64 accumulator in the inner loop would make
+                    # it mix vector widths (float32 math 4 lanes wide instead of 8), so
+                    # columns add ROW_BLOCK rows in float32, then the block into float64
+                    part, c2 = self.fresh("part"), self.fresh("c")
+                    lines.append(f"{pad}{acc} = np.zeros({C}, np.float64)")
+                    lines.append(f"{pad}{part} = np.zeros({C}, {_dtname(odt)})")
+                    body.append(f"{inner}{part}[{c}] = {fn}({part}[{c}], {val})")
+                    row_post += [f"{pad}    if {row} % {ROW_BLOCK} == {ROW_BLOCK - 1} or {row} == {n // C - 1}:",
+                                 f"{pad}        for {c2} in range({C}):",
+                                 f"{pad}            {acc}[{c2}] += {part}[{c2}]",
+                                 f"{pad}            {part}[{c2}] = 0"]
+                    accs.append((acc, out))
+                    continue
                 if out.aval.shape != ():
-                    # one accumulator per column in the output's dtype, rows added in order:
-                    # NumPy's axis-0 sum does the same; a float64 one would make the inner
-                    # loop mix vector widths (float32 math 4 lanes wide instead of 8)
+                    # one accumulator per column, in the output's dtype (max, min, integers: exact)
                     lines.append(f"{pad}{acc} = np.full({C}, {self._fold_start(ufunc, start, odt, widen=False)})")
                     body.append(f"{inner}{acc}[{c}] = {fn}({acc}[{c}], {val})")
                 elif C is not None and self._fold_start(ufunc, start, odt) != \
@@ -592,19 +610,18 @@ class _Gen:
         if C is None:
             lines.append(f"{pad}for {i} in range({n}):")
         else:
-            r = self.fresh("row")
-            lines.append(f"{pad}for {r} in range({n // C}):")
+            lines.append(f"{pad}for {row} in range({n // C}):")
             lines += row_pre
             lines.append(f"{pad}    for {c} in range({C}):")
-            lines.append(f"{inner}{i} = {r} * {C} + {c}")
+            lines.append(f"{inner}{i} = {row} * {C} + {c}")
         lines += body + row_post
         for acc, out in accs:
+            t = self.fresh()
             if out.aval.shape == ():
-                t = self.fresh()
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
-                env[out] = t
             else:
-                env[out] = acc  # already in the output dtype
+                lines.append(f"{pad}{t} = {acc}.astype({_dtname(out.aval.dtype)})")
+            env[out] = t
         self._loc = {}
         return lines
 
