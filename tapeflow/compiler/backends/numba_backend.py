@@ -39,9 +39,9 @@ Lowering:
 * float32 sums accumulate in float64 (more accurate than NumPy's pairwise
   float32 sum, so results agree with the reference within float32 rounding);
   in a loop over rows (a bias row, column sums) each row's partial sum is
-  float32 and rows add in float64, and column sums add blocks of
-  ``ROW_BLOCK`` rows in float32, then each block in float64: the inner loop
-  keeps one float width, so LLVM vectorizes it 8 lanes wide.
+  float32 and rows add in float64, and each row's values are added into
+  float64 column sums after the inner loop: the inner loop keeps one float
+  width, so LLVM vectorizes it 8 lanes wide.
 * exp (and sigmoid) of float32 use ``numba_math.simd_exp``, which vectorizes.
 
 The generated source is written to a cache directory and compiled with
@@ -263,10 +263,6 @@ def _make_wrapper(kernel, graph, info, src, name):
 
     run.__tapeflow_source__ = src
     return run
-
-
-#: rows a float32 column sum adds in float32 before adding them into its float64 total
-ROW_BLOCK = 64
 
 
 class _Gen:
@@ -549,7 +545,7 @@ class _Gen:
         lines = []
         i = self.fresh("i")
         c = self.fresh("c") if C is not None else None
-        row = self.fresh("row")
+        row = self.fresh("row") if C is not None else None
         inner = pad + ("        " if C is not None else "    ")
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
@@ -566,16 +562,17 @@ class _Gen:
                 if out.aval.shape != () and self._fold_start(ufunc, start, odt) != \
                         self._fold_start(ufunc, start, odt, widen=False):
                     # widened column sums: a float64 accumulator in the inner loop would make
-                    # it mix vector widths (float32 math 4 lanes wide instead of 8), so
-                    # columns add ROW_BLOCK rows in float32, then the block into float64
+                    # it mix vector widths (float32 math 4 lanes wide instead of 8), so the
+                    # inner loop stores the row's values and a short loop (in L1) adds them
+                    # into the float64 totals. (Adding a few rows in float32 first was no
+                    # faster, and moved the 3rd L-BFGS loss of the batch-100 autoencoder 4e-5
+                    # from the float64 run: that loss amplifies gradient rounding.)
                     part, c2 = self.fresh("part"), self.fresh("c")
                     lines.append(f"{pad}{acc} = np.zeros({C}, np.float64)")
-                    lines.append(f"{pad}{part} = np.zeros({C}, {_dtname(odt)})")
-                    body.append(f"{inner}{part}[{c}] = {fn}({part}[{c}], {val})")
-                    row_post += [f"{pad}    if {row} % {ROW_BLOCK} == {ROW_BLOCK - 1} or {row} == {n // C - 1}:",
-                                 f"{pad}        for {c2} in range({C}):",
-                                 f"{pad}            {acc}[{c2}] += {part}[{c2}]",
-                                 f"{pad}            {part}[{c2}] = 0"]
+                    lines.append(f"{pad}{part} = np.empty({C}, {_dtname(odt)})")
+                    body.append(f"{inner}{part}[{c}] = {val}")
+                    row_post += [f"{pad}    for {c2} in range({C}):",
+                                 f"{pad}        {acc}[{c2}] += {part}[{c2}]"]
                     accs.append((acc, out))
                     continue
                 if out.aval.shape != ():
