@@ -71,3 +71,208 @@ def test_small_or_short_chains_stay_unfused():
     f(x)
     cf = f.get_concrete_function(x)
     assert pipeline.tier_up(cf.graph, "t") is None  # 16 elements: NumPy is as fast
+
+
+def test_simd_exp_is_float32_exp_to_one_ulp():
+    """numba_math.simd_exp (the vectorizable exp of fused float32 loops): within
+    1 ulp of the correctly rounded exp over float32's whole range, subnormal
+    results included, and NumPy's answers at inf / -inf / NaN / the overflow
+    and underflow edges; float64 is np.exp itself."""
+    from numba import njit
+    from tapeflow.compiler.backends.numba_math import simd_exp
+
+    @njit(error_model="numpy")
+    def run(a, out):
+        for i in range(a.size):
+            out[i] = simd_exp(a[i])
+
+    x = np.linspace(-110, 95, 400_001, dtype=np.float32)
+    got = np.empty_like(x)
+    run(x, got)
+    with np.errstate(over="ignore"):
+        want = np.exp(x.astype(np.float64)).astype(np.float32)
+    finite = np.isfinite(want)
+    ulp = np.abs(got[finite].astype(np.float64) - want[finite]) / np.spacing(want[finite]).astype(np.float64)
+    assert ulp.max() <= 1.0
+    assert np.array_equal(np.isinf(got), ~finite)
+    edges = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.7228, 88.7229, -87.34, -103.97, -103.98, -200],
+                     np.float32)
+    got = np.empty_like(edges)
+    run(edges, got)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_max_ulp(got, np.exp(edges.astype(np.float64)).astype(np.float32), maxulp=1)
+    d = np.linspace(-700, 700, 1001)
+    got = np.empty_like(d)
+    run(d, got)
+    np.testing.assert_array_equal(got, np.exp(d))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_sigmoid_and_exp_match_the_unfused_graph(dtype):
+    """A fused chain with sigmoid and exp (the SIMD exp in float32) agrees with
+    the python backend's NumPy kernels within float32 rounding, tails included."""
+    x = np.concatenate([np.linspace(-120, 120, 3001), [np.inf, -np.inf, np.nan]]).astype(dtype)
+
+    def f(a):
+        s = tf.sigmoid(a)
+        return s * (1.0 - s) + tf.exp(a * 0.5) * 1e-30
+
+    ref = tf.function(f)(tf.constant(x)).numpy()
+    fn = tf.function(f)
+    cf = fn.get_concrete_function(tf.constant(x))
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    got = fn(tf.constant(x)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=4 * np.finfo(dtype).eps, atol=np.finfo(dtype).tiny)
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+
+
+def test_unknown_batch_dim_runs_fused_where_shapes_are_known():
+    """A concrete function traced with TensorSpec((None, 64)): the ops over the
+    unknown batch stay unfused (their loop size is only known per call) while
+    the known-shape optimizer chain fuses; every batch size gives eager's values."""
+    def make():
+        rs = np.random.default_rng(0)
+        W = tf.Variable(rs.standard_normal((64, 64)).astype(np.float32) * 0.1)
+        b = tf.Variable(rs.standard_normal(64).astype(np.float32))
+        m = tf.Variable(np.zeros((64, 64), np.float32))
+
+        def step(x):
+            with tf.GradientTape() as tape:
+                h = tf.sigmoid(tf.matmul(x, W) + b)
+                y = h * h * 0.5 - h * x
+            g = tape.gradient(y, W)
+            m.assign(0.9 * m + 0.1 * g)
+            W.assign_sub(1e-2 * m * (m * m + 1.0))
+            return y, tf.reduce_sum(y * y, axis=0)
+        return W, step
+
+    W_e, step_e = make()
+    W_c, step_c = make()
+    f = tf.function(step_c, input_signature=[tf.TensorSpec((None, 64), tf.float32)])
+    cf = f.get_concrete_function()
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    for n in (100, 37, 1, 100, 600):
+        x = np.random.default_rng(n).standard_normal((n, 64)).astype(np.float32)
+        for got, want in zip(f(x), step_e(tf.constant(x))):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(W_c.numpy(), W_e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _tiered(f, *args):
+    fn = tf.function(f)
+    cf = fn.get_concrete_function(*args)
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    return fn, [e.params["graph"] for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
+
+
+def test_bias_rows_and_reductions_fold_into_one_loop():
+    """An output layer: bias add (a row), sigmoid, the squared error's sum and a
+    column max in one loop; the gradient chain needs the loss (a scalar made
+    after that loop), so it and its column sums (reductions over leading axes,
+    keepdims too) form a second loop. No reduction of a (300, 40) value is
+    left outside; values as the unfused graph's (float32 sums accumulate in
+    float64 in the loops, so within rounding)."""
+    rs = np.random.default_rng(1)
+    z = tf.constant(rs.standard_normal((300, 40)).astype(np.float32) * 3)
+    x = tf.constant(rs.random((300, 40)).astype(np.float32))
+    b = tf.constant(rs.standard_normal(40).astype(np.float32))
+    b2 = tf.constant(rs.standard_normal((1, 40)).astype(np.float32))
+    one = tf.constant(np.array([[0.7]], np.float32))  # a (1, 1) operand: read at [0]
+
+    def f(z, x, b, b2):
+        a = tf.sigmoid(z * one + b)
+        d = a - x
+        loss = tf.reduce_sum(d * d) * 0.5
+        g = (d * loss) * a * (1.0 - a) + b2
+        return (loss, g, tf.reduce_sum(g, axis=0), tf.reduce_max(a, axis=0),
+                tf.reduce_sum(g, axis=0, keepdims=True) * b)
+
+    ref = [t.numpy() for t in tf.function(f)(z, x, b, b2)]
+    fn, groups = _tiered(f, z, x, b, b2)
+    assert len(groups) == 2, [str(g) for g in groups]
+    assert {e.prim.name for e in groups[0].eqns} >= {"reduce_sum", "reduce_max", "sigmoid", "add"}
+    cf = fn.get_concrete_function(z, x, b, b2)
+    assert not [e for e in cf.fused_graph.eqns if e.prim.fusion == "reduction" and e.inputs[0].aval.shape == (300, 40)]
+    for got, want in zip(fn(z, x, b, b2), ref):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_group_stops_where_a_member_would_need_its_own_result_through_another_op():
+    """h = sigmoid(z); y = h @ W depends on the group; a later elementwise op
+    on y cannot join it (a cycle), so it forms its own group after the matmul."""
+    rs = np.random.default_rng(2)
+    z = tf.constant(rs.standard_normal((200, 64)).astype(np.float32))
+    W = tf.constant(rs.standard_normal((64, 64)).astype(np.float32) * 0.1)
+
+    def f(z, W):
+        h = tf.sigmoid(z * 2.0 + 1.0)
+        y = tf.matmul(h, W)
+        return y * h * 3.0 + h
+
+    ref = tf.function(f)(z, W).numpy()
+    fn, groups = _tiered(f, z, W)
+    assert [len(g.eqns) for g in groups] == [3, 3]
+    np.testing.assert_allclose(fn(z, W).numpy(), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_variable_write_of_a_group_value_then_read_keeps_program_order():
+    """m is written from a group value (the write waits for the fused loop);
+    a later read of m feeds an op of the same shape: it must see the new
+    value, so that op cannot join the group that runs before the write."""
+    rs = np.random.default_rng(3)
+    m_e, m_c = (tf.Variable(rs.standard_normal((32, 32)).astype(np.float32)) for _ in range(2))
+    m_c.assign(m_e)
+    x = tf.constant(rs.standard_normal((32, 32)).astype(np.float32))
+
+    def make(m):
+        def f(x):
+            u = x * 2.0 + 1.0
+            m.assign(u * u)
+            return m.read_value() * 0.5 + u
+        return f
+
+    want = make(m_e)(x).numpy()
+    fn, groups = _tiered(make(m_c), x)
+    m_c.assign(m_e.numpy() * 0)
+    np.testing.assert_allclose(fn(x).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(m_c.numpy(), m_e.numpy(), rtol=1e-6)
+
+
+def test_autoencoder_objective_fuses_to_one_pass_per_activation_side():
+    """The UFLDL objective (examples/lbfgs_autoencoder.py) at a small batch:
+    the second tier leaves no elementwise op or reduction over the batch
+    activations outside a fused loop (bias adds, sigmoids, the loss sum,
+    rho_hat and the bias gradients are all folded in), and its loss and
+    gradients equal the float64 hand-derived ones to float32 rounding."""
+    import importlib.util
+    import os
+    from benchmarks.workloads.lbfgs_autoencoder import np_value_and_grad
+    path = os.path.join(os.path.dirname(__file__), "..", "examples", "lbfgs_autoencoder.py")
+    spec = importlib.util.spec_from_file_location("lbfgs_autoencoder_example", path)
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    X = ex.synthetic_images(64, seed=2)
+    W, b1, b2 = ex.initial_params(2)
+    b1 += 0.1
+    b2 -= 0.2
+    vs = [tf.Variable(a) for a in (W, b1, b2)]
+    f = ex.make_objective(X, vs, compiled=True)
+    f()
+    cf = next(iter(f._cache.values()))
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    batch_shapes = {(64, 196), (64, 784)}
+    left = [e.prim.name for e in cf.fused_graph.eqns if e.prim.fusion in ("elementwise", "reduction")
+            and any(getattr(v, "aval", None) is not None and v.aval.shape in batch_shapes
+                    for v in e.inputs + e.outputs)]
+    assert not left, left
+    loss, grads = f()
+    J, *want = np_value_and_grad(*(a.astype(np.float64) for a in (W, b1, b2)), X.astype(np.float64))
+    assert float(loss) == pytest.approx(J, rel=2e-6)
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(g.numpy(), w, rtol=2e-4, atol=2e-6 * np.abs(w).max())

@@ -168,11 +168,14 @@ class _CountingRows(np.ndarray):
         return np.asarray(self).dot(other)
 
 
-def test_two_loop_cost_does_not_grow_past_the_history():
+def test_two_loop_cost_does_not_grow_past_the_history(monkeypatch):
     """The history is a ring buffer in preallocated (m, n) matrices: once full,
     pushing more pairs neither allocates nor adds work to the recursion (it
     takes 2 dot products per stored pair, however many were pushed), and it
-    keeps the newest m pairs, oldest first."""
+    keeps the newest m pairs, oldest first. Dot products are counted on the
+    NumPy recursion (the one used without numba); the native one is checked
+    against it below."""
+    monkeypatch.setattr(LB, "_KERNEL", [None])
     n, m = 2000, 20
     h = LB._History(m, n, np.float32)
     h.S, h.Y = h.S.view(_CountingRows), h.Y.view(_CountingRows)
@@ -197,6 +200,31 @@ def test_two_loop_cost_does_not_grow_past_the_history():
     np.testing.assert_array_equal(np.stack(ring), np.stack(pushed[-m:]))
     # with y = 2 s for every pair the inverse Hessian is I/2 on their span: direction = -g/2
     np.testing.assert_allclose(h.direction(g, np.float32(0.5)), -0.5 * g, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_native_two_loop_matches_the_numpy_recursion(dtype, monkeypatch):
+    """The fused native two-loop recursion (numba) gives the NumPy recursion's
+    direction within the dtype's rounding, with the ring partly filled and
+    after it wrapped around, and leaves the same alphas."""
+    pytest.importorskip("numba")
+    n, m = 3001, 7
+    rng = np.random.default_rng(1)
+    h = LB._History(m, n, dtype)
+    g = rng.standard_normal(n).astype(dtype)
+    for pushes in (1, 3, 4, 9):
+        for _ in range(pushes):
+            s = rng.standard_normal(n).astype(dtype)
+            y = (s * rng.uniform(0.5, 2) + 0.3 * rng.standard_normal(n)).astype(dtype)
+            h.push(s, y, dtype(1.0 / y.dot(s)))
+        monkeypatch.setattr(LB, "_KERNEL", [])
+        fast, al_fast = h.direction(g, dtype(0.7)), h.al[:h.count].copy()
+        monkeypatch.setattr(LB, "_KERNEL", [None])
+        slow, al_slow = h.direction(g, dtype(0.7)), h.al[:h.count].copy()
+        eps = np.finfo(dtype).eps
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=50 * eps * np.abs(slow).max())
+        np.testing.assert_allclose(al_fast, al_slow, rtol=50 * eps)
+        assert fast.dtype == dtype
 
 
 # -- cross-check against torch at full size (784-196), when torch is available -------------------------------

@@ -6,7 +6,9 @@ objective (value and gradient) is tapeflow code, which may be a compiled
 (history_size, n) matrices S and Y used as a ring buffer, so the two-loop
 recursion is one dot product and one axpy of length n per stored pair (it
 is inherently sequential over the pairs), with no per-step allocation that
-grows with the history.
+grows with the history. With numba installed the recursion runs as one native
+function that fuses each pair's update with the next pair's dot product
+(``_two_loop_kernel``: one pass over memory per pair where NumPy makes four).
 
 Two interfaces:
 
@@ -195,6 +197,12 @@ class _History:
         S, Y, ro, al, tmp = self.S, self.Y, self.ro, self.al, self.tmp
         num = self.count
         idx = [(self.start + i) % self.m for i in range(num)]
+        kernel = _two_loop_kernel() if num else None
+        if kernel is not None:
+            r = np.empty_like(flat_grad)
+            kernel(S, Y, ro, np.array(idx, np.int64), al[:num], np.ascontiguousarray(flat_grad),
+                   S.dtype.type(H_diag), r)
+            return r
         q = np.negative(flat_grad)
         for i in range(num - 1, -1, -1):
             j = idx[i]
@@ -209,6 +217,73 @@ class _History:
             np.multiply(S[j], al[i] - be_i, out=tmp)
             r += tmp
         return r
+
+
+_KERNEL = []
+
+
+def _two_loop_kernel():
+    """The two-loop recursion as one native function (None without numba).
+
+    It is memory-bound: S and Y (history x n) are far larger than the caches,
+    and NumPy spends a pass for each dot, each scaled copy and each add. Here
+    each pass over memory fuses a pair's update with the next pair's dot
+    product (the recursion's only dependence), so S and Y are each read once
+    per loop and q / r once per pair. Dot products accumulate in float64 and
+    are rounded to the vectors' dtype (float32 products as torch's, within
+    float32 rounding of its BLAS sums); updates stay in that dtype."""
+    if not _KERNEL:
+        try:
+            from numba import njit
+        except ImportError:
+            _KERNEL.append(None)
+            return None
+
+        # reassoc lets LLVM vectorize the float64 dot sums (split into lanes: any order is far
+        # more accurate than a float32 sum); the updates are one multiply-add per element,
+        # which reassociation cannot reorder; contract fuses them (as torch's add_(alpha=) does)
+        @njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+        def two_loop(S, Y, ro, idx, al, g, h_diag, r):
+            n = g.size
+            num = idx.size
+            dt = g.dtype.type
+            q = r  # q is built in r's memory, then scaled into r in place
+            acc = 0.0
+            j = idx[num - 1]
+            for k in range(n):
+                q[k] = -g[k]
+                acc += np.float64(S[j, k]) * q[k]
+            for i in range(num - 1, -1, -1):
+                j = idx[i]
+                a = dt(dt(acc) * ro[j])
+                al[i] = a
+                acc = 0.0
+                if i > 0:
+                    jn = idx[i - 1]
+                    for k in range(n):
+                        q[k] = q[k] + (-a) * Y[j, k]
+                        acc += np.float64(S[jn, k]) * q[k]
+                else:
+                    j0 = idx[0]
+                    for k in range(n):
+                        q[k] = (q[k] + (-a) * Y[j, k]) * h_diag
+                        acc += np.float64(Y[j0, k]) * q[k]
+            for i in range(num):
+                j = idx[i]
+                be = dt(dt(acc) * ro[j])
+                c = dt(al[i] - be)
+                acc = 0.0
+                if i + 1 < num:
+                    jn = idx[i + 1]
+                    for k in range(n):
+                        r[k] = r[k] + c * S[j, k]
+                        acc += np.float64(Y[jn, k]) * r[k]
+                else:
+                    for k in range(n):
+                        r[k] = r[k] + c * S[j, k]
+
+        _KERNEL.append(two_loop)
+    return _KERNEL[0]
 
 
 class _State:

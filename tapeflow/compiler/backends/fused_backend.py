@@ -24,7 +24,7 @@ class FusedBackend(Backend):
             except Exception:  # a group numba cannot lower or compile stays unfused
                 return None
 
-        fused = fuse_elementwise(graph, compile_group, can_fuse=numba_backend.can_lower_elementwise)
+        fused = fuse_elementwise(graph, compile_group, can_fuse=numba_backend.can_lower_in_loop)
         return fused if has_fused(fused) else None
 
     def lower(self, graph, plan, name, required=False):

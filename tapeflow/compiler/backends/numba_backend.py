@@ -41,7 +41,12 @@ Lowering:
   binding, a write rebinds it; the wrapper passes variables in and stores the
   final values back (fresh arrays, so earlier snapshots stay intact).
 * float32 sums accumulate in float64 (more accurate than NumPy's pairwise
-  float32 sum, so results agree with the reference within float32 rounding).
+  float32 sum, so results agree with the reference within float32 rounding);
+  in a loop over rows (a bias row, column sums) each row's partial sum is
+  float32 and rows add in float64, and each row's values are added into
+  float64 column sums after the inner loop: the inner loop keeps one float
+  width, so LLVM vectorizes it 8 lanes wide.
+* exp (and sigmoid) of float32 use ``numba_math.simd_exp``, which vectorizes.
 
 The generated source is written to a cache directory and compiled with
 ``cache=True``: the machine code is reused across processes.
@@ -61,6 +66,7 @@ from ...core.primitives.effects import assign_variable_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
+from ..passes.fusion import trailing_row_size
 from . import Backend, get_backend, register_backend
 
 NAME = "numba"
@@ -130,9 +136,20 @@ def _fold(p):
     return None
 
 
-def can_lower_elementwise(e):
-    """Can this equation run inside a native elementwise loop? (the fusion pass asks)"""
-    return _scalar_form(e.prim) is not None
+def can_lower_in_loop(e):
+    """Can this equation run inside a native loop? (the fusion pass asks): an
+    elementwise op with a scalar form, or a fold over all or leading axes."""
+    if _scalar_form(e.prim) is not None:
+        return True
+    return _fold(e.prim) is not None and not isinstance(e.inputs[0], Literal) and _loop_fold(e)
+
+
+def _loop_fold(e):
+    """Does this reduction fold inside the loop over its input: over all axes
+    (a scalar), or over leading axes (per-column sums of a batch)?"""
+    nd = len(e.inputs[0].aval.shape)
+    axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
+    return bool(axes) and axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
 
 
 def _numba():
@@ -194,6 +211,8 @@ def try_compile(graph, name, required=False):
             from ...util.extras import missing_extra_error
             raise missing_extra_error("numba", "native", "backend='numba' (the native tier)")
         return None
+    from .numba_math import KERNEL_IMPORTS  # imports numba: only once a kernel will be compiled
+    src = KERNEL_IMPORTS + "\n" + src
     key = hashlib.sha1(src.encode()).hexdigest()[:16]
     path = os.path.join(_cache_dir(), f"tf_{key}.py")
     if not os.path.exists(path):
@@ -389,24 +408,26 @@ class _Gen:
                 if out.aval.shape == ():
                     kind = "scalar"
                 else:
-                    if shapes - {out.aval.shape}:
-                        raise Unsupported(f"{name} broadcasting {shapes} -> {out.aval.shape}")
                     if None in out.aval.shape:
                         raise Unsupported("unknown dims")
+                    if any(trailing_row_size(sh, out.aval.shape) is None for sh in shapes - {out.aval.shape}):
+                        raise Unsupported(f"{name} broadcasting {shapes} -> {out.aval.shape}")
                     kind = ("loop", out.aval.shape)
                 st = max([need(v) for v in e.inputs], default=0)
+                if kind != "scalar" and any(isinstance(v, Var) and loop_stage.get(v) == st
+                                            and v.aval.shape != out.aval.shape for v in e.inputs):
+                    st += 1  # a row made by another loop of this stage: after that loop
             elif _fold(p) is not None and not isinstance(e.inputs[0], Literal) and None not in e.inputs[0].aval.shape:
                 x = e.inputs[0]
                 if _fold(p)[1] != "zero" and 0 in x.aval.shape:
                     raise Unsupported(f"{name} of an empty tensor (an error in NumPy)")
-                if len(e.params["axis"]) != len(x.aval.shape) or e.params["keepdims"]:
-                    if x.aval.shape == () and not e.params["keepdims"]:
-                        kind, st = "scalar", need(x)
-                    else:
-                        raise Unsupported(f"{name} over some axes")
-                else:
+                if x.aval.shape == () and not e.params["keepdims"]:
+                    kind, st = "scalar", need(x)
+                elif _loop_fold(e):
                     kind = ("reduce", x.aval.shape)
                     st = need(x)
+                else:
+                    raise Unsupported(f"{name} over axes {e.params['axis']} of {x.aval.shape}")
             elif structural == "scalar_reshape" and e.inputs[0].aval.shape in ((), (1,)) \
                     and e.outputs[0].aval.shape in ((), (1,)):
                 kind, st = "scalar", need(e.inputs[0])
@@ -539,10 +560,26 @@ class _Gen:
         return f"{_dtname(dt)}({code})"
 
     def emit_loop(self, shape, eqs, env, used_outside, pad):
+        """One pass over ``shape``'s elements for ``eqs``. Operands of a trailing
+        shape (a bias row) and reductions over leading axes (column sums) make
+        it a loop over rows with an inner loop over the row's C elements (the
+        one LLVM vectorizes); otherwise a flat loop."""
         n = int(np.prod(shape))
+        rows = {trailing_row_size(v.aval.shape, shape) for e in eqs for v in e.inputs
+                if isinstance(v, Var) and v.aval.shape not in ((), shape) and v not in self._loc}
+        rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
+        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
+                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()}
+        if len(rows) > 1 or None in rows:
+            raise Unsupported(f"a loop over {shape} with rows of sizes {sorted(map(str, rows))}")
+        C = rows.pop() if rows else None
         lines = []
         i = self.fresh("i")
+        c = self.fresh("c") if C is not None else None
+        row = self.fresh("row") if C is not None else None
+        inner = pad + ("        " if C is not None else "    ")
         body = []
+        row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []
         for e in eqs:
             out = e.outputs[0]
@@ -551,38 +588,79 @@ class _Gen:
                 ufunc, start = fold
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
-                lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
-                body.append(f"{pad}    {acc} = np.{ufunc.__name__}({acc}, {self._loc_ref(env, e.inputs[0], i)})")
+                fn = f"np.{ufunc.__name__}"
+                val = self._loc_ref(env, e.inputs[0], i, c, C)
+                if out.aval.shape != () and self._fold_start(ufunc, start, odt) != \
+                        self._fold_start(ufunc, start, odt, widen=False):
+                    # widened column sums: a float64 accumulator in the inner loop would make
+                    # it mix vector widths (float32 math 4 lanes wide instead of 8), so the
+                    # inner loop stores the row's values and a short loop (in L1) adds them
+                    # into the float64 totals. (Adding a few rows in float32 first was no
+                    # faster, and moved the 3rd L-BFGS loss of the batch-100 autoencoder 4e-5
+                    # from the float64 run: that loss amplifies gradient rounding.)
+                    part, c2 = self.fresh("part"), self.fresh("c")
+                    lines.append(f"{pad}{acc} = np.zeros({C}, np.float64)")
+                    lines.append(f"{pad}{part} = np.empty({C}, {_dtname(odt)})")
+                    body.append(f"{inner}{part}[{c}] = {val}")
+                    row_post += [f"{pad}    for {c2} in range({C}):",
+                                 f"{pad}        {acc}[{c2}] += {part}[{c2}]"]
+                    accs.append((acc, out))
+                    continue
+                if out.aval.shape != ():
+                    # one accumulator per column, in the output's dtype (max, min, integers: exact)
+                    lines.append(f"{pad}{acc} = np.full({C}, {self._fold_start(ufunc, start, odt, widen=False)})")
+                    body.append(f"{inner}{acc}[{c}] = {fn}({acc}[{c}], {val})")
+                elif C is not None and self._fold_start(ufunc, start, odt) != \
+                        self._fold_start(ufunc, start, odt, widen=False):
+                    # a widened (float32 -> float64) sum: each row's partial sum in the
+                    # output dtype (one vector width in the inner loop), rows added in float64
+                    part = self.fresh("part")
+                    lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
+                    row_pre.append(f"{pad}    {part} = {self._fold_start(ufunc, start, odt, widen=False)}")
+                    body.append(f"{inner}{part} = {fn}({part}, {val})")
+                    row_post.append(f"{pad}    {acc} = {fn}({acc}, np.float64({part}))")
+                else:
+                    lines.append(f"{pad}{acc} = {self._fold_start(ufunc, start, odt)}")
+                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
                 accs.append((acc, out))
                 continue
             t = self.fresh()
-            code = self.expr_loop(e, env, i)
-            body.append(f"{pad}    {t} = {code}")
+            code = self.expr_loop(e, env, i, c, C)
+            body.append(f"{inner}{t} = {code}")
             self._loc[out] = t
             if out in used_outside:
                 arr = self.fresh("arr")
                 lines.append(f"{pad}{arr} = np.empty({n}, {_dtname(out.aval.dtype)})")
-                body.append(f"{pad}    {arr}[{i}] = {t}")
+                body.append(f"{inner}{arr}[{i}] = {t}")
                 env[out] = arr
             else:
                 env[out] = None  # loop-local only
-        lines.append(f"{pad}for {i} in range({n}):")
-        lines += body
+        if C is None:
+            lines.append(f"{pad}for {i} in range({n}):")
+        else:
+            lines.append(f"{pad}for {row} in range({n // C}):")
+            lines += row_pre
+            lines.append(f"{pad}    for {c} in range({C}):")
+            lines.append(f"{inner}{i} = {row} * {C} + {c}")
+        lines += body + row_post
         for acc, out in accs:
             t = self.fresh()
-            lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
+            if out.aval.shape == ():
+                lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({acc})")
+            else:
+                lines.append(f"{pad}{t} = {acc}.astype({_dtname(out.aval.dtype)})")
             env[out] = t
         self._loc = {}
         return lines
 
-    def _fold_start(self, ufunc, start, dtype):
+    def _fold_start(self, ufunc, start, dtype, widen=True):
         """The accumulator's first value, in the output's dtype (integers stay
         exact: int64 above 2**53 must not pass through a float), except that
-        float32 sums accumulate in float64 (more accurate than NumPy's pairwise
-        float32 sum, so results agree within float32 rounding)."""
+        float sums accumulate in float64 when ``widen`` (more accurate than
+        NumPy's pairwise float32 sum, so results agree within float32 rounding)."""
         if start == "zero":
             if dtype.kind == "f":
-                return "np.float64(0.0)"
+                return "np.float64(0.0)" if widen else self.lit(0.0, dtype)
             return self.lit(ufunc.identity, dtype)
         if dtype.kind == "f":
             return self.lit(float("-inf") if start == "lowest" else float("inf"), dtype)
@@ -591,21 +669,25 @@ class _Gen:
             return self.lit(info.min if start == "lowest" else info.max, dtype)
         raise Unsupported(f"fold start {start} for {dtype}")
 
-    def _loc_ref(self, env, v, i):
+    def _loc_ref(self, env, v, i, c=None, C=None):
         if isinstance(v, Literal):
             return self.lit(v.val, np.dtype(np.float32) if isinstance(v.val, float) else np.asarray(v.val).dtype)
         if v in self._loc:
             return self._loc[v]
         if v.aval.shape == ():
             return env[v]
+        if int(np.prod(v.aval.shape)) == 1:
+            return f"{env[v]}[0]"
+        if C is not None and int(np.prod(v.aval.shape)) == C:
+            return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"
 
-    def expr_loop(self, e, env, i):
-        # like expr(), but array operands are read at [i] or from the loop-local temporary
+    def expr_loop(self, e, env, i, c=None, C=None):
+        # like expr(), but array operands are read at [i] (rows at [c]) or from the loop-local temporary
         local_env = {}
         for v in e.inputs:
             if isinstance(v, Var):
-                local_env[v] = self._loc_ref(env, v, i)
+                local_env[v] = self._loc_ref(env, v, i, c, C)
         tmp = dict(env)
         tmp.update(local_env)
         return self.expr(e, tmp, None)

@@ -1,28 +1,33 @@
 """Elementwise fusion (second tier, applied to hot functions).
 
-Groups chains of pure elementwise equations over one shape (an optimizer's
-update of one parameter, bias + ReLU, the ReLU gradient mask) into a single
-``fused_elementwise`` equation whose kernel is one numba loop: one pass over
-memory instead of one NumPy call and one temporary per op.
+Groups pure elementwise equations over one loop shape (an optimizer's update
+of one parameter; bias + sigmoid, the squared error and their gradients over
+a batch of activations) into a single ``fused_elementwise`` equation whose
+kernel is one numba loop: one pass over memory instead of one NumPy call and
+one temporary per op. Members may read scalars and *rows* (operands that
+broadcast as a trailing suffix of the shape: a bias), and reductions of a
+member's value over all axes or over leading axes (a loss sum, a bias
+gradient's column sums) join the group and are folded in the same pass.
 
 An equation is a candidate when its record's fusion class is "elementwise"
-and the backend running the fused loops can lower it (``can_fuse``).
-Grouping is one pass in program order. An elementwise equation joins the
-open group of its output shape; a group closes (is emitted) just before the
-first equation outside it that uses one of its values. The fused equation
-stands where the group's last member stood: every input of a member was
-computed before that member, and nothing between the first and last member
-used a member's value (else the group would have closed), so the move is
-safe. Groups smaller than ``MIN_OPS`` equations or ``MIN_ELEMENTS`` elements
-are left as they were (NumPy is as fast there, and compiling costs).
+(or "reduction", over a member) and the backend running the fused loops can
+lower it (``can_fuse``). Groups are grown one at a time, in program order
+from the first candidate not yet tried: walking forward, a candidate of the
+group's shape joins unless one of its inputs depends on the group through an
+equation outside it (*tainted*: joining would make a cycle). Tainted
+equations move after the fused equation, the others (which cannot depend on
+the group) before it, in program order. Effects keep their order: a read or
+write of a Variable after a tainted one of the same Variable is tainted too,
+and any effect after a tainted effect of another kind (print, a loop with
+effects). Groups smaller than ``MIN_OPS`` equations or ``MIN_ELEMENTS``
+elements are left as they were (NumPy is as fast there, and compiling costs);
+so are groups the backend fails to compile.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...core import primitive as _prim
 from ...core.primitive import Primitive
-from ...core.primitives.effects import assign_variable_p
 from ...ir.graph import Eqn, Graph, Literal, Var
 
 MIN_OPS = 3
@@ -48,86 +53,125 @@ def has_fused(graph):
     return any(e.prim is fused_elementwise_p for e in graph.eqns)
 
 
-def _shape_of(e, can_fuse):
-    if e.prim.fusion != "elementwise" or len(e.outputs) != 1 or e.effect is not None or not can_fuse(e):
+def trailing_row_size(operand_shape, shape):
+    """Element count of ``operand_shape`` when it broadcasts against ``shape`` as
+    a trailing row (leading 1s dropped, the rest a suffix of ``shape``: a bias
+    against a batch), else None."""
+    s = tuple(operand_shape)
+    while s and s[0] == 1:
+        s = s[1:]
+    if None in s or len(s) > len(shape) or (s and tuple(shape[len(shape) - len(s):]) != s):
         return None
-    s = e.outputs[0].aval.shape
-    if not s or None in s or int(np.prod(s)) < MIN_ELEMENTS:
+    return int(np.prod(s))
+
+
+def _loop_shape(e, can_fuse, made):
+    """The loop shape ``e`` can join a group over, or None. ``made``: the values
+    the group being grown has computed (a reduction joins only over one)."""
+    if len(e.outputs) != 1 or e.effect is not None or not can_fuse(e):
         return None
-    for v in e.inputs:
-        if not isinstance(v, Literal) and v.aval.shape not in (s, ()):
+    if e.prim.fusion == "reduction":
+        x = e.inputs[0]
+        if not isinstance(x, Var) or x not in made:
             return None
+        s = x.aval.shape
+    elif e.prim.fusion == "elementwise":
+        s = e.outputs[0].aval.shape
+        for v in e.inputs:
+            if not isinstance(v, Literal) and v.aval.shape not in (s, ()) \
+                    and trailing_row_size(v.aval.shape, s) is None:
+                return None
+    else:
+        return None
+    if not s or None in s or int(np.prod(s)) < MIN_ELEMENTS:
+        # unknown dims (a batch of None): sizes are only known per call, so the loop is not
+        # compiled; the python backend runs these ops with NumPy's broadcasting
+        return None
     return s
+
+
+def _grow(eqns, seed, shape, can_fuse, tried):
+    """Indices of the group grown from ``eqns[seed]`` over ``shape``, and of
+    the equations after the seed that depend on it (tainted) or must stay
+    after such an equation (effects), up to the last equation that could
+    join (those after it keep their place after the fused one)."""
+    def may_join(e):  # cheap necessary condition: an output, or a reduction's input, of the shape
+        return (e.outputs and e.outputs[0].aval.shape == shape) or (
+            e.prim.fusion == "reduction" and isinstance(e.inputs[0], Var) and e.inputs[0].aval.shape == shape)
+    end = max(k for k in range(seed, len(eqns)) if may_join(eqns[k]))
+    members, tainted = [], []
+    made, bad = set(), set()       # values of members / of tainted equations
+    var_tainted = set()            # id(Variable): a tainted read or write of it
+    other_tainted = False          # a tainted effect other than a read or write
+    for i in range(seed, end + 1):
+        e = eqns[i]
+        ins = [v for v in e.inputs if isinstance(v, Var)]
+        eff = e.effect
+        if eff in ("read", "write"):
+            ordered = other_tainted or id(e.params["var"]) in var_tainted
+        else:
+            ordered = eff is not None and (other_tainted or bool(var_tainted))
+        if not ordered and id(e) not in tried and not any(v in bad for v in ins) \
+                and _loop_shape(e, can_fuse, made) == shape \
+                and (members or e.prim.fusion == "elementwise"):
+            members.append(i)
+            made.update(e.outputs)
+        elif ordered or any(v in made or v in bad for v in ins):
+            tainted.append(i)
+            bad.update(e.outputs)
+            if eff in ("read", "write"):
+                var_tainted.add(id(e.params["var"]))
+            elif eff is not None:
+                other_tainted = True
+    return members, tainted
 
 
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
-    ``can_fuse(eqn)``: may this elementwise equation join a group."""
-    users = {}
-    for i, e in enumerate(graph.eqns):
-        for v in e.inputs:
-            if isinstance(v, Var):
-                users.setdefault(v, []).append(i)
+    ``can_fuse(eqn)``: may this equation join a group."""
+    eqns = list(graph.eqns)
     out_set = {v for v in graph.outputs if isinstance(v, Var)}
-    result = []
-    open_groups = {}   # shape -> list of (index, eqn)
-    producer = {}      # Var -> shape key of the open group that made it
-    deferred = {}      # shape -> variable writes of the group's values, emitted after it
-    pending_vars = {}  # id(Variable) -> shape of the group holding a deferred write to it
-
-    def close(shape):
-        members = open_groups.pop(shape)
-        after = deferred.pop(shape, [])
-        for e in after:
-            pending_vars.pop(id(e.params["var"]), None)
-        made = {o for _, e in members for o in e.outputs}
-        for o in made:
-            producer.pop(o, None)
-        idx = {i for i, _ in members}
-        eqns = [e for _, e in members]
-        if len(eqns) >= MIN_OPS:
-            ext, seen = [], set()
-            for e in eqns:
-                for v in e.inputs:
-                    if isinstance(v, Var) and v not in made and v not in seen:
-                        seen.add(v)
-                        ext.append(v)
-            outs = [o for e in eqns for o in e.outputs
-                    if o in out_set or any(u not in idx for u in users.get(o, ()))]
-            sub = Graph(ext, [], eqns, outs)
-            kernel = compile_group(sub) if outs else None
-            if kernel is not None:
-                result.append(Eqn(fused_elementwise_p, ext, outs, {"graph": sub, "kernel": kernel},
-                                  eqns[-1].src))
-                result.extend(after)
-                return
-        result.extend(eqns)
-        result.extend(after)
-
-    for i, e in enumerate(graph.eqns):
-        s = _shape_of(e, can_fuse)
-        if e.prim is _prim.READ_VARIABLE and id(e.params["var"]) in pending_vars:
-            # a read after a deferred write must see it: emit that group now
-            close(pending_vars[id(e.params["var"])])
-        if e.prim is assign_variable_p and isinstance(e.inputs[0], Var) and e.inputs[0] in producer \
-                and id(e.params["var"]) not in pending_vars:
-            # a write of a group value waits for the group (an optimizer writes m and v
-            # in the middle of its update chain; closing there would cut the chain)
-            g = producer[e.inputs[0]]
-            deferred.setdefault(g, []).append(e)
-            pending_vars[id(e.params["var"])] = g
+    tried = set()  # id(eqn): fused already, or in a group that was left unfused
+    i = 0
+    while i < len(eqns):
+        e = eqns[i]
+        shape = _loop_shape(e, can_fuse, ()) if id(e) not in tried else None
+        if shape is None:
+            i += 1
             continue
-        # values from other open groups must be materialized first
+        members, tainted = _grow(eqns, i, shape, can_fuse, tried)
+        group = [eqns[k] for k in members]
+        tried.update(id(g) for g in group)
+        fused = _fuse(group, eqns, out_set, compile_group) if len(group) >= MIN_OPS else None
+        if fused is None:
+            i += 1
+            continue
+        tried.add(id(fused))
+        moved = set(members) | set(tainted)
+        last = max(moved)
+        eqns = (eqns[:i] + [x for k, x in enumerate(eqns[:last + 1]) if k >= i and k not in moved] + [fused]
+                + [eqns[k] for k in tainted] + eqns[last + 1:])
+        # eqns[:i] holds no candidate left to try; the equations moved before the
+        # fused one may hold some
+    return graph.copy(eqns=eqns)
+
+
+def _fuse(group, eqns, out_set, compile_group):
+    """The fused equation standing for ``group``, or None when it does not compile."""
+    made = {o for e in group for o in e.outputs}
+    members = {id(e) for e in group}
+    used_outside = {v for e in eqns if id(e) not in members for v in e.inputs if isinstance(v, Var)}
+    ext, seen = [], set()
+    for e in group:
         for v in e.inputs:
-            if isinstance(v, Var) and v in producer and producer[v] != s:
-                if producer[v] in open_groups:
-                    close(producer[v])
-        if s is None:
-            result.append(e)
-            continue
-        open_groups.setdefault(s, []).append((i, e))
-        for o in e.outputs:
-            producer[o] = s
-    for s in list(open_groups):
-        close(s)
-    return graph.copy(eqns=result)
+            if isinstance(v, Var) and v not in made and v not in seen:
+                seen.add(v)
+                ext.append(v)
+    outs = [o for e in group for o in e.outputs if o in out_set or o in used_outside]
+    if not outs:
+        return None
+    sub = Graph(ext, [], group, outs)
+    kernel = compile_group(sub)
+    if kernel is None:
+        return None
+    return Eqn(fused_elementwise_p, ext, outs, {"graph": sub, "kernel": kernel}, group[-1].src)

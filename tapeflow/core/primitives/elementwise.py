@@ -196,7 +196,8 @@ mod_p = _binary("mod", _mod_kernel, numba=False, vjp=lambda g, out, x, y: _grads
 
 # -- unary math ------------------------------------------------------------------------
 
-exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),))
+# numba: simd_exp (compiler/backends/numba_math.py) is np.exp in a form LLVM vectorizes for float32
+exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),), numba="simd_exp({0})")
 log_p = _unary("log", np.log, lambda g, out, x: (div(g, x),))
 log1p_p = _unary("log1p", np.log1p, lambda g, out, x: (div(g, add(x, 1)),))
 expm1_p = _unary("expm1", np.expm1, lambda g, out, x: (mul(g, add(out, 1)),))
@@ -227,7 +228,7 @@ def _sigmoid_kernel(x, out=None):
 sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
                       lambda g, out, x: (mul(g, mul(out, sub(1, out))),), **_elementwise_facts(
                           # the same form as the kernel above, in the output's dtype
-                          _sigmoid_kernel, 1, "({dt}(1) / ({dt}(1) + np.exp(-{0})))", fresh=True),
+                          _sigmoid_kernel, 1, "({dt}(1) / ({dt}(1) + simd_exp(-{0})))", fresh=True),
                       impl_out=lambda out, x: _sigmoid_kernel(x, out=out))
 
 # Non-differentiable, listed explicitly: piecewise-constant functions (zero
