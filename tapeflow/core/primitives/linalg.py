@@ -95,7 +95,7 @@ def _einsum_vjp(g, out, *ops, spec):
         if kept != sub:  # axes summed only within x: its gradient is constant along them
             xs = aval_of(x).shape
             gi = S.reshape(gi, tuple(xs[k] if c in kept else 1 for k, c in enumerate(sub)))
-            gi = S.broadcast_to(gi, xs)
+            gi = S.broadcast_like(gi, x)
         grads.append(gi)
     return tuple(grads)
 

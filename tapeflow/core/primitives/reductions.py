@@ -42,7 +42,7 @@ def _expand_to(g, x, axis, keepdims):
     xs = aval_of(x).shape
     if not keepdims:
         g = S.reshape(g, tuple(1 if i in axis else (-1 if d is None else d) for i, d in enumerate(xs)))
-    return S.broadcast_to(g, xs)
+    return S.broadcast_like(g, x)
 
 
 def reduce_sum(x, axis, keepdims=False):

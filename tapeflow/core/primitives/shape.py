@@ -29,6 +29,17 @@ def broadcast_to(x, shape):
     return bind(broadcast_to_p, x, shape=shape)
 
 
+def broadcast_like(g, x):
+    """``g`` broadcast to ``x``'s shape (a reduction's or einsum's gradient). In a
+    shape-generic trace ``x`` has unknown dims, which a static ``shape`` param cannot
+    name, so the size comes from ``x`` itself at run time: ``select(x == x, g, g)``
+    (both branches are ``g``, so NaNs in ``x`` do not change the result)."""
+    xs = aval_of(x).shape
+    if None not in xs:
+        return broadcast_to(g, xs)
+    return bind(E.select_p, bind(E.equal_p, x, x), g, g)
+
+
 def _reshape_abstract(x, shape):
     if sum(1 for d in shape if d == -1) > 1:
         raise InvalidArgumentError(f"reshape: at most one -1 in the new shape, got {fmt_shape(shape)}")
