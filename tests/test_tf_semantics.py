@@ -480,3 +480,44 @@ def test_virtual_cpu_devices_as_tf():
     finally:
         tf.config.set_logical_device_configuration(cpu, [])
     assert [d.name for d in tf.config.list_logical_devices("CPU")] == ["/device:CPU:0"]
+
+
+# -- the function guide's leaked-tensor and recursion cells (TF 2.21's outcomes) ---------------------
+
+def test_leaked_symbolic_tensor_numpy_is_an_attribute_error_and_reuse_a_type_error():
+    leaked = []
+
+    @tf.function
+    def leaky(a):
+        x = a + 1
+        leaked.append(x)
+        return x
+
+    assert leaky(tf.constant(1)).numpy() == 2
+    with pytest.raises(AttributeError, match="numpy"):   # TF: 'SymbolicTensor' object has no attribute 'numpy'
+        leaked[0].numpy()
+
+    @tf.function
+    def uses_leaked(b):
+        return b + leaked[0]
+
+    with pytest.raises(TypeError, match="finished trace"):
+        uses_leaked(tf.constant(2))
+
+
+_PRINTED = []
+
+
+@tf.function
+def recursive_fn(n):  # module level: the recursive call names a global, as in TF's guide
+    if n > 0:
+        _PRINTED.append(n)
+        return recursive_fn(n - 1)
+    else:
+        return 1
+
+
+def test_recursive_function_traces_once_per_level():
+    out = recursive_fn(5)
+    assert out.numpy() == 1 and out.dtype == tf.int32
+    assert _PRINTED == [5, 4, 3, 2, 1]

@@ -490,6 +490,11 @@ def _compile(node, fn):
     and the original's free variables, so the new code closes over the same
     cells as the original (a later rebinding in the enclosing scope is seen)."""
     free = list(fn.__code__.co_freevars)
+    shown = ast.unparse(ast.fix_missing_locations(node))
+    # Defined under its own name inside the factory, the function's name would be a local
+    # of the factory, so a recursive call would close over it (and find no cell for it in
+    # the original); renamed, the name stays a global, as in the original function.
+    node.name = f"ag__converted_{node.name}"
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ["ag__"] + free], vararg=None,
                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     factory = ast.FunctionDef(name="ag__factory", args=args, body=[node, ast.Return(value=_name(node.name))],
@@ -502,7 +507,7 @@ def _compile(node, fn):
     code = compile(mod, filename, "exec")
     fcode = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == "ag__factory")
     inner = next(c for c in fcode.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
-    _SOURCES[inner] = ast.unparse(node)
+    _SOURCES[inner] = shown
     return inner
 
 

@@ -33,6 +33,16 @@ class TracingError(RuntimeError):
     pass
 
 
+class SymbolicValueError(TracingError, AttributeError):
+    """``.numpy()`` of a symbolic tensor. Also an AttributeError because TF raises one
+    there (its symbolic tensors have no ``numpy``), and TF code catches that."""
+
+
+class EscapedTensorError(TracingError, TypeError):
+    """A symbolic tensor of a finished trace used again. Also a TypeError, as TF's
+    "An op outside of the function building code is being passed a Graph tensor"."""
+
+
 class Tracer(Tensor):
     """A symbolic tensor: shape and dtype known, value not (yet)."""
 
@@ -62,7 +72,7 @@ class Tracer(Tensor):
     rank = ndim
 
     def numpy(self):
-        raise TracingError(
+        raise SymbolicValueError(
             "`.numpy()` was called on a symbolic tensor inside tapeflow.function (values don't exist "
             "while tracing). Use tapeflow ops on it (tapeflow.cond / tapeflow.while_loop for control "
             "flow that depends on it), tapeflow.print(x) to see it on every call, or return it from the "
@@ -239,7 +249,7 @@ class Trace:
 
     def _capture(self, x):
         if not self._is_ancestor(x._trace):
-            raise TracingError(
+            raise EscapedTensorError(
                 f"a symbolic tensor {x._short()} from a finished trace was used: it escaped a "
                 "tapeflow.function (kept on self or in a global?). Return it instead.")
         v = self._capture_ids.get(id(x))
