@@ -570,6 +570,8 @@ class _UnreadVariable(Variable):
 
 
 def _shape_compatible(a, b):
+    if a is None:  # unknown rank (a py_function output): the trace's op check says what to do
+        return True
     return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
 
 
