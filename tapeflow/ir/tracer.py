@@ -81,6 +81,11 @@ class Tracer(Tensor):
     rank = ndim
 
     def numpy(self):
+        if STATE.trace is None:  # no trace is running: the tensor leaked out of a finished one
+            raise SymbolicValueError(
+                "'SymbolicTensor' object has no attribute 'numpy': this symbolic tensor escaped a "
+                "finished tapeflow.function (stored in a global or on self?) and has no value. Return "
+                "it from the function and call .numpy() on the result.")
         raise SymbolicValueError(
             "`.numpy()` was called on a symbolic tensor inside tapeflow.function (values don't exist "
             "while tracing). Use tapeflow ops on it (tapeflow.cond / tapeflow.while_loop for control "
