@@ -84,3 +84,29 @@ Captures:
         square(tf.constant(10.0), b=3)
     with pytest.raises(TypeError, match="float32"):
         square(tf.constant(10))
+
+
+def test_concrete_function_call_binds_python_values_as_tf():
+    # TF 2.21: cf(x, 3) for a trace with b=2 is "TypeError: Binding inputs to tf.function failed
+    # due to `Can not cast 3 to Literal[2]`"; leaving a traced Python value out is allowed
+    @tf.function
+    def f(a, b=2, c=3):
+        return a * b * c
+    cf = f.get_concrete_function(tf.constant(1.), 2)
+    for call in (lambda: cf(tf.constant(3.)), lambda: cf(tf.constant(3.), 2), lambda: cf(tf.constant(3.), b=2),
+                 lambda: cf(tf.constant(3.), c=3)):
+        assert float(call()) == 18.0
+    for call in (lambda: cf(tf.constant(3.), 3), lambda: cf(tf.constant(3.), b=3),
+                 lambda: cf(tf.constant(3.), 2, 5), lambda: cf(tf.constant(3.), c=4)):
+        with pytest.raises(TypeError, match="traced with Literal"):
+            call()
+
+    class M(tf.Module):
+        @tf.function
+        def g(self, x, d=None):
+            return x * 2.0
+    m = M()
+    cg = m.g.get_concrete_function(tf.constant(1.), d={"k": 1})
+    assert float(cg(tf.constant(2.), d={"k": 1})) == 4.0
+    with pytest.raises(TypeError, match="argument 'd' is 2"):
+        cg(tf.constant(2.), d={"k": 2})

@@ -52,7 +52,8 @@ def _user_stacklevel():
     return level
 
 
-from .signature_text import RankGenericConcreteFunction, signature_text, spec_text, unknown_rank  # noqa: E402
+from .signature_text import (RankGenericConcreteFunction, check_python_arguments, signature_text,  # noqa: E402
+                             spec_text, unknown_rank)
 
 class TensorSpec:
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
@@ -337,6 +338,7 @@ class ConcreteFunction:
         return nest.pack_sequence_as(payload[0], wrapped)
 
     def __call__(self, *args, **kwargs):
+        check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
                 and not isinstance(a, Variable)]
         variables = _arg_variables(args, kwargs)

@@ -136,6 +136,39 @@ def signature_text(cf, key=None, unknown_shapes=False) -> str:
     return "\n".join(lines)
 
 
+def check_python_arguments(cf, args, kwargs):
+    """As TF binds a call of a concrete function: a Python value (or structure) other than the
+    traced one is a TypeError -- the trace has the traced value built in, so running it would
+    silently compute with that value instead. Tensor arguments are not checked here."""
+    from .function import _key_leaves
+    key = cf.structured_input_signature
+    pysig = cf.python_signature
+    if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
+        return
+    pre = (object(),) if cf.bound_method else ()
+    try:
+        given = pysig.bind_partial(*pre, *args, **kwargs).arguments
+    except TypeError as e:
+        raise TypeError(f"concrete function {cf.name!r}: {e}") from None
+    traced = {name: k for name, _, k in _params(pysig, cf.bound_method, key)}
+    for name, value in given.items():
+        if pre and value is pre[0]:
+            continue
+        k = traced.get(name)
+        kind = pysig.parameters[name].kind
+        if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
+            continue  # (their parts are named differently in the trace's key)
+        want = [] if k is None else _key_leaves(k)
+        got = nest.flatten(value)
+        if k is None or len(want) != len(got):
+            raise TypeError(f"concrete function {cf.name!r}: argument {name!r} does not match the traced "
+                            f"signature:\n{signature_text(cf)}")
+        for w, g in zip(want, got):
+            if w[0] == "py" and not (type(g).__name__ == w[1] and g == w[2]):
+                raise TypeError(f"concrete function {cf.name!r}: argument {name!r} is {g!r}, but it was traced "
+                                f"with Literal[{w[2]!r}]; get another concrete function for that value")
+
+
 # -- unknown rank (TensorSpec(None)) --------------------------------------------------------------
 
 class RankGenericConcreteFunction:
