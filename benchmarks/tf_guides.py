@@ -310,8 +310,14 @@ def run_guide(guide: str, args) -> dict:
         tf, tf2 = zip(*map(tf_outputs, old))
     else:
         tf = run_cells(args.tf_python, runnable, args.timeout, {})
-        tf2 = (run_cells(args.tf_python, runnable, args.timeout, {}) if args.tf_runs > 1
-               else [None] * len(cells))
+        tf2 = [None] * len(cells)
+        for _ in range(args.tf_runs - 1):
+            # each further run of TF: a cell keeps the first run that printed something else
+            # (unseeded weights can give the same text twice by chance: a ReLU of negative
+            # pre-activations prints 0. whatever the weights are), else the latest run
+            again = run_cells(args.tf_python, runnable, args.timeout, {})
+            tf2 = [b if a is None or shown(a) == shown(first) else a
+                   for first, a, b in zip(tf, tf2, again)]
     tp = run_cells(args.tapeflow_python, [to_tapeflow(c) for c in runnable], args.timeout,
                    {"PYTHONPATH": args.tapeflow_path})
     helpers = plot_helpers(cells)
@@ -390,8 +396,9 @@ def main(argv=None):
     ap.add_argument("--tf-python", default=TF_PYTHON)
     ap.add_argument("--tapeflow-python", default=TAPEFLOW_PYTHON)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per cell")
-    ap.add_argument("--tf-runs", type=int, default=2,
-                    help="2 runs TF twice to find nondeterministic cells")
+    ap.add_argument("--tf-runs", type=int, default=4,
+                    help="how often TF runs each guide to find nondeterministic cells (a cell "
+                         "is nondeterministic when any run prints other text than the first)")
     ap.add_argument("--tag", default="latest", help="name of the result files")
     ap.add_argument("--tapeflow-path", default=str(ROOT),
                     help="directory holding the tapeflow package to measure (e.g. an export "

@@ -57,7 +57,7 @@ import numpy as np
 
 from .core.tensor import Tensor, Variable, _CREATION_HOOKS
 
-__all__ = ["Module", "walk_variables", "TRACKING_HOOKS", "camel_to_snake"]
+__all__ = ["Module", "ListWrapper", "walk_variables", "TRACKING_HOOKS", "camel_to_snake"]
 
 #: callbacks ``hook(owner, name, variable)``; see the module docstring
 TRACKING_HOOKS: list = []
@@ -262,6 +262,64 @@ def _is_trackable(v):
     return isinstance(v, (Variable, Module, _CONTAINERS))
 
 
+class ListWrapper(list):
+    """What a list becomes when it is assigned to an attribute of a ``tf.Module`` or a
+    ``tf.train.Checkpoint``, as in TF 2.21 (its repr is ``ListWrapper([...])``). It is a
+    list in every other way. A Variable or Module put into it later is tracked at once, as
+    if assigned to an attribute: ``TRACKING_HOOKS`` hear of it under ``<attr>/<index>``, so a
+    restore still pending for that key assigns a variable appended after ``restore()``."""
+
+    __slots__ = ("_owner", "_attr")
+
+    def __init__(self, items=(), owner=None, attr=""):
+        super().__init__(items)
+        # the owner is held weakly: the list is the owner's attribute (no cycle to keep alive)
+        self._owner = None if owner is None else weakref.ref(owner)
+        self._attr = attr
+
+    def __repr__(self):
+        return f"ListWrapper({list.__repr__(self)})"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        # copies and pickles are plain-list-like ListWrappers that belong to no owner
+        return (ListWrapper, (list(self),))
+
+    def _added(self):
+        owner = None if self._owner is None else self._owner()
+        if owner is not None:
+            _track(owner, self._attr, self)
+
+    def append(self, value):
+        super().append(value)
+        if _is_trackable(value):
+            self._added()
+
+    def extend(self, values):
+        super().extend(values)
+        self._added()
+
+    def insert(self, index, value):
+        super().insert(index, value)
+        if _is_trackable(value):
+            self._added()
+
+    def __setitem__(self, index, value):
+        super().__setitem__(index, value)
+        self._added()
+
+    def __iadd__(self, values):
+        super().__iadd__(values)
+        self._added()
+        return self
+
+
+def wrap_list(value, owner, attr):
+    """A plain list assigned to ``owner.attr`` as TF stores it (a ListWrapper); anything else as is."""
+    return ListWrapper(value, owner, attr) if type(value) is list else value
+
+
 def _record_parent(child, parent, attr):
     pa = child.__dict__.get("_parent_attr")
     if pa is None:
@@ -284,6 +342,8 @@ class Module:
     #: whether ``variables`` of an enclosing module includes this module's variables
     #: (optimizers say False: a model's variables are its weights only)
     _CONTRIBUTES_VARIABLES = True
+    #: a list attribute is stored as a ListWrapper (tf.Module's; Keras 3 layers keep lists)
+    _WRAP_LISTS = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -303,6 +363,8 @@ class Module:
             object.__setattr__(self, name, value)
             return
         old = self.__dict__.get(name)
+        if type(self)._WRAP_LISTS:
+            value = wrap_list(value, self, name)
         object.__setattr__(self, name, value)
         if _is_trackable(value):
             _track(self, name, value)
@@ -374,9 +436,6 @@ class Module:
 
     def _flatten(self, predicate=None):
         return [v for v in self.variables if predicate is None or predicate(v)]
-
-    def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__qualname__} '{self.name}'>"
 
 
 def _track(owner, name, value):

@@ -163,7 +163,8 @@ def test_module_name_and_scope():
     assert m.name == "enc"
     with m.name_scope as s:
         assert s.name == "enc"
-    assert "enc" in repr(m)
+    # as tf.Module: no repr of its own (TF 2.21 prints `<__main__.Inner object at 0x...>`)
+    assert repr(m) == object.__repr__(m)
 
 
 def test_variable_cache_sees_new_variables():

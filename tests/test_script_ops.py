@@ -43,9 +43,13 @@ def test_inside_function_called_on_every_run_with_declared_shapes():
     assert float(total) == 6.0 and len(calls) == 3
 
 
-def test_inside_function_tout_needs_shapes():
-    with pytest.raises(TypeError, match="Tout\\[0\\] must be a TensorSpec with a shape"):
-        tf.function(lambda x: tf.numpy_function(np.sort, [x], tf.float32))(tf.constant([1.]))
+def test_inside_function_a_bare_dtype_tout_is_an_unknown_shape():
+    # as TF: the output can be returned (any shape); an op on it needs a TensorSpec Tout
+    f = tf.function(lambda x: tf.numpy_function(np.sort, [x], tf.float32))
+    np.testing.assert_array_equal(f(tf.constant([2., 1.])).numpy(), [1., 2.])
+    g = tf.function(lambda x: tf.numpy_function(np.sort, [x], tf.float32) * 2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="unknown shape.*give Tout as a TensorSpec"):
+        g(tf.constant([1.]))
 
 
 def test_declared_shape_is_checked_at_run_time():

@@ -52,6 +52,9 @@ def _user_stacklevel():
     return level
 
 
+from .signature_text import (RankGenericConcreteFunction, check_python_arguments, signature_text,  # noqa: E402
+                             spec_text, unknown_rank)
+
 class TensorSpec:
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
 
@@ -74,9 +77,7 @@ class TensorSpec:
             s is None or s == d for s, d in zip(self.shape, av.shape))
 
     def __repr__(self):
-        shape = "None" if self.shape is None else fmt_shape(self.shape)
-        return f"TensorSpec(shape={shape}, dtype=tapeflow.{self.dtype.name}" + \
-            (f", name={self.name!r})" if self.name else ")")
+        return spec_text(self.shape, self.dtype, self.name)  # TF's text
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
@@ -258,6 +259,8 @@ class ConcreteFunction:
         self.timings = timings
         self.pass_log = pass_log
         self.structured_input_signature = None
+        self.python_signature = None  # the Python function's inspect.Signature (for the texts)
+        self.bound_method = False
         #: stand-ins of the Variable arguments, in argument order (see run_bound)
         self.var_slots = []
         #: ids of the Variables the graph touches by identity (closures, attributes)
@@ -277,10 +280,10 @@ class ConcreteFunction:
         self.timings["tier_up_s"] = time.perf_counter() - t
 
     def __str__(self):
-        return str(self.graph)
+        return "ConcreteFunction " + signature_text(self)  # TF's text; the graph is str(cf.graph)
 
     def pretty_printed_signature(self):
-        return self.structured_input_signature
+        return signature_text(self)
 
     def graph_dot(self, optimized=True):
         return (self.graph if optimized else self.raw_graph).to_dot(self.name)
@@ -335,6 +338,7 @@ class ConcreteFunction:
         return nest.pack_sequence_as(payload[0], wrapped)
 
     def __call__(self, *args, **kwargs):
+        check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
                 and not isinstance(a, Variable)]
         variables = _arg_variables(args, kwargs)
@@ -687,6 +691,7 @@ class Function:
         cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
                               {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log)
         cf.structured_input_signature = key
+        cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
         for p in stand_ins:
@@ -775,6 +780,8 @@ class Function:
         Arguments may be TensorSpecs."""
         if self._input_signature is not None and not args and not kwargs:
             args = tuple(_spec_example(s) for s in self._input_signature)
+        elif unknown_rank(args, kwargs, TensorSpec):  # TensorSpec(None): a trace per rank met
+            return RankGenericConcreteFunction(self, args, kwargs)
         args, kwargs = self._canonical(tuple(args), kwargs)
         variables = _arg_variables(args, kwargs)
         ordinal = {id(v): i for i, v in enumerate(variables)}
@@ -798,7 +805,7 @@ class Function:
         return self.get_concrete_function(*args, **kwargs).graph_dot()
 
     def pretty_printed_concrete_signatures(self):
-        return "\n".join(str(k) for k in self._keys)
+        return "\n\n".join(signature_text(self._cache[k]) for k in self._keys if k in self._cache)
 
     def explain(self):
         """A report: each trace, why it happened, and its timings."""

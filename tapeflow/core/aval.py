@@ -5,19 +5,20 @@ import numpy as np
 
 
 class Aval:
-    """Shape (a tuple; ``None`` for an unknown dimension), NumPy dtype, and
+    """Shape (a tuple; ``None`` for an unknown dimension; the shape itself ``None`` only for a
+    py_function output whose Tout gives no shape, which no op accepts), NumPy dtype, and
     ``weak`` (True for a Python scalar, whose dtype adapts to its peers)."""
 
     __slots__ = ("shape", "dtype", "weak")
 
     def __init__(self, shape, dtype, weak=False):
-        self.shape = tuple(shape)
+        self.shape = None if shape is None else tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak = weak
 
     @property
     def ndim(self):
-        return len(self.shape)
+        return None if self.shape is None else len(self.shape)
 
     def __eq__(self, other):
         return (isinstance(other, Aval) and self.shape == other.shape
@@ -27,6 +28,8 @@ class Aval:
         return hash((self.shape, self.dtype, self.weak))
 
     def str_short(self):
+        if self.shape is None:  # unknown rank: a py_function output with a bare-dtype Tout
+            return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[*]"
         dims = ",".join("?" if d is None else str(d) for d in self.shape)
         return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{dims}]"
 

@@ -315,6 +315,15 @@ class _Ref:
         return isinstance(other, _Ref) and other._t is self._t
 
 
+def _asarray(value, dtype=None):
+    try:
+        return np.asarray(value, dtype=dtype)
+    except ValueError as e:
+        if "inhomogeneous" not in str(e):
+            raise
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None  # TF's text
+
+
 def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
     npd = _dt.np_dtype(dtype)
@@ -332,7 +341,7 @@ def _to_array(value, dtype=None):
         elif isinstance(value, np.generic):
             arr = np.asarray(value)
         else:
-            arr = np.asarray(value)
+            arr = _asarray(value)
             # TF's defaults apply to values made of Python scalars only: a list of
             # float64 tensors or NumPy float64 scalars keeps float64, and ints that
             # do not fit int32 stay int64 (astype would wrap them silently)
@@ -347,7 +356,7 @@ def _to_array(value, dtype=None):
                 raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
     else:
         try:
-            arr = np.asarray(value, dtype=npd)
+            arr = _asarray(value, npd)
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
             from ..errors import InvalidArgumentError
             raise InvalidArgumentError(f"constant: {value!r} is out of range for dtype {npd.name}") from None
@@ -561,6 +570,8 @@ class _UnreadVariable(Variable):
 
 
 def _shape_compatible(a, b):
+    if a is None:  # unknown rank (a py_function output): the trace's op check says what to do
+        return True
     return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
 
 

@@ -29,7 +29,7 @@ from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..util import nest
 from . import interpreter
 from .graph import Graph, Literal, Var
-from .tracer import Trace, Tracer
+from .tracer import Trace, Tracer, _unknown_rank
 
 # ---------------------------------------------------------------------------------------------
 # tracing helpers
@@ -48,6 +48,8 @@ def _trace_sub(fn, in_avals, kind, local_vars=()):
         if not isinstance(o, (Tensor, float, int, bool, np.ndarray, np.generic)):
             raise TypeError(f"{kind} function returned a {type(o).__name__}; return tensors (or nested "
                             "lists/tuples/dicts of them)")
+        if isinstance(o, Tracer) and o.aval.shape is None:
+            raise _unknown_rank(f"{kind}: a returned value", o)
     n_in = len(sub.inputs)
     graph = sub.finish(flat)
     caps = [outer for outer, _ in sub.captures]

@@ -43,6 +43,15 @@ class EscapedTensorError(TracingError, TypeError):
     "An op outside of the function building code is being passed a Graph tensor"."""
 
 
+def _unknown_rank(where, a):
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(
+        f"{where} ({a._short()}) has an unknown shape: it is the output of a "
+        "py_function/numpy_function whose Tout gives only a dtype. Inside tapeflow.function such an "
+        "output can be returned, but an op on it needs its rank: give Tout as a TensorSpec, e.g. "
+        "tapeflow.TensorSpec([None], tapeflow.float32) (None for the dimensions that vary).")
+
+
 class Tracer(Tensor):
     """A symbolic tensor: shape and dtype known, value not (yet)."""
 
@@ -67,11 +76,16 @@ class Tracer(Tensor):
 
     @property
     def ndim(self):
-        return len(self._var.aval.shape)
+        return self._var.aval.ndim
 
     rank = ndim
 
     def numpy(self):
+        if STATE.trace is None:  # no trace is running: the tensor leaked out of a finished one
+            raise SymbolicValueError(
+                "'SymbolicTensor' object has no attribute 'numpy': this symbolic tensor escaped a "
+                "finished tapeflow.function (stored in a global or on self?) and has no value. Return "
+                "it from the function and call .numpy() on the result.")
         raise SymbolicValueError(
             "`.numpy()` was called on a symbolic tensor inside tapeflow.function (values don't exist "
             "while tracing). Use tapeflow ops on it (tapeflow.cond / tapeflow.while_loop for control "
@@ -321,6 +335,9 @@ class Trace:
 
     # -- the interpretation -----------------------------------------------------------------
     def process(self, p, args, params):
+        for i, a in enumerate(args):
+            if isinstance(a, Tracer) and a._var.aval.shape is None:
+                raise _unknown_rank(f"{p.name}: argument {i}", a)
         if p.effect == "read":  # an ordered read of params["var"] (hoisted out of sub-graphs when safe)
             return self.read_variable(params["var"])
         if p.effect == "write":  # an ordered write (enclosing traces learn of it)

@@ -255,6 +255,8 @@ class Layer(Module):
         "_dtype", "_np_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape",
         "_last_output_shape", "_init_args", "_explicit_name", "_autocast", "input_spec", "supports_masking",
         "_building_from_call", "_build_rest", "_initial_weights"})
+    #: Keras 3 keeps a list attribute a list (tf.Module's ListWrapper is not Keras')
+    _WRAP_LISTS = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -3,9 +3,10 @@
 Eagerly they simply call the function (py_function on Tensors, so a
 GradientTape sees what it computes; numpy_function on NumPy arrays). Inside
 ``tapeflow.function`` they become one ``py_call`` equation that calls the
-function on every run; there ``Tout`` must give shapes (TensorSpecs), since
-tracing cannot call the function to learn them (TF gives such outputs an
-unknown shape instead; tapeflow's graphs need ranks).
+function on every run (never while tracing). ``Tout`` as TensorSpecs gives the
+outputs' shapes, checked on every call; a bare dtype gives an output of unknown
+shape, as in TF: it can be returned from the function, and an op on it raises
+an error asking for a TensorSpec (tapeflow's ops need ranks to be traced).
 """
 from __future__ import annotations
 
@@ -30,12 +31,13 @@ def _traced(name, func, inp, Tout, wrap_inputs):
     from ..compiler.function import TensorSpec
     single, touts = _outs(name, Tout)
     avals = []
-    for i, t in enumerate(touts):
-        if not isinstance(t, TensorSpec) or t.shape is None:
-            raise TypeError(f"{name}: inside tapeflow.function, Tout[{i}] must be a TensorSpec with a shape (got "
-                            f"{t!r}), e.g. tapeflow.TensorSpec([None, 3], tapeflow.float32): the function cannot "
-                            "be called while tracing to learn its output shape")
-        avals.append(Aval(t.shape, t.dtype.np))
+    for t in touts:
+        # a bare dtype (or a TensorSpec of unknown rank): the output's shape is unknown until the
+        # function runs, as in TF; it can be returned, and an op that needs its rank says so
+        if isinstance(t, TensorSpec):
+            avals.append(Aval(t.shape, t.dtype.np))
+        else:
+            avals.append(Aval(None, _dt.as_dtype(t).np))
 
     def call(*arrays):
         return func(*[Tensor(a) for a in arrays]) if wrap_inputs else func(*arrays)

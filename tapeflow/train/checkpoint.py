@@ -35,6 +35,7 @@ from ..core.tensor import Variable, _CREATION_HOOKS
 from . import storage
 from .storage import CheckpointError, CheckpointMismatchError
 from .trackable import collect
+from ..module import wrap_list, _is_trackable, _track
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointReader", "save_weights", "load_weights"]
 
@@ -89,6 +90,11 @@ class _Pending:
         self.candidates = []            # weakrefs to matching-signature variables not yet found
 
     def roots(self):
+        c = self.ckpt()
+        if c is not None:
+            # the checkpoint's roots now: one set after restore() (``ckpt.listed = []``)
+            # can receive pending values too, as in TF
+            return dict(c._roots)
         out = {}
         for name, r in self._roots.items():
             o = r()
@@ -386,12 +392,17 @@ class Checkpoint:
                 raise ValueError(f"Checkpoint: {k!r} is a reserved name")
             if v is None:
                 raise ValueError(f"Checkpoint: {k!r} is None")
-            self._roots[k] = v
+            self._roots[k] = wrap_list(v, self, k)
 
     def __setattr__(self, name, value):
         if name.startswith("_") or name == _SAVE_COUNTER:
             raise AttributeError(f"Checkpoint: cannot set {name!r}")
+        # a list is stored as TF's ListWrapper: what is appended to it later is tracked
+        # (a pending restore assigns it), as are the trackables in it now
+        value = wrap_list(value, self, name)
         self._roots[name] = value
+        if _is_trackable(value):
+            _track(self, name, value)
 
     def __getattr__(self, name):
         roots = self.__dict__.get("_roots", {})

@@ -26,7 +26,8 @@ def _pycall_impl(*values, fn, out_avals, name):
             if a.dtype.kind != np.dtype(av.dtype).kind and not (a.dtype.kind in "iu" and av.dtype.kind in "iu"):
                 raise TypeError(f"{name}: output {i} has dtype {a.dtype.name}, Tout declares {av.dtype.name}")
             a = a.astype(av.dtype)
-        if len(a.shape) != len(av.shape) or any(d is not None and d != s for d, s in zip(av.shape, a.shape)):
+        if av.shape is not None and (len(a.shape) != len(av.shape) or any(
+                d is not None and d != s for d, s in zip(av.shape, a.shape))):
             raise ValueError(f"{name}: output {i} has shape {fmt_shape(a.shape)}, Tout declares "
                              f"{fmt_shape(av.shape)}")
         result.append(a)

@@ -1,0 +1,284 @@
+"""TF 2.21's texts for traced signatures: ``TensorSpec`` reprs, ``print(concrete_function)``,
+``pretty_printed_concrete_signatures()``, and shape-generic concrete functions for
+``TensorSpec(None)`` (unknown rank).
+
+The texts follow TF's format (checked against TF 2.21)::
+
+    ConcreteFunction Input Parameters:
+      a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)
+      b (POSITIONAL_OR_KEYWORD): Literal[2]
+    Output Type:
+      TensorSpec(shape=(), dtype=tf.int32, name=None)
+    Captures:
+      None
+
+Python values are ``Literal[...]``; lists, tuples and dicts ``List[...]``, ``Tuple[...]``,
+``Dict[['k', ...], ...]``; captured variables ``<id>: TensorSpec(shape=(), dtype=tf.resource,
+name=None)``. TF's text names its own trace types, so an argument of another kind (a
+Variable, an object keyed by identity) shows tapeflow's description of it.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..util import nest
+
+
+def shape_text(shape) -> str:
+    """TF's ``str(TensorShape)``: ``(None, 3)``, ``(2,)``, ``()``, ``<unknown>``."""
+    if shape is None:
+        return "<unknown>"
+    dims = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({dims},)" if len(shape) == 1 else f"({dims})"
+
+
+def spec_text(shape, dtype, name=None) -> str:
+    """TF's ``repr(tf.TensorSpec(...))``."""
+    dt = dtype if isinstance(dtype, str) else _dt.as_dtype(dtype).name
+    return f"TensorSpec(shape={shape_text(shape)}, dtype=tf.{dt}, name={name!r})"
+
+
+def _key_text(k) -> str:
+    """A structure key of function.py's (nest.structure_key of the call's arguments)."""
+    tag = k[0] if isinstance(k, tuple) and k else None
+    if tag == "Tensor":
+        return spec_text(k[1], np.dtype(k[2]).name)
+    if tag == "py":
+        return f"Literal[{k[2]!r}]"
+    if tag == "Variable":
+        return f"VariableSpec(shape={shape_text(k[1])}, dtype=tf.{np.dtype(k[2]).name}, trainable={k[3]}, " \
+               f"alias_id={k[4]})"
+    if tag in ("list", "tuple") and isinstance(k[1], tuple):
+        inner = ", ".join(_key_text(x) for x in k[1])
+        return f"{'List' if tag == 'list' else 'Tuple'}[{inner}]"
+    if tag == "dict" and isinstance(k[1], tuple):
+        return "Dict[" + ", ".join(f"[{name!r}, {_key_text(v)}]" for name, v in k[1]) + "]"
+    if tag in ("trace_type", "obj"):
+        return repr(k[1])
+    return repr(k)
+
+
+def _params(pysig, bound_method, key):
+    """``(name, kind, key)`` of each parameter a call's structure key binds, defaults filled
+    in as TF lists them (``*args``/``**kwargs`` only when they received something)."""
+    args_key, kwargs_key = key[1]
+    pos = list(args_key[1])
+    kw = dict(kwargs_key[1])
+    if pysig is None:
+        return [(f"arg{i}", "POSITIONAL_ONLY", k) for i, k in enumerate(pos)] + \
+            [(n, "KEYWORD_ONLY", k) for n, k in kw.items()]
+    params = list(pysig.parameters.values())
+    if bound_method and params:
+        params = params[1:]
+    out = []
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            out += [(f"{p.name}_{i}", "POSITIONAL_ONLY", k) for i, k in enumerate(pos)]
+            pos = []
+        elif p.kind is p.VAR_KEYWORD:
+            out += [(n, "KEYWORD_ONLY", k) for n, k in kw.items()]
+            kw = {}
+        elif pos and p.kind is not p.KEYWORD_ONLY:
+            out.append((p.name, p.kind.name, pos.pop(0)))
+        elif p.name in kw:
+            out.append((p.name, p.kind.name, kw.pop(p.name)))
+        elif p.default is not p.empty:
+            out.append((p.name, p.kind.name, ("py", type(p.default).__name__, p.default)))
+    return out
+
+
+def output_text(cf, unknown_shapes=False) -> str:
+    """The ``Output Type`` of a ConcreteFunction: its outputs' specs (``<unknown>`` shapes for
+    a shape-generic function, whose output shapes depend on the call's rank)."""
+    avals = iter(v.aval for v in cf.raw_graph.outputs)
+
+    def spec(aval):
+        return spec_text(None if unknown_shapes else aval.shape, aval.dtype.name)
+
+    kind, payload = cf.out_tree
+    if kind == "single":
+        return spec(next(avals))
+    from .function import _TENSOR
+    out, leaves = payload
+    if out is None:
+        return "Literal[None]"
+    # a Python number returned comes back as a constant tensor (function.py): a scalar spec
+    texts = [spec(next(avals)) if leaf is _TENSOR else
+             spec_text((), np.asarray(leaf._v).dtype.name) if hasattr(leaf, "_v") else f"Literal[{leaf!r}]"
+             for leaf in leaves]
+    return _structure_text(nest.pack_sequence_as(out, texts))
+
+
+def _structure_text(x) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, dict):
+        return "Dict[" + ", ".join(f"[{k!r}, {_structure_text(v)}]" for k, v in x.items()) + "]"
+    if isinstance(x, list):
+        return "List[" + ", ".join(_structure_text(v) for v in x) + "]"
+    if isinstance(x, tuple):
+        return "Tuple[" + ", ".join(_structure_text(v) for v in x) + "]"
+    return f"Literal[{x!r}]"
+
+
+def signature_text(cf, key=None, unknown_shapes=False) -> str:
+    """TF's ``ConcreteFunction.pretty_printed_signature()`` text (see the module docstring)."""
+    key = cf.structured_input_signature if key is None else key
+    lines = ["Input Parameters:"]
+    lines += [f"  {name} ({kind}): {_key_text(k)}"
+              for name, kind, k in _params(cf.python_signature, cf.bound_method, key)]
+    lines += ["Output Type:", f"  {output_text(cf, unknown_shapes)}", "Captures:"]
+    captured = sorted(cf.captured_ids)
+    lines += [f"  {i}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for i in captured] or ["  None"]
+    return "\n".join(lines)
+
+
+def check_python_arguments(cf, args, kwargs):
+    """As TF binds a call of a concrete function: a Python value (or structure) other than the
+    traced one is a TypeError -- the trace has the traced value built in, so running it would
+    silently compute with that value instead. Tensor arguments are not checked here."""
+    from .function import _key_leaves
+    key = cf.structured_input_signature
+    pysig = cf.python_signature
+    if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
+        return
+    pre = (object(),) if cf.bound_method else ()
+    try:
+        given = pysig.bind_partial(*pre, *args, **kwargs).arguments
+    except TypeError as e:
+        raise TypeError(f"concrete function {cf.name!r}: {e}") from None
+    traced = {name: k for name, _, k in _params(pysig, cf.bound_method, key)}
+    for name, value in given.items():
+        if pre and value is pre[0]:
+            continue
+        k = traced.get(name)
+        kind = pysig.parameters[name].kind
+        if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
+            continue  # (their parts are named differently in the trace's key)
+        want = [] if k is None else _key_leaves(k)
+        got = nest.flatten(value)
+        if k is None or len(want) != len(got):
+            raise TypeError(f"concrete function {cf.name!r}: argument {name!r} does not match the traced "
+                            f"signature:\n{signature_text(cf)}")
+        for w, g in zip(want, got):
+            if w[0] == "py" and not (type(g).__name__ == w[1] and g == w[2]):
+                raise TypeError(f"concrete function {cf.name!r}: argument {name!r} is {g!r}, but it was traced "
+                                f"with Literal[{w[2]!r}]; get another concrete function for that value")
+
+
+# -- unknown rank (TensorSpec(None)) --------------------------------------------------------------
+
+class RankGenericConcreteFunction:
+    """``get_concrete_function`` with a ``TensorSpec(None, dtype)`` argument: TF traces once
+    with an unknown rank; tapeflow's graphs have ranks, so this concrete function traces once
+    per rank met (every dimension unknown: one trace serves all shapes of that rank) and
+    dispatches each call to the trace of its rank. Arguments are checked as TF binds them:
+    a Python value other than the traced one, or another dtype, is a TypeError."""
+
+    def __init__(self, function, args, kwargs):
+        from .function import TensorSpec
+        self._function = function
+        self._TensorSpec = TensorSpec
+        self._args, self._kwargs = args, kwargs
+        self._pysig = function._sig
+        # trace now (as TF does at get_concrete_function): rank 0 stands for every rank, so the
+        # structure and dtypes of the outputs are known and printed (their shapes as <unknown>)
+        self._probe = function.get_concrete_function(*self._with_rank(args, ()), **self._with_rank(kwargs, ()))
+        self.structured_input_signature = nest.structure_key(
+            (tuple(args), dict(kwargs)),
+            lambda a: ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else ("py", type(a).__name__, a))
+
+    def _with_rank(self, struct, shape_of):
+        """The specs of unknown rank made specs of rank ``len(shape_of)`` with unknown dims."""
+        TS = self._TensorSpec
+
+        def fix(s):
+            if isinstance(s, TS) and s.shape is None:
+                return TS((None,) * len(shape_of), s.dtype, s.name)
+            return s
+        return nest.map_structure(fix, struct)
+
+    def _bind(self, args, kwargs):
+        """``(specs, values)``: BoundArguments of the trace to use (each spec of unknown rank
+        given the call's rank) and of the call. A mismatch is TF's TypeError."""
+        pysig = self._pysig
+        TS = self._TensorSpec
+        fn_name = self._function.__name__
+        pre = () if self._function._instance is None else (self._function._instance,)
+        try:
+            want = pysig.bind_partial(*pre, *self._args, **self._kwargs)
+            given = pysig.bind_partial(*pre, *args, **kwargs).arguments
+        except TypeError as e:
+            raise TypeError(f"{fn_name}: the arguments do not match the concrete function's signature: "
+                            f"{e}") from None
+        # a Python value bound at get_concrete_function may be left out of the call (as in TF)
+        order = list(pysig.parameters)
+        full = {n: given[n] if n in given else want.arguments[n] for n in order
+                if n in given or (n in want.arguments and not any(
+                    isinstance(x, TS) for x in nest.flatten(want.arguments[n])))}
+        got = inspect.BoundArguments(pysig, full)
+        specs = inspect.BoundArguments(pysig, dict(full))
+        extra = set(got.arguments) - set(want.arguments)
+        if extra:
+            raise TypeError(f"{fn_name}: unexpected argument(s) {sorted(extra)} for this concrete function")
+        for name, w in want.arguments.items():
+            if pre and w is pre[0]:
+                continue
+            if name not in got.arguments:
+                raise TypeError(f"{fn_name}: the concrete function was traced with {name}={w!r}; it is missing")
+            g = got.arguments[name]
+            flat_w, flat_g = nest.flatten(w), nest.flatten(g)
+            if len(flat_w) != len(flat_g):
+                raise TypeError(f"{fn_name}: argument {name!r} has another structure than the traced one")
+            fixed = []
+            for s, a in zip(flat_w, flat_g):
+                if isinstance(s, TS):
+                    dt = getattr(a, "dtype", None)
+                    if dt is None or _dt.as_dtype(dt) != s.dtype:
+                        raise TypeError(f"{fn_name}: argument {name!r} must be a {s.dtype.name} tensor (the "
+                                        f"concrete function's {spec_text(s.shape, s.dtype, s.name)}), got {a!r}")
+                    fixed.append(TS((None,) * len(a.shape), s.dtype) if s.shape is None else s)
+                elif type(a) is type(s) and a == s:
+                    fixed.append(s)
+                else:
+                    raise TypeError(f"{fn_name}: argument {name!r} is {a!r}, but the concrete function was "
+                                    f"traced with Literal[{s!r}]; get another concrete function for it")
+            specs.arguments[name] = nest.pack_sequence_as(w, fixed)
+        return specs, got
+
+    def __call__(self, *args, **kwargs):
+        specs, got = self._bind(args, kwargs)
+        n = 0 if self._function._instance is None else 1
+        cf = self._function.get_concrete_function(*specs.args[n:], **specs.kwargs)
+        return cf(*got.args[n:], **got.kwargs)
+
+    @property
+    def python_signature(self):
+        return self._pysig
+
+    @property
+    def bound_method(self):
+        return self._function._instance is not None
+
+    @property
+    def captured_ids(self):
+        return self._probe.captured_ids
+
+    @property
+    def graph(self):
+        return self._probe.graph
+
+    def pretty_printed_signature(self):
+        return signature_text(self._probe, key=self.structured_input_signature, unknown_shapes=True)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+
+def unknown_rank(args, kwargs, spec_type) -> bool:
+    """Whether a get_concrete_function call has a TensorSpec of unknown rank (shape None)."""
+    return any(isinstance(a, spec_type) and a.shape is None for a in nest.flatten((tuple(args), dict(kwargs))))
+
