@@ -19,9 +19,10 @@ equations move after the fused equation, the others (which cannot depend on
 the group) before it, in program order. Effects keep their order: a read or
 write of a Variable after a tainted one of the same Variable is tainted too,
 and any effect after a tainted effect of another kind (print, a loop with
-effects). Groups smaller than ``MIN_OPS`` equations or ``MIN_ELEMENTS``
-elements are left as they were (NumPy is as fast there, and compiling costs);
-so are groups the backend fails to compile.
+effects). Groups smaller than ``MIN_OPS`` equations (unless one of them is a
+reduction: ``_pays``) or ``MIN_ELEMENTS`` elements are left as they were
+(NumPy is as fast there, and compiling costs); so are groups the backend fails
+to compile.
 """
 from __future__ import annotations
 
@@ -90,6 +91,17 @@ def _loop_shape(e, can_fuse, made):
     return s
 
 
+def _pays(group):
+    """Whether fusing ``group`` saves more than the native call costs: ``MIN_OPS``
+    elementwise ops, or fewer with a reduction of a member's value folded in. The
+    backward of ``relu(x @ w + b)`` is ``select(mask, g, 0)`` and its column sums
+    (the bias gradient): two ops, but fused they are one pass over the batch instead
+    of a pass that writes the select's result and a second that reads it back (the
+    DQN step has two of these, TD3's actor backward one). Two independent ops of one
+    shape (two bias adds) share no memory traffic, so they stay NumPy calls."""
+    return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group)
+
+
 def _grow(eqns, seed, shape, can_fuse, tried):
     """Indices of the group grown from ``eqns[seed]`` over ``shape``, and of
     the equations after the seed that depend on it (tainted) or must stay
@@ -142,7 +154,7 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
         members, tainted = _grow(eqns, i, shape, can_fuse, tried)
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
-        fused = _fuse(group, eqns, out_set, compile_group) if len(group) >= MIN_OPS else None
+        fused = _fuse(group, eqns, out_set, compile_group) if _pays(group) else None
         if fused is None:
             i += 1
             continue
