@@ -132,3 +132,46 @@ def test_transposed_gemm_operands_are_views_not_copies():
     np.testing.assert_allclose(got[1].numpy(), gn @ wn.T, rtol=1e-4, atol=1e-3)
     results = (k * m + n * k) * 4
     assert peak < results + n * k * 4 // 2, f"peak {peak} bytes: a transposed operand was copied"
+
+
+def _adam_chains(n):
+    """``n`` unrelated Adam updates of one (128, 64) shape: one fusible chain each
+    (4 operands, 3 results), all candidates for the same loop."""
+    rs = np.random.default_rng(2)
+    shape = (128, 64)
+    state = [tuple(tf.Variable(rs.random(shape).astype(np.float32) * (k + 1)) for k in range(3))
+             for _ in range(n)]
+    g = [tf.constant(rs.standard_normal(shape).astype(np.float32)) for _ in range(n)]
+
+    def step(lr):
+        for (p, m, v), gi in zip(state, g):
+            m.assign(0.9 * m + 0.1 * gi)
+            v.assign(0.999 * v + 0.001 * gi * gi)
+            p.assign_sub(lr * m / (tf.sqrt(v) + 1e-7))
+        return tf.constant(0.0)
+    return state, step
+
+
+def test_a_fused_loop_touches_at_most_max_arrays():
+    """Four unrelated Adam updates (28 arrays) would make one loop LLVM leaves
+    scalar: the groups are cut to MAX_ARRAYS arrays each and every update is
+    still fused; parameters equal the unfused run's."""
+    n = 4
+    state_e, step_e = _adam_chains(n)
+    state_c, step_c = _adam_chains(n)
+    lr = tf.constant(np.float32(1e-2))
+    f = tf.function(step_c)
+    for _ in range(2):
+        step_e(lr)
+    f(lr)
+    cf = f.get_concrete_function(lr)
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    fused = [e for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
+    arrays = [sum(v.aval.shape != () for v in e.inputs) + len(e.outputs) for e in fused]
+    assert len(fused) >= 2 and max(arrays) <= fusion.MAX_ARRAYS, arrays
+    assert not [e for e in cf.fused_graph.eqns if e.prim.name in ("sqrt", "div")], "an update was left unfused"
+    f(lr)
+    for a, b in zip(state_c, state_e):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-5, atol=1e-6)

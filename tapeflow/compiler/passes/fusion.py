@@ -22,7 +22,8 @@ and any effect after a tainted effect of another kind (print, a loop with
 effects). Groups smaller than ``MIN_OPS`` equations (unless one of them is a
 reduction: ``_pays``) or ``MIN_ELEMENTS`` elements are left as they were
 (NumPy is as fast there, and compiling costs); so are groups the backend fails
-to compile.
+to compile. A group is cut to ``MAX_ARRAYS`` operands and results
+(``_limit_arrays``): past that LLVM leaves the loop scalar.
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ from ...ir.graph import Eqn, Graph, Literal, Var
 
 MIN_OPS = 3
 MIN_ELEMENTS = 512
+#: arrays (operands and results, scalars not counted) one fused loop may touch
+MAX_ARRAYS = 16
 
 
 def _fused_impl(*vals, graph, kernel):
@@ -138,6 +141,35 @@ def _grow(eqns, seed, shape, can_fuse, tried):
     return members, tainted
 
 
+def _n_arrays(eqns, members, out_set):
+    """Arrays the loop of ``members`` (indices into ``eqns``) reads or writes."""
+    ids = {id(eqns[k]) for k in members}
+    made = {o for k in members for o in eqns[k].outputs}
+    ext = {v for k in members for v in eqns[k].inputs
+           if isinstance(v, Var) and v not in made and v.aval.shape != ()}
+    used_outside = {v for e in eqns if id(e) not in ids for v in e.inputs if isinstance(v, Var)}
+    return len(ext) + sum(o in out_set or o in used_outside for o in made)
+
+
+def _limit_arrays(eqns, members, tainted, out_set):
+    """Drop the group's last members until its loop touches at most ``MAX_ARRAYS``
+    arrays. A group grows over every chain of its shape, related or not (TD3's
+    critic update put two relu-mask column sums and the Adam updates of two 256x256
+    kernels in one loop: 14 operands, 10 results), and past about 18 arrays LLVM
+    cannot prove the stores do not alias the loads within its runtime-check budget,
+    so it leaves the whole loop scalar (no vsqrtps/vdivps: half the speed of two
+    vectorized loops doing the same work). The dropped members depend on nothing
+    after them in the group, so they move after the fused equation with the
+    tainted ones (their users are tainted already) and seed the next group."""
+    if len(members) < 2 or _n_arrays(eqns, members, out_set) <= MAX_ARRAYS:
+        return members, tainted
+    members = list(members)
+    dropped = []
+    while len(members) > 1 and _n_arrays(eqns, members, out_set) > MAX_ARRAYS:
+        dropped.append(members.pop())
+    return members, sorted(set(tainted) | set(dropped))
+
+
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
     ``can_fuse(eqn)``: may this equation join a group."""
@@ -152,6 +184,7 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
             i += 1
             continue
         members, tainted = _grow(eqns, i, shape, can_fuse, tried)
+        members, tainted = _limit_arrays(eqns, members, tainted, out_set)
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
         fused = _fuse(group, eqns, out_set, compile_group) if _pays(group) else None
