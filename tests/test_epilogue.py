@@ -14,11 +14,13 @@ import pytest
 import tapeflow as tf
 from tapeflow.compiler import pipeline
 from tapeflow.compiler.passes import fusion
+from tapeflow.ir.graph import Literal
 from tapeflow.ir.interpreter import eval_graph
 
 pytest.importorskip("numba")
 
 B, D, H, O = 200, 64, 150, 4
+N = 128
 
 
 def _layers():
@@ -175,3 +177,78 @@ def test_a_fused_loop_touches_at_most_max_arrays():
     for a, b in zip(state_c, state_e):
         for x, y in zip(a, b):
             np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _dense_adam():
+    """A relu layer trained by a hand-written Adam: ``0.9 * m`` needs only ``m``, so
+    tracing puts it before the forward pass. Square (N, N) weights and a batch of N
+    (TD3's 256-256 layer): the weights and the activations share one loop shape."""
+    rs = np.random.default_rng(4)
+    w = tf.Variable(rs.standard_normal((N, N)).astype(np.float32) * 0.2, name="w")
+    b = tf.Variable(np.zeros(N, np.float32), name="b")
+    m = tf.Variable(rs.random((N, N)).astype(np.float32), name="m")
+    v = tf.Variable(rs.random((N, N)).astype(np.float32), name="v")
+    x = tf.constant(rs.standard_normal((N, N)).astype(np.float32))
+    y = tf.constant(rs.standard_normal((N, N)).astype(np.float32))
+
+    def step(lr):
+        m_decayed = 0.9 * m
+        v_decayed = 0.999 * v
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.nn.relu(tf.matmul(x, w) + b) - y))
+        g = tape.gradient(loss, w)
+        m.assign(m_decayed + 0.1 * g)
+        v.assign(v_decayed + 0.001 * g * g)
+        w.assign_sub(lr * m / (tf.sqrt(v) + 1e-8))
+        return loss
+    return (w, b, m, v), step
+
+
+def test_moment_decay_traced_before_the_forward_pass_fuses_into_the_update_loop():
+    """passes/sink.py moves ``0.9 * m`` next to its user and fusion leaves it out of
+    the forward loop (which would write it for the update loop to read back)."""
+    state_e, step_e = _dense_adam()
+    state_c, step_c = _dense_adam()
+    lr = tf.constant(np.float32(1e-2))
+    f = tf.function(step_c)
+    f(lr)
+    cf = f.get_concrete_function(lr)
+    cf._tier_up()
+    groups = [e.params["graph"] for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
+    forward = [g for g in groups if "maximum" in {e.prim.name for e in g.eqns}]
+    update = [g for g in groups if "sqrt" in {e.prim.name for e in g.eqns}]
+    assert len(forward) == 1 and len(update) == 1, [str(g) for g in groups]
+    literals = lambda g: {x.val for e in g.eqns if e.prim.name == "mul" for x in e.inputs  # noqa: E731
+                          if isinstance(x, Literal)}
+    assert not literals(forward[0]) & {0.9, 0.999}, str(forward[0])
+    assert literals(update[0]) >= {0.9, 0.999}, str(update[0])
+    for _ in range(2):
+        step_e(lr)
+    f(lr)
+    for a, b in zip(state_c, state_e):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_sink_moves_start_values_next_to_their_user_and_keeps_results():
+    from tapeflow.compiler.passes.sink import sink
+    state, step = _dense_adam()
+    lr = tf.constant(np.float32(1e-2))
+    g = tf.function(step).get_concrete_function(lr).graph
+    s = sink(g)
+    assert sorted(map(id, s.eqns)) == sorted(map(id, g.eqns))
+    decays = [k for k, e in enumerate(s.eqns) if e.prim.name == "mul" and e.outputs[0].aval.shape == (N, N)
+              and any(isinstance(x, Literal) and x.val in (0.9, 0.999) for x in e.inputs)]
+    assert len(decays) == 2
+    for k in decays:  # just before its first user, after the gradient's matmul
+        user = min(j for j, u in enumerate(s.eqns) if s.eqns[k].outputs[0] in u.inputs)
+        assert user == k + 1
+        assert any(u.prim.name == "matmul" and u.outputs[0].aval.shape == (N, N) for u in s.eqns[:k])
+    start = [v.numpy() for v in state]
+    results = []
+    for graph in (g, s):  # each graph from the same variable values
+        for v, x in zip(state, start):
+            v.assign(x)
+        out = eval_graph(graph, [np.float32(1e-2)])
+        results.append([np.asarray(o) for o in out] + [v.numpy() for v in state])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)

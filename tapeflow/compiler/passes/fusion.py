@@ -31,6 +31,7 @@ import numpy as np
 
 from ...core.primitive import Primitive
 from ...ir.graph import Eqn, Graph, Literal, Var
+from .sink import sink
 
 MIN_OPS = 3
 MIN_ELEMENTS = 512
@@ -151,6 +152,29 @@ def _n_arrays(eqns, members, out_set):
     return len(ext) + sum(o in out_set or o in used_outside for o in made)
 
 
+def _drop_detached(eqns, members, tainted, out_set):
+    """Members (not the seed) that read nothing the group makes and whose values
+    only tainted equations use leave the group and move after it with the tainted
+    ones: fused, the loop would write their value and a later loop read it back
+    (Adam's ``0.9 * m``, which passes/sink.py placed next to its user, still
+    lies within the forward pass's reach); after it they join their user's group."""
+    made = {o for k in members for o in eqns[k].outputs}
+    later = set(tainted)
+    users = {}
+    for k in range(members[0], max(later | set(members)) + 1):
+        for v in eqns[k].inputs:
+            if isinstance(v, Var) and v in made:
+                users.setdefault(v, []).append(k)
+    keep, dropped = [members[0]], []
+    for k in members[1:]:
+        e = eqns[k]
+        detached = not any(isinstance(v, Var) and v in made for v in e.inputs) \
+            and not any(o in out_set for o in e.outputs) \
+            and all(u in later for o in e.outputs for u in users.get(o, [None]))
+        (dropped if detached else keep).append(k)
+    return (keep, sorted(later | set(dropped))) if dropped else (members, tainted)
+
+
 def _limit_arrays(eqns, members, tainted, out_set):
     """Drop the group's last members until its loop touches at most ``MAX_ARRAYS``
     arrays. A group grows over every chain of its shape, related or not (TD3's
@@ -173,6 +197,7 @@ def _limit_arrays(eqns, members, tainted, out_set):
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
     ``can_fuse(eqn)``: may this equation join a group."""
+    graph = sink(graph)
     eqns = list(graph.eqns)
     out_set = {v for v in graph.outputs if isinstance(v, Var)}
     tried = set()  # id(eqn): fused already, or in a group that was left unfused
@@ -184,6 +209,7 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
             i += 1
             continue
         members, tainted = _grow(eqns, i, shape, can_fuse, tried)
+        members, tainted = _drop_detached(eqns, members, tainted, out_set)
         members, tainted = _limit_arrays(eqns, members, tainted, out_set)
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
