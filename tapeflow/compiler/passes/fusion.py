@@ -19,9 +19,11 @@ equations move after the fused equation, the others (which cannot depend on
 the group) before it, in program order. Effects keep their order: a read or
 write of a Variable after a tainted one of the same Variable is tainted too,
 and any effect after a tainted effect of another kind (print, a loop with
-effects). Groups smaller than ``MIN_OPS`` equations or ``MIN_ELEMENTS``
-elements are left as they were (NumPy is as fast there, and compiling costs);
-so are groups the backend fails to compile.
+effects). Groups smaller than ``MIN_OPS`` equations (unless one of them is a
+reduction: ``_pays``) or ``MIN_ELEMENTS`` elements are left as they were
+(NumPy is as fast there, and compiling costs); so are groups the backend fails
+to compile. A group is cut to ``MAX_ARRAYS`` operands and results
+(``_limit_arrays``): past that LLVM leaves the loop scalar.
 """
 from __future__ import annotations
 
@@ -29,9 +31,12 @@ import numpy as np
 
 from ...core.primitive import Primitive
 from ...ir.graph import Eqn, Graph, Literal, Var
+from .sink import sink
 
 MIN_OPS = 3
 MIN_ELEMENTS = 512
+#: arrays (operands and results, scalars not counted) one fused loop may touch
+MAX_ARRAYS = 16
 
 
 def _fused_impl(*vals, graph, kernel):
@@ -90,6 +95,17 @@ def _loop_shape(e, can_fuse, made):
     return s
 
 
+def _pays(group):
+    """Whether fusing ``group`` saves more than the native call costs: ``MIN_OPS``
+    elementwise ops, or fewer with a reduction of a member's value folded in. The
+    backward of ``relu(x @ w + b)`` is ``select(mask, g, 0)`` and its column sums
+    (the bias gradient): two ops, but fused they are one pass over the batch instead
+    of a pass that writes the select's result and a second that reads it back (the
+    DQN step has two of these, TD3's actor backward one). Two independent ops of one
+    shape (two bias adds) share no memory traffic, so they stay NumPy calls."""
+    return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group)
+
+
 def _grow(eqns, seed, shape, can_fuse, tried):
     """Indices of the group grown from ``eqns[seed]`` over ``shape``, and of
     the equations after the seed that depend on it (tainted) or must stay
@@ -126,9 +142,62 @@ def _grow(eqns, seed, shape, can_fuse, tried):
     return members, tainted
 
 
+def _n_arrays(eqns, members, out_set):
+    """Arrays the loop of ``members`` (indices into ``eqns``) reads or writes."""
+    ids = {id(eqns[k]) for k in members}
+    made = {o for k in members for o in eqns[k].outputs}
+    ext = {v for k in members for v in eqns[k].inputs
+           if isinstance(v, Var) and v not in made and v.aval.shape != ()}
+    used_outside = {v for e in eqns if id(e) not in ids for v in e.inputs if isinstance(v, Var)}
+    return len(ext) + sum(o in out_set or o in used_outside for o in made)
+
+
+def _drop_detached(eqns, members, tainted, out_set):
+    """Members (not the seed) that read nothing the group makes and whose values
+    only tainted equations use leave the group and move after it with the tainted
+    ones: fused, the loop would write their value and a later loop read it back
+    (Adam's ``0.9 * m``, which passes/sink.py placed next to its user, still
+    lies within the forward pass's reach); after it they join their user's group."""
+    made = {o for k in members for o in eqns[k].outputs}
+    later = set(tainted)
+    users = {}
+    for k in range(members[0], max(later | set(members)) + 1):
+        for v in eqns[k].inputs:
+            if isinstance(v, Var) and v in made:
+                users.setdefault(v, []).append(k)
+    keep, dropped = [members[0]], []
+    for k in members[1:]:
+        e = eqns[k]
+        detached = not any(isinstance(v, Var) and v in made for v in e.inputs) \
+            and not any(o in out_set for o in e.outputs) \
+            and all(u in later for o in e.outputs for u in users.get(o, [None]))
+        (dropped if detached else keep).append(k)
+    return (keep, sorted(later | set(dropped))) if dropped else (members, tainted)
+
+
+def _limit_arrays(eqns, members, tainted, out_set):
+    """Drop the group's last members until its loop touches at most ``MAX_ARRAYS``
+    arrays. A group grows over every chain of its shape, related or not (TD3's
+    critic update put two relu-mask column sums and the Adam updates of two 256x256
+    kernels in one loop: 14 operands, 10 results), and past about 18 arrays LLVM
+    cannot prove the stores do not alias the loads within its runtime-check budget,
+    so it leaves the whole loop scalar (no vsqrtps/vdivps: half the speed of two
+    vectorized loops doing the same work). The dropped members depend on nothing
+    after them in the group, so they move after the fused equation with the
+    tainted ones (their users are tainted already) and seed the next group."""
+    if len(members) < 2 or _n_arrays(eqns, members, out_set) <= MAX_ARRAYS:
+        return members, tainted
+    members = list(members)
+    dropped = []
+    while len(members) > 1 and _n_arrays(eqns, members, out_set) > MAX_ARRAYS:
+        dropped.append(members.pop())
+    return members, sorted(set(tainted) | set(dropped))
+
+
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
     ``can_fuse(eqn)``: may this equation join a group."""
+    graph = sink(graph)
     eqns = list(graph.eqns)
     out_set = {v for v in graph.outputs if isinstance(v, Var)}
     tried = set()  # id(eqn): fused already, or in a group that was left unfused
@@ -140,9 +209,11 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
             i += 1
             continue
         members, tainted = _grow(eqns, i, shape, can_fuse, tried)
+        members, tainted = _drop_detached(eqns, members, tainted, out_set)
+        members, tainted = _limit_arrays(eqns, members, tainted, out_set)
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
-        fused = _fuse(group, eqns, out_set, compile_group) if len(group) >= MIN_OPS else None
+        fused = _fuse(group, eqns, out_set, compile_group) if _pays(group) else None
         if fused is None:
             i += 1
             continue
