@@ -178,3 +178,13 @@ def test_parallel_kernels_are_cached_on_disk(tmp_path):
     assert len(src) == 1 and "prange" in src[0]
     assert first[0] == second[0]
     assert first[1] == "0" and second[1] == "1", (first, second)  # the second process loaded the machine code
+
+
+@pytest.mark.parametrize("user", [{}, {"OMP_WAIT_POLICY": "active"}, {"GOMP_SPINCOUNT": "5"}])
+def test_openmp_spin_is_shortened_unless_the_user_chose(user, monkeypatch):
+    for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in user.items():
+        monkeypatch.setenv(k, v)
+    nbk._short_openmp_spin()
+    assert os.environ.get("GOMP_SPINCOUNT") == user.get("GOMP_SPINCOUNT", None if user else nbk.OPENMP_SPINCOUNT)
