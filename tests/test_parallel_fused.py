@@ -186,5 +186,6 @@ def test_openmp_spin_is_shortened_unless_the_user_chose(user, monkeypatch):
         monkeypatch.delenv(k, raising=False)
     for k, v in user.items():
         monkeypatch.setenv(k, v)
-    nbk._short_openmp_spin()
+    nbk.short_openmp_spin()
     assert os.environ.get("GOMP_SPINCOUNT") == user.get("GOMP_SPINCOUNT", None if user else nbk.OPENMP_SPINCOUNT)
+

@@ -164,15 +164,15 @@ def _loop_fold(e):
 #: second core saves; from 64k on two threads take 0.55-0.6x the serial time.
 PARALLEL_MIN_ELEMENTS = 1 << 16
 #: Chunks are at least this big, and at most ``MAX_CHUNKS`` (enough to balance 2..64 threads).
-MIN_CHUNK_ELEMENTS = 1 << 14
+MIN_CHUNK_ELEMENTS = 1 << 12
 MAX_CHUNKS = 64
 # numba's parallel=True also rewrites array expressions and NumPy calls into threaded loops;
 # the kernels thread only the loops they split themselves
-_PRANGE_ONLY = {"comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
+PRANGE_ONLY = {"comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
                 "numpy": False, "stencil": False, "fusion": False, "prange": True}
 
 
-def _chunks(n, units, folds_columns):
+def chunks(n, units, folds_columns):
     """How many prange chunks a loop over ``n`` elements, stepping over ``units``
     (rows, or elements in a flat loop), is split into; 0: it runs serially.
     Depends on the sizes only, never on the thread count, so a sum's rounding is
@@ -192,7 +192,7 @@ def _chunks(n, units, folds_columns):
 OPENMP_SPINCOUNT = "10000"
 
 
-def _short_openmp_spin():
+def short_openmp_spin():
     """Set libgomp's spin before numba loads its OpenMP pool (it reads the environment
     once, when loaded), unless the user chose a wait policy."""
     if not any(os.environ.get(v) for v in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
@@ -314,7 +314,7 @@ def _make_wrapper(kernel, graph, info, src, name):
     # scalars), so a typing failure surfaces here, not at the user's first call.
     nb = _numba()
     if info.get("parallel"):
-        _short_openmp_spin()
+        short_openmp_spin()
     sig = [_numba_type(nb, v.aval.shape, v.aval.dtype) for v in graph.inputs]
     sig += [_numba_type(nb, np.shape(c), np.asarray(c).dtype) for c in consts]
     sig += [_numba_type(nb, s, d) for s, d in zip(var_shapes, var_dtypes)]
@@ -400,7 +400,7 @@ class _Gen:
         if self.parallel:
             # only the prange loops run in parallel: numba's other rewrites (array expressions,
             # np.full...) would thread small statements the chunks' design does not expect
-            opts += f", parallel={_PRANGE_ONLY!r}"
+            opts += f", parallel={PRANGE_ONLY!r}"
         lines = ["import numpy as np", "from numba import njit" + (", prange" if self.parallel else ""), "",
                  f"@njit({opts})", f"def kernel({', '.join(args)}):"] + body
         lines.append(f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
@@ -648,7 +648,7 @@ class _Gen:
             raise Unsupported(f"a loop over {shape} with rows of sizes {sorted(map(str, rows))}")
         C = rows.pop() if rows else None
         units = n // C if C is not None else n      # what the loop (and its chunks) step over
-        nch = _chunks(n, units, folds_columns)
+        nch = chunks(n, units, folds_columns)
         setup, chunk = [], []                       # before the loop; inside each chunk (or the loop)
         cpad = pad + "    " if nch else pad         # the chunk body's indent
         i = self.fresh("i")
