@@ -125,12 +125,14 @@ def test_thread_policy(monkeypatch):
     monkeypatch.setattr(threads, "machine_quiet", lambda: False)
     assert nbk.loop_threads() == 1                     # another process holds the cores
     monkeypatch.setattr(threads, "machine_quiet", lambda: True)
+    assert nbk.loop_threads() == most
     try:
-        assert nbk.loop_threads() == most
         tf.config.threading.set_intra_op_parallelism_threads(1)
         assert nbk.loop_threads() == 1
         tf.config.threading.set_intra_op_parallelism_threads(most + 5)
         assert nbk.loop_threads() == most              # never past numba's pool
+        monkeypatch.setattr(threads, "machine_quiet", lambda: False)
+        assert nbk.loop_threads() == most              # the user's explicit count, as in TF
     finally:
         tf.config.threading.set_intra_op_parallelism_threads(0)
 

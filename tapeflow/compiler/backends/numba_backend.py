@@ -159,9 +159,14 @@ def _loop_fold(e):
 
 
 #: A loop over at least this many elements runs in chunks on several threads (``prange``).
-#: Measured on a 2-core Haswell (min of many, a sigmoid-and-sum chain): below ~32k
-#: elements the thread launch and join (~5-10 us with numba's OpenMP layer) cost what the
-#: second core saves; from 64k on two threads take 0.55-0.6x the serial time.
+#: Threads pay once the loop's work dwarfs a fork and join (~5-10 us while numba's OpenMP
+#: workers spin, tens of us to wake them): a 64k-element chain (bias add, sigmoid, a sum:
+#: 60-250 us on one core) saves tens of us or more, a 16k one about nothing. Loops of
+#: small models (the DQN/TD3 optimizer updates, a few thousand elements) stay serial.
+#: Measured on a shared 2-core EPYC (kernel calls, min of 30-50): a 1M-element chain
+#: 1.04 -> 0.45-0.53 ms on two threads; the 10k autoencoder's 10,000x784 and 10,000x196
+#: passes 8.2 -> 5.5 ms and 2.7 -> 1.25 ms; one thread in a parallel kernel costs what
+#: the serial kernel does (within 3%).
 PARALLEL_MIN_ELEMENTS = 1 << 16
 #: Chunks are at least this big, and at most ``MAX_CHUNKS`` (enough to balance 2..64 threads).
 MIN_CHUNK_ELEMENTS = 1 << 12
@@ -200,17 +205,19 @@ def short_openmp_spin():
 
 
 def loop_threads():
-    """Threads for the kernels' parallel loops: ``tf.config.threading``'s
-    intra-op count when set (0: the runtime's choice), else numba's (all cores
-    unless ``NUMBA_NUM_THREADS`` says fewer); one while another process keeps
-    the cores busy, by the BLAS policy's measure (util/threads.py): a chunk
-    waiting for a time slice would hold up the whole loop."""
+    """Threads for the kernels' parallel loops. ``tf.config.threading``'s intra-op
+    count when set: the user's choice, as in TF (capped at numba's pool,
+    ``NUMBA_NUM_THREADS``). Else (0, the runtime's choice) the whole pool while the
+    machine has a core to spare, one while another process keeps the cores busy, by
+    the BLAS policy's measure (util/threads.py): a chunk waiting for a time slice
+    holds up the whole loop."""
     from ...config import threading as tf_threading
     from ...util.threads import machine_quiet
     most = _numba().config.NUMBA_NUM_THREADS
     want = tf_threading.get_intra_op_parallelism_threads()
-    k = min(want, most) if want > 0 else most
-    return k if k == 1 or machine_quiet() else 1
+    if want > 0:
+        return min(want, most)
+    return most if most == 1 or machine_quiet() else 1
 
 
 def _numba():
