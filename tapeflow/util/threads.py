@@ -116,6 +116,12 @@ def _machine_quiet(now, others=None):
     return st["quiet"]
 
 
+def machine_quiet():
+    """Has the machine a core to spare for a second thread? (the test above, for
+    tapeflow's own parallel loops)."""
+    return _machine_quiet(time.monotonic())
+
+
 def _init():
     ctl = _controller()
     if ctl is None:
