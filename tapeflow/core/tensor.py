@@ -317,6 +317,8 @@ class _Ref:
 
 def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
+    if dtype is None and value.__class__ is np.ndarray and value.dtype in _SUPPORTED:
+        return value  # what an environment or a data pipeline hands over: taken as it is
     npd = _dt.np_dtype(dtype)
     if isinstance(value, Tensor):
         v = value.read_value()._v if isinstance(value, Variable) else value._v
@@ -351,13 +353,16 @@ def _to_array(value, dtype=None):
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
             from ..errors import InvalidArgumentError
             raise InvalidArgumentError(f"constant: {value!r} is out of range for dtype {npd.name}") from None
-    if arr.dtype not in _dt.SUPPORTED:
+    if arr.dtype not in _SUPPORTED:
         try:
             _dt.as_dtype(arr.dtype)
         except TypeError as e:
             raise TypeError(f"cannot make a tensor: {e}") from None
     return arr
 
+
+#: the dtypes a tensor may have, for membership tests (a hash, not a walk of == over a tuple)
+_SUPPORTED = frozenset(_dt.SUPPORTED)
 
 _var_uid = itertools.count()
 
