@@ -195,3 +195,70 @@ def test_constant_of_numpy_arrays_keeps_dtype_and_rejects_what_it_rejected():
         tf.constant(np.array([object()]))
     assert tf.constant(np.arange(3, dtype=np.int64), dtype=tf.float32).dtype == tf.float32
     assert tf.constant(np.ones(4, F32), shape=(2, 2)).shape == (2, 2)
+
+
+# -- eager operators: a Tensor operator is its primitive's bind2 (bind's two-operand path) --
+
+def _outcome(fn):
+    try:
+        r = fn()
+    except Exception as e:
+        return type(e), str(e)
+    return r.numpy().dtype, r.numpy().tolist()
+
+
+@pytest.mark.parametrize("first", [False, True])  # a new signature (eager_apply), then a cached one
+def test_operators_agree_with_bind_on_values_dtypes_and_errors(first):
+    from tapeflow.core.primitive import bind
+    from tapeflow.core.primitives import elementwise as E
+    from tapeflow.core.primitives import linalg as L
+    x = tf.constant(np.array([[1.0, -2.0]], F32))
+    y = tf.constant(np.array([[3.0], [4.0]], F32))
+    i = tf.constant(np.array([7, -3], np.int32))
+    b = tf.constant(np.array([True, False]))
+    d = tf.constant(np.array([1.0, 2.0], np.float64))
+    v = tf.Variable(np.array([[0.5, 0.25]], F32))
+    cases = [
+        (lambda: x + y, E.add_p, (x, y)), (lambda: 2.0 - x, E.sub_p, (2.0, x)),
+        (lambda: x * 3, E.mul_p, (x, 3)), (lambda: 1 / x, E.div_p, (1, x)),
+        (lambda: i // 2, E.floordiv_p, (i, 2)), (lambda: 7 % i, E.mod_p, (7, i)),
+        (lambda: x @ y, L.matmul_p, (x, y)), (lambda: v @ y, L.matmul_p, (v, y)),
+        (lambda: x + v, E.add_p, (x, v)), (lambda: b & b, E.logical_and_p, (b, b)),
+        (lambda: x < 0.0, E.less_p, (x, 0.0)), (lambda: x ** 2.0, E.pow_p, (x, 2.0)),
+        # errors: TF's dtype rules, shapes, operand kinds
+        (lambda: x + d, E.add_p, (x, d)), (lambda: b + b, E.add_p, (b, b)),
+        (lambda: x + i, E.add_p, (x, i)), (lambda: x @ x, L.matmul_p, (x, x)),
+        (lambda: i + 2.5, E.add_p, (i, 2.5)),
+    ]
+    for op, p, args in cases:
+        if not first:
+            _outcome(op)
+        want = _outcome(lambda: bind(p, *args))
+        assert _outcome(op) == want, (p, args)
+    with pytest.raises(TypeError):
+        pow(x, 2.0, 3)
+
+
+def test_operator_results_are_recorded_by_tapes_and_counted_by_the_profiler():
+    x = tf.constant(np.array([1.0, 2.0], F32))
+    w = tf.Variable(np.array([3.0, 4.0], F32))
+    for _ in range(2):  # the second time every signature is cached
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum((x * w + 1.0) / 2.0 - x ** 2.0)
+        gx, gw = tape.gradient(y, [x, w])
+        assert gx.numpy().tolist() == [-0.5, -2.0] and gw.numpy().tolist() == [0.5, 1.0]
+    with tf.profile() as prof:
+        x + x, 2.0 * x, tf.reshape(x, (1, 2)) @ tf.reshape(x, (2, 1))
+    assert prof.ops["add"].calls == 1 and prof.ops["mul"].calls == 1 and prof.ops["matmul"].calls == 1
+
+
+def test_operators_on_symbolic_tensors_trace():
+    @tf.function
+    def f(x, y):
+        return (x + y) * 2.0 - 1.0 / y
+
+    x = np.array([1.0, 2.0], F32)
+    y = np.array([4.0, 8.0], F32)
+    np.testing.assert_allclose(f(x, y).numpy(), (x + y) * 2 - 1 / y, rtol=1e-6)
+    assert [e.prim.name for e in f.get_concrete_function(x, y).raw_graph.eqns] == ["add", "mul", "div", "sub"]
