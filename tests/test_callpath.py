@@ -262,3 +262,23 @@ def test_operators_on_symbolic_tensors_trace():
     y = np.array([4.0, 8.0], F32)
     np.testing.assert_allclose(f(x, y).numpy(), (x + y) * 2 - 1 / y, rtol=1e-6)
     assert [e.prim.name for e in f.get_concrete_function(x, y).raw_graph.eqns] == ["add", "mul", "div", "sub"]
+
+
+def test_variable_subclass_operands_are_read_at_the_op_and_differentiated():
+    class MyVariable(tf.Variable):  # as Keras' variables are
+        __slots__ = ()
+
+    w = MyVariable(np.array([[2.0], [3.0]], F32))
+    bias = MyVariable(np.array([1.0], F32))
+    x = tf.constant(np.array([[1.0, 1.0]], F32))
+    for k in range(2):  # new signatures, then cached ones
+        with tf.GradientTape() as tape:
+            y = x @ w + bias
+            z = bias + y  # a Variable on the left too
+        assert y.numpy().tolist() == [[6.0 + 3 * k]] and z.numpy().tolist() == [[7.0 + 4 * k]]
+        gw, gb = tape.gradient(z, [w, bias])
+        assert gw.numpy().tolist() == [[1.0], [1.0]] and gb.numpy().tolist() == [2.0]
+        before = x @ w
+        w.assign(w + 1.0)  # a read is a snapshot: later assigns do not change it
+        bias.assign(bias + 1.0)
+        assert before.numpy().tolist() == [[5.0 + 2 * k]]

@@ -132,14 +132,17 @@ def bind(p, *args, **params):
             if n == 1:
                 a = args[0]
                 ca = a.__class__
-                if ca is _Variable:
+                if ca is not T and isinstance(a, _Variable):
                     a = _read_eager(a)
                     args = (a,)
                     ca = T
-                if ca is T:
-                    osig = _FAST.get((p, a._s, tuple(params.items())) if params else (p, a._s))
-                    if osig is not None:
-                        out = p.impl(a._v, **params) if params else p.impl(a._v)
+                if ca is T:  # (a signature not seen yet is a KeyError: eager_apply caches it)
+                    if params:
+                        osig = _FAST[p, a._s, tuple(params.items())]
+                        out = p.impl(a._v, **params)
+                    else:
+                        osig = _FAST[p, a._s]
+                        out = p.impl(a._v)
             elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
                 key = [p]
                 vals = []
@@ -159,12 +162,11 @@ def bind(p, *args, **params):
                     if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
                         if params:
                             key.append(tuple(params.items()))
-                        osig = _FAST.get(tuple(key))
-                        if osig is not None:
-                            out = p.impl(*vals, **params)
+                        osig = _FAST[tuple(key)]
+                        out = p.impl(*vals, **params)
         except Exception:
-            # a tensor made outside bind (no _s yet), an unhashable param, a kernel error:
-            # the full path handles each (and names the op, shapes and dtypes in errors)
+            # a new signature, a tensor made outside bind (no _s yet), an unhashable param,
+            # a kernel error: the full path handles each (and names the op, shapes and dtypes in errors)
             return eager_apply(p, args, params)
         if osig is not None:
             try:
@@ -198,13 +200,14 @@ def _make_bind2(p):
             # (a signature not seen yet is a KeyError: eager_apply runs its rule and caches it)
             ca = a.__class__
             cb = b.__class__
-            if ca is _Variable or cb is _Variable:  # layer math: x @ w, x + b
-                if ca is _Variable:
-                    a = _read_eager(a)
-                    ca = T
-                if cb is _Variable:
-                    b = _read_eager(b)
-                    cb = T
+            # a Variable operand (layer math: x @ w, x + b; Keras' variables are a subclass)
+            # is read first, as eager_apply does
+            if ca is not T and ca is not float and ca is not int and isinstance(a, _Variable):
+                a = _read_eager(a)
+                ca = T
+            if cb is not T and cb is not float and cb is not int and isinstance(b, _Variable):
+                b = _read_eager(b)
+                cb = T
             if ca is T:
                 if cb is T:
                     if params:
