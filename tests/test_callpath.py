@@ -282,3 +282,20 @@ def test_variable_subclass_operands_are_read_at_the_op_and_differentiated():
         w.assign(w + 1.0)  # a read is a snapshot: later assigns do not change it
         bias.assign(bias + 1.0)
         assert before.numpy().tolist() == [[5.0 + 2 * k]]
+
+
+def test_assign_owns_a_copy_of_its_value_in_every_layout():
+    v = tf.Variable(np.zeros((2, 3), F32))
+    before = v.read_value()
+    src = np.arange(6, dtype=F32).reshape(3, 2).T  # a transposed (non-contiguous) view
+    v.assign(src)
+    src[0, 0] = 100.0  # the variable holds its own buffer, not the caller's
+    assert v.numpy().tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    assert before.numpy().tolist() == [[0.0] * 3] * 2  # an earlier read is a snapshot
+    t = tf.constant(np.ones((2, 3), F32)) * 2.0
+    v.assign(t)
+    assert v.numpy().tolist() == [[2.0] * 3] * 2 and v.numpy() is not t.numpy()
+    v.assign_add(t)
+    assert v.numpy().tolist() == [[4.0] * 3] * 2 and t.numpy().tolist() == [[2.0] * 3] * 2
+    with pytest.raises(TypeError, match="dtype float64"):
+        v.assign(tf.constant(np.ones((2, 3), np.float64)))

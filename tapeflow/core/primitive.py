@@ -138,8 +138,9 @@ def bind(p, *args, **params):
                     ca = T
                 if ca is T:  # (a signature not seen yet is a KeyError: eager_apply caches it)
                     if params:
-                        osig = _FAST[p, a._s, tuple(params.items())]
-                        out = p.impl(a._v, **params)
+                        if p.effect not in _STATEFUL:  # (never cached: see eager_apply)
+                            osig = _FAST[p, a._s, tuple(params.items())]
+                            out = p.impl(a._v, **params)
                     else:
                         osig = _FAST[p, a._s]
                         out = p.impl(a._v)
