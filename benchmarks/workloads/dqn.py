@@ -221,11 +221,16 @@ def _tf_act(framework, style, how):
         def act_graph(x):
             return tf.argmax(q_fn(x), axis=1)
 
-        act_fn = tf.function(act_graph) if how == "function" else act_graph
-        qc = tf.function(q_fn) if how == "function" else q_fn
+        compiled = how in ("function", "function_numpy")
+        act_fn = tf.function(act_graph) if compiled else act_graph
+        qc = tf.function(q_fn) if compiled else q_fn
 
-        def act():
-            return int(act_fn(tf.constant(s_np)).numpy()[0])
+        if how == "function_numpy":  # the env's NumPy array straight into the compiled call (issue 14)
+            def act():
+                return int(act_fn(s_np).numpy()[0])
+        else:
+            def act():
+                return int(act_fn(tf.constant(s_np)).numpy()[0])
 
         def check():
             return {"q": qc(tf.constant(s_np)).numpy(), "action": np.array(float(act()))}
@@ -349,6 +354,8 @@ IMPLS = [
     Impl("numpy_act", "numpy", "NumPy forward + argmax", build_numpy, cases=A),
     Impl("tapeflow_act_raw", "tapeflow", "tapeflow.function (raw ops)", _tf_act("tapeflow", "raw", "function"), cases=A),
     Impl("tapeflow_act_keras", "tapeflow", "tapeflow.function (keras model call)", _tf_act("tapeflow", "keras", "function"), cases=A),
+    Impl("tapeflow_act_raw_numpy", "tapeflow", "tapeflow.function (raw ops), called with the NumPy array",
+         _tf_act("tapeflow", "raw", "function_numpy"), cases=A),
     Impl("tapeflow_act_eager", "tapeflow", "tapeflow eager (raw ops)", _tf_act("tapeflow", "raw", "eager"), cases=A),
     Impl("tapeflow_act_predict", "tapeflow", "tapeflow keras model.predict", _tf_act("tapeflow", "keras", "predict"), cases=A),
     Impl("torch_act", "torch", "PyTorch (no_grad)", build_torch, cases=A),

@@ -238,6 +238,7 @@ def _ones_like(t):
     if v is not None:  # a concrete tensor: the seed is a constant (no op to dispatch or record)
         s = Tensor.__new__(Tensor)
         s._v = np.ones(v.shape, v.dtype)
+        s._s = _prim._sig(v.shape, v.dtype)  # its signature, so the first vjp takes bind's fast path
         return s
     # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown
     return E.bind(E.select_p, True, 1, t)

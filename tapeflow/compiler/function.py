@@ -38,6 +38,7 @@ from ..util import nest
 from . import pipeline
 
 _new = object.__new__
+_ndarray = np.ndarray
 RETRACE_WARN_AT = 5
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -270,6 +271,9 @@ class ConcreteFunction:
         self.calls = 0
         self.fuse_at = pipeline.fuse_after(graph) if backend == "python" else -1
         self.fused_graph = None
+        #: past the tier-up (or never having one): calls need no counting, and
+        #: Function.__call__'s fast path runs ``compiled`` itself
+        self.hot = self.fuse_at < 1
 
     def _tier_up(self):
         """Hot: recompile with elementwise fusion (native loops), if it applies."""
@@ -295,9 +299,11 @@ class ConcreteFunction:
     def run(self, arrays):
         if STATE.profiler is not None:  # tapeflow.profile times the call, then calls back here
             return STATE.profiler.run_compiled(self, arrays)
-        self.calls += 1
-        if self.calls == self.fuse_at:
-            self._tier_up()
+        if not self.hot:
+            self.calls += 1
+            if self.calls >= self.fuse_at:
+                self._tier_up()
+                self.hot = True
         try:
             outs = self.compiled(*arrays)
         except Exception as e:
@@ -470,31 +476,52 @@ class Function:
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         st = STATE
-        if RUN_EAGERLY[0]:  # tapeflow.config.run_functions_eagerly(True): plain Python, for debugging
-            return self._call_fn(*args, **kwargs)
-        if st.trace is not None:
-            # called from inside another traced function: inline it
-            return self._call_traced(*args, **kwargs)
-        if not kwargs and not st.tapes:
-            # A NumPy array and a Tensor of the same shape and dtype share a trace (as in TF),
-            # so both take this path; subclasses (Variable, np.matrix...) go the slow way.
-            sig = []
-            arrays = []
-            for a in args:
+        if not kwargs and st.trace is None and not st.tapes and not RUN_EAGERLY[0]:
+            # The fast path: positional Tensors and NumPy arrays, a signature seen before.
+            # A NumPy array and a Tensor of the same shape and dtype share a trace (as in
+            # TF), so both take it at the same cost; subclasses (Variable, np.matrix...),
+            # other arguments and misses go the slow way, which also fills _fast.
+            # The key is _call_slow's: per argument its shape, then its dtype.
+            if len(args) == 1:  # (the common case, without the loop's lists)
+                a = args[0]
                 c = a.__class__
                 if c is Tensor:
-                    v = a._v
-                elif c is np.ndarray:
-                    v = a
-                else:
-                    break
-                arrays.append(v)
-                sig.append(v.shape)
-                sig.append(v.dtype)
+                    a = a._v
+                elif c is not _ndarray:
+                    return self._call_slow(args, kwargs)
+                arrays = (a,)
+                cf = self._fast.get((a.shape, a.dtype))
             else:
-                cf = self._fast.get(tuple(sig))
-                if cf is not None:
-                    return cf.run(arrays)
+                key = []
+                arrays = []
+                for a in args:
+                    c = a.__class__
+                    if c is Tensor:
+                        a = a._v
+                    elif c is not _ndarray:
+                        return self._call_slow(args, kwargs)
+                    arrays.append(a)
+                    key.append(a.shape)
+                    key.append(a.dtype)
+                cf = self._fast.get(tuple(key))
+            if cf is not None:
+                if cf.hot and st.profiler is None:
+                    # ConcreteFunction.run's work once the trace is past its tier-up
+                    try:
+                        outs = cf.compiled(*arrays)
+                    except Exception as e:
+                        raise _runtime_error(cf, e) from None
+                    if cf._single:
+                        t = _new(Tensor)
+                        t._v = outs[0]
+                        return t
+                    return cf._pack(outs)
+                return cf.run(arrays)
+        elif RUN_EAGERLY[0]:  # tapeflow.config.run_functions_eagerly(True): plain Python, for debugging
+            return self._call_fn(*args, **kwargs)
+        elif st.trace is not None:
+            # called from inside another traced function: inline it
+            return self._call_traced(*args, **kwargs)
         return self._call_slow(args, kwargs)
 
     def _call_slow(self, args, kwargs):
@@ -520,11 +547,18 @@ class Function:
             key, _ = self._signature(args, kwargs, variables, pinned=True)
             cf = self._cache.get(key) or self._trace(args, kwargs, key, variables, pinned=True)
         arrays = [x._v if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
-        if not kwargs and self._input_signature is None and all(
-                a.__class__ is Tensor or a.__class__ is np.ndarray for a in args):
+        if not kwargs and all(a.__class__ is Tensor or a.__class__ is np.ndarray for a in args) and (
+                self._input_signature is None or self._flat_signature(len(args))):
+            # later calls with these shapes and dtypes take __call__'s fast path (with an
+            # input_signature: the check above passed, and it depends on nothing else)
             vs = [a._v if a.__class__ is Tensor else a for a in args]
             self._fast[tuple(x for v in vs for x in (v.shape, v.dtype))] = cf
         return cf.run_bound(arrays, variables)
+
+    def _flat_signature(self, n):
+        """Is the input_signature ``n`` TensorSpecs, one per positional argument?"""
+        specs = self._input_signature
+        return len(specs) == n and all(isinstance(s, TensorSpec) for s in specs)
 
     def _canonical(self, args, kwargs):
         """Arguments given by keyword for positional parameters move to their position,

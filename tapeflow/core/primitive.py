@@ -62,7 +62,8 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
-                 "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret")
+                 "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
+                 "bind2")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
@@ -89,6 +90,8 @@ class Primitive:
         self.fusion = fusion
         self.lowerings = dict(lowerings or {})
         self.interpret = interpret
+        #: bind(self, a, b, **params) for two operands, as a plain function (see _make_bind2)
+        self.bind2 = _make_bind2(self)
         REGISTRY[name] = self
         if not differentiable:
             NON_DIFFERENTIABLE.add(name)
@@ -111,7 +114,8 @@ def bind(p, *args, **params):
         return trace.process(p, args, params)
     # The eager interpretation's fast path (operators, layer math, most gradient rules):
     # Tensors and Python scalars (at least one Tensor; with one or two operands a Variable
-    # too, read first); any static params; no profiler; a signature seen before. Same cached
+    # too, read first); any static params; no profiler; a signature seen before. Two
+    # operands: p.bind2 (_make_bind2), which Tensor's operators call directly. Same cached
     # rule result, same kernel, same tape record as eager_apply, minus the argument
     # conversions; a miss or a kernel error takes eager_apply, which handles it in full.
     # The result's shape was checked against the rule on the signature's first call
@@ -121,44 +125,25 @@ def bind(p, *args, **params):
     if st.profiler is None:
         T = _Tensor
         n = len(args)
+        if n == 2:
+            return p.bind2(args[0], args[1], params)
         osig = None
         try:
-            if n == 2:
-                a, b = args
-                ca = a.__class__
-                cb = b.__class__
-                if ca is _Variable or cb is _Variable:  # layer math: x @ w, x + b
-                    if ca is _Variable:
-                        a = _read_eager(a)
-                        ca = T
-                    if cb is _Variable:
-                        b = _read_eager(b)
-                        cb = T
-                    args = (a, b)
-                if ca is T:
-                    if cb is T:
-                        osig = _FAST.get((p, a._s, b._s, tuple(params.items())) if params else (p, a._s, b._s))
-                        if osig is not None:
-                            out = p.impl(a._v, b._v, **params) if params else p.impl(a._v, b._v)
-                    elif cb is float or cb is int:
-                        osig = _FAST.get((p, a._s, cb, tuple(params.items())) if params else (p, a._s, cb))
-                        if osig is not None:
-                            out = p.impl(a._v, b, **params) if params else p.impl(a._v, b)
-                elif cb is T and (ca is float or ca is int):
-                    osig = _FAST.get((p, ca, b._s, tuple(params.items())) if params else (p, ca, b._s))
-                    if osig is not None:
-                        out = p.impl(a, b._v, **params) if params else p.impl(a, b._v)
-            elif n == 1:
+            if n == 1:
                 a = args[0]
                 ca = a.__class__
-                if ca is _Variable:
+                if ca is not T and isinstance(a, _Variable):
                     a = _read_eager(a)
                     args = (a,)
                     ca = T
-                if ca is T:
-                    osig = _FAST.get((p, a._s, tuple(params.items())) if params else (p, a._s))
-                    if osig is not None:
-                        out = p.impl(a._v, **params) if params else p.impl(a._v)
+                if ca is T:  # (a signature not seen yet is a KeyError: eager_apply caches it)
+                    if params:
+                        if p.effect not in _STATEFUL:  # (never cached: see eager_apply)
+                            osig = _FAST[p, a._s, tuple(params.items())]
+                            out = p.impl(a._v, **params)
+                    else:
+                        osig = _FAST[p, a._s]
+                        out = p.impl(a._v)
             elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
                 key = [p]
                 vals = []
@@ -178,12 +163,11 @@ def bind(p, *args, **params):
                     if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
                         if params:
                             key.append(tuple(params.items()))
-                        osig = _FAST.get(tuple(key))
-                        if osig is not None:
-                            out = p.impl(*vals, **params)
+                        osig = _FAST[tuple(key)]
+                        out = p.impl(*vals, **params)
         except Exception:
-            # a tensor made outside bind (no _s yet), an unhashable param, a kernel error:
-            # the full path handles each (and names the op, shapes and dtypes in errors)
+            # a new signature, a tensor made outside bind (no _s yet), an unhashable param,
+            # a kernel error: the full path handles each (and names the op, shapes and dtypes in errors)
             return eager_apply(p, args, params)
         if osig is not None:
             try:
@@ -197,6 +181,75 @@ def bind(p, *args, **params):
                 record(p, args, params, t, st.tapes)
             return t
     return eager_apply(p, args, params)
+
+
+def _make_bind2(p):
+    """``p.bind2(a, b, params)``: ``bind(p, a, b, **params)`` as a plain function of
+    two operands. Tensor's operators *are* these functions (``Tensor.__add__ =
+    add_p.bind2``), so ``a + b`` costs one Python frame and no argument packing, and
+    bind hands its two-operand calls here: this is bind's two-operand fast path, not
+    a second one (same key, same kernel call, same result check and tape record as
+    the one- and many-operand paths in bind, and the same eager_apply on a miss)."""
+
+    def bind2(a, b, params=_EMPTY):
+        st = STATE
+        if st.trace is not None or st.profiler is not None:
+            return bind(p, a, b, **params)
+        T = _Tensor
+        osig = None
+        try:
+            # (a signature not seen yet is a KeyError: eager_apply runs its rule and caches it)
+            ca = a.__class__
+            cb = b.__class__
+            # a Variable operand (layer math: x @ w, x + b; Keras' variables are a subclass)
+            # is read first, as eager_apply does
+            if ca is not T and ca is not float and ca is not int and isinstance(a, _Variable):
+                a = _read_eager(a)
+                ca = T
+            if cb is not T and cb is not float and cb is not int and isinstance(b, _Variable):
+                b = _read_eager(b)
+                cb = T
+            if ca is T:
+                if cb is T:
+                    if params:
+                        osig = _FAST[p, a._s, b._s, tuple(params.items())]
+                        out = p.impl(a._v, b._v, **params)
+                    else:
+                        osig = _FAST[p, a._s, b._s]
+                        out = p.impl(a._v, b._v)
+                elif cb is float or cb is int:
+                    if params:
+                        osig = _FAST[p, a._s, cb, tuple(params.items())]
+                        out = p.impl(a._v, b, **params)
+                    else:
+                        osig = _FAST[p, a._s, cb]
+                        out = p.impl(a._v, b)
+            elif cb is T and (ca is float or ca is int):
+                if params:
+                    osig = _FAST[p, ca, b._s, tuple(params.items())]
+                    out = p.impl(a, b._v, **params)
+                else:
+                    osig = _FAST[p, ca, b._s]
+                    out = p.impl(a, b._v)
+        except Exception:
+            # as in bind: a new signature, a tensor made outside bind (no _s yet), an
+            # unhashable param, a kernel error -- the full path handles each
+            return eager_apply(p, (a, b), params)
+        if osig is None:
+            return eager_apply(p, (a, b), params)
+        try:
+            ok = out.dtype is osig.dtype
+        except AttributeError:  # a kernel returned a Python scalar
+            ok = False
+        t = _new(T)
+        t._v = out if ok else _conform(p, out, osig.aval)
+        t._s = osig
+        if st.tapes and p.differentiable:
+            record(p, (a, b), params, t, st.tapes)
+        return t
+
+    bind2.__name__ = bind2.__qualname__ = f"bind2_{p.name}"
+    return bind2
 
 
 _Tensor = None    # the Tensor and Variable classes (set_tensor_types: tensor.py imports

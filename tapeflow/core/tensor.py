@@ -90,6 +90,16 @@ class TensorShape(tuple):
         return "TensorShape([" + ", ".join("None" if d is None else str(int(d)) for d in self) + "])"
 
 
+def _reflected(p):
+    """The reflected operator method of primitive ``p`` (``__radd__``: other + self)."""
+    bind2 = p.bind2
+
+    def rop(self, other):
+        return bind2(other, self)
+    rop.__name__ = rop.__qualname__ = f"reflected_{p.name}"
+    return rop
+
+
 class Tensor:
     """An immutable n-d array value. Shapes and dtypes as NumPy's."""
 
@@ -205,33 +215,36 @@ class Tensor:
         if not self.shape.is_compatible_with(shape):
             raise ValueError(f"set_shape: {fmt_shape(self.shape)} is incompatible with {fmt_shape(shape)}")
 
-    # -- operators: one bind each (TF 2 semantics; dtypes must agree, no promotion) --
-    def __add__(self, other): return bind(_E.add_p, self, other)
-    def __radd__(self, other): return bind(_E.add_p, other, self)
-    def __sub__(self, other): return bind(_E.sub_p, self, other)
-    def __rsub__(self, other): return bind(_E.sub_p, other, self)
-    def __mul__(self, other): return bind(_E.mul_p, self, other)
-    def __rmul__(self, other): return bind(_E.mul_p, other, self)
-    def __truediv__(self, other): return bind(_E.div_p, self, other)
-    def __rtruediv__(self, other): return bind(_E.div_p, other, self)
-    def __floordiv__(self, other): return bind(_E.floordiv_p, self, other)
-    def __rfloordiv__(self, other): return bind(_E.floordiv_p, other, self)
-    def __mod__(self, other): return bind(_E.mod_p, self, other)
-    def __rmod__(self, other): return bind(_E.mod_p, other, self)
-    def __pow__(self, other): return bind(_E.pow_p, self, other)
-    def __rpow__(self, other): return bind(_E.pow_p, other, self)
-    def __matmul__(self, other): return bind(_L.matmul_p, self, other)
-    def __rmatmul__(self, other): return bind(_L.matmul_p, other, self)
-    def __and__(self, other): return bind(_E.logical_and_p, self, other)
-    def __rand__(self, other): return bind(_E.logical_and_p, other, self)
-    def __or__(self, other): return bind(_E.logical_or_p, self, other)
-    def __ror__(self, other): return bind(_E.logical_or_p, other, self)
-    def __xor__(self, other): return bind(_E.logical_xor_p, self, other)
-    def __rxor__(self, other): return bind(_E.logical_xor_p, other, self)
-    def __lt__(self, other): return bind(_E.less_p, self, other)
-    def __le__(self, other): return bind(_E.less_equal_p, self, other)
-    def __gt__(self, other): return bind(_E.greater_p, self, other)
-    def __ge__(self, other): return bind(_E.greater_equal_p, self, other)
+    # -- operators: one bind each (TF 2 semantics; dtypes must agree, no promotion). A
+    # binary operator is its primitive's bind2 (bind for two operands as a plain function:
+    # ``a + b`` is one Python frame); a reflected one swaps the operands first.
+    __add__ = _E.add_p.bind2
+    __radd__ = _reflected(_E.add_p)
+    __sub__ = _E.sub_p.bind2
+    __rsub__ = _reflected(_E.sub_p)
+    __mul__ = _E.mul_p.bind2
+    __rmul__ = _reflected(_E.mul_p)
+    __truediv__ = _E.div_p.bind2
+    __rtruediv__ = _reflected(_E.div_p)
+    __floordiv__ = _E.floordiv_p.bind2
+    __rfloordiv__ = _reflected(_E.floordiv_p)
+    __mod__ = _E.mod_p.bind2
+    __rmod__ = _reflected(_E.mod_p)
+    def __pow__(self, other): return _E.pow_p.bind2(self, other)  # (a def: pow(x, y, mod) is a TypeError)
+    __rpow__ = _reflected(_E.pow_p)
+    __matmul__ = _L.matmul_p.bind2
+    __rmatmul__ = _reflected(_L.matmul_p)
+    __and__ = _E.logical_and_p.bind2
+    __rand__ = _reflected(_E.logical_and_p)
+    __or__ = _E.logical_or_p.bind2
+    __ror__ = _reflected(_E.logical_or_p)
+    __xor__ = _E.logical_xor_p.bind2
+    __rxor__ = _reflected(_E.logical_xor_p)
+    __lt__ = _E.less_p.bind2
+    __le__ = _E.less_equal_p.bind2
+    __gt__ = _E.greater_p.bind2
+    __ge__ = _E.greater_equal_p.bind2
+
     def __invert__(self): return bind(_E.logical_not_p, self)
     def __neg__(self): return bind(_E.neg_p, self)
     def __pos__(self): return self
@@ -326,6 +339,8 @@ def _asarray(value, dtype=None):
 
 def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
+    if dtype is None and value.__class__ is np.ndarray and value.dtype in _SUPPORTED:
+        return value  # what an environment or a data pipeline hands over: taken as it is
     npd = _dt.np_dtype(dtype)
     if isinstance(value, Tensor):
         v = value.read_value()._v if isinstance(value, Variable) else value._v
@@ -360,13 +375,16 @@ def _to_array(value, dtype=None):
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
             from ..errors import InvalidArgumentError
             raise InvalidArgumentError(f"constant: {value!r} is out of range for dtype {npd.name}") from None
-    if arr.dtype not in _dt.SUPPORTED:
+    if arr.dtype not in _SUPPORTED:
         try:
             _dt.as_dtype(arr.dtype)
         except TypeError as e:
             raise TypeError(f"cannot make a tensor: {e}") from None
     return arr
 
+
+#: the dtypes a tensor may have, for membership tests (a hash, not a walk of == over a tuple)
+_SUPPORTED = frozenset(_dt.SUPPORTED)
 
 _var_uid = itertools.count()
 

@@ -11,7 +11,11 @@ from ..primitive import Primitive
 def _assign_impl(value, *, var):
     # A write replaces the variable's buffer with an owned copy, so earlier reads
     # (snapshots on a tape, outputs already returned) keep their values.
-    var._v = np.array(value, dtype=var._v.dtype, copy=True)
+    d = var._v.dtype
+    # (ndarray.copy() costs a third of np.array(..., dtype=, copy=True) on small arrays:
+    # the optimizers write every slot every step)
+    var._v = value.copy() if value.__class__ is np.ndarray and value.dtype is d else \
+        np.array(value, dtype=d, copy=True)
     return ()
 
 
