@@ -160,14 +160,21 @@ def _loop_fold(e):
 
 #: A loop over at least this many elements runs in chunks on several threads (``prange``).
 #: Threads pay once the loop's work dwarfs a fork and join (~5-10 us while numba's OpenMP
-#: workers spin, tens of us to wake them): a 64k-element chain (bias add, sigmoid, a sum:
-#: 60-250 us on one core) saves tens of us or more, a 16k one about nothing. Loops of
-#: small models (the DQN/TD3 optimizer updates, a few thousand elements) stay serial.
+#: workers spin, tens of us to wake them): in isolation a 64k-element chain (bias add,
+#: sigmoid, a sum: 60-250 us on one core) already saves tens of us, but inside a training
+#: step the threads cost more (below). Loops of small and mid-sized models (the DQN/TD3
+#: updates, up to a few 100k elements) stay serial.
 #: Measured on a shared 2-core EPYC (kernel calls, min of 30-50): a 1M-element chain
 #: 1.04 -> 0.45-0.53 ms on two threads; the 10k autoencoder's 10,000x784 and 10,000x196
 #: passes 8.2 -> 5.5 ms and 2.7 -> 1.25 ms; one thread in a parallel kernel costs what
-#: the serial kernel does (within 3%).
-PARALLEL_MIN_ELEMENTS = 1 << 16
+#: the serial kernel does (within 3%). Inside a training step whose small loops sit
+#: between GEMMs, the fork/join plus the OpenMP workers competing with the BLAS threads
+#: cost more than they save: with 64k as the threshold the TD3 400-300 update's loops of
+#: 77k-120k elements went parallel and its compiled step took 15.2 ms instead of 7.3 ms
+#: serial (make bench quick, 2-core EPYC). 128k keeps them serial (the largest is 120k)
+#: and keeps the autoencoder's 154k-element weight loops parallel (10k L-BFGS iteration
+#: 0.122-0.131 s at 64k/128k, 0.148 s at 1M; run-to-run noise on this machine is ~10%).
+PARALLEL_MIN_ELEMENTS = 1 << 17
 #: Chunks are at least this big, and at most ``MAX_CHUNKS`` (enough to balance 2..64 threads).
 MIN_CHUNK_ELEMENTS = 1 << 12
 MAX_CHUNKS = 64
