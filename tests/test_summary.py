@@ -323,8 +323,12 @@ def test_trace_on_trace_export(writer, tmp_path):
     assert os.path.exists(tmp_path / "prof" / "forward_trace.trace.json")
     acc = _read(tmp_path / "logs")
     assert "forward_trace/profile" in acc.Tags()["tensors"]
-    from tapeflow.compiler.function import Function
-    assert not hasattr(Function._trace, "__wrapped__")      # tracing hook removed again
+    from tapeflow.compiler.function import TRACE_LISTENERS
+    assert TRACE_LISTENERS == []                             # graph recording stopped again
+    from tapeflow.summary import _TRACE
+    recorded = len(_TRACE["graphs"])
+    forward(tf.constant(np.ones((2, 4), np.float32)))        # a new trace after export: not recorded
+    assert len(forward._cache) == 2 and len(_TRACE["graphs"]) == recorded
 
 
 def test_graph_with_control_flow_subgraphs(writer, tmp_path):

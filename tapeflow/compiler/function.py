@@ -40,6 +40,9 @@ from . import pipeline
 _new = object.__new__
 _ndarray = np.ndarray
 RETRACE_WARN_AT = 5
+#: callables ``listener(concrete_function)`` called after every new trace (tf.summary.trace_on
+#: adds one to record graphs): an observer list, so nothing patches Function._trace
+TRACE_LISTENERS = []
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -739,6 +742,8 @@ class Function:
         prof = STATE.profiler
         if prof is not None:
             prof.on_trace(self.__name__, reasons, cf.timings)
+        for listener in tuple(TRACE_LISTENERS):
+            listener(cf)
         return cf
 
     def _trace_once(self, args, kwargs, key, var_map):

@@ -295,28 +295,23 @@ def graph(graph_data, step=None, name=None):
     return True
 
 
-_TRACE = {"on": False, "graphs": [], "orig": None, "profile": None, "outdir": None}
+_TRACE = {"on": False, "graphs": [], "profile": None, "outdir": None}
+
+
+def _record_graph(cf):
+    _TRACE["graphs"].append((cf.name, cf.graph))
 
 
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Start recording the graphs of ``tapeflow.function``s traced from now on
     (and, with ``profiler=True``, profiling with ``tapeflow.profile``) until
     ``trace_export`` / ``trace_off``."""
-    from ..compiler.function import Function
+    from ..compiler.function import TRACE_LISTENERS
     if _TRACE["on"]:
         trace_off()
     _TRACE.update(on=True, graphs=[], outdir=profiler_outdir)
     if graph:
-        orig = Function._trace
-
-        def _recording_trace(self, *a, **k):
-            cf = orig(self, *a, **k)
-            if _TRACE["on"]:
-                _TRACE["graphs"].append((cf.name, cf.graph))
-            return cf
-        _recording_trace.__wrapped__ = orig
-        Function._trace = _recording_trace
-        _TRACE["orig"] = orig
+        TRACE_LISTENERS.append(_record_graph)
     if profiler:
         from ..profiler import profile
         p = profile()
@@ -326,13 +321,13 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
 
 def trace_off():
     """Stop recording (without writing)."""
-    from ..compiler.function import Function
-    if _TRACE["orig"] is not None:
-        Function._trace = _TRACE["orig"]
+    from ..compiler.function import TRACE_LISTENERS
+    while _record_graph in TRACE_LISTENERS:
+        TRACE_LISTENERS.remove(_record_graph)
     p = _TRACE["profile"]
     if p is not None:
         p.__exit__(None, None, None)
-    _TRACE.update(on=False, orig=None, profile=None)
+    _TRACE.update(on=False, profile=None)
 
 
 def trace_export(name, step=None, profiler_outdir=None):
