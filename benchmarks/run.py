@@ -436,6 +436,13 @@ def main(argv=None):
         except ValueError:
             results = {}
     results.setdefault("workloads", {})
+    # A results file holds one mode's figures: a full run must not carry quick rows (or the
+    # reverse) into the README's table, so rows of another mode are dropped, not merged.
+    other = sorted(k for k, e in results["workloads"].items() if e.get("mode") != args.mode)
+    if other:
+        say(f"dropping {', '.join(other)} from {os.path.relpath(json_path, ROOT)}: measured in another mode")
+        for k in other:
+            del results["workloads"][k]
     old_peak = (results.get("machine") or {}).get("peak_gflops_numpy")
     if old_peak and "autoencoder" not in work:
         for k in ("peak_gflops_numpy", "peak_matmul", "peak_threads", "peak_gflops_best", "peak_best_framework"):

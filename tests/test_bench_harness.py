@@ -34,6 +34,9 @@ PEER_MODULES = {"torch": "torch", "jax": "jax", "tensorflow": "tensorflow"}
 
 def test_harness_smoke_no_peers(tmp_path):
     out = tmp_path / "results"
+    out.mkdir()
+    # figures of another mode in the results file are dropped, not merged into this run's table
+    (out / "latest.json").write_text(json.dumps({"workloads": {"autoencoder": {"mode": "quick", "cases": []}}}))
     cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "run.py"), "--tiny", "--no-peers",
            "--only", "dispatch,linreg", "--out", str(out), "--no-chart"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -41,6 +44,7 @@ def test_harness_smoke_no_peers(tmp_path):
     assert "| NumPy |" in p.stdout
     res = json.loads((out / "latest.json").read_text())
     assert set(res["workloads"]) == {"dispatch", "linreg"}
+    assert "dropping autoencoder" in p.stdout
     assert res["machine"]["cores"] >= 1
     assert res["settings"]["mode"] == "tiny"
     for name in ("dispatch", "linreg"):
