@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..passes.buffers import plan_buffers
 from ..passes.fusion import fuse_elementwise, has_fused
+from ..passes.sink import sink
 from . import Backend, get_backend, register_backend
 from . import numba_backend
 
@@ -24,7 +25,9 @@ class FusedBackend(Backend):
             except Exception:  # a group numba cannot lower or compile stays unfused
                 return None
 
-        fused = fuse_elementwise(graph, compile_group, can_fuse=numba_backend.can_lower_in_loop)
+        # sink first: start values such as Adam's ``0.9 * m`` move next to their user, so the
+        # update loop computes them instead of the forward loop writing them out (passes/sink.py)
+        fused = fuse_elementwise(sink(graph), compile_group, can_fuse=numba_backend.can_lower_in_loop)
         return fused if has_fused(fused) else None
 
     def lower(self, graph, plan, name, required=False):

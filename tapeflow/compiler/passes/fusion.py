@@ -31,7 +31,6 @@ import numpy as np
 
 from ...core.primitive import Primitive
 from ...ir.graph import Eqn, Graph, Literal, Var
-from .sink import sink
 
 MIN_OPS = 3
 MIN_ELEMENTS = 512
@@ -197,7 +196,6 @@ def _limit_arrays(eqns, members, tainted, out_set):
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
     ``can_fuse(eqn)``: may this equation join a group."""
-    graph = sink(graph)
     eqns = list(graph.eqns)
     out_set = {v for v in graph.outputs if isinstance(v, Var)}
     tried = set()  # id(eqn): fused already, or in a group that was left unfused
