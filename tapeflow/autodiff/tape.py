@@ -6,6 +6,12 @@ primitive's vjp rule, and accumulate cotangents by tensor identity. Gradient
 rules are written in tapeflow ops, so while one tape differentiates, outer
 tapes record that computation (higher-order gradients), and inside a traced
 function the backward pass is emitted into the same graph.
+
+When nothing would record that computation (no other tape recording, no trace,
+no profiler: the usual eager training step), the same walk runs the rules on
+NumPy arrays instead (each primitive's ``vjp_np``): no Tensor per cotangent,
+no bind per backward op. ``backward`` is one loop either way; ``_TensorRules``
+and ``_ArrayRules`` are its two interpretations.
 """
 from __future__ import annotations
 
@@ -165,7 +171,12 @@ class GradientTape:
         if was_active:
             self._pop()
         try:
-            g = backward(self._nodes, targets, seed_vals, flat_sources)
+            arrays = _lean_seeds(targets, seed_vals)
+            if arrays is None:
+                g = backward(self._nodes, targets, seed_vals, flat_sources)
+            else:
+                g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
+                g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
         finally:
             if was_active:
                 self._push()
@@ -252,11 +263,125 @@ def _finish(g, s, unconnected):
     return g
 
 
-def backward(nodes, targets, seeds, sources):
+def _lean_seeds(targets, seeds):
+    """The seeds as arrays when the lean backward applies, else None.
+
+    It applies when nothing records the gradient computation: no tape is
+    recording (a persistent tape inside its own context, or an outer tape,
+    records it for higher-order gradients), no trace (the backward pass is
+    emitted into the graph) and no profiler (it times each backward op). Every
+    seed must be a concrete value of its target's shape and dtype; any other
+    seed takes the general path, which handles (or rejects) it as it always has.
+    """
+    st = STATE
+    if st.tapes or st.trace is not None or st.profiler is not None:
+        return None
+    out = []
+    for t, s in zip(targets, seeds):
+        v = t._v
+        if s.__class__ is Tensor:
+            s = s._v
+        elif s.__class__ is not np.ndarray:
+            return None
+        if v is None or s is None or s.shape != v.shape or s.dtype != v.dtype:
+            return None
+        out.append(s)
+    return out
+
+
+def _as_tensor(v):
+    t = _new(Tensor)
+    t._v = v
+    t._s = _prim._sig(v.shape, v.dtype)
+    return t
+
+
+_new = object.__new__
+
+
+class _TensorRules:
+    """The general interpretation of the backward walk: cotangents are Tensors and
+    each vjp rule runs in tapeflow ops (bind), so outer tapes and a trace record it."""
+
+    @staticmethod
+    def vjp(p, ct, out, args, params, reach):
+        return p.vjp(ct, out, *args, **params)
+
+    @staticmethod
+    def add(prev, g, i):
+        return E.add(prev, g)
+
+    @staticmethod
+    def zeros(o):
+        return _ones_like(o) * 0
+
+
+class _ArrayRules:
+    """The lean interpretation: cotangents are NumPy arrays and each rule is the
+    primitive's ``vjp_np`` (the same kernels on the same values as its ``vjp``, so
+    the gradients are bit-identical). An op without one (a custom gradient, a
+    compiled call) runs its ``vjp`` on Tensors: nothing records, so that is its
+    kernels and nothing more."""
+
+    def __init__(self):
+        # ids of tensors whose accumulated cotangent is an array this walk allocated
+        # (np.add's result): further contributions are added into it in place. Any
+        # other array may be a seed, a user's value or another cotangent passed
+        # through (add's rule returns its ct to both operands), and is never written.
+        # A tensor's sum is complete before its producer's rule reads it (reverse
+        # recording order), so nothing sees the array while it is being added to.
+        self.owned = set()
+
+    @staticmethod
+    def vjp(p, ct, out, args, params, reach):
+        T = Tensor
+        f = p.vjp_np
+        if f is not None:
+            need = tuple([id(a) in reach for a in args])
+            vals = [a._v if a.__class__ is T else _value(a) for a in args]
+            o = tuple([x._v for x in out]) if p.multiple_results else out._v
+            return f(need, ct, o, *vals, **params)
+        ct = tuple([_as_tensor(c) for c in ct]) if p.multiple_results else _as_tensor(ct)
+        return [None if g is None else _array(g) for g in p.vjp(ct, out, *args, **params)]
+
+    def add(self, prev, g, i):
+        owned = self.owned
+        if i in owned:
+            return np.add(prev, g, out=prev)
+        s = np.add(prev, g)
+        if s.__class__ is np.ndarray:  # (two 0-d arrays add to a NumPy scalar, which is immutable)
+            owned.add(i)
+        return s
+
+    @staticmethod
+    def zeros(o):
+        v = o._v
+        return np.zeros(v.shape, v.dtype)  # the bits of _ones_like(o) * 0: +0.0
+
+
+def _value(a):
+    """An op's operand as its vjp_np sees it: a tensor's array; a Variable (only a
+    read has one as operand, and its rule does not look at it) and a Python scalar as is."""
+    if isinstance(a, Tensor) and not isinstance(a, Variable):
+        return a._v
+    return a
+
+
+def _array(g):
+    """A cotangent a Tensor-level rule returned, as an array."""
+    return g._v if isinstance(g, Tensor) else np.asarray(g)
+
+
+_TENSOR_RULES = _TensorRules()
+
+
+def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     """Reverse-mode sweep over recorded ``nodes``.
 
     targets/seeds: output tensors and their cotangents; sources: the tensors
-    whose cotangents are wanted. Returns {id(tensor): cotangent}.
+    whose cotangents are wanted. ``rules``: how cotangents are represented and
+    rules run (``_TensorRules``: Tensors and bind; ``_ArrayRules``: arrays and
+    vjp_np). Returns {id(tensor): cotangent}.
     """
     # Forward sweep: keep only nodes that depend on a source (others can't contribute).
     reach = {id(s) for s in sources}
@@ -272,21 +397,23 @@ def backward(nodes, targets, seeds, sources):
                     reach.add(id(out))
                 break
     grads = {}
+    add = rules.add
     for t, s in zip(targets, seeds):
         i = id(t)
-        grads[i] = s if i not in grads else E.add(grads[i], s)
+        grads[i] = s if i not in grads else add(grads[i], s, i)
     # Reverse sweep: deterministic (recording order), accumulate by identity.
+    vjp = rules.vjp
     for p, args, params, out in reversed(live):
         if p.multiple_results:
             cts = [grads.get(id(o)) for o in out]
             if all(c is None for c in cts):
                 continue
-            ct = tuple(_ones_like(o) * 0 if c is None else c for o, c in zip(out, cts))
+            ct = tuple(rules.zeros(o) if c is None else c for o, c in zip(out, cts))
         else:
             ct = grads.get(id(out))
             if ct is None:
                 continue
-        in_cts = p.vjp(ct, out, *args, **params)
+        in_cts = vjp(p, ct, out, args, params, reach)
         for a, g in zip(args, in_cts):
             if g is None:
                 continue
@@ -294,5 +421,5 @@ def backward(nodes, targets, seeds, sources):
             if i not in reach:
                 continue
             prev = grads.get(i)
-            grads[i] = g if prev is None else E.add(prev, g)
+            grads[i] = g if prev is None else add(prev, g, i)
     return grads
