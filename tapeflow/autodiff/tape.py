@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import operator
 
 import numpy as np
 
@@ -334,11 +335,13 @@ class _ArrayRules:
 
     @staticmethod
     def vjp(p, ct, out, args, params, reach):
-        T = Tensor
         f = p.vjp_np
         if f is not None:
-            need = tuple([id(a) in reach for a in args])
-            vals = [a._v if a.__class__ is T else _value(a) for a in args]
+            need = tuple(map(reach.__contains__, map(id, args)))
+            try:
+                vals = list(map(_V, args))  # (map: no comprehension frame; this runs per node)
+            except AttributeError:  # a Python scalar, a list or an array operand
+                vals = [_value(a) for a in args]
             o = tuple([x._v for x in out]) if p.multiple_results else out._v
             return f(need, ct, o, *vals, **params)
         ct = tuple([_as_tensor(c) for c in ct]) if p.multiple_results else _as_tensor(ct)
@@ -359,12 +362,13 @@ class _ArrayRules:
         return np.zeros(v.shape, v.dtype)  # the bits of _ones_like(o) * 0: +0.0
 
 
+_V = operator.attrgetter("_v")
+
+
 def _value(a):
-    """An op's operand as its vjp_np sees it: a tensor's array; a Variable (only a
-    read has one as operand, and its rule does not look at it) and a Python scalar as is."""
-    if isinstance(a, Tensor) and not isinstance(a, Variable):
-        return a._v
-    return a
+    """An op's operand as its vjp_np sees it: a tensor's array, anything else
+    (a Python scalar, a list, an array) as is."""
+    return a._v if isinstance(a, Tensor) else a
 
 
 def _array(g):

@@ -63,7 +63,7 @@ class Primitive:
         values, for the lean eager backward (tape.gradient when nothing records
         the gradient computation: autodiff/tape.py). ``ct``/``out``/``values``
         are the arrays behind the cotangent, the result and the args (Python
-        scalars stay scalars; a read's operand is its Variable); ``need[i]``:
+        scalars, lists and arrays as given); ``need[i]``:
         does arg i want a gradient (where not, the rule may return None). It must
         run the same kernels on the same values in the same order as ``vjp``, so
         gradients are bit-identical either way. None (the default): the lean
