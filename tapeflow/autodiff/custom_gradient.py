@@ -61,6 +61,7 @@ class _AccessRecorder:
 
     def __init__(self):
         self.vars = {}
+        self._ids = {}  # it tracks nothing: every read comes to _record (primitive.record)
 
     def _record(self, p, args, params, out):
         if p is _prim.READ_VARIABLE and args[0].trainable:

@@ -97,21 +97,12 @@ class GradientTape:
         return tuple(self._watched_vars.values())
 
     def _record(self, p, args, params, out):
-        ids = self._ids
-        for a in args:
-            if id(a) in ids:
-                break
-        else:
-            if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
-                self._watch_var(args[0])
-            else:
-                return
-        self._nodes.append((p, args, params, out))
-        if p.multiple_results:
-            for o in out:
-                ids[id(o)] = o
-        else:
-            ids[id(out)] = out
+        # a read of a variable this tape does not track (primitive.record appends
+        # every op on tracked values itself): a trainable one is watched from now on
+        if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
+            self._watch_var(args[0])
+            self._nodes.append((p, args, params, out))
+            self._ids[id(out)] = out
 
     def stop_recording(self):
         """Context manager: ops inside are not recorded by this tape."""

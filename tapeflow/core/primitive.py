@@ -492,14 +492,33 @@ def _wrap(v):
 
 def record(p, args, params, out, tapes):
     """The one place where GradientTapes (and tape-like recorders) record an op:
-    eager and traced binds, variable reads, custom gradients all end here."""
+    eager and traced binds, variable reads, custom gradients all end here.
+
+    A recorder has ``_ids`` (id -> the tensors it tracks, kept alive so ids stay
+    unique) and ``_nodes``. An op with a tracked operand is appended here, as one
+    tuple, and its results become tracked: this runs for every op under a tape, so
+    it makes no call into the tape. A read of a variable the recorder does not
+    track goes to its ``_record`` (a tape may start watching the variable then);
+    any other op is not the recorder's concern."""
     if p.effect == "read":
         # a read names its variable in params (as in the IR); on a tape the variable
         # is the read's input, so gradients flow to it through the read's vjp
         args = (params["var"],)
         params = _EMPTY
     for tape in tapes:
-        tape._record(p, args, params, out)
+        ids = tape._ids
+        for a in args:
+            if id(a) in ids:
+                tape._nodes.append((p, args, params, out))
+                if p.multiple_results:
+                    for o in out:
+                        ids[id(o)] = o
+                else:
+                    ids[id(out)] = out
+                break
+        else:
+            if p is READ_VARIABLE:
+                tape._record(p, args, params, out)
 
 
 # ---------------------------------------------------------------------------
