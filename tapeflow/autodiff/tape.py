@@ -124,17 +124,18 @@ class GradientTape:
         as target); sources: a tensor/variable or nested structure of them.
         """
         self._check_usable()
-        flat_sources = nest.flatten(sources)
+        flat_sources, pack = _flatten(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
                                 f"{type(s).__name__}")
-        flat_targets = nest.flatten(target)
+        flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
         self._used = True
-        out = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
-        return nest.pack_sequence_as(sources, out)
+        if unconnected_gradients == UnconnectedGradients.ZERO or unconnected_gradients == "zero":
+            grads = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+        return pack(grads)
 
     def _check_usable(self):
         if self._used and not self._persistent:
@@ -149,7 +150,7 @@ class GradientTape:
                 continue
             if not isinstance(t, Tensor):
                 raise TypeError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
-            if t.aval.dtype.kind != "f":
+            if not _is_float(t):
                 continue  # as TF: an integer target contributes no gradient (not an error)
             targets.append(t)
             if seeds is None or seeds[i] is None:
@@ -173,7 +174,7 @@ class GradientTape:
             if was_active:
                 self._push()
         # as TF: an integer source has no gradient (watch() warned about it)
-        return [g.get(id(s)) if s.aval.dtype.kind == "f" else None for s in flat_sources]
+        return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -245,6 +246,31 @@ def _ones_like(t):
         return s
     # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown
     return E.bind(E.select_p, True, 1, t)
+
+
+def _flatten(x):
+    """(nest.flatten(x), a function packing a flat list back like x). The usual
+    sources, a flat list or tuple of tensors (a model's variables) or one tensor,
+    skip nest's recursion: gradient() runs once per training step."""
+    c = x.__class__
+    if c is list or c is tuple:
+        for v in x:
+            if not isinstance(v, Tensor):
+                break
+        else:
+            return list(x), c
+    elif isinstance(x, Tensor):
+        return [x], _first
+    return nest.flatten(x), lambda flat: nest.pack_sequence_as(x, flat)
+
+
+def _first(flat):
+    return flat[0]
+
+
+def _is_float(t):
+    v = t._v  # (a Variable's Aval is built on each .aval: read the array's dtype)
+    return (t.aval.dtype if v is None else v.dtype).kind == "f"
 
 
 def _finish(g, s, unconnected):
