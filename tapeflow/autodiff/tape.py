@@ -47,6 +47,7 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._ids = {}        # id(tensor) -> tensor: tracked values (kept alive, so ids stay unique)
         self._nodes = []      # (primitive, args, params, out) in execution order
+        self._append = self._nodes.append  # what primitive.record calls (a C method: no frame)
         self._watched_vars = {}
         self._used = False
         self._active = False

@@ -495,9 +495,9 @@ def record(p, args, params, out, tapes):
     eager and traced binds, variable reads, custom gradients all end here.
 
     A recorder has ``_ids`` (id -> the tensors it tracks, kept alive so ids stay
-    unique) and ``_nodes``. An op with a tracked operand is appended here, as one
-    tuple, and its results become tracked: this runs for every op under a tape, so
-    it makes no call into the tape. A read of a variable the recorder does not
+    unique) and ``_append`` (its node list's append). An op with a tracked operand
+    is appended here, as one tuple, and its results become tracked: this runs for
+    every op under a tape, so it makes no Python call into the tape. A read of a variable the recorder does not
     track goes to its ``_record`` (a tape may start watching the variable then);
     any other op is not the recorder's concern."""
     if p.effect == "read":
@@ -509,7 +509,7 @@ def record(p, args, params, out, tapes):
         ids = tape._ids
         for a in args:
             if id(a) in ids:
-                tape._nodes.append((p, args, params, out))
+                tape._append((p, args, params, out))
                 if p.multiple_results:
                     for o in out:
                         ids[id(o)] = o
