@@ -390,3 +390,19 @@ def test_every_array_rule_is_beside_a_vjp():
     with_np = [p for p in P.REGISTRY.values() if p.vjp_np is not None]
     assert {"add", "mul", "matmul", "reduce_sum", "getitem", "read_variable"} <= {p.name for p in with_np}
     assert all(p.differentiable and p.vjp is not None for p in with_np)
+
+
+def test_custom_gradient_of_another_dtype_has_the_general_paths_outcome(walks):
+    # grad_fn returns float64 for a float32 input: the lean walk leaves it to the general path
+    @tf.custom_gradient
+    def f(x):
+        return tf.identity(x), lambda dy: tf.cast(dy, tf.float64)
+
+    x = const((3,), np.float32, 1)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x) * 2.0)
+    g = tape.gradient(y, x)
+    assert walks == ["lean", "general"]
+    assert g.dtype == tf.float64
+    np.testing.assert_array_equal(g.numpy(), np.full(3, 2.0))

@@ -166,11 +166,14 @@ class GradientTape:
             self._pop()
         try:
             arrays = _lean_seeds(targets, seed_vals)
+            if arrays is not None:
+                try:
+                    g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
+                    g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
+                except _NotLean:
+                    arrays = None
             if arrays is None:
                 g = backward(self._nodes, targets, seed_vals, flat_sources)
-            else:
-                g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
-                g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
         finally:
             if was_active:
                 self._push()
@@ -363,7 +366,15 @@ class _ArrayRules:
             o = tuple([x._v for x in out]) if p.multiple_results else out._v
             return f(need, ct, o, *vals, **params)
         ct = tuple([_as_tensor(c) for c in ct]) if p.multiple_results else _as_tensor(ct)
-        return [None if g is None else _array(g) for g in p.vjp(ct, out, *args, **params)]
+        gs = p.vjp(ct, out, *args, **params)
+        for a, g in zip(args, gs):
+            if g is not None and not (g.__class__ is Tensor and isinstance(a, Tensor) and g._v is not None
+                                      and g._v.dtype == a.aval.dtype):
+                # a custom grad_fn returned something else than a tensor of its input's
+                # dtype: what the general path makes of it (an error in a later rule, a
+                # value returned as is) is its business, so the whole walk goes there
+                raise _NotLean
+        return [None if g is None else g._v for g in gs]
 
     def add(self, prev, g, i):
         owned = self.owned
@@ -389,9 +400,8 @@ def _value(a):
     return a._v if isinstance(a, Tensor) else a
 
 
-def _array(g):
-    """A cotangent a Tensor-level rule returned, as an array."""
-    return g._v if isinstance(g, Tensor) else np.asarray(g)
+class _NotLean(Exception):
+    """Raised inside the lean walk: this gradient takes the general path instead."""
 
 
 _TENSOR_RULES = _TensorRules()
