@@ -24,6 +24,7 @@ class _CustomNode:
     differentiable = True
     effect = None
     name = "custom_gradient"
+    vjp_np = None  # the lean backward runs grad_fn on Tensors (it is written in tapeflow ops)
 
     def __init__(self, grad_fn, n_inputs, variables, multiple_results, fn_name):
         self.grad_fn = grad_fn
@@ -60,6 +61,7 @@ class _AccessRecorder:
 
     def __init__(self):
         self.vars = {}
+        self._ids = {}  # it tracks nothing: every read comes to _record (primitive.record)
 
     def _record(self, p, args, params, out):
         if p is _prim.READ_VARIABLE and args[0].trainable:

@@ -6,11 +6,18 @@ primitive's vjp rule, and accumulate cotangents by tensor identity. Gradient
 rules are written in tapeflow ops, so while one tape differentiates, outer
 tapes record that computation (higher-order gradients), and inside a traced
 function the backward pass is emitted into the same graph.
+
+When nothing would record that computation (no other tape recording, no trace,
+no profiler: the usual eager training step), the same walk runs the rules on
+NumPy arrays instead (each primitive's ``vjp_np``): no Tensor per cotangent,
+no bind per backward op. ``backward`` is one loop either way; ``_TensorRules``
+and ``_ArrayRules`` are its two interpretations.
 """
 from __future__ import annotations
 
 import enum
 import logging
+import operator
 
 import numpy as np
 
@@ -40,6 +47,7 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._ids = {}        # id(tensor) -> tensor: tracked values (kept alive, so ids stay unique)
         self._nodes = []      # (primitive, args, params, out) in execution order
+        self._append = self._nodes.append  # what primitive.record calls (a C method: no frame)
         self._watched_vars = {}
         self._used = False
         self._active = False
@@ -90,21 +98,12 @@ class GradientTape:
         return tuple(self._watched_vars.values())
 
     def _record(self, p, args, params, out):
-        ids = self._ids
-        for a in args:
-            if id(a) in ids:
-                break
-        else:
-            if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
-                self._watch_var(args[0])
-            else:
-                return
-        self._nodes.append((p, args, params, out))
-        if p.multiple_results:
-            for o in out:
-                ids[id(o)] = o
-        else:
-            ids[id(out)] = out
+        # a read of a variable this tape does not track (primitive.record appends
+        # every op on tracked values itself): a trainable one is watched from now on
+        if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
+            self._watch_var(args[0])
+            self._nodes.append((p, args, params, out))
+            self._ids[id(out)] = out
 
     def stop_recording(self):
         """Context manager: ops inside are not recorded by this tape."""
@@ -126,17 +125,18 @@ class GradientTape:
         as target); sources: a tensor/variable or nested structure of them.
         """
         self._check_usable()
-        flat_sources = nest.flatten(sources)
+        flat_sources, pack = _flatten(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
                                 f"{type(s).__name__}")
-        flat_targets = nest.flatten(target)
+        flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
         self._used = True
-        out = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
-        return nest.pack_sequence_as(sources, out)
+        if unconnected_gradients == UnconnectedGradients.ZERO or unconnected_gradients == "zero":
+            grads = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+        return pack(grads)
 
     def _check_usable(self):
         if self._used and not self._persistent:
@@ -151,7 +151,7 @@ class GradientTape:
                 continue
             if not isinstance(t, Tensor):
                 raise TypeError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
-            if t.aval.dtype.kind != "f":
+            if not _is_float(t):
                 continue  # as TF: an integer target contributes no gradient (not an error)
             targets.append(t)
             if seeds is None or seeds[i] is None:
@@ -165,12 +165,20 @@ class GradientTape:
         if was_active:
             self._pop()
         try:
-            g = backward(self._nodes, targets, seed_vals, flat_sources)
+            arrays = _lean_seeds(targets, seed_vals)
+            if arrays is not None:
+                try:
+                    g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
+                    g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
+                except _NotLean:
+                    arrays = None
+            if arrays is None:
+                g = backward(self._nodes, targets, seed_vals, flat_sources)
         finally:
             if was_active:
                 self._push()
         # as TF: an integer source has no gradient (watch() warned about it)
-        return [g.get(id(s)) if s.aval.dtype.kind == "f" else None for s in flat_sources]
+        return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -244,6 +252,31 @@ def _ones_like(t):
     return E.bind(E.select_p, True, 1, t)
 
 
+def _flatten(x):
+    """(nest.flatten(x), a function packing a flat list back like x). The usual
+    sources, a flat list or tuple of tensors (a model's variables) or one tensor,
+    skip nest's recursion: gradient() runs once per training step."""
+    c = x.__class__
+    if c is list or c is tuple:
+        for v in x:
+            if not isinstance(v, Tensor):
+                break
+        else:
+            return list(x), c
+    elif isinstance(x, Tensor):
+        return [x], _first
+    return nest.flatten(x), lambda flat: nest.pack_sequence_as(x, flat)
+
+
+def _first(flat):
+    return flat[0]
+
+
+def _is_float(t):
+    v = t._v  # (a Variable's Aval is built on each .aval: read the array's dtype)
+    return (t.aval.dtype if v is None else v.dtype).kind == "f"
+
+
 def _finish(g, s, unconnected):
     if g is None:
         if unconnected == UnconnectedGradients.ZERO or unconnected == "zero":
@@ -252,11 +285,135 @@ def _finish(g, s, unconnected):
     return g
 
 
-def backward(nodes, targets, seeds, sources):
+def _lean_seeds(targets, seeds):
+    """The seeds as arrays when the lean backward applies, else None.
+
+    It applies when nothing records the gradient computation: no tape is
+    recording (a persistent tape inside its own context, or an outer tape,
+    records it for higher-order gradients), no trace (the backward pass is
+    emitted into the graph) and no profiler (it times each backward op). Every
+    seed must be a concrete value of its target's shape and dtype; any other
+    seed takes the general path, which handles (or rejects) it as it always has.
+    """
+    st = STATE
+    if st.tapes or st.trace is not None or st.profiler is not None:
+        return None
+    out = []
+    for t, s in zip(targets, seeds):
+        v = t._v
+        if s.__class__ is Tensor:
+            s = s._v
+        elif s.__class__ is not np.ndarray:
+            return None
+        if v is None or s is None or s.shape != v.shape or s.dtype != v.dtype:
+            return None
+        out.append(s)
+    return out
+
+
+def _as_tensor(v):
+    t = _new(Tensor)
+    t._v = v
+    t._s = _prim._sig(v.shape, v.dtype)
+    return t
+
+
+_new = object.__new__
+
+
+class _TensorRules:
+    """The general interpretation of the backward walk: cotangents are Tensors and
+    each vjp rule runs in tapeflow ops (bind), so outer tapes and a trace record it."""
+
+    @staticmethod
+    def vjp(p, ct, out, args, params, reach):
+        return p.vjp(ct, out, *args, **params)
+
+    @staticmethod
+    def add(prev, g, i):
+        return E.add(prev, g)
+
+    @staticmethod
+    def zeros(o):
+        return _ones_like(o) * 0
+
+
+class _ArrayRules:
+    """The lean interpretation: cotangents are NumPy arrays and each rule is the
+    primitive's ``vjp_np`` (the same kernels on the same values as its ``vjp``, so
+    the gradients are bit-identical). An op without one (a custom gradient, a
+    compiled call) runs its ``vjp`` on Tensors: nothing records, so that is its
+    kernels and nothing more."""
+
+    def __init__(self):
+        # ids of tensors whose accumulated cotangent is an array this walk allocated
+        # (np.add's result): further contributions are added into it in place. Any
+        # other array may be a seed, a user's value or another cotangent passed
+        # through (add's rule returns its ct to both operands), and is never written.
+        # A tensor's sum is complete before its producer's rule reads it (reverse
+        # recording order), so nothing sees the array while it is being added to.
+        self.owned = set()
+
+    @staticmethod
+    def vjp(p, ct, out, args, params, reach):
+        f = p.vjp_np
+        if f is not None:
+            need = tuple(map(reach.__contains__, map(id, args)))
+            try:
+                vals = list(map(_V, args))  # (map: no comprehension frame; this runs per node)
+            except AttributeError:  # a Python scalar, a list or an array operand
+                vals = [_value(a) for a in args]
+            o = tuple([x._v for x in out]) if p.multiple_results else out._v
+            return f(need, ct, o, *vals, **params)
+        ct = tuple([_as_tensor(c) for c in ct]) if p.multiple_results else _as_tensor(ct)
+        gs = p.vjp(ct, out, *args, **params)
+        for a, g in zip(args, gs):
+            if g is not None and not (g.__class__ is Tensor and isinstance(a, Tensor) and g._v is not None
+                                      and g._v.dtype == a.aval.dtype):
+                # a custom grad_fn returned something else than a tensor of its input's
+                # dtype: what the general path makes of it (an error in a later rule, a
+                # value returned as is) is its business, so the whole walk goes there
+                raise _NotLean
+        return [None if g is None else g._v for g in gs]
+
+    def add(self, prev, g, i):
+        owned = self.owned
+        if i in owned:
+            return np.add(prev, g, out=prev)
+        s = np.add(prev, g)
+        if s.__class__ is np.ndarray:  # (two 0-d arrays add to a NumPy scalar, which is immutable)
+            owned.add(i)
+        return s
+
+    @staticmethod
+    def zeros(o):
+        v = o._v
+        return np.zeros(v.shape, v.dtype)  # the bits of _ones_like(o) * 0: +0.0
+
+
+_V = operator.attrgetter("_v")
+
+
+def _value(a):
+    """An op's operand as its vjp_np sees it: a tensor's array, anything else
+    (a Python scalar, a list, an array) as is."""
+    return a._v if isinstance(a, Tensor) else a
+
+
+class _NotLean(Exception):
+    """Raised inside the lean walk: this gradient takes the general path instead."""
+
+
+_TENSOR_RULES = _TensorRules()
+
+
+def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     """Reverse-mode sweep over recorded ``nodes``.
 
     targets/seeds: output tensors and their cotangents; sources: the tensors
-    whose cotangents are wanted. Returns {id(tensor): cotangent}.
+    whose cotangents are wanted. ``rules``: how cotangents are represented and
+    rules run (``_TensorRules``: Tensors and bind; ``_ArrayRules``: arrays and
+    vjp_np). Returns {id(tensor): cotangent}.
     """
     # Forward sweep: keep only nodes that depend on a source (others can't contribute).
     reach = {id(s) for s in sources}
@@ -272,21 +429,23 @@ def backward(nodes, targets, seeds, sources):
                     reach.add(id(out))
                 break
     grads = {}
+    add = rules.add
     for t, s in zip(targets, seeds):
         i = id(t)
-        grads[i] = s if i not in grads else E.add(grads[i], s)
+        grads[i] = s if i not in grads else add(grads[i], s, i)
     # Reverse sweep: deterministic (recording order), accumulate by identity.
+    vjp = rules.vjp
     for p, args, params, out in reversed(live):
         if p.multiple_results:
             cts = [grads.get(id(o)) for o in out]
             if all(c is None for c in cts):
                 continue
-            ct = tuple(_ones_like(o) * 0 if c is None else c for o, c in zip(out, cts))
+            ct = tuple(rules.zeros(o) if c is None else c for o, c in zip(out, cts))
         else:
             ct = grads.get(id(out))
             if ct is None:
                 continue
-        in_cts = p.vjp(ct, out, *args, **params)
+        in_cts = vjp(p, ct, out, args, params, reach)
         for a, g in zip(args, in_cts):
             if g is None:
                 continue
@@ -294,5 +453,5 @@ def backward(nodes, targets, seeds, sources):
             if i not in reach:
                 continue
             prev = grads.get(i)
-            grads[i] = g if prev is None else E.add(prev, g)
+            grads[i] = g if prev is None else add(prev, g, i)
     return grads

@@ -59,17 +59,26 @@ class Primitive:
         None: the evaluator calls ``impl``.
     impl_out: optional kernel writing into a preallocated buffer:
         impl_out(out, *values, **params).
+    vjp_np(need, ct, out, *values, **params): optional; the vjp rule on NumPy
+        values, for the lean eager backward (tape.gradient when nothing records
+        the gradient computation: autodiff/tape.py). ``ct``/``out``/``values``
+        are the arrays behind the cotangent, the result and the args (Python
+        scalars, lists and arrays as given); ``need[i]``:
+        does arg i want a gradient (where not, the rule may return None). It must
+        run the same kernels on the same values in the same order as ``vjp``, so
+        gradients are bit-identical either way. None (the default): the lean
+        backward runs ``vjp`` on Tensors for this op.
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
-                 "bind2")
+                 "bind2", "vjp_np")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
-                 aliases=True, fusion="opaque", lowerings=None, interpret=None):
+                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -81,6 +90,7 @@ class Primitive:
         self.impl = impl
         self.abstract = abstract
         self.vjp = vjp
+        self.vjp_np = vjp_np
         self.differentiable = differentiable
         self.effect = effect
         self.multiple_results = multiple_results
@@ -482,14 +492,33 @@ def _wrap(v):
 
 def record(p, args, params, out, tapes):
     """The one place where GradientTapes (and tape-like recorders) record an op:
-    eager and traced binds, variable reads, custom gradients all end here."""
+    eager and traced binds, variable reads, custom gradients all end here.
+
+    A recorder has ``_ids`` (id -> the tensors it tracks, kept alive so ids stay
+    unique) and ``_append`` (its node list's append). An op with a tracked operand
+    is appended here, as one tuple, and its results become tracked: this runs for
+    every op under a tape, so it makes no Python call into the tape. A read of a variable the recorder does not
+    track goes to its ``_record`` (a tape may start watching the variable then);
+    any other op is not the recorder's concern."""
     if p.effect == "read":
         # a read names its variable in params (as in the IR); on a tape the variable
         # is the read's input, so gradients flow to it through the read's vjp
         args = (params["var"],)
         params = _EMPTY
     for tape in tapes:
-        tape._record(p, args, params, out)
+        ids = tape._ids
+        for a in args:
+            if id(a) in ids:
+                tape._append((p, args, params, out))
+                if p.multiple_results:
+                    for o in out:
+                        ids[id(o)] = o
+                else:
+                    ids[id(out)] = out
+                break
+        else:
+            if p is READ_VARIABLE:
+                tape._record(p, args, params, out)
 
 
 # ---------------------------------------------------------------------------
@@ -507,6 +536,7 @@ def _read_vjp(ct, out, var):
 
 
 READ_VARIABLE = Primitive("read_variable", _read_impl, lambda var: var.aval, _read_vjp, effect="read",
+                          vjp_np=lambda need, ct, out, var: (ct,),
                           doc="A snapshot of a Variable's value: bind(READ_VARIABLE, var=v).")
 
 

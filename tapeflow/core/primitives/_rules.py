@@ -40,6 +40,39 @@ def unbroadcast(g, shape):
     return g
 
 
+def unbroadcast_np(g, shape):
+    """``unbroadcast`` on arrays (array-level vjp rules): what the reduce_sum
+    kernel computes for a float cotangent (np.add.reduce) and the reshape view."""
+    gshape = g.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if axes:
+        g = (_add_reduce(g, axis=axes, keepdims=True) if g.dtype.kind == "f"
+             else REGISTRY["reduce_sum"].impl(g, axis=axes, keepdims=True))
+    if lead or g.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+_add_reduce = np.add.reduce
+
+
+def broadcast_np(g, shape):
+    """``g`` (same rank, dims 1 or equal) as a read-only stride-0 view of ``shape``:
+    the view np.broadcast_to returns (same memory, same strides, so every later
+    kernel computes the same bits), built directly: np.broadcast_to constructs
+    an nditer and costs several times more on the small arrays of an eager step."""
+    if g.__class__ is not np.ndarray or not g.flags.c_contiguous or not g.size or 0 in shape:
+        return np.broadcast_to(g, shape)
+    v = np.ndarray(shape, g.dtype, g, 0, tuple([0 if d == 1 and n != 1 else s
+                                                for d, n, s in zip(g.shape, shape, g.strides)]))
+    v.flags.writeable = False
+    return v
+
+
 def broadcast_shapes(name, *shapes):
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]

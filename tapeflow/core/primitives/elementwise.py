@@ -2,6 +2,8 @@
 
 Gradient rules are written in tapeflow ops (``bind``), so they are
 differentiable themselves (higher-order gradients) and trace into graphs.
+The hot ones also have an array form (``vjp_np``: the same kernels on NumPy
+values) for the lean eager backward.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import numpy as np
 from ..aval import Aval
 from ..primitive import Primitive, bind, aval_of
 from . import _rules
-from ._rules import shape_of, unbroadcast, is_const as _is_const  # noqa: F401  (used by sibling modules as E.*)
+from ._rules import shape_of, unbroadcast, unbroadcast_np, is_const as _is_const  # noqa: F401  (used by sibling modules as E.*)
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 
 
@@ -35,16 +37,16 @@ def _elementwise_facts(kernel, n, numba, fresh=None):
             "lowerings": {"numba": numba} if numba else None}
 
 
-def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=True, doc="", numba=True):
+def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 1, numba),
-                  differentiable=differentiable, doc=doc,
+                  differentiable=differentiable, doc=doc, vjp_np=vjp_np,
                   impl_out=(lambda out, x: kernel(x, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
 
-def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True):
+def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
-                  differentiable=differentiable, doc=doc,
+                  differentiable=differentiable, doc=doc, vjp_np=vjp_np,
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
@@ -63,12 +65,23 @@ def _grads2(g, a, b, ga, gb):
             None if _is_const(b) or gb is None else unbroadcast(gb, shape_of(b)))
 
 
-add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu")
-sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu")
+def _grads2_np(need, a, b, ga, gb):
+    # the array form of _grads2: ``need`` says which operands are differentiated
+    # (the shape test first: most operands are not broadcast, and a call costs more)
+    return (None if not need[0] else ga if ga.shape == a.shape else unbroadcast_np(ga, a.shape),
+            None if not need[1] else gb if gb.shape == b.shape else unbroadcast_np(gb, b.shape))
+
+
+add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
+sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
 # bool * bool is logical and, as TF (bool + bool is an error there, and here)
 mul_p = _binary("mul", np.multiply,
                 lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, b),
-                                             None if _is_const(b) else mul(g, a)), require="fiub")
+                                             None if _is_const(b) else mul(g, a)), require="fiub",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, np.multiply(g, b) if need[0] else None,
+                                                             np.multiply(g, a) if need[1] else None))
 
 #: TF's truediv: small integers divide in float32, int32/int64 in float64 (exact for every int32)
 _TRUEDIV_FLOAT = {"int8": np.dtype(np.float32), "int16": np.dtype(np.float32), "uint8": np.dtype(np.float32),
@@ -107,10 +120,14 @@ div_p = Primitive("div", _div_kernel, _div_abstract, **_elementwise_facts(np.tru
                   # d(a/b)/db = -a/b^2 = -out/b: reuses the forward value
                   vjp=lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else div(g, b),
                                                None if _is_const(b) else neg(div(mul(g, out), b))),
+                  vjp_np=lambda need, g, out, a, b: _grads2_np(
+                      need, a, b, _div_kernel(g, b) if need[0] else None,
+                      np.negative(_div_kernel(np.multiply(g, out), b)) if need[1] else None),
                   impl_out=lambda out, a, b: _div_kernel(a, b, out=out),
                   doc="true division (TF's truediv): integers are converted to float32 (8/16-bit) "
                       "or float64 (32/64-bit) first")
-neg_p = _unary("neg", np.negative, lambda g, out, a: (neg(g),), require="fi")
+neg_p = _unary("neg", np.negative, lambda g, out, a: (neg(g),), require="fi",
+               vjp_np=lambda need, g, out, a: (np.negative(g),))
 
 
 def _pow_vjp(g, out, x, y):
@@ -164,8 +181,16 @@ def _min_vjp(g, out, x, y):
     return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
 
 
-maximum_p = _binary("maximum", np.maximum, _max_vjp, require="fiu")
-minimum_p = _binary("minimum", np.minimum, _min_vjp, require="fiu")
+def _extremum_vjp_np(compare):
+    def rule(need, g, out, x, y):
+        m = compare(x, y)
+        return _grads2_np(need, x, y, _select_kernel(m, g, 0) if need[0] else None,
+                          _select_kernel(m, 0, g) if need[1] else None)
+    return rule
+
+
+maximum_p = _binary("maximum", np.maximum, _max_vjp, require="fiu", vjp_np=_extremum_vjp_np(np.greater))
+minimum_p = _binary("minimum", np.minimum, _min_vjp, require="fiu", vjp_np=_extremum_vjp_np(np.less))
 
 
 def _check_int_divisor(name, x, y):
@@ -197,17 +222,29 @@ mod_p = _binary("mod", _mod_kernel, numba=False, vjp=lambda g, out, x, y: _grads
 # -- unary math ------------------------------------------------------------------------
 
 # numba: simd_exp (compiler/backends/numba_math.py) is np.exp in a form LLVM vectorizes for float32
-exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),), numba="simd_exp({0})")
-log_p = _unary("log", np.log, lambda g, out, x: (div(g, x),))
-log1p_p = _unary("log1p", np.log1p, lambda g, out, x: (div(g, add(x, 1)),))
-expm1_p = _unary("expm1", np.expm1, lambda g, out, x: (mul(g, add(out, 1)),))
-sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, bind(cos_p, x)),))
-cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, bind(sin_p, x))),))
-tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),))
-tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),))
-sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (div(mul(g, 0.5), out),))
-abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), require="fi")
-atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),))
+# (vjp_np: each rule with the ops' kernels called directly; div's is _div_kernel)
+exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),), numba="simd_exp({0})",
+               vjp_np=lambda need, g, out, x: (np.multiply(g, out),))
+log_p = _unary("log", np.log, lambda g, out, x: (div(g, x),),
+               vjp_np=lambda need, g, out, x: (_div_kernel(g, x),))
+log1p_p = _unary("log1p", np.log1p, lambda g, out, x: (div(g, add(x, 1)),),
+                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.add(x, 1)),))
+expm1_p = _unary("expm1", np.expm1, lambda g, out, x: (mul(g, add(out, 1)),),
+                 vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(out, 1)),))
+sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, bind(cos_p, x)),),
+               vjp_np=lambda need, g, out, x: (np.multiply(g, np.cos(x)),))
+cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, bind(sin_p, x))),),
+               vjp_np=lambda need, g, out, x: (np.negative(np.multiply(g, np.sin(x))),))
+tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),),
+               vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(np.multiply(out, out), 1)),))
+tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),),
+                vjp_np=lambda need, g, out, x: (np.multiply(g, np.subtract(1, np.multiply(out, out))),))
+sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (div(mul(g, 0.5), out),),
+                vjp_np=lambda need, g, out, x: (_div_kernel(np.multiply(g, 0.5), out),))
+abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), require="fi",
+               vjp_np=lambda need, g, out, x: (np.multiply(g, np.sign(x)),))
+atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),),
+                vjp_np=lambda need, g, out, x: (_div_kernel(g, np.add(np.multiply(x, x), 1)),))
 
 
 def _sigmoid_kernel(x, out=None):
@@ -226,7 +263,9 @@ def _sigmoid_kernel(x, out=None):
 
 
 sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
-                      lambda g, out, x: (mul(g, mul(out, sub(1, out))),), **_elementwise_facts(
+                      lambda g, out, x: (mul(g, mul(out, sub(1, out))),),
+                      vjp_np=lambda need, g, out, x: (np.multiply(g, np.multiply(out, np.subtract(1, out))),),
+                      **_elementwise_facts(
                           # the same form as the kernel above, in the output's dtype
                           _sigmoid_kernel, 1, "({dt}(1) / ({dt}(1) + simd_exp(-{0})))", fresh=True),
                       impl_out=lambda out, x: _sigmoid_kernel(x, out=out))
@@ -271,6 +310,11 @@ def _select_vjp(g, out, c, x, y):
     return (None, gx, gy)
 
 
+def _select_vjp_np(need, g, out, c, x, y):
+    return (None, unbroadcast_np(_select_kernel(c, g, 0), x.shape) if need[1] else None,
+            unbroadcast_np(_select_kernel(c, 0, g), y.shape) if need[2] else None)
+
+
 _INT_OF = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64, np.dtype(np.float16): np.int16}
 
 
@@ -297,7 +341,7 @@ def _select_kernel(c, x, y):
     return np.where(c, x, y)
 
 
-select_p = Primitive("select", _select_kernel, _select_abstract, _select_vjp, **_elementwise_facts(
+select_p = Primitive("select", _select_kernel, _select_abstract, _select_vjp, vjp_np=_select_vjp_np, **_elementwise_facts(
                          _select_kernel, 3, "({1} if {0} else {2})", fresh=True),
                      impl_out=None, doc="where(c, x, y) with broadcasting")
 
@@ -318,8 +362,14 @@ def _cast_vjp(g, out, x, dtype):
     return (bind(cast_p, g, dtype=aval_of(x).dtype),)
 
 
+def _cast_vjp_np(need, g, out, x, dtype):
+    if not need[0] or x.dtype.kind != "f" or np.dtype(dtype).kind != "f":
+        return (None,)
+    return (_cast_kernel(g, x.dtype),)
+
+
 # astype(copy=False) returns its input when the dtype already matches: it may alias
-cast_p = Primitive("cast", _cast_kernel, _cast_abstract, _cast_vjp, fusion="elementwise",
+cast_p = Primitive("cast", _cast_kernel, _cast_abstract, _cast_vjp, vjp_np=_cast_vjp_np, fusion="elementwise",
                    lowerings={"numba": "{dt}({0})"})
 
 

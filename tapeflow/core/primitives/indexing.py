@@ -172,7 +172,11 @@ def _getitem_vjp(g, out, x, *idx, key, bounds=None):
     return (bind(getitem_add_p, x, g, *idx, key=key),) + (None,) * len(idx)
 
 
-getitem_p = Primitive("getitem", _getitem_kernel, _getitem_abstract, _getitem_vjp,
+def _getitem_vjp_np(need, g, out, x, *idx, key, bounds=None):
+    return ((_getitem_add_kernel(x, g, *idx, key=key) if need[0] else None),) + (None,) * len(idx)
+
+
+getitem_p = Primitive("getitem", _getitem_kernel, _getitem_abstract, _getitem_vjp, vjp_np=_getitem_vjp_np,
                       doc="x[key]: slices, ints, None, Ellipsis, integer and boolean index tensors")
 
 
@@ -198,7 +202,12 @@ def _getitem_add_vjp(ct, out, like, g, *idx, key, bounds=None):
     return (None, bind(getitem_p, ct, *idx, key=key)) + (None,) * len(idx)
 
 
+def _getitem_add_vjp_np(need, ct, out, like, g, *idx, key, bounds=None):
+    return (None, _getitem_kernel(ct, *idx, key=key) if need[1] else None) + (None,) * len(idx)
+
+
 getitem_add_p = Primitive("getitem_add", _getitem_add_kernel, _getitem_add_abstract, _getitem_add_vjp, aliases=False,
+                          vjp_np=_getitem_add_vjp_np,
                           doc="zeros_like(like) with g added at [key]; repeated indices accumulate")
 
 

@@ -41,13 +41,20 @@ def _matmul_vjp(g, out, a, b):
     return ga, gb
 
 
+def _matmul_vjp_np(need, g, out, a, b):
+    # _swap's transpose is the view .swapaxes makes; the matmul kernel is _threads.matmul
+    ga = E.unbroadcast_np(_threads.matmul(g, b.swapaxes(-1, -2)), a.shape) if need[0] else None
+    gb = E.unbroadcast_np(_threads.matmul(a.swapaxes(-1, -2), g), b.shape) if need[1] else None
+    return ga, gb
+
+
 def matmul(a, b):
     return bind(matmul_p, a, b)
 
 
 # The kernel picks BLAS threads per GEMM size (util/threads.py): tiny GEMMs on many
 # threads collapse on a shared machine.
-matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, aliases=False,
+matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, vjp_np=_matmul_vjp_np, aliases=False,
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
 
 

@@ -45,6 +45,14 @@ def _expand_to(g, x, axis, keepdims):
     return S.broadcast_like(g, x)
 
 
+def _expand_to_np(g, x, axis, keepdims):
+    """``_expand_to`` on arrays: the same reshape and broadcast views."""
+    xs = x.shape
+    if not keepdims:
+        g = g.reshape(tuple([1 if i in axis else d for i, d in enumerate(xs)]))
+    return g if g.shape == xs else _rules.broadcast_np(g, xs)
+
+
 def reduce_sum(x, axis, keepdims=False):
     return bind(reduce_sum_p, x, axis=tuple(axis), keepdims=keepdims)
 
@@ -65,6 +73,7 @@ _add_reduce = np.add.reduce
 # identity for an empty input; the native tier declines empty inputs).
 reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum"),
                          lambda g, out, x, axis, keepdims: (_expand_to(g, x, axis, keepdims),),
+                         vjp_np=lambda need, g, out, x, axis, keepdims: (_expand_to_np(g, x, axis, keepdims),),
                          impl_out=lambda out, x, axis, keepdims: _add_reduce(x, axis=axis, keepdims=keepdims, out=out),
                          aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero")})
 
@@ -76,6 +85,13 @@ def _extremum_vjp(g, out, x, axis, keepdims):
     mask = E.bind(E.cast_p, E.bind(E.equal_p, x, o), dtype=aval_of(x).dtype)
     count = reduce_sum(mask, axis, keepdims=True)
     return (E.mul(_expand_to(g, x, axis, keepdims), E.div(mask, count)),)
+
+
+def _extremum_vjp_np(need, g, out, x, axis, keepdims):
+    o = out if keepdims else out.reshape(tuple([1 if i in axis else d for i, d in enumerate(x.shape)]))
+    mask = E.cast_p.impl(np.equal(x, o), dtype=x.dtype)
+    count = _sum_kernel(mask, axis, True)
+    return (np.multiply(_expand_to_np(g, x, axis, keepdims), E.div_p.impl(mask, count)),)
 
 
 def _identity(x, lowest):
@@ -98,10 +114,12 @@ def _extremum_kernel(ufunc, lowest):
 _max_kernel = _extremum_kernel(np.maximum, True)
 _min_kernel = _extremum_kernel(np.minimum, False)
 reduce_max_p = Primitive("reduce_max", _max_kernel, _reduce_abstract("reduce_max"), _extremum_vjp,
+                         vjp_np=_extremum_vjp_np,
                          impl_out=lambda out, x, axis, keepdims: _max_kernel(x, axis, keepdims, out=out),
                          aliases=False, fusion="reduction", lowerings={"numba": (np.maximum, "lowest")})
 # reduce_min is its own primitive (not -max(-x)) only so compiled code calls one kernel.
 reduce_min_p = Primitive("reduce_min", _min_kernel, _reduce_abstract("reduce_min"), _extremum_vjp,
+                         vjp_np=_extremum_vjp_np,
                          impl_out=lambda out, x, axis, keepdims: _min_kernel(x, axis, keepdims, out=out),
                          aliases=False, fusion="reduction", lowerings={"numba": (np.minimum, "highest")})
 
@@ -169,7 +187,9 @@ def _cumsum_abstract(x, axis, exclusive, reverse):
 cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
                      # the transpose of a prefix sum is the suffix sum
                      lambda g, out, x, axis, exclusive, reverse: (
-                         bind(cumsum_p, g, axis=axis, exclusive=exclusive, reverse=not reverse),), aliases=False)
+                         bind(cumsum_p, g, axis=axis, exclusive=exclusive, reverse=not reverse),), aliases=False,
+                     vjp_np=lambda need, g, out, x, axis, exclusive, reverse: (
+                         _cumsum_kernel(g, axis, exclusive, not reverse),))
 
 
 def _argsort_kernel(x, axis, descending):

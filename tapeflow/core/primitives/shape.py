@@ -68,7 +68,8 @@ def _reshape_vjp(g, out, x, shape):
     return (reshape(g, tuple(-1 if d is None else d for d in aval_of(x).shape)),)
 
 
-reshape_p = Primitive("reshape", lambda x, shape: np.reshape(x, shape), _reshape_abstract, _reshape_vjp)
+reshape_p = Primitive("reshape", lambda x, shape: np.reshape(x, shape), _reshape_abstract, _reshape_vjp,
+                      vjp_np=lambda need, g, out, x, shape: (g.reshape(x.shape),))
 
 
 def _transpose_abstract(x, perm):
@@ -79,7 +80,8 @@ def _transpose_abstract(x, perm):
 
 
 transpose_p = Primitive("transpose", lambda x, perm: np.transpose(x, perm), _transpose_abstract,
-                        lambda g, out, x, perm: (transpose(g, tuple(int(i) for i in np.argsort(perm))),))
+                        lambda g, out, x, perm: (transpose(g, tuple(int(i) for i in np.argsort(perm))),),
+                        vjp_np=lambda need, g, out, x, perm: (g.transpose(np.argsort(perm)),))
 
 
 def _broadcast_to_abstract(x, shape):
@@ -101,7 +103,8 @@ def _broadcast_to_kernel(x, shape):
 
 
 broadcast_to_p = Primitive("broadcast_to", _broadcast_to_kernel, _broadcast_to_abstract,
-                           lambda g, out, x, shape: (E.unbroadcast(g, aval_of(x).shape),))
+                           lambda g, out, x, shape: (E.unbroadcast(g, aval_of(x).shape),),
+                           vjp_np=lambda need, g, out, x, shape: (E.unbroadcast_np(g, x.shape),))
 
 
 def _concat_abstract(*xs, axis):
@@ -133,8 +136,17 @@ def _concat_vjp(g, out, *xs, axis):
     return tuple(grads)
 
 
+def _concat_vjp_np(need, g, out, *xs, axis):
+    grads, start = [], 0
+    for x, want in zip(xs, need):
+        n = np.shape(x)[axis]  # (a constant operand may be a list)
+        grads.append(g[(slice(None),) * axis + (slice(start, start + n),)] if want else None)
+        start += n
+    return tuple(grads)
+
+
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_abstract, _concat_vjp,
-                     aliases=False)
+                     aliases=False, vjp_np=_concat_vjp_np)
 
 
 def _pad_abstract(x, paddings, constant_values):
@@ -157,4 +169,6 @@ def _pad_kernel(x, paddings, constant_values):
 
 
 pad_p = Primitive("pad", _pad_kernel,
-                  _pad_abstract, _pad_vjp, aliases=False)
+                  _pad_abstract, _pad_vjp, aliases=False,
+                  vjp_np=lambda need, g, out, x, paddings, constant_values: (
+                      g[tuple(slice(a, (-b if b else None)) for a, b in paddings)],))

@@ -1,0 +1,408 @@
+"""The lean eager backward (issue 14): tape.gradient on NumPy arrays with each
+primitive's vjp_np when nothing records the gradient computation.
+
+Its gradients must be bit-identical to the general path's (vjp rules in
+tapeflow ops): every test here computes both, in the same process, and compares
+dtype, shape and bits; and it must be taken exactly when no tape, trace or
+profiler would see the backward ops."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.autodiff import tape as T
+from tapeflow.core import primitive as P
+
+from conftest import assert_close
+
+
+@pytest.fixture
+def walks(monkeypatch):
+    """The interpretation each backward() ran with, in order ("lean"/"general")."""
+    seen = []
+    orig = T.backward
+
+    def spy(nodes, targets, seeds, sources, rules=T._TENSOR_RULES):
+        seen.append("lean" if isinstance(rules, T._ArrayRules) else "general")
+        return orig(nodes, targets, seeds, sources, rules)
+
+    monkeypatch.setattr(T, "backward", spy)
+    return seen
+
+
+def _bits(g):
+    if g is None:
+        return None
+    v = np.asarray(g.numpy())
+    return v.dtype, v.shape, v.tobytes()
+
+
+def _grads(fn, sources, general, **kw):
+    """fn() under a tape watching ``sources``; the gradient w.r.t. them."""
+    orig = T._lean_seeds
+    if general:
+        T._lean_seeds = lambda targets, seeds: None
+    try:
+        with tf.GradientTape(**kw) as tape:
+            tape.watch(sources)
+            y = fn()
+        return tape.gradient(y, sources)
+    finally:
+        T._lean_seeds = orig
+
+
+def same_grads(fn, sources, walks=None, **kw):
+    """Lean and general gradients of fn() w.r.t. sources: bit-identical. Returns lean's."""
+    lean = _grads(fn, sources, False, **kw)
+    if walks is not None:
+        assert walks[-1] == "lean"
+    general = _grads(fn, sources, True, **kw)
+    assert len(lean) == len(general)
+    for a, b in zip(lean, general):
+        assert _bits(a) == _bits(b)
+        if a is not None:
+            assert a.dtype == b.dtype
+    return lean
+
+
+def rs(seed=0):
+    return np.random.default_rng(seed)
+
+
+DTYPES = [np.float32, np.float64]
+
+
+def const(shape, dtype, seed=0, positive=False, ties=False):
+    r = rs(seed)
+    v = r.uniform(0.5, 2.0, shape) if positive else r.standard_normal(shape)
+    if ties:
+        v = np.round(v)  # repeated values: max/min ties, relu at 0
+    return tf.constant(np.asarray(v, dtype))
+
+
+# -- elementwise, with broadcasting ---------------------------------------------------------
+
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b, "maximum": tf.maximum, "minimum": tf.minimum,
+}
+SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1)), ((), (5,)), ((4,), ())]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary_ops_with_broadcasting(op, shapes, dtype, walks):
+    a = const(shapes[0], dtype, 1, positive=op == "div", ties=op in ("maximum", "minimum"))
+    b = const(shapes[1], dtype, 2, positive=op == "div", ties=op in ("maximum", "minimum"))
+    same_grads(lambda: tf.reduce_sum(BINARY[op](a, b) * BINARY[op](b, a)), [a, b], walks)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary_ops_with_python_scalars(op, walks):
+    a = const((3, 4), np.float32, 3, positive=True, ties=True)
+    zero = 1 if op == "div" else 0  # (relu-like ties at 0 for maximum/minimum)
+    same_grads(lambda: tf.reduce_sum(BINARY[op](a, 2.0) + BINARY[op](1.5, a) + BINARY[op](a, zero)), [a], walks)
+
+
+UNARY = {
+    "neg": lambda x: -x, "exp": tf.exp, "log": tf.math.log, "log1p": tf.math.log1p, "expm1": tf.math.expm1,
+    "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "tanh": tf.tanh, "sqrt": tf.sqrt, "abs": tf.abs,
+    "atan": tf.atan, "sigmoid": tf.sigmoid, "relu": tf.nn.relu, "square": tf.square,
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_unary_ops(op, dtype, walks):
+    x = const((4, 5), dtype, 4, positive=op in ("log", "log1p", "sqrt"), ties=op in ("relu", "abs"))
+    same_grads(lambda: tf.reduce_sum(UNARY[op](x) * const((4, 5), dtype, 5)), [x], walks)
+
+
+def test_where_with_broadcast_condition(walks):
+    x = const((3, 4), np.float32, 1)
+    y = const((4,), np.float32, 2)
+    c = tf.constant(rs(3).random((3, 1)) < 0.5)
+    same_grads(lambda: tf.reduce_sum(tf.where(c, x, y) ** 2 + tf.where(c, 0.0, x)), [x, y], walks)
+
+
+def test_cast_float_to_float_and_to_int():
+    x = const((3,), np.float32, 1)
+    g = same_grads(lambda: tf.reduce_sum(tf.cast(x, tf.float64) * 3.0)
+                   + tf.cast(tf.reduce_sum(tf.cast(x * 10, tf.int32)), tf.float64), [x])
+    assert g[0].dtype == tf.float32
+
+
+# -- reductions ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min"])
+def test_reductions(op, axis, keepdims, walks):
+    x = const((2, 3, 4), np.float64, 6, ties=True)  # ties: max/min share the gradient
+    f = getattr(tf, op)
+    same_grads(lambda: tf.reduce_sum(f(x, axis=axis, keepdims=keepdims) * 1.7), [x], walks)
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum(exclusive, reverse, walks):
+    x = const((3, 4), np.float32, 7)
+    w = const((3, 4), np.float32, 8)
+    same_grads(lambda: tf.reduce_sum(tf.cumsum(x, axis=1, exclusive=exclusive, reverse=reverse) * w), [x], walks)
+
+
+# -- shape ops, matmul, indexing ----------------------------------------------------------------
+
+def test_reshape_transpose_broadcast_pad(walks):
+    x = const((2, 3, 4), np.float32, 9)
+    b = const((1, 4), np.float32, 10)
+    w = const((4, 3, 2), np.float32, 11)
+
+    def f():
+        t = tf.transpose(x, [2, 1, 0]) * w
+        r = tf.reshape(t, [6, 4]) + tf.broadcast_to(b, [6, 4])
+        return tf.reduce_sum(tf.pad(r, [[1, 2], [0, 1]]) * 2.0)
+    same_grads(f, [x, b], walks)
+
+
+def test_concat_with_a_constant_operand(walks):
+    x = const((2, 3), np.float32, 1)
+    y = const((2, 2), np.float32, 2)
+    w = const((2, 6), np.float32, 3)
+    same_grads(lambda: tf.reduce_sum(tf.concat([x, [[1.0], [2.0]], y], axis=1) * w), [x, y], walks)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+                                    ((2, 1, 3, 4), (5, 4, 2))], ids=str)
+def test_matmul_batched_and_broadcast(shapes, walks):
+    a = const(shapes[0], np.float32, 1)
+    b = const(shapes[1], np.float32, 2)
+    same_grads(lambda: tf.reduce_sum(tf.square(tf.matmul(a, b))), [a, b], walks)
+
+
+def test_gather_with_repeats_slices_and_scatter(walks):
+    x = const((5, 3), np.float32, 1)
+    u = const((4,), np.float32, 2)
+
+    def f():
+        g = tf.gather(x, [0, 2, 2, 4])                  # getitem, repeated rows accumulate
+        s = tf.scatter_nd([[1], [3], [1], [0]], u, [6])   # getitem_add
+        return tf.reduce_sum(g[:, 1:] * 3.0) + tf.reduce_sum(s * s) + x[1, 2]
+    same_grads(f, [x, u], walks)
+
+
+# -- graph structure: reuse, accumulation, sources, seeds ------------------------------------------
+
+def test_tensor_used_many_times_and_intermediate_sources(walks):
+    x = const((3,), np.float32, 1)
+
+    def run(general):
+        orig = T._lean_seeds
+        if general:
+            T._lean_seeds = lambda targets, seeds: None
+        try:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                s = x + 1.0          # add passes its cotangent through to x
+                y = s * s + s * x + tf.exp(s) + s
+            return tape.gradient(y, [x, s, x])
+        finally:
+            T._lean_seeds = orig
+    lean = run(False)
+    assert walks[-1] == "lean"
+    general = run(True)
+    assert [_bits(g) for g in lean] == [_bits(g) for g in general]
+    xv = x.numpy()
+    sv = xv + 1
+    assert_close(lean[1], 2 * sv + xv + np.exp(sv) + 1)
+
+
+def test_in_place_accumulation_does_not_touch_returned_gradients():
+    # the sum of s's three contributions is an array the walk owns; it flows on to x
+    # through add, and x's own sum must not be added into it
+    x = const((4,), np.float32, 2)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        s = x + 0.0
+        y = tf.reduce_sum(s * 2.0 + s * 3.0 + s * 4.0 + x * 5.0)
+    gs, gx = tape.gradient(y, [s, x])
+    np.testing.assert_array_equal(gs.numpy(), np.full(4, 9.0, np.float32))
+    np.testing.assert_array_equal(gx.numpy(), np.full(4, 14.0, np.float32))
+    gs2, gx2 = tape.gradient(y, [s, x])  # again: nothing recorded was modified
+    np.testing.assert_array_equal(gx2.numpy(), gx.numpy())
+
+
+def test_unconnected_sources():
+    x = const((3,), np.float32, 1)
+    z = const((2,), np.float32, 2)
+    for mode in ("none", "zero"):
+        with tf.GradientTape() as tape:
+            tape.watch([x, z])
+            y = tf.reduce_sum(x * x)
+        gx, gz = tape.gradient(y, [x, z], unconnected_gradients=mode)
+        assert_close(gx, 2 * x.numpy())
+        if mode == "none":
+            assert gz is None
+        else:
+            np.testing.assert_array_equal(gz.numpy(), np.zeros(2, np.float32))
+
+
+def test_variables_and_watched_constants(walks):
+    v = tf.Variable(rs(1).standard_normal((3, 2)).astype(np.float32))
+    c = const((2,), np.float32, 2)
+    x = const((4, 3), np.float32, 3)
+    g = same_grads(lambda: tf.reduce_mean(tf.nn.relu(tf.matmul(x, v) + c)), [v, c], walks)
+    assert g[0].shape == (3, 2)
+
+
+def test_output_gradients_several_targets_and_target_as_source(walks):
+    x = const((3,), np.float32, 1)
+    for general in (False, True):
+        orig = T._lean_seeds
+        if general:
+            T._lean_seeds = lambda targets, seeds: None
+        try:
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y1 = x * 2.0
+                y2 = tf.reduce_sum(x * x)
+            a = tape.gradient([y1, y2, y1], x, output_gradients=[tf.constant([1.0, 2.0, 3.0]), None,
+                                                                  tf.constant([0.5, 0.5, 0.5])])
+            b = tape.gradient(y1, [x, y1])
+        finally:
+            T._lean_seeds = orig
+        if not general:
+            lean = (a, b)
+            assert walks[-1] == "lean"
+    assert _bits(lean[0]) == _bits(a)
+    assert [_bits(g) for g in lean[1]] == [_bits(g) for g in b]
+    np.testing.assert_array_equal(lean[1][1].numpy(), np.ones(3, np.float32))
+
+
+def test_a_seed_of_another_dtype_takes_the_general_path(walks):
+    x = const((3,), np.float32, 1)
+    seed = tf.constant(np.array([1.0, 2.0, 3.0]))  # float64 for a float32 target
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    g = tape.gradient(y, x, output_gradients=seed)
+    assert walks == ["general"]
+    assert_close(g, np.array([2.0, 4.0, 6.0]))
+
+
+def test_custom_gradient_node_runs_its_rule_on_tensors(walks):
+    @tf.custom_gradient
+    def clip_grad(x):
+        def grad(dy):
+            return tf.clip_by_value(dy, -0.1, 0.1)
+        return tf.identity(x), grad
+
+    x = const((5,), np.float32, 1)
+    g = same_grads(lambda: tf.reduce_sum(clip_grad(x * 3.0) * const((5,), np.float32, 2)), [x], walks)
+    assert np.all(np.abs(g[0].numpy()) <= 0.3 + 1e-7)
+
+
+def test_jacobian_matches_general_path():
+    x = const((3,), np.float32, 1)
+    out = []
+    for general in (False, True):
+        orig = T._lean_seeds
+        if general:
+            T._lean_seeds = lambda targets, seeds: None
+        try:
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = tf.tanh(x) * x
+            out.append(_bits(tape.jacobian(y, x)))
+        finally:
+            T._lean_seeds = orig
+    assert out[0] == out[1]
+
+
+# -- when the lean path applies -------------------------------------------------------------------
+
+def test_keras_mlp_step_takes_the_lean_path(walks):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu"), tf.keras.layers.Dense(3)])
+    s = const((6, 5), np.float32, 1)
+    model(s)
+    idx = tf.constant(np.array([0, 4, 7, 9, 12, 17], np.int64))
+    y = const((6,), np.float32, 2)
+
+    def loss():
+        qa = tf.gather(tf.reshape(model(s), [-1]), idx)
+        return tf.keras.losses.MSE(y, qa)
+    g = same_grads(loss, model.trainable_variables, walks)
+    assert [t.shape for t in g] == [v.shape for v in model.trainable_variables]
+
+
+def test_nested_tapes_use_the_general_path_for_second_order(walks):
+    x = tf.constant(2.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x * x
+        dy = inner.gradient(y, x)     # the outer tape records this: general
+    d2y = outer.gradient(dy, x)       # nothing records this one: lean
+    assert walks == ["general", "lean"]
+    assert float(dy) == 12.0 and float(d2y) == 12.0
+
+
+def test_persistent_tape_inside_its_context_uses_the_general_path(walks):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        g = tape.gradient(y, x)       # recorded by the same tape
+        g2 = tape.gradient(g, x)
+    assert walks == ["general", "general"]
+    assert float(g) == 6.0 and float(g2) == 2.0
+    g3 = tape.gradient(y, x)          # outside: nothing records
+    assert walks[-1] == "lean" and float(g3) == 6.0
+
+
+def test_gradient_inside_a_traced_function_uses_the_general_path(walks):
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(v * v)
+        return tape.gradient(y, v)
+    assert_close(step(), np.array([2.0, 4.0], np.float32))
+    assert walks and set(walks) == {"general"}
+
+
+def test_profiler_sees_the_general_path(walks):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x * x)
+    with tf.profile():
+        g = tape.gradient(y, x)
+    assert walks == ["general"]
+    assert_close(g, np.array([2.0, 4.0], np.float32))
+
+
+def test_every_array_rule_is_beside_a_vjp():
+    with_np = [p for p in P.REGISTRY.values() if p.vjp_np is not None]
+    assert {"add", "mul", "matmul", "reduce_sum", "getitem", "read_variable"} <= {p.name for p in with_np}
+    assert all(p.differentiable and p.vjp is not None for p in with_np)
+
+
+def test_custom_gradient_of_another_dtype_has_the_general_paths_outcome(walks):
+    # grad_fn returns float64 for a float32 input: the lean walk leaves it to the general path
+    @tf.custom_gradient
+    def f(x):
+        return tf.identity(x), lambda dy: tf.cast(dy, tf.float64)
+
+    x = const((3,), np.float32, 1)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x) * 2.0)
+    g = tape.gradient(y, x)
+    assert walks == ["lean", "general"]
+    assert g.dtype == tf.float64
+    np.testing.assert_array_equal(g.numpy(), np.full(3, 2.0))
