@@ -8,6 +8,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.compiler import pipeline
+from tapeflow.compiler.passes import fusion
 from tapeflow.ir.interpreter import eval_graph
 
 pytest.importorskip("numba")
@@ -71,6 +72,48 @@ def test_small_or_short_chains_stay_unfused():
     f(x)
     cf = f.get_concrete_function(x)
     assert pipeline.tier_up(cf.graph, "t") is None  # 16 elements: NumPy is as fast
+
+
+def _bias_adam(n):
+    rs = np.random.default_rng(1)
+    b = tf.Variable(rs.standard_normal(n).astype(np.float32), name="b")
+    m = tf.Variable(np.zeros(n, np.float32), name="m")
+    v = tf.Variable(np.zeros(n, np.float32), name="v")
+
+    def step(g):
+        m.assign(m + (g - m) * 0.1)
+        v.assign(v + (g * g - v) * 0.001)
+        b.assign_sub(m * 0.01 / (tf.sqrt(v) + 1e-8))
+        return tf.reduce_sum(b)
+    return (b, m, v), step
+
+
+def test_small_chain_of_many_ops_fuses_and_matches_eager():
+    """An Adam update of a 150-element bias (12 elementwise ops, below MIN_ELEMENTS):
+    one kernel call is cheaper than 12 NumPy calls, so it fuses; values as eager."""
+    rs = np.random.default_rng(2)
+    grads = [tf.constant(rs.standard_normal(150).astype(np.float32)) for _ in range(4)]
+    vars_e, step_e = _bias_adam(150)
+    eager = [float(step_e(g)) for g in grads]
+    vars_c, step_c = _bias_adam(150)
+    f = tf.function(step_c, backend="python")
+    cf = f.get_concrete_function(grads[0])
+    cf._tier_up()
+    assert cf.fused_graph is not None, "the 12-op update of a 150-element bias was not fused"
+    fused = [e for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
+    assert len(fused) == 1 and fused[0].outputs[0].aval.shape == (150,)
+    assert len(fused[0].params["graph"].eqns) >= fusion.MIN_OPS_SMALL
+    got = [float(f(g)) for g in grads]
+    np.testing.assert_allclose(got, eager, rtol=1e-6)
+    for a, b in zip(vars_c, vars_e):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_small_chain_of_few_ops_stays_unfused():
+    x = tf.constant(np.ones((4, 4), np.float32))
+    f = tf.function(lambda a: ((a * 2.0 + 1.0) * a - 3.0) * 0.5)   # 5 ops on 16 elements
+    f(x)
+    assert pipeline.tier_up(f.get_concrete_function(x).graph, "t") is None
 
 
 def test_simd_exp_is_float32_exp_to_one_ulp():

@@ -210,6 +210,24 @@ def test_train_samples_from_a_vector_action_replay_buffer():
     assert np.isfinite(float(closs)) and np.isnan(float(aloss))
 
 
+def test_train_and_act_run_the_one_trace_from_numpy():
+    """The loop hands NumPy arrays to the Functions (their fast path): one trace each, the
+    concrete functions' (in the fused tier from the first call), whatever the state's dtype."""
+    agent = make("td3", True)
+    rb = ReplayBuffer(50, obs_shape=S, action_shape=A, action_dtype=np.float32, seed=0)
+    for s, a, s2, r, nd, _ in batches(2):
+        rb.add_batch(s, a, r[:, 0], s2, 1 - nd[:, 0])
+    for _ in range(3):
+        agent.train(rb)
+    state = np.random.default_rng(0).standard_normal(S)          # float64, as gymnasium returns it
+    action = agent.select_action(state)
+    assert action.shape == (A,) and action.dtype == np.float32
+    np.testing.assert_allclose(action, agent.act_fn(tf.constant(state[None].astype(np.float32))).numpy()[0])
+    assert agent._train_call.trace_count == 1 and agent._act_call.trace_count == 1
+    assert agent.train_fn.hot and agent.train_fn.backend == "python+fused"
+    assert int(agent.total_it.numpy()) == 3
+
+
 # -- the trainer on Pendulum-v1 ---------------------------------------------------------------------------
 
 SMALL = TD3Config(hidden=(32, 32), batch_size=32)

@@ -171,13 +171,23 @@ class ActorCriticAgent(tf.Module):
         spec = [tf.TensorSpec((B, S), tf.float32), tf.TensorSpec((B, A), tf.float32),
                 tf.TensorSpec((B, S), tf.float32), tf.TensorSpec((B, 1), tf.float32),
                 tf.TensorSpec((B, 1), tf.float32), tf.TensorSpec((B, A), tf.float32)]
+        # The loop calls the Functions (self._train_call, self._act_call), not the concrete
+        # functions: a Function called with the trace's shapes and dtypes as NumPy arrays
+        # takes its fast path straight to the compiled code, where a ConcreteFunction call
+        # binds its Python signature first (~30 us per call, twice per env step). The
+        # input_signature pins the one trace: another dtype or shape is a TypeError, never
+        # a second trace (which would start outside the fused tier, see above).
         with _fused_from_first_call():
-            self.train_fn = tf.function(self.train_step).get_concrete_function(*spec)
-            self.act_fn = tf.function(self.actor).get_concrete_function(tf.TensorSpec((1, S), tf.float32))
+            self._train_call = tf.function(self.train_step, input_signature=spec)
+            self.train_fn = self._train_call.get_concrete_function()
+            self._act_call = tf.function(self.actor, input_signature=[tf.TensorSpec((1, S), tf.float32)])
+            self.act_fn = self._act_call.get_concrete_function()
 
     def select_action(self, state):
         """The deterministic policy pi(s) for one observation -> (action_dim,) float32."""
         s = np.asarray(state, np.float32).reshape(1, -1)
+        if self.compiled:
+            return self._act_call(s).numpy().reshape(-1)
         return self.act_fn(tf.constant(s)).numpy().reshape(-1)
 
     def train(self, replay_buffer):
@@ -186,9 +196,10 @@ class ActorCriticAgent(tf.Module):
         Returns ``(critic_loss, actor_loss)`` as tensors."""
         b = replay_buffer.sample(self.config.batch_size, replace=True)
         noise = self.rng.standard_normal(b.actions.shape, dtype=np.float32)
-        return self.train_fn(tf.constant(b.states), tf.constant(b.actions), tf.constant(b.next_states),
-                             tf.constant(b.rewards[:, None]), tf.constant(1.0 - b.dones[:, None]),
-                             tf.constant(noise))
+        batch = (b.states, b.actions, b.next_states, b.rewards[:, None], 1.0 - b.dones[:, None], noise)
+        if self.compiled:
+            return self._train_call(*batch)
+        return self.train_fn(*[tf.constant(x) for x in batch])
 
     def update_critic(self, state, action, target_Q):
         with tf.GradientTape() as tape:

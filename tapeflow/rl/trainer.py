@@ -20,6 +20,14 @@ network initialisations derive from ``seed``; the env is reset with
 ``seed``; exploration noise, minibatch indices and the target policy noise
 each have their own NumPy generator seeded from ``seed``.
 
+Per env step the loop does only what the algorithm needs: the action (the
+compiled actor called with the env's NumPy observation, no Tensor
+conversion), env.step, a replay add, and one ``agent.train`` (a minibatch
+gathered from the NumPy buffer, passed as NumPy arrays to the compiled
+update). Scalars (``charts/SPS``, the losses) are written and the progress
+bar is refreshed every ``log_every`` env steps (1000; CleanRL writes its
+losses every 100 steps), episode returns at each episode's end.
+
 Checkpoints hold the agent (networks, targets, optimizers, ``total_it``),
 the step counters, and beside each checkpoint the replay buffer
 (``ckpt-N.replay.npz``) and the generators' states and evaluations so far

@@ -323,7 +323,6 @@ def _make_wrapper(kernel, graph, info, src, name):
     out_dtypes = [(v.aval.dtype if not isinstance(v, Literal) else np.asarray(v.val).dtype) for v in graph.outputs]
     var_shapes = [var._v.shape for var in variables]
     var_dtypes = [var._v.dtype for var in variables]
-    n_out = len(graph.outputs)
     # Compile now, for the argument types the wrapper passes (flat C arrays and
     # scalars), so a typing failure surfaces here, not at the user's first call.
     nb = _numba()
@@ -337,38 +336,72 @@ def _make_wrapper(kernel, graph, info, src, name):
     except Exception as e:  # numba's TypingError, LoweringError, ...
         raise CompileError(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
 
-    def _arg(a, shape):
-        a = np.asarray(a)
-        return a.reshape(-1) if shape != () else a[()]
-
     from numba.core.errors import NumbaError
-    set_threads = nb.set_num_threads if info.get("parallel") else None
+    from numba.np.numpy_support import as_dtype
     fallback = []  # the python backend's function, once numba failed at a call
 
-    def run(*args):
-        if fallback:
-            return fallback[0](*args)
-        ins = [_arg(a, s) for a, s in zip(args, in_shapes)]
-        vs = [_arg(var._v, s) for var, s in zip(variables, var_shapes)]
-        if set_threads is not None:
-            set_threads(loop_threads())  # per call: the machine's load and the user's setting change
-        try:
-            res = kernel(*ins, *consts, *vs)
-        except NumbaError as e:
-            # arguments of types not compiled above (read-only arrays...) that numba cannot
-            # type: run the python backend from now on; no variable was written yet
-            log.debug("tapeflow: numba failed on %r at call time (%s); using the python backend",
-                      name, str(e).splitlines()[0] if str(e) else type(e).__name__)
-            fallback.append(get_backend("python").lower(graph, None, _ident(name)))
-            return fallback[0](*args)
-        outs = res[:n_out]
-        for var, new, shape, dt in zip(variables, res[n_out:], var_shapes, var_dtypes):
-            var._v = np.asarray(new, dt).reshape(shape) if shape != () else np.asarray(new, dt)
-        return [np.asarray(o, dt).reshape(s) if s != () else np.asarray(o, dt)
-                for o, s, dt in zip(outs, out_shapes, out_dtypes)]
+    def failed(e, args):
+        # arguments of types not compiled above (read-only arrays...) that numba cannot
+        # type: run the python backend from now on; no variable was written yet
+        log.debug("tapeflow: numba failed on %r at call time (%s); using the python backend",
+                  name, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        fallback.append(get_backend("python").lower(graph, None, _ident(name)))
+        return fallback[0](*args)
 
+    # an array result of the output's dtype is returned as numba made it (no np.asarray);
+    # when the compiled result types are unknown, every result is converted (the safe default)
+    cres = getattr(kernel, "overloads", {}).get(tuple(sig))
+    ret_types = cres.signature.return_type.types if cres is not None else ()
+    exact = [isinstance(t, nb.types.Array) and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d)
+             for t, d in zip(ret_types, out_dtypes)]
+    exact += [False] * (len(out_dtypes) - len(exact))
+    ns = {"_kernel": kernel, "_asarray": np.asarray, "_fallback": fallback, "_failed": failed,
+          "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads, "_loop_threads": loop_threads}
+    ns.update({f"_c{i}": c for i, c in enumerate(consts)})
+    ns.update({f"_var{j}": var for j, var in enumerate(variables)})
+    ns.update({f"_vs{j}": s for j, s in enumerate(var_shapes)})
+    ns.update({f"_vd{j}": d for j, d in enumerate(var_dtypes)})
+    ns.update({f"_s{i}": s for i, s in enumerate(out_shapes)})
+    ns.update({f"_d{i}": d for i, d in enumerate(out_dtypes)})
+    wrapper = _wrapper_source(in_shapes, len(consts), var_shapes, out_shapes, exact, info.get("parallel"))
+    exec(wrapper, ns)
+    run = ns["run"]
     run.__tapeflow_source__ = src
+    run.__tapeflow_wrapper__ = wrapper
     return run
+
+
+def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel):
+    """Source of ``run(a0, a1, ...)``, the Python function that calls a kernel: arrays go
+    in flat (``reshape(-1)``: a view of a C-contiguous array), 0-d values as scalars;
+    results come back in their shapes, variables' new values into the variables.
+    Straight-line code for these shapes, because the fused tier calls small kernels
+    often (a DQN step 6 times, a TD3 iteration about 30): a generic loop over the
+    arguments and results cost about as much as 13 NumPy calls on small arrays.
+    ``exact[i]``: result i is an array of the output's dtype (used as it is)."""
+    args = [f"a{i}" for i in range(len(in_shapes))]
+    call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
+    call += [f"_c{i}" for i in range(n_consts)]
+    call += [f"_var{j}._v.reshape(-1)" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
+    sig = ", ".join(args)
+    lines = [f"def run({sig}):", "    if _fallback:", f"        return _fallback[0]({sig})"]
+    if parallel:  # per call: the machine's load and the user's setting change
+        lines.append("    _set_threads(_loop_threads())")
+    lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
+              f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]
+    n_out = len(out_shapes)
+    for j, s in enumerate(var_shapes):
+        lines.append(f"    _var{j}._v = _asarray(r[{n_out + j}], _vd{j})" + (f".reshape(_vs{j})" if s != () else ""))
+    outs = []
+    for i, s in enumerate(out_shapes):
+        if s == ():
+            outs.append(f"_asarray(r[{i}], _d{i})")
+        elif not exact[i]:
+            outs.append(f"_asarray(r[{i}], _d{i}).reshape(_s{i})")
+        else:
+            outs.append(f"r[{i}]" if len(s) == 1 else f"r[{i}].reshape(_s{i})")
+    lines.append(f"    return [{', '.join(outs)}]")
+    return "\n".join(lines) + "\n"
 
 
 class _Gen:

@@ -20,9 +20,10 @@ the group) before it, in program order. Effects keep their order: a read or
 write of a Variable after a tainted one of the same Variable is tainted too,
 and any effect after a tainted effect of another kind (print, a loop with
 effects). Groups smaller than ``MIN_OPS`` equations (unless one of them is a
-reduction: ``_pays``) or ``MIN_ELEMENTS`` elements are left as they were
-(NumPy is as fast there, and compiling costs); so are groups the backend fails
-to compile. A group is cut to ``MAX_ARRAYS`` operands and results
+reduction: ``_pays``) are left as they were (NumPy is as fast there, and
+compiling costs), and so are groups over fewer than ``MIN_ELEMENTS`` elements
+unless they chain ``MIN_OPS_SMALL`` elementwise ops (an Adam update of a bias);
+so are groups the backend fails to compile. A group is cut to ``MAX_ARRAYS`` operands and results
 (``_limit_arrays``): past that LLVM leaves the loop scalar.
 """
 from __future__ import annotations
@@ -34,6 +35,11 @@ from ...ir.graph import Eqn, Graph, Literal, Var
 
 MIN_OPS = 3
 MIN_ELEMENTS = 512
+#: elementwise ops a group over fewer than MIN_ELEMENTS elements needs to pay: each op
+#: NumPy runs costs a ufunc call (~3.5k instructions on a small array, callgrind), the
+#: fused loop one kernel call (~15k: the wrapper plus numba's dispatch), so below about
+#: 5 ops the NumPy calls are cheaper. Adam's update of a bias vector is 12 ops
+MIN_OPS_SMALL = 6
 #: arrays (operands and results, scalars not counted) one fused loop may touch
 MAX_ARRAYS = 16
 
@@ -51,6 +57,16 @@ def _fused_abstract(*avals, graph, kernel):
 fused_elementwise_p = Primitive("fused_elementwise", _fused_impl, _fused_abstract, differentiable=False,
                                 multiple_results=True, aliases=False,
                                 doc="a chain of elementwise ops run as one native loop (compiler-made)")
+
+
+def _emit_python(ctx, e, ins, outs):
+    # generated code calls the kernel itself (it returns a list): the impl's functools.partial
+    # with keyword params and its tuple() cost more than the rest of a small kernel's call
+    k = ctx.add("fk", e.params["kernel"])
+    return [f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {k}({', '.join(ins)})"]
+
+
+fused_elementwise_p.lowerings["python"] = _emit_python
 
 
 def has_fused(graph):
@@ -87,21 +103,25 @@ def _loop_shape(e, can_fuse, made):
                 return None
     else:
         return None
-    if not s or None in s or int(np.prod(s)) < MIN_ELEMENTS:
+    if not s or None in s:
         # unknown dims (a batch of None): sizes are only known per call, so the loop is not
         # compiled; the python backend runs these ops with NumPy's broadcasting
         return None
     return s
 
 
-def _pays(group):
-    """Whether fusing ``group`` saves more than the native call costs: ``MIN_OPS``
-    elementwise ops, or fewer with a reduction of a member's value folded in. The
+def _pays(group, shape):
+    """Whether fusing ``group`` (a loop over ``shape``) saves more than the native call
+    costs. Below ``MIN_ELEMENTS`` elements the call's overhead dominates: ``MIN_OPS_SMALL``
+    elementwise ops. Otherwise ``MIN_OPS`` elementwise ops, or fewer with a reduction
+    of a member's value folded in. The
     backward of ``relu(x @ w + b)`` is ``select(mask, g, 0)`` and its column sums
     (the bias gradient): two ops, but fused they are one pass over the batch instead
     of a pass that writes the select's result and a second that reads it back (the
     DQN step has two of these, TD3's actor backward one). Two independent ops of one
     shape (two bias adds) share no memory traffic, so they stay NumPy calls."""
+    if int(np.prod(shape)) < MIN_ELEMENTS:
+        return sum(e.prim.fusion == "elementwise" for e in group) >= MIN_OPS_SMALL
     return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group)
 
 
@@ -211,7 +231,7 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
         members, tainted = _limit_arrays(eqns, members, tainted, out_set)
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
-        fused = _fuse(group, eqns, out_set, compile_group) if _pays(group) else None
+        fused = _fuse(group, eqns, out_set, compile_group) if _pays(group, shape) else None
         if fused is None:
             i += 1
             continue

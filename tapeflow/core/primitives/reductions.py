@@ -103,10 +103,22 @@ def _identity(x, lowest):
     return info.min if lowest else info.max
 
 
+#: a 2-D max/min over a last axis this short runs as a chain of column ufuncs
+SHORT_LAST_AXIS = 8
+
+
 def _extremum_kernel(ufunc, lowest):
     def kernel(x, axis, keepdims, out=None):
         if x.size == 0:  # NumPy raises ("no identity"); TF returns the identity
             return ufunc.reduce(x, axis=axis, keepdims=keepdims, out=out, initial=_identity(x, lowest))
+        if x.ndim == 2 and axis == (1,) and not keepdims and 2 <= x.shape[1] <= SHORT_LAST_AXIS:
+            # Q-values' max over a few actions (DQN's target): NumPy's reduce over a short
+            # inner axis costs ~10 us for 200x4, the same folds in the same order as column
+            # ufuncs ~3 us (equal results, NaN propagating as in the reduce)
+            out = ufunc(x[:, 0], x[:, 1], out=out)
+            for j in range(2, x.shape[1]):
+                ufunc(out, x[:, j], out=out)
+            return out
         return ufunc.reduce(x, axis=axis, keepdims=keepdims, out=out)
     return kernel
 
