@@ -1,5 +1,6 @@
 """The matmul kernel's BLAS thread policy (tapeflow/util/threads.py): values unchanged,
-tiny GEMMs single-threaded, the user's environment respected."""
+tiny GEMMs single-threaded, larger ones on the thread count timed per shape, the user's
+environment and intra-op setting respected."""
 import subprocess
 import sys
 
@@ -24,8 +25,8 @@ def test_small_gemm_runs_on_one_blas_thread_and_values_match_numpy():
         "import numpy as np, tapeflow as tf\n"
         "from tapeflow.util import threads\n"
         "from threadpoolctl import threadpool_info\n"
-        "a = np.random.default_rng(0).standard_normal((64, 150)).astype(np.float32)\n"
-        "b = np.random.default_rng(1).standard_normal((150, 100)).astype(np.float32)\n"
+        "a = np.random.default_rng(0).standard_normal((64, 40)).astype(np.float32)\n"
+        "b = np.random.default_rng(1).standard_normal((40, 100)).astype(np.float32)\n"
         "r = tf.matmul(a, b).numpy()\n"
         "assert np.array_equal(r, np.matmul(a, b))\n"
         "blas = [i for i in threadpool_info() if i['internal_api'] == 'openblas']\n"
@@ -108,3 +109,127 @@ def test_a_second_blas_thread_only_while_no_other_process_runs(monkeypatch):
         assert threads._machine_quiet(t + 0.5, 7) == seen[-1]   # re-read at most once a second
     assert all(seen[:100])
     assert not any(seen[101:103]) and all(seen[-2:])
+
+
+# --- the per-shape choice (threads._gemm), with an injected clock -----------------------
+@pytest.fixture
+def policy(monkeypatch):
+    """The policy on a fake 2-thread BLAS: thread counts are recorded, not set; the trial's
+    clock says a call took ``cost[threads]`` seconds; the machine is quiet unless a test
+    says otherwise."""
+    sets, cost, reads = [], {1: 1e-4, 2: 1e-4}, []
+    clock = [0.0, False]
+
+    def timer():
+        reads.append(threads._STATE["current"])
+        clock[1] = not clock[1]
+        if not clock[1]:
+            clock[0] += cost[threads._STATE["current"]]
+        return clock[0]
+
+    def set_threads(n):
+        sets.append(n)
+
+    for k, v in {"set": set_threads, "many": 2, "current": None,
+                 "intra": tf.config.threading.get_intra_op_parallelism_threads}.items():
+        monkeypatch.setitem(threads._STATE, k, v)
+    monkeypatch.setattr(threads, "_CHOICE", {})
+    monkeypatch.setattr(threads, "_timer", timer)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: True)
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+    yield sets, cost, reads
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+
+
+def _operands(m, k, n, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32))
+
+
+def test_decision_ignores_the_warm_up_pair_and_needs_the_margin():
+    assert threads._decide([1.0, 1e-9, 100, 60, 100, 99, 101, 70], 2) == 2
+    assert threads._decide([1.0, 1e-9, 100, 95, 100, 92, 100, 99], 2) == 1   # < 10% faster: one thread
+    assert threads._decide([1e-9, 1.0, 100, 200, 100, 300, 100, 89], 4) == 4   # the best calls decide
+
+
+@pytest.mark.parametrize("two_threads_cost, chosen", [(0.5e-4, 2), (0.95e-4, 1), (3e-4, 1)])
+def test_each_shape_alternates_thread_counts_then_keeps_the_faster(policy, two_threads_cost, chosen):
+    sets, cost, reads = policy
+    cost[2] = two_threads_cost
+    a, b = _operands(256, 64, 256)
+    calls = 2 * (1 + threads.SAMPLES)
+    for i in range(calls + 3):
+        np.testing.assert_array_equal(threads.matmul(a, b), np.matmul(a, b))
+    assert reads == [n for n in [1, 2] * (1 + threads.SAMPLES) for _ in (0, 1)]   # every trial call timed
+    assert sets == [1, 2] * (1 + threads.SAMPLES) + ([] if chosen == 2 else [1])   # then set once
+    assert list(threads.gemm_choices().values()) == [chosen]
+
+
+def test_shapes_layouts_and_out_buffers_are_measured_apart(policy):
+    sets, cost, reads = policy
+    a, b = _operands(256, 64, 256)
+    at, bt = np.asfortranarray(a), np.asfortranarray(b)  # transposed operands: other BLAS calls
+    cost[2] = 0.5e-4
+    for _ in range(2 * (1 + threads.SAMPLES)):
+        threads.matmul(a, b)
+    cost[2] = 2e-4
+    for _ in range(2 * (1 + threads.SAMPLES)):
+        threads.matmul(at, b)
+        threads.matmul(a, bt, out=np.empty((256, 256), np.float32))
+    choices = threads.gemm_choices()
+    assert sorted(choices.values()) == [1, 1, 2] and len(choices) == 3
+    sets.clear()
+    for x in (at, a, at, at):
+        threads.matmul(x, b)
+    assert sets == [1, 2, 1]                       # switched only when the wanted count changes
+
+
+def test_small_gemms_and_a_busy_machine_run_on_one_thread_unmeasured(policy, monkeypatch):
+    sets, cost, reads = policy
+    cost[2] = 1e-6
+    a, b = _operands(64, 63, 64)                   # 258k multiply-adds: below the floor
+    assert 64 * 63 * 64 < threads.FLOOR_MACS
+    for _ in range(10):
+        threads.matmul(a, b)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    a, b = _operands(256, 256, 256)
+    for _ in range(10):
+        threads.matmul(a, b)
+    assert sets == [1] and reads == [] and threads._CHOICE == {}
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: True)
+    threads.matmul(a, b)                           # quiet again: the trial starts
+    assert reads == [1, 1] and len(threads._CHOICE) == 1
+
+
+def test_intra_op_setting_is_the_thread_count_whatever_the_measure_or_load(policy, monkeypatch):
+    sets, cost, reads = policy
+    a, b = _operands(256, 256, 256)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    threads.matmul(a, b)
+    tf.config.threading.set_intra_op_parallelism_threads(8)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    threads.matmul(a, b)                           # capped at BLAS's 2, even on a busy machine
+    threads.matmul(*_operands(8, 8, 8))            # tiny GEMMs stay on one
+    assert sets == [1, 2, 1] and reads == [] and threads._CHOICE == {}
+
+
+def test_one_intra_op_thread_gives_one_thread_blas_bits():
+    """OpenBLAS's threaded GEMM does not round like its one-thread GEMM (the per-thread
+    blocks change which micro-kernel computes an element), so bit-reproducible runs set one
+    intra-op thread: every product then is the one-thread product whatever the policy
+    measured."""
+    out = _run(
+        "import numpy as np, tapeflow as tf\n"
+        "from tapeflow.util import threads\n"
+        "from threadpoolctl import threadpool_limits\n"
+        "threads._machine_quiet = lambda now, others=None: True\n"   # as on an idle machine
+        "rng = np.random.default_rng(0)\n"
+        "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 23), (23, 256)))\n"
+        "threads.matmul(a, b)\n"
+        "threads._CHOICE.update({k: threads._STATE['many'] for k in threads._CHOICE})\n"
+        "tf.config.threading.set_intra_op_parallelism_threads(1)\n"
+        "got = threads.matmul(a, b)\n"
+        "with threadpool_limits(1, 'blas'):\n"
+        "    want = np.matmul(a, b)\n"
+        "print(np.array_equal(got, want), threads.blas_threads())\n")
+    assert out.split() == ["True", "1"]

@@ -1,4 +1,4 @@
-"""BLAS threads per GEMM: the matmul kernel's guard against oversubscription.
+"""BLAS threads per GEMM: measured per shape on the machine it runs on.
 
 OpenBLAS splits a GEMM over all cores and its threads spin at a barrier until
 every part is done. When another process holds a core, the part scheduled on
@@ -6,30 +6,58 @@ it waits for a time slice, and the whole GEMM waits with it: on 2 cores beside
 one busy process a 64x150 @ 150x100 product went from 35 us to 13 ms (the book
 Gridworld preset: 14 s quiet, 54 s beside a busy loop). A second thread gains
 at most 2x, and only on GEMMs large enough to amortise the split; it can lose
-hundreds of times. So:
+hundreds of times. Where it starts to pay depends on the CPU, the BLAS kernels
+and the shape, not on the multiply-add count alone: on a 2-core Haswell two
+threads won from 16M-100M multiply-adds, on a 2-core AMD EPYC from ~1M, and
+there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
+(1.5M) won by 1.2x. No constant is right on both, so each GEMM shape is timed:
 
-* below ``BIG_MACS`` multiply-adds a GEMM always runs on one thread;
-* at or above it, all threads only while the machine has a core to spare,
-  else one. Spare means: the runnable threads of *other* processes, averaged
-  over the last seconds, are fewer than ``cores - 1.5`` (our own running
-  thread takes one core). On Linux this is /proc/loadavg's count of runnable
-  threads minus this process's own runnable threads (/proc/self/task), read
-  at most once a second. The 1-minute load average cannot be used for this:
-  it counts our own BLAS threads, so two threads running on a quiet 2-core
-  machine lift it past the limit and switch themselves off a minute later
-  (and on again once it decayed: a long training run flipped between one and
-  two threads), and it still shows a process that ended a minute ago. Other
-  platforms fall back to the load average (all threads while it is below
-  ``cores - 0.5``).
+* below ``FLOOR_MACS`` multiply-adds a GEMM runs on one thread, unmeasured
+  (OpenBLAS itself runs GEMMs of up to 262,144 multiply-adds on one thread);
+* while another process keeps the cores busy (below), every GEMM runs on one
+  thread and nothing is measured;
+* else the first ``2 * (1 + SAMPLES)`` calls of each shape (operand shapes,
+  strides, dtypes: a transposed operand is a different BLAS call) alternate
+  one and all threads, each timed with ``perf_counter``; the first pair warms
+  up, then the shape keeps all threads only if their fastest call beats the
+  fastest one-thread call by ``MARGIN`` (a tie goes to one thread: it cannot
+  collapse on a shared machine and leaves the other core to the rest of the
+  step). The calls are the program's own, in place: what a second thread
+  costs there (waking a sleeping BLAS worker, a core held by numba's OpenMP
+  workers after a parallel loop) is in the timing. The choice holds for the
+  process.
 
-The thread count is switched only when the wanted count changes, so a run of
-same-sized GEMMs pays one shape product and a comparison per call.
+Spare core means: the runnable threads of *other* processes, averaged over the
+last seconds, are fewer than ``cores - 1.5`` (our own running thread takes one
+core). On Linux this is /proc/loadavg's count of runnable threads minus this
+process's own runnable threads (/proc/self/task), read at most once a second.
+The 1-minute load average cannot be used for this: it counts our own BLAS
+threads, so two threads running on a quiet 2-core machine lift it past the
+limit and switch themselves off a minute later (and on again once it decayed: a
+long training run flipped between one and two threads), and it still shows a
+process that ended a minute ago. Other platforms fall back to the load average
+(all threads while it is below ``cores - 0.5``).
 
-The user's explicit choice wins: with ``OPENBLAS_NUM_THREADS``,
-``OMP_NUM_THREADS`` or ``TAPEFLOW_BLAS_THREADS=default`` in the environment, or
-without threadpoolctl (``pip install "tapeflow[threads]"``) or an OpenBLAS
-build of NumPy, matmul is plain ``np.matmul`` and BLAS is left alone. Note that
-the setting is process-wide: NumPy matmuls outside tapeflow also see it.
+Results: OpenBLAS's threaded sgemm/dgemm do not round like its one-thread
+path. Both are deterministic, but the partition into per-thread blocks changes
+which micro-kernel computes an element, so a 256x17 @ 17x256 float32 product
+differs in the last bits in about 6% of its elements between one and two
+threads (0.3.31, Haswell kernels on AMD EPYC; measured on every TD3 and
+autoencoder shape, float32 and float64). So the thread choice, and with it the
+last bits of a result, can change with the machine's load and with the
+per-shape timings. Bit-reproducible runs set one thread:
+``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
+``OPENBLAS_NUM_THREADS=1``.
+
+The user's explicit choice wins: ``tf.config.threading``'s intra-op count, when
+set (> 0), is the thread count of every GEMM from ``FLOOR_MACS`` up (capped at
+BLAS's pool), unmeasured and whatever the load, as in TF; with
+``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``TAPEFLOW_BLAS_THREADS=default``
+in the environment, or without threadpoolctl (``pip install
+"tapeflow[threads]"``) or an OpenBLAS build of NumPy, matmul is plain
+``np.matmul`` and BLAS is left alone. The thread count is switched only when
+the wanted count changes (~0.7 us). Note that the setting is process-wide:
+NumPy matmuls outside tapeflow also see it.
 """
 from __future__ import annotations
 
@@ -39,15 +67,25 @@ import time
 
 import numpy as np
 
-# Crossover measured on a quiet 2-core Haswell (sgemm): 2 threads start to win
-# between 16M and 100M multiply-adds; below that the split costs what it saves.
-BIG_MACS = 1 << 24
+#: GEMMs below this many multiply-adds run on one thread without being timed: two
+#: threads never paid there (and OpenBLAS splits none up to 262,144 itself)
+FLOOR_MACS = 1 << 18
+#: timed calls per thread count and shape, after one warm-up call of each
+SAMPLES = 3
+#: all threads are kept for a shape only when their best call takes less than this
+#: fraction of the best one-thread call
+MARGIN = 0.9
 
 #: seconds over which other processes' runnable threads are averaged (a burst of
 #: a few hundred milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
 
-_STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False}
+_STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
+          "intra": None}
+#: per GEMM key: the chosen thread count (int), or the list of timings of its trial so far
+_CHOICE = {}
+#: the trial's clock (tests inject a fake one)
+_timer = time.perf_counter
 
 
 def _runnable_others(proc="/proc"):
@@ -123,6 +161,8 @@ def machine_quiet():
 
 
 def _init():
+    from ..config import threading as tf_threading
+    _STATE["intra"] = tf_threading.get_intra_op_parallelism_threads
     ctl = _controller()
     if ctl is None:
         _STATE["set"] = False
@@ -130,21 +170,59 @@ def _init():
     _STATE["set"], _STATE["many"] = ctl
 
 
-def _want(macs):
+def _one():
+    """A GEMM below ``FLOOR_MACS``: one thread."""
+    if _STATE["set"] is None:
+        _init()
+    if _STATE["set"]:
+        _use(1)
+
+
+def _use(n):
+    if n != _STATE["current"]:
+        _STATE["set"](n)
+        _STATE["current"] = n
+
+
+def _decide(times, many):
+    """The thread count for a shape from its trial's timings: ``times`` alternate one
+    thread, ``many`` threads, starting with one; the first pair is the warm-up."""
+    one, more = min(times[2::2]), min(times[3::2])
+    return many if more < MARGIN * one else 1
+
+
+def _gemm(a, b, out, sa, sb):
+    """np.matmul on the thread count this GEMM's shape wants (see module doc)."""
     st = _STATE
     if st["set"] is None:
         _init()
     if st["set"] is False or st["many"] == 1:
-        return None
-    n = st["many"] if macs >= BIG_MACS and _machine_quiet(time.monotonic()) else 1
-    if n != st["current"]:
-        st["set"](n)
-        st["current"] = n
-    return n
+        return np.matmul(a, b, out=out)
+    want = st["intra"]()
+    if want > 0:
+        _use(min(want, st["many"]))
+        return np.matmul(a, b, out=out)
+    if not _machine_quiet(time.monotonic()):
+        _use(1)
+        return np.matmul(a, b, out=out)
+    key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None)
+    choice = _CHOICE.get(key)
+    if type(choice) is int:
+        _use(choice)
+        return np.matmul(a, b, out=out)
+    if choice is None:
+        choice = _CHOICE[key] = []
+    _use(st["many"] if len(choice) % 2 else 1)
+    t0 = _timer()
+    r = np.matmul(a, b, out=out)
+    choice.append(_timer() - t0)
+    if len(choice) == 2 * (1 + SAMPLES):
+        _CHOICE[key] = _decide(choice, st["many"])
+    return r
 
 
 def matmul(a, b, out=None):
-    """``np.matmul`` with the BLAS thread count chosen for this GEMM's size (see module doc).
+    """``np.matmul`` with the BLAS thread count chosen for this GEMM's shape (see module doc).
 
     A product over a contraction of length 1 (an outer product: the gradient of a
     layer with one output unit, ``g @ W.T`` with ``W`` of shape (n, 1)) is an
@@ -155,12 +233,18 @@ def matmul(a, b, out=None):
     if len(sa) >= 2 and len(sb) >= 2:
         if sa[-1] == 1 and sb[-2] == 1:
             return np.multiply(a, b, out=out)
-        macs = sa[-2] * sa[-1] * sb[-1]
-        if macs >= BIG_MACS or _STATE["current"] != 1:
-            _want(macs)
+        if sa[-2] * sa[-1] * sb[-1] >= FLOOR_MACS:
+            return _gemm(a, b, out, sa, sb)
+        if _STATE["current"] != 1:
+            _one()
     return np.matmul(a, b, out=out)
 
 
 def blas_threads():
     """The thread count tapeflow last set for BLAS, or None when it leaves BLAS alone."""
     return _STATE["current"] if _STATE["set"] else None
+
+
+def gemm_choices():
+    """{GEMM key: thread count} for the shapes measured so far (for profiles and tests)."""
+    return {k: v for k, v in _CHOICE.items() if type(v) is int}
