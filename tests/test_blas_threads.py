@@ -233,3 +233,13 @@ def test_one_intra_op_thread_gives_one_thread_blas_bits():
         "    want = np.matmul(a, b)\n"
         "print(np.array_equal(got, want), threads.blas_threads())\n")
     assert out.split() == ["True", "1"]
+
+
+def test_gemms_past_the_ceiling_run_on_all_threads_unmeasured_unless_busy(policy, monkeypatch):
+    sets, cost, reads = policy
+    monkeypatch.setattr(threads, "CEIL_MACS", 256 * 64 * 256)
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    threads.matmul(a, b)
+    assert sets == [2, 1] and reads == [] and threads._CHOICE == {}

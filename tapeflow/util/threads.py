@@ -14,6 +14,9 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
 
 * below ``FLOOR_MACS`` multiply-adds a GEMM runs on one thread, unmeasured
   (OpenBLAS itself runs GEMMs of up to 262,144 multiply-adds on one thread);
+  from ``CEIL_MACS`` up on all threads, unmeasured (while the machine is quiet):
+  there two threads won on every machine measured, and a one-thread trial
+  call would cost tens of milliseconds;
 * while another process keeps the cores busy (below), every GEMM runs on one
   thread and nothing is measured;
 * else the first ``2 * (1 + SAMPLES)`` calls of each shape (operand shapes,
@@ -70,6 +73,9 @@ import numpy as np
 #: GEMMs below this many multiply-adds run on one thread without being timed: two
 #: threads never paid there (and OpenBLAS splits none up to 262,144 itself)
 FLOOR_MACS = 1 << 18
+#: GEMMs from this many multiply-adds up run on all threads without being timed (the
+#: Haswell crossover was 16M-100M; the autoencoder's 10000x784x200 is 1.6G)
+CEIL_MACS = 1 << 27
 #: timed calls per thread count and shape, after one warm-up call of each
 SAMPLES = 3
 #: all threads are kept for a shape only when their best call takes less than this
@@ -191,7 +197,7 @@ def _decide(times, many):
     return many if more < MARGIN * one else 1
 
 
-def _gemm(a, b, out, sa, sb):
+def _gemm(a, b, out, sa, sb, macs):
     """np.matmul on the thread count this GEMM's shape wants (see module doc)."""
     st = _STATE
     if st["set"] is None:
@@ -204,6 +210,9 @@ def _gemm(a, b, out, sa, sb):
         return np.matmul(a, b, out=out)
     if not _machine_quiet(time.monotonic()):
         _use(1)
+        return np.matmul(a, b, out=out)
+    if macs >= CEIL_MACS:
+        _use(st["many"])
         return np.matmul(a, b, out=out)
     key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None)
     choice = _CHOICE.get(key)
@@ -233,8 +242,9 @@ def matmul(a, b, out=None):
     if len(sa) >= 2 and len(sb) >= 2:
         if sa[-1] == 1 and sb[-2] == 1:
             return np.multiply(a, b, out=out)
-        if sa[-2] * sa[-1] * sb[-1] >= FLOOR_MACS:
-            return _gemm(a, b, out, sa, sb)
+        macs = sa[-2] * sa[-1] * sb[-1]
+        if macs >= FLOOR_MACS:
+            return _gemm(a, b, out, sa, sb, macs)
         if _STATE["current"] != 1:
             _one()
     return np.matmul(a, b, out=out)
