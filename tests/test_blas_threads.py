@@ -130,11 +130,13 @@ def policy(monkeypatch):
     def set_threads(n):
         sets.append(n)
 
-    for k, v in {"set": set_threads, "many": 2, "current": None,
+    for k, v in {"set": set_threads, "many": 2, "current": None, "retrial_at": None,
+                 "retrial_s": threads.RETRIAL_S,
                  "intra": tf.config.threading.get_intra_op_parallelism_threads}.items():
         monkeypatch.setitem(threads._STATE, k, v)
     monkeypatch.setattr(threads, "_CHOICE", {})
     monkeypatch.setattr(threads, "_timer", timer)
+    monkeypatch.setattr(threads, "_now", lambda: 1000.0)
     monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: True)
     tf.config.threading.set_intra_op_parallelism_threads(0)
     yield sets, cost, reads
@@ -243,3 +245,36 @@ def test_gemms_past_the_ceiling_run_on_all_threads_unmeasured_unless_busy(policy
     monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
     threads.matmul(a, b)
     assert sets == [2, 1] and reads == [] and threads._CHOICE == {}
+
+
+def test_all_shapes_are_timed_again_at_doubling_intervals(policy, monkeypatch):
+    """A trial spoilt by a burst of load (two threads looked slow) is corrected later."""
+    sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    a, b = _operands(256, 64, 256)
+    trial = 2 * (1 + threads.SAMPLES)
+
+    def run_trial(two_threads_cost):
+        cost[2] = two_threads_cost
+        reads.clear()
+        for _ in range(trial):
+            threads.matmul(a, b)
+        assert len(reads) == 2 * trial
+        return list(threads.gemm_choices().values())
+
+    assert run_trial(3e-4) == [1]                  # spoilt: two threads looked slow
+    now[0] += threads.RETRIAL_S - 0.1
+    reads.clear()
+    threads.matmul(a, b)
+    assert reads == []                             # not yet
+    now[0] += 0.2
+    assert run_trial(0.5e-4) == [2]                # timed again: corrected
+    for wait in (2 * threads.RETRIAL_S - 0.1, 0.2):
+        now[0] += wait
+        reads.clear()
+        threads.matmul(a, b)
+    assert reads == [1, 1]                         # the next trial, twice as late
+    now[0] += 1e6
+    threads.matmul(a, b)
+    assert threads._STATE["retrial_s"] <= threads.RETRIAL_MAX_S

@@ -27,8 +27,11 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   collapse on a shared machine and leaves the other core to the rest of the
   step). The calls are the program's own, in place: what a second thread
   costs there (waking a sleeping BLAS worker, a core held by numba's OpenMP
-  workers after a parallel loop) is in the timing. The choice holds for the
-  process.
+  workers after a parallel loop) is in the timing. All shapes are timed
+  again ``RETRIAL_S`` seconds after the first trial, then at doubling
+  intervals up to ``RETRIAL_MAX_S``: a trial spoilt by a burst of load (which
+  makes two threads look slow) is corrected, and a long run follows the
+  machine's conditions.
 
 Spare core means: the runnable threads of *other* processes, averaged over the
 last seconds, are fewer than ``cores - 1.5`` (our own running thread takes one
@@ -82,16 +85,22 @@ SAMPLES = 3
 #: fraction of the best one-thread call
 MARGIN = 0.9
 
+#: seconds from the first trial until all shapes are timed again; the interval then
+#: doubles up to RETRIAL_MAX_S (a trial is ~8 calls per shape: a negligible share)
+RETRIAL_S = 4.0
+RETRIAL_MAX_S = 256.0
+
 #: seconds over which other processes' runnable threads are averaged (a burst of
 #: a few hundred milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
 
 _STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
-          "intra": None}
+          "intra": None, "retrial_at": None, "retrial_s": RETRIAL_S}
 #: per GEMM key: the chosen thread count (int), or the list of timings of its trial so far
 _CHOICE = {}
-#: the trial's clock (tests inject a fake one)
+#: the trial's clock and the clock of the re-trials (tests inject fake ones)
 _timer = time.perf_counter
+_now = time.monotonic
 
 
 def _runnable_others(proc="/proc"):
@@ -208,12 +217,19 @@ def _gemm(a, b, out, sa, sb, macs):
     if want > 0:
         _use(min(want, st["many"]))
         return np.matmul(a, b, out=out)
-    if not _machine_quiet(time.monotonic()):
+    now = _now()
+    if not _machine_quiet(now):
         _use(1)
         return np.matmul(a, b, out=out)
     if macs >= CEIL_MACS:
         _use(st["many"])
         return np.matmul(a, b, out=out)
+    if st["retrial_at"] is None:
+        st["retrial_at"] = now + st["retrial_s"]
+    elif now >= st["retrial_at"]:
+        _CHOICE.clear()
+        st["retrial_s"] = min(2 * st["retrial_s"], RETRIAL_MAX_S)
+        st["retrial_at"] = now + st["retrial_s"]
     key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None)
     choice = _CHOICE.get(key)
     if type(choice) is int:
