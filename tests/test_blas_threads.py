@@ -37,13 +37,18 @@ def test_small_gemm_runs_on_one_blas_thread_and_values_match_numpy():
     assert tf_set == "1" and lib == "1"
 
 
-@pytest.mark.parametrize("env", [{"OPENBLAS_NUM_THREADS": "2"}, {"TAPEFLOW_BLAS_THREADS": "default"}])
-def test_users_choice_leaves_blas_alone(env):
+@pytest.mark.parametrize("env, want", [({"TAPEFLOW_BLAS_THREADS": "default"}, "None None"),
+                                       ({"OPENBLAS_NUM_THREADS": "1"}, "None 1"),
+                                       ({"OPENBLAS_NUM_THREADS": "2"}, "1 2")])
+def test_blas_pool_from_the_environment_is_the_cap(env, want):
+    """TAPEFLOW_BLAS_THREADS=default leaves BLAS alone; OPENBLAS_NUM_THREADS sizes the pool
+    (one thread: nothing to choose, BLAS is left alone; two: a small GEMM gets one)."""
     out = _run("import numpy as np, tapeflow as tf\n"
                "from tapeflow.util import threads\n"
                "tf.matmul(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))\n"
-               "print(threads.blas_threads())\n", **env)
-    assert out.strip() == "None"
+               "print(threads.blas_threads(), threads._STATE['many'] if threads._STATE['set'] else None)\n",
+               **env)
+    assert out.strip() == want
 
 
 @pytest.mark.parametrize("shape", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((600, 300), (300, 200))])
@@ -203,16 +208,21 @@ def test_small_gemms_and_a_busy_machine_run_on_one_thread_unmeasured(policy, mon
     assert reads == [1, 1] and len(threads._CHOICE) == 1
 
 
-def test_intra_op_setting_is_the_thread_count_whatever_the_measure_or_load(policy, monkeypatch):
+def test_intra_op_setting_caps_the_threads_whatever_the_load(policy, monkeypatch):
     sets, cost, reads = policy
     a, b = _operands(256, 256, 256)
     tf.config.threading.set_intra_op_parallelism_threads(1)
-    threads.matmul(a, b)
+    threads.matmul(a, b)                           # one thread, untimed
+    assert sets == [1] and reads == [] and threads._CHOICE == {}
     tf.config.threading.set_intra_op_parallelism_threads(8)
     monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
-    threads.matmul(a, b)                           # capped at BLAS's 2, even on a busy machine
+    cost[2] = 0.5e-4
+    for _ in range(2 * (1 + threads.SAMPLES) + 1):
+        threads.matmul(a, b)                       # timed between 1 and BLAS's 2, busy or not (as in TF)
+    assert sets == [1] + [2, 1] * threads.SAMPLES + [2] and len(reads) == 4 * (1 + threads.SAMPLES)
+    assert list(threads.gemm_choices().values()) == [2] and threads._STATE["current"] == 2
     threads.matmul(*_operands(8, 8, 8))            # tiny GEMMs stay on one
-    assert sets == [1, 2, 1] and reads == [] and threads._CHOICE == {}
+    assert threads._STATE["current"] == 1
 
 
 def test_one_intra_op_thread_gives_one_thread_blas_bits():

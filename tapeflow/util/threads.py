@@ -55,12 +55,14 @@ per-shape timings. Bit-reproducible runs set one thread:
 ``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
 ``OPENBLAS_NUM_THREADS=1``.
 
-The user's explicit choice wins: ``tf.config.threading``'s intra-op count, when
-set (> 0), is the thread count of every GEMM from ``FLOOR_MACS`` up (capped at
-BLAS's pool), unmeasured and whatever the load, as in TF; with
-``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``TAPEFLOW_BLAS_THREADS=default``
-in the environment, or without threadpoolctl (``pip install
-"tapeflow[threads]"``) or an OpenBLAS build of NumPy, matmul is plain
+The user's settings: ``tf.config.threading``'s intra-op count, when set, is
+the most threads a GEMM gets (capped at BLAS's pool): 1 means every GEMM on one
+thread; from 2 shapes are timed as above between one and that many threads, and
+the count holds whatever the load, as in TF (and as for tapeflow's parallel
+loops). ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` size BLAS's pool, which
+is the most threads a GEMM gets, as in OpenBLAS itself (1: BLAS is left alone).
+``TAPEFLOW_BLAS_THREADS=default`` in the environment, no threadpoolctl (``pip
+install "tapeflow[threads]"``) or a NumPy not built on OpenBLAS: matmul is plain
 ``np.matmul`` and BLAS is left alone. The thread count is switched only when
 the wanted count changes (~0.7 us). Note that the setting is process-wide:
 NumPy matmuls outside tapeflow also see it.
@@ -130,9 +132,8 @@ def _cores():
 
 
 def _controller():
-    """(set_num_threads, default thread count), or None to leave BLAS alone."""
-    if any(os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")):
-        return None
+    """(set_num_threads, pool size), or None to leave BLAS alone. The pool is what
+    OPENBLAS_NUM_THREADS / OMP_NUM_THREADS asked for, else the core count."""
     if os.environ.get("TAPEFLOW_BLAS_THREADS", "").lower() == "default":
         return None
     try:
@@ -189,7 +190,7 @@ def _one():
     """A GEMM below ``FLOOR_MACS``: one thread."""
     if _STATE["set"] is None:
         _init()
-    if _STATE["set"]:
+    if _STATE["set"] and _STATE["many"] > 1:
         _use(1)
 
 
@@ -213,16 +214,18 @@ def _gemm(a, b, out, sa, sb, macs):
         _init()
     if st["set"] is False or st["many"] == 1:
         return np.matmul(a, b, out=out)
-    want = st["intra"]()
-    if want > 0:
-        _use(min(want, st["many"]))
+    want, many = st["intra"](), st["many"]
+    if want == 1:
+        _use(1)
         return np.matmul(a, b, out=out)
     now = _now()
-    if not _machine_quiet(now):
+    if want > 1:
+        many = min(want, many)         # the user's count: no load guard, as in TF
+    elif not _machine_quiet(now):
         _use(1)
         return np.matmul(a, b, out=out)
     if macs >= CEIL_MACS:
-        _use(st["many"])
+        _use(many)
         return np.matmul(a, b, out=out)
     if st["retrial_at"] is None:
         st["retrial_at"] = now + st["retrial_s"]
@@ -230,19 +233,19 @@ def _gemm(a, b, out, sa, sb, macs):
         _CHOICE.clear()
         st["retrial_s"] = min(2 * st["retrial_s"], RETRIAL_MAX_S)
         st["retrial_at"] = now + st["retrial_s"]
-    key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None)
+    key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None, many)
     choice = _CHOICE.get(key)
     if type(choice) is int:
         _use(choice)
         return np.matmul(a, b, out=out)
     if choice is None:
         choice = _CHOICE[key] = []
-    _use(st["many"] if len(choice) % 2 else 1)
+    _use(many if len(choice) % 2 else 1)
     t0 = _timer()
     r = np.matmul(a, b, out=out)
     choice.append(_timer() - t0)
     if len(choice) == 2 * (1 + SAMPLES):
-        _CHOICE[key] = _decide(choice, st["many"])
+        _CHOICE[key] = _decide(choice, many)
     return r
 
 
