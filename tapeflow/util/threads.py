@@ -48,8 +48,9 @@ Results: OpenBLAS's threaded sgemm/dgemm do not round like its one-thread
 path. Both are deterministic, but the partition into per-thread blocks changes
 which micro-kernel computes an element, so a 256x17 @ 17x256 float32 product
 differs in the last bits in about 6% of its elements between one and two
-threads (0.3.31, Haswell kernels on AMD EPYC; measured on every TD3 and
-autoencoder shape, float32 and float64). So the thread choice, and with it the
+threads (0.3.31, Haswell kernels on AMD EPYC). Of 37 shapes checked (TD3,
+DQN, autoencoder and square ones, every operand layout), every float32 shape
+from 64x150x100 up differed, and some float64 ones. So the thread choice, and with it the
 last bits of a result, can change with the machine's load and with the
 per-shape timings. Bit-reproducible runs set one thread:
 ``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
