@@ -50,7 +50,8 @@ which micro-kernel computes an element, so a 256x17 @ 17x256 float32 product
 differs in the last bits in about 6% of its elements between one and two
 threads (0.3.31, Haswell kernels on AMD EPYC). Of 37 shapes checked (TD3,
 DQN, autoencoder and square ones, every operand layout), every float32 shape
-from 64x150x100 up differed, and some float64 ones. So the thread choice, and with it the
+with all three sides >= 17 differed (those with a side of 1-9 did not), and two
+float64 ones. So the thread choice, and with it the
 last bits of a result, can change with the machine's load and with the
 per-shape timings. Bit-reproducible runs set one thread:
 ``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
