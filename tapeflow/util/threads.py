@@ -19,19 +19,28 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   call would cost tens of milliseconds;
 * while another process keeps the cores busy (below), every GEMM runs on one
   thread and nothing is measured;
-* else the first ``2 * (1 + SAMPLES)`` calls of each shape (operand shapes,
-  strides, dtypes: a transposed operand is a different BLAS call) alternate
-  one and all threads, each timed with ``perf_counter``; the first pair warms
-  up, then the shape keeps all threads only if their fastest call beats the
-  fastest one-thread call by ``MARGIN`` (a tie goes to one thread: it cannot
-  collapse on a shared machine and leaves the other core to the rest of the
-  step). The calls are the program's own, in place: what a second thread
-  costs there (waking a sleeping BLAS worker, a core held by numba's OpenMP
-  workers after a parallel loop) is in the timing. All shapes are timed
-  again ``RETRIAL_S`` seconds after the first trial, then at doubling
-  intervals up to ``RETRIAL_MAX_S``: a trial spoilt by a burst of load (which
-  makes two threads look slow) is corrected, and a long run follows the
-  machine's conditions.
+* else each GEMM shape (operand shapes, strides, dtypes: a transposed operand
+  is a different BLAS call) is timed once per machine, on the first call that
+  meets it: the product of the call's own operands is computed into a scratch
+  result ``2 * (1 + SAMPLES)`` times, alternating one and all threads, each
+  timed with ``perf_counter``; the first pair warms up, then the shape keeps
+  all threads only if their fastest call beats the fastest one-thread call by
+  ``MARGIN`` (a tie goes to one thread: it cannot collapse on a shared machine
+  and leaves the other core to the rest of the step). Then the program's own
+  call runs on the decided count: a trial never makes the program's results.
+  A trial is kept only if the machine was quiet before it (the reading below)
+  and after it (no other process runnable right then); else it is discarded,
+  the call runs on one thread and the shape is tried again ``RETRIAL_S``
+  later. A decided shape is not timed again.
+* decisions are kept in ``blas_threads.json`` in ``$TAPEFLOW_CACHE_DIR`` (else
+  ``$XDG_CACHE_HOME/tapeflow``, else ``~/.cache/tapeflow``), under a
+  fingerprint of the machine (CPU model, cores we may run on, OpenBLAS
+  version, kernels and pool size), read once per process at its first timed
+  GEMM. A new decision is merged with the entries on disk and written to a
+  temporary file renamed over the cache, so concurrent processes lose at most
+  a decision, never the file. An unreadable, corrupt or unwritable cache is
+  ignored (the shapes are timed again). Delete the file to time them anew,
+  e.g. after changing the machine's BIOS or power settings.
 
 Spare core means: the runnable threads of *other* processes, averaged over the
 last seconds, are fewer than ``cores - 1.5`` (our own running thread takes one
@@ -51,9 +60,12 @@ differs in the last bits in about 6% of its elements between one and two
 threads (0.3.31, Haswell kernels on AMD EPYC). Of 37 shapes checked (TD3,
 DQN, autoencoder and square ones, every operand layout), every float32 shape
 with all three sides >= 17 differed (those with a side of 1-9 did not), and two
-float64 ones. So the thread choice, and with it the
-last bits of a result, can change with the machine's load and with the
-per-shape timings. Bit-reproducible runs set one thread:
+float64 ones. So the thread count decides the last bits of a result. While the
+machine is quiet, a shape's count comes from the cache (or from its trial, run
+before the program's first call of it), so runs with the same seed on the same
+machine give identical results, the first run included. Under load GEMMs drop
+to one thread (and a shape not yet decided stays on one), so results can change
+in the last bits. Bit-reproducible runs under load too set one thread:
 ``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
 ``OPENBLAS_NUM_THREADS=1``.
 
@@ -61,8 +73,10 @@ The user's settings: ``tf.config.threading``'s intra-op count, when set, is
 the most threads a GEMM gets (capped at BLAS's pool): 1 means every GEMM on one
 thread; from 2 shapes are timed as above between one and that many threads, and
 the count holds whatever the load, as in TF (and as for tapeflow's parallel
-loops). ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` size BLAS's pool, which
-is the most threads a GEMM gets, as in OpenBLAS itself (1: BLAS is left alone).
+loops); a trial taken under load then decides for this process only, it is not
+written to the cache. ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` size
+BLAS's pool, which is the most threads a GEMM gets, as in OpenBLAS itself (1:
+BLAS is left alone).
 ``TAPEFLOW_BLAS_THREADS=default`` in the environment, no threadpoolctl (``pip
 install "tapeflow[threads]"``) or a NumPy not built on OpenBLAS: matmul is plain
 ``np.matmul`` and BLAS is left alone. The thread count is switched only when
@@ -71,8 +85,10 @@ NumPy matmuls outside tapeflow also see it.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
+import tempfile
 import time
 
 import numpy as np
@@ -88,21 +104,21 @@ SAMPLES = 3
 #: all threads are kept for a shape only when their best call takes less than this
 #: fraction of the best one-thread call
 MARGIN = 0.9
-
-#: seconds from the first trial until all shapes are timed again; the interval then
-#: doubles up to RETRIAL_MAX_S (a trial is ~8 calls per shape: a negligible share)
+#: seconds after a trial spoilt by load until the shape is tried again
 RETRIAL_S = 4.0
-RETRIAL_MAX_S = 256.0
 
 #: seconds over which other processes' runnable threads are averaged (a burst of
 #: a few hundred milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
 
 _STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
-          "intra": None, "retrial_at": None, "retrial_s": RETRIAL_S}
-#: per GEMM key: the chosen thread count (int), or the list of timings of its trial so far
+          "intra": None, "blas": ""}
+#: per GEMM key: the chosen thread count (int), or the monotonic time before which a
+#: shape whose trial was spoilt by load is not tried again (float)
 _CHOICE = {}
-#: the trial's clock and the clock of the re-trials (tests inject fake ones)
+#: this machine's decisions in the cache file, {text key: count}; None until first needed
+_DISK = None
+#: the trial's clock and the clock of the load readings (tests inject fake ones)
 _timer = time.perf_counter
 _now = time.monotonic
 
@@ -134,8 +150,8 @@ def _cores():
 
 
 def _controller():
-    """(set_num_threads, pool size), or None to leave BLAS alone. The pool is what
-    OPENBLAS_NUM_THREADS / OMP_NUM_THREADS asked for, else the core count."""
+    """(set_num_threads, pool size, description), or None to leave BLAS alone. The pool
+    is what OPENBLAS_NUM_THREADS / OMP_NUM_THREADS asked for, else the core count."""
     if os.environ.get("TAPEFLOW_BLAS_THREADS", "").lower() == "default":
         return None
     try:
@@ -146,7 +162,8 @@ def _controller():
     if not libs:
         return None
     lib = libs[0]
-    return lib.set_num_threads, max(1, int(lib.num_threads))
+    n = max(1, int(lib.num_threads))
+    return lib.set_num_threads, n, f"openblas {lib.version} {getattr(lib, 'architecture', '')} threads={n}"
 
 
 def _machine_quiet(now, others=None):
@@ -172,6 +189,16 @@ def _machine_quiet(now, others=None):
     return st["quiet"]
 
 
+def _quiet_after():
+    """After a trial: does no other process run right now? The smoothed reading that
+    let the trial start lags ~2 s behind, so a process that started during the trial is
+    seen here; without /proc, the load-average test."""
+    others = _runnable_others()
+    if others is None:
+        return _machine_quiet(_now())
+    return others < _cores() - 1.5
+
+
 def machine_quiet():
     """Has the machine a core to spare for a second thread? (the test above, for
     tapeflow's own parallel loops)."""
@@ -185,7 +212,7 @@ def _init():
     if ctl is None:
         _STATE["set"] = False
         return
-    _STATE["set"], _STATE["many"] = ctl
+    _STATE["set"], _STATE["many"], _STATE["blas"] = ctl
 
 
 def _one():
@@ -202,11 +229,114 @@ def _use(n):
         _STATE["current"] = n
 
 
+# --- the decisions' cache file ---------------------------------------------------------
+def _cache_path():
+    d = os.environ.get("TAPEFLOW_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tapeflow")
+    return os.path.join(d, "blas_threads.json")
+
+
+def _fingerprint():
+    """What a decision holds for: the CPU model, the cores we may run on, the BLAS build
+    and its pool (a decision timed on another CPU or BLAS kernel says nothing here)."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    if not model:
+        import platform
+        model = platform.processor() or platform.machine()
+    return f"{model} | cores={_cores()} | {_STATE['blas']}"
+
+
+def _read_cache(path):
+    """The cache file's {fingerprint: {key: count}}; {} when absent, unreadable or corrupt
+    (the cache only saves trials: it must never stop a program)."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _decisions():
+    """This machine's decisions from the cache file, read once per process."""
+    global _DISK
+    if _DISK is None:
+        mine = _read_cache(_cache_path()).get(_fingerprint())
+        _DISK = {k: v for k, v in mine.items() if type(v) is int and v >= 1} if isinstance(mine, dict) else {}
+    return _DISK
+
+
+def _store(skey, n):
+    """Record a decision: merged into the entries on disk (another process may have added
+    some since we read them) and written to a temporary file renamed over the cache, so a
+    reader never sees a partial file. Failures leave the decision in this process only."""
+    _decisions()[skey] = n
+    path = _cache_path()
+    fp = _fingerprint()
+    try:
+        data = _read_cache(path)
+        mine = data.get(fp)
+        data[fp] = mine = mine if isinstance(mine, dict) else {}
+        mine[skey] = n
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".blas_threads.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+# --- the per-shape choice ------------------------------------------------------------------
 def _decide(times, many):
     """The thread count for a shape from its trial's timings: ``times`` alternate one
     thread, ``many`` threads, starting with one; the first pair is the warm-up."""
     one, more = min(times[2::2]), min(times[3::2])
     return many if more < MARGIN * one else 1
+
+
+def _trial(a, b, out, many):
+    """Time the product on one and on ``many`` threads into a scratch result, which is
+    discarded: the program's own result comes from the decided count only."""
+    scratch = None if out is None else np.empty_like(out)
+    times = []
+    for n in [1, many] * (1 + SAMPLES):
+        _use(n)
+        t0 = _timer()
+        np.matmul(a, b, out=scratch)
+        times.append(_timer() - t0)
+    return _decide(times, many)
+
+
+def _choose(key, a, b, out, many, quiet, forced, now):
+    """The thread count for a GEMM key not decided in this process: from the cache file,
+    else from a trial (kept if the machine was quiet before and after it, else 1 thread
+    now and a new trial ``RETRIAL_S`` later; under the user's intra-op count a spoilt
+    trial still decides for this process, as the count holds whatever the load)."""
+    retry_at = _CHOICE.get(key)
+    if retry_at is not None and now < retry_at:
+        return 1
+    sa, sb, sta, stb, da, db, no_out, _ = key
+    skey = f"{sa}@{sb} strides={sta},{stb} {da.str},{db.str} out={not no_out} threads<={many}"
+    n = _decisions().get(skey)
+    if n is None:
+        n = _trial(a, b, out, many)
+        if quiet and _quiet_after():
+            _store(skey, n)
+        elif not forced:
+            _CHOICE[key] = now + RETRIAL_S
+            return 1
+    _CHOICE[key] = n
+    return n
 
 
 def _gemm(a, b, out, sa, sb, macs):
@@ -221,34 +351,21 @@ def _gemm(a, b, out, sa, sb, macs):
         _use(1)
         return np.matmul(a, b, out=out)
     now = _now()
+    quiet = _machine_quiet(now)
     if want > 1:
         many = min(want, many)         # the user's count: no load guard, as in TF
-    elif not _machine_quiet(now):
+    elif not quiet:
         _use(1)
         return np.matmul(a, b, out=out)
     if macs >= CEIL_MACS:
         _use(many)
         return np.matmul(a, b, out=out)
-    if st["retrial_at"] is None:
-        st["retrial_at"] = now + st["retrial_s"]
-    elif now >= st["retrial_at"]:
-        _CHOICE.clear()
-        st["retrial_s"] = min(2 * st["retrial_s"], RETRIAL_MAX_S)
-        st["retrial_at"] = now + st["retrial_s"]
     key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None, many)
-    choice = _CHOICE.get(key)
-    if type(choice) is int:
-        _use(choice)
-        return np.matmul(a, b, out=out)
-    if choice is None:
-        choice = _CHOICE[key] = []
-    _use(many if len(choice) % 2 else 1)
-    t0 = _timer()
-    r = np.matmul(a, b, out=out)
-    choice.append(_timer() - t0)
-    if len(choice) == 2 * (1 + SAMPLES):
-        _CHOICE[key] = _decide(choice, many)
-    return r
+    n = _CHOICE.get(key)
+    if type(n) is not int:
+        n = _choose(key, a, b, out, many, quiet, want > 1, now)
+    _use(n)
+    return np.matmul(a, b, out=out)
 
 
 def matmul(a, b, out=None):
