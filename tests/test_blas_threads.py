@@ -159,7 +159,9 @@ def policy(monkeypatch, tmp_path):
         sets.append(n)
 
     monkeypatch.setenv("TAPEFLOW_CACHE_DIR", str(tmp_path))
+    # load_at -inf: every call asks the (patched) _machine_quiet, never a cached reading
     for k, v in {"set": set_threads, "many": 2, "current": None, "blas": "fake openblas threads=2",
+                 "load_at": float("-inf"),
                  "intra": tf.config.threading.get_intra_op_parallelism_threads}.items():
         monkeypatch.setitem(threads._STATE, k, v)
     monkeypatch.setattr(threads, "_CHOICE", {})

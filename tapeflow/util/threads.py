@@ -325,8 +325,8 @@ def _choose(key, a, b, out, many, quiet, forced, now):
     retry_at = _CHOICE.get(key)
     if retry_at is not None and now < retry_at:
         return 1
-    sa, sb, sta, stb, da, db, no_out, _ = key
-    skey = f"{sa}@{sb} strides={sta},{stb} {da.str},{db.str} out={not no_out} threads<={many}"
+    sa, sb, sta, stb, _, _, no_out, _ = key
+    skey = f"{sa}@{sb} strides={sta},{stb} {a.dtype.str},{b.dtype.str} out={not no_out} threads<={many}"
     n = _decisions().get(skey)
     if n is None:
         n = _trial(a, b, out, many)
@@ -351,7 +351,8 @@ def _gemm(a, b, out, sa, sb, macs):
         _use(1)
         return np.matmul(a, b, out=out)
     now = _now()
-    quiet = _machine_quiet(now)
+    # the load reading's fast path inline: a decided call must stay well under a microsecond
+    quiet = st["quiet"] if now - st["load_at"] <= 1.0 else _machine_quiet(now)
     if want > 1:
         many = min(want, many)         # the user's count: no load guard, as in TF
     elif not quiet:
@@ -360,11 +361,14 @@ def _gemm(a, b, out, sa, sb, macs):
     if macs >= CEIL_MACS:
         _use(many)
         return np.matmul(a, b, out=out)
-    key = (sa, sb, a.strides, b.strides, a.dtype, b.dtype, out is None, many)
+    # dtype.num, not the dtype: hashing a dtype costs ~0.5 us (a byte-swapped operand
+    # shares its native twin's key; only the thread choice could be off, never a value)
+    key = (sa, sb, a.strides, b.strides, a.dtype.num, b.dtype.num, out is None, many)
     n = _CHOICE.get(key)
     if type(n) is not int:
         n = _choose(key, a, b, out, many, quiet, want > 1, now)
-    _use(n)
+    if n != st["current"]:
+        _use(n)
     return np.matmul(a, b, out=out)
 
 
