@@ -13,10 +13,36 @@ check) so they are cheap for any input size:
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 import tapeflow as tf
+
+
+# -- a private cache directory -----------------------------------------------------
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_dir(tmp_path_factory):
+    """TAPEFLOW_CACHE_DIR for the session (subprocesses inherit it): the BLAS thread
+    decisions (blas_threads.json) of the user's earlier runs must not steer tests, nor
+    the tests' decisions their runs. The compiled numba kernels stay shared through a
+    link (they are keyed by source and cost seconds each to build)."""
+    old = os.environ.get("TAPEFLOW_CACHE_DIR")
+    d = tmp_path_factory.mktemp("tapeflow-cache")
+    numba_dir = os.path.join(old or os.path.join(os.path.expanduser("~"), ".cache", "tapeflow"), "numba")
+    try:
+        os.makedirs(numba_dir, exist_ok=True)
+        os.symlink(numba_dir, d / "numba")
+    except OSError:  # no shared numba cache: kernels are compiled into the private one
+        pass
+    os.environ["TAPEFLOW_CACHE_DIR"] = str(d)
+    yield
+    if old is None:
+        os.environ.pop("TAPEFLOW_CACHE_DIR", None)
+    else:
+        os.environ["TAPEFLOW_CACHE_DIR"] = old
 
 
 # -- conversions -----------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The matmul kernel's BLAS thread policy (tapeflow/util/threads.py): values unchanged,
-tiny GEMMs single-threaded, the user's environment respected."""
+tiny GEMMs single-threaded, larger ones on the thread count timed per shape, the user's
+environment and intra-op setting respected."""
+import json
 import subprocess
 import sys
 
@@ -24,8 +26,8 @@ def test_small_gemm_runs_on_one_blas_thread_and_values_match_numpy():
         "import numpy as np, tapeflow as tf\n"
         "from tapeflow.util import threads\n"
         "from threadpoolctl import threadpool_info\n"
-        "a = np.random.default_rng(0).standard_normal((64, 150)).astype(np.float32)\n"
-        "b = np.random.default_rng(1).standard_normal((150, 100)).astype(np.float32)\n"
+        "a = np.random.default_rng(0).standard_normal((64, 40)).astype(np.float32)\n"
+        "b = np.random.default_rng(1).standard_normal((40, 100)).astype(np.float32)\n"
         "r = tf.matmul(a, b).numpy()\n"
         "assert np.array_equal(r, np.matmul(a, b))\n"
         "blas = [i for i in threadpool_info() if i['internal_api'] == 'openblas']\n"
@@ -36,13 +38,18 @@ def test_small_gemm_runs_on_one_blas_thread_and_values_match_numpy():
     assert tf_set == "1" and lib == "1"
 
 
-@pytest.mark.parametrize("env", [{"OPENBLAS_NUM_THREADS": "2"}, {"TAPEFLOW_BLAS_THREADS": "default"}])
-def test_users_choice_leaves_blas_alone(env):
+@pytest.mark.parametrize("env, want", [({"TAPEFLOW_BLAS_THREADS": "default"}, "None None"),
+                                       ({"OPENBLAS_NUM_THREADS": "1"}, "None 1"),
+                                       ({"OPENBLAS_NUM_THREADS": "2"}, "1 2")])
+def test_blas_pool_from_the_environment_is_the_cap(env, want):
+    """TAPEFLOW_BLAS_THREADS=default leaves BLAS alone; OPENBLAS_NUM_THREADS sizes the pool
+    (one thread: nothing to choose, BLAS is left alone; two: a small GEMM gets one)."""
     out = _run("import numpy as np, tapeflow as tf\n"
                "from tapeflow.util import threads\n"
                "tf.matmul(np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))\n"
-               "print(threads.blas_threads())\n", **env)
-    assert out.strip() == "None"
+               "print(threads.blas_threads(), threads._STATE['many'] if threads._STATE['set'] else None)\n",
+               **env)
+    assert out.strip() == want
 
 
 @pytest.mark.parametrize("shape", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((600, 300), (300, 200))])
@@ -108,3 +115,322 @@ def test_a_second_blas_thread_only_while_no_other_process_runs(monkeypatch):
         assert threads._machine_quiet(t + 0.5, 7) == seen[-1]   # re-read at most once a second
     assert all(seen[:100])
     assert not any(seen[101:103]) and all(seen[-2:])
+
+
+def test_one_intra_op_thread_gives_one_thread_blas_bits():
+    """OpenBLAS's threaded GEMM does not round like its one-thread GEMM (the per-thread
+    blocks change which micro-kernel computes an element), so bit-reproducible runs set one
+    intra-op thread: every product then is the one-thread product whatever the policy
+    measured."""
+    out = _run(
+        "import numpy as np, tapeflow as tf\n"
+        "from tapeflow.util import threads\n"
+        "from threadpoolctl import threadpool_limits\n"
+        "threads._machine_quiet = lambda now, others=None: True\n"   # as on an idle machine
+        "rng = np.random.default_rng(0)\n"
+        "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 23), (23, 256)))\n"
+        "threads.matmul(a, b)\n"
+        "threads._CHOICE.update({k: threads._STATE['many'] for k in threads._CHOICE})\n"
+        "tf.config.threading.set_intra_op_parallelism_threads(1)\n"
+        "got = threads.matmul(a, b)\n"
+        "with threadpool_limits(1, 'blas'):\n"
+        "    want = np.matmul(a, b)\n"
+        "print(np.array_equal(got, want), threads.blas_threads())\n")
+    assert out.split() == ["True", "1"]
+
+
+# --- the per-shape choice (threads._gemm), with an injected clock -----------------------
+@pytest.fixture
+def policy(monkeypatch, tmp_path):
+    """The policy on a fake 2-thread BLAS with its cache in ``tmp_path``: thread counts are
+    recorded, not set; the trial's clock says a call took ``cost[threads]`` seconds; the
+    machine is quiet unless a test says otherwise."""
+    sets, cost, reads = [], {1: 1e-4, 2: 1e-4}, []
+    clock = [0.0, False]
+
+    def timer():
+        reads.append(threads._STATE["current"])
+        clock[1] = not clock[1]
+        if not clock[1]:
+            clock[0] += cost[threads._STATE["current"]]
+        return clock[0]
+
+    def set_threads(n):
+        sets.append(n)
+
+    monkeypatch.setenv("TAPEFLOW_CACHE_DIR", str(tmp_path))
+    # load_at -inf: every call asks the (patched) _machine_quiet, never a cached reading
+    for k, v in {"set": set_threads, "many": 2, "current": None, "blas": "fake openblas threads=2",
+                 "load_at": float("-inf"),
+                 "intra": tf.config.threading.get_intra_op_parallelism_threads}.items():
+        monkeypatch.setitem(threads._STATE, k, v)
+    monkeypatch.setattr(threads, "_CHOICE", {})
+    monkeypatch.setattr(threads, "_DISK", None)
+    monkeypatch.setattr(threads, "_timer", timer)
+    monkeypatch.setattr(threads, "_now", lambda: 1000.0)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: True)
+    monkeypatch.setattr(threads, "_quiet_after", lambda: True)
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+    yield sets, cost, reads
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+
+
+def _operands(m, k, n, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32))
+
+
+def _new_process(monkeypatch):
+    """Forget what this process decided and read, as a fresh process on the same machine."""
+    monkeypatch.setattr(threads, "_CHOICE", {})
+    monkeypatch.setattr(threads, "_DISK", None)
+    monkeypatch.setitem(threads._STATE, "current", None)
+
+
+def _cache_file(tmp_path):
+    return json.loads((tmp_path / "blas_threads.json").read_text())
+
+
+TRIAL = [1, 2] * (1 + threads.SAMPLES)
+
+
+def test_decision_ignores_the_warm_up_pair_and_needs_the_margin():
+    assert threads._decide([1.0, 1e-9, 100, 60, 100, 99, 101, 70], 2) == 2
+    assert threads._decide([1.0, 1e-9, 100, 95, 100, 92, 100, 99], 2) == 1   # < 10% faster: one thread
+    assert threads._decide([1e-9, 1.0, 100, 200, 100, 300, 100, 89], 4) == 4   # the best calls decide
+
+
+@pytest.mark.parametrize("two_threads_cost, chosen", [(0.5e-4, 2), (0.95e-4, 1), (3e-4, 1)])
+def test_first_call_times_a_scratch_product_then_runs_on_the_decision(policy, two_threads_cost, chosen):
+    """The trial alternates one and two threads on a scratch result; the program's own
+    call, the first one included, runs on the decided count and never inside the trial."""
+    sets, cost, reads = policy
+    cost[2] = two_threads_cost
+    a, b = _operands(256, 64, 256)
+    out = np.full((256, 256), np.nan, np.float32)
+    seen = []
+    threads_timer = threads._timer
+    threads._timer = lambda: (seen.append(np.isnan(out).all()), threads_timer())[1]
+    r = threads.matmul(a, b, out=out)
+    assert r is out and all(seen) and len(seen) == 2 * len(TRIAL)   # out untouched while timing
+    np.testing.assert_array_equal(out, np.matmul(a, b))
+    assert reads == [n for n in TRIAL for _ in (0, 1)]              # every trial call timed
+    assert sets == TRIAL + ([] if chosen == 2 else [1])             # then the decided count
+    for _ in range(3):
+        np.testing.assert_array_equal(threads.matmul(a, b, out=out), np.matmul(a, b))
+    assert len(reads) == 2 * len(TRIAL) and len(sets) == len(TRIAL) + (chosen == 1)
+    assert list(threads.gemm_choices().values()) == [chosen]
+
+
+def test_shapes_layouts_and_out_buffers_are_measured_apart(policy):
+    sets, cost, reads = policy
+    a, b = _operands(256, 64, 256)
+    at, bt = np.asfortranarray(a), np.asfortranarray(b)  # transposed operands: other BLAS calls
+    cost[2] = 0.5e-4
+    threads.matmul(a, b)
+    cost[2] = 2e-4
+    threads.matmul(at, b)
+    threads.matmul(a, bt, out=np.empty((256, 256), np.float32))
+    choices = threads.gemm_choices()
+    assert sorted(choices.values()) == [1, 1, 2] and len(choices) == 3
+    sets.clear()
+    for x in (at, a, at, at):
+        threads.matmul(x, b)
+    assert sets == [2, 1]                          # switched only when the wanted count changes
+
+
+def test_a_decision_is_read_by_the_next_process_and_used_from_its_first_call(policy, monkeypatch, tmp_path):
+    sets, cost, reads = policy
+    cost[2] = 0.5e-4
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    (fp, entries), = _cache_file(tmp_path).items()
+    assert fp == threads._fingerprint() and "fake openblas" in fp and list(entries.values()) == [2]
+    _new_process(monkeypatch)
+    reads.clear()
+    sets.clear()
+    np.testing.assert_array_equal(threads.matmul(a, b), np.matmul(a, b))
+    assert reads == [] and sets == [2]             # no trial: run 1's decision from the first call
+    monkeypatch.setitem(threads._STATE, "blas", "another openblas threads=2")   # another machine
+    _new_process(monkeypatch)
+    threads.matmul(a, b)
+    assert len(reads) == 2 * len(TRIAL) and len(_cache_file(tmp_path)) == 2
+
+
+def test_decisions_merge_with_entries_another_process_wrote(policy, tmp_path):
+    sets, cost, reads = policy
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)                           # this process read the cache (empty)
+    data = _cache_file(tmp_path)
+    data["other machine"] = {"k": 2}
+    data[threads._fingerprint()]["another shape"] = 2
+    (tmp_path / "blas_threads.json").write_text(json.dumps(data))
+    threads.matmul(*_operands(256, 65, 256))
+    data = _cache_file(tmp_path)
+    assert data["other machine"] == {"k": 2} and len(data[threads._fingerprint()]) == 3
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"%s": [2]}', '{"%s": {"%s": "2"}}'])
+def test_a_corrupt_cache_is_ignored_and_replaced(policy, monkeypatch, tmp_path, content):
+    sets, cost, reads = policy
+    cost[2] = 0.5e-4
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    skey, = _cache_file(tmp_path)[threads._fingerprint()]
+    (tmp_path / "blas_threads.json").write_text(content.replace("%s", threads._fingerprint(), 1)
+                                                .replace("%s", skey))
+    _new_process(monkeypatch)
+    reads.clear()
+    np.testing.assert_array_equal(threads.matmul(a, b), np.matmul(a, b))
+    assert len(reads) == 2 * len(TRIAL)            # the bad entry was not used: timed again
+    assert _cache_file(tmp_path)[threads._fingerprint()] == {skey: 2}
+
+
+def test_an_unwritable_cache_keeps_the_decision_in_the_process(policy, monkeypatch, tmp_path):
+    sets, cost, reads = policy
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("TAPEFLOW_CACHE_DIR", str(tmp_path / "file"))   # a file where a directory should be
+    cost[2] = 0.5e-4
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    threads.matmul(a, b)
+    assert list(threads.gemm_choices().values()) == [2] and len(reads) == 2 * len(TRIAL)
+
+
+def test_the_cache_file_is_replaced_whole_or_not_at_all(policy, monkeypatch, tmp_path):
+    """A failing write leaves the previous file as it was and no temporary file behind."""
+    sets, cost, reads = policy
+    threads.matmul(*_operands(256, 64, 256))
+    before = (tmp_path / "blas_threads.json").read_text()
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+    monkeypatch.setattr(threads.os, "replace", fail)
+    threads.matmul(*_operands(256, 65, 256))
+    assert (tmp_path / "blas_threads.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blas_threads.json"]
+    assert len(threads.gemm_choices()) == 2
+
+
+def test_a_trial_spoilt_by_load_is_discarded_and_tried_again_later(policy, monkeypatch, tmp_path):
+    """Another process ran during the trial: its timing is not recorded, this call runs on
+    one thread, and the shape is timed again RETRIAL_S later; a decided shape is never
+    timed again."""
+    sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    monkeypatch.setattr(threads, "_quiet_after", lambda: False)
+    cost[2] = 3e-4                                 # two threads looked slow under load
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    assert sets == TRIAL + [1] and threads.gemm_choices() == {}
+    assert not (tmp_path / "blas_threads.json").exists()
+    reads.clear()
+    now[0] += threads.RETRIAL_S - 0.1
+    threads.matmul(a, b)
+    assert reads == [] and threads._STATE["current"] == 1   # not yet
+    monkeypatch.setattr(threads, "_quiet_after", lambda: True)
+    cost[2] = 0.5e-4
+    now[0] += 0.2
+    threads.matmul(a, b)
+    assert len(reads) == 2 * len(TRIAL) and list(threads.gemm_choices().values()) == [2]
+    assert list(_cache_file(tmp_path)[threads._fingerprint()].values()) == [2]
+    now[0] += 1e6
+    threads.matmul(a, b)
+    assert len(reads) == 2 * len(TRIAL)
+
+
+def test_small_gemms_and_a_busy_machine_run_on_one_thread_unmeasured(policy, monkeypatch):
+    sets, cost, reads = policy
+    cost[2] = 1e-6
+    a, b = _operands(64, 63, 64)                   # 258k multiply-adds: below the floor
+    assert 64 * 63 * 64 < threads.FLOOR_MACS
+    for _ in range(10):
+        threads.matmul(a, b)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    a, b = _operands(256, 256, 256)
+    for _ in range(10):
+        threads.matmul(a, b)
+    assert sets == [1] and reads == [] and threads._CHOICE == {}
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: True)
+    threads.matmul(a, b)                           # quiet again: the trial runs
+    assert len(reads) == 2 * len(TRIAL) and list(threads.gemm_choices().values()) == [2]
+
+
+def test_intra_op_setting_caps_the_threads_whatever_the_load(policy, monkeypatch, tmp_path):
+    """Under the user's count a trial runs busy or not (as in TF) and decides for this
+    process, but a busy trial is not written to the cache."""
+    sets, cost, reads = policy
+    a, b = _operands(256, 256, 256)
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    threads.matmul(a, b)                           # one thread, untimed
+    assert sets == [1] and reads == [] and threads._CHOICE == {}
+    tf.config.threading.set_intra_op_parallelism_threads(8)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    cost[2] = 0.5e-4
+    threads.matmul(a, b)                           # timed between 1 and BLAS's 2
+    threads.matmul(a, b)
+    assert sets == [1] + [2, 1] * threads.SAMPLES + [2] and len(reads) == 2 * len(TRIAL)
+    assert list(threads.gemm_choices().values()) == [2] and threads._STATE["current"] == 2
+    assert not (tmp_path / "blas_threads.json").exists()
+    threads.matmul(*_operands(8, 8, 8))            # tiny GEMMs stay on one
+    assert threads._STATE["current"] == 1
+
+
+def test_gemms_past_the_ceiling_run_on_all_threads_unmeasured_unless_busy(policy, monkeypatch):
+    sets, cost, reads = policy
+    monkeypatch.setattr(threads, "CEIL_MACS", 256 * 64 * 256)
+    a, b = _operands(256, 64, 256)
+    threads.matmul(a, b)
+    monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+    threads.matmul(a, b)
+    assert sets == [2, 1] and reads == [] and threads._CHOICE == {}
+
+
+def test_cache_location_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("TAPEFLOW_CACHE_DIR", str(tmp_path / "t"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert threads._cache_path() == str(tmp_path / "t" / "blas_threads.json")
+    monkeypatch.delenv("TAPEFLOW_CACHE_DIR")
+    assert threads._cache_path() == str(tmp_path / "x" / "tapeflow" / "blas_threads.json")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert threads._cache_path() == str(tmp_path / "h" / ".cache" / "tapeflow" / "blas_threads.json")
+
+
+# --- real OpenBLAS, in fresh processes ------------------------------------------------------
+_REAL = (
+    "import numpy as np, tapeflow as tf\n"
+    "from tapeflow.util import threads\n"
+    "from threadpoolctl import threadpool_limits\n"
+    "threads._machine_quiet = lambda now, others=None: True\n"   # as on an idle machine
+    "threads._quiet_after = lambda: {after}\n"
+    "clock, calls = [0.0], []\n"
+    "def timer():\n"                                             # two threads look twice as fast
+    "    calls.append(1)\n"
+    "    clock[0] += 1e-4 / threads._STATE['current'] * (len(calls) % 2 == 0)\n"
+    "    return clock[0]\n"
+    "threads._timer = timer\n"
+    "rng = np.random.default_rng(0)\n"
+    "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 23), (23, 256)))\n"
+    "got = [threads.matmul(a, b) for _ in range(2)]\n"
+    "want = {{}}\n"
+    "for n in (1, 2):\n"
+    "    with threadpool_limits(n, 'blas'):\n"
+    "        want[n] = np.matmul(a, b)\n"
+    "print(threads._STATE['many'], len(calls), *[next((n for n in (1, 2) if np.array_equal(g, want[n])), 0)"
+    " for g in got])\n")
+
+
+def test_program_results_come_from_one_thread_or_the_decided_count(tmp_path):
+    """With real OpenBLAS (whose 1- and 2-thread sgemm differ in the last bits here): a
+    spoilt trial leaves the program's product on one thread; a kept one gives the
+    decided count's product from the first call; and the next process reads the
+    decision and gives the same bits without timing anything."""
+    env = {"TAPEFLOW_CACHE_DIR": str(tmp_path)}
+    many, *rest = _run(_REAL.format(after=False), **env).split()
+    if many != "2":
+        pytest.skip("needs a 2-thread OpenBLAS pool")
+    assert rest == [str(2 * len(TRIAL)), "1", "1"]   # timed twice (1 call each), both 1-thread bits
+    assert _run(_REAL.format(after=True), **env).split() == ["2", str(2 * len(TRIAL)), "2", "2"]
+    assert _run(_REAL.format(after=True), **env).split() == ["2", "0", "2", "2"]

@@ -1,4 +1,4 @@
-"""BLAS threads per GEMM: the matmul kernel's guard against oversubscription.
+"""BLAS threads per GEMM: measured per shape on the machine it runs on.
 
 OpenBLAS splits a GEMM over all cores and its threads spin at a barrier until
 every part is done. When another process holds a core, the part scheduled on
@@ -6,48 +6,121 @@ it waits for a time slice, and the whole GEMM waits with it: on 2 cores beside
 one busy process a 64x150 @ 150x100 product went from 35 us to 13 ms (the book
 Gridworld preset: 14 s quiet, 54 s beside a busy loop). A second thread gains
 at most 2x, and only on GEMMs large enough to amortise the split; it can lose
-hundreds of times. So:
+hundreds of times. Where it starts to pay depends on the CPU, the BLAS kernels
+and the shape, not on the multiply-add count alone: on a 2-core Haswell two
+threads won from 16M-100M multiply-adds, on a 2-core AMD EPYC from ~1M, and
+there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
+(1.5M) won by 1.2x. No constant is right on both, so each GEMM shape is timed:
 
-* below ``BIG_MACS`` multiply-adds a GEMM always runs on one thread;
-* at or above it, all threads only while the machine has a core to spare,
-  else one. Spare means: the runnable threads of *other* processes, averaged
-  over the last seconds, are fewer than ``cores - 1.5`` (our own running
-  thread takes one core). On Linux this is /proc/loadavg's count of runnable
-  threads minus this process's own runnable threads (/proc/self/task), read
-  at most once a second. The 1-minute load average cannot be used for this:
-  it counts our own BLAS threads, so two threads running on a quiet 2-core
-  machine lift it past the limit and switch themselves off a minute later
-  (and on again once it decayed: a long training run flipped between one and
-  two threads), and it still shows a process that ended a minute ago. Other
-  platforms fall back to the load average (all threads while it is below
-  ``cores - 0.5``).
+* below ``FLOOR_MACS`` multiply-adds a GEMM runs on one thread, unmeasured
+  (OpenBLAS itself runs GEMMs of up to 262,144 multiply-adds on one thread);
+  from ``CEIL_MACS`` up on all threads, unmeasured (while the machine is quiet):
+  there two threads won on every machine measured, and a one-thread trial
+  call would cost tens of milliseconds;
+* while another process keeps the cores busy (below), every GEMM runs on one
+  thread and nothing is measured;
+* else each GEMM shape (operand shapes, strides, dtypes: a transposed operand
+  is a different BLAS call) is timed once per machine, on the first call that
+  meets it: the product of the call's own operands is computed into a scratch
+  result ``2 * (1 + SAMPLES)`` times, alternating one and all threads, each
+  timed with ``perf_counter``; the first pair warms up, then the shape keeps
+  all threads only if their fastest call beats the fastest one-thread call by
+  ``MARGIN`` (a tie goes to one thread: it cannot collapse on a shared machine
+  and leaves the other core to the rest of the step). Then the program's own
+  call runs on the decided count: a trial never makes the program's results.
+  A trial is kept only if the machine was quiet before it (the reading below)
+  and after it (no other process runnable right then); else it is discarded,
+  the call runs on one thread and the shape is tried again ``RETRIAL_S``
+  later. A decided shape is not timed again.
+* decisions are kept in ``blas_threads.json`` in ``$TAPEFLOW_CACHE_DIR`` (else
+  ``$XDG_CACHE_HOME/tapeflow``, else ``~/.cache/tapeflow``), under a
+  fingerprint of the machine (CPU model, cores we may run on, OpenBLAS
+  version, kernels and pool size), read once per process at its first timed
+  GEMM. A new decision is merged with the entries on disk and written to a
+  temporary file renamed over the cache, so concurrent processes lose at most
+  a decision, never the file. An unreadable, corrupt or unwritable cache is
+  ignored (the shapes are timed again). Delete the file to time them anew,
+  e.g. after changing the machine's BIOS or power settings.
 
-The thread count is switched only when the wanted count changes, so a run of
-same-sized GEMMs pays one shape product and a comparison per call.
+Spare core means: the runnable threads of *other* processes, averaged over the
+last seconds, are fewer than ``cores - 1.5`` (our own running thread takes one
+core). On Linux this is /proc/loadavg's count of runnable threads minus this
+process's own runnable threads (/proc/self/task), read at most once a second.
+The 1-minute load average cannot be used for this: it counts our own BLAS
+threads, so two threads running on a quiet 2-core machine lift it past the
+limit and switch themselves off a minute later (and on again once it decayed: a
+long training run flipped between one and two threads), and it still shows a
+process that ended a minute ago. Other platforms fall back to the load average
+(all threads while it is below ``cores - 0.5``).
 
-The user's explicit choice wins: with ``OPENBLAS_NUM_THREADS``,
-``OMP_NUM_THREADS`` or ``TAPEFLOW_BLAS_THREADS=default`` in the environment, or
-without threadpoolctl (``pip install "tapeflow[threads]"``) or an OpenBLAS
-build of NumPy, matmul is plain ``np.matmul`` and BLAS is left alone. Note that
-the setting is process-wide: NumPy matmuls outside tapeflow also see it.
+Results: OpenBLAS's threaded sgemm/dgemm do not round like its one-thread
+path. Both are deterministic, but the partition into per-thread blocks changes
+which micro-kernel computes an element, so a 256x17 @ 17x256 float32 product
+differs in the last bits in about 6% of its elements between one and two
+threads (0.3.31, Haswell kernels on AMD EPYC). Of 37 shapes checked (TD3,
+DQN, autoencoder and square ones, every operand layout), every float32 shape
+with all three sides >= 17 differed (those with a side of 1-9 did not), and two
+float64 ones. So the thread count decides the last bits of a result. While the
+machine is quiet, a shape's count comes from the cache (or from its trial, run
+before the program's first call of it), so runs with the same seed on the same
+machine give identical results, the first run included. Under load GEMMs drop
+to one thread (and a shape not yet decided stays on one), so results can change
+in the last bits. Bit-reproducible runs under load too set one thread:
+``tf.config.threading.set_intra_op_parallelism_threads(1)`` or
+``OPENBLAS_NUM_THREADS=1``.
+
+The user's settings: ``tf.config.threading``'s intra-op count, when set, is
+the most threads a GEMM gets (capped at BLAS's pool): 1 means every GEMM on one
+thread; from 2 shapes are timed as above between one and that many threads, and
+the count holds whatever the load, as in TF (and as for tapeflow's parallel
+loops); a trial taken under load then decides for this process only, it is not
+written to the cache. ``OPENBLAS_NUM_THREADS`` / ``OMP_NUM_THREADS`` size
+BLAS's pool, which is the most threads a GEMM gets, as in OpenBLAS itself (1:
+BLAS is left alone).
+``TAPEFLOW_BLAS_THREADS=default`` in the environment, no threadpoolctl (``pip
+install "tapeflow[threads]"``) or a NumPy not built on OpenBLAS: matmul is plain
+``np.matmul`` and BLAS is left alone. The thread count is switched only when
+the wanted count changes (~0.7 us). Note that the setting is process-wide:
+NumPy matmuls outside tapeflow also see it.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
+import tempfile
 import time
 
 import numpy as np
 
-# Crossover measured on a quiet 2-core Haswell (sgemm): 2 threads start to win
-# between 16M and 100M multiply-adds; below that the split costs what it saves.
-BIG_MACS = 1 << 24
+#: GEMMs below this many multiply-adds run on one thread without being timed: two
+#: threads never paid there (and OpenBLAS splits none up to 262,144 itself)
+FLOOR_MACS = 1 << 18
+#: GEMMs from this many multiply-adds up run on all threads without being timed (the
+#: Haswell crossover was 16M-100M; the autoencoder's 10000x784x200 is 1.6G)
+CEIL_MACS = 1 << 27
+#: timed calls per thread count and shape, after one warm-up call of each
+SAMPLES = 3
+#: all threads are kept for a shape only when their best call takes less than this
+#: fraction of the best one-thread call
+MARGIN = 0.9
+#: seconds after a trial spoilt by load until the shape is tried again
+RETRIAL_S = 4.0
 
 #: seconds over which other processes' runnable threads are averaged (a burst of
 #: a few hundred milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
 
-_STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False}
+_STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
+          "intra": None, "blas": ""}
+#: per GEMM key: the chosen thread count (int), or the monotonic time before which a
+#: shape whose trial was spoilt by load is not tried again (float)
+_CHOICE = {}
+#: this machine's decisions in the cache file, {text key: count}; None until first needed
+_DISK = None
+#: the trial's clock and the clock of the load readings (tests inject fake ones)
+_timer = time.perf_counter
+_now = time.monotonic
 
 
 def _runnable_others(proc="/proc"):
@@ -77,9 +150,8 @@ def _cores():
 
 
 def _controller():
-    """(set_num_threads, default thread count), or None to leave BLAS alone."""
-    if any(os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")):
-        return None
+    """(set_num_threads, pool size, description), or None to leave BLAS alone. The pool
+    is what OPENBLAS_NUM_THREADS / OMP_NUM_THREADS asked for, else the core count."""
     if os.environ.get("TAPEFLOW_BLAS_THREADS", "").lower() == "default":
         return None
     try:
@@ -90,7 +162,8 @@ def _controller():
     if not libs:
         return None
     lib = libs[0]
-    return lib.set_num_threads, max(1, int(lib.num_threads))
+    n = max(1, int(lib.num_threads))
+    return lib.set_num_threads, n, f"openblas {lib.version} {getattr(lib, 'architecture', '')} threads={n}"
 
 
 def _machine_quiet(now, others=None):
@@ -116,6 +189,16 @@ def _machine_quiet(now, others=None):
     return st["quiet"]
 
 
+def _quiet_after():
+    """After a trial: does no other process run right now? The smoothed reading that
+    let the trial start lags ~2 s behind, so a process that started during the trial is
+    seen here; without /proc, the load-average test."""
+    others = _runnable_others()
+    if others is None:
+        return _machine_quiet(_now())
+    return others < _cores() - 1.5
+
+
 def machine_quiet():
     """Has the machine a core to spare for a second thread? (the test above, for
     tapeflow's own parallel loops)."""
@@ -123,28 +206,174 @@ def machine_quiet():
 
 
 def _init():
+    from ..config import threading as tf_threading
+    _STATE["intra"] = tf_threading.get_intra_op_parallelism_threads
     ctl = _controller()
     if ctl is None:
         _STATE["set"] = False
         return
-    _STATE["set"], _STATE["many"] = ctl
+    _STATE["set"], _STATE["many"], _STATE["blas"] = ctl
 
 
-def _want(macs):
+def _one():
+    """A GEMM below ``FLOOR_MACS``: one thread."""
+    if _STATE["set"] is None:
+        _init()
+    if _STATE["set"] and _STATE["many"] > 1:
+        _use(1)
+
+
+def _use(n):
+    if n != _STATE["current"]:
+        _STATE["set"](n)
+        _STATE["current"] = n
+
+
+# --- the decisions' cache file ---------------------------------------------------------
+def _cache_path():
+    d = os.environ.get("TAPEFLOW_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tapeflow")
+    return os.path.join(d, "blas_threads.json")
+
+
+def _fingerprint():
+    """What a decision holds for: the CPU model, the cores we may run on, the BLAS build
+    and its pool (a decision timed on another CPU or BLAS kernel says nothing here)."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    if not model:
+        import platform
+        model = platform.processor() or platform.machine()
+    return f"{model} | cores={_cores()} | {_STATE['blas']}"
+
+
+def _read_cache(path):
+    """The cache file's {fingerprint: {key: count}}; {} when absent, unreadable or corrupt
+    (the cache only saves trials: it must never stop a program)."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _decisions():
+    """This machine's decisions from the cache file, read once per process."""
+    global _DISK
+    if _DISK is None:
+        mine = _read_cache(_cache_path()).get(_fingerprint())
+        _DISK = {k: v for k, v in mine.items() if type(v) is int and v >= 1} if isinstance(mine, dict) else {}
+    return _DISK
+
+
+def _store(skey, n):
+    """Record a decision: merged into the entries on disk (another process may have added
+    some since we read them) and written to a temporary file renamed over the cache, so a
+    reader never sees a partial file. Failures leave the decision in this process only."""
+    _decisions()[skey] = n
+    path = _cache_path()
+    fp = _fingerprint()
+    try:
+        data = _read_cache(path)
+        mine = data.get(fp)
+        data[fp] = mine = mine if isinstance(mine, dict) else {}
+        mine[skey] = n
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".blas_threads.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+# --- the per-shape choice ------------------------------------------------------------------
+def _decide(times, many):
+    """The thread count for a shape from its trial's timings: ``times`` alternate one
+    thread, ``many`` threads, starting with one; the first pair is the warm-up."""
+    one, more = min(times[2::2]), min(times[3::2])
+    return many if more < MARGIN * one else 1
+
+
+def _trial(a, b, out, many):
+    """Time the product on one and on ``many`` threads into a scratch result, which is
+    discarded: the program's own result comes from the decided count only."""
+    scratch = None if out is None else np.empty_like(out)
+    times = []
+    for n in [1, many] * (1 + SAMPLES):
+        _use(n)
+        t0 = _timer()
+        np.matmul(a, b, out=scratch)
+        times.append(_timer() - t0)
+    return _decide(times, many)
+
+
+def _choose(key, a, b, out, many, quiet, forced, now):
+    """The thread count for a GEMM key not decided in this process: from the cache file,
+    else from a trial (kept if the machine was quiet before and after it, else 1 thread
+    now and a new trial ``RETRIAL_S`` later; under the user's intra-op count a spoilt
+    trial still decides for this process, as the count holds whatever the load)."""
+    retry_at = _CHOICE.get(key)
+    if retry_at is not None and now < retry_at:
+        return 1
+    sa, sb, sta, stb, _, _, no_out, _ = key
+    skey = f"{sa}@{sb} strides={sta},{stb} {a.dtype.str},{b.dtype.str} out={not no_out} threads<={many}"
+    n = _decisions().get(skey)
+    if n is None:
+        n = _trial(a, b, out, many)
+        if quiet and _quiet_after():
+            _store(skey, n)
+        elif not forced:
+            _CHOICE[key] = now + RETRIAL_S
+            return 1
+    _CHOICE[key] = n
+    return n
+
+
+def _gemm(a, b, out, sa, sb, macs):
+    """np.matmul on the thread count this GEMM's shape wants (see module doc)."""
     st = _STATE
     if st["set"] is None:
         _init()
     if st["set"] is False or st["many"] == 1:
-        return None
-    n = st["many"] if macs >= BIG_MACS and _machine_quiet(time.monotonic()) else 1
+        return np.matmul(a, b, out=out)
+    want, many = st["intra"](), st["many"]
+    if want == 1:
+        _use(1)
+        return np.matmul(a, b, out=out)
+    now = _now()
+    # the load reading's fast path inline: this is every mid-size GEMM's path, and a call costs ~0.1 us
+    quiet = st["quiet"] if now - st["load_at"] <= 1.0 else _machine_quiet(now)
+    if want > 1:
+        many = min(want, many)         # the user's count: no load guard, as in TF
+    elif not quiet:
+        _use(1)
+        return np.matmul(a, b, out=out)
+    if macs >= CEIL_MACS:
+        _use(many)
+        return np.matmul(a, b, out=out)
+    # dtype.num, not the dtype: hashing a dtype costs ~0.5 us (a byte-swapped operand
+    # shares its native twin's key; only the thread choice could be off, never a value)
+    key = (sa, sb, a.strides, b.strides, a.dtype.num, b.dtype.num, out is None, many)
+    n = _CHOICE.get(key)
+    if type(n) is not int:
+        n = _choose(key, a, b, out, many, quiet, want > 1, now)
     if n != st["current"]:
-        st["set"](n)
-        st["current"] = n
-    return n
+        _use(n)
+    return np.matmul(a, b, out=out)
 
 
 def matmul(a, b, out=None):
-    """``np.matmul`` with the BLAS thread count chosen for this GEMM's size (see module doc).
+    """``np.matmul`` with the BLAS thread count chosen for this GEMM's shape (see module doc).
 
     A product over a contraction of length 1 (an outer product: the gradient of a
     layer with one output unit, ``g @ W.T`` with ``W`` of shape (n, 1)) is an
@@ -156,11 +385,18 @@ def matmul(a, b, out=None):
         if sa[-1] == 1 and sb[-2] == 1:
             return np.multiply(a, b, out=out)
         macs = sa[-2] * sa[-1] * sb[-1]
-        if macs >= BIG_MACS or _STATE["current"] != 1:
-            _want(macs)
+        if macs >= FLOOR_MACS:
+            return _gemm(a, b, out, sa, sb, macs)
+        if _STATE["current"] != 1:
+            _one()
     return np.matmul(a, b, out=out)
 
 
 def blas_threads():
     """The thread count tapeflow last set for BLAS, or None when it leaves BLAS alone."""
     return _STATE["current"] if _STATE["set"] else None
+
+
+def gemm_choices():
+    """{GEMM key: thread count} for the shapes measured so far (for profiles and tests)."""
+    return {k: v for k, v in _CHOICE.items() if type(v) is int}

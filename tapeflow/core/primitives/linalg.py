@@ -52,8 +52,9 @@ def matmul(a, b):
     return bind(matmul_p, a, b)
 
 
-# The kernel picks BLAS threads per GEMM size (util/threads.py): tiny GEMMs on many
-# threads collapse on a shared machine.
+# The kernel picks BLAS threads per GEMM shape, timed on the machine it runs on
+# (util/threads.py): where a second thread pays depends on the CPU, and GEMMs on
+# many threads collapse on a shared machine.
 matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, vjp_np=_matmul_vjp_np, aliases=False,
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
 
