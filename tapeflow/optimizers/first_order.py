@@ -105,8 +105,8 @@ class Adam(Optimizer):
         if f is None:
             npd = np.dtype(var.dtype.as_numpy_dtype)
             t = M.cast(c["t"], npd)
-            bc1 = M.subtract(1.0, M.pow(npd.type(self.beta_1), t))
-            bc2 = M.subtract(1.0, M.pow(npd.type(self.beta_2), t))
+            bc1 = M.subtract(1.0, M.pow(self.beta_1, t))
+            bc2 = M.subtract(1.0, M.pow(self.beta_2, t))
             s2 = M.sqrt(bc2)
             if self.epsilon_mode == "keras":
                 f = (M.divide(M.multiply(lr, s2), bc1), s2)
