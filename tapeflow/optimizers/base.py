@@ -383,23 +383,25 @@ class Optimizer(Module):
         NumPy arrays for dtypes the loops are not compiled for (float16, ...)."""
         npd = w.dtype
         c = self._step_cache
-        args = c.get(npd)
-        if args is None:
-            # the loop's constants are scalars of the variable's dtype (a Python float
-            # would make numba compute in float64)
-            args = c[npd] = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor)
-                                  else npd.type(a) for a in self._rule_args(var, lr))
-        names = self._rule_slots()
-        slots = [None if n is None else self.get_slot(var, n) for n in names]
-        g = g.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
-        ins = [g if s is None else s._v.reshape(-1) for s in slots]
-        loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
-        if loop is not None:
-            n = g.shape[0]
+        plan = c.get(npd)
+        if plan is None:
+            # once per step and dtype: the slot names, the loop (None: the NumPy form), the
+            # size-0 output of an unused slot, and the constants as scalars of the
+            # variable's dtype (a Python float would make numba compute in float64)
+            args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
+                         for a in self._rule_args(var, lr))
+            loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
             empty = _NO_OUT.get(npd)
             if empty is None:
                 empty = _NO_OUT[npd] = np.empty(0, npd)
-            outs = [np.empty(n, npd) if s is not None else empty for s in [var] + slots]
+            plan = c[npd] = (self._rule_slots(), loop, empty, args)
+        names, loop, empty, args = plan
+        slots = [None if n is None else self.get_slot(var, n) for n in names]
+        g = g.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
+        ins = [g if s is None else s._v.reshape(-1) for s in slots]
+        if loop is not None:
+            n = g.shape[0]
+            outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
             loop(g, w.reshape(-1), *ins, *outs, *args)
         else:
             outs = self._rule(g, w.reshape(-1), *ins, *args)
