@@ -371,20 +371,19 @@ def test_compiled_apply_gradients_matches_eager_without_retracing(make):
 FUSED_CFG = [lambda: O.SGD(0.1), lambda: O.SGD(0.1, momentum=0.9), lambda: O.SGD(0.1, momentum=0.9, nesterov=True),
              lambda: O.SGD(0.1, weight_decay=0.05), lambda: O.Adam(0.01), lambda: O.Adam(0.01, amsgrad=True),
              lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch", amsgrad=True),
+             lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.AdamW(0.01, weight_decay=0.1), lambda: O.RMSprop(0.01),
              lambda: O.RMSprop(0.01, momentum=0.5, centered=True),
              lambda: O.RMSprop(0.01, rho=0.99, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5, centered=True, epsilon_mode="torch"),
+             lambda: O.RMSprop(0.01, momentum=0.5), lambda: O.Adagrad(0.1),
+             lambda: O.Adagrad(0.1, initial_accumulator_value=0.0, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.Adam(keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5), clipnorm=1.0)]
 
 
-@pytest.mark.parametrize("make", FUSED_CFG)
-@pytest.mark.parametrize("shape,dtype", [(SHAPE, np.float32), ((), np.float32), ((5,), np.float64)])
-def test_fused_eager_update_equals_the_op_path(make, shape, dtype):
-    # Eager apply_gradients with nothing recording runs the fused NumPy update; under an
-    # active tape it runs the ops (the traced form). Both must give the same bits, slots too.
-    w0, gs = _grads(shape=shape or (1,))
-    w0, gs = w0.astype(dtype).reshape(shape), [g.astype(dtype).reshape(shape) for g in gs]
+def _fused_and_op_path(make, w0, gs, transpose=False):
+    """[value, *slots] after the steps, eager with nothing recording (the fused update:
+    the rule's compiled loop, or the rule on NumPy arrays) and under a tape (the op path)."""
     results = []
     for taped in (False, True):
         opt, w = make(), tf.Variable(w0)
@@ -392,16 +391,68 @@ def test_fused_eager_update_equals_the_op_path(make, shape, dtype):
         fused = opt._fused_update
         opt._fused_update = lambda *a: (fused_calls.append(1), fused(*a))
         for g in gs:
+            # a transposed gradient is a non-contiguous view (what a matmul's vjp gives)
+            g = tf.transpose(tf.constant(np.ascontiguousarray(g.T))) if transpose else tf.constant(g)
             if taped:
                 with tf.GradientTape():
-                    opt.apply_gradients([(tf.constant(g), w)])
+                    opt.apply_gradients([(g, w)])
             else:
-                opt.apply_gradients([(tf.constant(g), w)])
+                opt.apply_gradients([(g, w)])
         assert len(fused_calls) == (0 if taped else len(gs))
-        assert w.numpy().shape == shape and w.numpy().dtype == dtype
+        assert w.numpy().shape == w0.shape and w.numpy().dtype == w0.dtype
         results.append([w.numpy()] + [sv.numpy() for _, _, sv in opt.slots()])
-    for fused, ops in zip(*results):
-        np.testing.assert_array_equal(fused, ops)
+    return results
+
+
+@pytest.mark.parametrize("make", FUSED_CFG)
+@pytest.mark.parametrize("shape,dtype", [(SHAPE, np.float32), ((), np.float32), ((5,), np.float64),
+                                         (SHAPE, np.float16)])
+def test_fused_eager_update_equals_the_op_path(make, shape, dtype):
+    # Both run the optimizer's one rule (tapeflow/optimizers/rules.py): compiled into a
+    # numba loop for float32/float64, on NumPy arrays for float16, on Tensors under the
+    # tape. Same bits, slots too (no FMA contraction, no reassociation in the loops).
+    w0, gs = _grads(shape=shape or (1,))
+    w0, gs = w0.astype(dtype).reshape(shape), [g.astype(dtype).reshape(shape) for g in gs]
+    fused, ops = _fused_and_op_path(make, w0, gs)
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [FUSED_CFG[1], FUSED_CFG[5], FUSED_CFG[10]])
+def test_fused_eager_update_takes_non_contiguous_gradients(make):
+    w0, gs = _grads(shape=(3, 5))
+    fused, ops = _fused_and_op_path(make, w0, gs, transpose=True)
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fused_eager_update_runs_the_compiled_loops():
+    # the loops exist for every rule (numba is a pinned dependency): a broken build would
+    # otherwise fall back to the NumPy form silently and only be slower
+    from tapeflow.optimizers import rules
+    for rule in (rules.sgd, rules.adam, rules.rmsprop, rules.adagrad):
+        assert rules.kernel(rule) is not None, rule.__name__
+
+
+def test_fused_eager_update_keeps_ieee_division():
+    # a zero denominator (epsilon 0, zero gradient and second moment) gives inf/nan as the
+    # ops do, not numba's ZeroDivisionError
+    g = np.zeros(3, np.float32)
+    fused, ops = _fused_and_op_path(lambda: O.Adagrad(0.1, initial_accumulator_value=0.0, epsilon=0.0),
+                                    np.ones(3, np.float32), [g])
+    assert np.isnan(fused[0]).all()
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_overridden_update_step_runs_eagerly_too():
+    class HalfSGD(O.SGD):
+        def _update_step(self, g, var, lr):
+            var.assign_sub(g * lr * 0.5)
+
+    w = tf.Variable(np.ones(2, np.float32))
+    HalfSGD(1.0).apply_gradients([(tf.constant(np.ones(2, np.float32)), w)])
+    np.testing.assert_array_equal(w.numpy(), [0.5, 0.5])
 
 
 def test_gradient_shape_must_match_the_variable():

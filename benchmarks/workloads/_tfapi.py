@@ -80,5 +80,18 @@ class HandAdam:
             p.assign_sub(step * m / (tfm.sqrt(v) / sc2 + self.eps))
 
 
+class KerasAdam:
+    """The same Adam through the framework's Keras optimizer (``apply_gradients``), as a
+    TF2 port writes it; tapeflow's ``epsilon_mode="torch"`` puts epsilon where
+    torch.optim.Adam does (TF's Keras Adam has only its own placement)."""
+
+    def __init__(self, tfm, init_arrays, lr=1e-3, eps=1e-8):
+        kw = {"epsilon_mode": "torch"} if tfm.__name__ == "tapeflow" else {}
+        self.opt = tfm.keras.optimizers.Adam(learning_rate=lr, epsilon=eps, **kw)
+
+    def apply(self, grads, params):
+        self.opt.apply_gradients(zip(grads, params))
+
+
 def read(v):
     return np.array(v.numpy())

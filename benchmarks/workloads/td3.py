@@ -16,7 +16,7 @@ import numpy as np
 from benchmarks.common import Bench, Impl, mlp_params, rng
 from benchmarks.workloads import _npnn as nn
 from benchmarks.workloads._peerutil import jax_mlp, named, torch_arrays, torch_mlp
-from benchmarks.workloads._tfapi import HandAdam, constants, dense_mlp, import_tf, variables
+from benchmarks.workloads._tfapi import HandAdam, KerasAdam, constants, dense_mlp, import_tf, variables
 
 NAME = "td3"
 TITLE = "TD3 train iteration (actor + twin critics, batch 256)"
@@ -151,8 +151,8 @@ def build_numpy(case, data):
     return Bench(step=m.cycle, units=2, check=lambda: check_run(m.cycle, m.state))
 
 
-# --- TF API: tapeflow and TensorFlow (raw ops + hand Adam) ------------------------
-def _tf(framework, how):
+# --- TF API: tapeflow and TensorFlow (raw ops + hand Adam, or the Keras Adam) ------
+def _tf(framework, how, optimizer=HandAdam):
     def build(case, data):
         tf = import_tf(framework)
         actor = variables(tf, get(data, "actor"), "actor")
@@ -161,8 +161,8 @@ def _tf(framework, how):
         actor_t = variables(tf, get(data, "actor"), "actor_t")
         q1_t = variables(tf, get(data, "q1_"), "q1_t")
         q2_t = variables(tf, get(data, "q2_"), "q2_t")
-        copt = HandAdam(tf, get(data, "q1_") + get(data, "q2_"), lr=LR)
-        aopt = HandAdam(tf, get(data, "actor"), lr=LR)
+        copt = optimizer(tf, get(data, "q1_") + get(data, "q2_"), lr=LR)
+        aopt = optimizer(tf, get(data, "actor"), lr=LR)
         batch = constants(tf, [data[k] for k in BATCH_KEYS])
 
         def critic_update(s, a, r, s2, nd, noise):
@@ -344,6 +344,8 @@ IMPLS = [
     Impl("numpy", "numpy", "NumPy (hand-written backprop + Adam)", build_numpy),
     Impl("tapeflow_function", "tapeflow", "tapeflow.function (raw ops + hand Adam)", _tf("tapeflow", "function")),
     Impl("tapeflow_eager", "tapeflow", "tapeflow eager (raw ops + hand Adam)", _tf("tapeflow", "eager")),
+    Impl("tapeflow_eager_keras", "tapeflow", "tapeflow eager (raw ops + Keras Adam)",
+         _tf("tapeflow", "eager", KerasAdam)),
     Impl("torch", "torch", "PyTorch (torch.optim.Adam)", build_torch),
     Impl("jax", "jax", "JAX jit + optax.adam", build_jax),
     Impl("tf_function", "tensorflow", "TF tf.function (raw ops + hand Adam)", _tf("tensorflow", "function")),

@@ -10,6 +10,7 @@ was at the read.
 from __future__ import annotations
 
 import itertools
+from sys import getrefcount as _getrefcount
 
 import numpy as np
 
@@ -517,22 +518,62 @@ class Variable(Tensor):
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replace the value (the ``assign_variable`` primitive: eagerly now, or as an
         ordered write in a traced function)."""
-        bind(_ASSIGN, self._check_value(value, "assign"), var=self)
+        v = self._check_value(value, "assign")
+        st = STATE
+        if st.trace is None and st.profiler is None and (v.__class__ is np.ndarray or v._v is not None):
+            # Eager: the primitive's kernel now, as bind's fast path calls kernels. bind
+            # would get there through eager_apply, which has nothing else to do for a write:
+            # no rule (_check_value checked the value), no result, no tape record (a write
+            # is not differentiable). Traced or profiled writes (and a leaked symbolic
+            # value, for its error) go through bind.
+            if v.__class__ is np.ndarray:
+                _ASSIGN.impl(v, var=self)
+            elif v._v.shape == self._v.shape and _sole_array(v):
+                # the value of an expression (tau * p + (1 - tau) * tp): its array is
+                # fresh and only this tensor holds it, so no one can write to it; the
+                # variable may take it without the kernel's copy (Tensors' arrays are
+                # never written in place: Tensor.numpy() is a read-only view; variables'
+                # buffers are replaced, never written)
+                self._v = v._v
+            else:
+                _ASSIGN.impl(v._v, var=self)
+        else:
+            bind(_ASSIGN, v, var=self)
+        return self._written(read_value)
+
+    def _written(self, read_value):
         if not read_value:
             return None
-        if STATE.trace is None and not STATE.tapes:
+        st = STATE
+        if st.trace is None and not st.tapes:
             return _UnreadVariable(self)
         # Traced or taped, the result is the variable itself, so traces and tapes see
         # reads of it as reads of this variable (ordering, gradients)
         return self
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        return self.assign(bind(_E.add_p, self.read_value(), self._check_value(delta, "assign_add")),
-                           read_value=read_value)
+        return self._assign_op(_E.add_p, delta, "assign_add", read_value)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        return self.assign(bind(_E.sub_p, self.read_value(), self._check_value(delta, "assign_sub")),
-                           read_value=read_value)
+        return self._assign_op(_E.sub_p, delta, "assign_sub", read_value)
+
+    def _assign_op(self, p, delta, op, read_value):
+        """``self.assign(p(self, delta))``: a read, the op and a write (the traced IR)."""
+        d = self._check_value(delta, op)
+        st = STATE
+        if st.trace is None and st.profiler is None and not st.tapes:
+            # Eager with nothing recording: the op's bind2 on the variable (read in its fast
+            # path) and the result becomes the buffer as it is. The kernel (np.add/np.subtract)
+            # just made that array and nobody else holds it, so assign's defensive copy
+            # would only cost a pass over it. A result of another dtype (none for
+            # same-dtype add/sub, but the buffer's dtype is the variable's) takes assign.
+            new = p.bind2(self, d)
+            arr = new._v
+            if arr.dtype is self._v.dtype and arr.shape == self._v.shape:
+                self._v = arr
+                return self._written(read_value)
+            return self.assign(new, read_value=read_value)
+        return self.assign(bind(p, self.read_value(), d), read_value=read_value)
 
     def scatter_nd_update(self, indices, updates):
         from ..ops import array_ops
@@ -545,6 +586,27 @@ class Variable(Tensor):
     @property
     def dtype(self):
         return _dt.from_np(self._v.dtype)
+
+
+def _array_refs(t):
+    a = t._v
+    return _getrefcount(a)
+
+
+def _sole_array(t):
+    """Whether ``t``'s array owns its memory and no object but ``t`` refers to it (no
+    view of it, no user's name for it, no other tensor): then nothing can write to it.
+    The reference count is compared with the one this same function sees for a tensor
+    made here of a fresh array, so an interpreter counting references differently
+    (borrowed references on the stack) gives the same comparison."""
+    if not _SOLE_REFS:
+        fresh = _new(Tensor)
+        fresh._v = np.empty(1)
+        _SOLE_REFS.append(_array_refs(fresh))
+    return t._v.base is None and _array_refs(t) == _SOLE_REFS[0]
+
+
+_SOLE_REFS = []
 
 
 class _UnreadVariable(Variable):

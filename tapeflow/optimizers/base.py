@@ -32,6 +32,7 @@ from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
+from . import rules as _rules
 from . import schedules as _sched
 
 __all__ = ["Optimizer"]
@@ -44,6 +45,10 @@ def _put(var, value):
     defensive copy assign makes of values that might be shared."""
     shape = var._v.shape
     var._v = value if value.shape == shape else value.reshape(shape)
+
+
+#: per dtype, the size-0 array a compiled rule loop gets for a slot output it must not write
+_NO_OUT = {}
 
 
 class _VarList(list):
@@ -313,27 +318,23 @@ class Optimizer(Module):
         self._prepare_step()
         cons = _constraints()
         st = STATE
-        # Eager with nothing recording (the usual training step): the whole update runs
-        # as NumPy on the arrays, one pass of in-place ufuncs per variable into fresh
-        # buffers (as torch's fused Adam, minus the in-place write: reads stay snapshots).
-        # Traced, taped or profiled steps take the op path below, which is the spec
-        # (tests compare the two on every optimizer and option).
-        fused = (self._fused_update is not None and st.trace is None and not st.tapes
-                 and st.profiler is None)
+        # Eager with nothing recording (the usual training step): the rule runs as one
+        # compiled loop per variable over g, w and the slots into fresh buffers (as torch's
+        # fused Adam, minus the in-place write: reads stay snapshots). Traced, taped or
+        # profiled steps run the same rule on Tensors (the op path, the spec); a subclass
+        # that overrides _update_step gets its own update in every mode.
+        fused = (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
+                 and type(self)._update_step is Optimizer._update_step)
         for g, (_, v) in zip(grads, pairs_ok):
             npd = v._v.dtype
             lr = lrs.get(npd)
             if lr is None:
                 lr = lrs[npd] = M.cast(lr32, npd)
             if fused:
-                w, gv = v._v, g._v
-                if w.ndim == 0:
-                    # ufuncs on 0-d arrays return NumPy scalars (no out=, no array to store):
-                    # work on 1-element views; _put gives the result the variable's shape back
-                    w, gv = w.reshape(1), gv.reshape(1)
+                w = v._v
                 if self.weight_decay and self._use_weight_decay(v):
                     w = w - w * (lr._v * npd.type(self.weight_decay))
-                self._fused_update(gv, v, w, lr)
+                self._fused_update(g._v, v, w, lr)
             else:
                 if self.weight_decay and self._use_weight_decay(v):
                     v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
@@ -349,13 +350,65 @@ class Optimizer(Module):
         """Per-step values shared by all variables (subclasses: bias corrections)."""
         self._step_cache = {}
 
-    def _update_step(self, grad, var, lr):
-        raise NotImplementedError
+    #: the update rule (a function of tapeflow.optimizers.rules), or None: subclasses then
+    #: define ``_update_step``
+    _rule = None
 
-    #: ``_fused_update(g, var, w, lr)``: the eager form of ``_update_step`` on arrays (``g``
-    #: the gradient, ``w`` the variable's value after weight decay, ``lr`` a tensor of its
-    #: dtype); it stores results with ``_put``. None: the op path is used eagerly too.
-    _fused_update = None
+    def _rule_slots(self):
+        """The slot names the rule takes after ``w``, None for one this configuration
+        does not use."""
+        return ()
+
+    def _rule_args(self, var, lr):
+        """The rule's constants after the slots: scalar tensors of var's dtype, Python
+        floats and bools (flags)."""
+        return ()
+
+    def _update_step(self, grad, var, lr):
+        """The op path: the rule on tensors, then the writes (slots first, as the
+        fused loop's order of results)."""
+        if self._rule is None:
+            raise NotImplementedError(f"{type(self).__name__}: define _rule or _update_step")
+        slots = [None if n is None else self.get_slot(var, n) for n in self._rule_slots()]
+        new = self._rule(grad, var.read_value(), *[None if s is None else s.read_value() for s in slots],
+                         *self._rule_args(var, lr))
+        for s, value in zip(slots, new[1:]):
+            if s is not None:
+                s.assign(value)
+        var.assign(new[0])
+
+    def _fused_update(self, g, var, w, lr):
+        """The eager update on arrays (``w``: the value after weight decay): the rule's
+        compiled loop over flat views into fresh buffers, stored with ``_put``; the rule on
+        NumPy arrays for dtypes the loops are not compiled for (float16, ...)."""
+        npd = w.dtype
+        c = self._step_cache
+        plan = c.get(npd)
+        if plan is None:
+            # once per step and dtype: the slot names, the loop (None: the NumPy form), the
+            # size-0 output of an unused slot, and the constants as scalars of the
+            # variable's dtype (a Python float would make numba compute in float64)
+            args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
+                         for a in self._rule_args(var, lr))
+            loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
+            empty = _NO_OUT.get(npd)
+            if empty is None:
+                empty = _NO_OUT[npd] = np.empty(0, npd)
+            plan = c[npd] = (self._rule_slots(), loop, empty, args)
+        names, loop, empty, args = plan
+        slots = [None if n is None else self.get_slot(var, n) for n in names]
+        g = g.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
+        ins = [g if s is None else s._v.reshape(-1) for s in slots]
+        if loop is not None:
+            n = g.shape[0]
+            outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
+            loop(g, w.reshape(-1), *ins, *outs, *args)
+        else:
+            outs = self._rule(g, w.reshape(-1), *ins, *args)
+        _put(var, outs[0])
+        for s, value in zip(slots, outs[1:]):
+            if s is not None:
+                _put(s, value)
 
     def minimize(self, loss, var_list, tape=None, grad_loss=None, name=None):
         """``loss``: a no-argument callable (differentiated with a new tape), or

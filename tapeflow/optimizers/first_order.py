@@ -19,13 +19,17 @@ RMSprop ``rho=0.99``, Adagrad ``initial_accumulator_value=0``). SGD with
 momentum: Keras keeps ``m = momentum*m - lr*g`` and PyTorch
 ``b = momentum*b + g``; with a constant learning rate both give the same
 iterates (m = -lr*b), so there is no mode.
+
+The rules themselves are in ``rules.py`` (one text for the op path and the
+fused eager loops); the classes here say which slots and constants they take.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..ops import math_ops as M
-from .base import Optimizer, _put
+from . import rules as _rules
+from .base import Optimizer
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
@@ -53,35 +57,13 @@ class SGD(Optimizer):
         if self.momentum:
             self.add_slot(var, "momentum")
 
-    def _update_step(self, g, var, lr):
-        step = M.multiply(g, lr)
-        if self.momentum:
-            m = self.get_slot(var, "momentum")
-            new_m = M.subtract(M.multiply(m.read_value(), self.momentum), step)
-            m.assign(new_m)
-            if self.nesterov:
-                var.assign_add(M.subtract(M.multiply(new_m, self.momentum), step))
-            else:
-                var.assign_add(new_m)
-        else:
-            var.assign_sub(step)
+    _rule = staticmethod(_rules.sgd)
 
-    def _fused_update(self, g, var, w, lr):
-        # _update_step's arithmetic on arrays, in its order (same results, bit for bit)
-        step = g * lr._v
-        if self.momentum:
-            m = self.get_slot(var, "momentum")
-            new_m = m._v * self.momentum
-            new_m -= step
-            _put(m, new_m)
-            if self.nesterov:
-                d = new_m * self.momentum
-                d -= step
-                _put(var, np.add(w, d, out=d))
-            else:
-                _put(var, w + new_m)
-        else:
-            _put(var, np.subtract(w, step, out=step))
+    def _rule_slots(self):
+        return ("momentum" if self.momentum else None,)
+
+    def _rule_args(self, var, lr):
+        return lr, self.momentum, bool(self.momentum), self.nesterov
 
     def get_config(self):
         cfg = super().get_config()
@@ -123,8 +105,8 @@ class Adam(Optimizer):
         if f is None:
             npd = np.dtype(var.dtype.as_numpy_dtype)
             t = M.cast(c["t"], npd)
-            bc1 = M.subtract(1.0, M.pow(npd.type(self.beta_1), t))
-            bc2 = M.subtract(1.0, M.pow(npd.type(self.beta_2), t))
+            bc1 = M.subtract(1.0, M.pow(self.beta_1, t))
+            bc2 = M.subtract(1.0, M.pow(self.beta_2, t))
             s2 = M.sqrt(bc2)
             if self.epsilon_mode == "keras":
                 f = (M.divide(M.multiply(lr, s2), bc1), s2)
@@ -133,64 +115,15 @@ class Adam(Optimizer):
             c[key] = f
         return f
 
-    def _update_step(self, g, var, lr):
-        m = self.get_slot(var, "m")
-        v = self.get_slot(var, "v")
-        mv, vv = m.read_value(), v.read_value()
-        if self.epsilon_mode == "keras":
-            new_m = M.add(mv, M.multiply(M.subtract(g, mv), 1.0 - self.beta_1))
-            new_v = M.add(vv, M.multiply(M.subtract(M.square(g), vv), 1.0 - self.beta_2))
-        else:
-            new_m = M.add(mv, M.multiply(M.subtract(g, mv), 1.0 - self.beta_1))
-            new_v = M.add(M.multiply(vv, self.beta_2), M.multiply(M.square(g), 1.0 - self.beta_2))
-        m.assign(new_m)
-        v.assign(new_v)
-        if self.amsgrad:
-            vh = self.get_slot(var, "vhat")
-            new_v = M.maximum(vh.read_value(), new_v)
-            vh.assign(new_v)
-        alpha, s2 = self._factors(var, lr)
-        if self.epsilon_mode == "keras":
-            var.assign_sub(M.divide(M.multiply(new_m, alpha), M.add(M.sqrt(new_v), self.epsilon)))
-        else:
-            denom = M.add(M.divide(M.sqrt(new_v), s2), self.epsilon)
-            var.assign_sub(M.multiply(M.divide(new_m, denom), alpha))
+    _rule = staticmethod(_rules.adam)
 
-    def _fused_update(self, g, var, w, lr):
-        # _update_step's arithmetic on arrays, in its order (same results, bit for bit);
-        # each temporary is fresh, so the in-place ufuncs touch no one else's buffer
-        m = self.get_slot(var, "m")
-        v = self.get_slot(var, "v")
-        mv, vv = m._v, v._v
-        new_m = np.subtract(g, mv)
-        new_m *= 1.0 - self.beta_1
-        new_m += mv
-        if self.epsilon_mode == "keras":
-            new_v = np.square(g)
-            new_v -= vv
-            new_v *= 1.0 - self.beta_2
-            new_v += vv
-        else:
-            new_v = vv * self.beta_2
-            new_v += np.square(g) * (1.0 - self.beta_2)
-        _put(m, new_m)
-        _put(v, new_v)
-        if self.amsgrad:
-            vh = self.get_slot(var, "vhat")
-            new_v = np.maximum(vh._v, new_v)
-            _put(vh, new_v)
+    def _rule_slots(self):
+        return "m", "v", "vhat" if self.amsgrad else None
+
+    def _rule_args(self, var, lr):
         alpha, s2 = self._factors(var, lr)
-        d = np.sqrt(new_v)
-        if self.epsilon_mode == "keras":
-            d += self.epsilon
-            u = new_m * alpha._v
-            u /= d
-        else:
-            d /= s2._v
-            d += self.epsilon
-            u = new_m / d
-            u *= alpha._v
-        _put(var, np.subtract(w, u, out=u))
+        return (alpha, s2, 1.0 - self.beta_1, self.beta_2, 1.0 - self.beta_2, self.epsilon,
+                self.epsilon_mode == "keras", self.amsgrad)
 
     def get_config(self):
         cfg = super().get_config()
@@ -236,71 +169,14 @@ class RMSprop(Optimizer):
         if self.centered:
             self.add_slot(var, "average_gradient")
 
-    def _update_step(self, g, var, lr):
-        rho = self.rho
-        vel = self.get_slot(var, "velocity")
-        new_v = M.add(M.multiply(vel.read_value(), rho), M.multiply(M.square(g), 1.0 - rho))
-        vel.assign(new_v)
-        if self.centered:
-            ag = self.get_slot(var, "average_gradient")
-            new_ag = M.add(M.multiply(ag.read_value(), rho), M.multiply(g, 1.0 - rho))
-            ag.assign(new_ag)
-            denom = M.subtract(new_v, M.square(new_ag))
-        else:
-            denom = new_v
-        if self.epsilon_mode == "keras":
-            inc = M.multiply(M.multiply(g, lr), M.rsqrt(M.add(denom, self.epsilon)))
-            if self.momentum:
-                mom = self.get_slot(var, "momentum")
-                new_mom = M.add(M.multiply(mom.read_value(), self.momentum), inc)
-                mom.assign(new_mom)
-                var.assign_sub(new_mom)
-            else:
-                var.assign_sub(inc)
-        else:
-            q = M.divide(g, M.add(M.sqrt(denom), self.epsilon))
-            if self.momentum:
-                mom = self.get_slot(var, "momentum")
-                new_mom = M.add(M.multiply(mom.read_value(), self.momentum), q)
-                mom.assign(new_mom)
-                var.assign_sub(M.multiply(new_mom, lr))
-            else:
-                var.assign_sub(M.multiply(q, lr))
+    _rule = staticmethod(_rules.rmsprop)
 
-    def _fused_update(self, g, var, w, lr):
-        # _update_step's arithmetic on arrays, in its order (same results, bit for bit)
-        rho = self.rho
-        vel = self.get_slot(var, "velocity")
-        new_v = vel._v * rho
-        new_v += np.square(g) * (1.0 - rho)
-        _put(vel, new_v)
-        if self.centered:
-            ag = self.get_slot(var, "average_gradient")
-            new_ag = ag._v * rho
-            new_ag += g * (1.0 - rho)
-            _put(ag, new_ag)
-            denom = new_v - np.square(new_ag)
-        else:
-            denom = new_v
-        if self.epsilon_mode == "keras":
-            r = denom + self.epsilon
-            np.sqrt(r, out=r)
-            np.divide(1.0, r, out=r)  # rsqrt is 1 / sqrt (math_ops.rsqrt)
-            step = g * lr._v
-            step *= r
-        else:
-            step = np.sqrt(denom)
-            step += self.epsilon
-            np.divide(g, step, out=step)
-        if self.momentum:
-            mom = self.get_slot(var, "momentum")
-            new_mom = mom._v * self.momentum
-            new_mom += step
-            _put(mom, new_mom)
-            step = new_mom
-        if self.epsilon_mode != "keras":
-            step = step * lr._v
-        _put(var, w - step)
+    def _rule_slots(self):
+        return "velocity", "average_gradient" if self.centered else None, "momentum" if self.momentum else None
+
+    def _rule_args(self, var, lr):
+        return (lr, self.rho, 1.0 - self.rho, self.momentum, self.epsilon, self.epsilon_mode == "keras",
+                self.centered, bool(self.momentum))
 
     def get_config(self):
         cfg = super().get_config()
@@ -324,14 +200,13 @@ class Adagrad(Optimizer):
     def _create_slots(self, var):
         self.add_slot(var, "accumulator", self.initial_accumulator_value)
 
-    def _update_step(self, g, var, lr):
-        acc = self.get_slot(var, "accumulator")
-        new_acc = M.add(acc.read_value(), M.square(g))
-        acc.assign(new_acc)
-        if self.epsilon_mode == "keras":
-            var.assign_sub(M.divide(M.multiply(g, lr), M.sqrt(M.add(new_acc, self.epsilon))))
-        else:
-            var.assign_sub(M.multiply(M.divide(g, M.add(M.sqrt(new_acc), self.epsilon)), lr))
+    _rule = staticmethod(_rules.adagrad)
+
+    def _rule_slots(self):
+        return ("accumulator",)
+
+    def _rule_args(self, var, lr):
+        return lr, self.epsilon, self.epsilon_mode == "keras"
 
     def get_config(self):
         cfg = super().get_config()

@@ -1,0 +1,175 @@
+"""The first-order update rules, each written once and run three ways.
+
+A rule is a function of one variable's gradient ``g``, value ``w`` and slot values,
+then its per-step constants and flags; it returns the variable's new value and the
+new slot values, in the order of the optimizer's ``_rule_slots``. It is written with
+operators and this module's ``sqrt``/``square``/``rsqrt``/``maximum`` only, so the same
+text runs
+
+* on Tensors: the op path (traced, taped and profiled steps; the spec);
+* elementwise inside a numba loop (``kernel``): the eager update with nothing
+  recording, one pass over g, w and the slots per variable, as torch's fused Adam;
+* on NumPy arrays: the eager update for dtypes the loops are not compiled for.
+
+Same bits in all three: each operator rounds once in the variable's dtype in every
+form (constants reach the loops as scalars of that dtype, as the ops convert a
+Python float), and the loops are compiled without fastmath, so LLVM neither
+contracts ``a * b + c`` into an FMA nor reassociates; ``error_model="numpy"``
+keeps IEEE division (``x / 0`` is inf, not ZeroDivisionError). Tests compare the
+forms on every optimizer and option.
+
+A slot that the configuration does not use (Adam's ``vhat`` without amsgrad)
+comes in as None on the op path and as another input of the same size in the
+loop; the rule returns it unchanged and nobody stores it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from ..ops import math_ops as M
+
+
+# -- the elementwise functions rules may use (Tensor, ndarray; numba overloads in _build) --
+def sqrt(x):
+    return M.sqrt(x) if isinstance(x, Tensor) else np.sqrt(x)
+
+
+def square(x):
+    return M.square(x) if isinstance(x, Tensor) else np.square(x)
+
+
+def rsqrt(x):
+    # math_ops.rsqrt is 1 / sqrt(x) (two roundings), not a reciprocal-sqrt instruction
+    return M.rsqrt(x) if isinstance(x, Tensor) else 1.0 / np.sqrt(x)
+
+
+def maximum(a, b):
+    return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.maximum(a, b)
+
+
+# -- the rules ---------------------------------------------------------------------------------
+def sgd(g, w, m, lr, momentum, use_momentum, nesterov):
+    """Keras' SGD: ``m = momentum*m - lr*g; w += m`` (Nesterov: ``w += momentum*m - lr*g``)."""
+    step = g * lr
+    if use_momentum:
+        new_m = m * momentum - step
+        if nesterov:
+            return w + (new_m * momentum - step), new_m
+        return w + new_m, new_m
+    return w - step, m
+
+
+def adam(g, w, m, v, vhat, alpha, s2, b1c, b2, b2c, eps, keras, amsgrad):
+    """Adam; ``alpha`` the bias-corrected step size, ``s2`` = sqrt(1 - b2^t), ``b1c`` =
+    1 - beta_1, ``b2c`` = 1 - beta_2 (epsilon placement: first_order's docstring)."""
+    new_m = m + (g - m) * b1c
+    if keras:
+        new_v = v + (square(g) - v) * b2c
+    else:
+        new_v = v * b2 + square(g) * b2c
+    if amsgrad:
+        vhat = maximum(vhat, new_v)
+        vv = vhat
+    else:
+        vv = new_v
+    if keras:
+        u = new_m * alpha / (sqrt(vv) + eps)
+    else:
+        u = new_m / (sqrt(vv) / s2 + eps) * alpha
+    return w - u, new_m, new_v, vhat
+
+
+def rmsprop(g, w, vel, ag, mom, lr, rho, rho_c, momentum, eps, keras, centered, use_momentum):
+    """RMSprop; ``rho_c`` = 1 - rho. Keras keeps lr inside the momentum buffer, torch outside."""
+    new_v = vel * rho + square(g) * rho_c
+    if centered:
+        ag = ag * rho + g * rho_c
+        denom = new_v - square(ag)
+    else:
+        denom = new_v
+    if keras:
+        step = g * lr * rsqrt(denom + eps)
+    else:
+        step = g / (sqrt(denom) + eps)
+    if use_momentum:
+        mom = mom * momentum + step
+        step = mom
+    if not keras:
+        step = step * lr
+    return w - step, new_v, ag, mom
+
+
+def adagrad(g, w, acc, lr, eps, keras):
+    new_acc = acc + square(g)
+    if keras:
+        return w - g * lr / sqrt(new_acc + eps), new_acc
+    return w - g / (sqrt(new_acc) + eps) * lr, new_acc
+
+
+# -- the numba loops ---------------------------------------------------------------------------
+_KERNELS = {}
+
+
+def kernel(rule):
+    """The compiled loop of ``rule`` over 1-D contiguous arrays:
+    ``k(g, w, *slots, w_out, *slot_outs, *constants)``; a slot output of size 0 is
+    not written (an unused slot). None when numba cannot be imported."""
+    if not _KERNELS:
+        _KERNELS.update(_build())
+    return _KERNELS.get(rule)
+
+
+def _build():
+    try:
+        import numba
+        from numba.extending import overload, register_jitable
+    except ImportError:  # pragma: no cover - numba is pinned; the NumPy form still runs
+        return {None: None}
+    from numba.np.numpy_support import as_dtype
+
+    overload(sqrt)(lambda x: lambda x: np.sqrt(x))
+    overload(square)(lambda x: lambda x: x * x)
+    overload(maximum)(lambda a, b: lambda a, b: np.maximum(a, b))
+
+    @overload(rsqrt)
+    def _rsqrt(x):
+        one = as_dtype(x).type(1)  # a literal 1.0 would be float64 and widen a float32 rule
+        return lambda x: one / np.sqrt(x)
+
+    for r in (sgd, adam, rmsprop, adagrad):
+        register_jitable(r)
+    # cache=True: compiled once per machine (about a second per rule and dtype), later
+    # processes load the machine code. One loop per rule: the rule is a global of the
+    # loop, which numba's cache needs (a closure over it would not be cached)
+    jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+    @jit
+    def sgd_loop(g, w, m, w_out, m_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], nm = sgd(g[i], w[i], m[i], *c)
+            if m_out.shape[0]:
+                m_out[i] = nm
+
+    @jit
+    def adam_loop(g, w, m, v, vh, w_out, m_out, v_out, vh_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], m_out[i], v_out[i], nvh = adam(g[i], w[i], m[i], v[i], vh[i], *c)
+            if vh_out.shape[0]:
+                vh_out[i] = nvh
+
+    @jit
+    def rmsprop_loop(g, w, vel, ag, mom, w_out, vel_out, ag_out, mom_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], vel_out[i], nag, nmom = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
+            if ag_out.shape[0]:
+                ag_out[i] = nag
+            if mom_out.shape[0]:
+                mom_out[i] = nmom
+
+    @jit
+    def adagrad_loop(g, w, acc, w_out, acc_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], acc_out[i] = adagrad(g[i], w[i], acc[i], *c)
+
+    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop}
