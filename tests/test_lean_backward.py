@@ -7,6 +7,8 @@ dtype, shape and bits; and it must be taken exactly when no tape, trace or
 profiler would see the backward ops."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -38,18 +40,25 @@ def _bits(g):
     return v.dtype, v.shape, v.tobytes()
 
 
-def _grads(fn, sources, general, **kw):
-    """fn() under a tape watching ``sources``; the gradient w.r.t. them."""
+@contextlib.contextmanager
+def walk(general):
+    """``general=True``: tape.gradient takes the general (Tensor) walk, as when something records."""
     orig = T._lean_seeds
     if general:
         T._lean_seeds = lambda targets, seeds: None
     try:
+        yield
+    finally:
+        T._lean_seeds = orig
+
+
+def _grads(fn, sources, general, **kw):
+    """fn() under a tape watching ``sources``; the gradient w.r.t. them."""
+    with walk(general):
         with tf.GradientTape(**kw) as tape:
             tape.watch(sources)
             y = fn()
         return tape.gradient(y, sources)
-    finally:
-        T._lean_seeds = orig
 
 
 def same_grads(fn, sources, walks=None, **kw):
@@ -199,17 +208,12 @@ def test_tensor_used_many_times_and_intermediate_sources(walks):
     x = const((3,), np.float32, 1)
 
     def run(general):
-        orig = T._lean_seeds
-        if general:
-            T._lean_seeds = lambda targets, seeds: None
-        try:
+        with walk(general):
             with tf.GradientTape() as tape:
                 tape.watch(x)
                 s = x + 1.0          # add passes its cotangent through to x
                 y = s * s + s * x + tf.exp(s) + s
             return tape.gradient(y, [x, s, x])
-        finally:
-            T._lean_seeds = orig
     lean = run(False)
     assert walks[-1] == "lean"
     general = run(True)
@@ -260,10 +264,7 @@ def test_variables_and_watched_constants(walks):
 def test_output_gradients_several_targets_and_target_as_source(walks):
     x = const((3,), np.float32, 1)
     for general in (False, True):
-        orig = T._lean_seeds
-        if general:
-            T._lean_seeds = lambda targets, seeds: None
-        try:
+        with walk(general):
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 y1 = x * 2.0
@@ -271,8 +272,6 @@ def test_output_gradients_several_targets_and_target_as_source(walks):
             a = tape.gradient([y1, y2, y1], x, output_gradients=[tf.constant([1.0, 2.0, 3.0]), None,
                                                                   tf.constant([0.5, 0.5, 0.5])])
             b = tape.gradient(y1, [x, y1])
-        finally:
-            T._lean_seeds = orig
         if not general:
             lean = (a, b)
             assert walks[-1] == "lean"
@@ -308,16 +307,11 @@ def test_jacobian_matches_general_path():
     x = const((3,), np.float32, 1)
     out = []
     for general in (False, True):
-        orig = T._lean_seeds
-        if general:
-            T._lean_seeds = lambda targets, seeds: None
-        try:
+        with walk(general):
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 y = tf.tanh(x) * x
             out.append(_bits(tape.jacobian(y, x)))
-        finally:
-            T._lean_seeds = orig
     assert out[0] == out[1]
 
 
