@@ -47,6 +47,15 @@ def _private_cache_dir(tmp_path_factory):
 
 # -- conversions -----------------------------------------------------------------
 
+def subprocess_env(**extra):
+    """The environment for a child ``python -m tapeflow...``: it imports the same tapeflow
+    as this test process (the checkout under test, not whatever the venv's install points
+    to), plus ``extra``."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 def np_of(x):
     """A tapeflow value (or nested list of them) as NumPy."""
     if isinstance(x, (list, tuple)):

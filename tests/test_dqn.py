@@ -17,6 +17,8 @@ from tapeflow.rl.dqn import DQNAgent, DQNConfig, PRESETS
 from tapeflow.rl.envs.gridworld import Gridworld
 from tapeflow.rl.envs.vector import GridworldVec
 
+from conftest import subprocess_env
+
 
 def _batch(B=16, seed=0):
     rs = np.random.default_rng(seed)
@@ -147,7 +149,7 @@ def test_vector_env_autoreset_and_truncation():
 
 
 def _cli(*args, cwd):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = subprocess_env(PYTHONUNBUFFERED="1")
     return subprocess.run([sys.executable, "-m", "tapeflow.cli", "gridworld", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=240)
 
@@ -192,7 +194,7 @@ def test_ctrl_c_stops_cleanly_after_saving_a_checkpoint(tmp_path):
     import signal
     import threading
     ck = str(tmp_path / "ck")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = subprocess_env(PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "tapeflow.cli", "gridworld", "train", "--steps", "10000000",
                           "--games", "10", "--ckpt-dir", ck, "--logdir", ""],
                          cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

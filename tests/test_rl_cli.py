@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+from conftest import subprocess_env
 from tapeflow.cli import main
 
 # small and fast: 100 random steps, then 200 updates of batch 16; evaluations of one episode
@@ -103,7 +104,7 @@ def test_ctrl_c_saves_at_an_episode_end_and_resume_continues_exactly(tmp_path, c
     full = _json(capsys.readouterr().out)
 
     ck = str(tmp_path / "cut")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = subprocess_env(PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "tapeflow.cli", *args, "--ckpt-dir", ck], cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
