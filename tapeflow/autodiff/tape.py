@@ -135,7 +135,7 @@ class GradientTape:
         grads = self._gradient(flat_targets, seeds, flat_sources)
         self._used = True
         if unconnected_gradients == UnconnectedGradients.ZERO or unconnected_gradients == "zero":
-            grads = [_finish(g, s, unconnected_gradients) for g, s in zip(grads, flat_sources)]
+            grads = [_or_zeros(g, s) for g, s in zip(grads, flat_sources)]
         return pack(grads)
 
     def _check_usable(self):
@@ -194,7 +194,7 @@ class GradientTape:
             seed[k] = 1
             gs = self._gradient([target], [seed.reshape(ts)], flat_sources)
             for r, g, s in zip(rows, gs, flat_sources):
-                r.append(_finish(g, s, UnconnectedGradients.ZERO))
+                r.append(_or_zeros(g, s))
         self._used = True
         out = []
         for r, s, orig in zip(rows, flat_sources, flat_sources):
@@ -220,7 +220,7 @@ class GradientTape:
             seed = np.zeros((B, n), dtype=target.aval.dtype)
             seed[:, k] = 1
             (g,) = self._gradient([target], [seed.reshape(ts)], [source])
-            cols.append(_finish(g, source, UnconnectedGradients.ZERO))
+            cols.append(_or_zeros(g, source))
         self._used = True
         j = array_ops.stack(cols, axis=1)
         return array_ops.reshape(j, (B,) + tuple(rest) + tuple(source.aval.shape[1:]))
@@ -277,11 +277,11 @@ def _is_float(t):
     return (t.aval.dtype if v is None else v.dtype).kind == "f"
 
 
-def _finish(g, s, unconnected):
+def _or_zeros(g, s):
+    """``g``, or zeros of source ``s``'s shape and dtype where ``s`` got no gradient
+    (``unconnected_gradients=ZERO``, and every row of a Jacobian)."""
     if g is None:
-        if unconnected == UnconnectedGradients.ZERO or unconnected == "zero":
-            return E.bind(E.select_p, True, 0, s)
-        return None
+        return E.bind(E.select_p, True, 0, s)
     return g
 
 
