@@ -37,6 +37,11 @@ def _int_dtype(x):
     return _INT32 if x.dtype.kind == "b" else x.dtype
 
 
+def _kept(shape, axis):
+    """``shape`` with the reduced ``axis`` kept as 1s: a reduction's keepdims shape."""
+    return tuple([1 if i in axis else d for i, d in enumerate(shape)])
+
+
 def _expand_to(g, x, axis, keepdims):
     """Undo a reduction's shape: reshape g to keepdims form, then broadcast."""
     xs = aval_of(x).shape
@@ -49,7 +54,7 @@ def _expand_to_np(g, x, axis, keepdims):
     """``_expand_to`` on arrays: the same reshape and broadcast views."""
     xs = x.shape
     if not keepdims:
-        g = g.reshape(tuple([1 if i in axis else d for i, d in enumerate(xs)]))
+        g = g.reshape(_kept(xs, axis))
     return g if g.shape == xs else _rules.broadcast_np(g, xs)
 
 
@@ -81,14 +86,14 @@ reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum
 def _extremum_vjp(g, out, x, axis, keepdims):
     # Ties share the gradient equally (as TF's reduce_max), so the sum of the
     # gradient over the tied entries is g and finite differences agree.
-    o = out if keepdims else S.reshape(out, tuple(1 if i in axis else d for i, d in enumerate(aval_of(x).shape)))
+    o = out if keepdims else S.reshape(out, _kept(aval_of(x).shape, axis))
     mask = E.bind(E.cast_p, E.bind(E.equal_p, x, o), dtype=aval_of(x).dtype)
     count = reduce_sum(mask, axis, keepdims=True)
     return (E.mul(_expand_to(g, x, axis, keepdims), E.div(mask, count)),)
 
 
 def _extremum_vjp_np(need, g, out, x, axis, keepdims):
-    o = out if keepdims else out.reshape(tuple([1 if i in axis else d for i, d in enumerate(x.shape)]))
+    o = out if keepdims else out.reshape(_kept(x.shape, axis))
     mask = E.cast_p.impl(np.equal(x, o), dtype=x.dtype)
     count = _sum_kernel(mask, axis, True)
     return (np.multiply(_expand_to_np(g, x, axis, keepdims), E.div_p.impl(mask, count)),)
