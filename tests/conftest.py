@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.util.cache import cache_dir
 
 
 # -- a private cache directory -----------------------------------------------------
@@ -31,7 +32,7 @@ def _private_cache_dir(tmp_path_factory):
     link (they are keyed by source and cost seconds each to build)."""
     old = os.environ.get("TAPEFLOW_CACHE_DIR")
     d = tmp_path_factory.mktemp("tapeflow-cache")
-    numba_dir = os.path.join(old or os.path.join(os.path.expanduser("~"), ".cache", "tapeflow"), "numba")
+    numba_dir = os.path.join(cache_dir(), "numba")  # (the user's, before the override below)
     try:
         os.makedirs(numba_dir, exist_ok=True)
         os.symlink(numba_dir, d / "numba")

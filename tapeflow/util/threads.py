@@ -93,6 +93,8 @@ import time
 
 import numpy as np
 
+from .cache import cache_dir
+
 #: GEMMs below this many multiply-adds run on one thread without being timed: two
 #: threads never paid there (and OpenBLAS splits none up to 262,144 itself)
 FLOOR_MACS = 1 << 18
@@ -231,9 +233,7 @@ def _use(n):
 
 # --- the decisions' cache file ---------------------------------------------------------
 def _cache_path():
-    d = os.environ.get("TAPEFLOW_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tapeflow")
-    return os.path.join(d, "blas_threads.json")
+    return os.path.join(cache_dir(), "blas_threads.json")
 
 
 def _fingerprint():

@@ -74,6 +74,7 @@ from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
 from ..passes.fusion import trailing_row_size
 from . import Backend, get_backend, register_backend
+from ...util.cache import cache_dir
 
 NAME = "numba"
 log = logging.getLogger("tapeflow")
@@ -240,8 +241,7 @@ def available():
 
 
 def _cache_dir():
-    d = os.environ.get("TAPEFLOW_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tapeflow")
-    d = os.path.join(d, "numba")
+    d = os.path.join(cache_dir(), "numba")
     os.makedirs(d, exist_ok=True)
     return d
 
