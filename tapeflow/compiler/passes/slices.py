@@ -33,7 +33,7 @@ def _axis_slices(key, rank):
     if sum(k[0] == "e" for k in key) > 1:
         return None
     if key and key[0][0] == "e":                 # x[..., cols]
-        rest = [k for k in key[1:]]
+        rest = list(key[1:])
         key = [_FULL] * (rank - len(rest)) + rest
     elif key and key[-1][0] == "e":              # x[rows, ...]
         head = list(key[:-1])
