@@ -19,6 +19,7 @@ import numpy as np
 from .passes.simplify import simplify
 from .passes.constant_folding import constant_folding
 from .passes.cse import cse
+from .passes.slices import push_slices
 from .passes.dce import dce
 from .passes.buffers import plan_buffers
 from ..ir.graph import Eqn, Graph
@@ -28,7 +29,9 @@ log = logging.getLogger("tapeflow")
 #: backends 'auto' tries, in order (python takes every graph)
 AUTO = ("numba", "python")
 
-PASSES = [("simplify", simplify), ("constant_folding", constant_folding), ("cse", cse), ("dce", dce)]
+# push_slices after dce: a product counts as sliced only when its other uses are live
+PASSES = [("simplify", simplify), ("constant_folding", constant_folding), ("cse", cse), ("dce", dce),
+          ("push_slices", push_slices)]
 
 
 def _debug(what):

@@ -46,7 +46,7 @@ Lowering:
   float32 and rows add in float64, and each row's values are added into
   float64 column sums after the inner loop: the inner loop keeps one float
   width, so LLVM vectorizes it 8 lanes wide.
-* exp (and sigmoid) of float32 use ``numba_math.simd_exp``, which vectorizes.
+* exp (and sigmoid) of float32 use ``numba_math.simd_exp``, tanh ``simd_tanh``: they vectorize.
 * a loop over at least ``PARALLEL_MIN_ELEMENTS`` elements is split into chunks
   of rows (or elements) run by ``prange`` on ``loop_threads()`` threads; each
   chunk folds its reductions into its own partials, added in chunk order after
@@ -69,6 +69,7 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
+from ...core.primitives.elementwise import tanh_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
@@ -106,6 +107,9 @@ while_p.lowerings[NAME] = _WHILE
 cond_p.lowerings[NAME] = _COND
 # values are flat in the kernel: only a reshape between () and (1,) changes how one is held
 reshape_p.lowerings[NAME] = _RESHAPE
+# float32 tanh in a form LLVM vectorizes (numba_math); the form derived from the ufunc is a
+# libm call per element that keeps the loop scalar
+tanh_p.lowerings[NAME] = "simd_tanh({0})"
 
 
 def _structural(p):

@@ -4,5 +4,6 @@
 2. constant_folding   pure equations on constants only are evaluated once
 3. cse                common-subexpression elimination (reads merged between writes)
 4. dce                dead-code elimination (effects are always live)
-5. buffers            buffer planning by liveness (an annotation, not a rewrite)
+5. push_slices        a slice of a GEMM's product becomes a GEMM of sliced operands
+6. buffers            buffer planning by liveness (an annotation, not a rewrite)
 """

@@ -119,10 +119,17 @@ def _pays(group, shape):
     (the bias gradient): two ops, but fused they are one pass over the batch instead
     of a pass that writes the select's result and a second that reads it back (the
     DQN step has two of these, TD3's actor backward one). Two independent ops of one
-    shape (two bias adds) share no memory traffic, so they stay NumPy calls."""
+    shape (two bias adds) share no memory traffic, so they stay NumPy calls. A group
+    pays however short when a member's kernel is not a single ufunc and makes a new
+    array (``aliases`` False; an identity or a cast may return its input): such a kernel
+    makes several passes, or branches per element. The relu gradient
+    ``select(mask, g, 0)`` feeding only a GEMM (TD3's actor update) costs NumPy two
+    passes and a temporary in its bit-mask form, 29 us over 256x256 float32 (np.where
+    with two array branches: 236 us), the fused loop 9 us; a sigmoid is three passes."""
     if int(np.prod(shape)) < MIN_ELEMENTS:
         return sum(e.prim.fusion == "elementwise" for e in group) >= MIN_OPS_SMALL
-    return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group)
+    return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group) \
+        or any(not isinstance(e.prim.impl, np.ufunc) and not e.prim.aliases for e in group)
 
 
 def _grow(eqns, seed, shape, can_fuse, tried):
@@ -171,12 +178,16 @@ def _n_arrays(eqns, members, out_set):
     return len(ext) + sum(o in out_set or o in used_outside for o in made)
 
 
-def _drop_detached(eqns, members, tainted, out_set):
-    """Members (not the seed) that read nothing the group makes and whose values
-    only tainted equations use leave the group and move after it with the tainted
-    ones: fused, the loop would write their value and a later loop read it back
-    (Adam's ``0.9 * m``, which passes/sink.py placed next to its user, still
-    lies within the forward pass's reach); after it they join their user's group."""
+def _drop_detached(eqns, members, tainted, out_set, seed_too):
+    """Members that read nothing the group makes and whose values only tainted
+    equations use leave the group and move after it with the tainted ones: fused,
+    the loop would write their value and a later loop read it back (Adam's
+    ``0.9 * m``, which passes/sink.py placed next to its user, still lies within
+    the forward pass's reach); after it they join their user's group. The seed
+    leaves too when ``seed_too`` and another member stays: a start value seeding
+    the group (``0.9 * m`` just before the relu-gradient selects of the layer
+    whose Adam update uses it: TD3's update had nine such 256x256 values, each
+    written by one loop and read back by another)."""
     made = {o for k in members for o in eqns[k].outputs}
     later = set(tainted)
     users = {}
@@ -185,12 +196,20 @@ def _drop_detached(eqns, members, tainted, out_set):
             if isinstance(v, Var) and v in made:
                 users.setdefault(v, []).append(k)
     keep, dropped = [members[0]], []
-    for k in members[1:]:
+    for k in members[1:] if not seed_too else members:
         e = eqns[k]
+        # ... and only elementwise ops use it: a value a GEMM reads is written whichever loop
+        # makes it (the relu-gradient select before the GEMM of its layer's backward)
         detached = not any(isinstance(v, Var) and v in made for v in e.inputs) \
             and not any(o in out_set for o in e.outputs) \
-            and all(u in later for o in e.outputs for u in users.get(o, [None]))
-        (dropped if detached else keep).append(k)
+            and all(u in later and eqns[u].prim.fusion in ("elementwise", "reduction")
+                    for o in e.outputs for u in users.get(o, [None]))
+        if k != members[0]:
+            (dropped if detached else keep).append(k)
+        elif detached:
+            keep, dropped = [], [k]
+    if not keep:  # the seed alone: it stays
+        return members, tainted
     return (keep, sorted(later | set(dropped))) if dropped else (members, tainted)
 
 
@@ -227,8 +246,15 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
             i += 1
             continue
         members, tainted = _grow(eqns, i, shape, can_fuse, tried)
-        members, tainted = _drop_detached(eqns, members, tainted, out_set)
+        members, tainted = _drop_detached(eqns, members, tainted, out_set, seed_too=True)
         members, tainted = _limit_arrays(eqns, members, tainted, out_set)
+        # again: a value whose users the limit cut off is now detached too
+        members, tainted = _drop_detached(eqns, members, tainted, out_set, seed_too=True)
+        # a seed leaves only a group that pays without it (then fused: the loop ends, as every
+        # such step tries a candidate for good); it seeds again after the fused equation, nearer
+        # its users
+        if members[0] != i and not _pays([eqns[k] for k in members], shape):
+            members, tainted = [i] + members, sorted(set(tainted) - {i})
         group = [eqns[k] for k in members]
         tried.update(id(g) for g in group)
         fused = _fuse(group, eqns, out_set, compile_group) if _pays(group, shape) else None
