@@ -117,6 +117,25 @@ def test_a_second_blas_thread_only_while_no_other_process_runs(monkeypatch):
     assert not any(seen[101:103]) and all(seen[-2:])
 
 
+def test_machine_quiet_reads_the_modules_clock(monkeypatch):
+    """machine_quiet() (tapeflow's parallel loops ask it) keeps time by the same injectable
+    clock as the GEMM policy: a busy reading holds until a second of that clock passed."""
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
+    monkeypatch.setitem(threads._STATE, "load_at", -1.0)
+    monkeypatch.setitem(threads._STATE, "others", None)
+    now, others = [50.0], [3]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    monkeypatch.setattr(threads, "_runnable_others", lambda proc="/proc": others[0])
+    assert threads.machine_quiet() is False
+    others[0] = 0
+    now[0] += 0.5
+    assert threads.machine_quiet() is False        # within the second: the busy reading holds
+    for _ in range(10):                            # the smoothed count decays past the limit
+        now[0] += 1.5
+        threads.machine_quiet()
+    assert threads.machine_quiet() is True
+
+
 def test_one_intra_op_thread_gives_one_thread_blas_bits():
     """OpenBLAS's threaded GEMM does not round like its one-thread GEMM (the per-thread
     blocks change which micro-kernel computes an element), so bit-reproducible runs set one

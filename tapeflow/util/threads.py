@@ -204,7 +204,7 @@ def _quiet_after():
 def machine_quiet():
     """Has the machine a core to spare for a second thread? (the test above, for
     tapeflow's own parallel loops)."""
-    return _machine_quiet(time.monotonic())
+    return _machine_quiet(_now())
 
 
 def _init():
