@@ -126,10 +126,6 @@ class GradientTape:
         """
         self._check_usable()
         flat_sources, pack = _flatten(sources)
-        for s in flat_sources:
-            if not isinstance(s, Tensor):
-                raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
-                                f"{type(s).__name__}")
         flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
@@ -154,10 +150,7 @@ class GradientTape:
             if not _is_float(t):
                 continue  # as TF: an integer target contributes no gradient (not an error)
             targets.append(t)
-            if seeds is None or seeds[i] is None:
-                seed_vals.append(_ones_like(t))
-            else:
-                seed_vals.append(seeds[i])
+            seed_vals.append(None if seeds is None else seeds[i])
         # Differentiate with this tape paused: outer tapes (and a trace) still see the ops.
         # A persistent tape called inside its own context keeps recording (as TF), so
         # the gradient it returns can be differentiated again by the same tape.
@@ -169,15 +162,16 @@ class GradientTape:
             if arrays is not None:
                 try:
                     g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
-                    g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
+                    # as TF: an integer source has no gradient (watch() warned about it)
+                    return [_as_tensor(g[id(s)]) if id(s) in g and _is_float(s) else None
+                            for s in flat_sources]
                 except _NotLean:
-                    arrays = None
-            if arrays is None:
-                g = backward(self._nodes, targets, seed_vals, flat_sources)
+                    pass
+            seed_vals = [_ones_like(t) if s is None else s for t, s in zip(targets, seed_vals)]
+            g = backward(self._nodes, targets, seed_vals, flat_sources)
         finally:
             if was_active:
                 self._push()
-        # as TF: an integer source has no gradient (watch() warned about it)
         return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -253,9 +247,10 @@ def _ones_like(t):
 
 
 def _flatten(x):
-    """(nest.flatten(x), a function packing a flat list back like x). The usual
-    sources, a flat list or tuple of tensors (a model's variables) or one tensor,
-    skip nest's recursion: gradient() runs once per training step."""
+    """(nest.flatten(x), a function packing a flat list back like x), every leaf
+    checked to be a Tensor or Variable. The usual sources, a flat list or tuple of
+    tensors (a model's variables) or one tensor, skip nest's recursion: gradient()
+    runs once per training step."""
     c = x.__class__
     if c is list or c is tuple:
         for v in x:
@@ -265,7 +260,12 @@ def _flatten(x):
             return list(x), c
     elif isinstance(x, Tensor):
         return [x], _first
-    return nest.flatten(x), lambda flat: nest.pack_sequence_as(x, flat)
+    flat = nest.flatten(x)
+    for s in flat:
+        if not isinstance(s, Tensor):
+            raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
+                            f"{type(s).__name__}")
+    return flat, lambda flat: nest.pack_sequence_as(x, flat)
 
 
 def _first(flat):
@@ -292,8 +292,9 @@ def _lean_seeds(targets, seeds):
     recording (a persistent tape inside its own context, or an outer tape,
     records it for higher-order gradients), no trace (the backward pass is
     emitted into the graph) and no profiler (it times each backward op). Every
-    seed must be a concrete value of its target's shape and dtype; any other
-    seed takes the general path, which handles (or rejects) it as it always has.
+    seed must be a concrete value of its target's shape and dtype (None: ones,
+    as _ones_like makes them); any other seed takes the general path, which
+    handles (or rejects) it as it always has.
     """
     st = STATE
     if st.tapes or st.trace is not None or st.profiler is not None:
@@ -301,11 +302,16 @@ def _lean_seeds(targets, seeds):
     out = []
     for t, s in zip(targets, seeds):
         v = t._v
+        if v is None:
+            return None
+        if s is None:
+            out.append(np.ones(v.shape, v.dtype))
+            continue
         if s.__class__ is Tensor:
             s = s._v
         elif s.__class__ is not np.ndarray:
             return None
-        if v is None or s is None or s.shape != v.shape or s.dtype != v.dtype:
+        if s is None or s.shape != v.shape or s.dtype != v.dtype:
             return None
         out.append(s)
     return out

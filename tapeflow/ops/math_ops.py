@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+from math import prod as _prod
 
 import numpy as np
 
@@ -218,9 +219,9 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 def _count(x, axes):
     shape = aval_of(x).shape
     dims = [shape[a] for a in axes]
-    if any(d is None for d in dims):
+    if None in dims:
         return reduce_sum(ones_like_(x), axes, keepdims=False)  # unknown traced dims: count at run time
-    return int(np.prod(dims)) if dims else 1
+    return _prod(dims)  # (np.prod of a list costs ~4 us: it builds an array first)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
