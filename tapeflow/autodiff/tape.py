@@ -332,7 +332,7 @@ class _TensorRules:
     each vjp rule runs in tapeflow ops (bind), so outer tapes and a trace record it."""
 
     @staticmethod
-    def vjp(p, ct, out, args, params, reach):
+    def vjp(p, ct, out, args, params, need):
         return p.vjp(ct, out, *args, **params)
 
     @staticmethod
@@ -361,10 +361,9 @@ class _ArrayRules:
         self.owned = set()
 
     @staticmethod
-    def vjp(p, ct, out, args, params, reach):
+    def vjp(p, ct, out, args, params, need):
         f = p.vjp_np
         if f is not None:
-            need = tuple(map(reach.__contains__, map(id, args)))
             try:
                 vals = list(map(_V, args))  # (map: no comprehension frame; this runs per node)
             except AttributeError:  # a Python scalar, a list or an array operand
@@ -421,19 +420,20 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     rules run (``_TensorRules``: Tensors and bind; ``_ArrayRules``: arrays and
     vjp_np). Returns {id(tensor): cotangent}.
     """
-    # Forward sweep: keep only nodes that depend on a source (others can't contribute).
+    # Forward sweep: keep only nodes that depend on a source (others can't contribute),
+    # each with ``need``: which of its operands do (the rules skip the others' gradients).
     reach = {id(s) for s in sources}
+    depends = reach.__contains__
     live = []
     for node in nodes:
-        p, args, params, out = node
-        for a in args:
-            if id(a) in reach:
-                live.append(node)
-                if p.multiple_results:
-                    reach.update(id(o) for o in out)
-                else:
-                    reach.add(id(out))
-                break
+        need = tuple(map(depends, map(id, node[1])))  # (C loops: this runs for every node)
+        if True in need:
+            live.append((node, need))
+            out = node[3]
+            if node[0].multiple_results:
+                reach.update(map(id, out))
+            else:
+                reach.add(id(out))
     grads = {}
     add = rules.add
     for t, s in zip(targets, seeds):
@@ -441,7 +441,7 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
         grads[i] = s if i not in grads else add(grads[i], s, i)
     # Reverse sweep: deterministic (recording order), accumulate by identity.
     vjp = rules.vjp
-    for p, args, params, out in reversed(live):
+    for (p, args, params, out), need in reversed(live):
         if p.multiple_results:
             cts = [grads.get(id(o)) for o in out]
             if all(c is None for c in cts):
@@ -451,13 +451,11 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
             ct = grads.get(id(out))
             if ct is None:
                 continue
-        in_cts = vjp(p, ct, out, args, params, reach)
-        for a, g in zip(args, in_cts):
-            if g is None:
+        in_cts = vjp(p, ct, out, args, params, need)
+        for a, g, n in zip(args, in_cts, need):
+            if g is None or not n:
                 continue
             i = id(a)
-            if i not in reach:
-                continue
             prev = grads.get(i)
             grads[i] = g if prev is None else add(prev, g, i)
     return grads
