@@ -189,8 +189,36 @@ def _extremum_vjp_np(compare):
     return rule
 
 
-maximum_p = _binary("maximum", np.maximum, _max_vjp, require="fiu", vjp_np=_extremum_vjp_np(np.greater))
-minimum_p = _binary("minimum", np.minimum, _min_vjp, require="fiu", vjp_np=_extremum_vjp_np(np.less))
+#: below this many elements NumPy's array-scalar loop is as fast as the array-array one
+_VECTOR_MIN = 1024
+
+
+def _extremum_kernel(ufunc):
+    """np.maximum / np.minimum. Against the literal 0 (relu: maximum(x, 0)) NumPy runs
+    its array-scalar loop, which is not vectorized for these two ufuncs: on a 200x150
+    float32 it cost 27 us, against 6 us for the same ufunc on x and an array of zeros
+    (np.zeros is calloc: its pages are not written first). The zeros are the literal's
+    value, in the operands' order, so every element (NaN, -0.0 ties) is the same."""
+    def kernel(x, y, out=None):
+        if _is_zero_literal(y):
+            if x.__class__ is np.ndarray and x.size >= _VECTOR_MIN and x.dtype.kind == "f":
+                y = np.zeros(x.shape, x.dtype)
+        elif _is_zero_literal(x) and y.__class__ is np.ndarray and y.size >= _VECTOR_MIN and y.dtype.kind == "f":
+            x = np.zeros(y.shape, y.dtype)
+        return ufunc(x, y) if out is None else ufunc(x, y, out=out)
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+def _extremum(name, ufunc, vjp, compare):
+    kernel = _extremum_kernel(ufunc)
+    return Primitive(name, kernel, _rules.elementwise(name, None, "fiu"), vjp, vjp_np=_extremum_vjp_np(compare),
+                     impl_out=lambda out, x, y: kernel(x, y, out=out),
+                     **_elementwise_facts(kernel, 2, _ufunc_scalar_form(ufunc, 2), fresh=True))
+
+
+maximum_p = _extremum("maximum", np.maximum, _max_vjp, np.greater)
+minimum_p = _extremum("minimum", np.minimum, _min_vjp, np.less)
 
 
 def _check_int_divisor(name, x, y):
