@@ -305,7 +305,9 @@ def _lean_seeds(targets, seeds):
         if v is None:
             return None
         if s is None:
-            out.append(np.ones(v.shape, v.dtype))
+            s = np.empty(v.shape, v.dtype)
+            s.fill(1)  # (np.ones: the same, through a Python wrapper costing ~0.6 us more)
+            out.append(s)
             continue
         if s.__class__ is Tensor:
             s = s._v
