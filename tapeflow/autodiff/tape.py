@@ -68,7 +68,9 @@ class GradientTape:
         self._active = True
 
     def _pop(self):
-        STATE.tapes = tuple(t for t in STATE.tapes if t is not self)
+        tapes = STATE.tapes
+        # (the innermost tape, as a with block leaves it: no generator to run)
+        STATE.tapes = tapes[:-1] if tapes and tapes[-1] is self else tuple(t for t in tapes if t is not self)
         self._active = False
 
     # -- recording ---------------------------------------------------------------
