@@ -86,3 +86,17 @@ def test_relu_and_its_gradient_keep_tf_semantics_through_the_fast_kernels():
     assert np.array_equal(_bits(y.numpy()), _bits(np.maximum(x, 0)))
     # relu'(x) is 1 only where x > 0 (0 at the tie x == 0, as TF; NaN compares false)
     assert np.array_equal(_bits(g), _bits(np.where(x > 0, np.float32(1), np.float32(0))))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, ">i4", ">i8"])
+def test_gather_bounds_check_catches_every_out_of_range_entry_in_one_pass(dtype):
+    # the check reads signed indices as unsigned (a negative one is then too large);
+    # every integer dtype and byte order must still reject -1 and dim, and accept 0 and dim-1
+    from tapeflow.errors import InvalidArgumentIndexError
+    params = tf.constant(np.arange(5, dtype=np.float32) * 10)
+    ok = np.array([0, 4, 2], dtype=dtype)
+    assert tf.gather(params, ok).numpy().tolist() == [0.0, 40.0, 20.0]
+    bad = [[0, 5]] + ([[-1, 2], [3, -128]] if np.dtype(dtype).kind == "i" else [])
+    for b in bad:
+        with pytest.raises(InvalidArgumentIndexError, match="out of bounds"):
+            tf.gather(params, np.array(b, dtype=dtype))
