@@ -27,7 +27,10 @@ def match_lists(name, *args):
     Python numbers takes the dtype of the first tensor operand, or else of the first operand
     (``tf.maximum(0., [1, -1])`` is float32), and raises TypeError where its values do not
     fit that dtype, as TF does. Python scalars keep tapeflow's weak-dtype rule."""
-    if not any(_is_py_list(a) for a in args):
+    for a in args:  # (a loop, not any(generator): this runs on every tf.add/multiply/maximum/relu)
+        if a.__class__ in (list, tuple) and _only_python(a):
+            break
+    else:
         return args
     first = next((a for a in args if isinstance(a, (Tensor, np.ndarray, np.generic))), args[0])
     dtype = aval_of(first).dtype
