@@ -200,10 +200,11 @@ def _extremum_kernel(ufunc):
     (np.zeros is calloc: its pages are not written first). The zeros are the literal's
     value, in the operands' order, so every element (NaN, -0.0 ties) is the same."""
     def kernel(x, y, out=None):
-        if _is_zero_literal(y):
-            if x.__class__ is np.ndarray and x.size >= _VECTOR_MIN and x.dtype.kind == "f":
+        # (the size test first: small operands, the common case in dispatch-bound code, pay one compare)
+        if x.__class__ is np.ndarray:
+            if x.size >= _VECTOR_MIN and x.dtype.kind == "f" and _is_zero_literal(y):
                 y = np.zeros(x.shape, x.dtype)
-        elif _is_zero_literal(x) and y.__class__ is np.ndarray and y.size >= _VECTOR_MIN and y.dtype.kind == "f":
+        elif y.__class__ is np.ndarray and y.size >= _VECTOR_MIN and y.dtype.kind == "f" and _is_zero_literal(x):
             x = np.zeros(y.shape, y.dtype)
         return ufunc(x, y) if out is None else ufunc(x, y, out=out)
     kernel.__name__ = ufunc.__name__
