@@ -100,3 +100,19 @@ def test_gather_bounds_check_catches_every_out_of_range_entry_in_one_pass(dtype)
     for b in bad:
         with pytest.raises(InvalidArgumentIndexError, match="out of bounds"):
             tf.gather(params, np.array(b, dtype=dtype))
+
+
+def test_the_cached_zero_operands_stay_zero_read_only_and_bounded():
+    E._ZEROS.clear()
+    x = np.random.default_rng(2).standard_normal((64, 40)).astype(np.float32)
+    out = np.empty_like(x)
+    E.maximum_p.impl_out(out, x, 0)
+    E.maximum_p.impl(x, 0)
+    (z,) = E._ZEROS.values()
+    assert not z.flags.writeable and not z.any()
+    for n in range(E._ZEROS_MAX_SHAPES + 3):  # many shapes: the table is emptied, never grows past its bound
+        E.minimum_p.impl(np.ones((n + 2, 1024), np.float64), 0)
+        assert len(E._ZEROS) <= E._ZEROS_MAX_SHAPES
+    big = np.ones(E._ZEROS_MAX_BYTES // 4 + 1, np.float32)  # past the byte bound: fresh zeros, not kept
+    E._ZEROS.clear()
+    assert np.array_equal(E.maximum_p.impl(-big, 0), np.zeros_like(big)) and not E._ZEROS

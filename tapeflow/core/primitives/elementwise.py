@@ -191,21 +191,41 @@ def _extremum_vjp_np(compare):
 
 #: below this many elements NumPy's array-scalar loop is as fast as the array-array one
 _VECTOR_MIN = 1024
+#: (shape, dtype) -> a read-only array of zeros, the literal 0 as an operand: a training
+#: loop repeats a few activation shapes, and a fresh np.zeros each call cost as much
+#: as the loop it speeds up on a busy machine. Bounded: only operands up to
+#: _ZEROS_MAX_BYTES are cached, and the table is emptied past _ZEROS_MAX_SHAPES.
+_ZEROS: dict = {}
+_ZEROS_MAX_BYTES = 1 << 21
+_ZEROS_MAX_SHAPES = 16
+
+
+def _zeros_of(v):
+    k = (v.shape, v.dtype)
+    z = _ZEROS.get(k)
+    if z is None:
+        z = np.zeros(v.shape, v.dtype)
+        if v.nbytes <= _ZEROS_MAX_BYTES:
+            if len(_ZEROS) >= _ZEROS_MAX_SHAPES:
+                _ZEROS.clear()
+            z.flags.writeable = False  # (an operand only: no kernel ever writes into it)
+            _ZEROS[k] = z
+    return z
 
 
 def _extremum_kernel(ufunc):
     """np.maximum / np.minimum. Against the literal 0 (relu: maximum(x, 0)) NumPy runs
     its array-scalar loop, which is not vectorized for these two ufuncs: on a 200x150
-    float32 it cost 27 us, against 6 us for the same ufunc on x and an array of zeros
-    (np.zeros is calloc: its pages are not written first). The zeros are the literal's
-    value, in the operands' order, so every element (NaN, -0.0 ties) is the same."""
+    float32 it cost 27 us, against 6 us for the same ufunc on x and an array of zeros.
+    The zeros are the literal's value, in the operands' order, so every element (NaN,
+    -0.0 ties) is the same."""
     def kernel(x, y, out=None):
         # (the size test first: small operands, the common case in dispatch-bound code, pay one compare)
         if x.__class__ is np.ndarray:
             if x.size >= _VECTOR_MIN and x.dtype.kind == "f" and _is_zero_literal(y):
-                y = np.zeros(x.shape, x.dtype)
+                y = _zeros_of(x)
         elif y.__class__ is np.ndarray and y.size >= _VECTOR_MIN and y.dtype.kind == "f" and _is_zero_literal(x):
-            x = np.zeros(y.shape, y.dtype)
+            x = _zeros_of(y)
         return ufunc(x, y) if out is None else ufunc(x, y, out=out)
     kernel.__name__ = ufunc.__name__
     return kernel
