@@ -650,3 +650,20 @@ def test_tape_exit_on_exception_stops_recording():
             1 / 0
     from tapeflow.core.state import STATE
     assert tape not in STATE.tapes
+
+
+def test_tapes_exited_out_of_order_leave_the_other_recording():
+    # a with block pops the innermost tape; an explicit __exit__ of the outer one
+    # first must remove just that tape, and the inner one keeps recording
+    from tapeflow.core.state import STATE
+    x = tf.constant(3.0)
+    outer, inner = tf.GradientTape(), tf.GradientTape()
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)
+    assert STATE.tapes == (inner,)
+    inner.watch(x)
+    y = x * x
+    inner.__exit__(None, None, None)
+    assert STATE.tapes == ()
+    assert inner.gradient(y, x).numpy() == np.float32(6.0)

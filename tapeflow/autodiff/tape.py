@@ -68,7 +68,9 @@ class GradientTape:
         self._active = True
 
     def _pop(self):
-        STATE.tapes = tuple(t for t in STATE.tapes if t is not self)
+        tapes = STATE.tapes
+        # (the innermost tape, as a with block leaves it: no generator to run)
+        STATE.tapes = tapes[:-1] if tapes and tapes[-1] is self else tuple(t for t in tapes if t is not self)
         self._active = False
 
     # -- recording ---------------------------------------------------------------
@@ -126,10 +128,6 @@ class GradientTape:
         """
         self._check_usable()
         flat_sources, pack = _flatten(sources)
-        for s in flat_sources:
-            if not isinstance(s, Tensor):
-                raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
-                                f"{type(s).__name__}")
         flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
@@ -154,10 +152,7 @@ class GradientTape:
             if not _is_float(t):
                 continue  # as TF: an integer target contributes no gradient (not an error)
             targets.append(t)
-            if seeds is None or seeds[i] is None:
-                seed_vals.append(_ones_like(t))
-            else:
-                seed_vals.append(seeds[i])
+            seed_vals.append(None if seeds is None else seeds[i])
         # Differentiate with this tape paused: outer tapes (and a trace) still see the ops.
         # A persistent tape called inside its own context keeps recording (as TF), so
         # the gradient it returns can be differentiated again by the same tape.
@@ -169,15 +164,16 @@ class GradientTape:
             if arrays is not None:
                 try:
                     g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
-                    g = {id(s): _as_tensor(g[id(s)]) for s in flat_sources if id(s) in g}
+                    # as TF: an integer source has no gradient (watch() warned about it)
+                    return [_as_tensor(g[id(s)]) if id(s) in g and _is_float(s) else None
+                            for s in flat_sources]
                 except _NotLean:
-                    arrays = None
-            if arrays is None:
-                g = backward(self._nodes, targets, seed_vals, flat_sources)
+                    pass
+            seed_vals = [_ones_like(t) if s is None else s for t, s in zip(targets, seed_vals)]
+            g = backward(self._nodes, targets, seed_vals, flat_sources)
         finally:
             if was_active:
                 self._push()
-        # as TF: an integer source has no gradient (watch() warned about it)
         return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -253,9 +249,10 @@ def _ones_like(t):
 
 
 def _flatten(x):
-    """(nest.flatten(x), a function packing a flat list back like x). The usual
-    sources, a flat list or tuple of tensors (a model's variables) or one tensor,
-    skip nest's recursion: gradient() runs once per training step."""
+    """(nest.flatten(x), a function packing a flat list back like x), every leaf
+    checked to be a Tensor or Variable. The usual sources, a flat list or tuple of
+    tensors (a model's variables) or one tensor, skip nest's recursion: gradient()
+    runs once per training step."""
     c = x.__class__
     if c is list or c is tuple:
         for v in x:
@@ -265,7 +262,12 @@ def _flatten(x):
             return list(x), c
     elif isinstance(x, Tensor):
         return [x], _first
-    return nest.flatten(x), lambda flat: nest.pack_sequence_as(x, flat)
+    flat = nest.flatten(x)
+    for s in flat:
+        if not isinstance(s, Tensor):
+            raise TypeError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
+                            f"{type(s).__name__}")
+    return flat, lambda flat: nest.pack_sequence_as(x, flat)
 
 
 def _first(flat):
@@ -292,8 +294,9 @@ def _lean_seeds(targets, seeds):
     recording (a persistent tape inside its own context, or an outer tape,
     records it for higher-order gradients), no trace (the backward pass is
     emitted into the graph) and no profiler (it times each backward op). Every
-    seed must be a concrete value of its target's shape and dtype; any other
-    seed takes the general path, which handles (or rejects) it as it always has.
+    seed must be a concrete value of its target's shape and dtype (None: ones,
+    as _ones_like makes them); any other seed takes the general path, which
+    handles (or rejects) it as it always has.
     """
     st = STATE
     if st.tapes or st.trace is not None or st.profiler is not None:
@@ -301,11 +304,18 @@ def _lean_seeds(targets, seeds):
     out = []
     for t, s in zip(targets, seeds):
         v = t._v
+        if v is None:
+            return None
+        if s is None:
+            s = np.empty(v.shape, v.dtype)
+            s.fill(1)  # (np.ones: the same, through a Python wrapper costing ~0.6 us more)
+            out.append(s)
+            continue
         if s.__class__ is Tensor:
             s = s._v
         elif s.__class__ is not np.ndarray:
             return None
-        if v is None or s is None or s.shape != v.shape or s.dtype != v.dtype:
+        if s is None or s.shape != v.shape or s.dtype != v.dtype:
             return None
         out.append(s)
     return out
@@ -326,7 +336,7 @@ class _TensorRules:
     each vjp rule runs in tapeflow ops (bind), so outer tapes and a trace record it."""
 
     @staticmethod
-    def vjp(p, ct, out, args, params, reach):
+    def vjp(p, ct, out, args, params, need):
         return p.vjp(ct, out, *args, **params)
 
     @staticmethod
@@ -355,10 +365,9 @@ class _ArrayRules:
         self.owned = set()
 
     @staticmethod
-    def vjp(p, ct, out, args, params, reach):
+    def vjp(p, ct, out, args, params, need):
         f = p.vjp_np
         if f is not None:
-            need = tuple(map(reach.__contains__, map(id, args)))
             try:
                 vals = list(map(_V, args))  # (map: no comprehension frame; this runs per node)
             except AttributeError:  # a Python scalar, a list or an array operand
@@ -415,19 +424,20 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     rules run (``_TensorRules``: Tensors and bind; ``_ArrayRules``: arrays and
     vjp_np). Returns {id(tensor): cotangent}.
     """
-    # Forward sweep: keep only nodes that depend on a source (others can't contribute).
+    # Forward sweep: keep only nodes that depend on a source (others can't contribute),
+    # each with ``need``: which of its operands do (the rules skip the others' gradients).
     reach = {id(s) for s in sources}
+    depends = reach.__contains__
     live = []
     for node in nodes:
-        p, args, params, out = node
-        for a in args:
-            if id(a) in reach:
-                live.append(node)
-                if p.multiple_results:
-                    reach.update(id(o) for o in out)
-                else:
-                    reach.add(id(out))
-                break
+        need = tuple(map(depends, map(id, node[1])))  # (C loops: this runs for every node)
+        if True in need:
+            live.append((node, need))
+            out = node[3]
+            if node[0].multiple_results:
+                reach.update(map(id, out))
+            else:
+                reach.add(id(out))
     grads = {}
     add = rules.add
     for t, s in zip(targets, seeds):
@@ -435,7 +445,7 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
         grads[i] = s if i not in grads else add(grads[i], s, i)
     # Reverse sweep: deterministic (recording order), accumulate by identity.
     vjp = rules.vjp
-    for p, args, params, out in reversed(live):
+    for (p, args, params, out), need in reversed(live):
         if p.multiple_results:
             cts = [grads.get(id(o)) for o in out]
             if all(c is None for c in cts):
@@ -445,13 +455,11 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
             ct = grads.get(id(out))
             if ct is None:
                 continue
-        in_cts = vjp(p, ct, out, args, params, reach)
-        for a, g in zip(args, in_cts):
-            if g is None:
+        in_cts = vjp(p, ct, out, args, params, need)
+        for a, g, n in zip(args, in_cts, need):
+            if g is None or not n:
                 continue
             i = id(a)
-            if i not in reach:
-                continue
             prev = grads.get(i)
             grads[i] = g if prev is None else add(prev, g, i)
     return grads

@@ -47,8 +47,9 @@ def unbroadcast_np(g, shape):
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    axes = tuple(range(lead))
+    if 1 in shape:  # (most broadcast operands -- biases, scalars -- have no 1 dims: no generator to run)
+        axes += tuple([lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1])
     if axes:
         g = (_add_reduce(g, axis=axes, keepdims=True) if g.dtype.kind == "f"
              else REGISTRY["reduce_sum"].impl(g, axis=axes, keepdims=True))

@@ -74,12 +74,12 @@ def decode_key(tpl, idx):
 
 def check_bounds(op, shape, key, idx):
     """Raise if an integer index tensor in ``key`` has an entry outside [0, dim)."""
-    consumed = sum(1 for k in key if k[0] in "si") + sum(
-        np.ndim(idx[k[1]]) if np.asarray(idx[k[1]]).dtype.kind == "b" else 1 for k in key if k[0] == "a")
     dim = 0
     for k in key:
         t = k[0]
         if t == "e":
+            consumed = sum(1 for k in key if k[0] in "si") + sum(
+                np.ndim(idx[k[1]]) if np.asarray(idx[k[1]]).dtype.kind == "b" else 1 for k in key if k[0] == "a")
             dim += len(shape) - consumed
         elif t in "si":
             dim += 1
@@ -89,15 +89,28 @@ def check_bounds(op, shape, key, idx):
                 dim += a.ndim
                 continue
             n = shape[dim]
-            if a.size:
+            if a.size and not _in_range(a, n):
                 bad = (a < 0) | (a >= n)
-                if bad.any():
-                    pos = tuple(int(i) for i in np.argwhere(bad)[0])
-                    raise InvalidArgumentIndexError(
-                        f"{op}: index {a[pos]} (at position {list(pos)} of an index tensor of shape "
-                        f"{fmt_shape(a.shape)}) is out of bounds: not in [0, {n}) for axis {dim} of a tensor of shape "
-                        f"{fmt_shape(shape)}; indices must be in range (negative ones do not count from the end)")
+                pos = tuple(int(i) for i in np.argwhere(bad)[0])
+                raise InvalidArgumentIndexError(
+                    f"{op}: index {a[pos]} (at position {list(pos)} of an index tensor of shape "
+                    f"{fmt_shape(a.shape)}) is out of bounds: not in [0, {n}) for axis {dim} of a tensor of shape "
+                    f"{fmt_shape(shape)}; indices must be in range (negative ones do not count from the end)")
             dim += 1
+
+
+_UNSIGNED = {np.dtype(t): np.dtype("u%d" % np.dtype(t).itemsize) for t in (np.int8, np.int16, np.int32, np.int64)}
+_max_reduce = np.maximum.reduce
+
+
+def _in_range(a, n):
+    """Whether every entry of the integer array ``a`` lies in [0, n). Read as
+    unsigned, a negative entry is above any n: one pass over the indices, no mask
+    arrays (the common case, every index valid, is the one that must be cheap)."""
+    u = _UNSIGNED.get(a.dtype)
+    if u is not None:
+        return _max_reduce(a.view(u), axis=None) < n
+    return a.min() >= 0 and a.max() < n  # (unsigned, or a non-native byte order)
 
 
 def _getitem_kernel(x, *idx, key, bounds=None):

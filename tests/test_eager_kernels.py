@@ -1,0 +1,118 @@
+"""Kernels that take a faster route than the plain NumPy call on the eager hot
+paths (core/primitives/elementwise.py) give the plain call's exact bits.
+
+* ``_select_kernel``: the relu/maximum/minimum/where gradients call it with one
+  branch the literal 0. It must give np.where's bits: the selected value's bits
+  (NaN payloads, -0.0, inf included), +0.0 where unselected, never a leak of the
+  unselected branch.
+* maximum/minimum against the literal 0 (relu) run on an array of zeros: the
+  same elements as np.maximum(x, 0), NaN and signed-zero ties included.
+"""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.core.primitives import elementwise as E
+from tapeflow.core.primitives.elementwise import _select_kernel
+
+SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -2.25, 1e-40]
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view({2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((7, 5), (7, 5)), ((7, 5), (5,)), ((1, 5), (7, 5)), ((), (3,)), ((), ())])
+def test_zero_branch_forms_match_np_where_bit_for_bit(dtype, shapes):
+    cshape, vshape = shapes
+    rs = np.random.default_rng(0)
+    c = rs.random(cshape) < 0.5
+    if c.ndim == 0:
+        c = np.asarray(True)
+    v = rs.choice(np.array(SPECIAL, dtype), size=vshape)
+    v = np.asarray(v, dtype)
+    for args in [(c, v, 0), (c, 0, v), (c, v, 0.0), (c, 0.0, v)]:
+        got = _select_kernel(*args)
+        want = np.where(*args)
+        assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+        assert np.array_equal(_bits(got), _bits(want)), args
+
+
+def test_unselected_nan_and_inf_never_leak_and_zero_is_positive():
+    g = np.array([np.nan, np.inf, -np.inf, -0.0, 3.0], np.float32)
+    c = np.array([False, False, False, False, True])
+    out = _select_kernel(c, g, 0)
+    assert np.array_equal(_bits(out), _bits(np.array([0, 0, 0, 0, 3.0], np.float32)))
+    out = _select_kernel(~c, 0, g)
+    assert np.array_equal(_bits(out), _bits(np.array([0, 0, 0, 0, 3.0], np.float32)))
+
+
+def test_a_strided_operand_and_a_negative_zero_literal_take_np_where_semantics():
+    g = np.arange(20, dtype=np.float32).reshape(4, 5)[:, ::2]  # not contiguous
+    c = g > 4
+    assert np.array_equal(_bits(_select_kernel(c, g, 0)), _bits(np.where(c, g, 0)))
+    # -0.0 is not the +0.0 the integer forms produce: np.where handles it
+    assert np.array_equal(_bits(_select_kernel(c, g, -0.0)), _bits(np.where(c, g, -0.0)))
+    assert np.array_equal(_bits(_select_kernel(c, -0.0, g)), _bits(np.where(c, -0.0, g)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+@pytest.mark.parametrize("zero", [0, 0.0, -0.0])
+def test_extremum_against_the_zero_literal_matches_the_ufunc_bit_for_bit(dtype, name, zero):
+    ufunc = getattr(np, name)
+    kernel = getattr(E, name + "_p").impl
+    rs = np.random.default_rng(1)
+    for shape in [(64, 40), (3000,), (5,)]:  # above and below the size where the zeros are used
+        x = rs.choice(np.array(SPECIAL, dtype), size=shape).astype(dtype)
+        for args in [(x, zero), (zero, x), (x[..., ::2], zero)]:
+            got, want = kernel(*args), ufunc(*args)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(_bits(got), _bits(want)), (shape, args[1] is zero)
+        out = np.empty_like(x)  # the compiled tier's form: into a planned buffer
+        assert getattr(E, name + "_p").impl_out(out, x, zero) is out
+        assert np.array_equal(_bits(out), _bits(ufunc(x, zero)))
+
+
+def test_relu_and_its_gradient_keep_tf_semantics_through_the_fast_kernels():
+    x = np.array([[np.nan, -1.0, -0.0, 0.0, 2.0, np.inf, -np.inf] * 200], np.float32)
+    t = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = tf.nn.relu(t)
+    g = tape.gradient(y, t).numpy()
+    assert np.array_equal(_bits(y.numpy()), _bits(np.maximum(x, 0)))
+    # relu'(x) is 1 only where x > 0 (0 at the tie x == 0, as TF; NaN compares false)
+    assert np.array_equal(_bits(g), _bits(np.where(x > 0, np.float32(1), np.float32(0))))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, ">i4", ">i8"])
+def test_gather_bounds_check_catches_every_out_of_range_entry_in_one_pass(dtype):
+    # the check reads signed indices as unsigned (a negative one is then too large);
+    # every integer dtype and byte order must still reject -1 and dim, and accept 0 and dim-1
+    from tapeflow.errors import InvalidArgumentIndexError
+    params = tf.constant(np.arange(5, dtype=np.float32) * 10)
+    ok = np.array([0, 4, 2], dtype=dtype)
+    assert tf.gather(params, ok).numpy().tolist() == [0.0, 40.0, 20.0]
+    bad = [[0, 5]] + ([[-1, 2], [3, -128]] if np.dtype(dtype).kind == "i" else [])
+    for b in bad:
+        with pytest.raises(InvalidArgumentIndexError, match="out of bounds"):
+            tf.gather(params, np.array(b, dtype=dtype))
+
+
+def test_the_cached_zero_operands_stay_zero_read_only_and_bounded():
+    E._ZEROS.clear()
+    x = np.random.default_rng(2).standard_normal((64, 40)).astype(np.float32)
+    out = np.empty_like(x)
+    E.maximum_p.impl_out(out, x, 0)
+    E.maximum_p.impl(x, 0)
+    (z,) = E._ZEROS.values()
+    assert not z.flags.writeable and not z.any()
+    for n in range(E._ZEROS_MAX_SHAPES + 3):  # many shapes: the table is emptied, never grows past its bound
+        E.minimum_p.impl(np.ones((n + 2, 1024), np.float64), 0)
+        assert len(E._ZEROS) <= E._ZEROS_MAX_SHAPES
+    big = np.ones(E._ZEROS_MAX_BYTES // 4 + 1, np.float32)  # past the byte bound: fresh zeros, not kept
+    E._ZEROS.clear()
+    assert np.array_equal(E.maximum_p.impl(-big, 0), np.zeros_like(big)) and not E._ZEROS
