@@ -14,8 +14,8 @@ Calling a Function:
    vs new), runs the pass pipeline and compiles with a backend;
 3. calls the compiled code on the arguments' arrays.
 
-The fast path (all positional arguments plain Tensors or NumPy arrays) costs a tuple build
-and a dict lookup before the compiled code runs.
+The fast path (a signature seen before, of plain Tensors / NumPy arrays and Python
+scalars) costs a tuple build and a dict lookup before the compiled code runs.
 """
 from __future__ import annotations
 
@@ -343,6 +343,42 @@ class ConcreteFunction:
 
 _TENSOR = object()
 
+#: Python values a call may pass on the fast path: trace constants, keyed by (type, value)
+#: as _leaf_key keys them (the type too: 1, 1.0 and True are equal and hash alike)
+_FAST_PY = frozenset({bool, int, float, str, type(None)})
+
+
+def _fast_key(args, kwargs):
+    """(key, arrays) of a call __call__'s fast path can take, else None: positional plain
+    Tensors / NumPy arrays (key: shape, dtype; they are the compiled code's inputs, in
+    order) and Python scalars, positional (key: type, value) or by keyword (name, type,
+    value). Each entry starts with a tuple, a type or a str, which never compare equal,
+    so calls with different signatures never share a key."""
+    key = []
+    arrays = []
+    for a in args:
+        c = a.__class__
+        if c is Tensor:
+            a = a._v
+        elif c is not _ndarray:
+            if c not in _FAST_PY:
+                return None
+            key.append(c)
+            key.append(a)
+            continue
+        arrays.append(a)
+        key.append(a.shape)
+        key.append(a.dtype)
+    if kwargs:
+        for name, a in kwargs.items():
+            c = a.__class__
+            if c not in _FAST_PY:
+                return None
+            key.append(name)
+            key.append(c)
+            key.append(a)
+    return tuple(key), arrays
+
 
 def _packer(out_tree):
     """``pack(outs)``: the traced output structure with a new Tensor around each output
@@ -510,34 +546,25 @@ class Function:
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         st = STATE
-        if not kwargs and st.trace is None and not st.tapes and not RUN_EAGERLY[0]:
-            # The fast path: positional Tensors and NumPy arrays, a signature seen before.
-            # A NumPy array and a Tensor of the same shape and dtype share a trace (as in
-            # TF), so both take it at the same cost; subclasses (Variable, np.matrix...),
-            # other arguments and misses go the slow way, which also fills _fast.
-            # The key is _call_slow's: per argument its shape, then its dtype.
-            if len(args) == 1:  # (the common case, without the loop's lists)
-                a = args[0]
-                c = a.__class__
-                if c is Tensor:
-                    a = a._v
-                elif c is not _ndarray:
-                    return self._call_slow(args, kwargs)
+        if st.trace is None and not st.tapes and not RUN_EAGERLY[0]:
+            # The fast path: a signature seen before (_call_slow fills _fast), of plain
+            # Tensors and NumPy arrays (a NumPy array and a Tensor of the same shape and dtype
+            # share a trace, as in TF, so both take it at the same cost) and Python scalars,
+            # which are constants of the trace. Anything else goes the slow way.
+            a = args[0] if len(args) == 1 and not kwargs else None
+            c = a.__class__
+            if c is Tensor:
+                a = a._v
+                c = _ndarray
+            if c is _ndarray:  # one array, the common case: without _fast_key's call and loop
                 arrays = (a,)
                 cf = self._fast.get((a.shape, a.dtype))
             else:
-                key = []
-                arrays = []
-                for a in args:
-                    c = a.__class__
-                    if c is Tensor:
-                        a = a._v
-                    elif c is not _ndarray:
-                        return self._call_slow(args, kwargs)
-                    arrays.append(a)
-                    key.append(a.shape)
-                    key.append(a.dtype)
-                cf = self._fast.get(tuple(key))
+                found = _fast_key(args, kwargs)
+                if found is None:
+                    return self._call_slow(args, kwargs)
+                key, arrays = found
+                cf = self._fast.get(key)
             if cf is not None:
                 if cf.hot and st.profiler is None:
                     # ConcreteFunction.run's work once the trace is past its tier-up
@@ -561,6 +588,10 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
+        fast = _fast_key(args, kwargs)  # of the call as made: __call__ looks it up before _canonical
+        if fast is not None and self._input_signature is not None and (
+                kwargs or len(fast[1]) != len(args) or not self._flat_signature(len(args))):
+            fast = None  # an input_signature converts Python values to tensor inputs: no fast path
         args, kwargs = self._canonical(args, kwargs)
         variables = _arg_variables(args, kwargs) if self._input_signature is None else []
         key, leaves = self._signature(args, kwargs, variables)
@@ -581,12 +612,11 @@ class Function:
             key, _ = self._signature(args, kwargs, variables, pinned=True)
             cf = self._cache.get(key) or self._trace(args, kwargs, key, variables, pinned=True)
         arrays = [x._v if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
-        if not kwargs and all(a.__class__ is Tensor or a.__class__ is np.ndarray for a in args) and (
-                self._input_signature is None or self._flat_signature(len(args))):
-            # later calls with these shapes and dtypes take __call__'s fast path (with an
-            # input_signature: the check above passed, and it depends on nothing else)
-            vs = [a._v if a.__class__ is Tensor else a for a in args]
-            self._fast[tuple(x for v in vs for x in (v.shape, v.dtype))] = cf
+        if fast is not None:
+            # later calls with these shapes, dtypes and Python values take __call__'s fast
+            # path (with an input_signature: the check above passed, and it depends on nothing
+            # else); its arrays are these leaves: the positional tensors, in order
+            self._fast[fast[0]] = cf
         return cf.run_bound(arrays, variables)
 
     def _flat_signature(self, n):
