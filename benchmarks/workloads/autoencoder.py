@@ -12,6 +12,7 @@ the notes and the JSON.
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -170,3 +171,153 @@ IMPLS = [
     Impl("tf_function", "tensorflow", "TF tf.function", _tf("tensorflow", "function")),
     Impl("tf_eager", "tensorflow", "TF eager", _tf("tensorflow", "eager")),
 ]
+
+
+# --- where the compiled step's time goes (issue 14's note) ------------------------------
+# python -m benchmarks.workloads.autoencoder [--framework tapeflow|tensorflow] [--reps N]
+# (tensorflow: run with the peers' Python). Each op of the graph tapeflow's compiled step runs
+# (after the fused tier) is timed alone through the shared evaluator, GEMMs with the BLAS
+# thread count tapeflow chose for them; TF's five GEMMs are timed alone with the transpose
+# flags its MatMul gradients use. The rest of a step is what the GEMMs leave.
+
+def _best_ms(f, reps):
+    f()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
+def _gemm_label(a, b, ta=False, tb=False):
+    m, k = (a.shape[1], a.shape[0]) if ta else a.shape
+    n = b.shape[0] if tb else b.shape[1]
+    return f"{m}x{k} @ {k}x{n} {'T' if ta else 'N'}{'T' if tb else 'N'}"
+
+
+def _tapeflow_breakdown(tf, step, x, reps):
+    from tapeflow.compiler.backends.numba_backend import loop_threads
+    from tapeflow.ir import interpreter
+    from tapeflow.util import threads
+
+    cf = step.get_concrete_function(x)
+    while not cf.hot:  # past the tier-up: the graph the step runs from now on
+        step(x)
+    graph = cf.fused_graph if cf.fused_graph is not None else cf.graph
+    rows, times, vals = [], {}, {}
+
+    def apply(e, args):
+        vals[e] = args
+        return interpreter.apply_eqn(e, args)
+
+    interpreter.evaluate(graph, [x._v], apply)
+    for e in graph.eqns:
+        args = vals[e]
+        name = e.prim.name
+        if name == "matmul":
+            a, b = args
+            ta, tb = a.flags.f_contiguous and not a.flags.c_contiguous, b.flags.f_contiguous and not b.flags.c_contiguous
+            label = f"GEMM {_gemm_label(a.T if ta else a, b.T if tb else b, ta, tb)}"
+        else:
+            label = name + ("" if name != "fused_elementwise" else f" ({len(e.params['graph'].eqns)} ops)")
+        t = _best_ms(lambda: interpreter.apply_eqn(e, args), reps)
+        if name == "matmul":
+            label += f", {threads.blas_threads() or 'default'} BLAS thread(s)"
+        elif name == "fused_elementwise":
+            label += f", {loop_threads()} loop thread(s)"
+        rows.append((label, t))
+    return rows
+
+
+def _overlap_rows(batch, reps):
+    """The backward's two independent GEMMs (g2 @ W2^T and h^T @ g2, both from the output
+    layer's gradient) one after the other on all BLAS threads, as tapeflow runs them, and
+    side by side on one thread each, as an inter-op scheduler (TF's) can run them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    rs = rng(2)
+    h = rs.random((batch, SIZES[1]), dtype=np.float32)
+    g2 = rs.random((batch, SIZES[0]), dtype=np.float32)
+    w2 = rs.random((SIZES[1], SIZES[0]), dtype=np.float32)
+    most = len(os.sched_getaffinity(0))  # BLAS's pool (tapeflow may have set fewer threads for now)
+    pool = ThreadPoolExecutor(1)
+
+    def serial():
+        with threadpool_limits(most, user_api="blas"):
+            np.matmul(g2, w2.T)
+            np.matmul(h.T, g2)
+
+    def side_by_side():
+        with threadpool_limits(1, user_api="blas"):
+            other = pool.submit(np.matmul, g2, w2.T)
+            np.matmul(h.T, g2)
+            other.result()
+
+    try:
+        return [(f"the 2 backward GEMMs one after the other, {most} BLAS thread(s)", _best_ms(serial, reps)),
+                ("the 2 backward GEMMs side by side, 1 BLAS thread each", _best_ms(side_by_side, reps))]
+    finally:
+        pool.shutdown()
+
+
+def _tf_gemms(tf, x, params, reps):
+    B, d_in = x.shape
+    hidden = params[0].shape[1]
+    rs = rng(1)
+    h = tf.constant(rs.random((B, hidden), dtype=np.float32))
+    g1 = tf.constant(rs.random((B, hidden), dtype=np.float32))
+    g2 = tf.constant(rs.random((B, d_in), dtype=np.float32))
+    w0, w2 = tf.constant(params[0].numpy()), tf.constant(params[2].numpy())
+    mm = tf.function(lambda a, b, ta, tb: tf.linalg.matmul(a, b, transpose_a=ta, transpose_b=tb))
+    rows = []
+    for a, b, ta, tb in [(x, w0, False, False), (h, w2, False, False), (g2, w2, False, True),
+                         (h, g2, True, False), (x, g1, True, False)]:
+        t = _best_ms(lambda: mm(a, b, ta, tb).numpy(), reps)
+        rows.append((f"GEMM {_gemm_label(a, b, ta, tb)}", t))
+    return rows
+
+
+def breakdown(framework="tapeflow", reps=7, batch=10_000, threads=0):
+    """The text of the breakdown; ``threads``: the intra-op count to set (0: the
+    framework's own choice; on a busy machine tapeflow's is one thread)."""
+    case = {"batch": batch}
+    data = make_data(case, 0)
+    tf = import_tf(framework)
+    if threads:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+    params = variables(tf, weights(data), "w")
+    x = tf.constant(data["x"])
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            out = dense_mlp(tf, params, x, ACTS)
+            loss = tf.reduce_mean(tf.square(out - x))
+        return loss, tape.gradient(loss, params)
+
+    total = _best_ms(lambda: step(x)[0].numpy(), reps)
+    rows = _tapeflow_breakdown(tf, step, x, reps) if framework == "tapeflow" else _tf_gemms(tf, x, params, reps)
+    gemm = sum(t for label, t in rows if label.startswith("GEMM"))
+    lines = [f"{framework}: compiled step {total:.1f} ms (best of {reps}), batch {batch}, "
+             f"intra-op threads {threads or 'default'}"]
+    lines += [f"  {t:8.2f} ms  {label}" for label, t in rows]
+    lines.append(f"  GEMMs {gemm:.1f} ms ({2 * 5 * batch * SIZES[0] * SIZES[1] / gemm / 1e6:.0f} GFLOP/s), "
+                 f"the rest of the step {total - gemm:.1f} ms")
+    if framework == "tapeflow":
+        lines += [f"  {t:8.2f} ms  {label}" for label, t in _overlap_rows(batch, reps)]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="where a compiled autoencoder step's time goes")
+    ap.add_argument("--framework", default="tapeflow", choices=["tapeflow", "tensorflow"])
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: the framework's choice)")
+    args = ap.parse_args()
+    print(breakdown(args.framework, args.reps, args.batch, args.threads))

@@ -14,8 +14,8 @@ Calling a Function:
    vs new), runs the pass pipeline and compiles with a backend;
 3. calls the compiled code on the arguments' arrays.
 
-The fast path (all positional arguments plain Tensors or NumPy arrays) costs a tuple build
-and a dict lookup before the compiled code runs.
+The fast path (a signature seen before, of plain Tensors / NumPy arrays and Python
+scalars) costs a tuple build and a dict lookup before the compiled code runs.
 """
 from __future__ import annotations
 
@@ -269,8 +269,9 @@ class ConcreteFunction:
         self.var_slots = []
         #: ids of the Variables the graph touches by identity (closures, attributes)
         self.captured_ids = set()
-        #: outputs that are Python values (not tensors), by output position
         self._single = out_tree[0] == "single"
+        #: the compiled code's output arrays -> the function's output structure
+        self._pack = _packer(out_tree)
         self.calls = 0
         self.fuse_at = pipeline.fuse_after(graph) if backend == "python" else -1
         self.fused_graph = None
@@ -329,23 +330,6 @@ class ConcreteFunction:
                 v._v = p._v  # an assign replaced the stand-in's buffer: it is the variable's now
                 p._v = old
 
-    def _pack(self, outs):
-        kind, payload = self.out_tree
-        if kind == "single":
-            t = _new(Tensor)
-            t._v = outs[0]
-            return t
-        wrapped = []
-        it = iter(outs)
-        for leaf in payload[1]:
-            if leaf is _TENSOR:
-                t = _new(Tensor)
-                t._v = next(it)
-                wrapped.append(t)
-            else:
-                wrapped.append(leaf)
-        return nest.pack_sequence_as(payload[0], wrapped)
-
     def __call__(self, *args, **kwargs):
         check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
@@ -358,6 +342,89 @@ class ConcreteFunction:
 
 
 _TENSOR = object()
+
+#: Python values a call may pass on the fast path: trace constants, keyed by (type, value)
+#: as _leaf_key keys them (the type too: 1, 1.0 and True are equal and hash alike)
+_FAST_PY = frozenset({bool, int, float, str, type(None)})
+
+
+def _fast_key(args, kwargs):
+    """(key, arrays) of a call __call__'s fast path can take, else None: positional plain
+    Tensors / NumPy arrays (key: shape, dtype; they are the compiled code's inputs, in
+    order) and Python scalars, positional (key: type, value) or by keyword (name, type,
+    value). Each entry starts with a tuple, a type or a str, which never compare equal,
+    so calls with different signatures never share a key."""
+    key = []
+    arrays = []
+    for a in args:
+        c = a.__class__
+        if c is Tensor:
+            a = a._v
+        elif c is not _ndarray:
+            if c not in _FAST_PY:
+                return None
+            key.append(c)
+            key.append(a)
+            continue
+        arrays.append(a)
+        key.append(a.shape)
+        key.append(a.dtype)
+    if kwargs:
+        for name, a in kwargs.items():
+            c = a.__class__
+            if c not in _FAST_PY:
+                return None
+            key.append(name)
+            key.append(c)
+            key.append(a)
+    return tuple(key), arrays
+
+
+def _packer(out_tree):
+    """``pack(outs)``: the traced output structure with a new Tensor around each output
+    array and the other leaves (constants, None, strings) as traced; the same as
+    nest.pack_sequence_as, written out once per trace as straight-line code. The generic
+    walk cost 4-8 us per call for a tuple of 2-5 tensors (a train step's (loss, grads)),
+    more than the fast path and the output of a single tensor together."""
+    kind, payload = out_tree
+    if kind == "single":
+        payload = (_TENSOR, [_TENSOR])
+    structure, leaves = payload
+    ns = {"_new": _new, "_Tensor": Tensor}
+    lines = []
+    leaf_iter = iter(leaves)
+    n_out = 0
+
+    def const(x):
+        name = f"_c{len(ns)}"
+        ns[name] = x
+        return name
+
+    def expr(s):  # nest._pack's cases, in its order; leaves are consumed in flatten order
+        nonlocal n_out
+        if isinstance(s, dict):
+            vals = {k: expr(s[k]) for k in sorted(s, key=nest._sort_key)}
+            items = [(const(k), vals[k]) for k in s]
+            if type(s) is dict:
+                return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+            return f"{const(type(s))}([" + ", ".join(f"({k}, {v})" for k, v in items) + "])"
+        if nest._is_namedtuple(s):
+            return f"{const(type(s))}(" + ", ".join([expr(v) for v in s]) + ")"
+        if isinstance(s, (list, tuple)):
+            items = "".join([expr(v) + ", " for v in s])
+            if type(s) is list:
+                return f"[{items}]"
+            return f"({items})" if type(s) is tuple else f"{const(type(s))}(({items}))"
+        leaf = next(leaf_iter)
+        if leaf is not _TENSOR:
+            return const(leaf)
+        i, n_out = n_out, n_out + 1
+        lines.append(f"    t{i} = _new(_Tensor)\n    t{i}._v = outs[{i}]\n")
+        return f"t{i}"
+
+    ret = expr(structure)
+    exec(compile("def pack(outs):\n" + "".join(lines) + f"    return {ret}\n", "<tapeflow-outputs>", "exec"), ns)
+    return ns["pack"]
 
 
 def _runtime_error(cf, e):
@@ -479,34 +546,25 @@ class Function:
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         st = STATE
-        if not kwargs and st.trace is None and not st.tapes and not RUN_EAGERLY[0]:
-            # The fast path: positional Tensors and NumPy arrays, a signature seen before.
-            # A NumPy array and a Tensor of the same shape and dtype share a trace (as in
-            # TF), so both take it at the same cost; subclasses (Variable, np.matrix...),
-            # other arguments and misses go the slow way, which also fills _fast.
-            # The key is _call_slow's: per argument its shape, then its dtype.
-            if len(args) == 1:  # (the common case, without the loop's lists)
-                a = args[0]
-                c = a.__class__
-                if c is Tensor:
-                    a = a._v
-                elif c is not _ndarray:
-                    return self._call_slow(args, kwargs)
+        if st.trace is None and not st.tapes and not RUN_EAGERLY[0]:
+            # The fast path: a signature seen before (_call_slow fills _fast), of plain
+            # Tensors and NumPy arrays (a NumPy array and a Tensor of the same shape and dtype
+            # share a trace, as in TF, so both take it at the same cost) and Python scalars,
+            # which are constants of the trace. Anything else goes the slow way.
+            a = args[0] if len(args) == 1 and not kwargs else None
+            c = a.__class__
+            if c is Tensor:
+                a = a._v
+                c = _ndarray
+            if c is _ndarray:  # one array, the common case: without _fast_key's call and loop
                 arrays = (a,)
                 cf = self._fast.get((a.shape, a.dtype))
             else:
-                key = []
-                arrays = []
-                for a in args:
-                    c = a.__class__
-                    if c is Tensor:
-                        a = a._v
-                    elif c is not _ndarray:
-                        return self._call_slow(args, kwargs)
-                    arrays.append(a)
-                    key.append(a.shape)
-                    key.append(a.dtype)
-                cf = self._fast.get(tuple(key))
+                found = _fast_key(args, kwargs)
+                if found is None:
+                    return self._call_slow(args, kwargs)
+                key, arrays = found
+                cf = self._fast.get(key)
             if cf is not None:
                 if cf.hot and st.profiler is None:
                     # ConcreteFunction.run's work once the trace is past its tier-up
@@ -530,6 +588,10 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
+        fast = _fast_key(args, kwargs)  # of the call as made: __call__ looks it up before _canonical
+        if fast is not None and self._input_signature is not None and (
+                kwargs or len(fast[1]) != len(args) or not self._flat_signature(len(args))):
+            fast = None  # an input_signature converts Python values to tensor inputs: no fast path
         args, kwargs = self._canonical(args, kwargs)
         variables = _arg_variables(args, kwargs) if self._input_signature is None else []
         key, leaves = self._signature(args, kwargs, variables)
@@ -550,12 +612,11 @@ class Function:
             key, _ = self._signature(args, kwargs, variables, pinned=True)
             cf = self._cache.get(key) or self._trace(args, kwargs, key, variables, pinned=True)
         arrays = [x._v if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
-        if not kwargs and all(a.__class__ is Tensor or a.__class__ is np.ndarray for a in args) and (
-                self._input_signature is None or self._flat_signature(len(args))):
-            # later calls with these shapes and dtypes take __call__'s fast path (with an
-            # input_signature: the check above passed, and it depends on nothing else)
-            vs = [a._v if a.__class__ is Tensor else a for a in args]
-            self._fast[tuple(x for v in vs for x in (v.shape, v.dtype))] = cf
+        if fast is not None:
+            # later calls with these shapes, dtypes and Python values take __call__'s fast
+            # path (with an input_signature: the check above passed, and it depends on nothing
+            # else); its arrays are these leaves: the positional tensors, in order
+            self._fast[fast[0]] = cf
         return cf.run_bound(arrays, variables)
 
     def _flat_signature(self, n):

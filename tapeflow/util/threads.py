@@ -372,6 +372,9 @@ def _gemm(a, b, out, sa, sb, macs):
     return np.matmul(a, b, out=out)
 
 
+_np_matmul = np.matmul
+
+
 #: [kernel] once looked up: the native outer-product loop, or None without numba
 _OUTER = []
 
@@ -419,16 +422,19 @@ def matmul(a, b, out=None):
     layer with one output unit, ``g @ W.T`` with ``W`` of shape (n, 1)) is an
     elementwise multiply: every element is one product, which BLAS rounds the same
     way, and sgemm with k=1 is several times slower than the multiply (``_outer``)."""
+    # every tiny GEMM (a compiled act()'s three) passes here: ~0.1 us of it is the
+    # global np.matmul lookup and its out= keyword, hence _np_matmul(a, b, out)
     sa, sb = a.shape, b.shape
-    if len(sa) >= 2 and len(sb) >= 2:
-        if sa[-1] == 1 and sb[-2] == 1:
+    if len(sa) >= 2 <= len(sb):
+        k = sa[-1]
+        if k == 1 and sb[-2] == 1:
             return _outer(a, b, out)
-        macs = sa[-2] * sa[-1] * sb[-1]
+        macs = sa[-2] * k * sb[-1]
         if macs >= FLOOR_MACS:
             return _gemm(a, b, out, sa, sb, macs)
         if _STATE["current"] != 1:
             _one()
-    return np.matmul(a, b, out=out)
+    return _np_matmul(a, b, out)
 
 
 def blas_threads():
