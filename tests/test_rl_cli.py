@@ -12,6 +12,7 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from conftest import subprocess_env
+import tapeflow as tf
 from tapeflow.cli import main
 
 # small and fast: 100 random steps, then 200 updates of batch 16; evaluations of one episode
@@ -96,7 +97,20 @@ def test_eval_without_a_trained_agent(tmp_path):
         main(["td3", "eval", "--ckpt-dir", str(tmp_path)])
 
 
-def test_ctrl_c_saves_at_an_episode_end_and_resume_continues_exactly(tmp_path, capsys):
+@pytest.fixture
+def one_blas_thread():
+    """GEMMs on one thread, in this process and its children. The thread count of a GEMM
+    decides its last bits (util/threads.py), and while the machine is busy (the other
+    xdist worker) a shape's count follows the load: the full and the cut run would then
+    differ in the last bits. Same seed gives the same bits on a quiet machine, or at any
+    load with one thread, as the README's seeding section says."""
+    was = tf.config.threading.get_intra_op_parallelism_threads()
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    yield {"OPENBLAS_NUM_THREADS": "1"}
+    tf.config.threading.set_intra_op_parallelism_threads(was)
+
+
+def test_ctrl_c_saves_at_an_episode_end_and_resume_continues_exactly(tmp_path, capsys, one_blas_thread):
     """SIGINT: the run finishes its episode, saves, exits 0; --resume then ends where an
     uninterrupted run with the same seed ends, with the same evaluations."""
     args = ["td3", "train", *SHORT, "--steps", "600", "--logdir", ""]
@@ -104,7 +118,7 @@ def test_ctrl_c_saves_at_an_episode_end_and_resume_continues_exactly(tmp_path, c
     full = _json(capsys.readouterr().out)
 
     ck = str(tmp_path / "cut")
-    env = subprocess_env(PYTHONUNBUFFERED="1")
+    env = subprocess_env(PYTHONUNBUFFERED="1", **one_blas_thread)
     p = subprocess.Popen([sys.executable, "-m", "tapeflow.cli", *args, "--ckpt-dir", ck], cwd=tmp_path, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
