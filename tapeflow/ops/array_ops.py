@@ -30,6 +30,13 @@ def _shape_arg(shape, op="shape"):
         shape = shape.numpy().tolist()
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
+    if shape.__class__ is tuple or shape.__class__ is list:
+        # the common case (every reshape of an eager step): plain ints, no generators (~2 us)
+        for d in shape:
+            if d.__class__ is not int:
+                break
+        else:
+            return tuple(shape)
     try:
         if isinstance(shape, (str, bytes)) or any(isinstance(d, (str, bytes, float)) for d in shape):
             raise TypeError
