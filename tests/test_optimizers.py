@@ -373,7 +373,7 @@ FUSED_CFG = [lambda: O.SGD(0.1), lambda: O.SGD(0.1, momentum=0.9), lambda: O.SGD
              lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch", amsgrad=True),
              lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.AdamW(0.01, weight_decay=0.1), lambda: O.RMSprop(0.01),
-             lambda: O.RMSprop(0.01, momentum=0.5, centered=True),
+             lambda: O.RMSprop(0.01, momentum=0.5, centered=True), lambda: O.RMSprop(0.01, centered=True),
              lambda: O.RMSprop(0.01, rho=0.99, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5, centered=True, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5), lambda: O.Adagrad(0.1),
