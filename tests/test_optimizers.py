@@ -341,6 +341,56 @@ def test_soft_update_lists_models_and_errors():
         tf.soft_update(tgt, src[:1], 0.1)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("tau", [0.005, 0.3, 0.0])
+def test_soft_update_eager_fused_equals_the_op_path(dtype, tau, monkeypatch):
+    # Eager with nothing recording, each pair is one pass of rules.polyak's compiled loop
+    # (the rule on NumPy arrays for float16); under a tape the same rule runs as ops.
+    # Same bits, 0-d and 2-D variables, a non-contiguous tensor source, NaN and inf included.
+    from tapeflow.keras import utils as ku
+    rng = np.random.default_rng(1)
+    shapes = [(5, 3), (), (7,)]
+    srcs = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    srcs[0][0, 0], srcs[0][1, 1] = np.nan, np.inf
+    tgt0 = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    fused_calls = []
+    fused = ku._fused_soft_update
+    monkeypatch.setattr(ku, "_fused_soft_update", lambda *a: (fused_calls.append(1), fused(*a)))
+    results = []
+    for taped in (False, True):
+        tgt = [tf.Variable(t) for t in tgt0]
+        src = [tf.Variable(srcs[0]), tf.constant(srcs[1]),
+               tf.transpose(tf.constant(np.ascontiguousarray(srcs[2].reshape(7, 1).T)))[:, 0]]
+        held = tgt[0].read_value()
+        for _ in range(3):
+            if taped:
+                with tf.GradientTape():
+                    tf.soft_update(tgt, src, tau)
+            else:
+                tf.soft_update(tgt, src, tau)
+        np.testing.assert_array_equal(held.numpy(), tgt0[0])   # a read is a snapshot
+        results.append([t.numpy() for t in tgt])
+        assert all(t.numpy().dtype == dtype and t.numpy().shape == s for t, s in zip(tgt, shapes))
+    assert len(fused_calls) == 3
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    keep = np.asarray(1.0 - tau, dtype)
+    expect = srcs[1] * np.asarray(tau, dtype) + tgt0[1] * keep
+    for _ in range(2):
+        expect = srcs[1] * np.asarray(tau, dtype) + expect * keep
+    np.testing.assert_array_equal(results[0][1], expect)
+
+
+def test_soft_update_in_a_compiled_step_matches_eager():
+    src = [tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))]
+    te, tc = tf.Variable(np.ones((2, 3), np.float32)), tf.Variable(np.ones((2, 3), np.float32))
+    f = tf.function(lambda: tf.soft_update([tc], src, 0.25))
+    for _ in range(3):
+        tf.soft_update([te], src, 0.25)
+        f()
+    np.testing.assert_array_equal(tc.numpy(), te.numpy())
+
+
 # -- compiled (tapeflow.function) -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("make", [lambda: O.Adam(0.01, amsgrad=True), lambda: O.RMSprop(0.01, momentum=0.5),

@@ -1,4 +1,5 @@
-"""The first-order update rules, each written once and run three ways.
+"""The first-order update rules (and the target networks' soft update), each
+written once and run three ways.
 
 A rule is a function of one variable's gradient ``g``, value ``w`` and slot values,
 then its per-step constants and flags; it returns the variable's new value and the
@@ -107,6 +108,13 @@ def adagrad(g, w, acc, lr, eps, keras):
     return w - g / (sqrt(new_acc) + eps) * lr, new_acc
 
 
+def polyak(t, s, tau, keep):
+    """The soft (Polyak) target update of ``keras.utils.soft_update``: ``tau * s + keep * t``
+    for a target ``t`` and source ``s``, ``keep`` = 1 - tau (computed by the caller, as the
+    op path always did: in Python floats, rounded once to the variable's dtype)."""
+    return s * tau + t * keep
+
+
 # -- the numba loops ---------------------------------------------------------------------------
 _KERNELS = {}
 
@@ -114,7 +122,8 @@ _KERNELS = {}
 def kernel(rule):
     """The compiled loop of ``rule`` over 1-D contiguous arrays:
     ``k(g, w, *slots, w_out, *slot_outs, *constants)``; a slot output of size 0 is
-    not written (an unused slot). None when numba cannot be imported."""
+    not written (an unused slot). ``polyak``'s is ``k(t, s, t_out, tau, keep)``. None
+    when numba cannot be imported."""
     if not _KERNELS:
         _KERNELS.update(_build())
     return _KERNELS.get(rule)
@@ -137,7 +146,7 @@ def _build():
         one = as_dtype(x).type(1)  # a literal 1.0 would be float64 and widen a float32 rule
         return lambda x: one / np.sqrt(x)
 
-    for r in (sgd, adam, rmsprop, adagrad):
+    for r in (sgd, adam, rmsprop, adagrad, polyak):
         register_jitable(r)
     # cache=True: compiled once per machine (about a second per rule and dtype), later
     # processes load the machine code. One loop per rule: the rule is a global of the
@@ -186,4 +195,9 @@ def _build():
         for i in range(g.shape[0]):
             w_out[i], acc_out[i] = adagrad(g[i], w[i], acc[i], *c)
 
-    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop}
+    @jit
+    def polyak_loop(t, s, t_out, *c):
+        for i in range(t.shape[0]):
+            t_out[i] = polyak(t[i], s[i], *c)
+
+    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop, polyak: polyak_loop}
