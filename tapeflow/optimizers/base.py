@@ -64,6 +64,13 @@ def _constraints():
     return _CONSTRAINTS
 
 
+def _constrain(cons, var):
+    """Apply ``var``'s Keras constraint (if any) after its update."""
+    c = cons.get(id(var)) if cons else None
+    if c is not None and c[0] is var:
+        var.assign(c[1](var.read_value()))
+
+
 class Optimizer(Module):
     """Base class: subclasses define ``_create_slots(var)`` and
     ``_update_step(grad, var, lr)`` (``lr`` is a scalar tensor of var's dtype)."""
@@ -280,13 +287,17 @@ class Optimizer(Module):
         variable). Variables whose gradient is None are skipped with a warning
         (an error if every gradient is None). Returns ``iterations``."""
         pairs = list(grads_and_vars)
+        grads, variables, missing = [], [], []
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"{type(self).__name__}.apply_gradients: expected (gradient, Variable) pairs, "
                                 f"got a {type(v).__name__} as variable")
-        missing = [v for g, v in pairs if g is None]
-        pairs_ok = [(g, v) for g, v in pairs if g is not None]
-        if not pairs_ok:
+            if g is None:
+                missing.append(v)
+            else:
+                grads.append(g)
+                variables.append(v)
+        if not variables:
             raise ValueError(f"No gradients provided for any variable: "
                              f"{[v.name for _, v in pairs]}. Check that the loss depends on the variables "
                              "and that it was computed inside the GradientTape.")
@@ -294,57 +305,65 @@ class Optimizer(Module):
             warnings.warn(f"Gradients do not exist for variables {[v.name for v in missing]} when minimizing the "
                           "loss. If you're using `model.compile()`, did you forget to provide a `loss` argument?",
                           UserWarning, stacklevel=2)
-        self.build([v for _, v in pairs])
-        grads = []
-        for g, v in pairs_ok:
-            if not isinstance(g, Tensor):
-                g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
-            elif isinstance(g, Variable):
-                g = g.read_value()
-            ga = aval_of(g)
-            if ga.dtype != v.dtype.as_numpy_dtype:
-                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
-                                f"the variable has {v.dtype.name}")
-            if len(ga.shape) != len(v.shape) or any(
-                    a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
-                # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
-                # variable is a bug in the caller in every mode
-                raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "
-                                 f"{fmt_shape(ga.shape)}, the variable has {fmt_shape(v.shape)}")
-            grads.append(g)
+        index = self._slot_index
+        for _, v in pairs:
+            if id(v) not in index:
+                self.build([v for _, v in pairs])
+                break
+        for i, (g, v) in enumerate(zip(grads, variables)):
+            if g.__class__ is Tensor:
+                a, w = g._v, v._v
+                # the usual case, settled in two comparisons: a concrete gradient of the
+                # variable's exact shape and dtype
+                if a is not None and a.shape == w.shape and a.dtype is w.dtype:
+                    continue
+            grads[i] = self._checked_gradient(g, v)
         grads = self._clip(grads)
         lr32 = self._current_lr()
-        lrs = {np.dtype(np.float32): lr32}
         self._prepare_step()
-        cons = _constraints()
         st = STATE
         # Eager with nothing recording (the usual training step): the rule runs as one
         # compiled loop per variable over g, w and the slots into fresh buffers (as torch's
         # fused Adam, minus the in-place write: reads stay snapshots). Traced, taped or
         # profiled steps run the same rule on Tensors (the op path, the spec); a subclass
         # that overrides _update_step gets its own update in every mode.
-        fused = (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
-                 and type(self)._update_step is Optimizer._update_step)
-        for g, (_, v) in zip(grads, pairs_ok):
-            npd = v._v.dtype
-            lr = lrs.get(npd)
-            if lr is None:
-                lr = lrs[npd] = M.cast(lr32, npd)
-            if fused:
-                w = v._v
-                if self.weight_decay and self._use_weight_decay(v):
-                    w = w - w * (lr._v * npd.type(self.weight_decay))
-                self._fused_update(g._v, v, w, lr)
-            else:
+        if (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
+                and type(self)._update_step is Optimizer._update_step):
+            self._fused_update(grads, variables, lr32)
+        else:
+            cons = _constraints()
+            lrs = {np.dtype(np.float32): lr32}
+            for g, v in zip(grads, variables):
+                npd = v._v.dtype
+                lr = lrs.get(npd)
+                if lr is None:
+                    lr = lrs[npd] = M.cast(lr32, npd)
                 if self.weight_decay and self._use_weight_decay(v):
                     v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
                 self._update_step(g, v, lr)
-            c = cons.get(id(v)) if cons else None
-            if c is not None and c[0] is v:
-                v.assign(c[1](v.read_value()))
+                _constrain(cons, v)
         self._step_cache = None
         self.iterations.assign_add(1)
         return self.iterations
+
+    def _checked_gradient(self, g, v):
+        """``g`` as a Tensor of ``v``'s dtype and shape (a NumPy gradient is converted),
+        or the error naming the variable."""
+        if not isinstance(g, Tensor):
+            g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
+        elif isinstance(g, Variable):
+            g = g.read_value()
+        ga = aval_of(g)
+        if ga.dtype != v.dtype.as_numpy_dtype:
+            raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
+                            f"the variable has {v.dtype.name}")
+        if len(ga.shape) != len(v.shape) or any(
+                a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
+            # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
+            # variable is a bug in the caller in every mode
+            raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "
+                             f"{fmt_shape(ga.shape)}, the variable has {fmt_shape(v.shape)}")
+        return g
 
     def _prepare_step(self):
         """Per-step values shared by all variables (subclasses: bias corrections)."""
@@ -377,38 +396,54 @@ class Optimizer(Module):
                 s.assign(value)
         var.assign(new[0])
 
-    def _fused_update(self, g, var, w, lr):
-        """The eager update on arrays (``w``: the value after weight decay): the rule's
-        compiled loop over flat views into fresh buffers, stored with ``_put``; the rule on
-        NumPy arrays for dtypes the loops are not compiled for (float16, ...)."""
-        npd = w.dtype
-        c = self._step_cache
-        plan = c.get(npd)
-        if plan is None:
-            # once per step and dtype: the slot names, the loop (None: the NumPy form), the
-            # size-0 output of an unused slot, and the constants as scalars of the
-            # variable's dtype (a Python float would make numba compute in float64)
-            args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
-                         for a in self._rule_args(var, lr))
-            loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
-            empty = _NO_OUT.get(npd)
-            if empty is None:
-                empty = _NO_OUT[npd] = np.empty(0, npd)
-            plan = c[npd] = (self._rule_slots(), loop, empty, args)
-        names, loop, empty, args = plan
-        slots = [None if n is None else self.get_slot(var, n) for n in names]
-        g = g.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
-        ins = [g if s is None else s._v.reshape(-1) for s in slots]
-        if loop is not None:
-            n = g.shape[0]
-            outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
-            loop(g, w.reshape(-1), *ins, *outs, *args)
-        else:
-            outs = self._rule(g, w.reshape(-1), *ins, *args)
-        _put(var, outs[0])
-        for s, value in zip(slots, outs[1:]):
-            if s is not None:
-                _put(s, value)
+    def _fused_plan(self, var, lr):
+        """What the eager update of every variable of this dtype shares in a step: the
+        slot names, the loop (None: the NumPy form), the size-0 output of an unused slot,
+        the constants as scalars of the variable's dtype (a Python float would make numba
+        compute in float64), and the learning rate (the weight decay's)."""
+        npd = var._v.dtype
+        args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
+                     for a in self._rule_args(var, lr))
+        loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
+        empty = _NO_OUT.get(npd)
+        if empty is None:
+            empty = _NO_OUT[npd] = np.empty(0, npd)
+        return self._rule_slots(), loop, empty, args, lr
+
+    def _fused_update(self, grads, variables, lr32):
+        """The eager update on arrays: per variable, the rule's compiled loop over flat
+        views into fresh buffers, stored with ``_put``; the rule on NumPy arrays for
+        dtypes the loops are not compiled for (float16, ...). Weight decay first (on
+        the arrays, as the op path's ops), the variable's constraint after."""
+        plans = {}
+        slots_of = self._slots
+        cons = _constraints()
+        decay = self.weight_decay
+        for g, var in zip(grads, variables):
+            w = var._v
+            npd = w.dtype
+            plan = plans.get(npd)
+            if plan is None:
+                plan = plans[npd] = self._fused_plan(var, lr32 if npd == np.float32 else M.cast(lr32, npd))
+            names, loop, empty, args, lr = plan
+            if decay and self._use_weight_decay(var):
+                w = w - w * (lr._v * npd.type(decay))
+            d = slots_of[id(var)]
+            slots = [None if n is None else d[n] for n in names]
+            g = g._v.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
+            ins = [g if s is None else s._v.reshape(-1) for s in slots]
+            if loop is not None:
+                n = g.shape[0]
+                outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
+                loop(g, w.reshape(-1), *ins, *outs, *args)
+            else:
+                outs = self._rule(g, w.reshape(-1), *ins, *args)
+            _put(var, outs[0])
+            for s, value in zip(slots, outs[1:]):
+                if s is not None:
+                    _put(s, value)
+            if cons:
+                _constrain(cons, var)
 
     def minimize(self, loss, var_list, tape=None, grad_loss=None, name=None):
         """``loss``: a no-argument callable (differentiated with a new tape), or
