@@ -476,6 +476,22 @@ def test_fused_eager_update_takes_non_contiguous_gradients(make):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("keras_mode", [True, False])
+def test_adam_factors_on_numpy_equal_the_ops(dtype, keras_mode):
+    # the fused update computes Adam's per-step constants on NumPy values, the op path as
+    # ops: the same kernels (np.power, not the scalar **), so the same bits at every step
+    from tapeflow.ops import math_ops as M
+    from tapeflow.optimizers import rules
+    lr = M.cast(tf.constant(np.float32(3e-4)), dtype)
+    for t in [*range(1, 400), 1000, 4097, 65537, 10 ** 6 + 3]:
+        t = M.cast(tf.constant(np.int64(t)), dtype)
+        ops = rules.adam_factors(t, lr, 0.9, 0.999, keras_mode)
+        arrays = rules.adam_factors(t.numpy(), lr.numpy(), 0.9, 0.999, keras_mode)
+        for a, b in zip(ops, arrays):
+            assert a.numpy().dtype == np.asarray(b).dtype and a.numpy().tobytes() == np.asarray(b).tobytes()
+
+
 def test_fused_eager_update_runs_the_compiled_loops():
     # the loops exist for every rule (numba is a pinned dependency): a broken build would
     # otherwise fall back to the NumPy form silently and only be slower

@@ -380,7 +380,8 @@ class Optimizer(Module):
 
     def _rule_args(self, var, lr):
         """The rule's constants after the slots: scalar tensors of var's dtype, Python
-        floats and bools (flags)."""
+        floats and bools (flags). ``lr`` is a scalar tensor of var's dtype on the op
+        path, its NumPy value in the fused update's plan."""
         return ()
 
     def _update_step(self, grad, var, lr):
@@ -402,8 +403,10 @@ class Optimizer(Module):
         the constants as scalars of the variable's dtype (a Python float would make numba
         compute in float64), and the learning rate (the weight decay's)."""
         npd = var._v.dtype
+        # the rule's constants from the learning rate's value: an optimizer's per-step
+        # factors may then be computed on NumPy scalars (Adam's) instead of as ops
         args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
-                     for a in self._rule_args(var, lr))
+                     for a in self._rule_args(var, lr._v))
         loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
         empty = _NO_OUT.get(npd)
         if empty is None:

@@ -49,6 +49,12 @@ def maximum(a, b):
     return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.maximum(a, b)
 
 
+def power(a, b):
+    # np.power, the ufunc (the pow op's kernel), never ``**``: NumPy's scalar ``**`` is a
+    # different implementation and pow is not correctly rounded, so it could differ
+    return M.pow(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.power(a, b)
+
+
 # -- the rules ---------------------------------------------------------------------------------
 def sgd(g, w, m, lr, momentum, use_momentum, nesterov):
     """Keras' SGD: ``m = momentum*m - lr*g; w += m`` (Nesterov: ``w += momentum*m - lr*g``)."""
@@ -79,6 +85,18 @@ def adam(g, w, m, v, vhat, alpha, s2, b1c, b2, b2c, eps, keras, amsgrad):
     else:
         u = new_m / (sqrt(vv) / s2 + eps) * alpha
     return w - u, new_m, new_v, vhat
+
+
+def adam_factors(t, lr, beta_1, beta_2, keras):
+    """Adam's per-step constants ``(alpha, s2)`` for ``adam`` at step ``t`` (the step
+    number in the variable's float dtype): ``s2`` = sqrt(1 - b2^t) and the bias-corrected
+    step size (Keras: lr * s2 / (1 - b1^t); torch: lr / (1 - b1^t)). Run once per step, on
+    Tensors (the op path) or on NumPy scalars (the fused update): not in the loops."""
+    bc1 = 1.0 - power(beta_1, t)
+    s2 = sqrt(1.0 - power(beta_2, t))
+    if keras:
+        return lr * s2 / bc1, s2
+    return lr / bc1, s2
 
 
 def rmsprop(g, w, vel, ag, mom, lr, rho, rho_c, momentum, eps, keras, centered, use_momentum):
