@@ -59,9 +59,15 @@ class _VarList(list):
 
 
 def _constraints():
-    # imported when used: tapeflow.keras imports the optimizers
-    from ..keras.engine import _CONSTRAINTS
-    return _CONSTRAINTS
+    # imported when first used (tapeflow.keras imports the optimizers), then kept: an
+    # import statement per apply costs more than the lookup it guards
+    if not _CONS:
+        from ..keras.engine import _CONSTRAINTS
+        _CONS.append(_CONSTRAINTS)
+    return _CONS[0]
+
+
+_CONS = []
 
 
 def _constrain(cons, var):

@@ -95,7 +95,7 @@ class Adam(Optimizer):
 
     def _prepare_step(self):
         super()._prepare_step()
-        self._step_cache["t"] = M.add(self.iterations.read_value(), 1)
+        self._step_cache["t"] = self.iterations + 1   # (the variable is read by the add)
 
     def _factors(self, var, lr):
         """(bias-corrected step size, sqrt(1 - b2^t)), computed once per step and
