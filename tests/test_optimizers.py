@@ -526,3 +526,26 @@ def test_gradient_shape_must_match_the_variable():
     for opt in (O.Adam(), O.SGD()):
         with pytest.raises(ValueError, match=r"gradient for Variable:0 has shape \(3,\), the variable has \(4, 3\)"):
             opt.apply_gradients([(tf.constant(np.ones(3, np.float32)), w)])
+
+
+@pytest.mark.parametrize("mode", ["fused", "taped", "compiled"])
+def test_a_weight_constraint_is_applied_after_each_update(mode):
+    # Keras applies a weight's constraint right after the optimizer updates it, in every mode
+    d = keras.layers.Dense(3, kernel_constraint=lambda w: tf.clip_by_value(w, 0.0, 0.05))
+    x = tf.constant(np.ones((2, 4), np.float32))
+    d(x)
+    opt = O.SGD(0.1)
+    g = tf.constant(np.full((4, 3), -1.0, np.float32))   # pushes the kernel up past the bound
+    gb = tf.constant(np.full(3, -1.0, np.float32))
+
+    def step():
+        opt.apply_gradients([(g, d.kernel), (gb, d.bias)])
+    if mode == "taped":
+        with tf.GradientTape():
+            step()
+    elif mode == "compiled":
+        tf.function(step)()
+    else:
+        step()
+    assert d.kernel.numpy().max() <= 0.05
+    np.testing.assert_allclose(d.bias.numpy(), 0.1)   # no constraint on the bias
