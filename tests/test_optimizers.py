@@ -549,3 +549,32 @@ def test_a_weight_constraint_is_applied_after_each_update(mode):
         step()
     assert d.kernel.numpy().max() <= 0.05
     np.testing.assert_allclose(d.bias.numpy(), 0.1)   # no constraint on the bias
+
+
+@pytest.mark.parametrize("make", [FUSED_CFG[1], FUSED_CFG[5], FUSED_CFG[11], FUSED_CFG[15]])
+def test_fused_update_writes_slots_in_place_only_when_nobody_holds_them(make):
+    # The fused eager update writes a slot's buffer in place when only the slot variable
+    # refers to it; a held read of the slot (or an F-ordered buffer, whose flat view would
+    # be a copy) makes it update a copy instead. Values equal the op path's either way.
+    w0, gs = _grads(shape=(4, 3))
+    opt, w = make(), tf.Variable(w0)
+    opt.apply_gradients([(tf.constant(gs[0]), w)])
+    _, name, slot = next(iter(opt.slots()))
+    buf = id(slot._v)
+    opt.apply_gradients([(tf.constant(gs[1]), w)])
+    assert id(slot._v) == buf                                    # nobody held it: in place
+    held = slot.read_value()
+    before = held.numpy().copy()
+    opt.apply_gradients([(tf.constant(gs[2]), w)])
+    np.testing.assert_array_equal(held.numpy(), before)          # a read stays a snapshot
+    assert id(slot._v) != buf
+    slot._v = np.asfortranarray(slot.numpy())   # an F-order buffer (assign makes C; checked anyway)
+    for g in gs[3:]:
+        opt.apply_gradients([(tf.constant(g), w)])
+    ops_opt, ops_w = make(), tf.Variable(w0)
+    for g in gs:
+        with tf.GradientTape():
+            ops_opt.apply_gradients([(tf.constant(g), ops_w)])
+    np.testing.assert_array_equal(w.numpy(), ops_w.numpy())
+    for (_, _, a), (_, _, b) in zip(opt.slots(), ops_opt.slots()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -29,7 +29,7 @@ from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
 from ..core.state import STATE
-from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor import Tensor, Variable, _sole_array, convert_to_tensor
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import rules as _rules
@@ -421,9 +421,17 @@ class Optimizer(Module):
 
     def _fused_update(self, grads, variables, lr32):
         """The eager update on arrays: per variable, the rule's compiled loop over flat
-        views into fresh buffers, stored with ``_put``; the rule on NumPy arrays for
-        dtypes the loops are not compiled for (float16, ...). Weight decay first (on
-        the arrays, as the op path's ops), the variable's constraint after."""
+        views, the slots updated in place and the variable's value into a fresh buffer
+        stored with ``_put``; the rule on NumPy arrays for dtypes the loops are not
+        compiled for (float16, ...). Weight decay first (on the arrays, as the op path's
+        ops), the variable's constraint after.
+
+        In place, but with assign's semantics: a slot's buffer is written only when
+        nothing but the slot variable refers to it (``_sole_array``: no read of it held
+        anywhere, no view); otherwise the loop updates a copy that becomes the slot's
+        buffer. Writing the slots where they are spares two allocations and two output
+        streams per variable; the variable's own buffer is usually still held (by the
+        tape that computed the gradient), so it always gets a fresh one."""
         plans = {}
         slots_of = self._slots
         cons = _constraints()
@@ -440,17 +448,21 @@ class Optimizer(Module):
             d = slots_of[id(var)]
             slots = [None if n is None else d[n] for n in names]
             g = g._v.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
-            ins = [g if s is None else s._v.reshape(-1) for s in slots]
-            if loop is not None:
-                n = g.shape[0]
-                outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
-                loop(g, w.reshape(-1), *ins, *outs, *args)
+            if loop is None:
+                outs = self._rule(g, w.reshape(-1), *[g if s is None else s._v.reshape(-1) for s in slots], *args)
+                _put(var, outs[0])
+                for s, value in zip(slots, outs[1:]):
+                    if s is not None:
+                        _put(s, value)
             else:
-                outs = self._rule(g, w.reshape(-1), *ins, *args)
-            _put(var, outs[0])
-            for s, value in zip(slots, outs[1:]):
-                if s is not None:
-                    _put(s, value)
+                # (a slot's flat view must be its buffer: C order, else reshape copies)
+                fresh = [s for s in slots if s is not None and not (s._v.flags.c_contiguous and _sole_array(s))]
+                for s in fresh:
+                    s._v = np.array(s._v, order="C")  # (the old buffer stays with its holders)
+                out = np.empty(w.shape, npd)
+                loop(g, w.reshape(-1), *[empty if s is None else s._v.reshape(-1) for s in slots],
+                     out.reshape(-1), *args)
+                var._v = out
             if cons:
                 _constrain(cons, var)
 

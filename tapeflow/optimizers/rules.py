@@ -20,8 +20,8 @@ keeps IEEE division (``x / 0`` is inf, not ZeroDivisionError). Tests compare the
 forms on every optimizer and option.
 
 A slot that the configuration does not use (Adam's ``vhat`` without amsgrad)
-comes in as None on the op path and as another input of the same size in the
-loop; the rule returns it unchanged and nobody stores it.
+comes in as None on the op path and as ``g`` inside the loop (the loop is given
+a size-0 array for it); the rule returns it unchanged and nobody stores it.
 """
 from __future__ import annotations
 
@@ -139,9 +139,9 @@ _KERNELS = {}
 
 def kernel(rule):
     """The compiled loop of ``rule`` over 1-D contiguous arrays:
-    ``k(g, w, *slots, w_out, *slot_outs, *constants)``; a slot output of size 0 is
-    not written (an unused slot). ``polyak``'s is ``k(t, s, t_out, tau, keep)``. None
-    when numba cannot be imported."""
+    ``k(g, w, *slots, w_out, *constants)``, the slots updated in place (a slot of size
+    0 is an unused one); ``polyak``'s is ``k(t, s, t_out, tau, keep)``. None when numba
+    cannot be imported."""
     if not _KERNELS:
         _KERNELS.update(_build())
     return _KERNELS.get(rule)
@@ -171,47 +171,51 @@ def _build():
     # loop, which numba's cache needs (a closure over it would not be cached)
     jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
-    # Each optional output is tested once, outside its loop: a store under a test inside
-    # the loop (``if m_out.shape[0]: m_out[i] = ...``) keeps LLVM from vectorizing it, and
-    # Adam's loop then ran ~6x slower (scalar sqrt and division: ~240 us for 65k float32
-    # against ~40 us). The loops' bodies are the rule, so the bits do not change.
+    # The slots are updated in place (the caller passes a buffer nobody else holds) and
+    # the variable's new value goes to w_out. An unused slot is a size-0 array, tested
+    # once, outside the loop: the rule then reads g in its place and its result is
+    # dropped. A store under a test inside the loop (``if m.shape[0]: m[i] = ...``) keeps
+    # LLVM from vectorizing it (Adam's loop ran ~6x slower: scalar sqrt and division), as
+    # would an output that is another name for an input (the runtime overlap check fails
+    # and the scalar loop runs): each buffer is passed once. The bodies are the rule, so
+    # the bits do not change.
     @jit
-    def sgd_loop(g, w, m, w_out, m_out, *c):
-        if m_out.shape[0]:
+    def sgd_loop(g, w, m, w_out, *c):
+        if m.shape[0]:
             for i in range(g.shape[0]):
-                w_out[i], m_out[i] = sgd(g[i], w[i], m[i], *c)
+                w_out[i], m[i] = sgd(g[i], w[i], m[i], *c)
         else:
             for i in range(g.shape[0]):
-                w_out[i] = sgd(g[i], w[i], m[i], *c)[0]
+                w_out[i] = sgd(g[i], w[i], g[i], *c)[0]
 
     @jit
-    def adam_loop(g, w, m, v, vh, w_out, m_out, v_out, vh_out, *c):
-        if vh_out.shape[0]:
+    def adam_loop(g, w, m, v, vh, w_out, *c):
+        if vh.shape[0]:
             for i in range(g.shape[0]):
-                w_out[i], m_out[i], v_out[i], vh_out[i] = adam(g[i], w[i], m[i], v[i], vh[i], *c)
+                w_out[i], m[i], v[i], vh[i] = adam(g[i], w[i], m[i], v[i], vh[i], *c)
         else:
             for i in range(g.shape[0]):
-                w_out[i], m_out[i], v_out[i], _ = adam(g[i], w[i], m[i], v[i], vh[i], *c)
+                w_out[i], m[i], v[i], _ = adam(g[i], w[i], m[i], v[i], g[i], *c)
 
     @jit
-    def rmsprop_loop(g, w, vel, ag, mom, w_out, vel_out, ag_out, mom_out, *c):
-        if ag_out.shape[0] and mom_out.shape[0]:
+    def rmsprop_loop(g, w, vel, ag, mom, w_out, *c):
+        if ag.shape[0] and mom.shape[0]:
             for i in range(g.shape[0]):
-                w_out[i], vel_out[i], ag_out[i], mom_out[i] = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
-        elif ag_out.shape[0]:
+                w_out[i], vel[i], ag[i], mom[i] = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
+        elif ag.shape[0]:
             for i in range(g.shape[0]):
-                w_out[i], vel_out[i], ag_out[i], _ = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
-        elif mom_out.shape[0]:
+                w_out[i], vel[i], ag[i], _ = rmsprop(g[i], w[i], vel[i], ag[i], g[i], *c)
+        elif mom.shape[0]:
             for i in range(g.shape[0]):
-                w_out[i], vel_out[i], _, mom_out[i] = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
+                w_out[i], vel[i], _, mom[i] = rmsprop(g[i], w[i], vel[i], g[i], mom[i], *c)
         else:
             for i in range(g.shape[0]):
-                w_out[i], vel_out[i], _, _ = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
+                w_out[i], vel[i], _, _ = rmsprop(g[i], w[i], vel[i], g[i], g[i], *c)
 
     @jit
-    def adagrad_loop(g, w, acc, w_out, acc_out, *c):
+    def adagrad_loop(g, w, acc, w_out, *c):
         for i in range(g.shape[0]):
-            w_out[i], acc_out[i] = adagrad(g[i], w[i], acc[i], *c)
+            w_out[i], acc[i] = adagrad(g[i], w[i], acc[i], *c)
 
     @jit
     def polyak_loop(t, s, t_out, *c):
