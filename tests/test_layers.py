@@ -277,6 +277,21 @@ def test_wrong_input_shape_error_names_layer_path():
     assert "expected shape (None, 8)" in msg and "got shape (2, 5)" in msg, msg
 
 
+def test_input_spec_check_is_remembered_per_spec_and_shape():
+    # a repeat call with a shape that passed skips the check; another shape, or a new
+    # spec object, is checked again
+    d = L.Dense(4, name="d")
+    x = np.ones((2, 3), np.float32)
+    d(x)
+    d(x)
+    with pytest.raises(ValueError, match=r"expected axis -1 of the input to have size 3.*got shape \(2, 5\)"):
+        d(np.ones((2, 5), np.float32))
+    d(tf.ones((7, 3)))
+    d.input_spec = L.InputSpec(min_ndim=2, axes={-1: 5})
+    with pytest.raises(ValueError, match="expected axis -1 of the input to have size 5"):
+        d(x)
+
+
 def test_errors_inside_call_are_annotated_with_the_path():
     class Inner(L.Layer):
         def call(self, x):

@@ -341,6 +341,56 @@ def test_soft_update_lists_models_and_errors():
         tf.soft_update(tgt, src[:1], 0.1)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("tau", [0.005, 0.3, 0.0])
+def test_soft_update_eager_fused_equals_the_op_path(dtype, tau, monkeypatch):
+    # Eager with nothing recording, each pair is one pass of rules.polyak's compiled loop
+    # (the rule on NumPy arrays for float16); under a tape the same rule runs as ops.
+    # Same bits, 0-d and 2-D variables, a non-contiguous tensor source, NaN and inf included.
+    from tapeflow.keras import utils as ku
+    rng = np.random.default_rng(1)
+    shapes = [(5, 3), (), (7,)]
+    srcs = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    srcs[0][0, 0], srcs[0][1, 1] = np.nan, np.inf
+    tgt0 = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    fused_calls = []
+    fused = ku._fused_soft_update
+    monkeypatch.setattr(ku, "_fused_soft_update", lambda *a: (fused_calls.append(1), fused(*a)))
+    results = []
+    for taped in (False, True):
+        tgt = [tf.Variable(t) for t in tgt0]
+        src = [tf.Variable(srcs[0]), tf.constant(srcs[1]),
+               tf.transpose(tf.constant(np.ascontiguousarray(srcs[2].reshape(7, 1).T)))[:, 0]]
+        held = tgt[0].read_value()
+        for _ in range(3):
+            if taped:
+                with tf.GradientTape():
+                    tf.soft_update(tgt, src, tau)
+            else:
+                tf.soft_update(tgt, src, tau)
+        np.testing.assert_array_equal(held.numpy(), tgt0[0])   # a read is a snapshot
+        results.append([t.numpy() for t in tgt])
+        assert all(t.numpy().dtype == dtype and t.numpy().shape == s for t, s in zip(tgt, shapes))
+    assert len(fused_calls) == 3
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    keep = np.asarray(1.0 - tau, dtype)
+    expect = srcs[1] * np.asarray(tau, dtype) + tgt0[1] * keep
+    for _ in range(2):
+        expect = srcs[1] * np.asarray(tau, dtype) + expect * keep
+    np.testing.assert_array_equal(results[0][1], expect)
+
+
+def test_soft_update_in_a_compiled_step_matches_eager():
+    src = [tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))]
+    te, tc = tf.Variable(np.ones((2, 3), np.float32)), tf.Variable(np.ones((2, 3), np.float32))
+    f = tf.function(lambda: tf.soft_update([tc], src, 0.25))
+    for _ in range(3):
+        tf.soft_update([te], src, 0.25)
+        f()
+    np.testing.assert_array_equal(tc.numpy(), te.numpy())
+
+
 # -- compiled (tapeflow.function) -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("make", [lambda: O.Adam(0.01, amsgrad=True), lambda: O.RMSprop(0.01, momentum=0.5),
@@ -373,7 +423,7 @@ FUSED_CFG = [lambda: O.SGD(0.1), lambda: O.SGD(0.1, momentum=0.9), lambda: O.SGD
              lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch", amsgrad=True),
              lambda: O.Adam(0.01, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.AdamW(0.01, weight_decay=0.1), lambda: O.RMSprop(0.01),
-             lambda: O.RMSprop(0.01, momentum=0.5, centered=True),
+             lambda: O.RMSprop(0.01, momentum=0.5, centered=True), lambda: O.RMSprop(0.01, centered=True),
              lambda: O.RMSprop(0.01, rho=0.99, epsilon=1e-8, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5, centered=True, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5), lambda: O.Adagrad(0.1),
@@ -426,6 +476,22 @@ def test_fused_eager_update_takes_non_contiguous_gradients(make):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("keras_mode", [True, False])
+def test_adam_factors_on_numpy_equal_the_ops(dtype, keras_mode):
+    # the fused update computes Adam's per-step constants on NumPy values, the op path as
+    # ops: the same kernels (np.power, not the scalar **), so the same bits at every step
+    from tapeflow.ops import math_ops as M
+    from tapeflow.optimizers import rules
+    lr = M.cast(tf.constant(np.float32(3e-4)), dtype)
+    for t in [*range(1, 400), 1000, 4097, 65537, 10 ** 6 + 3]:
+        t = M.cast(tf.constant(np.int64(t)), dtype)
+        ops = rules.adam_factors(t, lr, 0.9, 0.999, keras_mode)
+        arrays = rules.adam_factors(t.numpy(), lr.numpy(), 0.9, 0.999, keras_mode)
+        for a, b in zip(ops, arrays):
+            assert a.numpy().dtype == np.asarray(b).dtype and a.numpy().tobytes() == np.asarray(b).tobytes()
+
+
 def test_fused_eager_update_runs_the_compiled_loops():
     # the loops exist for every rule (numba is a pinned dependency): a broken build would
     # otherwise fall back to the NumPy form silently and only be slower
@@ -460,3 +526,55 @@ def test_gradient_shape_must_match_the_variable():
     for opt in (O.Adam(), O.SGD()):
         with pytest.raises(ValueError, match=r"gradient for Variable:0 has shape \(3,\), the variable has \(4, 3\)"):
             opt.apply_gradients([(tf.constant(np.ones(3, np.float32)), w)])
+
+
+@pytest.mark.parametrize("mode", ["fused", "taped", "compiled"])
+def test_a_weight_constraint_is_applied_after_each_update(mode):
+    # Keras applies a weight's constraint right after the optimizer updates it, in every mode
+    d = keras.layers.Dense(3, kernel_constraint=lambda w: tf.clip_by_value(w, 0.0, 0.05))
+    x = tf.constant(np.ones((2, 4), np.float32))
+    d(x)
+    opt = O.SGD(0.1)
+    g = tf.constant(np.full((4, 3), -1.0, np.float32))   # pushes the kernel up past the bound
+    gb = tf.constant(np.full(3, -1.0, np.float32))
+
+    def step():
+        opt.apply_gradients([(g, d.kernel), (gb, d.bias)])
+    if mode == "taped":
+        with tf.GradientTape():
+            step()
+    elif mode == "compiled":
+        tf.function(step)()
+    else:
+        step()
+    assert d.kernel.numpy().max() <= 0.05
+    np.testing.assert_allclose(d.bias.numpy(), 0.1)   # no constraint on the bias
+
+
+@pytest.mark.parametrize("make", [FUSED_CFG[1], FUSED_CFG[5], FUSED_CFG[11], FUSED_CFG[15]])
+def test_fused_update_writes_slots_in_place_only_when_nobody_holds_them(make):
+    # The fused eager update writes a slot's buffer in place when only the slot variable
+    # refers to it; a held read of the slot (or an F-ordered buffer, whose flat view would
+    # be a copy) makes it update a copy instead. Values equal the op path's either way.
+    w0, gs = _grads(shape=(4, 3))
+    opt, w = make(), tf.Variable(w0)
+    opt.apply_gradients([(tf.constant(gs[0]), w)])
+    _, name, slot = next(iter(opt.slots()))
+    buf = id(slot._v)
+    opt.apply_gradients([(tf.constant(gs[1]), w)])
+    assert id(slot._v) == buf                                    # nobody held it: in place
+    held = slot.read_value()
+    before = held.numpy().copy()
+    opt.apply_gradients([(tf.constant(gs[2]), w)])
+    np.testing.assert_array_equal(held.numpy(), before)          # a read stays a snapshot
+    assert id(slot._v) != buf
+    slot._v = np.asfortranarray(slot.numpy())   # an F-order buffer (assign makes C; checked anyway)
+    for g in gs[3:]:
+        opt.apply_gradients([(tf.constant(g), w)])
+    ops_opt, ops_w = make(), tf.Variable(w0)
+    for g in gs:
+        with tf.GradientTape():
+            ops_opt.apply_gradients([(tf.constant(g), ops_w)])
+    np.testing.assert_array_equal(w.numpy(), ops_w.numpy())
+    for (_, _, a), (_, _, b) in zip(opt.slots(), ops_opt.slots()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -254,7 +254,7 @@ class Layer(Module):
         "_own_weights", "_own_names", "_own_inits", "_regularized", "_activity_losses", "_trainable", "built",
         "_dtype", "_np_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape",
         "_last_output_shape", "_init_args", "_explicit_name", "_autocast", "input_spec", "supports_masking",
-        "_building_from_call", "_build_rest", "_initial_weights"})
+        "_building_from_call", "_build_rest", "_initial_weights", "_spec_passed"})
     #: Keras 3 keeps a list attribute a list (tf.Module's ListWrapper is not Keras')
     _WRAP_LISTS = False
 
@@ -565,9 +565,22 @@ class Layer(Module):
         return x
 
     def _check_inputs(self, inputs):
-        spec = self.__dict__.get("input_spec")
+        d = self.__dict__
+        spec = d.get("input_spec")
         if spec is None:
             return
+        if inputs.__class__ is Tensor and spec.__class__ is InputSpec:
+            # a repeat call with the input shape last checked against this spec: passed
+            # already (a new spec object, e.g. set by build, is checked afresh)
+            v = inputs._v
+            shape = v.shape if v is not None else aval_of(inputs).shape
+            last = d.get("_spec_passed")
+            if last is not None and last[0] is spec and last[1] == shape:
+                return
+            why = spec.check(shape)
+            if why is None:
+                d["_spec_passed"] = (spec, shape)
+                return
         specs = spec if isinstance(spec, (list, tuple)) else [spec]
         xs = inputs if isinstance(spec, (list, tuple)) else [inputs]
         if isinstance(spec, (list, tuple)) and (not isinstance(inputs, (list, tuple)) or len(inputs) != len(specs)):
@@ -609,25 +622,28 @@ class Layer(Module):
             rest = ()
         else:
             raise TypeError(f"{type(self).__name__}.__call__: missing the `inputs` argument")
-        if _any_keras_tensor(inputs):
+        if inputs.__class__ is not Tensor and _any_keras_tensor(inputs):
             return self._functional_call(inputs, rest, kwargs)
         d = self.__dict__
         if "_own_weights" not in d:
             _ensure_layer_init(self)
         inputs = self._convert_input(inputs)
-        acc_training, acc_mask = _call_arg_info(type(self))
-        training = kwargs.get("training")
-        if training is None:
-            training = _TRAINING[-1]
-            if acc_training:
-                if training is not None:
-                    kwargs["training"] = training
-                else:
-                    kwargs.pop("training", None)
-        if not acc_training:
-            kwargs.pop("training", None)
-        if not acc_mask:
-            kwargs.pop("mask", None)
+        training = _TRAINING[-1]
+        if kwargs or training is not None:  # (else: no training to pass, no kwargs to filter)
+            acc_training, acc_mask = _call_arg_info(type(self))
+            given = kwargs.get("training")
+            if given is None:
+                if acc_training:
+                    if training is not None:
+                        kwargs["training"] = training
+                    else:
+                        kwargs.pop("training", None)
+            else:
+                training = given
+            if not acc_training:
+                kwargs.pop("training", None)
+            if not acc_mask:
+                kwargs.pop("mask", None)
         stack = _CALL_STACK
         if not stack and _ANY_ACTIVITY_LOSS[0]:
             self._clear_losses()

@@ -4,8 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.aval import fmt_shape
+from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
 from ..ops import math_ops as M
+from ..optimizers import rules as _rules
+from ..optimizers.base import _put
 
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
@@ -43,24 +46,67 @@ def soft_update(target_vars, source_vars, tau):
     if len(tv) != len(sv):
         raise ValueError(f"soft_update: {len(tv)} target variables but {len(sv)} source variables")
     for i, (t, s) in enumerate(zip(tv, sv)):
-        if tuple(t.shape) != tuple(s.shape):
-            raise ValueError(f"soft_update: variable {i}: target {t.name} has shape {fmt_shape(t.shape)}, "
-                             f"source {s.name} has shape {fmt_shape(s.shape)}")
-        if t.dtype != s.dtype:
-            raise TypeError(f"soft_update: variable {i}: target {t.name} is {t.dtype.name}, source {s.name} "
-                            f"is {s.dtype.name}")
+        a, b = t._v, s._v
+        if b is None or a.shape != b.shape or a.dtype != b.dtype:  # (a symbolic source: its aval)
+            _check_pair(i, t, s)
     if isinstance(tau, Tensor):
+        keep = M.subtract(1.0, tau)
         for t, s in zip(tv, sv):
-            t.assign(M.add(M.multiply(_read(s), tau), M.multiply(t.read_value(), M.subtract(1.0, tau))))
+            t.assign(_rules.polyak(t.read_value(), _read(s), tau, keep))
         return
     tau = float(tau)
     if not 0.0 <= tau <= 1.0:
         raise ValueError(f"soft_update: tau must be in [0, 1], got {tau}")
-    for t, s in zip(tv, sv):
-        if tau == 1.0:
+    if tau == 1.0:
+        for t, s in zip(tv, sv):
             t.assign(_read(s))
+        return
+    st = STATE
+    if st.trace is None and not st.tapes and st.profiler is None:
+        _fused_soft_update(tv, sv, tau)
+        return
+    for t, s in zip(tv, sv):
+        t.assign(_rules.polyak(t.read_value(), _read(s), tau, 1.0 - tau))
+
+
+def _check_pair(i, t, s):
+    if tuple(t.shape) != tuple(s.shape):
+        raise ValueError(f"soft_update: variable {i}: target {t.name} has shape {fmt_shape(t.shape)}, "
+                         f"source {s.name} has shape {fmt_shape(s.shape)}")
+    if t.dtype != s.dtype:
+        raise TypeError(f"soft_update: variable {i}: target {t.name} is {t.dtype.name}, source {s.name} "
+                        f"is {s.dtype.name}")
+
+
+def _fused_soft_update(tv, sv, tau):
+    """The eager soft update with nothing recording: per pair, one pass of the rule's
+    compiled loop (float32/float64; the rule on NumPy arrays for other float dtypes) into
+    a fresh buffer that becomes the target's, as the optimizers' fused update stores its
+    results (assign's semantics: the old buffer is replaced, never written, so earlier
+    reads keep their values). The ops made two temporaries and a third pass. tau and
+    1 - tau reach the loop as scalars of the dtype, as the ops convert the Python floats,
+    so the bits are the op path's. Non-float targets, and targets whose class has its
+    own ``assign``, take the op path (its errors, its writes)."""
+    plans = {}
+    for t, s in zip(tv, sv):
+        w = t._v
+        npd = w.dtype
+        plan = plans.get(npd)
+        if plan is None:
+            fused = npd.kind == "f"
+            plan = plans[npd] = (fused, _rules.kernel(_rules.polyak) if fused and npd.itemsize >= 4 else None,
+                                 (npd.type(tau), npd.type(1.0 - tau)))
+        fused, loop, c = plan
+        if not fused or type(t).assign is not Variable.assign:
+            t.assign(_rules.polyak(t.read_value(), _read(s), tau, 1.0 - tau))
+            continue
+        w, x = w.reshape(-1), s._v.reshape(-1)   # views (a copy for a non-contiguous source)
+        if loop is not None:
+            out = np.empty(w.shape[0], npd)
+            loop(w, x, out, *c)
         else:
-            t.assign(M.add(M.multiply(_read(s), tau), M.multiply(t.read_value(), 1.0 - tau)))
+            out = _rules.polyak(w, x, *c)
+        _put(t, out)
 
 
 def _read(x):

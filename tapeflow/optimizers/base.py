@@ -29,7 +29,7 @@ from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
 from ..core.state import STATE
-from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor import Tensor, Variable, _sole_array, convert_to_tensor
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import rules as _rules
@@ -59,9 +59,22 @@ class _VarList(list):
 
 
 def _constraints():
-    # imported when used: tapeflow.keras imports the optimizers
-    from ..keras.engine import _CONSTRAINTS
-    return _CONSTRAINTS
+    # imported when first used (tapeflow.keras imports the optimizers), then kept: an
+    # import statement per apply costs more than the lookup it guards
+    if not _CONS:
+        from ..keras.engine import _CONSTRAINTS
+        _CONS.append(_CONSTRAINTS)
+    return _CONS[0]
+
+
+_CONS = []
+
+
+def _constrain(cons, var):
+    """Apply ``var``'s Keras constraint (if any) after its update."""
+    c = cons.get(id(var)) if cons else None
+    if c is not None and c[0] is var:
+        var.assign(c[1](var.read_value()))
 
 
 class Optimizer(Module):
@@ -280,13 +293,17 @@ class Optimizer(Module):
         variable). Variables whose gradient is None are skipped with a warning
         (an error if every gradient is None). Returns ``iterations``."""
         pairs = list(grads_and_vars)
+        grads, variables, missing = [], [], []
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"{type(self).__name__}.apply_gradients: expected (gradient, Variable) pairs, "
                                 f"got a {type(v).__name__} as variable")
-        missing = [v for g, v in pairs if g is None]
-        pairs_ok = [(g, v) for g, v in pairs if g is not None]
-        if not pairs_ok:
+            if g is None:
+                missing.append(v)
+            else:
+                grads.append(g)
+                variables.append(v)
+        if not variables:
             raise ValueError(f"No gradients provided for any variable: "
                              f"{[v.name for _, v in pairs]}. Check that the loss depends on the variables "
                              "and that it was computed inside the GradientTape.")
@@ -294,57 +311,65 @@ class Optimizer(Module):
             warnings.warn(f"Gradients do not exist for variables {[v.name for v in missing]} when minimizing the "
                           "loss. If you're using `model.compile()`, did you forget to provide a `loss` argument?",
                           UserWarning, stacklevel=2)
-        self.build([v for _, v in pairs])
-        grads = []
-        for g, v in pairs_ok:
-            if not isinstance(g, Tensor):
-                g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
-            elif isinstance(g, Variable):
-                g = g.read_value()
-            ga = aval_of(g)
-            if ga.dtype != v.dtype.as_numpy_dtype:
-                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
-                                f"the variable has {v.dtype.name}")
-            if len(ga.shape) != len(v.shape) or any(
-                    a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
-                # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
-                # variable is a bug in the caller in every mode
-                raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "
-                                 f"{fmt_shape(ga.shape)}, the variable has {fmt_shape(v.shape)}")
-            grads.append(g)
+        index = self._slot_index
+        for _, v in pairs:
+            if id(v) not in index:
+                self.build([v for _, v in pairs])
+                break
+        for i, (g, v) in enumerate(zip(grads, variables)):
+            if g.__class__ is Tensor:
+                a, w = g._v, v._v
+                # the usual case, settled in two comparisons: a concrete gradient of the
+                # variable's exact shape and dtype
+                if a is not None and a.shape == w.shape and a.dtype is w.dtype:
+                    continue
+            grads[i] = self._checked_gradient(g, v)
         grads = self._clip(grads)
         lr32 = self._current_lr()
-        lrs = {np.dtype(np.float32): lr32}
         self._prepare_step()
-        cons = _constraints()
         st = STATE
         # Eager with nothing recording (the usual training step): the rule runs as one
         # compiled loop per variable over g, w and the slots into fresh buffers (as torch's
         # fused Adam, minus the in-place write: reads stay snapshots). Traced, taped or
         # profiled steps run the same rule on Tensors (the op path, the spec); a subclass
         # that overrides _update_step gets its own update in every mode.
-        fused = (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
-                 and type(self)._update_step is Optimizer._update_step)
-        for g, (_, v) in zip(grads, pairs_ok):
-            npd = v._v.dtype
-            lr = lrs.get(npd)
-            if lr is None:
-                lr = lrs[npd] = M.cast(lr32, npd)
-            if fused:
-                w = v._v
-                if self.weight_decay and self._use_weight_decay(v):
-                    w = w - w * (lr._v * npd.type(self.weight_decay))
-                self._fused_update(g._v, v, w, lr)
-            else:
+        if (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
+                and type(self)._update_step is Optimizer._update_step):
+            self._fused_update(grads, variables, lr32)
+        else:
+            cons = _constraints()
+            lrs = {np.dtype(np.float32): lr32}
+            for g, v in zip(grads, variables):
+                npd = v._v.dtype
+                lr = lrs.get(npd)
+                if lr is None:
+                    lr = lrs[npd] = M.cast(lr32, npd)
                 if self.weight_decay and self._use_weight_decay(v):
                     v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
                 self._update_step(g, v, lr)
-            c = cons.get(id(v)) if cons else None
-            if c is not None and c[0] is v:
-                v.assign(c[1](v.read_value()))
+                _constrain(cons, v)
         self._step_cache = None
         self.iterations.assign_add(1)
         return self.iterations
+
+    def _checked_gradient(self, g, v):
+        """``g`` as a Tensor of ``v``'s dtype and shape (a NumPy gradient is converted),
+        or the error naming the variable."""
+        if not isinstance(g, Tensor):
+            g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
+        elif isinstance(g, Variable):
+            g = g.read_value()
+        ga = aval_of(g)
+        if ga.dtype != v.dtype.as_numpy_dtype:
+            raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
+                            f"the variable has {v.dtype.name}")
+        if len(ga.shape) != len(v.shape) or any(
+                a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
+            # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
+            # variable is a bug in the caller in every mode
+            raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "
+                             f"{fmt_shape(ga.shape)}, the variable has {fmt_shape(v.shape)}")
+        return g
 
     def _prepare_step(self):
         """Per-step values shared by all variables (subclasses: bias corrections)."""
@@ -361,7 +386,8 @@ class Optimizer(Module):
 
     def _rule_args(self, var, lr):
         """The rule's constants after the slots: scalar tensors of var's dtype, Python
-        floats and bools (flags)."""
+        floats and bools (flags). ``lr`` is a scalar tensor of var's dtype on the op
+        path, its NumPy value in the fused update's plan."""
         return ()
 
     def _update_step(self, grad, var, lr):
@@ -377,38 +403,68 @@ class Optimizer(Module):
                 s.assign(value)
         var.assign(new[0])
 
-    def _fused_update(self, g, var, w, lr):
-        """The eager update on arrays (``w``: the value after weight decay): the rule's
-        compiled loop over flat views into fresh buffers, stored with ``_put``; the rule on
-        NumPy arrays for dtypes the loops are not compiled for (float16, ...)."""
-        npd = w.dtype
-        c = self._step_cache
-        plan = c.get(npd)
-        if plan is None:
-            # once per step and dtype: the slot names, the loop (None: the NumPy form), the
-            # size-0 output of an unused slot, and the constants as scalars of the
-            # variable's dtype (a Python float would make numba compute in float64)
-            args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
-                         for a in self._rule_args(var, lr))
-            loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
-            empty = _NO_OUT.get(npd)
-            if empty is None:
-                empty = _NO_OUT[npd] = np.empty(0, npd)
-            plan = c[npd] = (self._rule_slots(), loop, empty, args)
-        names, loop, empty, args = plan
-        slots = [None if n is None else self.get_slot(var, n) for n in names]
-        g = g.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
-        ins = [g if s is None else s._v.reshape(-1) for s in slots]
-        if loop is not None:
-            n = g.shape[0]
-            outs = [np.empty(n, npd)] + [empty if s is None else np.empty(n, npd) for s in slots]
-            loop(g, w.reshape(-1), *ins, *outs, *args)
-        else:
-            outs = self._rule(g, w.reshape(-1), *ins, *args)
-        _put(var, outs[0])
-        for s, value in zip(slots, outs[1:]):
-            if s is not None:
-                _put(s, value)
+    def _fused_plan(self, var, lr):
+        """What the eager update of every variable of this dtype shares in a step: the
+        slot names, the loop (None: the NumPy form), the size-0 output of an unused slot,
+        the constants as scalars of the variable's dtype (a Python float would make numba
+        compute in float64), and the learning rate (the weight decay's)."""
+        npd = var._v.dtype
+        # the rule's constants from the learning rate's value: an optimizer's per-step
+        # factors may then be computed on NumPy scalars (Adam's) instead of as ops
+        args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
+                     for a in self._rule_args(var, lr._v))
+        loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
+        empty = _NO_OUT.get(npd)
+        if empty is None:
+            empty = _NO_OUT[npd] = np.empty(0, npd)
+        return self._rule_slots(), loop, empty, args, lr
+
+    def _fused_update(self, grads, variables, lr32):
+        """The eager update on arrays: per variable, the rule's compiled loop over flat
+        views, the slots updated in place and the variable's value into a fresh buffer
+        stored with ``_put``; the rule on NumPy arrays for dtypes the loops are not
+        compiled for (float16, ...). Weight decay first (on the arrays, as the op path's
+        ops), the variable's constraint after.
+
+        In place, but with assign's semantics: a slot's buffer is written only when
+        nothing but the slot variable refers to it (``_sole_array``: no read of it held
+        anywhere, no view); otherwise the loop updates a copy that becomes the slot's
+        buffer. Writing the slots where they are spares two allocations and two output
+        streams per variable; the variable's own buffer is usually still held (by the
+        tape that computed the gradient), so it always gets a fresh one."""
+        plans = {}
+        slots_of = self._slots
+        cons = _constraints()
+        decay = self.weight_decay
+        for g, var in zip(grads, variables):
+            w = var._v
+            npd = w.dtype
+            plan = plans.get(npd)
+            if plan is None:
+                plan = plans[npd] = self._fused_plan(var, lr32 if npd == np.float32 else M.cast(lr32, npd))
+            names, loop, empty, args, lr = plan
+            if decay and self._use_weight_decay(var):
+                w = w - w * (lr._v * npd.type(decay))
+            d = slots_of[id(var)]
+            slots = [None if n is None else d[n] for n in names]
+            g = g._v.reshape(-1)  # (a view; a copy for a non-contiguous gradient)
+            if loop is None:
+                outs = self._rule(g, w.reshape(-1), *[g if s is None else s._v.reshape(-1) for s in slots], *args)
+                _put(var, outs[0])
+                for s, value in zip(slots, outs[1:]):
+                    if s is not None:
+                        _put(s, value)
+            else:
+                # (a slot's flat view must be its buffer: C order, else reshape copies)
+                fresh = [s for s in slots if s is not None and not (s._v.flags.c_contiguous and _sole_array(s))]
+                for s in fresh:
+                    s._v = np.array(s._v, order="C")  # (the old buffer stays with its holders)
+                out = np.empty(w.shape, npd)
+                loop(g, w.reshape(-1), *[empty if s is None else s._v.reshape(-1) for s in slots],
+                     out.reshape(-1), *args)
+                var._v = out
+            if cons:
+                _constrain(cons, var)
 
     def minimize(self, loss, var_list, tape=None, grad_loss=None, name=None):
         """``loss``: a no-argument callable (differentiated with a new tape), or

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.tensor import Tensor
 from ..ops import math_ops as M
 from . import rules as _rules
 from .base import Optimizer
@@ -94,25 +95,21 @@ class Adam(Optimizer):
 
     def _prepare_step(self):
         super()._prepare_step()
-        self._step_cache["t"] = M.add(self.iterations.read_value(), 1)
+        self._step_cache["t"] = self.iterations + 1   # (the variable is read by the add)
 
     def _factors(self, var, lr):
         """(bias-corrected step size, sqrt(1 - b2^t)), computed once per step and
-        dtype (in the variable's dtype, as Keras)."""
+        dtype (in the variable's dtype, as Keras) by ``rules.adam_factors``: on Tensors
+        for the op path, on NumPy values when ``lr`` is one (the fused update's plan;
+        the same kernels, so the same bits, without a dispatch per scalar op)."""
         c = self._step_cache
-        key = ("f", var.dtype.name)
+        npd = var._v.dtype
+        key = ("f", npd, isinstance(lr, Tensor))
         f = c.get(key)
         if f is None:
-            npd = np.dtype(var.dtype.as_numpy_dtype)
-            t = M.cast(c["t"], npd)
-            bc1 = M.subtract(1.0, M.pow(self.beta_1, t))
-            bc2 = M.subtract(1.0, M.pow(self.beta_2, t))
-            s2 = M.sqrt(bc2)
-            if self.epsilon_mode == "keras":
-                f = (M.divide(M.multiply(lr, s2), bc1), s2)
-            else:
-                f = (M.divide(lr, bc1), s2)
-            c[key] = f
+            t = c["t"]
+            t = M.cast(t, npd) if isinstance(lr, Tensor) else np.asarray(t._v).astype(npd)
+            f = c[key] = _rules.adam_factors(t, lr, self.beta_1, self.beta_2, self.epsilon_mode == "keras")
         return f
 
     _rule = staticmethod(_rules.adam)

@@ -1,4 +1,5 @@
-"""The first-order update rules, each written once and run three ways.
+"""The first-order update rules (and the target networks' soft update), each
+written once and run three ways.
 
 A rule is a function of one variable's gradient ``g``, value ``w`` and slot values,
 then its per-step constants and flags; it returns the variable's new value and the
@@ -19,8 +20,8 @@ keeps IEEE division (``x / 0`` is inf, not ZeroDivisionError). Tests compare the
 forms on every optimizer and option.
 
 A slot that the configuration does not use (Adam's ``vhat`` without amsgrad)
-comes in as None on the op path and as another input of the same size in the
-loop; the rule returns it unchanged and nobody stores it.
+comes in as None on the op path and as ``g`` inside the loop (the loop is given
+a size-0 array for it); the rule returns it unchanged and nobody stores it.
 """
 from __future__ import annotations
 
@@ -46,6 +47,12 @@ def rsqrt(x):
 
 def maximum(a, b):
     return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.maximum(a, b)
+
+
+def power(a, b):
+    # np.power, the ufunc (the pow op's kernel), never ``**``: NumPy's scalar ``**`` is a
+    # different implementation and pow is not correctly rounded, so it could differ
+    return M.pow(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.power(a, b)
 
 
 # -- the rules ---------------------------------------------------------------------------------
@@ -80,6 +87,18 @@ def adam(g, w, m, v, vhat, alpha, s2, b1c, b2, b2c, eps, keras, amsgrad):
     return w - u, new_m, new_v, vhat
 
 
+def adam_factors(t, lr, beta_1, beta_2, keras):
+    """Adam's per-step constants ``(alpha, s2)`` for ``adam`` at step ``t`` (the step
+    number in the variable's float dtype): ``s2`` = sqrt(1 - b2^t) and the bias-corrected
+    step size (Keras: lr * s2 / (1 - b1^t); torch: lr / (1 - b1^t)). Run once per step, on
+    Tensors (the op path) or on NumPy scalars (the fused update): not in the loops."""
+    bc1 = 1.0 - power(beta_1, t)
+    s2 = sqrt(1.0 - power(beta_2, t))
+    if keras:
+        return lr * s2 / bc1, s2
+    return lr / bc1, s2
+
+
 def rmsprop(g, w, vel, ag, mom, lr, rho, rho_c, momentum, eps, keras, centered, use_momentum):
     """RMSprop; ``rho_c`` = 1 - rho. Keras keeps lr inside the momentum buffer, torch outside."""
     new_v = vel * rho + square(g) * rho_c
@@ -107,14 +126,22 @@ def adagrad(g, w, acc, lr, eps, keras):
     return w - g / (sqrt(new_acc) + eps) * lr, new_acc
 
 
+def polyak(t, s, tau, keep):
+    """The soft (Polyak) target update of ``keras.utils.soft_update``: ``tau * s + keep * t``
+    for a target ``t`` and source ``s``, ``keep`` = 1 - tau (computed by the caller, as the
+    op path always did: in Python floats, rounded once to the variable's dtype)."""
+    return s * tau + t * keep
+
+
 # -- the numba loops ---------------------------------------------------------------------------
 _KERNELS = {}
 
 
 def kernel(rule):
     """The compiled loop of ``rule`` over 1-D contiguous arrays:
-    ``k(g, w, *slots, w_out, *slot_outs, *constants)``; a slot output of size 0 is
-    not written (an unused slot). None when numba cannot be imported."""
+    ``k(g, w, *slots, w_out, *constants)``, the slots updated in place (a slot of size
+    0 is an unused one); ``polyak``'s is ``k(t, s, t_out, tau, keep)``. None when numba
+    cannot be imported."""
     if not _KERNELS:
         _KERNELS.update(_build())
     return _KERNELS.get(rule)
@@ -137,39 +164,62 @@ def _build():
         one = as_dtype(x).type(1)  # a literal 1.0 would be float64 and widen a float32 rule
         return lambda x: one / np.sqrt(x)
 
-    for r in (sgd, adam, rmsprop, adagrad):
+    for r in (sgd, adam, rmsprop, adagrad, polyak):
         register_jitable(r)
     # cache=True: compiled once per machine (about a second per rule and dtype), later
     # processes load the machine code. One loop per rule: the rule is a global of the
     # loop, which numba's cache needs (a closure over it would not be cached)
     jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
+    # The slots are updated in place (the caller passes a buffer nobody else holds) and
+    # the variable's new value goes to w_out. An unused slot is a size-0 array, tested
+    # once, outside the loop: the rule then reads g in its place and its result is
+    # dropped. A store under a test inside the loop (``if m.shape[0]: m[i] = ...``) keeps
+    # LLVM from vectorizing it (Adam's loop ran ~6x slower: scalar sqrt and division), as
+    # would an output that is another name for an input (the runtime overlap check fails
+    # and the scalar loop runs): each buffer is passed once. The bodies are the rule, so
+    # the bits do not change.
     @jit
-    def sgd_loop(g, w, m, w_out, m_out, *c):
-        for i in range(g.shape[0]):
-            w_out[i], nm = sgd(g[i], w[i], m[i], *c)
-            if m_out.shape[0]:
-                m_out[i] = nm
+    def sgd_loop(g, w, m, w_out, *c):
+        if m.shape[0]:
+            for i in range(g.shape[0]):
+                w_out[i], m[i] = sgd(g[i], w[i], m[i], *c)
+        else:
+            for i in range(g.shape[0]):
+                w_out[i] = sgd(g[i], w[i], g[i], *c)[0]
 
     @jit
-    def adam_loop(g, w, m, v, vh, w_out, m_out, v_out, vh_out, *c):
-        for i in range(g.shape[0]):
-            w_out[i], m_out[i], v_out[i], nvh = adam(g[i], w[i], m[i], v[i], vh[i], *c)
-            if vh_out.shape[0]:
-                vh_out[i] = nvh
+    def adam_loop(g, w, m, v, vh, w_out, *c):
+        if vh.shape[0]:
+            for i in range(g.shape[0]):
+                w_out[i], m[i], v[i], vh[i] = adam(g[i], w[i], m[i], v[i], vh[i], *c)
+        else:
+            for i in range(g.shape[0]):
+                w_out[i], m[i], v[i], _ = adam(g[i], w[i], m[i], v[i], g[i], *c)
 
     @jit
-    def rmsprop_loop(g, w, vel, ag, mom, w_out, vel_out, ag_out, mom_out, *c):
-        for i in range(g.shape[0]):
-            w_out[i], vel_out[i], nag, nmom = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
-            if ag_out.shape[0]:
-                ag_out[i] = nag
-            if mom_out.shape[0]:
-                mom_out[i] = nmom
+    def rmsprop_loop(g, w, vel, ag, mom, w_out, *c):
+        if ag.shape[0] and mom.shape[0]:
+            for i in range(g.shape[0]):
+                w_out[i], vel[i], ag[i], mom[i] = rmsprop(g[i], w[i], vel[i], ag[i], mom[i], *c)
+        elif ag.shape[0]:
+            for i in range(g.shape[0]):
+                w_out[i], vel[i], ag[i], _ = rmsprop(g[i], w[i], vel[i], ag[i], g[i], *c)
+        elif mom.shape[0]:
+            for i in range(g.shape[0]):
+                w_out[i], vel[i], _, mom[i] = rmsprop(g[i], w[i], vel[i], g[i], mom[i], *c)
+        else:
+            for i in range(g.shape[0]):
+                w_out[i], vel[i], _, _ = rmsprop(g[i], w[i], vel[i], g[i], g[i], *c)
 
     @jit
-    def adagrad_loop(g, w, acc, w_out, acc_out, *c):
+    def adagrad_loop(g, w, acc, w_out, *c):
         for i in range(g.shape[0]):
-            w_out[i], acc_out[i] = adagrad(g[i], w[i], acc[i], *c)
+            w_out[i], acc[i] = adagrad(g[i], w[i], acc[i], *c)
 
-    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop}
+    @jit
+    def polyak_loop(t, s, t_out, *c):
+        for i in range(t.shape[0]):
+            t_out[i] = polyak(t[i], s[i], *c)
+
+    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop, polyak: polyak_loop}

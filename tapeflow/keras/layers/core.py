@@ -72,12 +72,14 @@ class Dense(Layer):
     def call(self, inputs):
         v = getattr(inputs, "_v", None)
         rank = v.ndim if v is not None else len(aval_of(inputs).shape)
+        # the Tensor operators are the primitives' bind2 (one frame each): the operands
+        # are tensors here, so math_ops' handling of Python lists has nothing to do
         if rank == 2:
-            out = M.matmul(inputs, self.kernel)
+            out = inputs @ self.kernel
         else:
             out = M.tensordot(inputs, self.kernel, [[rank - 1], [0]])
         if self.use_bias:
-            out = M.add(out, self.bias)
+            out = out + self.bias
         act = self.activation
         return out if act is _acts.linear else act(out)
 
