@@ -374,3 +374,40 @@ def test_autoencoder_objective_fuses_to_one_pass_per_activation_side():
     assert float(loss) == pytest.approx(J, rel=2e-6)
     for g, w in zip(grads, want):
         np.testing.assert_allclose(g.numpy(), w, rtol=2e-4, atol=2e-6 * np.abs(w).max())
+
+
+@pytest.mark.parametrize("jit_compile, tier_at_call_1, tier_at_call_150", [
+    (True, "python+fused", "python+fused"),    # fused from the first call (TF: XLA at once)
+    (False, "python", "python"),                # the first tier for good (TF: no XLA)
+    (None, "python", "python+fused"),           # tiers up after pipeline.fuse_after() calls
+])
+def test_jit_compile_picks_the_tier(monkeypatch, jit_compile, tier_at_call_1, tier_at_call_150):
+    monkeypatch.delenv("TAPEFLOW_FUSE_AFTER", raising=False)
+    monkeypatch.delenv("TAPEFLOW_BACKEND", raising=False)
+    _, step_e = _adam_like()
+    eager = _run(step_e, 1e-3, 150)
+    _, step_c = _adam_like()
+    f = tf.function(step_c, jit_compile=jit_compile, backend="python")
+    out = _run(f, 1e-3, 1)
+    cf = f.get_concrete_function(tf.constant(1e-3))
+    assert cf.backend == tier_at_call_1
+    out += _run(f, 1e-3, 149)
+    assert cf.backend == tier_at_call_150
+    np.testing.assert_allclose(out, eager, rtol=1e-5)
+
+
+def test_jit_compile_reaches_a_method_bound_per_instance(monkeypatch):
+    monkeypatch.delenv("TAPEFLOW_FUSE_AFTER", raising=False)
+
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.vars, self.step = _adam_like()
+
+        @tf.function(jit_compile=True, backend="python")
+        def __call__(self, lr):
+            return self.step(lr)
+
+    m = M()
+    m(tf.constant(1e-3))
+    assert m.__call__.get_concrete_function(tf.constant(1e-3)).backend == "python+fused"

@@ -252,7 +252,8 @@ def _describe(k):
 class ConcreteFunction:
     """One trace of a Function: the graph, its optimized form and the compiled code."""
 
-    def __init__(self, fn_name, raw_graph, graph, compiled, out_tree, n_out, backend, timings, pass_log):
+    def __init__(self, fn_name, raw_graph, graph, compiled, out_tree, n_out, backend, timings, pass_log,
+                 jit_compile=None):
         self.name = fn_name
         self.raw_graph = raw_graph
         self.graph = graph
@@ -273,7 +274,7 @@ class ConcreteFunction:
         #: the compiled code's output arrays -> the function's output structure
         self._pack = _packer(out_tree)
         self.calls = 0
-        self.fuse_at = pipeline.fuse_after(graph) if backend == "python" else -1
+        self.fuse_at = pipeline.fuse_after(graph, jit_compile) if backend == "python" else -1
         self.fused_graph = None
         #: past the tier-up (or never having one): calls need no counting, and
         #: Function.__call__'s fast path runs ``compiled`` itself
@@ -454,6 +455,9 @@ class Function:
         self._python_function = python_function
         self._autograph = bool(autograph)
         self._reduce_retracing = bool(reduce_retracing or experimental_relax_shapes)
+        #: True: every trace runs in the fused (native) tier from its first call; False: never
+        #: (the first tier only); None: after the tier's call count (pipeline.fuse_after)
+        self._jit_compile = jit_compile
         self._relaxed = []  # (key with None dims, ConcreteFunction): traces that serve many shapes
         self._converted = None  # the AutoGraph-converted function, made on the first trace
         # a method's Function holds its instance weakly when it can: the instance's
@@ -499,7 +503,8 @@ class Function:
         if hit is not None and hit[0]() is obj:
             return hit[1]
         bound = Function(self._python_function, self._input_signature, self.__name__, self._backend,
-                         autograph=self._autograph, reduce_retracing=self._reduce_retracing, _instance=obj)
+                         jit_compile=self._jit_compile, autograph=self._autograph,
+                         reduce_retracing=self._reduce_retracing, _instance=obj)
         key = id(obj)
         bound_map = self._bound
 
@@ -787,7 +792,8 @@ class Function:
         else:
             out_tree = ("tree", (out, tree_leaves))
         cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
-                              {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log)
+                              {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log,
+                              jit_compile=self._jit_compile)
         cf.structured_input_signature = key
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
@@ -1027,4 +1033,5 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     if isinstance(func, Function):
         return func
     return Function(func, input_signature=input_signature, name=name, backend=backend, autograph=autograph,
-                    reduce_retracing=reduce_retracing, experimental_relax_shapes=experimental_relax_shapes)
+                    jit_compile=jit_compile, reduce_retracing=reduce_retracing,
+                    experimental_relax_shapes=experimental_relax_shapes)

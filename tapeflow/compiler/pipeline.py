@@ -104,18 +104,22 @@ def _ident(name):
 BIG_ELEMENTWISE_WORK = 1 << 20
 
 
-def fuse_after(graph=None):
+def fuse_after(graph=None, jit_compile=None):
     """Calls after which a compiled function is recompiled with elementwise
     fusion: 100, or 2 when the graph moves over a million elements through
     fusible ops per call (big activations: each unfused op is a pass over
-    memory, so compiling pays at once). ``TAPEFLOW_FUSE_AFTER`` overrides;
-    0 turns the second tier off."""
+    memory, so compiling pays at once). ``function(jit_compile=True)`` asks for
+    the fused tier from the first call (as TF's jit_compile compiles with XLA at
+    once), ``jit_compile=False`` for the first tier only (TF: no XLA).
+    ``TAPEFLOW_FUSE_AFTER`` overrides both; 0 turns the second tier off."""
     env = os.environ.get("TAPEFLOW_FUSE_AFTER")
     if env is not None:
         try:
             return int(env)
         except ValueError:
             pass
+    if jit_compile is not None:
+        return 1 if jit_compile else 0
     if graph is not None:
         work = 0
         for e in graph.eqns:

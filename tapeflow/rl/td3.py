@@ -22,9 +22,7 @@ is traced once and the branch is taken inside it.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 
 import numpy as np
 
@@ -97,18 +95,6 @@ def adam(learning_rate):
     return tf.keras.optimizers.Adam(learning_rate=learning_rate, epsilon=1e-8, epsilon_mode="torch")
 
 
-@contextlib.contextmanager
-def _fused_from_first_call():
-    key = "TAPEFLOW_FUSE_AFTER"
-    user = os.environ.get(key)
-    os.environ[key] = user if user is not None else "1"
-    try:
-        yield
-    finally:
-        if user is None:
-            del os.environ[key]
-
-
 def mse(a, b):
     return tf.reduce_mean(tf.square(a - b))
 
@@ -166,7 +152,8 @@ class ActorCriticAgent(tf.Module):
         (last-bit differences that grow over thousands of updates). A function tiers
         up after a number of calls counted per process, which a resumed process
         restarts; starting both functions in the fused tier makes every process
-        run the same code. ``TAPEFLOW_FUSE_AFTER``, when set, still decides."""
+        run the same code: ``jit_compile=True``, as a TF port asks XLA to compile the step
+        at once (``TAPEFLOW_FUSE_AFTER``, when set, still decides)."""
         S, A, B = self.state_dim, self.action_dim, self.config.batch_size
         spec = [tf.TensorSpec((B, S), tf.float32), tf.TensorSpec((B, A), tf.float32),
                 tf.TensorSpec((B, S), tf.float32), tf.TensorSpec((B, 1), tf.float32),
@@ -177,11 +164,11 @@ class ActorCriticAgent(tf.Module):
         # binds its Python signature first (~30 us per call, twice per env step). The
         # input_signature pins the one trace: another dtype or shape is a TypeError, never
         # a second trace (which would start outside the fused tier, see above).
-        with _fused_from_first_call():
-            self._train_call = tf.function(self.train_step, input_signature=spec)
-            self.train_fn = self._train_call.get_concrete_function()
-            self._act_call = tf.function(self.actor, input_signature=[tf.TensorSpec((1, S), tf.float32)])
-            self.act_fn = self._act_call.get_concrete_function()
+        self._train_call = tf.function(self.train_step, input_signature=spec, jit_compile=True)
+        self.train_fn = self._train_call.get_concrete_function()
+        self._act_call = tf.function(self.actor, input_signature=[tf.TensorSpec((1, S), tf.float32)],
+                                     jit_compile=True)
+        self.act_fn = self._act_call.get_concrete_function()
 
     def select_action(self, state):
         """The deterministic policy pi(s) for one observation -> (action_dim,) float32."""
