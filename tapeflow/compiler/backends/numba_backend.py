@@ -69,7 +69,6 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
-from ...core.primitives.elementwise import tanh_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
@@ -107,9 +106,6 @@ while_p.lowerings[NAME] = _WHILE
 cond_p.lowerings[NAME] = _COND
 # values are flat in the kernel: only a reshape between () and (1,) changes how one is held
 reshape_p.lowerings[NAME] = _RESHAPE
-# float32 tanh in a form LLVM vectorizes (numba_math); the form derived from the ufunc is a
-# libm call per element that keeps the loop scalar
-tanh_p.lowerings[NAME] = "simd_tanh({0})"
 
 
 def _structural(p):

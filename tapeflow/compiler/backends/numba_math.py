@@ -16,8 +16,8 @@ x > 88.7228 gives inf, x < -103.97 (or -inf) gives 0, NaN stays NaN, as
 ``np.exp``. Other dtypes (float64) use ``np.exp``.
 
 ``simd_tanh(x)``: tanh of a float32 the same way (Cephes' tanhf over
-``simd_exp``), at most 1.3 ulp; other dtypes use ``np.tanh``. The numba backend
-gives it to tanh's record as its scalar form.
+``simd_exp``), at most 1.3 ulp; other dtypes use ``np.tanh``. tanh's record
+names it as its scalar form, as exp's names ``simd_exp``.
 
 The generated kernel modules import this module's names (``KERNEL_IMPORTS``)
 and carry ``SOURCE_HASH`` in their text, so numba's on-disk cache of a kernel

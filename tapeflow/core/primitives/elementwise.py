@@ -286,7 +286,8 @@ cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, bind(sin_p, x))),),
                vjp_np=lambda need, g, out, x: (np.negative(np.multiply(g, np.sin(x))),))
 tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),),
                vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(np.multiply(out, out), 1)),))
-tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),),
+# numba: simd_tanh likewise (the ufunc's own form is a libm call per element: a scalar loop)
+tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),), numba="simd_tanh({0})",
                 vjp_np=lambda need, g, out, x: (np.multiply(g, np.subtract(1, np.multiply(out, out))),))
 sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (div(mul(g, 0.5), out),),
                 vjp_np=lambda need, g, out, x: (_div_kernel(np.multiply(g, 0.5), out),))
