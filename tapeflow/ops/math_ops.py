@@ -28,7 +28,7 @@ def match_lists(name, *args):
     (``tf.maximum(0., [1, -1])`` is float32), and raises TypeError where its values do not
     fit that dtype, as TF does. Python scalars keep tapeflow's weak-dtype rule."""
     for a in args:  # (a loop, not any(generator): this runs on every tf.add/multiply/maximum/relu)
-        if a.__class__ in (list, tuple) and _only_python(a):
+        if _is_py_list(a):
             break
     else:
         return args
