@@ -130,6 +130,17 @@ def build_jax(case, data):
     return Bench(step=lambda: fn(params, x), sync=lambda r: jax.block_until_ready(r), check=check)
 
 
+def _best_ms(f, reps):
+    """The fastest of ``reps`` calls of ``f`` after a warm-up call, in ms."""
+    f()
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best * 1e3
+
+
 def framework_extras(framework, case, mode):
     """This framework's float32 n^3 matmul rate (best of a few)."""
     n = case["peak_n"]
@@ -152,12 +163,7 @@ def framework_extras(framework, case, mode):
         tf = import_tf(framework)
         ta, tb = tf.constant(a), tf.constant(b)
         mm = lambda: tf.matmul(ta, tb).numpy()  # noqa: E731
-    mm()
-    best = float("inf")
-    for _ in range(7 if mode != "tiny" else 2):
-        t0 = time.perf_counter()
-        mm()
-        best = min(best, time.perf_counter() - t0)
+    best = _best_ms(mm, 7 if mode != "tiny" else 2) / 1e3
     gflops = 2 * n**3 / best / 1e9
     return {"peak_matmul": f"{n}x{n}x{n} float32", "peak_s": best, "peak_gflops": gflops}
 
@@ -179,16 +185,6 @@ IMPLS = [
 # (after the fused tier) is timed alone through the shared evaluator, GEMMs with the BLAS
 # thread count tapeflow chose for them; TF's five GEMMs are timed alone with the transpose
 # flags its MatMul gradients use. The rest of a step is what the GEMMs leave.
-
-def _best_ms(f, reps):
-    f()
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
-
 
 def _gemm_label(a, b, ta=False, tb=False):
     m, k = (a.shape[1], a.shape[0]) if ta else a.shape
