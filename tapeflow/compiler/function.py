@@ -794,7 +794,10 @@ class Function:
         cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
                               {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log,
                               jit_compile=self._jit_compile)
-        cf.structured_input_signature = key
+        # an input_signature's cache key is the bare ("signature",): the texts (str(cf),
+        # pretty_printed_signature) describe the specs' shapes and dtypes instead
+        cf.structured_input_signature = key if self._input_signature is None else nest.structure_key(
+            (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
