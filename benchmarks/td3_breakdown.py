@@ -45,6 +45,7 @@ class Parts:
         self.flt = collections.defaultdict(int)
         self.each = collections.defaultdict(list)
         self.on = False
+        self.action_dim = None
 
     def wrap(self, name, fn, faults=True):
         def timed(*args, **kwargs):
@@ -63,7 +64,7 @@ class Parts:
         return timed
 
 
-def run(framework, steps, start, threads, seed=0):
+def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
     from tapeflow.rl import trainer
     parts = Parts()
     real_make_env, real_buffer = trainer.make_env, trainer.ReplayBuffer
@@ -93,6 +94,7 @@ def run(framework, steps, start, threads, seed=0):
             self.sample = parts.wrap("replay.sample", self.sample)
 
     def factory(state_dim, action_dim, max_action):
+        parts.action_dim = action_dim
         if framework == "torch":
             import torch
             torch.set_num_threads(threads)
@@ -111,7 +113,7 @@ def run(framework, steps, start, threads, seed=0):
         return agent
 
     trainer.make_env, trainer.ReplayBuffer = make_env, Buffer
-    cfg = trainer.TrainConfig(env="HalfCheetah-v5", steps=start + steps, start_steps=start,
+    cfg = trainer.TrainConfig(env=env, steps=start + steps, start_steps=start,
                               eval_freq=10 ** 9, eval_episodes=1, seed=seed)
     try:
         res, _ = trainer.train(cfg, eager=framework == "eager", progress=False, logdir="", ckpt_dir="",
@@ -149,7 +151,7 @@ def _split_torch(agent, update, rb, parts):
     return r
 
 
-def noise_clip_time(action_dim=6, reps=2000):
+def noise_clip_time(action_dim, reps=2000):
     rng = np.random.default_rng(0)
     a = np.zeros(action_dim, np.float32)
     ts = []
@@ -176,7 +178,7 @@ def table(res, parts, label):
             top += tot
         lines.append(f"{name:34s} {1e6 * tot / steps:9.1f} {1e6 * np.median(each):10.1f} {len(each):6d} "
                      f"{(parts.flt[name] / steps if name in parts.flt else float('nan')):11.2f}")
-    lines.append(f"{'noise + clip (alone)':34s} {1e6 * noise_clip_time():9.1f}")
+    lines.append(f"{'noise + clip (alone)':34s} {1e6 * noise_clip_time(parts.action_dim):9.1f}")
     lines.append(f"{'loop rest (by difference)':34s} {1e6 * (res.learn_s - top) / steps:9.1f}")
     return "\n".join(lines)
 
@@ -188,10 +190,11 @@ def main(argv=None):
     g.add_argument("--torch", action="store_true")
     ap.add_argument("--steps", type=int, default=2000, help="learning steps (default 2000)")
     ap.add_argument("--start-steps", type=int, default=1000)
+    ap.add_argument("--env", default="HalfCheetah-v5")
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
     args = ap.parse_args(argv)
     fw = "torch" if args.torch else "eager" if args.eager else "compiled"
-    res, parts = run(fw, args.steps, args.start_steps, args.threads)
+    res, parts = run(fw, args.steps, args.start_steps, args.threads, env=args.env)
     print(table(res, parts, fw))
     return 0
 
