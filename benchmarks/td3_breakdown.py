@@ -37,11 +37,10 @@ def _faults():
 
 
 class Parts:
-    """Per part: total seconds, calls, minor faults, and per-call times (for the median)."""
+    """Per part: total seconds, minor faults, and per-call times (their count and median)."""
 
     def __init__(self):
         self.s = collections.defaultdict(float)
-        self.n = collections.defaultdict(int)
         self.flt = collections.defaultdict(int)
         self.each = collections.defaultdict(list)
         self.on = False
@@ -58,7 +57,6 @@ class Parts:
             if faults:
                 self.flt[name] += _faults() - f0
             self.s[name] += dt
-            self.n[name] += 1
             self.each[name].append(dt)
             return r
         return timed
@@ -105,9 +103,15 @@ def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
         else:
             agent = trainer.make_agent("td3", state_dim, action_dim, max_action, seed, framework == "compiled")
             update = agent.train
-            if agent.compiled:
+            if agent.compiled:  # jit_compile=True: the traces hold their final (fused) code from construction
                 agent._train_call = parts.wrap("  update call (Function)", agent._train_call, faults=False)
-                update = _wrapping_code(agent, update, parts)
+                cf, acf = agent.train_fn, agent.act_fn
+                crit = parts.wrap("  update code, critic-only it.", cf.compiled, faults=False)
+                pol = parts.wrap("  update code, policy it.", cf.compiled, faults=False)
+                # total_it is read before the call increments it
+                cf.compiled = lambda *a: (pol if (int(agent.total_it._v) + 1) % agent.policy_freq == 0
+                                          else crit)(*a)
+                acf.compiled = parts.wrap("  actor code", acf.compiled, faults=False)
             agent.train = parts.wrap("train", update)
         agent.select_action = parts.wrap("select_action", agent.select_action)
         return agent
@@ -121,24 +125,6 @@ def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
     finally:
         trainer.make_env, trainer.ReplayBuffer = real_make_env, real_buffer
     return res, parts
-
-
-def _wrapping_code(agent, update, parts):
-    """``update`` that, after its first call (the trace's tier-up swaps its compiled code
-    then), wraps the compiled code of the update (timed apart for critic-only and
-    policy-update iterations) and of the actor."""
-    def first(rb):
-        r = update(rb)
-        cf, acf = agent.train_fn, agent.act_fn
-        code = cf.compiled
-        crit = parts.wrap("  update code, critic-only it.", code, faults=False)
-        pol = parts.wrap("  update code, policy it.", code, faults=False)
-        # total_it is read before the call increments it
-        cf.compiled = lambda *a: (pol if (int(agent.total_it._v) + 1) % agent.policy_freq == 0 else crit)(*a)
-        acf.compiled = parts.wrap("  actor code", acf.compiled, faults=False)
-        agent.train = parts.wrap("train", update)
-        return r
-    return first
 
 
 def _split_torch(agent, update, rb, parts):

@@ -31,8 +31,7 @@ def test_breakdown_times_each_learning_step_once(framework):
     text = bd.table(res, parts, framework)
     assert "loop rest (by difference)" in text
     if framework == "compiled":
-        # the first update's call tiers the trace up; its code is wrapped from the second on
         crit, pol = parts.each["  update code, critic-only it."], parts.each["  update code, policy it."]
-        assert len(crit) + len(pol) == steps - 1 and abs(len(crit) - len(pol)) <= 1
+        assert len(crit) + len(pol) == steps and abs(len(crit) - len(pol)) <= 1
         assert len(parts.each["  update call (Function)"]) == steps
-        assert len(parts.each["  actor code"]) == steps - 1
+        assert len(parts.each["  actor code"]) == steps
