@@ -411,3 +411,20 @@ def test_jit_compile_reaches_a_method_bound_per_instance(monkeypatch):
     m = M()
     m(tf.constant(1e-3))
     assert m.__call__.get_concrete_function(tf.constant(1e-3)).backend == "python+fused"
+
+
+def test_jit_compile_fuses_with_the_trace_not_in_the_first_call(monkeypatch):
+    # TD3 traces its update at construction (get_concrete_function) and times its
+    # learning steps from the first call: the fused tier's compile (~1 s) belongs to the trace
+    monkeypatch.delenv("TAPEFLOW_FUSE_AFTER", raising=False)
+    monkeypatch.delenv("TAPEFLOW_BACKEND", raising=False)
+    _, step_e = _adam_like()
+    eager = _run(step_e, 1e-3, 3)
+    _, step_c = _adam_like()
+    f = tf.function(step_c, jit_compile=True, backend="python", input_signature=[tf.TensorSpec((), tf.float32)])
+    cf = f.get_concrete_function()
+    assert cf.hot and cf.backend == "python+fused" and "tier_up_s" in cf.timings
+    code = cf.compiled
+    out = _run(f, 1e-3, 3)
+    assert cf.compiled is code and f.trace_count == 1
+    np.testing.assert_allclose(out, eager, rtol=1e-5)

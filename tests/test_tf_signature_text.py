@@ -110,3 +110,22 @@ def test_concrete_function_call_binds_python_values_as_tf():
     assert float(cg(tf.constant(2.), d={"k": 1})) == 4.0
     with pytest.raises(TypeError, match="argument 'd' is 2"):
         cg(tf.constant(2.), d={"k": 2})
+
+
+def test_input_signature_concrete_function_text_names_the_specs():
+    # TF 2.21 prints the input_signature's specs; the cache key of such a trace is not a
+    # structure of the call, and str() raised IndexError on it (TD3's compiled update)
+    @tf.function(input_signature=[tf.TensorSpec((2,), tf.float32), tf.TensorSpec((None, 3), tf.int32)])
+    def f(x, y):
+        return x * 2
+    cf = f.get_concrete_function()
+    assert str(cf) == """ConcreteFunction Input Parameters:
+  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=tf.float32, name=None)
+  y (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None, 3), dtype=tf.int32, name=None)
+Output Type:
+  TensorSpec(shape=(2,), dtype=tf.float32, name=None)
+Captures:
+  None"""
+    # the concrete function still takes its tensors (the texts' key does not bind Python values)
+    out = cf(tf.constant([1., 2.]), tf.zeros((4, 3), tf.int32))
+    np.testing.assert_array_equal(out.numpy(), [2., 4.])
