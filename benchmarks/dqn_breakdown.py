@@ -92,6 +92,7 @@ def breakdown(style="keras", calls=200, batch=200, threads=0):
     glb = fn.__globals__
     times = {k: [] for k in where}
     labels = {}
+    operands = {}  # GEMM label -> the arguments of its kernel call (the planned buffer first)
     pc = time.perf_counter
 
     def timed(k, f):
@@ -104,6 +105,8 @@ def breakdown(style="keras", calls=200, batch=200, threads=0):
             if k not in labels:
                 labels[k] = _label(where[k], a) + (
                     f", {blas.blas_threads() or 'default'} BLAS thread(s)" if where[k].prim.name == "matmul" else "")
+                if where[k].prim.name == "matmul":
+                    operands[labels[k].split(",")[0]] = a
             return r
         return w
 
@@ -148,7 +151,28 @@ def breakdown(style="keras", calls=200, batch=200, threads=0):
     med_all = sum(m for _, m in per.values())
     lines.append(f"  outside the kernels (generated Python): {max(0.0, np.median(step_t) - med_all) * 1e6:.0f} us "
                  "(median step - sum of kernel medians)")
+    lines += _gemm_threads(operands, calls)
     return "\n".join(lines)
+
+
+def _gemm_threads(operands, calls):
+    """Each GEMM of the step alone, on the step's own operands, on one BLAS thread and on
+    all (alternating, fastest of ``calls``): where a second thread pays, undisturbed."""
+    from threadpoolctl import threadpool_limits
+
+    most = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    lines = [f"  each GEMM alone (min us): 1 BLAS thread / {most}"]
+    for label, (buf, a, b) in operands.items():
+        best = {}
+        for _ in range(calls):
+            for n in (1, most):
+                with threadpool_limits(n, user_api="blas"):
+                    t0 = time.perf_counter()
+                    np.matmul(a, b, out=buf)
+                    t = time.perf_counter() - t0
+                best[n] = min(best.get(n, t), t)
+        lines.append(f"  {best[1] * 1e6:7.1f}  {best[most] * 1e6:7.1f}  {label}")
+    return lines
 
 
 if __name__ == "__main__":

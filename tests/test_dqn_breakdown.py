@@ -20,7 +20,8 @@ from benchmarks import dqn_breakdown  # noqa: E402
 @pytest.mark.parametrize("style", ["raw", "keras"])
 def test_breakdown_times_the_eleven_gemms_and_the_fused_loops_of_the_step(style):
     text = dqn_breakdown.breakdown(style, calls=2, batch=32)
-    gemms = Counter(re.findall(r"GEMM (\d+x\d+ @ \d+x\d+ [NT][NT])", text))
+    step, alone = text.split("each GEMM alone")
+    gemms = Counter(re.findall(r"GEMM (\d+x\d+ @ \d+x\d+ [NT][NT])", step))
     # target and online forward (NN, twice each), then the online backward: g @ W^T (NT)
     # and h^T @ g (TN) per layer, none for the input
     assert gemms == Counter({"32x64 @ 64x150 NN": 2, "32x150 @ 150x100 NN": 2, "32x100 @ 100x4 NN": 2,
@@ -32,3 +33,5 @@ def test_breakdown_times_the_eleven_gemms_and_the_fused_loops_of_the_step(style)
     assert "all 11 GEMM" in text, text
     assert re.search(r"DQN step, batch 32: \d+ us best", text), text
     assert "outside the kernels" in text, text
+    # then each distinct GEMM alone on one thread and on all
+    assert Counter(re.findall(r"GEMM (\d+x\d+ @ \d+x\d+ [NT][NT])", alone)) == Counter(set(gemms)), text
