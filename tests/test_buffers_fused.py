@@ -121,3 +121,34 @@ def test_impl_out_writes_into_given_buffers_and_ignores_unfit_ones():
         got = e.prim.impl_out([bad] + [None] * (len(e.outputs) - 1), x, **e.params)
         assert got[0] is not bad
         np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("case", ["only_loop_results", "twice_and_scalars", "input_passed_through"])
+def test_numba_kernel_results_written_into_arguments_come_back_fresh_and_right(case):
+    """The native kernel writes its loop results into arrays the wrapper passes and
+    returns only the rest (scalars, reductions): every combination comes back in the
+    graph's order, shapes and dtypes, a new array per call where nothing was planned."""
+    def f(x, y):
+        u = tf.sigmoid(x * 2.0 + y) - 0.5
+        v = tf.tanh(u * y) * 3.0
+        if case == "only_loop_results":
+            return u, v
+        if case == "twice_and_scalars":
+            return v, tf.reduce_sum(v), u, v, tf.reduce_max(u)
+        return x, v, y
+    rs = np.random.default_rng(5)
+    x, y = (rs.standard_normal((16, 8)).astype(np.float32) for _ in range(2))
+    want = [t.numpy() for t in f(tf.constant(x), tf.constant(y))]
+    fn = tf.function(f, backend="numba")
+    first = fn(x, y)
+    assert fn.get_concrete_function(x, y).backend == "numba"
+    first_copy = [t.numpy().copy() for t in first]
+    second = fn(x * 0.5, y)
+    for got, w in zip(first, want):
+        assert got.shape == w.shape and got.dtype == w.dtype
+        np.testing.assert_allclose(got.numpy(), w, rtol=1e-5, atol=1e-6)
+    for t, c in zip(first, first_copy):
+        np.testing.assert_array_equal(t.numpy(), c)   # the second call wrote elsewhere
+    want2 = [t.numpy() for t in f(tf.constant(x * 0.5), tf.constant(y))]
+    for got, w in zip(second, want2):
+        np.testing.assert_allclose(got.numpy(), w, rtol=1e-5, atol=1e-6)

@@ -356,10 +356,10 @@ def _make_wrapper(kernel, graph, info, src, name):
     # an array result of the output's dtype is returned as numba made it (no np.asarray);
     # when the compiled result types are unknown, every result is converted (the safe default)
     cres = getattr(kernel, "overloads", {}).get(tuple(sig))
-    ret_types = cres.signature.return_type.types if cres is not None else ()
-    exact = [j is not None or (isinstance(t, nb.types.Array) and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d))
-             for t, d, j in zip(ret_types, out_dtypes, out_params)]
-    exact += [False] * (len(out_dtypes) - len(exact))
+    ret_types = list(cres.signature.return_type.types) if cres is not None else []
+    exact = [j is not None or (bool(ret_types) and isinstance(t := ret_types.pop(0), nb.types.Array)
+                               and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d))
+             for d, j in zip(out_dtypes, out_params)]
     ns = {"_kernel": kernel, "_asarray": np.asarray, "_empty": np.empty, "_fallback": fallback,
           "_failed": failed, "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads,
           "_loop_threads": loop_threads}
@@ -412,26 +412,31 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
     call += [f"_c{i}" for i in range(n_consts)]
     call += [f"_var{j}._v.reshape(-1)" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
-    call += [f"_ob{j}" if j in bound else f"_empty(_n{i}, _d{i})" for j, i in enumerate(params)]
+    call += [f"_ob{j}" if j in bound else f"o{j}" for j in range(len(params))]
     sig = ", ".join(args)
     lines = [f"def run({sig}):", "    if _fallback:", f"        return _fallback[0]({sig})"]
     if parallel:  # per call: the machine's load and the user's setting change
         lines.append("    _set_threads(_loop_threads())")
+    lines += [f"    o{j} = _empty(_n{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
     lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
               f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]
-    n_out = len(out_shapes)
+    n_out = sum(j is None for j in out_params)  # the results the kernel returns
     for j, s in enumerate(var_shapes):
         lines.append(f"    _var{j}._v = _asarray(r[{n_out + j}], _vd{j})" + (f".reshape(_vs{j})" if s != () else ""))
     outs = []
+    k = 0  # the kernel's returned results, in order
     for i, s in enumerate(out_shapes):
-        if out_params[i] in bound:
-            outs.append(f"_B{out_params[i]}")
-        elif s == ():
-            outs.append(f"_asarray(r[{i}], _d{i})")
+        j = out_params[i]
+        if j is not None:
+            outs.append(f"_B{j}" if j in bound else (f"o{j}" if len(s) == 1 else f"o{j}.reshape(_s{i})"))
+            continue
+        if s == ():
+            outs.append(f"_asarray(r[{k}], _d{i})")
         elif not exact[i]:
-            outs.append(f"_asarray(r[{i}], _d{i}).reshape(_s{i})")
+            outs.append(f"_asarray(r[{k}], _d{i}).reshape(_s{i})")
         else:
-            outs.append(f"r[{i}]" if len(s) == 1 else f"r[{i}].reshape(_s{i})")
+            outs.append(f"r[{k}]" if len(s) == 1 else f"r[{k}].reshape(_s{i})")
+        k += 1
     lines.append(f"    return [{', '.join(outs)}]")
     return "\n".join(lines) + "\n"
 
@@ -481,7 +486,9 @@ class _Gen:
                 self.out_params[v] = nm = self.fresh("out")
                 args.append(nm)
         body = self.emit_graph(g, env, var_names, indent=1)
-        outs = [self.ref(env, v, g.outputs) for v in g.outputs]
+        # results written into an argument are not returned: the caller holds them, and
+        # numba boxes each returned array into a new ndarray object (~0.7 us apiece)
+        outs = [self.ref(env, v, g.outputs) for v in g.outputs if v not in self.out_params]
         rets = outs + [var_names[id(var)] for var in self.var_order]
         # error_model="numpy": x / 0 is inf or nan, as in NumPy (Python's model raises)
         opts = "cache=True, fastmath={'reassoc', 'contract'}, nogil=True, error_model='numpy'"
