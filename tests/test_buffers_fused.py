@@ -134,7 +134,8 @@ def test_numba_kernel_results_written_into_arguments_come_back_fresh_and_right(c
         if case == "only_loop_results":
             return u, v
         if case == "twice_and_scalars":
-            return v, tf.reduce_sum(v), u, v, tf.reduce_max(u)
+            return (v, tf.reduce_sum(v), u, v, tf.reduce_max(u), tf.reduce_sum(v, axis=0),
+                    tf.reduce_max(u, axis=0, keepdims=True))
         return x, v, y
     rs = np.random.default_rng(5)
     x, y = (rs.standard_normal((16, 8)).astype(np.float32) for _ in range(2))

@@ -479,7 +479,8 @@ class _Gen:
             _dtname(var._v.dtype)
         # an array result of a top-level loop is written into an array the caller passes
         # (a planned buffer, or a new array): the kernel allocates none of its results
-        made = {o for e in g.eqns if _scalar_form(e.prim) is not None for o in e.outputs}
+        made = {o for e in g.eqns if _scalar_form(e.prim) is not None or _fold(e.prim) is not None
+                for o in e.outputs}
         self.out_params = {}
         for v in g.outputs:
             if isinstance(v, Var) and v in made and v.aval.shape != () and v not in self.out_params:
@@ -862,6 +863,10 @@ class _Gen:
             t = self.fresh()
             if out.aval.shape == ():
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({tot})")
+            elif out in self.out_params:  # column sums into the caller's array
+                t, c2 = self.out_params[out], self.fresh("c")
+                lines += [f"{pad}for {c2} in range({int(np.prod(out.aval.shape))}):",
+                          f"{pad}    {t}[{c2}] = {_dtname(out.aval.dtype)}({tot}[{c2}])"]
             else:
                 lines.append(f"{pad}{t} = {tot}.astype({_dtname(out.aval.dtype)})")
             env[out] = t
