@@ -76,7 +76,6 @@ add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), requ
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
-# bool * bool is logical and, as TF (bool + bool is an error there, and here)
 def _mul_vjp_np(need, g, out, a, b):
     if a is b and need[0]:
         # square (x * x): both products are g * x, the same kernel on the same values, so
@@ -89,6 +88,7 @@ def _mul_vjp_np(need, g, out, a, b):
     return _grads2_np(need, a, b, np.multiply(g, b) if need[0] else None, np.multiply(g, a) if need[1] else None)
 
 
+# bool * bool is logical and, as TF (bool + bool is an error there, and here)
 mul_p = _binary("mul", np.multiply,
                 lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, b),
                                              None if _is_const(b) else mul(g, a)), require="fiub",
