@@ -76,6 +76,8 @@ add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), requ
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
+
+
 def _mul_vjp_np(need, g, out, a, b):
     if a is b and need[0]:
         # square (x * x): both products are g * x, the same kernel on the same values, so
