@@ -287,9 +287,15 @@ def test_input_spec_check_is_remembered_per_spec_and_shape():
     with pytest.raises(ValueError, match=r"expected axis -1 of the input to have size 3.*got shape \(2, 5\)"):
         d(np.ones((2, 5), np.float32))
     d(tf.ones((7, 3)))
+    d(tf.ones((7, 3)))  # a tensor's repeat call: the check __call__ makes inline
+    with pytest.raises(ValueError, match=r"expected axis -1 of the input to have size 3.*got shape \(7, 5\)"):
+        d(tf.ones((7, 5)))
+    assert d(tf.ones((2, 3), tf.float64)).dtype == tf.float32  # another dtype still converts (autocast)
     d.input_spec = L.InputSpec(min_ndim=2, axes={-1: 5})
     with pytest.raises(ValueError, match="expected axis -1 of the input to have size 5"):
         d(x)
+    with pytest.raises(ValueError, match="expected axis -1 of the input to have size 5"):
+        d(tf.ones((7, 3)))
 
 
 def test_errors_inside_call_are_annotated_with_the_path():

@@ -223,6 +223,31 @@ def test_tensor_used_many_times_and_intermediate_sources(walks):
     assert_close(lean[1], 2 * sv + xv + np.exp(sv) + 1)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_square_gives_one_product_to_both_operands(dtype, walks):
+    # x * x: the lean rule computes g * x once for both operands; the sum must have the
+    # general path's bits (g*x + g*x) whatever else flows into x, non-finite values included
+    x = tf.constant(np.array([[1.5, -0.0, np.inf], [np.nan, 3e-39, -2.25]], dtype))
+    g = same_grads(lambda: tf.reduce_sum(tf.square(x) * 0.5 + x * x + tf.exp(x)), [x], walks)
+    xv = x.numpy().astype(np.float64)
+    finite = np.isfinite(xv)
+    np.testing.assert_allclose(g[0].numpy()[finite], (3 * xv + np.exp(xv))[finite], rtol=1e-6)
+    same_grads(lambda: tf.reduce_mean(x * x), [x], walks)  # the square alone: its own sum
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 1, 3)])
+def test_a_full_reductions_scalar_cotangent_is_broadcast_read_only(shape, walks):
+    # a loss's mean: its cotangent reaches reduce_sum as a NumPy scalar; the broadcast
+    # view must carry its value, the general path's bits, and refuse writes
+    x = const(shape, np.float32, 3)
+    same_grads(lambda: tf.reduce_mean(tf.square(x - 0.25)) * 3.0, [x], walks)
+    from tapeflow.core.primitives.reductions import reduce_sum_p
+    (v,) = reduce_sum_p.vjp_np((True,), np.float32(2.5), None, np.zeros(shape, np.float32),
+                               axis=tuple(range(len(shape))), keepdims=False)
+    assert v.shape == shape and v.dtype == np.float32 and not v.flags.writeable
+    np.testing.assert_array_equal(v, np.full(shape, 2.5, np.float32))
+
+
 def test_in_place_accumulation_does_not_touch_returned_gradients():
     # the sum of s's three contributions is an array the walk owns; it flows on to x
     # through add, and x's own sum must not be added into it

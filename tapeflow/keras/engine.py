@@ -627,7 +627,12 @@ class Layer(Module):
         d = self.__dict__
         if "_own_weights" not in d:
             _ensure_layer_init(self)
-        inputs = self._convert_input(inputs)
+        # a concrete tensor of the layer's dtype needs no conversion (_convert_input's
+        # first test, here: every layer of a model pays this on every call)
+        v = inputs._v if inputs.__class__ is Tensor else None
+        if v is None or v.dtype is not d.get("_np_dtype"):
+            inputs = self._convert_input(inputs)
+            v = inputs._v if inputs.__class__ is Tensor else None
         training = _TRAINING[-1]
         if kwargs or training is not None:  # (else: no training to pass, no kwargs to filter)
             acc_training, acc_mask = _call_arg_info(type(self))
@@ -653,7 +658,11 @@ class Layer(Module):
             if not d["built"]:
                 self._build_from_call(inputs, rest)
             elif d["input_spec"] is not None:
-                self._check_inputs(inputs)
+                # _check_inputs' repeat-call test inline: the input shape last checked
+                # against this very spec passed already
+                last = d.get("_spec_passed")
+                if last is None or v is None or last[0] is not d["input_spec"] or last[1] != v.shape:
+                    self._check_inputs(inputs)
             outputs = self.call(inputs, *rest, **kwargs)
         except Exception as e:
             new = _annotate(e, self, inputs)

@@ -76,12 +76,25 @@ add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), requ
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
+
+
+def _mul_vjp_np(need, g, out, a, b):
+    if a is b and need[0]:
+        # square (x * x): both products are g * x, the same kernel on the same values, so
+        # one is computed and given to both operands; the walk then adds it to itself,
+        # as it adds vjp's two equal products (same bits, one pass and buffer fewer)
+        ga = np.multiply(g, b)
+        if ga.shape != a.shape:
+            ga = unbroadcast_np(ga, a.shape)
+        return ga, ga
+    return _grads2_np(need, a, b, np.multiply(g, b) if need[0] else None, np.multiply(g, a) if need[1] else None)
+
+
 # bool * bool is logical and, as TF (bool + bool is an error there, and here)
 mul_p = _binary("mul", np.multiply,
                 lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, b),
                                              None if _is_const(b) else mul(g, a)), require="fiub",
-                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, np.multiply(g, b) if need[0] else None,
-                                                             np.multiply(g, a) if need[1] else None))
+                vjp_np=_mul_vjp_np)
 
 #: TF's truediv: small integers divide in float32, int32/int64 in float64 (exact for every int32)
 _TRUEDIV_FLOAT = {"int8": np.dtype(np.float32), "int16": np.dtype(np.float32), "uint8": np.dtype(np.float32),
