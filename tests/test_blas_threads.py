@@ -184,6 +184,7 @@ def policy(monkeypatch, tmp_path):
                  "intra": tf.config.threading.get_intra_op_parallelism_threads}.items():
         monkeypatch.setitem(threads._STATE, k, v)
     monkeypatch.setattr(threads, "_CHOICE", {})
+    monkeypatch.setattr(threads, "_ONE_ONCE", set())
     monkeypatch.setattr(threads, "_DISK", None)
     monkeypatch.setattr(threads, "_timer", timer)
     monkeypatch.setattr(threads, "_now", lambda: 1000.0)
@@ -202,6 +203,7 @@ def _operands(m, k, n, seed=0):
 def _new_process(monkeypatch):
     """Forget what this process decided and read, as a fresh process on the same machine."""
     monkeypatch.setattr(threads, "_CHOICE", {})
+    monkeypatch.setattr(threads, "_ONE_ONCE", set())
     monkeypatch.setattr(threads, "_DISK", None)
     monkeypatch.setitem(threads._STATE, "current", None)
 
@@ -220,10 +222,14 @@ def test_decision_ignores_the_warm_up_pair_and_needs_the_margin():
 
 
 @pytest.mark.parametrize("two_threads_cost, chosen", [(0.5e-4, 2), (0.95e-4, 1), (3e-4, 1)])
-def test_first_call_times_a_scratch_product_then_runs_on_the_decision(policy, two_threads_cost, chosen):
+def test_first_call_times_a_scratch_product_then_runs_on_the_decision(policy, monkeypatch, tmp_path,
+                                                                      two_threads_cost, chosen):
     """The trial alternates one and two threads on a scratch result; the program's own
-    call, the first one included, runs on the decided count and never inside the trial."""
+    call, the first one included, runs on the decided count and never inside the trial.
+    A one-thread verdict is kept only when a second trial RETRIAL_S later agrees."""
     sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
     cost[2] = two_threads_cost
     a, b = _operands(256, 64, 256)
     out = np.full((256, 256), np.nan, np.float32)
@@ -238,18 +244,48 @@ def test_first_call_times_a_scratch_product_then_runs_on_the_decision(policy, tw
     for _ in range(3):
         np.testing.assert_array_equal(threads.matmul(a, b, out=out), np.matmul(a, b))
     assert len(reads) == 2 * len(TRIAL) and len(sets) == len(TRIAL) + (chosen == 1)
+    if chosen == 1:                                # not kept yet: one thread until the second trial
+        assert threads.gemm_choices() == {} and not (tmp_path / "blas_threads.json").exists()
+        now[0] += threads.RETRIAL_S
+        np.testing.assert_array_equal(threads.matmul(a, b, out=out), np.matmul(a, b))
+        assert len(reads) == 4 * len(TRIAL)
     assert list(threads.gemm_choices().values()) == [chosen]
+    assert list(_cache_file(tmp_path)[threads._fingerprint()].values()) == [chosen]
+    now[0] += 1e6                                  # a decided shape is never timed again
+    threads.matmul(a, b, out=out)
+    assert len(reads) == 2 * len(TRIAL) * (1 + (chosen == 1))
 
 
-def test_shapes_layouts_and_out_buffers_are_measured_apart(policy):
+def test_a_spoilt_trial_saying_one_thread_is_overruled_by_the_next(policy, monkeypatch, tmp_path):
+    """Load the readings miss slows the two-thread calls of one trial: its one-thread
+    verdict is not kept, and the next trial's two threads are."""
     sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    a, b = _operands(256, 64, 256)
+    cost[2] = 3e-4
+    threads.matmul(a, b)
+    assert threads._STATE["current"] == 1 and threads.gemm_choices() == {}
+    cost[2] = 0.5e-4
+    now[0] += threads.RETRIAL_S
+    threads.matmul(a, b)
+    assert list(threads.gemm_choices().values()) == [2] and threads._STATE["current"] == 2
+    assert list(_cache_file(tmp_path)[threads._fingerprint()].values()) == [2]
+
+
+def test_shapes_layouts_and_out_buffers_are_measured_apart(policy, monkeypatch):
+    sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
     a, b = _operands(256, 64, 256)
     at, bt = np.asfortranarray(a), np.asfortranarray(b)  # transposed operands: other BLAS calls
     cost[2] = 0.5e-4
     threads.matmul(a, b)
     cost[2] = 2e-4
-    threads.matmul(at, b)
-    threads.matmul(a, bt, out=np.empty((256, 256), np.float32))
+    for _ in range(2):                             # (a one-thread verdict is kept at the second)
+        threads.matmul(at, b)
+        threads.matmul(a, bt, out=np.empty((256, 256), np.float32))
+        now[0] += threads.RETRIAL_S
     choices = threads.gemm_choices()
     assert sorted(choices.values()) == [1, 1, 2] and len(choices) == 3
     sets.clear()
@@ -278,6 +314,7 @@ def test_a_decision_is_read_by_the_next_process_and_used_from_its_first_call(pol
 
 def test_decisions_merge_with_entries_another_process_wrote(policy, tmp_path):
     sets, cost, reads = policy
+    cost[2] = 0.5e-4
     a, b = _operands(256, 64, 256)
     threads.matmul(a, b)                           # this process read the cache (empty)
     data = _cache_file(tmp_path)
@@ -319,6 +356,7 @@ def test_an_unwritable_cache_keeps_the_decision_in_the_process(policy, monkeypat
 def test_the_cache_file_is_replaced_whole_or_not_at_all(policy, monkeypatch, tmp_path):
     """A failing write leaves the previous file as it was and no temporary file behind."""
     sets, cost, reads = policy
+    cost[2] = 0.5e-4
     threads.matmul(*_operands(256, 64, 256))
     before = (tmp_path / "blas_threads.json").read_text()
 

@@ -31,7 +31,13 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   A trial is kept only if the machine was quiet before it (the reading below)
   and after it (no other process runnable right then); else it is discarded,
   the call runs on one thread and the shape is tried again ``RETRIAL_S``
-  later. A decided shape is not timed again.
+  later. A verdict of one thread is kept only when a second trial
+  ``RETRIAL_S`` later says so too (the shape runs on one thread meanwhile):
+  load the readings cannot see (another VM taking this one's CPU time, a burst
+  shorter than a reading) slows the many-thread calls more than the one-thread
+  ones, so a spoilt trial says "one thread"; on a busy host one trial in a
+  fresh cache set a DQN layer's 200x150 @ 150x100 (40 us on two threads, 71 on
+  one) to one thread for good. A decided shape is not timed again.
 * decisions are kept in ``blas_threads.json`` in ``$TAPEFLOW_CACHE_DIR`` (else
   ``$XDG_CACHE_HOME/tapeflow``, else ``~/.cache/tapeflow``), under a
   fingerprint of the machine (CPU model, cores we may run on, OpenBLAS
@@ -116,8 +122,10 @@ OTHERS_WINDOW_S = 2.0
 _STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
           "intra": None, "blas": ""}
 #: per GEMM key: the chosen thread count (int), or the monotonic time before which a
-#: shape whose trial was spoilt by load is not tried again (float)
+#: shape whose trial was spoilt by load, or said one thread once, is not tried again (float)
 _CHOICE = {}
+#: GEMM keys whose one kept trial said one thread (a second must say so before it is kept)
+_ONE_ONCE = set()
 #: this machine's decisions in the cache file, {text key: count}; None until first needed
 _DISK = None
 #: the trial's clock and the clock of the load readings (tests inject fake ones)
@@ -320,8 +328,9 @@ def _trial(a, b, out, many):
 def _choose(key, a, b, out, many, quiet, forced, now):
     """The thread count for a GEMM key not decided in this process: from the cache file,
     else from a trial (kept if the machine was quiet before and after it, else 1 thread
-    now and a new trial ``RETRIAL_S`` later; under the user's intra-op count a spoilt
-    trial still decides for this process, as the count holds whatever the load)."""
+    now and a new trial ``RETRIAL_S`` later; one thread is kept only when two kept trials
+    say so; under the user's intra-op count a spoilt trial still decides for this
+    process, as the count holds whatever the load)."""
     retry_at = _CHOICE.get(key)
     if retry_at is not None and now < retry_at:
         return 1
@@ -331,6 +340,11 @@ def _choose(key, a, b, out, many, quiet, forced, now):
     if n is None:
         n = _trial(a, b, out, many)
         if quiet and _quiet_after():
+            if n == 1 and key not in _ONE_ONCE:
+                _ONE_ONCE.add(key)     # the first one-thread verdict: confirm it later
+                _CHOICE[key] = now + RETRIAL_S
+                return 1
+            _ONE_ONCE.discard(key)
             _store(skey, n)
         elif not forced:
             _CHOICE[key] = now + RETRIAL_S
