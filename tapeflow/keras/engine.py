@@ -570,13 +570,10 @@ class Layer(Module):
         if spec is None:
             return
         if inputs.__class__ is Tensor and spec.__class__ is InputSpec:
-            # a repeat call with the input shape last checked against this spec: passed
-            # already (a new spec object, e.g. set by build, is checked afresh)
+            # the shape that passed is noted for __call__'s repeat-call test (a new spec
+            # object, e.g. set by build, is checked afresh)
             v = inputs._v
             shape = v.shape if v is not None else aval_of(inputs).shape
-            last = d.get("_spec_passed")
-            if last is not None and last[0] is spec and last[1] == shape:
-                return
             why = spec.check(shape)
             if why is None:
                 d["_spec_passed"] = (spec, shape)
@@ -658,8 +655,8 @@ class Layer(Module):
             if not d["built"]:
                 self._build_from_call(inputs, rest)
             elif d["input_spec"] is not None:
-                # _check_inputs' repeat-call test inline: the input shape last checked
-                # against this very spec passed already
+                # the repeat call: the input shape last checked against this very spec
+                # passed already (_check_inputs notes it); inline, as every layer call pays it
                 last = d.get("_spec_passed")
                 if last is None or v is None or last[0] is not d["input_spec"] or last[1] != v.shape:
                     self._check_inputs(inputs)
