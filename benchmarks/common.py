@@ -229,6 +229,22 @@ def mlp_params(rs: np.random.Generator, sizes: list[int]) -> list[np.ndarray]:
     return out
 
 
+def gemm_label(a, b, ta: bool = False, tb: bool = False) -> str:
+    """'MxK @ KxN' of the product op(a) @ op(b) and its layout: T where an operand is
+    used transposed (``ta``/``tb``, TF's transpose flags on the stored operands)."""
+    m, k = (a.shape[1], a.shape[0]) if ta else a.shape
+    n = b.shape[0] if tb else b.shape[1]
+    return f"{m}x{k} @ {k}x{n} {'T' if ta else 'N'}{'T' if tb else 'N'}"
+
+
+def array_gemm_label(a, b) -> str:
+    """``gemm_label`` of the NumPy operands of a matmul: an operand that is a transposed
+    view (Fortran-ordered, not C) is what BLAS gets as a transpose flag."""
+    ta = a.flags.f_contiguous and not a.flags.c_contiguous
+    tb = b.flags.f_contiguous and not b.flags.c_contiguous
+    return gemm_label(a.T if ta else a, b.T if tb else b, ta, tb)
+
+
 def cpu_affinity(threads: int) -> list[int] | None:
     """Pin this process to `threads` CPUs when fewer than all are asked for.
 

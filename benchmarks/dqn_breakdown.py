@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from benchmarks.common import array_gemm_label  # noqa: E402
 from benchmarks.workloads import dqn  # noqa: E402
 
 
@@ -58,10 +59,8 @@ def _label(eqn, args):
     name = eqn.prim.name
     arrays = [a for a in args if isinstance(a, (np.ndarray, np.generic))]
     if name == "matmul":
-        a, b = arrays[-2:]  # (impl_out's first argument is the planned result buffer)
-        ta = a.flags.f_contiguous and not a.flags.c_contiguous
-        tb = b.flags.f_contiguous and not b.flags.c_contiguous
-        return f"GEMM {a.shape[0]}x{a.shape[1]} @ {b.shape[0]}x{b.shape[1]} {'T' if ta else 'N'}{'T' if tb else 'N'}"
+        # (impl_out's first argument is the planned result buffer)
+        return f"GEMM {array_gemm_label(*arrays[-2:])}"
     shapes = " ".join("x".join(map(str, a.shape)) or "()" for a in arrays)  # () a scalar
     if name == "fused_elementwise":
         return f"fused loop ({len(eqn.params['graph'].eqns)} ops) over {shapes}"

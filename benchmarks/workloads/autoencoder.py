@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import Bench, Impl, mlp_params, rng
+from benchmarks.common import Bench, Impl, array_gemm_label, gemm_label, mlp_params, rng
 from benchmarks.workloads import _npnn as nn
 from benchmarks.workloads._peerutil import jax_mlp, named, torch_mlp
 from benchmarks.workloads._tfapi import dense_mlp, import_tf, variables
@@ -186,12 +186,6 @@ IMPLS = [
 # thread count tapeflow chose for them; TF's five GEMMs are timed alone with the transpose
 # flags its MatMul gradients use. The rest of a step is what the GEMMs leave.
 
-def _gemm_label(a, b, ta=False, tb=False):
-    m, k = (a.shape[1], a.shape[0]) if ta else a.shape
-    n = b.shape[0] if tb else b.shape[1]
-    return f"{m}x{k} @ {k}x{n} {'T' if ta else 'N'}{'T' if tb else 'N'}"
-
-
 def _tapeflow_breakdown(tf, step, x, reps):
     from tapeflow.compiler.backends.numba_backend import loop_threads
     from tapeflow.ir import interpreter
@@ -212,9 +206,7 @@ def _tapeflow_breakdown(tf, step, x, reps):
         args = vals[e]
         name = e.prim.name
         if name == "matmul":
-            a, b = args
-            ta, tb = a.flags.f_contiguous and not a.flags.c_contiguous, b.flags.f_contiguous and not b.flags.c_contiguous
-            label = f"GEMM {_gemm_label(a.T if ta else a, b.T if tb else b, ta, tb)}"
+            label = f"GEMM {array_gemm_label(*args)}"
         else:
             label = name + ("" if name != "fused_elementwise" else f" ({len(e.params['graph'].eqns)} ops)")
         t = _best_ms(lambda: interpreter.apply_eqn(e, args), reps)
@@ -272,7 +264,7 @@ def _tf_gemms(tf, x, params, reps):
     for a, b, ta, tb in [(x, w0, False, False), (h, w2, False, False), (g2, w2, False, True),
                          (h, g2, True, False), (x, g1, True, False)]:
         t = _best_ms(lambda: mm(a, b, ta, tb).numpy(), reps)
-        rows.append((f"GEMM {_gemm_label(a, b, ta, tb)}", t))
+        rows.append((f"GEMM {gemm_label(a, b, ta, tb)}", t))
     return rows
 
 
