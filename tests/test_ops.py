@@ -698,3 +698,21 @@ def test_reduction_axes_looked_up_per_rank_still_reject_bad_axes():
     y = tf.constant(np.ones((2, 3, 4), np.float32))
     assert tf.reduce_mean(y, -1).shape == (2, 3) and tf.reduce_sum(y).numpy() == 24
     assert np.isnan(tf.reduce_mean(tf.constant(np.zeros((2, 0), np.float32)), -1).numpy()).all()
+
+
+def test_eager_gather_fast_path_matches_the_general_one():
+    # gather(params, indices) of two eager tensors binds getitem directly; every other form
+    # takes _gather: the same values, the same index errors, eager and traced
+    p = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    i = tf.constant(np.array([3, 0, 3], np.int64))
+    for kw in ({}, {"axis": 0}, {"axis": 0, "batch_dims": 0}):
+        np.testing.assert_array_equal(tf.gather(p, i, **kw).numpy(), p.numpy()[[3, 0, 3]])
+        np.testing.assert_array_equal(tf.function(lambda a, b: tf.gather(a, b, **kw))(p, i).numpy(),
+                                      p.numpy()[[3, 0, 3]])
+    np.testing.assert_array_equal(tf.gather(p, [2, 1]).numpy(), p.numpy()[[2, 1]])
+    bad = tf.constant(np.array([4], np.int64))
+    for f in (tf.gather, tf.function(tf.gather)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"gather: index 4 .* not in \[0, 4\)"):
+            f(p, bad)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="axis 0 is out of range"):
+        tf.gather(tf.constant(np.float32(1)), i)
