@@ -47,6 +47,22 @@ def _put(var, value):
     var._v = value if value.shape == shape else value.reshape(shape)
 
 
+def _slot_flat(s):
+    """The flat view of slot variable ``s``'s buffer, for its update in place: the buffer
+    itself when only ``s`` refers to it (``_sole_array``) and it is in C order (its
+    reshape is then a view, not a copy); otherwise ``s`` first gets a C-ordered copy of
+    its own, and the old buffer stays with its holders (a read of the slot is a
+    snapshot)."""
+    if not _sole_array(s):
+        s._v = np.array(s._v, order="C")
+    a = s._v
+    f = a.reshape(-1)
+    if f.base is not a:  # (reshape copied: a buffer not in C order)
+        a = s._v = np.array(a, order="C")
+        f = a.reshape(-1)
+    return f
+
+
 #: per dtype, the size-0 array a compiled rule loop gets for a slot output it must not write
 _NO_OUT = {}
 
@@ -436,8 +452,8 @@ class Optimizer(Module):
         npd = var._v.dtype
         # the rule's constants from the learning rate's value: an optimizer's per-step
         # factors may then be computed on NumPy scalars (Adam's) instead of as ops
-        args = tuple(a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
-                     for a in self._rule_args(var, lr._v))
+        args = tuple([a if a.__class__ is bool else a._v[()] if isinstance(a, Tensor) else npd.type(a)
+                      for a in self._rule_args(var, lr._v)])
         loop = _rules.kernel(self._rule) if npd.kind == "f" and npd.itemsize >= 4 else None
         empty = _NO_OUT.get(npd)
         if empty is None:
@@ -480,13 +496,9 @@ class Optimizer(Module):
                     if s is not None:
                         _put(s, value)
             else:
-                # (a slot's flat view must be its buffer: C order, else reshape copies)
-                fresh = [s for s in slots if s is not None and not (s._v.flags.c_contiguous and _sole_array(s))]
-                for s in fresh:
-                    s._v = np.array(s._v, order="C")  # (the old buffer stays with its holders)
+                flats = [empty if s is None else _slot_flat(s) for s in slots]
                 out = np.empty(w.shape, npd)
-                loop(g, w.reshape(-1), *[empty if s is None else s._v.reshape(-1) for s in slots],
-                     out.reshape(-1), *args)
+                loop(g, w.reshape(-1), *flats, out.reshape(-1), *args)
                 var._v = out
             if cons:
                 _constrain(cons, var)
