@@ -606,3 +606,14 @@ def test_build_loads_the_fused_loop_for_the_steps_argument_types(make, dtype, mo
     opt2, w2 = make(), tf.Variable(np.ones(SHAPE, dtype))
     tf.function(lambda: opt2.build([w2]))()   # inside a trace nothing is loaded: the traced update is the op path
     assert len(calls) == 2
+
+
+def test_build_calls_no_learning_rate_callable():
+    # the warm-up needs only the loop's argument types: a user's learning-rate callable
+    # (which may count its calls) is called by the steps only, once each
+    calls = []
+    opt, w = O.Adam(lambda: (calls.append(1), 0.01)[1]), tf.Variable(np.ones(SHAPE, np.float32))
+    opt.build([w])
+    assert calls == []
+    opt.apply_gradients([(tf.constant(np.ones(SHAPE, np.float32)), w)])
+    assert calls == [1]

@@ -321,7 +321,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     Out-of-range indices raise (TF on CPU raises too); repeated indices are fine
     and their gradients accumulate.
     """
-    if params.__class__ is Tensor and indices.__class__ is Tensor and not batch_dims and (axis is None or axis == 0):
+    if params.__class__ is Tensor and indices.__class__ is Tensor and not batch_dims and (axis is None or axis.__class__ is int and axis == 0):
         v = params._v
         if v is not None and v.ndim:
             # the common eager gather (Q at the actions): the getitem _gather binds, without

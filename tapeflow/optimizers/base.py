@@ -252,7 +252,9 @@ class Optimizer(Module):
             dtypes.setdefault(v._v.dtype, v)
         self._prepare_step()
         try:
-            lr32 = self._current_lr()
+            # only the argument types matter: a float32 scalar stands for the learning rate
+            # (a schedule or a user's callable is not called an extra time)
+            lr32 = convert_to_tensor(np.float32(0))
             for npd, var in dtypes.items():
                 names, loop, empty, args, _ = self._fused_plan(var, lr32 if npd == np.float32 else M.cast(lr32, npd))
                 if loop is not None:
