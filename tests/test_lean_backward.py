@@ -425,3 +425,38 @@ def test_custom_gradient_of_another_dtype_has_the_general_paths_outcome(walks):
     assert walks == ["lean", "general"]
     assert g.dtype == tf.float64
     np.testing.assert_array_equal(g.numpy(), np.full(3, 2.0))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_gradient_native_pass_has_the_select_bits(dtype, walks, monkeypatch):
+    # maximum(x, 0)'s lean rule runs relu's gradient as one native pass (_relu_grad): the
+    # bits of the general path's where(x > 0, g, 0) on inputs with ties at 0, -0.0, NaN
+    # and inf in x, and NaN, inf and -0.0 in the cotangent (which must pass through)
+    import numba  # noqa: F401  (the native pass runs once numba is imported: an optimizer imports it)
+    from tapeflow.core.primitives import elementwise as E
+    calls = []
+    real = E._relu_grad
+    monkeypatch.setattr(E, "_relu_grad", lambda g, x: (calls.append(x.shape), real(g, x))[1])
+    r = rs(3)
+    xv = np.round(r.standard_normal((40, 30))).astype(dtype)
+    xv.flat[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-30]
+    gv = r.standard_normal((40, 30)).astype(dtype)
+    gv.flat[6:12] = [np.nan, np.inf, -np.inf, -0.0, 0.0, -1.0]
+    gv.flat[:3] = [np.nan, -0.0, 5.0]
+    x, seed = tf.constant(xv), tf.constant(gv)
+    for f in (tf.nn.relu, lambda v: tf.maximum(v, 0.0)):
+        for general in (False, True):
+            with walk(general):
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    y = f(x)
+                g = tape.gradient(y, x, output_gradients=seed)
+            if general:
+                assert _bits(g) == lean
+            else:
+                lean = _bits(g)
+    assert calls == [(40, 30), (40, 30)] and E._RELU_GRAD[0] is not None
+    want = np.where(xv > 0, gv, dtype(0))
+    assert np.asarray(want).tobytes() == lean[2]
+    # a broadcast cotangent (read-only, strided) takes the NumPy form: same bits
+    same_grads(lambda: tf.reduce_sum(tf.nn.relu(x)), [x], walks)

@@ -682,3 +682,37 @@ def test_gpu_device_is_accepted_with_exactly_one_warning(monkeypatch):
     with pytest.raises(ValueError, match="device name"):
         with tf.device("banana"):
             pass
+
+
+def test_reduction_axes_looked_up_per_rank_still_reject_bad_axes():
+    # norm_axis keeps valid None/int axes per rank; a bool axis (True == 1, same hash) and
+    # an out-of-range axis still raise after the valid ones were seen, and each rank
+    # gets its own normalisation
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(tf.reduce_sum(x, 1).numpy(), [3, 12])
+    np.testing.assert_array_equal(tf.reduce_mean(x, -1).numpy(), [1, 4])
+    with pytest.raises(TypeError, match="axis must be an int"):
+        tf.reduce_sum(x, True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+        tf.reduce_mean(x, 2)
+    y = tf.constant(np.ones((2, 3, 4), np.float32))
+    assert tf.reduce_mean(y, -1).shape == (2, 3) and tf.reduce_sum(y).numpy() == 24
+    assert np.isnan(tf.reduce_mean(tf.constant(np.zeros((2, 0), np.float32)), -1).numpy()).all()
+
+
+def test_eager_gather_fast_path_matches_the_general_one():
+    # gather(params, indices) of two eager tensors binds getitem directly; every other form
+    # takes _gather: the same values, the same index errors, eager and traced
+    p = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    i = tf.constant(np.array([3, 0, 3], np.int64))
+    for kw in ({}, {"axis": 0}, {"axis": 0, "batch_dims": 0}):
+        np.testing.assert_array_equal(tf.gather(p, i, **kw).numpy(), p.numpy()[[3, 0, 3]])
+        np.testing.assert_array_equal(tf.function(lambda a, b: tf.gather(a, b, **kw))(p, i).numpy(),
+                                      p.numpy()[[3, 0, 3]])
+    np.testing.assert_array_equal(tf.gather(p, [2, 1]).numpy(), p.numpy()[[2, 1]])
+    bad = tf.constant(np.array([4], np.int64))
+    for f in (tf.gather, tf.function(tf.gather)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"gather: index 4 .* not in \[0, 4\)"):
+            f(p, bad)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="axis 0 is out of range"):
+        tf.gather(tf.constant(np.float32(1)), i)

@@ -578,3 +578,42 @@ def test_fused_update_writes_slots_in_place_only_when_nobody_holds_them(make):
     np.testing.assert_array_equal(w.numpy(), ops_w.numpy())
     for (_, _, a), (_, _, b) in zip(opt.slots(), ops_opt.slots()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("make", FUSED_CFG)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_build_loads_the_fused_loop_for_the_steps_argument_types(make, dtype, monkeypatch):
+    # Building the slots eagerly calls the rule's loop once on size-0 arrays, so its
+    # machine code (numba's import, the cached compile) is loaded then and not in the
+    # first step. The warm-up must pass exactly the types a step passes, else numba
+    # compiles or loads another specialization in the step anyway.
+    import numba
+    from tapeflow.optimizers import rules
+    calls = []
+    real = rules.kernel
+
+    def spy(rule):
+        loop = real(rule)
+        return lambda *a: (calls.append(([x.size for x in a if isinstance(x, np.ndarray)],
+                                         [numba.typeof(x) for x in a])), loop(*a))[1]
+
+    monkeypatch.setattr(rules, "kernel", spy)
+    opt, w = make(), tf.Variable(np.ones(SHAPE, dtype))
+    opt.build([w])
+    assert len(calls) == 1 and set(calls[0][0]) == {0}
+    opt.apply_gradients([(tf.constant(np.full(SHAPE, 0.5, dtype)), w)])
+    assert len(calls) == 2 and calls[1][1] == calls[0][1]
+    opt2, w2 = make(), tf.Variable(np.ones(SHAPE, dtype))
+    tf.function(lambda: opt2.build([w2]))()   # inside a trace nothing is loaded: the traced update is the op path
+    assert len(calls) == 2
+
+
+def test_build_calls_no_learning_rate_callable():
+    # the warm-up needs only the loop's argument types: a user's learning-rate callable
+    # (which may count its calls) is called by the steps only, once each
+    calls = []
+    opt, w = O.Adam(lambda: (calls.append(1), 0.01)[1]), tf.Variable(np.ones(SHAPE, np.float32))
+    opt.build([w])
+    assert calls == []
+    opt.apply_gradients([(tf.constant(np.ones(SHAPE, np.float32)), w)])
+    assert calls == [1]

@@ -56,6 +56,11 @@ def _tensor(x):
 
 
 def _prep(y_true, y_pred):
+    if y_pred.__class__ is Tensor and y_true.__class__ is Tensor:
+        a, b = y_true._v, y_pred._v
+        # two eager tensors of one dtype (a training step's loss): nothing to convert
+        if a is not None and b is not None and a.dtype is b.dtype:
+            return y_true, y_pred
     y_pred = _tensor(y_pred)
     if isinstance(y_true, (np.ndarray, list, tuple, float, int)) and not isinstance(y_true, Tensor):
         y_true = convert_to_tensor(np.asarray(y_true, dtype=aval_of(y_pred).dtype))
@@ -66,7 +71,8 @@ def _prep(y_true, y_pred):
 
 
 def _mean_last(x):
-    return M.reduce_mean(x, -1) if len(aval_of(x).shape) else x
+    v = x._v if x.__class__ is Tensor else None
+    return M.reduce_mean(x, -1) if len(v.shape if v is not None else aval_of(x).shape) else x
 
 
 # -- per-sample loss functions ----------------------------------------------------------------------

@@ -321,7 +321,17 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     Out-of-range indices raise (TF on CPU raises too); repeated indices are fine
     and their gradients accumulate.
     """
+    if params.__class__ is Tensor and indices.__class__ is Tensor and not batch_dims and (axis is None or axis.__class__ is int and axis == 0):
+        v = params._v
+        if v is not None and v.ndim:
+            # the common eager gather (Q at the actions): the getitem _gather binds, without
+            # its shape reads and key encoding (~3 us a call)
+            return bind(I.getitem_p, params, indices, key=_FIRST_AXIS, bounds="gather")
     return _gather(params, indices, axis, batch_dims, "gather")
+
+
+#: indexing's key template of x[indices] (encode_key of one index tensor)
+_FIRST_AXIS = (("a", 0),)
 
 
 def _gather(params, indices, axis, batch_dims, op):

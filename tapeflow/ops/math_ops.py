@@ -98,7 +98,7 @@ def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_
 
 def squared_difference(x, y, name=None):
     d = subtract(x, y)
-    return multiply(d, d)
+    return E.mul_p.bind2(d, d)  # (multiply's bind: d is a tensor, no list to convert)
 
 
 def softplus(x, name=None):
@@ -229,6 +229,17 @@ def _count(x, axes):
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     x = input_tensor
+    v = x._v if x.__class__ is Tensor else None
+    if v is not None and v.dtype.kind == "f" and not isinstance(axis, Tensor):
+        # an eager float tensor (every loss's mean): the same ops as below, with the shape
+        # and dtype read off its array once (~3 us of aval_of and helper calls per mean)
+        shape = v.shape
+        axes = norm_axis("reduce_mean", axis, len(shape))
+        s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
+        n = _prod([shape[a] for a in axes])
+        if n == 0:
+            return multiply(s, float("nan"))
+        return E.mul_p.bind2(s, 1.0 / n) if n != 1 else s
     kind = aval_of(x).dtype.kind
     if kind not in "fiu":
         raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; cast first: "

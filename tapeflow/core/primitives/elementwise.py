@@ -7,6 +7,8 @@ values) for the lean eager backward.
 """
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as np
 
 from ..aval import Aval
@@ -195,11 +197,61 @@ def _min_vjp(g, out, x, y):
 
 
 def _extremum_vjp_np(compare):
+    relu = compare is np.greater  # maximum's rule: maximum(x, 0) is relu
+
     def rule(need, g, out, x, y):
+        if relu and not need[1] and x.__class__ is np.ndarray and _is_zero_literal(y):
+            ga = _relu_grad(g, x)
+            if ga is not None:
+                return ga, None
         m = compare(x, y)
         return _grads2_np(need, x, y, _select_kernel(m, g, 0) if need[0] else None,
                           _select_kernel(m, 0, g) if need[1] else None)
     return rule
+
+
+def _relu_grad(g, x):
+    """relu's gradient, maximum(x, 0)'s for x: ``g`` where ``x > 0``, +0.0 elsewhere, in
+    one native pass (``_relu_grad_kernel``) where the mask, its integer copy and the
+    product (``_select_kernel``) made three: 200x150 float32 5.7 us instead of 12.7,
+    256x256 12 instead of 24 (busy 2-core host, min of many). The same bits: the
+    comparison is exact (a float32 or float64 against 0; NaN is not > 0) and each
+    element is g's own bits or +0.0, as ``_keep_bits`` gives. None (the caller's NumPy
+    path) for operands that are not same-shape, same-dtype float32/float64 writable
+    C-ordered arrays, or while numba is not imported: a gradient never pays its import
+    (~0.3-0.5 s in a fresh process); a training step's optimizer (its fused loops) has
+    imported it, and this loop then loads in ~6 ms."""
+    if g.__class__ is not np.ndarray or g.shape != x.shape or g.dtype is not x.dtype or x.dtype not in _NATIVE_F:
+        return None
+    gf, xf = g.flags, x.flags
+    if not (gf.c_contiguous and xf.c_contiguous and gf.writeable and xf.writeable):
+        return None  # (a read-only or strided operand would be another compiled specialization)
+    k = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
+    if k is None:
+        return None
+    out = np.empty(x.shape, x.dtype)
+    k(g.reshape(-1), x.reshape(-1), out.reshape(-1))
+    return out
+
+
+_NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
+#: [the loop] once looked up (None without numba)
+_RELU_GRAD = []
+
+
+def _relu_grad_kernel():
+    numba = _sys.modules.get("numba")
+    if numba is None:
+        return None  # (not imported yet: asked again next time)
+
+    # cache=True: compiled once per machine; a select, not arithmetic, so g's bits pass through
+    @numba.njit(cache=True, nogil=True)
+    def relu_grad(g, x, out):
+        for i in range(out.shape[0]):
+            out[i] = g[i] if x[i] > 0 else 0.0
+
+    _RELU_GRAD.append(relu_grad)
+    return relu_grad
 
 
 #: below this many elements NumPy's array-scalar loop is as fast as the array-array one

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.aval import fmt_shape
-from ...core.primitive import aval_of
+from ...core.primitive import aval_of, donate as _donate
 from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
@@ -76,12 +76,23 @@ class Dense(Layer):
         # are tensors here, so math_ops' handling of Python lists has nothing to do
         if rank == 2:
             out = inputs @ self.kernel
+            fresh = True
         else:
             out = M.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            fresh = False
+        # The GEMM's result and the bias add's are fresh tensors only this call holds: with
+        # nothing recording, the bias add and relu may write into them (donate), as
+        # np.add(out, b, out=out) would; recorded or traced, the same ops as always
         if self.use_bias:
+            if fresh:
+                _donate(out)
             out = out + self.bias
         act = self.activation
-        return out if act is _acts.linear else act(out)
+        if act is _acts.linear:
+            return out
+        if fresh and act is _acts.relu:  # (its one op, maximum(x, 0), takes x as first operand)
+            _donate(out)
+        return act(out)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)
