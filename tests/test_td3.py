@@ -301,3 +301,27 @@ def test_the_trainer_keeps_freed_memory_for_reuse():
     churn(200)
     # untuned, this churn costs ~150,000 faults (64 per array)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 2000
+
+
+def test_eager_agent_builds_its_optimizers_and_restores_into_them(tmp_path):
+    # eagerly the agent builds its optimizers' slots at construction (loading their
+    # update loop outside the timed steps); a checkpoint then restores into those
+    # slots, and the restored agent's next update is the saved agent's, bit for bit
+    agent = make("td3", False)
+    n_slots = len(agent.critic_optimizer.variables)
+    assert n_slots > 1                                  # the slots exist before any step
+    gen = batches(4)
+    for _ in range(3):
+        agent.train_fn(*[tf.constant(x) for x in next(gen)])
+    assert len(agent.critic_optimizer.variables) == n_slots   # no slot made twice
+    path = tf.train.Checkpoint(agent=agent).save(str(tmp_path / "ckpt"))
+    other = make("td3", False)
+    tf.train.Checkpoint(agent=other).restore(path).assert_consumed()
+    last = [tf.constant(x) for x in next(gen)]
+    for a in (agent, other):
+        a.train_fn(*last)
+    for net in ("actor", "critic", "critic_target"):
+        for x, y in zip(getattr(agent, net).weights, getattr(other, net).weights):
+            np.testing.assert_array_equal(x.numpy(), y.numpy())
+    for x, y in zip(agent.critic_optimizer.variables, other.critic_optimizer.variables):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
