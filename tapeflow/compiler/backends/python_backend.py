@@ -48,6 +48,11 @@ class Ctx:
         self.ns = {"np": np}
         self.n = itertools.count()
         self.plan = plan
+        self.arrays = {}  # Var -> the array of its planned slot (for lowerings: a fused loop's results)
+
+    def buffer(self, v):
+        """The array the plan gives value ``v``, or None."""
+        return self.arrays.get(v)
 
     def add(self, prefix, obj):
         name = f"_{prefix}{next(self.n)}"
@@ -89,6 +94,7 @@ def build_function(ctx, graph, plan, name):
     buffers = plan.buffers if plan is not None else {}
     # this backend owns its buffers: one array per slot of the plan
     arrays = [np.empty(s.shape, s.dtype) for s in plan.slots] if plan is not None else []
+    ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
     for e in graph.eqns:
         ins = [nm(v) for v in e.inputs]
         outs = [nm(v) for v in e.outputs]
@@ -122,7 +128,7 @@ def emit_eqn(ctx, e, ins, outs, buf):
     lhs = ", ".join(outs) if outs else "_"
     if p.multiple_results and len(outs) == 1:
         lhs = outs[0] + ","
-    if buf is not None and p.impl_out is not None:
+    if buf is not None and p.impl_out is not None and not p.multiple_results:
         b = ctx.add("buf", buf)
         if isinstance(p.impl, np.ufunc) and not e.params:
             k = ctx.add("u", p.impl)

@@ -1,8 +1,10 @@
 """Buffer planning by liveness: slots, not arrays (the backend allocates).
 
 Walk the equations in order. An output gets a buffer slot when its shape is
-fully known, its primitive has an ``out=`` kernel, and it does not escape (is
-not a graph output and is not written into a Variable). When a value's last
+fully known, its primitive has an ``out=`` kernel (``impl_out``; for a primitive
+with several results, ``impl_out(outs, ...)`` takes one buffer or None per
+output: a fused loop), and it does not escape (is not a graph output and is not
+written into a Variable). Outputs of one equation never share a slot. When a value's last
 use has passed, its slot returns to a pool keyed by (shape, dtype) and the
 next equation that needs such a slot reuses it. An equation never writes into
 a slot one of its own inputs lives in (NumPy ufuncs would allow it, matmul
@@ -108,26 +110,28 @@ def plan_buffers(graph: Graph) -> BufferPlan:
             v = e.inputs[0]
             if not isinstance(v, Var) or v not in fresh or written.get(v, 0) > 1 or v in outputs:
                 plan.copies.add(e)
-        elif (len(e.outputs) == 1 and not e.prim.multiple_results and e.prim.impl_out is not None
-              and e.effect is None):
-            o = e.outputs[0]
-            if o not in escaping and all(d is not None for d in o.aval.shape) and o.aval.shape != () \
-                    and o in last_use:
-                key = (o.aval.shape, o.aval.dtype)
-                ins = {held.get(r) for v in e.inputs if isinstance(v, Var) for r in roots_of(v)}
-                free = pool.get(key, [])
-                buf = None
-                for j, b in enumerate(free):
-                    if b not in ins:
-                        buf = free.pop(j)
-                        break
-                if buf is None:
-                    buf = Slot(len(plan.slots), o.aval.shape, o.aval.dtype)
-                    plan.slots.append(buf)
-                plan.buffers[o] = buf
-                held[o] = buf
-            elif not e.prim.aliases:
-                fresh.add(o)
+        elif e.prim.impl_out is not None and e.effect is None \
+                and (len(e.outputs) == 1 or e.prim.multiple_results):
+            # each output on its own: a fused loop's result the next GEMM reads gets a slot
+            # while the fused update's new parameter, written into a Variable, stays fresh
+            ins = {held.get(r) for v in e.inputs if isinstance(v, Var) for r in roots_of(v)}
+            for o in e.outputs:
+                if o not in escaping and all(d is not None for d in o.aval.shape) \
+                        and o.aval.shape != () and o in last_use:
+                    key = (o.aval.shape, o.aval.dtype)
+                    free = pool.get(key, [])
+                    buf = None
+                    for j, b in enumerate(free):
+                        if b not in ins:
+                            buf = free.pop(j)
+                            break
+                    if buf is None:
+                        buf = Slot(len(plan.slots), o.aval.shape, o.aval.dtype)
+                        plan.slots.append(buf)
+                    plan.buffers[o] = buf
+                    held[o] = buf
+                elif not e.prim.aliases:
+                    fresh.add(o)
         elif not e.prim.aliases and e.effect is None:
             # every output of a non-aliasing kernel is a new array of its own (a fused
             # optimizer update returns new m, v and parameter arrays): a variable may take it
