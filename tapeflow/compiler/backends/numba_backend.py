@@ -72,6 +72,7 @@ from ...core.primitives.effects import assign_variable_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
+from ..passes.buffers import InPlace
 from ..passes.fusion import trailing_row_size
 from . import Backend, get_backend, register_backend
 from ...util.cache import cache_dir
@@ -286,6 +287,11 @@ def try_compile(graph, name, required=False):
             from ...util.extras import missing_extra_error
             raise missing_extra_error("numba", "native", "backend='numba' (the native tier)")
         return None
+    return _load(graph, src, wrapper_info, name)
+
+
+def _load(graph, src, wrapper_info, name):
+    """The wrapped kernel of generated module ``src`` (written to the cache directory once)."""
     from .numba_math import KERNEL_IMPORTS  # imports numba: only once a kernel will be compiled
     src = KERNEL_IMPORTS + "\n" + src
     key = hashlib.sha1(src.encode()).hexdigest()[:16]
@@ -332,6 +338,8 @@ def _make_wrapper(kernel, graph, info, src, name):
     # params[j]: the first result written into argument j
     out_params = info["out_params"]
     params = [out_params.index(j) for j in range(1 + max((j for j in out_params if j is not None), default=-1))]
+    # result i is written over input inplace[i] (a variable's own array: bind() below)
+    inplace = info.get("inplace", {})
     sig = [_numba_type(nb, v.aval.shape, v.aval.dtype) for v in graph.inputs]
     sig += [_numba_type(nb, np.shape(c), np.asarray(c).dtype) for c in consts]
     sig += [_numba_type(nb, s, d) for s, d in zip(var_shapes, var_dtypes)]
@@ -357,9 +365,9 @@ def _make_wrapper(kernel, graph, info, src, name):
     # when the compiled result types are unknown, every result is converted (the safe default)
     cres = getattr(kernel, "overloads", {}).get(tuple(sig))
     ret_types = list(cres.signature.return_type.types) if cres is not None else []
-    exact = [j is not None or (bool(ret_types) and isinstance(t := ret_types.pop(0), nb.types.Array)
-                               and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d))
-             for d, j in zip(out_dtypes, out_params)]
+    exact = [j is not None or i in inplace or (bool(ret_types) and isinstance(t := ret_types.pop(0), nb.types.Array)
+                                               and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d))
+             for i, (d, j) in enumerate(zip(out_dtypes, out_params))]
     ns = {"_kernel": kernel, "_asarray": np.asarray, "_empty": np.empty, "_fallback": fallback,
           "_failed": failed, "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads,
           "_loop_threads": loop_threads}
@@ -374,7 +382,21 @@ def _make_wrapper(kernel, graph, info, src, name):
     def bind(buffers):
         """A ``run`` writing result i into ``buffers[i]`` (an array of its shape and dtype,
         C-contiguous and writable: a planned buffer; None, or a result the kernel cannot
-        write into, gets a new array per call). The buffers' flat views are made here, once."""
+        write into, gets a new array per call). The buffers' flat views are made here, once.
+        ``buffers[i]`` an ``InPlace(j)``: result i overwrites input j, a variable's array
+        the caller made the variable's own (the buffer plan's promise); that needs a
+        kernel of its own, compiled here (the result no argument but that input holds,
+        so the kernel's arguments stay noalias). If it cannot be compiled, the result
+        gets a new array per call."""
+        want = {i: b.index for i, b in enumerate(buffers or ()) if isinstance(b, InPlace)}
+        if want and want != inplace:
+            try:
+                gen = _Gen(graph, {graph.outputs[i]: graph.inputs[j] for i, j in want.items()})
+                variant = _load(graph, *gen.module(), name)
+            except (Unsupported, CompileError) as e:
+                log.debug("tapeflow: %r keeps its results out of place (%s)", name, e)
+            else:
+                return variant.bind(buffers)
         use = {}
         for j, i in enumerate(params):
             buf = buffers[i] if buffers is not None else None
@@ -382,7 +404,7 @@ def _make_wrapper(kernel, graph, info, src, name):
                     and buf.flags.c_contiguous and buf.flags.writeable:
                 use[j] = buf
         wrapper = _wrapper_source(in_shapes, len(consts), var_shapes, out_shapes, exact, info.get("parallel"),
-                                  out_params, params, set(use))
+                                  out_params, params, set(use), inplace)
         bns = dict(ns)
         bns.update({f"_B{j}": buf for j, buf in use.items()})
         bns.update({f"_ob{j}": buf.reshape(-1) for j, buf in use.items()})
@@ -396,7 +418,8 @@ def _make_wrapper(kernel, graph, info, src, name):
     return bind(None)
 
 
-def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel, out_params, params, bound):
+def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel, out_params, params, bound,
+                    inplace):
     """Source of ``run(a0, a1, ...)``, the Python function that calls a kernel: arrays go
     in flat (``reshape(-1)``: a view of a C-contiguous array), 0-d values as scalars;
     results come back in their shapes, variables' new values into the variables.
@@ -407,7 +430,8 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     ``out_params[i]``: the kernel argument result i is written into (None: the kernel
     returns a new array); ``params[j]``: the result argument j holds; ``bound``: the
     arguments given a buffer (``_ob{j}`` flat, ``_B{j}`` returned in its shape), the
-    others get a new array (``_empty``) per call."""
+    others get a new array (``_empty``) per call. ``inplace[i]``: result i is input
+    ``a{inplace[i]}``, which the kernel wrote over (it is neither an argument nor returned)."""
     args = [f"a{i}" for i in range(len(in_shapes))]
     call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
     call += [f"_c{i}" for i in range(n_consts)]
@@ -420,13 +444,16 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     lines += [f"    o{j} = _empty(_n{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
     lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
               f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]
-    n_out = sum(j is None for j in out_params)  # the results the kernel returns
+    n_out = sum(j is None and i not in inplace for i, j in enumerate(out_params))  # the results the kernel returns
     for j, s in enumerate(var_shapes):
         lines.append(f"    _var{j}._v = _asarray(r[{n_out + j}], _vd{j})" + (f".reshape(_vs{j})" if s != () else ""))
     outs = []
     k = 0  # the kernel's returned results, in order
     for i, s in enumerate(out_shapes):
         j = out_params[i]
+        if i in inplace:
+            outs.append(f"a{inplace[i]}")
+            continue
         if j is not None:
             outs.append(f"_B{j}" if j in bound else (f"o{j}" if len(s) == 1 else f"o{j}.reshape(_s{i})"))
             continue
@@ -442,8 +469,9 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
 
 
 class _Gen:
-    def __init__(self, graph):
+    def __init__(self, graph, inplace=None):
         self.graph = graph
+        self.inplace = inplace or {}  # result Var -> the input Var whose array it overwrites
         self._loc = {}
         self.n = 0
         self.var_order = []      # Variables, in first-use order
@@ -483,13 +511,19 @@ class _Gen:
                 for o in e.outputs}
         self.out_params = {}
         for v in g.outputs:
-            if isinstance(v, Var) and v in made and v.aval.shape != () and v not in self.out_params:
+            if v in self.inplace:
+                src = self.inplace[v]
+                if v not in made or src.aval.shape != v.aval.shape or src.aval.dtype != v.aval.dtype:
+                    raise Unsupported(f"{v} cannot overwrite {src}")
+                self.out_params[v] = env[src]
+            elif isinstance(v, Var) and v in made and v.aval.shape != () and v not in self.out_params:
                 self.out_params[v] = nm = self.fresh("out")
                 args.append(nm)
         body = self.emit_graph(g, env, var_names, indent=1)
         # results written into an argument are not returned: the caller holds them, and
         # numba boxes each returned array into a new ndarray object (~0.7 us apiece)
         outs = [self.ref(env, v, g.outputs) for v in g.outputs if v not in self.out_params]
+        new = [v for v in self.out_params if v not in self.inplace]
         rets = outs + [var_names[id(var)] for var in self.var_order]
         # error_model="numpy": x / 0 is inf or nan, as in NumPy (Python's model raises)
         opts = "cache=True, fastmath={'reassoc', 'contract'}, nogil=True, error_model='numpy'"
@@ -503,9 +537,10 @@ class _Gen:
                  "from tapeflow.compiler.backends.numba_noalias import NoAliasCompiler", "",
                  f"@njit({opts})", f"def kernel({', '.join(args)}):"] + body
         lines.append(f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
-        outs_of = [list(self.out_params).index(v) if v in self.out_params else None for v in g.outputs]
+        outs_of = [new.index(v) if v in new else None for v in g.outputs]
+        inplace = {i: g.inputs.index(self.inplace[v]) for i, v in enumerate(g.outputs) if v in self.inplace}
         return "\n".join(lines) + "\n", {"variables": list(self.var_order), "consts": self.const_list,
-                                         "parallel": self.parallel, "out_params": outs_of}
+                                         "parallel": self.parallel, "out_params": outs_of, "inplace": inplace}
 
     def _all_consts(self, g):
         out = list(g.consts)
@@ -652,6 +687,8 @@ class _Gen:
         for v in g.outputs:
             if isinstance(v, Var):
                 used_outside.add(v)
+        if g is self.graph:
+            self._check_inplace(stages, stage_of)
         for si, items in enumerate(stages):
             scal = [(e, k) for e, k in items if not isinstance(k, tuple)]
             loops = {}
@@ -673,6 +710,20 @@ class _Gen:
                 if (e, k) not in pre:
                     lines += self.emit_scalar(e, k, env, var_names, pad)
         return lines
+
+    def _check_inplace(self, stages, stage_of):
+        """A result written over its input's array: that input may be read only by the
+        loop that writes the result (at the element it writes: same shape), whose store
+        comes last in each iteration (``emit_loop``); a read in another loop or in scalar
+        code could come after the store and see the new value."""
+        for o, src in self.inplace.items():
+            si, kind = stage_of.get(o, (None, None))
+            if not isinstance(kind, tuple) or kind[0] != "loop" or src in self.graph.outputs:
+                raise Unsupported(f"{o} cannot overwrite {src}: not a loop's result, or {src} is returned")
+            for sj, items in enumerate(stages):
+                for e, k in items:
+                    if src in e.inputs and (sj != si or not isinstance(k, tuple) or k[1] != kind[1]):
+                        raise Unsupported(f"{o} cannot overwrite {src}: {e.prim.name} reads it elsewhere")
 
     def emit_scalar(self, e, kind, env, var_names, pad):
         structural = _structural(e.prim)
@@ -758,6 +809,7 @@ class _Gen:
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []  # (accumulator, output, its start value, fold function, per column)
+        last = []  # stores over an input's array: after every read of it in the iteration
         for e in eqs:
             out = e.outputs[0]
             fold = _fold(e.prim)
@@ -810,7 +862,7 @@ class _Gen:
                 if arr is None:
                     arr = self.fresh("arr")
                     setup.append(f"{pad}{arr} = np.empty({n}, {_dtname(out.aval.dtype)})")
-                body.append(f"{inner}{arr}[{i}] = {t}")
+                (last if out in self.inplace else body).append(f"{inner}{arr}[{i}] = {t}")
                 env[out] = arr
             else:
                 env[out] = None  # loop-local only
@@ -829,7 +881,7 @@ class _Gen:
             chunk += row_pre
             chunk.append(f"{cpad}    for {c} in range({uC}):")
             chunk.append(f"{inner}{i} = {row} * {uC} + {c}")
-        chunk += body + row_post
+        chunk += body + last + row_post
         lines = setup
         totals = [acc for acc, *_ in accs]
         if not nch:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
+from ...core.tensor import _sole_array
 from ...ir.graph import Literal
 from . import Backend, register_backend
 
@@ -51,7 +52,8 @@ class Ctx:
         self.arrays = {}  # Var -> the array of its planned slot (for lowerings: a fused loop's results)
 
     def buffer(self, v):
-        """The array the plan gives value ``v``, or None."""
+        """The array the plan gives value ``v``, an ``InPlace`` (``v`` overwrites that
+        operand of its equation: a variable's own array), or None."""
         return self.arrays.get(v)
 
     def add(self, prefix, obj):
@@ -95,6 +97,12 @@ def build_function(ctx, graph, plan, name):
     # this backend owns its buffers: one array per slot of the plan
     arrays = [np.empty(s.shape, s.dtype) for s in plan.slots] if plan is not None else []
     ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
+    if plan is not None:
+        ctx.arrays.update(plan.inplace)
+        # variables written in place: first, per call, an array of their own (see _own)
+        lines += [f"    _own({ctx.add('var', var)})" for var in plan.owned]
+        if plan.owned:
+            ctx.ns["_own"] = _own
     for e in graph.eqns:
         ins = [nm(v) for v in e.inputs]
         outs = [nm(v) for v in e.outputs]
@@ -151,6 +159,15 @@ def eqn_for_traceback(fn, tb):
             found = fn.__tapeflow_eqn_at__.get(tb.tb_lineno)
         tb = tb.tb_next
     return found
+
+
+def _own(var):
+    """Make ``var``'s array one that a kernel may write in place: its own (``_sole_array``:
+    no tensor a user read earlier, no view, no other name holds it), C-ordered and
+    writable; otherwise the variable gets a copy and the old array stays, unchanged, with
+    its holders (a snapshot read before the call keeps its value, as in TF)."""
+    if not (_sole_array(var) and var._v.flags.c_contiguous and var._v.flags.writeable):
+        var._v = np.array(var._v, order="C")
 
 
 # -- lowerings of the variable primitives (attached to their records) ----------------------------
