@@ -79,19 +79,23 @@ def test_a_graph_reading_the_old_value_after_the_assign_gets_the_old_value():
     def step(z):
         old = m.read_value()
         m.assign(0.9 * m + 0.1 * tf.reduce_mean(z) * tf.sqrt(m * m + 1.0))
-        return old * 2.0 + 1.0 - old * old, m.read_value()
+        # a GEMM reads the old value after the update's loop: no writing over it
+        return old * 2.0 + 1.0 - old * old, tf.matmul(old, tf.ones((48, 3)))
 
     def eager(z):
         old = m2.numpy().copy()
         m2.assign(0.9 * m2 + 0.1 * tf.reduce_mean(tf.constant(z)) * tf.sqrt(m2 * m2 + 1.0))
-        return old * 2.0 + 1.0 - old * old, m2.numpy()
+        return old * 2.0 + 1.0 - old * old, old @ np.ones((48, 3), np.float32), m2.numpy()
     fn, cf = _tiered(step, _z())
     m2.assign(m.numpy())
     assert not buffers.plan_buffers(cf.fused_graph).inplace
     for s in range(3):
-        got, want = fn(_z(s)), eager(_z(s))
+        got, want = (*fn(_z(s)), m.numpy()), eager(_z(s))
         for a, b in zip(got, want):
-            np.testing.assert_allclose(a.numpy(), b, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-5, atol=1e-6)
+        # a new value made out of place owns its memory (not a view of a flat array), so a
+        # later in-place update needs no copy first
+        assert m._v.base is None
 
 
 def test_fused_tier_matches_the_interpreter_the_python_backend_and_eager():
@@ -175,3 +179,22 @@ def test_optimizer_and_soft_update_equal_out_of_place(opt, monkeypatch):
     assert len(a[3]) >= 2, "nothing was updated in place"
     for x, y in zip([a[0], a[1]] + a[2], [b[0], b[1]] + b[2]):
         np.testing.assert_array_max_ulp(x, y, maxulp=4)  # an ulp a step, four steps
+
+
+def test_the_old_value_read_in_the_same_loop_is_read_before_it_is_overwritten():
+    """The update's loop also computes a result from the old value: it is written over in
+    place (nothing after the loop reads it), each element read before its store."""
+    (W, m), (_, m2) = _vars(), _vars()
+
+    def step(z):
+        old = m.read_value()
+        m.assign(0.9 * m + 0.1 * tf.reduce_mean(z) * tf.sqrt(m * m + 1.0))
+        return old * 2.0 + 1.0 - old * old
+    fn, cf = _tiered(step, _z())
+    m2.assign(m.numpy())
+    assert buffers.plan_buffers(cf.fused_graph).inplace
+    for s in range(3):
+        old = m2.numpy().copy()
+        m2.assign(0.9 * m2 + 0.1 * float(np.mean(_z(s))) * tf.sqrt(m2 * m2 + 1.0))
+        np.testing.assert_allclose(fn(_z(s)).numpy(), old * 2.0 + 1.0 - old * old, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(m.numpy(), m2.numpy(), rtol=1e-5, atol=1e-7)

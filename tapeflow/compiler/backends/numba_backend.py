@@ -377,7 +377,6 @@ def _make_wrapper(kernel, graph, info, src, name):
     ns.update({f"_vd{j}": d for j, d in enumerate(var_dtypes)})
     ns.update({f"_s{i}": s for i, s in enumerate(out_shapes)})
     ns.update({f"_d{i}": d for i, d in enumerate(out_dtypes)})
-    ns.update({f"_n{i}": int(np.prod(out_shapes[i])) for i in params})
 
     def bind(buffers):
         """A ``run`` writing result i into ``buffers[i]`` (an array of its shape and dtype,
@@ -436,12 +435,15 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
     call += [f"_c{i}" for i in range(n_consts)]
     call += [f"_var{j}._v.reshape(-1)" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
-    call += [f"_ob{j}" if j in bound else f"o{j}" for j in range(len(params))]
+    call += [f"_ob{j}" if j in bound else (f"o{j}" if len(out_shapes[i]) == 1 else f"o{j}.reshape(-1)")
+             for j, i in enumerate(params)]
     sig = ", ".join(args)
     lines = [f"def run({sig}):", "    if _fallback:", f"        return _fallback[0]({sig})"]
     if parallel:  # per call: the machine's load and the user's setting change
         lines.append("    _set_threads(_loop_threads())")
-    lines += [f"    o{j} = _empty(_n{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
+    # made in their shape, passed flat (a view): what is returned owns its memory, so a
+    # variable assigned it may later be updated in place (python_backend._own)
+    lines += [f"    o{j} = _empty(_s{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
     lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
               f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]
     n_out = sum(j is None and i not in inplace for i, j in enumerate(out_params))  # the results the kernel returns
@@ -455,7 +457,7 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
             outs.append(f"a{inplace[i]}")
             continue
         if j is not None:
-            outs.append(f"_B{j}" if j in bound else (f"o{j}" if len(s) == 1 else f"o{j}.reshape(_s{i})"))
+            outs.append(f"_B{j}" if j in bound else f"o{j}")
             continue
         if s == ():
             outs.append(f"_asarray(r[{k}], _d{i})")

@@ -210,7 +210,8 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
                 continue
             a = used[0]
             var = eqns[a].params["var"]
-            if id(var) in done or var._v.dtype != o.aval.dtype or var._v.shape != o.aval.shape:
+            if id(var) in done or var._v.dtype != o.aval.dtype or var._v.shape != o.aval.shape \
+                    or o.aval.shape == ():  # (a scalar is no array traffic to save)
                 continue
             # the operand that is the variable's current array, and every value holding it
             cur = [j for j, v in enumerate(e.inputs) if reads.get(v, (None,))[0] is var]
