@@ -191,3 +191,19 @@ def test_kernels_declare_their_array_arguments_noalias_and_stay_vectorized():
     assert "<8 x float>" in ir
     assert not [ln for ln in ir.splitlines() if "fdiv" in ln and " float " in ln and "<" not in ln], \
         "a scalar division is left: the loop has a scalar fallback path"
+
+
+def test_slot_arrays_of_several_pages_start_at_different_offsets_in_a_page():
+    """Slots are placed SLOT_STAGGER bytes apart within a 4 KiB page (a loop streaming
+    through arrays at one page offset stalls in the CPU's 4K aliasing check); each is a
+    C-ordered, writable, 64-byte aligned array of its slot's shape and dtype."""
+    from tapeflow.compiler.backends.python_backend import SLOT_STAGGER, _slot_array
+    from tapeflow.compiler.passes.buffers import Slot
+    arrays = [_slot_array(Slot(k, (256, 256), np.dtype(np.float32))) for k in range(6)]
+    offsets = [a.ctypes.data % 4096 for a in arrays]
+    assert offsets == [k * SLOT_STAGGER % 4096 for k in range(6)]
+    for a in arrays:
+        assert a.shape == (256, 256) and a.dtype == np.float32
+        assert a.flags.c_contiguous and a.flags.writeable and a.ctypes.data % 64 == 0
+    small = _slot_array(Slot(3, (8, 8), np.dtype(np.float64)))
+    assert small.shape == (8, 8) and small.base is None
