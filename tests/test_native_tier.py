@@ -147,7 +147,7 @@ def test_a_failure_at_call_time_falls_back_too(caplog):
 
     graph = tf.function(lambda x: _chain(x) * 2.0, backend="interpreter").get_concrete_function(
         tf.constant(np.ones(3, F32))).graph
-    run = numba_backend._make_wrapper(FailingKernel(), graph, {"variables": [], "consts": []}, "", "late")
+    run = numba_backend._make_wrapper(FailingKernel(), graph, {"variables": [], "consts": [], "out_params": [None]}, "", "late")
     x = np.array([1.0, 2.0, 3.0], F32)
     with caplog.at_level(logging.DEBUG, logger="tapeflow"):
         for _ in range(2):

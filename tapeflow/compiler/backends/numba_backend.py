@@ -72,6 +72,7 @@ from ...core.primitives.effects import assign_variable_p
 from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
+from ..passes.buffers import InPlace
 from ..passes.fusion import trailing_row_size
 from . import Backend, get_backend, register_backend
 from ...util.cache import cache_dir
@@ -286,6 +287,11 @@ def try_compile(graph, name, required=False):
             from ...util.extras import missing_extra_error
             raise missing_extra_error("numba", "native", "backend='numba' (the native tier)")
         return None
+    return _load(graph, src, wrapper_info, name)
+
+
+def _load(graph, src, wrapper_info, name):
+    """The wrapped kernel of generated module ``src`` (written to the cache directory once)."""
     from .numba_math import KERNEL_IMPORTS  # imports numba: only once a kernel will be compiled
     src = KERNEL_IMPORTS + "\n" + src
     key = hashlib.sha1(src.encode()).hexdigest()[:16]
@@ -328,9 +334,16 @@ def _make_wrapper(kernel, graph, info, src, name):
     nb = _numba()
     if info.get("parallel"):
         short_openmp_spin()
+    # result i is written into kernel argument out_params[i] (None: the kernel makes it);
+    # params[j]: the first result written into argument j
+    out_params = info["out_params"]
+    params = [out_params.index(j) for j in range(1 + max((j for j in out_params if j is not None), default=-1))]
+    # result i is written over input inplace[i] (a variable's own array: bind() below)
+    inplace = info.get("inplace", {})
     sig = [_numba_type(nb, v.aval.shape, v.aval.dtype) for v in graph.inputs]
     sig += [_numba_type(nb, np.shape(c), np.asarray(c).dtype) for c in consts]
     sig += [_numba_type(nb, s, d) for s, d in zip(var_shapes, var_dtypes)]
+    sig += [_numba_type(nb, out_shapes[i], out_dtypes[i]) for i in params]
     try:
         kernel.compile(tuple(sig))
     except Exception as e:  # numba's TypingError, LoweringError, ...
@@ -342,7 +355,7 @@ def _make_wrapper(kernel, graph, info, src, name):
 
     def failed(e, args):
         # arguments of types not compiled above (read-only arrays...) that numba cannot
-        # type: run the python backend from now on; no variable was written yet
+        # type: run the python backend from now on; no variable or buffer was written yet
         log.debug("tapeflow: numba failed on %r at call time (%s); using the python backend",
                   name, str(e).splitlines()[0] if str(e) else type(e).__name__)
         fallback.append(get_backend("python").lower(graph, None, _ident(name)))
@@ -351,67 +364,122 @@ def _make_wrapper(kernel, graph, info, src, name):
     # an array result of the output's dtype is returned as numba made it (no np.asarray);
     # when the compiled result types are unknown, every result is converted (the safe default)
     cres = getattr(kernel, "overloads", {}).get(tuple(sig))
-    ret_types = cres.signature.return_type.types if cres is not None else ()
-    exact = [isinstance(t, nb.types.Array) and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d)
-             for t, d in zip(ret_types, out_dtypes)]
-    exact += [False] * (len(out_dtypes) - len(exact))
-    ns = {"_kernel": kernel, "_asarray": np.asarray, "_fallback": fallback, "_failed": failed,
-          "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads, "_loop_threads": loop_threads}
+    ret_types = list(cres.signature.return_type.types) if cres is not None else []
+    exact = [j is not None or i in inplace or (bool(ret_types) and isinstance(t := ret_types.pop(0), nb.types.Array)
+                                               and t.ndim == 1 and as_dtype(t.dtype) == np.dtype(d))
+             for i, (d, j) in enumerate(zip(out_dtypes, out_params))]
+    ns = {"_kernel": kernel, "_asarray": np.asarray, "_empty": np.empty, "_fallback": fallback,
+          "_failed": failed, "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads,
+          "_loop_threads": loop_threads}
     ns.update({f"_c{i}": c for i, c in enumerate(consts)})
     ns.update({f"_var{j}": var for j, var in enumerate(variables)})
     ns.update({f"_vs{j}": s for j, s in enumerate(var_shapes)})
     ns.update({f"_vd{j}": d for j, d in enumerate(var_dtypes)})
     ns.update({f"_s{i}": s for i, s in enumerate(out_shapes)})
     ns.update({f"_d{i}": d for i, d in enumerate(out_dtypes)})
-    wrapper = _wrapper_source(in_shapes, len(consts), var_shapes, out_shapes, exact, info.get("parallel"))
-    exec(wrapper, ns)
-    run = ns["run"]
-    run.__tapeflow_source__ = src
-    run.__tapeflow_wrapper__ = wrapper
-    return run
+
+    def bind(buffers):
+        """A ``run`` writing result i into ``buffers[i]`` (an array of its shape and dtype,
+        C-contiguous and writable: a planned buffer; None, or a result the kernel cannot
+        write into, gets a new array per call). The buffers' flat views are made here, once.
+        ``buffers[i]`` an ``InPlace(j)``: result i overwrites input j, a variable's array
+        the caller made the variable's own (the buffer plan's promise); that needs a
+        kernel of its own, compiled here (the result no argument but that input holds,
+        so the kernel's arguments stay noalias). If it cannot be compiled, the result
+        gets a new array per call."""
+        want = {i: b.index for i, b in enumerate(buffers or ()) if isinstance(b, InPlace)}
+        if want and want != inplace:
+            try:
+                gen = _Gen(graph, {graph.outputs[i]: graph.inputs[j] for i, j in want.items()})
+                variant = _load(graph, *gen.module(), name)
+            except (Unsupported, CompileError) as e:
+                log.debug("tapeflow: %r keeps its results out of place (%s)", name, e)
+            else:
+                return variant.bind(buffers)
+        use = {}
+        for j, i in enumerate(params):
+            buf = buffers[i] if buffers is not None else None
+            if isinstance(buf, np.ndarray) and buf.shape == out_shapes[i] and buf.dtype == out_dtypes[i] \
+                    and buf.flags.c_contiguous and buf.flags.writeable:
+                use[j] = buf
+        wrapper = _wrapper_source(in_shapes, len(consts), var_shapes, out_shapes, exact, info.get("parallel"),
+                                  out_params, params, set(use), inplace)
+        bns = dict(ns)
+        bns.update({f"_B{j}": buf for j, buf in use.items()})
+        bns.update({f"_ob{j}": buf.reshape(-1) for j, buf in use.items()})
+        exec(wrapper, bns)
+        run = bns["run"]
+        run.__tapeflow_source__ = src
+        run.__tapeflow_wrapper__ = wrapper
+        run.bind = bind
+        return run
+
+    return bind(None)
 
 
-def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel):
+def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel, out_params, params, bound,
+                    inplace):
     """Source of ``run(a0, a1, ...)``, the Python function that calls a kernel: arrays go
     in flat (``reshape(-1)``: a view of a C-contiguous array), 0-d values as scalars;
     results come back in their shapes, variables' new values into the variables.
     Straight-line code for these shapes, because the fused tier calls small kernels
     often (a DQN step 6 times, a TD3 iteration about 30): a generic loop over the
     arguments and results cost about as much as 13 NumPy calls on small arrays.
-    ``exact[i]``: result i is an array of the output's dtype (used as it is)."""
+    ``exact[i]``: result i is an array of the output's dtype (used as it is).
+    ``out_params[i]``: the kernel argument result i is written into (None: the kernel
+    returns a new array); ``params[j]``: the result argument j holds; ``bound``: the
+    arguments given a buffer (``_ob{j}`` flat, ``_B{j}`` returned in its shape), the
+    others get a new array (``_empty``) per call. ``inplace[i]``: result i is input
+    ``a{inplace[i]}``, which the kernel wrote over (it is neither an argument nor returned)."""
     args = [f"a{i}" for i in range(len(in_shapes))]
     call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
     call += [f"_c{i}" for i in range(n_consts)]
     call += [f"_var{j}._v.reshape(-1)" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
+    call += [f"_ob{j}" if j in bound else (f"o{j}" if len(out_shapes[i]) == 1 else f"o{j}.reshape(-1)")
+             for j, i in enumerate(params)]
     sig = ", ".join(args)
     lines = [f"def run({sig}):", "    if _fallback:", f"        return _fallback[0]({sig})"]
     if parallel:  # per call: the machine's load and the user's setting change
         lines.append("    _set_threads(_loop_threads())")
+    # made in their shape, passed flat (a view): what is returned owns its memory, so a
+    # variable assigned it may later be updated in place (python_backend._own)
+    lines += [f"    o{j} = _empty(_s{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
     lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
               f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]
-    n_out = len(out_shapes)
+    n_out = sum(j is None and i not in inplace for i, j in enumerate(out_params))  # the results the kernel returns
     for j, s in enumerate(var_shapes):
         lines.append(f"    _var{j}._v = _asarray(r[{n_out + j}], _vd{j})" + (f".reshape(_vs{j})" if s != () else ""))
     outs = []
+    k = 0  # the kernel's returned results, in order
     for i, s in enumerate(out_shapes):
+        j = out_params[i]
+        if i in inplace:
+            outs.append(f"a{inplace[i]}")
+            continue
+        if j is not None:
+            outs.append(f"_B{j}" if j in bound else f"o{j}")
+            continue
         if s == ():
-            outs.append(f"_asarray(r[{i}], _d{i})")
+            outs.append(f"_asarray(r[{k}], _d{i})")
         elif not exact[i]:
-            outs.append(f"_asarray(r[{i}], _d{i}).reshape(_s{i})")
+            outs.append(f"_asarray(r[{k}], _d{i}).reshape(_s{i})")
         else:
-            outs.append(f"r[{i}]" if len(s) == 1 else f"r[{i}].reshape(_s{i})")
+            outs.append(f"r[{k}]" if len(s) == 1 else f"r[{k}].reshape(_s{i})")
+        k += 1
     lines.append(f"    return [{', '.join(outs)}]")
     return "\n".join(lines) + "\n"
 
 
 class _Gen:
-    def __init__(self, graph):
+    def __init__(self, graph, inplace=None):
         self.graph = graph
+        self.inplace = inplace or {}  # result Var -> the input Var whose array it overwrites
         self._loc = {}
         self.n = 0
         self.var_order = []      # Variables, in first-use order
         self.var_index = {}
         self.parallel = False    # a loop was split into prange chunks
+        self.out_params = {}     # top-level result Var -> the kernel argument it is written into
 
     def fresh(self, prefix="t"):
         self.n += 1
@@ -439,8 +507,25 @@ class _Gen:
             var_names[id(var)] = nm
             args.append(nm)
             _dtname(var._v.dtype)
+        # an array result of a top-level loop is written into an array the caller passes
+        # (a planned buffer, or a new array): the kernel allocates none of its results
+        made = {o for e in g.eqns if _scalar_form(e.prim) is not None or _fold(e.prim) is not None
+                for o in e.outputs}
+        self.out_params = {}
+        for v in g.outputs:
+            if v in self.inplace:
+                src = self.inplace[v]
+                if v not in made or src.aval.shape != v.aval.shape or src.aval.dtype != v.aval.dtype:
+                    raise Unsupported(f"{v} cannot overwrite {src}")
+                self.out_params[v] = env[src]
+            elif isinstance(v, Var) and v in made and v.aval.shape != () and v not in self.out_params:
+                self.out_params[v] = nm = self.fresh("out")
+                args.append(nm)
         body = self.emit_graph(g, env, var_names, indent=1)
-        outs = [self.ref(env, v, g.outputs) for v in g.outputs]
+        # results written into an argument are not returned: the caller holds them, and
+        # numba boxes each returned array into a new ndarray object (~0.7 us apiece)
+        outs = [self.ref(env, v, g.outputs) for v in g.outputs if v not in self.out_params]
+        new = [v for v in self.out_params if v not in self.inplace]
         rets = outs + [var_names[id(var)] for var in self.var_order]
         # error_model="numpy": x / 0 is inf or nan, as in NumPy (Python's model raises)
         opts = "cache=True, fastmath={'reassoc', 'contract'}, nogil=True, error_model='numpy'"
@@ -448,11 +533,16 @@ class _Gen:
             # only the prange loops run in parallel: numba's other rewrites (array expressions,
             # np.full...) would thread small statements the chunks' design does not expect
             opts += f", parallel={PRANGE_ONLY!r}"
-        lines = ["import numpy as np", "from numba import njit" + (", prange" if self.parallel else ""), "",
+        # noalias (numba_noalias.py): the results passed in overlap no other argument
+        opts += ", pipeline_class=NoAliasCompiler"
+        lines = ["import numpy as np", "from numba import njit" + (", prange" if self.parallel else ""),
+                 "from tapeflow.compiler.backends.numba_noalias import NoAliasCompiler", "",
                  f"@njit({opts})", f"def kernel({', '.join(args)}):"] + body
         lines.append(f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
+        outs_of = [new.index(v) if v in new else None for v in g.outputs]
+        inplace = {i: g.inputs.index(self.inplace[v]) for i, v in enumerate(g.outputs) if v in self.inplace}
         return "\n".join(lines) + "\n", {"variables": list(self.var_order), "consts": self.const_list,
-                                         "parallel": self.parallel}
+                                         "parallel": self.parallel, "out_params": outs_of, "inplace": inplace}
 
     def _all_consts(self, g):
         out = list(g.consts)
@@ -599,6 +689,8 @@ class _Gen:
         for v in g.outputs:
             if isinstance(v, Var):
                 used_outside.add(v)
+        if g is self.graph:
+            self._check_inplace(stages, stage_of)
         for si, items in enumerate(stages):
             scal = [(e, k) for e, k in items if not isinstance(k, tuple)]
             loops = {}
@@ -620,6 +712,20 @@ class _Gen:
                 if (e, k) not in pre:
                     lines += self.emit_scalar(e, k, env, var_names, pad)
         return lines
+
+    def _check_inplace(self, stages, stage_of):
+        """A result written over its input's array: that input may be read only by the
+        loop that writes the result (at the element it writes: same shape), whose store
+        comes last in each iteration (``emit_loop``); a read in another loop or in scalar
+        code could come after the store and see the new value."""
+        for o, src in self.inplace.items():
+            si, kind = stage_of.get(o, (None, None))
+            if not isinstance(kind, tuple) or kind[0] != "loop" or src in self.graph.outputs:
+                raise Unsupported(f"{o} cannot overwrite {src}: not a loop's result, or {src} is returned")
+            for sj, items in enumerate(stages):
+                for e, k in items:
+                    if src in e.inputs and (sj != si or not isinstance(k, tuple) or k[1] != kind[1]):
+                        raise Unsupported(f"{o} cannot overwrite {src}: {e.prim.name} reads it elsewhere")
 
     def emit_scalar(self, e, kind, env, var_names, pad):
         structural = _structural(e.prim)
@@ -705,6 +811,7 @@ class _Gen:
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []  # (accumulator, output, its start value, fold function, per column)
+        last = []  # stores over an input's array: after every read of it in the iteration
         for e in eqs:
             out = e.outputs[0]
             fold = _fold(e.prim)
@@ -753,15 +860,11 @@ class _Gen:
             body.append(f"{inner}{t} = {code}")
             self._loc[out] = t
             if out in used_outside:
-                # allocated here, not passed in (a planned buffer): LLVM knows a fresh array
-                # aliases no operand, while for array arguments it must test every store
-                # against every load at run time, and past a few such results it gives up
-                # vectorizing. Adam's loop over 65,536 float32 (8 operands, 4 results):
-                # 43 us with its results made here, 45/48/50 us with 1/2/3 passed in, 80 us
-                # with all 4 (numba 0.68 has no noalias option for njit's arguments)
-                arr = self.fresh("arr")
-                setup.append(f"{pad}{arr} = np.empty({n}, {_dtname(out.aval.dtype)})")
-                body.append(f"{inner}{arr}[{i}] = {t}")
+                arr = self.out_params.get(out)
+                if arr is None:
+                    arr = self.fresh("arr")
+                    setup.append(f"{pad}{arr} = np.empty({n}, {_dtname(out.aval.dtype)})")
+                (last if out in self.inplace else body).append(f"{inner}{arr}[{i}] = {t}")
                 env[out] = arr
             else:
                 env[out] = None  # loop-local only
@@ -780,7 +883,7 @@ class _Gen:
             chunk += row_pre
             chunk.append(f"{cpad}    for {c} in range({uC}):")
             chunk.append(f"{inner}{i} = {row} * {uC} + {c}")
-        chunk += body + row_post
+        chunk += body + last + row_post
         lines = setup
         totals = [acc for acc, *_ in accs]
         if not nch:
@@ -817,6 +920,10 @@ class _Gen:
             t = self.fresh()
             if out.aval.shape == ():
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({tot})")
+            elif out in self.out_params:  # column sums into the caller's array
+                t, c2 = self.out_params[out], self.fresh("c")
+                lines += [f"{pad}for {c2} in range({int(np.prod(out.aval.shape))}):",
+                          f"{pad}    {t}[{c2}] = {_dtname(out.aval.dtype)}({tot}[{c2}])"]
             else:
                 lines.append(f"{pad}{t} = {tot}.astype({_dtname(out.aval.dtype)})")
             env[out] = t

@@ -1,8 +1,10 @@
 """Buffer planning by liveness: slots, not arrays (the backend allocates).
 
 Walk the equations in order. An output gets a buffer slot when its shape is
-fully known, its primitive has an ``out=`` kernel, and it does not escape (is
-not a graph output and is not written into a Variable). When a value's last
+fully known, its primitive has an ``out=`` kernel (``impl_out``; for a primitive
+with several results, ``impl_out(outs, ...)`` takes one buffer or None per
+output: a fused loop), and it does not escape (is not a graph output and is not
+written into a Variable). Outputs of one equation never share a slot. When a value's last
 use has passed, its slot returns to a pool keyed by (shape, dtype) and the
 next equation that needs such a slot reuses it. An equation never writes into
 a slot one of its own inputs lives in (NumPy ufuncs would allow it, matmul
@@ -47,11 +49,26 @@ class Slot:
         return f"<Slot {self.index}: {self.shape} {self.dtype}>"
 
 
+class InPlace:
+    """Where a result goes instead of a slot: over operand ``index`` of its own equation,
+    a Variable's array that the equation reads and nothing reads after it."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"<InPlace: operand {self.index}>"
+
+
 class BufferPlan:
     def __init__(self):
         self.buffers = {}   # Var -> Slot
         self.slots = []     # Slot, by index
         self.copies = set()  # assign eqns that must copy
+        self.inplace = {}   # result Var -> InPlace: written over its variable's array
+        self.owned = []     # Variables written in place: each call first makes their arrays their own
 
     @property
     def n_buffers(self):
@@ -108,26 +125,28 @@ def plan_buffers(graph: Graph) -> BufferPlan:
             v = e.inputs[0]
             if not isinstance(v, Var) or v not in fresh or written.get(v, 0) > 1 or v in outputs:
                 plan.copies.add(e)
-        elif (len(e.outputs) == 1 and not e.prim.multiple_results and e.prim.impl_out is not None
-              and e.effect is None):
-            o = e.outputs[0]
-            if o not in escaping and all(d is not None for d in o.aval.shape) and o.aval.shape != () \
-                    and o in last_use:
-                key = (o.aval.shape, o.aval.dtype)
-                ins = {held.get(r) for v in e.inputs if isinstance(v, Var) for r in roots_of(v)}
-                free = pool.get(key, [])
-                buf = None
-                for j, b in enumerate(free):
-                    if b not in ins:
-                        buf = free.pop(j)
-                        break
-                if buf is None:
-                    buf = Slot(len(plan.slots), o.aval.shape, o.aval.dtype)
-                    plan.slots.append(buf)
-                plan.buffers[o] = buf
-                held[o] = buf
-            elif not e.prim.aliases:
-                fresh.add(o)
+        elif e.prim.impl_out is not None and e.effect is None \
+                and (len(e.outputs) == 1 or e.prim.multiple_results):
+            # each output on its own: a fused loop's result the next GEMM reads gets a slot
+            # while the fused update's new parameter, written into a Variable, stays fresh
+            ins = {held.get(r) for v in e.inputs if isinstance(v, Var) for r in roots_of(v)}
+            for o in e.outputs:
+                if o not in escaping and all(d is not None for d in o.aval.shape) \
+                        and o.aval.shape != () and o in last_use:
+                    key = (o.aval.shape, o.aval.dtype)
+                    free = pool.get(key, [])
+                    buf = None
+                    for j, b in enumerate(free):
+                        if b not in ins:
+                            buf = free.pop(j)
+                            break
+                    if buf is None:
+                        buf = Slot(len(plan.slots), o.aval.shape, o.aval.dtype)
+                        plan.slots.append(buf)
+                    plan.buffers[o] = buf
+                    held[o] = buf
+                elif not e.prim.aliases:
+                    fresh.add(o)
         elif not e.prim.aliases and e.effect is None:
             # every output of a non-aliasing kernel is a new array of its own (a fused
             # optimizer update returns new m, v and parameter arrays): a variable may take it
@@ -139,4 +158,77 @@ def plan_buffers(graph: Graph) -> BufferPlan:
                     if last_use.get(r) == i and r in held:
                         b = held.pop(r)
                         pool.setdefault((b.shape, b.dtype), []).append(b)
+    _plan_in_place(eqns, roots_of, outputs, plan)
     return plan
+
+
+def _plan_in_place(eqns, roots_of, outputs, plan):
+    """Results of a multi-result ``impl_out`` equation (a fused loop) that are a Variable's
+    next value and may overwrite the variable's current array, read by that same equation
+    (Adam's m, v and parameter, a soft-updated target). One assign semantics still holds,
+    because nothing can see the old array change:
+
+    * in the graph: ``o``'s one use is ``assign_variable(var, o)``; the operand is a read of
+      ``var`` with no write of ``var`` between it and that assign, and no read of it after
+      the equation; every value that holds the old array (the reads of ``var`` since its
+      last write, and views of them) is used by pure equations only, never after the
+      equation, never as a graph output, and by the equation through that one operand only
+      (the kernel reads and writes one argument: its arguments stay noalias);
+    * at call time, outside the graph: the function first makes each such variable's array
+      its own (``plan.owned``: a snapshot a user read earlier, or any other holder, gets
+      the variable a copy to write instead; the backend does that).
+
+    Same shape and dtype as the variable (an elementwise loop reads the operand at the
+    element it writes)."""
+    from ...core.primitive import READ_VARIABLE
+    uses = {}      # root Var -> indices of the equations using it or a view of it
+    for i, e in enumerate(eqns):
+        for v in e.inputs:
+            if isinstance(v, Var):
+                for r in roots_of(v):
+                    uses.setdefault(r, []).append(i)
+    escaping = {r for v in outputs for r in roots_of(v)}
+    reads = {}     # read's output Var -> (variable, index)
+    touches = {}   # id(variable) -> indices of the equations that read or write it
+    opaque = []    # indices of effectful equations that may touch any variable
+    for i, e in enumerate(eqns):
+        if e.prim is READ_VARIABLE or e.prim is assign_variable_p:
+            var = e.params["var"]
+            touches.setdefault(id(var), []).append(i)
+            if e.prim is READ_VARIABLE:
+                reads[e.outputs[0]] = (var, i)
+        elif e.effect is not None:
+            opaque.append(i)
+    done = set()
+    for k, e in enumerate(eqns):
+        if not (e.prim.multiple_results and e.prim.impl_out is not None and e.effect is None):
+            continue
+        for o in e.outputs:
+            used = uses.get(o, [])
+            if len(used) != 1 or o in escaping or eqns[used[0]].prim is not assign_variable_p \
+                    or eqns[used[0]].inputs[0] is not o:
+                continue
+            a = used[0]
+            var = eqns[a].params["var"]
+            if id(var) in done or var._v.dtype != o.aval.dtype or var._v.shape != o.aval.shape \
+                    or o.aval.shape == ():  # (a scalar is no array traffic to save)
+                continue
+            # the operand that is the variable's current array, and every value holding it
+            cur = [j for j, v in enumerate(e.inputs) if reads.get(v, (None,))[0] is var]
+            if len(cur) != 1:
+                continue
+            j = cur[0]
+            first = reads[e.inputs[j]][1]
+            acc = touches[id(var)]
+            last_write = max((i for i in acc if i < k and eqns[i].prim is assign_variable_p), default=-1)
+            if any(first < i < a and eqns[i].prim is assign_variable_p for i in acc) \
+                    or any(k < i < a for i in acc) or any(last_write < i < a for i in opaque):
+                continue
+            held = {v for v, (w, i) in reads.items() if w is var and last_write < i < k}
+            ok = all(v not in escaping and all(i <= k and (i == k or eqns[i].effect is None)
+                                               for i in uses.get(v, ())) for v in held)
+            ok = ok and sum(any(r in held for r in roots_of(v)) for v in e.inputs if isinstance(v, Var)) == 1
+            if ok:
+                plan.inplace[o] = InPlace(j)
+                plan.owned.append(var)
+                done.add(id(var))

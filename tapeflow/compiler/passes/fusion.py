@@ -52,17 +52,33 @@ def _fused_abstract(*avals, graph, kernel):
     return tuple(v.aval for v in graph.outputs)
 
 
+def _bound(kernel, buffers):
+    """``kernel`` writing its results into ``buffers`` (one array or None per result)
+    when it can (the numba backend's ``run.bind``), else ``kernel``."""
+    bind = getattr(kernel, "bind", None)
+    return bind(list(buffers)) if bind is not None and any(b is not None for b in buffers) else kernel
+
+
+def _fused_impl_out(outs, *vals, graph, kernel):
+    return tuple(_bound(kernel, outs)(*vals))
+
+
 # Exists only in optimized graphs (after gradients were taken), so it needs no vjp.
-# The native kernel writes every output into a new array: no output aliases an input.
+# The native kernel writes every output into a new array or into the planned buffer it
+# is given (impl_out: the buffer planner gives a slot to each result that does not escape):
+# no output aliases an input.
 fused_elementwise_p = Primitive("fused_elementwise", _fused_impl, _fused_abstract, differentiable=False,
-                                multiple_results=True, aliases=False,
+                                multiple_results=True, aliases=False, impl_out=_fused_impl_out,
                                 doc="a chain of elementwise ops run as one native loop (compiler-made)")
 
 
 def _emit_python(ctx, e, ins, outs):
     # generated code calls the kernel itself (it returns a list): the impl's functools.partial
-    # with keyword params and its tuple() cost more than the rest of a small kernel's call
-    k = ctx.add("fk", e.params["kernel"])
+    # with keyword params and its tuple() cost more than the rest of a small kernel's call.
+    # A result with a planned slot is written into the slot's array: bound once, here, so
+    # the call passes the buffer's flat view without allocating (a 256x256 float32 result
+    # is 64 fresh pages per call when malloc hands it out by mmap)
+    k = ctx.add("fk", _bound(e.params["kernel"], [ctx.buffer(o) for o in e.outputs]))
     return [f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {k}({', '.join(ins)})"]
 
 
