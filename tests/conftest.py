@@ -186,3 +186,14 @@ def numeric_jacobian(fn, x, eps=1e-6):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+def fused_tier(step, *args):
+    """``(fn, cf)``: ``tf.function(step)`` called once with ``args``, its concrete function
+    moved to the fused (second) tier now rather than after the usual number of calls."""
+    fn = tf.function(step)
+    fn(*args)
+    cf = fn.get_concrete_function(*args)
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    return fn, cf

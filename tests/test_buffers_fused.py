@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from conftest import fused_tier
 from tapeflow.compiler.backends.numba_noalias import NoAliasCompiler
 from tapeflow.compiler.passes import fusion
 from tapeflow.compiler.passes.buffers import plan_buffers
@@ -34,15 +35,6 @@ def _model():
     return (W, m), step
 
 
-def _tiered(step, z):
-    fn = tf.function(step)
-    fn(z)
-    cf = fn.get_concrete_function(z)
-    cf._tier_up()
-    assert cf.backend == "python+fused"
-    return fn, cf
-
-
 def _inputs(n):
     rs = np.random.default_rng(1)
     return [rs.standard_normal((32, 64)).astype(np.float32) for _ in range(n)]
@@ -51,7 +43,7 @@ def _inputs(n):
 def test_only_results_that_do_not_escape_get_slots():
     (W, m), step = _model()
     zs = _inputs(1)
-    _, cf = _tiered(step, zs[0])
+    _, cf = fused_tier(step, zs[0])
     g = cf.fused_graph
     plan = plan_buffers(g)
     fused = [e for e in g.eqns if e.prim is fusion.fused_elementwise_p]
@@ -72,7 +64,7 @@ def test_values_match_eager_on_every_call_and_nothing_held_is_overwritten():
     (W_e, m_e), step_e = _model()
     (W_c, m_c), step_c = _model()
     zs = _inputs(4)
-    fn, cf = _tiered(step_c, zs[0])
+    fn, cf = fused_tier(step_c, zs[0])
     # undo the tracing call's update so both runs start from the same state
     W_c.assign(W_e.numpy())
     m_c.assign(m_e.numpy())
@@ -96,7 +88,7 @@ def test_values_match_eager_on_every_call_and_nothing_held_is_overwritten():
 def test_fused_graph_with_planned_results_runs_in_the_reference_interpreter():
     (W, m), step = _model()
     zs = _inputs(1)
-    _, cf = _tiered(step, zs[0])
+    _, cf = fused_tier(step, zs[0])
     g = cf.fused_graph
     snap = W.numpy().copy(), m.numpy().copy()
     want = cf.compiled(zs[0])
@@ -109,7 +101,7 @@ def test_fused_graph_with_planned_results_runs_in_the_reference_interpreter():
 def test_impl_out_writes_into_given_buffers_and_ignores_unfit_ones():
     (W, m), step = _model()
     zs = _inputs(1)
-    _, cf = _tiered(step, zs[0])
+    _, cf = fused_tier(step, zs[0])
     e = next(e for e in cf.fused_graph.eqns if e.prim is fusion.fused_elementwise_p
              and e.inputs and e.inputs[0] in cf.fused_graph.inputs)
     x = zs[0]

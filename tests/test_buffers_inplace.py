@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from conftest import fused_tier
 from tapeflow.compiler.passes import buffers
 from tapeflow.ir.interpreter import eval_graph
 
@@ -41,18 +42,9 @@ def _z(seed=1):
     return np.random.default_rng(seed).standard_normal((32, 64)).astype(np.float32)
 
 
-def _tiered(step, z):
-    fn = tf.function(step)
-    fn(z)
-    cf = fn.get_concrete_function(z)
-    cf._tier_up()
-    assert cf.backend == "python+fused"
-    return fn, cf
-
-
 def test_the_update_is_planned_in_place_and_writes_the_variables_arrays():
     W, m = _vars()
-    fn, cf = _tiered(_step(W, m), _z())
+    fn, cf = fused_tier(_step(W, m), _z())
     plan = buffers.plan_buffers(cf.fused_graph)
     assert {id(v) for v in plan.owned} == {id(W), id(m)}
     arrays = weakref.ref(W._v), weakref.ref(m._v)  # (a reference would make _own copy)
@@ -62,7 +54,7 @@ def test_the_update_is_planned_in_place_and_writes_the_variables_arrays():
 
 def test_a_snapshot_read_before_the_step_keeps_its_value():
     W, m = _vars()
-    fn, _ = _tiered(_step(W, m), _z())
+    fn, _ = fused_tier(_step(W, m), _z())
     snap_t = W.read_value()          # a tensor holding W's array
     snap_n = m.numpy()               # a read-only view of m's array
     want_W, want_m = snap_t.numpy().copy(), snap_n.copy()
@@ -86,7 +78,7 @@ def test_a_graph_reading_the_old_value_after_the_assign_gets_the_old_value():
         old = m2.numpy().copy()
         m2.assign(0.9 * m2 + 0.1 * tf.reduce_mean(tf.constant(z)) * tf.sqrt(m2 * m2 + 1.0))
         return old * 2.0 + 1.0 - old * old, old @ np.ones((48, 3), np.float32), m2.numpy()
-    fn, cf = _tiered(step, _z())
+    fn, cf = fused_tier(step, _z())
     m2.assign(m.numpy())
     assert not buffers.plan_buffers(cf.fused_graph).inplace
     for s in range(3):
@@ -100,7 +92,7 @@ def test_a_graph_reading_the_old_value_after_the_assign_gets_the_old_value():
 
 def test_fused_tier_matches_the_interpreter_the_python_backend_and_eager():
     states = [_vars() for _ in range(4)]
-    fused, _ = _tiered(_step(*states[0]), _z())
+    fused, _ = fused_tier(_step(*states[0]), _z())
     start = [v.numpy().copy() for v in states[0]]
     for vs in states[1:]:
         for v, s in zip(vs, start):
@@ -137,7 +129,7 @@ def eval_graph_with(graph, target, traced, z):
 
 def test_a_checkpoint_after_the_step_holds_the_new_value(tmp_path):
     W, m = _vars()
-    fn, _ = _tiered(_step(W, m), _z())
+    fn, _ = fused_tier(_step(W, m), _z())
     fn(_z(3))
     path = tf.train.Checkpoint(W=W, m=m).write(str(tmp_path / "ck"))
     W2, m2 = tf.Variable(np.zeros((64, 48), np.float32)), tf.Variable(np.zeros((64, 48), np.float32))
@@ -190,7 +182,7 @@ def test_the_old_value_read_in_the_same_loop_is_read_before_it_is_overwritten():
         old = m.read_value()
         m.assign(0.9 * m + 0.1 * tf.reduce_mean(z) * tf.sqrt(m * m + 1.0))
         return old * 2.0 + 1.0 - old * old
-    fn, cf = _tiered(step, _z())
+    fn, cf = fused_tier(step, _z())
     m2.assign(m.numpy())
     assert buffers.plan_buffers(cf.fused_graph).inplace
     for s in range(3):
