@@ -189,7 +189,7 @@ IMPLS = [
 def _tapeflow_breakdown(tf, step, x, reps):
     from tapeflow.compiler.backends.numba_backend import loop_threads
     from tapeflow.ir import interpreter
-    from tapeflow.util import threads
+    from tapeflow.util import split_gemm, threads
 
     cf = step.get_concrete_function(x)
     while not cf.hot:  # past the tier-up: the graph the step runs from now on
@@ -211,7 +211,13 @@ def _tapeflow_breakdown(tf, step, x, reps):
             label = name + ("" if name != "fused_elementwise" else f" ({len(e.params['graph'].eqns)} ops)")
         t = _best_ms(lambda: interpreter.apply_eqn(e, args), reps)
         if name == "matmul":
-            label += f", {threads.blas_threads() or 'default'} BLAS thread(s)"
+            a, b = args
+            how = split_gemm.plan(a.shape, b.shape, a.dtype, b.dtype) \
+                if a.shape[0] * a.shape[1] * b.shape[1] >= threads.CEIL_MACS else None
+            # as threads._gemm: the intra-op count when set, else BLAS's pool
+            n = min(tf.config.threading.get_intra_op_parallelism_threads() or 1 << 30, threads._STATE["many"])
+            label += (f", {how[1]} one-thread pieces (split {('rows', 'columns', 'contraction')[how[0]]}) "
+                      f"on {n} thread(s)" if how else f", {threads.blas_threads() or 'default'} BLAS thread(s)")
         elif name == "fused_elementwise":
             label += f", {loop_threads()} loop thread(s)"
         rows.append((label, t))
@@ -220,11 +226,16 @@ def _tapeflow_breakdown(tf, step, x, reps):
 
 def _overlap_rows(batch, reps):
     """The backward's two independent GEMMs (g2 @ W2^T and h^T @ g2, both from the output
-    layer's gradient) one after the other on all BLAS threads, as tapeflow runs them, and
-    side by side on one thread each, as an inter-op scheduler (TF's) can run them."""
+    layer's gradient) one after the other: unsplit on all BLAS threads (OpenBLAS's even
+    split, with its barrier), and as tapeflow runs them (``threads.matmul``: one-thread
+    pieces that the threads take in turn when the product splits at no extra work); and
+    side by side on one thread each, as an inter-op scheduler (TF's) can run them. Best
+    and median of ``reps``: on a shared machine the spread is the point."""
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
+
+    from tapeflow.util import threads
 
     rs = rng(2)
     h = rs.random((batch, SIZES[1]), dtype=np.float32)
@@ -233,10 +244,14 @@ def _overlap_rows(batch, reps):
     most = len(os.sched_getaffinity(0))  # BLAS's pool (tapeflow may have set fewer threads for now)
     pool = ThreadPoolExecutor(1)
 
-    def serial():
+    def unsplit():
         with threadpool_limits(most, user_api="blas"):
             np.matmul(g2, w2.T)
             np.matmul(h.T, g2)
+
+    def tapeflow():
+        threads.matmul(g2, w2.T)
+        threads.matmul(h.T, g2)
 
     def side_by_side():
         with threadpool_limits(1, user_api="blas"):
@@ -244,9 +259,22 @@ def _overlap_rows(batch, reps):
             np.matmul(h.T, g2)
             other.result()
 
+    runs = {f: [] for f in (unsplit, tapeflow, side_by_side)}
+    for f in runs:
+        f()
+    for _ in range(reps):  # interleaved: the machine's load changes alike for the three
+        for f, ts in runs.items():
+            t0 = time.perf_counter()
+            f()
+            ts.append((time.perf_counter() - t0) * 1e3)
+    med = {f: sorted(ts)[len(ts) // 2] for f, ts in runs.items()}
     try:
-        return [(f"the 2 backward GEMMs one after the other, {most} BLAS thread(s)", _best_ms(serial, reps)),
-                ("the 2 backward GEMMs side by side, 1 BLAS thread each", _best_ms(side_by_side, reps))]
+        return [(f"the 2 backward GEMMs one after the other, unsplit on {most} BLAS thread(s) "
+                 f"(median {med[unsplit]:.1f})", min(runs[unsplit])),
+                (f"the 2 backward GEMMs one after the other, as tapeflow runs them "
+                 f"(median {med[tapeflow]:.1f})", min(runs[tapeflow])),
+                (f"the 2 backward GEMMs side by side, 1 BLAS thread each (median {med[side_by_side]:.1f})",
+                 min(runs[side_by_side]))]
     finally:
         pool.shutdown()
 
