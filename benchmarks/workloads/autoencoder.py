@@ -180,11 +180,12 @@ IMPLS = [
 
 
 # --- where the compiled step's time goes (issue 14's note) ------------------------------
-# python -m benchmarks.workloads.autoencoder [--framework tapeflow|tensorflow] [--reps N]
+# python -m benchmarks.workloads.autoencoder [--framework tapeflow|tensorflow] [--reps N] [--steps N]
 # (tensorflow: run with the peers' Python). Each op of the graph tapeflow's compiled step runs
-# (after the fused tier) is timed alone through the shared evaluator, GEMMs with the BLAS
-# thread count tapeflow chose for them; TF's five GEMMs are timed alone with the transpose
-# flags its MatMul gradients use. The rest of a step is what the GEMMs leave.
+# (after the fused tier) is timed alone through the shared evaluator, GEMMs as tapeflow runs
+# them (one-thread pieces, or the BLAS thread count it chose); TF's five GEMMs are timed alone with the transpose
+# flags its MatMul gradients use. The rest of a step is what the GEMMs leave. --steps N
+# instead times each of N steps (min, median, the page faults per step): a run's spread.
 
 def _tapeflow_breakdown(tf, step, x, reps):
     from tapeflow.compiler.backends.numba_backend import loop_threads
@@ -296,6 +297,42 @@ def _tf_gemms(tf, x, params, reps):
     return rows
 
 
+def _step(tf, params):
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            out = dense_mlp(tf, params, x, ACTS)
+            loss = tf.reduce_mean(tf.square(out - x))
+        return loss, tape.gradient(loss, params)
+    return step
+
+
+def spread(framework="tapeflow", steps=30, batch=10_000):
+    """The time of each of ``steps`` compiled steps after the warm-up, with the minor page
+    faults each took: the median's distance from the best is what a shared machine costs."""
+    import resource
+
+    data = make_data({"batch": batch}, 0)
+    tf = import_tf(framework)
+    params = variables(tf, weights(data), "w")
+    x = tf.constant(data["x"])
+    step = _step(tf, params)
+    for _ in range(3):  # past tapeflow's tier-up
+        step(x)[0].numpy()
+    times, faults = [], []
+    for _ in range(steps):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.perf_counter()
+        step(x)[0].numpy()
+        times.append((time.perf_counter() - t0) * 1e3)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    s = sorted(times)
+    return (f"{framework}: {steps} compiled steps, batch {batch}: min {s[0]:.1f} ms, median "
+            f"{s[len(s) // 2]:.1f} ({s[len(s) // 2] / s[0] - 1:+.0%}), max {s[-1]:.1f}; minor page faults "
+            f"per step: median {sorted(faults)[len(faults) // 2]}\n  steps (ms): "
+            + " ".join(f"{t:.0f}" for t in times))
+
+
 def breakdown(framework="tapeflow", reps=7, batch=10_000, threads=0):
     """The text of the breakdown; ``threads``: the intra-op count to set (0: the
     framework's own choice; on a busy machine tapeflow's is one thread)."""
@@ -306,14 +343,7 @@ def breakdown(framework="tapeflow", reps=7, batch=10_000, threads=0):
         tf.config.threading.set_intra_op_parallelism_threads(threads)
     params = variables(tf, weights(data), "w")
     x = tf.constant(data["x"])
-
-    @tf.function
-    def step(x):
-        with tf.GradientTape() as tape:
-            out = dense_mlp(tf, params, x, ACTS)
-            loss = tf.reduce_mean(tf.square(out - x))
-        return loss, tape.gradient(loss, params)
-
+    step = _step(tf, params)
     total = _best_ms(lambda: step(x)[0].numpy(), reps)
     rows = _tapeflow_breakdown(tf, step, x, reps) if framework == "tapeflow" else _tf_gemms(tf, x, params, reps)
     gemm = sum(t for label, t in rows if label.startswith("GEMM"))
@@ -335,5 +365,10 @@ if __name__ == "__main__":
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: the framework's choice)")
+    ap.add_argument("--steps", type=int, default=0,
+                    help="instead: time each of this many steps (the spread of a run)")
     args = ap.parse_args()
-    print(breakdown(args.framework, args.reps, args.batch, args.threads))
+    if args.steps:
+        print(spread(args.framework, args.steps, args.batch))
+    else:
+        print(breakdown(args.framework, args.reps, args.batch, args.threads))
