@@ -28,16 +28,25 @@ def _ops(m, k, n, dtype=np.float32, seed=0):
     ((7, 7), (7, 7), None),                # fewer rows, columns and terms than pieces
 ])
 def test_plan_splits_where_pieces_add_little_traffic(sa, sb, want):
-    assert split_gemm.plan(sa, sb, np.dtype(np.float32), np.dtype(np.float32)) == want
+    assert split_gemm.plan(sa, sb, np.dtype(np.float32), np.dtype(np.float32), 2) == want
+
+
+def test_a_bigger_pool_gets_more_pieces_until_they_cost_too_much():
+    f32 = np.dtype(np.float32)
+    assert split_gemm.plan((10000, 784), (784, 200), f32, f32, 4) == (0, 8)
+    assert split_gemm.plan((10000, 784), (784, 200), f32, f32, 6) == (0, 12)
+    # 32 pieces would each pack the 784x200 operand again: OpenBLAS's threads run it
+    assert split_gemm.plan((10000, 784), (784, 200), f32, f32, 16) is None
+    assert split_gemm.plan((200, 10000), (10000, 784), f32, f32, 16) is None
 
 
 def test_plan_leaves_batches_mixed_and_non_blas_dtypes_alone():
     f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
-    assert split_gemm.plan((10000, 784), (784, 200), f64, f64) == (0, 8)
-    assert split_gemm.plan((10000, 784), (784, 200), f32, f64) is None
-    assert split_gemm.plan((10000, 784), (784, 200), np.dtype(np.int32), np.dtype(np.int32)) is None
-    assert split_gemm.plan((10000, 784), (784, 200), np.dtype(np.float16), np.dtype(np.float16)) is None
-    assert split_gemm.plan((2, 10000, 784), (784, 200), f32, f32) is None
+    assert split_gemm.plan((10000, 784), (784, 200), f64, f64, 2) == (0, 8)
+    assert split_gemm.plan((10000, 784), (784, 200), f32, f64, 2) is None
+    assert split_gemm.plan((10000, 784), (784, 200), np.dtype(np.int32), np.dtype(np.int32), 2) is None
+    assert split_gemm.plan((10000, 784), (784, 200), np.dtype(np.float16), np.dtype(np.float16), 2) is None
+    assert split_gemm.plan((2, 10000, 784), (784, 200), f32, f32, 2) is None
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])

@@ -213,7 +213,7 @@ def _tapeflow_breakdown(tf, step, x, reps):
         t = _best_ms(lambda: interpreter.apply_eqn(e, args), reps)
         if name == "matmul":
             a, b = args
-            how = split_gemm.plan(a.shape, b.shape, a.dtype, b.dtype) \
+            how = split_gemm.plan(a.shape, b.shape, a.dtype, b.dtype, threads._STATE["many"]) \
                 if a.shape[0] * a.shape[1] * b.shape[1] >= threads.CEIL_MACS else None
             # as threads._gemm: the intra-op count when set, else BLAS's pool
             n = min(tf.config.threading.get_intra_op_parallelism_threads() or 1 << 30, threads._STATE["many"])

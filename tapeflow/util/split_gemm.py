@@ -35,8 +35,8 @@ is not split (each of 8 row pieces would pack the whole 16 MB right operand
 again): OpenBLAS's threads share that packing.
 
 Results: the pieces and the order the partials are added in depend on the
-shapes only, never on the thread count or the load, so a product has the same
-bits on any number of threads, busy or quiet (the threaded OpenBLAS call it
+shapes and BLAS's pool size only, never on the threads a call gets or the load,
+so a product has the same bits on any number of threads, busy or quiet (the threaded OpenBLAS call it
 replaces changes its last bits with its thread count). They differ from an
 unsplit call in the last bits, as OpenBLAS's own threaded calls do.
 """
@@ -48,24 +48,29 @@ import threading
 
 import numpy as np
 
-#: pieces a product is cut into: enough for two threads to even out a slowed one (a
-#: piece of the autoencoder's GEMMs is ~5 ms of one core), few enough that each piece is
-#: a large BLAS call (16 K-pieces of its weight gradients cost 1.16-1.26x the work)
+#: the fewest pieces a product is cut into, and pieces per thread of BLAS's pool beyond
+#: that: enough for two threads to even out a slowed one (a piece of the autoencoder's
+#: GEMMs is ~5 ms of one core), few enough that each piece is a large BLAS call (16
+#: K-pieces of its weight gradients cost 1.16-1.26x the work). On a many-core machine
+#: the pieces multiply until their traffic outweighs the split, and OpenBLAS's own
+#: threads run the product
 BLOCKS = 8
+PIECES_PER_THREAD = 2
 #: the most extra memory traffic a split may add, as a fraction of the elements the
 #: product reads and writes anyway (the autoencoder's K-splits: 25%)
 MAX_EXTRA = 1 / 3
 
 
-def plan(sa, sb, dtype_a, dtype_b):
-    """How a product of 2-D operands of shapes ``sa`` and ``sb`` is split: ``(axis,
-    pieces)``, axis 0 (output rows), 1 (output columns) or 2 (the contraction), or None
-    (not split: a batched product, a dtype BLAS does not run, a split adding too much
-    traffic). Depends on the shapes and dtypes only."""
+def plan(sa, sb, dtype_a, dtype_b, pool):
+    """How a product of 2-D operands of shapes ``sa`` and ``sb`` is split on a machine
+    whose BLAS pool has ``pool`` threads: ``(axis, pieces)``, axis 0 (output rows), 1
+    (output columns) or 2 (the contraction), or None (not split: a batched product, a
+    dtype BLAS does not run, a split adding too much traffic). Depends on these only,
+    never on the load or the threads a call gets."""
     if len(sa) != 2 or len(sb) != 2 or dtype_a != dtype_b or dtype_a not in (np.float32, np.float64):
         return None
     (M, K), N = sa, sb[1]
-    n = BLOCKS
+    n = max(BLOCKS, PIECES_PER_THREAD * pool)
     if min(M, K, N) < 1:
         return None
     moved = M * K + K * N + M * N
@@ -177,6 +182,7 @@ def matmul(a, b, out, how, threads):
     """``a @ b`` (2-D) split as ``how = plan(...)`` says, its pieces on ``threads``
     threads; BLAS must be on one thread (the caller sets it)."""
     axis, n = how
+    threads = min(threads, n)
     if out is None:
         out = np.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
     pieces, parts = _pieces(a, b, out, axis, n)

@@ -365,7 +365,7 @@ def _gemm(a, b, out, sa, sb, macs):
         return np.matmul(a, b, out=out)
     want, many = st["intra"](), st["many"]
     if macs >= CEIL_MACS:
-        how = split_gemm.plan(sa, sb, a.dtype, b.dtype)
+        how = split_gemm.plan(sa, sb, a.dtype, b.dtype, many)
         if how is not None:
             # pieces that threads take in turn, whatever the load (split_gemm's doc)
             if many > 1:
