@@ -34,6 +34,10 @@ gradients 0.94-1.04 (their column or row splits: 1.1-1.9). A 2048^3 product
 is not split (each of 8 row pieces would pack the whole 16 MB right operand
 again): OpenBLAS's threads share that packing.
 
+A thread takes the GIL between pieces (``np.matmul`` releases it while BLAS
+runs): in a program where another thread runs Python meanwhile, each piece may
+wait up to the interpreter's switch interval (5 ms) to hand back.
+
 Results: the pieces and the order the partials are added in depend on the
 shapes and BLAS's pool size only, never on the threads a call gets or the load,
 so a product has the same bits on any number of threads, busy or quiet (the threaded OpenBLAS call it
