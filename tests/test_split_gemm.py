@@ -166,3 +166,15 @@ def test_the_intra_op_count_is_the_pieces_thread_count(fake_blas):
     tf.config.threading.set_intra_op_parallelism_threads(8)   # capped at BLAS's pool
     threads.matmul(a, b)
     assert calls == [((0, 8), 1), ((0, 8), 2)] and sets == [1]
+
+
+@pytest.mark.parametrize("size, n", [(10000, 8), (60000, 8), (784, 12), (8, 8), (1, 8)])
+def test_pieces_cover_the_axis_and_shrink_towards_the_end(size, n):
+    """The pieces taken last are the short ones (a slowed thread holds the others up by a
+    short piece at most); together they cover the axis once, in order."""
+    c = split_gemm._cuts(size, n)
+    sizes = [c[i + 1] - c[i] for i in range(n)]
+    assert c[0] == 0 and c[-1] == size and min(sizes) >= 0
+    assert all(x >= y for x, y in zip(sizes, sizes[1:])) or size < n * n
+    if size >= 1000:
+        assert sizes[-1] < size / n / 2 < sizes[0]
