@@ -21,4 +21,11 @@ def test_breakdown_names_the_five_gemms_of_the_step_with_their_layouts():
     assert gemms == ["48x784 @ 784x200 NN", "48x200 @ 200x784 NN", "48x784 @ 784x200 NT",
                      "200x48 @ 48x784 TN", "784x48 @ 48x200 TN"], text
     assert re.search(r"compiled step [\d.]+ ms", text) and "the rest of the step" in text, text
-    assert "side by side, 1 BLAS thread each" in text, text
+    assert "side by side, 1 BLAS thread each" in text and "as tapeflow runs them" in text, text
+
+
+def test_spread_times_each_step_and_counts_its_page_faults():
+    text = autoencoder.spread("tapeflow", steps=4, batch=48)
+    m = re.search(r"4 compiled steps, batch 48: min ([\d.]+) ms, median ([\d.]+) .*faults per step: median \d+", text)
+    assert m and float(m.group(1)) <= float(m.group(2)), text
+    assert len(re.search(r"steps \(ms\): (.*)", text).group(1).split()) == 4, text

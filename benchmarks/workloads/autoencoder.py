@@ -180,16 +180,17 @@ IMPLS = [
 
 
 # --- where the compiled step's time goes (issue 14's note) ------------------------------
-# python -m benchmarks.workloads.autoencoder [--framework tapeflow|tensorflow] [--reps N]
+# python -m benchmarks.workloads.autoencoder [--framework tapeflow|tensorflow] [--reps N] [--steps N]
 # (tensorflow: run with the peers' Python). Each op of the graph tapeflow's compiled step runs
-# (after the fused tier) is timed alone through the shared evaluator, GEMMs with the BLAS
-# thread count tapeflow chose for them; TF's five GEMMs are timed alone with the transpose
-# flags its MatMul gradients use. The rest of a step is what the GEMMs leave.
+# (after the fused tier) is timed alone through the shared evaluator, GEMMs as tapeflow runs
+# them (one-thread pieces, or the BLAS thread count it chose); TF's five GEMMs are timed alone with the transpose
+# flags its MatMul gradients use. The rest of a step is what the GEMMs leave. --steps N
+# instead times each of N steps (min, median, the page faults per step): a run's spread.
 
 def _tapeflow_breakdown(tf, step, x, reps):
     from tapeflow.compiler.backends.numba_backend import loop_threads
     from tapeflow.ir import interpreter
-    from tapeflow.util import threads
+    from tapeflow.util import split_gemm, threads
 
     cf = step.get_concrete_function(x)
     while not cf.hot:  # past the tier-up: the graph the step runs from now on
@@ -211,7 +212,13 @@ def _tapeflow_breakdown(tf, step, x, reps):
             label = name + ("" if name != "fused_elementwise" else f" ({len(e.params['graph'].eqns)} ops)")
         t = _best_ms(lambda: interpreter.apply_eqn(e, args), reps)
         if name == "matmul":
-            label += f", {threads.blas_threads() or 'default'} BLAS thread(s)"
+            a, b = args
+            how = split_gemm.plan(a.shape, b.shape, a.dtype, b.dtype, threads._STATE["many"]) \
+                if a.shape[0] * a.shape[1] * b.shape[1] >= threads.CEIL_MACS else None
+            # as threads._gemm: the intra-op count when set, else BLAS's pool
+            n = min(tf.config.threading.get_intra_op_parallelism_threads() or 1 << 30, threads._STATE["many"])
+            label += (f", {how[1]} one-thread pieces (split {('rows', 'columns', 'contraction')[how[0]]}) "
+                      f"on {n} thread(s)" if how else f", {threads.blas_threads() or 'default'} BLAS thread(s)")
         elif name == "fused_elementwise":
             label += f", {loop_threads()} loop thread(s)"
         rows.append((label, t))
@@ -220,11 +227,16 @@ def _tapeflow_breakdown(tf, step, x, reps):
 
 def _overlap_rows(batch, reps):
     """The backward's two independent GEMMs (g2 @ W2^T and h^T @ g2, both from the output
-    layer's gradient) one after the other on all BLAS threads, as tapeflow runs them, and
-    side by side on one thread each, as an inter-op scheduler (TF's) can run them."""
+    layer's gradient) one after the other: unsplit on all BLAS threads (OpenBLAS's even
+    split, with its barrier), and as tapeflow runs them (``threads.matmul``: one-thread
+    pieces that the threads take in turn when the product splits at no extra work); and
+    side by side on one thread each, as an inter-op scheduler (TF's) can run them. Best
+    and median of ``reps``: on a shared machine the spread is the point."""
     from concurrent.futures import ThreadPoolExecutor
 
     from threadpoolctl import threadpool_limits
+
+    from tapeflow.util import threads
 
     rs = rng(2)
     h = rs.random((batch, SIZES[1]), dtype=np.float32)
@@ -233,10 +245,14 @@ def _overlap_rows(batch, reps):
     most = len(os.sched_getaffinity(0))  # BLAS's pool (tapeflow may have set fewer threads for now)
     pool = ThreadPoolExecutor(1)
 
-    def serial():
+    def unsplit():
         with threadpool_limits(most, user_api="blas"):
             np.matmul(g2, w2.T)
             np.matmul(h.T, g2)
+
+    def tapeflow():
+        threads.matmul(g2, w2.T)
+        threads.matmul(h.T, g2)
 
     def side_by_side():
         with threadpool_limits(1, user_api="blas"):
@@ -244,9 +260,22 @@ def _overlap_rows(batch, reps):
             np.matmul(h.T, g2)
             other.result()
 
+    runs = {f: [] for f in (unsplit, tapeflow, side_by_side)}
+    for f in runs:
+        f()
+    for _ in range(reps):  # interleaved: the machine's load changes alike for the three
+        for f, ts in runs.items():
+            t0 = time.perf_counter()
+            f()
+            ts.append((time.perf_counter() - t0) * 1e3)
+    med = {f: sorted(ts)[len(ts) // 2] for f, ts in runs.items()}
     try:
-        return [(f"the 2 backward GEMMs one after the other, {most} BLAS thread(s)", _best_ms(serial, reps)),
-                ("the 2 backward GEMMs side by side, 1 BLAS thread each", _best_ms(side_by_side, reps))]
+        return [(f"the 2 backward GEMMs one after the other, unsplit on {most} BLAS thread(s) "
+                 f"(median {med[unsplit]:.1f})", min(runs[unsplit])),
+                (f"the 2 backward GEMMs one after the other, as tapeflow runs them "
+                 f"(median {med[tapeflow]:.1f})", min(runs[tapeflow])),
+                (f"the 2 backward GEMMs side by side, 1 BLAS thread each (median {med[side_by_side]:.1f})",
+                 min(runs[side_by_side]))]
     finally:
         pool.shutdown()
 
@@ -268,6 +297,42 @@ def _tf_gemms(tf, x, params, reps):
     return rows
 
 
+def _step(tf, params):
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            out = dense_mlp(tf, params, x, ACTS)
+            loss = tf.reduce_mean(tf.square(out - x))
+        return loss, tape.gradient(loss, params)
+    return step
+
+
+def spread(framework="tapeflow", steps=30, batch=10_000):
+    """The time of each of ``steps`` compiled steps after the warm-up, with the minor page
+    faults each took: the median's distance from the best is what a shared machine costs."""
+    import resource
+
+    data = make_data({"batch": batch}, 0)
+    tf = import_tf(framework)
+    params = variables(tf, weights(data), "w")
+    x = tf.constant(data["x"])
+    step = _step(tf, params)
+    for _ in range(3):  # past tapeflow's tier-up
+        step(x)[0].numpy()
+    times, faults = [], []
+    for _ in range(steps):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.perf_counter()
+        step(x)[0].numpy()
+        times.append((time.perf_counter() - t0) * 1e3)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    s = sorted(times)
+    return (f"{framework}: {steps} compiled steps, batch {batch}: min {s[0]:.1f} ms, median "
+            f"{s[len(s) // 2]:.1f} ({s[len(s) // 2] / s[0] - 1:+.0%}), max {s[-1]:.1f}; minor page faults "
+            f"per step: median {sorted(faults)[len(faults) // 2]}\n  steps (ms): "
+            + " ".join(f"{t:.0f}" for t in times))
+
+
 def breakdown(framework="tapeflow", reps=7, batch=10_000, threads=0):
     """The text of the breakdown; ``threads``: the intra-op count to set (0: the
     framework's own choice; on a busy machine tapeflow's is one thread)."""
@@ -278,14 +343,7 @@ def breakdown(framework="tapeflow", reps=7, batch=10_000, threads=0):
         tf.config.threading.set_intra_op_parallelism_threads(threads)
     params = variables(tf, weights(data), "w")
     x = tf.constant(data["x"])
-
-    @tf.function
-    def step(x):
-        with tf.GradientTape() as tape:
-            out = dense_mlp(tf, params, x, ACTS)
-            loss = tf.reduce_mean(tf.square(out - x))
-        return loss, tape.gradient(loss, params)
-
+    step = _step(tf, params)
     total = _best_ms(lambda: step(x)[0].numpy(), reps)
     rows = _tapeflow_breakdown(tf, step, x, reps) if framework == "tapeflow" else _tf_gemms(tf, x, params, reps)
     gemm = sum(t for label, t in rows if label.startswith("GEMM"))
@@ -307,5 +365,10 @@ if __name__ == "__main__":
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: the framework's choice)")
+    ap.add_argument("--steps", type=int, default=0,
+                    help="instead: time each of this many steps (the spread of a run)")
     args = ap.parse_args()
-    print(breakdown(args.framework, args.reps, args.batch, args.threads))
+    if args.steps:
+        print(spread(args.framework, args.steps, args.batch))
+    else:
+        print(breakdown(args.framework, args.reps, args.batch, args.threads))

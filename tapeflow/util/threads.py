@@ -16,7 +16,9 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   (OpenBLAS itself runs GEMMs of up to 262,144 multiply-adds on one thread);
   from ``CEIL_MACS`` up on all threads, unmeasured (while the machine is quiet):
   there two threads won on every machine measured, and a one-thread trial
-  call would cost tens of milliseconds;
+  call would cost tens of milliseconds. Those that ``split_gemm`` can cut into
+  pieces at no extra work (the autoencoder's) run as one-thread pieces that
+  all threads take in turn, busy machine or not: a slowed thread takes fewer;
 * while another process keeps the cores busy (below), every GEMM runs on one
   thread and nothing is measured;
 * else each GEMM shape (operand shapes, strides, dtypes: a transposed operand
@@ -99,6 +101,7 @@ import time
 
 import numpy as np
 
+from . import split_gemm
 from .cache import cache_dir
 
 #: GEMMs below this many multiply-adds run on one thread without being timed: two
@@ -358,9 +361,18 @@ def _gemm(a, b, out, sa, sb, macs):
     st = _STATE
     if st["set"] is None:
         _init()
-    if st["set"] is False or st["many"] == 1:
+    if st["set"] is False:
         return np.matmul(a, b, out=out)
     want, many = st["intra"](), st["many"]
+    if macs >= CEIL_MACS:
+        how = split_gemm.plan(sa, sb, a.dtype, b.dtype, many)
+        if how is not None:
+            # pieces that threads take in turn, whatever the load (split_gemm's doc)
+            if many > 1:
+                _use(1)
+            return split_gemm.matmul(a, b, out, how, min(want, many) if want > 0 else many)
+    if many == 1:
+        return np.matmul(a, b, out=out)
     if want == 1:
         _use(1)
         return np.matmul(a, b, out=out)
