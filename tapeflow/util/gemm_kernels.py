@@ -1,4 +1,4 @@
-"""Native loops for the skinny GEMMs OpenBLAS runs far below its peak.
+"""Native loops for the narrow GEMMs OpenBLAS runs far below its peak.
 
 OpenBLAS packs both operands into panels and runs a micro-kernel over tiles of
 the output; for a product with a side of a few elements the packing and the
@@ -19,9 +19,9 @@ multiply-adds need ~9 us at the core's FMA peak. Two loops cover such shapes:
     this one loop for the shape.
 
 ``rows(a, b, c)``: ``c[i, j] = sum_k a[i, k] * b[k, j]`` with ``b``'s rows
-    contiguous: ``c``'s row is updated with four of ``b``'s rows at a time
-    (a short contraction, or the few rows of a weight gradient ``x.T @ g``), the
-    loop over ``j`` vectorized. Only ``fastmath={'contract'}``: every element is
+    contiguous: ``c``'s row is updated with four of ``b``'s rows at a time, the
+    loop over ``j`` vectorized. It computes a weight gradient ``h.T @ g`` with few
+    columns as its transpose ``g.T @ h``: few rows, ``h``'s rows contiguous. Only ``fastmath={'contract'}``: every element is
     one chain of fused multiply-adds in ``k`` order (the first product rounded
     alone, as BLAS's 0 + a*b), so its value does not depend on the blocking.
 
