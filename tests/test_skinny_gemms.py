@@ -56,12 +56,13 @@ def _check(got, a, b):
 
 # shape class -> (M, K, N), the layouts of a and b that reach the native loop, the loop
 CLASSES = [
-    # 4-7 result columns, a contiguous along k >= 192: dot products (an output layer, its dX)
+    # 4-7 result columns, a contiguous along k >= 128: dot products (an output layer, its dX)
     ("narrow", (256, 256, 6), "C", "C", "dots"),
     ("narrow b.T", (256, 256, 6), "C", "F", "dots"),
     ("narrow 4", (256, 256, 4), "C", "C", "dots"),
     ("narrow 400x300", (256, 300, 6), "C", "F", "dots"),
     ("odd rows", (131, 257, 5), "C", "C", "dots"),
+    ("k 128", (256, 128, 4), "C", "C", "dots"),
     # 4-7 result columns, a = h.T: the weight gradient h.T @ g as (g.T @ h).T
     ("narrow a.T", (256, 256, 6), "F", "C", "rows"),
     ("narrow a.T b.T", (131, 270, 5), "F", "F", "rows"),
@@ -112,7 +113,7 @@ def test_an_element_does_not_depend_on_the_blocking(loop):
     ((256, 23, 256), "C", "C"), ((256, 6, 256), "C", "F"),      # short contractions and few rows:
     ((23, 256, 256), "F", "C"), ((17, 256, 400), "F", "C"),     # BLAS on two threads is faster
     ((256, 256, 6), "S", "C"), ((256, 256, 8), "C", "C"),       # a strided; 8 columns: BLAS's tile
-    ((256, 128, 6), "C", "C"), ((100, 200, 4), "F", "C"),       # short dots; below NATIVE_MACS
+    ((1024, 96, 6), "C", "C"), ((100, 200, 4), "F", "C"),       # short dots; below NATIVE_MACS
 ])
 def test_other_shapes_and_layouts_stay_with_numpy(mkn, la, lb, calls):
     m, k, n = mkn

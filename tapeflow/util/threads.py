@@ -436,12 +436,12 @@ def _outer(a, b, out):
 NATIVE_MACS = 1 << 17
 #: ... with 4 to this many result columns: an output layer h @ W, its input gradient
 #: g @ W.T and its weight gradient h.T @ g. At 8 columns BLAS's micro-kernel tile is
-#: full: (256, 256) @ (256, 8) took 21 us, (256, 256) @ (256, 6) 28 us (the loop: 30, 23)
+#: full: (256, 256) @ (256, 8) took 21-27 us on BLAS, 30-34 in the loop
 NARROW = 7
 #: ... and, for a C-order ``a`` (dot products), a contraction of at least this length:
-#: shorter dots do not pay their reductions ((256, 128) @ (128, 6): 14.1 us on BLAS,
-#: 14.7 in the loop; (256, 192) @ (192, 6): 21.3 and 18.9)
-DOTS_K = 192
+#: shorter dots do not pay their reductions and the call ((256, k) @ (k, 6), BLAS vs
+#: the loop alone, the call's ~1.5 us aside: k=64 7.7 vs 7.3 us, k=128 13.7 vs 9.7)
+DOTS_K = 128
 
 
 def _skinny(a, b, out):
