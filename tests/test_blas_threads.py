@@ -147,7 +147,7 @@ def test_one_intra_op_thread_gives_one_thread_blas_bits():
         "from threadpoolctl import threadpool_limits\n"
         "threads._machine_quiet = lambda now, others=None: True\n"   # as on an idle machine
         "rng = np.random.default_rng(0)\n"
-        "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 23), (23, 256)))\n"
+        "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 40), (40, 256)))\n"
         "threads.matmul(a, b)\n"
         "threads._CHOICE.update({k: threads._STATE['many'] for k in threads._CHOICE})\n"
         "tf.config.threading.set_intra_op_parallelism_threads(1)\n"
@@ -469,7 +469,7 @@ _REAL = (
     "    return clock[0]\n"
     "threads._timer = timer\n"
     "rng = np.random.default_rng(0)\n"
-    "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 23), (23, 256)))\n"
+    "a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, 40), (40, 256)))\n"
     "got = [threads.matmul(a, b) for _ in range(2)]\n"
     "want = {{}}\n"
     "for n in (1, 2):\n"

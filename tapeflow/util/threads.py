@@ -103,6 +103,7 @@ import numpy as np
 
 from . import split_gemm
 from .cache import cache_dir
+from . import gemm_kernels as _gemm_kernels
 
 #: GEMMs below this many multiply-adds run on one thread without being timed: two
 #: threads never paid there (and OpenBLAS splits none up to 262,144 itself)
@@ -441,8 +442,82 @@ def _outer(a, b, out):
     return np.multiply(a, b, out=out)
 
 
+#: the native loops (gemm_kernels) take 2-D float GEMMs of at least this many
+#: multiply-adds (below, the ~2 us of their call ate the gain: the DQN step's
+#: 100x200 @ 200x4 TN took 8.7 us on BLAS, 10 us in the loop) ...
+NATIVE_MACS = 1 << 17
+#: ... with 4 to this many result columns: an output layer h @ W, its input gradient
+#: g @ W.T and its weight gradient h.T @ g. At 8 columns BLAS's micro-kernel tile is
+#: full: (256, 256) @ (256, 8) took 21-27 us on BLAS, 30-34 in the loop
+NARROW = 7
+#: ... and, for a C-order ``a`` (dot products), a contraction of at least this length:
+#: shorter dots do not pay their reductions and the call ((256, k) @ (k, 6), BLAS vs
+#: the loop alone, the call's ~1.5 us aside: k=64 7.7 vs 7.3 us, k=128 13.7 vs 9.7)
+DOTS_K = 128
+
+
+def _skinny(a, b, out):
+    """The product by a native loop (gemm_kernels) for a narrow result, or None where
+    BLAS does it: another dtype or layout, an ``out`` the loop cannot write, no numba.
+    The choice depends on the shapes, the layouts and the dtype only, so a shape gets
+    the same loop, and the same bits, eager and compiled. The loops run on the calling
+    thread, BLAS's thread count left as it is (OpenBLAS's timed choice for such shapes
+    was one thread anyway).
+
+    Where BLAS is kept, measured (2-core AMD EPYC, float32, in TD3's update and alone,
+    the loops vs BLAS on one and two threads): short contractions (x @ W1 with x of
+    (256, 17 or 23); g @ W.T with W of (256, 6)) and the few rows of x.T @ g: the loop
+    was as fast as one BLAS thread and slower than two (45-50 vs 33 us for x @ W1
+    alone on an idle host), so where two threads are free BLAS is the faster;
+    matrix-vector products (1-3 columns): as fast alone, 2-5 us slower in the update."""
+    dt, dtb = a.dtype, b.dtype
+    # float32 / float64 by number (NumPy makes equal dtypes that are not the same object:
+    # a variable's value had one), in the machine's byte order
+    num = dt.num
+    if (num != 11 and num != 12) or dtb.num != num or not dt.isnative or not dtb.isnative:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    # the loops work on blocks of four rows (of the result, or of its transpose) and
+    # rows takes k four at a time
+    if n < 4 or m < 4 or k < 4:
+        return None
+    if out is not None:
+        fl, dto = out.flags, out.dtype
+        if dto.num != num or not dto.isnative or not fl.c_contiguous or not fl.writeable or out.shape != (m, n):
+            return None
+    fa = a.flags
+    if fa.c_contiguous and k >= DOTS_K:
+        ks = _gemm_kernels.kernels()
+        if ks is None:
+            return None
+        bt = b.T
+        if not bt.flags.c_contiguous:
+            bt = np.ascontiguousarray(bt)         # n rows of k: a small copy
+        c = np.empty((m, n), dt) if out is None else out
+        ks[0](a, bt, c)
+        return c
+    if fa.f_contiguous:
+        ks = _gemm_kernels.kernels()
+        if ks is None:
+            return None
+        # a.T is contiguous along m: a @ b = (b.T @ a.T).T, b.T's n rows against a.T's
+        # rows; its n x m result is written into the caller's (m, n) one after
+        ct = np.empty((n, m), dt)
+        ks[1](b.T, a.T, ct)
+        if out is None:
+            return ct.T.copy()
+        out[...] = ct.T
+        return out
+    return None
+
+
 def matmul(a, b, out=None):
     """``np.matmul`` with the BLAS thread count chosen for this GEMM's shape (see module doc).
+
+    2-D float products with 4-7 result columns run as native loops on the calling
+    thread (``_skinny``, ``gemm_kernels``): BLAS packs such operands for a micro-kernel
+    whose tiles they do not fill, and reaches a fraction of its peak there.
 
     A product over a contraction of length 1 (an outer product: the gradient of a
     layer with one output unit, ``g @ W.T`` with ``W`` of shape (n, 1)) is an
@@ -456,6 +531,10 @@ def matmul(a, b, out=None):
         if k == 1 and sb[-2] == 1:
             return _outer(a, b, out)
         macs = sa[-2] * k * sb[-1]
+        if macs >= NATIVE_MACS and sb[-1] <= NARROW and len(sa) == 2 == len(sb):
+            c = _skinny(a, b, out)
+            if c is not None:
+                return c
         if macs >= FLOOR_MACS:
             return _gemm(a, b, out, sa, sb, macs)
         if _STATE["current"] != 1:
