@@ -1,5 +1,5 @@
 """Fused loops update variables in place (passes/buffers.py ``_plan_in_place``, the
-numba kernel writing a result over its input, python_backend ``_own``): the values
+numba kernel writing a result over its input, core.tensor ``_own_array``): the values
 stay those of the one assign semantics. Checked: a snapshot read before the step keeps
 its value; a graph reading the old value after the assign gets the old value; the fused
 tier equals the reference interpreter, the python backend and eager; a checkpoint after
@@ -47,7 +47,7 @@ def test_the_update_is_planned_in_place_and_writes_the_variables_arrays():
     fn, cf = fused_tier(_step(W, m), _z())
     plan = buffers.plan_buffers(cf.fused_graph)
     assert {id(v) for v in plan.owned} == {id(W), id(m)}
-    arrays = weakref.ref(W._v), weakref.ref(m._v)  # (a reference would make _own copy)
+    arrays = weakref.ref(W._v), weakref.ref(m._v)  # (a reference would make _own_array copy)
     fn(_z())
     assert W._v is arrays[0]() and m._v is arrays[1](), "the update did not write the variables' arrays"
 

@@ -613,6 +613,19 @@ def _sole_array(t):
 _SOLE_REFS = []
 
 
+def _own_array(t):
+    """``t``'s array, made one a kernel may write in place: its own (``_sole_array``: no
+    tensor a user read earlier, no view, no other name holds it), C-ordered and writable;
+    otherwise ``t`` first gets a C-ordered copy and the old array stays, unchanged, with
+    its holders (a snapshot read before the write keeps its value, as in TF). Used by the
+    eager optimizer's in-place slot updates and by compiled code that updates variables
+    in place."""
+    # (t._v is not bound to a local before _sole_array: a local would be one more reference)
+    if not (_sole_array(t) and t._v.flags.c_contiguous and t._v.flags.writeable):
+        t._v = np.array(t._v, order="C")
+    return t._v
+
+
 class _UnreadVariable(Variable):
     """What an eager ``assign``/``assign_add``/``assign_sub`` returns, as TF's: a view
     of the assigned variable that prints as ``<tf.Variable 'UnreadVariable' ...>``.

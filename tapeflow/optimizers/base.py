@@ -29,7 +29,7 @@ from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
 from ..core.state import STATE
-from ..core.tensor import Tensor, Variable, _sole_array, convert_to_tensor
+from ..core.tensor import Tensor, Variable, _own_array, convert_to_tensor
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import rules as _rules
@@ -45,22 +45,6 @@ def _put(var, value):
     defensive copy assign makes of values that might be shared."""
     shape = var._v.shape
     var._v = value if value.shape == shape else value.reshape(shape)
-
-
-def _slot_flat(s):
-    """The flat view of slot variable ``s``'s buffer, for its update in place: the buffer
-    itself when only ``s`` refers to it (``_sole_array``) and it is in C order (its
-    reshape is then a view, not a copy); otherwise ``s`` first gets a C-ordered copy of
-    its own, and the old buffer stays with its holders (a read of the slot is a
-    snapshot)."""
-    if not _sole_array(s):
-        s._v = np.array(s._v, order="C")
-    a = s._v
-    f = a.reshape(-1)
-    if f.base is not a:  # (reshape copied: a buffer not in C order)
-        a = s._v = np.array(a, order="C")
-        f = a.reshape(-1)
-    return f
 
 
 #: per dtype, the size-0 array a compiled rule loop gets for a slot output it must not write
@@ -498,7 +482,8 @@ class Optimizer(Module):
                     if s is not None:
                         _put(s, value)
             else:
-                flats = [empty if s is None else _slot_flat(s) for s in slots]
+                # (a slot's flat view must be its own buffer: _own_array, then a view)
+                flats = [empty if s is None else _own_array(s).reshape(-1) for s in slots]
                 out = np.empty(w.shape, npd)
                 loop(g, w.reshape(-1), *flats, out.reshape(-1), *args)
                 var._v = out

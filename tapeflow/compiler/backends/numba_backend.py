@@ -442,7 +442,7 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     if parallel:  # per call: the machine's load and the user's setting change
         lines.append("    _set_threads(_loop_threads())")
     # made in their shape, passed flat (a view): what is returned owns its memory, so a
-    # variable assigned it may later be updated in place (python_backend._own)
+    # variable assigned it may later be updated in place (core.tensor._own_array)
     lines += [f"    o{j} = _empty(_s{i}, _d{i})" for j, i in enumerate(params) if j not in bound]
     lines += ["    try:", f"        r = _kernel({', '.join(call)})", "    except _NumbaError as e:",
               f"        return _failed(e, ({sig}{',' if len(args) == 1 else ''}))"]

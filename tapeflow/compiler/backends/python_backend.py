@@ -33,7 +33,7 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
-from ...core.tensor import _sole_array
+from ...core.tensor import _own_array
 from ...ir.graph import Literal
 from . import Backend, register_backend
 
@@ -99,10 +99,10 @@ def build_function(ctx, graph, plan, name):
     ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
     if plan is not None:
         ctx.arrays.update(plan.inplace)
-        # variables written in place: first, per call, an array of their own (see _own)
-        lines += [f"    _own({ctx.add('var', var)})" for var in plan.owned]
+        # variables written in place: first, per call, an array of their own (_own_array)
+        lines += [f"    _own_array({ctx.add('var', var)})" for var in plan.owned]
         if plan.owned:
-            ctx.ns["_own"] = _own
+            ctx.ns["_own_array"] = _own_array
     for e in graph.eqns:
         ins = [nm(v) for v in e.inputs]
         outs = [nm(v) for v in e.outputs]
@@ -180,15 +180,6 @@ def eqn_for_traceback(fn, tb):
             found = fn.__tapeflow_eqn_at__.get(tb.tb_lineno)
         tb = tb.tb_next
     return found
-
-
-def _own(var):
-    """Make ``var``'s array one that a kernel may write in place: its own (``_sole_array``:
-    no tensor a user read earlier, no view, no other name holds it), C-ordered and
-    writable; otherwise the variable gets a copy and the old array stays, unchanged, with
-    its holders (a snapshot read before the call keeps its value, as in TF)."""
-    if not (_sole_array(var) and var._v.flags.c_contiguous and var._v.flags.writeable):
-        var._v = np.array(var._v, order="C")
 
 
 # -- lowerings of the variable primitives (attached to their records) ----------------------------
