@@ -230,28 +230,24 @@ def _count(x, axes):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     x = input_tensor
     v = x._v if x.__class__ is Tensor else None
-    if v is not None and v.dtype.kind == "f" and not isinstance(axis, Tensor):
-        # an eager float tensor (every loss's mean): the same ops as below, with the shape
-        # and dtype read off its array once (~3 us of aval_of and helper calls per mean)
-        shape = v.shape
-        axes = norm_axis("reduce_mean", axis, len(shape))
-        s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
-        n = _prod([shape[a] for a in axes])
-        if n == 0:
-            return multiply(s, float("nan"))
-        return E.mul_p.bind2(s, 1.0 / n) if n != 1 else s
-    kind = aval_of(x).dtype.kind
-    if kind not in "fiu":
-        raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; cast first: "
-                        "tapeflow.cast(x, tapeflow.float32)")
-    axes = _axes("reduce_mean", x, axis)
-    if kind != "f":
-        return _integer_mean(x, axes, keepdims)
+    # an eager float tensor (every loss's mean): its shape and dtype read off its array
+    # once (~3 us of aval_of and helper calls per mean); the same ops either way
+    eager_float = v is not None and v.dtype.kind == "f" and not isinstance(axis, Tensor)
+    if eager_float:
+        axes = norm_axis("reduce_mean", axis, v.ndim)
+    else:
+        kind = aval_of(x).dtype.kind
+        if kind not in "fiu":
+            raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
+                                           "cast first: tapeflow.cast(x, tapeflow.float32)")
+        axes = _axes("reduce_mean", x, axis)
+        if kind != "f":
+            return _integer_mean(x, axes, keepdims)
     s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
-    n = _count(x, axes)
+    n = _prod([v.shape[a] for a in axes]) if eager_float else _count(x, axes)
     if isinstance(n, int) and n == 0:
         return multiply(s, float("nan"))  # the mean of nothing is NaN, as TF (0/0)
-    return divide(s, n) if not isinstance(n, int) else (multiply(s, 1.0 / n) if n != 1 else s)
+    return divide(s, n) if not isinstance(n, int) else (E.mul_p.bind2(s, 1.0 / n) if n != 1 else s)
 
 
 def _integer_mean(x, axes, keepdims):
