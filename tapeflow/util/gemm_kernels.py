@@ -29,17 +29,23 @@ They work on blocks of four rows of ``c`` (the last block overlapping the one
 before it when ``m`` is not a multiple of four: its rows get the same values
 again), so both need ``m >= 4``; ``dots`` needs ``k >= 1`` and ``n >= 2``,
 ``rows`` ``k >= 4``.
-Operands are floats of one dtype, accumulated in that dtype as BLAS does. numba is imported on the first call of :func:`kernels`, so
-programs without such shapes never pay for it.
+Operands are floats of one dtype, accumulated in that dtype as BLAS does.
+
+``outer(a, b, out)``: ``out[i, j] = a[i] * b[j]``, a product over a contraction of
+    length 1 (``threads._outer``): one product per element, no fastmath, so the
+    bits are the elementwise multiply's.
+
+numba is imported on the first call of :func:`kernels`, so programs without such
+shapes never pay for it.
 """
 from __future__ import annotations
 
-#: [(dots, rows)] once looked up, or [None] without numba
+#: [(dots, rows, outer)] once looked up, or [None] without numba
 _KERNELS = []
 
 
 def kernels():
-    """``(dots, rows)`` as numba loops, or None when numba is not installed."""
+    """``(dots, rows, outer)`` as numba loops, or None when numba is not installed."""
     if not _KERNELS:
         try:
             import numba
@@ -128,5 +134,12 @@ def kernels():
                         c[i + 2, j] += x2 * bk
                         c[i + 3, j] += x3 * bk
 
-        _KERNELS.append((dots, rows))
+        @numba.njit(cache=True, nogil=True)
+        def outer(a, b, out):
+            for i in range(out.shape[0]):
+                ai = a[i]
+                for j in range(out.shape[1]):
+                    out[i, j] = ai * b[j]
+
+        _KERNELS.append((dots, rows, outer))
     return _KERNELS[0]

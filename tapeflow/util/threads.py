@@ -402,42 +402,20 @@ def _gemm(a, b, out, sa, sb, macs):
 _np_matmul = np.matmul
 
 
-#: [kernel] once looked up: the native outer-product loop, or None without numba
-_OUTER = []
-
-
-def _outer_kernel():
-    """``outer(a, b, out)``: ``out[i, j] = a[i] * b[j]`` as a numba loop, or None when numba
-    is not installed. NumPy's broadcasting multiply of a (256, 1) by a (1, 256) float32
-    array costs 22 us (its inner loop is not the contiguous SIMD one), this loop 5.5 us,
-    about a write of the result. One product per element: bit-identical to the multiply."""
-    if not _OUTER:
-        try:
-            import numba
-        except ImportError:
-            _OUTER.append(None)
-        else:
-            @numba.njit(cache=True, nogil=True)
-            def outer(a, b, out):
-                for i in range(out.shape[0]):
-                    ai = a[i]
-                    for j in range(out.shape[1]):
-                        out[i, j] = ai * b[j]
-            _OUTER.append(outer)
-    return _OUTER[0]
-
-
 def _outer(a, b, out):
     """The outer product of a (m, 1) and a (1, n) matrix into ``out``. The native loop
     runs where the planned buffer is given (compiled code) and the three share a float
-    dtype; eager calls (no ``out``) keep NumPy, which needs no kernel compiled."""
+    dtype; eager calls (no ``out``) keep NumPy, which needs no kernel compiled. The loop
+    (``gemm_kernels``' ``outer``): NumPy's broadcasting multiply of a (256, 1) by a (1, 256)
+    float32 array costs 22 us (its inner loop is not the contiguous SIMD one), the loop
+    5.5 us, about a write of the result; one product per element, bit-identical."""
     if out is not None and a.ndim == 2 and b.ndim == 2 and out.shape == (a.shape[0], b.shape[1]) \
             and out.flags.c_contiguous and a.dtype == b.dtype == out.dtype and out.dtype.kind == "f" \
             and out.dtype.itemsize >= 4:
-        k = _outer_kernel()
-        if k is not None:
+        ks = _gemm_kernels.kernels()
+        if ks is not None:
             # (m, 1) and (1, n) are contiguous whatever their strides: these are views
-            k(a.reshape(-1), b.reshape(-1), out)
+            ks[2](a.reshape(-1), b.reshape(-1), out)
             return out
     return np.multiply(a, b, out=out)
 
