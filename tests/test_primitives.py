@@ -226,7 +226,9 @@ def _transpose_cases():
     x = rng.uniform(-2, 2, (2, 3, 4))
     return [Case(f"transpose{perm}", prim("transpose", perm=perm), lambda a, perm=perm: np.transpose(a, perm), (x,))
             for perm in itertools.permutations(range(3))] + \
-        [Case("transpose2d", prim("transpose", perm=(1, 0)), np.transpose, (x[0],))]
+        [Case("transpose2d", prim("transpose", perm=(1, 0)), np.transpose, (x[0],)),
+         Case("transpose1d", prim("transpose", perm=(0,)), np.transpose, (x[0, 0],)),
+         Case("transpose0d", prim("transpose", perm=()), np.transpose, (np.asarray(x[0, 0, 0]),))]
 
 
 def _broadcast_to_cases():

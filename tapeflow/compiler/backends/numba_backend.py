@@ -383,10 +383,10 @@ def _make_wrapper(kernel, graph, info, src, name):
         C-contiguous and writable: a planned buffer; None, or a result the kernel cannot
         write into, gets a new array per call). The buffers' flat views are made here, once.
         ``buffers[i]`` an ``InPlace(j)``: result i overwrites input j, a variable's array
-        the caller made the variable's own (the buffer plan's promise); that needs a
-        kernel of its own, compiled here (the result no argument but that input holds,
-        so the kernel's arguments stay noalias). If it cannot be compiled, the result
-        gets a new array per call."""
+        the caller made the variable's own or a slot nothing reads after this call (the
+        buffer plan's promise); that needs a kernel of its own, compiled here (the
+        result no argument but that input holds, so the kernel's arguments stay
+        noalias). If it cannot be compiled, the result gets a new array per call."""
         want = {i: b.index for i, b in enumerate(buffers or ()) if isinstance(b, InPlace)}
         if want and want != inplace:
             try:

@@ -12,7 +12,8 @@ Each equation becomes one line calling its primitive's NumPy kernel, e.g.::
 The kernels come from the primitive table (``impl``/``impl_out``), never
 from here; a primitive whose record has a ``lowerings["python"]`` entry (variable
 reads and writes, control flow, print) is emitted by it instead:
-``lowering(ctx, eqn, in_names, out_names) -> [lines]``. Buffers: the buffer plan
+``lowering(ctx, eqn, in_names, out_names) -> [lines]``, or None where the kernel's
+call below serves (a transpose's inline view, not for a 0-d value). Buffers: the buffer plan
 (passes/buffers.py) names slots; this backend allocates one array per slot
 when it compiles a graph, and an intermediate with a static shape is written
 into its slot's array with ``out=``. Values that escape (outputs, variable
@@ -153,7 +154,9 @@ def emit_eqn(ctx, e, ins, outs, buf):
     p = e.prim
     low = p.lowerings.get(NAME)
     if low is not None:
-        return low(ctx, e, ins, outs)
+        lines = low(ctx, e, ins, outs)
+        if lines is not None:     # (None: this equation takes the kernel's call below)
+            return lines
     lhs = ", ".join(outs) if outs else "_"
     if p.multiple_results and len(outs) == 1:
         lhs = outs[0] + ","

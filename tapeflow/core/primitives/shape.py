@@ -84,9 +84,21 @@ def _transpose_abstract(x, perm):
     return Aval(tuple(x.shape[i] for i in perm), x.dtype)
 
 
+def _transpose_python(ctx, e, ins, outs):
+    """The python backend's line: the array's own view inline (``x.T``, 0.2 us), where
+    the kernel called through its ``functools.partial`` cost ~1.6 us (TD3's update has
+    21 transposes). The same view as ``np.transpose``. A 0-d value, which may be a NumPy
+    scalar there, keeps the kernel (None)."""
+    perm = tuple(int(i) for i in e.params["perm"])
+    if not perm:
+        return None
+    return [f"{outs[0]} = {ins[0]}." + ("T" if perm == (1, 0) else f"transpose({perm!r})")]
+
+
 transpose_p = Primitive("transpose", lambda x, perm: np.transpose(x, perm), _transpose_abstract,
                         lambda g, out, x, perm: (transpose(g, tuple(int(i) for i in np.argsort(perm))),),
-                        vjp_np=lambda need, g, out, x, perm: (g.transpose(np.argsort(perm)),))
+                        vjp_np=lambda need, g, out, x, perm: (g.transpose(np.argsort(perm)),),
+                        lowerings={"python": _transpose_python})
 
 
 def _broadcast_to_abstract(x, shape):
