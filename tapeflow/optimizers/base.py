@@ -160,7 +160,7 @@ class _Slabs:
             s._v = view
         self.slot_views[k] = views
         self.slot_slabs[k] = slab
-        return self.slot_slabs[k]
+        return slab
 
     def update(self, grads, loop, empty, args):
         variables = self.variables
