@@ -617,3 +617,111 @@ def test_build_calls_no_learning_rate_callable():
     assert calls == []
     opt.apply_gradients([(tf.constant(np.ones(SHAPE, np.float32)), w)])
     assert calls == [1]
+
+
+# -- several variables in one loop (optimizers/base.py _Slabs) -------------------------------------------------
+
+SLAB_SHAPES = [(6, 5), (5,), (5, 3), (3,), ()]
+
+
+def _many(dtype=np.float32, steps=4, seed=0):
+    rs = np.random.default_rng(seed)
+    w0 = [rs.standard_normal(s).astype(dtype) for s in SLAB_SHAPES]
+    return w0, [[rs.standard_normal(s).astype(dtype) for s in SLAB_SHAPES] for _ in range(steps)]
+
+
+def _apply_all(make, w0, gs, taped=False, between=None):
+    """[values, *slots] after the steps, one apply_gradients of all the variables per step."""
+    opt, ws = make(), [tf.Variable(a) for a in w0]
+    for i, step in enumerate(gs):
+        pairs = [(tf.constant(g), w) for g, w in zip(step, ws)]
+        if taped:
+            with tf.GradientTape():
+                opt.apply_gradients(pairs)
+        else:
+            opt.apply_gradients(pairs)
+        if between is not None:
+            between(i, opt, ws)
+    return [w.numpy() for w in ws] + [sv.numpy() for _, _, sv in opt.slots()]
+
+
+@pytest.mark.parametrize("make", FUSED_CFG)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_variables_of_a_step_update_in_one_loop_with_the_same_bits(make, dtype, monkeypatch):
+    # one call of the rule's loop over the joined slots, gradients and values: the same
+    # bits as the op path and as one loop call per variable (weight decay: per variable)
+    from tapeflow.optimizers import base, rules
+    w0, gs = _many(dtype)
+    calls = []
+    real = rules.kernel
+    monkeypatch.setattr(rules, "kernel", lambda rule: (lambda *a: (calls.append(1), real(rule)(*a))[1]))
+    one_loop = _apply_all(make, w0, gs)
+    per_step = (len(calls) - 1) / len(gs)  # (build's warm-up call: one)
+    assert per_step == (len(w0) if make().weight_decay else 1)
+    ops = _apply_all(make, w0, gs, taped=True)
+    monkeypatch.setattr(base._Slabs, "of", classmethod(lambda *a: None))
+    calls.clear()
+    per_variable = _apply_all(make, w0, gs)
+    assert len(calls) == 1 + len(gs) * len(w0)
+    for a, b, c in zip(one_loop, ops, per_variable):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert a.tobytes() == b.tobytes() == c.tobytes()
+
+
+def test_one_loop_keeps_assign_semantics(tmp_path):
+    # Slots are updated in their slab only while nothing else holds it or their views; a
+    # read (or a view of one) taken between steps keeps its value, and a value assigned
+    # to a variable or a slot (or restored from a checkpoint) between steps is the one the
+    # next step starts from. The results equal the op path's with the same assigns.
+    make = lambda: O.Adam(0.01, amsgrad=True)  # noqa: E731
+    w0, gs = _many(steps=7)
+    held, ckpt = [], []
+
+    def between(i, opt, ws):
+        slots = [sv for _, _, sv in opt.slots()]
+        if i == 0:                                   # a read of a slot
+            r = slots[1].read_value()
+            held.append((r, r.numpy().copy()))
+        elif i == 1:                                 # a view of a slot's buffer, its read gone
+            sub = slots[4].read_value().numpy()[1:]
+            held.append((sub, sub.copy()))
+        elif i == 2:                                 # a variable and a slot assigned
+            ws[2].assign(ws[2] * 0.5)
+            slots[3].assign(slots[3] + 1.0)
+            r = ws[0].read_value()                   # a read of a variable
+            held.append((r, r.numpy().copy()))
+        elif i == 3:
+            c = tf.train.Checkpoint(opt=opt, ws=ws)
+            ckpt[:] = [c, c.write(str(tmp_path / "ckpt"))]
+        elif i == 5:                                 # back to the values after step 3
+            ckpt[0].restore(ckpt[1])
+
+    fused = _apply_all(make, w0, gs, between=between)
+    for h, value in held:
+        assert np.asarray(h).tobytes() == value.tobytes()
+    held.clear()
+    ops = _apply_all(make, w0, gs, taped=True, between=between)
+    for a, b in zip(fused, ops):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_repeated_and_mixed_dtype_variables_update_one_by_one():
+    # a variable listed twice gets both gradients in turn, as on the op path; variables of
+    # two dtypes take the per-variable loops
+    rs = np.random.default_rng(2)
+    w0 = rs.standard_normal(3).astype(np.float32)
+    g = [tf.constant(rs.standard_normal(3).astype(np.float32)) for _ in range(2)]
+    res = []
+    for taped in (False, True):
+        opt, w = O.Adam(0.1), tf.Variable(w0)
+        w64 = tf.Variable(w0.astype(np.float64))
+        for _ in range(3):
+            pairs = [(g[0], w), (g[1], w), (tf.cast(g[0], tf.float64), w64)]
+            if taped:
+                with tf.GradientTape():
+                    opt.apply_gradients(pairs)
+            else:
+                opt.apply_gradients(pairs)
+        res.append([w.numpy(), w64.numpy()] + [sv.numpy() for _, _, sv in opt.slots()])
+    for a, b in zip(*res):
+        assert a.tobytes() == b.tobytes()

@@ -342,6 +342,22 @@ def _matmul_cases():
                            ((2, 1, 2, 3), (3, 3, 2)), ((3, 2, 2), (3, 2, 2))]]
 
 
+def _dense_cases():
+    # pre-activations kept away from relu's kink (finite differences straddle it otherwise)
+    rng = _rng("dense")
+    x, w = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4, 5))
+    b = _signed(rng, (5,), 0.5, 1.0)
+    assert min(np.abs(x @ w).min(), np.abs(x @ w + b).min()) > 1e-3
+    cases = []
+    for act in ("relu", "linear"):
+        f = (lambda z: np.maximum(z, 0)) if act == "relu" else (lambda z: z)
+        cases.append(Case(f"dense-{act}", prim("dense", activation=act), lambda x, w, b, f=f: f(x @ w + b),
+                          (x, w, b)))
+        cases.append(Case(f"dense-{act}-no-bias", prim("dense", activation=act), lambda x, w, f=f: f(x @ w),
+                          (x, w)))
+    return cases
+
+
 EINSUM_SPECS = {
     "ij,jk->ik": [(2, 3), (3, 4)], "ij->j": [(2, 3)], "ij->ji": [(2, 3)], "bij,bjk->bik": [(2, 2, 3), (2, 3, 2)],
     "i,i->": [(4,), (4,)], "ij,kj->ik": [(2, 3), (4, 3)], "ijk->": [(2, 3, 2)], "ij,jk,kl->il": [(2, 3), (3, 2), (2, 2)],
@@ -419,6 +435,7 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
     "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
     "matmul": _matmul_cases,
+    "dense": _dense_cases,
     "einsum": _einsum_cases,
     "matrix_solve": _dense_linalg_cases("matrix_solve"),
     "matrix_determinant": _dense_linalg_cases("matrix_determinant"),

@@ -123,8 +123,8 @@ def bind(p, *args, **params):
     if trace is not None:
         return trace.process(p, args, params)
     # The eager interpretation's fast path (operators, layer math, most gradient rules):
-    # Tensors and Python scalars (at least one Tensor; with one or two operands a Variable
-    # too, read first); any static params; no profiler; a signature seen before. Two
+    # Tensors, Variables (read first) and Python scalars (at least one Tensor or Variable);
+    # any static params; no profiler; a signature seen before. Two
     # operands: p.bind2 (_make_bind2), which Tensor's operators call directly. Same cached
     # rule result, same kernel, same tape record as eager_apply, minus the argument
     # conversions; a miss or a kernel error takes eager_apply, which handles it in full.
@@ -154,12 +154,21 @@ def bind(p, *args, **params):
                     else:
                         osig = _FAST[p, a._s]
                         out = p.impl(a._v)
-            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
+            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n, dense
                 key = [p]
                 vals = []
                 tensors = False
-                for a in args:
+                read = None
+                for i, a in enumerate(args):
                     ca = a.__class__
+                    if ca is not T and ca is not float and ca is not int and isinstance(a, _Variable):
+                        # a Variable operand (Dense's kernel and bias) is read first, as
+                        # eager_apply does; the reads are the operands recorded
+                        a = _read_eager(a)
+                        if read is None:
+                            read = list(args)
+                        read[i] = a
+                        ca = T
                     if ca is T:
                         key.append(a._s)
                         vals.append(a._v)
@@ -170,6 +179,8 @@ def bind(p, *args, **params):
                     else:
                         break
                 else:
+                    if read is not None:
+                        args = tuple(read)
                     if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
                         if params:
                             key.append(tuple(params.items()))
@@ -201,20 +212,10 @@ def _make_bind2(p):
     a second one (same key, same kernel call, same result check and tape record as
     the one- and many-operand paths in bind, and the same eager_apply on a miss)."""
 
-    # may this primitive write its result into a donated first operand (donate())? An
-    # elementwise ufunc with an out= kernel and a fresh result: the same kernel, the same
-    # bits, into the operand's buffer instead of a new one
-    into = p.fusion == "elementwise" and not p.aliases and p.impl_out is not None and not p.multiple_results
-
     def bind2(a, b, params=_EMPTY):
         st = STATE
         if st.trace is not None or st.profiler is not None:
             return bind(p, a, b, **params)
-        if into and a is _DONATED[0]:
-            _DONATED[0] = None
-            t = _bind2_into(p, a, b, params, st)
-            if t is not None:
-                return t
         T = _Tensor
         osig = None
         try:
@@ -270,65 +271,6 @@ def _make_bind2(p):
 
     bind2.__name__ = bind2.__qualname__ = f"bind2_{p.name}"
     return bind2
-
-
-#: [the tensor donate() was last given, or None]
-_DONATED = [None]
-
-
-def donate(t):
-    """The caller gives up the eager tensor ``t``, a fresh result it alone holds (Dense's
-    GEMM output before its bias add, the pre-activation before relu): the next
-    elementwise bind2 of ``t`` as first operand may write its result into ``t``'s
-    buffer (``_bind2_into``), sparing an allocation and a cold output stream. Only
-    with nothing recording: a tape keeps its operands' values, a trace has none, the
-    profiler times the ordinary path. The caller must not use ``t`` after that op.
-    Arrays under ``_DONATE_MIN_BYTES`` are not taken: a small fresh array comes from
-    the allocator's warm free lists, and the in-place path's extra calls cost more
-    (DQN's 64-150-100-4 network: ~0.5 us a layer slower at batch 2, no faster until
-    batch ~64; at batch 200 a training step ~19 us faster, its target network's
-    forward 5 results of up to 120 KB)."""
-    st = STATE
-    if st.trace is None and st.profiler is None and not st.tapes and t._v.nbytes >= _DONATE_MIN_BYTES:
-        _DONATED[0] = t
-
-
-_DONATE_MIN_BYTES = 1 << 15
-
-
-def _bind2_into(p, a, b, params, st):
-    """bind2's eager interpretation for a donated ``a``: the cached rule result, then the
-    primitive's out= kernel (the same ufunc as its kernel: same bits) into ``a``'s buffer,
-    wrapped as the result. Only where the result has ``a``'s shape and dtype (its
-    interned signature: no broadcast to a bigger shape, no promotion) and ``a``'s array
-    owns its memory. None: bind2 takes its ordinary path (which raises any error)."""
-    if st.tapes or params:
-        return None
-    T = _Tensor
-    cb = b.__class__
-    try:
-        if cb is T:
-            osig = _FAST[p, a._s, b._s]
-            bv = b._v
-        elif cb is float or cb is int:
-            osig = _FAST[p, a._s, cb]
-            bv = b
-        elif isinstance(b, _Variable):
-            b = _read_eager(b)
-            osig = _FAST[p, a._s, b._s]
-            bv = b._v
-        else:
-            return None
-    except (KeyError, AttributeError):
-        return None
-    v = a._v
-    if osig is not a._s or v.base is not None:
-        return None
-    p.impl_out(v, v, bv)
-    t = _new(T)
-    t._v = v
-    t._s = osig
-    return t
 
 
 _Tensor = None    # the Tensor and Variable classes (set_tensor_types: tensor.py imports

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.aval import fmt_shape
-from ...core.primitive import aval_of, donate as _donate
+from ...core.primitive import aval_of, bind as _bind
+from ...core.primitives.dense import dense_p as _dense_p
+from ...core.state import STATE
 from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
@@ -71,28 +73,25 @@ class Dense(Layer):
 
     def call(self, inputs):
         v = getattr(inputs, "_v", None)
+        act = self.activation
+        if v is not None and v.ndim == 2 and STATE.trace is None:
+            # eager: one op (core/primitives/dense.py), one tape node, the bias add and relu
+            # in the GEMM's buffer; the same bits as the three ops below
+            fused = "relu" if act is _acts.relu else "linear"
+            if self.use_bias:
+                out = _bind(_dense_p, inputs, self.kernel, self.bias, activation=fused)
+            else:
+                out = _bind(_dense_p, inputs, self.kernel, activation=fused)
+            return out if fused == "relu" or act is _acts.linear else act(out)
+        # traced (the compiler fuses the epilogue itself) or another rank
         rank = v.ndim if v is not None else len(aval_of(inputs).shape)
-        # the Tensor operators are the primitives' bind2 (one frame each): the operands
-        # are tensors here, so math_ops' handling of Python lists has nothing to do
         if rank == 2:
             out = inputs @ self.kernel
-            fresh = True
         else:
             out = M.tensordot(inputs, self.kernel, [[rank - 1], [0]])
-            fresh = False
-        # The GEMM's result and the bias add's are fresh tensors only this call holds: with
-        # nothing recording, the bias add and relu may write into them (donate), as
-        # np.add(out, b, out=out) would; recorded or traced, the same ops as always
         if self.use_bias:
-            if fresh:
-                _donate(out)
             out = out + self.bias
-        act = self.activation
-        if act is _acts.linear:
-            return out
-        if fresh and act is _acts.relu:  # (its one op, maximum(x, 0), takes x as first operand)
-            _donate(out)
-        return act(out)
+        return out if act is _acts.linear else act(out)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)

@@ -1,0 +1,78 @@
+"""dense: ``activation(x @ w + b)``, a Keras Dense layer's eager call as one op.
+
+A composite record: its kernel, shape rule and gradient rules are those of
+matmul, add and relu (maximum with the literal 0) called in that order, so
+every value and every gradient has the bits the three primitives give. What it
+saves is per-op work in eager code: one bind and, under a GradientTape, one
+recorded node instead of three (and one backward step instead of three), and
+the bias add and relu run in place on the GEMM's fresh result, recorded or not
+(the backward needs only the output: see ``_dense_vjp_np``).
+
+Only the eager interpretation uses it (keras.layers.Dense on a rank-2 input):
+a traced Dense emits matmul, add and the activation, which the compiler's
+passes fuse and lower on their own. The gradient rule is written in tapeflow
+ops, so outer tapes, persistent tapes, jacobians and higher-order gradients
+record and differentiate it like any other rule.
+"""
+from __future__ import annotations
+
+from ..aval import fmt_shape
+from ...errors import InvalidArgumentError
+from ..primitive import Primitive, _PY_AVAL
+from . import elementwise as E
+from . import linalg as L
+
+#: the activations the record computes itself (others: Dense applies them to its "linear" result)
+ACTIVATIONS = ("linear", "relu")
+_RELU_NEED = (True, False)  # relu's rule differentiates its input, not the literal 0
+
+
+def _dense_kernel(x, w, *b, activation):
+    out = L.matmul_p.impl(x, w)  # a fresh array: the epilogue writes into it
+    if b:
+        E.add_p.impl_out(out, out, b[0])
+    if activation == "relu":
+        E.maximum_p.impl_out(out, out, 0)
+    return out
+
+
+def _dense_abstract(x, w, *b, activation):
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"dense: activation must be one of {ACTIVATIONS}, got {activation!r}")
+    # the three records' rules in turn: the same errors as the ops the layer would bind
+    h = L.matmul_p.abstract(x, w)
+    out = E.add_p.abstract(h, *b) if b else h
+    if activation == "relu":
+        out = E.maximum_p.abstract(out, _PY_AVAL[int])
+    if x.ndim != 2 or out.shape != h.shape or out.dtype != h.dtype:
+        # the epilogue runs in the GEMM's buffer: a bias that broadcasts it to another
+        # shape or dtype is not a Dense layer's (which binds matmul and add for it)
+        raise InvalidArgumentError(
+            f"dense: expects x (batch, in), w (in, units) and b (units,) of one dtype, got "
+            f"{', '.join(f'{fmt_shape(a.shape)} {a.dtype}' for a in (x, w) + b)}")
+    return out
+
+
+def _dense_vjp(g, out, x, w, *b, activation):
+    # relu's rule with its output for its input: out > 0 exactly where the pre-activation
+    # is (a NaN stays NaN and is not > 0; -0.0 and ties at 0 become 0 or -0.0, not > 0)
+    if activation == "relu":
+        g = E.maximum_p.vjp(g, out, out, 0)[0]
+    gb = E.add_p.vjp(g, out, out, b[0])[1] if b else None
+    gx, gw = L.matmul_p.vjp(g, out, x, w)
+    return (gx, gw, gb) if b else (gx, gw)
+
+
+def _dense_vjp_np(need, g, out, x, w, *b, activation):
+    # the rules' array forms, in the order the tape would run them for the three nodes
+    if activation == "relu":
+        g = E.maximum_p.vjp_np(_RELU_NEED, g, out, out, 0)[0]
+    gb = E.add_p.vjp_np((False, True), g, out, out, b[0])[1] if b and need[2] else None
+    gx = gw = None
+    if need[0] or need[1]:
+        gx, gw = L.matmul_p.vjp_np(need, g, out, x, w)
+    return (gx, gw, gb) if b else (gx, gw)
+
+
+dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np, aliases=False,
+                    doc="activation(x @ w + b) for activation 'linear' or 'relu': Dense's eager call, one op")

@@ -1,0 +1,206 @@
+"""Dense's eager call as one op (core/primitives/dense.py): the bits of matmul, add and
+relu bound one after the other, one tape node, gradients equal to the three nodes' in
+the lean backward and the general one, under nested and persistent tapes, jacobians and
+higher-order gradients."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow import keras
+from tapeflow.core.primitive import READ_VARIABLE
+
+from conftest import check_grads
+
+
+def _dense(act, units=150, batch=64, seed=0, use_bias=True, dtype=np.float32):
+    rs = np.random.default_rng(seed)
+    layer = keras.layers.Dense(units, activation=act, use_bias=use_bias, dtype=dtype)
+    x = tf.constant(rs.standard_normal((batch, 64)).astype(dtype))
+    layer(x)
+    if use_bias:
+        layer.bias.assign(rs.standard_normal(units).astype(dtype))
+    return layer, x
+
+
+def _ops(layer, x):
+    """The layer's math as the three ops (what a traced Dense binds)."""
+    out = x @ layer.kernel
+    if layer.use_bias:
+        out = out + layer.bias
+    act = layer.activation
+    return out if act is keras.activations.linear else act(out)
+
+
+def _bits(t):
+    return np.asarray(t).tobytes()
+
+
+@pytest.mark.parametrize("use_bias", [True, False])
+@pytest.mark.parametrize("act", ["relu", None, "tanh"])
+def test_forward_has_the_ops_bits_in_every_mode(act, use_bias):
+    layer, x = _dense(act, use_bias=use_bias)
+    eager = layer(x).numpy()
+    with tf.GradientTape():
+        taped = layer(x).numpy()
+    traced = tf.function(layer)(x).numpy()
+    ops = _ops(layer, x).numpy()
+    for got in (taped, traced, ops):
+        assert _bits(got) == _bits(eager)
+    ref = x.numpy() @ layer.kernel.numpy() + (layer.bias.numpy() if use_bias else 0)
+    ref = {"relu": np.maximum(ref, 0), "tanh": np.tanh(ref)}.get(act, ref)
+    np.testing.assert_allclose(eager, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_one_tape_node_per_layer_and_the_trace_keeps_the_ops():
+    layer, x = _dense("relu")
+    with tf.GradientTape() as tape:
+        layer(x)
+    assert [n[0].name for n in tape._nodes if n[0] is not READ_VARIABLE] == ["dense"]
+    graph = tf.function(layer).get_concrete_function(x).raw_graph
+    names = [e.prim.name for e in graph.eqns]
+    assert "dense" not in names and "matmul" in names and "maximum" in names
+
+
+def _edge_layer():
+    # pre-activations exactly 0, -0.0, NaN and inf: relu's gradient there comes from the
+    # output (out > 0 exactly where the pre-activation is), which must give the same bits
+    layer, x = _dense("relu", units=6, batch=5)
+    w = np.zeros((64, 6), np.float32)
+    w[0] = [1, -1, 0, 1, 1, 2]
+    layer.kernel.assign(w)
+    layer.bias.assign(np.array([0, 0, -0.0, np.nan, np.inf, -1], np.float32))
+    xv = np.zeros((5, 64), np.float32)
+    xv[:, 0] = [0, 1, -1, 0.5, -0.0]
+    return layer, tf.constant(xv)
+
+
+@pytest.mark.parametrize("case", ["random", "edges"])
+def test_gradients_have_the_three_nodes_bits(case):
+    layer, x = _dense("relu") if case == "random" else _edge_layer()
+    seed = np.random.default_rng(3).standard_normal(layer(x).shape).astype(np.float32)
+    got, want = [], []
+    for f, out in ((layer, got), (lambda x: _ops(layer, x), want)):
+        # lean backward (nothing records it), the general one (a persistent tape inside
+        # its context records it), and the input's gradient alone
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        out += tape.gradient(y, [x] + layer.trainable_variables, output_gradients=tf.constant(seed))
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = f(x)
+            out += tape.gradient(y, [x] + layer.trainable_variables, output_gradients=tf.constant(seed))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        out.append(tape.gradient(y, x, output_gradients=tf.constant(seed)))
+    assert len(got) == len(want) == 7
+    for g, w in zip(got, want):
+        assert _bits(g) == _bits(w)
+
+
+def test_one_source_at_a_time_has_the_ops_bits():
+    # the rule computes only what the sources need (need=): each alone, as the three nodes
+    layer, x = _dense("relu")
+    for src in layer.trainable_variables:
+        gs = []
+        for f in (layer, lambda x: _ops(layer, x)):
+            with tf.GradientTape() as tape:
+                y = tf.reduce_sum(tf.square(f(x)))
+            gs.append(tape.gradient(y, src))
+        assert _bits(gs[0]) == _bits(gs[1])
+
+
+@pytest.mark.parametrize("act", ["relu", None])
+def test_second_order_through_nested_tapes_matches_the_ops(act):
+    layer, x = _dense(act, units=7, batch=4, dtype=np.float64)
+    x = tf.constant(np.random.default_rng(1).standard_normal((4, 64)))
+    res = []
+    for f in (layer, lambda x: _ops(layer, x)):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(tf.square(f(x)))
+            gx, gk = inner.gradient(y, [x, layer.kernel])
+            z = tf.reduce_sum(gx * gx) + tf.reduce_sum(gk)
+        res.append([gx, gk] + outer.gradient(z, [x] + layer.trainable_variables))
+    for a, b in zip(*res):
+        assert _bits(a) == _bits(b)
+
+
+def test_jacobians_match_the_ops():
+    layer, x = _dense("relu", units=3, batch=2, dtype=np.float64)
+    res = []
+    for f in (layer, lambda x: _ops(layer, x)):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = f(x)
+        res.append([tape.jacobian(y, layer.kernel), tape.batch_jacobian(y, x)])
+    for a, b in zip(*res):
+        assert _bits(a) == _bits(b)
+
+
+@pytest.mark.parametrize("act", ["relu", "linear"])
+def test_layer_gradients_against_finite_differences(act):
+    rs = np.random.default_rng(5)
+    layer = keras.layers.Dense(5, activation=act, dtype="float64")
+    x = rs.standard_normal((3, 4))
+    layer(tf.constant(x))
+    w0, b0 = rs.standard_normal((4, 5)), rs.standard_normal(5)
+    assert np.abs(x @ w0 + b0).min() > 1e-3  # (away from relu's kink)
+    layer.kernel.assign(w0)
+    layer.bias.assign(b0)
+    check_grads(lambda x: layer(x), [x], order=2)  # the input's, first and second order
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.sin(layer(tf.constant(x))))
+    gk, gb = tape.gradient(y, [layer.kernel, layer.bias])
+    eps = 1e-6
+    for var, g in ((layer.kernel, gk), (layer.bias, gb)):
+        v0 = var.numpy()
+        num = np.zeros_like(v0)
+        for i in np.ndindex(v0.shape):
+            d = np.zeros_like(v0)
+            d[i] = eps
+            var.assign(v0 + d)
+            up = float(tf.reduce_sum(tf.sin(layer(tf.constant(x)))))
+            var.assign(v0 - d)
+            down = float(tf.reduce_sum(tf.sin(layer(tf.constant(x)))))
+            num[i] = (up - down) / (2 * eps)
+        var.assign(v0)
+        np.testing.assert_allclose(g.numpy(), num, rtol=1e-6, atol=1e-8)
+
+
+def test_a_snapshot_read_before_the_call_keeps_its_value_and_the_optimizer_step_is_unchanged():
+    # the epilogue writes only the GEMM's fresh result: the kernel, the bias and the input
+    # keep their bits, and a training step through the layer equals the ops' step
+    layer, x = _dense("relu")
+    other, _ = _dense("relu")
+    other.set_weights(layer.get_weights())
+    kept = [x.numpy().copy(), layer.kernel.numpy().copy(), layer.bias.numpy().copy()]
+    losses = []
+    for lay, f in ((layer, layer), (other, lambda x: _ops(other, x))):
+        opt = keras.optimizers.Adam(1e-2)
+        for _ in range(3):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(f(x) - 1.0))
+            opt.apply_gradients(zip(tape.gradient(loss, lay.trainable_variables), lay.trainable_variables))
+            losses.append(float(loss))
+        if lay is layer:
+            assert _bits(x.numpy()) == _bits(kept[0])
+    assert losses[:3] == losses[3:]
+    for a, b in zip(layer.get_weights(), other.get_weights()):
+        assert _bits(a) == _bits(b)
+
+
+def test_the_op_rejects_what_a_dense_layer_never_gives_it():
+    from tapeflow.core.primitive import bind
+    from tapeflow.core.primitives.dense import dense_p
+    x = tf.constant(np.ones((2, 3), np.float32))
+    w = tf.constant(np.ones((3, 4), np.float32))
+    with pytest.raises(ValueError, match="dense: expects x"):
+        bind(dense_p, x, w, tf.constant(np.ones((2, 1, 4), np.float32)), activation="relu")
+    with pytest.raises(ValueError, match="activation must be one of"):
+        bind(dense_p, x, w, activation="tanh")
+    with pytest.raises(Exception, match="matmul: inner dimensions differ"):
+        bind(dense_p, x, tf.constant(np.ones((4, 4), np.float32)), activation="linear")
