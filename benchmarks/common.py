@@ -170,25 +170,33 @@ def _noop(_):
 
 def warm_up(bench: Bench, cfg: dict) -> dict:
     """The first call (compile time, reported apart), then at least `warmup_calls`
-    calls and `warmup_s` seconds; returns their figures and the seconds per call.
-    A bench with fixed `calls` is not called at all: each of its calls is work
-    that must be timed (a chunk of a training run)."""
+    calls and `warmup_s` seconds, in synchronised mini-blocks of 1, 2, 4, ... calls;
+    returns the first call's time and the seconds per call of the fastest mini-block,
+    which sizes the timed blocks: a host in a slow phase during the warm-up would
+    otherwise leave an implementation with blocks of one call for the whole run.
+    A bench with fixed `calls` is not called at all: each of its calls is work that
+    must be timed (a chunk of a training run)."""
     if bench.calls is not None:
         return {"first_call_s": None, "per_call_s": None}
     step, sync = bench.step, bench.sync or _noop
     t0 = time.perf_counter()
     sync(step())
     first = time.perf_counter() - t0
-    n_warm, t0 = 0, time.perf_counter()
+    n_warm, k, best, start = 0, 1, math.inf, time.perf_counter()
     cap = max(cfg["warmup_s"] * 4, 3 * first)
     while True:
-        r = step()
-        n_warm += 1
-        el = time.perf_counter() - t0
-        if (n_warm >= cfg["warmup_calls"] and el >= cfg["warmup_s"]) or (el > cap and n_warm >= 1):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            r = step()
+        sync(r)
+        dt = time.perf_counter() - t0
+        n_warm, best = n_warm + k, min(best, dt / k)
+        el = time.perf_counter() - start
+        if (n_warm >= cfg["warmup_calls"] and el >= cfg["warmup_s"]) or el > cap:
             break
-    sync(r)
-    return {"first_call_s": first, "per_call_s": (time.perf_counter() - t0) / n_warm}
+        if dt < cfg["warmup_s"] / 8:
+            k *= 2
+    return {"first_call_s": first, "per_call_s": best}
 
 
 def time_block(bench: Bench, calls: int) -> dict:

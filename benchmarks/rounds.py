@@ -86,7 +86,7 @@ class Worker:
 
     def __init__(self, tag, cmd, env, cwd, log_path, echo=None):
         self.tag, self.dead, self.t0 = tag, None, time.time()
-        self.idle_cpu_s = self.idle_wall_s = 0.0
+        self.idle_cpu_s = self.idle_wall_s = self.settle_s = 0.0
         self._idle_from = None
         self.log_path = log_path
         self._log = open(log_path, "a", buffering=1)  # O_APPEND: the worker's stderr shares it
@@ -155,7 +155,9 @@ class Worker:
                 break
             quiet_looks = quiet_looks + 1 if n == 0 else 0
             time.sleep(QUIET_POLL_S)
-        return time.perf_counter() - t0
+        waited = time.perf_counter() - t0
+        self.settle_s += waited
+        return waited
 
     def hello(self, timeout):
         """The worker's first reply (its framework imported: versions, CPUs, pid)."""
@@ -197,7 +199,8 @@ class Worker:
             self._pump.join(timeout=10)
         self._log.close()
         out = {"wall_s": round(time.time() - self.t0, 2), "idle_cpu_s": round(self.idle_cpu_s, 3),
-               "idle_wall_s": round(self.idle_wall_s, 2), "peak_rss_mib": peak}
+               "idle_wall_s": round(self.idle_wall_s, 2), "settle_s": round(self.settle_s, 2),
+               "peak_rss_mib": peak}
         if self.dead:
             out["failed"] = self.dead
         return out
