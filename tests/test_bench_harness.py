@@ -369,3 +369,48 @@ def test_update_readme_replaces_only_the_marked_section(tmp_path):
     assert text.startswith("intro\n") and text.endswith("outro\n") and "### Benchmarks: x" in text
     p.write_text("no markers here\n")
     assert "not updated" in update_readme("| a |", str(p))
+
+
+class _CountingAgent:
+    """Stands in for a TD3 agent in tapeflow.rl.trainer.train: counts its learning steps."""
+
+    def __init__(self, action_dim, fail_at=None):
+        self.action_dim, self.fail_at, self.trained = action_dim, fail_at, 0
+        self.rng = np.random.default_rng(0)
+
+    def select_action(self, state):
+        return np.zeros(self.action_dim, np.float32)
+
+    def train(self, replay_buffer):
+        if self.trained == self.fail_at:
+            raise ValueError("update failed")
+        self.trained += 1
+        return 0.0, 0.0
+
+
+def test_td3_mujoco_chunks_advance_the_run_a_chunk_at_a_time():
+    pytest.importorskip("gymnasium")
+    from benchmarks.workloads import td3_mujoco
+
+    case = td3_mujoco.cases("tiny")[0]
+    agents = []
+
+    def make(state_dim, action_dim, max_action, fail_at=None):
+        agents.append(_CountingAgent(action_dim, fail_at))
+        return agents[-1]
+
+    run = td3_mujoco.ChunkedRun(case, make)
+    run.start()  # the random start phase: no learning step yet
+    assert agents[0].trained == 0
+    for i in range(case["rounds"]):
+        run.step()
+        assert agents[0].trained == (i + 1) * case["chunk"]  # paused before the next one
+    with pytest.raises(RuntimeError, match="has ended"):
+        run.step()
+    assert run.metrics()["timed_steps"] == case["rounds"] * case["chunk"]
+    # a failure inside the training thread surfaces in the chunk that met it
+    failing = td3_mujoco.ChunkedRun(case, lambda s, a, m: make(s, a, m, fail_at=case["chunk"] + 3))
+    failing.start()
+    failing.step()
+    with pytest.raises(RuntimeError, match="the training run failed: ValueError: update failed"):
+        failing.step()
