@@ -34,6 +34,8 @@ BLOCK_TIMEOUT_FACTOR, MIN_BLOCK_TIMEOUT_S = 20.0, 60.0
 #: threads spin 40-100 ms after a GEMM before they sleep (the host probe's process: 40-100 ms of
 #: CPU in the 0.5 s after its two GEMMs): the next block must not share the CPUs with them.
 QUIET_POLL_S, SETTLE_MAX_S = 0.002, 0.5
+#: a round longer than this prints a progress line
+PROGRESS_S = 5.0
 
 
 class WorkerDied(Exception):
@@ -224,6 +226,7 @@ def run_rounds(slots, rounds, probe=None, say=print):
         sl["s"], sl["cpu_s"] = [None] * rounds, [None] * rounds
     probes = [None] * rounds
     for r in range(rounds):
+        t_round = time.perf_counter()
         if probe is not None and not probe.dead:
             try:
                 probes[r] = probe.request({"cmd": "probe"}, MIN_BLOCK_TIMEOUT_S)["s"]
@@ -249,6 +252,10 @@ def run_rounds(slots, rounds, probe=None, say=print):
                 continue
             sl["s"][r], sl["cpu_s"][r] = rep["s"], rep["cpu_s"]
             sl["worker"].settle()
+        if time.perf_counter() - t_round > PROGRESS_S:  # long rounds (chunks of a run): say where it is
+            done = ", ".join(f"{sl['impl']} {sl['s'][r] * 1e3:.3g} ms" for sl in slots if sl["s"][r] is not None)
+            probe_txt = f"; host probe {probes[r] * 1e6:.0f} µs" if probes[r] is not None else ""
+            say(f"    round {r + 1}/{rounds}: {done} per unit{probe_txt}")
     return probes
 
 

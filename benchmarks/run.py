@@ -171,7 +171,9 @@ def stub_rows(wl, framework, mode, why, impls=None, case_names=None):
 def run_case(wl, case, live, args, probe, say):
     """One case: each worker builds, checks and warms up its implementations in turn, then
     the rounds (rounds.py); returns (rows, extras by framework, host probe per round)."""
-    mode, cfg = args.mode, TIMING[args.mode]
+    mode, cfg = args.mode, dict(TIMING[args.mode])
+    if getattr(args, "rounds", None):
+        cfg["rounds"] = cfg["min_rounds"] = args.rounds
     rows, slots, built = [], [], []
     for w in live:
         expected = stub_rows(wl, w.framework, mode, "", impls=w.impls, case_names={case["name"]})
@@ -427,6 +429,9 @@ def parse_args(argv=None):
     ap.add_argument("--one-process-per-framework", action="store_true",
                     help="run all of a framework's implementations of a workload in one worker (faster start, "
                          "but each row's timing then depends on the rows before it)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="interleaved rounds per case (default: the mode's, fewer where a slow implementation "
+                         "would exceed its time budget; a case's own count, as td3_mujoco's chunks, is kept)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
     ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
     ap.add_argument("--no-chart", action="store_true")
@@ -511,7 +516,8 @@ def main(argv=None):
         results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
                                "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(
                                    args.threads, args.omp_passive),
-                               "process_per_impl": not args.one_process_per_framework}
+                               "process_per_impl": not args.one_process_per_framework,
+                               "rounds": args.rounds or TIMING[args.mode]["rounds"]}
         if peer_report is not None:
             results["peers"] = peer_report
         # keep workloads in the registry's order
