@@ -9,7 +9,10 @@ and TensorFlow on the same workloads, in one run.
 
 Each implementation runs in a worker process of its own: NumPy and tapeflow
 with this interpreter (tapeflow's .venv), PyTorch/JAX/TensorFlow with the
-peers venv's (.venv-peers), so the peers are never imported here. Results:
+peers venv's (.venv-peers), so the peers are never imported here. All of a
+workload's workers live at once; they build and warm up in turn, then time
+one block each per round, in interleaved rounds (rounds.py), so that every
+round's ratio compares neighbours in time on a host whose speed drifts. Results:
 benchmarks/results/latest.json (every figure + the machine), README_table.md
 (Markdown tables), latest.png (bar chart, drawn in the peers venv), logs/.
 """
@@ -242,11 +245,13 @@ def run_case(wl, case, live, args, probe, say):
                     row.setdefault("metrics", {}).update(m)
         if rep.get("extras"):
             extras[w.framework] = rep["extras"]
+    disp = case.get("display", "us")
+    k, sym = report.scale(disp), report.UNIT_SYMBOL.get(disp, disp)
     for row in rows:
         if row.get("status") == "ok" and "timing" in row:
             t = row["timing"]
-            say(f"    {row['label']}: median {t['median'] * 1e6:.3f} µs/{case.get('unit', 'call')} "
-                f"(min {t['min'] * 1e6:.3f}, max {t['max'] * 1e6:.3f}; {t.get('blocks', 1)}x"
+            say(f"    {row['label']}: median {report.fmt_num(t['median'] * k)} {sym}/{case.get('unit', 'call')} "
+                f"(min {report.fmt_num(t['min'] * k)}, max {report.fmt_num(t['max'] * k)}; {t.get('blocks', 1)}x"
                 f"{t.get('calls_per_block', 1)} calls)")
     return rows, extras, probes
 
