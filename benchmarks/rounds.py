@@ -143,8 +143,12 @@ class Worker:
             self._fail(f"timed out after {timeout:.0f} s")
         if line is None:
             self._fail(f"worker exited with code {self.proc.wait()}")
+        try:
+            rep = json.loads(line)
+        except ValueError:
+            self._fail(f"garbled reply {line[:100]!r}")
         self._idle_from = (time.perf_counter(), _proc_cpu_s(self.proc.pid))
-        return json.loads(line)
+        return rep
 
     def settle(self):
         """Wait until the worker's threads are quiet after its reply (see QUIET_POLL_S);
