@@ -123,8 +123,14 @@ def _bench(case, make):
 
 
 def build_tapeflow(case, data, compiled=True):
+    import tapeflow as tf
     from tapeflow.rl.trainer import make_agent
 
+    # as `tapeflow td3 train` runs: no thread count set in the program (the worker sets one
+    # for the other workloads), so a GEMM's BLAS threads follow the load as they do for a
+    # user; the environment's OPENBLAS/OMP_NUM_THREADS still size the pool, as for the CLI
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+    tf.config.threading.set_inter_op_parallelism_threads(0)
     return _bench(case, lambda s, a, m: make_agent("td3", s, a, m, SEED, compiled))
 
 
