@@ -29,14 +29,20 @@ FRAMEWORK_LABELS = {
     "tensorflow": "TensorFlow",
 }
 
-# Timing protocol per mode: `blocks` timed blocks, each block made of enough
-# calls to last at least `block_s` seconds (measured after the warm-up), the
-# whole measurement of one implementation capped to about `budget_s` seconds
-# (fewer calls per block, never fewer than `min_blocks` blocks of one call).
+# Timing protocol per mode. Every implementation of a case lives in its own
+# worker process at once; after each has built, checked and warmed up (one at a
+# time), they time one block each per round, in a rotating order, while the
+# others wait blocked on their stdin (run.py, rounds.py). A block is enough calls
+# to last at least `block_s` seconds (sized from the warm-up); `rounds` rounds,
+# cut (never below `min_rounds`) so that no implementation is timed for much
+# more than `budget_s` seconds in all (a slow one first gets fewer calls per
+# block, down to one). Many short blocks in many rounds rather than a few long
+# ones: a round's ratio compares neighbours in time, and the host has slow phases
+# lasting minutes.
 TIMING = {
-    "tiny": dict(blocks=3, min_blocks=2, block_s=0.002, warmup_s=0.0, warmup_calls=1, budget_s=2.0),
-    "quick": dict(blocks=7, min_blocks=3, block_s=0.06, warmup_s=0.1, warmup_calls=2, budget_s=8.0),
-    "full": dict(blocks=9, min_blocks=3, block_s=0.4, warmup_s=0.5, warmup_calls=3, budget_s=40.0),
+    "tiny": dict(rounds=3, min_rounds=2, block_s=0.002, warmup_s=0.0, warmup_calls=1, budget_s=2.0),
+    "quick": dict(rounds=9, min_rounds=3, block_s=0.04, warmup_s=0.1, warmup_calls=2, budget_s=8.0),
+    "full": dict(rounds=11, min_rounds=3, block_s=0.3, warmup_s=0.5, warmup_calls=3, budget_s=40.0),
 }
 
 
@@ -64,6 +70,7 @@ class Bench:
     finish: Callable[[], dict] | None = None
     note: str = ""
     reference: dict | None = None  # replaces the workload's reference for this row (prefer Impl.reference_variant)
+    calls: int | None = None  # fixed calls per block, and no warm-up: every call is timed (td3_mujoco's chunks)
 
 
 @dataclass
@@ -161,41 +168,89 @@ def _noop(_):
     return None
 
 
-def measure(bench: Bench, mode: str) -> dict:
-    """Warm up, then time `bench.step` in blocks; returns seconds per unit."""
-    cfg = TIMING[mode]
-    step, sync, units = bench.step, bench.sync or _noop, float(bench.units)
+def warm_up(bench: Bench, cfg: dict) -> dict:
+    """The first call (compile time, reported apart), then at least `warmup_calls`
+    calls and `warmup_s` seconds, in synchronised mini-blocks of 1, 2, 4, ... calls;
+    returns the first call's time and the seconds per call of the fastest mini-block,
+    which sizes the timed blocks: a host in a slow phase during the warm-up would
+    otherwise leave an implementation with blocks of one call for the whole run.
+    A bench with fixed `calls` is not called at all: each of its calls is work that
+    must be timed (a chunk of a training run)."""
+    if bench.calls is not None:
+        return {"first_call_s": None, "per_call_s": None}
+    step, sync = bench.step, bench.sync or _noop
     t0 = time.perf_counter()
     sync(step())
     first = time.perf_counter() - t0
-    # warm-up: at least `warmup_calls` calls and `warmup_s` seconds (capped)
-    n_warm, t0 = 0, time.perf_counter()
+    n_warm, k, best, start = 0, 1, math.inf, time.perf_counter()
     cap = max(cfg["warmup_s"] * 4, 3 * first)
     while True:
-        r = step()
-        n_warm += 1
-        el = time.perf_counter() - t0
-        if (n_warm >= cfg["warmup_calls"] and el >= cfg["warmup_s"]) or (el > cap and n_warm >= 1):
-            break
-    sync(r)
-    per_call = (time.perf_counter() - t0) / n_warm
-    blocks = cfg["blocks"]
-    calls = max(1, int(math.ceil(cfg["block_s"] / max(per_call, 1e-9))))
-    # respect the budget: shrink calls per block, then blocks
-    while calls > 1 and per_call * calls * blocks > cfg["budget_s"]:
-        calls = max(1, calls // 2)
-    while blocks > cfg["min_blocks"] and per_call * calls * blocks > cfg["budget_s"]:
-        blocks -= 1
-    samples = []
-    for _ in range(blocks):
         t0 = time.perf_counter()
-        for _ in range(calls):
+        for _ in range(k):
             r = step()
         sync(r)
-        samples.append((time.perf_counter() - t0) / (calls * units))
-    out = stats(samples)
-    out.update({"blocks": blocks, "calls_per_block": calls, "units_per_call": units, "first_call_s": first})
-    return out
+        dt = time.perf_counter() - t0
+        n_warm, best = n_warm + k, min(best, dt / k)
+        el = time.perf_counter() - start
+        if (n_warm >= cfg["warmup_calls"] and el >= cfg["warmup_s"]) or el > cap:
+            break
+        if dt < cfg["warmup_s"] / 8:
+            k *= 2
+    return {"first_call_s": first, "per_call_s": best}
+
+
+def time_block(bench: Bench, calls: int) -> dict:
+    """One timed block: `calls` calls, synchronised at the end; wall seconds per unit
+    of work, and the process's CPU seconds per unit (all its threads: compared with
+    the wall time it shows threads at work, or another process taking the CPUs)."""
+    step, sync = bench.step, bench.sync or _noop
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        r = step()
+    sync(r)
+    n = calls * float(bench.units)
+    return {"s": (time.perf_counter() - t0) / n, "cpu_s": (time.process_time() - c0) / n}
+
+
+def plan_rounds(per_call: dict, cfg: dict, rounds: int | None = None) -> tuple[int, dict]:
+    """(rounds, {impl: calls per block}) for implementations taking `per_call[impl]`
+    seconds a call, under the mode's `cfg`; `rounds` given (a case's own count) is
+    kept as it is."""
+    calls = {k: max(1, int(math.ceil(cfg["block_s"] / max(v, 1e-9)))) for k, v in per_call.items()}
+    n = rounds or cfg["rounds"]
+
+    def total(k):
+        return per_call[k] * calls[k] * n
+
+    for k in calls:  # a slow implementation gets fewer calls per block first
+        while calls[k] > 1 and total(k) > cfg["budget_s"]:
+            calls[k] = max(1, calls[k] // 2)
+    if rounds is None:  # then fewer rounds, for everyone: rounds are shared
+        while n > cfg["min_rounds"] and calls and max(total(k) for k in calls) > cfg["budget_s"]:
+            n -= 1
+    return n, calls
+
+
+_PROBE_OPERANDS: dict = {}
+
+
+def sgemm_pair_probe(n: int = 256, tries: int = 5) -> float:
+    """The host probe: seconds for two n^3 float32 GEMMs back to back, min of `tries`.
+    On the 2-core host of the README's runs: 384 µs idle, 450-570 µs in its busy
+    phases; recorded once per round, so that a reader sees what state the host was in."""
+    if n not in _PROBE_OPERANDS:
+        r = np.random.default_rng(0)
+        _PROBE_OPERANDS[n] = (r.random((n, n), dtype=np.float32), r.random((n, n), dtype=np.float32),
+                              np.empty((n, n), np.float32))
+    a, b, c = _PROBE_OPERANDS[n]
+    np.matmul(a, b, out=c)  # the first call after an idle spell wakes BLAS's threads
+    best = math.inf
+    for _ in range(tries):
+        t0 = time.perf_counter()
+        np.matmul(a, b, out=c)
+        np.matmul(b, a, out=c)
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def short_error(exc: BaseException, limit: int = 300) -> str:

@@ -45,9 +45,13 @@ def annotate_case(case: dict, machine: dict | None = None) -> dict:
     best = (machine or {}).get("peak_gflops_best")
     for r in ok:
         med = r["timing"]["median"]
-        r["vs_fastest_peer"] = med / fastest_peer["timing"]["median"] if fastest_peer else None
-        r["vs_numpy"] = med / numpy_ref["timing"]["median"] if numpy_ref else None
+        for key, ref in (("vs_fastest_peer", fastest_peer), ("vs_numpy", numpy_ref)):
+            r[key], r[key + "_rounds"] = _vs(r["timing"], ref["timing"]) if ref else (None, None)
         m = r.setdefault("metrics", {})
+        if case.get("ratio_of_sums") and "total_s" in r["timing"]:  # a run cut in chunks: its timed total
+            m["total_s"] = r["timing"]["total_s"]
+            if fastest_peer and _same_series(r["timing"], fastest_peer["timing"]):
+                m["ratio_of_sums"] = r["timing"]["total_s"] / fastest_peer["timing"]["total_s"]
         if case.get("flops_per_unit"):
             m["gflops"] = case["flops_per_unit"] / med / 1e9
             if peak:
@@ -55,6 +59,24 @@ def annotate_case(case: dict, machine: dict | None = None) -> dict:
             if best:
                 m["pct_best_peak"] = 100.0 * m["gflops"] / best
     return case
+
+
+def _same_series(a: dict, b: dict) -> bool:
+    return bool(a.get("series")) and a.get("series") == b.get("series") and len(a["rounds"]) == len(b["rounds"])
+
+
+def _vs(t: dict, ref: dict):
+    """(ratio, [min, max]) of a row's time to a reference row's. Rows timed in the same
+    interleaved rounds: the median of the per-round ratios (each compares blocks timed
+    seconds apart) and their range; otherwise (a one-off run, a row kept from another
+    run) the ratio of the medians, and no range."""
+    if _same_series(t, ref):
+        per = [a / b for a, b in zip(t["rounds"], ref["rounds"]) if a is not None and b]
+        if per:
+            per.sort()
+            n = len(per)
+            return (per[n // 2] if n % 2 else 0.5 * (per[n // 2 - 1] + per[n // 2])), [per[0], per[-1]]
+    return t["median"] / ref["median"], None
 
 
 def _check_cell(r: dict) -> str:
@@ -67,10 +89,13 @@ def _check_cell(r: dict) -> str:
     return f"{tag} {c['max_abs']:.1g} / {c['max_rel']:.1g}"
 
 
-def _ratio(v) -> str:
+def _ratio(v, spread=None) -> str:
     if v is None:
         return "-"
-    return f"{v:.2f}×" if v < 100 else f"{v:,.0f}×"
+    cell = f"{v:.2f}×" if v < 100 else f"{v:,.0f}×"
+    if spread and spread[0] != spread[1]:
+        cell += f" ({fmt_num(spread[0])}–{fmt_num(spread[1])})"
+    return cell
 
 
 def _escape(s: str) -> str:
@@ -98,7 +123,8 @@ def case_table(case: dict) -> str:
             t = r["timing"]
             cells = [label, fw, fmt_num(t["median"] * k),
                      f"{fmt_num(t['min'] * k)} – {fmt_num(t['max'] * k)}" if t.get("n", 1) > 1 else "-",
-                     _ratio(r.get("vs_fastest_peer")), _ratio(r.get("vs_numpy"))]
+                     _ratio(r.get("vs_fastest_peer"), r.get("vs_fastest_peer_rounds")),
+                     _ratio(r.get("vs_numpy"), r.get("vs_numpy_rounds"))]
             m = r.get("metrics", {})
             for _, key, fmt in cols:
                 v = m.get(key)
@@ -124,6 +150,10 @@ def workload_markdown(name: str, wl: dict, level: int = 3) -> str:
         if case.get("fastest_peer"):
             notes.append(f"fastest peer: {case['fastest_peer']['label']}")
         notes.append(f"mode {wl.get('mode')}, {wl.get('threads')} thread(s)")
+        probes = [p for p in case.get("host_probe_s") or [] if p is not None]
+        if probes:
+            notes.append(f"{len(probes)} interleaved rounds; host probe (two 256³ float32 GEMMs, min of 5) "
+                         f"{min(probes) * 1e6:.0f}–{max(probes) * 1e6:.0f} µs over the rounds")
         if case.get("notes"):
             notes.extend(case["notes"])
         out.append("_" + "; ".join(notes) + "._\n")
@@ -171,9 +201,13 @@ def full_markdown(results: dict) -> str:
            f"Machine: {machine_line(m)}.\n",
            f"Versions: {versions_line(results)}.\n",
            f"Threads: {threads_line(results)}.\n",
-           "Times are medians over timed blocks after a warm-up; min – max over the blocks. "
-           "× fastest peer: time divided by the fastest of PyTorch/JAX/TensorFlow; × NumPy: divided by the "
-           "hand-written NumPy implementation. check: the implementation's answer against a float64 NumPy "
+           "Every implementation of a case runs in its own process, all at once; after each has built, "
+           "checked and warmed up, they time one block each per round, in a rotating order, while the "
+           "others wait. Times are medians over the rounds; min – max over them. × fastest peer: time "
+           "divided by the fastest of PyTorch/JAX/TensorFlow, × NumPy: divided by the hand-written NumPy "
+           "implementation, both the median of the per-round ratios (in brackets their range over the "
+           "rounds). The host probe (two 256³ float32 GEMMs) opens every round: its range shows how "
+           "the host's speed moved. check: the implementation's answer against a float64 NumPy "
            "reference, before timing (rel = max abs diff / max abs reference).\n"]
     for name, wl in results.get("workloads", {}).items():
         out.append(workload_markdown(name, wl))

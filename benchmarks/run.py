@@ -9,7 +9,10 @@ and TensorFlow on the same workloads, in one run.
 
 Each implementation runs in a worker process of its own: NumPy and tapeflow
 with this interpreter (tapeflow's .venv), PyTorch/JAX/TensorFlow with the
-peers venv's (.venv-peers), so the peers are never imported here. Results:
+peers venv's (.venv-peers), so the peers are never imported here. All of a
+workload's workers live at once; they build and warm up in turn, then time
+one block each per round, in interleaved rounds (rounds.py), so that every
+round's ratio compares neighbours in time on a host whose speed drifts. Results:
 benchmarks/results/latest.json (every figure + the machine), README_table.md
 (Markdown tables), latest.png (bar chart, drawn in the peers venv), logs/.
 """
@@ -23,7 +26,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +33,8 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from benchmarks import peers_env, report  # noqa: E402
+from benchmarks import peers_env, report, rounds  # noqa: E402
+from benchmarks.common import TIMING, plan_rounds  # noqa: E402
 from benchmarks.workloads import get_workload, names as workload_names  # noqa: E402
 
 DEFAULT_OUT = os.path.join(HERE, "results")
@@ -64,6 +67,8 @@ FRAMEWORK_ORDER = ["numpy", "tapeflow", "torch", "jax", "tensorflow"]
 PEERS = ("torch", "jax", "tensorflow")
 FULL_ONLY = {"gridworld", "shared_machine"}  # run in quick/tiny mode only when named with --only
 WORKER_TIMEOUT = {"tiny": 300, "quick": 900, "full": 3000}
+#: an idle worker taking more than this share of a CPU while it waits is reported (it competes with the one timed)
+IDLE_CPU_WARN = 0.05
 
 
 def say(msg=""):
@@ -128,85 +133,127 @@ def busy_warning(before, after, machine):
     return ""
 
 
-def run_worker(python, workload, framework, mode, threads, out_dir, log_dir, impls=None, timeout=None,
-               omp_passive=False, reference=None, tag=None):
-    """Runs one worker; returns its JSON (or a stub saying why it failed)."""
-    tag = tag or framework
-    out_json = os.path.join(out_dir, f"{workload}-{tag}.json")
-    log_path = os.path.join(log_dir, f"{workload}-{tag}.log")
-    env = dict(os.environ)
+def worker_env(threads, omp_passive):
     from benchmarks.common import thread_env
 
+    env = dict(os.environ)
     env.update(thread_env(threads, omp_passive))
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [python, os.path.join(HERE, "worker.py"), "--workload", workload, "--framework", framework,
-           "--mode", mode, "--threads", str(threads), "--out", out_json]
+    return env
+
+
+def start_worker(python, tag, workload, framework, args, log_dir, impls=None, reference=None):
+    """A worker process serving `impls` of `framework` for `workload` (none: the host probe)."""
+    cmd = [python, os.path.join(HERE, "worker.py"), "--framework", framework, "--mode", args.mode,
+           "--threads", str(args.threads)]
+    if workload:
+        cmd += ["--workload", workload]
     if impls:
         cmd += ["--impls", ",".join(impls)]
     if reference:
         cmd += ["--reference", reference]
-    for stale in (out_json, out_json + ".tmp"):
-        if os.path.exists(stale):
-            os.remove(stale)
-    t0 = time.time()
-    rc, why = None, ""
+    log_path = os.path.join(log_dir, f"{workload or 'probe'}-{tag}.log")
     open(log_path, "w").close()
-    with open(log_path, "a", buffering=1) as log:  # O_APPEND: the worker's stderr shares it
-        try:
-            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env, cwd=ROOT,
-                                 bufsize=1)
-
-            def pump():
-                for line in p.stdout:
-                    print(line, end="", flush=True)
-                    log.write(line)
-
-            th = threading.Thread(target=pump, daemon=True)
-            th.start()
-            limit = timeout or WORKER_TIMEOUT[mode]
-            try:
-                rc = p.wait(timeout=limit)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                rc = p.wait()
-                why = f"timed out after {limit} s"
-            th.join(timeout=10)
-        except OSError as exc:
-            why = f"could not start {python}: {exc}"
-    res = None
-    if os.path.exists(out_json):
-        try:
-            with open(out_json) as f:
-                res = json.load(f)
-        except ValueError:
-            res = None
-    if res is not None and not res.get("complete"):
-        res["stopped"] = why or f"worker exited with code {rc}"
-    if res is None:
-        tail = ""
-        try:
-            with open(log_path) as f:
-                lines = [ln.strip() for ln in f if ln.strip()]
-            tail = lines[-1][:200] if lines else ""
-        except OSError:
-            pass
-        why = why or f"worker exited with code {rc}"
-        if tail:
-            why += f" ({tail})"
-        res = {"workload": workload, "framework": framework, "failed": why, "results": []}
-    res["wall_s"] = round(time.time() - t0, 2)
-    res["log"] = os.path.relpath(log_path, ROOT)
-    return res
+    return rounds.Worker(tag, cmd, worker_env(args.threads, args.omp_passive), ROOT, log_path,
+                         echo=lambda line: print(line, end="", flush=True))
 
 
-def stub_rows(wl, framework, mode, why):
+def stub_rows(wl, framework, mode, why, impls=None, case_names=None):
     rows = []
     for case in wl.cases(mode):
+        if case_names is not None and case["name"] not in case_names:
+            continue
         for impl in wl.IMPLS:
-            if impl.framework == framework and mode in impl.modes and (impl.cases is None or case["name"] in impl.cases):
+            if impl.framework == framework and mode in impl.modes and (impl.cases is None or case["name"] in impl.cases) \
+                    and (impls is None or impl.name in impls):
                 rows.append({"impl": impl.name, "framework": framework, "label": impl.label, "case": case["name"],
                              "status": "unavailable", "error": why})
     return rows
+
+
+def run_case(wl, case, live, args, probe, say):
+    """One case: each worker builds, checks and warms up its implementations in turn, then
+    the rounds (rounds.py); returns (rows, extras by framework, host probe per round)."""
+    mode, cfg = args.mode, dict(TIMING[args.mode])
+    if getattr(args, "rounds", None):
+        cfg["rounds"] = cfg["min_rounds"] = args.rounds
+    rows, slots, built = [], [], []
+    for w in live:
+        expected = stub_rows(wl, w.framework, mode, "", impls=w.impls, case_names={case["name"]})
+        if not expected:
+            continue
+        try:
+            rep = w.request({"cmd": "case", "case": case["name"]}, WORKER_TIMEOUT[mode])
+            w.settle()  # its threads quiet before the next one warms up (and sizes its blocks)
+        except rounds.WorkerDied as exc:
+            say(f"  [{w.tag}] worker failed: {exc}")
+            rows += [dict(r, error=str(exc)) for r in expected]
+            continue
+        if "error" in rep:
+            rows += [dict(r, error=rep["error"], traceback=rep.get("traceback")) for r in expected]
+            continue
+        built.append(w)
+        for row in rep["rows"]:
+            if row.get("status") == "ok" and "timing" not in row:  # timed in the rounds below
+                slots.append({"worker": w, "impl": row["impl"], "row": row, "calls": row.get("calls")})
+            else:
+                rows.append(row)
+    per_call = {i: sl["row"]["per_call_s"] for i, sl in enumerate(slots) if sl["calls"] is None}
+    n, calls = plan_rounds(per_call, cfg, case.get("rounds"))
+    for i, sl in enumerate(slots):
+        if sl["calls"] is None:
+            sl["calls"] = calls[i]
+            predicted = per_call[i] * calls[i] * sl["row"].get("units_per_call", 1.0)
+            sl["timeout"] = max(rounds.MIN_BLOCK_TIMEOUT_S, rounds.BLOCK_TIMEOUT_FACTOR * predicted)
+        else:  # fixed blocks (chunks of a run): no prediction, the worker's own limit
+            sl["timeout"] = WORKER_TIMEOUT[mode]
+    probes = []
+    if slots:
+        say(f"  {case['name']}: {n} rounds of {len(slots)} implementations "
+            f"({', '.join('%s x%d' % (sl['impl'], sl['calls']) for sl in slots)})")
+        probes = rounds.run_rounds(slots, n, probe, say=say)
+    series = _dt.datetime.now().isoformat(timespec="seconds")
+    for sl in slots:
+        row = sl["row"]
+        timing = (rounds.round_timing(sl, series, row.pop("first_call_s", None), row.pop("units_per_call", 1.0))
+                  if any(s is not None for s in sl["s"]) else None)
+        if sl.get("error"):  # a stub row: its median would not be over the same rounds as the others'
+            done = sum(s is not None for s in sl["s"])
+            row.update(status="unavailable", error=f"{sl['error']} (after {done} of {n} rounds)")
+            if sl.get("traceback"):
+                row["traceback"] = sl["traceback"]
+            if timing:
+                row["partial_timing"] = timing
+        else:
+            row["timing"] = timing
+        rows.append(row)
+    extras, with_extras = {}, set()
+    for w in built:
+        if w.dead:
+            continue
+        first = w.framework not in with_extras  # one worker per framework measures its extras
+        with_extras.add(w.framework)
+        try:
+            rep = w.request({"cmd": "end", "extras": first}, WORKER_TIMEOUT[mode])
+            w.settle()
+        except rounds.WorkerDied as exc:
+            say(f"  [{w.tag}] worker failed at the end of {case['name']}: {exc}")
+            continue
+        for impl, m in (rep.get("metrics") or {}).items():
+            for row in rows:
+                if row["impl"] == impl and row.get("status") == "ok":
+                    row.setdefault("metrics", {}).update(m)
+        if rep.get("extras"):
+            extras[w.framework] = rep["extras"]
+    disp = case.get("display", "us")
+    k, sym = report.scale(disp), report.UNIT_SYMBOL.get(disp, disp)
+    for row in rows:
+        if row.get("status") == "ok" and "timing" in row:
+            t = row["timing"]
+            say(f"    {row['label']}: median {report.fmt_num(t['median'] * k)} {sym}/{case.get('unit', 'call')} "
+                f"(min {report.fmt_num(t['min'] * k)}, max {report.fmt_num(t['max'] * k)}; {t.get('blocks', 1)}x"
+                f"{t.get('calls_per_block', 1)} calls)")
+    return rows, extras, probes
 
 
 def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine, previous=None):
@@ -215,7 +262,7 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
     frameworks = [f for f in FRAMEWORK_ORDER if not args.frameworks or f in args.frameworks]
     say(f"\n=== {name}: {getattr(wl, 'TITLE', '')} (mode {mode}, {threads} thread(s)) ===")
     load_before = loadavg()
-    rows, envs, extras, workers = [], {}, {}, {}
+    rows, envs, workers = [], {}, {}
     # the float64 references, once, in a process of their own (NumPy only)
     ref_path = os.path.join(out_dir, f"{name}-reference.npz")
     if os.path.exists(ref_path):
@@ -227,51 +274,62 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
     if rp.returncode != 0 or not os.path.exists(ref_path):
         say(f"  reference: failed ({(rp.stderr or rp.stdout).strip().splitlines()[-1:]}); workers compute their own")
         ref_path = None
+    # every worker of the workload at once (one process per implementation, or per framework
+    # with --one-process-per-framework): they import in parallel, then wait their turns
+    live = []
     for fw in frameworks:
         impls = [i for i in wl.IMPLS if i.framework == fw and mode in i.modes]
         if not impls:
             continue
         if fw in PEERS:
-            if args.no_peers:
-                rows += stub_rows(wl, fw, mode, "peers not run (--no-peers)")
-                continue
-            if peer_python is None:
-                rows += stub_rows(wl, fw, mode, "peers venv not available")
-                continue
-            st = peer_status.get(fw, {})
-            if not st.get("ok"):
-                rows += stub_rows(wl, fw, mode, f"{fw} not installed in .venv-peers: {st.get('error', 'probe failed')}")
+            why = ("peers not run (--no-peers)" if args.no_peers else "peers venv not available"
+                   if peer_python is None else None)
+            if why is None and not peer_status.get(fw, {}).get("ok"):
+                why = f"{fw} not installed in .venv-peers: {peer_status.get(fw, {}).get('error', 'probe failed')}"
+            if why:
+                rows += stub_rows(wl, fw, mode, why)
                 continue
             python = peer_python
         else:
             python = sys.executable
-        # one process per implementation (all of a framework's in one with --one-process-per-framework):
-        # no implementation's allocations, thread pools or caches colour another's timings
         groups = [[i.name] for i in impls] if not args.one_process_per_framework else [[i.name for i in impls]]
-        for gi, group in enumerate(groups):
+        for group in groups:
             tag = fw if len(groups) == 1 else f"{fw}-{group[0]}"
-            res = run_worker(python, name, fw, mode, threads, out_dir, log_dir, impls=group,
-                             omp_passive=args.omp_passive, reference=ref_path, tag=tag)
-            workers[tag] = {"wall_s": res.get("wall_s"), "log": res.get("log"), "cpus": res.get("cpus")}
-            expected = [r for r in stub_rows(wl, fw, mode, "") if r["impl"] in group]
-            if res.get("failed"):
-                say(f"  [{tag}] worker failed: {res['failed']}")
-                rows += [dict(r, error=res["failed"]) for r in expected]
-                workers[tag]["failed"] = res["failed"]
-                continue
-            if not res.get("complete"):
-                # the worker died or was killed after some rows: keep them, report the rest
-                why = f"worker stopped before this row ({res.get('stopped') or 'crashed'})"
-                done = {(r["impl"], r["case"]) for r in res["results"]}
-                missing = [dict(r, error=why) for r in expected if (r["impl"], r["case"]) not in done]
-                say(f"  [{tag}] worker stopped early: {res.get('stopped') or 'crashed'}; {len(missing)} row(s) missing")
-                res["results"] = res["results"] + missing
-                workers[tag]["stopped"] = res.get("stopped") or "crashed"
-            rows += res["results"]
-            if res.get("env"):
-                envs[fw] = res["env"]
-            for cname, ex in (res.get("extras") or {}).items():
-                extras.setdefault(cname, {})[fw] = ex
+            w = start_worker(python, tag, name, fw, args, log_dir, impls=group, reference=ref_path)
+            w.framework, w.impls = fw, set(group)
+            live.append(w)
+    probe = start_worker(sys.executable, "probe", None, "numpy", args, log_dir)
+    for w in live + [probe]:
+        try:
+            hello = w.hello(WORKER_TIMEOUT[mode])
+        except rounds.WorkerDied as exc:
+            say(f"  [{w.tag}] worker failed: {exc}")
+            continue
+        if w is not probe:
+            workers[w.tag] = {"cpus": hello.get("cpus"), "log": os.path.relpath(w.log_path, ROOT)}
+            if hello.get("env"):
+                envs[w.framework] = hello["env"]
+    for w in live:
+        if w.dead:
+            rows += stub_rows(wl, w.framework, mode, w.dead, impls=w.impls)
+    live = [w for w in live if not w.dead]
+    extras, probes = {}, {}
+    try:
+        for case in wl.cases(mode):
+            case_rows, case_extras, probes[case["name"]] = run_case(wl, case, live, args, probe, say)
+            rows += case_rows
+            if case_extras:
+                extras[case["name"]] = case_extras
+    finally:
+        for w in live + [probe]:
+            summary = w.close()
+            if w is not probe:
+                workers.setdefault(w.tag, {}).update(summary)
+                if summary.get("idle_wall_s") and summary["idle_cpu_s"] > IDLE_CPU_WARN * summary["idle_wall_s"]:
+                    say(f"  [{w.tag}] WARNING: took {summary['idle_cpu_s']:.2f} s of CPU in "
+                        f"{summary['idle_wall_s']:.1f} s idle: it slows the implementation timed meanwhile")
+        peaks = [x.get("peak_rss_mib") or 0 for x in workers.values()]
+        say(f"  {len(peaks)} workers at once, peak memory {sum(peaks) / 1024:.1f} GiB together")
     # machine peak (measured by the NumPy worker of the autoencoder workload)
     for cname, ex in extras.items():
         npx = ex.get("numpy") or {}
@@ -289,6 +347,8 @@ def run_workload(name, args, peer_python, peer_status, out_dir, log_dir, machine
         c["rows"] = [r for r in rows if r.get("case") == case["name"]]
         if not c["rows"]:
             continue
+        if any(p is not None for p in probes.get(case["name"], [])):
+            c["host_probe_s"] = probes[case["name"]]
         fps = {r.get("data_fingerprint") for r in c["rows"] if r.get("data_fingerprint")}
         if len(fps) > 1:
             c.setdefault("notes", []).append(f"WARNING: input data differed between workers ({sorted(fps)})")
@@ -374,6 +434,9 @@ def parse_args(argv=None):
     ap.add_argument("--one-process-per-framework", action="store_true",
                     help="run all of a framework's implementations of a workload in one worker (faster start, "
                          "but each row's timing then depends on the rows before it)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="interleaved rounds per case (default: the mode's, fewer where a slow implementation "
+                         "would exceed its time budget; a case's own count, as td3_mujoco's chunks, is kept)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"), help="results folder")
     ap.add_argument("--fresh", action="store_true", help="do not merge into the existing latest.json")
     ap.add_argument("--no-chart", action="store_true")
@@ -458,7 +521,8 @@ def main(argv=None):
         results["settings"] = {"mode": args.mode, "threads": args.threads, "argv": sys.argv[1:],
                                "thread_env": __import__("benchmarks.common", fromlist=["thread_env"]).thread_env(
                                    args.threads, args.omp_passive),
-                               "process_per_impl": not args.one_process_per_framework}
+                               "process_per_impl": not args.one_process_per_framework,
+                               "rounds": args.rounds or TIMING[args.mode]["rounds"]}
         if peer_report is not None:
             results["peers"] = peer_report
         # keep workloads in the registry's order

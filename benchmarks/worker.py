@@ -1,11 +1,11 @@
-"""Runs one framework's implementations of one workload, in its own process.
+"""Serves one framework's implementations of one workload, in its own process.
 
-Started by run.py with the interpreter of the right venv (tapeflow's .venv for
-NumPy and tapeflow, .venv-peers for PyTorch/JAX/TensorFlow), with the thread
-variables already in its environment. Writes a JSON file of results.
-
-    python benchmarks/worker.py --workload dispatch --framework torch \
-        --mode quick --threads 2 --out /tmp/r.json [--impls a,b]
+Started by run.py (through rounds.py) with the interpreter of the right venv
+(tapeflow's .venv for NumPy and tapeflow, .venv-peers for PyTorch/JAX/
+TensorFlow), with the thread variables already in its environment; run.py
+sends it requests on stdin (build a case, time one block, end the case) and
+reads the replies on a pipe of their own (``--reply-fd``), so nothing a
+framework prints can be mistaken for one. See ``Server``.
 """
 from __future__ import annotations
 
@@ -106,41 +106,6 @@ def setup_framework(framework: str, threads: int) -> dict:
     return info
 
 
-def run_one(impl, case, data, ref, tol, mode, log):
-    from benchmarks.common import compare, format_tb, measure, short_error
-
-    res = {"impl": impl.name, "framework": impl.framework, "label": impl.label, "case": case["name"]}
-    t0 = time.perf_counter()
-    try:
-        if impl.runner is not None:
-            res.update(impl.runner(case, data, mode))
-            res.setdefault("status", "ok")
-            return res
-        bench = impl.build(case, data)
-        res["build_s"] = time.perf_counter() - t0
-        if bench.note:
-            res["note"] = bench.note
-        if bench.reference is not None:
-            ref = bench.reference
-        if bench.check is not None and ref is not None:
-            out = bench.check()
-            chk = compare(out, ref, case.get("tol", tol))
-            res["check"] = chk
-            log(f"    check {impl.label}: max abs diff {chk['max_abs']:.3g}, max rel diff {chk['max_rel']:.3g}"
-                f" -> {'ok' if chk['ok'] else 'MISMATCH'}")
-        res["timing"] = measure(bench, mode)
-        res["metrics"] = dict(bench.metrics)
-        if bench.finish is not None:
-            res["metrics"].update(bench.finish())
-        res["status"] = "ok"
-    except Exception as exc:  # any failure: report it, the run goes on
-        res["status"] = "unavailable"
-        res["error"] = short_error(exc)
-        res["traceback"] = format_tb(exc)
-        log(f"    {impl.label}: unavailable: {res['error']}")
-    return res
-
-
 def reference_variants(wl, case):
     """None (the default reference) plus every variant an implementation asks for."""
     out = [None]
@@ -187,99 +152,184 @@ def load_references(path):
     return refs
 
 
+class Server:
+    """One worker's implementations of a workload, served one request at a time.
+
+    Requests (JSON lines on stdin) and replies (JSON lines on the reply pipe):
+    ``{"cmd": "case", "case": NAME}`` builds, checks and warms up this worker's
+    implementations of the case and replies ``{"rows": [...]}`` (one row each:
+    status, check, build and first-call times, seconds per call; a runner's row
+    comes complete); ``{"cmd": "time", "impl": NAME, "calls": N}`` times one block
+    (``{"s": .., "cpu_s": ..}`` per unit); ``{"cmd": "end", "extras": bool}`` ends
+    the case (``{"metrics": {impl: {...}}, "extras": {...}}``); ``{"cmd": "probe"}``
+    times the host probe. Between requests the worker blocks on its stdin."""
+
+    def __init__(self, args, log):
+        from benchmarks.common import cpu_affinity, short_error
+        from benchmarks.workloads import get_workload
+
+        self.args, self.log = args, log
+        self.cpus = cpu_affinity(args.threads)
+        self.wl = get_workload(args.workload) if args.workload else None
+        self.impls = []
+        if self.wl is not None:
+            self.impls = [i for i in self.wl.IMPLS if i.framework == args.framework and args.mode in i.modes]
+            if args.impls:
+                wanted = set(args.impls.split(","))
+                self.impls = [i for i in self.impls if i.name in wanted]
+        try:
+            self.env = setup_framework(args.framework, args.threads)
+            self.setup_error = None
+        except Exception as exc:
+            self.setup_error = exc
+            self.env = {"python": platform.python_version()}
+            log(f"  [{args.framework}] import failed: {short_error(exc)}")
+        self.refs = load_references(args.reference) if args.reference and os.path.exists(args.reference) else {}
+        self.case, self.data, self.benches = None, None, {}
+
+    def hello(self):
+        from benchmarks.common import short_error
+
+        return {"env": self.env, "cpus": self.cpus, "pid": os.getpid(),
+                "setup_error": short_error(self.setup_error) if self.setup_error else None}
+
+    def _reference(self, impl):
+        from benchmarks.common import short_error
+
+        v = getattr(impl, "reference_variant", None)
+        key = (self.case["name"], v)
+        if key not in self.refs and hasattr(self.wl, "reference"):
+            try:  # no reference file (standalone use): compute it here
+                self.refs[key] = compute_reference(self.wl, self.case, self.data, v)
+            except Exception as exc:
+                self.log(f"    reference failed: {short_error(exc)}")
+                self.refs[key] = None
+        return self.refs.get(key)
+
+    def build(self, impl):
+        from benchmarks.common import TIMING, compare, format_tb, short_error, warm_up
+
+        case = self.case
+        res = {"impl": impl.name, "framework": impl.framework, "label": impl.label, "case": case["name"]}
+        if self.setup_error is not None:
+            return dict(res, status="unavailable", error=short_error(self.setup_error),
+                        traceback=format_tb(self.setup_error))
+        t0 = time.perf_counter()
+        try:
+            if impl.runner is not None:  # its own protocol: one complete run, no rounds
+                res.update(impl.runner(case, self.data, self.args.mode))
+                res.setdefault("status", "ok")
+                return res
+            bench = impl.build(case, self.data)
+            res["build_s"] = time.perf_counter() - t0
+            if bench.note:
+                res["note"] = bench.note
+            ref = bench.reference if bench.reference is not None else self._reference(impl)
+            if bench.check is not None and ref is not None:
+                chk = compare(bench.check(), ref, case.get("tol", getattr(self.wl, "TOL", 1e-4)))
+                res["check"] = chk
+                self.log(f"    check {impl.label}: max abs diff {chk['max_abs']:.3g}, max rel diff "
+                         f"{chk['max_rel']:.3g} -> {'ok' if chk['ok'] else 'MISMATCH'}")
+            res.update(warm_up(bench, TIMING[self.args.mode]))
+            res["units_per_call"] = float(bench.units)
+            if bench.calls is not None:
+                res["calls"] = bench.calls
+            res["metrics"] = dict(bench.metrics)
+            res["status"] = "ok"
+            self.benches[impl.name] = bench
+        except Exception as exc:  # any failure: report it, the run goes on
+            res.update(status="unavailable", error=short_error(exc), traceback=format_tb(exc))
+            self.log(f"    {impl.label}: unavailable: {res['error']}")
+        return res
+
+    def do_case(self, req):
+        from benchmarks.common import SEED, fingerprint
+
+        self.case = next(c for c in self.wl.cases(self.args.mode) if c["name"] == req["case"])
+        self.data = self.wl.make_data(self.case, SEED)
+        self.benches = {}
+        fp = fingerprint(self.data)
+        rows = []
+        for impl in self.impls:
+            if impl.cases is None or self.case["name"] in impl.cases:
+                self.log(f"  [{self.args.framework}] {self.args.workload}/{self.case['name']}: {impl.label}")
+                rows.append(dict(self.build(impl), data_fingerprint=fp))
+        return {"rows": rows}
+
+    def do_time(self, req):
+        from benchmarks.common import time_block
+
+        return time_block(self.benches[req["impl"]], int(req["calls"]))
+
+    def do_end(self, req):
+        from benchmarks.common import short_error
+
+        out = {"metrics": {}, "extras": None}
+        for name, bench in self.benches.items():
+            if bench.finish is not None:
+                try:
+                    out["metrics"][name] = dict(bench.finish())
+                except Exception as exc:
+                    self.log(f"    finish of {name} failed: {short_error(exc)}")
+        if req.get("extras") and self.setup_error is None and hasattr(self.wl, "framework_extras"):
+            try:
+                out["extras"] = self.wl.framework_extras(self.args.framework, self.case, self.args.mode)
+            except Exception as exc:
+                self.log(f"    extras failed: {short_error(exc)}")
+        self.case, self.data, self.benches = None, None, {}
+        return out
+
+    def do_probe(self, req):
+        from benchmarks.common import sgemm_pair_probe
+
+        return {"s": sgemm_pair_probe()}
+
+
+def serve(args):
+    """Answer requests until stdin closes or says quit (see ``Server``)."""
+    from benchmarks.common import format_tb, short_error
+
+    reply_pipe = os.fdopen(args.reply_fd, "w", buffering=1)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    def reply(obj):
+        reply_pipe.write(json.dumps(obj, default=float) + "\n")
+
+    server = Server(args, log)
+    reply(server.hello())
+    # blocked in readline between requests: an idle worker takes no CPU (its framework's
+    # own threads aside, which rounds.py measures)
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req["cmd"] == "quit":
+            break
+        try:
+            out = getattr(server, "do_" + req["cmd"])(req)
+        except Exception as exc:
+            out = {"error": short_error(exc), "traceback": format_tb(exc)}
+        reply(out)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workload", required=True)
-    ap.add_argument("--framework", required=True)
+    ap.add_argument("--workload", default=None, help="none: a host-probe worker")
+    ap.add_argument("--framework", default="numpy")
     ap.add_argument("--mode", default="quick", choices=["tiny", "quick", "full"])
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--impls", default="")
-    ap.add_argument("--cases", default="")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--reply-fd", type=int, default=None, help="file descriptor for the replies (run.py's pipe)")
     ap.add_argument("--reference", default=None, help="npz of references written by --reference-out")
     ap.add_argument("--reference-out", default=None,
                     help="only compute the workload's float64 references (NumPy) and save them here")
     args = ap.parse_args(argv)
     if args.reference_out:
         return write_references(args)
-    if not args.out:
-        ap.error("--out is required")
-
-    from benchmarks.common import SEED, cpu_affinity, fingerprint, format_tb, short_error
-    from benchmarks.workloads import get_workload
-
-    def log(msg):
-        print(msg, flush=True)
-
-    cpus = cpu_affinity(args.threads)
-    result = {"workload": args.workload, "framework": args.framework, "mode": args.mode,
-              "threads": args.threads, "cpus": cpus, "results": []}
-    wl = get_workload(args.workload)
-    impls = [i for i in wl.IMPLS if i.framework == args.framework and args.mode in i.modes]
-    if args.impls:
-        wanted = set(args.impls.split(","))
-        impls = [i for i in impls if i.name in wanted]
-    try:
-        result["env"] = setup_framework(args.framework, args.threads)
-        setup_error = None
-    except Exception as exc:
-        setup_error = exc
-        result["env"] = {"python": platform.python_version()}
-        log(f"  [{args.framework}] import failed: {short_error(exc)}")
-    def save():  # after every row, so that a crash later keeps what was measured
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(result, f, indent=1, default=float)
-        os.replace(tmp, args.out)
-
-    loaded = load_references(args.reference) if args.reference and os.path.exists(args.reference) else {}
-    wanted_cases = set(args.cases.split(",")) if args.cases else None
-    for case in wl.cases(args.mode):
-        if wanted_cases and case["name"] not in wanted_cases:
-            continue
-        case_impls = [i for i in impls if i.cases is None or case["name"] in i.cases]
-        if not case_impls:
-            continue
-        log(f"  [{args.framework}] {args.workload}/{case['name']}")
-        data = wl.make_data(case, SEED)
-        fp = fingerprint(data)
-
-        def ref_for(impl):
-            v = getattr(impl, "reference_variant", None)
-            if (case["name"], v) in loaded:
-                return loaded[(case["name"], v)]
-            if setup_error is not None or not hasattr(wl, "reference"):
-                return None
-            try:  # no reference file (standalone use): compute it here
-                loaded[(case["name"], v)] = compute_reference(wl, case, data, v)
-                return loaded[(case["name"], v)]
-            except Exception as exc:
-                log(f"    reference failed: {short_error(exc)}")
-                return None
-        for impl in case_impls:
-            if setup_error is not None:
-                result["results"].append({
-                    "impl": impl.name, "framework": impl.framework, "label": impl.label, "case": case["name"],
-                    "status": "unavailable", "error": short_error(setup_error),
-                    "traceback": format_tb(setup_error), "data_fingerprint": fp})
-                continue
-            r = run_one(impl, case, data, ref_for(impl), getattr(wl, "TOL", 1e-4), args.mode, log)
-            r["data_fingerprint"] = fp
-            if r.get("status") == "ok" and "timing" in r:
-                t = r["timing"]
-                blocks = f"; {t['blocks']}x{t['calls_per_block']} calls" if "blocks" in t else ""
-                log(f"    {impl.label}: median {t['median'] * 1e6:.3f} µs/{case.get('unit', 'call')} "
-                    f"(min {t['min'] * 1e6:.3f}, max {t['max'] * 1e6:.3f}{blocks})")
-            result["results"].append(r)
-            save()
-        # extra per-case measurements of the framework (e.g. matmul peak)
-        if setup_error is None and hasattr(wl, "framework_extras"):
-            try:
-                result.setdefault("extras", {})[case["name"]] = wl.framework_extras(args.framework, case, args.mode)
-            except Exception as exc:
-                log(f"    extras failed: {short_error(exc)}")
-    result["complete"] = True
-    save()
+    if args.reply_fd is None:
+        ap.error("--reply-fd is required (workers are started by benchmarks/run.py)")
+    return serve(args)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from benchmarks import agreement, peers_env, report  # noqa: E402
-from benchmarks.common import TIMING, Bench, compare, measure  # noqa: E402
+from benchmarks import agreement, peers_env, report, rounds  # noqa: E402
+from benchmarks.common import TIMING, Bench, compare, plan_rounds, time_block, warm_up  # noqa: E402
 from benchmarks.workloads import get_workload  # noqa: E402
 
 AGREEMENT_WORKLOADS = ["dispatch", "linreg", "dqn", "td3", "autoencoder", "lbfgs", "convnet"]
@@ -88,8 +88,42 @@ def test_compare_and_measure():
         n["calls"] += 1
         return n["calls"]
 
-    t = measure(Bench(step=step, units=10), "tiny")
-    assert t["n"] == TIMING["tiny"]["blocks"] and t["median"] > 0 and t["min"] <= t["median"] <= t["max"]
+    bench = Bench(step=step, units=10)
+    w = warm_up(bench, TIMING["tiny"])
+    assert n["calls"] >= 1 + TIMING["tiny"]["warmup_calls"] and w["per_call_s"] > 0 and w["first_call_s"] > 0
+    before = n["calls"]
+    b = time_block(bench, 7)
+    assert n["calls"] == before + 7 and b["s"] > 0 and b["cpu_s"] >= 0
+    # a bench of fixed blocks (chunks of a run) is never called outside its timed blocks
+    fixed = Bench(step=step, calls=1)
+    assert warm_up(fixed, TIMING["tiny"]) == {"first_call_s": None, "per_call_s": None}
+    assert n["calls"] == before + 7
+
+
+def test_plan_rounds_fits_the_budget():
+    cfg = dict(rounds=9, min_rounds=3, block_s=0.04, budget_s=8.0)
+    n, calls = plan_rounds({"fast": 1e-5, "mid": 0.01}, cfg)
+    assert n == 9 and calls == {"fast": 4000, "mid": 4}
+    # a slow implementation gets fewer calls per block first, then everyone fewer rounds
+    n, calls = plan_rounds({"fast": 1e-5, "slow": 2.0}, cfg)
+    assert calls == {"fast": 4000, "slow": 1} and n == 4
+    n, _ = plan_rounds({"slow": 100.0}, cfg)
+    assert n == cfg["min_rounds"]
+    # a case's own round count is kept
+    n, calls = plan_rounds({"slow": 2.0}, cfg, rounds=10)
+    assert n == 10 and calls == {"slow": 1}
+
+
+def test_rotation_order():
+    orders = [rounds.rotation(2, r) for r in range(4)]
+    assert orders == [[0, 1], [1, 0], [1, 0], [0, 1]]  # AB BA BA AB
+    orders = [rounds.rotation(3, r) for r in range(6)]
+    assert orders[:2] == [[0, 1, 2], [2, 1, 0]]
+    for pos in range(3):  # everyone runs in every position
+        assert {o[pos] for o in orders} == {0, 1, 2}
+    for a in range(3):  # and right after every other
+        assert {o[i] for o in orders for i in range(1, 3) if o[i - 1] == a} == {0, 1, 2} - {a}
+    assert rounds.rotation(1, 5) == [0] and rounds.rotation(0, 1) == []
 
 
 def test_report_ratios_and_table():
@@ -114,6 +148,170 @@ def test_report_ratios_and_table():
     md = report.case_table(case)
     assert "| numpy | numpy | 10.0 | 9.00 – 11.0 | 2.00× | 1.00× | 0.2 |" in md
     assert "unavailable: AttributeError: no" in md
+
+
+def test_ratios_are_medians_of_per_round_ratios():
+    def row(impl, fw, per_round, series="s1"):
+        t = rounds.round_timing({"s": per_round, "cpu_s": per_round, "calls": 2}, series)
+        return {"impl": impl, "framework": fw, "label": impl, "status": "ok", "timing": t}
+
+    # the host slows down in rounds 2 and 3 for everyone: the per-round ratios see through it
+    case = {"name": "c", "rows": [row("numpy", "numpy", [1.0, 3.0, 3.0, 1.0, None]),
+                                  row("tf", "tapeflow", [0.5, 1.5, 1.5, 0.5, 0.6]),
+                                  row("jax", "jax", [2.0, 6.0, 6.0, 2.0, 2.0]),
+                                  row("old", "torch", [2.5, 2.5, 2.5, 2.5, 2.5], series="another run")],
+            "ratio_of_sums": True}
+    report.annotate_case(case)
+    rows = {r["impl"]: r for r in case["rows"]}
+    assert rows["numpy"]["timing"]["median"] == 2.0 and rows["numpy"]["timing"]["blocks"] == 4
+    assert case["fastest_peer"]["impl"] == "jax"
+    tf = rows["tf"]
+    assert tf["vs_fastest_peer"] == pytest.approx(0.25) and tf["vs_fastest_peer_rounds"] == pytest.approx([0.25, 0.3])
+    assert tf["vs_numpy"] == pytest.approx(0.5) and tf["vs_numpy_rounds"] == pytest.approx([0.5, 0.5])
+    # a row from another series (run) is compared by its median alone, and gets no range
+    assert rows["old"]["vs_fastest_peer"] == pytest.approx(2.5 / 2.0) and rows["old"]["vs_fastest_peer_rounds"] is None
+    # ratio of the totals: every timed block, 2 calls each
+    assert tf["metrics"]["total_s"] == pytest.approx(2 * 4.6)
+    assert tf["metrics"]["ratio_of_sums"] == pytest.approx(4.6 / 18.0)
+    md = report.case_table(dict(case, columns=[]))
+    assert "| 0.25× (0.25–0.3) | 0.50× |" in md
+
+
+# --- workers and rounds, with fake workers ---------------------------------------------
+# A worker speaking worker.py's protocol: each request's reply from a plan in its argv:
+# {"s": seconds per round, "crash_at": round it exits in, "hang_at": round it never answers,
+#  "spin": spin a thread while idle, "fail_at": round whose block raises}.
+FAKE_WORKER = r"""
+import json, os, sys, threading, time
+plan = json.loads(sys.argv[1])
+out = os.fdopen(int(sys.argv[sys.argv.index("--reply-fd") + 1]), "w", buffering=1)
+if plan.get("spin"):
+    threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+out.write(json.dumps({"pid": os.getpid(), "env": {}}) + "\n")
+r = 0
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["cmd"] == "quit":
+        break
+    if req["cmd"] == "time":
+        if r == plan.get("crash_at"):
+            print("fake worker: crashing now", flush=True)
+            os._exit(3)
+        if r == plan.get("hang_at"):
+            time.sleep(3600)
+        rep = {"error": "ValueError: bad"} if r == plan.get("fail_at") else {"s": plan["s"][r], "cpu_s": 0.0}
+        r += 1
+    elif req["cmd"] == "case":
+        rep = {"rows": [{"impl": i, "framework": plan["fw"], "label": i, "case": req["case"], "status": "ok",
+                         "per_call_s": 1e-3, "first_call_s": 0.1, "units_per_call": 1.0} for i in plan["impls"]]}
+    elif req["cmd"] == "end":
+        rep = {"metrics": {i: {"finished": 1} for i in plan["impls"]}, "extras": {"peak": 1} if req["extras"] else None}
+    else:
+        rep = {"s": 1e-4}
+    out.write(json.dumps(rep) + "\n")
+"""
+
+
+def _fake(tmp_path, tag, **plan):
+    return rounds.Worker(tag, [sys.executable, "-c", FAKE_WORKER, json.dumps(plan)], dict(os.environ), str(tmp_path),
+                         str(tmp_path / f"{tag}.log"))
+
+
+def test_rounds_with_fake_workers(tmp_path):
+    ws = {"a": _fake(tmp_path, "a", s=[1, 2, 3, 4]), "b": _fake(tmp_path, "b", s=[5, 6, 7, 8]),
+          "crash": _fake(tmp_path, "crash", s=[9, 9, 9, 9], crash_at=1),
+          "hang": _fake(tmp_path, "hang", s=[9, 9, 9, 9], hang_at=2),
+          "fail": _fake(tmp_path, "fail", s=[9, 9, 9, 9], fail_at=0)}
+    probe = _fake(tmp_path, "probe")
+    for w in [*ws.values(), probe]:
+        assert "pid" in w.hello(30)
+    slots = [{"worker": w, "impl": k, "calls": 1, "timeout": 5.0} for k, w in ws.items()]
+    probes = rounds.run_rounds(slots, 4, probe, say=lambda m: None)
+    assert probes == [1e-4] * 4
+    got = {sl["impl"]: sl for sl in slots}
+    assert got["a"]["s"] == [1, 2, 3, 4] and got["b"]["s"] == [5, 6, 7, 8] and "error" not in got["a"]
+    # a crash and a timeout end that worker's rounds, with the reason; the others go on
+    assert got["crash"]["s"] == [9, None, None, None]
+    assert "exited with code 3" in got["crash"]["error"] and "fake worker: crashing now" in got["crash"]["error"]
+    assert got["hang"]["s"] == [9, 9, None, None] and "timed out after 5 s" in got["hang"]["error"]
+    assert got["fail"]["s"] == [None] * 4 and got["fail"]["error"] == "ValueError: bad"
+    t = rounds.round_timing(got["hang"], "x")
+    assert t["blocks"] == 2 and t["rounds"] == [9, 9, None, None]
+    for w in [*ws.values(), probe]:
+        w.close()
+    assert ws["hang"].proc.returncode is not None  # killed, not left behind
+
+
+def test_idle_workers_take_no_cpu(tmp_path):
+    """An idle worker blocks on its stdin: no CPU time while the others are timed. The
+    measurement must see one that does not (a framework's threads spinning after a block)."""
+    quiet, spinning = _fake(tmp_path, "quiet", s=[0, 0]), _fake(tmp_path, "spinning", s=[0, 0], spin=True)
+    for w in (quiet, spinning):
+        w.hello(30)
+        w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
+    import time
+    time.sleep(1.0)
+    for w in (quiet, spinning):
+        w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
+    q, s = quiet.close(), spinning.close()
+    assert q["idle_wall_s"] >= 1.0 and s["idle_wall_s"] >= 1.0
+    # (a busy host gives the spinning thread a share of a CPU only: a low bar for it)
+    assert q["idle_cpu_s"] <= 0.03, q
+    assert s["idle_cpu_s"] >= 0.1, s
+
+
+def test_settle_waits_for_a_quiet_worker(tmp_path):
+    quiet, spinning = _fake(tmp_path, "quiet", s=[0]), _fake(tmp_path, "spinning", s=[0], spin=True)
+    for w in (quiet, spinning):
+        w.hello(30)
+    try:
+        assert quiet.settle() < rounds.SETTLE_MAX_S
+        assert spinning.settle() >= rounds.SETTLE_MAX_S
+    finally:
+        quiet.close()
+        spinning.close()
+
+
+def test_run_case_gives_stub_rows_for_failed_workers(tmp_path):
+    """run.py's case: builds in turn, rounds, end; a worker that crashes in the rounds or
+    dies before its turn leaves stub rows with the reason, the others are timed."""
+    import types
+
+    from benchmarks import run
+    from benchmarks.common import Impl
+
+    wl = types.SimpleNamespace(cases=lambda mode: [{"name": "c"}],
+                               IMPLS=[Impl(n, fw, n.upper(), None) for n, fw in
+                                      (("np", "numpy"), ("pt", "torch"), ("bad", "jax"), ("gone", "tensorflow"))])
+    live = []
+    for name, fw, plan in (("np", "numpy", {}), ("pt", "torch", {}), ("bad", "jax", {"crash_at": 1}),
+                           ("gone", "tensorflow", {"crash_at": 0})):
+        w = _fake(tmp_path, name, s=[1e-3 * (i + 1) for i in range(9)], fw=fw, impls=[name], **plan)
+        w.framework, w.impls = fw, {name}
+        w.hello(30)
+        live.append(w)
+    live[3].proc.kill()  # dies before its turn to build
+    live[3].proc.wait()
+    probe = _fake(tmp_path, "probe")
+    probe.hello(30)
+    args = types.SimpleNamespace(mode="tiny", threads=1)
+    try:
+        rows, extras, probes = run.run_case(wl, {"name": "c"}, live, args, probe, say=lambda m: None)
+    finally:
+        for w in live + [probe]:
+            w.close()
+    by = {r["impl"]: r for r in rows}
+    n = TIMING["tiny"]["rounds"]
+    assert len(probes) == n
+    for ok in ("np", "pt"):
+        assert by[ok]["status"] == "ok" and by[ok]["timing"]["blocks"] == n
+        assert by[ok]["timing"]["rounds"] == pytest.approx([1e-3 * (i + 1) for i in range(n)])
+        assert by[ok]["timing"]["calls_per_block"] == 2  # 2 ms blocks of 1 ms calls
+        assert by[ok]["metrics"] == {"finished": 1}
+    assert by["bad"]["status"] == "unavailable" and "exited with code 3" in by["bad"]["error"]
+    assert f"(after 1 of {n} rounds)" in by["bad"]["error"] and by["bad"]["partial_timing"]["blocks"] == 1
+    assert by["gone"]["status"] == "unavailable" and "exited" in by["gone"]["error"]
+    assert set(extras) == {"numpy", "torch"}
 
 
 # --- numerical agreement ------------------------------------------------------------
@@ -171,3 +369,48 @@ def test_update_readme_replaces_only_the_marked_section(tmp_path):
     assert text.startswith("intro\n") and text.endswith("outro\n") and "### Benchmarks: x" in text
     p.write_text("no markers here\n")
     assert "not updated" in update_readme("| a |", str(p))
+
+
+class _CountingAgent:
+    """Stands in for a TD3 agent in tapeflow.rl.trainer.train: counts its learning steps."""
+
+    def __init__(self, action_dim, fail_at=None):
+        self.action_dim, self.fail_at, self.trained = action_dim, fail_at, 0
+        self.rng = np.random.default_rng(0)
+
+    def select_action(self, state):
+        return np.zeros(self.action_dim, np.float32)
+
+    def train(self, replay_buffer):
+        if self.trained == self.fail_at:
+            raise ValueError("update failed")
+        self.trained += 1
+        return 0.0, 0.0
+
+
+def test_td3_mujoco_chunks_advance_the_run_a_chunk_at_a_time():
+    pytest.importorskip("gymnasium")
+    from benchmarks.workloads import td3_mujoco
+
+    case = td3_mujoco.cases("tiny")[0]
+    agents = []
+
+    def make(state_dim, action_dim, max_action, fail_at=None):
+        agents.append(_CountingAgent(action_dim, fail_at))
+        return agents[-1]
+
+    run = td3_mujoco.ChunkedRun(case, make)
+    run.start()  # the random start phase: no learning step yet
+    assert agents[0].trained == 0
+    for i in range(case["rounds"]):
+        run.step()
+        assert agents[0].trained == (i + 1) * case["chunk"]  # paused before the next one
+    with pytest.raises(RuntimeError, match="has ended"):
+        run.step()
+    assert run.metrics()["timed_steps"] == case["rounds"] * case["chunk"]
+    # a failure inside the training thread surfaces in the chunk that met it
+    failing = td3_mujoco.ChunkedRun(case, lambda s, a, m: make(s, a, m, fail_at=case["chunk"] + 3))
+    failing.start()
+    failing.step()
+    with pytest.raises(RuntimeError, match="the training run failed: ValueError: update failed"):
+        failing.step()
