@@ -30,19 +30,19 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   ``MARGIN`` (a tie goes to one thread: it cannot collapse on a shared machine
   and leaves the other core to the rest of the step). Then the program's own
   call runs on the decided count: a trial never makes the program's results.
-  A trial is kept only if the machine was quiet before it (the reading below);
-  else the call runs on one thread and the shape is tried again ``RETRIAL_S``
-  later. Load the readings cannot see (another VM taking this one's CPU time, a
-  burst shorter than a reading) slows the many-thread calls more than the
-  one-thread ones, so a spoilt trial says "one thread", never "all threads":
-  a verdict of all threads stands, while one of one thread also needs no other
-  process runnable right after the trial, and is kept only when a second trial
-  ``RETRIAL_S`` later says so too (the shape runs on one thread meanwhile). On
-  a busy host one trial in a fresh cache set a DQN layer's 200x150 @ 150x100
-  (40 us on two threads, 71 on one) to one thread for good; and discarding a
-  two-thread verdict for a thread seen runnable right after its trial (a kernel
-  thread, ~5% of looks) kept that shape on one thread for ``RETRIAL_S``: a short
-  benchmark's whole timed window. A decided shape is not timed again.
+  A trial is kept only if the machine was quiet before it (the reading below)
+  and after it (no other process runnable in most of a few looks right then,
+  ``_runnable_now``: a single look saw a kernel thread in ~5% of looks, and
+  each discarded trial kept its shape on one thread for ``RETRIAL_S``, a short
+  benchmark's whole timed window); else it is discarded, the call runs on one
+  thread and the shape is tried again ``RETRIAL_S`` later. A verdict of one
+  thread is kept only when a second trial ``RETRIAL_S`` later says so too (the
+  shape runs on one thread meanwhile): load the readings cannot see (another
+  VM taking this one's CPU time, a burst shorter than a reading) slows the
+  many-thread calls more than the one-thread ones, so a spoilt trial says "one
+  thread"; on a busy host one trial in a fresh cache set a DQN layer's 200x150
+  @ 150x100 (40 us on two threads, 71 on one) to one thread for good. A decided
+  shape is not timed again.
 * decisions are kept in ``blas_threads.json`` in ``$TAPEFLOW_CACHE_DIR`` (else
   ``$XDG_CACHE_HOME/tapeflow``, else ``~/.cache/tapeflow``), under a
   fingerprint of the machine (CPU model, cores we may run on, OpenBLAS
@@ -58,27 +58,28 @@ average over the last seconds (our own running thread takes one core). On Linux
 a reading, taken at most once a second, is the CPU time every process used
 since the last one (/proc/stat's user, nice and system ticks) less this
 process's own (``os.times``), over the wall time between; readings are averaged
-with weights decaying over ``OTHERS_WINDOW_S``. A reading covers the whole
-interval, not an instant: a kernel thread that runs a few milliseconds barely
-moves it, while a busy neighbour counts ~1 core (beside our one thread) or ~2/3
-(beside two: three runnable threads on two cores). Counting other processes'
-runnable threads at one instant, as before, read a quiet machine as busy often
-enough to matter: kdamond (a kernel thread) or the tools' I/O threads were
-runnable in ~5% of looks taken between TD3 steps on two threads, and a thread
-of ours counted by /proc/loadavg but asleep when /proc/self/task is read a
-moment later reads as another process too. One such look as a process's first
-reading (it was taken as it stood) set one thread for its first two readings:
-the whole timed window of a short benchmark, every 256^3 GEMM at one-thread
-speed. Only the first reading,
-which has no interval behind it, still looks: it takes the median of ``LOOKS``
-looks ``LOOK_GAP_S`` apart (/proc/loadavg's runnable threads less this
-process's), and the first interval replaces it. A forked child starts its
-readings anew. The 1-minute load average cannot be used for this: it counts
-our own BLAS threads, so two threads running on a quiet 2-core machine lift it
-past the limit and switch themselves off a minute later (and on again once it
-decayed: a long training run flipped between one and two threads), and it still
-shows a process that ended a minute ago. Other platforms fall back to the load
-average (all threads while it is below ``cores - 0.5``).
+with weights decaying over ``OTHERS_WINDOW_S``. A reading covers its whole
+interval: a kernel thread that runs a few milliseconds barely moves it, while a
+busy neighbour counts ~1 core (beside our one thread) or ~2/3 (beside two:
+three runnable threads on two cores). Counting other processes' runnable
+threads at one instant instead (/proc/loadavg's count less this process's
+runnable threads) reads a quiet machine as busy too often: kdamond (a kernel
+thread) or the tools' I/O threads were runnable in 5-8% of such looks (taken
+between TD3 steps and at processes' first readings, on a shared machine), and
+a thread of ours that /proc/loadavg counts but that is asleep when
+/proc/self/task is read a moment later counts as another process's. When such
+a look was a process's first reading, taken as it stood, it set one thread for
+the first two readings: a short benchmark's whole timed window, every 256^3
+GEMM at one-thread speed. Only where no interval can tell, at the first reading
+(the first interval then replaces it) and right after a trial, is the machine
+looked at: the median of ``LOOKS`` looks ``LOOK_GAP_S`` apart. A forked child
+starts its readings anew. The 1-minute load average cannot be used for this:
+it counts our own BLAS threads, so two threads running on a quiet 2-core
+machine lift it past the limit and switch themselves off a minute later (and on
+again once it decayed: a long training run flipped between one and two
+threads), and it still shows a process that ended a minute ago. Other
+platforms fall back to the load average (all threads while it is below
+``cores - 0.5``).
 
 Results: OpenBLAS's threaded sgemm/dgemm do not round like its one-thread
 path. Both are deterministic, but the partition into per-thread blocks changes
@@ -145,9 +146,10 @@ RETRIAL_S = 4.0
 #: seconds over which other processes' CPU use is averaged (a burst of a few hundred
 #: milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
-#: the first reading's looks at other processes' runnable threads, and the seconds between
+#: looks at other processes' runnable threads where no interval can tell (a first
+#: reading, right after a trial), and the seconds between them
 LOOKS = 5
-LOOK_GAP_S = 0.001
+LOOK_GAP_S = 0.002
 
 _STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
           "mark": None, "looked": False,
@@ -269,9 +271,10 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _runnable_now():
-    """Other processes' runnable threads when nothing earlier can tell: the median of
-    ``LOOKS`` looks ``LOOK_GAP_S`` apart, so that a kernel thread or a reader's race
-    seen in one look does not decide (None where unknown)."""
+    """Other processes' runnable threads right now, where no interval can tell (a first
+    reading, right after a trial): the median of ``LOOKS`` looks ``LOOK_GAP_S`` apart, so
+    that a kernel thread or a reader's race seen in one look does not decide (None where
+    unknown)."""
     looks = []
     for i in range(LOOKS):
         if i:
@@ -346,10 +349,11 @@ if hasattr(os, "register_at_fork"):
 
 
 def _quiet_after():
-    """After a trial that said one thread: does no other process run right now? The
-    reading that let the trial start is up to a second old, so a process that started
-    during the trial is seen here; without /proc, the load-average test."""
-    others = _runnable_others()
+    """After a trial: does no other process run right now? The reading that let the
+    trial start is up to a second old, so a process that started during the trial is
+    seen here (in most of the looks of ``_runnable_now``: one look's kernel thread does
+    not spoil the trial); without /proc, the load-average test."""
+    others = _runnable_now()
     if others is None:
         return _machine_quiet(_now())
     return others < _cores() - 1.5
@@ -488,14 +492,11 @@ def _choose(key, a, b, out, many, quiet, forced, now):
     why = "cache"
     if n is None:
         n = _trial(a, b, out, many)
-        # load the reading missed slows the many-thread calls more than the one-thread
-        # ones, so only a one-thread verdict is in doubt: it also needs no other process
-        # runnable right after the trial
-        kept = quiet and (n > 1 or _quiet_after())
+        kept = quiet and _quiet_after()
         if _TRACE is not None:
             _TRACE["trials"].append({"key": skey, "t": round(now - _TRACE["t0"], 4), "times_us": _TRACE.pop("times"),
                                      "verdict": n, "quiet_before": quiet, "kept": kept,
-                                     "after_reading": _TRACE.pop("raw", None) if quiet and n == 1 else None})
+                                     "after_look": _TRACE.pop("raw", None) if quiet else None})
         if kept:
             if n == 1 and key not in _ONE_ONCE:
                 _ONE_ONCE.add(key)     # the first one-thread verdict: confirm it later
