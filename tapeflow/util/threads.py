@@ -247,6 +247,10 @@ def _controller():
     return lib.set_num_threads, n, f"openblas {lib.version} {getattr(lib, 'architecture', '')} threads={n}"
 
 
+#: /proc/stat's clock ticks per second
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
 def _cpu_used(proc="/proc"):
     """(CPU seconds every process used since boot: /proc/stat's user, nice and system
     time over all cores; CPU seconds this process used), or None where unknown. Both
@@ -265,9 +269,6 @@ def _cpu_used(proc="/proc"):
 def _own_cpu():
     t = os.times()
     return t.user + t.system
-
-
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _runnable_now():
