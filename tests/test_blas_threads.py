@@ -609,6 +609,22 @@ _REAL = (
     " for g in got])\n")
 
 
+def test_a_run_traced_from_the_environment_writes_its_record_at_exit(tmp_path):
+    path = tmp_path / "trace.json"
+    many = _run("import numpy as np\n"
+                "from tapeflow.util import threads\n"
+                "a = np.ones((256, 256), np.float32)\n"
+                "threads.matmul(a, a)\n"
+                "print(threads._STATE['many'])\n", TAPEFLOW_BLAS_TRACE=str(path), TAPEFLOW_CACHE_DIR=str(tmp_path))
+    if int(many) < 2:
+        pytest.skip("needs a BLAS pool of 2 threads or more (one thread reads no load)")
+    rec = json.loads(path.read_text())
+    assert [c[0] for c in rec["calls"]] == ["(256, 256)@(256, 256)"] and rec["calls"][0][3] == 1
+    assert len(rec["readings"]) == 1 and "own_states" in rec["readings"][0]
+    line = threads.trace_summary(str(path))
+    assert line.startswith(f"{path}: calls per thread count {{{rec['calls'][0][1]}: 1}}") and "1 readings" in line
+
+
 def test_program_results_come_from_one_thread_or_the_decided_count(tmp_path):
     """With real OpenBLAS (whose 1- and 2-thread sgemm differ in the last bits here): a
     spoilt trial leaves the program's product on one thread; a kept one gives the

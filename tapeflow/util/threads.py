@@ -113,7 +113,8 @@ NumPy matmuls outside tapeflow also see it.
 
 Why a GEMM got its threads: ``trace()`` records, per shape, thread count and
 reason (cache, trial, busy, ...), the load readings with their raw inputs and
-the trials; ``TAPEFLOW_BLAS_TRACE=FILE`` records a whole run into FILE.
+the trials; ``TAPEFLOW_BLAS_TRACE=FILE`` records a whole run into FILE, and
+``trace_summary(FILE)`` sums a file up in a line (to compare runs).
 """
 from __future__ import annotations
 
@@ -725,6 +726,23 @@ def _dump_trace(path):
            "readings": rec.get("readings", []), "trials": rec.get("trials", [])}
     with open(path, "w") as f:
         json.dump(out, f, indent=1, default=str)
+
+
+def trace_summary(path):
+    """One line for a trace file: GEMM calls per thread count, the reasons for one thread,
+    the load readings (busy ones, the first), the trials (kept of all)."""
+    with open(path) as f:
+        rec = json.load(f)
+    per, why1 = {}, {}
+    for shapes, n, why, count in rec["calls"]:
+        per[n] = per.get(n, 0) + count
+        if n == 1:
+            why1[why] = why1.get(why, 0) + count
+    rd = rec["readings"]
+    first = f", first {rd[0]['others']:.2f}" if rd else ""
+    return (f"{path}: calls per thread count {dict(sorted(per.items()))}, one thread for {why1}; "
+            f"{len(rd)} readings, {sum(not r['quiet'] for r in rd)} busy{first}; "
+            f"trials {sum(t['kept'] for t in rec['trials'])} kept of {len(rec['trials'])}")
 
 
 if os.environ.get("TAPEFLOW_BLAS_TRACE"):
