@@ -70,9 +70,11 @@ a thread of ours that /proc/loadavg counts but that is asleep when
 /proc/self/task is read a moment later counts as another process's. When such
 a look was a process's first reading, taken as it stood, it set one thread for
 the first two readings: a short benchmark's whole timed window, every 256^3
-GEMM at one-thread speed. Only where no interval can tell, at the first reading
-(the first interval then replaces it) and right after a trial, is the machine
-looked at: the median of ``LOOKS`` looks ``LOOK_GAP_S`` apart. A forked child
+GEMM at one-thread speed (an idle machine, five fresh TD3 processes: one first
+look saw a thread, two busy readings, 8.2 ms per update; the others 5.7-7.4).
+Only where no interval can tell, at the first reading (the first interval then
+replaces it) and right after a trial, is the machine looked at: the median of
+``LOOKS`` looks ``LOOK_GAP_S`` apart. A forked child
 starts its readings anew. The 1-minute load average cannot be used for this:
 it counts our own BLAS threads, so two threads running on a quiet 2-core
 machine lift it past the limit and switch themselves off a minute later (and on
