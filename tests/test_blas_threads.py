@@ -117,6 +117,91 @@ def test_a_second_blas_thread_only_while_no_other_process_runs(monkeypatch):
     assert not any(seen[101:103]) and all(seen[-2:])
 
 
+@pytest.fixture
+def readings(monkeypatch):
+    """A fresh process's load readings on 2 cores, with an injected clock, CPU-time counters
+    (``cpu``: [seconds used by every process, by ours]) and runnable-thread looks (``looks``:
+    what successive looks see, the last one repeated)."""
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
+    for k, v in {"load_at": -1.0, "others": None, "mark": None, "looked": False, "quiet": False}.items():
+        monkeypatch.setitem(threads._STATE, k, v)
+    now, cpu, looks = [100.0], [0.0, 0.0], []
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    monkeypatch.setattr(threads, "_cpu_used", lambda proc="/proc": tuple(cpu))
+    monkeypatch.setattr(threads, "_runnable_others",
+                        lambda proc="/proc": looks.pop(0) if len(looks) > 1 else looks[0])
+    monkeypatch.setattr(threads.time, "sleep", lambda s: None)
+    return now, cpu, looks
+
+
+def _run_for(now, cpu, seconds, ours, others):
+    """``seconds`` pass with our process using ``ours`` cores and the others ``others``."""
+    now[0] += seconds
+    cpu[0] += (ours + others) * seconds
+    cpu[1] += ours * seconds
+
+
+def test_a_thread_seen_runnable_in_one_look_does_not_stop_the_second_blas_thread(readings):
+    """A kernel thread (kdamond), a tool's I/O thread or one of ours counted by the load
+    average but seen asleep a moment later (the look reads /proc/loadavg, then our
+    threads): one look at the first reading saw another runnable thread. Before, that one
+    look was the first reading and set one thread for two readings (the whole timed
+    window of a short benchmark); now the first reading is the median of LOOKS looks, and
+    the next ones are other processes' CPU time, which a blip barely moves."""
+    now, cpu, looks = readings
+    looks[:] = [1, 0]
+    seen = [threads.machine_quiet()]
+    for _ in range(5):
+        _run_for(now, cpu, 1.2, ours=2.0, others=0.01)   # our two threads, a kernel thread's ticks
+        seen.append(threads.machine_quiet())
+    assert all(seen)
+
+
+def test_a_look_that_always_counts_a_thread_of_ours_is_replaced_by_cpu_time(readings):
+    """The race at its worst: every look counts a thread of ours as another process's
+    (runnable in /proc/loadavg, asleep in /proc/self/task). The first reading says busy;
+    the first measured interval (CPU time, no looks) replaces it."""
+    now, cpu, looks = readings
+    looks[:] = [1]
+    assert threads.machine_quiet() is False
+    _run_for(now, cpu, 1.2, ours=1.0, others=0.0)
+    assert threads.machine_quiet() is True
+    for _ in range(10):
+        _run_for(now, cpu, 1.2, ours=2.0, others=0.0)
+        assert threads.machine_quiet() is True
+
+
+@pytest.mark.parametrize("neighbour, quiet", [(1.0, False), (0.67, False), (0.3, True)])
+def test_cpu_time_of_other_processes_decides(readings, neighbour, quiet):
+    """A busy neighbour gets a whole core beside our one thread and ~2/3 of one beside two
+    (3 runnable threads on 2 cores): one thread within two readings, from a quiet first
+    look. Our own CPU time, however much, is never counted."""
+    now, cpu, looks = readings
+    looks[:] = [0]
+    assert threads.machine_quiet() is True
+    seen = []
+    for _ in range(4):
+        _run_for(now, cpu, 1.2, ours=2.0 - neighbour, others=neighbour)
+        seen.append(threads.machine_quiet())
+    assert seen[1:] == [quiet] * 3
+
+
+def test_cpu_used_reads_proc_stat(tmp_path, monkeypatch):
+    monkeypatch.setattr(threads, "_own_cpu", lambda: 1.5)
+    (tmp_path / "stat").write_text("cpu  300 20 80 9000 5 1 2 7 0 0\ncpu0 150 10 40 4500 2 0 1 3 0 0\n")
+    # user + nice + system ticks: idle, iowait, irq, softirq and steal time are no process's
+    assert threads._cpu_used(str(tmp_path)) == (400 / threads._TICK, 1.5)
+    assert threads._cpu_used(str(tmp_path / "missing")) is None
+
+
+def test_a_forked_child_starts_its_readings_anew(readings):
+    now, cpu, looks = readings
+    looks[:] = [0]
+    threads.machine_quiet()
+    threads._forget_readings()    # as os.register_at_fork calls it in the child
+    assert threads._STATE["mark"] is None and threads._STATE["others"] is None
+
+
 def test_machine_quiet_reads_the_modules_clock(monkeypatch):
     """machine_quiet() (tapeflow's parallel loops ask it) keeps time by the same injectable
     clock as the GEMM policy: a busy reading holds until a second of that clock passed."""
@@ -125,7 +210,7 @@ def test_machine_quiet_reads_the_modules_clock(monkeypatch):
     monkeypatch.setitem(threads._STATE, "others", None)
     now, others = [50.0], [3]
     monkeypatch.setattr(threads, "_now", lambda: now[0])
-    monkeypatch.setattr(threads, "_runnable_others", lambda proc="/proc": others[0])
+    monkeypatch.setattr(threads, "_reading", lambda now: others[0])
     assert threads.machine_quiet() is False
     others[0] = 0
     now[0] += 0.5
@@ -159,6 +244,9 @@ def test_one_intra_op_thread_gives_one_thread_blas_bits():
 
 
 # --- the per-shape choice (threads._gemm), with an injected clock -----------------------
+_REAL_QUIET_AFTER = threads._quiet_after
+
+
 @pytest.fixture
 def policy(monkeypatch, tmp_path):
     """The policy on a fake 2-thread BLAS with its cache in ``tmp_path``: thread counts are
@@ -271,6 +359,48 @@ def test_a_spoilt_trial_saying_one_thread_is_overruled_by_the_next(policy, monke
     threads.matmul(a, b)
     assert list(threads.gemm_choices().values()) == [2] and threads._STATE["current"] == 2
     assert list(_cache_file(tmp_path)[threads._fingerprint()].values()) == [2]
+
+
+@pytest.mark.parametrize("looks, kept", [([1, 0, 0, 0, 0], True), ([0, 1, 1, 1, 0], False)])
+def test_a_trial_is_spoilt_by_a_process_seen_in_most_looks_after_it(policy, monkeypatch, tmp_path, looks, kept):
+    """After a trial, other processes' runnable threads are looked at LOOKS times: a
+    thread seen in one look (a kernel thread's few milliseconds) does not spoil it; one
+    seen in most does. Before, one look decided, and a spoilt trial kept its shape on
+    one thread for RETRIAL_S (a short benchmark's whole timed window)."""
+    sets, cost, reads = policy
+    monkeypatch.setattr(threads, "_quiet_after", _REAL_QUIET_AFTER)
+    monkeypatch.setattr(threads, "_cores", lambda: 2)
+    monkeypatch.setattr(threads, "_runnable_others", lambda proc="/proc": looks.pop(0))
+    monkeypatch.setattr(threads.time, "sleep", lambda s: None)
+    cost[2] = 0.5e-4
+    threads.matmul(*_operands(256, 64, 256))
+    assert looks == []
+    assert threads._STATE["current"] == (2 if kept else 1)
+    assert list(threads.gemm_choices().values()) == ([2] if kept else [])
+    assert (tmp_path / "blas_threads.json").exists() == kept
+
+
+def test_the_trace_says_why_each_gemm_got_its_threads(policy, monkeypatch):
+    sets, cost, reads = policy
+    now = [1000.0]
+    monkeypatch.setattr(threads, "_now", lambda: now[0])
+    rec = threads.trace()
+    try:
+        a, b = _operands(256, 64, 256)
+        cost[2] = 0.5e-4
+        threads.matmul(a, b)
+        threads.matmul(a, b)
+        _new_process(monkeypatch)
+        threads.matmul(a, b)
+        monkeypatch.setattr(threads, "_machine_quiet", lambda now, others=None: False)
+        threads.matmul(a, b)
+        threads.matmul(*_operands(8, 8, 8))                 # below FLOOR_MACS: not counted
+        assert rec["calls"] == {("(256, 64)@(64, 256)", 2, "trial"): 2, ("(256, 64)@(64, 256)", 2, "cache"): 1,
+                                ("(256, 64)@(64, 256)", 1, "busy"): 1}
+        assert [(t["verdict"], t["kept"]) for t in rec["trials"]] == [(2, True)]
+        assert len(rec["trials"][0]["times_us"]) == len(TRIAL)
+    finally:
+        assert threads.trace(False) is rec and threads._TRACE is None
 
 
 def test_shapes_layouts_and_out_buffers_are_measured_apart(policy, monkeypatch):
@@ -477,6 +607,22 @@ _REAL = (
     "        want[n] = np.matmul(a, b)\n"
     "print(threads._STATE['many'], len(calls), *[next((n for n in (1, 2) if np.array_equal(g, want[n])), 0)"
     " for g in got])\n")
+
+
+def test_a_run_traced_from_the_environment_writes_its_record_at_exit(tmp_path):
+    path = tmp_path / "trace.json"
+    many = _run("import numpy as np\n"
+                "from tapeflow.util import threads\n"
+                "a = np.ones((256, 256), np.float32)\n"
+                "threads.matmul(a, a)\n"
+                "print(threads._STATE['many'])\n", TAPEFLOW_BLAS_TRACE=str(path), TAPEFLOW_CACHE_DIR=str(tmp_path))
+    if int(many) < 2:
+        pytest.skip("needs a BLAS pool of 2 threads or more (one thread reads no load)")
+    rec = json.loads(path.read_text())
+    assert [c[0] for c in rec["calls"]] == ["(256, 256)@(256, 256)"] and rec["calls"][0][3] == 1
+    assert len(rec["readings"]) == 1 and "own_states" in rec["readings"][0]
+    line = threads.trace_summary(str(path))
+    assert line.startswith(f"{path}: calls per thread count {{{rec['calls'][0][1]}: 1}}") and "1 readings" in line
 
 
 def test_program_results_come_from_one_thread_or_the_decided_count(tmp_path):

@@ -31,15 +31,18 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   and leaves the other core to the rest of the step). Then the program's own
   call runs on the decided count: a trial never makes the program's results.
   A trial is kept only if the machine was quiet before it (the reading below)
-  and after it (no other process runnable right then); else it is discarded,
-  the call runs on one thread and the shape is tried again ``RETRIAL_S``
-  later. A verdict of one thread is kept only when a second trial
-  ``RETRIAL_S`` later says so too (the shape runs on one thread meanwhile):
-  load the readings cannot see (another VM taking this one's CPU time, a burst
-  shorter than a reading) slows the many-thread calls more than the one-thread
-  ones, so a spoilt trial says "one thread"; on a busy host one trial in a
-  fresh cache set a DQN layer's 200x150 @ 150x100 (40 us on two threads, 71 on
-  one) to one thread for good. A decided shape is not timed again.
+  and after it (no other process runnable in most of a few looks right then,
+  ``_runnable_now``: a single look saw a kernel thread in ~5% of looks, and
+  each discarded trial kept its shape on one thread for ``RETRIAL_S``, a short
+  benchmark's whole timed window); else it is discarded, the call runs on one
+  thread and the shape is tried again ``RETRIAL_S`` later. A verdict of one
+  thread is kept only when a second trial ``RETRIAL_S`` later says so too (the
+  shape runs on one thread meanwhile): load the readings cannot see (another
+  VM taking this one's CPU time, a burst shorter than a reading) slows the
+  many-thread calls more than the one-thread ones, so a spoilt trial says "one
+  thread"; on a busy host one trial in a fresh cache set a DQN layer's 200x150
+  @ 150x100 (40 us on two threads, 71 on one) to one thread for good. A decided
+  shape is not timed again.
 * decisions are kept in ``blas_threads.json`` in ``$TAPEFLOW_CACHE_DIR`` (else
   ``$XDG_CACHE_HOME/tapeflow``, else ``~/.cache/tapeflow``), under a
   fingerprint of the machine (CPU model, cores we may run on, OpenBLAS
@@ -50,16 +53,35 @@ there 256x17 @ 17x256 (1.1M) still lost (36 vs 42 us) while 256x23 @ 23x256
   ignored (the shapes are timed again). Delete the file to time them anew,
   e.g. after changing the machine's BIOS or power settings.
 
-Spare core means: the runnable threads of *other* processes, averaged over the
-last seconds, are fewer than ``cores - 1.5`` (our own running thread takes one
-core). On Linux this is /proc/loadavg's count of runnable threads minus this
-process's own runnable threads (/proc/self/task), read at most once a second.
-The 1-minute load average cannot be used for this: it counts our own BLAS
-threads, so two threads running on a quiet 2-core machine lift it past the
-limit and switch themselves off a minute later (and on again once it decayed: a
-long training run flipped between one and two threads), and it still shows a
-process that ended a minute ago. Other platforms fall back to the load average
-(all threads while it is below ``cores - 0.5``).
+Spare core means: other processes used fewer than ``cores - 1.5`` cores, on
+average over the last seconds (our own running thread takes one core). On Linux
+a reading, taken at most once a second, is the CPU time every process used
+since the last one (/proc/stat's user, nice and system ticks) less this
+process's own (``os.times``), over the wall time between; readings are averaged
+with weights decaying over ``OTHERS_WINDOW_S``. A reading covers its whole
+interval: a kernel thread that runs a few milliseconds barely moves it, while a
+busy neighbour counts ~1 core (beside our one thread) or ~2/3 (beside two:
+three runnable threads on two cores). Counting other processes' runnable
+threads at one instant instead (/proc/loadavg's count less this process's
+runnable threads) reads a quiet machine as busy too often: kdamond (a kernel
+thread) or the tools' I/O threads were runnable in 5-8% of such looks (taken
+between TD3 steps and at processes' first readings, on a shared machine), and
+a thread of ours that /proc/loadavg counts but that is asleep when
+/proc/self/task is read a moment later counts as another process's. When such
+a look was a process's first reading, taken as it stood, it set one thread for
+the first two readings: a short benchmark's whole timed window, every 256^3
+GEMM at one-thread speed (an idle machine, five fresh TD3 processes: one first
+look saw a thread, two busy readings, 8.2 ms per update; the others 5.7-7.4).
+Only where no interval can tell, at the first reading (the first interval then
+replaces it) and right after a trial, is the machine looked at: the median of
+``LOOKS`` looks ``LOOK_GAP_S`` apart. A forked child
+starts its readings anew. The 1-minute load average cannot be used for this:
+it counts our own BLAS threads, so two threads running on a quiet 2-core
+machine lift it past the limit and switch themselves off a minute later (and on
+again once it decayed: a long training run flipped between one and two
+threads), and it still shows a process that ended a minute ago. Other
+platforms fall back to the load average (all threads while it is below
+``cores - 0.5``).
 
 Results: OpenBLAS's threaded sgemm/dgemm do not round like its one-thread
 path. Both are deterministic, but the partition into per-thread blocks changes
@@ -90,6 +112,11 @@ install "tapeflow[threads]"``) or a NumPy not built on OpenBLAS: matmul is plain
 ``np.matmul`` and BLAS is left alone. The thread count is switched only when
 the wanted count changes (~0.7 us). Note that the setting is process-wide:
 NumPy matmuls outside tapeflow also see it.
+
+Why a GEMM got its threads: ``trace()`` records, per shape, thread count and
+reason (cache, trial, busy, ...), the load readings with their raw inputs and
+the trials; ``TAPEFLOW_BLAS_TRACE=FILE`` records a whole run into FILE, and
+``trace_summary(FILE)`` sums a file up in a line (to compare runs).
 """
 from __future__ import annotations
 
@@ -119,11 +146,16 @@ MARGIN = 0.9
 #: seconds after a trial spoilt by load until the shape is tried again
 RETRIAL_S = 4.0
 
-#: seconds over which other processes' runnable threads are averaged (a burst of
-#: a few hundred milliseconds does not switch threads; a busy process does within ~2 s)
+#: seconds over which other processes' CPU use is averaged (a burst of a few hundred
+#: milliseconds does not switch threads; a busy process does within ~2 s)
 OTHERS_WINDOW_S = 2.0
+#: looks at other processes' runnable threads where no interval can tell (a first
+#: reading, right after a trial), and the seconds between them
+LOOKS = 5
+LOOK_GAP_S = 0.002
 
 _STATE = {"set": None, "many": 1, "current": None, "load_at": -1.0, "others": None, "quiet": False,
+          "mark": None, "looked": False,
           "intra": None, "blas": ""}
 #: per GEMM key: the chosen thread count (int), or the monotonic time before which a
 #: shape whose trial was spoilt by load, or said one thread once, is not tried again (float)
@@ -135,6 +167,23 @@ _DISK = None
 #: the trial's clock and the clock of the load readings (tests inject fake ones)
 _timer = time.perf_counter
 _now = time.monotonic
+#: the record ``trace()`` keeps while on, else None
+_TRACE = None
+
+
+def _task_states(task_dir):
+    """{tid: (comm, state letter)} of the threads under ``task_dir`` (a /proc/PID/task)."""
+    got = {}
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/stat") as f:
+                st = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        # "tid (comm) state ...": comm may itself hold ")" and spaces
+        end = st.rindex(")")
+        got[tid] = (st[st.index("(") + 1:end], st[end + 2])
+    return got
 
 
 def _runnable_others(proc="/proc"):
@@ -142,18 +191,39 @@ def _runnable_others(proc="/proc"):
     try:
         with open(f"{proc}/loadavg") as f:
             running = int(f.read().split()[3].split("/")[0])
-        own = 0
-        for tid in os.listdir(f"{proc}/self/task"):
-            try:
-                with open(f"{proc}/self/task/{tid}/stat") as f:
-                    st = f.read()
-            except OSError:  # the thread ended meanwhile
-                continue
-            # "tid (comm) state ...": comm may itself hold ")" and spaces
-            own += st[st.rindex(")") + 2] == "R"
+        states = _task_states(f"{proc}/self/task")
+        own = sum(s == "R" for _, s in states.values())
+        if _TRACE is not None:
+            # our threads scanned again: one that changed state since the first scan shows a race
+            _TRACE["raw"] = {"running": running, "own": own, "own_states": sorted(states.values()),
+                             "own_again": sorted(_task_states(f"{proc}/self/task").values()),
+                             "others_R": _others_runnable(proc)}
         return max(0, running - own)
     except (OSError, ValueError, IndexError):
         return None
+
+
+def _others_runnable(proc="/proc"):
+    """"pid/tid comm" of every runnable thread of other processes, scanned right after a
+    reading (for the trace only: a scan of every task takes milliseconds)."""
+    me = str(os.getpid())
+    got = []
+    for pid in os.listdir(proc):
+        if pid.isdigit() and pid != me:
+            try:
+                states = _task_states(f"{proc}/{pid}/task")
+            except OSError:  # the process ended meanwhile
+                continue
+            run = [f"{pid}/{tid} {c}" for tid, (c, st) in states.items() if st == "R"]
+            if run:
+                try:
+                    with open(f"{proc}/{pid}/cmdline", "rb") as f:
+                        kernel = not f.read(1)     # kernel threads have no command line
+                except OSError:
+                    kernel = False
+                got += [r + (" [kernel]" if kernel else "") + (" [parent]" if int(pid) == os.getppid() else "")
+                        for r in run]
+    return got
 
 
 def _cores():
@@ -180,14 +250,75 @@ def _controller():
     return lib.set_num_threads, n, f"openblas {lib.version} {getattr(lib, 'architecture', '')} threads={n}"
 
 
+#: /proc/stat's clock ticks per second
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_used(proc="/proc"):
+    """(CPU seconds every process used since boot: /proc/stat's user, nice and system
+    time over all cores; CPU seconds this process used), or None where unknown. Both
+    count whole clock ticks (10 ms), enough over a reading's second or more."""
+    try:
+        with open(f"{proc}/stat") as f:
+            head = f.readline().split()
+        if head[0] != "cpu":
+            return None
+        used = (int(head[1]) + int(head[2]) + int(head[3])) / _TICK
+    except (OSError, ValueError, IndexError):
+        return None
+    return used, _own_cpu()
+
+
+def _own_cpu():
+    t = os.times()
+    return t.user + t.system
+
+
+def _runnable_now():
+    """Other processes' runnable threads right now, where no interval can tell (a first
+    reading, right after a trial): the median of ``LOOKS`` looks ``LOOK_GAP_S`` apart, so
+    that a kernel thread or a reader's race seen in one look does not decide (None where
+    unknown)."""
+    looks = []
+    for i in range(LOOKS):
+        if i:
+            time.sleep(LOOK_GAP_S)
+        looks.append(_runnable_others())
+        if looks[-1] is None:
+            return None
+    return sorted(looks)[LOOKS // 2]
+
+
+def _reading(now):
+    """Cores other processes used since the last reading (their CPU time over the
+    wall time between); at the first reading, which has no interval, their runnable
+    threads (``_runnable_now``), marked as a first look. None where unknown."""
+    st = _STATE
+    cpu = _cpu_used()
+    if cpu is None:
+        return None
+    prev, st["mark"] = st["mark"], (now, *cpu)
+    if prev is None:
+        others = _runnable_now()
+        st["looked"] = others is not None
+        return others
+    t0, used0, own0 = prev
+    # ticks are counted apart per core and for this process: the difference can dip below 0
+    others = max(0.0, (cpu[0] - used0) - (cpu[1] - own0)) / max(now - t0, 1e-3)
+    if _TRACE is not None:
+        _TRACE["raw"] = {"used_s": round(cpu[0] - used0, 3), "own_s": round(cpu[1] - own0, 3),
+                         "wall_s": round(now - t0, 3)}
+    return others
+
+
 def _machine_quiet(now, others=None):
     """Is a core spare for a second BLAS thread? ``now``: monotonic seconds; ``others``:
-    a reading of other processes' runnable threads (default: ``_runnable_others()``)."""
+    a reading of other processes' load in cores (default: ``_reading(now)``)."""
     st = _STATE
     dt = now - st["load_at"]
     if dt > 1.0:
         st["load_at"] = now
-        others = _runnable_others() if others is None else others
+        others = _reading(now) if others is None else others
         if others is None:
             try:
                 load = os.getloadavg()[0]
@@ -197,17 +328,36 @@ def _machine_quiet(now, others=None):
             st["quiet"] = load < _cores() - 0.5
             return st["quiet"]
         prev = st["others"]
-        keep = 0.0 if prev is None else math.exp(-dt / OTHERS_WINDOW_S)
-        st["others"] = others if prev is None else prev * keep + others * (1.0 - keep)
+        if prev is None or st["looked"]:
+            # the first reading; or the first measured interval, which replaces the look the
+            # first reading took (a look sees an instant, the interval all of it)
+            st["looked"] = prev is None and st["looked"]
+            st["others"] = others
+        else:
+            keep = math.exp(-dt / OTHERS_WINDOW_S)
+            st["others"] = prev * keep + others * (1.0 - keep)
         st["quiet"] = st["others"] < _cores() - 1.5
+        if _TRACE is not None:
+            _TRACE["readings"].append(dict(_TRACE.pop("raw", {}), t=round(now - _TRACE["t0"], 4),
+                                           others=others, smoothed=st["others"], quiet=st["quiet"]))
     return st["quiet"]
 
 
+def _forget_readings():
+    # a forked child's CPU time starts at 0: its first reading is a first look again
+    _STATE.update(load_at=-1.0, others=None, mark=None, looked=False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_readings)
+
+
 def _quiet_after():
-    """After a trial: does no other process run right now? The smoothed reading that
-    let the trial start lags ~2 s behind, so a process that started during the trial is
-    seen here; without /proc, the load-average test."""
-    others = _runnable_others()
+    """After a trial: does no other process run right now? The reading that let the
+    trial start is up to a second old, so a process that started during the trial is
+    seen here (in most of the looks of ``_runnable_now``: one look's kernel thread does
+    not spoil the trial); without /proc, the load-average test."""
+    others = _runnable_now()
     if others is None:
         return _machine_quiet(_now())
     return others < _cores() - 1.5
@@ -326,6 +476,8 @@ def _trial(a, b, out, many):
         t0 = _timer()
         np.matmul(a, b, out=scratch)
         times.append(_timer() - t0)
+    if _TRACE is not None:
+        _TRACE["times"] = [round(t * 1e6, 1) for t in times]
     return _decide(times, many)
 
 
@@ -337,24 +489,33 @@ def _choose(key, a, b, out, many, quiet, forced, now):
     process, as the count holds whatever the load)."""
     retry_at = _CHOICE.get(key)
     if retry_at is not None and now < retry_at:
-        return 1
+        return _why(key, 1, "waits for a trial")
     sa, sb, sta, stb, _, _, no_out, _ = key
     skey = f"{sa}@{sb} strides={sta},{stb} {a.dtype.str},{b.dtype.str} out={not no_out} threads<={many}"
     n = _decisions().get(skey)
+    why = "cache"
     if n is None:
         n = _trial(a, b, out, many)
-        if quiet and _quiet_after():
+        kept = quiet and _quiet_after()
+        if _TRACE is not None:
+            _TRACE["trials"].append({"key": skey, "t": round(now - _TRACE["t0"], 4), "times_us": _TRACE.pop("times"),
+                                     "verdict": n, "quiet_before": quiet, "kept": kept,
+                                     "after_look": _TRACE.pop("raw", None) if quiet else None})
+        if kept:
             if n == 1 and key not in _ONE_ONCE:
                 _ONE_ONCE.add(key)     # the first one-thread verdict: confirm it later
                 _CHOICE[key] = now + RETRIAL_S
-                return 1
+                return _why(key, 1, "trial said 1 once")
             _ONE_ONCE.discard(key)
             _store(skey, n)
+            why = "trial"
         elif not forced:
             _CHOICE[key] = now + RETRIAL_S
-            return 1
+            return _why(key, 1, "trial spoilt")
+        else:
+            why = "trial under intra-op count"
     _CHOICE[key] = n
-    return n
+    return _why(key, n, why)
 
 
 def _gemm(a, b, out, sa, sb, macs):
@@ -371,31 +532,37 @@ def _gemm(a, b, out, sa, sb, macs):
             # pieces that threads take in turn, whatever the load (split_gemm's doc)
             if many > 1:
                 _use(1)
-            return split_gemm.matmul(a, b, out, how, min(want, many) if want > 0 else many)
+            n = min(want, many) if want > 0 else many
+            if _TRACE is not None:
+                _note(sa, sb, n, "split")
+            return split_gemm.matmul(a, b, out, how, n)
     if many == 1:
+        if _TRACE is not None:
+            _note(sa, sb, 1, "pool of 1")
         return np.matmul(a, b, out=out)
     if want == 1:
-        _use(1)
-        return np.matmul(a, b, out=out)
-    now = _now()
-    # the load reading's fast path inline: this is every mid-size GEMM's path, and a call costs ~0.1 us
-    quiet = st["quiet"] if now - st["load_at"] <= 1.0 else _machine_quiet(now)
-    if want > 1:
-        many = min(want, many)         # the user's count: no load guard, as in TF
-    elif not quiet:
-        _use(1)
-        return np.matmul(a, b, out=out)
-    if macs >= CEIL_MACS:
-        _use(many)
-        return np.matmul(a, b, out=out)
-    # dtype.num, not the dtype: hashing a dtype costs ~0.5 us (a byte-swapped operand
-    # shares its native twin's key; only the thread choice could be off, never a value)
-    key = (sa, sb, a.strides, b.strides, a.dtype.num, b.dtype.num, out is None, many)
-    n = _CHOICE.get(key)
-    if type(n) is not int:
-        n = _choose(key, a, b, out, many, quiet, want > 1, now)
+        n, why = 1, "intra-op count 1"
+    else:
+        now = _now()
+        # the load reading's fast path inline: this is every mid-size GEMM's path, and a call costs ~0.1 us
+        quiet = st["quiet"] if now - st["load_at"] <= 1.0 else _machine_quiet(now)
+        if want > 1:
+            many = min(want, many)     # the user's count: no load guard, as in TF
+        if not quiet and want < 1:
+            n, why = 1, "busy"
+        elif macs >= CEIL_MACS:
+            n, why = many, "ceiling"
+        else:
+            # dtype.num, not the dtype: hashing a dtype costs ~0.5 us (a byte-swapped operand
+            # shares its native twin's key; only the thread choice could be off, never a value)
+            why = key = (sa, sb, a.strides, b.strides, a.dtype.num, b.dtype.num, out is None, many)
+            n = _CHOICE.get(key)
+            if type(n) is not int:
+                n = _choose(key, a, b, out, many, quiet, want > 1, now)
     if n != st["current"]:
         _use(n)
+    if _TRACE is not None:
+        _note(sa, sb, n, why)
     return np.matmul(a, b, out=out)
 
 
@@ -518,6 +685,72 @@ def matmul(a, b, out=None):
         if _STATE["current"] != 1:
             _one()
     return _np_matmul(a, b, out)
+
+
+# --- the trace: what each GEMM ran on and why, and the load readings behind it -------------
+def _why(key, n, why):
+    """``n``, after noting why key's GEMM got it (tracing only)."""
+    if _TRACE is not None:
+        _TRACE["why"][key] = why
+    return n
+
+
+def _note(sa, sb, n, why):
+    if type(why) is tuple:                 # a shape's key: why it got its count
+        why = _TRACE["why"].get(why, "?")
+    k = (f"{sa}@{sb}", n, why)
+    calls = _TRACE["calls"]
+    calls[k] = calls.get(k, 0) + 1
+
+
+def trace(on=True):
+    """Start recording (``on``; a running record starts anew) or stop; returns the record:
+    ``calls`` {(shapes, threads, why): count} per GEMM from ``FLOOR_MACS`` up (why:
+    split, pool of 1, intra-op count 1, busy (the load guard), ceiling, cache, trial,
+    trial said 1 once, trial spoilt, waits for a trial, trial under intra-op count; the
+    narrow native loops are not BLAS calls and not counted), ``readings`` (each load
+    reading: its time, /proc/loadavg's runnable count, ours, our threads' states, the
+    other processes' runnable threads scanned right after, the smoothed count and the
+    verdict) and ``trials`` (times in us, verdict, quiet before and after). Scanning
+    every task at each reading costs milliseconds: a diagnosis tool, off by default.
+    ``TAPEFLOW_BLAS_TRACE=FILE`` in the environment records from import and writes the
+    record to FILE as JSON at exit."""
+    global _TRACE
+    old = _TRACE
+    _TRACE = {"t0": _now(), "calls": {}, "why": {}, "readings": [], "trials": []} if on else None
+    return _TRACE if on else old
+
+
+def _dump_trace(path):
+    rec = _TRACE or {}
+    out = {"pid": os.getpid(), "calls": sorted([list(k) + [v] for k, v in rec.get("calls", {}).items()],
+                                               key=lambda r: -r[-1]),
+           "readings": rec.get("readings", []), "trials": rec.get("trials", [])}
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, default=str)
+
+
+def trace_summary(path):
+    """One line for a trace file: GEMM calls per thread count, the reasons for one thread,
+    the load readings (busy ones, the first), the trials (kept of all)."""
+    with open(path) as f:
+        rec = json.load(f)
+    per, why1 = {}, {}
+    for shapes, n, why, count in rec["calls"]:
+        per[n] = per.get(n, 0) + count
+        if n == 1:
+            why1[why] = why1.get(why, 0) + count
+    rd = rec["readings"]
+    first = f", first {rd[0]['others']:.2f}" if rd else ""
+    return (f"{path}: calls per thread count {dict(sorted(per.items()))}, one thread for {why1}; "
+            f"{len(rd)} readings, {sum(not r['quiet'] for r in rd)} busy{first}; "
+            f"trials {sum(t['kept'] for t in rec['trials'])} kept of {len(rec['trials'])}")
+
+
+if os.environ.get("TAPEFLOW_BLAS_TRACE"):
+    import atexit
+    trace()
+    atexit.register(_dump_trace, os.environ["TAPEFLOW_BLAS_TRACE"])
 
 
 def blas_threads():
