@@ -709,9 +709,11 @@ def trace(on=True):
     split, pool of 1, intra-op count 1, busy (the load guard), ceiling, cache, trial,
     trial said 1 once, trial spoilt, waits for a trial, trial under intra-op count; the
     narrow native loops are not BLAS calls and not counted), ``readings`` (each load
-    reading: its time, /proc/loadavg's runnable count, ours, our threads' states, the
-    other processes' runnable threads scanned right after, the smoothed count and the
-    verdict) and ``trials`` (times in us, verdict, quiet before and after). Scanning
+    reading: its time, the CPU seconds behind it (all processes', ours, the wall time
+    between) or, for a first reading's look, /proc/loadavg's runnable count, ours, our
+    threads' states and the other processes' runnable threads scanned right after; the
+    reading, the smoothed count and the verdict) and ``trials`` (times in us, verdict,
+    quiet before, kept, the look after). Scanning
     every task at each reading costs milliseconds: a diagnosis tool, off by default.
     ``TAPEFLOW_BLAS_TRACE=FILE`` in the environment records from import and writes the
     record to FILE as JSON at exit."""

@@ -66,7 +66,8 @@ def _fused_impl_out(outs, *vals, graph, kernel):
 # Exists only in optimized graphs (after gradients were taken), so it needs no vjp.
 # The native kernel writes every output into a new array or into the planned buffer it
 # is given (impl_out: the buffer planner gives a slot to each result that does not escape):
-# no output aliases an input.
+# no output is a view of an input. The one sharing is the plan's own InPlace (buffers.py):
+# a result stored over an operand's array that nothing reads after the loop.
 fused_elementwise_p = Primitive("fused_elementwise", _fused_impl, _fused_abstract, differentiable=False,
                                 multiple_results=True, aliases=False, impl_out=_fused_impl_out,
                                 doc="a chain of elementwise ops run as one native loop (compiler-made)")
