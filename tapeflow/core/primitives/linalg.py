@@ -59,6 +59,25 @@ matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, v
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
 
 
+
+def _matmul_elementwise(e):
+    """The elementwise equation a matmul equation is, or None: a rank-2 product over a
+    contraction of length 1, (m, 1) @ (1, n), is the multiply of a column by a row (the
+    backward of a layer with one output unit: g @ W.T with W of shape (n, 1)). Every
+    element is one product, rounded once, so the bits are the kernel's (its ``_outer``
+    path is that multiply). The fusion pass reads this: the product joins the loop that
+    consumes it (a relu gradient) instead of writing an (m, n) temporary."""
+    a, b = e.inputs
+    sa, sb = getattr(a, "aval", None), getattr(b, "aval", None)
+    if sa is None or sb is None or len(sa.shape) != 2 or len(sb.shape) != 2 or sa.shape[1] != 1 \
+            or sb.shape[0] != 1 or sa.dtype != sb.dtype or sa.dtype.kind != "f":
+        return None
+    return type(e)(E.mul_p, [a, b], e.outputs, {}, e.src)  # an Eqn (ir.graph), as e is
+
+
+matmul_p.lowerings["elementwise"] = _matmul_elementwise
+
+
 def _parse(spec, n):
     if "..." in spec:
         raise InvalidArgumentError("einsum: '...' is not supported; spell the axes out")
