@@ -163,3 +163,66 @@ def test_integer_and_batched_products_keep_matmul():
     got = fn(a, b, ab, bb)
     np.testing.assert_array_equal(got[0].numpy(), want[0])
     np.testing.assert_allclose(got[1].numpy(), want[1], rtol=1e-5, atol=1e-5)
+
+
+def _critic_head(h, b, w, g):
+    """A critic's last hidden layer and its one-unit output: relu(h + b) @ w (a row sum
+    per example), the output layer's weight gradient y.T @ g (column sums of y times
+    the column g) and the relu gradient of g @ w.T."""
+    y = tf.nn.relu(h + b)
+    q = tf.matmul(y, w)
+    dw = tf.matmul(tf.transpose(y), g)
+    dh = tf.where(y > 0, tf.matmul(g, tf.transpose(w)), tf.zeros_like(y))
+    return q, dw, dh, tf.reduce_sum(dh, axis=0)
+
+
+@pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
+def test_products_with_one_output_column_become_row_and_column_sums(m, n):
+    rs = np.random.default_rng(m * 7 + n)
+    h = rs.standard_normal((m, n)).astype(np.float32)
+    b = rs.standard_normal(n).astype(np.float32)
+    w = rs.standard_normal((n, 1)).astype(np.float32)
+    g = rs.standard_normal((m, 1)).astype(np.float32)
+    args = [tf.constant(x) for x in (h, b, w, g)]
+    want = [t.numpy() for t in _critic_head(*args)]
+    fn, cf = _tiered(_critic_head, *args)
+    assert "matmul" not in _names(cf.fused_graph), str(cf.fused_graph)
+    got = [t.numpy() for t in fn(*args)]
+    for x, y in zip(got, want):
+        assert x.shape == y.shape
+    # sums in the loop's order (float32 per row, float64 over rows), not BLAS's
+    for k in (0, 1, 3):
+        np.testing.assert_allclose(got[k], want[k], rtol=2e-5, atol=2e-5 * np.abs(want[k]).max())
+    np.testing.assert_array_equal(got[2], want[2])
+    # a transposed reading would be far off: y @ w against y.T @ w (square case) or a shape error
+    y = np.maximum(h + b, 0)
+    assert np.abs(got[0][:, 0] - (y @ w)[:, 0]).max() < 1e-3 * np.abs(y @ w).max()
+    ref = eval_graph(cf.fused_graph, [h, b, w, g])
+    np.testing.assert_allclose(ref[0], want[0], rtol=2e-5, atol=2e-5 * np.abs(want[0]).max())
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_row_folds_over_the_last_axis(keepdims):
+    """Reductions over the last axis only (a user's reduce_sum(x * y, axis=-1), a max)
+    fold per row inside the loop, rank 3 too, beside column sums of the same loop."""
+    rs = np.random.default_rng(9)
+    x = rs.standard_normal((16, 24, 40)).astype(np.float32)
+    r = rs.standard_normal(40).astype(np.float32)
+
+    def f(x, r):
+        y = tf.nn.relu(x * r + 0.5)
+        return (tf.reduce_sum(y * r, axis=-1, keepdims=keepdims), tf.reduce_max(y, axis=2, keepdims=keepdims),
+                tf.reduce_sum(y, axis=(0, 1)))
+
+    args = [tf.constant(x), tf.constant(r)]
+    want = [t.numpy() for t in f(*args)]
+    fn, cf = _tiered(f, *args)
+    assert not [e for e in cf.fused_graph.eqns if e.prim.fusion == "reduction"], str(cf.fused_graph)
+    got = [t.numpy() for t in fn(*args)]
+    # (x * r + 0.5 may contract to a multiply-add: the max is within that rounding)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-5)
+    # each row's own value: a fold that mixed rows (or read columns) would be far off
+    y = np.maximum(x * r + 0.5, 0)
+    assert np.abs(got[1].reshape(16, 24) - y.max(axis=2)).max() < 1e-5

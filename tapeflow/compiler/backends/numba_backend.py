@@ -154,10 +154,18 @@ def can_lower_in_loop(e):
 
 def _loop_fold(e):
     """Does this reduction fold inside the loop over its input: over all axes
-    (a scalar), or over leading axes (per-column sums of a batch)?"""
+    (a scalar), over leading axes (per-column sums of a batch), or over the last
+    axis of a matrix or more (per-row sums: a product with one output column)?"""
     nd = len(e.inputs[0].aval.shape)
     axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
-    return bool(axes) and axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
+    return bool(axes) and (axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
+                           or _row_fold(e))
+
+
+def _row_fold(e):
+    """Is this a reduction over the last axis only, of an input of rank 2 or more?"""
+    nd = len(e.inputs[0].aval.shape)
+    return nd >= 2 and tuple(a % nd for a in e.params["axis"]) == (nd - 1,)
 
 
 #: A loop over at least this many elements runs in chunks on several threads (``prange``).
@@ -801,9 +809,14 @@ class _Gen:
         rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
         if cols:
             rows.add(shape[-1])
-        folds_columns = any(_fold(e.prim) is not None and e.outputs[0].aval.shape != () for e in eqs)
+        row_folds = {e for e in eqs if _fold(e.prim) is not None and _row_fold(e)}
+        folds_columns = any(_fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds
+                            for e in eqs)
         rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
-                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()}
+                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds}
+        if row_folds:
+            # per-row sums: the inner loop runs along the last axis
+            rows.add(shape[-1])
         if len(rows) > 1 or None in rows:
             raise Unsupported(f"a loop over {shape} with rows of sizes {sorted(map(str, rows))}")
         C = rows.pop() if rows else None
@@ -829,6 +842,19 @@ class _Gen:
                 fn = f"np.{ufunc.__name__}"
                 val = self._loc_ref(env, e.inputs[0], i, c, C, row, cols)
                 wide, narrow = self._fold_start(ufunc, start, odt), self._fold_start(ufunc, start, odt, widen=False)
+                if e in row_folds:
+                    # one accumulator per row, in the output's dtype (a float32 dot product
+                    # of a row, vectorized as BLAS's is), stored after the row's inner loop;
+                    # a chunk holds whole rows, so the stores need no partials
+                    arr = self.out_params.get(out)
+                    if arr is None:
+                        arr = self.fresh("arr")
+                        setup.append(f"{pad}{arr} = np.empty({n // C}, {_dtname(odt)})")
+                    row_pre.append(f"{cpad}    {acc} = {narrow}")
+                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
+                    row_post.append(f"{cpad}    {arr}[{row}] = {acc}")
+                    env[out] = arr
+                    continue
                 if out.aval.shape != () and wide != narrow:
                     # widened column sums: a float64 accumulator in the inner loop would make
                     # it mix vector widths (float32 math 4 lanes wide instead of 8), so the

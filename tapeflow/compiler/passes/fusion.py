@@ -12,8 +12,9 @@ gradient's column sums) join the group and are folded in the same pass.
 
 An equation whose record gives an elementwise form for its operands
 (``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
-product, is a column times a row) is a candidate as that form; where no group
-takes it, it stays the op it was.
+product, is a column times a row; a product with one output column is the row
+sums of a multiply by a row) is a candidate as that form; where no group takes
+it, it stays the op it was.
 
 An equation is a candidate when its record's fusion class is "elementwise"
 (or "reduction", over a member) and the backend running the fused loops can
@@ -277,18 +278,45 @@ def _limit_arrays(eqns, members, tainted, out_set):
 
 
 def _elementwise_forms(eqns, can_fuse):
-    """``eqns`` with each equation whose record says it is an elementwise op for its
-    operands (``lowerings["elementwise"](eqn)``: an outer product is a multiply of a
-    column by a row) replaced by that op, and {id(replacement): original}."""
-    forms, out = {}, []
+    """``eqns`` with each equation whose record says what elementwise ops (and folds) it
+    is for its operands (``lowerings["elementwise"](eqn, new_var, producer)``: an outer product is
+    a column times a row, a product with one output column the row sums of a multiply)
+    replaced by those equations, and {id(form equation): (original, its form)}."""
+    forms, out, made = {}, [], {}
     for e in eqns:
+        for o in e.outputs:
+            made[o] = e
         form = e.prim.lowerings.get("elementwise")
-        f = form(e) if form is not None and e.effect is None else None
-        if f is not None and can_fuse(f):
-            forms[id(f)] = e
-            e = f
-        out.append(e)
+        f = form(e, Var, made.get) if form is not None and e.effect is None else None
+        if f and all(can_fuse(x) or x.prim.fusion not in ("elementwise", "reduction") for x in f):
+            for x in f:
+                forms[id(x)] = (e, f)
+            out.extend(f)
+        else:
+            out.append(e)
     return out, forms
+
+
+def _undo_unfused_forms(eqns, forms):
+    """A form none of whose equations a loop took runs as the op it was, where its last
+    equation stood (its operands are ready there): the outer product's own kernel writes
+    its result at the speed of a store (NumPy's broadcasting multiply is 4x slower), and a
+    GEMV reads its matrix once."""
+    left = {}
+    for x in eqns:
+        if id(x) in forms:
+            orig, f = forms[id(x)]
+            left.setdefault(id(orig), set()).add(id(x))
+    out = []
+    for x in eqns:
+        if id(x) in forms:
+            orig, f = forms[id(x)]
+            if len(left[id(orig)]) == len(f):  # every equation of the form is still here
+                if x is f[-1]:
+                    out.append(orig)
+                continue
+        out.append(x)
+    return out
 
 
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
@@ -328,10 +356,7 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
         # eqns[:i] holds no candidate left to try; the equations moved before the
         # fused one may hold some
     if forms:
-        # an elementwise form no loop took runs as the op it was (the outer product's
-        # own kernel writes its result at the speed of a store; NumPy's broadcasting
-        # multiply is 4x slower)
-        eqns = [forms.get(id(e), e) for e in eqns]
+        eqns = _undo_unfused_forms(eqns, forms)
     return graph.copy(eqns=eqns)
 
 
