@@ -226,3 +226,29 @@ def test_row_folds_over_the_last_axis(keepdims):
     # each row's own value: a fold that mixed rows (or read columns) would be far off
     y = np.maximum(x * r + 0.5, 0)
     assert np.abs(got[1].reshape(16, 24) - y.max(axis=2)).max() < 1e-5
+
+
+def test_softmax_over_rows_fuses_in_stages_and_matches_eager():
+    """A row max, then values that read it as a column, then a row sum read back the
+    same way: the kernel runs them in stages (a fold's result is ready in the next
+    loop), every value eager's within float32 rounding."""
+    rs = np.random.default_rng(11)
+    x = rs.standard_normal((300, 40)).astype(np.float32)
+    b = rs.standard_normal(40).astype(np.float32)
+    y = rs.random((300, 40)).astype(np.float32)
+
+    def f(x, b, y):
+        z = x * 2.0 + b
+        e = tf.exp(z - tf.reduce_max(z, axis=-1, keepdims=True))
+        s = e / tf.reduce_sum(e, axis=-1, keepdims=True)
+        return s, tf.reduce_sum(s * y, axis=1), tf.reduce_sum((s - y) ** 2)
+
+    args = [tf.constant(v) for v in (x, b, y)]
+    want = [t.numpy() for t in f(*args)]
+    fn, cf = _tiered(f, *args)
+    assert [e.prim for e in cf.fused_graph.eqns] == [fusion.fused_elementwise_p]
+    got = [t.numpy() for t in fn(*args)]
+    np.testing.assert_allclose(got[0], want[0], rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(got[0].sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(got[1], want[1], rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)

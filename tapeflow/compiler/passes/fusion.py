@@ -7,8 +7,10 @@ kernel is one numba loop: one pass over memory instead of one NumPy call and
 one temporary per op. Members may read scalars, *rows* (operands that
 broadcast as a trailing suffix of the shape: a bias) and *columns* (one value
 per row, broadcast along the last axis: (m, 1) against (m, n)), and reductions
-of a member's value over all axes or over leading axes (a loss sum, a bias
-gradient's column sums) join the group and are folded in the same pass.
+of a member's value over all axes, over leading axes (a loss sum, a bias
+gradient's column sums) or over the last axis (row sums: a product with one
+output column; a softmax's row max and sum, read back as columns by a later
+stage of the kernel) join the group and are folded in the same pass.
 
 An equation whose record gives an elementwise form for its operands
 (``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
