@@ -252,3 +252,24 @@ def test_softmax_over_rows_fuses_in_stages_and_matches_eager():
     np.testing.assert_allclose(got[0].sum(axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(got[1], want[1], rtol=2e-6, atol=1e-7)
     np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+def test_row_folds_and_columns_in_a_chunked_parallel_loop():
+    """Past PARALLEL_MIN_ELEMENTS the loop runs in prange chunks of whole rows: each
+    row's sum is stored by the chunk that holds the row, columns read at the row."""
+    from tapeflow.compiler.backends import numba_backend
+    m, n = 640, 256
+    assert m * n >= numba_backend.PARALLEL_MIN_ELEMENTS
+    rs = np.random.default_rng(12)
+    h = rs.standard_normal((m, n)).astype(np.float32)
+    b = rs.standard_normal(n).astype(np.float32)
+    w = rs.standard_normal((n, 1)).astype(np.float32)
+    g = rs.standard_normal((m, 1)).astype(np.float32)
+    args = [tf.constant(x) for x in (h, b, w, g)]
+    want = [t.numpy() for t in _critic_head(*args)]
+    fn, cf = _tiered(_critic_head, *args)
+    assert "matmul" not in _names(cf.fused_graph)
+    got = [t.numpy() for t in fn(*args)]
+    for k in (0, 1, 3):
+        np.testing.assert_allclose(got[k], want[k], rtol=2e-5, atol=2e-5 * np.abs(want[k]).max())
+    np.testing.assert_array_equal(got[2], want[2])
