@@ -20,7 +20,7 @@ F32, F64 = np.float32, np.float64
 @pytest.fixture
 def calls(monkeypatch):
     """Which native loop each threads.matmul call ran: ['dots' | 'rows', ...]."""
-    dots, rows, _ = gemm_kernels.kernels()
+    dots, rows, *_ = gemm_kernels.kernels()
     seen = []
 
     def spy(name, k):
@@ -90,7 +90,7 @@ def test_an_element_does_not_depend_on_the_blocking(loop):
     in chunks of 4, 2, 1 and vectorizes over columns (with a scalar remainder): an
     element's value is the same whichever block, chunk or lane computes it. Shifting
     the rows and taking a few columns moves every element to another place."""
-    dots, rows, _ = gemm_kernels.kernels()
+    dots, rows, *_ = gemm_kernels.kernels()
     a, b = _arr((23, 37), F32, 3), _arr((37, 50), F32, 4)
 
     def run(a, b):

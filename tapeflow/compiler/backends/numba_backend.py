@@ -73,7 +73,7 @@ from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
 from ..passes.buffers import InPlace
-from ..passes.fusion import trailing_row_size
+from ..passes.fusion import broadcasts_in_loop, column_rows, trailing_row_size
 from . import Backend, get_backend, register_backend
 from ...util.cache import cache_dir
 
@@ -154,10 +154,18 @@ def can_lower_in_loop(e):
 
 def _loop_fold(e):
     """Does this reduction fold inside the loop over its input: over all axes
-    (a scalar), or over leading axes (per-column sums of a batch)?"""
+    (a scalar), over leading axes (per-column sums of a batch), or over the last
+    axis of a matrix or more (per-row sums: a product with one output column)?"""
     nd = len(e.inputs[0].aval.shape)
     axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
-    return bool(axes) and axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
+    return bool(axes) and (axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
+                           or _row_fold(e))
+
+
+def _row_fold(e):
+    """Is this a reduction over the last axis only, of an input of rank 2 or more?"""
+    nd = len(e.inputs[0].aval.shape)
+    return nd >= 2 and tuple(a % nd for a in e.params["axis"]) == (nd - 1,)
 
 
 #: A loop over at least this many elements runs in chunks on several threads (``prange``).
@@ -619,7 +627,7 @@ class _Gen:
                 else:
                     if None in out.aval.shape:
                         raise Unsupported("unknown dims")
-                    if any(trailing_row_size(sh, out.aval.shape) is None for sh in shapes - {out.aval.shape}):
+                    if not all(broadcasts_in_loop(sh, out.aval.shape) for sh in shapes):
                         raise Unsupported(f"{name} broadcasting {shapes} -> {out.aval.shape}")
                     kind = ("loop", out.aval.shape)
                 st = max([need(v) for v in e.inputs], default=0)
@@ -791,12 +799,24 @@ class _Gen:
         one LLVM vectorizes); otherwise a flat loop. A big loop is split into
         ``_chunks`` parts run by ``prange`` (see ``PARALLEL_MIN_ELEMENTS``)."""
         n = int(np.prod(shape))
-        rows = {trailing_row_size(v.aval.shape, shape) for e in eqs for v in e.inputs
-                if isinstance(v, Var) and v.aval.shape not in ((), shape) and v not in self._loc}
+        # (an operand of the loop's size differs from its shape only by leading 1s: read at [i])
+        ops = {v for e in eqs for v in e.inputs if isinstance(v, Var) and v.aval.shape not in ((), shape)
+               and v not in self._loc and int(np.prod(v.aval.shape)) != n}
+        # a column operand (one value per row, ``column_rows``) makes the loop run over rows
+        # of the last axis, the column read at the row's index
+        cols = {v for v in ops if column_rows(v.aval.shape, shape) is not None}
+        rows = {trailing_row_size(v.aval.shape, shape) for v in ops - cols}
         rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
-        folds_columns = any(_fold(e.prim) is not None and e.outputs[0].aval.shape != () for e in eqs)
+        if cols:
+            rows.add(shape[-1])
+        row_folds = {e for e in eqs if _fold(e.prim) is not None and _row_fold(e)}
+        folds_columns = any(_fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds
+                            for e in eqs)
         rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
-                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()}
+                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds}
+        if row_folds:
+            # per-row sums: the inner loop runs along the last axis
+            rows.add(shape[-1])
         if len(rows) > 1 or None in rows:
             raise Unsupported(f"a loop over {shape} with rows of sizes {sorted(map(str, rows))}")
         C = rows.pop() if rows else None
@@ -820,8 +840,21 @@ class _Gen:
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
                 fn = f"np.{ufunc.__name__}"
-                val = self._loc_ref(env, e.inputs[0], i, c, C)
+                val = self._loc_ref(env, e.inputs[0], i, c, C, row, cols)
                 wide, narrow = self._fold_start(ufunc, start, odt), self._fold_start(ufunc, start, odt, widen=False)
+                if e in row_folds:
+                    # one accumulator per row, in the output's dtype (a float32 dot product
+                    # of a row, vectorized as BLAS's is), stored after the row's inner loop;
+                    # a chunk holds whole rows, so the stores need no partials
+                    arr = self.out_params.get(out)
+                    if arr is None:
+                        arr = self.fresh("arr")
+                        setup.append(f"{pad}{arr} = np.empty({n // C}, {_dtname(odt)})")
+                    row_pre.append(f"{cpad}    {acc} = {narrow}")
+                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
+                    row_post.append(f"{cpad}    {arr}[{row}] = {acc}")
+                    env[out] = arr
+                    continue
                 if out.aval.shape != () and wide != narrow:
                     # widened column sums: a float64 accumulator in the inner loop would make
                     # it mix vector widths (float32 math 4 lanes wide instead of 8), so the
@@ -856,7 +889,7 @@ class _Gen:
                 accs.append((acc, out, wide, fn, False))
                 continue
             t = self.fresh()
-            code = self.expr_loop(e, env, i, c, C)
+            code = self.expr_loop(e, env, i, c, C, row, cols)
             body.append(f"{inner}{t} = {code}")
             self._loc[out] = t
             if out in used_outside:
@@ -946,7 +979,7 @@ class _Gen:
             return self.lit(info.min if start == "lowest" else info.max, dtype)
         raise Unsupported(f"fold start {start} for {dtype}")
 
-    def _loc_ref(self, env, v, i, c=None, C=None):
+    def _loc_ref(self, env, v, i, c=None, C=None, row=None, cols=()):
         if isinstance(v, Literal):
             return self.lit(v.val, np.dtype(np.float32) if isinstance(v.val, float) else np.asarray(v.val).dtype)
         if v in self._loc:
@@ -955,16 +988,21 @@ class _Gen:
             return env[v]
         if int(np.prod(v.aval.shape)) == 1:
             return f"{env[v]}[0]"
+        if v in cols:
+            # a column broadcast along the last axis; tested before rows: a (256, 1) column
+            # has a (256,) row's size in a (256, 256) loop
+            return f"{env[v]}[{row}]"
         if C is not None and int(np.prod(v.aval.shape)) == C:
             return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"
 
-    def expr_loop(self, e, env, i, c=None, C=None):
-        # like expr(), but array operands are read at [i] (rows at [c]) or from the loop-local temporary
+    def expr_loop(self, e, env, i, c=None, C=None, row=None, cols=()):
+        # like expr(), but array operands are read at [i] (rows at [c], columns at [row]) or
+        # from the loop-local temporary
         local_env = {}
         for v in e.inputs:
             if isinstance(v, Var):
-                local_env[v] = self._loc_ref(env, v, i, c, C)
+                local_env[v] = self._loc_ref(env, v, i, c, C, row, cols)
         tmp = dict(env)
         tmp.update(local_env)
         return self.expr(e, tmp, None)

@@ -4,10 +4,19 @@ Groups pure elementwise equations over one loop shape (an optimizer's update
 of one parameter; bias + sigmoid, the squared error and their gradients over
 a batch of activations) into a single ``fused_elementwise`` equation whose
 kernel is one numba loop: one pass over memory instead of one NumPy call and
-one temporary per op. Members may read scalars and *rows* (operands that
-broadcast as a trailing suffix of the shape: a bias), and reductions of a
-member's value over all axes or over leading axes (a loss sum, a bias
-gradient's column sums) join the group and are folded in the same pass.
+one temporary per op. Members may read scalars, *rows* (operands that
+broadcast as a trailing suffix of the shape: a bias) and *columns* (one value
+per row, broadcast along the last axis: (m, 1) against (m, n)), and reductions
+of a member's value over all axes, over leading axes (a loss sum, a bias
+gradient's column sums) or over the last axis (row sums: a product with one
+output column; a softmax's row max and sum, read back as columns by a later
+stage of the kernel) join the group and are folded in the same pass.
+
+An equation whose record gives an elementwise form for its operands
+(``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
+product, is a column times a row; a product with one output column is the row
+sums of a multiply by a row) is a candidate as that form; where no group takes
+it, it stays the op it was.
 
 An equation is a candidate when its record's fusion class is "elementwise"
 (or "reduction", over a member) and the backend running the fused loops can
@@ -102,6 +111,28 @@ def trailing_row_size(operand_shape, shape):
     return int(np.prod(s))
 
 
+def column_rows(operand_shape, shape):
+    """Row count of ``operand_shape`` when it broadcasts against ``shape`` as a
+    column: one value per row, repeated along the last axis ((256, 1) against
+    (256, 256): an outer product's left factor), else None. Decided by the shape,
+    not the element count: a (256, 1) column and a (256,) row have the same size
+    against a (256, 256) loop and are read the other way round."""
+    s = tuple(operand_shape)
+    while len(s) > len(shape) and s[0] == 1:
+        s = s[1:]
+    if len(shape) < 2 or shape[-1] == 1 or None in s or len(s) != len(shape) or s[-1] != 1 \
+            or s[:-1] != tuple(shape[:-1]) or int(np.prod(s)) == 1:
+        return None
+    return int(np.prod(s))
+
+
+def broadcasts_in_loop(operand_shape, shape):
+    """Whether a loop over ``shape`` can read the operand: the loop's own shape, a
+    scalar, a trailing row, or a column (``column_rows``)."""
+    return tuple(operand_shape) in (tuple(shape), ()) or trailing_row_size(operand_shape, shape) is not None \
+        or column_rows(operand_shape, shape) is not None
+
+
 def _loop_shape(e, can_fuse, made):
     """The loop shape ``e`` can join a group over, or None. ``made``: the values
     the group being grown has computed (a reduction joins only over one)."""
@@ -115,8 +146,7 @@ def _loop_shape(e, can_fuse, made):
     elif e.prim.fusion == "elementwise":
         s = e.outputs[0].aval.shape
         for v in e.inputs:
-            if not isinstance(v, Literal) and v.aval.shape not in (s, ()) \
-                    and trailing_row_size(v.aval.shape, s) is None:
+            if not isinstance(v, Literal) and not broadcasts_in_loop(v.aval.shape, s):
                 return None
     else:
         return None
@@ -249,10 +279,52 @@ def _limit_arrays(eqns, members, tainted, out_set):
     return members, sorted(set(tainted) | set(dropped))
 
 
+def _elementwise_forms(eqns, can_fuse):
+    """``eqns`` with each equation whose record says what elementwise ops (and folds) it
+    is for its operands (``lowerings["elementwise"](eqn, new_var, producer)``: an outer product is
+    a column times a row, a product with one output column the row sums of a multiply)
+    replaced by those equations, and {id(form equation): (original, its form)}."""
+    forms, out, made = {}, [], {}
+    for e in eqns:
+        for o in e.outputs:
+            made[o] = e
+        form = e.prim.lowerings.get("elementwise")
+        f = form(e, Var, made.get) if form is not None and e.effect is None else None
+        if f and all(can_fuse(x) or x.prim.fusion not in ("elementwise", "reduction") for x in f):
+            for x in f:
+                forms[id(x)] = (e, f)
+            out.extend(f)
+        else:
+            out.append(e)
+    return out, forms
+
+
+def _undo_unfused_forms(eqns, forms):
+    """A form none of whose equations a loop took runs as the op it was, where its last
+    equation stood (its operands are ready there): the outer product's own kernel writes
+    its result at the speed of a store (NumPy's broadcasting multiply is 4x slower), and a
+    GEMV reads its matrix once."""
+    left = {}
+    for x in eqns:
+        if id(x) in forms:
+            orig, f = forms[id(x)]
+            left.setdefault(id(orig), set()).add(id(x))
+    out = []
+    for x in eqns:
+        if id(x) in forms:
+            orig, f = forms[id(x)]
+            if len(left[id(orig)]) == len(f):  # every equation of the form is still here
+                if x is f[-1]:
+                    out.append(orig)
+                continue
+        out.append(x)
+    return out
+
+
 def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Graph:
     """``compile_group(subgraph) -> kernel or None`` lowers one group;
     ``can_fuse(eqn)``: may this equation join a group."""
-    eqns = list(graph.eqns)
+    eqns, forms = _elementwise_forms(graph.eqns, can_fuse)
     out_set = {v for v in graph.outputs if isinstance(v, Var)}
     tried = set()  # id(eqn): fused already, or in a group that was left unfused
     i = 0
@@ -285,6 +357,8 @@ def fuse_elementwise(graph: Graph, compile_group, can_fuse=lambda e: True) -> Gr
                 + [eqns[k] for k in tainted] + eqns[last + 1:])
         # eqns[:i] holds no candidate left to try; the equations moved before the
         # fused one may hold some
+    if forms:
+        eqns = _undo_unfused_forms(eqns, forms)
     return graph.copy(eqns=eqns)
 
 

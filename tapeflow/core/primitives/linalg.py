@@ -8,6 +8,7 @@ from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..primitive import Primitive, bind, aval_of
 from . import _rules
 from . import elementwise as E
+from . import reductions as R
 from . import shape as S
 from ...util import threads as _threads
 
@@ -57,6 +58,53 @@ def matmul(a, b):
 # many threads collapse on a shared machine.
 matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, vjp_np=_matmul_vjp_np, aliases=False,
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
+
+
+
+def _matmul_elementwise(e, new_var, producer):
+    """The elementwise equations a rank-2 float matmul equation is, or None. The fusion
+    pass reads this: ``new_var(aval)`` makes an intermediate value, ``producer(v)`` is
+    the equation that made ``v`` (None for an input). Three shapes:
+
+    * (m, 1) @ (1, n), a contraction of length 1, is the multiply of a column by a row
+      (the backward of a layer with one output unit: g @ W.T with W of shape (n, 1)).
+      Every element is one product, rounded once: the kernel's bits (its ``_outer``
+      path is that multiply). It joins the loop that consumes it (a relu gradient)
+      instead of writing an (m, n) temporary.
+    * (m, k) @ (k, 1), one output column (a critic's Q = h @ w), is the row sums of h
+      times w's transpose as a row: it joins the loop that makes h (the bias add and
+      relu before it), which then reads h once instead of writing it for a GEMV to
+      read back.
+    * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
+      of x times g as a column, read along x's rows (not across them, as x.T's would
+      be): it joins the loop that reads g (the relu gradient before it).
+
+    The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
+    a, b = e.inputs
+    sa, sb = getattr(a, "aval", None), getattr(b, "aval", None)
+    if sa is None or sb is None or len(sa.shape) != 2 or len(sb.shape) != 2 or sa.dtype != sb.dtype \
+            or sa.dtype.kind != "f" or None in sa.shape or None in sb.shape:
+        return None
+    Eqn = type(e)  # ir.graph's Eqn, as e is
+    (m, k), n = sa.shape, sb.shape[1]
+    if k == 1:
+        return [Eqn(E.mul_p, [a, b], e.outputs, {}, e.src)]
+    if n != 1 or m == 1:
+        return None
+    made = producer(a)
+    if made is not None and made.prim is S.transpose_p:
+        x = made.inputs[0]                  # a == x.T: x is (k, m)
+        prod, sums = new_var(Aval((k, m), sa.dtype)), new_var(Aval((1, m), sa.dtype))
+        return [Eqn(E.mul_p, [x, b], [prod], {}, e.src),
+                Eqn(R.reduce_sum_p, [prod], [sums], {"axis": (0,), "keepdims": True}, e.src),
+                Eqn(S.transpose_p, [sums], e.outputs, {"perm": (1, 0)}, e.src)]
+    bt, prod = new_var(Aval((1, k), sb.dtype)), new_var(Aval((m, k), sa.dtype))
+    return [Eqn(S.transpose_p, [b], [bt], {"perm": (1, 0)}, e.src),
+            Eqn(E.mul_p, [a, bt], [prod], {}, e.src),
+            Eqn(R.reduce_sum_p, [prod], e.outputs, {"axis": (1,), "keepdims": True}, e.src)]
+
+
+matmul_p.lowerings["elementwise"] = _matmul_elementwise
 
 
 def _parse(spec, n):
