@@ -5,21 +5,25 @@ benchmark does) with timers wrapped around its parts: the action
 (select_action; compiled: the actor's compiled code inside it), env.step,
 the replay add, the minibatch sample, the update call (compiled: the
 Function's call path and its compiled code; critic-only iterations apart from
-the policy-update ones) and, by difference, the loop's own Python. Minor page
-faults (getrusage minflt) are counted per part. The exploration noise + clip,
-inline in the loop, is timed alone beside it.
+the policy-update ones) and, by difference, the loop's own Python. With
+``--faults`` minor page faults (getrusage minflt) are counted per part. The
+garbage collector's passes are timed by generation (they run inside the parts).
+The exploration noise + clip, inline in the loop, is timed alone beside it.
 
     PYTHONPATH=$PWD python benchmarks/td3_breakdown.py                  # tapeflow compiled
     PYTHONPATH=$PWD python benchmarks/td3_breakdown.py --eager
     PYTHONPATH=$PWD .venv-peers/bin/python benchmarks/td3_breakdown.py --torch --threads 2
 
-Timers cost ~0.1 us each and getrusage ~0.5 us: the parts sum to slightly more
-than an untimed step. On a busy host compare runs taken side by side only.
+Timers cost ~0.1 us each: the parts sum to slightly more than an untimed step.
+getrusage costs ~0.5 us warm but several times that right after the update
+(two per timed part, ten per step), and that time lands in "loop rest", hence
+--faults is off by default. On a busy host compare runs taken side by side only.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import os
 import resource
 import sys
@@ -39,7 +43,8 @@ def _faults():
 class Parts:
     """Per part: total seconds, minor faults, and per-call times (their count and median)."""
 
-    def __init__(self):
+    def __init__(self, faults=False):
+        self.faults = faults
         self.s = collections.defaultdict(float)
         self.flt = collections.defaultdict(int)
         self.each = collections.defaultdict(list)
@@ -47,6 +52,8 @@ class Parts:
         self.action_dim = None
 
     def wrap(self, name, fn, faults=True):
+        faults = faults and self.faults
+
         def timed(*args, **kwargs):
             if not self.on:
                 return fn(*args, **kwargs)
@@ -61,10 +68,24 @@ class Parts:
             return r
         return timed
 
+    def gc_timer(self):
+        """A gc.callbacks hook: the garbage collector's passes while timing, per generation
+        (they run inside whichever part allocated, so they are a share of the parts, not a part)."""
+        t0 = [0.0]
 
-def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
+        def hook(phase, info):
+            if not self.on:
+                return
+            if phase == "start":
+                t0[0] = _clock()
+            else:
+                self.each[f"  (gc gen {info['generation']}, inside the parts)"].append(_clock() - t0[0])
+        return hook
+
+
+def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5", faults=False):
     from tapeflow.rl import trainer
-    parts = Parts()
+    parts = Parts(faults)
     real_make_env, real_buffer = trainer.make_env, trainer.ReplayBuffer
 
     made = []
@@ -117,6 +138,8 @@ def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
         return agent
 
     trainer.make_env, trainer.ReplayBuffer = make_env, Buffer
+    gc_hook = parts.gc_timer()
+    gc.callbacks.append(gc_hook)
     cfg = trainer.TrainConfig(env=env, steps=start + steps, start_steps=start,
                               eval_freq=10 ** 9, eval_episodes=1, seed=seed)
     try:
@@ -124,6 +147,7 @@ def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5"):
                                agent_factory=factory)
     finally:
         trainer.make_env, trainer.ReplayBuffer = real_make_env, real_buffer
+        gc.callbacks.remove(gc_hook)
     return res, parts
 
 
@@ -138,14 +162,19 @@ def _split_torch(agent, update, rb, parts):
 
 
 def noise_clip_time(action_dim, reps=2000):
-    rng = np.random.default_rng(0)
+    """The loop's exploration noise + clip, as trainer.train draws it (a block of steps
+    per Generator call), run alone: warm, where the loop runs it after the update."""
+    from tapeflow.rl.draws import BlockDraws
+    from tapeflow.rl.trainer import EXPL_BLOCK
+    rng = BlockDraws(np.random.default_rng(0), lambda g, size: g.normal(0, 0.1, size=size), (action_dim,),
+                     EXPL_BLOCK)
     a = np.zeros(action_dim, np.float32)
     ts = []
     for _ in range(reps):
         t0 = _clock()
-        (a + rng.normal(0, 0.1, size=action_dim)).clip(-1.0, 1.0).astype(np.float32)
+        (a + rng()).clip(-1.0, 1.0).astype(np.float32)
         ts.append(_clock() - t0)
-    return np.median(ts)
+    return np.mean(ts)
 
 
 def table(res, parts, label):
@@ -155,7 +184,8 @@ def table(res, parts, label):
     top = 0.0
     for name in ["select_action", "  actor code", "env.step", "replay.add", "train", "replay.sample",
                  "  update call (Function)", "  update code, critic-only it.", "  update code, policy it.",
-                 "  update (torch), critic-only it.", "  update (torch), policy it."]:
+                 "  update (torch), critic-only it.", "  update (torch), policy it.",
+                 *(f"  (gc gen {g}, inside the parts)" for g in range(3))]:
         each = parts.each.get(name)
         if not each:
             continue
@@ -178,9 +208,10 @@ def main(argv=None):
     ap.add_argument("--start-steps", type=int, default=1000)
     ap.add_argument("--env", default="HalfCheetah-v5")
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    ap.add_argument("--faults", action="store_true", help="count minor page faults per part (getrusage)")
     args = ap.parse_args(argv)
     fw = "torch" if args.torch else "eager" if args.eager else "compiled"
-    res, parts = run(fw, args.steps, args.start_steps, args.threads, env=args.env)
+    res, parts = run(fw, args.steps, args.start_steps, args.threads, env=args.env, faults=args.faults)
     print(table(res, parts, fw))
     return 0
 

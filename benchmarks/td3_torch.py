@@ -29,6 +29,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tapeflow.rl.draws import BlockDraws  # noqa: E402  (after the path insert)
+from tapeflow.rl.td3 import NOISE_BLOCK, standard_normal_f32  # noqa: E402
+
 
 def mlp(sizes):
     layers = []
@@ -63,7 +66,10 @@ class TorchTD3:
         self.policy_freq = policy_freq
         self.total_it = 0
         self.config = types.SimpleNamespace(batch_size=batch_size)
-        self.rng = np.random.default_rng([seed, 2])     # N(0, 1) draws for the target policy noise
+        # N(0, 1) draws for the target policy noise, drawn as tapeflow's TD3 draws them (the same
+        # values, a block of iterations per Generator call)
+        self.rng = BlockDraws(np.random.default_rng([seed, 2]), standard_normal_f32,
+                              (batch_size, action_dim), NOISE_BLOCK)
         self.actor_loss = torch.tensor(float("nan"))
 
     def _pairs(self):
@@ -80,7 +86,7 @@ class TorchTD3:
     def train(self, replay_buffer):
         self.total_it += 1
         b = replay_buffer.sample(self.config.batch_size, replace=True)
-        noise = torch.from_numpy(self.rng.standard_normal(b.actions.shape, dtype=np.float32))
+        noise = torch.from_numpy(self.rng())
         state, action, next_state = (torch.from_numpy(x) for x in (b.states, b.actions, b.next_states))
         reward = torch.from_numpy(b.rewards).unsqueeze(1)
         not_done = torch.from_numpy(1.0 - b.dones).unsqueeze(1)

@@ -146,3 +146,93 @@ def test_add_batch_equals_repeated_add(capacity, chunks):
         for name in ("states", "actions", "rewards", "next_states", "dones"):
             assert np.array_equal(getattr(one, name), getattr(many, name)), name
         assert one._pos == many._pos
+
+
+# -- index plans (replay.py's module doc): the indices, and the saved generator state, of one
+# Generator.integers call per sample, whatever the order of adds and samples
+
+def _run(buf, schedule, rng=None):
+    """Adds and samples with replacement as ``schedule`` says; the indices and sizes seen."""
+    got, sizes = [], []
+    for adds, samples in schedule:
+        for _ in range(adds):
+            buf.add(np.zeros(2), 0, 0.0, np.zeros(2), 0.0)
+        for _ in range(samples):
+            got.append(buf.sample_indices(8, rng, replace=True))
+            sizes.append(len(buf))
+    return got, sizes
+
+
+def _per_call(seed, sizes):
+    g = np.random.default_rng(seed)
+    return [g.integers(0, n, size=8) for n in sizes], g
+
+
+SCHEDULES = {
+    "one add per sample, filling up": [(1, 1)] * 130,          # the off-policy loop; capacity 100
+    "two samples per add": [(1, 2)] * 90,
+    "three samples per add": [(1, 3)] * 90,                    # breaks every plan: patience grows
+    "adds without samples between": [(1, 1)] * 40 + [(5, 0)] + [(1, 1)] * 40 + [(0, 1)] * 40,
+}
+
+
+@pytest.mark.parametrize("name", list(SCHEDULES))
+def test_planned_indices_are_one_call_per_sample(name):
+    buf = ReplayBuffer(100, obs_shape=2, seed=[3, 1])
+    got, sizes = _run(buf, SCHEDULES[name])
+    want, g = _per_call([3, 1], sizes)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(a, b, err_msg=f"sample {k} of {name}")
+    assert buf._rng_state() == g.bit_generator.state
+
+
+def test_plans_are_drawn_for_the_one_add_per_sample_loop():
+    """The plan is taken where it pays (one block for PLAN samples), else not."""
+    from tapeflow.rl import replay
+    buf = ReplayBuffer(1000, obs_shape=2, seed=0)
+    _run(buf, [(1, 1)] * 10)
+    assert buf._plan is not None and buf._plan[3] == 10 - 2          # two calls to see the pattern
+    assert len(buf._plan[1]) == replay.PLAN
+    full = ReplayBuffer(20, obs_shape=2, seed=0)
+    _run(full, [(1, 1)] * 90)
+    assert full._patience == 2          # no plan broke while the buffer filled up (its sizes capped)
+
+
+@settings(max_examples=40, deadline=None)
+@given(schedule=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=60),
+       capacity=st.integers(1, 40))
+def test_planned_indices_any_schedule(schedule, capacity):
+    schedule = [(1, 0)] + schedule
+    buf = ReplayBuffer(capacity, obs_shape=2, seed=5)
+    got, sizes = _run(buf, schedule)
+    want, g = _per_call(5, sizes)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    assert buf._rng_state() == g.bit_generator.state
+
+
+def test_save_mid_plan_resumes_the_same_samples(tmp_path):
+    """A checkpoint taken in the middle of a plan stores the state as of the indices used:
+    the loaded buffer draws what the uninterrupted one goes on to draw."""
+    buf = ReplayBuffer(200, obs_shape=2, seed=[0, 1])
+    _run(buf, [(1, 1)] * 15)
+    assert buf._plan is not None and 0 < buf._plan[3] < len(buf._plan[1])
+    path = buf.save(str(tmp_path / "r.npz"))
+    after, _ = _run(buf, [(1, 1)] * 50)
+    other = ReplayBuffer(200, obs_shape=2, seed=123).load(path)
+    resumed, _ = _run(other, [(1, 1)] * 50)
+    for a, b in zip(after, resumed):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_other_draws_from_the_buffer_generator_settle_the_plan():
+    """Without replacement the buffer's generator draws from where the planned indices
+    left it; a caller's own generator leaves the plan alone."""
+    buf = ReplayBuffer(100, obs_shape=2, seed=1)
+    got, sizes = _run(buf, [(1, 1)] * 10)
+    mine = np.random.default_rng(9)
+    buf.sample_indices(4, mine, replace=True)                 # the caller's generator: no effect
+    assert buf._plan is not None
+    without = buf.sample_indices(4)
+    _, g = _per_call(1, sizes)
+    np.testing.assert_array_equal(without, g.choice(len(buf), size=4, replace=False))
+    assert buf._plan is None

@@ -17,10 +17,12 @@ pytest.importorskip("gymnasium")
 from benchmarks import td3_breakdown as bd  # noqa: E402
 
 
-@pytest.mark.parametrize("framework", ["compiled", "eager"])
-def test_breakdown_times_each_learning_step_once(framework):
+@pytest.mark.parametrize("framework, faults", [("compiled", True), ("eager", False)])
+def test_breakdown_times_each_learning_step_once(framework, faults):
     steps = 9
-    res, parts = bd.run(framework, steps, start=30, threads=1, env="Pendulum-v1")
+    res, parts = bd.run(framework, steps, start=30, threads=1, env="Pendulum-v1", faults=faults)
+    # page faults are counted only when asked (getrusage's cost would land in "loop rest")
+    assert ("select_action" in parts.flt) == faults
     assert res.learn_steps == steps
     for name in ("select_action", "env.step", "train", "replay.sample"):
         assert len(parts.each[name]) == steps, name

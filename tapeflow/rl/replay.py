@@ -11,6 +11,22 @@ Actions are scalars (discrete: ``action_shape=()``, the default) or vectors
 ``save``/``load`` write and read the stored transitions, the write position
 and the sampling generator's state, so a resumed run draws the same
 minibatches as an uninterrupted one.
+
+Index plans: an off-policy loop samples with replacement once per env step,
+one add apart, and ``Generator.integers`` costs ~12 us per call warm (its
+argument checks; the 256 draws take ~2 us) and ~40 us in a TD3 step, where it
+runs right after the update has evicted its code and data. So when the
+buffer's own generator draws with replacement and the size moved as on the
+call before (grew by one, or stayed), the next ``PLAN`` calls' indices are
+drawn in one call for the sizes that pattern predicts; a call whose size or
+batch size differs drops the plan (and a loop that keeps breaking plans must
+show a longer run of its pattern before the next). In the TD3 HalfCheetah
+loop a sample took 107 us (mean; 78 median) against 171 (128) drawn per call
+(busy 2-core host, the two interleaved in one process). The indices are the ones a call per sample
+gives: ``integers(0, highs[:, None], size=(k, B))`` draws element after element
+from the same stream as ``k`` calls ``integers(0, high, size=B)`` (tested), and
+``save`` stores the generator's state as of the indices used, so ``self.rng``
+itself may be up to one plan ahead.
 """
 
 from __future__ import annotations
@@ -23,6 +39,12 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["ReplayBuffer", "Batch"]
+
+#: sample calls whose indices one plan draws (module doc): ~8 us per call warm, drawn 32 at a time
+PLAN = 32
+#: plans only below this capacity: Generator.integers draws 32-bit words for ranges below 2**32
+#: (the case the plan's equality with per-call draws is tested for)
+PLAN_MAX_CAPACITY = 1 << 32
 
 
 class Batch(NamedTuple):
@@ -83,6 +105,10 @@ class ReplayBuffer:
         self._pos = 0  # next row to write
         self._size = 0
         self.rng = np.random.default_rng(seed)
+        self._plan = None  # (start state, highs, (PLAN, B) indices, rows used) or None
+        # the size at the last sample with replacement, its change from the one before, and for
+        # how many calls in a row it changed so; a plan needs a run of _patience such calls
+        self._last_n, self._last_growth, self._streak, self._patience = -1, None, 0, 2
 
     def __len__(self) -> int:
         return self._size
@@ -151,10 +177,57 @@ class ReplayBuffer:
             raise ValueError(
                 f"cannot sample {batch_size} transitions without replacement: only {n} stored"
             )
-        rng = self.rng if rng is None else rng
+        if rng is None:
+            if replace and self.capacity < PLAN_MAX_CAPACITY:
+                return self._planned(batch_size, n)
+            self._settle()
+            rng = self.rng
         if replace:
             return rng.integers(0, n, size=batch_size)
         return rng.choice(n, size=batch_size, replace=False)
+
+    def _planned(self, batch_size: int, n: int) -> np.ndarray:
+        """Indices of one sample with replacement from the buffer's generator, from a plan
+        (module doc) where the size follows the last calls' pattern."""
+        growth, self._last_n = n - self._last_n, n
+        self._streak = self._streak + 1 if growth == self._last_growth else 1
+        self._last_growth = growth
+        p = self._plan
+        if p is not None:
+            start, highs, block, used = p
+            if used < len(highs) and highs[used] == n and block.shape[1] == batch_size:
+                self._plan = (start, highs, block, used + 1)
+                return block[used]
+            if used < len(highs):
+                # the pattern broke mid-plan (e.g. several samples per add): ask for a longer
+                # run of it before the next plan, so a loop it does not fit pays this rarely
+                self._patience *= 2
+            self._settle()
+        if growth not in (0, 1) or self._streak < self._patience:
+            return self.rng.integers(0, n, size=batch_size)
+        highs = np.minimum(n + growth * np.arange(PLAN, dtype=np.int64), self.capacity)
+        start = self.rng.bit_generator.state
+        block = self.rng.integers(0, highs[:, None], size=(PLAN, batch_size))
+        self._plan = (start, highs, block, 1)
+        return block[0]
+
+    def _rng_state(self) -> dict:
+        """The generator's state as of the indices handed out (a plan draws ahead of them)."""
+        p = self._plan
+        if p is None or p[3] == len(p[1]):     # no plan, or all of it used: the generator is there
+            return self.rng.bit_generator.state
+        start, highs, block, used = p
+        g = np.random.Generator(type(self.rng.bit_generator)())
+        g.bit_generator.state = start
+        g.integers(0, highs[:used, None], size=(used, block.shape[1]))
+        return g.bit_generator.state
+
+    def _settle(self) -> None:
+        """Drop the plan, the generator put back where the indices handed out leave it."""
+        if self._plan is not None:
+            state = self._rng_state()
+            self._plan = None
+            self.rng.bit_generator.state = state
 
     def sample(self, batch_size: int, rng: np.random.Generator | None = None, replace: bool = False) -> Batch:
         """A uniform minibatch as a :class:`Batch` of fresh arrays:
@@ -183,7 +256,7 @@ class ReplayBuffer:
         and renamed, so a kill never leaves a half-written buffer). Returns the path."""
         meta = {"capacity": self.capacity, "pos": self._pos, "size": self._size,
                 "obs_shape": self.obs_shape, "action_shape": self.action_shape,
-                "rng": self.rng.bit_generator.state}
+                "rng": self._rng_state()}
         n = self._size
         tmp = f"{path}.tmp.npz"   # np.savez appends .npz to names without it
         np.savez(tmp, meta=np.array(json.dumps(meta)),
@@ -209,6 +282,7 @@ class ReplayBuffer:
                                      f"this buffer holds {store.dtype}")
                 store[:len(arr)] = arr
         self._pos, self._size = int(meta["pos"]), int(meta["size"])
+        self._plan = None
         self.rng.bit_generator.state = meta["rng"]
         return self
 

@@ -27,6 +27,7 @@ import dataclasses
 import numpy as np
 
 import tapeflow as tf
+from .draws import BlockDraws
 
 
 @dataclasses.dataclass
@@ -95,6 +96,15 @@ def adam(learning_rate):
     return tf.keras.optimizers.Adam(learning_rate=learning_rate, epsilon=1e-8, epsilon_mode="torch")
 
 
+def standard_normal_f32(rng, size):
+    """N(0, 1) float32 draws: the target policy noise before its scaling (a BlockDraws draw)."""
+    return rng.standard_normal(size, dtype=np.float32)
+
+
+#: training steps of target policy noise drawn per Generator call (16 x 6 KiB at batch 256, 6 actions)
+NOISE_BLOCK = 16
+
+
 def mse(a, b):
     return tf.reduce_mean(tf.square(a - b))
 
@@ -134,8 +144,12 @@ class ActorCriticAgent(tf.Module):
         self.total_it = tf.Variable(np.int64(0), trainable=False, name="total_it")
         # the actor loss at the last policy update (returned on the critic-only iterations)
         self.last_actor_loss = tf.Variable(np.float32(np.nan), trainable=False, name="last_actor_loss")
-        # N(0, 1) draws for the target policy smoothing (scaled and clipped inside train_step)
-        self.rng = np.random.default_rng([seed, 2])
+        # N(0, 1) draws for the target policy smoothing (scaled and clipped inside train_step),
+        # (batch_size, action_dim) per iteration, the same values as one standard_normal call per
+        # iteration but drawn NOISE_BLOCK iterations at a time (see draws.py); the trainer
+        # checkpoints rng.bit_generator.state
+        self.rng = BlockDraws(np.random.default_rng([seed, 2]), standard_normal_f32,
+                              (c.batch_size, self.action_dim), NOISE_BLOCK)
         self.compiled = compiled
         self.train_fn, self.act_fn = self.train_step, self.actor
         if compiled:
@@ -188,7 +202,7 @@ class ActorCriticAgent(tf.Module):
         as the authors' utils.ReplayBuffer) and one call of the compiled ``train_step``.
         Returns ``(critic_loss, actor_loss)`` as tensors."""
         b = replay_buffer.sample(self.config.batch_size, replace=True)
-        noise = self.rng.standard_normal(b.actions.shape, dtype=np.float32)
+        noise = self.rng()
         batch = (b.states, b.actions, b.next_states, b.rewards[:, None], 1.0 - b.dones[:, None], noise)
         if self.compiled:
             return self._train_call(*batch)

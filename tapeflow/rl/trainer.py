@@ -18,7 +18,8 @@ Seeding (the same seed on the same machine gives identical returns): the
 network initialisations derive from ``seed``; the env is reset with
 ``seed`` once and its action space (the random start phase) seeded with
 ``seed``; exploration noise, minibatch indices and the target policy noise
-each have their own NumPy generator seeded from ``seed``.
+each have their own NumPy generator seeded from ``seed`` (the two noises are
+drawn a block of steps per call, the values of one call per step: draws.py).
 
 Per env step the loop does only what the algorithm needs: the action (the
 compiled actor called with the env's NumPy observation, no Tensor
@@ -49,6 +50,7 @@ import time
 import numpy as np
 
 import tapeflow as tf
+from .draws import BlockDraws
 from .replay import ReplayBuffer
 
 
@@ -286,13 +288,18 @@ def keep_freed_memory():
     mallopt(_M_TOP_PAD, 64 << 20)
 
 
+#: env steps of exploration noise drawn per Generator call
+EXPL_BLOCK = 256
+
+
 def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdir=None, ckpt_dir=None,
           resume=False, eager=False, progress=True, video=False, out=print, agent_factory=None):
     """Train ``algo`` on ``cfg.env``; returns ``(TrainResult, agent)``.
 
     ``agent_factory(state_dim, action_dim, max_action)``, when given, makes the agent
     instead (anything with ``select_action(state)``, ``train(replay_buffer)``, ``config``
-    and ``rng``): benchmarks/td3_torch.py runs a PyTorch TD3 through this same loop."""
+    and ``rng``, whose ``bit_generator.state`` is checkpointed: a NumPy Generator or a
+    ``BlockDraws``): benchmarks/td3_torch.py runs a PyTorch TD3 through this same loop."""
     keep_freed_memory()
     env = make_env(cfg.env)
     eval_env = make_env(cfg.env, render_mode="rgb_array" if video else None)
@@ -307,7 +314,11 @@ def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdi
              make_agent(algo, state_dim, action_dim, max_action, cfg.seed, not eager, variant, agent_config))
     replay = ReplayBuffer(cfg.buffer_size, obs_shape=(state_dim,), action_shape=(action_dim,),
                           action_dtype=np.float32, seed=[cfg.seed, 1])
-    rng = np.random.default_rng([cfg.seed, 0])           # exploration noise
+    # exploration_noise() is the next step's N(0, expl_noise * max_action) of action_dim values,
+    # drawn EXPL_BLOCK steps at a time (the same values as a normal() call per step; draws.py)
+    expl_std = max_action * cfg.expl_noise
+    exploration_noise = BlockDraws(np.random.default_rng([cfg.seed, 0]),
+                     lambda g, size: g.normal(0, expl_std, size=size), (action_dim,), EXPL_BLOCK)
     counters = Counters("t", "episode_num")
     ckpt, manager = checkpointing(ckpt_dir, max_to_keep=2, agent=agent, counters=counters)
     side = _TrainerState(manager) if manager is not None else None
@@ -322,7 +333,7 @@ def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdi
         replay.load(rp)
         with open(mp) as f:
             meta = json.load(f)
-        _set_gen_state(rng, meta["rng"])
+        _set_gen_state(exploration_noise, meta["rng"])
         _set_gen_state(agent.rng, meta["agent_rng"])
         _set_gen_state(env.unwrapped.np_random, meta["env_rng"])
         _set_gen_state(env.action_space.np_random, meta["action_space_rng"])
@@ -356,7 +367,7 @@ def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdi
         if side is None:
             return None
         counters.set(t=t, episode_num=episode_num)
-        meta = {"rng": _gen_state(rng), "agent_rng": _gen_state(agent.rng),
+        meta = {"rng": _gen_state(exploration_noise), "agent_rng": _gen_state(agent.rng),
                 "env_rng": _gen_state(env.unwrapped.np_random),
                 "action_space_rng": _gen_state(env.action_space.np_random),
                 "evaluations": [(s, r.tolist(), l.tolist()) for s, r, l in evaluations],
@@ -387,9 +398,7 @@ def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdi
             if t < cfg.start_steps:
                 action = env.action_space.sample()
             else:
-                action = (agent.select_action(state)
-                          + rng.normal(0, max_action * cfg.expl_noise, size=action_dim)
-                          ).clip(-max_action, max_action).astype(np.float32)
+                action = (agent.select_action(state) + exploration_noise()).clip(-max_action, max_action).astype(np.float32)
             next_state, reward, terminated, truncated, _ = env.step(action)
             # a time-limit truncation is not a terminal state: only `terminated` stops the bootstrap
             replay.add(state, action, reward, next_state, float(terminated))
