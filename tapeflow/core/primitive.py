@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import memory as _memory  # noqa: F401  (sets the C allocator's thresholds once: memory.py)
 from .aval import Aval, fmt_shape
 from .state import STATE
 from ..errors import OpError as _OpError, InvalidArgumentTypeError as _InvalidArgumentTypeError
