@@ -567,3 +567,35 @@ def test_persistent_and_nested_tapes_keep_their_paths_with_donation(walks, into_
             z_ref = tf.reduce_sum(g_ref * g_ref)
         gg_ref = outer.gradient(z_ref, w)
     assert _bits(g) == _bits(g_ref) and _bits(gg) == _bits(gg_ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_forward_native_pass_has_numpys_maximum_bits(dtype, monkeypatch):
+    # relu = maximum(x, 0) in one native pass over x (_relu_native) for a new result: the
+    # bits of np.maximum(x, 0.0) -- NaN kept with its sign and payload, -0.0 -> +0.0, ties,
+    # infinities -- eager, under a tape, and as the kernel with and without ``out``
+    import numba  # noqa: F401  (the native pass runs once numba is imported)
+    from tapeflow.core.primitives import elementwise as E
+    calls = []
+    real = E._relu_native
+    monkeypatch.setattr(E, "_relu_native", lambda x: (calls.append(x.shape), real(x))[1])
+    itype = np.uint32 if dtype == np.float32 else np.uint64
+    xv = rs(4).standard_normal((50, 40)).astype(dtype)
+    nan_neg = np.array(np.nan, dtype).view(itype) | np.array(-0.0, dtype).view(itype)
+    payload = np.array(np.nan, dtype).view(itype) | itype(5)
+    xv.flat[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-38, -1e-38, 3.0]
+    xv.view(itype).flat[8:10] = [nan_neg, payload]
+    want = np.maximum(xv, np.zeros_like(xv)).tobytes()
+    assert np.maximum(xv, dtype(0)).tobytes() == want
+    x = tf.constant(xv)
+    assert tf.nn.relu(x).numpy().tobytes() == want
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.maximum(x, 0)
+    assert y.numpy().tobytes() == want and tape.gradient(y, x) is not None
+    assert calls == [(50, 40), (50, 40)]
+    out = np.empty_like(xv)
+    assert E.maximum_p.impl_out(out, xv, 0).tobytes() == want and len(calls) == 2   # (``out``: NumPy's form)
+    # zero first: maximum(0, x) keeps NumPy's form (its -0.0 ties go the other way)
+    assert tf.maximum(0.0, x).numpy().tobytes() == np.maximum(np.zeros_like(xv), xv).tobytes()
+    assert len(calls) == 2
