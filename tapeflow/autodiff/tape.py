@@ -442,7 +442,8 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     """
     # Forward sweep: keep only nodes that depend on a source (others can't contribute),
     # each with ``need``: which of its operands do (the rules skip the others' gradients).
-    reach = {id(s) for s in sources}
+    keep = {id(s) for s in sources}
+    reach = set(keep)
     depends = reach.__contains__
     live = []
     for node in nodes:
@@ -465,7 +466,6 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     # stay: they are the result), so its array is freed as soon as the rule is done
     # with it, or, in the lean walk, owned by the rule (vjp_np_into) when no one else
     # refers to it.
-    keep = {id(s) for s in sources}
     vjp = rules.vjp
     into = rules.vjp_into
     for (p, args, params, out), need in reversed(live):
@@ -480,21 +480,18 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
             ct = grads.get(i) if i in keep else grads.pop(i, None)
             if ct is None:
                 continue
-            if into is not None and p.vjp_np_into is not None and ct.__class__ is np.ndarray \
+            if p.vjp_np_into is not None and into is not None and ct.__class__ is np.ndarray \
                     and _getrefcount(ct) == _SOLE_REFS and ct.base is None and ct.flags.writeable:
                 # only this local refers to the array (the count a local has alone:
                 # _sole_local): no tensor, seed, other cotangent, table entry or view
                 rule = into
-        # (in a call: no local of this frame keeps the rule's results alive, so each
-        # reference count above is the table's and the consumer's only)
-        _accumulate(grads, args, rule(p, ct, out, args, params, need), need, add)
+        for a, g, n in zip(args, rule(p, ct, out, args, params, need), need):
+            if g is None or not n:
+                continue
+            i = id(a)
+            prev = grads.get(i)
+            grads[i] = g if prev is None else add(prev, g, i)
+        # (no local may keep a rule's result alive: the next node's reference count
+        # must see only the table's and the consumer's references)
+        g = ct = prev = None
     return grads
-
-
-def _accumulate(grads, args, in_cts, need, add):
-    for a, g, n in zip(args, in_cts, need):
-        if g is None or not n:
-            continue
-        i = id(a)
-        prev = grads.get(i)
-        grads[i] = g if prev is None else add(prev, g, i)
