@@ -436,7 +436,7 @@ def test_relu_gradient_native_pass_has_the_select_bits(dtype, walks, monkeypatch
     from tapeflow.core.primitives import elementwise as E
     calls = []
     real = E._relu_grad
-    monkeypatch.setattr(E, "_relu_grad", lambda g, x: (calls.append(x.shape), real(g, x))[1])
+    monkeypatch.setattr(E, "_relu_grad", lambda g, x, *into: (calls.append(x.shape), real(g, x, *into))[1])
     r = rs(3)
     xv = np.round(r.standard_normal((40, 30))).astype(dtype)
     xv.flat[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-30]
@@ -460,3 +460,142 @@ def test_relu_gradient_native_pass_has_the_select_bits(dtype, walks, monkeypatch
     assert np.asarray(want).tobytes() == lean[2]
     # a broadcast cotangent (read-only, strided) takes the NumPy form: same bits
     same_grads(lambda: tf.reduce_sum(tf.nn.relu(x)), [x], walks)
+
+
+@pytest.fixture
+def into_calls(monkeypatch):
+    """The relu gradients the lean walk wrote over their incoming gradient (vjp_np_into)."""
+    import numba  # noqa: F401  (the native pass runs once numba is imported)
+    from tapeflow.core.primitives import elementwise as E
+    seen = []
+    real = E._relu_grad
+
+    def spy(g, x, into=False):
+        if into:
+            seen.append(g)
+        return real(g, x, into)
+
+    monkeypatch.setattr(E, "_relu_grad", spy)
+    return seen
+
+
+def _mlp(x, ws, bs, acts):
+    h = x
+    for w, b, act in zip(ws, bs, acts):
+        h = tf.matmul(h, w) + b
+        if act == "relu":
+            h = tf.nn.relu(h)
+    return h
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_gradient_over_the_walks_own_cotangent_has_the_general_bits(dtype, walks, into_calls):
+    # TD3's critic as raw ops: each relu's incoming gradient is a GEMM's fresh result that
+    # only the walk holds, so its gradient is written over it; bits as the general path's
+    # (and as the new-buffer form's: the same per-element choice); ties at 0 in x
+    r = rs(7)
+    x = tf.constant(np.round(r.standard_normal((32, 9)), 1).astype(dtype))
+    ws = [tf.Variable(r.standard_normal(s).astype(dtype) * 0.3) for s in ((9, 16), (16, 16), (16, 1))]
+    bs = [tf.Variable(np.zeros(s[1], dtype)) for s in ((9, 16), (16, 16), (16, 1))]
+    fn = lambda: tf.reduce_mean(tf.square(_mlp(x, ws, bs, ["relu", "relu", None]) - 0.5))  # noqa: E731
+    lean = same_grads(fn, ws + bs, walks)
+    assert len(into_calls) == 2
+    from tapeflow.core.primitives import elementwise as E
+    E.maximum_p.vjp_np_into, keep = None, E.maximum_p.vjp_np_into
+    try:
+        fresh = _grads(fn, ws + bs, False)
+    finally:
+        E.maximum_p.vjp_np_into = keep
+    assert len(into_calls) == 2 and [_bits(g) for g in fresh] == [_bits(g) for g in lean]
+
+
+def test_relu_gradient_never_writes_an_array_someone_else_holds(walks, into_calls):
+    r = rs(8)
+    xv = r.standard_normal((16, 8)).astype(np.float32)
+    x = tf.constant(xv)
+    w = tf.Variable(r.standard_normal((8, 8)).astype(np.float32))
+    # a seed the user holds, given straight to relu: read, never written
+    seed = r.standard_normal((16, 8)).astype(np.float32)
+    kept = seed.copy()
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.relu(x)
+    g = tape.gradient(y, x, output_gradients=seed)
+    np.testing.assert_array_equal(seed, kept)
+    np.testing.assert_array_equal(g.numpy(), np.where(xv > 0, kept, 0))
+    # one cotangent for two relus (add passes its gradient to both operands): the first
+    # relu reached sees it shared and makes a new buffer, the second may take it
+    before = len(into_calls)
+    same_grads(lambda: tf.reduce_sum(tf.matmul(tf.nn.relu(x) + tf.nn.relu(x * 2.0), w)), [x], walks)
+    assert len(into_calls) - before == 1
+    # an intermediate tensor asked for as a source keeps its own gradient: a relu fed by
+    # it does not write over it
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        h = tf.matmul(x, w)
+        y = tf.reduce_sum(tf.matmul(tf.nn.relu(h), w))
+    gh, gx = tape.gradient(y, [h, x])
+    g_out = np.ones((16, 8), np.float32) @ w.numpy().T
+    np.testing.assert_allclose(gh.numpy(), np.where(h.numpy() > 0, g_out, 0), rtol=1e-6)
+    np.testing.assert_allclose(gx.numpy(), gh.numpy() @ w.numpy().T, rtol=1e-5)
+
+
+def test_persistent_and_nested_tapes_keep_their_paths_with_donation(walks, into_calls):
+    r = rs(9)
+    x = tf.constant(r.standard_normal((8, 4)).astype(np.float32))
+    w = tf.Variable(r.standard_normal((4, 4)).astype(np.float32))
+    fn = lambda: tf.reduce_sum(tf.matmul(tf.nn.relu(tf.matmul(x, w)), w))  # noqa: E731
+    with tf.GradientTape(persistent=True) as tape:
+        y = fn()
+    g1 = tape.gradient(y, w)
+    g2 = tape.gradient(y, w)   # the walk wrote over its own cotangents only: a second walk agrees
+    assert _bits(g1) == _bits(g2) and walks == ["lean", "lean"] and len(into_calls) == 2
+    # an outer tape records the inner gradient: the general path (no array is written)
+    # and the second-order gradient through it
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = fn()
+        g = inner.gradient(y, w)
+        z = tf.reduce_sum(g * g)
+    gg = outer.gradient(z, w)
+    assert walks[2] == "general" and len(into_calls) == 2 and gg is not None
+    with walk(True):
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                y = fn()
+            g_ref = inner.gradient(y, w)
+            z_ref = tf.reduce_sum(g_ref * g_ref)
+        gg_ref = outer.gradient(z_ref, w)
+    assert _bits(g) == _bits(g_ref) and _bits(gg) == _bits(gg_ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_relu_forward_native_pass_has_numpys_maximum_bits(dtype, monkeypatch):
+    # relu = maximum(x, 0) in one native pass over x (_relu_native) for a new result: the
+    # bits of np.maximum(x, 0.0) -- NaN kept with its sign and payload, -0.0 -> +0.0, ties,
+    # infinities -- eager, under a tape, and as the kernel with and without ``out``
+    import numba  # noqa: F401  (the native pass runs once numba is imported)
+    from tapeflow.core.primitives import elementwise as E
+    calls = []
+    real = E._relu_native
+    monkeypatch.setattr(E, "_relu_native", lambda x: (calls.append(x.shape), real(x))[1])
+    itype = np.uint32 if dtype == np.float32 else np.uint64
+    xv = rs(4).standard_normal((50, 40)).astype(dtype)
+    nan_neg = np.array(np.nan, dtype).view(itype) | np.array(-0.0, dtype).view(itype)
+    payload = np.array(np.nan, dtype).view(itype) | itype(5)
+    xv.flat[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-38, -1e-38, 3.0]
+    xv.view(itype).flat[8:10] = [nan_neg, payload]
+    want = np.maximum(xv, np.zeros_like(xv)).tobytes()
+    assert np.maximum(xv, dtype(0)).tobytes() == want
+    x = tf.constant(xv)
+    assert tf.nn.relu(x).numpy().tobytes() == want
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.maximum(x, 0)
+    assert y.numpy().tobytes() == want and tape.gradient(y, x) is not None
+    assert calls == [(50, 40), (50, 40)]
+    out = np.empty_like(xv)
+    assert E.maximum_p.impl_out(out, xv, 0).tobytes() == want and len(calls) == 2   # (``out``: NumPy's form)
+    # zero first: maximum(0, x) keeps NumPy's form (its -0.0 ties go the other way)
+    assert tf.maximum(0.0, x).numpy().tobytes() == np.maximum(np.zeros_like(xv), xv).tobytes()
+    assert len(calls) == 2

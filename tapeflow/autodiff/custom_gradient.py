@@ -25,6 +25,7 @@ class _CustomNode:
     effect = None
     name = "custom_gradient"
     vjp_np = None  # the lean backward runs grad_fn on Tensors (it is written in tapeflow ops)
+    vjp_np_into = None
 
     def __init__(self, grad_fn, n_inputs, variables, multiple_results, fn_name):
         self.grad_fn = grad_fn

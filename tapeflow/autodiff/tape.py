@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import sys
 
 import numpy as np
 
@@ -338,6 +339,8 @@ class _TensorRules:
     def vjp(p, ct, out, args, params, need):
         return p.vjp(ct, out, *args, **params)
 
+    vjp_into = None  # (cotangents are Tensors: never written)
+
     @staticmethod
     def add(prev, g, i):
         return E.add(prev, g)
@@ -383,6 +386,13 @@ class _ArrayRules:
                 raise _NotLean
         return [None if g is None else g._v for g in gs]
 
+    @staticmethod
+    def vjp_into(p, ct, out, args, params, need):
+        """``vjp`` by the primitive's ``vjp_np_into``: ``ct`` is the walk's alone (backward
+        checked), so the rule may write over it."""
+        vals = [a._v if a.__class__ is Tensor else _value(a) for a in args]
+        return p.vjp_np_into(need, ct, out._v, *vals, **params)
+
     def add(self, prev, g, i):
         owned = self.owned
         if i in owned:
@@ -404,6 +414,17 @@ def _value(a):
     return a._v if isinstance(a, Tensor) else a
 
 
+def _sole_local():
+    """The reference count ``backward`` reads for an array only its local ``ct`` holds,
+    measured the same way on a fresh one (the interpreter's own references cancel out)."""
+    ct = np.empty(1)
+    return _getrefcount(ct)
+
+
+_getrefcount = sys.getrefcount
+_SOLE_REFS = _sole_local()
+
+
 class _NotLean(Exception):
     """Raised inside the lean walk: this gradient takes the general path instead."""
 
@@ -421,7 +442,8 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     """
     # Forward sweep: keep only nodes that depend on a source (others can't contribute),
     # each with ``need``: which of its operands do (the rules skip the others' gradients).
-    reach = {id(s) for s in sources}
+    keep = {id(s) for s in sources}
+    reach = set(keep)
     depends = reach.__contains__
     live = []
     for node in nodes:
@@ -438,23 +460,38 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     for t, s in zip(targets, seeds):
         i = id(t)
         grads[i] = s if i not in grads else add(grads[i], s, i)
-    # Reverse sweep: deterministic (recording order), accumulate by identity.
+    # Reverse sweep: deterministic (recording order), accumulate by identity. A node's
+    # cotangent is complete when the node is reached (its consumers came later), and
+    # nothing reads it after the node's rule: it leaves the table then (the sources'
+    # stay: they are the result), so its array is freed as soon as the rule is done
+    # with it, or, in the lean walk, owned by the rule (vjp_np_into) when no one else
+    # refers to it.
     vjp = rules.vjp
+    into = rules.vjp_into
     for (p, args, params, out), need in reversed(live):
+        rule = vjp
         if p.multiple_results:
-            cts = [grads.get(id(o)) for o in out]
+            cts = [grads.get(id(o)) if id(o) in keep else grads.pop(id(o), None) for o in out]
             if all(c is None for c in cts):
                 continue
             ct = tuple(rules.zeros(o) if c is None else c for o, c in zip(out, cts))
         else:
-            ct = grads.get(id(out))
+            i = id(out)
+            ct = grads.get(i) if i in keep else grads.pop(i, None)
             if ct is None:
                 continue
-        in_cts = vjp(p, ct, out, args, params, need)
-        for a, g, n in zip(args, in_cts, need):
+            if p.vjp_np_into is not None and into is not None and ct.__class__ is np.ndarray \
+                    and _getrefcount(ct) == _SOLE_REFS and ct.base is None and ct.flags.writeable:
+                # only this local refers to the array (the count a local has alone:
+                # _sole_local): no tensor, seed, other cotangent, table entry or view
+                rule = into
+        for a, g, n in zip(args, rule(p, ct, out, args, params, need), need):
             if g is None or not n:
                 continue
             i = id(a)
             prev = grads.get(i)
             grads[i] = g if prev is None else add(prev, g, i)
+        # (no local may keep a rule's result alive: the next node's reference count
+        # must see only the table's and the consumer's references)
+        g = ct = prev = None
     return grads

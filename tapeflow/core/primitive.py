@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import memory as _memory  # noqa: F401  (sets the C allocator's thresholds once: memory.py)
 from .aval import Aval, fmt_shape
 from .state import STATE
 from ..errors import OpError as _OpError, InvalidArgumentTypeError as _InvalidArgumentTypeError
@@ -68,17 +69,22 @@ class Primitive:
         run the same kernels on the same values in the same order as ``vjp``, so
         gradients are bit-identical either way. None (the default): the lean
         backward runs ``vjp`` on Tensors for this op.
+    vjp_np_into(need, ct, out, *values, **params): optional; ``vjp_np`` for a call
+        whose ``ct`` the lean backward owns (an array it made, which nothing else
+        refers to: no tensor, no user, no other cotangent, no view): the rule may
+        write its result over ``ct`` instead of into a new array. Same bits as
+        ``vjp_np``.
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np")
+                 "bind2", "vjp_np", "vjp_np_into")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
-                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None):
+                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -91,6 +97,7 @@ class Primitive:
         self.abstract = abstract
         self.vjp = vjp
         self.vjp_np = vjp_np
+        self.vjp_np_into = vjp_np_into
         self.differentiable = differentiable
         self.effect = effect
         self.multiple_results = multiple_results

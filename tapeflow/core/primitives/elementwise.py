@@ -223,12 +223,14 @@ def _min_vjp(g, out, x, y):
     return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
 
 
-def _extremum_vjp_np(compare):
+def _extremum_vjp_np(compare, into=False):
+    """maximum's / minimum's vjp_np; ``into``: maximum's vjp_np_into (relu's gradient
+    written over the incoming gradient the walk owns)."""
     relu = compare is np.greater  # maximum's rule: maximum(x, 0) is relu
 
     def rule(need, g, out, x, y):
         if relu and not need[1] and x.__class__ is np.ndarray and _is_zero_literal(y):
-            ga = _relu_grad(g, x)
+            ga = _relu_grad(g, x, into)
             if ga is not None:
                 return ga, None
         m = compare(x, y)
@@ -237,13 +239,18 @@ def _extremum_vjp_np(compare):
     return rule
 
 
-def _relu_grad(g, x):
+def _relu_grad(g, x, into=False):
     """relu's gradient, maximum(x, 0)'s for x: ``g`` where ``x > 0``, +0.0 elsewhere, in
     one native pass (``_relu_grad_kernel``) where the mask, its integer copy and the
     product (``_select_kernel``) made three: 200x150 float32 5.7 us instead of 12.7,
     256x256 12 instead of 24 (busy 2-core host, min of many). The same bits: the
     comparison is exact (a float32 or float64 against 0; NaN is not > 0) and each
-    element is g's own bits or +0.0, as ``_keep_bits`` gives. None (the caller's NumPy
+    element is g's own bits or +0.0, as ``_keep_bits`` gives. ``into``: written over
+    ``g`` (the lean backward owns it: vjp_np_into) by the loop's one-array form, which
+    reads and stores each element of one buffer: 256x256 float32 after the GEMM that
+    made g, 8-14 us against 14-24 for a new buffer (the two-array loop given g as its
+    output ran ~20x slower: its operands overlap, so LLVM's vector form is skipped).
+    None (the caller's NumPy
     path) for operands that are not same-shape, same-dtype float32/float64 writable
     C-ordered arrays, or while numba is not imported: a gradient never pays its import
     (~0.3-0.5 s in a fresh process); a training step's optimizer (its fused loops) has
@@ -253,16 +260,19 @@ def _relu_grad(g, x):
     gf, xf = g.flags, x.flags
     if not (gf.c_contiguous and xf.c_contiguous and gf.writeable and xf.writeable):
         return None  # (a read-only or strided operand would be another compiled specialization)
-    k = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
-    if k is None:
+    ks = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
+    if ks is None:
         return None
+    if into:
+        ks[1](g.reshape(-1), x.reshape(-1))
+        return g
     out = np.empty(x.shape, x.dtype)
-    k(g.reshape(-1), x.reshape(-1), out.reshape(-1))
+    ks[0](g.reshape(-1), x.reshape(-1), out.reshape(-1))
     return out
 
 
 _NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
-#: [the loop] once looked up (None without numba)
+#: [(the loop, its in-place form, relu's forward loop)] once looked up (None without numba)
 _RELU_GRAD = []
 
 
@@ -277,8 +287,21 @@ def _relu_grad_kernel():
         for i in range(out.shape[0]):
             out[i] = g[i] if x[i] > 0 else 0.0
 
-    _RELU_GRAD.append(relu_grad)
-    return relu_grad
+    @numba.njit(cache=True, nogil=True)
+    def relu_grad_into(g, x):
+        for i in range(g.shape[0]):
+            g[i] = g[i] if x[i] > 0 else 0.0
+
+    # maximum(x, 0) as np.maximum computes it: x where x > 0 or x is NaN (its own bits,
+    # sign and payload), else +0.0 (so -0.0 gives +0.0)
+    @numba.njit(cache=True, nogil=True)
+    def relu(x, out):
+        for i in range(out.shape[0]):
+            v = x[i]
+            out[i] = v if v > 0 or v != v else 0.0
+
+    _RELU_GRAD.append((relu_grad, relu_grad_into, relu))
+    return _RELU_GRAD[0]
 
 
 #: below this many elements NumPy's array-scalar loop is as fast as the array-array one
@@ -311,10 +334,16 @@ def _extremum_kernel(ufunc):
     float32 it cost 27 us, against 6 us for the same ufunc on x and an array of zeros.
     The zeros are the literal's value, in the operands' order, so every element (NaN,
     -0.0 ties) is the same."""
+    relu = ufunc is np.maximum
+
     def kernel(x, y, out=None):
         # (the size test first: small operands, the common case in dispatch-bound code, pay one compare)
         if x.__class__ is np.ndarray:
             if x.size >= _VECTOR_MIN and x.dtype.kind == "f" and _is_zero_literal(y):
+                if relu and out is None:
+                    r = _relu_native(x)
+                    if r is not None:
+                        return r
                 y = _zeros_of(x)
         elif y.__class__ is np.ndarray and y.size >= _VECTOR_MIN and y.dtype.kind == "f" and _is_zero_literal(x):
             x = _zeros_of(y)
@@ -323,9 +352,28 @@ def _extremum_kernel(ufunc):
     return kernel
 
 
+def _relu_native(x):
+    """maximum(x, 0) for a new result in one native pass reading x alone (NumPy's
+    array-array loop also reads the zeros): 256x256 float32 7.9 us against 10.3 alone,
+    more in a training step, where the zeros' 256 KiB also compete for the cache. The
+    bits of np.maximum(x, zeros) (NaN kept with its sign and payload, -0.0 -> +0.0; tested).
+    None (NumPy's form) for other dtypes and layouts, with an ``out`` (a planned buffer
+    may be x's own, and the two-array loop over one buffer runs scalar), or while numba
+    is not imported (see _relu_grad)."""
+    if x.dtype not in _NATIVE_F or not x.flags.c_contiguous:
+        return None
+    ks = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
+    if ks is None:
+        return None
+    out = np.empty(x.shape, x.dtype)
+    ks[2](x.reshape(-1), out.reshape(-1))
+    return out
+
+
 def _extremum(name, ufunc, vjp, compare):
     kernel = _extremum_kernel(ufunc)
     return Primitive(name, kernel, _rules.elementwise(name, None, "fiu"), vjp, vjp_np=_extremum_vjp_np(compare),
+                     vjp_np_into=_extremum_vjp_np(compare, into=True) if compare is np.greater else None,
                      impl_out=lambda out, x, y: kernel(x, y, out=out),
                      **_elementwise_facts(kernel, 2, _ufunc_scalar_form(ufunc, 2), fresh=True))
 
