@@ -279,30 +279,6 @@ def test_replay_buffer_save_load_round_trip(tmp_path):
         rb.add_batch(np.zeros((2, 3)), np.zeros((2, 3)), np.zeros(2), np.zeros((2, 3)), np.zeros(2))
 
 
-def test_the_trainer_keeps_freed_memory_for_reuse():
-    # An eager step frees and reallocates many 256 KiB arrays; with glibc's default
-    # trimming each reallocation page-faults its memory back in (hundreds of faults per
-    # step). After keep_freed_memory (train() calls it) the churn reuses the heap.
-    resource = pytest.importorskip("resource")
-    from tapeflow.rl import trainer
-    if not hasattr(__import__("ctypes").CDLL(None), "mallopt"):
-        pytest.skip("no glibc mallopt")
-    trainer.keep_freed_memory()
-
-    def churn(n):
-        for _ in range(n):
-            a = [np.ones(65536, np.float32) for _ in range(6)]
-            b = [x * 2 for x in a]
-            del a
-            c = [x + 1 for x in b]
-            del b, c
-    churn(20)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    churn(200)
-    # untuned, this churn costs ~150,000 faults (64 per array)
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before < 2000
-
-
 def test_eager_agent_builds_its_optimizers_and_restores_into_them(tmp_path):
     # eagerly the agent builds its optimizers' slots at construction (loading their
     # update loop outside the timed steps); a checkpoint then restores into those

@@ -40,7 +40,6 @@ Ctrl-C finishes the current episode, saves, and stops.
 from __future__ import annotations
 
 import collections
-import ctypes
 import dataclasses
 import json
 import os
@@ -259,35 +258,6 @@ class _TrainerState:
         return None
 
 
-#: mallopt's parameter numbers (glibc malloc.h)
-_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
-_MALLOC_TUNED = [False]
-
-
-def keep_freed_memory():
-    """Ask glibc's malloc to keep freed memory for reuse instead of handing it back to
-    the OS (once per process; a no-op where ``mallopt`` does not exist).
-
-    Why: an eager step allocates and frees dozens of 256 KiB arrays (a 256x256
-    float32 activation, its gradient, the optimizers' fresh buffers). With glibc's
-    defaults the heap's top is trimmed whenever more than ~2x the last freed chunk
-    is free, and every later allocation there page-faults its memory back in: ~240
-    minor faults and ~0.6 ms of system time per eager TD3 step on a 2-core EPYC,
-    ~8% of the step (PyTorch's steps fault ~0 times). Arrays below 32 MiB (glibc's
-    own ceiling for its adaptive threshold) now come from the heap, and up to 64 MiB
-    of free top is kept; the process's resident size grows by at most that."""
-    if _MALLOC_TUNED[0]:
-        return
-    _MALLOC_TUNED[0] = True
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to tune
-        return
-    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 128 << 20)
-    mallopt(_M_TOP_PAD, 64 << 20)
-
-
 #: env steps of exploration noise drawn per Generator call
 EXPL_BLOCK = 256
 
@@ -300,7 +270,6 @@ def train(cfg: TrainConfig, algo="td3", variant="ours", agent_config=None, logdi
     instead (anything with ``select_action(state)``, ``train(replay_buffer)``, ``config``
     and ``rng``, whose ``bit_generator.state`` is checkpointed: a NumPy Generator or a
     ``BlockDraws``): benchmarks/td3_torch.py runs a PyTorch TD3 through this same loop."""
-    keep_freed_memory()
     env = make_env(cfg.env)
     eval_env = make_env(cfg.env, render_mode="rgb_array" if video else None)
     run_dir = logdir or ckpt_dir
