@@ -384,6 +384,10 @@ minimum_p = _extremum("minimum", np.minimum, _min_vjp, np.less)
 
 def _check_int_divisor(name, x, y):
     """TF raises on integer division by zero (NumPy returns 0 with a warning)."""
+    if y.__class__ is int and y != 0:
+        # a nonzero literal divisor (TD3's ``total_it % policy_freq``): one compare instead of
+        # NumPy's equal + any, which cost ~7 us warm and 30-50 us in a training step's cold cache
+        return
     if getattr(y, "dtype", np.dtype(type(y))).kind in "iu" and np.any(np.equal(y, 0)):
         raise InvalidArgumentError(
             f"{name}: integer division by zero (x: {np.shape(x)} {np.asarray(x).dtype}, y: {np.shape(y)} "
