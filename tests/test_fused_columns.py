@@ -176,9 +176,10 @@ def _critic_head(h, b, w, g):
     return q, dw, dh, tf.reduce_sum(dh, axis=0)
 
 
-@pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
-def test_products_with_one_output_column_become_row_and_column_sums(m, n):
-    rs = np.random.default_rng(m * 7 + n)
+def _critic_head_case(m, n, seed):
+    """Random (h, b, w, g) for _critic_head, their Tensors, eager's results, and the
+    function tiered up to its fused graph."""
+    rs = np.random.default_rng(seed)
     h = rs.standard_normal((m, n)).astype(np.float32)
     b = rs.standard_normal(n).astype(np.float32)
     w = rs.standard_normal((n, 1)).astype(np.float32)
@@ -186,6 +187,12 @@ def test_products_with_one_output_column_become_row_and_column_sums(m, n):
     args = [tf.constant(x) for x in (h, b, w, g)]
     want = [t.numpy() for t in _critic_head(*args)]
     fn, cf = _tiered(_critic_head, *args)
+    return (h, b, w, g), args, want, fn, cf
+
+
+@pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
+def test_products_with_one_output_column_become_row_and_column_sums(m, n):
+    (h, b, w, g), args, want, fn, cf = _critic_head_case(m, n, m * 7 + n)
     assert "matmul" not in _names(cf.fused_graph), str(cf.fused_graph)
     got = [t.numpy() for t in fn(*args)]
     for x, y in zip(got, want):
@@ -260,14 +267,7 @@ def test_row_folds_and_columns_in_a_chunked_parallel_loop():
     from tapeflow.compiler.backends import numba_backend
     m, n = 640, 256
     assert m * n >= numba_backend.PARALLEL_MIN_ELEMENTS
-    rs = np.random.default_rng(12)
-    h = rs.standard_normal((m, n)).astype(np.float32)
-    b = rs.standard_normal(n).astype(np.float32)
-    w = rs.standard_normal((n, 1)).astype(np.float32)
-    g = rs.standard_normal((m, 1)).astype(np.float32)
-    args = [tf.constant(x) for x in (h, b, w, g)]
-    want = [t.numpy() for t in _critic_head(*args)]
-    fn, cf = _tiered(_critic_head, *args)
+    (h, b, w, g), args, want, fn, cf = _critic_head_case(m, n, 12)
     assert "matmul" not in _names(cf.fused_graph)
     got = [t.numpy() for t in fn(*args)]
     for k in (0, 1, 3):
