@@ -455,7 +455,7 @@ def test_relu_gradient_native_pass_has_the_select_bits(dtype, walks, monkeypatch
                 assert _bits(g) == lean
             else:
                 lean = _bits(g)
-    assert calls == [(40, 30), (40, 30)] and E._RELU_GRAD[0] is not None
+    assert calls == [(40, 30), (40, 30)] and E._RELU_KERNELS[0] is not None
     want = np.where(xv > 0, gv, dtype(0))
     assert np.asarray(want).tobytes() == lean[2]
     # a broadcast cotangent (read-only, strided) takes the NumPy form: same bits

@@ -241,7 +241,7 @@ def _extremum_vjp_np(compare, into=False):
 
 def _relu_grad(g, x, into=False):
     """relu's gradient, maximum(x, 0)'s for x: ``g`` where ``x > 0``, +0.0 elsewhere, in
-    one native pass (``_relu_grad_kernel``) where the mask, its integer copy and the
+    one native pass (``_relu_kernels``) where the mask, its integer copy and the
     product (``_select_kernel``) made three: 200x150 float32 5.7 us instead of 12.7,
     256x256 12 instead of 24 (busy 2-core host, min of many). The same bits: the
     comparison is exact (a float32 or float64 against 0; NaN is not > 0) and each
@@ -260,7 +260,7 @@ def _relu_grad(g, x, into=False):
     gf, xf = g.flags, x.flags
     if not (gf.c_contiguous and xf.c_contiguous and gf.writeable and xf.writeable):
         return None  # (a read-only or strided operand would be another compiled specialization)
-    ks = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
+    ks = _relu_kernels()
     if ks is None:
         return None
     if into:
@@ -272,11 +272,15 @@ def _relu_grad(g, x, into=False):
 
 
 _NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
-#: [(the loop, its in-place form, relu's forward loop)] once looked up (None without numba)
-_RELU_GRAD = []
+#: [(the loop, its in-place form, relu's forward loop)] once compiled
+_RELU_KERNELS = []
 
 
-def _relu_grad_kernel():
+def _relu_kernels():
+    """relu's native loops (gradient, gradient in place, forward), compiled once; None
+    while numba is not imported (see _relu_grad)."""
+    if _RELU_KERNELS:
+        return _RELU_KERNELS[0]
     numba = _sys.modules.get("numba")
     if numba is None:
         return None  # (not imported yet: asked again next time)
@@ -300,8 +304,8 @@ def _relu_grad_kernel():
             v = x[i]
             out[i] = v if v > 0 or v != v else 0.0
 
-    _RELU_GRAD.append((relu_grad, relu_grad_into, relu))
-    return _RELU_GRAD[0]
+    _RELU_KERNELS.append((relu_grad, relu_grad_into, relu))
+    return _RELU_KERNELS[0]
 
 
 #: below this many elements NumPy's array-scalar loop is as fast as the array-array one
@@ -362,7 +366,7 @@ def _relu_native(x):
     is not imported (see _relu_grad)."""
     if x.dtype not in _NATIVE_F or not x.flags.c_contiguous:
         return None
-    ks = _RELU_GRAD[0] if _RELU_GRAD else _relu_grad_kernel()
+    ks = _relu_kernels()
     if ks is None:
         return None
     out = np.empty(x.shape, x.dtype)
