@@ -810,10 +810,10 @@ class _Gen:
         if cols:
             rows.add(shape[-1])
         row_folds = {e for e in eqs if _fold(e.prim) is not None and _row_fold(e)}
-        folds_columns = any(_fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds
-                            for e in eqs)
-        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in eqs
-                 if _fold(e.prim) is not None and e.outputs[0].aval.shape != () and e not in row_folds}
+        column_folds = [e for e in eqs if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()
+                        and e not in row_folds]
+        folds_columns = bool(column_folds)
+        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in column_folds}
         if row_folds:
             # per-row sums: the inner loop runs along the last axis
             rows.add(shape[-1])
