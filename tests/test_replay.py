@@ -191,8 +191,8 @@ def test_plans_are_drawn_for_the_one_add_per_sample_loop():
     from tapeflow.rl import replay
     buf = ReplayBuffer(1000, obs_shape=2, seed=0)
     _run(buf, [(1, 1)] * 10)
-    assert buf._plan is not None and buf._plan[3] == 10 - 2          # two calls to see the pattern
-    assert len(buf._plan[1]) == replay.PLAN
+    assert buf._plan is not None and buf._plan[1].drawn == 10 - 2          # two calls to see the pattern
+    assert len(buf._plan[0]) == replay.PLAN
     full = ReplayBuffer(20, obs_shape=2, seed=0)
     _run(full, [(1, 1)] * 90)
     assert full._patience == 2          # no plan broke while the buffer filled up (its sizes capped)
@@ -215,7 +215,7 @@ def test_save_mid_plan_resumes_the_same_samples(tmp_path):
     the loaded buffer draws what the uninterrupted one goes on to draw."""
     buf = ReplayBuffer(200, obs_shape=2, seed=[0, 1])
     _run(buf, [(1, 1)] * 15)
-    assert buf._plan is not None and 0 < buf._plan[3] < len(buf._plan[1])
+    assert buf._plan is not None and 0 < buf._plan[1].drawn < len(buf._plan[0])
     path = buf.save(str(tmp_path / "r.npz"))
     after, _ = _run(buf, [(1, 1)] * 50)
     other = ReplayBuffer(200, obs_shape=2, seed=123).load(path)

@@ -58,6 +58,11 @@ class BlockDraws:
         return self._buf[i]
 
     @property
+    def drawn(self) -> int:
+        """Rows of the current block handed out (``block`` when none is left)."""
+        return self._next
+
+    @property
     def bit_generator(self):
         return self
 

@@ -38,6 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .draws import BlockDraws
+
 __all__ = ["ReplayBuffer", "Batch"]
 
 #: sample calls whose indices one plan draws (module doc): ~8 us per call warm, drawn 32 at a time
@@ -105,7 +107,7 @@ class ReplayBuffer:
         self._pos = 0  # next row to write
         self._size = 0
         self.rng = np.random.default_rng(seed)
-        self._plan = None  # (start state, highs, (PLAN, B) indices, rows used) or None
+        self._plan = None  # (highs, BlockDraws of the (PLAN, B) indices) or None
         # the size at the last sample with replacement, its change from the one before, and for
         # how many calls in a row it changed so; a plan needs a run of _patience such calls
         self._last_n, self._last_growth, self._streak, self._patience = -1, None, 0, 2
@@ -194,11 +196,11 @@ class ReplayBuffer:
         self._last_growth = growth
         p = self._plan
         if p is not None:
-            start, highs, block, used = p
-            if used < len(highs) and highs[used] == n and block.shape[1] == batch_size:
-                self._plan = (start, highs, block, used + 1)
-                return block[used]
-            if used < len(highs):
+            highs, draws = p
+            used = draws.drawn
+            if used < PLAN and highs[used] == n and draws.shape == (batch_size,):
+                return draws()
+            if used < PLAN:
                 # the pattern broke mid-plan (e.g. several samples per add): ask for a longer
                 # run of it before the next plan, so a loop it does not fit pays this rarely
                 self._patience *= 2
@@ -206,21 +208,15 @@ class ReplayBuffer:
         if growth not in (0, 1) or self._streak < self._patience:
             return self.rng.integers(0, n, size=batch_size)
         highs = np.minimum(n + growth * np.arange(PLAN, dtype=np.int64), self.capacity)
-        start = self.rng.bit_generator.state
-        block = self.rng.integers(0, highs[:, None], size=(PLAN, batch_size))
-        self._plan = (start, highs, block, 1)
-        return block[0]
+        # k rows of the plan are the first k sizes' draws (BlockDraws replays a prefix for its state)
+        draws = BlockDraws(self.rng, lambda g, size: g.integers(0, highs[:size[0], None], size=size),
+                           (batch_size,), PLAN)
+        self._plan = (highs, draws)
+        return draws()
 
     def _rng_state(self) -> dict:
         """The generator's state as of the indices handed out (a plan draws ahead of them)."""
-        p = self._plan
-        if p is None or p[3] == len(p[1]):     # no plan, or all of it used: the generator is there
-            return self.rng.bit_generator.state
-        start, highs, block, used = p
-        g = np.random.Generator(type(self.rng.bit_generator)())
-        g.bit_generator.state = start
-        g.integers(0, highs[:used, None], size=(used, block.shape[1]))
-        return g.bit_generator.state
+        return self.rng.bit_generator.state if self._plan is None else self._plan[1].state
 
     def _settle(self) -> None:
         """Drop the plan, the generator put back where the indices handed out leave it."""
