@@ -15,7 +15,9 @@ Every equation is lowered from its primitive's record only:
 * ``fusion == "elementwise"`` with a scalar form in ``lowerings["numba"]`` (a
   format string over the operand names, ``{dt}`` the output dtype, or a
   callable ``(operand names, eqn) -> expression`` that raises
-  NotImplementedError to decline); ufunc kernels derive theirs from the ufunc;
+  NotImplementedError to decline); ufunc kernels derive theirs from the ufunc.
+  An operand that is a block of a short contraction (``fusion.contraction_block``:
+  outer_sum's) comes to the callable as a template over the contraction index ``{k}``;
 * ``fusion == "reduction"`` with ``lowerings["numba"] = (ufunc, start)``, a fold
   in the output's dtype (integers stay exact; float32 sums accumulate in float64);
 * variable reads/writes, ``scan``, ``while_loop``, ``cond`` (AutoGraph's ``if``
@@ -73,7 +75,7 @@ from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
 from ..passes.buffers import InPlace
-from ..passes.fusion import broadcasts_in_loop, column_rows, trailing_row_size
+from ..passes.fusion import broadcasts_in_loop, column_rows, contraction_block, trailing_row_size
 from . import Backend, get_backend, register_backend
 from ...util.cache import cache_dir
 
@@ -483,6 +485,7 @@ class _Gen:
         self.graph = graph
         self.inplace = inplace or {}  # result Var -> the input Var whose array it overwrites
         self._loc = {}
+        self._blocks = {}        # in a loop: a contraction block's Var -> its read, a template over {k}
         self.n = 0
         self.var_order = []      # Variables, in first-use order
         self.var_index = {}
@@ -805,9 +808,13 @@ class _Gen:
         # a column operand (one value per row, ``column_rows``) makes the loop run over rows
         # of the last axis, the column read at the row's index
         cols = {v for v in ops if column_rows(v.aval.shape, shape) is not None}
-        rows = {trailing_row_size(v.aval.shape, shape) for v in ops - cols}
+        # the blocks of a short contraction (outer_sum's (m, K) and (K, n) operands) are read
+        # per row and per column too
+        blocks = {v: contraction_block(v.aval.shape, shape) for v in ops - cols}
+        blocks = {v: b for v, b in blocks.items() if b is not None}
+        rows = {trailing_row_size(v.aval.shape, shape) for v in ops - cols - set(blocks)}
         rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
-        if cols:
+        if cols or blocks:
             rows.add(shape[-1])
         row_folds = {e for e in eqs if _fold(e.prim) is not None and _row_fold(e)}
         column_folds = [e for e in eqs if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()
@@ -828,6 +835,11 @@ class _Gen:
         c = self.fresh("c") if C is not None else None
         row = self.fresh("row") if C is not None else None
         inner = cpad + ("        " if C is not None else "    ")
+        # a block's template over the contraction index {k} (the record's form fills it in);
+        # unsigned in chunked loops, as the row index is
+        u = (lambda x: f"np.uint64({x})") if nch else str
+        self._blocks = {v: f"{env[v]}[{row} * {u(K)} + {u('{k}')}]" if kind == "columns"
+                        else f"{env[v]}[{u('{k}')} * {u(C)} + {c}]" for v, (kind, K) in blocks.items()}
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []  # (accumulator, output, its start value, fold function, per column)
@@ -960,7 +972,7 @@ class _Gen:
             else:
                 lines.append(f"{pad}{t} = {tot}.astype({_dtname(out.aval.dtype)})")
             env[out] = t
-        self._loc = {}
+        self._loc, self._blocks = {}, {}
         return lines
 
     def _fold_start(self, ufunc, start, dtype, widen=True):
@@ -992,6 +1004,8 @@ class _Gen:
             # a column broadcast along the last axis; tested before rows: a (256, 1) column
             # has a (256,) row's size in a (256, 256) loop
             return f"{env[v]}[{row}]"
+        if v in self._blocks:
+            return self._blocks[v]
         if C is not None and int(np.prod(v.aval.shape)) == C:
             return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"

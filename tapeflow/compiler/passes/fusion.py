@@ -15,8 +15,9 @@ stage of the kernel) join the group and are folded in the same pass.
 An equation whose record gives an elementwise form for its operands
 (``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
 product, is a column times a row; a product with one output column is the row
-sums of a multiply by a row) is a candidate as that form; where no group takes
-it, it stays the op it was.
+sums of a multiply by a row; one over a short contraction is a sum of K outer
+products, whose loop reads its operands as blocks: ``contraction_block``) is a
+candidate as that form; where no group takes it, it stays the op it was.
 
 An equation is a candidate when its record's fusion class is "elementwise"
 (or "reduction", over a member) and the backend running the fused loops can
@@ -126,11 +127,31 @@ def column_rows(operand_shape, shape):
     return int(np.prod(s))
 
 
+def contraction_block(operand_shape, shape):
+    """How a loop over a matrix ``shape`` (m, n) reads the operand of a product over a
+    short contraction of length K (``outer_sum``: its element (i, j) sums K products):
+    ``("columns", K)`` for a (m, K) operand, K values per row (read at row * K + k);
+    ``("rows", K)`` for a (K, n) one, K rows of the loop's width (read at k * n + j);
+    else None. Requires 1 < K < n for columns and 1 < K < m for rows, so neither is the
+    loop's shape, a row or a column, and no operand is both. No elementwise op has such
+    an operand (its shape rule would reject the broadcast): only a product's form does."""
+    s = tuple(operand_shape)
+    if len(shape) != 2 or len(s) != 2 or None in s or None in shape:
+        return None
+    (m, n), (a, b) = shape, s
+    if a == m and 1 < b < n:
+        return "columns", b
+    if b == n and 1 < a < m:
+        return "rows", a
+    return None
+
+
 def broadcasts_in_loop(operand_shape, shape):
     """Whether a loop over ``shape`` can read the operand: the loop's own shape, a
-    scalar, a trailing row, or a column (``column_rows``)."""
+    scalar, a trailing row, a column (``column_rows``), or a block of a short
+    contraction (``contraction_block``)."""
     return tuple(operand_shape) in (tuple(shape), ()) or trailing_row_size(operand_shape, shape) is not None \
-        or column_rows(operand_shape, shape) is not None
+        or column_rows(operand_shape, shape) is not None or contraction_block(operand_shape, shape) is not None
 
 
 def _loop_shape(e, can_fuse, made):

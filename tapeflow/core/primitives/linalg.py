@@ -61,6 +61,37 @@ matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, v
 
 
 
+#: the longest contraction written as a sum of outer products inside the loop that
+#: consumes the product (``outer_sum_p``): each element costs K multiply-adds there
+#: against one write and one read of an (m, n) temporary (plus BLAS's call, which packs
+#: panels its micro-kernel barely uses at such K). Measured (2-core EPYC, float32, in
+#: isolation, (256, K) @ (K, 256) and relu's gradient select): BLAS + the select loop
+#: 32 us at K=6, the fused loop 14.5 us (see tests/test_fused_narrow.py's module doc for K)
+SHORT_K = 8
+
+
+def _outer_sum_abstract(a, b):
+    return _matmul_abstract(a, b)
+
+
+def _outer_sum_numba(ins, e):
+    # the operands come as templates over the contraction index {k} (the numba backend
+    # reads a (m, K) block at row*K + k and a (K, n) block at k*n + c). Summed in k order;
+    # the kernel's fastmath 'contract' makes the pairs FMAs, so the last bits differ from
+    # BLAS's (which blocks and orders the sum its own way), the same way on every call
+    return " + ".join(f"{ins[0].format(k=k)} * {ins[1].format(k=k)}" for k in range(e.inputs[0].aval.shape[-1]))
+
+
+# A (m, K) @ (K, n) product over a short contraction (K <= SHORT_K), as matmul's record
+# writes it for a fused loop over (m, n): each element the K products of its row's K
+# values and its column's. Exists only in optimized graphs (fusion.py makes it from
+# matmul's elementwise form and puts the matmul back where no loop takes it), so it
+# needs no vjp; its kernel is matmul's, for the reference interpreter.
+outer_sum_p = Primitive("outer_sum", lambda a, b: np.matmul(a, b), _outer_sum_abstract, differentiable=False,
+                        aliases=False, fusion="elementwise", lowerings={"numba": _outer_sum_numba},
+                        doc="a product over a short contraction, in a fused loop (compiler-made)")
+
+
 def _matmul_elementwise(e, new_var, producer):
     """The elementwise equations a rank-2 float matmul equation is, or None. The fusion
     pass reads this: ``new_var(aval)`` makes an intermediate value, ``producer(v)`` is
@@ -79,6 +110,10 @@ def _matmul_elementwise(e, new_var, producer):
       of x times g as a column, read along x's rows (not across them, as x.T's would
       be): it joins the loop that reads g (the relu gradient before it).
 
+    * (m, K) @ (K, n) with 1 < K <= SHORT_K, K below m and n (g @ W.T under an output
+      layer of K units, an actor's 6 actions) is ``outer_sum``: K multiply-adds per
+      element in the loop that consumes it (the relu gradient), no (m, n) temporary.
+
     The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
     a, b = e.inputs
     sa, sb = getattr(a, "aval", None), getattr(b, "aval", None)
@@ -89,6 +124,8 @@ def _matmul_elementwise(e, new_var, producer):
     (m, k), n = sa.shape, sb.shape[1]
     if k == 1:
         return [Eqn(E.mul_p, [a, b], e.outputs, {}, e.src)]
+    if k <= SHORT_K and k < m and k < n:
+        return [Eqn(outer_sum_p, [a, b], e.outputs, {}, e.src)]
     if n != 1 or m == 1:
         return None
     made = producer(a)

@@ -1,0 +1,137 @@
+"""Narrow products in fused loops. A product over a short contraction, (m, K) @ (K, n)
+with 1 < K <= SHORT_K (the input gradient g @ W.T under an output layer of K units:
+an actor's 6 actions), is by matmul's record a sum of K outer products (``outer_sum``):
+it joins the loop that consumes it (relu's gradient), which reads g as K values per
+row and W.T as K rows, instead of a GEMM writing an (m, n) temporary for the loop to
+read back. Checked against eager, a float64 product and the reference interpreter, for
+every K up to the limit and just past it (a GEMM again), on square and non-square
+loops, with relu at exactly 0, in a prange-chunked loop; integer, batched and
+wide-contraction products stay matmuls.
+
+K's limit, measured in isolation (2-core EPYC, float32, (256, K) @ (K, 256) then the
+relu-gradient select; BLAS + the select loop vs the fused loop): the loop's cost grows
+by about one load and one FMA per element per K, BLAS's barely moves; the fused loop
+was 14.5 vs 32 us at K=6 (see SHORT_K in core/primitives/linalg.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.compiler.passes import fusion
+from tapeflow.core.primitives import linalg
+from tapeflow.ir.interpreter import eval_graph
+
+pytest.importorskip("numba")
+
+
+def _tiered(f, *args):
+    fn = tf.function(f)
+    cf = fn.get_concrete_function(*args)
+    cf._tier_up()
+    assert cf.backend == "python+fused"
+    return fn, cf
+
+
+def _names(graph):
+    return [e.prim.name for e in graph.eqns]
+
+
+def _loops(cf):
+    return [e.params["graph"] for e in cf.fused_graph.eqns if e.prim is fusion.fused_elementwise_p]
+
+
+def _relu_backward(h, g, w):
+    """The hidden layer's gradient under an output layer of K units: relu's mask
+    (h > 0, false at exactly 0) times g @ w.T, and its column sums (the bias gradient)."""
+    d = tf.matmul(g, tf.transpose(w))
+    s = tf.where(h > 0, d, tf.zeros_like(d))
+    return s, tf.reduce_sum(s, axis=0)
+
+
+def _case(m, n, k, seed=0):
+    rs = np.random.default_rng(seed + 31 * k + m)
+    h = rs.standard_normal((m, n)).astype(np.float32)
+    h[::7, ::5] = 0.0                        # relu's gradient at exactly 0 is 0
+    g = rs.standard_normal((m, k)).astype(np.float32)
+    w = rs.standard_normal((n, k)).astype(np.float32)
+    return h, g, w
+
+
+def _check(h, g, w, fused):
+    args = [tf.constant(x) for x in (h, g, w)]
+    want = [t.numpy() for t in _relu_backward(*args)]
+    fn, cf = _tiered(_relu_backward, *args)
+    names = [n for lp in _loops(cf) for n in _names(lp)]
+    if not fused:
+        assert "matmul" in _names(cf.fused_graph) and "outer_sum" not in names
+    else:
+        assert "matmul" not in _names(cf.fused_graph), str(cf.fused_graph)
+        assert len(_loops(cf)) == 1 and {"outer_sum", "select"} <= set(names)
+    got = [t.numpy() for t in fn(*args)]
+    # the K products summed in the loop's order (FMAs): float32 rounding of a K-term sum
+    exact = np.where(h > 0, g.astype(np.float64) @ w.T.astype(np.float64), 0.0)
+    scale = np.abs(g).max() * np.abs(w).max() * g.shape[1]
+    np.testing.assert_allclose(got[0], exact, rtol=0, atol=4e-7 * scale)
+    np.testing.assert_allclose(got[0], want[0], rtol=0, atol=4e-7 * scale)
+    assert (got[0][h == 0] == 0).all() and (got[0][h < 0] == 0).all()
+    np.testing.assert_allclose(got[1], want[1], rtol=0, atol=4e-7 * scale * h.shape[0] ** 0.5)
+    ref = eval_graph(cf.fused_graph, [h, g, w])   # the form's own kernel: matmul's
+    np.testing.assert_allclose(ref[0], exact, rtol=0, atol=4e-7 * scale)
+    return got
+
+
+@pytest.mark.parametrize("k", list(range(2, linalg.SHORT_K + 1)))
+@pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
+def test_short_contraction_joins_the_relu_gradient_loop(m, n, k):
+    _check(*_case(m, n, k), fused=True)
+
+
+@pytest.mark.parametrize("m,n", [(256, 256), (96, 40)])
+def test_past_the_limit_the_product_stays_a_gemm(m, n):
+    _check(*_case(m, n, linalg.SHORT_K + 1), fused=False)
+
+
+def test_a_contraction_as_long_as_the_result_is_wide_stays_a_gemm():
+    """K = m: the (K, n) operand would be the loop's own shape; K = n: the (m, K) one."""
+    h, g, w = _case(6, 256, 6)
+    _check(h, g, w, fused=False)
+    h, g, w = _case(256, 6, 6)
+    _check(h, g, w, fused=False)
+
+
+def test_blocks_are_told_apart_by_shape():
+    assert fusion.contraction_block((256, 6), (256, 300)) == ("columns", 6)
+    assert fusion.contraction_block((6, 300), (256, 300)) == ("rows", 6)
+    assert fusion.contraction_block((256, 300), (256, 300)) is None      # the loop's shape
+    assert fusion.contraction_block((256, 1), (256, 300)) is None        # a column
+    assert fusion.contraction_block((1, 300), (256, 300)) is None        # a row
+    assert fusion.contraction_block((4, 256, 6), (4, 256, 300)) is None  # batched: not read as blocks
+
+
+def test_short_contraction_in_a_chunked_parallel_loop():
+    """Past PARALLEL_MIN_ELEMENTS the loop runs in prange chunks of whole rows (unsigned
+    indices): the blocks are read at the row and column each chunk holds."""
+    from tapeflow.compiler.backends import numba_backend
+    m, n = 640, 256
+    assert m * n >= numba_backend.PARALLEL_MIN_ELEMENTS
+    _check(*_case(m, n, 5), fused=True)
+
+
+def test_integer_and_batched_products_keep_matmul():
+    """The form is for 2-D float products: integer and batched ones stay matmuls."""
+    rs = np.random.default_rng(7)
+    a = tf.constant(rs.integers(-5, 5, (64, 4)).astype(np.int32))
+    b = tf.constant(rs.integers(-5, 5, (4, 64)).astype(np.int32))
+    ab = tf.constant(rs.standard_normal((3, 64, 4)).astype(np.float32))
+    bb = tf.constant(rs.standard_normal((3, 4, 64)).astype(np.float32))
+
+    def f(a, b, ab, bb):
+        return (tf.matmul(a, b) * 3 + 1) * a[:, :1], (tf.matmul(ab, bb) * 3.0 + 1.0) * ab[:, :, :1]
+
+    want = [t.numpy() for t in f(a, b, ab, bb)]
+    fn, cf = _tiered(f, a, b, ab, bb)
+    assert _names(cf.fused_graph).count("matmul") == 2
+    got = [t.numpy() for t in fn(a, b, ab, bb)]
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
