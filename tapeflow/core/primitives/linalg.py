@@ -64,10 +64,12 @@ matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, v
 #: the longest contraction written as a sum of outer products inside the loop that
 #: consumes the product (``outer_sum_p``): each element costs K multiply-adds there
 #: against one write and one read of an (m, n) temporary (plus BLAS's call, which packs
-#: panels its micro-kernel barely uses at such K). Measured (2-core EPYC, float32, in
-#: isolation, (256, K) @ (K, 256) and relu's gradient select): BLAS + the select loop
-#: 32 us at K=6, the fused loop 14.5 us (see tests/test_fused_narrow.py's module doc for K)
-SHORT_K = 8
+#: panels its micro-kernel barely uses at such K). Measured on a busy 2-core EPYC,
+#: float32, a compiled (256, K) @ (K, 256) and relu's gradient select with its column
+#: sums, the fused loop vs BLAS and the select loop (min of 400, interleaved): K=2
+#: 23 vs 42 us, K=8 25-33 vs 42-57, K=12 40 vs 50, K=16 46-55 vs 54-56 (a tie),
+#: K=24 107 vs 64, K=32 150 vs 76: the loop's cost grows ~3x faster with K than BLAS's
+SHORT_K = 12
 
 
 def _outer_sum_abstract(a, b):
