@@ -134,3 +134,72 @@ def test_integer_and_batched_products_keep_matmul():
     got = [t.numpy() for t in fn(a, b, ab, bb)]
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
+
+
+def _layer_pair(x, w1, b1, w2):
+    """A hidden layer (bias add, relu) and an output layer of N units over it."""
+    h = tf.nn.relu(tf.matmul(x, w1) + b1)
+    return tf.matmul(h, w2), h
+
+
+def _check_head(m, k, n, fused, seed=0):
+    rs = np.random.default_rng(seed + 7 * n + m)
+    x = rs.standard_normal((m, 17)).astype(np.float32)
+    w1 = rs.standard_normal((17, k)).astype(np.float32)
+    b1 = rs.standard_normal(k).astype(np.float32)
+    b1[::3] = 0.0
+    x[:, 0] = 0.0
+    w1[1:, ::3] = 0.0                        # some pre-activations exactly 0: relu keeps them 0
+    w2 = rs.standard_normal((k, n)).astype(np.float32)
+    args = [tf.constant(v) for v in (x, w1, b1, w2)]
+    want = [t.numpy() for t in _layer_pair(*args)]
+    fn, cf = _tiered(_layer_pair, *args)
+    names = [nm for lp in _loops(cf) for nm in _names(lp)]
+    assert ("row_dots" in names) == fused, str(cf.fused_graph)
+    assert _names(cf.fused_graph).count("matmul") == (1 if fused else 2)
+    got = [t.numpy() for t in fn(*args)]
+    np.testing.assert_array_equal(got[1], want[1])
+    h = want[1].astype(np.float64)
+    exact = h @ w2.astype(np.float64)
+    # a row's k products summed in float32 in the loop's order (vector lanes, FMAs)
+    tol = 2e-6 * (np.abs(h) @ np.abs(w2.astype(np.float64)))
+    assert (np.abs(got[0] - exact) <= tol).all()
+    assert (np.abs(want[0] - exact) <= tol).all()
+    ref = eval_graph(cf.fused_graph, [x, w1, b1, w2])     # row_dots' own kernel: matmul's
+    assert (np.abs(ref[0] - exact) <= tol).all()
+
+
+@pytest.mark.parametrize("n", sorted({2, 3, 6, linalg.FEW_N}))
+@pytest.mark.parametrize("m,k", [(256, 256), (300, 200), (200, 300)])
+def test_few_output_columns_are_row_folds_in_the_loop_that_makes_the_operand(m, k, n):
+    _check_head(m, k, n, fused=True)
+
+
+def test_past_few_columns_the_product_stays_a_gemm():
+    _check_head(256, 256, linalg.FEW_N + 1, fused=False)
+    _check_head(6, 256, 6, fused=False)         # as many columns as rows
+
+
+def test_few_columns_in_a_chunked_parallel_loop():
+    from tapeflow.compiler.backends import numba_backend
+    assert 640 * 256 >= numba_backend.PARALLEL_MIN_ELEMENTS
+    _check_head(640, 256, 5, fused=True)
+
+
+def test_a_weight_gradient_with_few_columns_keeps_matmul():
+    """x.T @ g with g of N > 1 columns: no loop makes x.T, so no row folds (the form
+    is not offered); the product runs as before (gemm_kernels' rows loop)."""
+    rs = np.random.default_rng(11)
+    x = tf.constant(rs.standard_normal((256, 200)).astype(np.float32))
+    g = tf.constant(rs.standard_normal((256, 6)).astype(np.float32))
+
+    def f(x, g):
+        y = tf.nn.relu(x * 2.0 + 1.0)
+        return tf.matmul(tf.transpose(y), g), y
+
+    want = [t.numpy() for t in f(x, g)]
+    fn, cf = _tiered(f, x, g)
+    assert "matmul" in _names(cf.fused_graph)
+    assert "row_dots" not in [nm for lp in _loops(cf) for nm in _names(lp)]
+    got = [t.numpy() for t in fn(x, g)]
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-4)

@@ -139,7 +139,10 @@ def _scalar_form(p):
 
 
 def _fold(p):
-    """(ufunc, start) of a reduction the record says numba may fold, or None."""
+    """(ufunc, start[, terms]) of a reduction the record says numba may fold, or None.
+    ``terms``: a fold over the last axis of the first operand into several columns
+    (row_dots): ``terms(operand refs, eqn)`` gives one expression per output column,
+    folded along the row (a contraction block operand's ref a template over {k})."""
     low = p.lowerings.get(NAME)
     if p.fusion == "reduction" and isinstance(low, tuple) and isinstance(low[0], np.ufunc):
         return low
@@ -158,6 +161,8 @@ def _loop_fold(e):
     """Does this reduction fold inside the loop over its input: over all axes
     (a scalar), over leading axes (per-column sums of a batch), or over the last
     axis of a matrix or more (per-row sums: a product with one output column)?"""
+    if _row_fold(e):
+        return True
     nd = len(e.inputs[0].aval.shape)
     axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
     return bool(axes) and (axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
@@ -167,6 +172,8 @@ def _loop_fold(e):
 def _row_fold(e):
     """Is this a reduction over the last axis only, of an input of rank 2 or more?"""
     nd = len(e.inputs[0].aval.shape)
+    if len(_fold(e.prim)) > 2:               # row folds into several columns (the record's terms)
+        return nd == 2
     return nd >= 2 and tuple(a % nd for a in e.params["axis"]) == (nd - 1,)
 
 
@@ -848,23 +855,28 @@ class _Gen:
             out = e.outputs[0]
             fold = _fold(e.prim)
             if fold is not None:
-                ufunc, start = fold
+                ufunc, start = fold[:2]
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
                 fn = f"np.{ufunc.__name__}"
                 val = self._loc_ref(env, e.inputs[0], i, c, C, row, cols)
                 wide, narrow = self._fold_start(ufunc, start, odt), self._fold_start(ufunc, start, odt, widen=False)
                 if e in row_folds:
-                    # one accumulator per row, in the output's dtype (a float32 dot product
-                    # of a row, vectorized as BLAS's is), stored after the row's inner loop;
-                    # a chunk holds whole rows, so the stores need no partials
+                    # one accumulator per row and output column, in the output's dtype (a
+                    # float32 dot product of a row, vectorized as BLAS's is), stored after the
+                    # row's inner loop; a chunk holds whole rows, so the stores need no partials
                     arr = self.out_params.get(out)
                     if arr is None:
                         arr = self.fresh("arr")
-                        setup.append(f"{pad}{arr} = np.empty({n // C}, {_dtname(odt)})")
-                    row_pre.append(f"{cpad}    {acc} = {narrow}")
-                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
-                    row_post.append(f"{cpad}    {arr}[{row}] = {acc}")
+                        setup.append(f"{pad}{arr} = np.empty({int(np.prod(out.aval.shape))}, {_dtname(odt)})")
+                    terms = [val] if len(fold) == 2 else \
+                        fold[2]([self._loc_ref(env, v, i, c, C, row, cols) for v in e.inputs], e)
+                    for j, term in enumerate(terms):
+                        a_j = acc if j == 0 else self.fresh("acc")
+                        at = f"{row}" if len(terms) == 1 else f"{row} * {u(len(terms))} + {u(j)}"
+                        row_pre.append(f"{cpad}    {a_j} = {narrow}")
+                        body.append(f"{inner}{a_j} = {fn}({a_j}, {term})")
+                        row_post.append(f"{cpad}    {arr}[{at}] = {a_j}")
                     env[out] = arr
                     continue
                 if out.aval.shape != () and wide != narrow:

@@ -14,10 +14,11 @@ stage of the kernel) join the group and are folded in the same pass.
 
 An equation whose record gives an elementwise form for its operands
 (``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
-product, is a column times a row; a product with one output column is the row
-sums of a multiply by a row; one over a short contraction is a sum of K outer
-products, whose loop reads its operands as blocks: ``contraction_block``) is a
-candidate as that form; where no group takes it, it stays the op it was.
+product, is a column times a row; a product with few output columns is as many
+row sums of products, folded in the loop that makes its left operand; one over a
+short contraction is a sum of K outer products; their loops read the narrow
+operands as blocks: ``contraction_block``) is a candidate as that form; where no
+group takes it, it stays the op it was.
 
 An equation is a candidate when its record's fusion class is "elementwise"
 (or "reduction", over a member) and the backend running the fused loops can
@@ -164,6 +165,9 @@ def _loop_shape(e, can_fuse, made):
         if not isinstance(x, Var) or x not in made:
             return None
         s = x.aval.shape
+        # a fold's other operands (row_dots' block of rows) are read in the loop too
+        if not all(isinstance(v, Literal) or broadcasts_in_loop(v.aval.shape, s) for v in e.inputs[1:]):
+            return None
     elif e.prim.fusion == "elementwise":
         s = e.outputs[0].aval.shape
         for v in e.inputs:
@@ -303,7 +307,7 @@ def _limit_arrays(eqns, members, tainted, out_set):
 def _elementwise_forms(eqns, can_fuse):
     """``eqns`` with each equation whose record says what elementwise ops (and folds) it
     is for its operands (``lowerings["elementwise"](eqn, new_var, producer)``: an outer product is
-    a column times a row, a product with one output column the row sums of a multiply)
+    a column times a row, a product with few output columns row folds of products)
     replaced by those equations, and {id(form equation): (original, its form)}."""
     forms, out, made = {}, [], {}
     for e in eqns:

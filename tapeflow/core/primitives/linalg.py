@@ -94,27 +94,54 @@ outer_sum_p = Primitive("outer_sum", lambda a, b: np.matmul(a, b), _outer_sum_ab
                         doc="a product over a short contraction, in a fused loop (compiler-made)")
 
 
+#: the most output columns a product (m, k) @ (k, N) computes as N row folds inside the
+#: loop that makes its left operand (``row_dots_p``)
+FEW_N = 8
+
+
+def _row_dots_abstract(a, bt):
+    return _matmul_abstract(a, _swap_aval(bt))
+
+
+def _swap_aval(x):
+    return Aval(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+
+
+def _row_dots_terms(ins, e):
+    # ins[1], the (N, k) block, comes as a template over {k}, here the output column
+    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[0])]
+
+
+# A (m, k) @ (k, N) product with few output columns (N <= FEW_N), given b's transpose
+# bt (N, k): as matmul's record writes it for the fused loop over a's (m, k) elements
+# that makes a (a layer's bias add and relu), N dot products of each row, folded along
+# the row (``(ufunc, start, terms)``: per row, one sum per output column of the terms).
+# Exists only in optimized graphs, like outer_sum; its kernel is matmul's.
+row_dots_p = Primitive("row_dots", lambda a, bt: np.matmul(a, bt.T), _row_dots_abstract, differentiable=False,
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _row_dots_terms)},
+                       doc="a product with few output columns, as row folds in a fused loop (compiler-made)")
+
+
 def _matmul_elementwise(e, new_var, producer):
     """The elementwise equations a rank-2 float matmul equation is, or None. The fusion
     pass reads this: ``new_var(aval)`` makes an intermediate value, ``producer(v)`` is
-    the equation that made ``v`` (None for an input). Three shapes:
+    the equation that made ``v`` (None for an input). Four shapes:
 
     * (m, 1) @ (1, n), a contraction of length 1, is the multiply of a column by a row
       (the backward of a layer with one output unit: g @ W.T with W of shape (n, 1)).
       Every element is one product, rounded once: the kernel's bits (its ``_outer``
       path is that multiply). It joins the loop that consumes it (a relu gradient)
       instead of writing an (m, n) temporary.
-    * (m, k) @ (k, 1), one output column (a critic's Q = h @ w), is the row sums of h
-      times w's transpose as a row: it joins the loop that makes h (the bias add and
-      relu before it), which then reads h once instead of writing it for a GEMV to
-      read back.
-    * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
-      of x times g as a column, read along x's rows (not across them, as x.T's would
-      be): it joins the loop that reads g (the relu gradient before it).
-
     * (m, K) @ (K, n) with 1 < K <= SHORT_K, K below m and n (g @ W.T under an output
       layer of K units, an actor's 6 actions) is ``outer_sum``: K multiply-adds per
       element in the loop that consumes it (the relu gradient), no (m, n) temporary.
+    * (m, k) @ (k, N) with N <= FEW_N output columns, N below m (a critic's Q = h @ w,
+      an actor's 6 actions h @ W3) is ``row_dots`` of h and w's transpose, N row sums
+      of products per row: it joins the loop that makes h (the bias add and relu before
+      it), which then reads h once instead of writing it for a GEMM to read back.
+    * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
+      of x times g as a column, read along x's rows (not across them, as x.T's would
+      be): it joins the loop that reads g (the relu gradient before it).
 
     The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
     a, b = e.inputs
@@ -128,19 +155,20 @@ def _matmul_elementwise(e, new_var, producer):
         return [Eqn(E.mul_p, [a, b], e.outputs, {}, e.src)]
     if k <= SHORT_K and k < m and k < n:
         return [Eqn(outer_sum_p, [a, b], e.outputs, {}, e.src)]
-    if n != 1 or m == 1:
+    if n > FEW_N or n >= m:
         return None
     made = producer(a)
     if made is not None and made.prim is S.transpose_p:
+        if n > 1:
+            return None                      # x.T @ g, g of N > 1 columns: BLAS (or gemm_kernels' rows)
         x = made.inputs[0]                  # a == x.T: x is (k, m)
         prod, sums = new_var(Aval((k, m), sa.dtype)), new_var(Aval((1, m), sa.dtype))
         return [Eqn(E.mul_p, [x, b], [prod], {}, e.src),
                 Eqn(R.reduce_sum_p, [prod], [sums], {"axis": (0,), "keepdims": True}, e.src),
                 Eqn(S.transpose_p, [sums], e.outputs, {"perm": (1, 0)}, e.src)]
-    bt, prod = new_var(Aval((1, k), sb.dtype)), new_var(Aval((m, k), sa.dtype))
+    bt = new_var(Aval((n, k), sb.dtype))
     return [Eqn(S.transpose_p, [b], [bt], {"perm": (1, 0)}, e.src),
-            Eqn(E.mul_p, [a, bt], [prod], {}, e.src),
-            Eqn(R.reduce_sum_p, [prod], e.outputs, {"axis": (1,), "keepdims": True}, e.src)]
+            Eqn(row_dots_p, [a, bt], e.outputs, {}, e.src)]
 
 
 matmul_p.lowerings["elementwise"] = _matmul_elementwise
