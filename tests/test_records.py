@@ -222,8 +222,9 @@ def test_every_record_field_has_a_legal_value():
         assert isinstance(p.aliases, bool), p
         assert isinstance(p.lowerings, dict), p
         if p.fusion == "reduction" and "numba" in p.lowerings:
-            ufunc, start = p.lowerings["numba"]
+            ufunc, start, *terms = p.lowerings["numba"]     # terms: row folds into columns (row_dots)
             assert isinstance(ufunc, np.ufunc) and start in ("zero", "lowest", "highest"), p
+            assert len(terms) <= 1 and all(callable(t) for t in terms), p
 
 
 def test_primitive_rejects_an_unknown_fusion_class():
