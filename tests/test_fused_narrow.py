@@ -186,20 +186,60 @@ def test_few_columns_in_a_chunked_parallel_loop():
     _check_head(640, 256, 5, fused=True)
 
 
-def test_a_weight_gradient_with_few_columns_keeps_matmul():
-    """x.T @ g with g of N > 1 columns: no loop makes x.T, so no row folds (the form
-    is not offered); the product runs as before (gemm_kernels' rows loop)."""
+def _actor_backward(h, g, w):
+    """The backward of an output layer of N units over a relu layer h: the input gradient
+    g @ w.T under relu's mask (outer_sum), its column sums (the bias gradient) and the
+    weight gradient h.T @ g (col_dots), all over h's (m, n) elements: one loop."""
+    d = tf.where(h > 0, tf.matmul(g, tf.transpose(w)), 0.0)
+    return d, tf.reduce_sum(d, axis=0), tf.matmul(tf.transpose(h), g)
+
+
+def _check_weight_gradient(m, n, k, fused):
+    h, g, w = _case(m, n, k, seed=5)
+    args = [tf.constant(x) for x in (h, g, w)]
+    want = [t.numpy() for t in _actor_backward(*args)]
+    fn, cf = _tiered(_actor_backward, *args)
+    names = [nm for lp in _loops(cf) for nm in _names(lp)]
+    assert ("col_dots" in names) == fused, str(cf.fused_graph)
+    if fused:
+        assert len(_loops(cf)) == 1 and "matmul" not in _names(cf.fused_graph), str(cf.fused_graph)
+    got = [t.numpy() for t in fn(*args)]
+    exact = h.T.astype(np.float64) @ g.astype(np.float64)
+    # m products per element, summed down the rows in float32 (as BLAS accumulates)
+    tol = 4e-7 * m ** 0.5 * 4 * (np.abs(h.T) @ np.abs(g.astype(np.float64)))
+    for r in (got[2], want[2], eval_graph(cf.fused_graph, [h, g, w])[2]):
+        assert r.shape == (n, k) and (np.abs(r - exact) <= tol).all()
+    scale = np.abs(g).max() * np.abs(w).max() * k
+    np.testing.assert_allclose(got[0], want[0], rtol=0, atol=4e-7 * scale)
+
+
+@pytest.mark.parametrize("k", sorted({2, 6, linalg.FEW_N}))
+@pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
+def test_a_weight_gradient_with_few_columns_folds_down_the_rows(m, n, k):
+    _check_weight_gradient(m, n, k, fused=True)
+
+
+def test_weight_gradient_column_folds_in_a_chunked_parallel_loop():
+    from tapeflow.compiler.backends import numba_backend
+    assert 640 * 256 >= numba_backend.PARALLEL_MIN_ELEMENTS
+    _check_weight_gradient(640, 256, 5, fused=True)
+
+
+def test_a_weight_gradient_past_the_limit_or_with_no_loop_keeps_matmul():
+    """Past FEW_N columns, or with no loop over x (its fold joins a loop that reads x,
+    never seeds one), x.T @ g stays a product (gemm_kernels' rows loop or BLAS)."""
+    _check_weight_gradient(256, 256, linalg.FEW_N + 1, fused=False)
     rs = np.random.default_rng(11)
     x = tf.constant(rs.standard_normal((256, 200)).astype(np.float32))
     g = tf.constant(rs.standard_normal((256, 6)).astype(np.float32))
 
     def f(x, g):
-        y = tf.nn.relu(x * 2.0 + 1.0)
-        return tf.matmul(tf.transpose(y), g), y
+        y = tf.nn.relu(g * 2.0 + 1.0)
+        return tf.matmul(tf.transpose(x), y), y
 
     want = [t.numpy() for t in f(x, g)]
     fn, cf = _tiered(f, x, g)
     assert "matmul" in _names(cf.fused_graph)
-    assert "row_dots" not in [nm for lp in _loops(cf) for nm in _names(lp)]
+    assert "col_dots" not in [nm for lp in _loops(cf) for nm in _names(lp)]
     got = [t.numpy() for t in fn(x, g)]
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-4)

@@ -576,6 +576,8 @@ FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
                                _R.standard_normal((3, 4)).astype(np.float32))],
     "row_dots": lambda: [_fwd("row_dots", lambda a, bt: a @ bt.T, _R.standard_normal((5, 4)).astype(np.float32),
                               _R.standard_normal((3, 4)).astype(np.float32))],
+    "col_dots": lambda: [_fwd("col_dots", lambda x, g: x.T @ g, _R.standard_normal((5, 4)).astype(np.float32),
+                              _R.standard_normal((5, 3)).astype(np.float32))],
 }
 
 FWD_PARAMS = [pytest.param(name, c, id=c.id) for name, gen in FORWARD_CASES.items() for c in gen()]

@@ -260,11 +260,11 @@ def test_dense_to_dense6_same_bits_eager_and_compiled(backend, kw, calls, one_in
 
 @pytest.mark.parametrize("backend, kw", [("python+fused", {}), ("python", {"jit_compile": True})])
 def test_dense_to_dense6_in_the_fused_tier(backend, kw, calls, one_intra_thread):
-    """The fused tier computes h @ W2 as row folds in the loop that makes h and g @ W2.T
-    inside the relu gradient's loop (matmul's row_dots and outer_sum forms): their sums
-    run in the loop's order, so those results (and the GEMM after them, dW1, dx) are
-    within float32 rounding of eager's, the same on every call; dW2 = h.T @ g, which no
-    loop takes, is the rows loop's, to the bit."""
+    """The fused tier computes h @ W2 as row folds in the loop that makes h, g @ W2.T and
+    dW2 = h.T @ g inside the relu gradient's loop (matmul's row_dots, outer_sum and
+    col_dots forms): their sums run in the loop's order, so those results (and the GEMMs
+    after them, dW1, dx) are within float32 rounding of eager's, the same on every call;
+    neither narrow kernel runs."""
     step, x, y = _net(19)
     eager = [v.numpy() for v in step(tf.constant(x), tf.constant(y))]
     del calls[:]
@@ -274,5 +274,4 @@ def test_dense_to_dense6_in_the_fused_tier(backend, kw, calls, one_intra_thread)
     for g, f, e in zip(got, first, eager):
         assert g.dtype == e.dtype and np.array_equal(g, f)
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5 * np.abs(e).max())
-    assert np.array_equal(got[2], eager[2])
-    assert "rows" in calls and "dots" not in calls
+    assert "rows" not in calls and "dots" not in calls

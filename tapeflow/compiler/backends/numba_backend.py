@@ -20,6 +20,8 @@ Every equation is lowered from its primitive's record only:
   outer_sum's) comes to the callable as a template over the contraction index ``{k}``;
 * ``fusion == "reduction"`` with ``lowerings["numba"] = (ufunc, start)``, a fold
   in the output's dtype (integers stay exact; float32 sums accumulate in float64);
+  or ``(ufunc, start, terms, along)``, a product's fold (matmul's row_dots and
+  col_dots forms: ``_fold``), accumulated in the output's dtype as BLAS does;
 * variable reads/writes, ``scan``, ``while_loop``, ``cond`` (AutoGraph's ``if``
   and break flags inside a loop) and scalar reshapes: lowerings this module
   attaches to those records (``_Structural``, which also
@@ -139,10 +141,11 @@ def _scalar_form(p):
 
 
 def _fold(p):
-    """(ufunc, start[, terms]) of a reduction the record says numba may fold, or None.
-    ``terms``: a fold over the last axis of the first operand into several columns
-    (row_dots): ``terms(operand refs, eqn)`` gives one expression per output column,
-    folded along the row (a contraction block operand's ref a template over {k})."""
+    """(ufunc, start[, terms, along]) of a reduction the record says numba may fold, or
+    None. ``terms(operand refs, eqn)``: a fold of a product (a contraction block
+    operand's ref a template over {k}) into several results, one expression each:
+    ``along`` "rows", one sum per row and term (row_dots: (m, N) from an (m, k) loop),
+    or "columns", one per column and term (col_dots: (k, N) from a (B, k) loop)."""
     low = p.lowerings.get(NAME)
     if p.fusion == "reduction" and isinstance(low, tuple) and isinstance(low[0], np.ufunc):
         return low
@@ -161,9 +164,9 @@ def _loop_fold(e):
     """Does this reduction fold inside the loop over its input: over all axes
     (a scalar), over leading axes (per-column sums of a batch), or over the last
     axis of a matrix or more (per-row sums: a product with one output column)?"""
-    if _row_fold(e):
-        return True
     nd = len(e.inputs[0].aval.shape)
+    if len(_fold(e.prim)) > 2:               # a product's fold (the record's terms)
+        return nd == 2
     axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
     return bool(axes) and (axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
                            or _row_fold(e))
@@ -172,8 +175,9 @@ def _loop_fold(e):
 def _row_fold(e):
     """Is this a reduction over the last axis only, of an input of rank 2 or more?"""
     nd = len(e.inputs[0].aval.shape)
-    if len(_fold(e.prim)) > 2:               # row folds into several columns (the record's terms)
-        return nd == 2
+    fold = _fold(e.prim)
+    if len(fold) > 2:                        # a product's fold: the record says along what
+        return nd == 2 and fold[3] == "rows"
     return nd >= 2 and tuple(a % nd for a in e.params["axis"]) == (nd - 1,)
 
 
@@ -827,7 +831,9 @@ class _Gen:
         column_folds = [e for e in eqs if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()
                         and e not in row_folds]
         folds_columns = bool(column_folds)
-        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in column_folds}
+        # a product's column folds (col_dots) keep one row of sums per term: rows of the loop's width
+        rows |= {e.inputs[0].aval.shape[-1] if len(_fold(e.prim)) > 2 else int(np.prod(e.outputs[0].aval.shape))
+                 for e in column_folds}
         if row_folds:
             # per-row sums: the inner loop runs along the last axis
             rows.add(shape[-1])
@@ -850,6 +856,7 @@ class _Gen:
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []  # (accumulator, output, its start value, fold function, per column)
+        slots = {}  # accumulator of a product's column fold -> (term j, terms N): out[c * N + j]
         last = []  # stores over an input's array: after every read of it in the iteration
         for e in eqs:
             out = e.outputs[0]
@@ -878,6 +885,19 @@ class _Gen:
                         body.append(f"{inner}{a_j} = {fn}({a_j}, {term})")
                         row_post.append(f"{cpad}    {arr}[{at}] = {a_j}")
                     env[out] = arr
+                    continue
+                if len(fold) > 2:
+                    # a product's column folds (col_dots, a weight gradient x.T @ g): one row
+                    # of sums per term, accumulated in the output's dtype as BLAS does (a
+                    # float32 multiply-add chain per element, in row order), so the inner
+                    # loop keeps one vector width
+                    terms = fold[2]([self._loc_ref(env, v, i, c, C, row, cols) for v in e.inputs], e)
+                    for j, term in enumerate(terms):
+                        a_j = acc if j == 0 else self.fresh("acc")
+                        chunk.append(f"{cpad}{a_j} = np.full({C}, {narrow})")
+                        body.append(f"{inner}{a_j}[{c}] = {fn}({a_j}[{c}], {term})")
+                        accs.append((a_j, out, narrow, fn, True))
+                        slots[a_j] = (j, len(terms))
                     continue
                 if out.aval.shape != () and wide != narrow:
                     # widened column sums: a float64 accumulator in the inner loop would make
@@ -975,6 +995,15 @@ class _Gen:
             self.parallel = True
         for tot, (acc, out, *_), in zip(totals, accs):
             t = self.fresh()
+            if acc in slots:                 # one term's sums into its column of the (k, N) result
+                (j, nt), c2 = slots[acc], self.fresh("c")
+                arr = env.get(out) or self.out_params.get(out)
+                if arr is None:
+                    arr = self.fresh("arr")
+                    lines.append(f"{pad}{arr} = np.empty({int(np.prod(out.aval.shape))}, {_dtname(out.aval.dtype)})")
+                lines += [f"{pad}for {c2} in range({C}):", f"{pad}    {arr}[{c2} * {nt} + {j}] = {tot}[{c2}]"]
+                env[out] = arr
+                continue
             if out.aval.shape == ():
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({tot})")
             elif out in self.out_params:  # column sums into the caller's array

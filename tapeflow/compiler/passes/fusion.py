@@ -162,7 +162,9 @@ def _loop_shape(e, can_fuse, made):
         return None
     if e.prim.fusion == "reduction":
         x = e.inputs[0]
-        if not isinstance(x, Var) or x not in made:
+        # over a value the group made; a fold of a product (several operands: col_dots) over
+        # any the loop reads, so a weight gradient x.T @ g joins the loop that reads x
+        if not isinstance(x, Var) or (x not in made and (len(e.inputs) == 1 or not made)):
             return None
         s = x.aval.shape
         # a fold's other operands (row_dots' block of rows) are read in the loop too

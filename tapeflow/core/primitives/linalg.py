@@ -122,8 +122,27 @@ def _row_dots_terms(ins, e):
 # the row (``(ufunc, start, terms)``: per row, one sum per output column of the terms).
 # Exists only in optimized graphs, like outer_sum; its kernel is matmul's.
 row_dots_p = Primitive("row_dots", lambda a, bt: np.matmul(a, bt.T), _row_dots_abstract, differentiable=False,
-                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _row_dots_terms)},
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _row_dots_terms, "rows")},
                        doc="a product with few output columns, as row folds in a fused loop (compiler-made)")
+
+
+def _col_dots_abstract(x, g):
+    return _matmul_abstract(_swap_aval(x), g)
+
+
+def _col_dots_terms(ins, e):
+    # ins[1], the (B, N) block of g, comes as a template over {k}, here the output column
+    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[1])]
+
+
+# A weight gradient x.T @ g with g of few columns (1 < N <= FEW_N), given x (B, k): as
+# matmul's record writes it for a fused loop over x's elements (the relu gradient's loop,
+# which reads x for its mask), N column sums of x times g's column, folded down the
+# rows (``(ufunc, start, terms, "columns")``). Exists only in optimized graphs, like
+# outer_sum; its kernel is matmul's.
+col_dots_p = Primitive("col_dots", lambda x, g: np.matmul(x.T, g), _col_dots_abstract, differentiable=False,
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _col_dots_terms, "columns")},
+                       doc="a weight gradient with few columns, as column folds in a fused loop (compiler-made)")
 
 
 def _matmul_elementwise(e, new_var, producer):
@@ -145,7 +164,9 @@ def _matmul_elementwise(e, new_var, producer):
       it), which then reads h once instead of writing it for a GEMM to read back.
     * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
       of x times g as a column, read along x's rows (not across them, as x.T's would
-      be): it joins the loop that reads g (the relu gradient before it).
+      be): it joins the loop that reads g (the relu gradient before it). With g of
+      1 < N <= FEW_N columns it is ``col_dots``: N such column sums, in the loop over x
+      (the one that reads x for relu's mask).
 
     The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
     a, b = e.inputs
@@ -163,9 +184,9 @@ def _matmul_elementwise(e, new_var, producer):
         return None
     made = producer(a)
     if made is not None and made.prim is S.transpose_p:
-        if n > 1:
-            return None                      # x.T @ g, g of N > 1 columns: BLAS (or gemm_kernels' rows)
         x = made.inputs[0]                  # a == x.T: x is (k, m)
+        if n > 1:
+            return [Eqn(col_dots_p, [x, b], e.outputs, {}, e.src)] if n < m else None
         prod, sums = new_var(Aval((k, m), sa.dtype)), new_var(Aval((1, m), sa.dtype))
         return [Eqn(E.mul_p, [x, b], [prod], {}, e.src),
                 Eqn(R.reduce_sum_p, [prod], [sums], {"axis": (0,), "keepdims": True}, e.src),
