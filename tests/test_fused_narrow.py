@@ -213,7 +213,7 @@ def _check_weight_gradient(m, n, k, fused):
     np.testing.assert_allclose(got[0], want[0], rtol=0, atol=4e-7 * scale)
 
 
-@pytest.mark.parametrize("k", sorted({2, 6, linalg.FEW_N}))
+@pytest.mark.parametrize("k", sorted({2, 5, linalg.FEW_N_SUMS}))
 @pytest.mark.parametrize("m,n", [(256, 256), (300, 200), (200, 300)])
 def test_a_weight_gradient_with_few_columns_folds_down_the_rows(m, n, k):
     _check_weight_gradient(m, n, k, fused=True)
@@ -226,9 +226,9 @@ def test_weight_gradient_column_folds_in_a_chunked_parallel_loop():
 
 
 def test_a_weight_gradient_past_the_limit_or_with_no_loop_keeps_matmul():
-    """Past FEW_N columns, or with no loop over x (its fold joins a loop that reads x,
-    never seeds one), x.T @ g stays a product (gemm_kernels' rows loop or BLAS)."""
-    _check_weight_gradient(256, 256, linalg.FEW_N + 1, fused=False)
+    """Past FEW_N_SUMS columns, or with no loop over x (its fold joins a loop that reads
+    x, never seeds one), x.T @ g stays a product (gemm_kernels' rows loop or BLAS)."""
+    _check_weight_gradient(256, 256, linalg.FEW_N_SUMS + 1, fused=False)
     rs = np.random.default_rng(11)
     x = tf.constant(rs.standard_normal((256, 200)).astype(np.float32))
     g = tf.constant(rs.standard_normal((256, 6)).astype(np.float32))

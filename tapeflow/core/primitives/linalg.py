@@ -126,6 +126,16 @@ row_dots_p = Primitive("row_dots", lambda a, bt: np.matmul(a, bt.T), _row_dots_a
                        doc="a product with few output columns, as row folds in a fused loop (compiler-made)")
 
 
+#: the most columns of g a weight gradient x.T @ g folds inside the loop over x
+#: (``col_dots_p``): each term's sums are read and written per element (a row of
+#: accumulators in L1), so it pays for fewer columns than row_dots. Measured on a busy
+#: 2-core EPYC, float32, the actor's backward over (256, 256) (outer_sum, relu's select,
+#: the bias gradient) with dW = h.T @ g folded in vs run after it (gemm_kernels' rows
+#: loop, BLAS from 8 columns; min of 400, interleaved): N=2 24 vs 38 us, N=4 40 vs 48,
+#: N=6 40-51 vs 43-59, N=8 83 vs 80, N=12 110 vs 94
+FEW_N_SUMS = 6
+
+
 def _col_dots_abstract(x, g):
     return _matmul_abstract(_swap_aval(x), g)
 
@@ -135,7 +145,7 @@ def _col_dots_terms(ins, e):
     return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[1])]
 
 
-# A weight gradient x.T @ g with g of few columns (1 < N <= FEW_N), given x (B, k): as
+# A weight gradient x.T @ g with g of few columns (1 < N <= FEW_N_SUMS), given x (B, k): as
 # matmul's record writes it for a fused loop over x's elements (the relu gradient's loop,
 # which reads x for its mask), N column sums of x times g's column, folded down the
 # rows (``(ufunc, start, terms, "columns")``). Exists only in optimized graphs, like
@@ -165,7 +175,7 @@ def _matmul_elementwise(e, new_var, producer):
     * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
       of x times g as a column, read along x's rows (not across them, as x.T's would
       be): it joins the loop that reads g (the relu gradient before it). With g of
-      1 < N <= FEW_N columns it is ``col_dots``: N such column sums, in the loop over x
+      1 < N <= FEW_N_SUMS columns it is ``col_dots``: N such column sums, in the loop over x
       (the one that reads x for relu's mask).
 
     The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
@@ -186,7 +196,7 @@ def _matmul_elementwise(e, new_var, producer):
     if made is not None and made.prim is S.transpose_p:
         x = made.inputs[0]                  # a == x.T: x is (k, m)
         if n > 1:
-            return [Eqn(col_dots_p, [x, b], e.outputs, {}, e.src)] if n < m else None
+            return [Eqn(col_dots_p, [x, b], e.outputs, {}, e.src)] if n <= FEW_N_SUMS and n < m else None
         prod, sums = new_var(Aval((k, m), sa.dtype)), new_var(Aval((1, m), sa.dtype))
         return [Eqn(E.mul_p, [x, b], [prod], {}, e.src),
                 Eqn(R.reduce_sum_p, [prod], [sums], {"axis": (0,), "keepdims": True}, e.src),
