@@ -5,8 +5,14 @@ it joins the loop that consumes it (relu's gradient), which reads g as K values 
 row and W.T as K rows, instead of a GEMM writing an (m, n) temporary for the loop to
 read back. Checked against eager, a float64 product and the reference interpreter, for
 K up to the limit and just past it (a GEMM again), on square and non-square
-loops, with relu at exactly 0, in a prange-chunked loop; integer, batched and
-wide-contraction products stay matmuls.
+loops, with relu at exactly 0, in a prange-chunked loop; wide-contraction products
+stay matmuls (integer and batched ones: test_fused_columns.py).
+
+Products with few output columns are matmul's ``row_dots`` (h @ W, N <= FEW_N: N row
+folds in the loop that makes h) and ``col_dots`` (a weight gradient h.T @ g, N <=
+FEW_N_SUMS: N column folds in the loop that reads h), checked the same way, with a
+store at the wrong index of the (m, N) or (k, N) result failing 13 and 10 tests (the
+blocks read in the wrong orientation: 22).
 
 K's limit (SHORT_K in core/primitives/linalg.py, with the numbers): the fused loop's
 cost grows by about a load and an FMA per element per K, BLAS's more slowly; they tie
@@ -23,29 +29,12 @@ from tapeflow.ir.interpreter import eval_graph
 
 pytest.importorskip("numba")
 
-
-def _tiered(f, *args):
-    fn = tf.function(f)
-    cf = fn.get_concrete_function(*args)
-    cf._tier_up()
-    assert cf.backend == "python+fused"
-    return fn, cf
-
-
-def _names(graph):
-    return [e.prim.name for e in graph.eqns]
+# the relu gradient under an output layer (g @ w.T under relu's mask, its column sums)
+from test_fused_columns import _names, _relu_backward, _tiered  # noqa: E402
 
 
 def _loops(cf):
     return [e.params["graph"] for e in cf.fused_graph.eqns if e.prim is fusion.fused_elementwise_p]
-
-
-def _relu_backward(h, g, w):
-    """The hidden layer's gradient under an output layer of K units: relu's mask
-    (h > 0, false at exactly 0) times g @ w.T, and its column sums (the bias gradient)."""
-    d = tf.matmul(g, tf.transpose(w))
-    s = tf.where(h > 0, d, tf.zeros_like(d))
-    return s, tf.reduce_sum(s, axis=0)
 
 
 def _case(m, n, k, seed=0):
@@ -115,25 +104,6 @@ def test_short_contraction_in_a_chunked_parallel_loop():
     m, n = 640, 256
     assert m * n >= numba_backend.PARALLEL_MIN_ELEMENTS
     _check(*_case(m, n, 5), fused=True)
-
-
-def test_integer_and_batched_products_keep_matmul():
-    """The form is for 2-D float products: integer and batched ones stay matmuls."""
-    rs = np.random.default_rng(7)
-    a = tf.constant(rs.integers(-5, 5, (64, 4)).astype(np.int32))
-    b = tf.constant(rs.integers(-5, 5, (4, 64)).astype(np.int32))
-    ab = tf.constant(rs.standard_normal((3, 64, 4)).astype(np.float32))
-    bb = tf.constant(rs.standard_normal((3, 4, 64)).astype(np.float32))
-
-    def f(a, b, ab, bb):
-        return (tf.matmul(a, b) * 3 + 1) * a[:, :1], (tf.matmul(ab, bb) * 3.0 + 1.0) * ab[:, :, :1]
-
-    want = [t.numpy() for t in f(a, b, ab, bb)]
-    fn, cf = _tiered(f, a, b, ab, bb)
-    assert _names(cf.fused_graph).count("matmul") == 2
-    got = [t.numpy() for t in fn(a, b, ab, bb)]
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
 
 
 def _layer_pair(x, w1, b1, w2):
