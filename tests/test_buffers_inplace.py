@@ -71,13 +71,14 @@ def test_a_graph_reading_the_old_value_after_the_assign_gets_the_old_value():
     def step(z):
         old = m.read_value()
         m.assign(0.9 * m + 0.1 * tf.reduce_mean(z) * tf.sqrt(m * m + 1.0))
-        # a GEMM reads the old value after the update's loop: no writing over it
-        return old * 2.0 + 1.0 - old * old, tf.matmul(old, tf.ones((48, 3)))
+        # a GEMM reads the old value after the update's loop: no writing over it (more
+        # columns than matmul's row_dots form takes into the loop, linalg.FEW_N)
+        return old * 2.0 + 1.0 - old * old, tf.matmul(old, tf.ones((48, 16)))
 
     def eager(z):
         old = m2.numpy().copy()
         m2.assign(0.9 * m2 + 0.1 * tf.reduce_mean(tf.constant(z)) * tf.sqrt(m2 * m2 + 1.0))
-        return old * 2.0 + 1.0 - old * old, old @ np.ones((48, 3), np.float32), m2.numpy()
+        return old * 2.0 + 1.0 - old * old, old @ np.ones((48, 16), np.float32), m2.numpy()
     fn, cf = fused_tier(step, _z())
     m2.assign(m.numpy())
     assert not buffers.plan_buffers(cf.fused_graph).inplace

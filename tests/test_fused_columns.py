@@ -147,15 +147,16 @@ def test_an_outer_product_no_loop_takes_stays_a_matmul():
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_integer_and_batched_products_keep_matmul():
+@pytest.mark.parametrize("k", [1, 4])  # an outer product; a short contraction (outer_sum's)
+def test_integer_and_batched_products_keep_matmul(k):
     rs = np.random.default_rng(6)
-    a = tf.constant(rs.integers(-5, 5, (64, 1)).astype(np.int32))
-    b = tf.constant(rs.integers(-5, 5, (1, 64)).astype(np.int32))
-    ab = tf.constant(rs.standard_normal((4, 64, 1)).astype(np.float32))
-    bb = tf.constant(rs.standard_normal((4, 1, 64)).astype(np.float32))
+    a = tf.constant(rs.integers(-5, 5, (64, k)).astype(np.int32))
+    b = tf.constant(rs.integers(-5, 5, (k, 64)).astype(np.int32))
+    ab = tf.constant(rs.standard_normal((4, 64, k)).astype(np.float32))
+    bb = tf.constant(rs.standard_normal((4, k, 64)).astype(np.float32))
 
     def f(a, b, ab, bb):
-        return (tf.matmul(a, b) * 3 + 1) * a, (tf.matmul(ab, bb) * 3.0 + 1.0) * ab
+        return (tf.matmul(a, b) * 3 + 1) * a[:, :1], (tf.matmul(ab, bb) * 3.0 + 1.0) * ab[:, :, :1]
 
     want = [t.numpy() for t in f(a, b, ab, bb)]
     fn, cf = _tiered(f, a, b, ab, bb)

@@ -571,6 +571,13 @@ FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
     "argmin": _arg_cases("argmin", np.argmin),
     "argsort": _argsort_cases,
     "stop_gradient": _nd_unary("stop_gradient", lambda a: a, [_XF, _XI]),
+    # matmul's forms in fused loops (compiler-made; tests/test_fused_narrow.py runs them in loops)
+    "outer_sum": lambda: [_fwd("outer_sum", np.matmul, _R.standard_normal((5, 3)).astype(np.float32),
+                               _R.standard_normal((3, 4)).astype(np.float32))],
+    "row_dots": lambda: [_fwd("row_dots", lambda a, bt: a @ bt.T, _R.standard_normal((5, 4)).astype(np.float32),
+                              _R.standard_normal((3, 4)).astype(np.float32))],
+    "col_dots": lambda: [_fwd("col_dots", lambda x, g: x.T @ g, _R.standard_normal((5, 4)).astype(np.float32),
+                              _R.standard_normal((5, 3)).astype(np.float32))],
 }
 
 FWD_PARAMS = [pytest.param(name, c, id=c.id) for name, gen in FORWARD_CASES.items() for c in gen()]

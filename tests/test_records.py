@@ -222,8 +222,9 @@ def test_every_record_field_has_a_legal_value():
         assert isinstance(p.aliases, bool), p
         assert isinstance(p.lowerings, dict), p
         if p.fusion == "reduction" and "numba" in p.lowerings:
-            ufunc, start = p.lowerings["numba"]
+            ufunc, start, *terms = p.lowerings["numba"]     # a product's fold: (terms, along)
             assert isinstance(ufunc, np.ufunc) and start in ("zero", "lowest", "highest"), p
+            assert not terms or (len(terms) == 2 and callable(terms[0]) and terms[1] in ("rows", "columns")), p
 
 
 def test_primitive_rejects_an_unknown_fusion_class():

@@ -15,6 +15,7 @@ from tapeflow.compiler.passes import fusion
 from tapeflow.compiler.passes.cse import cse
 from tapeflow.compiler.passes.dce import dce
 from tapeflow.compiler.passes.slices import push_slices
+from tapeflow.core.primitives import linalg
 from tapeflow.ir.interpreter import eval_graph
 from tapeflow.util import threads
 
@@ -131,9 +132,14 @@ def _input_gradient(w1, w2):
     return f
 
 
+#: sizes past matmul's narrow forms (linalg.SHORT_K, FEW_N), so that the products stay GEMMs
+#: and the op between them is alone
+D_WIDE = O_WIDE = max(linalg.SHORT_K, linalg.FEW_N) + 1
+
+
 def test_lone_relu_gradient_select_runs_in_a_native_loop():
     pytest.importorskip("numba")
-    x, w1, w2 = _arrays((B, D), (D, H), (H, O), seed=3)
+    x, w1, w2 = _arrays((B, D_WIDE), (D_WIDE, H), (H, O_WIDE), seed=3)
     f = _input_gradient(tf.constant(w1), tf.constant(w2))
     fn = tf.function(f)
     cf = fn.get_concrete_function(x)
@@ -145,7 +151,7 @@ def test_lone_relu_gradient_select_runs_in_a_native_loop():
     groups = [e.params["graph"] for e in cf.fused_graph.eqns if e.prim.name == "fused_elementwise"]
     assert any("select" in [e.prim.name for e in g.eqns] and len(g.eqns) < fusion.MIN_OPS for g in groups), \
         [str(g) for g in groups]
-    want = ((np.ones((B, O)) @ w2.T.astype(np.float64)) * (x @ w1 > 0)) @ w1.T
+    want = ((np.ones((B, O_WIDE)) @ w2.T.astype(np.float64)) * (x @ w1 > 0)) @ w1.T
     _close([fn(x)], [want])
     _close(eval_graph(cf.fused_graph, [x]), [want])
 
@@ -153,7 +159,7 @@ def test_lone_relu_gradient_select_runs_in_a_native_loop():
 def test_lone_ufunc_op_between_two_gemms_stays_a_numpy_call():
     """A single multiply is one NumPy pass already: a native call would add its own cost."""
     pytest.importorskip("numba")
-    x, w1, w2 = _arrays((B, D), (D, H), (H, O), seed=4)
+    x, w1, w2 = _arrays((B, D_WIDE), (D_WIDE, H), (H, O_WIDE), seed=4)
     fn = tf.function(lambda x: tf.matmul(tf.matmul(x, w1) * 3.0, w2))
     cf = fn.get_concrete_function(x)
     assert pipeline.tier_up(cf.graph, "t") is None

@@ -15,9 +15,13 @@ Every equation is lowered from its primitive's record only:
 * ``fusion == "elementwise"`` with a scalar form in ``lowerings["numba"]`` (a
   format string over the operand names, ``{dt}`` the output dtype, or a
   callable ``(operand names, eqn) -> expression`` that raises
-  NotImplementedError to decline); ufunc kernels derive theirs from the ufunc;
+  NotImplementedError to decline); ufunc kernels derive theirs from the ufunc.
+  An operand that is a block of a short contraction (``fusion.contraction_block``:
+  outer_sum's) comes to the callable as a template over the contraction index ``{k}``;
 * ``fusion == "reduction"`` with ``lowerings["numba"] = (ufunc, start)``, a fold
   in the output's dtype (integers stay exact; float32 sums accumulate in float64);
+  or ``(ufunc, start, terms, along)``, a product's fold (matmul's row_dots and
+  col_dots forms: ``_fold``), accumulated in the output's dtype as BLAS does;
 * variable reads/writes, ``scan``, ``while_loop``, ``cond`` (AutoGraph's ``if``
   and break flags inside a loop) and scalar reshapes: lowerings this module
   attaches to those records (``_Structural``, which also
@@ -73,7 +77,7 @@ from ...core.primitives.shape import reshape_p
 from ...ir.control_flow import cond_p, scan_p, while_p
 from ...ir.graph import Literal, Var
 from ..passes.buffers import InPlace
-from ..passes.fusion import broadcasts_in_loop, column_rows, trailing_row_size
+from ..passes.fusion import broadcasts_in_loop, column_rows, contraction_block, trailing_row_size
 from . import Backend, get_backend, register_backend
 from ...util.cache import cache_dir
 
@@ -137,7 +141,11 @@ def _scalar_form(p):
 
 
 def _fold(p):
-    """(ufunc, start) of a reduction the record says numba may fold, or None."""
+    """(ufunc, start[, terms, along]) of a reduction the record says numba may fold, or
+    None. ``terms(operand refs, eqn)``: a fold of a product (a contraction block
+    operand's ref a template over {k}) into several results, one expression each:
+    ``along`` "rows", one sum per row and term (row_dots: (m, N) from an (m, k) loop),
+    or "columns", one per column and term (col_dots: (k, N) from a (B, k) loop)."""
     low = p.lowerings.get(NAME)
     if p.fusion == "reduction" and isinstance(low, tuple) and isinstance(low[0], np.ufunc):
         return low
@@ -157,6 +165,8 @@ def _loop_fold(e):
     (a scalar), over leading axes (per-column sums of a batch), or over the last
     axis of a matrix or more (per-row sums: a product with one output column)?"""
     nd = len(e.inputs[0].aval.shape)
+    if len(_fold(e.prim)) > 2:               # a product's fold (the record's terms)
+        return nd == 2
     axes = tuple(sorted(a % max(nd, 1) for a in e.params["axis"]))
     return bool(axes) and (axes == tuple(range(len(axes))) and (len(axes) < nd or not e.params["keepdims"])
                            or _row_fold(e))
@@ -165,6 +175,9 @@ def _loop_fold(e):
 def _row_fold(e):
     """Is this a reduction over the last axis only, of an input of rank 2 or more?"""
     nd = len(e.inputs[0].aval.shape)
+    fold = _fold(e.prim)
+    if len(fold) > 2:                        # a product's fold: the record says along what
+        return nd == 2 and fold[3] == "rows"
     return nd >= 2 and tuple(a % nd for a in e.params["axis"]) == (nd - 1,)
 
 
@@ -483,6 +496,8 @@ class _Gen:
         self.graph = graph
         self.inplace = inplace or {}  # result Var -> the input Var whose array it overwrites
         self._loc = {}
+        self._blocks = {}        # in a loop: a contraction block's Var -> its read, a template over {k}
+        self._loads = {}         # in a loop: an array read -> the temporary holding it this iteration
         self.n = 0
         self.var_order = []      # Variables, in first-use order
         self.var_index = {}
@@ -805,15 +820,21 @@ class _Gen:
         # a column operand (one value per row, ``column_rows``) makes the loop run over rows
         # of the last axis, the column read at the row's index
         cols = {v for v in ops if column_rows(v.aval.shape, shape) is not None}
-        rows = {trailing_row_size(v.aval.shape, shape) for v in ops - cols}
+        # the blocks of a short contraction (outer_sum's (m, K) and (K, n) operands) are read
+        # per row and per column too
+        blocks = {v: contraction_block(v.aval.shape, shape) for v in ops - cols}
+        blocks = {v: b for v, b in blocks.items() if b is not None}
+        rows = {trailing_row_size(v.aval.shape, shape) for v in ops - cols - set(blocks)}
         rows.discard(1)  # one-element operands ((1, 1) against a batch) are read at [0]
-        if cols:
+        if cols or blocks:
             rows.add(shape[-1])
         row_folds = {e for e in eqs if _fold(e.prim) is not None and _row_fold(e)}
         column_folds = [e for e in eqs if _fold(e.prim) is not None and e.outputs[0].aval.shape != ()
                         and e not in row_folds]
         folds_columns = bool(column_folds)
-        rows |= {int(np.prod(e.outputs[0].aval.shape)) for e in column_folds}
+        # a product's column folds (col_dots) keep one row of sums per term: rows of the loop's width
+        rows |= {e.inputs[0].aval.shape[-1] if len(_fold(e.prim)) > 2 else int(np.prod(e.outputs[0].aval.shape))
+                 for e in column_folds}
         if row_folds:
             # per-row sums: the inner loop runs along the last axis
             rows.add(shape[-1])
@@ -828,32 +849,56 @@ class _Gen:
         c = self.fresh("c") if C is not None else None
         row = self.fresh("row") if C is not None else None
         inner = cpad + ("        " if C is not None else "    ")
+        # a block's template over the contraction index {k} (the record's form fills it in);
+        # unsigned in chunked loops, as the row index is
+        u = (lambda x: f"np.uint64({x})") if nch else str
+        self._blocks = {v: f"{env[v]}[{row} * {u(K)} + {u('{k}')}]" if kind == "columns"
+                        else f"{env[v]}[{u('{k}')} * {u(C)} + {c}]" for v, (kind, K) in blocks.items()}
         body = []
         row_pre, row_post = [], []  # statements around the inner loop (nested loops only)
         accs = []  # (accumulator, output, its start value, fold function, per column)
+        slots = {}  # accumulator of a product's column fold -> (term j, terms N): out[c * N + j]
         last = []  # stores over an input's array: after every read of it in the iteration
         for e in eqs:
             out = e.outputs[0]
             fold = _fold(e.prim)
             if fold is not None:
-                ufunc, start = fold
+                ufunc, start = fold[:2]
                 acc = self.fresh("acc")
                 odt = out.aval.dtype
                 fn = f"np.{ufunc.__name__}"
                 val = self._loc_ref(env, e.inputs[0], i, c, C, row, cols)
                 wide, narrow = self._fold_start(ufunc, start, odt), self._fold_start(ufunc, start, odt, widen=False)
                 if e in row_folds:
-                    # one accumulator per row, in the output's dtype (a float32 dot product
-                    # of a row, vectorized as BLAS's is), stored after the row's inner loop;
-                    # a chunk holds whole rows, so the stores need no partials
+                    # one accumulator per row and output column, in the output's dtype (a
+                    # float32 dot product of a row, vectorized as BLAS's is), stored after the
+                    # row's inner loop; a chunk holds whole rows, so the stores need no partials
                     arr = self.out_params.get(out)
                     if arr is None:
                         arr = self.fresh("arr")
-                        setup.append(f"{pad}{arr} = np.empty({n // C}, {_dtname(odt)})")
-                    row_pre.append(f"{cpad}    {acc} = {narrow}")
-                    body.append(f"{inner}{acc} = {fn}({acc}, {val})")
-                    row_post.append(f"{cpad}    {arr}[{row}] = {acc}")
+                        setup.append(f"{pad}{arr} = np.empty({int(np.prod(out.aval.shape))}, {_dtname(odt)})")
+                    terms = [val] if len(fold) == 2 else \
+                        fold[2]([self._loc_ref(env, v, i, c, C, row, cols) for v in e.inputs], e)
+                    for j, term in enumerate(terms):
+                        a_j = acc if j == 0 else self.fresh("acc")
+                        at = f"{row}" if len(terms) == 1 else f"{row} * {u(len(terms))} + {u(j)}"
+                        row_pre.append(f"{cpad}    {a_j} = {narrow}")
+                        body.append(f"{inner}{a_j} = {fn}({a_j}, {term})")
+                        row_post.append(f"{cpad}    {arr}[{at}] = {a_j}")
                     env[out] = arr
+                    continue
+                if len(fold) > 2:
+                    # a product's column folds (col_dots, a weight gradient x.T @ g): one row
+                    # of sums per term, accumulated in the output's dtype as BLAS does (a
+                    # float32 multiply-add chain per element, in row order), so the inner
+                    # loop keeps one vector width
+                    terms = fold[2]([self._loc_ref(env, v, i, c, C, row, cols) for v in e.inputs], e)
+                    for j, term in enumerate(terms):
+                        a_j = acc if j == 0 else self.fresh("acc")
+                        chunk.append(f"{cpad}{a_j} = np.full({C}, {narrow})")
+                        body.append(f"{inner}{a_j}[{c}] = {fn}({a_j}[{c}], {term})")
+                        accs.append((a_j, out, narrow, fn, True))
+                        slots[a_j] = (j, len(terms))
                     continue
                 if out.aval.shape != () and wide != narrow:
                     # widened column sums: a float64 accumulator in the inner loop would make
@@ -889,7 +934,7 @@ class _Gen:
                 accs.append((acc, out, wide, fn, False))
                 continue
             t = self.fresh()
-            code = self.expr_loop(e, env, i, c, C, row, cols)
+            code = self.expr_loop(e, env, i, c, C, row, cols, body, inner)
             body.append(f"{inner}{t} = {code}")
             self._loc[out] = t
             if out in used_outside:
@@ -951,6 +996,15 @@ class _Gen:
             self.parallel = True
         for tot, (acc, out, *_), in zip(totals, accs):
             t = self.fresh()
+            if acc in slots:                 # one term's sums into its column of the (k, N) result
+                (j, nt), c2 = slots[acc], self.fresh("c")
+                arr = env.get(out) or self.out_params.get(out)
+                if arr is None:
+                    arr = self.fresh("arr")
+                    lines.append(f"{pad}{arr} = np.empty({int(np.prod(out.aval.shape))}, {_dtname(out.aval.dtype)})")
+                lines += [f"{pad}for {c2} in range({C}):", f"{pad}    {arr}[{c2} * {nt} + {j}] = {tot}[{c2}]"]
+                env[out] = arr
+                continue
             if out.aval.shape == ():
                 lines.append(f"{pad}{t} = {_dtname(out.aval.dtype)}({tot})")
             elif out in self.out_params:  # column sums into the caller's array
@@ -960,7 +1014,7 @@ class _Gen:
             else:
                 lines.append(f"{pad}{t} = {tot}.astype({_dtname(out.aval.dtype)})")
             env[out] = t
-        self._loc = {}
+        self._loc, self._blocks, self._loads = {}, {}, {}
         return lines
 
     def _fold_start(self, ufunc, start, dtype, widen=True):
@@ -992,17 +1046,29 @@ class _Gen:
             # a column broadcast along the last axis; tested before rows: a (256, 1) column
             # has a (256,) row's size in a (256, 256) loop
             return f"{env[v]}[{row}]"
+        if v in self._blocks:
+            return self._blocks[v]
         if C is not None and int(np.prod(v.aval.shape)) == C:
             return f"{env[v]}[{c}]"  # a row broadcast over the loop's leading axes
         return f"{env[v]}[{i}]"
 
-    def expr_loop(self, e, env, i, c=None, C=None, row=None, cols=()):
+    def expr_loop(self, e, env, i, c=None, C=None, row=None, cols=(), body=None, inner=""):
         # like expr(), but array operands are read at [i] (rows at [c], columns at [row]) or
-        # from the loop-local temporary
+        # from the loop-local temporary. With ``body``, each array read is a statement of its
+        # own first (once per element and array): a read inside a select's branch
+        # ``(a[i] if m else b[i])`` is a branch LLVM keeps (it does not load speculatively),
+        # and a random mask mispredicts it half the time: a 256x256 select of two arrays
+        # took 300 us against 18 us with both loaded and the select a blend
         local_env = {}
         for v in e.inputs:
             if isinstance(v, Var):
-                local_env[v] = self._loc_ref(env, v, i, c, C, row, cols)
+                ref = self._loc_ref(env, v, i, c, C, row, cols)
+                if body is not None and v.aval.shape != () and v not in self._loc and v not in self._blocks:
+                    if ref not in self._loads:
+                        self._loads[ref] = self.fresh("ld")
+                        body.append(f"{inner}{self._loads[ref]} = {ref}")
+                    ref = self._loads[ref]
+                local_env[v] = ref
         tmp = dict(env)
         tmp.update(local_env)
         return self.expr(e, tmp, None)

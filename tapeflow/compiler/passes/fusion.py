@@ -14,9 +14,11 @@ stage of the kernel) join the group and are folded in the same pass.
 
 An equation whose record gives an elementwise form for its operands
 (``lowerings["elementwise"]``: matmul over a contraction of length 1, an outer
-product, is a column times a row; a product with one output column is the row
-sums of a multiply by a row) is a candidate as that form; where no group takes
-it, it stays the op it was.
+product, is a column times a row; a product with few output columns is as many
+row sums of products, folded in the loop that makes its left operand; one over a
+short contraction is a sum of K outer products; their loops read the narrow
+operands as blocks: ``contraction_block``) is a candidate as that form; where no
+group takes it, it stays the op it was.
 
 An equation is a candidate when its record's fusion class is "elementwise"
 (or "reduction", over a member) and the backend running the fused loops can
@@ -126,11 +128,31 @@ def column_rows(operand_shape, shape):
     return int(np.prod(s))
 
 
+def contraction_block(operand_shape, shape):
+    """How a loop over a matrix ``shape`` (m, n) reads the operand of a product over a
+    short contraction of length K (``outer_sum``: its element (i, j) sums K products):
+    ``("columns", K)`` for a (m, K) operand, K values per row (read at row * K + k);
+    ``("rows", K)`` for a (K, n) one, K rows of the loop's width (read at k * n + j);
+    else None. Requires 1 < K < n for columns and 1 < K < m for rows, so neither is the
+    loop's shape, a row or a column, and no operand is both. No elementwise op has such
+    an operand (its shape rule would reject the broadcast): only a product's form does."""
+    s = tuple(operand_shape)
+    if len(shape) != 2 or len(s) != 2 or None in s or None in shape:
+        return None
+    (m, n), (a, b) = shape, s
+    if a == m and 1 < b < n:
+        return "columns", b
+    if b == n and 1 < a < m:
+        return "rows", a
+    return None
+
+
 def broadcasts_in_loop(operand_shape, shape):
     """Whether a loop over ``shape`` can read the operand: the loop's own shape, a
-    scalar, a trailing row, or a column (``column_rows``)."""
+    scalar, a trailing row, a column (``column_rows``), or a block of a short
+    contraction (``contraction_block``)."""
     return tuple(operand_shape) in (tuple(shape), ()) or trailing_row_size(operand_shape, shape) is not None \
-        or column_rows(operand_shape, shape) is not None
+        or column_rows(operand_shape, shape) is not None or contraction_block(operand_shape, shape) is not None
 
 
 def _loop_shape(e, can_fuse, made):
@@ -140,9 +162,14 @@ def _loop_shape(e, can_fuse, made):
         return None
     if e.prim.fusion == "reduction":
         x = e.inputs[0]
-        if not isinstance(x, Var) or x not in made:
+        # over a value the group made; a fold of a product (several operands: col_dots) over
+        # any the loop reads, so a weight gradient x.T @ g joins the loop that reads x
+        if not isinstance(x, Var) or (x not in made and (len(e.inputs) == 1 or not made)):
             return None
         s = x.aval.shape
+        # a fold's other operands (row_dots' block of rows) are read in the loop too
+        if not all(isinstance(v, Literal) or broadcasts_in_loop(v.aval.shape, s) for v in e.inputs[1:]):
+            return None
     elif e.prim.fusion == "elementwise":
         s = e.outputs[0].aval.shape
         for v in e.inputs:
@@ -282,7 +309,7 @@ def _limit_arrays(eqns, members, tainted, out_set):
 def _elementwise_forms(eqns, can_fuse):
     """``eqns`` with each equation whose record says what elementwise ops (and folds) it
     is for its operands (``lowerings["elementwise"](eqn, new_var, producer)``: an outer product is
-    a column times a row, a product with one output column the row sums of a multiply)
+    a column times a row, a product with few output columns row folds of products)
     replaced by those equations, and {id(form equation): (original, its form)}."""
     forms, out, made = {}, [], {}
     for e in eqns:

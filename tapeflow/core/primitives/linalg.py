@@ -61,23 +61,122 @@ matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, v
 
 
 
+#: the longest contraction written as a sum of outer products inside the loop that
+#: consumes the product (``outer_sum_p``): each element costs K multiply-adds there
+#: against one write and one read of an (m, n) temporary (plus BLAS's call, which packs
+#: panels its micro-kernel barely uses at such K). Measured on a busy 2-core EPYC,
+#: float32, a compiled (256, K) @ (K, 256) and relu's gradient select with its column
+#: sums, the fused loop vs BLAS and the select loop (min of 400, interleaved): K=2
+#: 23 vs 42 us, K=8 25-33 vs 42-57, K=12 40 vs 50, K=16 46-55 vs 54-56 (a tie),
+#: K=24 107 vs 64, K=32 150 vs 76: the loop's cost grows ~3x faster with K than BLAS's
+SHORT_K = 12
+
+
+def _outer_sum_abstract(a, b):
+    return _matmul_abstract(a, b)
+
+
+def _outer_sum_numba(ins, e):
+    # the operands come as templates over the contraction index {k} (the numba backend
+    # reads a (m, K) block at row*K + k and a (K, n) block at k*n + c). Summed in k order;
+    # the kernel's fastmath 'contract' makes the pairs FMAs, so the last bits differ from
+    # BLAS's (which blocks and orders the sum its own way), the same way on every call
+    return " + ".join(f"{ins[0].format(k=k)} * {ins[1].format(k=k)}" for k in range(e.inputs[0].aval.shape[-1]))
+
+
+# A (m, K) @ (K, n) product over a short contraction (K <= SHORT_K), as matmul's record
+# writes it for a fused loop over (m, n): each element the K products of its row's K
+# values and its column's. Exists only in optimized graphs (fusion.py makes it from
+# matmul's elementwise form and puts the matmul back where no loop takes it), so it
+# needs no vjp; its kernel is matmul's, for the reference interpreter.
+outer_sum_p = Primitive("outer_sum", lambda a, b: np.matmul(a, b), _outer_sum_abstract, differentiable=False,
+                        aliases=False, fusion="elementwise", lowerings={"numba": _outer_sum_numba},
+                        doc="a product over a short contraction, in a fused loop (compiler-made)")
+
+
+#: the most output columns a product (m, k) @ (k, N) computes as N row folds inside the
+#: loop that makes its left operand (``row_dots_p``). Measured on a busy 2-core EPYC,
+#: float32, a compiled relu(h + b) @ W with h (256, 256), the fused loop vs the bias-relu
+#: loop and the product's kernel (gemm_kernels' dots for 4-7 columns, else BLAS; min of
+#: 400, interleaved): N=2 12 vs 27 us, N=6 23 vs 29-40, N=10 32 vs 48, N=12 47 vs 56,
+#: N=16 53 vs 44: N accumulators per row, against a kernel whose cost grows more slowly
+FEW_N = 12
+
+
+def _row_dots_abstract(a, bt):
+    return _matmul_abstract(a, _swap_aval(bt))
+
+
+def _swap_aval(x):
+    return Aval(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+
+
+def _row_dots_terms(ins, e):
+    # ins[1], the (N, k) block, comes as a template over {k}, here the output column
+    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[0])]
+
+
+# A (m, k) @ (k, N) product with few output columns (N <= FEW_N), given b's transpose
+# bt (N, k): as matmul's record writes it for the fused loop over a's (m, k) elements
+# that makes a (a layer's bias add and relu), N dot products of each row, folded along
+# the row (``(ufunc, start, terms)``: per row, one sum per output column of the terms).
+# Exists only in optimized graphs, like outer_sum; its kernel is matmul's.
+row_dots_p = Primitive("row_dots", lambda a, bt: np.matmul(a, bt.T), _row_dots_abstract, differentiable=False,
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _row_dots_terms, "rows")},
+                       doc="a product with few output columns, as row folds in a fused loop (compiler-made)")
+
+
+#: the most columns of g a weight gradient x.T @ g folds inside the loop over x
+#: (``col_dots_p``): each term's sums are read and written per element (a row of
+#: accumulators in L1), so it pays for fewer columns than row_dots. Measured on a busy
+#: 2-core EPYC, float32, the actor's backward over (256, 256) (outer_sum, relu's select,
+#: the bias gradient) with dW = h.T @ g folded in vs run after it (gemm_kernels' rows
+#: loop, BLAS from 8 columns; min of 400, interleaved): N=2 24 vs 38 us, N=4 40 vs 48,
+#: N=6 40-51 vs 43-59, N=8 83 vs 80, N=12 110 vs 94
+FEW_N_SUMS = 6
+
+
+def _col_dots_abstract(x, g):
+    return _matmul_abstract(_swap_aval(x), g)
+
+
+def _col_dots_terms(ins, e):
+    # ins[1], the (B, N) block of g, comes as a template over {k}, here the output column
+    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[1])]
+
+
+# A weight gradient x.T @ g with g of few columns (1 < N <= FEW_N_SUMS), given x (B, k): as
+# matmul's record writes it for a fused loop over x's elements (the relu gradient's loop,
+# which reads x for its mask), N column sums of x times g's column, folded down the
+# rows (``(ufunc, start, terms, "columns")``). Exists only in optimized graphs, like
+# outer_sum; its kernel is matmul's.
+col_dots_p = Primitive("col_dots", lambda x, g: np.matmul(x.T, g), _col_dots_abstract, differentiable=False,
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _col_dots_terms, "columns")},
+                       doc="a weight gradient with few columns, as column folds in a fused loop (compiler-made)")
+
+
 def _matmul_elementwise(e, new_var, producer):
     """The elementwise equations a rank-2 float matmul equation is, or None. The fusion
     pass reads this: ``new_var(aval)`` makes an intermediate value, ``producer(v)`` is
-    the equation that made ``v`` (None for an input). Three shapes:
+    the equation that made ``v`` (None for an input). Four shapes:
 
     * (m, 1) @ (1, n), a contraction of length 1, is the multiply of a column by a row
       (the backward of a layer with one output unit: g @ W.T with W of shape (n, 1)).
       Every element is one product, rounded once: the kernel's bits (its ``_outer``
       path is that multiply). It joins the loop that consumes it (a relu gradient)
       instead of writing an (m, n) temporary.
-    * (m, k) @ (k, 1), one output column (a critic's Q = h @ w), is the row sums of h
-      times w's transpose as a row: it joins the loop that makes h (the bias add and
-      relu before it), which then reads h once instead of writing it for a GEMV to
-      read back.
+    * (m, K) @ (K, n) with 1 < K <= SHORT_K, K below m and n (g @ W.T under an output
+      layer of K units, an actor's 6 actions) is ``outer_sum``: K multiply-adds per
+      element in the loop that consumes it (the relu gradient), no (m, n) temporary.
+    * (m, k) @ (k, N) with N <= FEW_N output columns, N below m (a critic's Q = h @ w,
+      an actor's 6 actions h @ W3) is ``row_dots`` of h and w's transpose, N row sums
+      of products per row: it joins the loop that makes h (the bias add and relu before
+      it), which then reads h once instead of writing it for a GEMM to read back.
     * x.T @ g with g of shape (B, 1) (that layer's weight gradient) is the column sums
       of x times g as a column, read along x's rows (not across them, as x.T's would
-      be): it joins the loop that reads g (the relu gradient before it).
+      be): it joins the loop that reads g (the relu gradient before it). With g of
+      1 < N <= FEW_N_SUMS columns it is ``col_dots``: N such column sums, in the loop over x
+      (the one that reads x for relu's mask).
 
     The sums' order is the loop's, not BLAS's: last bits may differ from eager's."""
     a, b = e.inputs
@@ -89,19 +188,22 @@ def _matmul_elementwise(e, new_var, producer):
     (m, k), n = sa.shape, sb.shape[1]
     if k == 1:
         return [Eqn(E.mul_p, [a, b], e.outputs, {}, e.src)]
-    if n != 1 or m == 1:
+    if k <= SHORT_K and k < m and k < n:
+        return [Eqn(outer_sum_p, [a, b], e.outputs, {}, e.src)]
+    if n > FEW_N or n >= m:
         return None
     made = producer(a)
     if made is not None and made.prim is S.transpose_p:
         x = made.inputs[0]                  # a == x.T: x is (k, m)
+        if n > 1:
+            return [Eqn(col_dots_p, [x, b], e.outputs, {}, e.src)] if n <= FEW_N_SUMS and n < m else None
         prod, sums = new_var(Aval((k, m), sa.dtype)), new_var(Aval((1, m), sa.dtype))
         return [Eqn(E.mul_p, [x, b], [prod], {}, e.src),
                 Eqn(R.reduce_sum_p, [prod], [sums], {"axis": (0,), "keepdims": True}, e.src),
                 Eqn(S.transpose_p, [sums], e.outputs, {"perm": (1, 0)}, e.src)]
-    bt, prod = new_var(Aval((1, k), sb.dtype)), new_var(Aval((m, k), sa.dtype))
+    bt = new_var(Aval((n, k), sb.dtype))
     return [Eqn(S.transpose_p, [b], [bt], {"perm": (1, 0)}, e.src),
-            Eqn(E.mul_p, [a, bt], [prod], {}, e.src),
-            Eqn(R.reduce_sum_p, [prod], e.outputs, {"axis": (1,), "keepdims": True}, e.src)]
+            Eqn(row_dots_p, [a, bt], e.outputs, {}, e.src)]
 
 
 matmul_p.lowerings["elementwise"] = _matmul_elementwise
