@@ -239,3 +239,33 @@ def test_bias_relu_declines_what_it_does_not_cover():
     assert not _bias_relu(np.ones((4, 3), np.float16), np.ones(3, np.float16))
     assert not _bias_relu(np.ones((3, 4), np.float32).T, np.ones(3, np.float32))  # F-ordered h
     assert (h == 1).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(200, 150), (37, 29), (1, 5), (0, 4), (300, 2), (3, 4097)])
+def test_relu_and_bias_gradient_loop_has_the_rules_bits(dtype, shape):
+    """The backward's native pass (dense._relu_grad_bias) against relu's and add's rules
+    as NumPy runs them (the select, then np.add.reduce over the batch): sums whose
+    order shows in the last bits, a column of -0.0 (NumPy's sum starts from +0.0), NaN
+    in the cotangent and in the output, outputs at exactly +-0."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives.dense import _relu_grad_bias
+    rs = np.random.default_rng(11)
+    g = (rs.standard_normal(shape) * 10.0 ** rs.integers(-4, 5, shape)).astype(dtype)
+    out = np.maximum(rs.standard_normal(shape), 0).astype(dtype)
+    if shape[0] > 2 and shape[1] > 2:
+        out[:, 0], g[:, 0] = 1, -0.0
+        out[0, 1], out[1, 1], out[2, 1] = np.nan, -0.0, 0.0
+        g[1, 2] = np.nan
+    got, gb = _relu_grad_bias(g, out)
+    want = np.where(out > 0, g, dtype(0))
+    assert got.tobytes() == want.tobytes()
+    assert gb.tobytes() == np.add.reduce(want, axis=(0,), keepdims=True).reshape(shape[1]).tobytes()
+
+
+def test_relu_and_bias_gradient_loop_declines_a_single_column():
+    # NumPy sums an (m, 1) column pairwise, not row after row: the rules' forms keep it
+    from tapeflow.core.primitives.dense import _relu_grad_bias
+    assert _relu_grad_bias(np.ones((8, 1), np.float32), np.ones((8, 1), np.float32)) is None
+    assert _relu_grad_bias(np.ones((8, 3), np.float32), np.ones((8, 3), np.float64)) is None
+    assert _relu_grad_bias(np.ones((3, 8), np.float32).T, np.ones((8, 3), np.float32)) is None
