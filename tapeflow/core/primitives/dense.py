@@ -67,8 +67,8 @@ def _loops():
                 v = row[j] + b[j]
                 row[j] = v if v > 0 or v != v else 0.0
 
-    # NumPy's order for the column sums of a C-ordered (m, n >= 2) array: from +0.0,
-    # one row after another (an (m, 1) one is summed pairwise: not taken here)
+    # the column sums in NumPy's order, as _rules._column_sums adds them (from +0.0, one
+    # row after another; an (m, 1) array, summed pairwise by NumPy, is not taken here)
     @numba.njit(cache=True, nogil=True)
     def relu_grad_bias(g, h, out, gb):
         for j in range(gb.shape[0]):
