@@ -204,3 +204,68 @@ def test_the_op_rejects_what_a_dense_layer_never_gives_it():
         bind(dense_p, x, w, activation="tanh")
     with pytest.raises(Exception, match="matmul: inner dimensions differ"):
         bind(dense_p, x, tf.constant(np.ones((4, 4), np.float32)), activation="linear")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bias_relu_loop_has_numpys_bits(dtype):
+    """The forward epilogue's native loop (dense._bias_relu) against NumPy's add then
+    maximum: NaN payloads and signs kept, -0.0 and exact-zero sums to +0.0, infinities,
+    sums that round; a strided bias and a read-only one."""
+    import numba  # noqa: F401  (the loop runs once numba is imported)
+    from tapeflow.core.primitives.dense import _bias_relu
+    rs = np.random.default_rng(7)
+    h = rs.standard_normal((37, 29)).astype(dtype)
+    b = rs.standard_normal(29).astype(dtype)
+    nan = np.array([np.nan], dtype)
+    neg_nan = -nan
+    payload = np.frombuffer(bytes.fromhex("0100c07f") if dtype == np.float32 else bytes.fromhex("010000000000f87f"),
+                            dtype)
+    h[0, :6] = [-0.0, 0.0, 1.0, -1.0, np.inf, -np.inf]
+    b[:6] = [-0.0, -0.0, -1.0, 1.0, -np.inf, 1.0]     # sums: -0.0, +0.0, 0, 0, NaN, -inf
+    h[1, 6], h[2, 7], h[3, 8] = nan[0], neg_nan[0], payload[0]
+    for bias in (b, rs.standard_normal(58).astype(dtype)[::2], b.copy()):
+        bias.flags.writeable = bias is not b      # a read-only operand too
+        with np.errstate(invalid="ignore"):   # inf + -inf: NaN, as the loop gives
+            want = np.maximum(h + bias, np.zeros_like(h))
+        got = h.copy()
+        assert _bias_relu(got, bias)
+        assert got.tobytes() == want.tobytes()
+
+
+def test_bias_relu_declines_what_it_does_not_cover():
+    from tapeflow.core.primitives.dense import _bias_relu
+    h = np.ones((4, 3), np.float32)
+    assert not _bias_relu(h, np.ones(3, np.float64))            # another dtype
+    assert not _bias_relu(np.ones((4, 3), np.float16), np.ones(3, np.float16))
+    assert not _bias_relu(np.ones((3, 4), np.float32).T, np.ones(3, np.float32))  # F-ordered h
+    assert (h == 1).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(200, 150), (37, 29), (1, 5), (0, 4), (300, 2), (3, 4097)])
+def test_relu_and_bias_gradient_loop_has_the_rules_bits(dtype, shape):
+    """The backward's native pass (dense._relu_grad_bias) against relu's and add's rules
+    as NumPy runs them (the select, then np.add.reduce over the batch): sums whose
+    order shows in the last bits, a column of -0.0 (NumPy's sum starts from +0.0), NaN
+    in the cotangent and in the output, outputs at exactly +-0."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives.dense import _relu_grad_bias
+    rs = np.random.default_rng(11)
+    g = (rs.standard_normal(shape) * 10.0 ** rs.integers(-4, 5, shape)).astype(dtype)
+    out = np.maximum(rs.standard_normal(shape), 0).astype(dtype)
+    if shape[0] > 2 and shape[1] > 2:
+        out[:, 0], g[:, 0] = 1, -0.0
+        out[0, 1], out[1, 1], out[2, 1] = np.nan, -0.0, 0.0
+        g[1, 2] = np.nan
+    got, gb = _relu_grad_bias(g, out)
+    want = np.where(out > 0, g, dtype(0))
+    assert got.tobytes() == want.tobytes()
+    assert gb.tobytes() == np.add.reduce(want, axis=(0,), keepdims=True).reshape(shape[1]).tobytes()
+
+
+def test_relu_and_bias_gradient_loop_declines_a_single_column():
+    # NumPy sums an (m, 1) column pairwise, not row after row: the rules' forms keep it
+    from tapeflow.core.primitives.dense import _relu_grad_bias
+    assert _relu_grad_bias(np.ones((8, 1), np.float32), np.ones((8, 1), np.float32)) is None
+    assert _relu_grad_bias(np.ones((8, 3), np.float32), np.ones((8, 3), np.float64)) is None
+    assert _relu_grad_bias(np.ones((3, 8), np.float32).T, np.ones((8, 3), np.float32)) is None

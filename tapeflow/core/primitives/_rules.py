@@ -5,6 +5,7 @@ primitive module can import it without a cycle."""
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
@@ -51,14 +52,54 @@ def unbroadcast_np(g, shape):
     if 1 in shape:  # (most broadcast operands -- biases, scalars -- have no 1 dims: no generator to run)
         axes += tuple([lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1])
     if axes:
-        g = (_add_reduce(g, axis=axes, keepdims=True) if g.dtype.kind == "f"
-             else REGISTRY["reduce_sum"].impl(g, axis=axes, keepdims=True))
+        if g.dtype.kind != "f":
+            g = REGISTRY["reduce_sum"].impl(g, axis=axes, keepdims=True)
+        else:
+            s = _column_sums(g) if axes == _ROWS and g.ndim == 2 and g.size >= COLUMN_SUMS_MIN else None
+            g = _add_reduce(g, axis=axes, keepdims=True) if s is None else s
     if lead or g.shape != shape:
         g = g.reshape(shape)
     return g
 
 
 _add_reduce = np.add.reduce
+_ROWS = (0,)
+_NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
+#: below this many elements NumPy's reduce costs about the loop's call
+COLUMN_SUMS_MIN = 1024
+#: the column-sums loop once compiled (a list: empty until then)
+_COLUMN_SUMS = []
+
+
+def _column_sums(g):
+    """The column sums of a 2-D float array (a bias's gradient: the cotangent summed over
+    the batch) by a native loop, NumPy's reduce's bits: for a C-ordered (m, n >= 2) array
+    NumPy adds the rows one after another into a result that starts at +0.0 (a column
+    of -0.0 sums to +0.0), and the loop does the same (tested against np.add.reduce). The
+    loop reads g once, along its rows: 256x256 float32 ~4 us against ~11-14 for NumPy's
+    reduce. None (NumPy's reduce) for one column (NumPy sums a contiguous column
+    pairwise), another dtype or layout, or while numba is not imported (a gradient never
+    pays its import; only speed depends on it, never values)."""
+    if g.__class__ is not np.ndarray or g.shape[1] < 2 or g.dtype not in _NATIVE_F or not g.flags.c_contiguous:
+        return None
+    if not _COLUMN_SUMS:
+        numba = sys.modules.get("numba")
+        if numba is None:
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def column_sums(g, out):
+            for j in range(out.shape[0]):
+                out[j] = 0.0
+            for i in range(g.shape[0]):
+                row = g[i]
+                for j in range(out.shape[0]):
+                    out[j] += row[j]
+
+        _COLUMN_SUMS.append(column_sums)
+    out = np.empty((1, g.shape[1]), g.dtype)
+    _COLUMN_SUMS[0](g, out[0])
+    return out
 
 
 def broadcast_np(g, shape):
