@@ -62,6 +62,21 @@ def unbroadcast_np(g, shape):
     return g
 
 
+def native_loops(cache, build):
+    """``build(numba)``'s native loops, compiled once and kept in ``cache`` (a list: empty
+    until then); None while numba is not imported, and asked again next time: an eager
+    op never pays numba's import (an optimizer's fused loops import it in a training
+    process). Callers fall back to NumPy's forms, so only speed depends on it, never
+    values."""
+    if cache:
+        return cache[0]
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return None
+    cache.append(build(numba))
+    return cache[0]
+
+
 _add_reduce = np.add.reduce
 _ROWS = (0,)
 _NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
@@ -82,24 +97,25 @@ def _column_sums(g):
     pays its import; only speed depends on it, never values)."""
     if g.__class__ is not np.ndarray or g.shape[1] < 2 or g.dtype not in _NATIVE_F or not g.flags.c_contiguous:
         return None
-    if not _COLUMN_SUMS:
-        numba = sys.modules.get("numba")
-        if numba is None:
-            return None
-
-        @numba.njit(cache=True, nogil=True)
-        def column_sums(g, out):
-            for j in range(out.shape[0]):
-                out[j] = 0.0
-            for i in range(g.shape[0]):
-                row = g[i]
-                for j in range(out.shape[0]):
-                    out[j] += row[j]
-
-        _COLUMN_SUMS.append(column_sums)
+    column_sums = native_loops(_COLUMN_SUMS, _column_sums_loop)
+    if column_sums is None:
+        return None
     out = np.empty((1, g.shape[1]), g.dtype)
-    _COLUMN_SUMS[0](g, out[0])
+    column_sums(g, out[0])
     return out
+
+
+def _column_sums_loop(numba):
+    @numba.njit(cache=True, nogil=True)
+    def column_sums(g, out):
+        for j in range(out.shape[0]):
+            out[j] = 0.0
+        for i in range(g.shape[0]):
+            row = g[i]
+            for j in range(out.shape[0]):
+                out[j] += row[j]
+
+    return column_sums
 
 
 def broadcast_np(g, shape):

@@ -16,13 +16,12 @@ record and differentiate it like any other rule.
 """
 from __future__ import annotations
 
-import sys as _sys
-
 import numpy as np
 
 from ..aval import fmt_shape
 from ...errors import InvalidArgumentError
 from ..primitive import Primitive, _PY_AVAL
+from . import _rules as R
 from . import elementwise as E
 from . import linalg as L
 
@@ -48,15 +47,12 @@ _LOOPS = []
 
 
 def _loops():
-    """The loops, compiled once; None while numba is not imported: the layer never pays
-    its import, and an optimizer's fused loops import it in a training process (the
-    rule elementwise's relu loops follow: only speed depends on it, never values)."""
-    if _LOOPS:
-        return _LOOPS[0]
-    numba = _sys.modules.get("numba")
-    if numba is None:
-        return None
+    """(bias_relu, relu_grad_bias), compiled once; None while numba is not imported
+    (``_rules.native_loops``: only speed depends on it, never values)."""
+    return R.native_loops(_LOOPS, _build_loops)
 
+
+def _build_loops(numba):
     # one array written (h's rows in turn, b read): LLVM vectorizes the row loop;
     # cache=True: compiled once per machine
     @numba.njit(cache=True, nogil=True)
@@ -80,8 +76,7 @@ def _loops():
                 orow[j] = v
                 gb[j] += v
 
-    _LOOPS.append((bias_relu, relu_grad_bias))
-    return _LOOPS[0]
+    return bias_relu, relu_grad_bias
 
 
 def _bias_relu(h, b):

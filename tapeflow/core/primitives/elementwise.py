@@ -7,8 +7,6 @@ values) for the lean eager backward.
 """
 from __future__ import annotations
 
-import sys as _sys
-
 import numpy as np
 
 from ..aval import Aval
@@ -279,12 +277,10 @@ _RELU_KERNELS = []
 def _relu_kernels():
     """relu's native loops (gradient, gradient in place, forward), compiled once; None
     while numba is not imported (see _relu_grad)."""
-    if _RELU_KERNELS:
-        return _RELU_KERNELS[0]
-    numba = _sys.modules.get("numba")
-    if numba is None:
-        return None  # (not imported yet: asked again next time)
+    return _rules.native_loops(_RELU_KERNELS, _build_relu_kernels)
 
+
+def _build_relu_kernels(numba):
     # cache=True: compiled once per machine; a select, not arithmetic, so g's bits pass through
     @numba.njit(cache=True, nogil=True)
     def relu_grad(g, x, out):
@@ -304,8 +300,7 @@ def _relu_kernels():
             v = x[i]
             out[i] = v if v > 0 or v != v else 0.0
 
-    _RELU_KERNELS.append((relu_grad, relu_grad_into, relu))
-    return _RELU_KERNELS[0]
+    return relu_grad, relu_grad_into, relu
 
 
 #: below this many elements NumPy's array-scalar loop is as fast as the array-array one
