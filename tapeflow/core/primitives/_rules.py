@@ -79,7 +79,8 @@ def native_loops(cache, build):
 
 _add_reduce = np.add.reduce
 _ROWS = (0,)
-_NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
+#: the float dtypes the rules' native loops are compiled for (elsewhere: NumPy's forms)
+NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 #: below this many elements NumPy's reduce costs about the loop's call
 COLUMN_SUMS_MIN = 1024
 #: the column-sums loop once compiled (a list: empty until then)
@@ -95,7 +96,7 @@ def _column_sums(g):
     reduce. None (NumPy's reduce) for one column (NumPy sums a contiguous column
     pairwise), another dtype or layout, or while numba is not imported (a gradient never
     pays its import; only speed depends on it, never values)."""
-    if g.__class__ is not np.ndarray or g.shape[1] < 2 or g.dtype not in _NATIVE_F or not g.flags.c_contiguous:
+    if g.__class__ is not np.ndarray or g.shape[1] < 2 or g.dtype not in NATIVE_FLOATS or not g.flags.c_contiguous:
         return None
     column_sums = native_loops(_COLUMN_SUMS, _column_sums_loop)
     if column_sums is None:

@@ -89,7 +89,7 @@ def _bias_relu(h, b):
     False (the caller's NumPy form) for another dtype or layout, a bias that is not
     one row of h's dtype, or while numba is not imported (``_loops``)."""
     dt = h.dtype
-    if dt not in E._NATIVE_F or b.__class__ is not np.ndarray or b.dtype != dt or b.ndim != 1 \
+    if dt not in R.NATIVE_FLOATS or b.__class__ is not np.ndarray or b.dtype != dt or b.ndim != 1 \
             or h.ndim != 2 or b.shape[0] != h.shape[1] or not h.flags.c_contiguous:
         return False
     loops = _loops()
@@ -108,7 +108,7 @@ def _relu_grad_bias(g, out):
     against np.add.reduce, -0.0 and NaN included). None (the two rules' NumPy forms)
     for another dtype, shape or layout, a single column, or no numba."""
     dt = out.dtype
-    if g.__class__ is not np.ndarray or g.shape != out.shape or g.dtype != dt or dt not in E._NATIVE_F \
+    if g.__class__ is not np.ndarray or g.shape != out.shape or g.dtype != dt or dt not in R.NATIVE_FLOATS \
             or out.ndim != 2 or out.shape[1] < 2 or not (g.flags.c_contiguous and out.flags.c_contiguous):
         return None
     loops = _loops()

@@ -253,7 +253,7 @@ def _relu_grad(g, x, into=False):
     C-ordered arrays, or while numba is not imported: a gradient never pays its import
     (~0.3-0.5 s in a fresh process); a training step's optimizer (its fused loops) has
     imported it, and this loop then loads in ~6 ms."""
-    if g.__class__ is not np.ndarray or g.shape != x.shape or g.dtype is not x.dtype or x.dtype not in _NATIVE_F:
+    if g.__class__ is not np.ndarray or g.shape != x.shape or g.dtype is not x.dtype or x.dtype not in _rules.NATIVE_FLOATS:
         return None
     gf, xf = g.flags, x.flags
     if not (gf.c_contiguous and xf.c_contiguous and gf.writeable and xf.writeable):
@@ -269,7 +269,6 @@ def _relu_grad(g, x, into=False):
     return out
 
 
-_NATIVE_F = (np.dtype(np.float32), np.dtype(np.float64))
 #: [(the loop, its in-place form, relu's forward loop)] once compiled
 _RELU_KERNELS = []
 
@@ -359,7 +358,7 @@ def _relu_native(x):
     None (NumPy's form) for other dtypes and layouts, with an ``out`` (a planned buffer
     may be x's own, and the two-array loop over one buffer runs scalar), or while numba
     is not imported (see _relu_grad)."""
-    if x.dtype not in _NATIVE_F or not x.flags.c_contiguous:
+    if x.dtype not in _rules.NATIVE_FLOATS or not x.flags.c_contiguous:
         return None
     ks = _relu_kernels()
     if ks is None:

@@ -72,10 +72,6 @@ matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, v
 SHORT_K = 12
 
 
-def _outer_sum_abstract(a, b):
-    return _matmul_abstract(a, b)
-
-
 def _outer_sum_numba(ins, e):
     # the operands come as templates over the contraction index {k} (the numba backend
     # reads a (m, K) block at row*K + k and a (K, n) block at k*n + c). Summed in k order;
@@ -89,7 +85,7 @@ def _outer_sum_numba(ins, e):
 # values and its column's. Exists only in optimized graphs (fusion.py makes it from
 # matmul's elementwise form and puts the matmul back where no loop takes it), so it
 # needs no vjp; its kernel is matmul's, for the reference interpreter.
-outer_sum_p = Primitive("outer_sum", lambda a, b: np.matmul(a, b), _outer_sum_abstract, differentiable=False,
+outer_sum_p = Primitive("outer_sum", lambda a, b: np.matmul(a, b), _matmul_abstract, differentiable=False,
                         aliases=False, fusion="elementwise", lowerings={"numba": _outer_sum_numba},
                         doc="a product over a short contraction, in a fused loop (compiler-made)")
 
