@@ -177,6 +177,28 @@ def test_ratios_are_medians_of_per_round_ratios():
     assert "| 0.25× (0.25–0.3) | 0.50× |" in md
 
 
+
+def test_quiet_rounds_view():
+    def row(impl, fw, per_round):
+        t = rounds.round_timing({"s": per_round, "cpu_s": per_round, "calls": 1}, "s1")
+        return {"impl": impl, "framework": fw, "label": impl, "status": "ok", "timing": t}
+
+    # rounds 2, 4 and 6 ran in slow host phases (probe 1.16-1.6x the least): the peer's time moved there
+    case = {"name": "c", "host_probe_s": [400e-6, 640e-6, 420e-6, 650e-6, 455e-6, 465e-6],
+            "rows": [row("tf", "tapeflow", [1.0] * 6),
+                     row("pt", "torch", [2.0, 1.25, 2.0, 1.25, 2.0, 1.25])]}
+    report.annotate_case(case)
+    assert case["quiet_rounds"] == [0, 2, 4]  # 465 us is past 1.15 x 400
+    tf = next(r for r in case["rows"] if r["impl"] == "tf")
+    assert tf["vs_fastest_peer"] == pytest.approx(0.65)  # median of 0.5, 0.8, 0.5, 0.8, 0.5, 0.8
+    assert tf["vs_fastest_peer_quiet"] == pytest.approx(0.5)  # rounds 1, 3 and 5 alone
+    md = report.workload_markdown("w", {"cases": [case], "mode": "quick", "threads": 2})
+    assert "the 3 quiet rounds (host probe within 1.15× its least: rounds 1, 3, 5) give × fastest peer tf 0.50×" in md
+    # no view when it would say nothing new: all rounds quiet, or fewer than 3 quiet ones
+    assert report.quiet_rounds({"host_probe_s": [400e-6, 410e-6, 420e-6]}) is None
+    assert report.quiet_rounds({"host_probe_s": [400e-6, 700e-6, 420e-6, 800e-6]}) is None
+    assert report.quiet_rounds({"host_probe_s": [None, None]}) is None
+
 # --- workers and rounds, with fake workers ---------------------------------------------
 # A worker speaking worker.py's protocol: each request's reply from a plan in its argv:
 # {"s": seconds per round, "crash_at": round it exits in, "hang_at": round it never answers,
