@@ -605,8 +605,9 @@ _REAL = (
     "for n in (1, 2):\n"
     "    with threadpool_limits(n, 'blas'):\n"
     "        want[n] = np.matmul(a, b)\n"
-    "print(threads._STATE['many'], len(calls), *[next((n for n in (1, 2) if np.array_equal(g, want[n])), 0)"
-    " for g in got])\n")
+    "same = np.array_equal(want[1], want[2])\n"                 # equal with some BLAS kernels
+    "print(threads._STATE['many'], len(calls), *['any' if same and np.array_equal(g, want[1]) else"
+    " next((n for n in (1, 2) if np.array_equal(g, want[n])), 0) for g in got])\n")
 
 
 def test_a_run_traced_from_the_environment_writes_its_record_at_exit(tmp_path):
@@ -626,14 +627,21 @@ def test_a_run_traced_from_the_environment_writes_its_record_at_exit(tmp_path):
 
 
 def test_program_results_come_from_one_thread_or_the_decided_count(tmp_path):
-    """With real OpenBLAS (whose 1- and 2-thread sgemm differ in the last bits here): a
-    spoilt trial leaves the program's product on one thread; a kept one gives the
-    decided count's product from the first call; and the next process reads the
-    decision and gives the same bits without timing anything."""
+    """With real OpenBLAS: a spoilt trial leaves the program's product on one thread; a
+    kept one gives the decided count's product from the first call; and the next process
+    reads the decision and gives the same bits without timing anything. Where 1- and
+    2-thread sgemm differ in the last bits (the AVX2 EPYC hosts of earlier runs) the bits
+    say which count ran; where they are equal (OpenBLAS's SkylakeX kernel on an AVX-512
+    EPYC) the product reads "any" and only the timing counts and the kept decision are
+    checked."""
     env = {"TAPEFLOW_CACHE_DIR": str(tmp_path)}
     many, *rest = _run(_REAL.format(after=False), **env).split()
     if many != "2":
         pytest.skip("needs a 2-thread OpenBLAS pool")
-    assert rest == [str(2 * len(TRIAL)), "1", "1"]   # timed twice (1 call each), both 1-thread bits
-    assert _run(_REAL.format(after=True), **env).split() == ["2", str(2 * len(TRIAL)), "2", "2"]
-    assert _run(_REAL.format(after=True), **env).split() == ["2", "0", "2", "2"]
+
+    def bits(n):
+        return ["any", "any"] if rest[1:] == ["any", "any"] else [n, n]
+    assert rest == [str(2 * len(TRIAL)), *bits("1")]   # timed twice (1 call each), both 1-thread bits
+    assert _run(_REAL.format(after=True), **env).split() == ["2", str(2 * len(TRIAL)), *bits("2")]
+    assert _run(_REAL.format(after=True), **env).split() == ["2", "0", *bits("2")]
+    assert json.loads((tmp_path / "blas_threads.json").read_text())  # the decision was kept

@@ -16,9 +16,10 @@ Reproducing TF's numbers needs, besides Philox itself, TF's fill layout:
   ``[lo, hi)`` are ``lo + bits % (hi - lo)``.
 
 Checked against TF 2.21 in tests/test_random_philox.py (recorded values).
-float32 normals go through the C library's logf/sinf/cosf as TF's do (see
-``_box_muller_f32``); float64 ones through NumPy's float64 functions, which
-call the same library.
+Normals go through the C library's log/sin/cos (logf/sinf/cosf for float32)
+as TF's do, in a numba loop (``_box_muller``): NumPy's own versions of these
+functions differ from the C library's in the last bit of some values (float32
+everywhere, float64 on AVX-512 CPUs).
 """
 from __future__ import annotations
 
@@ -59,9 +60,14 @@ def _u64_to_double(hi_word, lo_word):
     return (man | (np.uint64(1023) << np.uint64(52))).view(np.float64) - 1.0
 
 
-def _box_muller_f32_numpy(u1, v1):
-    # float64 then one rounding: equal to glibc's float functions except in the
-    # last bit of ~1% of values (when numba, which calls them, is missing)
+def _box_muller_numpy(u1, v1):
+    """The fallback when numba is missing. float32: float64 then one rounding, equal to
+    glibc's float functions except in the last bit of ~1% of values. float64: NumPy's
+    log/sin/cos, which are glibc's except on CPUs where NumPy has SIMD versions of its own
+    (AVX-512: ~1 value in 30 differs from TF in the last bit)."""
+    if u1.dtype == np.float64:
+        r = np.sqrt(-2.0 * np.log(u1))
+        return np.stack([np.sin(v1) * r, np.cos(v1) * r], axis=1).ravel()
     r = np.sqrt(np.float32(-2.0) * np.log(u1.astype(np.float64)).astype(np.float32))
     sin = np.sin(v1.astype(np.float64)).astype(np.float32)
     cos = np.cos(v1.astype(np.float64)).astype(np.float32)
@@ -71,11 +77,12 @@ def _box_muller_f32_numpy(u1, v1):
 _BM_KERNEL = []
 
 
-def _box_muller_f32(u1, v1):
-    """TF computes these with the C library's logf/sinf/cosf (float32 in,
-    float32 out). numba's float32 math lowers to the same libm calls, so the
-    results are TF's to the bit; NumPy's own float32 sin/log differ in ~25% of
-    last bits, hence not np.sin on float32."""
+def _box_muller(u1, v1):
+    """TF computes these with the C library's log/sin/cos (logf/sinf/cosf for float32:
+    float32 in, float32 out). numba's math lowers to the same libm calls for either
+    dtype, so the results are TF's to the bit. NumPy's own float32 sin/log differ in ~25%
+    of last bits, and on AVX-512 CPUs its float64 log/sin/cos are SIMD versions of its
+    own too, hence not NumPy's functions for either dtype."""
     if not _BM_KERNEL:
         try:
             import math
@@ -83,15 +90,16 @@ def _box_muller_f32(u1, v1):
 
             @numba.njit(cache=True)
             def bm(u1, v1):
-                out = np.empty(2 * u1.size, np.float32)
+                out = np.empty(2 * u1.size, u1.dtype)
+                two = u1.dtype.type(-2.0)  # -2 in the operands' dtype: a float32 product stays float32
                 for i in range(u1.size):
-                    r = math.sqrt(np.float32(-2.0) * math.log(u1[i]))
+                    r = math.sqrt(two * math.log(u1[i]))
                     out[2 * i] = math.sin(v1[i]) * r
                     out[2 * i + 1] = math.cos(v1[i]) * r
                 return out
             _BM_KERNEL.append(bm)
         except ImportError:
-            _BM_KERNEL.append(_box_muller_f32_numpy)
+            _BM_KERNEL.append(_box_muller_numpy)
     return _BM_KERNEL[0](u1, v1)
 
 
@@ -136,13 +144,12 @@ class PhiloxStream:
             w = self._take(n, 2)
             u1 = np.maximum(_u64_to_double(w[:, 0], w[:, 1]), 1e-7)
             v1 = 2.0 * np.pi * _u64_to_double(w[:, 2], w[:, 3])
-            r = np.sqrt(-2.0 * np.log(u1))
-            out = np.stack([np.sin(v1) * r, np.cos(v1) * r], axis=1).ravel()
+            out = _box_muller(u1, v1)
         else:
             w = self._take(n, 4).reshape(-1, 2, 2)  # two Box-Muller pairs per block
             u1 = np.maximum(_u32_to_float(w[..., 0]), np.float32(1e-7)).ravel()
             v1 = (2.0 * np.pi * _u32_to_float(w[..., 1]).astype(np.float64)).astype(np.float32).ravel()
-            out = _box_muller_f32(u1, v1)
+            out = _box_muller(u1, v1)
         return out[:n].reshape(shape).astype(dtype, copy=False)
 
     def full_int(self, shape, dtype):
