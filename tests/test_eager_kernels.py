@@ -116,3 +116,55 @@ def test_the_cached_zero_operands_stay_zero_read_only_and_bounded():
     big = np.ones(E._ZEROS_MAX_BYTES // 4 + 1, np.float32)  # past the byte bound: fresh zeros, not kept
     E._ZEROS.clear()
     assert np.array_equal(E.maximum_p.impl(-big, 0), np.zeros_like(big)) and not E._ZEROS
+
+
+def _special_matrix(rs, shape, dtype):
+    x = rs.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    idx = rs.choice(flat.size, size=min(flat.size, 64), replace=False)
+    flat[idx] = rs.choice(np.array(SPECIAL, dtype), size=idx.size)
+    # NaNs with distinct payloads and signs: a sum of two NaNs keeps the first's payload
+    u = np.uint32 if dtype == np.float32 else np.uint64
+    nans = np.array([0x7FC00011, 0xFFC00022] if dtype == np.float32
+                    else [0x7FF8000000000033, 0xFFF8000000000044], u).view(dtype)
+    k = idx[:max(2, idx.size // 8)]
+    flat[k] = np.resize(nans, k.size)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(256, 256), (200, 150), (32, 32), (256, 6)])
+def test_bias_add_native_loop_matches_np_add_bit_for_bit(dtype, shape):
+    # add's kernel runs a new (m, n) + (n,) result by a native loop (_bias_add): NaN
+    # payloads (both operands NaN: x's payload), -0.0 + 0.0, infinities as np.add
+    import numba  # noqa: F401  (the loop is compiled once numba is imported)
+    rs = np.random.default_rng(1)
+    x = _special_matrix(rs, shape, dtype)
+    b = _special_matrix(rs, (1, shape[1]), dtype)[0]
+    x[0, 0] = b[0] = -0.0                     # -0.0 + -0.0 is -0.0 (a + 0.0 would make it +0.0)
+    x[1, 1], b[1] = np.inf, -np.inf           # inf - inf: NaN
+    assert E._bias_add(x, b) is not None      # the native loop ran (not NumPy's fallback)
+    with np.errstate(invalid="ignore"):
+        want = np.add(x, b)
+        got = E.add_p.impl(x, b)
+        eager = (tf.constant(x) + tf.constant(b)).numpy()
+    for r in (got, eager):
+        assert r.dtype == want.dtype and r.shape == want.shape
+        assert np.array_equal(_bits(r), _bits(want))
+
+
+def test_bias_add_falls_back_to_numpy_where_the_loop_does_not_apply():
+    import numba  # noqa: F401
+    rs = np.random.default_rng(2)
+    x = rs.standard_normal((64, 40)).astype(np.float32)
+    b = rs.standard_normal(40).astype(np.float32)
+    assert E._bias_add(x[:, ::2], b[::2]) is None         # strided rows
+    assert E._bias_add(x, b[::-1].copy()[::-1]) is None   # a reversed (negative-stride) bias
+    assert E._bias_add(x.astype(np.float16), b.astype(np.float16)) is None
+    assert E._bias_add(x[:, :1].copy(), b[:1]) is None    # one column: NumPy's contiguous loop
+    assert E._bias_add(x, b.astype(np.float64)) is None   # mixed dtypes: NumPy promotes
+    for args in [(x[:, ::2], b[::2]), (x, b[::-1]), (x, b.astype(np.float64)), (b, x), (x, x)]:
+        assert np.array_equal(_bits(E.add_p.impl(*args)), _bits(np.add(*args)))
+    out = np.empty_like(x)
+    assert E.add_p.impl_out(out, x, b) is out and np.array_equal(_bits(out), _bits(x + b))
+    assert E.add_p.ufunc is np.add and not E.add_p.aliases

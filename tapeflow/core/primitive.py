@@ -74,17 +74,22 @@ class Primitive:
         refers to: no tensor, no user, no other cotangent, no view): the rule may
         write its result over ``ct`` instead of into a new array. Same bits as
         ``vjp_np``.
+    ufunc: the NumPy ufunc the kernel computes: ``impl`` itself when it is one, or
+        the one given for a kernel that runs some operands by a native loop with
+        the ufunc's bits (add's bias add); None otherwise. Backends call it into
+        planned buffers, and the fusion pass counts it as one pass, as the ufunc.
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np", "vjp_np_into")
+                 "bind2", "vjp_np", "vjp_np_into", "ufunc")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
-                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None):
+                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
+                 ufunc=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -94,6 +99,7 @@ class Primitive:
             raise ValueError(f"primitive {name!r}: fusion must be one of {self.FUSION_CLASSES}, got {fusion!r}")
         self.name = name
         self.impl = impl
+        self.ufunc = impl if isinstance(impl, np.ufunc) else ufunc
         self.abstract = abstract
         self.vjp = vjp
         self.vjp_np = vjp_np
