@@ -168,3 +168,32 @@ def test_bias_add_falls_back_to_numpy_where_the_loop_does_not_apply():
     out = np.empty_like(x)
     assert E.add_p.impl_out(out, x, b) is out and np.array_equal(_bits(out), _bits(x + b))
     assert E.add_p.ufunc is np.add and not E.add_p.aliases
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_outer_product_native_loop_matches_numpy_bit_for_bit(dtype, monkeypatch):
+    # a (m, 1) @ (1, n) product (an output layer's input gradient g @ W.T in the lean
+    # backward) takes gemm_kernels' outer loop with no out= once numba is imported
+    import numba  # noqa: F401
+    from tapeflow.util import gemm_kernels, threads
+    calls = []
+    real = gemm_kernels.kernels
+    monkeypatch.setattr(gemm_kernels, "kernels", lambda: calls.append(1) or real())
+    rs = np.random.default_rng(3)
+    g = _special_matrix(rs, (256, 1), dtype)
+    w = _special_matrix(rs, (256, 1), dtype)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        # the broadcasting multiply's bits, NaN payloads and -0.0 included (np.matmul's
+        # own k=1 sum differs from it there: x * -0.0 is +0.0 in np.matmul)
+        want = np.multiply(g, w.T)
+        got = threads.matmul(g, w.T)
+    assert calls, "the eager outer product did not take the native loop"
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+    # through the lean backward: a one-unit output layer's input gradient
+    x = tf.constant(rs.standard_normal((64, 32)).astype(dtype))
+    v = tf.Variable(rs.standard_normal((32, 1)).astype(dtype))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.matmul(x, v) * 3.0)
+    gx = tape.gradient(y, x).numpy()
+    assert np.array_equal(_bits(gx), _bits(np.multiply(np.full((64, 1), 3.0, dtype), v.numpy().T)))
