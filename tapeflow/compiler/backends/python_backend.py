@@ -162,8 +162,8 @@ def emit_eqn(ctx, e, ins, outs, buf):
         lhs = outs[0] + ","
     if buf is not None and p.impl_out is not None and not p.multiple_results:
         b = ctx.add("buf", buf)
-        if p.ufunc is not None and not e.params:
-            k = ctx.add("u", p.ufunc)
+        if isinstance(p.impl, np.ufunc) and not e.params:
+            k = ctx.add("u", p.impl)
             return [f"{lhs} = {k}({', '.join(ins)}, out={b})"]
         k = ctx.add("ko", functools.partial(p.impl_out, **e.params) if e.params else p.impl_out)
         return [f"{lhs} = {k}({b}, {', '.join(ins)})"]

@@ -203,7 +203,7 @@ def _pays(group, shape):
     if int(np.prod(shape)) < MIN_ELEMENTS:
         return sum(e.prim.fusion == "elementwise" for e in group) >= MIN_OPS_SMALL
     return len(group) >= MIN_OPS or any(e.prim.fusion == "reduction" for e in group) \
-        or any(e.prim.ufunc is None and not e.prim.aliases for e in group)
+        or any(not isinstance(e.prim.impl, np.ufunc) and not e.prim.aliases for e in group)
 
 
 def _grow(eqns, seed, shape, can_fuse, tried):

@@ -45,14 +45,10 @@ def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=T
 
 
 def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
-            ufunc=None):
-    """``ufunc``: the ufunc a kernel that is not one computes (add's: np.add, with a native
-    bias add): the record's facts and the numba form are the ufunc's."""
-    u = ufunc if ufunc is not None else kernel
-    p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp,
-                  **_elementwise_facts(u, 2, numba),
-                  differentiable=differentiable, doc=doc, vjp_np=vjp_np, ufunc=ufunc,
-                  impl_out=(lambda out, x, y: u(x, y, out=out)) if isinstance(u, np.ufunc) else None)
+            specialize=None):
+    p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
+                  differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize,
+                  impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
 
@@ -111,18 +107,23 @@ _BIAS_ADD_MIN = 512
 _BIAS_ADD = []
 
 
-def _add_kernel(x, y, out=None):
-    """np.add; a new (m, n) + (n,) result (the raw ``x @ w + b`` of a layer written with
-    ops) by a native loop (``_bias_add``), NumPy's broadcasting add otherwise."""
-    if out is None:
-        # (the class tests first: most adds are of scalars or small arrays, and pay two compares)
-        if y.__class__ is _ndarray and x.__class__ is _ndarray and y.ndim == 1 and x.ndim == 2 \
-                and x.size >= _BIAS_ADD_MIN:
-            r = _bias_add(x, y)
-            if r is not None:
-                return r
-        return np.add(x, y)
-    return np.add(x, y, out=out)
+def _add_specialize(a, b):
+    """add's eager kernel for a signature (the record's ``specialize``): ``_bias_add_kernel``
+    for a bias add, (m, n) + (n,) of one float dtype with n >= 2 and at least
+    _BIAS_ADD_MIN elements; None (np.add) for every other signature, which so pays
+    nothing for it."""
+    sa, sb = a.shape, b.shape
+    if len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0] and sb[0] >= 2 and sa[0] * sa[1] >= _BIAS_ADD_MIN \
+            and a.dtype == b.dtype and a.dtype in _rules.NATIVE_FLOATS:
+        return _bias_add_kernel
+    return None
+
+
+def _bias_add_kernel(x, b):
+    """np.add(x, b) for a bias add's signature: the native loop (``_bias_add``), or NumPy's
+    add where it does not apply to these arrays (a strided x, numba not imported yet)."""
+    r = _bias_add(x, b)
+    return np.add(x, b) if r is None else r
 
 
 def _bias_add(x, b):
@@ -134,7 +135,8 @@ def _bias_add(x, b):
     tested). None (NumPy's form) for other dtypes, shapes or layouts, or while numba is
     not imported (``_rules.native_loops``: only speed depends on it, never values)."""
     dt = x.dtype
-    if dt not in _rules.NATIVE_FLOATS or b.dtype != dt or x.shape[1] != b.shape[0] \
+    if x.__class__ is not _ndarray or b.__class__ is not _ndarray or x.ndim != 2 or b.ndim != 1 \
+            or dt not in _rules.NATIVE_FLOATS or b.dtype != dt or x.shape[1] != b.shape[0] \
             or x.shape[1] < 2 or not x.flags.c_contiguous or b.strides[0] != dt.itemsize:
         return None
     loops = _rules.native_loops(_BIAS_ADD, _build_bias_add)
@@ -158,9 +160,8 @@ def _build_bias_add(numba):
 
 
 _ndarray = np.ndarray
-add_p = _binary("add", _add_kernel, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu",
-                ufunc=np.add,
-                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
+add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g), specialize=_add_specialize)
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
 
