@@ -116,3 +116,98 @@ def test_the_cached_zero_operands_stay_zero_read_only_and_bounded():
     big = np.ones(E._ZEROS_MAX_BYTES // 4 + 1, np.float32)  # past the byte bound: fresh zeros, not kept
     E._ZEROS.clear()
     assert np.array_equal(E.maximum_p.impl(-big, 0), np.zeros_like(big)) and not E._ZEROS
+
+
+def _special_matrix(rs, shape, dtype):
+    x = rs.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    idx = rs.choice(flat.size, size=min(flat.size, 64), replace=False)
+    flat[idx] = rs.choice(np.array(SPECIAL, dtype), size=idx.size)
+    # NaNs with distinct payloads and signs: a sum of two NaNs keeps the first's payload
+    u = np.uint32 if dtype == np.float32 else np.uint64
+    nans = np.array([0x7FC00011, 0xFFC00022] if dtype == np.float32
+                    else [0x7FF8000000000033, 0xFFF8000000000044], u).view(dtype)
+    k = idx[:max(2, idx.size // 8)]
+    flat[k] = np.resize(nans, k.size)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(256, 256), (200, 150), (32, 32), (256, 6)])
+def test_bias_add_native_loop_matches_np_add_bit_for_bit(dtype, shape, monkeypatch):
+    # add's kernel runs a new (m, n) + (n,) result by a native loop (_bias_add): NaN
+    # payloads (both operands NaN: x's payload), -0.0 + 0.0, infinities as np.add
+    import numba  # noqa: F401  (the loop is compiled once numba is imported)
+    rs = np.random.default_rng(1)
+    x = _special_matrix(rs, shape, dtype)
+    b = _special_matrix(rs, (1, shape[1]), dtype)[0]
+    x[0, 0] = b[0] = -0.0                     # -0.0 + -0.0 is -0.0 (a + 0.0 would make it +0.0)
+    x[1, 1], b[1] = np.inf, -np.inf           # inf - inf: NaN
+    assert E._bias_add(x, b) is not None      # the native loop ran (not NumPy's fallback)
+    calls = []
+    real = E._bias_add
+    monkeypatch.setattr(E, "_bias_add", lambda x, b: calls.append(1) or real(x, b))
+    tx, tb = tf.constant(x), tf.constant(b)
+    with np.errstate(invalid="ignore"):
+        want = np.add(x, b)
+        got = E._bias_add_kernel(x, b)
+        # the first call fills the rule cache (np.add); later ones take bind's fast path
+        # with the kernel add's record specialized for the signature
+        eager = [(tx + tb).numpy() for _ in range(3)]
+        ops = tf.add(tx, tf.Variable(b)).numpy()
+    assert len(calls) >= 4, "the eager bias add did not take the native loop"
+    for r in [got, ops] + eager:
+        assert r.dtype == want.dtype and r.shape == want.shape
+        assert np.array_equal(_bits(r), _bits(want))
+
+
+def test_bias_add_falls_back_to_numpy_where_the_loop_does_not_apply():
+    import numba  # noqa: F401
+    rs = np.random.default_rng(2)
+    x = rs.standard_normal((64, 40)).astype(np.float32)
+    b = rs.standard_normal(40).astype(np.float32)
+    assert E._bias_add(x[:, ::2], b[::2]) is None         # strided rows
+    assert E._bias_add(x, b[::-1].copy()[::-1]) is None   # a reversed (negative-stride) bias
+    assert E._bias_add(x.astype(np.float16), b.astype(np.float16)) is None
+    assert E._bias_add(x[:, :1].copy(), b[:1]) is None    # one column: NumPy's contiguous loop
+    assert E._bias_add(x, b.astype(np.float64)) is None   # mixed dtypes: NumPy promotes
+    for args in [(x[:, ::2], b[::2]), (x, b[::-1]), (x[:, :1].copy(), b[:1])]:
+        assert np.array_equal(_bits(E._bias_add_kernel(*args)), _bits(np.add(*args)))
+    # only a bias add's signature is specialized: every other add calls np.add as it is
+    from tapeflow.core.aval import Aval
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert E._add_specialize(Aval((64, 40), f32), Aval((40,), f32)) is E._bias_add_kernel
+    for sa, sb in [(((64, 40), f32), ((64, 40), f32)), (((40,), f32), ((64, 40), f32)), (((64, 1), f32), ((1,), f32)),
+                   (((8, 8), f32), ((8,), f32)), (((64, 40), f32), ((40,), f64)), (((64, 40), np.dtype(np.int32)),
+                                                                                    ((40,), np.dtype(np.int32)))]:
+        assert E._add_specialize(Aval(*sa), Aval(*sb)) is None, (sa, sb)
+    assert E.add_p.impl is np.add and not E.add_p.aliases
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eager_outer_product_native_loop_matches_numpy_bit_for_bit(dtype, monkeypatch):
+    # a (m, 1) @ (1, n) product (an output layer's input gradient g @ W.T in the lean
+    # backward) takes gemm_kernels' outer loop with no out= once numba is imported
+    import numba  # noqa: F401
+    from tapeflow.util import gemm_kernels, threads
+    calls = []
+    real = gemm_kernels.kernels
+    monkeypatch.setattr(gemm_kernels, "kernels", lambda: calls.append(1) or real())
+    rs = np.random.default_rng(3)
+    g = _special_matrix(rs, (256, 1), dtype)
+    w = _special_matrix(rs, (256, 1), dtype)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        # the broadcasting multiply's bits, NaN payloads and -0.0 included (np.matmul's
+        # own k=1 sum differs from it there: x * -0.0 is +0.0 in np.matmul)
+        want = np.multiply(g, w.T)
+        got = threads.matmul(g, w.T)
+    assert calls, "the eager outer product did not take the native loop"
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+    # through the lean backward: a one-unit output layer's input gradient
+    x = tf.constant(rs.standard_normal((64, 32)).astype(dtype))
+    v = tf.Variable(rs.standard_normal((32, 1)).astype(dtype))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.matmul(x, v) * 3.0)
+    gx = tape.gradient(y, x).numpy()
+    assert np.array_equal(_bits(gx), _bits(np.multiply(np.full((64, 1), 3.0, dtype), v.numpy().T)))

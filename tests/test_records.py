@@ -263,3 +263,44 @@ def test_core_primitives_modules_import_without_cycles():
 
     for m in sorted(graph):
         visit(m, [])
+
+
+def test_eager_calls_the_kernel_the_record_specializes_for_a_signature(fresh_prim):
+    """``specialize`` is asked once per signature, when eager's rule cache first meets it;
+    bind's fast paths then call its kernel instead of ``impl`` (one operand with and
+    without params, two operands); a signature it declines (None) keeps ``impl``; traced
+    code never asks it."""
+    asked, ran = [], []
+
+    def special(x, **params):
+        ran.append(x.shape)
+        return x[::-1] + 0   # the same values as impl (a copy, where impl returns a view)
+
+    def specialize(aval, **params):
+        asked.append(aval.shape)
+        return special if aval.shape == (3,) else None
+
+    flip = fresh_prim("test_flip_special", specialize=specialize)
+    x3 = tf.constant(np.array([1.0, 2.0, 3.0], F32))
+    x4 = tf.constant(np.array([1.0, 2.0, 3.0, 4.0], F32))
+    for _ in range(3):
+        np.testing.assert_array_equal(bind(flip, x3).numpy(), [3.0, 2.0, 1.0])
+        np.testing.assert_array_equal(bind(flip, x4).numpy(), [4.0, 3.0, 2.0, 1.0])
+    assert asked == [(3,), (4,)]          # once per signature
+    assert ran == [(3,), (3,)]            # the first call filled the cache (impl); then the fast path
+    np.testing.assert_array_equal(tf.function(lambda x: bind(flip, x))(x3).numpy(), [3.0, 2.0, 1.0])
+    assert asked == [(3,), (4,)] and len(ran) == 2
+
+    def special2(a, b):
+        ran.append("two")
+        return np.add(a, b)
+
+    add2 = Primitive("test_add_special", np.add, lambda a, b: Aval(a.shape, a.dtype), differentiable=False,
+                     specialize=lambda a, b: special2 if len(a.shape) == 1 else None)
+    try:
+        for _ in range(3):
+            np.testing.assert_array_equal(bind(add2, x3, x3).numpy(), [2.0, 4.0, 6.0])
+        assert ran.count("two") == 2
+    finally:
+        REGISTRY.pop("test_add_special", None)
+        _prim.NON_DIFFERENTIABLE.discard("test_add_special")

@@ -74,17 +74,24 @@ class Primitive:
         refers to: no tensor, no user, no other cotangent, no view): the rule may
         write its result over ``ct`` instead of into a new array. Same bits as
         ``vjp_np``.
+    specialize(*avals, **params): optional; an eager kernel for one signature, or
+        None for ``impl``. Asked once, when eager's rule cache first meets the
+        signature (``_run_rule``); bind's fast path then calls that kernel instead of
+        ``impl`` (add: a native loop for the bias add (m, n) + (n,)), so a faster route
+        for some shapes costs the other calls nothing. Same values and bits as
+        ``impl``; traced and compiled code never ask it.
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np", "vjp_np_into")
+                 "bind2", "vjp_np", "vjp_np_into", "specialize")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
-                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None):
+                 aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
+                 specialize=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -94,6 +101,7 @@ class Primitive:
             raise ValueError(f"primitive {name!r}: fusion must be one of {self.FUSION_CLASSES}, got {fusion!r}")
         self.name = name
         self.impl = impl
+        self.specialize = specialize
         self.abstract = abstract
         self.vjp = vjp
         self.vjp_np = vjp_np
@@ -156,11 +164,11 @@ def bind(p, *args, **params):
                 if ca is T:  # (a signature not seen yet is a KeyError: eager_apply caches it)
                     if params:
                         if p.effect not in _STATEFUL:  # (never cached: see eager_apply)
-                            osig = _FAST[p, a._s, tuple(params.items())]
-                            out = p.impl(a._v, **params)
+                            osig, k = _FAST[p, a._s, tuple(params.items())]
+                            out = (p.impl if k is None else k)(a._v, **params)
                     else:
-                        osig = _FAST[p, a._s]
-                        out = p.impl(a._v)
+                        osig, k = _FAST[p, a._s]
+                        out = (p.impl if k is None else k)(a._v)
             elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n, dense
                 key = [p]
                 vals = []
@@ -191,8 +199,8 @@ def bind(p, *args, **params):
                     if tensors:  # (only Python scalars take TF's default dtypes: eager_apply)
                         if params:
                             key.append(tuple(params.items()))
-                        osig = _FAST[tuple(key)]
-                        out = p.impl(*vals, **params)
+                        osig, k = _FAST[tuple(key)]
+                        out = (p.impl if k is None else k)(*vals, **params)
         except Exception:
             # a new signature, a tensor made outside bind (no _s yet), an unhashable param,
             # a kernel error: the full path handles each (and names the op, shapes and dtypes in errors)
@@ -240,25 +248,25 @@ def _make_bind2(p):
             if ca is T:
                 if cb is T:
                     if params:
-                        osig = _FAST[p, a._s, b._s, tuple(params.items())]
-                        out = p.impl(a._v, b._v, **params)
+                        osig, k = _FAST[p, a._s, b._s, tuple(params.items())]
+                        out = (p.impl if k is None else k)(a._v, b._v, **params)
                     else:
-                        osig = _FAST[p, a._s, b._s]
-                        out = p.impl(a._v, b._v)
+                        osig, k = _FAST[p, a._s, b._s]
+                        out = (p.impl if k is None else k)(a._v, b._v)
                 elif cb is float or cb is int:
                     if params:
-                        osig = _FAST[p, a._s, cb, tuple(params.items())]
-                        out = p.impl(a._v, b, **params)
+                        osig, k = _FAST[p, a._s, cb, tuple(params.items())]
+                        out = (p.impl if k is None else k)(a._v, b, **params)
                     else:
-                        osig = _FAST[p, a._s, cb]
-                        out = p.impl(a._v, b)
+                        osig, k = _FAST[p, a._s, cb]
+                        out = (p.impl if k is None else k)(a._v, b)
             elif cb is T and (ca is float or ca is int):
                 if params:
-                    osig = _FAST[p, ca, b._s, tuple(params.items())]
-                    out = p.impl(a, b._v, **params)
+                    osig, k = _FAST[p, ca, b._s, tuple(params.items())]
+                    out = (p.impl if k is None else k)(a, b._v, **params)
                 else:
-                    osig = _FAST[p, ca, b._s]
-                    out = p.impl(a, b._v)
+                    osig, k = _FAST[p, ca, b._s]
+                    out = (p.impl if k is None else k)(a, b._v)
         except Exception:
             # as in bind: a new signature, a tensor made outside bind (no _s yet), an
             # unhashable param, a kernel error -- the full path handles each
@@ -325,7 +333,7 @@ def _sig(shape, dtype):
 #: a handful of them, so after the first step eager pays one dict lookup, not a rule.
 _RULES: dict = {}
 #: the same keys, for entries bind's fast path may take (one result of known shape)
-#: -> the result's _Sig
+#: -> (the result's _Sig, the record's kernel for the signature: None for ``impl``)
 _FAST: dict = {}
 #: effects whose params name a Variable (see eager_apply)
 _STATEFUL = ("read", "write")
@@ -455,7 +463,9 @@ def _run_rule(p, vals, params, key):
         key = tuple(key)
         _RULES[key] = hit
         if osig is not None:
-            _FAST[key] = osig
+            # the kernel for this signature: the record's specialize, asked once here
+            spec = p.specialize
+            _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
     return hit
 
 

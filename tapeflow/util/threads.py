@@ -123,6 +123,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import tempfile
 import time
 
@@ -570,17 +571,21 @@ _np_matmul = np.matmul
 
 
 def _outer(a, b, out):
-    """The outer product of a (m, 1) and a (1, n) matrix into ``out``. The native loop
-    runs where the planned buffer is given (compiled code) and the three share a float
-    dtype; eager calls (no ``out``) keep NumPy, which needs no kernel compiled. The loop
+    """The outer product of a (m, 1) and a (1, n) matrix (into ``out`` where given). The
+    native loop runs where the three share a float dtype (``out`` C-ordered, or a new
+    array) and numba is imported: compiled code's planned buffers, and eager calls (an
+    output layer's input gradient g @ W.T in the lean backward) once a training step's
+    optimizer has imported it, so an eager call never pays numba's import. The loop
     (``gemm_kernels``' ``outer``): NumPy's broadcasting multiply of a (256, 1) by a (1, 256)
     float32 array costs 22 us (its inner loop is not the contiguous SIMD one), the loop
     5.5 us, about a write of the result; one product per element, bit-identical."""
-    if out is not None and a.ndim == 2 and b.ndim == 2 and out.shape == (a.shape[0], b.shape[1]) \
-            and out.flags.c_contiguous and a.dtype == b.dtype == out.dtype and out.dtype.kind == "f" \
-            and out.dtype.itemsize >= 4:
+    if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype and a.dtype.kind == "f" and a.dtype.itemsize >= 4 \
+            and (out.shape == (a.shape[0], b.shape[1]) and out.flags.c_contiguous and out.dtype == a.dtype
+                 if out is not None else "numba" in sys.modules):
         ks = _gemm_kernels.kernels()
         if ks is not None:
+            if out is None:
+                out = np.empty((a.shape[0], b.shape[1]), a.dtype)
             # (m, 1) and (1, n) are contiguous whatever their strides: these are views
             ks[2](a.reshape(-1), b.reshape(-1), out)
             return out

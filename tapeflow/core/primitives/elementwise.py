@@ -44,9 +44,10 @@ def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=T
     return p
 
 
-def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None):
+def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
+            specialize=None):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
-                  differentiable=differentiable, doc=doc, vjp_np=vjp_np,
+                  differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize,
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
@@ -97,8 +98,70 @@ def _grads2_np(need, a, b, ga, gb):
             None if not need[1] else gb if gb.shape == b.shape else unbroadcast_np(gb, b.shape))
 
 
+#: a bias add (m, n) + (n,) takes the native loop from this many elements and 2 columns.
+#: Measured (2-core EPYC, float32, a new result, min of 2000, NumPy vs the loop): 256x256
+#: 16.6 vs 8.4 us, 256x400 22 vs 10.7, 200x150 7.6 vs 3.4, 256x6 3.5 vs 3.1, 64x64 2.9 vs
+#: 1.9, 32x32 2.1 vs 1.6; one column (256x1) 1.5 vs 1.8: NumPy's contiguous loop there
+_BIAS_ADD_MIN = 512
+#: add's native loop once compiled (a list: empty until then)
+_BIAS_ADD = []
+
+
+def _add_specialize(a, b):
+    """add's eager kernel for a signature (the record's ``specialize``): ``_bias_add_kernel``
+    for a bias add, (m, n) + (n,) of one float dtype with n >= 2 and at least
+    _BIAS_ADD_MIN elements; None (np.add) for every other signature, which so pays
+    nothing for it."""
+    sa, sb = a.shape, b.shape
+    if len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0] and sb[0] >= 2 and sa[0] * sa[1] >= _BIAS_ADD_MIN \
+            and a.dtype == b.dtype and a.dtype in _rules.NATIVE_FLOATS:
+        return _bias_add_kernel
+    return None
+
+
+def _bias_add_kernel(x, b):
+    """np.add(x, b) for a bias add's signature: the native loop (``_bias_add``), or NumPy's
+    add where it does not apply to these arrays (a strided x, numba not imported yet)."""
+    r = _bias_add(x, b)
+    return np.add(x, b) if r is None else r
+
+
+def _bias_add(x, b):
+    """x + b for a C-ordered (m, n >= 2) ``x`` and its row ``b`` (n,) of the same float
+    dtype, into a new array by a native loop over x's rows, where NumPy's broadcasting
+    add takes about twice as long (see _BIAS_ADD_MIN). The same bits: each element is one
+    IEEE add in the dtype (numba keeps float32 + float32 in float32; no fastmath), x's
+    element first, as NumPy's loop (a NaN sum keeps the first NaN's payload in both;
+    tested). None (NumPy's form) for other dtypes, shapes or layouts, or while numba is
+    not imported (``_rules.native_loops``: only speed depends on it, never values)."""
+    dt = x.dtype
+    if x.__class__ is not _ndarray or b.__class__ is not _ndarray or x.ndim != 2 or b.ndim != 1 \
+            or dt not in _rules.NATIVE_FLOATS or b.dtype != dt or x.shape[1] != b.shape[0] \
+            or x.shape[1] < 2 or not x.flags.c_contiguous or b.strides[0] != dt.itemsize:
+        return None
+    loops = _rules.native_loops(_BIAS_ADD, _build_bias_add)
+    if loops is None:
+        return None
+    out = np.empty(x.shape, dt)
+    loops(x, b, out)
+    return out
+
+
+def _build_bias_add(numba):
+    # cache=True: compiled once per machine; rows in turn, LLVM vectorizes the inner loop
+    @numba.njit(cache=True, nogil=True)
+    def bias_add(x, b, out):
+        for i in range(x.shape[0]):
+            xr, orow = x[i], out[i]
+            for j in range(b.shape[0]):
+                orow[j] = xr[j] + b[j]
+
+    return bias_add
+
+
+_ndarray = np.ndarray
 add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu",
-                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g))
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g), specialize=_add_specialize)
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
 
