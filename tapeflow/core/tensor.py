@@ -609,18 +609,22 @@ def _sole_array(t):
         fresh._v = np.empty(1)
         _SOLE_REFS.append(_array_refs(fresh))
         fresh._v = np.empty(8, np.uint8)[:].view(np.float64)  # a view of a buffer only it refers to
-        _SOLE_REFS.extend([_array_refs(fresh), _base_refs(fresh)])
+        _SOLE_REFS.append(_placed_refs(fresh))
     if t._v.base is None:
         return _array_refs(t) == _SOLE_REFS[0]
     # a view of an array that owns its memory and that nothing but this view refers to
     # (every other view of it would refer to it: NumPy points a view's base at the owner),
     # as util/placement's arrays: nothing else can reach the memory either
-    return type(t._v.base) is np.ndarray and t._v.base.base is None and _array_refs(t) == _SOLE_REFS[1] \
-        and _base_refs(t) == _SOLE_REFS[2]
+    return _placed_refs(t) == _SOLE_REFS[1]
 
 
-def _base_refs(t):
-    return _getrefcount(t._v.base)
+def _placed_refs(t):
+    """(references to ``t``'s array, to its base) when the base is an array that owns its
+    memory, else None (one call: compiled code checks every in-place variable per call)."""
+    b = t._v.base
+    if type(b) is not np.ndarray or b.base is not None:
+        return None
+    return _getrefcount(t._v), _getrefcount(b)
 
 
 _SOLE_REFS = []
