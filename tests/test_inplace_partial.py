@@ -43,7 +43,7 @@ def test_a_refused_in_place_result_leaves_the_others_in_place():
             continue
         planned = [o for o in e.outputs if o in plan.inplace]
         sub = e.params["graph"]
-        folds = {o for x, o in zip(sub.eqns, [x.outputs[0] for x in sub.eqns]) if x.prim.fusion == "reduction"}
+        folds = {x.outputs[0] for x in sub.eqns if x.prim.fusion == "reduction"}
         outer = {so: o for so, o in zip(sub.outputs, e.outputs)}
         refused = [o for so, o in outer.items() if so in folds and o in plan.inplace]
         if not refused or len(planned) == len(refused):
