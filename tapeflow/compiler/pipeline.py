@@ -171,6 +171,9 @@ def tier_up(graph, name="f"):
     fused = _fuse_nested(graph, b.fuse)
     if fused is None:
         return None
+    # a product that joined a loop as its narrow form (col_dots: x.T @ g folded in the loop
+    # that reads x) leaves the transposed view it read unused: one Python line a call each
+    fused = dce(fused)
     if _debug("passes"):
         print(f"=== {name}: after fusion ({len(graph.eqns)} -> {len(fused.eqns)} eqns)\n{fused}", file=sys.stderr)
     return get_backend("python").lower(fused, plan_buffers(fused), _ident(name)), b.name, fused

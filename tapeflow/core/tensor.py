@@ -15,6 +15,7 @@ from sys import getrefcount as _getrefcount
 import numpy as np
 
 from . import dtypes as _dt
+from ..util import placement as _placement
 from . import primitive as _prim
 from .aval import Aval, fmt_shape
 from .primitive import bind
@@ -607,7 +608,23 @@ def _sole_array(t):
         fresh = _new(Tensor)
         fresh._v = np.empty(1)
         _SOLE_REFS.append(_array_refs(fresh))
-    return t._v.base is None and _array_refs(t) == _SOLE_REFS[0]
+        fresh._v = np.empty(8, np.uint8)[:].view(np.float64)  # a view of a buffer only it refers to
+        _SOLE_REFS.append(_placed_refs(fresh))
+    if t._v.base is None:
+        return _array_refs(t) == _SOLE_REFS[0]
+    # a view of an array that owns its memory and that nothing but this view refers to
+    # (every other view of it would refer to it: NumPy points a view's base at the owner),
+    # as util/placement's arrays: nothing else can reach the memory either
+    return _placed_refs(t) == _SOLE_REFS[1]
+
+
+def _placed_refs(t):
+    """(references to ``t``'s array, to its base) when the base is an array that owns its
+    memory, else None (one call: compiled code checks every in-place variable per call)."""
+    b = t._v.base
+    if type(b) is not np.ndarray or b.base is not None:
+        return None
+    return _getrefcount(t._v), _getrefcount(b)
 
 
 _SOLE_REFS = []
@@ -624,6 +641,18 @@ def _own_array(t):
     if not (_sole_array(t) and t._v.flags.c_contiguous and t._v.flags.writeable):
         t._v = np.array(t._v, order="C")
     return t._v
+
+
+def _place_owned(variables):
+    """Moves each variable's large array that malloc placed (``base`` None) to a copy
+    placed by ``util/placement`` (same values), and empties ``variables``. Compiled code
+    that updates variables in place calls it once, at its first call: its fused loops
+    then stream through arrays that do not alias within a page (an Adam update: weight,
+    moments, target copy). A variable whose array is later replaced keeps the new one."""
+    for t in variables:
+        if t._v.base is None and _placement.is_placed_size(t._v):
+            t._v = _placement.copy(t._v)
+    variables.clear()
 
 
 class _UnreadVariable(Variable):

@@ -89,6 +89,15 @@ class Unsupported(Exception):
     pass
 
 
+class InPlaceRefused(Unsupported):
+    """Results that cannot be written over their input (``refused``: result Vars); the
+    others of the same kernel may be."""
+
+    def __init__(self, msg, refused):
+        super().__init__(msg)
+        self.refused = refused
+
+
 class _Structural:
     """A lowering this module writes itself (it needs the generator's state),
     attached to the primitive's record: ``kind`` selects the code path;
@@ -413,6 +422,14 @@ def _make_wrapper(kernel, graph, info, src, name):
             try:
                 gen = _Gen(graph, {graph.outputs[i]: graph.inputs[j] for i, j in want.items()})
                 variant = _load(graph, *gen.module(), name)
+            except InPlaceRefused as e:
+                # the others still may: a fold's result (col_dots' sums, stored after the loop)
+                # cannot overwrite its operand, the relu-gradient select beside it can (TD3's
+                # actor backward: the refused one had left both fresh, 256x256 a call)
+                log.debug("tapeflow: %r keeps some results out of place (%s)", name, e)
+                if any(graph.outputs[i] not in e.refused for i in want):
+                    return bind([None if isinstance(b, InPlace) and graph.outputs[i] in e.refused else b
+                                 for i, b in enumerate(buffers)])
             except (Unsupported, CompileError) as e:
                 log.debug("tapeflow: %r keeps its results out of place (%s)", name, e)
             else:
@@ -741,14 +758,20 @@ class _Gen:
         loop that writes the result (at the element it writes: same shape), whose store
         comes last in each iteration (``emit_loop``); a read in another loop or in scalar
         code could come after the store and see the new value."""
+        refused, why = set(), []
         for o, src in self.inplace.items():
             si, kind = stage_of.get(o, (None, None))
             if not isinstance(kind, tuple) or kind[0] != "loop" or src in self.graph.outputs:
-                raise Unsupported(f"{o} cannot overwrite {src}: not a loop's result, or {src} is returned")
+                refused.add(o)
+                why.append(f"{o} cannot overwrite {src}: not a loop's result, or {src} is returned")
+                continue
             for sj, items in enumerate(stages):
                 for e, k in items:
                     if src in e.inputs and (sj != si or not isinstance(k, tuple) or k[1] != kind[1]):
-                        raise Unsupported(f"{o} cannot overwrite {src}: {e.prim.name} reads it elsewhere")
+                        refused.add(o)
+                        why.append(f"{o} cannot overwrite {src}: {e.prim.name} reads it elsewhere")
+        if refused:
+            raise InPlaceRefused("; ".join(dict.fromkeys(why)), refused)
 
     def emit_scalar(self, e, kind, env, var_names, pad):
         structural = _structural(e.prim)

@@ -34,8 +34,9 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
-from ...core.tensor import _own_array
+from ...core.tensor import _own_array, _place_owned
 from ...ir.graph import Literal
+from ...util import placement as _placement
 from . import Backend, register_backend
 
 NAME = "python"
@@ -100,10 +101,15 @@ def build_function(ctx, graph, plan, name):
     ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
     if plan is not None:
         ctx.arrays.update(plan.inplace)
-        # variables written in place: first, per call, an array of their own (_own_array)
+        # variables written in place: first, per call, an array of their own (_own_array);
+        # at the first call, their arrays placed apart within a page (_place_owned)
+        if plan.owned:
+            pl = ctx.add("place", list(plan.owned))
+            lines.append(f"    if {pl}: _place_owned({pl})")
         lines += [f"    _own_array({ctx.add('var', var)})" for var in plan.owned]
         if plan.owned:
             ctx.ns["_own_array"] = _own_array
+            ctx.ns["_place_owned"] = _place_owned
     for e in graph.eqns:
         ins = [nm(v) for v in e.inputs]
         outs = [nm(v) for v in e.outputs]
@@ -129,7 +135,8 @@ def build_function(ctx, graph, plan, name):
     return fn
 
 
-#: Slot k's data starts ``k * SLOT_STAGGER`` bytes (mod 4 KiB) into a page. Arrays of a
+#: Slot k's data starts ``k * SLOT_STAGGER`` bytes (mod 4 KiB) into a page (util/placement.py,
+#: which also places the arrays of variables that compiled code updates in place). Arrays of a
 #: few pages from malloc start 16 bytes apart within the page (or all at the same offset,
 #: when mmapped); a fused loop streaming through several of them then has its loads and
 #: stores collide in the CPU's 4 KiB address aliasing check (store-to-load forwarding
@@ -137,17 +144,12 @@ def build_function(ctx, graph, plan, name):
 #: kernel alone with its step's arguments, min of 40): 567 us as allocated, 514 us with
 #: every array moved to a different offset. 448 = 7 cache lines: a slot's neighbours
 #: land far apart, and 64-byte alignment keeps the vector loads aligned.
-SLOT_STAGGER = 448
+SLOT_STAGGER = _placement.STAGGER
 
 
 def _slot_array(slot):
     """The array of a buffer slot (C-ordered, writable), placed by ``SLOT_STAGGER``."""
-    n = slot.nbytes
-    if n < 4 * 4096:  # (small arrays: nothing to gain, and no padding to pay)
-        return np.empty(slot.shape, slot.dtype)
-    raw = np.empty(n + 4096, np.uint8)
-    off = (slot.index * SLOT_STAGGER - raw.ctypes.data) % 4096
-    return raw[off:off + n].view(slot.dtype).reshape(slot.shape)
+    return _placement.empty(slot.shape, slot.dtype, index=slot.index)
 
 
 def emit_eqn(ctx, e, ins, outs, buf):

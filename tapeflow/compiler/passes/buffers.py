@@ -201,7 +201,9 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
     (Adam's m, v and parameter, a soft-updated target). One assign semantics still holds,
     because nothing can see the old array change:
 
-    * in the graph: ``o``'s one use is ``assign_variable(var, o)``; the operand is a read of
+    * in the graph: ``o`` is assigned to ``var`` once; any other use of it is pure, and
+      then no equation writes ``var`` again (those readers read the variable's array) and
+      no effect other than a variable read or write follows the loop; the operand is a read of
       ``var`` with no write of ``var`` between it and that assign, and no read of it after
       the equation; every value that holds the old array (the reads of ``var`` since its
       last write, and views of them) is used by pure equations only, never after the
@@ -238,11 +240,20 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             continue
         for o in e.outputs:
             used = uses.get(o, [])
-            if len(used) != 1 or o in escaping or eqns[used[0]].prim is not assign_variable_p \
-                    or eqns[used[0]].inputs[0] is not o:
+            assigns = [i for i in used if eqns[i].prim is assign_variable_p and eqns[i].inputs[0] is o]
+            if len(assigns) != 1 or o in escaping:
                 continue
-            a = used[0]
+            a = assigns[0]
             var = eqns[a].params["var"]
+            # other readers of the new value (TD3's actor update reads the critic's new
+            # weights in its GEMMs): they read the variable's array, so nothing may write the
+            # variable again in this graph, and they must be pure (an assign of ``o`` to
+            # another variable would share the array)
+            rest = [i for i in used if i != a]
+            if rest and (any(eqns[i].effect is not None for i in rest)
+                         or any(i > a and eqns[i].prim is assign_variable_p for i in touches[id(var)])
+                         or any(i > k for i in opaque)):
+                continue
             if id(var) in done or var._v.dtype != o.aval.dtype or var._v.shape != o.aval.shape \
                     or o.aval.shape == ():  # (a scalar is no array traffic to save)
                 continue

@@ -35,7 +35,8 @@ reduction: ``_pays``) are left as they were (NumPy is as fast there, and
 compiling costs), and so are groups over fewer than ``MIN_ELEMENTS`` elements
 unless they chain ``MIN_OPS_SMALL`` elementwise ops (an Adam update of a bias);
 so are groups the backend fails to compile. A group is cut to ``MAX_ARRAYS`` operands and results
-(``_limit_arrays``): past that LLVM leaves the loop scalar.
+(``_limit_arrays``): past that LLVM leaves the loop scalar. The cut drops whole independent
+chains first (``_components``), so no chain's value crosses from one loop to the next.
 """
 from __future__ import annotations
 
@@ -301,9 +302,51 @@ def _limit_arrays(eqns, members, tainted, out_set):
         return members, tainted
     members = list(members)
     dropped = []
+    # First whole chains, the last first: members that share no value (two parameters' Adam
+    # updates) leave together, so no value of a chain is written by one loop and read back by
+    # the next. Cutting the last members instead split TD3's second critic's Adam update: its
+    # moments were updated in the first loop, written out (two fresh 256x256 arrays a call)
+    # and read back by the second for the weight's update.
+    comps = _components(eqns, members)
+    while len(comps) > 1 and _n_arrays(eqns, members, out_set) > MAX_ARRAYS:
+        last = comps.pop()
+        dropped += last
+        members = [k for k in members if k not in set(last)]
+    # one chain past the limit: its last members
     while len(members) > 1 and _n_arrays(eqns, members, out_set) > MAX_ARRAYS:
         dropped.append(members.pop())
     return members, sorted(set(tainted) | set(dropped))
+
+
+def _components(eqns, members):
+    """``members`` (indices into ``eqns``, in program order) split into chains that share
+    no value (one made by a member and read by another) and read no common operand of the
+    loop's shape, each in program order; the chains ordered by their last member, the
+    seed's chain first."""
+    parent = {k: k for k in members}
+    # the loop's shape: an elementwise member's result (a reduction's is smaller)
+    shape = next(eqns[k].outputs[0].aval.shape for k in members if eqns[k].prim.fusion == "elementwise")
+
+    def root(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    maker = {}
+    for k in members:
+        for v in eqns[k].inputs:
+            if isinstance(v, Var) and v in maker:
+                parent[root(k)] = root(maker[v])
+            elif isinstance(v, Var) and v.aval.shape == shape:
+                maker[v] = k   # read by several chains: one loop reads it once
+        for o in eqns[k].outputs:
+            maker[o] = k
+    comps = {}
+    for k in members:
+        comps.setdefault(root(k), []).append(k)
+    seed = root(members[0])
+    return [comps[seed]] + sorted((c for r, c in comps.items() if r != seed), key=lambda c: c[-1])
 
 
 def _elementwise_forms(eqns, can_fuse):
