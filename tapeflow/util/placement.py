@@ -6,9 +6,8 @@ streaming through several of them (an Adam update reads and writes a weight, its
 moments and its target copy) then has its loads and stores collide in the CPU's
 4 KiB address-aliasing check (store-to-load forwarding compares the low 12 bits
 first), and stalls. So the arrays such loops stream through are placed
-``STAGGER`` bytes apart (mod 4 KiB): planned buffer slots (by slot index), the
-arrays of variables that compiled code updates in place, and the fresh results of
-the fused kernels (by a running count).
+``STAGGER`` bytes apart (mod 4 KiB): planned buffer slots (by slot index) and the
+arrays of variables that compiled code updates in place (by a running count).
 
 Measured (2-core EPYC, each kernel alone with TD3 256's arguments, min of 1000):
 the critics' fused Adam over their two 256x256 weights 45 us with its arrays 16
