@@ -325,7 +325,8 @@ def _components(eqns, members):
     seed's chain first."""
     parent = {k: k for k in members}
     # the loop's shape: an elementwise member's result (a reduction's is smaller)
-    shape = next(eqns[k].outputs[0].aval.shape for k in members if eqns[k].prim.fusion == "elementwise")
+    # (None for a group of reductions alone: then no operand links chains)
+    shape = next((eqns[k].outputs[0].aval.shape for k in members if eqns[k].prim.fusion == "elementwise"), None)
 
     def root(k):
         while parent[k] != k:
