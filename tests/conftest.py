@@ -197,3 +197,15 @@ def fused_tier(step, *args):
     cf._tier_up()
     assert cf.backend == "python+fused"
     return fn, cf
+
+
+def moment_update(z, W, m):
+    """The in-place tests' update, traced inside their steps: a GEMM reads ``W``, a momentum
+    ``m`` takes the gradient-like product, ``W`` steps by it (one fused loop writes both).
+    Returns ``(h, y)``, the hidden value and the product before the update."""
+    h = tf.sigmoid(z * 2.0 + 1.0)
+    y = tf.matmul(h, W)
+    g = tf.matmul(tf.transpose(h), y * y * 0.5 + y)
+    m.assign(0.9 * m + 0.1 * g)
+    W.assign_sub(0.01 * m / (tf.sqrt(m * m) + 1.0))
+    return h, y

@@ -73,13 +73,18 @@ def test_a_group_past_the_limit_is_cut_between_chains(n):
     assert len(fused) >= 2
     assert max(sum(v.aval.shape != () for v in e.inputs) + len(e.outputs) for e in fused) <= fusion.MAX_ARRAYS
     assert not [e for e in cf.fused_graph.eqns if e.prim.name in ("sqrt", "div")], "an update was left unfused"
-    for k in range(2):
+    _two_more_steps_equal(f, step_e, lr, state_c, state_e)
+
+
+def _two_more_steps_equal(f, step_e, lr, state_c, state_e):
+    """Two more steps of the fused function ``f`` and of eager ``step_e``: every state
+    variable equal to eager's (fused loops: last bits only)."""
+    for _ in range(2):
         step_e(lr, X, G)
         f(lr, X, G)
     for a, b in zip(state_c, state_e):
-        for x, y in zip(a, b):
-            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-5, atol=1e-6)
-
+        for u, w in zip(a, b):
+            np.testing.assert_allclose(u.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
 
 def test_chains_reading_a_common_operand_stay_in_one_loop():
     """Two chains that read the same (128, 64) operand are cut as one: the loop reads
@@ -93,12 +98,7 @@ def test_chains_reading_a_common_operand_stay_in_one_loop():
     x = cf.fused_graph.inputs[1]
     readers = [e for e in fused if x in e.inputs]
     assert len(fused) >= 2 and len(readers) == 1, [str(e.params["graph"]) for e in fused]
-    for k in range(2):
-        step_e(lr, X, G)
-        f(lr, X, G)
-    for a, b in zip(state_c, state_e):
-        for u, w in zip(a, b):
-            np.testing.assert_allclose(u.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    _two_more_steps_equal(f, step_e, lr, state_c, state_e)
 
 
 def test_components_split_on_shared_values_and_common_operands():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import fused_tier
+from conftest import fused_tier, moment_update
 from tapeflow.compiler.passes import buffers
 from tapeflow.ir.interpreter import eval_graph
 
@@ -29,11 +29,7 @@ def _vars(seed=0):
 
 def _step(W, m, T, write_again=False):
     def step(z):
-        h = tf.sigmoid(z * 2.0 + 1.0)
-        y = tf.matmul(h, W)
-        g = tf.matmul(tf.transpose(h), y * y * 0.5 + y)
-        m.assign(0.9 * m + 0.1 * g)
-        W.assign_sub(0.01 * m / (tf.sqrt(m * m) + 1.0))
+        h, _ = moment_update(z, W, m)
         y2 = tf.matmul(h, W)                      # reads the new W (a GEMM after the update)
         T.assign(0.995 * T + 0.005 * W)           # and the soft update reads it too
         if write_again:
