@@ -107,9 +107,11 @@ def _swap_aval(x):
     return Aval(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
 
 
-def _row_dots_terms(ins, e):
-    # ins[1], the (N, k) block, comes as a template over {k}, here the output column
-    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[0])]
+def _dots_terms(ins, e):
+    # row_dots' and col_dots' terms, one per output column j (N, the result's last axis):
+    # the loop's element of the first operand times the second's block, which comes as a
+    # template over {k}, here j (row_dots' (N, k) block of rows, col_dots' (B, N) of g)
+    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.outputs[0].aval.shape[-1])]
 
 
 # A (m, k) @ (k, N) product with few output columns (N <= FEW_N), given b's transpose
@@ -118,7 +120,7 @@ def _row_dots_terms(ins, e):
 # the row (``(ufunc, start, terms)``: per row, one sum per output column of the terms).
 # Exists only in optimized graphs, like outer_sum; its kernel is matmul's.
 row_dots_p = Primitive("row_dots", lambda a, bt: np.matmul(a, bt.T), _row_dots_abstract, differentiable=False,
-                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _row_dots_terms, "rows")},
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _dots_terms, "rows")},
                        doc="a product with few output columns, as row folds in a fused loop (compiler-made)")
 
 
@@ -136,18 +138,13 @@ def _col_dots_abstract(x, g):
     return _matmul_abstract(_swap_aval(x), g)
 
 
-def _col_dots_terms(ins, e):
-    # ins[1], the (B, N) block of g, comes as a template over {k}, here the output column
-    return [f"{ins[0]} * {ins[1].format(k=j)}" for j in range(e.inputs[1].aval.shape[1])]
-
-
 # A weight gradient x.T @ g with g of few columns (1 < N <= FEW_N_SUMS), given x (B, k): as
 # matmul's record writes it for a fused loop over x's elements (the relu gradient's loop,
 # which reads x for its mask), N column sums of x times g's column, folded down the
 # rows (``(ufunc, start, terms, "columns")``). Exists only in optimized graphs, like
 # outer_sum; its kernel is matmul's.
 col_dots_p = Primitive("col_dots", lambda x, g: np.matmul(x.T, g), _col_dots_abstract, differentiable=False,
-                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _col_dots_terms, "columns")},
+                       aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero", _dots_terms, "columns")},
                        doc="a weight gradient with few columns, as column folds in a fused loop (compiler-made)")
 
 
