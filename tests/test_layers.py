@@ -160,6 +160,25 @@ def test_layer_normalization_forward_and_gradients():
     _fd_check(ln, x)
 
 
+@pytest.mark.parametrize("cls, extra", [(L.LayerNormalization, {}),
+                                        (L.BatchNormalization, {"momentum": 0.8,
+                                                                "moving_variance_initializer": "zeros"})])
+def test_normalization_config_round_trip_and_unknown_axis(cls, extra):
+    layer = cls(axis=1, epsilon=0.01, center=False, gamma_initializer="zeros", gamma_regularizer="l2", **extra)
+    cfg = layer.get_config()
+    assert cfg["axis"] == 1 and cfg["epsilon"] == 0.01 and cfg["center"] is False and cfg["scale"] is True
+    for k, v in extra.items():
+        assert cfg[k] == (v if k == "momentum" else {"class_name": "Zeros", "config": {}})
+    again = cls.from_config(cfg)
+    assert again.get_config() == cfg
+    again.build((None, 4, 3))
+    assert again.beta is None and again.gamma.shape == (4,)
+    np.testing.assert_array_equal(again.gamma.numpy(), np.zeros(4, np.float32))
+    assert len(again.losses) == 1  # the gamma regularizer
+    with pytest.raises(ValueError, match=f"{cls.__name__}: the normalized ax.*input shape \\(\\?, \\?, 3\\)"):
+        cls(axis=1).build((None, None, 3))
+
+
 def test_batch_normalization_training_inference_and_moving_stats():
     bn = L.BatchNormalization(momentum=0.9, epsilon=1e-3, dtype=F64)
     x = _rng().standard_normal((8, 3)) * 2 + 1

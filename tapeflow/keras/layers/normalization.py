@@ -23,13 +23,14 @@ def _axes(axis, ndim):
     return out
 
 
-class LayerNormalization(Layer):
-    """Normalize each sample over ``axis`` (default the last):
-    ``(x - mean) / sqrt(var + epsilon) * gamma + beta``."""
+class _Normalization(Layer):
+    """What LayerNormalization and BatchNormalization share: the axis, epsilon, and the
+    optional scale ``gamma`` and offset ``beta`` over the normalized (LayerNormalization)
+    or kept (BatchNormalization) axes, with their initializers, regularizers and
+    constraints."""
 
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
-                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                 gamma_constraint=None, **kwargs):
+    def __init__(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                 gamma_regularizer, beta_constraint, gamma_constraint, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis if isinstance(axis, int) else tuple(axis)
         self.epsilon = float(epsilon)
@@ -40,14 +41,15 @@ class LayerNormalization(Layer):
         self.gamma_regularizer = _regs.get(gamma_regularizer)
         self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
 
-    def build(self, input_shape):
+    def _build_affine(self, input_shape, unknown_size):
+        """gamma and beta over ``axis`` (each where asked for) and the input spec; returns
+        (rank, the axes, the parameters' shape). ``unknown_size``: the error's words for
+        an axis of unknown size."""
         nd = len(input_shape)
         axes = _axes(self.axis, nd)
         pshape = tuple(input_shape[a] for a in axes)
         if any(d is None for d in pshape):
-            raise ValueError(f"LayerNormalization: the normalized axes must have known sizes, input shape "
-                             f"{fmt_shape(input_shape)}")
-        self._norm_axes = axes
+            raise ValueError(f"{type(self).__name__}: {unknown_size}, input shape {fmt_shape(input_shape)}")
         self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
         self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
@@ -56,6 +58,31 @@ class LayerNormalization(Layer):
                                     regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
             if self.center else None
         self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
+        return nd, axes, pshape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
+                   beta_initializer=_inits.serialize(self.beta_initializer),
+                   gamma_initializer=_inits.serialize(self.gamma_initializer),
+                   beta_regularizer=_regs.serialize(self.beta_regularizer),
+                   gamma_regularizer=_regs.serialize(self.gamma_regularizer),
+                   beta_constraint=self.beta_constraint, gamma_constraint=self.gamma_constraint)
+        return cfg
+
+
+class LayerNormalization(_Normalization):
+    """Normalize each sample over ``axis`` (default the last):
+    ``(x - mean) / sqrt(var + epsilon) * gamma + beta``."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                         gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
+
+    def build(self, input_shape):
+        _, self._norm_axes, _ = self._build_affine(input_shape, "the normalized axes must have known sizes")
         self.built = True
 
     def call(self, inputs):
@@ -70,18 +97,8 @@ class LayerNormalization(Layer):
             out = M.add(out, self.beta if trailing else A.reshape(self.beta, self._bshape))
         return out
 
-    def get_config(self):
-        cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
-                   beta_initializer=_inits.serialize(self.beta_initializer),
-                   gamma_initializer=_inits.serialize(self.gamma_initializer),
-                   beta_regularizer=_regs.serialize(self.beta_regularizer),
-                   gamma_regularizer=_regs.serialize(self.gamma_regularizer),
-                   beta_constraint=self.beta_constraint, gamma_constraint=self.gamma_constraint)
-        return cfg
 
-
-class BatchNormalization(Layer):
+class BatchNormalization(_Normalization):
     """Batch normalization over all axes but ``axis``.
 
     training=True: normalize with the batch mean and (biased) variance and
@@ -98,40 +115,20 @@ class BatchNormalization(Layer):
         for k in ("renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size", "adjustment",
                   "synchronized"):
             kwargs.pop(k, None)
-        super().__init__(**kwargs)
-        self.axis = axis if isinstance(axis, int) else tuple(axis)
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                         gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
         self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
-        self.center, self.scale = bool(center), bool(scale)
-        self.beta_initializer = _inits.get(beta_initializer)
-        self.gamma_initializer = _inits.get(gamma_initializer)
         self.moving_mean_initializer = _inits.get(moving_mean_initializer)
         self.moving_variance_initializer = _inits.get(moving_variance_initializer)
-        self.beta_regularizer = _regs.get(beta_regularizer)
-        self.gamma_regularizer = _regs.get(gamma_regularizer)
-        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
 
     def build(self, input_shape):
-        nd = len(input_shape)
-        axes = _axes(self.axis, nd)
-        pshape = tuple(input_shape[a] for a in axes)
-        if any(d is None for d in pshape):
-            raise ValueError(f"BatchNormalization: the normalized axis must have a known size, input shape "
-                             f"{fmt_shape(input_shape)}")
+        nd, axes, pshape = self._build_affine(input_shape, "the normalized axis must have a known size")
         self._param_axes = axes
         self._reduce_axes = [a for a in range(nd) if a not in axes]
-        self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
-        self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
-            if self.scale else None
-        self.beta = self.add_weight("beta", pshape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
-            if self.center else None
         self.moving_mean = self.add_weight("moving_mean", pshape, initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight("moving_variance", pshape,
                                                initializer=self.moving_variance_initializer, trainable=False)
-        self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
         self.built = True
 
     def _b(self, t):
@@ -171,12 +168,7 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         cfg = super().get_config()
-        cfg.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon, center=self.center,
-                   scale=self.scale, beta_initializer=_inits.serialize(self.beta_initializer),
-                   gamma_initializer=_inits.serialize(self.gamma_initializer),
+        cfg.update(momentum=self.momentum,
                    moving_mean_initializer=_inits.serialize(self.moving_mean_initializer),
-                   moving_variance_initializer=_inits.serialize(self.moving_variance_initializer),
-                   beta_regularizer=_regs.serialize(self.beta_regularizer),
-                   gamma_regularizer=_regs.serialize(self.gamma_regularizer),
-                   beta_constraint=self.beta_constraint, gamma_constraint=self.gamma_constraint)
+                   moving_variance_initializer=_inits.serialize(self.moving_variance_initializer))
         return cfg
