@@ -215,3 +215,30 @@ def test_with_no_write_between_the_read_moves_and_the_values_stay():
         got = eval_graph(out, [x, np.bool_(flag)])
         np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
         np.testing.assert_array_equal(T.numpy(), after)
+
+
+def test_a_cond_returning_a_variables_array_keeps_a_later_update_out_of_place():
+    """A branch that writes V and returns V's read hands the caller V's array with no read
+    at the top level to show it: the update after the cond must not write over it."""
+    V = tf.Variable(np.random.default_rng(3).standard_normal((64, 48)).astype(np.float32), name="V")
+    V2 = tf.Variable(V.numpy())
+
+    def make(V):
+        def step(z, flag):
+            def upd():
+                V.assign(V * 0.5 + 1.0)
+                return V.read_value()
+            got = tf.cond(flag, upd, lambda: V.read_value() * 1.0)
+            V.assign(0.9 * V + 0.1 * tf.reduce_mean(z) * tf.sqrt(V * V + 1.0))
+            # (a GEMM after the update reads it: a fused loop would read each element before
+            # storing over it, and hide the sharing)
+            return tf.matmul(got, tf.ones((48, 16)))
+        return step
+    fn, cf = fused_tier(make(V), _z(), tf.constant(False))
+    V2.assign(V.numpy())
+    assert id(V) not in {id(v) for v in buffers.plan_buffers(cf.fused_graph).owned}
+    eager = make(V2)
+    for s, flag in enumerate((True, False, True)):
+        got = fn(_z(s), tf.constant(flag)).numpy()
+        np.testing.assert_allclose(got, eager(tf.constant(_z(s)), tf.constant(flag)).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(V.numpy(), V2.numpy(), rtol=1e-5, atol=1e-6)
