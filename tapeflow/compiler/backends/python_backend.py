@@ -139,7 +139,7 @@ def build_function(ctx, graph, plan, name):
 
 
 def _dead_before_calls(graph):
-    """{index of an equation holding sub-graphs: the values to clear just before it}: the
+    """{index of an effectful equation holding sub-graphs: the values to clear just before it}: the
     values that may hold a variable's array (a read, a view of one, a value written into
     a variable), defined earlier, used by nothing from that equation on, not returned.
 
@@ -150,7 +150,8 @@ def _dead_before_calls(graph):
     soft updates copy all their arrays every call. Cleared, only real holders (a user's
     snapshot) remain. Graphs without sub-graphs get no extra line."""
     eqns = graph.eqns
-    calls = [i for i, e in enumerate(eqns) if subgraphs(e)]
+    # (only sub-graphs with an effect can write a variable: a fused loop's group is pure)
+    calls = [i for i, e in enumerate(eqns) if e.effect is not None and subgraphs(e)]
     if not calls:
         return {}
     roots = alias_roots(eqns)
