@@ -15,7 +15,8 @@ it over that operand after reading it, see ``_dead_operands``).
 Aliasing comes from the records: an output of a primitive whose record says
 ``aliases`` (the default: views, identity ops, control flow passing an
 operand through, any primitive that did not say otherwise) may share memory
-with every one of its inputs, so their slots stay held while it is live.
+with every one of its inputs (or those its record's ``alias_map`` names: a cond
+output, only the operands some branch returns), so their slots stay held while it is live.
 
 ``copies``: variable writes whose value is not a fresh array owned by nobody
 else (a possible alias, an input, a constant, a buffer, a value written twice
@@ -265,11 +266,11 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             # reads the critic's new weights: its sub-graphs take it as an input, which their
             # own plans never overwrite and a variable write there copies)
             rest = [i for i in used if i != a]
-            w = writes.get(id(var), ())
+            var_writes = writes.get(id(var), ())
             if rest and (any(eqns[i].effect is not None and (eqns[i].prim is assign_variable_p
                                                              or not subgraphs(eqns[i]) or i in opaque_set)
                              for i in rest)
-                         or any(i > a for i in w)
+                         or any(i > a for i in var_writes)
                          or any(i > k for i in opaque)):
                 continue
             # a cond or loop touching ``var`` before its assign: the values it returns may hold
@@ -288,8 +289,8 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             j = cur[0]
             first = reads[e.inputs[j]][1]
             acc = touches[id(var)]
-            last_write = max((i for i in w if i < k), default=-1)
-            if any(first < i < a for i in w) \
+            last_write = max((i for i in var_writes if i < k), default=-1)
+            if any(first < i < a for i in var_writes) \
                     or any(k < i < a for i in acc) or any(last_write < i < a for i in opaque):
                 continue
             held = {v for v, (w, i) in reads.items() if w is var and last_write < i < k}
