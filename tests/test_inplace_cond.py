@@ -242,3 +242,28 @@ def test_a_cond_returning_a_variables_array_keeps_a_later_update_out_of_place():
         got = fn(_z(s), tf.constant(flag)).numpy()
         np.testing.assert_allclose(got, eager(tf.constant(_z(s)), tf.constant(flag)).numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(V.numpy(), V2.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_variable_effects_reach_nested_sub_graphs_and_keep_other_effects():
+    """A cond inside a cond: the outer equation reads and writes what the inner one does;
+    a print inside makes it an equation that may touch anything (``other``), which the
+    in-place planner treats as it did every cond before."""
+    from tapeflow.ir.graph import variable_effects
+    A = tf.Variable(np.ones(3, np.float32), name="A")
+    B = tf.Variable(np.ones(3, np.float32), name="B")
+
+    def make(show):
+        def f(x, flag):
+            def outer():
+                def inner():
+                    B.assign(A * 2.0 + x)
+                    if show:
+                        tf.print(x)
+                    return tf.constant(1.0)
+                return tf.cond(flag, inner, lambda: tf.constant(0.0))
+            return tf.cond(flag, outer, lambda: tf.constant(0.0))
+        return tf.function(f, backend="python").get_concrete_function(
+            np.ones(3, np.float32), tf.constant(True)).raw_graph
+    for show in (False, True):
+        fx = variable_effects(_cond(make(show)))
+        assert set(fx.writes) == {id(B)} and fx.other == ({"io"} if show else set())
