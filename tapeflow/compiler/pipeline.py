@@ -21,6 +21,7 @@ from .passes.constant_folding import constant_folding
 from .passes.cse import cse
 from .passes.slices import push_slices
 from .passes.dce import dce
+from .passes.branch_reads import reads_into_branches
 from .passes.buffers import plan_buffers
 from ..ir.graph import Eqn, Graph
 
@@ -29,9 +30,10 @@ log = logging.getLogger("tapeflow")
 #: backends 'auto' tries, in order (python takes every graph)
 AUTO = ("numba", "python")
 
-# push_slices after dce: a product counts as sliced only when its other uses are live
+# push_slices after dce: a product counts as sliced only when its other uses are live;
+# reads_into_branches last: a read's uses after the cond are then only the live ones
 PASSES = [("simplify", simplify), ("constant_folding", constant_folding), ("cse", cse), ("dce", dce),
-          ("push_slices", push_slices)]
+          ("push_slices", push_slices), ("reads_into_branches", reads_into_branches)]
 
 
 def _debug(what):

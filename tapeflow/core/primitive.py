@@ -47,6 +47,10 @@ class Primitive:
         operand passed through)? The buffer planner keeps the input's memory
         alive as long as the output, and a variable write copies such a value.
         Default True: only a kernel known to return a fresh array says False.
+    alias_map(eqn): optional, for an op that ``aliases``: which of its inputs each output
+        may share memory with (a list, one tuple of input indices per output); a cond
+        output passes through only the operands some branch returns. None (the default):
+        every output may alias every input.
     fusion: "elementwise" (one output element from the same-index input
         elements, broadcasting allowed), "reduction" (folds whole axes with
         one associative ufunc) or "opaque" (default: never fused, never
@@ -83,7 +87,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
-                 "multiple_results", "impl_out", "doc", "aliases", "fusion", "lowerings", "interpret",
+                 "multiple_results", "impl_out", "doc", "aliases", "alias_map", "fusion", "lowerings", "interpret",
                  "bind2", "vjp_np", "vjp_np_into", "specialize")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
@@ -91,7 +95,7 @@ class Primitive:
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
                  aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
-                 specialize=None):
+                 specialize=None, alias_map=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -112,6 +116,7 @@ class Primitive:
         self.impl_out = impl_out
         self.doc = doc
         self.aliases = bool(aliases)
+        self.alias_map = alias_map
         self.fusion = fusion
         self.lowerings = dict(lowerings or {})
         self.interpret = interpret

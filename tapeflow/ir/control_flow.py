@@ -28,7 +28,7 @@ from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..util import nest
 from . import interpreter
-from .graph import Graph, Literal, Var
+from .graph import Graph, Literal, Var, alias_roots
 from .tracer import Trace, Tracer, _unknown_rank
 
 # ---------------------------------------------------------------------------------------------
@@ -171,8 +171,23 @@ def _cond_vjp(cts, outs, pred, *operands, branches):
     return (None,) + tuple(out)
 
 
+def _cond_alias_map(eqn):
+    """Output m may share memory with operand j only where some branch returns its input
+    j (or a view of it). Why: a cond output aliasing every operand kept the buffer planner
+    from writing a variable in place when a branch merely reads its new value (TD3's
+    actor update reads the critic's new weights; the cond returns the actor loss)."""
+    out = [set() for _ in eqn.outputs]
+    for g in eqn.params["branches"]:
+        roots = alias_roots(g.eqns)
+        pos = {v: j + 1 for j, v in enumerate(g.inputs)}  # (operand 0 is the predicate)
+        for m, v in enumerate(g.outputs):
+            if isinstance(v, Var):
+                out[m].update(pos[r] for r in roots.get(v, (v,)) if r in pos)
+    return [tuple(sorted(x)) for x in out]
+
+
 cond_p = Primitive("cond", _cond_impl, _cond_abstract, _cond_vjp, multiple_results=True,
-                   interpret=_cond_interpret, doc="branches=(false_graph, true_graph); operands shared by both")
+                   interpret=_cond_interpret, alias_map=_cond_alias_map, doc="branches=(false_graph, true_graph); operands shared by both")
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):

@@ -78,6 +78,66 @@ class Eqn:
         return f"Eqn({self.prim.name})"
 
 
+class VarEffects:
+    """What an equation does to state, precisely enough to order it against variable
+    reads and writes: ``reads``/``writes`` map id(Variable) -> Variable (for an equation
+    holding sub-graphs: every read/write any of them does, at any depth), ``other``: the
+    set of its other effects ("io", "random", an unknown one; "control" never appears)."""
+
+    __slots__ = ("reads", "writes", "other")
+
+    def __init__(self):
+        self.reads, self.writes, self.other = {}, {}, set()
+
+    @property
+    def only_variables(self):
+        """Touches variables (those named) and nothing else."""
+        return not self.other
+
+
+def variable_effects(eqn, _acc=None):
+    """``eqn``'s ``VarEffects``. A primitive's own effect comes from its record: "read"
+    and "write" name their Variable in params (``var=``, as bind requires); any other
+    effect string is ``other``. The effects of sub-graphs (cond branches, loop bodies)
+    are collected recursively, whatever the op holding them is called. The buffer
+    planner treats a branch that only updates variables as touching exactly those
+    (TD3's delayed actor update), not as an effect that may touch anything."""
+    acc = VarEffects() if _acc is None else _acc
+    e = eqn.prim.effect
+    if e is not None:
+        var = eqn.params.get("var")
+        if e == "read" and var is not None:
+            acc.reads[id(var)] = var
+        elif e == "write" and var is not None:
+            acc.writes[id(var)] = var
+        else:
+            acc.other.add(e)
+    for g in subgraphs(eqn):
+        for x in g.eqns:
+            variable_effects(x, acc)
+    return acc
+
+
+def alias_roots(eqns, roots=None):
+    """{Var: frozenset of the Vars whose memory it may share, itself included} for the
+    outputs of ``eqns`` that may alias an input (absent: only itself), from the records:
+    ``aliases`` and, where given, ``alias_map``. ``roots``: a dict to extend."""
+    roots = {} if roots is None else roots
+    for e in eqns:
+        p = e.prim
+        if not p.aliases:
+            continue
+        if p.alias_map is not None:
+            per = p.alias_map(e)
+        else:
+            per = [range(len(e.inputs))] * len(e.outputs)
+        for o, idx in zip(e.outputs, per):
+            rs = {r for j in idx if isinstance(e.inputs[j], Var) for r in roots.get(e.inputs[j], (e.inputs[j],))}
+            rs.add(o)
+            roots[o] = frozenset(rs)
+    return roots
+
+
 def subgraphs(eqn):
     out = []
     for v in eqn.params.values():

@@ -35,7 +35,7 @@ import numpy as np
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
 from ...core.tensor import _own_array, _place_owned
-from ...ir.graph import Literal
+from ...ir.graph import Literal, Var, alias_roots, subgraphs
 from ...util import placement as _placement
 from . import Backend, register_backend
 
@@ -110,7 +110,10 @@ def build_function(ctx, graph, plan, name):
         if plan.owned:
             ctx.ns["_own_array"] = _own_array
             ctx.ns["_place_owned"] = _place_owned
-    for e in graph.eqns:
+    dead = _dead_before_calls(graph)
+    for i, e in enumerate(graph.eqns):
+        if i in dead:
+            lines.append("    " + " = ".join(nm(v) for v in dead[i]) + " = None")
         ins = [nm(v) for v in e.inputs]
         outs = [nm(v) for v in e.outputs]
         start = len(lines) + 1
@@ -133,6 +136,49 @@ def build_function(ctx, graph, plan, name):
     # 16 KB of source per trace would otherwise stay in linecache for good
     weakref.finalize(fn, linecache.cache.pop, filename, None)
     return fn
+
+
+def _dead_before_calls(graph):
+    """{index of an effectful equation holding sub-graphs: the values to clear just before it}: the
+    values that may hold a variable's array (a read, a view of one, a value written into
+    a variable), defined earlier, used by nothing from that equation on, not returned.
+
+    Why: a branch or loop body that updates a variable in place first checks, by its
+    reference count, that nothing but the variable holds its array (``_own_array``), and
+    copies it otherwise. The enclosing function's locals live until it returns: TD3's
+    target-network reads, used for the target Q before the cond, made the actor branch's
+    soft updates copy all their arrays every call. Cleared, only real holders (a user's
+    snapshot) remain. Graphs without sub-graphs get no extra line."""
+    eqns = graph.eqns
+    # (only sub-graphs with an effect can write a variable: a fused loop's group is pure)
+    calls = [i for i, e in enumerate(eqns) if e.effect is not None and subgraphs(e)]
+    if not calls:
+        return {}
+    roots = alias_roots(eqns)
+    holders = set()  # roots that may be a variable's array
+    for e in eqns:
+        if e.prim is _prim.READ_VARIABLE:
+            holders.update(e.outputs)
+        elif e.prim is assign_variable_p and isinstance(e.inputs[0], Var):
+            holders.update(roots.get(e.inputs[0], (e.inputs[0],)))
+    last = {}
+    for i, e in enumerate(eqns):
+        for v in e.inputs:
+            if isinstance(v, Var):
+                last[v] = i
+    returned = {v for v in graph.outputs if isinstance(v, Var)}
+    out, done, defined = {}, set(), []
+    c = 0
+    for i, e in enumerate(eqns):
+        if c < len(calls) and calls[c] == i:
+            c += 1
+            vs = [v for v in defined if v not in done and v not in returned and last.get(v, -1) < i
+                  and any(r in holders for r in roots.get(v, (v,)))]
+            if vs:
+                out[i] = vs
+                done.update(vs)
+        defined.extend(e.outputs)
+    return out
 
 
 #: Slot k's data starts ``k * SLOT_STAGGER`` bytes (mod 4 KiB) into a page (util/placement.py,

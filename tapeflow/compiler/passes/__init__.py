@@ -5,5 +5,6 @@
 3. cse                common-subexpression elimination (reads merged between writes)
 4. dce                dead-code elimination (effects are always live)
 5. push_slices        a slice of a GEMM's product becomes a GEMM of sliced operands
-6. buffers            buffer planning by liveness (an annotation, not a rewrite)
+6. reads_into_branches  a cond operand that reads a variable the cond writes: read in each branch
+7. buffers            buffer planning by liveness (an annotation, not a rewrite)
 """

@@ -15,7 +15,8 @@ it over that operand after reading it, see ``_dead_operands``).
 Aliasing comes from the records: an output of a primitive whose record says
 ``aliases`` (the default: views, identity ops, control flow passing an
 operand through, any primitive that did not say otherwise) may share memory
-with every one of its inputs, so their slots stay held while it is live.
+with every one of its inputs (or those its record's ``alias_map`` names: a cond
+output, only the operands some branch returns), so their slots stay held while it is live.
 
 ``copies``: variable writes whose value is not a fresh array owned by nobody
 else (a possible alias, an input, a constant, a buffer, a value written twice
@@ -26,7 +27,7 @@ outputs never share memory either), so each of its outputs is fresh.
 from __future__ import annotations
 
 from ...core.primitives.effects import assign_variable_p
-from ...ir.graph import Graph, Var
+from ...ir.graph import Graph, Var, alias_roots, subgraphs, variable_effects
 
 
 class Slot:
@@ -95,11 +96,7 @@ def plan_buffers(graph: Graph) -> BufferPlan:
     def roots_of(v):
         return roots.get(v, (v,))
 
-    for e in eqns:
-        if e.prim.aliases:
-            rs = frozenset(r for v in e.inputs if isinstance(v, Var) for r in roots_of(v))
-            for o in e.outputs:
-                roots[o] = rs | {o}
+    alias_roots(eqns, roots)
     last_use = {}
     for i, e in enumerate(eqns):
         for v in e.inputs:
@@ -225,6 +222,8 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
     escaping = {r for v in outputs for r in roots_of(v)}
     reads = {}     # read's output Var -> (variable, index)
     touches = {}   # id(variable) -> indices of the equations that read or write it
+    writes = {}    # id(variable) -> indices of the equations that write it
+    nested = {}    # id(variable) -> indices of the conds/loops that read or write it
     opaque = []    # indices of effectful equations that may touch any variable
     for i, e in enumerate(eqns):
         if e.prim is READ_VARIABLE or e.prim is assign_variable_p:
@@ -232,8 +231,22 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             touches.setdefault(id(var), []).append(i)
             if e.prim is READ_VARIABLE:
                 reads[e.outputs[0]] = (var, i)
-        elif e.effect is not None:
-            opaque.append(i)
+            else:
+                writes.setdefault(id(var), []).append(i)
+        elif e.effect is not None or subgraphs(e):
+            # a cond or loop whose sub-graphs only read and write variables (TD3's delayed
+            # actor update) touches exactly those, at its index; any other effect (io, an
+            # unknown one, a random draw) may touch anything
+            fx = variable_effects(e)
+            if fx.other:
+                opaque.append(i)
+                continue
+            for vid in fx.reads.keys() | fx.writes.keys():
+                touches.setdefault(vid, []).append(i)
+                nested.setdefault(vid, []).append(i)
+            for vid in fx.writes:
+                writes.setdefault(vid, []).append(i)
+    opaque_set = set(opaque)
     done = set()
     for k, e in enumerate(eqns):
         if not (e.prim.multiple_results and e.prim.impl_out is not None and e.effect is None):
@@ -249,10 +262,22 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             # weights in its GEMMs): they read the variable's array, so nothing may write the
             # variable again in this graph, and they must be pure (an assign of ``o`` to
             # another variable would share the array)
+            # (a cond or loop touching only variables may read it too, as TD3's actor branch
+            # reads the critic's new weights: its sub-graphs take it as an input, which their
+            # own plans never overwrite and a variable write there copies)
             rest = [i for i in used if i != a]
-            if rest and (any(eqns[i].effect is not None for i in rest)
-                         or any(i > a and eqns[i].prim is assign_variable_p for i in touches[id(var)])
+            var_writes = writes.get(id(var), ())
+            if rest and (any(eqns[i].effect is not None and (eqns[i].prim is assign_variable_p
+                                                             or not subgraphs(eqns[i]) or i in opaque_set)
+                             for i in rest)
+                         or any(i > a for i in var_writes)
                          or any(i > k for i in opaque)):
+                continue
+            # a cond or loop touching ``var`` before its assign: the values it returns may hold
+            # the variable's array without a read here to show it (a branch that writes the
+            # variable, reads it back and returns the read), so the old array has holders
+            # this plan cannot see
+            if any(i < a for i in nested.get(id(var), ())):
                 continue
             if id(var) in done or var._v.dtype != o.aval.dtype or var._v.shape != o.aval.shape \
                     or o.aval.shape == ():  # (a scalar is no array traffic to save)
@@ -264,8 +289,8 @@ def _plan_in_place(eqns, roots_of, outputs, plan):
             j = cur[0]
             first = reads[e.inputs[j]][1]
             acc = touches[id(var)]
-            last_write = max((i for i in acc if i < k and eqns[i].prim is assign_variable_p), default=-1)
-            if any(first < i < a and eqns[i].prim is assign_variable_p for i in acc) \
+            last_write = max((i for i in var_writes if i < k), default=-1)
+            if any(first < i < a for i in var_writes) \
                     or any(k < i < a for i in acc) or any(last_write < i < a for i in opaque):
                 continue
             held = {v for v, (w, i) in reads.items() if w is var and last_write < i < k}
