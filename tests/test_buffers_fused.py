@@ -177,8 +177,9 @@ def test_kernels_declare_their_array_arguments_noalias_and_stay_vectorized():
     fresh.compile(kernel.signatures[0])
     (ir,) = fresh.inspect_llvm().values()
     define = next(ln for ln in ir.splitlines() if ln.startswith("define") and "%arg.out" in ln)
-    # an array argument is passed as its struct's fields; the data pointer is the 5th
-    data = re.findall(r"ptr ([^%]*)%arg\.(a|out)\d+\.4\b", define)
+    # an array argument is passed as its struct's fields; the data pointer is the 5th (an
+    # input of 2 or more dims is the parameter a<k>_nd, flattened in the kernel)
+    data = re.findall(r"ptr ([^%]*)%arg\.(a|out)\d+(?:_nd)?\.4\b", define)
     assert len(data) == 8 and all("noalias" in attrs for attrs, _ in data), define
     assert re.search(r"<(8|16) x float>", ir), "the loop is not vectorized"  # AVX2: 8 lanes, AVX-512: 16
     assert not [ln for ln in ir.splitlines() if "fdiv" in ln and " float " in ln and "<" not in ln], \

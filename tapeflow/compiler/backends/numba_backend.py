@@ -47,9 +47,9 @@ Lowering:
 * float32 sums accumulate in float64 (more accurate than NumPy's pairwise
   float32 sum, so results agree with the reference within float32 rounding);
   in a loop over rows (a bias row, column sums) each row's partial sum is
-  float32 and rows add in float64, and each row's values are added into
-  float64 column sums after the inner loop: the inner loop keeps one float
-  width, so LLVM vectorizes it 8 lanes wide.
+  float32 and rows add in float64, and column sums add each value into its
+  column's float64 total in the inner loop (LLVM vectorizes it with float32
+  and float64 lanes mixed).
 * exp (and sigmoid) of float32 use ``numba_math.simd_exp``, tanh ``simd_tanh``: they vectorize.
 * a loop over at least ``PARALLEL_MIN_ELEMENTS`` elements is split into chunks
   of rows (or elements) run by ``prange`` on ``loop_threads()`` threads; each
@@ -345,9 +345,11 @@ class CompileError(Exception):
     """numba could not compile a lowered graph (a TypingError...)."""
 
 
-def _numba_type(nb, shape, dtype):
+def _numba_type(nb, shape, dtype, flat=True):
+    """A kernel argument's numba type: a scalar, or a C array, flat unless ``flat`` is
+    False (the kernel flattens it: ``_Gen.flatten``)."""
     t = nb.from_dtype(np.dtype(dtype))
-    return t if shape == () else nb.types.Array(t, 1, "C")
+    return t if shape == () else nb.types.Array(t, 1 if flat else len(shape), "C")
 
 
 def _make_wrapper(kernel, graph, info, src, name):
@@ -370,9 +372,9 @@ def _make_wrapper(kernel, graph, info, src, name):
     params = [out_params.index(j) for j in range(1 + max((j for j in out_params if j is not None), default=-1))]
     # result i is written over input inplace[i] (a variable's own array: bind() below)
     inplace = info.get("inplace", {})
-    sig = [_numba_type(nb, v.aval.shape, v.aval.dtype) for v in graph.inputs]
+    sig = [_numba_type(nb, v.aval.shape, v.aval.dtype, flat=False) for v in graph.inputs]
     sig += [_numba_type(nb, np.shape(c), np.asarray(c).dtype) for c in consts]
-    sig += [_numba_type(nb, s, d) for s, d in zip(var_shapes, var_dtypes)]
+    sig += [_numba_type(nb, s, d, flat=False) for s, d in zip(var_shapes, var_dtypes)]
     sig += [_numba_type(nb, out_shapes[i], out_dtypes[i]) for i in params]
     try:
         kernel.compile(tuple(sig))
@@ -402,6 +404,7 @@ def _make_wrapper(kernel, graph, info, src, name):
           "_failed": failed, "_NumbaError": NumbaError, "_set_threads": nb.set_num_threads,
           "_loop_threads": loop_threads}
     ns.update({f"_c{i}": c for i, c in enumerate(consts)})
+    ns.update({f"_T{i}": np.dtype(v.aval.dtype).type for i, v in enumerate(graph.inputs) if v.aval.shape == ()})
     ns.update({f"_var{j}": var for j, var in enumerate(variables)})
     ns.update({f"_vs{j}": s for j, s in enumerate(var_shapes)})
     ns.update({f"_vd{j}": d for j, d in enumerate(var_dtypes)})
@@ -457,8 +460,9 @@ def _make_wrapper(kernel, graph, info, src, name):
 
 def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel, out_params, params, bound,
                     inplace):
-    """Source of ``run(a0, a1, ...)``, the Python function that calls a kernel: arrays go
-    in flat (``reshape(-1)``: a view of a C-contiguous array), 0-d values as scalars;
+    """Source of ``run(a0, a1, ...)``, the Python function that calls a kernel: input and
+    variable arrays go in as they are (the kernel flattens them: ``_Gen.flatten``), 0-d
+    values as scalars (a NumPy scalar of the input's dtype, the usual case, as it is);
     results come back in their shapes, variables' new values into the variables.
     Straight-line code for these shapes, because the fused tier calls small kernels
     often (a DQN step 6 times, a TD3 iteration about 30): a generic loop over the
@@ -470,9 +474,13 @@ def _wrapper_source(in_shapes, n_consts, var_shapes, out_shapes, exact, parallel
     others get a new array (``_empty``) per call. ``inplace[i]``: result i is input
     ``a{inplace[i]}``, which the kernel wrote over (it is neither an argument nor returned)."""
     args = [f"a{i}" for i in range(len(in_shapes))]
-    call = [f"{a}.reshape(-1)" if s != () else f"_asarray({a})[()]" for a, s in zip(args, in_shapes)]
+    # per call, a.reshape(-1) costs ~0.15 us and _asarray(a)[()] ~0.2 us (a TD3 cycle's 45
+    # kernels made ~300 such calls: ~50 us of a 6.3 ms cycle); the scalar's type test ~0.02 us.
+    # TD3 256-256 cycle, same process, 400 interleaved pairs: per-pair median -41 us (min -60 us)
+    call = [a if s != () else f"({a} if {a}.__class__ is _T{i} else _asarray({a})[()])"
+            for i, (a, s) in enumerate(zip(args, in_shapes))]
     call += [f"_c{i}" for i in range(n_consts)]
-    call += [f"_var{j}._v.reshape(-1)" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
+    call += [f"_var{j}._v" if s != () else f"_asarray(_var{j}._v)[()]" for j, s in enumerate(var_shapes)]
     call += [f"_ob{j}" if j in bound else (f"o{j}" if len(out_shapes[i]) == 1 else f"o{j}.reshape(-1)")
              for j, i in enumerate(params)]
     sig = ", ".join(args)
@@ -530,9 +538,10 @@ class _Gen:
         self._collect_vars(g)
         env = {}
         args = []
+        prologue = []
         for v in g.inputs:
             env[v] = a = self.fresh("a")
-            args.append(a)
+            args.append(self.flatten(a, v.aval.shape, prologue))
         self.const_list = []
         for v, val in self._all_consts(g):
             if np.asarray(val).dtype.kind not in "fiub":
@@ -545,7 +554,7 @@ class _Gen:
         for var in self.var_order:
             nm = self.fresh("var")
             var_names[id(var)] = nm
-            args.append(nm)
+            args.append(self.flatten(nm, var._v.shape, prologue))
             _dtname(var._v.dtype)
         # an array result of a top-level loop is written into an array the caller passes
         # (a planned buffer, or a new array): the kernel allocates none of its results
@@ -561,7 +570,7 @@ class _Gen:
             elif isinstance(v, Var) and v in made and v.aval.shape != () and v not in self.out_params:
                 self.out_params[v] = nm = self.fresh("out")
                 args.append(nm)
-        body = self.emit_graph(g, env, var_names, indent=1)
+        body = prologue + self.emit_graph(g, env, var_names, indent=1)
         # results written into an argument are not returned: the caller holds them, and
         # numba boxes each returned array into a new ndarray object (~0.7 us apiece)
         outs = [self.ref(env, v, g.outputs) for v in g.outputs if v not in self.out_params]
@@ -583,6 +592,19 @@ class _Gen:
         inplace = {i: g.inputs.index(self.inplace[v]) for i, v in enumerate(g.outputs) if v in self.inplace}
         return "\n".join(lines) + "\n", {"variables": list(self.var_order), "consts": self.const_list,
                                          "parallel": self.parallel, "out_params": outs_of, "inplace": inplace}
+
+    @staticmethod
+    def flatten(name, shape, prologue):
+        """The parameter an input or variable array of ``shape`` comes in as, ``name``
+        the flat array the kernel uses: an array of 2 or more dims arrives as the caller
+        holds it, and the kernel flattens it (a view, free for the C array the kernel is
+        compiled for: the wrapper's own ``reshape(-1)`` per argument cost ~0.15 us). One
+        that is not C-contiguous (a transposed view) makes numba compile a specialization
+        once, in which ``ascontiguousarray`` copies it, as ``reshape(-1)`` did."""
+        if len(shape) < 2:
+            return name
+        prologue.append(f"    {name} = np.ascontiguousarray({name}_nd).reshape(-1)")
+        return f"{name}_nd"
 
     def _all_consts(self, g):
         out = list(g.consts)
@@ -924,18 +946,20 @@ class _Gen:
                         slots[a_j] = (j, len(terms))
                     continue
                 if out.aval.shape != () and wide != narrow:
-                    # widened column sums: a float64 accumulator in the inner loop would make
-                    # it mix vector widths (float32 math 4 lanes wide instead of 8), so the
-                    # inner loop stores the row's values and a short loop (in L1) adds them
-                    # into the float64 totals. (Adding a few rows in float32 first was no
-                    # faster, and moved the 3rd L-BFGS loss of the batch-100 autoencoder 4e-5
-                    # from the float64 run: that loss amplifies gradient rounding.)
-                    part, c2 = self.fresh("part"), self.fresh("c")
+                    # widened column sums: each value is added into its column's float64 total
+                    # in the inner loop. (Adding a few rows in float32 first moved the 3rd
+                    # L-BFGS loss of the batch-100 autoencoder 4e-5 from the float64 run: that
+                    # loss amplifies gradient rounding.) Storing the row's float32 values and
+                    # adding them in a second short loop per row (the AVX2-era form, kept the
+                    # inner loop one float width) gives the same bits but costs a store and a
+                    # reload per value: with AVX-512 (zmm float32 and float64 lanes mixed in
+                    # one loop) the one-loop form measured 54 -> 39 us for TD3's 256x256 kernel
+                    # of 4 bias-gradient sums, 57 -> 43 us for an Adam step with 2 (min of 500
+                    # calls, 2-core EPYC Zen 4; AVX2 code, NUMBA_CPU_NAME=haswell, gained too:
+                    # 38 -> 28 us, 57 -> 35 us). TD3 cycles, one process, interleaved pairs:
+                    # 256-256 per-pair median -33 us (400 pairs), 400-300 -67 us (300 pairs)
                     chunk.append(f"{cpad}{acc} = np.full({C}, {wide})")
-                    chunk.append(f"{cpad}{part} = np.empty({C}, {_dtname(odt)})")
-                    body.append(f"{inner}{part}[{c}] = {val}")
-                    row_post += [f"{cpad}    for {c2} in range({C}):",
-                                 f"{cpad}        {acc}[{c2}] += {part}[{c2}]"]
+                    body.append(f"{inner}{acc}[{c}] = {fn}({acc}[{c}], np.float64({val}))")
                     accs.append((acc, out, wide, fn, True))
                     continue
                 if out.aval.shape != ():
