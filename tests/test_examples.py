@@ -134,6 +134,17 @@ def test_ufldl_cost_and_gradient_match_hand_derivation():
 
 
 @pytest.mark.slow
+def test_lbfgs_autoencoder_objective_runs_one_tier_from_its_first_call():
+    # L-BFGS differences gradients: a tier-up between two evaluations changes their rounding
+    # (the example's comment has the 60k case's numbers)
+    ex = load("lbfgs_autoencoder")
+    X, _ = ex.load_images(20, "synthetic", 0)
+    vs = [tf.Variable(p) for p in ex.initial_params(0)]
+    closure = ex.make_objective(X, vs)
+    closure()
+    assert closure.get_concrete_function().hot
+
+
 def test_lbfgs_autoencoder_matches_float64_reference():
     from benchmarks.workloads import lbfgs_autoencoder as wl
     ex = load("lbfgs_autoencoder")
