@@ -209,3 +209,17 @@ def moment_update(z, W, m):
     m.assign(0.9 * m + 0.1 * g)
     W.assign_sub(0.01 * m / (tf.sqrt(m * m) + 1.0))
     return h, y
+
+
+def eval_graph_with(graph, target, traced, z):
+    """The reference interpreter on ``graph`` (traced on ``traced``'s variables), run on
+    ``target``'s: their arrays are swapped in for the call (and the new ones handed back)."""
+    from tapeflow.ir.interpreter import eval_graph
+    saved = [v._v for v in traced]
+    for v, t in zip(traced, target):
+        v._v = t._v
+    try:
+        return np.asarray(eval_graph(graph, [z])[0])
+    finally:
+        for v, t, s in zip(traced, target, saved):
+            t._v, v._v = v._v, s

@@ -13,9 +13,8 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import fused_tier, moment_update
+from conftest import eval_graph_with, fused_tier, moment_update
 from tapeflow.compiler.passes import buffers
-from tapeflow.ir.interpreter import eval_graph
 
 pytest.importorskip("numba")
 
@@ -111,20 +110,6 @@ def test_fused_tier_matches_the_interpreter_the_python_backend_and_eager():
         for k in range(2):
             for vs in states[1:]:
                 np.testing.assert_allclose(states[0][k].numpy(), vs[k].numpy(), rtol=1e-5, atol=1e-6)
-
-
-def eval_graph_with(graph, target, traced, z):
-    """The reference interpreter on ``graph`` (traced on ``traced``'s variables), run on
-    ``target``'s: the variables are swapped in for the call."""
-    saved = [v._v for v in traced]
-    for v, t in zip(traced, target):
-        v._v = t._v
-    try:
-        out = np.asarray(eval_graph(graph, [z])[0])
-    finally:
-        for v, t, s in zip(traced, target, saved):
-            t._v, v._v = v._v, s
-    return out
 
 
 def test_a_checkpoint_after_the_step_holds_the_new_value(tmp_path):

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import fused_tier, moment_update
+from conftest import eval_graph_with, fused_tier, moment_update
 from tapeflow.compiler import pipeline
 from tapeflow.compiler.passes import buffers
 from tapeflow.compiler.passes.branch_reads import reads_into_branches
@@ -114,8 +114,8 @@ def test_values_equal_eager_the_python_backend_and_the_interpreter(read_after, s
     for s in range(5):
         z = _z(s + 5)
         held = [(v.read_value(), v.numpy(), v.numpy().copy()) for v in states[0][:5]] if snapshots else []
-        outs = [fused(z).numpy(), py(z).numpy(), _interpret(raw, states[2], states[0], z),
-                _interpret(rewritten, states[3], states[0], z), eager(tf.constant(z)).numpy()]
+        outs = [fused(z).numpy(), py(z).numpy(), eval_graph_with(raw, states[2], states[0], z),
+                eval_graph_with(rewritten, states[3], states[0], z), eager(tf.constant(z)).numpy()]
         for o in outs[1:]:
             np.testing.assert_allclose(outs[0], o, rtol=1e-4)
         for k in range(6):
@@ -130,19 +130,6 @@ def test_values_equal_eager_the_python_backend_and_the_interpreter(read_after, s
 
 def state_name(k):
     return (NAMES + ("it",))[k]
-
-
-def _interpret(graph, target, traced, z):
-    """The reference interpreter on ``graph`` (traced on ``traced``'s variables), run on
-    ``target``'s: the arrays are swapped in for the call."""
-    saved = [v._v for v in traced]
-    for v, t in zip(traced, target):
-        v._v = t._v
-    try:
-        return np.asarray(eval_graph(graph, [z])[0])
-    finally:
-        for v, t, s in zip(traced, target, saved):
-            t._v, v._v = v._v, s
 
 
 # -- the move's conditions on hand-made orders (tracing puts a branch's hoisted reads just
@@ -186,19 +173,25 @@ def _write_in_a_cond_before(g):
     return g.copy(eqns=eqns)
 
 
+def _same_results(g, out, T, flag):
+    """``out`` (the rewritten graph) returns what ``g`` returns and leaves ``T`` as ``g`` does,
+    both run by the reference interpreter from ``T``'s current value."""
+    x, start = np.full((2, 3), 3.0, np.float32), T.numpy().copy()
+    want = eval_graph(g, [x, np.bool_(flag)])
+    after = T.numpy().copy()
+    T.assign(start)
+    got = eval_graph(out, [x, np.bool_(flag)])
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    np.testing.assert_array_equal(T.numpy(), after)
+
+
 @pytest.mark.parametrize("make", [_read_before_the_write, _write_in_a_cond_before])
 def test_a_write_between_the_read_and_the_cond_keeps_the_read(make):
     T, g = _two_writers()
     g = make(_read_before_the_write(g)) if make is _write_in_a_cond_before else make(g)
     out = reads_into_branches(g)
     assert _read_operands(out) == ["T"]
-    x, start = np.full((2, 3), 3.0, np.float32), T.numpy().copy()
-    want = eval_graph(g, [x, np.bool_(True)])
-    after = T.numpy().copy()
-    T.assign(start)
-    got = eval_graph(out, [x, np.bool_(True)])
-    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
-    np.testing.assert_array_equal(T.numpy(), after)
+    _same_results(g, out, T, True)
 
 
 def test_with_no_write_between_the_read_moves_and_the_values_stay():
@@ -206,15 +199,10 @@ def test_with_no_write_between_the_read_moves_and_the_values_stay():
     assert _read_operands(g) == ["T"]
     out = reads_into_branches(g)
     assert _read_operands(out) == []
-    x, start = np.full((2, 3), 3.0, np.float32), T.numpy().copy()
+    start = T.numpy().copy()
     for flag in (True, False):
         T.assign(start)
-        want = eval_graph(g, [x, np.bool_(flag)])
-        after = T.numpy().copy()
-        T.assign(start)
-        got = eval_graph(out, [x, np.bool_(flag)])
-        np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
-        np.testing.assert_array_equal(T.numpy(), after)
+        _same_results(g, out, T, flag)
 
 
 def test_a_cond_returning_a_variables_array_keeps_a_later_update_out_of_place():

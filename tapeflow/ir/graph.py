@@ -138,6 +138,18 @@ def alias_roots(eqns, roots=None):
     return roots
 
 
+def last_uses(eqns, roots):
+    """{root Var: index of the last equation that uses it or a value that may share its
+    memory} (``roots``: ``alias_roots``' map; a Var absent from it is its own root)."""
+    last = {}
+    for i, e in enumerate(eqns):
+        for v in e.inputs:
+            if isinstance(v, Var):
+                for r in roots.get(v, (v,)):
+                    last[r] = i
+    return last
+
+
 def subgraphs(eqn):
     out = []
     for v in eqn.params.values():

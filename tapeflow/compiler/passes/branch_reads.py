@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from ...core.primitive import READ_VARIABLE
 from ...ir.control_flow import cond_p
-from ...ir.graph import Eqn, Graph, Var, alias_roots, variable_effects
+from ...ir.graph import Eqn, Graph, Var, alias_roots, last_uses, variable_effects
 from ._util import rebuild
 
 
@@ -49,12 +49,7 @@ def reads_into_branches(graph: Graph) -> Graph:
 
     reads = {e.outputs[0]: i for i, e in enumerate(eqns) if e.prim is READ_VARIABLE}
     # per root: the index of the last equation using it (or a value sharing its memory)
-    last = {}
-    for i, e in enumerate(eqns):
-        for v in e.inputs:
-            if isinstance(v, Var):
-                for r in roots_of(v):
-                    last[r] = i
+    last = last_uses(eqns, roots)
     for v in graph.outputs:
         if isinstance(v, Var):
             for r in roots_of(v):

@@ -27,7 +27,7 @@ outputs never share memory either), so each of its outputs is fresh.
 from __future__ import annotations
 
 from ...core.primitives.effects import assign_variable_p
-from ...ir.graph import Graph, Var, alias_roots, subgraphs, variable_effects
+from ...ir.graph import Graph, Var, alias_roots, last_uses, subgraphs, variable_effects
 
 
 class Slot:
@@ -97,12 +97,7 @@ def plan_buffers(graph: Graph) -> BufferPlan:
         return roots.get(v, (v,))
 
     alias_roots(eqns, roots)
-    last_use = {}
-    for i, e in enumerate(eqns):
-        for v in e.inputs:
-            if isinstance(v, Var):
-                for r in roots_of(v):
-                    last_use[r] = i
+    last_use = last_uses(eqns, roots)
     n = len(eqns)
     escaping = set()
     written = {}
