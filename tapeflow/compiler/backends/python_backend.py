@@ -35,7 +35,7 @@ import numpy as np
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
 from ...core.tensor import _own_array, _place_owned
-from ...ir.graph import Literal, Var, alias_roots, subgraphs
+from ...ir.graph import Literal, Var, alias_roots, last_uses, subgraphs
 from ...util import placement as _placement
 from . import Backend, register_backend
 
@@ -161,11 +161,7 @@ def _dead_before_calls(graph):
             holders.update(e.outputs)
         elif e.prim is assign_variable_p and isinstance(e.inputs[0], Var):
             holders.update(roots.get(e.inputs[0], (e.inputs[0],)))
-    last = {}
-    for i, e in enumerate(eqns):
-        for v in e.inputs:
-            if isinstance(v, Var):
-                last[v] = i
+    last = last_uses(eqns, {})  # per value itself (its aliases are what ``roots`` is for)
     returned = {v for v in graph.outputs if isinstance(v, Var)}
     out, done, defined = {}, set(), []
     c = 0

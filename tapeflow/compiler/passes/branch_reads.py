@@ -28,7 +28,7 @@ When the read has no other use left it goes away. Ownership at call time: the br
 function makes each variable it updates in place its own first (``_own_array``: a
 reference count); the python backend clears the enclosing function's dead locals
 that may hold a variable's array before it calls a branch (python_backend
-``_clear_dead``), so only a holder that really exists (a user's snapshot) makes it copy.
+``_dead_before_calls``), so only a holder that really exists (a user's snapshot) makes it copy.
 """
 from __future__ import annotations
 
