@@ -223,3 +223,14 @@ def eval_graph_with(graph, target, traced, z):
     finally:
         for v, t, s in zip(traced, target, saved):
             t._v, v._v = v._v, s
+
+
+def same_start(states):
+    """Gives every variable list in ``states[1:]`` the values of ``states[0]`` (the
+    in-place tests run one step on the first, then compare the others from the same
+    start); returns those values."""
+    start = [v.numpy().copy() for v in states[0]]
+    for vs in states[1:]:
+        for v, s in zip(vs, start):
+            v.assign(s)
+    return start

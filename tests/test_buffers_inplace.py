@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import eval_graph_with, fused_tier, moment_update
+from conftest import eval_graph_with, fused_tier, moment_update, same_start
 from tapeflow.compiler.passes import buffers
 
 pytest.importorskip("numba")
@@ -89,10 +89,7 @@ def test_a_graph_reading_the_old_value_after_the_assign_gets_the_old_value():
 def test_fused_tier_matches_the_interpreter_the_python_backend_and_eager():
     states = [_vars() for _ in range(4)]
     fused, _ = fused_tier(_step(*states[0]), _z())
-    start = [v.numpy().copy() for v in states[0]]
-    for vs in states[1:]:
-        for v, s in zip(vs, start):
-            v.assign(s)
+    start = same_start(states)
     py = tf.function(_step(*states[1]), backend="python")
     graph = py.get_concrete_function(_z()).graph
     for v, s in zip(states[1], start):

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import eval_graph_with, fused_tier, moment_update
+from conftest import eval_graph_with, fused_tier, moment_update, same_start
 from tapeflow.compiler import pipeline
 from tapeflow.compiler.passes import buffers
 from tapeflow.compiler.passes.branch_reads import reads_into_branches
@@ -103,10 +103,7 @@ def test_the_reads_move_into_the_branch_and_both_levels_update_in_place(read_aft
 def test_values_equal_eager_the_python_backend_and_the_interpreter(read_after, snapshots):
     states = [_vars() for _ in range(5)]
     fused, cf = fused_tier(_step(*states[0], read_after=read_after), _z())
-    start = [v.numpy().copy() for v in states[0]]
-    for vs in states[1:]:
-        for v, s in zip(vs, start):
-            v.assign(s)
+    same_start(states)
     py = tf.function(_step(*states[1], read_after=read_after), backend="python")
     eager = _step(*states[4], read_after=read_after)
     raw, rewritten = cf.raw_graph, cf.graph

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from conftest import fused_tier, moment_update
+from conftest import fused_tier, moment_update, same_start
 from tapeflow.compiler.passes import buffers
 from tapeflow.ir.interpreter import eval_graph
 
@@ -59,10 +59,7 @@ def test_values_equal_eager_the_python_backend_and_the_interpreter(write_again):
     states = [_vars() for _ in range(3)]
     fn, cf = fused_tier(_step(*states[0], write_again=write_again), _z())
     # the fused run above made one step: bring the others to the same start
-    start = [v.numpy().copy() for v in states[0]]
-    for vs in states[1:]:
-        for v, s in zip(vs, start):
-            v.assign(s)
+    start = same_start(states)
     py = tf.function(_step(*states[1], write_again=write_again), backend="python")
     eager = _step(*states[2], write_again=write_again)
     py.get_concrete_function(_z())
