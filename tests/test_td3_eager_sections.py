@@ -18,6 +18,20 @@ from benchmarks import td3_eager_sections as sec  # noqa: E402
 from tapeflow.util import threads  # noqa: E402
 
 
+def test_import_leaves_the_environment_alone():
+    # TAPEFLOW_FUSE_AFTER is read at every compile: set at import, it changed the tier-up of
+    # every later test in the process (the command line sets it, as the harness does)
+    import importlib
+    saved = os.environ.pop("TAPEFLOW_FUSE_AFTER", None)
+    try:
+        importlib.reload(sec)
+        assert "TAPEFLOW_FUSE_AFTER" not in os.environ
+    finally:
+        os.environ.pop("TAPEFLOW_FUSE_AFTER", None)
+        if saved is not None:
+            os.environ["TAPEFLOW_FUSE_AFTER"] = saved
+
+
 def test_sections_time_every_part_and_their_gemms():
     routes = {name: getattr(threads, name) for name in ("_gemm", "_skinny", "_outer")}
     # 256-256: its GEMMs reach util/threads' routes (the tiny case's stay below FLOOR_MACS)
