@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
-from ...core.tensor import _own_array, _place_owned
+from ...core.tensor import _own_arrays, _place_owned
 from ...ir.graph import Literal, Var, alias_roots, last_uses, subgraphs
 from ...util import placement as _placement
 from . import Backend, register_backend
@@ -101,14 +101,14 @@ def build_function(ctx, graph, plan, name):
     ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
     if plan is not None:
         ctx.arrays.update(plan.inplace)
-        # variables written in place: first, per call, an array of their own (_own_array);
-        # at the first call, their arrays placed apart within a page (_place_owned)
+        # variables written in place: first, per call, an array of their own (_own_arrays,
+        # one call for all of them); at the first call, their arrays placed apart within a
+        # page (_place_owned)
         if plan.owned:
             pl = ctx.add("place", list(plan.owned))
             lines.append(f"    if {pl}: _place_owned({pl})")
-        lines += [f"    _own_array({ctx.add('var', var)})" for var in plan.owned]
-        if plan.owned:
-            ctx.ns["_own_array"] = _own_array
+            lines.append(f"    _own_arrays({ctx.add('owned', tuple(plan.owned))})")
+            ctx.ns["_own_arrays"] = _own_arrays
             ctx.ns["_place_owned"] = _place_owned
     dead = _dead_before_calls(graph)
     for i, e in enumerate(graph.eqns):
@@ -144,7 +144,7 @@ def _dead_before_calls(graph):
     a variable), defined earlier, used by nothing from that equation on, not returned.
 
     Why: a branch or loop body that updates a variable in place first checks, by its
-    reference count, that nothing but the variable holds its array (``_own_array``), and
+    reference count, that nothing but the variable holds its array (``_own_arrays``), and
     copies it otherwise. The enclosing function's locals live until it returns: TD3's
     target-network reads, used for the target Q before the cond, made the actor branch's
     soft updates copy all their arrays every call. Cleared, only real holders (a user's
