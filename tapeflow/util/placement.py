@@ -31,15 +31,20 @@ above, which where it spans at least ``HUGE`` bytes starts on a ``HUGE`` boundar
 rounded up to whole ``HUGE`` blocks, with the kernel asked for transparent huge pages
 over it (Linux ``madvise(MADV_HUGEPAGE)``; ``enabled`` ``madvise`` or ``always`` in
 /sys/kernel/mm/transparent_hugepage gives them, ``never`` ignores the advice). Why: a
-TD3 cycle streams through ~10 MB of slots (40 of 256 KiB) besides the weights, about
-the 3072 4 KiB pages the second-level TLB maps, and its GEMMs and fused loops walked the
-page tables. Measured (2-core EPYC Zen 4, busy host, TD3 256 cycle, one process, the
-same variables, the two functions traced twice, their 4 KiB-page and huge-page codes
-swapped per cycle in interleaved pairs, both trace orders: traces made later ran
-~50 us faster whatever their pages): per-pair medians huge - 4 KiB -109, -128, -90 us
-(huge-page code traced last) and -82, -36, -70 us (traced first), 400 pairs each; the
-values are the same (only where the buffers lie changes). Below ``HUGE`` bytes of
-slots, a huge page would be mostly unused memory: malloc's pages, as before.
+TD3 cycle streams through ~10 MB of slots (40 of 256 KiB at 256-256) besides the
+weights, about the 3072 4 KiB pages the second-level TLB maps, so its GEMMs and fused
+loops walk page tables, the more so when another process shares the cores and evicts
+the entries. Measured (2-core EPYC Zen 4 shared with another busy process; one process,
+the same variables, the cycle's two functions traced again with 4 KiB-page and with
+huge-page slots, the codes swapped per cycle, 300-400 interleaved pairs per run, both
+trace orders, as the later trace ran ~50 us faster whatever its pages): per-pair
+medians huge - 4 KiB, TD3 400-300 -184, -38, -77, -51, -68, -9 us (of 11-18 ms);
+TD3 256-256 -41, -237, -196, -90 us at load average 2.4-3.3, and -28, +14, +29, +135 us
+at 1.9 (of 6.5-12 ms): a gain where the TLB is under pressure, none measurable
+otherwise. The values are the same (only where the buffers lie changes). Below
+``HUGE`` bytes of slots, a huge page would be mostly unused memory: malloc's pages,
+as before. (Variables' arrays are each their own buffer, ``_sole_array``; moving TD3
+256's 24 large ones to huge pages as well measured -64, -73, +41, +6 us: not done.)
 """
 from __future__ import annotations
 

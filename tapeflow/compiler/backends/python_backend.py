@@ -187,7 +187,8 @@ def _dead_before_calls(graph):
 #: every array moved to a different offset. 448 = 7 cache lines: a slot's neighbours
 #: land far apart, and 64-byte alignment keeps the vector loads aligned. A plan's slots
 #: of 2 MiB or more in all lie in one buffer of transparent huge pages (placement.slab:
-#: TD3's ~10 MB of slots in 4 KiB pages cost it TLB walks, ~40-100 us per cycle).
+#: TD3's ~10 MB of slots in 4 KiB pages cost it TLB walks, 400-300 ~70 us per cycle,
+#: 256-256 ~100 us on a busy host and none measurable on a quieter one).
 SLOT_STAGGER = _placement.STAGGER
 
 
