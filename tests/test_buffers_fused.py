@@ -186,20 +186,77 @@ def test_kernels_declare_their_array_arguments_noalias_and_stay_vectorized():
         "a scalar division is left: the loop has a scalar fallback path"
 
 
-def test_slot_arrays_of_several_pages_start_at_different_offsets_in_a_page():
+@pytest.mark.parametrize("n", [6, 12])
+def test_slot_arrays_of_several_pages_start_at_different_offsets_in_a_page(n):
     """Slots are placed SLOT_STAGGER bytes apart within a 4 KiB page (a loop streaming
     through arrays at one page offset stalls in the CPU's 4K aliasing check); each is a
-    C-ordered, writable, 64-byte aligned array of its slot's shape and dtype."""
-    from tapeflow.compiler.backends.python_backend import SLOT_STAGGER, _slot_array
+    C-ordered, writable, 64-byte aligned array of its slot's shape and dtype, and no two
+    overlap. 6 slots of 256 KiB are malloc's arrays; 12 (over 2 MiB) share one buffer
+    that starts on a huge-page boundary; a small slot among them is malloc's either way."""
+    from tapeflow.compiler.backends.python_backend import SLOT_STAGGER, _slot_arrays
     from tapeflow.compiler.passes.buffers import Slot
-    arrays = [_slot_array(Slot(k, (256, 256), np.dtype(np.float32))) for k in range(6)]
-    offsets = [a.ctypes.data % 4096 for a in arrays]
-    assert offsets == [k * SLOT_STAGGER % 4096 for k in range(6)]
-    for a in arrays:
+    from tapeflow.util import placement
+    slots = [Slot(k, (256, 256), np.dtype(np.float32)) for k in range(n)]
+    slots[3] = Slot(3, (8, 8), np.dtype(np.float64))
+    arrays = _slot_arrays(slots)
+    big = [a for k, a in enumerate(arrays) if k != 3]
+    offsets = [a.ctypes.data % 4096 for k, a in enumerate(arrays) if k != 3]
+    assert offsets == [k * SLOT_STAGGER % 4096 for k in range(n) if k != 3]
+    for a in big:
         assert a.shape == (256, 256) and a.dtype == np.float32
         assert a.flags.c_contiguous and a.flags.writeable and a.ctypes.data % 64 == 0
-    small = _slot_array(Slot(3, (8, 8), np.dtype(np.float64)))
-    assert small.shape == (8, 8) and small.base is None
+    spans = sorted((a.ctypes.data, a.ctypes.data + a.nbytes) for a in big)
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:])), "slots overlap"
+    small = arrays[3]
+    assert small.shape == (8, 8) and small.dtype == np.float64 and small.base is None
+    bases = {id(a.base) for a in big}
+    if n == 6:
+        assert len(bases) == n - 1                                   # one buffer each
+    else:
+        # (the shared base is the unaligned allocation; the buffer starts at the boundary
+        # below the first slot, which lies in its first page)
+        assert len(bases) == 1 and big[0].ctypes.data % placement.HUGE < 4096
+    for k, a in enumerate(arrays):                                   # writable, apart
+        a[...] = k
+    for k, a in enumerate(arrays):
+        assert (a == k).all()
+
+
+def test_a_large_slab_is_advised_as_huge_pages_over_whole_aligned_blocks(monkeypatch):
+    """placement.slab asks madvise for huge pages over exactly its buffer: a start on a
+    HUGE boundary, a length of whole HUGE blocks covering every slot; a small plan is not
+    advised. (Whether the kernel then gives huge pages is its setting, not asserted.)"""
+    from tapeflow.util import placement
+    calls = []
+
+    def fake(addr, length, advice):
+        calls.append((addr, length, advice))
+        return 0
+    monkeypatch.setattr(placement, "_MADVISE", [fake])
+    spec = [((256, 256), np.float32)] * 12
+    arrays = placement.slab(spec)
+    assert len(calls) == 1
+    addr, length, advice = calls[0]
+    assert advice == placement._MADV_HUGEPAGE and addr % placement.HUGE == 0 and length % placement.HUGE == 0
+    assert all(addr <= a.ctypes.data and a.ctypes.data + a.nbytes <= addr + length for a in arrays)
+    placement.slab(spec[:6])
+    assert len(calls) == 1
+
+
+def test_the_huge_page_advice_is_taken_where_the_kernel_offers_them():
+    """On Linux with transparent huge pages on (``always`` or ``madvise``), madvise takes
+    the advice (the real libc call, on an aligned block)."""
+    from tapeflow.util import placement
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            mode = f.read()
+    except OSError:
+        pytest.skip("no transparent huge pages here")
+    if "[never]" in mode:
+        pytest.skip("transparent huge pages are off")
+    raw = np.empty(2 * placement.HUGE, np.uint8)
+    block = raw[(-raw.ctypes.data) % placement.HUGE:][:placement.HUGE]
+    assert placement.advise_huge(block)
 
 
 def _mlp():

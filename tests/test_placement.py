@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.core.tensor import _own_array, _sole_array
+from tapeflow.core.tensor import _own_array, _own_arrays, _sole_array
 from tapeflow.util import placement
 
 
@@ -108,3 +108,64 @@ def test_fused_in_place_updates_place_their_variables_at_the_first_call():
     del arrays
     f(lr)
     assert [x._v.ctypes.data for x in (pc, mc, vc)] == ids
+
+
+def test_own_arrays_keeps_exactly_the_arrays_own_array_keeps():
+    """_own_arrays (compiled code's one call per call for all its in-place variables)
+    inlines _sole_array's reference counts: it must copy exactly where _own_array would,
+    array by array, and leave every holder its old values."""
+    def case(kind):
+        v = tf.Variable(np.zeros((128, 64), np.float32))
+        held = None
+        if kind == "sole":
+            v._v = np.ones((128, 64), np.float32)
+        elif kind == "held":
+            v._v = held = np.ones((128, 64), np.float32)
+        elif kind == "placed":
+            v._v = placement.copy(np.ones((128, 64), np.float32))
+        elif kind == "placed+view":
+            v._v = placement.copy(np.ones((128, 64), np.float32))
+            held = v._v[:2]
+        elif kind == "placed+buffer":
+            v._v = placement.copy(np.ones((128, 64), np.float32))
+            held = v._v.base
+        elif kind == "shared buffer":
+            base = np.ones(2 * 128 * 64, np.float32)
+            v._v, held = base[:8192].reshape(128, 64), base[8192:].reshape(128, 64)
+            del base
+        elif kind == "fortran":
+            v._v = np.asfortranarray(np.ones((128, 64), np.float32))
+        elif kind == "read-only":
+            v._v = np.ones((128, 64), np.float32)
+            v._v.flags.writeable = False
+        elif kind == "bytes base":
+            v._v = np.frombuffer(np.ones((128, 64), np.float32).tobytes(), np.float32).reshape(128, 64)
+        return v, held
+
+    kinds = ["sole", "held", "placed", "placed+view", "placed+buffer", "shared buffer", "fortran",
+             "read-only", "bytes base"]
+    expect_kept = {"sole", "placed"}
+    made = [case(k) for k in kinds]
+    snapshots = [None if held is None else held.copy() for _, held in made]
+    # what _own_array would do, without doing it
+    would_keep = [_sole_array(v) and v._v.flags.c_contiguous and v._v.flags.writeable for v, _ in made]
+    assert {k for k, keep in zip(kinds, would_keep) if keep} == expect_kept
+    before = [id(v._v) for v, _ in made]
+    _own_arrays(tuple(v for v, _ in made))
+    for k, (v, held), snap, was, keep in zip(kinds, made, snapshots, before, would_keep):
+        assert (id(v._v) == was) == keep, k
+        assert v._v.flags.c_contiguous and v._v.flags.writeable, k
+        np.testing.assert_array_equal(v._v, 1.0, err_msg=k)
+        v._v[...] = 7.0
+        if held is not None:
+            np.testing.assert_array_equal(held, snap, err_msg=k)
+    # two variables holding one array: the first gets a copy, the second keeps it
+    a, b = tf.Variable(np.zeros(4, np.float32)), tf.Variable(np.zeros(4, np.float32))
+    a._v = b._v = np.ones(1000, np.float32)
+    shared = id(b._v)
+    _own_arrays((a, b))
+    assert id(a._v) != shared and id(b._v) == shared
+    # and a kept array stays kept on the next call (the compiled code calls it every time)
+    again = id(b._v)
+    _own_arrays((a, b))
+    assert id(b._v) == again

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core import primitive as _prim
 from ...core.primitives.effects import assign_variable_p
-from ...core.tensor import _own_array, _place_owned
+from ...core.tensor import _own_arrays, _place_owned
 from ...ir.graph import Literal, Var, alias_roots, last_uses, subgraphs
 from ...util import placement as _placement
 from . import Backend, register_backend
@@ -97,18 +97,18 @@ def build_function(ctx, graph, plan, name):
     eqn_at = {}
     buffers = plan.buffers if plan is not None else {}
     # this backend owns its buffers: one array per slot of the plan
-    arrays = [_slot_array(s) for s in plan.slots] if plan is not None else []
+    arrays = _slot_arrays(plan.slots) if plan is not None else []
     ctx.arrays = {v: arrays[s.index] for v, s in buffers.items()}
     if plan is not None:
         ctx.arrays.update(plan.inplace)
-        # variables written in place: first, per call, an array of their own (_own_array);
-        # at the first call, their arrays placed apart within a page (_place_owned)
+        # variables written in place: first, per call, an array of their own (_own_arrays,
+        # one call for all of them); at the first call, their arrays placed apart within a
+        # page (_place_owned)
         if plan.owned:
             pl = ctx.add("place", list(plan.owned))
             lines.append(f"    if {pl}: _place_owned({pl})")
-        lines += [f"    _own_array({ctx.add('var', var)})" for var in plan.owned]
-        if plan.owned:
-            ctx.ns["_own_array"] = _own_array
+            lines.append(f"    _own_arrays({ctx.add('owned', tuple(plan.owned))})")
+            ctx.ns["_own_arrays"] = _own_arrays
             ctx.ns["_place_owned"] = _place_owned
     dead = _dead_before_calls(graph)
     for i, e in enumerate(graph.eqns):
@@ -144,7 +144,7 @@ def _dead_before_calls(graph):
     a variable), defined earlier, used by nothing from that equation on, not returned.
 
     Why: a branch or loop body that updates a variable in place first checks, by its
-    reference count, that nothing but the variable holds its array (``_own_array``), and
+    reference count, that nothing but the variable holds its array (``_own_arrays``), and
     copies it otherwise. The enclosing function's locals live until it returns: TD3's
     target-network reads, used for the target Q before the cond, made the actor branch's
     soft updates copy all their arrays every call. Cleared, only real holders (a user's
@@ -185,13 +185,18 @@ def _dead_before_calls(graph):
 #: compares the low 12 bits first). Measured on TD3 256's fused loops (2-core EPYC, each
 #: kernel alone with its step's arguments, min of 40): 567 us as allocated, 514 us with
 #: every array moved to a different offset. 448 = 7 cache lines: a slot's neighbours
-#: land far apart, and 64-byte alignment keeps the vector loads aligned.
+#: land far apart, and 64-byte alignment keeps the vector loads aligned. A plan's slots
+#: of 2 MiB or more in all lie in one buffer of transparent huge pages (placement.slab:
+#: TD3's ~10 MB of slots in 4 KiB pages cost it TLB walks, 400-300 ~70 us per cycle,
+#: 256-256 ~100 us on a busy host and none measurable on a quieter one).
 SLOT_STAGGER = _placement.STAGGER
 
 
-def _slot_array(slot):
-    """The array of a buffer slot (C-ordered, writable), placed by ``SLOT_STAGGER``."""
-    return _placement.empty(slot.shape, slot.dtype, index=slot.index)
+def _slot_arrays(slots):
+    """The arrays of a plan's buffer slots (C-ordered, writable), slot k's placed by
+    ``k * SLOT_STAGGER``, in one huge-page buffer where they are large
+    (``placement.slab``)."""
+    return _placement.slab([(s.shape, s.dtype) for s in slots])
 
 
 def emit_eqn(ctx, e, ins, outs, buf):

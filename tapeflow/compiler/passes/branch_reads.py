@@ -25,7 +25,7 @@ the finished graph and changes no value). The move is made when:
   uses of the same read are fine; their values are computed before the cond.
 
 When the read has no other use left it goes away. Ownership at call time: the branch
-function makes each variable it updates in place its own first (``_own_array``: a
+function makes each variable it updates in place its own first (``_own_arrays``: a
 reference count); the python backend clears the enclosing function's dead locals
 that may hold a variable's array before it calls a branch (python_backend
 ``_dead_before_calls``), so only a holder that really exists (a user's snapshot) makes it copy.
