@@ -84,11 +84,15 @@ class Worker:
 
     While it waits for a request it should take no CPU: ``idle_cpu_s`` sums the CPU
     time it took between a reply and the next request (a framework whose threads spin
-    after a block shows there, and would slow the neighbour timed meanwhile)."""
+    after a block shows there, and would slow the neighbour timed meanwhile), except
+    while ``settle`` waits for it after a block: no other block runs then, and what it
+    takes there goes to ``settle_cpu_s`` (OpenBLAS's threads spin 40-100 ms after every
+    block: counted as idle, they made every NumPy/tapeflow worker of a quick run warn that
+    it slowed its neighbours, ~2 s of CPU in 30 s, though no neighbour ran meanwhile)."""
 
     def __init__(self, tag, cmd, env, cwd, log_path, echo=None):
         self.tag, self.dead, self.t0 = tag, None, time.time()
-        self.idle_cpu_s = self.idle_wall_s = self.settle_s = 0.0
+        self.idle_cpu_s = self.idle_wall_s = self.settle_s = self.settle_cpu_s = 0.0
         self._idle_from = None
         self.log_path = log_path
         self._log = open(log_path, "a", buffering=1)  # O_APPEND: the worker's stderr shares it
@@ -163,6 +167,12 @@ class Worker:
             time.sleep(QUIET_POLL_S)
         waited = time.perf_counter() - t0
         self.settle_s += waited
+        if self._idle_from is not None:
+            # the idle time that can overlap another worker's block starts now
+            cpu, now = self._idle_from[1], _proc_cpu_s(self.proc.pid)
+            if cpu is not None and now is not None:
+                self.settle_cpu_s += now - cpu
+            self._idle_from = (time.perf_counter(), now)
         return waited
 
     def hello(self, timeout):
@@ -206,6 +216,7 @@ class Worker:
         self._log.close()
         out = {"wall_s": round(time.time() - self.t0, 2), "idle_cpu_s": round(self.idle_cpu_s, 3),
                "idle_wall_s": round(self.idle_wall_s, 2), "settle_s": round(self.settle_s, 2),
+               "settle_cpu_s": round(self.settle_cpu_s, 3),
                "peak_rss_mib": peak}
         if self.dead:
             out["failed"] = self.dead

@@ -231,6 +231,9 @@ for line in sys.stdin:
     else:
         rep = {"s": 1e-4}
     out.write(json.dumps(rep) + "\n")
+    t_end = time.perf_counter() + plan.get("spin_after", 0.0)
+    while time.perf_counter() < t_end:   # as a BLAS pool's threads spin after a block
+        pass
 """
 
 
@@ -280,6 +283,22 @@ def test_idle_workers_take_no_cpu(tmp_path):
     # (a busy host gives the spinning thread a share of a CPU only: a low bar for it)
     assert q["idle_cpu_s"] <= 0.03, q
     assert s["idle_cpu_s"] >= 0.1, s
+
+
+def test_cpu_while_settling_is_not_idle_cpu(tmp_path):
+    """A worker that spins for a while after each reply (OpenBLAS's threads) takes that CPU
+    while ``settle`` waits for it, when no other block runs: it goes to settle_cpu_s, not
+    to the idle CPU that the harness warns about."""
+    import time
+    w = _fake(tmp_path, "spin_after", s=[0, 0], spin_after=0.2)
+    w.hello(30)
+    w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
+    assert 0.1 <= w.settle() < rounds.SETTLE_MAX_S   # (its spin began at the reply, before settle)
+    time.sleep(0.5)
+    w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
+    s = w.close()
+    assert s["settle_cpu_s"] >= 0.1, s
+    assert s["idle_cpu_s"] <= 0.03 and s["idle_wall_s"] >= 0.5, s
 
 
 def test_settle_waits_for_a_quiet_worker(tmp_path):
