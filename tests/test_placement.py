@@ -112,8 +112,8 @@ def test_fused_in_place_updates_place_their_variables_at_the_first_call():
 
 def test_own_arrays_keeps_exactly_the_arrays_own_array_keeps():
     """_own_arrays (compiled code's one call per call for all its in-place variables)
-    inlines _sole_array's reference counts: it must copy exactly where _own_array would,
-    array by array, and leave every holder its old values."""
+    must copy exactly where _own_array would, array by array, and leave every holder
+    its old values."""
     def case(kind):
         v = tf.Variable(np.zeros((128, 64), np.float32))
         held = None

@@ -593,41 +593,44 @@ class Variable(Tensor):
         return _dt.from_np(self._v.dtype)
 
 
-def _array_refs(t):
-    a = t._v
-    return _getrefcount(a)
-
-
 def _sole_array(t):
     """Whether ``t``'s array owns its memory and no object but ``t`` refers to it (no
     view of it, no user's name for it, no other tensor): then nothing can write to it.
-    The reference count is compared with the one this same function sees for a tensor
-    made here of a fresh array, so an interpreter counting references differently
-    (borrowed references on the stack) gives the same comparison."""
-    if not _SOLE_REFS:
-        fresh = _new(Tensor)
-        fresh._v = np.empty(1)
-        _SOLE_REFS.append(_array_refs(fresh))
-        fresh._v = np.empty(8, np.uint8)[:].view(np.float64)  # a view of a buffer only it refers to
-        _SOLE_REFS.append(_placed_refs(fresh))
-    if t._v.base is None:
-        return _array_refs(t) == _SOLE_REFS[0]
+    The reference counts are compared with those the same statements see for a tensor
+    made of a fresh array (``_ref_counts``, ``_sole_refs``), so an interpreter counting
+    references differently (borrowed references on the stack) gives the same comparison."""
+    refs = _SOLE_REFS or _sole_refs()
+    # (the same two statements as _ref_counts', so a's and b's counts match its baseline)
+    a = t._v
+    b = a.base
+    if b is None:
+        return _getrefcount(a) == refs[0]
     # a view of an array that owns its memory and that nothing but this view refers to
     # (every other view of it would refer to it: NumPy points a view's base at the owner),
     # as util/placement's arrays: nothing else can reach the memory either
-    return _placed_refs(t) == _SOLE_REFS[1]
+    return type(b) is np.ndarray and b.base is None and _getrefcount(a) == refs[1] and _getrefcount(b) == refs[2]
 
 
-def _placed_refs(t):
-    """(references to ``t``'s array, to its base) when the base is an array that owns its
-    memory, else None (one call: compiled code checks every in-place variable per call)."""
-    b = t._v.base
-    if type(b) is not np.ndarray or b.base is not None:
-        return None
-    return _getrefcount(t._v), _getrefcount(b)
+def _ref_counts(t):
+    """The reference counts ``_sole_array``'s statements see for ``t``'s array and its
+    base (None without one)."""
+    a = t._v
+    b = a.base
+    return _getrefcount(a), (None if b is None else _getrefcount(b))
 
 
+#: (count of an array that owns its memory, of a placed view, of its buffer) when nothing
+#: but the tensor holds them, as ``_sole_array`` counts; empty until its first call
 _SOLE_REFS = []
+
+
+def _sole_refs():
+    fresh = _new(Tensor)
+    fresh._v = np.empty(1)
+    plain = _ref_counts(fresh)[0]
+    fresh._v = np.empty(8, np.uint8)[:].view(np.float64)  # a view of a buffer only it refers to
+    _SOLE_REFS.extend((plain,) + _ref_counts(fresh))
+    return _SOLE_REFS
 
 
 def _own_array(t):
@@ -637,7 +640,7 @@ def _own_array(t):
     its holders (a snapshot read before the write keeps its value, as in TF). Used by the
     eager optimizer's in-place slot updates and by compiled code that updates variables
     in place."""
-    # (t._v is not bound to a local before _sole_array: a local would be one more reference)
+    # (t._v is not bound to a local here: a local would be one more reference)
     if not (_sole_array(t) and t._v.flags.c_contiguous and t._v.flags.writeable):
         t._v = np.array(t._v, order="C")
     return t._v
@@ -645,50 +648,12 @@ def _own_array(t):
 
 def _own_arrays(ts):
     """``_own_array`` for every tensor of the tuple ``ts``, in one call (nothing returned):
-    the check compiled code makes per call of each variable it updates in place (54 in
-    a TD3 critic+policy call, 108 per benchmark cycle). ``_sole_array``'s test is inlined
-    in the loop: a Python call per variable for it and per variable for ``_own_array``
-    was most of the cost (54 placed 256x256 variables, min of 7 x 2000 calls: 0.33 us
-    per variable by ``_own_array``, 0.25 in this loop, with the generated code's line per
-    variable on top). The reference counts are compared with those that the same
-    statements, run on fresh arrays by ``_own_counts``, see (``_OWN_REFS``)."""
-    refs = _OWN_REFS or _own_refs()
-    r0, r1, r2 = refs
+    compiled code's check, per call, of each variable it updates in place (54 in a TD3
+    critic+policy call, 108 per benchmark cycle), one generated line for all of them. 54
+    placed 256x256 variables: ~14 us per call (min of 7 x 2000 calls), ~11 with the
+    ownership test copied into this loop; one test with one calibration is worth the 3 us."""
     for t in ts:
-        a = t._v
-        b = a.base
-        # (the same two statements as _own_counts', so a's and b's counts match its baseline)
-        if b is None:
-            own = _getrefcount(a) == r0
-        else:
-            # a view of a buffer that owns its memory and that nothing but the view reaches
-            # (util/placement's arrays), as _sole_array
-            own = type(b) is np.ndarray and b.base is None and _getrefcount(a) == r1 and _getrefcount(b) == r2
-        if not own or not a.flags.c_contiguous or not a.flags.writeable:
-            a = b = None           # (no extra reference to the old array while copying)
-            t._v = np.array(t._v, order="C")
-
-
-def _own_counts(t):
-    """The reference counts ``_own_arrays``' statements see for ``t``'s array and its
-    base (None without one): its baseline, from fresh arrays (``_own_refs``)."""
-    a = t._v
-    b = a.base
-    return _getrefcount(a), (None if b is None else _getrefcount(b))
-
-
-#: (count of an array that owns its memory, of a placed view, of its buffer) when nothing
-#: but the tensor holds them, as ``_own_arrays`` counts; empty until its first call
-_OWN_REFS = []
-
-
-def _own_refs():
-    fresh = _new(Tensor)
-    fresh._v = np.empty(1)
-    plain = _own_counts(fresh)[0]
-    fresh._v = np.empty(8, np.uint8)[:].view(np.float64)  # a view of a buffer only it refers to
-    _OWN_REFS.extend((plain,) + _own_counts(fresh))
-    return _OWN_REFS
+        _own_array(t)
 
 
 def _place_owned(variables):
