@@ -262,7 +262,9 @@ def build_torch(case, data):
     target = torch_mlp(weights(data, "t"), ACTS)
     for p in target.parameters():
         p.requires_grad_(False)
-    opt = torch.optim.Adam(model.parameters(), lr=LR, eps=EPS)
+    # fused=True: PyTorch's fastest Adam on CPU (the issue compares eager steps with it); the
+    # default for-loop Adam took 189 us per step here, fused 55 (2-core EPYC, torch 2.13)
+    opt = torch.optim.Adam(model.parameters(), lr=LR, eps=EPS, fused=True)
     s, r, s2, done = (torch.from_numpy(data[k]) for k in ("s", "r", "s2", "done"))
     a = torch.from_numpy(data["a"])
 
@@ -282,7 +284,7 @@ def build_torch(case, data):
         out["loss"] = np.array(losses)
         return out
 
-    return Bench(step=step, check=check, note="torch.optim.Adam defaults (for-loop implementation on CPU)")
+    return Bench(step=step, check=check, note="torch.optim.Adam(fused=True): its fastest Adam on CPU")
 
 
 # --- JAX + optax ---------------------------------------------------------------------
@@ -343,7 +345,7 @@ IMPLS = [
          reference_variant="keras"),
     Impl("tapeflow_keras_eager", "tapeflow", "tapeflow eager (keras Dense/MSE/Adam)", _tf_step("tapeflow", "keras", "eager"), cases=S,
          reference_variant="keras"),
-    Impl("torch", "torch", "PyTorch (torch.optim.Adam)", build_torch, cases=S),
+    Impl("torch", "torch", "PyTorch (torch.optim.Adam, fused)", build_torch, cases=S),
     Impl("jax", "jax", "JAX jit + optax.adam", build_jax, cases=S),
     Impl("tf_keras_function", "tensorflow", "TF tf.function (keras Dense/MSE/Adam)", _tf_step("tensorflow", "keras", "function"), cases=S,
          reference_variant="keras"),

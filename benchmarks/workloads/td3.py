@@ -229,8 +229,10 @@ def build_torch(case, data):
     actor_t = torch_mlp(get(data, "actor"), A_ACTS)
     q1_t = torch_mlp(get(data, "q1_"), C_ACTS)
     q2_t = torch_mlp(get(data, "q2_"), C_ACTS)
-    copt = torch.optim.Adam(list(q1.parameters()) + list(q2.parameters()), lr=LR)
-    aopt = torch.optim.Adam(actor.parameters(), lr=LR)
+    # fused=True: PyTorch's fastest Adam on CPU (the default for-loop one took 394 us per
+    # critic step at 256-256, fused 135; 2-core EPYC, torch 2.13)
+    copt = torch.optim.Adam(list(q1.parameters()) + list(q2.parameters()), lr=LR, fused=True)
+    aopt = torch.optim.Adam(actor.parameters(), lr=LR, fused=True)
     s, a, r, s2, nd, noise = (torch.from_numpy(data[k]) for k in BATCH_KEYS)
     pairs = [(p, tp) for m, mt in ((actor, actor_t), (q1, q1_t), (q2, q2_t))
              for p, tp in zip(m.parameters(), mt.parameters())]
@@ -346,7 +348,7 @@ IMPLS = [
     Impl("tapeflow_eager", "tapeflow", "tapeflow eager (raw ops + hand Adam)", _tf("tapeflow", "eager")),
     Impl("tapeflow_eager_keras", "tapeflow", "tapeflow eager (raw ops + Keras Adam)",
          _tf("tapeflow", "eager", KerasAdam)),
-    Impl("torch", "torch", "PyTorch (torch.optim.Adam)", build_torch),
+    Impl("torch", "torch", "PyTorch (torch.optim.Adam, fused)", build_torch),
     Impl("jax", "jax", "JAX jit + optax.adam", build_jax),
     Impl("tf_function", "tensorflow", "TF tf.function (raw ops + hand Adam)", _tf("tensorflow", "function")),
 ]

@@ -5,11 +5,12 @@ authors' main.py loop, ``tapeflow.rl.trainer.train``) after the random start
 phase, evaluations excluded: tapeflow's TD3 compiled (what `tapeflow td3
 train` runs) and eager (`--eager`), against benchmarks/td3_torch.py (a
 PyTorch TD3 written from the paper, run through the same loop, env,
-hyper-parameters and NumPy replay buffer).
+hyper-parameters and NumPy replay buffer; once with Adam's defaults, as the
+paper's code, and once with ``fused=True``, PyTorch's fastest Adam on CPU).
 
 The N steps are cut into chunks that the harness serves round-robin like any
 other blocks (rounds.py): each implementation's run lives in its worker,
-paused between chunks, so the three runs advance together and every chunk's
+paused between chunks, so the runs advance together and every chunk's
 ratio compares neighbours in time. The training loop runs in a thread of the
 worker and stops inside the agent's ``train`` call when its chunk is done (the
 first chunk includes the first update's compilation, as a run does). The
@@ -138,14 +139,19 @@ def build_tapeflow_eager(case, data):
     return build_tapeflow(case, data, compiled=False)
 
 
-def build_torch(case, data):
+def build_torch(case, data, fused_adam=False):
     from benchmarks.td3_torch import TorchTD3
 
-    return _bench(case, lambda s, a, m: TorchTD3(s, a, m, SEED))
+    return _bench(case, lambda s, a, m: TorchTD3(s, a, m, SEED, fused_adam=fused_adam))
+
+
+def build_torch_fused(case, data):
+    return build_torch(case, data, fused_adam=True)
 
 
 IMPLS = [
     Impl("tapeflow", "tapeflow", "tapeflow TD3 (compiled, as `tapeflow td3 train`)", build_tapeflow),
     Impl("tapeflow_eager", "tapeflow", "tapeflow TD3 eager (as `tapeflow td3 train --eager`)", build_tapeflow_eager),
-    Impl("torch", "torch", "PyTorch TD3 (benchmarks/td3_torch.py)", build_torch),
+    Impl("torch", "torch", "PyTorch TD3 (benchmarks/td3_torch.py; Adam's defaults, as the paper's code)", build_torch),
+    Impl("torch_fused", "torch", "PyTorch TD3, torch.optim.Adam(fused=True)", build_torch_fused),
 ]
