@@ -12,7 +12,7 @@ The exploration noise + clip, inline in the loop, is timed alone beside it.
 
     PYTHONPATH=$PWD python benchmarks/td3_breakdown.py                  # tapeflow compiled
     PYTHONPATH=$PWD python benchmarks/td3_breakdown.py --eager
-    PYTHONPATH=$PWD .venv-peers/bin/python benchmarks/td3_breakdown.py --torch --threads 2
+    PYTHONPATH=$PWD .venv-peers/bin/python benchmarks/td3_breakdown.py --torch --threads 2 [--fused-adam]
 
 Timers cost ~0.1 us each: the parts sum to slightly more than an untimed step.
 getrusage costs ~0.5 us warm but several times that right after the update
@@ -83,7 +83,7 @@ class Parts:
         return hook
 
 
-def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5", faults=False):
+def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5", faults=False, fused_adam=False):
     from tapeflow.rl import trainer
     parts = Parts(faults)
     real_make_env, real_buffer = trainer.make_env, trainer.ReplayBuffer
@@ -118,7 +118,7 @@ def run(framework, steps, start, threads, seed=0, env="HalfCheetah-v5", faults=F
             import torch
             torch.set_num_threads(threads)
             from benchmarks.td3_torch import TorchTD3
-            agent = TorchTD3(state_dim, action_dim, max_action, seed)
+            agent = TorchTD3(state_dim, action_dim, max_action, seed, fused_adam=fused_adam)
             update = agent.train
             agent.train = parts.wrap("train", lambda rb: _split_torch(agent, update, rb, parts))
         else:
@@ -209,9 +209,11 @@ def main(argv=None):
     ap.add_argument("--env", default="HalfCheetah-v5")
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
     ap.add_argument("--faults", action="store_true", help="count minor page faults per part (getrusage)")
+    ap.add_argument("--fused-adam", action="store_true", help="--torch: torch.optim.Adam(fused=True)")
     args = ap.parse_args(argv)
     fw = "torch" if args.torch else "eager" if args.eager else "compiled"
-    res, parts = run(fw, args.steps, args.start_steps, args.threads, env=args.env, faults=args.faults)
+    res, parts = run(fw, args.steps, args.start_steps, args.threads, env=args.env, faults=args.faults,
+                     fused_adam=args.fused_adam)
     print(table(res, parts, fw))
     return 0
 
