@@ -232,6 +232,45 @@ def test_bias_relu_loop_has_numpys_bits(dtype):
         assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(200, 4), (37, 29), (1, 3)])
+def test_linear_bias_add_loop_has_numpys_bits(dtype, shape):
+    """The linear layer's bias add in place (dense._bias_relu with relu=False) against
+    NumPy's broadcasting add: NaN payloads and signs, -0.0 + -0.0, inf + -inf, rounding
+    sums; a strided bias and a read-only one."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives.dense import _bias_relu
+    rs = np.random.default_rng(12)
+    h = (rs.standard_normal(shape) * 10.0 ** rs.integers(-4, 5, shape)).astype(dtype)
+    b = rs.standard_normal(shape[1]).astype(dtype)
+    if shape[1] >= 3:
+        h[0, :3] = [-0.0, np.inf, np.nan]
+        b[:3] = [-0.0, -np.inf, 1.0]
+        h[-1, 1] = -np.array([np.nan], dtype)[0]
+    for bias in (b, rs.standard_normal(2 * shape[1]).astype(dtype)[::2]):
+        bias.flags.writeable = False
+        with np.errstate(invalid="ignore"):
+            want = h + bias
+        got = h.copy()
+        assert _bias_relu(got, bias, relu=False)
+        assert got.tobytes() == want.tobytes()
+
+
+def test_a_linear_dense_layer_adds_its_bias_in_the_native_loop(monkeypatch):
+    # the output layer's epilogue (Dense without activation) takes the loop, relu=False
+    import numba  # noqa: F401
+    from tapeflow.core.primitives import dense as D
+    seen = []
+    real = D._bias_relu
+    monkeypatch.setattr(D, "_bias_relu", lambda h, b, relu=True: seen.append((h.shape, relu)) or real(h, b, relu))
+    layer = keras.layers.Dense(4)
+    x = np.random.default_rng(3).standard_normal((200, 100)).astype(np.float32)
+    out = layer(tf.constant(x)).numpy()
+    assert seen == [((200, 4), False)]
+    want = np.matmul(x, layer.kernel.numpy()) + layer.bias.numpy()
+    assert out.tobytes() == want.tobytes()
+
+
 def test_bias_relu_declines_what_it_does_not_cover():
     from tapeflow.core.primitives.dense import _bias_relu
     h = np.ones((4, 3), np.float32)
