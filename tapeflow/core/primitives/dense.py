@@ -47,8 +47,9 @@ _LOOPS = []
 
 
 def _loops():
-    """(bias_relu, relu_grad_bias, bias_add), compiled once; None while numba is not
-    imported (``_rules.native_loops``: only speed depends on it, never values)."""
+    """(bias_relu, relu_grad_bias, bias_add, relu_grad_bias_into), compiled once; None
+    while numba is not imported (``_rules.native_loops``: only speed depends on it,
+    never values)."""
     return R.native_loops(_LOOPS, _build_loops)
 
 
@@ -92,7 +93,22 @@ def _build_loops(numba):
             for j in range(row.shape[0]):
                 row[j] = row[j] + b[j]
 
-    return bias_relu, relu_grad_bias, bias_add
+    # relu_grad_bias writing relu's gradient over g (the lean walk's own cotangent:
+    # vjp_np_into), not into a new array: its own loop, as an output passed as another
+    # name for an input fails LLVM's overlap check and runs the scalar loop
+    @numba.njit(cache=True, nogil=True)
+    def relu_grad_bias_into(g, h, gb):
+        for j in range(gb.shape[0]):
+            gb[j] = 0.0
+        zero = gb[0]
+        for i in range(g.shape[0]):
+            gr, hr = g[i], h[i]
+            for j in range(gb.shape[0]):
+                v = gr[j] if hr[j] > 0 else zero
+                gr[j] = v
+                gb[j] += v
+
+    return bias_relu, relu_grad_bias, bias_add, relu_grad_bias_into
 
 
 def _bias_relu(h, b, relu=True):
@@ -116,15 +132,16 @@ def _bias_relu(h, b, relu=True):
     return True
 
 
-def _relu_grad_bias(g, out):
+def _relu_grad_bias(g, out, into=False):
     """(relu's gradient, the bias gradient) from the cotangent ``g`` and the layer's
-    output in one native pass: ``g`` where ``out > 0`` (else +0.0) into a new array,
-    and its column sums, where NumPy makes two passes (the select, then the reduce):
-    200x150 float32 4.6 us against ~20 (the loop alone; 10.6 until its zero was typed:
-    ``_build_loops``). The same bits: the select is relu's rule (elementwise._relu_grad),
-    and the sums add in NumPy's order (``_loops``; tested against np.add.reduce, -0.0
-    and NaN included). None (the two rules' NumPy forms)
-    for another dtype, shape or layout, a single column, or no numba."""
+    output in one native pass: ``g`` where ``out > 0`` (else +0.0) into a new array (over
+    ``g`` itself with ``into``: the lean walk owns it), and its column sums, where NumPy
+    makes two passes (the select, then the reduce): 200x150 float32 4.6 us against ~20
+    (the loop alone; 10.6 until its zero was typed: ``_build_loops``). The same bits: the
+    select is relu's rule (elementwise._relu_grad), and the sums add in NumPy's order
+    (``_loops``; tested against np.add.reduce, -0.0 and NaN included). None (the two
+    rules' NumPy forms) for another dtype, shape or layout, a single column, or no
+    numba."""
     dt = out.dtype
     if g.__class__ is not np.ndarray or g.shape != out.shape or g.dtype != dt or dt not in R.NATIVE_FLOATS \
             or out.ndim != 2 or out.shape[1] < 2 or not (g.flags.c_contiguous and out.flags.c_contiguous):
@@ -132,8 +149,13 @@ def _relu_grad_bias(g, out):
     loops = _loops()
     if loops is None:
         return None
-    gr = np.empty(out.shape, dt)
     gb = np.empty(out.shape[1], dt)
+    if into:
+        if not g.flags.writeable:
+            return None
+        loops[3](g, out, gb)
+        return g, gb
+    gr = np.empty(out.shape, dt)
     loops[1](g, out, gr, gb)
     return gr, gb
 
@@ -165,11 +187,11 @@ def _dense_vjp(g, out, x, w, *b, activation):
     return (gx, gw, gb) if b else (gx, gw)
 
 
-def _dense_vjp_np(need, g, out, x, w, *b, activation):
+def _dense_vjp_np(need, g, out, x, w, *b, activation, into=False):
     # the rules' array forms, in the order the tape would run them for the three nodes
     gb = None
     if activation == "relu":
-        both = _relu_grad_bias(g, out) if b and need[2] else None
+        both = _relu_grad_bias(g, out, into) if b and need[2] else None
         if both is None:
             g = E.maximum_p.vjp_np(_RELU_NEED, g, out, out, 0)[0]
         else:
@@ -182,5 +204,13 @@ def _dense_vjp_np(need, g, out, x, w, *b, activation):
     return (gx, gw, gb) if b else (gx, gw)
 
 
-dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np, aliases=False,
+def _dense_vjp_np_into(need, g, out, x, w, *b, activation):
+    # the walk's own cotangent (a GEMM's fresh input gradient from the layer above):
+    # relu's gradient is written over it, not into a new (batch, units) array, which
+    # the step would write cold (DQN eager step: 200x100 and 200x150 float32 a step)
+    return _dense_vjp_np(need, g, out, x, w, *b, activation=activation, into=True)
+
+
+dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np,
+                    vjp_np_into=_dense_vjp_np_into, aliases=False,
                     doc="activation(x @ w + b) for activation 'linear' or 'relu': Dense's eager call, one op")
