@@ -232,6 +232,45 @@ def test_bias_relu_loop_has_numpys_bits(dtype):
         assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(200, 4), (37, 29), (1, 3)])
+def test_linear_bias_add_loop_has_numpys_bits(dtype, shape):
+    """The linear layer's bias add in place (dense._bias_relu with relu=False) against
+    NumPy's broadcasting add: NaN payloads and signs, -0.0 + -0.0, inf + -inf, rounding
+    sums; a strided bias and a read-only one."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives.dense import _bias_relu
+    rs = np.random.default_rng(12)
+    h = (rs.standard_normal(shape) * 10.0 ** rs.integers(-4, 5, shape)).astype(dtype)
+    b = rs.standard_normal(shape[1]).astype(dtype)
+    if shape[1] >= 3:
+        h[0, :3] = [-0.0, np.inf, np.nan]
+        b[:3] = [-0.0, -np.inf, 1.0]
+        h[-1, 1] = -np.array([np.nan], dtype)[0]
+    for bias in (b, rs.standard_normal(2 * shape[1]).astype(dtype)[::2]):
+        bias.flags.writeable = False
+        with np.errstate(invalid="ignore"):
+            want = h + bias
+        got = h.copy()
+        assert _bias_relu(got, bias, relu=False)
+        assert got.tobytes() == want.tobytes()
+
+
+def test_a_linear_dense_layer_adds_its_bias_in_the_native_loop(monkeypatch):
+    # the output layer's epilogue (Dense without activation) takes the loop, relu=False
+    import numba  # noqa: F401
+    from tapeflow.core.primitives import dense as D
+    seen = []
+    real = D._bias_relu
+    monkeypatch.setattr(D, "_bias_relu", lambda h, b, relu=True: seen.append((h.shape, relu)) or real(h, b, relu))
+    layer = keras.layers.Dense(4)
+    x = np.random.default_rng(3).standard_normal((200, 100)).astype(np.float32)
+    out = layer(tf.constant(x)).numpy()
+    assert seen == [((200, 4), False)]
+    want = np.matmul(x, layer.kernel.numpy()) + layer.bias.numpy()
+    assert out.tobytes() == want.tobytes()
+
+
 def test_bias_relu_declines_what_it_does_not_cover():
     from tapeflow.core.primitives.dense import _bias_relu
     h = np.ones((4, 3), np.float32)
@@ -261,6 +300,61 @@ def test_relu_and_bias_gradient_loop_has_the_rules_bits(dtype, shape):
     want = np.where(out > 0, g, dtype(0))
     assert got.tobytes() == want.tobytes()
     assert gb.tobytes() == np.add.reduce(want, axis=(0,), keepdims=True).reshape(shape[1]).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(200, 150), (37, 29), (300, 2)])
+def test_relu_and_bias_gradient_written_over_the_cotangent_has_the_same_bits(dtype, shape):
+    """vjp_np_into's loop (relu's gradient over g, which the lean walk owns) against the
+    loop into a new array and NumPy's select and reduce: the same bits, g itself returned."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives.dense import _relu_grad_bias
+    rs = np.random.default_rng(13)
+    g = (rs.standard_normal(shape) * 10.0 ** rs.integers(-4, 5, shape)).astype(dtype)
+    out = np.maximum(rs.standard_normal(shape), 0).astype(dtype)
+    if shape[1] > 2:
+        out[:, 0], g[:, 0] = 1, -0.0
+        out[0, 1], out[1, 1], out[2, 1] = np.nan, -0.0, 0.0
+        g[1, 2] = np.nan
+    want, want_b = _relu_grad_bias(g, out)
+    mine = g.copy()
+    got, gb = _relu_grad_bias(mine, out, into=True)
+    assert got is mine
+    assert got.tobytes() == want.tobytes() == np.where(out > 0, g, dtype(0)).tobytes()
+    assert gb.tobytes() == want_b.tobytes() == np.add.reduce(want, axis=(0,)).tobytes()
+    ro = g.copy()
+    ro.flags.writeable = False
+    assert _relu_grad_bias(ro, out, into=True) is None       # declines: the NumPy forms run
+
+
+def test_the_lean_walk_writes_hidden_layers_relu_gradient_over_its_cotangent(monkeypatch):
+    """A Dense-relu stack's backward: each hidden layer's cotangent is the GEMM's fresh
+    input gradient of the layer above, which only the walk holds, so relu's gradient is
+    written over it (vjp_np_into); the gradients equal the general walk's bit for bit."""
+    import numba  # noqa: F401
+    from tapeflow.core.primitives import dense as D
+    rs = np.random.default_rng(14)
+    model = keras.Sequential([keras.layers.Dense(150, activation="relu"), keras.layers.Dense(100, activation="relu"),
+                              keras.layers.Dense(4)])
+    x = tf.constant(rs.standard_normal((200, 64)).astype(np.float32))
+    model(x)
+    into = []
+    real = D._relu_grad_bias
+    monkeypatch.setattr(D, "_relu_grad_bias", lambda g, o, i=False: into.append(i) or real(g, o, i))
+
+    def loss():
+        return tf.reduce_mean(tf.square(model(x)))
+
+    with tf.GradientTape() as tape:
+        value = loss()
+    lean = tape.gradient(value, model.trainable_variables)
+    assert into == [True, True]
+    with tf.GradientTape() as outer:              # an outer tape records: the general walk
+        with tf.GradientTape() as tape:
+            value = loss()
+        general = tape.gradient(value, model.trainable_variables)
+    for a, b in zip(lean, general):
+        assert a.numpy().tobytes() == b.numpy().tobytes()
 
 
 def test_relu_and_bias_gradient_loop_declines_a_single_column():

@@ -121,6 +121,25 @@ def test_adam(mode, eps, amsgrad):
     np.testing.assert_allclose(got, ref_adam(W0, GS, 0.01, eps=eps, amsgrad=amsgrad, mode=mode), **RTOL)
 
 
+def test_adam_step_number_is_the_same_on_every_path():
+    """Eager with nothing recording, Adam's step number comes from the iterations
+    variable's value (no op); taped steps record iterations + 1 as before; a subclass
+    running the op path eagerly computes it on first use. All give the fused update's bits."""
+
+    class OpPath(O.Adam):
+        def _update_step(self, grad, var, lr):       # an override: apply_gradients takes the op path
+            return super()._update_step(grad, var, lr)
+
+    fused = _run(O.Adam(0.01), W0, GS)
+    assert _run(OpPath(0.01), W0, GS).tobytes() == fused.tobytes()
+    opt, w = O.Adam(0.01), tf.Variable(W0)
+    for g in GS:
+        with tf.GradientTape():                       # recording: the op path, t from the add op
+            opt.apply_gradients([(tf.constant(g), w)])
+    assert w.numpy().tobytes() == fused.tobytes()
+    assert int(opt.iterations.numpy()) == len(GS)
+
+
 def test_adam_epsilon_placement_differs_between_modes():
     k = _run(O.Adam(0.01, epsilon=1e-3), W0, GS)
     t = _run(O.Adam(0.01, epsilon=1e-3, epsilon_mode="torch"), W0, GS)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.state import STATE
 from ..core.tensor import Tensor
 from ..ops import math_ops as M
 from . import rules as _rules
@@ -95,6 +96,13 @@ class Adam(Optimizer):
 
     def _prepare_step(self):
         super()._prepare_step()
+        st = STATE
+        if st.trace is None and not st.tapes and st.profiler is None:
+            # eager with nothing recording (the fused update): the step number comes from
+            # the variable's value in _factors, not from an op here (~2 us alone, ~5 in a
+            # DQN step's update); a traced, taped or profiled step records the add here,
+            # in the order it always had
+            return
         self._step_cache["t"] = self.iterations + 1   # (the variable is read by the add)
 
     def _factors(self, var, lr):
@@ -107,8 +115,14 @@ class Adam(Optimizer):
         key = ("f", npd, isinstance(lr, Tensor))
         f = c.get(key)
         if f is None:
-            t = c["t"]
-            t = M.cast(t, npd) if isinstance(lr, Tensor) else np.asarray(t._v).astype(npd)
+            t = c.get("t")
+            if isinstance(lr, Tensor):
+                if t is None:  # (eager, nothing recording: _prepare_step left it to here)
+                    t = c["t"] = self.iterations + 1
+                t = M.cast(t, npd)
+            else:
+                # iterations + 1 as the add op computes it (int64), then the dtype's value
+                t = np.asarray(t._v if t is not None else self.iterations._v + 1).astype(npd)
             f = c[key] = _rules.adam_factors(t, lr, self.beta_1, self.beta_2, self.epsilon_mode == "keras")
         return f
 

@@ -81,8 +81,11 @@ _add_reduce = np.add.reduce
 _ROWS = (0,)
 #: the float dtypes the rules' native loops are compiled for (elsewhere: NumPy's forms)
 NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-#: below this many elements NumPy's reduce costs about the loop's call
-COLUMN_SUMS_MIN = 1024
+#: below this many elements NumPy's reduce costs about the loop's call. NumPy's reduce
+#: pays per row (its inner loop is one row): an output layer's (200, 4) bias gradient
+#: took 3.9 us against the loop's 1.7, (32, 8) 1.5 against 1.1, (16, 4) 1.2 against 1.0;
+#: from 64 elements the loop was never the slower (2-core EPYC, float32 and float64)
+COLUMN_SUMS_MIN = 64
 #: the column-sums loop once compiled (a list: empty until then)
 _COLUMN_SUMS = []
 

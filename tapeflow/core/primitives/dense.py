@@ -33,7 +33,7 @@ _RELU_NEED = (True, False)  # relu's rule differentiates its input, not the lite
 def _dense_kernel(x, w, *b, activation):
     out = L.matmul_p.impl(x, w)  # a fresh array: the epilogue writes into it
     if b:
-        if activation == "relu" and _bias_relu(out, b[0]):
+        if _bias_relu(out, b[0], activation == "relu"):
             return out
         E.add_p.impl_out(out, out, b[0])
     if activation == "relu":
@@ -47,8 +47,9 @@ _LOOPS = []
 
 
 def _loops():
-    """(bias_relu, relu_grad_bias), compiled once; None while numba is not imported
-    (``_rules.native_loops``: only speed depends on it, never values)."""
+    """(bias_relu, relu_grad_bias, bias_add, relu_grad_bias_into), compiled once; None
+    while numba is not imported (``_rules.native_loops``: only speed depends on it,
+    never values)."""
     return R.native_loops(_LOOPS, _build_loops)
 
 
@@ -64,30 +65,62 @@ def _build_loops(numba):
                 row[j] = v if v > 0 or v != v else 0.0
 
     # the column sums in NumPy's order, as _rules._column_sums adds them (from +0.0, one
-    # row after another; an (m, 1) array, summed pairwise by NumPy, is not taken here)
+    # row after another; an (m, 1) array, summed pairwise by NumPy, is not taken here).
+    # The select's zero is gb's first element once cleared (+0.0 in the arrays' dtype; the
+    # caller passes n >= 2 columns): with the literal 0.0 (a float64) the select was a
+    # float64, converted at the store and widened into the sum, and LLVM kept the row loop
+    # scalar: 200x150 float32 10.6 us, 4.6 with the typed zero (200x100: 6.4 and 3.2;
+    # float64 8.4 either way). The same bits: each sum still rounds once in the dtype
     @numba.njit(cache=True, nogil=True)
     def relu_grad_bias(g, h, out, gb):
         for j in range(gb.shape[0]):
             gb[j] = 0.0
+        zero = gb[0]
         for i in range(g.shape[0]):
             gr, hr, orow = g[i], h[i], out[i]
             for j in range(gb.shape[0]):
-                v = gr[j] if hr[j] > 0 else 0.0
+                v = gr[j] if hr[j] > 0 else zero
                 orow[j] = v
                 gb[j] += v
 
-    return bias_relu, relu_grad_bias
+    # a linear layer's bias add in place: NumPy's broadcasting add runs its inner loop
+    # over one row (an output layer's 200x4 float32: 1.9 us against the loop's 0.7;
+    # 200x150: 5.9 against 2.3)
+    @numba.njit(cache=True, nogil=True)
+    def bias_add(h, b):
+        for i in range(h.shape[0]):
+            row = h[i]
+            for j in range(row.shape[0]):
+                row[j] = row[j] + b[j]
+
+    # relu_grad_bias writing relu's gradient over g (the lean walk's own cotangent:
+    # vjp_np_into), not into a new array: its own loop, as an output passed as another
+    # name for an input fails LLVM's overlap check and runs the scalar loop
+    @numba.njit(cache=True, nogil=True)
+    def relu_grad_bias_into(g, h, gb):
+        for j in range(gb.shape[0]):
+            gb[j] = 0.0
+        zero = gb[0]
+        for i in range(g.shape[0]):
+            gr, hr = g[i], h[i]
+            for j in range(gb.shape[0]):
+                v = gr[j] if hr[j] > 0 else zero
+                gr[j] = v
+                gb[j] += v
+
+    return bias_relu, relu_grad_bias, bias_add, relu_grad_bias_into
 
 
-def _bias_relu(h, b):
-    """relu(h + b) written over ``h`` in one native pass, where NumPy makes two (the
-    broadcasting add, then maximum against zeros): 200x150 float32 3.2 us against
-    16.5, 256x256 5.0 against 25 (min of many, quiet). The same bits: each element's
-    sum rounds once in the dtype (numba keeps float32 + float32 in float32, and
-    without fastmath nothing is contracted), and the select is np.maximum's (a NaN
-    sum is kept, with its sign and payload; -0.0 and ties give +0.0). True when done;
-    False (the caller's NumPy form) for another dtype or layout, a bias that is not
-    one row of h's dtype, or while numba is not imported (``_loops``)."""
+def _bias_relu(h, b, relu=True):
+    """relu(h + b) (``relu``; else h + b) written over ``h`` in one native pass, where
+    NumPy makes two (the broadcasting add, then maximum against zeros): 200x150 float32
+    3.2 us against 16.5, 256x256 5.0 against 25 (min of many, quiet; the add alone:
+    ``_build_loops``). The same bits: each element's sum rounds once in the dtype (numba
+    keeps float32 + float32 in float32, and without fastmath nothing is contracted), and
+    the select is np.maximum's (a NaN sum is kept, with its sign and payload; -0.0 and
+    ties give +0.0). True when done; False (the caller's NumPy form) for another dtype
+    or layout, a bias that is not one row of h's dtype, or while numba is not imported
+    (``_loops``)."""
     dt = h.dtype
     if dt not in R.NATIVE_FLOATS or b.__class__ is not np.ndarray or b.dtype != dt or b.ndim != 1 \
             or h.ndim != 2 or b.shape[0] != h.shape[1] or not h.flags.c_contiguous:
@@ -95,18 +128,20 @@ def _bias_relu(h, b):
     loops = _loops()
     if loops is None:
         return False
-    loops[0](h, b)
+    loops[0 if relu else 2](h, b)
     return True
 
 
-def _relu_grad_bias(g, out):
+def _relu_grad_bias(g, out, into=False):
     """(relu's gradient, the bias gradient) from the cotangent ``g`` and the layer's
-    output in one native pass: ``g`` where ``out > 0`` (else +0.0) into a new array,
-    and its column sums, where NumPy makes two passes (the select, then the reduce):
-    200x150 float32 ~4 us against ~20. The same bits: the select is relu's rule
-    (elementwise._relu_grad), and the sums add in NumPy's order (``_loops``; tested
-    against np.add.reduce, -0.0 and NaN included). None (the two rules' NumPy forms)
-    for another dtype, shape or layout, a single column, or no numba."""
+    output in one native pass: ``g`` where ``out > 0`` (else +0.0) into a new array (over
+    ``g`` itself with ``into``: the lean walk owns it), and its column sums, where NumPy
+    makes two passes (the select, then the reduce): 200x150 float32 4.6 us against ~20
+    (the loop alone; 10.6 until its zero was typed: ``_build_loops``). The same bits: the
+    select is relu's rule (elementwise._relu_grad), and the sums add in NumPy's order
+    (``_loops``; tested against np.add.reduce, -0.0 and NaN included). None (the two
+    rules' NumPy forms) for another dtype, shape or layout, a single column, or no
+    numba."""
     dt = out.dtype
     if g.__class__ is not np.ndarray or g.shape != out.shape or g.dtype != dt or dt not in R.NATIVE_FLOATS \
             or out.ndim != 2 or out.shape[1] < 2 or not (g.flags.c_contiguous and out.flags.c_contiguous):
@@ -114,8 +149,13 @@ def _relu_grad_bias(g, out):
     loops = _loops()
     if loops is None:
         return None
-    gr = np.empty(out.shape, dt)
     gb = np.empty(out.shape[1], dt)
+    if into:
+        if not g.flags.writeable:
+            return None
+        loops[3](g, out, gb)
+        return g, gb
+    gr = np.empty(out.shape, dt)
     loops[1](g, out, gr, gb)
     return gr, gb
 
@@ -147,11 +187,11 @@ def _dense_vjp(g, out, x, w, *b, activation):
     return (gx, gw, gb) if b else (gx, gw)
 
 
-def _dense_vjp_np(need, g, out, x, w, *b, activation):
+def _dense_vjp_np(need, g, out, x, w, *b, activation, into=False):
     # the rules' array forms, in the order the tape would run them for the three nodes
     gb = None
     if activation == "relu":
-        both = _relu_grad_bias(g, out) if b and need[2] else None
+        both = _relu_grad_bias(g, out, into) if b and need[2] else None
         if both is None:
             g = E.maximum_p.vjp_np(_RELU_NEED, g, out, out, 0)[0]
         else:
@@ -164,5 +204,13 @@ def _dense_vjp_np(need, g, out, x, w, *b, activation):
     return (gx, gw, gb) if b else (gx, gw)
 
 
-dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np, aliases=False,
+def _dense_vjp_np_into(need, g, out, x, w, *b, activation):
+    # the walk's own cotangent (a GEMM's fresh input gradient from the layer above):
+    # relu's gradient is written over it, not into a new (batch, units) array, which
+    # the step would write cold (DQN eager step: 200x100 and 200x150 float32 a step)
+    return _dense_vjp_np(need, g, out, x, w, *b, activation=activation, into=True)
+
+
+dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np,
+                    vjp_np_into=_dense_vjp_np_into, aliases=False,
                     doc="activation(x @ w + b) for activation 'linear' or 'relu': Dense's eager call, one op")
