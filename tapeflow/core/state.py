@@ -14,5 +14,11 @@ class _State:
         self.tapes = ()
         self.profiler = None
 
+    def unrecorded(self):
+        """Eager with nothing recording the ops: no trace, no tape, no profiler. Code that
+        may then work on arrays alone (the optimizers' fused updates, ``soft_update``)
+        asks this one question, so a new way of recording cannot be missed by one of them."""
+        return self.trace is None and not self.tapes and self.profiler is None
+
 
 STATE = _State()

@@ -561,8 +561,7 @@ class Variable(Tensor):
     def _assign_op(self, p, delta, op, read_value):
         """``self.assign(p(self, delta))``: a read, the op and a write (the traced IR)."""
         d = self._check_value(delta, op)
-        st = STATE
-        if st.trace is None and st.profiler is None and not st.tapes:
+        if STATE.unrecorded():
             # Eager with nothing recording: the op's bind2 on the variable (read in its fast
             # path) and the result becomes the buffer as it is. The kernel (np.add/np.subtract)
             # just made that array and nobody else holds it, so assign's defensive copy

@@ -61,8 +61,7 @@ def soft_update(target_vars, source_vars, tau):
         for t, s in zip(tv, sv):
             t.assign(_read(s))
         return
-    st = STATE
-    if st.trace is None and not st.tapes and st.profiler is None:
+    if STATE.unrecorded():
         _fused_soft_update(tv, sv, tau)
         return
     for t, s in zip(tv, sv):

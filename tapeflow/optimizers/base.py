@@ -479,14 +479,12 @@ class Optimizer(Module):
         grads = self._clip(grads)
         lr32 = self._current_lr()
         self._prepare_step()
-        st = STATE
         # Eager with nothing recording (the usual training step): the rule runs as one
         # compiled loop per variable over g, w and the slots into fresh buffers (as torch's
         # fused Adam, minus the in-place write: reads stay snapshots). Traced, taped or
         # profiled steps run the same rule on Tensors (the op path, the spec); a subclass
         # that overrides _update_step gets its own update in every mode.
-        if (self._rule is not None and st.trace is None and not st.tapes and st.profiler is None
-                and type(self)._update_step is Optimizer._update_step):
+        if self._rule is not None and STATE.unrecorded() and type(self)._update_step is Optimizer._update_step:
             self._fused_update(grads, variables, lr32)
         else:
             cons = _constraints()

@@ -96,8 +96,7 @@ class Adam(Optimizer):
 
     def _prepare_step(self):
         super()._prepare_step()
-        st = STATE
-        if st.trace is None and not st.tapes and st.profiler is None:
+        if STATE.unrecorded():
             # eager with nothing recording (the fused update): the step number comes from
             # the variable's value in _factors, not from an op here (~2 us alone, ~5 in a
             # DQN step's update); a traced, taped or profiled step records the add here,
