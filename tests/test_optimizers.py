@@ -228,6 +228,7 @@ def test_schedules_closed_forms():
     cd = S.CosineDecay(1.0, decay_steps=20, alpha=0.1)
     cw = S.CosineDecay(0.0, decay_steps=20, warmup_target=1.0, warmup_steps=4)
     it = S.InverseTimeDecay(1.0, 10, 0.5)
+    its = S.InverseTimeDecay(1.0, 10, 0.5, staircase=True)
     pd = S.PolynomialDecay(1.0, 10, end_learning_rate=0.1, power=2.0)
     for step in [0, 1, 5, 6, 10, 11, 19, 20, 30]:
         st = tf.Variable(np.int64(step))
@@ -243,7 +244,21 @@ def test_schedules_closed_forms():
             assert float(cw(st)) == pytest.approx(0.5 * (1 + np.cos(np.pi * s2 / 20)), rel=1e-5, abs=1e-6)
         assert float(it(st)) == pytest.approx(1.0 / (1 + 0.5 * step / 10), rel=1e-6)
         assert float(pd(st)) == pytest.approx(0.9 * (1 - min(step, 10) / 10) ** 2 + 0.1, rel=1e-5)
+        assert float(its(st)) == pytest.approx(1.0 / (1 + 0.5 * (step // 10)), rel=1e-6)
         assert ed(st).dtype == tf.float32
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: keras.optimizers.schedules.ExponentialDecay(0.1, n, 0.5),
+    lambda n: keras.optimizers.schedules.InverseTimeDecay(0.1, n, 0.5),
+    lambda n: keras.optimizers.schedules.CosineDecay(0.1, n),
+    lambda n: keras.optimizers.schedules.PolynomialDecay(0.1, n)])
+@pytest.mark.parametrize("steps", [0, -3])
+def test_schedules_reject_nonpositive_decay_steps(make, steps):
+    # every rate divides by decay_steps: 0 gave a nan or 0 rate without a word (TF 2.21 raises
+    # "Argument `decay_steps` must be > 0" for all four)
+    with pytest.raises(ValueError, match=rf"Decay: decay_steps must be > 0 .*got {steps}"):
+        make(steps)
 
 
 def test_optimizer_uses_schedule_at_current_iteration():

@@ -44,49 +44,50 @@ class LearningRateSchedule:
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+def _decay_steps(schedule, decay_steps):
+    """``decay_steps``, checked: the rate divides by it, so 0 would make every rate nan
+    or 0 without a word (TF raises here too, for every decaying schedule)."""
+    if decay_steps <= 0:
+        raise ValueError(f"{schedule}: decay_steps must be > 0 (the steps over which the rate decays), "
+                         f"got {decay_steps}")
+    return decay_steps
+
+
+class _RateDecay(LearningRateSchedule):
+    """ExponentialDecay's and InverseTimeDecay's shared arguments and progress
+    ``step / decay_steps`` (floored with ``staircase``); each applies its own decay."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = _decay_steps(type(self).__name__, decay_steps)
+        self.decay_rate = float(decay_rate)
+        self.staircase = bool(staircase)
+        self.name = name
+
+    def _progress(self, step):
+        p = M.divide(_as_float(step), float(self.decay_steps))
+        return M.floor(p) if self.staircase else p
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
+                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (floored
     exponent with ``staircase``)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
-        if decay_steps <= 0:
-            raise ValueError(f"ExponentialDecay: decay_steps must be positive, got {decay_steps}")
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.decay_rate = float(decay_rate)
-        self.staircase = bool(staircase)
-        self.name = name
+    def __call__(self, step):
+        return M.multiply(M.pow(constant(np.float32(self.decay_rate)), self._progress(step)),
+                          self.initial_learning_rate)
+
+
+class InverseTimeDecay(_RateDecay):
+    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)`` (floored
+    ``step / decay_steps`` with ``staircase``)."""
 
     def __call__(self, step):
-        p = M.divide(_as_float(step), float(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
-        return M.multiply(M.pow(constant(np.float32(self.decay_rate)), p), self.initial_learning_rate)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
-
-
-class InverseTimeDecay(LearningRateSchedule):
-    """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``."""
-
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
-        self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
-        self.decay_rate = float(decay_rate)
-        self.staircase = bool(staircase)
-        self.name = name
-
-    def __call__(self, step):
-        p = M.divide(_as_float(step), float(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
-        return M.divide(self.initial_learning_rate, M.add(M.multiply(p, self.decay_rate), 1.0))
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+        return M.divide(self.initial_learning_rate, M.add(M.multiply(self._progress(step), self.decay_rate), 1.0))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -127,7 +128,7 @@ class CosineDecay(LearningRateSchedule):
     def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name=None, warmup_target=None,
                  warmup_steps=0):
         self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
+        self.decay_steps = _decay_steps("CosineDecay", decay_steps)
         self.alpha = float(alpha)
         self.name = name
         self.warmup_target = None if warmup_target is None else float(warmup_target)
@@ -163,7 +164,7 @@ class PolynomialDecay(LearningRateSchedule):
     def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False,
                  name=None):
         self.initial_learning_rate = float(initial_learning_rate)
-        self.decay_steps = decay_steps
+        self.decay_steps = _decay_steps("PolynomialDecay", decay_steps)
         self.end_learning_rate = float(end_learning_rate)
         self.power = float(power)
         self.cycle = bool(cycle)
