@@ -125,6 +125,8 @@ class Dataset:
         return _ZipDataset((_RangeDataset(start, np.iinfo(np.int64).max), self), kind="_EnumerateDataset")
 
     def prefetch(self, buffer_size, name=None):
+        if _int_arg("prefetch", buffer_size, allow_negative=True) < -1:
+            raise ValueError(f"Dataset.prefetch: buffer_size must be >= 0, or -1 (AUTOTUNE), got {buffer_size}")
         return self  # elements are made on demand in this process; nothing to overlap
 
     def cache(self, filename="", name=None):

@@ -118,7 +118,8 @@ def _safe_l2(t, axes):
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """t * clip_norm / max(||t||, clip_norm): unchanged when its L2 norm is within clip_norm."""
     t = _t(t)
-    clip = _M.cast(clip_norm, t.dtype) if isinstance(clip_norm, Tensor) else clip_norm
+    # a negative clip_norm counts as 0 (as TF: every entry becomes 0, not flipped in sign)
+    clip = _M.cast(_M.maximum(clip_norm, 0), t.dtype) if isinstance(clip_norm, Tensor) else max(clip_norm, 0)
     return _M.divide(_M.multiply(t, clip), _M.maximum(_safe_l2(t, axes), clip))
 
 

@@ -8,7 +8,8 @@ tapeflow.errors, or the builtin one) with the op named in the message, or the
 same value, dtype and shape.
 
 DEVIATIONS lists the few cases where tapeflow deliberately differs from TF,
-each with its reason: all are places where TF returns a silently wrong value.
+each with its reason: TF returns a silently wrong value there, or its eager
+and compiled modes disagree (tapeflow gives one outcome in every mode).
 """
 import json
 import os
@@ -34,6 +35,10 @@ DEVIATIONS = {
     "variable_assign_add_int_overflow": ({"kind": "raise", "cls": "InvalidArgumentError"}, _OVERFLOW),
     "int32_add_py_big": ({"kind": "raise", "cls": "ValueError"}, _OVERFLOW),
     "constant_int32_overflow": ({"kind": "raise", "cls": "InvalidArgumentError"}, _OVERFLOW),
+    "range_start_after_limit": ({"kind": "value", "dtype": "int32", "shape": [0], "values": []},
+                                "TF's eager Range kernel raises for start > limit, while its tf.function "
+                                "loops `for i in tf.range(n)` run zero times for n < 0; tapeflow gives the "
+                                "empty range (Python's range) in every mode, so eager and compiled agree"),
     "index_embedding_minus1": ({"kind": "raise", "cls": "InvalidArgumentError"},
                                "Keras 3's Embedding wraps -1 to the last row (NumPy's take); tf.gather and "
                                "Keras 2's Embedding raise, and a wrapped id is a silent wrong lookup"),

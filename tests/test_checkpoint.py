@@ -320,6 +320,17 @@ def test_manager_keeps_latest_n(tmp_path):
     assert _names(mgr2) == ["ckpt-5", "ckpt-6", "ckpt-7"]
 
 
+@pytest.mark.parametrize("keep", [0, -2])
+def test_manager_refuses_max_to_keep_below_one(tmp_path, keep):
+    # 0 deleted every checkpoint right after writing it (with best_k too, for one saved without
+    # a metric); TF 2.21 refuses 0 and negative counts as well
+    for best_k in (None, 2):
+        with pytest.raises(ValueError, match=rf"max_to_keep must be a positive integer or None, got {keep}"):
+            tf.train.CheckpointManager(tf.train.Checkpoint(v=_var((2,))), str(tmp_path), max_to_keep=keep,
+                                       best_k=best_k)
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.parametrize("mode", ["max", "min"])
 def test_manager_keeps_best_k_next_to_latest_n(tmp_path, mode):
     v = _var((2,))

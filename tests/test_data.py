@@ -141,6 +141,16 @@ def test_reduce_prefetch_cache_concatenate_unbatch():
     assert [int(x) for x in tf.data.Dataset.range(5).batch(2).unbatch()] == [0, 1, 2, 3, 4]
 
 
+
+def test_prefetch_checks_its_buffer_size():
+    ds = tf.data.Dataset.range(3)
+    assert [int(x) for x in ds.prefetch(0)] == [0, 1, 2] == [int(x) for x in ds.prefetch(tf.data.AUTOTUNE)]
+    # TF: "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"
+    with pytest.raises(ValueError, match=r"Dataset.prefetch: buffer_size must be >= 0, or -1 \(AUTOTUNE\), got -5"):
+        ds.prefetch(-5)
+    with pytest.raises(TypeError, match="Dataset.prefetch"):
+        ds.prefetch(1.5)
+
 def test_from_generator():
     def gen():
         for i in range(3):

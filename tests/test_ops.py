@@ -373,6 +373,20 @@ def test_nn_namespace_has(name):
     assert callable(getattr(tf.nn, name))
 
 
+
+def test_clip_by_value_matches_tf_at_the_bounds_and_when_min_exceeds_max():
+    # TF 2.21: values maximum(minimum(t, max), min), gradient 1 where t equals a bound
+    x = tf.Variable([2.0, 3.0, 1.0, 5.0, 2.5])
+    with tf.GradientTape(persistent=True) as tape:
+        y = tf.clip_by_value(x, 2.0, 3.0)
+        z = tf.clip_by_value(x, 3.0, 2.0)
+    np.testing.assert_array_equal(y.numpy(), [2.0, 3.0, 2.0, 3.0, 2.5])
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [1.0, 1.0, 0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(z.numpy(), [3.0] * 5)
+    np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [0.0] * 5)
+    f = tf.function(lambda v: tf.clip_by_value(v, 2.0, 3.0))
+    np.testing.assert_array_equal(f(tf.constant([1.0, 2.0, 3.0, 4.0])).numpy(), [2.0, 2.0, 3.0, 3.0])
+
 # -- composite ops: gradients (float64, first and second order) -----------------------------------
 
 def _v64(*shape, seed=0, low=-2.0, high=2.0):

@@ -49,6 +49,16 @@ _CONSTRAINTS: dict = {}
 _ANY_ACTIVITY_LOSS = [False]
 
 
+
+def positive_int(where, name, value):
+    """``value`` as an int, checked to be a positive integer. A float, bool or string is
+    refused rather than converted: ``int(2.5)`` would silently build a 2-unit layer.
+    (NumPy integers are accepted; Keras 3 refuses them too, for no reason a user sees.)"""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{where}: {name} must be a positive integer, got {value!r} "
+                         f"({type(value).__name__})")
+    return int(value)
+
 class KerasVariable(Variable):
     """A layer weight, named as Keras 3 names it in TF 2.21: ``name`` is the short
     name (``kernel``), ``path`` the layer path (``dense/kernel``), and it prints as

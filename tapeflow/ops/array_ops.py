@@ -90,6 +90,11 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     if limit is None:
         start, limit = 0, start
     vals = [v.numpy()[()] if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    # (NumPy would raise ZeroDivisionError, naming no op.) A start past the limit gives an
+    # empty range, as Python's range and TF's compiled `for i in tf.range(n)` loops do; TF's
+    # eager Range kernel raises there, so a loop over tf.range(-3) would fail eagerly only
+    if vals[2] == 0:
+        raise InvalidArgumentError(f"range: delta must not be 0 (start {vals[0]}, limit {vals[1]})")
     if dtype is None:
         # TF: the tensor bounds' dtype (an int64 n gives int64 indices); else int32,
         # or float32 when a bound is a Python float
@@ -104,6 +109,7 @@ def linspace(start, stop, num, axis=0, name=None):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
+    check_size("eye", (num_rows, num_rows if num_columns is None else num_columns), _dt.np_dtype(dtype))
     e = np.eye(num_rows, num_columns, dtype=_dt.np_dtype(dtype))
     if batch_shape:
         e = np.broadcast_to(e, tuple(batch_shape) + e.shape).copy()
@@ -120,6 +126,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=np.flo
                                        "tapeflow.cast(indices, tapeflow.int32)")
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool):
         raise InvalidArgumentTypeError(f"one_hot: depth must be a Python int, got {type(depth).__name__} {depth!r}")
+    if depth < 0:  # np.arange(-1) is empty: every row would silently be all off_value
+        raise InvalidArgumentError(f"one_hot: depth must be >= 0, got {depth}")
     nd = len(ia.shape)
     if not -1 <= axis <= nd:
         raise InvalidArgumentError(f"one_hot: axis {axis} is out of range for indices of rank {nd} "
@@ -237,6 +245,9 @@ def unstack(value, num=None, axis=0, name=None):
     n = s[ax]
     if n is None:
         raise ValueError("unstack: the axis length must be known")
+    if num is not None and num != n:
+        raise InvalidArgumentError(f"unstack: num={num}, but axis {ax} of a tensor of shape {fmt_shape(s)} has "
+                                   f"{n} entries; pass num={n} or leave num out")
     return [I.getitem(value, (builtins.slice(None),) * ax + (i,)) for i in builtins.range(n)]
 
 
@@ -265,6 +276,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
 def tile(input, multiples, name=None):  # noqa: A002
     s = aval_of(input).shape
     m = _shape_arg(multiples, "tile")
+    if any(k < 0 for k in m):
+        raise InvalidArgumentError(f"tile: multiples {list(m)} has a negative entry; each must be >= 0")
     if len(m) != len(s):
         raise InvalidArgumentError(f"tile: multiples has length {len(m)}, tensor has rank {len(s)} (shape {fmt_shape(s)}); "
                                    "give one multiple per axis")
@@ -472,8 +485,15 @@ class TopKResult(tuple):
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+    k = int(k)
+    s = aval_of(input).shape
+    n = s[-1] if s else None
+    if not s or k < 0 or (n is not None and k > n):
+        # a slice [:k] past the end (or from the end, k < 0) would return fewer than k without a word
+        raise InvalidArgumentError(f"top_k: k={k} for an input of shape {fmt_shape(s)}: the input needs rank >= 1 "
+                                   f"and at least k entries in its last axis, and k must be >= 0")
     idx = argsort(input, -1, "DESCENDING")
-    idx = I.getitem(idx, (Ellipsis, builtins.slice(0, int(k))))
+    idx = I.getitem(idx, (Ellipsis, builtins.slice(0, k)))
     return TopKResult((take_along_axis(input, idx, -1), idx))
 
 

@@ -7,6 +7,7 @@ from math import prod as _prod
 import numpy as np
 
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from ..core.aval import fmt_shape
 from ..core import dtypes as _dt
 from ..core.primitive import bind, aval_of, _only_python
 from ..core.primitives import elementwise as E
@@ -165,7 +166,18 @@ def where(condition, x=None, y=None, name=None):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    return minimum(maximum(t, clip_value_min), clip_value_max)
+    """``maximum(minimum(t, clip_value_max), clip_value_min)``, in TF's order: where
+    clip_value_min > clip_value_max the result is clip_value_min (np.clip's order gives
+    the max). Bounds may broadcast against t but not enlarge it (TF raises there too).
+    t is the *second* operand of both: maximum/minimum send a tie's gradient to their second
+    operand (so that relu = maximum(x, 0) has gradient 0 at 0), and TF's clip passes the
+    gradient where t equals a bound (its Maximum/Minimum send ties to the first operand)."""
+    out = maximum(clip_value_min, minimum(clip_value_max, t))
+    ts, os_ = aval_of(t).shape, aval_of(out).shape
+    if len(os_) != len(ts) or any(a is not None and b is not None and a != b for a, b in zip(ts, os_)):
+        raise InvalidArgumentError(f"clip_by_value: the bounds would broadcast t of shape {fmt_shape(ts)} to "
+                                   f"{fmt_shape(os_)}; give bounds that broadcast to t's shape")
+    return out
 
 
 def cast(x, dtype, name=None):

@@ -19,6 +19,8 @@ from ..core.primitive import bind, aval_of
 from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
 from . import math_ops as M
+from ..core.aval import fmt_shape
+from ..errors import InvalidArgumentError
 
 
 def _state_from_seed(seed):
@@ -159,6 +161,11 @@ class Generator(Module):
 
         The Gumbel-max trick: argmax(logits + Gumbel noise) is an exact sample."""
         s = aval_of(logits).shape
+        if len(s) != 2:
+            raise InvalidArgumentError(f"random.categorical: logits must be 2-D (batch, classes), got shape "
+                                       f"{fmt_shape(s)}")
+        if int(num_samples) < 0:
+            raise InvalidArgumentError(f"random.categorical: num_samples must be >= 0, got {num_samples}")
         u = self.uniform((s[0], int(num_samples), s[1]), minval=1e-20, maxval=1.0, dtype=aval_of(logits).dtype)
         g = M.negative(M.log(M.negative(M.log(u))))
         from .array_ops import expand_dims
@@ -166,6 +173,8 @@ class Generator(Module):
 
     def shuffle(self, value):
         from .array_ops import gather
+        if not aval_of(value).shape:  # a scalar has no first axis to shuffle (TF returns it)
+            return value
         n = aval_of(value).shape[0]
         keys = self.uniform((n,))
         return gather(value, bind(R.argsort_p, keys, axis=0, descending=False))

@@ -147,10 +147,13 @@ class CheckpointManager:
     def __init__(self, checkpoint, directory, max_to_keep=5, keep_checkpoint_every_n_hours=None,
                  checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None,
                  best_k=None, mode="max", clock=None):
-        if max_to_keep is not None and max_to_keep < 0:
-            raise ValueError("CheckpointManager: max_to_keep must be >= 0 or None")
         if best_k is not None and best_k < 0:
             raise ValueError("CheckpointManager: best_k must be >= 0 or None")
+        # 0 would delete each checkpoint as soon as it is written, best_k or not (one saved
+        # without a metric does not compete), leaving nothing to resume from; TF refuses it too
+        if max_to_keep is not None and max_to_keep <= 0:
+            raise ValueError(f"CheckpointManager: max_to_keep must be a positive integer or None, got {max_to_keep} "
+                             "(1 keeps the latest checkpoint, beside the best_k best ones)")
         if mode not in ("max", "min"):
             raise ValueError(f"CheckpointManager: mode must be 'max' or 'min', not {mode!r}")
         if checkpoint_interval is not None and step_counter is None:

@@ -263,6 +263,9 @@ def check_size(name, shape, dtype):
     for d in shape:
         if d is None:
             return
+        if d < 0:  # NumPy says only "negative dimensions are not allowed", naming no op
+            raise InvalidArgumentError(f"{name}: the result shape {fmt_shape(shape)} has a negative dimension; "
+                                       "every dimension must be >= 0")
         n *= int(d)
     nbytes = n * np.dtype(dtype).itemsize
     if nbytes > MAX_RESULT_BYTES:

@@ -183,10 +183,17 @@ concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), 
                      aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out)
 
 
+def _check_paddings(paddings, ndim):
+    if len(paddings) != ndim:  # np.pad would broadcast one row to every axis
+        raise InvalidArgumentError(f"pad: paddings has {len(paddings)} rows for a tensor of rank {ndim}; "
+                                   "give one (before, after) pair per axis")
+    if any(a < 0 or b < 0 for a, b in paddings):  # (np.pad: "index can't contain negative values")
+        raise InvalidArgumentError(f"pad: paddings {[list(p) for p in paddings]} has a negative entry; "
+                                   "paddings must be >= 0 (to crop, slice the tensor)")
+
+
 def _pad_abstract(x, paddings, constant_values):
-    if len(paddings) != x.ndim:
-        raise InvalidArgumentError(f"pad: paddings has {len(paddings)} rows for a tensor of rank {x.ndim}; "
-                         "give one (before, after) pair per axis")
+    _check_paddings(paddings, x.ndim)
     return Aval(tuple(None if d is None else d + a + b for d, (a, b) in zip(x.shape, paddings)), x.dtype)
 
 
@@ -196,9 +203,7 @@ def _pad_vjp(g, out, x, paddings, constant_values):
 
 
 def _pad_kernel(x, paddings, constant_values):
-    if len(paddings) != np.ndim(x):  # np.pad would broadcast one row to every axis
-        raise InvalidArgumentError(f"pad: paddings has {len(paddings)} rows for a tensor of rank {np.ndim(x)}; "
-                                   "give one (before, after) pair per axis")
+    _check_paddings(paddings, np.ndim(x))
     return np.pad(x, paddings, constant_values=constant_values)
 
 

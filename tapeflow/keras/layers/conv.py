@@ -13,7 +13,7 @@ from ...ops import nn_ops as N
 from .. import activations as _acts
 from .. import initializers as _inits
 from .. import regularizers as _regs
-from ..engine import Layer, InputSpec
+from ..engine import Layer, InputSpec, positive_int
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
@@ -54,9 +54,7 @@ class _Conv(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         cls = type(self).__name__
-        self.filters = int(filters)
-        if self.filters < 1:
-            raise ValueError(f"{cls}: filters must be a positive integer, got {filters}")
+        self.filters = positive_int(cls, "filters", filters)
         self.kernel_size = _tuple(cls, "kernel_size", kernel_size, self.rank)
         self.strides = _tuple(cls, "strides", strides, self.rank)
         self.dilation_rate = _tuple(cls, "dilation_rate", dilation_rate, self.rank)

@@ -17,7 +17,7 @@ from .. import activations as _acts
 from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
-from ..engine import Layer, InputSpec
+from ..engine import Layer, InputSpec, positive_int
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
            "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
@@ -39,10 +39,7 @@ class Dense(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        units = int(units) if not isinstance(units, int) else units
-        if units <= 0:
-            raise ValueError(f"Dense: units must be a positive integer, got {units}")
-        self.units = units
+        self.units = positive_int("Dense", "units", units)
         self.activation = _acts.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = _inits.get(kernel_initializer)
@@ -144,6 +141,9 @@ class LeakyReLU(Layer):
         if "negative_slope" in kwargs:
             alpha = kwargs.pop("negative_slope")
         super().__init__(**kwargs)
+        if alpha is None or float(alpha) < 0:
+            # as Keras 3: a negative slope flips the sign of negative inputs (not a leaky ReLU)
+            raise ValueError(f"LeakyReLU: negative_slope must be a float >= 0, got {alpha!r}")
         self.alpha = float(alpha)
 
     def call(self, inputs):
@@ -194,8 +194,10 @@ class Dropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if not 0 <= float(rate) < 1:
-            raise ValueError(f"Dropout: rate must be in [0, 1), got {rate}")
+        # rate 1 is allowed, as in Keras: training then outputs zeros (tf.nn.dropout itself
+        # refuses 1, where the kept values' scale 1 / (1 - rate) is infinite)
+        if not 0 <= float(rate) <= 1:
+            raise ValueError(f"Dropout: rate must be in [0, 1], got {rate}")
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
@@ -211,7 +213,8 @@ class Dropout(Layer):
         ns = None
         if self.noise_shape is not None:
             ns = tuple(s if d is None else d for d, s in zip(self.noise_shape, shape))
-        dropped = N.dropout(inputs, self.rate, noise_shape=ns, rng=self._gen)
+        dropped = A.zeros_like(inputs) if self.rate == 1 else N.dropout(inputs, self.rate, noise_shape=ns,
+                                                                          rng=self._gen)
         if isinstance(training, Tensor):
             return M.where(training, dropped, inputs)
         return dropped if training else inputs
@@ -338,8 +341,8 @@ class Embedding(Layer):
                  **kwargs):
         kwargs.setdefault("autocast", False)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
+        self.input_dim = positive_int("Embedding", "input_dim", input_dim)
+        self.output_dim = positive_int("Embedding", "output_dim", output_dim)
         self.embeddings_initializer = _inits.get(embeddings_initializer)
         self.embeddings_regularizer = _regs.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
