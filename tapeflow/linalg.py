@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InvalidArgumentError
 from .core.primitive import aval_of
 from .core.primitives import dense_linalg as _D
 from .core.tensor import Tensor, convert_to_tensor
@@ -32,8 +33,9 @@ def solve(matrix, rhs, adjoint=False, name=None):
 def inv(input, adjoint=False, name=None):  # noqa: A002
     a = _t(input)
     av = aval_of(a)
-    if len(av.shape) < 2:
-        raise ValueError(f"inv: expects square matrices of shape (..., n, n), got shape {tuple(av.shape)}")
+    if len(av.shape) < 2 or (None not in av.shape[-2:] and av.shape[-1] != av.shape[-2]):
+        raise InvalidArgumentError(f"inv: expects square matrices of shape (..., n, n), got shape "
+                                   f"{tuple(av.shape)}")
     eye_ = np.ascontiguousarray(np.broadcast_to(np.eye(av.shape[-1], dtype=av.dtype), av.shape)) \
         if av.dtype.kind == "f" else np.eye(av.shape[-1])
     return solve(a, eye_, adjoint=adjoint)

@@ -276,3 +276,40 @@ case("layer_embedding_zero_output_dim", "def f(i):\n    return tf.keras.layers.E
 case("layer_leaky_relu_negative_slope", "def f(x):\n    return tf.keras.layers.LeakyReLU(negative_slope=-1.0)(x)",
      [V3], "LeakyReLU")
 case("layer_dropout_rate_one", "def f(x):\n    return tf.keras.layers.Dropout(1.0)(x, training=True)", [M23], None)
+case("constant_python_float_to_int", "lambda: tf.constant(1.5, dtype=tf.int32)", [], "int32")
+case("constant_python_whole_float_to_int", "lambda: tf.constant([1, 2.0], dtype=tf.int64)", [], "int64")
+case("index_python_list_is_a_tuple", "lambda x: x[[0, 1]]", [M23], None)
+case("layer_dense_int_input", "d = tf.keras.layers.Dense(2, kernel_initializer='ones')\nf = lambda x: d(x)",
+     [_a([[1, 2, 3], [0, 1, 0]], i32)], None)
+case("layer_dense_rank1_input", "def f(x):\n    return tf.keras.layers.Dense(2)(x)", [V3], "Dense")
+YT41 = _a([[1.0], [2.0], [3.0], [4.0]])
+YP4 = _a([1.5, 2.0, 2.0, 5.0])
+case("loss_mse_labels_n1_preds_n", "lambda a, b: tf.keras.losses.MeanSquaredError()(a, b)", [YT41, YP4], None)
+case("loss_mse_none_labels_n1_preds_n", "lambda a, b: tf.keras.losses.MeanSquaredError(reduction='none')(a, b)",
+     [YT41, YP4], None)
+case("loss_bce_labels_n1_preds_n", "lambda a, b: tf.keras.losses.BinaryCrossentropy()(a / 5, b / 6)", [YT41, YP4], None)
+case("metric_mse_labels_n1_preds_n",
+     "m = tf.keras.metrics.MeanSquaredError()\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YT41, YP4], None)
+case("metric_accuracy_labels_n1_preds_n",
+     "m = tf.keras.metrics.Accuracy()\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YT41, YP4], None)
+case("loss_bce_shape_mismatch", "lambda a, b: tf.keras.losses.BinaryCrossentropy()(a, b)",
+     [_a([0.0, 1.0]), _a([0.2, 0.3, 0.4])], "binary_crossentropy")
+case("sigmoid_ce_shape_mismatch", "lambda a, b: tf.nn.sigmoid_cross_entropy_with_logits(labels=a, logits=b)",
+     [YT41, YP4], "sigmoid_cross_entropy_with_logits")
+case("tape_never_entered", "def f(x):\n    return tf.GradientTape().gradient(x * x, x)", [V3], "GradientTape")
+case("layer_gaussian_noise_negative", "def f(x):\n    return tf.keras.layers.GaussianNoise(-1.0)(x)", [V3],
+     "GaussianNoise")
+case("regularizer_l2_negative", "def f(x):\n    return tf.keras.regularizers.L2(-1.0)(x)", [V3], "l2")
+case("slice_size_past_end", "lambda x: tf.slice(x, [2], [5])", [V3], "slice")
+case("sort_bad_direction", "lambda x: tf.sort(x, direction='UP')", [V3], "sort")
+case("tensorshape_negative_dim", "lambda x: tf.reshape(x, tf.TensorShape([3, -1]))", [V3], "TensorShape")
+case("variable_shape_incompatible", "def f(x):\n    return tf.Variable(1.0, shape=(2,)) + x", [V3], "Variable")
+case("optimizer_float64_gradient",
+     "v = tf.Variable(np.zeros(3, np.float32))\nopt = tf.keras.optimizers.SGD(1.0)\ndef f(g):\n"
+     "    opt.apply_gradients([(g, v)])\n    return v.read_value()", [V3D], None)
+case("repeat_per_entry", "lambda x: tf.repeat(x, [1, 2, 3])", [I3], None)
+case("repeat_wrong_count", "lambda x: tf.repeat(x, [1, 2])", [I3], "repeat")
+case("linalg_inv_not_square", "lambda x: tf.linalg.inv(x)", [M23], "inv")
+case("linalg_inv_singular", "lambda x: tf.linalg.inv(x)", [_a([[1.0, 2.0], [2.0, 4.0]])], "invertible")

@@ -320,6 +320,19 @@ def test_manager_keeps_latest_n(tmp_path):
     assert _names(mgr2) == ["ckpt-5", "ckpt-6", "ckpt-7"]
 
 
+def test_checkpoint_refuses_values_it_cannot_save(tmp_path):
+    # Checkpoint(step=1) saved nothing for `step` and a restore left the new value in place;
+    # TF 2.21 refuses non-trackable values ("expecting step to be a trackable object")
+    for bad in (1, 2.5, "x", np.zeros(2), tf.constant(1.0)):
+        with pytest.raises(ValueError, match=r"Checkpoint: 'step' is a .* which a checkpoint cannot save"):
+            tf.train.Checkpoint(step=bad, v=_var((2,)))
+        ck = tf.train.Checkpoint(v=_var((2,)))
+        with pytest.raises(ValueError, match=r"'step' is a"):
+            ck.step = bad
+    ck = tf.train.Checkpoint(step=tf.Variable(3, dtype=tf.int64), vs=[_var((2,))])
+    assert os.path.exists(ck.save(str(tmp_path / "c")) + ".json")
+
+
 @pytest.mark.parametrize("keep", [0, -2])
 def test_manager_refuses_max_to_keep_below_one(tmp_path, keep):
     # 0 deleted every checkpoint right after writing it (with best_k too, for one saved without

@@ -207,6 +207,25 @@ def test_dataset_argument_errors():
         m.predict(ds.repeat(), verbose=0)
 
 
+def test_array_argument_errors():
+    # each was accepted: y with more rows than x trained on mismatched pairs, batch_size=0
+    # meant 32, validation_split=1.5 kept no training data (TF 2.21 raises on all three)
+    x, y = _reg_data()
+    m = _reg_model()
+    with pytest.raises(ValueError, match=r"Data cardinality is ambiguous.*x sizes: 24, y sizes: 23"):
+        m.fit(x, y[:-1], verbose=0)
+    with pytest.raises(ValueError, match=r"sample_weight sizes: 3"):
+        m.evaluate(x, y, sample_weight=np.ones(3, np.float32), verbose=0)
+    for method, args in (("fit", (x, y)), ("evaluate", (x, y)), ("predict", (x,))):
+        for bad in (0, -1, 2.5, True):
+            with pytest.raises(ValueError, match=rf"{method}: batch_size must be a positive integer or None"):
+                getattr(m, method)(*args, batch_size=bad, verbose=0)
+    for split in (1.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match=r"fit: validation_split must be in \[0, 1\)"):
+            m.fit(x, y, validation_split=split, verbose=0)
+    assert m.predict(x, batch_size=np.int64(5), verbose=0).shape == (24, 1)
+
+
 def test_custom_train_step_in_the_keras_3_guide_style():
     # "Customizing what happens in fit()": loop over self.metrics, the loss tracker named "loss"
     # takes the loss, compile_metrics takes (y, y_pred); the logs returned are flattened

@@ -132,7 +132,6 @@ def test_basic_indexing_matches_numpy(key):
 
 
 @pytest.mark.parametrize("name,key_fn", [
-    ("int-list", lambda: [1, 0, 1]),
     ("int-array", lambda: np.array([[0, 1], [1, 1]])),
     ("int-tensor", lambda: tf.constant([1, 0, 1])),
     ("tensor-on-axis1", lambda: (slice(None), tf.constant([2, 0]))),
@@ -150,6 +149,16 @@ def test_advanced_indexing_matches_numpy(name, key_fn):
         npkey = np.asarray(npkey)
     out = tf.constant(X)[key]
     assert_close(out, X[npkey])
+
+
+def test_a_python_list_index_is_the_index_tuple_as_in_tf():
+    # TF 2.21: tf.reshape(tf.range(12), (3, 4))[[0, 2]] is element [0, 2] (= 2); NumPy would
+    # gather rows 0 and 2, a silently different answer for a ported program
+    x = tf.constant(X)
+    assert_close(x[[1, 0, 1]], X[1, 0, 1])
+    assert_close(x[[1, slice(None), 2]], X[1, :, 2])
+    assert_close(tf.Variable(X)[[0, 1]], X[0, 1])
+    assert_close(x[np.array([1, 0, 1])], X[np.array([1, 0, 1])])  # an array still gathers (TF raises)
 
 
 def test_indexing_with_scalar_int_tensor():

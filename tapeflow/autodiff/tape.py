@@ -51,6 +51,7 @@ class GradientTape:
         self._watched_vars = {}
         self._used = False
         self._active = False
+        self._entered = False  # (never entered: it recorded nothing, and TF raises on gradient())
 
     # -- context ---------------------------------------------------------------
     def __enter__(self):
@@ -66,6 +67,7 @@ class GradientTape:
             raise RuntimeError("this GradientTape is already recording")
         STATE.tapes = STATE.tapes + (self,)
         self._active = True
+        self._entered = True
 
     def _pop(self):
         tapes = STATE.tapes
@@ -137,6 +139,9 @@ class GradientTape:
         return pack(grads)
 
     def _check_usable(self):
+        if not self._entered:
+            raise RuntimeError("GradientTape.gradient: this tape was never entered, so it recorded nothing; "
+                               "compute the loss inside `with tapeflow.GradientTape() as tape:`")
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only compute one set of gradients "
                                "(or jacobians); create it with GradientTape(persistent=True) to call "

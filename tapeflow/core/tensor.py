@@ -36,7 +36,12 @@ class TensorShape(tuple):
             s = tuple.__new__(cls, ())
             s._unknown_rank = True
             return s
-        return tuple.__new__(cls, dims)
+        s = tuple.__new__(cls, dims)
+        for d in s:
+            if d is not None and d < 0:  # (-1 means "unknown" to reshape, never in a shape: TF raises)
+                raise ValueError(f"TensorShape: dimension {d} in {list(s)} must be >= 0, or None for an "
+                                 "unknown one")
+        return s
 
     _unknown_rank = False
 
@@ -264,8 +269,12 @@ class Tensor:
         return bind(_E.not_equal_p, self, other)
 
     def __getitem__(self, key):
-        """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask)."""
-        if not isinstance(key, tuple):
+        """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask).
+        A Python list is the index tuple, as in TF (``x[[0, 1]]`` is ``x[0, 1]``; NumPy would
+        gather rows 0 and 1, which a ported TF program does not mean)."""
+        if key.__class__ is list:
+            key = tuple(key)
+        elif not isinstance(key, tuple):
             key = (key,)
         key = tuple(k.read_value() if isinstance(k, Variable) else k for k in key)
         for k in key:
@@ -339,6 +348,12 @@ def _asarray(value, dtype=None):
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None  # TF's text
 
 
+def _has_python_float(value):
+    """Whether a value of Python scalars holds a float (an empty list holds none)."""
+    a = _asarray(value)
+    return a.dtype.kind == "f" and a.size > 0
+
+
 def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
     if dtype is None and value.__class__ is np.ndarray and value.dtype in _SUPPORTED:
@@ -372,6 +387,11 @@ def _to_array(value, dtype=None):
             elif arr.dtype.kind in "OUS":
                 raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
     else:
+        if npd.kind in "iub" and not isinstance(value, (np.ndarray, np.generic)) and _prim._only_python(value) \
+                and _has_python_float(value):
+            # TF refuses a Python float for an integer dtype (even 2.0); NumPy would truncate 1.5 to 1
+            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {npd.name}: a Python float is not "
+                            f"an integer; convert it first (int(x), or tapeflow.cast, which truncates)")
         try:
             arr = _asarray(value, npd)
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
@@ -418,6 +438,9 @@ class Variable(Tensor):
         self._uid = next(_var_uid)
         self._name = name if name is not None else "Variable"
         self._shape_spec = None if shape is None else tuple(shape)
+        if shape is not None and not TensorShape(v.shape).is_compatible_with(shape):
+            raise ValueError(f"Variable: the initial value's shape {fmt_shape(v.shape)} is not compatible with "
+                             f"shape={fmt_shape(tuple(shape)) if shape is not None else None}")
         self.aggregation = kwargs.get("aggregation")
         self.synchronization = kwargs.get("synchronization")
         hook = _CREATION_HOOKS

@@ -698,6 +698,10 @@ class Layer(Module):
                 self.add_loss(loss)
 
     def _build_from_call(self, inputs, rest=()):
+        if self.__dict__.get("input_spec") is not None:
+            # as Keras: the spec set in __init__ (a rank) holds for the first call too; else
+            # Dense(3) called on a vector built a (4, 3) kernel and returned a vector
+            self._check_inputs(inputs)
         shapes = _shapes(inputs)
         self._build_rest = [
             ("tensor", tuple(aval_of(r).shape), aval_of(r).dtype.name) if isinstance(r, (Tensor, np.ndarray))

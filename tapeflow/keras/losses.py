@@ -3,15 +3,16 @@ last axis); classes apply ``sample_weight`` and a reduction:
 ``"sum_over_batch_size"`` (default, also ``"auto"``: sum / number of
 elements), ``"sum"`` or ``"none"``.
 
-As Keras, a class squeezes a trailing size-1 axis so that ``y_true`` of shape
-(batch,) against ``y_pred`` of shape (batch, 1) is not broadcast to
-(batch, batch); probabilities are clipped to [eps, 1 - eps] (eps = 1e-7)
+As Keras, functions and classes align ranks that differ by a trailing size-1
+axis, so that ``y_true`` of shape (batch,) against ``y_pred`` of shape
+(batch, 1) is not broadcast to (batch, batch); probabilities are clipped to [eps, 1 - eps] (eps = 1e-7)
 in the non-logit cross-entropies.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..ops import array_ops as A
@@ -58,8 +59,8 @@ def _tensor(x):
 def _prep(y_true, y_pred):
     if y_pred.__class__ is Tensor and y_true.__class__ is Tensor:
         a, b = y_true._v, y_pred._v
-        # two eager tensors of one dtype (a training step's loss): nothing to convert
-        if a is not None and b is not None and a.dtype is b.dtype:
+        # two eager tensors of one dtype and rank (a training step's loss): nothing to convert
+        if a is not None and b is not None and a.dtype is b.dtype and a.ndim == b.ndim:
             return y_true, y_pred
     y_pred = _tensor(y_pred)
     if isinstance(y_true, (np.ndarray, list, tuple, float, int)) and not isinstance(y_true, Tensor):
@@ -67,6 +68,15 @@ def _prep(y_true, y_pred):
     y_true = _tensor(y_true)
     if aval_of(y_true).dtype != aval_of(y_pred).dtype:
         y_true = M.cast(y_true, aval_of(y_pred).dtype)
+    return _squeeze_or_expand(y_true, y_pred)
+
+
+def _same_shape(loss, y_true, y_pred):
+    """(y_true, y_pred), checked to have one shape (after _prep aligned their ranks), as
+    Keras 3's cross-entropies check: broadcasting would pair every label with every prediction."""
+    st, sp = aval_of(y_true).shape, aval_of(y_pred).shape
+    if len(st) != len(sp) or any(a is not None and b is not None and a != b for a, b in zip(st, sp)):
+        raise ValueError(f"{loss}: y_true {fmt_shape(st)} and y_pred {fmt_shape(sp)} must have the same shape")
     return y_true, y_pred
 
 
@@ -108,16 +118,17 @@ def log_cosh(y_true, y_pred):
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """mean over ``axis`` of -(y log p + (1 - y) log(1 - p)); with
     ``from_logits`` the stable sigmoid form."""
-    y_true, y_pred = _prep(y_true, y_pred)
+    y_true, y_pred = _same_shape("binary_crossentropy", *_prep(y_true, y_pred))
     if label_smoothing:
         y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
     if from_logits:
         ce = N.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
+        # Keras 3's form: the clip alone keeps the logs finite (Keras 2 also added eps inside
+        # each log, which moved the loss in its 7th digit: 0.6289225 against TF 2.21's 0.62892276)
         eps = backend.epsilon()
         p = M.clip_by_value(y_pred, eps, 1.0 - eps)
-        ce = M.add(M.multiply(y_true, M.log(M.add(p, eps))),
-                   M.multiply(M.subtract(1.0, y_true), M.log(M.add(M.subtract(1.0, p), eps))))
+        ce = M.add(M.multiply(y_true, M.log(p)), M.multiply(M.subtract(1.0, y_true), M.log(M.subtract(1.0, p))))
         ce = M.negative(ce)
     return M.reduce_mean(ce, axis) if len(aval_of(ce).shape) else ce
 
@@ -125,7 +136,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """-sum(y_true * log(p), axis) with p = y_pred / sum(y_pred) clipped to [eps, 1-eps],
     or log_softmax(y_pred) with ``from_logits``."""
-    y_true, y_pred = _prep(y_true, y_pred)
+    y_true, y_pred = _same_shape("categorical_crossentropy", *_prep(y_true, y_pred))
     if label_smoothing:
         n = aval_of(y_pred).shape[axis]
         y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), label_smoothing / float(n))
@@ -169,13 +180,17 @@ logcosh = log_cosh
 # -- reduction ---------------------------------------------------------------------------------------
 
 def _squeeze_or_expand(a, b):
-    """Keras' squeeze_or_expand_dimensions: drop a trailing size-1 axis from
-    whichever of (a, b) has one rank more than the other."""
-    ra, rb = len(aval_of(a).shape), len(aval_of(b).shape)
-    if ra - rb == 1 and aval_of(a).shape[-1] == 1:
-        a = A.squeeze(a, -1)
-    elif rb - ra == 1 and aval_of(b).shape[-1] == 1:
-        b = A.squeeze(b, -1)
+    """Keras 3's squeeze_or_expand_to_same_rank: where one of (a, b) has one rank more and
+    a trailing axis of size 1, a rank-1 other gets that axis too (labels (batch,) against
+    predictions (batch, 1) give per-sample losses of shape (batch,)); else the size-1 axis
+    is dropped. Without it (batch,) - (batch, 1) broadcasts to (batch, batch): a loss or
+    metric that is silently wrong."""
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    ra, rb = len(sa), len(sb)
+    if ra - rb == 1 and sa[-1] == 1:
+        return (a, A.expand_dims(b, -1)) if rb == 1 else (A.squeeze(a, -1), b)
+    if rb - ra == 1 and sb[-1] == 1:
+        return (A.expand_dims(a, -1), b) if ra == 1 else (a, A.squeeze(b, -1))
     return a, b
 
 

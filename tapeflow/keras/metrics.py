@@ -143,11 +143,14 @@ def _as_float(x):
 
 
 def _accuracy(y_true, y_pred):
-    # exact equality after casting the prediction to the labels' dtype (as Keras)
+    # exact equality after casting the prediction to the labels' dtype (as Keras); ranks
+    # aligned as the losses do, else (batch,) against (batch, 1) compares every pair
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
     return _as_float(M.equal(y_true, M.cast(y_pred, y_true.dtype)))
 
 
 def _binary_accuracy(y_true, y_pred, threshold=0.5):
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
     pred = M.cast(M.greater(y_pred, threshold), y_true.dtype)
     return _as_float(M.equal(y_true, pred))
 

@@ -459,6 +459,8 @@ class Model(Layer):
                 raise ValueError("Argument `validation_split` is only supported for tensors or NumPy arrays. "
                                  f"Found incompatible type in the input: {type(x).__name__}")
         elif validation_split and validation_data is None:
+            if not 0 <= validation_split < 1:
+                raise ValueError(f"fit: validation_split must be in [0, 1), got {validation_split}")
             # as Keras: the last fraction of the samples, taken before any shuffling
             n_all = _num_samples(x)
             split = int(n_all * (1.0 - validation_split))
@@ -467,7 +469,7 @@ class Model(Layer):
             if sample_weight is not None:
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
-        bs = batch_size or 32
+        bs = _batch_size("fit", batch_size)
         hist = History()
         self.history = hist         # as Keras: model.history.history after fit
         cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
@@ -513,7 +515,8 @@ class Model(Layer):
         self.reset_metrics()
         cbs.on_test_begin({})
         logs = {}
-        for step, batch in enumerate(_batches(x, y, sample_weight, batch_size or 32, False, None, steps)):
+        for step, batch in enumerate(_batches(x, y, sample_weight, _batch_size("evaluate", batch_size), False, None,
+                                              steps)):
             cbs.on_test_batch_begin(step, {})
             logs = _pythonify(self.test_step(batch))
             cbs.on_test_batch_end(step, dict(logs))
@@ -530,7 +533,7 @@ class Model(Layer):
         cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
         cbs.on_predict_begin({})
         outs = []
-        for batch in _batches(x, None, None, batch_size or 32, False, None, steps):
+        for batch in _batches(x, None, None, _batch_size("predict", batch_size), False, None, steps):
             xb = _unpack(batch)[0]
             outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
         cbs.on_predict_end({})
@@ -614,6 +617,15 @@ def _pack(x, y, sw):
     return (x, y) if sw is None else (x, y, sw)
 
 
+def _batch_size(method, batch_size):
+    """``batch_size`` (None: 32, Keras' default), checked: 0 would silently mean 32."""
+    if batch_size is None:
+        return 32
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"{method}: batch_size must be a positive integer or None, got {batch_size!r}")
+    return int(batch_size)
+
+
 def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
     """The batches of one pass: a dataset's elements as they are, or slices of arrays
     packed as Keras packs them (in a fresh permutation when ``shuffle``); at most ``steps``."""
@@ -624,6 +636,12 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
             yield el
         return
     n = _num_samples(x)
+    sizes = {name: sorted({int(np.shape(a.numpy() if isinstance(a, Tensor) else a)[0]) for a in nest.flatten(v)})
+             for name, v in (("x", x), ("y", y), ("sample_weight", sample_weight)) if v is not None}
+    if any(k != [n] for k in sizes.values()):
+        # else the shorter arrays' last batches come out short, pairing samples with the wrong labels
+        raise ValueError("Data cardinality is ambiguous: make sure all arrays contain the same number of samples. "
+                         + ", ".join(f"{k} sizes: {', '.join(map(str, v))}" for k, v in sizes.items()))
     idx = rng.permutation(n) if shuffle else np.arange(n)
     for i, start in enumerate(range(0, n, batch_size)):
         if steps is not None and i >= steps:

@@ -24,12 +24,23 @@ class Regularizer:
         return f"{type(self).__name__}({args})"
 
 
+def _factor(cls, name, value):
+    """A penalty factor, checked (as Keras 3): a negative one rewards large weights."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or not v >= 0:  # (NaN fails too)
+        raise ValueError(f"{cls}: {name} must be a non-negative float, got {value!r}")
+    return v
+
+
 class L1L2(Regularizer):
     """``l1 * sum(|x|) + l2 * sum(x**2)``."""
 
     def __init__(self, l1=0.0, l2=0.0):
-        self.l1 = float(l1)
-        self.l2 = float(l2)
+        self.l1 = _factor(type(self).__name__, "l1", l1)
+        self.l2 = _factor(type(self).__name__, "l2", l2)
 
     def __call__(self, x):
         r = None

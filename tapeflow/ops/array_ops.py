@@ -298,6 +298,19 @@ def repeat(input, repeats, axis=None):  # noqa: A002
     ax = 0 if axis is None else axis
     s = aval_of(x).shape
     ax = ax % len(s)
+    if isinstance(repeats, (list, tuple, np.ndarray)) or (isinstance(repeats, Tensor) and aval_of(repeats).shape):
+        # one count per entry of the axis (TF): a gather of each index repeated its count
+        r = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats).reshape(-1)
+        if r.dtype.kind not in "iu" and r.size:
+            raise InvalidArgumentTypeError(f"repeat: repeats must be integers, got {r.dtype.name}")
+        if r.size != 1:
+            if s[ax] is not None and r.size != s[ax]:
+                raise InvalidArgumentError(f"repeat: {r.size} repeats for axis {ax} of size {s[ax]} (shape "
+                                           f"{fmt_shape(s)}); give one count per entry, or a single count")
+            if (r < 0).any():
+                raise InvalidArgumentError(f"repeat: repeats must be >= 0, got {r.tolist()}")
+            return gather(x, constant(np.repeat(np.arange(r.size), r).astype(np.int32)), axis=ax)
+        repeats = int(r[0])
     x = expand_dims(x, ax + 1)
     tgt = list(s)
     tgt.insert(ax + 1, int(repeats))
@@ -322,6 +335,14 @@ def reverse(tensor, axis, name=None):
 
 
 def slice(input_, begin, size, name=None):  # noqa: A001
+    s = aval_of(input_).shape
+    for ax, (b, k) in enumerate(zip(begin, size)):
+        b, k, n = int(b), int(k), s[ax] if ax < len(s) else None
+        if b < 0 or k < -1 or (n is not None and (b > n or (k != -1 and b + k > n))):
+            # a Python slice would clip silently: tf.slice(x, [2], [5]) of 3 values gave 1
+            raise InvalidArgumentError(f"slice: begin {list(begin)} and size {list(size)} do not fit the shape "
+                                       f"{fmt_shape(s)} (axis {ax}: need 0 <= begin <= begin + size <= {n}; "
+                                       "size -1 takes the rest)")
     key = tuple(builtins.slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
     return I.getitem(input_, key)
 
@@ -464,13 +485,22 @@ def _where_indices(condition):
 
 # -- sorting ----------------------------------------------------------------------------------
 
+def _direction(op, direction):
+    d = str(direction).upper()
+    if d not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f"{op}: direction must be 'ASCENDING' or 'DESCENDING', got {direction!r}")
+    return d
+
+
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    direction = _direction("argsort", direction)
     nd = len(aval_of(values).shape)
     return bind(R.argsort_p, values, axis=norm_axis("argsort", axis, nd)[0],
                 descending=str(direction).upper() == "DESCENDING")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
+    _direction("sort", direction)
     return take_along_axis(values, argsort(values, axis, direction), axis)
 
 

@@ -104,6 +104,10 @@ def log_softmax(logits, axis=-1, name=None):
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     # max(x, 0) - x z + log(1 + e^-|x|): TF's stable form, finite for any logit.
     x, z = logits, labels
+    ls, zs = aval_of(labels).shape, aval_of(logits).shape
+    if not _same_shape(ls, zs):  # (batch, 1) labels against (batch,) logits would broadcast to (batch, batch)
+        raise InvalidArgumentError(f"sigmoid_cross_entropy_with_logits: labels {fmt_shape(ls)} and logits "
+                                   f"{fmt_shape(zs)} must have the same shape")
     return M.add(M.subtract(M.maximum(x, 0), M.multiply(x, z)), M.log1p(M.exp(M.neg_abs_(x))))
 
 

@@ -511,8 +511,13 @@ class Optimizer(Module):
             g = g.read_value()
         ga = aval_of(g)
         if ga.dtype != v.dtype.as_numpy_dtype:
-            raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
-                            f"the variable has {v.dtype.name}")
+            if ga.dtype.kind not in "fiu":
+                raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
+                                f"the variable has {v.dtype.name}")
+            # a float64 gradient (a loss computed in float64) for a float32 variable: cast to the
+            # variable's dtype, as Keras 3's optimizers do; the update could not hold more anyway
+            g = M.cast(g, v.dtype.as_numpy_dtype)
+            ga = aval_of(g)
         if len(ga.shape) != len(v.shape) or any(
                 a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
             # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)

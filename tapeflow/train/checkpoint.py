@@ -31,7 +31,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.state import STATE
 from ..errors import NotFoundError
-from ..core.tensor import Variable, _CREATION_HOOKS
+from ..core.tensor import Tensor, Variable, _CREATION_HOOKS
 from . import storage
 from .storage import CheckpointError, CheckpointMismatchError
 from .trackable import collect
@@ -374,6 +374,16 @@ class CheckpointReader:
 
 # -- Checkpoint ------------------------------------------------------------------------------------
 
+def _check_value(name, value):
+    """A value that can hold no variable is refused, as TF refuses non-trackables: saved, it
+    would write nothing, and a restore would leave it as it is (Checkpoint(step=1) kept 5)."""
+    if isinstance(value, (bool, int, float, complex, str, bytes, np.ndarray, np.generic)) or \
+            (isinstance(value, Tensor) and not isinstance(value, Variable)):
+        raise ValueError(f"Checkpoint: {name!r} is a {type(value).__name__} ({value!r:.60}), which a checkpoint "
+                         "cannot save: it saves Variables and the objects that hold them; keep the value in a "
+                         "Variable, e.g. tapeflow.Variable(0, dtype=tapeflow.int64)")
+
+
 class Checkpoint:
     """Groups objects to save/restore: ``Checkpoint(model=..., optimizer=..., step=...)``.
 
@@ -392,11 +402,13 @@ class Checkpoint:
                 raise ValueError(f"Checkpoint: {k!r} is a reserved name")
             if v is None:
                 raise ValueError(f"Checkpoint: {k!r} is None")
+            _check_value(k, v)
             self._roots[k] = wrap_list(v, self, k)
 
     def __setattr__(self, name, value):
         if name.startswith("_") or name == _SAVE_COUNTER:
             raise AttributeError(f"Checkpoint: cannot set {name!r}")
+        _check_value(name, value)
         # a list is stored as TF's ListWrapper: what is appended to it later is tracked
         # (a pending restore assigns it), as are the trackables in it now
         value = wrap_list(value, self, name)

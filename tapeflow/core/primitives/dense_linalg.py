@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..aval import Aval, fmt_shape
+from ...errors import InvalidArgumentError
 from ..primitive import Primitive, bind, aval_of
 from . import elementwise as E
 from . import linalg as L
@@ -18,7 +19,7 @@ from . import shape as S
 
 def _square(name, a):
     if a.ndim < 2 or (a.shape[-1] is not None and a.shape[-2] is not None and a.shape[-1] != a.shape[-2]):
-        raise ValueError(f"{name}: expects square matrices of shape (..., n, n), got {fmt_shape(a.shape)}")
+        raise InvalidArgumentError(f"{name}: expects square matrices of shape (..., n, n), got {fmt_shape(a.shape)}")
     if a.dtype.kind != "f":
         raise TypeError(f"{name}: expects float32 or float64 matrices, got {a.dtype.name}; cast first: "
                         "tapeflow.cast(x, tapeflow.float32)")
@@ -31,7 +32,7 @@ def _lapack(name, fn, message):
         try:
             return fn(*args)
         except np.linalg.LinAlgError:
-            raise ValueError(f"{name}: {message} (input shapes: "
+            raise InvalidArgumentError(f"{name}: {message} (input shapes: "
                              + ", ".join(fmt_shape(np.shape(a)) for a in args) + ")") from None
     return kernel
 

@@ -71,6 +71,11 @@ class Dense(Layer):
     def call(self, inputs):
         v = getattr(inputs, "_v", None)
         act = self.activation
+        if v is not None and v.dtype.kind != "f" or v is None and aval_of(inputs).dtype.kind != "f":
+            # integer or bool inputs (a NumPy int array) are cast to the kernel's dtype, as Keras'
+            # Dense does; other ops keep TF's rule that dtypes never convert silently
+            inputs = M.cast(inputs, self.kernel.dtype)
+            v = getattr(inputs, "_v", None)
         if v is not None and v.ndim == 2 and STATE.trace is None:
             # eager: one op (core/primitives/dense.py), one tape node, the bias add and relu
             # in the GEMM's buffer; the same bits as the three ops below
@@ -233,6 +238,8 @@ class GaussianNoise(Layer):
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
+        if float(stddev) < 0:
+            raise ValueError(f"GaussianNoise: stddev must be >= 0, got {stddev}")
         self.stddev = float(stddev)
         self.seed = seed
         self._gen = R.Generator.from_seed(seed) if seed is not None else None
