@@ -313,3 +313,19 @@ case("repeat_per_entry", "lambda x: tf.repeat(x, [1, 2, 3])", [I3], None)
 case("repeat_wrong_count", "lambda x: tf.repeat(x, [1, 2])", [I3], "repeat")
 case("linalg_inv_not_square", "lambda x: tf.linalg.inv(x)", [M23], "inv")
 case("linalg_inv_singular", "lambda x: tf.linalg.inv(x)", [_a([[1.0, 2.0], [2.0, 4.0]])], "invertible")
+
+# -- values TF defines where NumPy's answer differs (no error either way) ----------------------
+NAN, INF = np.nan, np.inf
+case("argmax_skips_nan", "lambda x: tf.math.argmax(x)", [_a([1.0, NAN, 3.0])], None)
+case("argmin_skips_nan", "lambda x: tf.math.argmin(x)", [_a([NAN, 3.0, 1.0])], None)
+case("argmax_rows_with_nan", "lambda x: tf.math.argmax(x, axis=1)", [_a([[NAN, 1.0], [2.0, NAN]])], None)
+case("argmax_all_nan", "lambda x: tf.math.argmax(x)", [_a([NAN, NAN])], None)
+case("floordiv_float_inf", "lambda x: tf.math.floordiv(x, -1.5)", [_a([INF, -INF, 3.0])], None)
+case("floordiv_float_rounding", "lambda x: x // 0.1", [_a([1.0, -1.0])], None)
+case("one_hot_int_on_value", "lambda i: tf.one_hot(i, 4, on_value=5, off_value=-1)", [I3], None)
+case("linspace_int_bounds", "lambda: tf.linspace(1, 3, 3)", [], None)
+case("image_flip_int", "lambda x: tf.image.flip_left_right(x)", [_a([[[1], [2]], [[3], [4]]], i32)], None)
+case("hard_sigmoid_keras3", "lambda x: tf.keras.activations.hard_sigmoid(x)", [_a([-2.5, -0.5, 0.0, 1.5, 4.0])], None)
+case("relu_slope_cap_threshold",
+     "lambda x: tf.keras.activations.relu(x, negative_slope=0.1, max_value=1.0, threshold=0.5)",
+     [_a([-2.5, -0.5, 0.5, 1.5, INF, -INF])], None)

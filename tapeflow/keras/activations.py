@@ -9,12 +9,14 @@ __all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "softplus", "sof
            "serialize", "deserialize"]
 
 
-def relu(x, alpha=0.0, max_value=None, threshold=0.0):
-    """max(x, 0), with Keras' optional negative slope, cap and threshold."""
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0, alpha=None):
+    """max(x, 0), with Keras' optional negative slope, cap and threshold (Keras 3's
+    ``negative_slope``; ``alpha`` is Keras 2's name for it)."""
+    alpha = negative_slope if alpha is None else alpha
     if alpha == 0.0 and max_value is None and threshold == 0.0:
         return N.relu(x)
     if threshold != 0.0:
-        y = M.where(M.greater(x, threshold), x, M.multiply(x, 0.0))
+        y = M.where(M.greater(x, threshold), x, 0.0)  # (not x * 0.0: -inf * 0 is nan)
     else:
         y = M.maximum(x, 0.0)
     if max_value is not None:
@@ -81,8 +83,9 @@ def exponential(x):
 
 
 def hard_sigmoid(x):
-    """Keras 2's piecewise-linear sigmoid: clip(0.2 x + 0.5, 0, 1)."""
-    return M.clip_by_value(M.add(M.multiply(x, 0.2), 0.5), 0.0, 1.0)
+    """Keras 3's piecewise-linear sigmoid: relu6(x + 3) / 6 = clip(x / 6 + 0.5, 0, 1) (Keras 2,
+    before TF 2.16, used slope 0.2: 0.8 at x = 1.5 where TF 2.21 gives 0.75)."""
+    return M.divide(N.relu6(M.add(x, 3.0)), 6.0)
 
 
 def linear(x):

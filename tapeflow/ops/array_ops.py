@@ -105,7 +105,13 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
 
 
 def linspace(start, stop, num, axis=0, name=None):
-    return constant(np.linspace(float(start), float(stop), int(num), dtype=np.float32))
+    # TF's dtype: the bounds' float dtype (a Python float is float32); integer bounds give float64
+    floats = [aval_of(v).dtype if isinstance(v, (Tensor, np.ndarray, np.generic)) else
+              np.dtype(np.float32) if isinstance(v, float) else np.dtype(np.int32) for v in (start, stop)]
+    floats = [d for d in floats if d.kind == "f"]
+    d = np.result_type(*floats) if floats else np.dtype(np.float64)
+    start, stop = (float(v.numpy()) if isinstance(v, Tensor) else float(v) for v in (start, stop))
+    return constant(np.linspace(start, stop, int(num), dtype=d))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
@@ -116,7 +122,11 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=Non
     return constant(e)
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=np.float32, name=None):
+def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name=None):
+    if dtype is None:
+        # TF: the dtype of on_value / off_value when given (Python ints: int32), else float32
+        given = [v for v in (on_value, off_value) if v is not None]
+        dtype = convert_to_tensor(given[0]).dtype if given else np.float32
     d = _dt.np_dtype(dtype)
     idx = indices
     ia = aval_of(idx)

@@ -458,6 +458,10 @@ def _check_int_divisor(name, x, y):
 
 def _floordiv_kernel(x, y):
     _check_int_divisor("floordiv", x, y)
+    if np.result_type(x, y).kind == "f":
+        # TF's float FloorDiv is floor(x / y): inf // -1.5 is -inf (np.floor_divide: nan) and
+        # 1.0 // 0.1 is 10 (np.floor_divide, exact in fmod's way: 9)
+        return np.floor(np.true_divide(x, y))
     return np.floor_divide(x, y)
 
 
