@@ -6,8 +6,10 @@ Promotion rules (enforced by every primitive, eager and traced):
 
 1. Tensors (and NumPy arrays) are *strong*: all tensor operands of an op must
    share one dtype. ``float32 + float64`` is a ``TypeError`` that tells you to
-   ``cast`` one side. TF does the same; NumPy would silently upcast, which
-   hides precision bugs in float32 models.
+   ``cast`` one side. TF does the same for tensors; NumPy would silently upcast,
+   which hides precision bugs in float32 models. (TF converts a NumPy operand
+   to its tensor peer's dtype instead: ``x_f32 * np.ones(3)`` is float32 there
+   and an error here; see docs/differences.md.)
 2. Python scalars are *weak*: ``x * 2`` and ``x * 0.5`` take ``x``'s dtype
    (NumPy 2's NEP 50 rule). A Python float with an integer tensor is an error
    (it would have to change the tensor's dtype).
