@@ -329,3 +329,25 @@ case("hard_sigmoid_keras3", "lambda x: tf.keras.activations.hard_sigmoid(x)", [_
 case("relu_slope_cap_threshold",
      "lambda x: tf.keras.activations.relu(x, negative_slope=0.1, max_value=1.0, threshold=0.5)",
      [_a([-2.5, -0.5, 0.5, 1.5, INF, -INF])], None)
+P2 = _a([[0.3, 0.7], [0.6, 0.4]])
+case("sparse_ce_ignore_class_mean", "lambda y, p: tf.keras.losses.SparseCategoricalCrossentropy(ignore_class=1)(y, p)",
+     [_a([1, 0], i32), P2], None)
+case("sparse_ce_ignore_class_weighted",
+     "lambda y, p, w: tf.keras.losses.SparseCategoricalCrossentropy(ignore_class=1)(y, p, sample_weight=w)",
+     [_a([[1], [0]], i32), P2, _a([1.0, 0.5])], None)
+case("sparse_ce_ignore_class_all", "lambda y, p: tf.keras.losses.SparseCategoricalCrossentropy(ignore_class=1)(y, p)",
+     [_a([1, 1], i32), P2], None)
+case("divide_no_nan", "lambda x, y: tf.math.divide_no_nan(x, y)", [_a([1.0, 0.0, INF, 3.0]), _a([0.0, 0.0, 0.0, 2.0])],
+     None)
+case("pad_reflect", "lambda x: tf.pad(x, [[1, 1], [1, 1]], mode='REFLECT')", [M23], None)
+case("pad_symmetric", "lambda x: tf.pad(x, [[0, 0], [2, 2]], mode='SYMMETRIC')", [M23], None)
+case("pad_reflect_too_wide", "lambda x: tf.pad(x, [[2, 0], [0, 0]], mode='REFLECT')", [M23], "pad")
+case("variable_slice_assign",
+     "v = tf.Variable(np.zeros((3, 2), np.float32))\ndef f(x):\n    v[1].assign(x)\n    v[0, 1].assign(5.0)\n"
+     "    v[:, 0].assign(v[:, 0] - 1.0)\n    return v.read_value()", [_a([1.0, 2.0])], None)
+case("variable_slice_assign_tensor_index",
+     "v = tf.Variable(np.zeros((3, 2), np.float32))\np = tf.Variable(2)\ndef f(x):\n    v[p].assign(x)\n"
+     "    p.assign((p + 1) % 3)\n    v[p].assign(x * 2.0)\n    return v.read_value()", [_a([1.0, 2.0])], None)
+case("variable_slice_assign_out_of_range", "v = tf.Variable(np.zeros((3, 2), np.float32))\ndef f(x):\n"
+     "    v[5].assign(x)\n    return v.read_value()", [_a([1.0, 2.0])], "getitem")
+case("tensor_assign", "def f(x):\n    y = x * 2.0\n    y.assign(x)\n    return y", [V3], "assign")

@@ -387,6 +387,18 @@ def test_clip_by_value_matches_tf_at_the_bounds_and_when_min_exceeds_max():
     f = tf.function(lambda v: tf.clip_by_value(v, 2.0, 3.0))
     np.testing.assert_array_equal(f(tf.constant([1.0, 2.0, 3.0, 4.0])).numpy(), [2.0, 2.0, 3.0, 3.0])
 
+
+def test_divide_no_nan_is_zero_with_a_zero_gradient_where_the_divisor_is_zero():
+    # TF 2.21: [0, 0, 0, 1.5], and gradients [0, 0.25] / [0, -0.125] for x = [1, 2], y = [0, 4]
+    r = tf.math.divide_no_nan(tf.constant([1.0, 0.0, np.inf, 3.0]), tf.constant([0.0, 0.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(r.numpy(), [0.0, 0.0, 0.0, 1.5])
+    x, y = tf.Variable([1.0, 2.0]), tf.Variable([0.0, 4.0])
+    with tf.GradientTape() as tape:
+        z = tf.reduce_sum(tf.math.divide_no_nan(x, y))
+    gx, gy = tape.gradient(z, [x, y])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.25])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, -0.125])
+
 # -- composite ops: gradients (float64, first and second order) -----------------------------------
 
 def _v64(*shape, seed=0, low=-2.0, high=2.0):
@@ -399,6 +411,9 @@ COMPOSITE_GRADS = [
     ("square", tf.square, (_v64(3),)),
     ("rsqrt", tf.math.rsqrt, (_v64(3, low=0.5),)),
     ("clip_by_value", lambda x: tf.clip_by_value(x, -1.0, 1.0), (np.array([-1.7, -0.3, 0.4, 1.9]),)),
+    ("divide_no_nan", tf.math.divide_no_nan, (_v64(3), _v64(3, seed=1, low=0.5))),
+    ("pad_reflect", lambda x: tf.pad(x, [[1, 1], [2, 1]], mode="REFLECT"), (_v64(3, 4),)),
+    ("pad_symmetric", lambda x: tf.pad(x, [[2, 0], [0, 3]], mode="SYMMETRIC"), (_v64(3, 4),)),
     ("elu", tf.nn.elu, (np.array([-1.5, -0.2, 0.3, 2.0]),)),
     ("leaky_relu", tf.nn.leaky_relu, (np.array([-1.5, -0.2, 0.3, 2.0]),)),
     ("relu", tf.nn.relu, (np.array([-1.5, -0.2, 0.3, 2.0]),)),

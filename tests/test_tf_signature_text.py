@@ -129,3 +129,25 @@ Captures:
     # the concrete function still takes its tensors (the texts' key does not bind Python values)
     out = cf(tf.constant([1., 2.]), tf.zeros((4, 3), tf.int32))
     np.testing.assert_array_equal(out.numpy(), [2., 4.])
+
+
+def test_structured_input_signature_and_outputs_in_tfs_form():
+    # TF 2.21: ((TensorSpec(shape=(None, 2), dtype=tf.float32, name='x'),), {}) and the outputs'
+    # structure (TF gives its graph's symbolic tensors; tapeflow a TensorSpec for each)
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def f(x):
+        return tf.reduce_sum(x, axis=1)
+
+    cf = f.get_concrete_function()
+    (spec,), kwargs = cf.structured_input_signature
+    assert kwargs == {} and spec == tf.TensorSpec([None, 2], tf.float32) and spec.name == "x"
+    assert cf.structured_outputs.shape == (None,) and cf.structured_outputs.dtype == tf.float32
+
+    @tf.function
+    def g(x, y=2):
+        return x * y, {"a": x}
+
+    c = g.get_concrete_function(tf.TensorSpec([3]))
+    assert c.structured_input_signature == ((tf.TensorSpec([3], tf.float32, name="x"), 2), {})
+    out, d = c.structured_outputs
+    assert out.shape == (3,) and d["a"].shape == (3,)

@@ -263,7 +263,7 @@ class ConcreteFunction:
         self.backend = backend
         self.timings = timings
         self.pass_log = pass_log
-        self.structured_input_signature = None
+        self._signature_key = None  # the call's structure key (what the cache matched)
         self.python_signature = None  # the Python function's inspect.Signature (for the texts)
         self.bound_method = False
         #: stand-ins of the Variable arguments, in argument order (see run_bound)
@@ -286,6 +286,20 @@ class ConcreteFunction:
             # learning step, get_concrete_function at construction being the trace)
             self._tier_up()
             self.hot = True
+
+
+    @property
+    def structured_input_signature(self):
+        """TF's ``((args...), {kwargs})`` of the traced call: TensorSpecs named after their
+        parameters, Python values as they are."""
+        from .signature_text import public_signature
+        return public_signature(self, self._signature_key)
+
+    @property
+    def structured_outputs(self):
+        """The outputs' structure with a TensorSpec for each tensor (see signature_text)."""
+        from .signature_text import output_specs
+        return output_specs(self)
 
     def _tier_up(self):
         """Hot: recompile with elementwise fusion (native loops), if it applies."""
@@ -803,7 +817,7 @@ class Function:
                               jit_compile=self._jit_compile)
         # an input_signature's cache key is the bare ("signature",): the texts (str(cf),
         # pretty_printed_signature) describe the specs' shapes and dtypes instead
-        cf.structured_input_signature = key if self._input_signature is None else nest.structure_key(
+        cf._signature_key = key if self._input_signature is None else nest.structure_key(
             (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins

@@ -90,6 +90,55 @@ def _params(pysig, bound_method, key):
     return out
 
 
+def _public_leaf(k, name, TensorSpec):
+    if isinstance(k, tuple) and k and k[0] == "Tensor":
+        return TensorSpec(k[1], k[2], name)
+    if isinstance(k, tuple) and k and k[0] == "Variable":
+        return TensorSpec(k[1], k[2], name)  # (TF: a VariableSpec)
+    if isinstance(k, tuple) and k and k[0] == "py":
+        return k[2]
+    if isinstance(k, tuple) and len(k) == 2 and isinstance(k[1], tuple):  # a structure
+        kind, subs = k
+        if kind == "dict":
+            return {kk: _public_leaf(v, None, TensorSpec) for kk, v in subs}
+        items = [_public_leaf(v, None, TensorSpec) for v in subs]
+        return items if kind == "list" else tuple(items) if kind == "tuple" else kind(*items)
+    return k
+
+
+def public_signature(cf, key) -> tuple:
+    """TF's ``structured_input_signature``: ``((args...), {kwargs})`` with a TensorSpec named
+    after its parameter for each tensor argument and the Python values as they are."""
+    from .function import TensorSpec
+    args, kwargs = [], {}
+    for name, kind, k in _params(cf.python_signature, cf.bound_method, key):
+        (kwargs.__setitem__(name, _public_leaf(k, name, TensorSpec)) if kind == "KEYWORD_ONLY"
+         else args.append(_public_leaf(k, name, TensorSpec)))
+    return tuple(args), kwargs
+
+
+def output_specs(cf):
+    """TF's ``structured_outputs``, with a TensorSpec for each output tensor (TF gives the
+    graph's symbolic tensors, which exist only inside its graph)."""
+    from .function import TensorSpec, _TENSOR
+    avals = iter(v.aval for v in cf.raw_graph.outputs)
+    kind, payload = cf.out_tree
+    if kind == "single":
+        a = next(avals)
+        return TensorSpec(a.shape, a.dtype)
+    out, leaves = payload
+    if out is None:
+        return None
+    vals = []
+    for leaf in leaves:
+        if leaf is _TENSOR:
+            a = next(avals)
+            vals.append(TensorSpec(a.shape, a.dtype))
+        else:
+            vals.append(leaf)
+    return nest.pack_sequence_as(out, vals)
+
+
 def output_text(cf, unknown_shapes=False) -> str:
     """The ``Output Type`` of a ConcreteFunction: its outputs' specs (``<unknown>`` shapes for
     a shape-generic function, whose output shapes depend on the call's rank)."""
@@ -126,7 +175,7 @@ def _structure_text(x) -> str:
 
 def signature_text(cf, key=None, unknown_shapes=False) -> str:
     """TF's ``ConcreteFunction.pretty_printed_signature()`` text (see the module docstring)."""
-    key = cf.structured_input_signature if key is None else key
+    key = cf._signature_key if key is None else key
     lines = ["Input Parameters:"]
     lines += [f"  {name} ({kind}): {_key_text(k)}"
               for name, kind, k in _params(cf.python_signature, cf.bound_method, key)]
@@ -141,7 +190,7 @@ def check_python_arguments(cf, args, kwargs):
     traced one is a TypeError -- the trace has the traced value built in, so running it would
     silently compute with that value instead. Tensor arguments are not checked here."""
     from .function import _key_leaves
-    key = cf.structured_input_signature
+    key = cf._signature_key
     pysig = cf.python_signature
     if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
         return
@@ -187,7 +236,7 @@ class RankGenericConcreteFunction:
         # trace now (as TF does at get_concrete_function): rank 0 stands for every rank, so the
         # structure and dtypes of the outputs are known and printed (their shapes as <unknown>)
         self._probe = function.get_concrete_function(*self._with_rank(args, ()), **self._with_rank(kwargs, ()))
-        self.structured_input_signature = nest.structure_key(
+        self._signature_key = nest.structure_key(
             (tuple(args), dict(kwargs)),
             lambda a: ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else ("py", type(a).__name__, a))
 
@@ -272,7 +321,11 @@ class RankGenericConcreteFunction:
         return self._probe.graph
 
     def pretty_printed_signature(self):
-        return signature_text(self._probe, key=self.structured_input_signature, unknown_shapes=True)
+        return signature_text(self._probe, key=self._signature_key, unknown_shapes=True)
+
+    @property
+    def structured_input_signature(self):
+        return public_signature(self._probe, self._signature_key)
 
     def __str__(self):
         return "ConcreteFunction " + self.pretty_printed_signature()

@@ -10,6 +10,7 @@ was at the read.
 from __future__ import annotations
 
 import itertools
+import weakref
 from sys import getrefcount as _getrefcount
 
 import numpy as np
@@ -268,6 +269,17 @@ class Tensor:
             return True
         return bind(_E.not_equal_p, self, other)
 
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """``v[key].assign(value)`` writes ``value`` into that slice of the Variable ``v`` (TF's
+        sliced assignment); every other tensor is immutable."""
+        entry = _SLICES.get(id(self))
+        if entry is None or entry[0]() is not self:
+            raise AttributeError("'Tensor' object has no attribute 'assign': tensors are immutable; assign to a "
+                                 "Variable, or to a slice of one (v[0, 1].assign(x))")
+        var, key = entry[1], entry[2]
+        from ..ops.array_ops import slice_assigned  # (ops import core: not at import time)
+        return var.assign(slice_assigned(var, key, value), read_value=read_value)
+
     def __getitem__(self, key):
         """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask).
         A Python list is the index tuple, as in TF (``x[[0, 1]]`` is ``x[0, 1]``; NumPy would
@@ -411,6 +423,10 @@ _SUPPORTED = frozenset(_dt.SUPPORTED)
 _var_uid = itertools.count()
 
 
+#: the results of v[key] that .assign() writes through: id -> (weakref to the result, v, key)
+_SLICES = {}
+
+
 class Variable(Tensor):
     """A mutable tensor: model weights, optimizer slots, counters.
 
@@ -538,6 +554,13 @@ class Variable(Tensor):
             raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
                              f"{fmt_shape(self._v.shape)}")
         return arr
+
+    def __getitem__(self, key):
+        out = Tensor.__getitem__(self, key)
+        i = id(out)
+        # (the entry goes with the result: its weakref's callback removes it)
+        _SLICES[i] = (weakref.ref(out, lambda _r, i=i: _SLICES.pop(i, None)), self, key)
+        return out
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replace the value (the ``assign_variable`` primitive: eagerly now, or as an

@@ -320,6 +320,23 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def call(self, y_true, y_pred):
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        ignore = self._fn_kwargs.get("ignore_class")
+        if ignore is None or Reduction.validate(self.reduction) not in (Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE):
+            return super().__call__(y_true, y_pred, sample_weight)
+        losses = self.call(y_true, y_pred)  # 0 where the label is ignore_class
+        # As Keras 3: the mean is over the labels that count (each weighs total / valid); the mean
+        # over all labels gave half TF's value when half of them were ignored
+        yt = _tensor(y_true) if isinstance(y_true, Tensor) else convert_to_tensor(np.asarray(y_true))
+        if len(aval_of(yt).shape) == len(aval_of(losses).shape) + 1 and aval_of(yt).shape[-1] == 1:
+            yt = A.squeeze(yt, -1)
+        valid = M.cast(M.not_equal(yt, ignore), aval_of(losses).dtype)
+        n = float(max(int(np.prod(aval_of(losses).shape)), 1))
+        scale = M.divide_no_nan(M.multiply(valid, n), M.reduce_sum(valid))
+        sw = scale if sample_weight is None else M.multiply(
+            M.cast(convert_to_tensor(sample_weight), aval_of(losses).dtype), scale)
+        return compute_weighted_loss(losses, sw, self.reduction)
+
 
 _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "huber": huber,

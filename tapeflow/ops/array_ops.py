@@ -17,7 +17,7 @@ from ..core.primitives import reductions as R
 from ..core.primitives import scatter as SC
 from ..core.primitives import shape as S
 from ..core.primitives._rules import norm_axis, check_size
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from ..errors import InvalidArgumentError, InvalidArgumentIndexError, InvalidArgumentTypeError
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, constant, convert_to_tensor, _to_array
 from . import math_ops as M
@@ -331,10 +331,34 @@ def repeat(input, repeats, axis=None):  # noqa: A002
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    if str(mode).upper() != "CONSTANT":
-        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only CONSTANT)")
+    mode = str(mode).upper()
     p = tuple((int(a), int(b)) for a, b in np.asarray(paddings).tolist())
-    return bind(S.pad_p, tensor, paddings=p, constant_values=constant_values)
+    if mode == "CONSTANT":
+        return bind(S.pad_p, tensor, paddings=p, constant_values=constant_values)
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError(f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+    # REFLECT / SYMMETRIC compose from slices, reverses and a concat per axis (their gradients
+    # then add the mirrored entries' cotangents back): no primitive of their own
+    x = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
+    s = aval_of(x).shape
+    if len(p) != len(s) or any(a < 0 or b < 0 for a, b in p):
+        bind(S.pad_p, x, paddings=p, constant_values=0)  # (the CONSTANT rule's errors: rows, negatives)
+    edge = 1 if mode == "REFLECT" else 0  # REFLECT leaves the edge entry out of the mirror
+    for ax, (a, b) in enumerate(p):
+        n = s[ax]
+        if n is None or a > n - edge or b > n - edge:
+            raise InvalidArgumentError(f"pad: {mode} padding ({a}, {b}) of axis {ax} needs at most "
+                                       f"{'n - 1' if edge else 'n'} entries each side for a tensor of shape "
+                                       f"{fmt_shape(s)}")
+        if not a and not b:
+            continue
+        lead = (builtins.slice(None),) * ax
+        parts = [reverse(I.getitem(x, lead + (builtins.slice(edge, edge + a),)), [ax])] if a else []
+        parts.append(x)
+        if b:
+            parts.append(reverse(I.getitem(x, lead + (builtins.slice(n - edge - b, n - edge),)), [ax]))
+        x = bind(S.concat_p, *parts, axis=ax)
+    return x
 
 
 def reverse(tensor, axis, name=None):
@@ -457,6 +481,60 @@ def scatter_nd(indices, updates, shape, name=None, _op="scatter_nd"):
 
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     return M.add(tensor, scatter_nd(indices, updates, aval_of(tensor).shape, _op="tensor_scatter_nd_add"))
+
+
+def slice_assigned(var, key, value):
+    """``var``'s value with ``value`` written into ``var[key]``: TF's sliced assignment
+    (``v[1:3, 0].assign(x)``) as a tensor_scatter_nd_update at the slice's indices. Ints,
+    slices, Ellipsis and scalar integer tensors index (a ring buffer's position inside a
+    compiled step is one); ``value`` broadcasts to the slice's shape."""
+    if key.__class__ is list:
+        key = tuple(key)
+    elif not isinstance(key, tuple):
+        key = (key,)
+    shape = tuple(var.shape)
+    nd = len(shape)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("slice assignment: an index can only have a single ellipsis ('...')")
+    if any(k is Ellipsis for k in key):
+        i = next(j for j, k in enumerate(key) if k is Ellipsis)
+        key = key[:i] + (builtins.slice(None),) * (nd - len(key) + 1) + key[i + 1:]
+    if len(key) > nd:
+        raise InvalidArgumentIndexError(f"slice assignment: {len(key)} indices for a variable of shape "
+                                        f"{fmt_shape(shape)}")
+    key = key + (builtins.slice(None),) * (nd - len(key))
+    axes, out_shape, static = [], [], True
+    for ax, k in enumerate(key):
+        n = shape[ax]
+        if isinstance(k, Variable):
+            k = k.read_value()
+        if isinstance(k, Tensor) and k._v is not None and k._v.ndim == 0 and k._v.dtype.kind in "iu":
+            k = int(k._v)  # an eager scalar tensor: a static index
+        if isinstance(k, builtins.slice):
+            ix = np.arange(n)[k]
+            axes.append(ix)
+            out_shape.append(len(ix))
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            if not -n <= k < n:
+                raise InvalidArgumentIndexError(f"slice assignment: index {k} is out of bounds for axis {ax} with "
+                                                f"size {n} (variable shape {fmt_shape(shape)})")
+            axes.append(np.array([k % n]))
+        elif isinstance(k, Tensor) and aval_of(k).shape == () and aval_of(k).dtype.kind in "iu":
+            t = M.cast(k, np.int64)
+            axes.append(reshape(M.where(M.less(t, 0), M.add(t, n), t), (1,)))
+            static = False
+        else:
+            raise TypeError(f"slice assignment: index {k!r} on axis {ax}: use ints, slices, '...' or scalar integer "
+                            "tensors (for other indices, tensor_scatter_nd_update)")
+    if static:
+        grid = constant(np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, nd).astype(np.int64))
+    else:
+        ts = [a if isinstance(a, Tensor) else constant(a.astype(np.int64)) for a in axes]
+        grid = reshape(stack(meshgrid(*ts, indexing="ij"), -1), (-1, nd))
+    if not isinstance(value, Tensor):
+        value = convert_to_tensor(np.asarray(value, dtype=var.dtype.as_numpy_dtype))
+    updates = reshape(S.broadcast_to(value, tuple(out_shape)), (-1,))
+    return tensor_scatter_nd_update(var.read_value(), grid, updates)
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):

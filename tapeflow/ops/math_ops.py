@@ -61,6 +61,14 @@ def subtract(x, y, name=None): return bind(E.sub_p, *match_lists("subtract", x, 
 def multiply(x, y, name=None): return bind(E.mul_p, *match_lists("multiply", x, y))
 def divide(x, y, name=None): return bind(E.div_p, *match_lists("divide", x, y))
 def floordiv(x, y, name=None): return bind(E.floordiv_p, *match_lists("floordiv", x, y))
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (even for x inf or nan), as TF. The divisor is replaced by 1
+    there before dividing, so the gradient at those entries is 0, not nan."""
+    x, y = match_lists("divide_no_nan", x, y)
+    zero = equal(y, 0)
+    return where(zero, 0, divide(x, where(zero, 1, y)))
 def floormod(x, y, name=None): return bind(E.mod_p, *match_lists("floormod", x, y))
 def pow(x, y, name=None): return bind(E.pow_p, *match_lists("pow", x, y))  # noqa: A001
 def negative(x, name=None): return bind(E.neg_p, x)
