@@ -351,3 +351,14 @@ case("variable_slice_assign_tensor_index",
 case("variable_slice_assign_out_of_range", "v = tf.Variable(np.zeros((3, 2), np.float32))\ndef f(x):\n"
      "    v[5].assign(x)\n    return v.read_value()", [_a([1.0, 2.0])], "getitem")
 case("tensor_assign", "def f(x):\n    y = x * 2.0\n    y.assign(x)\n    return y", [V3], "assign")
+
+# -- NumPy operands take the dtype of their tensor peers (TF converts them) ---------------------
+case("numpy_operand_float64_array", "lambda x: x * np.array([2.0, 3.0, 4.0])", [V3], None)
+case("numpy_operand_int64_scalar", "lambda x: x + np.int64(2)", [I3], None)
+case("numpy_operand_int_array_to_float", "lambda x: x * np.arange(3)", [V3], None)
+case("numpy_operand_reflected", "lambda x: np.float32(2.0) - x", [I3], None)
+case("numpy_operand_matmul", "lambda x: tf.matmul(x, np.ones((3, 2)))", [M23], None)
+case("numpy_operand_concat", "lambda x: tf.concat([x, np.zeros(3)], 0)", [V3], None)
+case("numpy_operand_compare", "lambda x: x < np.array([2, 2, 2])", [V3], None)
+case("numpy_operand_int_overflow", "lambda x: x + np.int64(2**40)", [I3], "add")
+case("numpy_operand_fraction_to_int", "lambda x: x * np.array([1.5, 2.0, 3.0])", [I3], "mul")

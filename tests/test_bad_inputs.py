@@ -35,6 +35,11 @@ DEVIATIONS = {
     "variable_assign_add_int_overflow": ({"kind": "raise", "cls": "InvalidArgumentError"}, _OVERFLOW),
     "int32_add_py_big": ({"kind": "raise", "cls": "ValueError"}, _OVERFLOW),
     "constant_int32_overflow": ({"kind": "raise", "cls": "InvalidArgumentError"}, _OVERFLOW),
+    "numpy_operand_int_overflow": ({"kind": "raise", "cls": "InvalidArgumentError"},
+                                   "TF converts the NumPy int64 to the int32 tensor's dtype by wrapping (2**40 "
+                                   "adds 0); tapeflow converts NumPy operands only where the values survive"),
+    "numpy_operand_fraction_to_int": ({"kind": "raise", "cls": "InvalidArgumentError"},
+                                      "TF truncates a NumPy 1.5 to the int32 tensor's 1; a silent wrong value"),
     "range_start_after_limit": ({"kind": "value", "dtype": "int32", "shape": [0], "values": []},
                                 "TF's eager Range kernel raises for start > limit, while its tf.function "
                                 "loops `for i in tf.range(n)` run zero times for n < 0; tapeflow gives the "

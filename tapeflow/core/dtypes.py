@@ -4,12 +4,16 @@ tapeflow's dtypes are thin names over NumPy dtypes (``tapeflow.float32`` etc.).
 
 Promotion rules (enforced by every primitive, eager and traced):
 
-1. Tensors (and NumPy arrays) are *strong*: all tensor operands of an op must
-   share one dtype. ``float32 + float64`` is a ``TypeError`` that tells you to
-   ``cast`` one side. TF does the same for tensors; NumPy would silently upcast,
-   which hides precision bugs in float32 models. (TF converts a NumPy operand
-   to its tensor peer's dtype instead: ``x_f32 * np.ones(3)`` is float32 there
-   and an error here; see docs/differences.md.)
+1. Tensors are *strong*: all tensor operands of an op must share one dtype.
+   ``float32 + float64`` is a ``TypeError`` that tells you to ``cast`` one
+   side. TF does the same; NumPy would silently upcast, which hides precision
+   bugs in float32 models. A NumPy operand (array or NumPy scalar) of an op
+   whose operands share a dtype (arithmetic, comparisons, matmul, concat: the
+   record's ``numpy_operands="adopt"``) takes its tensor peers' dtype, as TF
+   converts it: ``x_f32 * np.ones(3)`` is float32. Values the conversion would
+   change (an int64 outside int32, a fraction into an integer dtype) are an
+   error, where TF wraps or truncates them. Alone, a NumPy value keeps its
+   dtype.
 2. Python scalars are *weak*: ``x * 2`` and ``x * 0.5`` take ``x``'s dtype
    (NumPy 2's NEP 50 rule). A Python float with an integer tensor is an error
    (it would have to change the tensor's dtype).

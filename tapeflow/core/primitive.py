@@ -78,6 +78,9 @@ class Primitive:
         refers to: no tensor, no user, no other cotangent, no view): the rule may
         write its result over ``ct`` instead of into a new array. Same bits as
         ``vjp_np``.
+    numpy_operands: "adopt" for ops whose operands share one dtype: a NumPy operand
+        takes the tensor operands' dtype (adopt_numpy), eager and traced alike.
+        None (the default): NumPy values keep their dtype.
     specialize(*avals, **params): optional; an eager kernel for one signature, or
         None for ``impl``. Asked once, when eager's rule cache first meets the
         signature (``_run_rule``); bind's fast path then calls that kernel instead of
@@ -88,14 +91,14 @@ class Primitive:
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "alias_map", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np", "vjp_np_into", "specialize")
+                 "bind2", "vjp_np", "vjp_np_into", "specialize", "numpy_operands")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
                  aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
-                 specialize=None, alias_map=None):
+                 specialize=None, alias_map=None, numpy_operands=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -120,6 +123,10 @@ class Primitive:
         self.fusion = fusion
         self.lowerings = dict(lowerings or {})
         self.interpret = interpret
+        #: "adopt": the operands share one dtype, and a NumPy operand (an array or NumPy scalar)
+        #: takes the tensor operands' dtype, as TF converts it (x_f32 * np.ones(3) is float32);
+        #: None (the default): a NumPy value keeps its dtype, and a mismatch is the rule's error
+        self.numpy_operands = numpy_operands
         #: bind(self, a, b, **params) for two operands, as a plain function (see _make_bind2)
         self.bind2 = _make_bind2(self)
         REGISTRY[name] = self
@@ -354,6 +361,8 @@ def eager_apply(p, args, params, kernel=None):
         return prof.eager(p, args, params)
     if p is READ_VARIABLE and kernel is None:  # bind(READ_VARIABLE, var=v): Variable.read_value()
         return _read_eager(params["var"])
+    if p.numpy_operands is not None:
+        args = adopt_numpy(p, args)
     T = _Tensor
     vals = []
     key = [p]
@@ -618,6 +627,48 @@ def _py_defaults(vals):
         else:
             out.append(np.bool_(v))
     return out
+
+
+def adopt_numpy(p, args):
+    """``args`` with each NumPy operand converted to the dtype of the op's tensor operands
+    (primitives whose record says ``numpy_operands="adopt"``; eager_apply and the tracer both
+    call this, so every mode converts alike). As TF's conversion, floats round to float32 and
+    integers become floats; unlike it, values the conversion would change are refused: TF
+    wraps 300 to 44 in uint8 and truncates 1.5 to 1 in int32 without a word. A NumPy float64
+    scalar is a Python float (its subclass) and stays weak."""
+    d = None
+    found = False
+    for a in args:
+        if isinstance(a, _Tensor):
+            if d is None:
+                d = aval_of(a).dtype
+        elif (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64:
+            found = True
+    if not found or d is None:
+        return args
+    return tuple(a if isinstance(a, _Tensor) or not (a.__class__ is np.ndarray or isinstance(a, np.generic))
+                 or a.__class__ is np.float64 else _adopt(p, a, d) for a in args)
+
+
+def _adopt(p, a, d):
+    k, dk = a.dtype.kind, d.kind
+    if a.dtype == d or not ((dk == "f" and k in "fiub") or (dk in "iu" and k in "iuf")):
+        return a  # the same dtype, or no conversion TF makes either (the rule says what is wrong)
+    arr = np.asarray(a)
+    if dk in "iu" and arr.size:
+        if k == "f" and not np.array_equal(arr, np.trunc(arr)):
+            from ..errors import InvalidArgumentTypeError
+            raise InvalidArgumentTypeError(
+                f"{p.name}: a NumPy {arr.dtype} operand {fmt_shape(arr.shape)} has fractional values and the tensor "
+                f"operand is {d}; cast one side first (TF truncates them silently)")
+        info = np.iinfo(d)
+        if arr.min() < info.min or arr.max() > info.max:
+            from ..errors import InvalidArgumentError
+            raise InvalidArgumentError(
+                f"{p.name}: a NumPy {arr.dtype} operand {fmt_shape(arr.shape)} has values outside {d}'s range "
+                f"[{info.min}, {info.max}], the tensor operand's dtype; cast one side first (TF wraps them silently)")
+    out = arr.astype(d)
+    return out if isinstance(a, np.ndarray) else out[()]
 
 
 def _describe(args):

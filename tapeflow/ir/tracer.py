@@ -351,6 +351,8 @@ class Trace:
                 canon[i] = self.read_variable(a)
         if canon is not None:
             args = tuple(canon)
+        if p.numpy_operands is not None:  # (as eager_apply: a NumPy operand takes its tensor peers' dtype)
+            args = _prim.adopt_numpy(p, args)
         try:
             in_vars = [self.to_var(a) for a in args]
         except TypeError as e:  # a str/None/object argument: name the op it was passed to

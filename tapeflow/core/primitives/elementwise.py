@@ -47,7 +47,7 @@ def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=T
 def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
             specialize=None):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
-                  differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize,
+                  differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize, numpy_operands="adopt",
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
@@ -218,6 +218,7 @@ def _div_numba(ins, eqn):
 
 _div_rule = _rules.elementwise("div", None, "fiu")
 div_p = Primitive("div", _div_kernel, _div_abstract, **_elementwise_facts(np.true_divide, 2, _div_numba, fresh=True),
+                  numpy_operands="adopt",
                   # d(a/b)/db = -a/b^2 = -out/b: reuses the forward value
                   vjp=lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else div(g, b),
                                                None if _is_const(b) else neg(div(mul(g, out), b))),
@@ -434,6 +435,7 @@ def _relu_native(x):
 def _extremum(name, ufunc, vjp, compare):
     kernel = _extremum_kernel(ufunc)
     return Primitive(name, kernel, _rules.elementwise(name, None, "fiu"), vjp, vjp_np=_extremum_vjp_np(compare),
+                     numpy_operands="adopt",
                      vjp_np_into=_extremum_vjp_np(compare, into=True) if compare is np.greater else None,
                      impl_out=lambda out, x, y: kernel(x, y, out=out),
                      **_elementwise_facts(kernel, 2, _ufunc_scalar_form(ufunc, 2), fresh=True))

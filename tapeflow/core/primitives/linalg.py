@@ -57,6 +57,7 @@ def matmul(a, b):
 # (util/threads.py): where a second thread pays depends on the CPU, and GEMMs on
 # many threads collapse on a shared machine.
 matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, vjp_np=_matmul_vjp_np, aliases=False,
+                     numpy_operands="adopt",
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
 
 

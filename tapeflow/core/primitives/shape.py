@@ -180,7 +180,7 @@ def _concat_out(out, *xs, axis):
 
 
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_abstract, _concat_vjp,
-                     aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out)
+                     aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out, numpy_operands="adopt")
 
 
 def _check_paddings(paddings, ndim):
