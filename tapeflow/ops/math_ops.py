@@ -97,7 +97,8 @@ def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_
 
 
 def squared_difference(x, y, name=None):
-    d = subtract(x, y)
+    # two tensors (a loss's y_pred and y_true) have no list to convert: subtract's bind2
+    d = E.sub_p.bind2(x, y) if x.__class__ is Tensor and y.__class__ is Tensor else subtract(x, y)
     return E.mul_p.bind2(d, d)  # (multiply's bind: d is a tensor, no list to convert)
 
 
