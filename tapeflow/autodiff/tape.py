@@ -174,7 +174,8 @@ class GradientTape:
                             if (s.aval.dtype if v is None else v.dtype).kind == "f":
                                 t = _new(Tensor)
                                 t._v = a
-                                t._s = _prim._sig(a.shape, a.dtype)
+                                k = (a.shape, a.dtype)
+                                t._s = _SIGS.get(k) or _prim._sig(*k)
                                 out.append(t)
                                 continue
                         out.append(None)
@@ -341,6 +342,7 @@ def _as_tensor(v):
 
 
 _new = object.__new__
+_SIGS = _prim._SIGS  # (the signature table, read inline where a step wraps its gradients)
 
 
 class _TensorRules:

@@ -213,7 +213,8 @@ def stop_gradient(x, name=None):
 def _axes(name, x, axis):
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()
-    return norm_axis(name, axis, len(aval_of(x).shape))
+    v = x._v if x.__class__ is Tensor else None  # (an eager tensor's rank off its array: no Aval built)
+    return norm_axis(name, axis, v.ndim if v is not None else len(aval_of(x).shape))
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):

@@ -311,7 +311,8 @@ class Optimizer(Module):
             lr = lr if isinstance(lr, Tensor) else convert_to_tensor(np.float32(lr))
         else:
             lr = self._learning_rate.read_value()
-        if aval_of(lr).dtype != np.float32:
+        v = lr._v if lr.__class__ is Tensor else None  # (an eager value's dtype: no Aval built)
+        if (v.dtype if v is not None else aval_of(lr).dtype) != np.float32:
             lr = M.cast(lr, np.float32)
         if self.decay:
             lr = M.divide(lr, M.add(M.multiply(M.cast(self.iterations, np.float32), self.decay), 1.0))
