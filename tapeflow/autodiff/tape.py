@@ -103,9 +103,12 @@ class GradientTape:
         # a read of a variable this tape does not track (primitive.record appends
         # every op on tracked values itself): a trainable one is watched from now on
         if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
-            self._watch_var(args[0])
+            v = args[0]  # (_watch_var inline: every trainable variable's first read on a tape)
+            ids = self._ids
+            ids[id(v)] = v
+            self._watched_vars[id(v)] = v
             self._nodes.append((p, args, params, out))
-            self._ids[id(out)] = out
+            ids[id(out)] = out
 
     def stop_recording(self):
         """Context manager: ops inside are not recorded by this tape."""
