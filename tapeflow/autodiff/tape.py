@@ -105,9 +105,12 @@ class GradientTape:
         # a read of a variable this tape does not track (primitive.record appends
         # every op on tracked values itself): a trainable one is watched from now on
         if p is _prim.READ_VARIABLE and self._watch_accessed and args[0].trainable:
-            self._watch_var(args[0])
+            v = args[0]  # (_watch_var inline: every trainable variable's first read on a tape)
+            ids = self._ids
+            ids[id(v)] = v
+            self._watched_vars[id(v)] = v
             self._nodes.append((p, args, params, out))
-            self._ids[id(out)] = out
+            ids[id(out)] = out
 
     def stop_recording(self):
         """Context manager: ops inside are not recorded by this tape."""
@@ -169,9 +172,22 @@ class GradientTape:
             if arrays is not None:
                 try:
                     g = backward(self._nodes, targets, arrays, flat_sources, _ArrayRules())
-                    # as TF: an integer source has no gradient (watch() warned about it)
-                    return [_as_tensor(g[id(s)]) if id(s) in g and _is_float(s) else None
-                            for s in flat_sources]
+                    # as TF: an integer source has no gradient (watch() warned about it).
+                    # (_as_tensor and _is_float inline: a model's variables, every step)
+                    out = []
+                    for s in flat_sources:
+                        a = g.get(id(s))
+                        if a is not None:
+                            v = s._v
+                            if (s.aval.dtype if v is None else v.dtype).kind == "f":
+                                t = _new(Tensor)
+                                t._v = a
+                                k = (a.shape, a.dtype)
+                                t._s = _SIGS.get(k) or _prim._sig(*k)
+                                out.append(t)
+                                continue
+                        out.append(None)
+                    return out
                 except _NotLean:
                     pass
             seed_vals = [_ones_like(t) if s is None else s for t, s in zip(targets, seed_vals)]
@@ -334,6 +350,7 @@ def _as_tensor(v):
 
 
 _new = object.__new__
+_SIGS = _prim._SIGS  # (the signature table, read inline where a step wraps its gradients)
 
 
 class _TensorRules:
@@ -381,14 +398,16 @@ class _ArrayRules:
             n = len(args)
             # one and two operands (nearly every node) unrolled: a list comprehension is a
             # function call in this Python (~0.3 us a node; the linreg step walks 8)
+            # (isinstance, not a call of _value: a variable's read has the Variable for its
+            # operand, six of a DQN step's 15 nodes)
             if n == 2:
                 a, b = args
-                return f(need, ct, o, a._v if a.__class__ is Tensor else _value(a),
-                         b._v if b.__class__ is Tensor else _value(b), **params)
+                return f(need, ct, o, a._v if isinstance(a, Tensor) else a,
+                         b._v if isinstance(b, Tensor) else b, **params)
             if n == 1:
                 a = args[0]
-                return f(need, ct, o, a._v if a.__class__ is Tensor else _value(a), **params)
-            vals = [a._v if a.__class__ is Tensor else _value(a) for a in args]
+                return f(need, ct, o, a._v if isinstance(a, Tensor) else a, **params)
+            vals = [a._v if isinstance(a, Tensor) else a for a in args]
             return f(need, ct, o, *vals, **params)
         ct = tuple([_as_tensor(c) for c in ct]) if p.multiple_results else _as_tensor(ct)
         gs = p.vjp(ct, out, *args, **params)
@@ -405,7 +424,7 @@ class _ArrayRules:
     def vjp_into(p, ct, out, args, params, need):
         """``vjp`` by the primitive's ``vjp_np_into``: ``ct`` is the walk's alone (backward
         checked), so the rule may write over it."""
-        vals = [a._v if a.__class__ is Tensor else _value(a) for a in args]
+        vals = [a._v if isinstance(a, Tensor) else a for a in args]
         return p.vjp_np_into(need, ct, out._v, *vals, **params)
 
     def add(self, prev, g, i):
@@ -421,12 +440,6 @@ class _ArrayRules:
     def zeros(o):
         v = o._v
         return np.zeros(v.shape, v.dtype)  # the bits of _ones_like(o) * 0: +0.0
-
-
-def _value(a):
-    """An op's operand as its vjp_np sees it: a tensor's array, anything else
-    (a Python scalar, a list, an array) as is."""
-    return a._v if isinstance(a, Tensor) else a
 
 
 def _sole_local():
@@ -445,6 +458,7 @@ class _NotLean(Exception):
 
 
 _TENSOR_RULES = _TensorRules()
+_NEED1 = (True,)
 
 
 def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
@@ -462,14 +476,23 @@ def backward(nodes, targets, seeds, sources, rules=_TENSOR_RULES):
     depends = reach.__contains__
     live = []
     for node in nodes:
-        need = tuple(map(depends, map(id, node[1])))  # (C loops: this runs for every node)
-        if True in need:
-            live.append((node, need))
-            out = node[3]
-            if node[0].multiple_results:
-                reach.update(map(id, out))
-            else:
-                reach.add(id(out))
+        args = node[1]
+        if len(args) == 1:
+            # one operand (a variable's read, reshape, a reduction: 8 of a DQN step's 15
+            # nodes): one set test, no map objects (the sweep took ~0.5 us a node)
+            if id(args[0]) not in reach:
+                continue
+            need = _NEED1
+        else:
+            need = tuple(map(depends, map(id, args)))  # (C loops: this runs for every node)
+            if True not in need:
+                continue
+        live.append((node, need))
+        out = node[3]
+        if node[0].multiple_results:
+            reach.update(map(id, out))
+        else:
+            reach.add(id(out))
     grads = {}
     add = rules.add
     for t, s in zip(targets, seeds):

@@ -181,7 +181,26 @@ def bind(p, *args, **params):
                     else:
                         osig, k = _FAST[p, a._s]
                         out = (p.impl if k is None else k)(a._v)
-            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n, dense
+            elif n == 3 and ((a := args[0]).__class__ is T or isinstance(a, _Variable)) \
+                    and ((b := args[1]).__class__ is T or isinstance(b, _Variable)) \
+                    and ((c := args[2]).__class__ is T or isinstance(c, _Variable)):
+                # three tensors or variables (Dense's x, kernel and bias: six dense calls a
+                # DQN step): the loop below unrolled, the same reads in the same order,
+                # the same key (~0.6 us a call less)
+                if a.__class__ is not T:
+                    a = _read_eager(a)
+                if b.__class__ is not T:
+                    b = _read_eager(b)
+                if c.__class__ is not T:
+                    c = _read_eager(c)
+                args = (a, b, c)
+                if params:
+                    osig, k = _FAST[p, a._s, b._s, c._s, tuple(params.items())]
+                    out = (p.impl if k is None else k)(a._v, b._v, c._v, **params)
+                else:
+                    osig, k = _FAST[p, a._s, b._s, c._s]
+                    out = (p.impl if k is None else k)(a._v, b._v, c._v)
+            elif n:  # where(c, g, 0) in the relu/maximum gradients, concat, add_n
                 key = [p]
                 vals = []
                 tensors = False
@@ -489,7 +508,9 @@ def _read_eager(var):
     the variable's own aval, true by construction."""
     t = _new(_Tensor)
     v = t._v = var._v
-    t._s = _sig(v.shape, v.dtype)
+    # (_sig's lookup inline: a DQN step reads its 12 variables this way)
+    s = _SIGS.get((v.shape, v.dtype))
+    t._s = s if s is not None else _sig(v.shape, v.dtype)
     tapes = STATE.tapes
     if tapes:
         record(READ_VARIABLE, (), {"var": var}, t, tapes)

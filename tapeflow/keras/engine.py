@@ -670,7 +670,9 @@ class Layer(Module):
                 last = d.get("_spec_passed")
                 if last is None or v is None or last[0] is not d["input_spec"] or last[1] != v.shape:
                     self._check_inputs(inputs)
-            outputs = self.call(inputs, *rest, **kwargs)
+            # (the plain call when there is nothing to unpack: every layer of a model pays
+            # this on every call, and an empty *rest/**kwargs still builds a tuple and a dict)
+            outputs = self.call(inputs, *rest, **kwargs) if rest or kwargs else self.call(inputs)
         except Exception as e:
             new = _annotate(e, self, inputs)
             if new is None:

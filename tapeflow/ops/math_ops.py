@@ -106,7 +106,8 @@ def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_
 
 
 def squared_difference(x, y, name=None):
-    d = subtract(x, y)
+    # two tensors (a loss's y_pred and y_true) have no list to convert: subtract's bind2
+    d = E.sub_p.bind2(x, y) if x.__class__ is Tensor and y.__class__ is Tensor else subtract(x, y)
     return E.mul_p.bind2(d, d)  # (multiply's bind: d is a tensor, no list to convert)
 
 
@@ -232,7 +233,8 @@ def stop_gradient(x, name=None):
 def _axes(name, x, axis):
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()
-    return norm_axis(name, axis, len(aval_of(x).shape))
+    v = x._v if x.__class__ is Tensor else None  # (an eager tensor's rank off its array: no Aval built)
+    return norm_axis(name, axis, v.ndim if v is not None else len(aval_of(x).shape))
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):

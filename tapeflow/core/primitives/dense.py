@@ -24,6 +24,7 @@ from ..primitive import Primitive, _PY_AVAL
 from . import _rules as R
 from . import elementwise as E
 from . import linalg as L
+from ...util import threads as _threads
 
 #: the activations the record computes itself (others: Dense applies them to its "linear" result)
 ACTIVATIONS = ("linear", "relu")
@@ -125,7 +126,7 @@ def _bias_relu(h, b, relu=True):
     if dt not in R.NATIVE_FLOATS or b.__class__ is not np.ndarray or b.dtype != dt or b.ndim != 1 \
             or h.ndim != 2 or b.shape[0] != h.shape[1] or not h.flags.c_contiguous:
         return False
-    loops = _loops()
+    loops = _LOOPS[0] if _LOOPS else _loops()  # (the compiled loops: no call once there)
     if loops is None:
         return False
     loops[0 if relu else 2](h, b)
@@ -146,7 +147,7 @@ def _relu_grad_bias(g, out, into=False):
     if g.__class__ is not np.ndarray or g.shape != out.shape or g.dtype != dt or dt not in R.NATIVE_FLOATS \
             or out.ndim != 2 or out.shape[1] < 2 or not (g.flags.c_contiguous and out.flags.c_contiguous):
         return None
-    loops = _loops()
+    loops = _LOOPS[0] if _LOOPS else _loops()
     if loops is None:
         return None
     gb = np.empty(out.shape[1], dt)
@@ -187,28 +188,44 @@ def _dense_vjp(g, out, x, w, *b, activation):
     return (gx, gw, gb) if b else (gx, gw)
 
 
-def _dense_vjp_np(need, g, out, x, w, *b, activation, into=False):
-    # the rules' array forms, in the order the tape would run them for the three nodes
-    gb = None
-    if activation == "relu":
-        both = _relu_grad_bias(g, out, into) if b and need[2] else None
-        if both is None:
-            g = E.maximum_p.vjp_np(_RELU_NEED, g, out, out, 0)[0]
-        else:
-            g, gb = both
-    if gb is None and b and need[2]:
-        gb = E.add_p.vjp_np((False, True), g, out, out, b[0])[1]
-    gx = gw = None
-    if need[0] or need[1]:
-        gx, gw = L.matmul_p.vjp_np(need, g, out, x, w)
-    return (gx, gw, gb) if b else (gx, gw)
+def _make_vjp_np(into):
+    """The record's ``vjp_np`` (``into`` False) and ``vjp_np_into`` (True: the walk's own
+    cotangent, a GEMM's fresh input gradient from the layer above; relu's gradient is
+    written over it, not into a new (batch, units) array, which the step would write
+    cold: DQN eager step, 200x100 and 200x150 float32 a step). Two functions, not one
+    calling the other: a backward step is one frame here."""
+
+    def vjp_np(need, g, out, x, w, *b, activation):
+        # the rules' array forms, in the order the tape would run them for the three nodes
+        gb = None
+        if activation == "relu":
+            both = _relu_grad_bias(g, out, into) if b and need[2] else None
+            if both is None:
+                g = E.maximum_p.vjp_np(_RELU_NEED, g, out, out, 0)[0]
+            else:
+                g, gb = both
+        if gb is None and b and need[2]:
+            gb = E.add_p.vjp_np((False, True), g, out, out, b[0])[1]
+        gx = gw = None
+        if w.ndim == 2:
+            # matmul's vjp_np for a 2-D x (the rule) and w: the same products of the same
+            # views (.T is the 2-D swapaxes), which have the operands' shapes (nothing to
+            # unbroadcast)
+            mm = _threads.matmul
+            if need[0]:
+                gx = mm(g, w.T)
+            if need[1]:
+                gw = mm(x.T, g)
+        elif need[0] or need[1]:
+            gx, gw = L.matmul_p.vjp_np(need, g, out, x, w)
+        return (gx, gw, gb) if b else (gx, gw)
+
+    vjp_np.__name__ = vjp_np.__qualname__ = "_dense_vjp_np_into" if into else "_dense_vjp_np"
+    return vjp_np
 
 
-def _dense_vjp_np_into(need, g, out, x, w, *b, activation):
-    # the walk's own cotangent (a GEMM's fresh input gradient from the layer above):
-    # relu's gradient is written over it, not into a new (batch, units) array, which
-    # the step would write cold (DQN eager step: 200x100 and 200x150 float32 a step)
-    return _dense_vjp_np(need, g, out, x, w, *b, activation=activation, into=True)
+_dense_vjp_np = _make_vjp_np(False)
+_dense_vjp_np_into = _make_vjp_np(True)
 
 
 dense_p = Primitive("dense", _dense_kernel, _dense_abstract, _dense_vjp, vjp_np=_dense_vjp_np,
