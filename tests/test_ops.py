@@ -399,6 +399,21 @@ def test_divide_no_nan_is_zero_with_a_zero_gradient_where_the_divisor_is_zero():
     np.testing.assert_array_equal(gx.numpy(), [0.0, 0.25])
     np.testing.assert_array_equal(gy.numpy(), [0.0, -0.125])
 
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sqrt_gradient_is_zero_where_its_cotangent_is_zero(compiled):
+    # TF 2.21's SqrtGrad: tf.where(x > 0, tf.sqrt(x), 0) has gradient 0 at x = 0 (0.5 / sqrt(0)
+    # is inf, and 0 * inf would be nan); elsewhere 0.5 / sqrt(x)
+    x = tf.Variable([0.0, 1.0, 4.0])
+
+    def grad():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.where(x > 0.5, tf.sqrt(x), tf.zeros_like(x)))
+        return tape.gradient(y, x)
+
+    g = tf.function(grad)() if compiled else grad()
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.5, 0.25])
+
 # -- composite ops: gradients (float64, first and second order) -----------------------------------
 
 def _v64(*shape, seed=0, low=-2.0, high=2.0):

@@ -500,8 +500,15 @@ tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),)
 # numba: simd_tanh likewise (the ufunc's own form is a libm call per element: a scalar loop)
 tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),), numba="simd_tanh({0})",
                 vjp_np=lambda need, g, out, x: (np.multiply(g, np.subtract(1, np.multiply(out, out))),))
-sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (div(mul(g, 0.5), out),),
-                vjp_np=lambda need, g, out, x: (_div_kernel(np.multiply(g, 0.5), out),))
+# A zero cotangent gives a zero gradient even where sqrt(x) = 0 (0.5 / 0 is inf, and 0 * inf nan),
+# as TF's SqrtGrad: tf.where(x > 0, tf.sqrt(x), 0) then has gradient 0 at x = 0, not nan
+sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (bind(select_p, bind(equal_p, g, 0), 0, div(mul(g, 0.5), out)),),
+                vjp_np=lambda need, g, out, x: (_sqrt_vjp_np(g, out),))
+
+
+def _sqrt_vjp_np(g, out):
+    q = _div_kernel(np.multiply(g, 0.5), out)
+    return np.where(np.equal(g, 0), np.zeros((), q.dtype), q)
 abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), require="fi",
                vjp_np=lambda need, g, out, x: (np.multiply(g, np.sign(x)),))
 atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),),
