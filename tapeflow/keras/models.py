@@ -432,6 +432,8 @@ class Model(Layer):
         """One gradient step on one batch; returns the loss (and metrics) of this batch
         (accumulated since the last reset with ``reset_metrics=False``)."""
         self._require_compiled("train_on_batch")
+        if class_weight is not None:
+            sample_weight = _class_weights("train_on_batch", y, class_weight, sample_weight)
         if reset_metrics:
             self.reset_metrics()
         return self._results(self.train_step(_pack(x, y, sample_weight)), return_dict)
@@ -453,6 +455,12 @@ class Model(Layer):
         from ..ops import random_ops
         from .callbacks import CallbackList, History
         dataset = _is_dataset(x)
+        if class_weight is not None:
+            if dataset:
+                raise ValueError("fit: class_weight with a dataset is not supported by tapeflow; put the weights in "
+                                 "the dataset's elements as (x, y, sample_weight)")
+            # (Keras: each sample weighs its class's weight; it was accepted and ignored)
+            sample_weight = _class_weights("fit", y, class_weight, sample_weight)
         if dataset:
             _check_dataset_args(x, y, sample_weight, steps_per_epoch)
             if validation_split:
@@ -615,6 +623,22 @@ def _pack(x, y, sw):
     if y is None:
         return (x,)
     return (x, y) if sw is None else (x, y, sw)
+
+
+def _class_weights(method, y, class_weight, sample_weight):
+    """Keras' per-sample weights from ``class_weight`` ({class index: weight}; a class not in
+    it weighs 1): labels (n,) or (n, 1) are class indices, one-hot labels (n, k) their argmax."""
+    if sample_weight is not None:
+        raise ValueError(f"{method}: give class_weight or sample_weight, not both (as Keras)")
+    if not isinstance(class_weight, dict):
+        raise TypeError(f"{method}: class_weight must be a dict {{class index: weight}}, got {type(class_weight).__name__}")
+    if y is None or isinstance(y, (dict, list, tuple)) and not isinstance(y, np.ndarray) and len(nest.flatten(y)) != 1:
+        raise ValueError(f"{method}: class_weight needs a single array of labels y")
+    y = np.asarray(nest.flatten(y)[0].numpy() if isinstance(nest.flatten(y)[0], Tensor) else nest.flatten(y)[0])
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else y.reshape(y.shape[:-1])
+    classes = np.round(y).astype(np.int64).reshape(-1)
+    return np.array([float(class_weight.get(int(c), 1.0)) for c in classes], np.float32).reshape(y.shape)
 
 
 def _batch_size(method, batch_size):
