@@ -21,7 +21,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             concat, stack, unstack, split, tile, repeat, pad, reverse, slice, gather, gather_nd,
                             take_along_axis, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update,
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
-                            tensor_scatter_nd_max, tensor_scatter_nd_min)
+                            tensor_scatter_nd_max, tensor_scatter_nd_min, roll)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image  # noqa: F401

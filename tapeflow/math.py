@@ -9,3 +9,4 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, f
                            reduce_logsumexp, reduce_variance, reduce_std, reduce_euclidean_norm, count_nonzero,
                            argmax, argmin, cumsum, add_n, cast, matmul, tensordot, einsum, where)
 from .ops.array_ops import top_k  # noqa: F401
+from .ops.nn_ops import l2_normalize  # noqa: F401  (tf.math.l2_normalize is tf.nn.l2_normalize)

@@ -362,3 +362,8 @@ case("numpy_operand_concat", "lambda x: tf.concat([x, np.zeros(3)], 0)", [V3], N
 case("numpy_operand_compare", "lambda x: x < np.array([2, 2, 2])", [V3], None)
 case("numpy_operand_int_overflow", "lambda x: x + np.int64(2**40)", [I3], "add")
 case("numpy_operand_fraction_to_int", "lambda x: x * np.array([1.5, 2.0, 3.0])", [I3], "mul")
+case("roll_static", "lambda x: tf.roll(x, 1, 1)", [M23], None)
+case("roll_two_axes", "lambda x: tf.roll(x, [1, -4], [0, 1])", [M23], None)
+case("roll_tensor_shift", "lambda x, s: tf.roll(x, s, 1)", [M23, _a(-1, i32)], None)
+case("roll_shape_mismatch", "lambda x: tf.roll(x, [1, 2], [0])", [M23], "roll")
+case("math_l2_normalize", "lambda x: tf.math.l2_normalize(x, axis=1)", [M23], None)

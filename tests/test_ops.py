@@ -428,6 +428,7 @@ COMPOSITE_GRADS = [
     ("clip_by_value", lambda x: tf.clip_by_value(x, -1.0, 1.0), (np.array([-1.7, -0.3, 0.4, 1.9]),)),
     ("divide_no_nan", tf.math.divide_no_nan, (_v64(3), _v64(3, seed=1, low=0.5))),
     ("pad_reflect", lambda x: tf.pad(x, [[1, 1], [2, 1]], mode="REFLECT"), (_v64(3, 4),)),
+    ("roll", lambda x: tf.roll(x, [1, -2], [0, 1]), (_v64(3, 4),)),
     ("pad_symmetric", lambda x: tf.pad(x, [[2, 0], [0, 3]], mode="SYMMETRIC"), (_v64(3, 4),)),
     ("elu", tf.nn.elu, (np.array([-1.5, -0.2, 0.3, 2.0]),)),
     ("leaky_relu", tf.nn.leaky_relu, (np.array([-1.5, -0.2, 0.3, 2.0]),)),

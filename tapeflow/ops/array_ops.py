@@ -361,6 +361,29 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     return x
 
 
+def roll(input, shift, axis, name=None):  # noqa: A002
+    """Elements shifted along ``axis`` by ``shift``, wrapping around (TF's tf.roll, NumPy's
+    np.roll); lists shift several axes, and shifts of a repeated axis add up. A gather at the
+    rotated indices, so the gradient rolls back and a tensor shift works in compiled code."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    s = aval_of(x).shape
+    shifts = shift if isinstance(shift, (list, tuple)) else [shift]
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    if len(shifts) != len(axes):
+        raise InvalidArgumentError(f"roll: shift {shift} and axis {axis} must have the same length")
+    for sh, ax in zip(shifts, axes):
+        ax = norm_axis("roll", ax, len(s))[0]
+        n = s[ax]
+        if n is None or n == 0:
+            continue
+        if isinstance(sh, Tensor) and sh._v is None:
+            idx = M.floormod(M.subtract(constant(np.arange(n, dtype=np.int64)), M.cast(sh, np.int64)), n)
+        else:
+            idx = constant((np.arange(n) - int(sh.numpy() if isinstance(sh, Tensor) else sh)) % n)
+        x = gather(x, idx, axis=ax)
+    return x
+
+
 def reverse(tensor, axis, name=None):
     nd = len(aval_of(tensor).shape)
     axes = norm_axis("reverse", axis, nd)
