@@ -663,12 +663,15 @@ def adopt_numpy(p, args):
         if isinstance(a, _Tensor):
             if d is None:
                 d = aval_of(a).dtype
-        elif (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64:
+        elif _is_numpy_operand(a):
             found = True
     if not found or d is None:
         return args
-    return tuple(a if isinstance(a, _Tensor) or not (a.__class__ is np.ndarray or isinstance(a, np.generic))
-                 or a.__class__ is np.float64 else _adopt(p, a, d) for a in args)
+    return tuple(_adopt(p, a, d) if _is_numpy_operand(a) else a for a in args)
+
+
+def _is_numpy_operand(a):
+    return (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64
 
 
 def _adopt(p, a, d):

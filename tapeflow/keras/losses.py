@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
-from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from ..ops import array_ops as A
 from ..ops import math_ops as M
 from ..ops import nn_ops as N
@@ -75,7 +75,7 @@ def _same_shape(loss, y_true, y_pred):
     """(y_true, y_pred), checked to have one shape (after _prep aligned their ranks), as
     Keras 3's cross-entropies check: broadcasting would pair every label with every prediction."""
     st, sp = aval_of(y_true).shape, aval_of(y_pred).shape
-    if len(st) != len(sp) or any(a is not None and b is not None and a != b for a, b in zip(st, sp)):
+    if not TensorShape(st).is_compatible_with(sp):
         raise ValueError(f"{loss}: y_true {fmt_shape(st)} and y_pred {fmt_shape(sp)} must have the same shape")
     return y_true, y_pred
 
@@ -148,15 +148,21 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return M.negative(M.reduce_sum(M.multiply(y_true, M.log(p)), axis))
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, ignore_class=None):
-    """Cross-entropy with integer class ids ``y_true`` of shape (batch,) or (batch, 1)."""
-    y_pred = _tensor(y_pred)
+def _class_ids(y_true, pred_rank):
+    """Integer class ids of shape (batch,) from labels (batch,) or (batch, 1)."""
     y_true = _tensor(y_true) if isinstance(y_true, Tensor) else convert_to_tensor(np.asarray(y_true))
-    pr = len(aval_of(y_pred).shape)
-    if len(aval_of(y_true).shape) == pr and aval_of(y_true).shape[-1] == 1:
+    if len(aval_of(y_true).shape) == pred_rank and aval_of(y_true).shape[-1] == 1:
         y_true = A.squeeze(y_true, -1)
     if aval_of(y_true).dtype.kind not in "iu":
         y_true = M.cast(y_true, np.int64)
+    return y_true
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, ignore_class=None):
+    """Cross-entropy with integer class ids ``y_true`` of shape (batch,) or (batch, 1)."""
+    y_pred = _tensor(y_pred)
+    pr = len(aval_of(y_pred).shape)
+    y_true = _class_ids(y_true, pr)
     if axis not in (-1, pr - 1):
         raise NotImplementedError("sparse_categorical_crossentropy: only axis=-1 is supported")
     if from_logits:
@@ -327,9 +333,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         losses = self.call(y_true, y_pred)  # 0 where the label is ignore_class
         # As Keras 3: the mean is over the labels that count (each weighs total / valid); the mean
         # over all labels gave half TF's value when half of them were ignored
-        yt = _tensor(y_true) if isinstance(y_true, Tensor) else convert_to_tensor(np.asarray(y_true))
-        if len(aval_of(yt).shape) == len(aval_of(losses).shape) + 1 and aval_of(yt).shape[-1] == 1:
-            yt = A.squeeze(yt, -1)
+        yt = _class_ids(y_true, len(aval_of(losses).shape) + 1)
         valid = M.cast(M.not_equal(yt, ignore), aval_of(losses).dtype)
         n = float(max(int(np.prod(aval_of(losses).shape)), 1))
         scale = M.divide_no_nan(M.multiply(valid, n), M.reduce_sum(valid))

@@ -632,9 +632,10 @@ def _class_weights(method, y, class_weight, sample_weight):
         raise ValueError(f"{method}: give class_weight or sample_weight, not both (as Keras)")
     if not isinstance(class_weight, dict):
         raise TypeError(f"{method}: class_weight must be a dict {{class index: weight}}, got {type(class_weight).__name__}")
-    if y is None or isinstance(y, (dict, list, tuple)) and not isinstance(y, np.ndarray) and len(nest.flatten(y)) != 1:
+    flat = [] if y is None else nest.flatten(y)
+    if len(flat) != 1:
         raise ValueError(f"{method}: class_weight needs a single array of labels y")
-    y = np.asarray(nest.flatten(y)[0].numpy() if isinstance(nest.flatten(y)[0], Tensor) else nest.flatten(y)[0])
+    y = np.asarray(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])
     if y.ndim > 1:
         y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else y.reshape(y.shape[:-1])
     classes = np.round(y).astype(np.int64).reshape(-1)

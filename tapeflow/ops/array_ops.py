@@ -341,8 +341,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     # then add the mirrored entries' cotangents back): no primitive of their own
     x = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor)
     s = aval_of(x).shape
-    if len(p) != len(s) or any(a < 0 or b < 0 for a, b in p):
-        bind(S.pad_p, x, paddings=p, constant_values=0)  # (the CONSTANT rule's errors: rows, negatives)
+    S.check_paddings(p, len(s))  # (the CONSTANT rule's errors: rows, negatives)
     edge = 1 if mode == "REFLECT" else 0  # REFLECT leaves the edge entry out of the mirror
     for ax, (a, b) in enumerate(p):
         n = s[ax]
@@ -606,8 +605,7 @@ def _direction(op, direction):
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     direction = _direction("argsort", direction)
     nd = len(aval_of(values).shape)
-    return bind(R.argsort_p, values, axis=norm_axis("argsort", axis, nd)[0],
-                descending=str(direction).upper() == "DESCENDING")
+    return bind(R.argsort_p, values, axis=norm_axis("argsort", axis, nd)[0], descending=direction == "DESCENDING")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):

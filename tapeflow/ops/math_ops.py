@@ -10,6 +10,7 @@ from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..core.aval import fmt_shape
 from ..core import dtypes as _dt
 from ..core.primitive import bind, aval_of, _only_python
+from ..core.tensor import TensorShape
 from ..core.primitives import elementwise as E
 from ..core.primitives import reductions as R
 from ..core.primitives import linalg as L
@@ -61,14 +62,6 @@ def subtract(x, y, name=None): return bind(E.sub_p, *match_lists("subtract", x, 
 def multiply(x, y, name=None): return bind(E.mul_p, *match_lists("multiply", x, y))
 def divide(x, y, name=None): return bind(E.div_p, *match_lists("divide", x, y))
 def floordiv(x, y, name=None): return bind(E.floordiv_p, *match_lists("floordiv", x, y))
-
-
-def divide_no_nan(x, y, name=None):
-    """x / y, and 0 where y is 0 (even for x inf or nan), as TF. The divisor is replaced by 1
-    there before dividing, so the gradient at those entries is 0, not nan."""
-    x, y = match_lists("divide_no_nan", x, y)
-    zero = equal(y, 0)
-    return where(zero, 0, divide(x, where(zero, 1, y)))
 def floormod(x, y, name=None): return bind(E.mod_p, *match_lists("floormod", x, y))
 def pow(x, y, name=None): return bind(E.pow_p, *match_lists("pow", x, y))  # noqa: A001
 def negative(x, name=None): return bind(E.neg_p, x)
@@ -103,6 +96,14 @@ def round(x, name=None): return bind(E.round_p, x)  # noqa: A001
 def is_nan(x, name=None): return bind(E.isnan_p, x)
 def is_finite(x, name=None): return bind(E.isfinite_p, x)
 def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_not(is_nan(x)))
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (even for x inf or nan), as TF. The divisor is replaced by 1
+    there before dividing, so the gradient at those entries is 0, not nan."""
+    x, y = match_lists("divide_no_nan", x, y)
+    zero = equal(y, 0)
+    return where(zero, 0, divide(x, where(zero, 1, y)))
 
 
 def squared_difference(x, y, name=None):
@@ -183,7 +184,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     gradient where t equals a bound (its Maximum/Minimum send ties to the first operand)."""
     out = maximum(clip_value_min, minimum(clip_value_max, t))
     ts, os_ = aval_of(t).shape, aval_of(out).shape
-    if len(os_) != len(ts) or any(a is not None and b is not None and a != b for a, b in zip(ts, os_)):
+    if not TensorShape(ts).is_compatible_with(os_):
         raise InvalidArgumentError(f"clip_by_value: the bounds would broadcast t of shape {fmt_shape(ts)} to "
                                    f"{fmt_shape(os_)}; give bounds that broadcast to t's shape")
     return out

@@ -8,7 +8,7 @@ import numpy as np
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
-from ..core.tensor import Tensor, convert_to_tensor
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from . import array_ops as A
 from . import math_ops as M
@@ -78,7 +78,7 @@ def _check_axis(op, x, axis):
 
 def _same_shape(a, b):
     """Shapes equal where both are known (traced dims may be None)."""
-    return len(a) == len(b) and all(x == y or x is None or y is None for x, y in zip(a, b))
+    return TensorShape(a).is_compatible_with(b)
 
 
 def softmax(logits, axis=-1, name=None):

@@ -183,7 +183,7 @@ concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), 
                      aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out, numpy_operands="adopt")
 
 
-def _check_paddings(paddings, ndim):
+def check_paddings(paddings, ndim):
     if len(paddings) != ndim:  # np.pad would broadcast one row to every axis
         raise InvalidArgumentError(f"pad: paddings has {len(paddings)} rows for a tensor of rank {ndim}; "
                                    "give one (before, after) pair per axis")
@@ -193,7 +193,7 @@ def _check_paddings(paddings, ndim):
 
 
 def _pad_abstract(x, paddings, constant_values):
-    _check_paddings(paddings, x.ndim)
+    check_paddings(paddings, x.ndim)
     return Aval(tuple(None if d is None else d + a + b for d, (a, b) in zip(x.shape, paddings)), x.dtype)
 
 
@@ -203,7 +203,7 @@ def _pad_vjp(g, out, x, paddings, constant_values):
 
 
 def _pad_kernel(x, paddings, constant_values):
-    _check_paddings(paddings, np.ndim(x))
+    check_paddings(paddings, np.ndim(x))
     return np.pad(x, paddings, constant_values=constant_values)
 
 
