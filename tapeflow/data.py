@@ -16,13 +16,17 @@ What differs from TF (see "Differences from TensorFlow" in the README):
   reproducible within tapeflow, not equal to TF's order.
 * File readers (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset,
   list_files) raise NotImplementedError naming the feature.
+* ``interleave``/``flat_map``/``window``/``padded_batch`` follow TF's algorithms and
+  element orders; a parallel interleave yields the sequential order.
 """
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 
+from . import errors
 from .core.tensor import Tensor, convert_to_tensor
 from .util import nest
 
@@ -92,18 +96,73 @@ class Dataset:
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
-        return _GeneratorDataset(generator, args or ())
+        from .compiler.function import TensorSpec
+        from .core import dtypes
+        strict = output_signature is None
+        if strict:
+            if output_types is None:
+                raise TypeError("To specify the output signature you need to provide either the "
+                                "`output_signature` argument or the `output_types` argument.")
+            types = nest.flatten(output_types)
+            shapes = ([None] * len(types) if output_shapes is None
+                      else nest.flatten_up_to(output_types, output_shapes))
+            output_signature = nest.pack_sequence_as(
+                output_types, [TensorSpec(None if s is None else tuple(s), dtypes.as_dtype(t))
+                               for t, s in zip(types, shapes)])
+        else:
+            for spec in nest.flatten(output_signature):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(f"Dataset.from_generator: output_signature must be a (nested) structure of "
+                                    f"tf.TensorSpec, got {spec!r}")
+        return _GeneratorDataset(generator, args or (), output_signature, output_types if strict else None)
 
     # -- transformations ---------------------------------------------------------------------
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
-        return _MapDataset(self, map_func)
+        return _MapDataset(self, map_func, _parallel=num_parallel_calls is not None)
+
+    def flat_map(self, map_func, name=None):
+        return _InterleaveDataset(self, map_func, 1, 1, "_FlatMapDataset")
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        # Elements run in this process one at a time, so a parallel interleave yields the order of
+        # the sequential one (TF's order with deterministic=True, its default).
+        cycle = AUTOTUNE if cycle_length is None else _int_arg("interleave", cycle_length, allow_negative=True)
+        block = 1 if block_length is None else _int_arg("interleave", block_length, allow_negative=True)
+        if cycle == AUTOTUNE:
+            cycle = _max_parallelism()
+        if cycle <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length must be greater than zero.")
+        if block <= 0:
+            raise errors.InvalidArgumentError(None, None, "block_length must be greater than zero.")
+        kind = "_ParallelInterleaveDataset" if num_parallel_calls is not None else "_InterleaveDataset"
+        return _InterleaveDataset(self, map_func, cycle, block, kind)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        size = _int_arg("window", size, allow_negative=True)
+        shift = size if shift is None else _int_arg("window", shift, allow_negative=True)
+        stride = _int_arg("window", stride, allow_negative=True)
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise errors.InvalidArgumentError(None, None, f"Window {what} must be greater than zero.")
+        return _WindowDataset(self, size, shift, stride, bool(drop_remainder))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
+                     name=None):
+        n = _int_arg("padded_batch", batch_size, allow_negative=True)
+        if n <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        return _PaddedBatchDataset(self, n, padded_shapes, padding_values, bool(drop_remainder))
 
     def filter(self, predicate, name=None):
         return _FilterDataset(self, predicate)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
-        return _BatchDataset(self, _int_arg("batch", batch_size), bool(drop_remainder))
+        ds = _BatchDataset(self, _int_arg("batch", batch_size), bool(drop_remainder))
+        if num_parallel_calls is not None:
+            ds._kind = "_ParallelBatchDataset"
+        return ds
 
     def unbatch(self, name=None):
         return _UnbatchDataset(self)
@@ -245,15 +304,51 @@ class _RangeDataset(Dataset):
 
 
 class _GeneratorDataset(Dataset):
-    def __init__(self, generator, args):
-        self._gen, self._args = generator, tuple(args)
+    _kind = "_FlatMapDataset"  # TF builds from_generator as a flat_map over its args: its repr says so
+
+    def __init__(self, generator, args, signature, output_types):
+        self._gen, self._args, self._sig = generator, tuple(args), signature
+        # output_types (TF's older form) converts strictly: a yielded 1.5 for tf.int32 is an error;
+        # an output_signature casts as np.asarray does (1.5 -> 1), as TF's two paths do.
+        self._types = output_types
+
+    def _mismatch(self, el):
+        expected = self._types if self._types is not None and nest.is_nested(self._types) else self._sig
+        return errors.InvalidArgumentError(
+            None, None, f"TypeError: `generator` yielded an element that did not match the expected structure. "
+                        f"The expected structure was {expected!r}, but the yielded element was {el!r}.")
+
+    def _convert(self, value, spec, el):
+        dt = spec.dtype.np
+        try:
+            if self._types is not None and not isinstance(value, (np.ndarray, np.generic, Tensor)):
+                t = convert_to_tensor(value, dtype=spec.dtype)
+            else:
+                t = Tensor(np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype=dt))
+        except (TypeError, ValueError):
+            raise self._mismatch(el) from None
+        if spec.shape is not None and (len(spec.shape) != len(t.shape) or any(
+                d is not None and d != e for d, e in zip(spec.shape, t.shape))):
+            want = tuple(spec.shape)
+            raise errors.InvalidArgumentError(
+                None, None, f"TypeError: `generator` yielded an element of shape {tuple(t.shape)} where an "
+                            f"element of shape {want} was expected.")
+        return t
 
     def _elements(self):
+        specs = nest.flatten(self._sig)
         for el in self._gen(*self._args):
-            yield _as_tensors(el)
+            try:
+                parts = nest.flatten_up_to(self._sig, el)
+            except ValueError:
+                raise self._mismatch(el) from None
+            yield nest.pack_sequence_as(self._sig, [self._convert(p, s, el) for p, s in zip(parts, specs)])
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._sig
 
 
 class _ZipDataset(Dataset):
@@ -281,8 +376,10 @@ class _ZipDataset(Dataset):
 
 
 class _MapDataset(Dataset):
-    def __init__(self, source, fn):
+    def __init__(self, source, fn, _parallel=False):
         self._source, self._fn = source, fn
+        if _parallel:
+            self._kind = "_ParallelMapDataset"
 
     def _elements(self):
         for el in self._source._elements():
@@ -321,7 +418,7 @@ def _stack(elements):
         shapes = {tuple(p.shape) for p in parts}
         if len(shapes) > 1:
             raise ValueError(f"Dataset.batch: cannot batch component {i} with different shapes "
-                             f"{sorted(shapes)}; pad them first (padded_batch is not supported) or map to one shape")
+                             f"{sorted(shapes)}; use padded_batch, or map the elements to one shape")
         out.append(Tensor(np.stack([p.numpy() for p in parts])))
     return nest.pack_sequence_as(elements[0], out)
 
@@ -471,6 +568,219 @@ class _SkipDataset(Dataset):
         return self._source._spec()
 
 
+def _max_parallelism():
+    # TF's AUTOTUNE cycle length is port::MaxParallelism(): the cores this process may run on
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class _InterleaveDataset(Dataset):
+    """interleave (and flat_map = interleave with cycle_length 1): TF's sequential algorithm. A
+    cycle of ``cycle`` open datasets, made from consecutive input elements; each in turn gives up
+    to ``block`` elements; an exhausted one frees its slot, which the next input element fills."""
+
+    def __init__(self, source, fn, cycle, block, kind):
+        self._source, self._fn, self._cycle, self._block, self._kind = source, fn, cycle, block, kind
+
+    def _open(self, el):
+        ds = _apply(self._fn, el)
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"Dataset.{'flat_map' if self._kind == '_FlatMapDataset' else 'interleave'}: "
+                            f"map_func must return a tf.data.Dataset, got {type(ds).__name__}")
+        return ds._elements()
+
+    def _elements(self):
+        inputs = self._source._elements()
+        slots = [None] * self._cycle
+        n_open, i, taken, end_of_input = 0, 0, 0, False
+        while not end_of_input or n_open:
+            if slots[i] is not None:
+                el = next(slots[i], _END)
+                if el is not _END:
+                    yield el
+                    taken += 1
+                    if taken == self._block:
+                        taken, i = 0, (i + 1) % self._cycle
+                    continue
+                slots[i], n_open = None, n_open - 1
+                taken, i = 0, (i + 1) % self._cycle
+            elif not end_of_input:
+                el = next(inputs, _END)
+                if el is _END:
+                    end_of_input = True
+                else:
+                    slots[i], n_open = self._open(el), n_open + 1
+            else:
+                taken, i = 0, (i + 1) % self._cycle
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+
+_END = object()
+
+
+class DatasetSpec:
+    """``tf.data.DatasetSpec``: the spec of an element that is itself a dataset (``window``)."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        from .core.tensor import TensorShape
+        self.element_spec, self.shape = element_spec, TensorShape(dataset_shape)
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, {self.shape!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and (self.element_spec, self.shape) == (other.element_spec, other.shape)
+
+    def __hash__(self):
+        return hash((repr(self.element_spec), self.shape))
+
+
+class _VariantDataset(Dataset):
+    """One window's component: a dataset over elements already read (TF's repr name)."""
+
+    def __init__(self, elements, spec):
+        self._list, self._spec_value = elements, spec
+
+    def _elements(self):
+        return iter(self._list)
+
+    def _cardinality(self):
+        return len(self._list)
+
+    def _spec(self):
+        return self._spec_value
+
+
+class _WindowDataset(Dataset):
+    """window(size, shift, stride): window k holds the elements at k*shift + j*stride, j < size.
+    Windows start until the input runs out; the last ones are short unless drop_remainder. Each
+    window is the element's structure with a dataset in place of each component."""
+
+    def __init__(self, source, size, shift, stride, drop):
+        self._source, self._size, self._shift, self._stride, self._drop = source, size, shift, stride, drop
+
+    def _elements(self):
+        it = self._source._elements()
+        buf, first, exhausted = [], 0, False   # buf[0] is the input's element number `first`
+        specs = None
+        for start in itertools.count(0, self._shift):
+            last = start + (self._size - 1) * self._stride
+            while not exhausted and first + len(buf) <= last:
+                el = next(it, _END)
+                if el is _END:
+                    exhausted = True
+                else:
+                    buf.append(el)
+            picked = [buf[k - first] for k in range(start, last + 1, self._stride) if k < first + len(buf)]
+            if not picked or (self._drop and len(picked) < self._size):
+                return
+            if specs is None:
+                specs = nest.flatten(self._source._spec())
+            cols = zip(*[nest.flatten(e) for e in picked])
+            yield nest.pack_sequence_as(picked[0], [_VariantDataset(list(c), sp) for c, sp in zip(cols, specs)])
+            drop = min(start + self._shift - first, len(buf))
+            del buf[:drop]
+            first += drop
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        if c < 0:
+            return c
+        if not self._drop:
+            return -(-c // self._shift)
+        span = (self._size - 1) * self._stride
+        return 0 if c <= span else (c - 1 - span) // self._shift + 1
+
+    def _spec(self):
+        return nest.map_structure(DatasetSpec, self._source._spec())
+
+
+class _PaddedBatchDataset(Dataset):
+    """padded_batch: each component padded to ``padded_shapes`` (None dimensions: the batch's
+    largest) with ``padding_values`` (default 0), then stacked."""
+
+    def __init__(self, source, n, padded_shapes, padding_values, drop):
+        self._source, self._n, self._drop = source, n, drop
+        specs = source._spec()
+        flat = nest.flatten(specs)
+        if padded_shapes is None:
+            shapes = [None if sp.shape is None else (None,) * len(sp.shape) for sp in flat]
+        else:
+            shapes = [_padded_shape(s) for s in nest.flatten_up_to(specs, padded_shapes)]
+        for sp, ps in zip(flat, shapes):
+            if ps is None:
+                raise ValueError(f"Dataset.padded_batch: a component of unknown rank ({sp!r}) needs its "
+                                 f"padded_shapes")
+            # Rank only: a mapped dataset's spec is its first element's (its function is not traced),
+            # so its sizes are not known to hold for every element; the sizes are checked per batch.
+            if sp.shape is not None and len(sp.shape) != len(ps):
+                raise ValueError(f"The padded shape {tuple(-1 if d is None else d for d in ps)} is not compatible "
+                                 f"with the shape {tuple(sp.shape)} of the corresponding input component.")
+        if padding_values is None:
+            values = [np.zeros((), sp.dtype.np) for sp in flat]
+        else:
+            given = ([padding_values] * len(flat) if not nest.is_nested(padding_values)
+                     else nest.flatten_up_to(specs, padding_values))
+            values = []
+            for sp, v in zip(flat, given):
+                t = v if isinstance(v, Tensor) else convert_to_tensor(v)
+                if t.shape != ():
+                    raise ValueError(f"Invalid `padding_values`: expected scalars, got shape {tuple(t.shape)}")
+                if t.dtype != sp.dtype:
+                    raise TypeError(f"Invalid `padding_values`. `padding_values` values type {t.dtype} does not "
+                                    f"match type {sp.dtype} of the corresponding input component.")
+                values.append(t.numpy())
+        self._specs, self._shapes, self._values = specs, shapes, values
+
+    def _elements(self):
+        it = self._source._elements()
+        while True:
+            chunk = list(itertools.islice(it, self._n))
+            if not chunk or (self._drop and len(chunk) < self._n):
+                return
+            out = []
+            for parts, ps, pv in zip(zip(*[nest.flatten(e) for e in chunk]), self._shapes, self._values):
+                arrays = [p.numpy() for p in parts]
+                if any(a.ndim != len(ps) for a in arrays):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Dataset.padded_batch: elements of rank {sorted({a.ndim for a in arrays})} "
+                                    f"for a padded shape of rank {len(ps)}")
+                target = tuple(max(a.shape[d] for a in arrays) if s is None else s for d, s in enumerate(ps))
+                if any(a.shape[d] > target[d] for a in arrays for d in range(a.ndim)):
+                    raise errors.DataLossError(None, None,
+                                               "Attempted to pad to a smaller size than the input element.")
+                batch = np.full((len(arrays),) + target, pv, dtype=arrays[0].dtype)
+                for k, a in enumerate(arrays):
+                    batch[(k,) + tuple(slice(0, d) for d in a.shape)] = a
+                out.append(Tensor(batch))
+            yield nest.pack_sequence_as(chunk[0], out)
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        if c < 0:
+            return c
+        return c // self._n if self._drop else -(-c // self._n)
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        lead = self._n if self._drop else None
+        return nest.pack_sequence_as(self._specs, [TensorSpec((lead,) + ps, sp.dtype) for sp, ps in
+                                                   zip(nest.flatten(self._specs), self._shapes)])
+
+
+def _padded_shape(s):
+    """A padded_shapes entry (list, tuple, TensorShape or 1-D tensor; -1/None: the batch's largest)."""
+    if isinstance(s, Tensor):
+        s = s.numpy().tolist()
+    if s is None:
+        return None
+    return tuple(None if d is None or int(d) == -1 else int(d) for d in s)
+
+
 class _CacheDataset(Dataset):
     def __init__(self, source):
         self._source, self._cache = source, None
@@ -510,9 +820,9 @@ class _ConcatenateDataset(Dataset):
         return self._a._spec()
 
 
-for _cls in (_TensorSliceDataset, _TensorDataset, _RangeDataset, _GeneratorDataset, _MapDataset, _FilterDataset,
+for _cls in (_TensorSliceDataset, _TensorDataset, _RangeDataset, _MapDataset, _FilterDataset,
              _BatchDataset, _UnbatchDataset, _ShuffleDataset, _RepeatDataset, _TakeDataset, _SkipDataset,
-             _CacheDataset, _ConcatenateDataset):
+             _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset):
     _cls._kind = _cls.__name__
 
 

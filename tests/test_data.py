@@ -186,4 +186,164 @@ def test_bad_counts_raise_clear_errors():
     with pytest.raises(TypeError, match="Dataset.take"):
         tf.data.Dataset.range(3).take(1.5)
     with pytest.raises(ValueError, match="cannot batch component"):
-        list(tf.data.Dataset.from_generator(lambda: iter([[1], [1, 2]])).batch(2))
+        list(tf.data.Dataset.from_generator(lambda: iter([[1], [1, 2]]), output_types=tf.int32).batch(2))
+
+
+# -- wave 17: window, flat_map, interleave, padded_batch, from_generator's declared spec. Expected
+# values are TF 2.21's (run side by side in the peers venv).
+
+def ints(ds):
+    return [int(x) for x in ds.as_numpy_iterator()]
+
+
+@pytest.mark.parametrize("n, size, shift, stride, drop, want", [
+    (7, 3, None, 1, False, [[0, 1, 2], [3, 4, 5], [6]]),            # shift defaults to size
+    (7, 3, 2, 1, False, [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]),
+    (9, 3, 2, 2, False, [[0, 2, 4], [2, 4, 6], [4, 6, 8], [6, 8], [8]]),
+    (7, 3, 2, 1, True, [[0, 1, 2], [2, 3, 4], [4, 5, 6]]),
+    (2, 3, 1, 1, True, []),
+])
+def test_window_matches_tf(n, size, shift, stride, drop, want):
+    ds = tf.data.Dataset.range(n).window(size, shift=shift, stride=stride, drop_remainder=drop)
+    assert [ints(w) for w in ds] == want
+
+
+def test_window_cardinality_spec_and_reprs_as_tf():
+    # TF 2.21: size 3, shift 2, stride 2 over range(n), without / with drop_remainder
+    got = [int(tf.data.Dataset.range(n).window(3, 2, 2, d).cardinality()) for n in (0, 1, 5, 7, 9, 10)
+           for d in (False, True)]
+    assert got == [0, 0, 1, 0, 3, 1, 4, 2, 5, 3, 5, 3]
+    ds = tf.data.Dataset.range(7).window(3)
+    assert repr(ds) == ("<_WindowDataset element_spec=DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, "
+                        "name=None), TensorShape([]))>")
+    assert repr(next(iter(ds))) == "<_VariantDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    # a tuple element gives a tuple of datasets, a dict a dict of them
+    a, b = next(iter(tf.data.Dataset.from_tensor_slices(([1, 2, 3], [4., 5., 6.])).window(2)))
+    assert ints(a) == [1, 2] and list(b.as_numpy_iterator()) == [4.0, 5.0]
+    (w,) = next(iter(tf.data.Dataset.from_tensor_slices({"a": [1, 2, 3]}).window(2))).values()
+    assert ints(w) == [1, 2]
+
+
+def test_window_then_flat_map_batch_is_the_guide_sliding_window():
+    ds = tf.data.Dataset.range(7).window(3, 1, drop_remainder=True).flat_map(lambda w: w.batch(3))
+    assert [x.tolist() for x in ds.as_numpy_iterator()] == [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+
+
+@pytest.mark.parametrize("arg, what", [({"size": 0}, "size"), ({"size": -1}, "size"),
+                                       ({"size": 2, "shift": 0}, "shift"), ({"size": 2, "stride": 0}, "stride")])
+def test_window_arguments_must_be_positive(arg, what):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"Window {what} must be greater than zero"):
+        tf.data.Dataset.range(7).window(**arg)
+
+
+def test_flat_map_and_its_errors():
+    ds = tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x))
+    assert ints(ds) == [0, 0, 1, 0, 1, 2]
+    assert int(ds.cardinality()) == -2
+    assert repr(ds) == "<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    with pytest.raises(TypeError, match="flat_map: map_func must return a tf.data.Dataset, got Tensor"):
+        list(tf.data.Dataset.range(3).flat_map(lambda x: x))
+    pairs = tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4]))
+    assert [int(x) for x in pairs.flat_map(lambda a, b: tf.data.Dataset.from_tensors(a + b))] == [4, 6]
+
+
+@pytest.mark.parametrize("cycle, block, want", [
+    # TF 2.21's orders over range(1, 6).interleave(lambda x: range(x) or x repeated 6 times)
+    (3, 2, [0, 0, 1, 0, 1, 0, 1, 2, 2, 3, 0, 1, 2, 3, 4]),
+    (3, 1, [0, 0, 0, 1, 1, 0, 2, 1, 0, 2, 1, 3, 2, 3, 4]),
+    (2, 1, [0, 0, 1, 0, 1, 0, 2, 1, 2, 0, 3, 1, 2, 3, 4]),
+])
+def test_interleave_order_is_tfs(cycle, block, want):
+    ds = tf.data.Dataset.range(1, 6).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=cycle,
+                                                block_length=block)
+    assert ints(ds) == want
+    # a parallel interleave (deterministic, TF's default) yields the same order
+    par = tf.data.Dataset.range(1, 6).interleave(lambda x: tf.data.Dataset.range(x), cycle_length=cycle,
+                                                 block_length=block, num_parallel_calls=tf.data.AUTOTUNE)
+    assert ints(par) == want
+    assert repr(par).startswith("<_ParallelInterleaveDataset ") and repr(ds).startswith("<_InterleaveDataset ")
+
+
+def test_interleave_blocks_and_errors():
+    ds = tf.data.Dataset.range(1, 6).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(6),
+                                                cycle_length=2, block_length=4)
+    assert ints(ds) == [1] * 4 + [2] * 4 + [1, 1, 2, 2] + [3] * 4 + [4] * 4 + [3, 3, 4, 4] + [5] * 6
+    for kw, what in (({"cycle_length": 0}, "cycle_length"), ({"block_length": 0}, "block_length")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"{what} must be greater than zero"):
+            tf.data.Dataset.range(3).interleave(lambda x: tf.data.Dataset.range(x), **kw)
+
+
+def _lengths():   # the guide's ragged rows: element x is x repeated x times
+    return tf.data.Dataset.range(1, 6).map(lambda x: tf.fill([tf.cast(x, tf.int32)], x))
+
+
+def test_padded_batch_pads_to_the_batch_or_to_the_given_shape():
+    got = [b.tolist() for b in _lengths().padded_batch(2).as_numpy_iterator()]
+    assert got == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]], [[5, 5, 5, 5, 5]]]
+    got = [b.tolist() for b in _lengths().padded_batch(2, padded_shapes=[6], drop_remainder=True).as_numpy_iterator()]
+    assert got == [[[1, 0, 0, 0, 0, 0], [2, 2, 0, 0, 0, 0]], [[3, 3, 3, 0, 0, 0], [4, 4, 4, 4, 0, 0]]]
+    got = [b.tolist() for b in _lengths().padded_batch(2, padded_shapes=(None,),
+                                                       padding_values=tf.constant(-1, tf.int64)).as_numpy_iterator()]
+    assert got == [[[1, -1], [2, 2]], [[3, 3, 3, -1], [4, 4, 4, 4]], [[5, 5, 5, 5, 5]]]
+    two_d = tf.data.Dataset.range(1, 4).map(lambda x: tf.ones(tf.stack([x, 4 - x]), tf.int32)).padded_batch(3)
+    assert [b.tolist() for b in two_d.as_numpy_iterator()] == [
+        [[[1, 1, 1], [0, 0, 0], [0, 0, 0]], [[1, 1, 0], [1, 1, 0], [0, 0, 0]], [[1, 0, 0], [1, 0, 0], [1, 0, 0]]]]
+    pairs = tf.data.Dataset.zip((_lengths(), tf.data.Dataset.range(5))).padded_batch(2)
+    assert [(a.tolist(), b.tolist()) for a, b in pairs.as_numpy_iterator()][0] == ([[1, 0], [2, 2]], [0, 1])
+    assert int(_lengths().padded_batch(2).cardinality()) == 3
+    assert repr(_lengths().padded_batch(2)) == ("<_PaddedBatchDataset element_spec=TensorSpec(shape=(None, None), "
+                                                "dtype=tf.int64, name=None)>")
+    assert repr(_lengths().padded_batch(2, padded_shapes=[6], drop_remainder=True).element_spec) == \
+        "TensorSpec(shape=(2, 6), dtype=tf.int64, name=None)"
+
+
+def test_padded_batch_errors_as_tf():
+    with pytest.raises(tf.errors.DataLossError, match="Attempted to pad to a smaller size than the input element"):
+        list(_lengths().padded_batch(2, padded_shapes=[3]))
+    with pytest.raises(TypeError, match=r"values type <dtype: 'int32'> does not match type <dtype: 'int64'>"):
+        _lengths().padded_batch(2, padding_values=-1)   # a Python int is int32, as in TF
+    with pytest.raises(ValueError, match=r"The padded shape \(6, 2\) is not compatible"):
+        _lengths().padded_batch(2, padded_shapes=[6, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Batch size must be greater than zero"):
+        _lengths().padded_batch(0)
+
+
+def _series():
+    for i in range(3):
+        yield i, np.arange(i, dtype=np.float64)
+
+
+def test_from_generator_uses_its_declared_types_and_shapes():
+    ds = tf.data.Dataset.from_generator(_series, output_types=(tf.int32, tf.float32), output_shapes=((), (None,)))
+    # the spec is the declared one: reading it does not run the generator
+    assert repr(ds) == ("<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+                        "TensorSpec(shape=(None,), dtype=tf.float32, name=None))>")
+    assert [(a.dtype.name, b.dtype.name, b.numpy().tolist()) for a, b in ds] == [
+        ("int32", "float32", []), ("int32", "float32", [0.0]), ("int32", "float32", [0.0, 1.0])]
+    ds = tf.data.Dataset.from_generator(_series, output_types=(tf.int32, tf.float32))
+    assert repr(ds.element_spec[0]) == "TensorSpec(shape=<unknown>, dtype=tf.int32, name=None)"
+    assert [float(x) for x in tf.data.Dataset.from_generator(lambda: iter([1, 2]), output_types=tf.float32)] == [1, 2]
+    # output_signature casts as TF does (1.5 -> 1); output_types refuses a value it would change
+    sig = tf.data.Dataset.from_generator(lambda: iter([1.5]), output_signature=tf.TensorSpec((), tf.int32))
+    assert [int(x) for x in sig] == [1]
+
+
+def test_from_generator_errors_as_tf():
+    with pytest.raises(TypeError, match="provide either the `output_signature` argument or the `output_types`"):
+        tf.data.Dataset.from_generator(_series)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"yielded an element of shape \(0,\) where an element "
+                                                             r"of shape \(2,\) was expected"):
+        list(tf.data.Dataset.from_generator(_series, output_types=(tf.int32, tf.float32), output_shapes=((), (2,))))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="did not match the expected structure"):
+        list(tf.data.Dataset.from_generator(lambda: iter([1.5]), output_types=tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"expected structure was \(tf.float32, tf.float32\)"):
+        list(tf.data.Dataset.from_generator(lambda: iter([1, 2]), output_types=(tf.float32, tf.float32)))
+    with pytest.raises(ValueError, match="don't have the same sequence length"):
+        tf.data.Dataset.from_generator(_series, output_types=(tf.int32, tf.float32), output_shapes=((),))
+
+
+def test_parallel_map_and_batch_reprs_as_tf():
+    ds = tf.data.Dataset.range(3)
+    assert repr(ds.map(lambda x: x, num_parallel_calls=2)).startswith("<_ParallelMapDataset ")
+    assert repr(ds.map(lambda x: x)).startswith("<_MapDataset ")
+    assert repr(ds.batch(2, num_parallel_calls=2)).startswith("<_ParallelBatchDataset ")

@@ -52,6 +52,24 @@ def _pack(s, it):
     return next(it)
 
 
+def flatten_up_to(shallow, x):
+    """``x``'s parts at ``shallow``'s leaves (``shallow``'s structure must be a prefix of
+    ``x``'s: e.g. output_types ``(tf.int32, tf.float32)`` and shapes ``((), (None,))``)."""
+    if isinstance(shallow, dict):
+        if not isinstance(x, dict) or set(x) != set(shallow):
+            raise ValueError(f"The two structures don't have the same keys: {x!r} and {shallow!r}")
+        return [v for k in sorted(shallow, key=_sort_key) for v in flatten_up_to(shallow[k], x[k])]
+    if isinstance(shallow, (list, tuple)):
+        if not isinstance(x, (list, tuple)):
+            raise ValueError(f"The two structures don't have the same nested structure: {x!r} is not a "
+                             f"sequence like {shallow!r}")
+        if len(x) != len(shallow):
+            raise ValueError(f"The two structures don't have the same sequence length. Input structure has "
+                             f"length {len(x)}, while shallow structure has length {len(shallow)}.")
+        return [v for a, b in zip(shallow, x) for v in flatten_up_to(a, b)]
+    return [x]
+
+
 def map_structure(fn, *structures):
     flats = [flatten(s) for s in structures]
     if len({len(f) for f in flats}) > 1:
