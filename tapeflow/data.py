@@ -200,7 +200,7 @@ class Dataset:
     # -- consumers --------------------------------------------------------------------------
 
     def __iter__(self):
-        return self._elements()
+        return OwnedIterator(self)
 
     def as_numpy_iterator(self):
         for el in self._elements():
@@ -237,6 +237,89 @@ class Dataset:
 
     def __repr__(self):
         return f"<{getattr(self, '_kind', type(self).__name__)} element_spec={self.element_spec!r}>"
+
+    def _pipeline(self):
+        """This dataset and every dataset it reads from, in a fixed order."""
+        out, todo = [], [self]
+        while todo:
+            d = todo.pop()
+            out.append(d)
+            for name in ("_source", "_a", "_b", "_datasets"):
+                todo.extend(x for x in nest.flatten(getattr(d, name, None)) if isinstance(x, Dataset))
+        return out
+
+
+class OwnedIterator:
+    """What ``iter(dataset)`` returns (TF's ``OwnedIterator``): ``next()``, ``get_next()``,
+    ``element_spec``, and a place in a ``tf.train.Checkpoint``.
+
+    A checkpoint saves how many elements the iterator has given and, for each shuffle in the
+    pipeline, the (seed, epoch) its iteration began with: the pipeline's only randomness. A
+    restore puts those back and replays the pipeline to that point, so the elements after it are
+    the ones the saved iterator would have given, in this process or a new one (TF saves each
+    transformation's buffers instead; the elements are the same). The shuffles' seeds and epochs
+    stay as restored: later iterations of the same dataset continue from them. Like TF, an
+    iterator over ``from_generator`` cannot be saved: a Python generator cannot be rewound."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _ShuffleDataset)]
+        self._start = [v for d in self._shuffles for v in (d._seed, d._epoch)]
+        self._it = dataset._elements()
+        self._count = 0
+        self._state = None   # the Variable a checkpoint saves; made when one first walks this
+        self._synced = None  # the state as this iterator last wrote it
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._state is not None:
+            state = self._state.numpy()
+            if state[0] != self._synced[0] or list(state[1:]) != self._synced[1:]:
+                self._replay([int(v) for v in state])   # a checkpoint restore assigned it
+        el = next(self._it)
+        self._count += 1
+        return el
+
+    def get_next(self):
+        try:
+            return next(self)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def _replay(self, state):
+        position, start = state[0], state[1:]
+        for k, d in enumerate(self._shuffles):
+            d._seed, d._epoch = start[2 * k], start[2 * k + 1]
+        self._start = start
+        self._it = self._dataset._elements()
+        for _ in range(position):
+            if next(self._it, _END) is _END:
+                break
+        self._count = position
+        self._synced = [position] + start
+
+    def _walk_children(self):
+        # walked when a checkpoint saves or restores: the state is brought up to date here,
+        # not on every element
+        if any(isinstance(d, _GeneratorDataset) for d in self._dataset._pipeline()):
+            raise errors.FailedPreconditionError(
+                None, None, "Checkpoint: an iterator over Dataset.from_generator cannot be saved (a Python "
+                            "generator cannot be rewound; TF refuses it too: 'PyFunc is stateful'); save the "
+                            "generator's own state instead, or build the dataset from tensors")
+        from .core.tensor import Variable
+        state = [self._count] + self._start
+        if self._state is None:
+            self._state = Variable(np.array(state, np.int64), trainable=False, name="iterator_state")
+        elif self._synced != state:
+            self._state.assign(np.array(state, np.int64))
+        self._synced = state
+        return [("ITERATOR_STATE", self._state)]
 
 
 class _TensorSliceDataset(Dataset):
@@ -479,10 +562,15 @@ class _ShuffleDataset(Dataset):
         self._epoch = 0
 
     def _elements(self):
-        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch number joins the seed
+        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch number joins
+        # the seed. It is read when the iteration is made, not at its first element, so an
+        # iterator that notes the epochs before making its iteration can replay it (OwnedIterator).
         rng = np.random.default_rng([self._seed, self._epoch])
         if self._reshuffle:
             self._epoch += 1
+        return self._shuffled(rng)
+
+    def _shuffled(self, rng):
         size = self._size if self._size > 0 else 1024
         buf = []
         for el in self._source._elements():

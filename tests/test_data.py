@@ -347,3 +347,51 @@ def test_parallel_map_and_batch_reprs_as_tf():
     assert repr(ds.map(lambda x: x, num_parallel_calls=2)).startswith("<_ParallelMapDataset ")
     assert repr(ds.map(lambda x: x)).startswith("<_MapDataset ")
     assert repr(ds.batch(2, num_parallel_calls=2)).startswith("<_ParallelBatchDataset ")
+
+
+def test_iterator_is_tfs_owned_iterator():
+    it = iter(tf.data.Dataset.range(2))
+    assert type(it).__name__ == "OwnedIterator"
+    assert int(it.get_next()) == 0 and int(next(it)) == 1
+    assert repr(it.element_spec) == "TensorSpec(shape=(), dtype=tf.int64, name=None)"
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        it.get_next()
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_checkpoint_restores_an_iterators_position(tmp_path):
+    # TF's data guide: save after 5 elements, read 5 more, restore: the next 5 are 5..9 again
+    iterator = iter(tf.data.Dataset.range(20))
+    ckpt = tf.train.Checkpoint(step=tf.Variable(0), iterator=iterator)
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=3)
+    assert [int(next(iterator)) for _ in range(5)] == [0, 1, 2, 3, 4]
+    manager.save()
+    assert [int(next(iterator)) for _ in range(5)] == [5, 6, 7, 8, 9]
+    ckpt.restore(manager.latest_checkpoint)
+    assert [int(next(iterator)) for _ in range(5)] == [5, 6, 7, 8, 9]
+    assert [int(next(iterator)) for _ in range(2)] == [10, 11]
+
+
+def test_checkpointed_iterator_replays_shuffles_in_a_fresh_pipeline(tmp_path):
+    def pipeline(seed):
+        return tf.data.Dataset.range(10).shuffle(10, seed=seed).repeat(3).batch(4)
+    ds = pipeline(3)
+    it = iter(ds)
+    for _ in range(4):      # past the first epoch: the repeat has reshuffled
+        next(it)
+    path = tf.train.Checkpoint(it=it).save(str(tmp_path / "ck"))
+    want = [next(it).numpy().tolist() for _ in range(3)]
+    # a new dataset object with another seed (a new process with no seed draws another one):
+    # the restored iterator gives the saved one's elements
+    it2 = iter(pipeline(99))
+    next(it2)
+    tf.train.Checkpoint(it=it2).restore(path)
+    assert [next(it2).numpy().tolist() for _ in range(3)] == want
+
+
+def test_iterator_over_a_generator_cannot_be_saved_as_in_tf(tmp_path):
+    it = iter(tf.data.Dataset.from_generator(lambda: iter(range(3)), output_types=tf.int64))
+    next(it)
+    with pytest.raises(tf.errors.FailedPreconditionError, match="from_generator cannot be saved"):
+        tf.train.Checkpoint(it=it).save(str(tmp_path / "ck"))
