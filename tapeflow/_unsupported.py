@@ -15,6 +15,7 @@ FEATURES = {
     "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
     "lookup": "lookup tables over string keys",
+    "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
 }
 
 

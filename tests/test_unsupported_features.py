@@ -10,6 +10,7 @@ from tapeflow._unsupported import FEATURES, UnsupportedFeatureError
     ("strings", "split", "string tensors"),
     ("sparse", "SparseTensor", "sparse tensors"),
     ("saved_model", "save", "SavedModel"),
+    ("compat", "v1", "TF1's API"),
 ])
 def test_use_names_the_feature(ns, attr, words):
     with pytest.raises(NotImplementedError, match=rf"tf\.{ns}\.{attr}: .*{words}.*out of scope"):
