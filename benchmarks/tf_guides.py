@@ -52,11 +52,24 @@ GUIDES = {
                  "random_numbers", "tensor_slicing")
 }
 GUIDES["eager"] = "site/en/r1/guide/eager.ipynb"
+# Wave 17: the Core APIs guides (small models written with raw ops, tf.Module and hand-made
+# optimizers: tapeflow's users), effective_tf2, tf.data and the TF1->TF2 migration guides whose
+# code is TF2 Keras. Their dataset downloads are needs-network cells (no internet here), so the
+# cells after a download fail under TF too and are excluded as tf-raises.
+for _name in ("quickstart_core", "logistic_regression_core", "mlp_core", "matrix_core",
+              "optimizers_core", "distribution"):
+    GUIDES[_name] = f"site/en/guide/core/{_name}.ipynb"
+for _name in ("effective_tf2", "data", "data_performance", "tf_numpy"):
+    GUIDES[_name] = f"site/en/guide/{_name}.ipynb"
+for _name in ("early_stopping", "metrics_optimizers", "validate_correctness", "tf1_vs_tf2",
+              "migration_debugging", "checkpoint_saver", "tensorboard", "logging_stop_hook"):
+    GUIDES[f"migrate_{_name}"] = f"site/en/guide/migrate/{_name}.ipynb"
 
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")
 MAGIC = re.compile(r"^\s*[!%]", re.M)
+VERSION = re.compile(r"\b(?:tf|tensorflow)\.(?:__version__|version\.VERSION)")
 
 # --- the per-cell worker, run inside each framework's interpreter -------------------------
 WORKER = r'''
@@ -205,6 +218,8 @@ def plot_helpers(cells: list[str]) -> set[str]:
 def static_class(code: str, helpers: set[str] = frozenset()) -> str | None:
     if MAGIC.search(code) and only_magics(code):
         return "magic"
+    if VERSION.search(code):   # prints TF's version: 2.21.0 against tapeflow's, not comparable
+        return "version"
     if NETWORK.search(code):
         return "needs-network"
     if PLOTTING.search(code) or any(re.search(rf"\b{n}\(", code) for n in helpers):
@@ -219,9 +234,14 @@ def run_cells(python: str, cells: list[str], timeout: int, env_extra: dict) -> l
     proc = None   # each interpreter starts in an empty directory: the guides write files
     for code in cells:
         if proc is None:
+            workdir = tempfile.mkdtemp(prefix="tf_guides-")
+            os.mkdir(os.path.join(workdir, "tmp"))
             proc = subprocess.Popen([python, "-c", WORKER], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    text=True, env=env, cwd=tempfile.mkdtemp(prefix="tf_guides-"))
+                                    text=True, env=env, cwd=workdir)
+        # The guides also write under /tmp by absolute path (checkpoints, logs): each run gets its
+        # own, or TF's files would be what tapeflow's run finds there (and the other way round).
+        code = code.replace("/tmp/", f"{workdir}/tmp/")
         t0 = time.perf_counter()
         try:
             proc.stdin.write(json.dumps({"code": code, "timeout": timeout}) + "\n")
@@ -234,6 +254,9 @@ def run_cells(python: str, cells: list[str], timeout: int, env_extra: dict) -> l
             res = {"stdout": "", "value": None, "error": "worker died"}
         else:
             res = json.loads(line)
+            for k in ("stdout", "value", "error"):   # paths print as the guide wrote them
+                if isinstance(res.get(k), str):
+                    res[k] = res[k].replace(f"{workdir}/tmp/", "/tmp/")
         res["seconds"] = round(time.perf_counter() - t0, 3)
         results.append(res)
     if proc is not None:
@@ -297,7 +320,7 @@ def classify(code: str, tf: dict, tf2: dict | None, tp: dict, helpers=frozenset(
 
 
 COUNTED = ("identical", "same-numbers", "other-numbers", "other-output", "raises")
-EXCLUDED = ("tf-raises", "nondeterministic", "needs-network", "magic", "plotting")
+EXCLUDED = ("tf-raises", "nondeterministic", "needs-network", "magic", "plotting", "version")
 
 
 def run_guide(guide: str, args) -> dict:

@@ -54,6 +54,13 @@ def cholesky(input, name=None):  # noqa: A002
     return _D.cholesky(_t(input))
 
 
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """TF's ``tf.linalg.svd``: ``s, u, v`` with ``tensor = u @ diag(s) @ v^T`` (``s`` alone
+    when ``compute_uv=False``), singular values descending, batched over leading dimensions."""
+    out = _D.svd(_t(tensor), compute_uv=compute_uv, full_matrices=full_matrices)
+    return out if compute_uv else out[0]
+
+
 def matvec(a, b, transpose_a=False, adjoint_a=False, name=None):
     return _A.squeeze(matmul(a, _A.expand_dims(b, -1), transpose_a=transpose_a or adjoint_a), -1)
 

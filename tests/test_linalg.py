@@ -133,3 +133,72 @@ def test_meshgrid_and_scatter_sub():
         assert_close(g, w, dtype=False)
     t = tf.tensor_scatter_nd_sub(tf.ones(4), [[1], [3]], tf.constant([5., 7.]))
     assert_close(t, np.array([1, -4, 1, -6], np.float32))
+
+
+# -- svd (wave 17): forward vs NumPy, gradients vs finite differences and vs TF 2.21's numbers
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 4, 4), (2, 3, 2)])
+def test_svd_forward_matches_numpy(r, shape):
+    a = r.normal(size=shape)
+    s, u, v = tf.linalg.svd(a)
+    k = min(shape[-2:])
+    assert s.shape == shape[:-2] + (k,) and u.shape == shape[:-1] + (k,) and v.shape == shape[:-2] + (shape[-1], k)
+    assert_close(s, np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+    assert_close(tf.matmul(u * s[..., None, :], v, transpose_b=True), a, rtol=1e-10, atol=1e-12)
+    assert_close(tf.linalg.svd(a, compute_uv=False), np.linalg.svd(a, compute_uv=False), rtol=1e-12)
+    s32, u32, v32 = tf.linalg.svd(a.astype(np.float32), full_matrices=True)
+    assert s32.dtype == tf.float32 and u32.shape == shape[:-1] + (shape[-2],) and v32.shape == shape[:-2] + (shape[-1],) * 2
+
+
+def _svd_invariant(x, c, w1, w2):
+    # singular vectors are defined up to sign: a loss of the reconstruction, of squares of u and
+    # v, and of s is what has a gradient
+    s, u, v = tf.linalg.svd(x)
+    rec = tf.matmul(u * s[..., None, :], v, transpose_b=True)
+    return (tf.reduce_sum(rec * c) + tf.reduce_sum(tf.square(u) * w1) + tf.reduce_sum(tf.square(v) * w2)
+            + tf.reduce_sum(0.3 * s ** 2))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (3, 3)])
+def test_svd_gradients_vs_finite_differences(r, shape):
+    k = min(shape)
+    a = r.normal(size=shape)
+    c, w1, w2 = r.normal(size=shape), r.normal(size=(shape[0], k)), r.normal(size=(shape[1], k))
+    check_grads(lambda x: _svd_invariant(x, c, w1, w2), [a], rtol=1e-4, atol=1e-6)
+    check_grads(lambda x: tf.linalg.svd(x, compute_uv=False) * np.arange(1.0, k + 1), [a])
+
+
+def test_svd_gradients_are_tfs():
+    # TF 2.21's gradients of the same losses at the same points (tests/…: seed 0, see _svd_invariant)
+    rs = np.random.default_rng(0)
+    a = rs.standard_normal((4, 3))
+    c, w1, w2 = rs.standard_normal((4, 3)), rs.standard_normal((4, 3)), rs.standard_normal((3, 3))
+    x = tf.Variable(a)
+    with tf.GradientTape() as t:
+        loss = _svd_invariant(x, c, w1, w2)
+    tf_grad = [[-2.36214, 0.15493, 1.00059], [-2.23053, 0.79897, -0.80614], [0.82591, 0.78647, -1.96036],
+               [1.26275, -3.17866, -0.66017]]
+    np.testing.assert_allclose(t.gradient(loss, x).numpy(), tf_grad, atol=2e-5)
+
+
+def test_svd_eager_and_compiled_agree_and_errors(r):
+    a = r.normal(size=(5, 3)).astype(np.float32)
+
+    def f(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(tf.linalg.svd(x, compute_uv=False))
+        return y, t.gradient(y, x)
+
+    for e, c in zip(f(tf.constant(a)), tf.function(f)(tf.constant(a))):
+        np.testing.assert_allclose(e.numpy(), c.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"svd: expects matrices of shape \(\.\.\., m, n\), got \(3,\)"):
+        tf.linalg.svd(np.ones(3))
+    with pytest.raises(TypeError, match="svd: expects float32 or float64 matrices, got int32"):
+        tf.linalg.svd(np.ones((2, 2), np.int32))
+    x = tf.Variable(r.normal(size=(4, 3)))
+    with tf.GradientTape() as t:
+        s, u, v = tf.linalg.svd(x, full_matrices=True)
+        y = tf.reduce_sum(s)
+    with pytest.raises(NotImplementedError, match="full_matrices=True of a non-square matrix"):
+        t.gradient(y, x)

@@ -394,6 +394,21 @@ def _dense_linalg_cases(name):
     return gen
 
 
+def _svd_cases():
+    # singular vectors are defined up to sign: the cases read s, u*u, v*v and the reconstruction
+    rng = _rng("svd")
+    out = []
+    for shape in [(3, 3), (4, 2), (2, 3, 4)]:
+        a = rng.uniform(-1, 1, shape)
+        out += [Case(f"svd_s{shape}", lambda m: bind(P["svd"], m, compute_uv=False, full_matrices=False)[0],
+                     lambda m: np.linalg.svd(m, compute_uv=False), (a,)),
+                Case(f"svd_uu{shape}", lambda m: bind(P["svd"], m, compute_uv=True, full_matrices=False)[1] ** 2,
+                     lambda m: np.linalg.svd(m, full_matrices=False)[0] ** 2, (a,), rtol=1e-4),
+                Case(f"svd_vv{shape}", lambda m: bind(P["svd"], m, compute_uv=True, full_matrices=False)[2] ** 2,
+                     lambda m: np.swapaxes(np.linalg.svd(m, full_matrices=False)[2], -1, -2) ** 2, (a,), rtol=1e-4)]
+    return out
+
+
 # -- the table ----------------------------------------------------------------------------------
 
 GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
@@ -440,6 +455,7 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "matrix_solve": _dense_linalg_cases("matrix_solve"),
     "matrix_determinant": _dense_linalg_cases("matrix_determinant"),
     "cholesky": _dense_linalg_cases("cholesky"),
+    "svd": _svd_cases,
 }
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])

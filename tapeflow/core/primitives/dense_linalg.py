@@ -1,6 +1,6 @@
-"""Dense linear algebra: solve, determinant and Cholesky factorisation.
+"""Dense linear algebra: solve, determinant, Cholesky factorisation and SVD.
 
-Three primitives; the rest of tf.linalg composes from them and from matmul
+Four primitives; the rest of tf.linalg composes from them and from matmul
 (``inv(A)`` is ``solve(A, I)``). Kernels are NumPy's LAPACK calls, batched over
 leading dimensions. Gradient rules are written in tapeflow ops, so they are
 differentiable again.
@@ -119,4 +119,91 @@ cholesky_p = Primitive("cholesky", _lapack("cholesky", np.linalg.cholesky,
                                            "Cholesky decomposition was not successful. The input might not be valid."),
                        _cholesky_abstract, _cholesky_vjp, doc="lower-triangular L with A = L L^T, batched")
 
-__all__ = ["solve", "det", "cholesky", "matrix_solve_p", "matrix_determinant_p", "cholesky_p"]
+# -- singular value decomposition ---------------------------------------------------------------
+# A primitive because no composition of the others factorises a matrix. Outputs in TF's order and
+# form: s (descending), u, v (not v^T), thin unless full_matrices; s alone without compute_uv.
+
+def _svd_abstract(a, compute_uv, full_matrices):
+    if a.ndim < 2:
+        raise ValueError(f"svd: expects matrices of shape (..., m, n), got {fmt_shape(a.shape)}")
+    if a.dtype.kind != "f":
+        raise TypeError(f"svd: expects float32 or float64 matrices, got {a.dtype.name}; cast first: "
+                        "tapeflow.cast(x, tapeflow.float32)")
+    *batch, m, n = a.shape
+    k = None if m is None or n is None else min(m, n)
+    s = Aval(tuple(batch) + (k,), a.dtype)
+    if not compute_uv:
+        return (s,)
+    return (s, Aval(tuple(batch) + (m, m if full_matrices else k), a.dtype),
+            Aval(tuple(batch) + (n, n if full_matrices else k), a.dtype))
+
+
+def _svd_impl(a, compute_uv, full_matrices):
+    if not compute_uv:
+        return (np.linalg.svd(a, compute_uv=False),)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return s, u, np.ascontiguousarray(np.swapaxes(vh, -1, -2))
+
+
+def _diag(x, k, dt):
+    """(..., k) -> (..., k, k) with x on the diagonal."""
+    return E.mul(S.reshape(x, tuple(aval_of(x).shape) + (1,)), np.eye(k, dtype=dt))
+
+
+def _svd_vjp(cts, outs, a, compute_uv, full_matrices):
+    # Thin SVD A = U S V^T (m x n, k = min(m, n)); Townsend (2016), as TF's SvdGrad:
+    #   dA = U [diag(gs) + (F o (U^T gu - gu^T U)) S + S (F o (V^T gv - gv^T V))] V^T
+    #        + (I - U U^T) gu S^-1 V^T + U S^-1 gv^T (I - V V^T),   F_ij = 1 / (s_j^2 - s_i^2), F_ii = 0.
+    # Repeated singular values make F infinite: the gradient of u, v is undefined there (TF: inf/nan
+    # too); the gradient of s alone never uses F.
+    av = aval_of(a)
+    m, n = av.shape[-2:]
+    k, dt = min(m, n), av.dtype
+    if compute_uv:
+        s, u, v = outs
+        gs, gu, gv = cts
+        if full_matrices and m != n:
+            raise NotImplementedError("svd: the gradient with full_matrices=True of a non-square matrix is not "
+                                      f"defined (input {fmt_shape(av.shape)}; TF raises too); use "
+                                      "full_matrices=False")
+    else:
+        s, u, v = bind(svd_p, a, compute_uv=True, full_matrices=False)
+        gs, gu, gv = cts[0], None, None
+    ut, vt = L._swap(u), L._swap(v)
+    middle = _diag(gs, k, dt)
+    if gu is not None or gv is not None:
+        s2 = E.mul(s, s)
+        eye = np.eye(k, dtype=dt)
+        row = S.reshape(s2, tuple(aval_of(s2).shape[:-1]) + (1, k))     # s_j^2 along a row
+        col = S.reshape(s2, tuple(aval_of(s2).shape[:-1]) + (k, 1))     # s_i^2 down a column
+        f = E.div(1.0 - eye, E.add(E.sub(row, col), eye))               # 0 on the diagonal
+        s_row = S.reshape(s, tuple(aval_of(s).shape[:-1]) + (1, k))
+        s_col = S.reshape(s, tuple(aval_of(s).shape[:-1]) + (k, 1))
+        inv_s_row = E.div(1.0, s_row)
+        if gu is not None:
+            utgu = L.matmul(ut, gu)
+            j = E.mul(f, E.sub(utgu, L._swap(utgu)))
+            middle = E.add(middle, E.mul(j, s_row))                     # J S
+        if gv is not None:
+            vtgv = L.matmul(vt, gv)
+            kk = E.mul(f, E.sub(vtgv, L._swap(vtgv)))
+            middle = E.add(middle, E.mul(s_col, kk))                    # S K
+    ga = L.matmul(L.matmul(u, middle), vt)
+    if gu is not None and m > k:   # the part of gu outside U's span
+        outside = E.sub(gu, L.matmul(u, L.matmul(ut, gu)))
+        ga = E.add(ga, L.matmul(E.mul(outside, inv_s_row), vt))
+    if gv is not None and n > k:
+        outside = E.sub(gv, L.matmul(v, L.matmul(vt, gv)))
+        ga = E.add(ga, L.matmul(E.mul(u, inv_s_row), L._swap(outside)))
+    return (ga,)
+
+
+svd_p = Primitive("svd", _svd_impl, _svd_abstract, _svd_vjp, multiple_results=True,
+                  doc="(s, u, v) with a = u diag(s) v^T, batched; params compute_uv, full_matrices")
+
+
+def svd(a, compute_uv=True, full_matrices=False):
+    return bind(svd_p, a, compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+
+
+__all__ = ["solve", "det", "cholesky", "svd", "matrix_solve_p", "matrix_determinant_p", "cholesky_p", "svd_p"]
