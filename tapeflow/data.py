@@ -14,8 +14,9 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * ``shuffle`` uses TF's buffer algorithm (fill ``buffer_size`` elements, emit a
   random one, refill), but its own random stream: a seeded shuffle is
   reproducible within tapeflow, not equal to TF's order.
-* File readers (TFRecordDataset, TextLineDataset, FixedLengthRecordDataset,
-  list_files) raise NotImplementedError naming the feature.
+* File readers of string data (TFRecordDataset, TextLineDataset,
+  FixedLengthRecordDataset) raise NotImplementedError naming the feature;
+  ``experimental.CsvDataset`` reads numeric CSV columns.
 * ``interleave``/``flat_map``/``window``/``padded_batch`` follow TF's algorithms and
   element orders; a parallel interleave yields the sequential order.
 """
@@ -929,8 +930,123 @@ TextLineDataset = _file_reader("TextLineDataset")
 FixedLengthRecordDataset = _file_reader("FixedLengthRecordDataset")
 
 
+class CsvDataset(Dataset):
+    """``tf.data.experimental.CsvDataset``: the records of CSV files, one tuple of scalars per
+    line, typed by ``record_defaults`` (a value: its dtype, and what an empty or ``na_value``
+    field becomes; a dtype: a required column). TF's parsing rules and error texts: fields are
+    parsed in order, an int column refuses "2.5", a record with too few fields is an error, the
+    files are opened when iterated. String columns are out of scope (no tf.string): select the
+    numeric ones with ``select_cols``/``exclude_cols``."""
+
+    _kind = "CsvDatasetV2"
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None, exclude_cols=None,
+                 name=None):
+        from .compiler.function import TensorSpec
+        from .core import dtypes
+        if compression_type:
+            raise NotImplementedError(f"CsvDataset: compression_type={compression_type!r} is not supported; "
+                                      "decompress the files first")
+        if isinstance(filenames, Tensor):
+            filenames = filenames.numpy().tolist()
+        self._files = [os.fspath(f.decode() if isinstance(f, bytes) else f)
+                       for f in ([filenames] if isinstance(filenames, (str, bytes, os.PathLike)) else filenames)]
+        self._defaults, specs = [], []
+        for i, d in enumerate(record_defaults):
+            if isinstance(d, (list, tuple)) and len(d) == 1:   # TF1's [[0.0]] form
+                d = d[0]
+            if isinstance(d, (dtypes.DType, type, np.dtype)) and not isinstance(d, Tensor):
+                t, value = dtypes.as_dtype(d), None
+            else:
+                if isinstance(d, (str, bytes)):
+                    raise NotImplementedError(
+                        f"CsvDataset: record_defaults[{i}] is a string: string columns (tf.string) are out of "
+                        "scope in tapeflow; pick the numeric columns with select_cols or exclude_cols")
+                tensor = d if isinstance(d, Tensor) else convert_to_tensor(d)
+                t, value = tensor.dtype, tensor.numpy()
+            if t.name not in ("float32", "float64", "int32", "int64"):
+                raise TypeError(f"CsvDataset: record_defaults[{i}] has dtype {t.name}; TF's CsvDataset takes "
+                                "float32, float64, int32, int64 (or string, out of scope here)")
+            self._defaults.append((t, value))
+            specs.append(TensorSpec((), t))
+        self._spec_value = tuple(specs)
+        n = len(self._defaults)
+        if select_cols is not None and exclude_cols is not None:
+            raise errors.InvalidArgumentError(None, None, "select_cols should match output size")
+        cols = select_cols if select_cols is not None else exclude_cols
+        cols = None if cols is None else [int(c) for c in cols]
+        if cols is not None and any(b <= a for a, b in zip(cols, cols[1:])):
+            what = "select_cols" if select_cols is not None else "exclude_cols"
+            raise errors.InvalidArgumentError(None, None, f"{what} should be strictly increasing indices")
+        if select_cols is not None and len(cols) != n:
+            raise errors.InvalidArgumentError(None, None, "select_cols should match output size")
+        self._select, self._exclude = (cols, None) if select_cols is not None else (None, cols)
+        self._header, self._delim, self._quote, self._na = bool(header), field_delim, bool(use_quote_delim), na_value
+
+    def _fields(self, line):
+        if not self._quote:
+            return line.split(self._delim)
+        import csv
+        return next(csv.reader([line], delimiter=self._delim)) or [""]
+
+    def _parse(self, k, text):
+        t, value = self._defaults[k]
+        if text == "" or text == self._na:
+            if value is None:
+                raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
+            return Tensor(np.asarray(value, t.np))
+        try:
+            if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
+                raise ValueError
+            if t.np.kind == "i":
+                v = int(text)
+                info = np.iinfo(t.np)
+                if not info.min <= v <= info.max:
+                    raise ValueError
+            else:
+                v = float(text)
+        except ValueError:
+            kind = t.name if t.np.kind == "i" else ("float" if t.name == "float32" else "double")
+            raise errors.InvalidArgumentError(None, None, f"Field {k} in record is not a valid {kind}: {text}") from None
+        return Tensor(np.asarray(v, t.np))
+
+    def _elements(self):
+        n = len(self._defaults)
+        for path in self._files:
+            try:
+                f = open(path, newline="")
+            except FileNotFoundError:
+                raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+            with f:
+                lines = iter(f)
+                if self._header:
+                    next(lines, None)
+                for line in lines:
+                    fields = self._fields(line.rstrip("\r\n"))
+                    if self._select is not None:
+                        picked = [fields[c] for c in self._select if c < len(fields)]
+                    elif self._exclude is not None:
+                        skip = set(self._exclude)
+                        picked = [x for c, x in enumerate(fields) if c not in skip]
+                    else:
+                        picked = fields
+                    out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
+                    if len(picked) != n:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Expect {n} fields but have {len(picked)} in record ")
+                    yield tuple(out)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._spec_value
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     AUTOTUNE = AUTOTUNE
+    CsvDataset = CsvDataset
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 

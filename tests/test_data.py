@@ -395,3 +395,73 @@ def test_iterator_over_a_generator_cannot_be_saved_as_in_tf(tmp_path):
     next(it)
     with pytest.raises(tf.errors.FailedPreconditionError, match="from_generator cannot be saved"):
         tf.train.Checkpoint(it=it).save(str(tmp_path / "ck"))
+
+
+# -- tf.data.experimental.CsvDataset: files made here, expected values TF 2.21's
+
+def _csv(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_bytes(text.encode())
+    return str(p)
+
+
+def _rows(ds):
+    return [tuple((x.numpy().item(), x.dtype.name) for x in el) for el in ds]
+
+
+def test_csv_dataset_parses_as_tf(tmp_path):
+    n = _csv(tmp_path, "n.csv", "1,2.5,3,4\n5,6,7,8\n")
+    assert _rows(tf.data.experimental.CsvDataset(n, [0, 0.0, 0, 0])) == [
+        ((1, "int32"), (2.5, "float32"), (3, "int32"), (4, "int32")),
+        ((5, "int32"), (6.0, "float32"), (7, "int32"), (8, "int32"))]
+    h = _csv(tmp_path, "h.csv", "a,b,c,d\n1,2.5,,4\n5,,7,8\n,10,11,12\n")
+    ds = tf.data.experimental.CsvDataset(h, [99, 99.0, 99, 99], header=True)
+    assert [tuple(v for v, _ in r) for r in _rows(ds)] == [(1, 2.5, 99, 4), (5, 99.0, 7, 8), (99, 10.0, 11, 12)]
+    assert [tuple(v for v, _ in r) for r in _rows(tf.data.experimental.CsvDataset(
+        h, [99, 99], header=True, exclude_cols=[1, 3]))] == [(1, 99), (5, 7), (99, 11)]
+    # the guide's form: defaults per column, then a map that stacks the columns
+    stacked = tf.data.experimental.CsvDataset(h, [999, 999], header=True, select_cols=[2, 3]).map(
+        lambda *items: tf.stack(items))
+    assert [x.numpy().tolist() for x in stacked] == [[999, 4], [7, 8], [11, 12]]
+    wide = tf.data.experimental.CsvDataset(n, [tf.constant(0, tf.int64), tf.constant(0.0, tf.float64), 0, 0])
+    assert [d for _, d in _rows(wide)[0]] == ["int64", "float64", "int32", "int32"]
+    assert _rows(tf.data.experimental.CsvDataset(_csv(tmp_path, "q.csv", '"1",2\n'), [0, 0])) == [
+        ((1, "int32"), (2, "int32"))]
+    semi = _csv(tmp_path, "s.csv", "1;NA;3\n")
+    assert [v for v, _ in _rows(tf.data.experimental.CsvDataset(semi, [0, -1, 0], field_delim=";",
+                                                                 na_value="NA"))[0]] == [1, -1, 3]
+    crlf = _csv(tmp_path, "c.csv", "1,2\r\n3,4")   # CRLF, and no newline at the end
+    assert len(list(tf.data.experimental.CsvDataset([crlf, crlf], [0, 0]))) == 4
+    assert repr(tf.data.experimental.CsvDataset("not-there.csv", [1, 2.0])) == (
+        "<CsvDatasetV2 element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+        "TensorSpec(shape=(), dtype=tf.float32, name=None))>")
+    assert int(ds.cardinality()) == -2
+
+
+@pytest.mark.parametrize("text, defaults, kw, err, msg", [
+    ("a,b,c,d\n1,2.5,,4\n", [tf.int32, tf.float32, tf.int32, tf.int32], {"header": True},
+     tf.errors.InvalidArgumentError, "Field 2 is required but missing in record!"),
+    ("1,2.5\n", [0, 0], {}, tf.errors.InvalidArgumentError, "Field 1 in record is not a valid int32: 2.5"),
+    ("1,x\n", [0, 0.0], {}, tf.errors.InvalidArgumentError, "Field 1 in record is not a valid float: x"),
+    ("1,2\n3\n", [0, 0], {}, tf.errors.InvalidArgumentError, "Expect 2 fields but have 1 in record"),
+    ("1,2\n\n3,4\n", [0, 0], {}, tf.errors.InvalidArgumentError, "Expect 2 fields but have 1 in record"),
+    ("99999999999,2\n", [0, 0], {}, tf.errors.InvalidArgumentError, "not a valid int32: 99999999999"),
+    ('"1",2\n', [0, 0], {"use_quote_delim": False}, tf.errors.InvalidArgumentError, 'not a valid int32: "1"'),
+])
+def test_csv_dataset_errors_as_tf(tmp_path, text, defaults, kw, err, msg):
+    with pytest.raises(err, match=msg):
+        list(tf.data.experimental.CsvDataset(_csv(tmp_path, "x.csv", text), defaults, **kw))
+
+
+def test_csv_dataset_argument_errors(tmp_path):
+    n = _csv(tmp_path, "n.csv", "1,2\n")
+    with pytest.raises(tf.errors.NotFoundError, match="missing.csv; No such file or directory"):
+        list(tf.data.experimental.CsvDataset(str(tmp_path / "missing.csv"), [0, 0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="select_cols should match output size"):
+        tf.data.experimental.CsvDataset(n, [0, 0, 0], select_cols=[0, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="select_cols should be strictly increasing"):
+        tf.data.experimental.CsvDataset(n, [0, 0], select_cols=[1, 0])
+    with pytest.raises(NotImplementedError, match="string columns .* out of scope"):
+        tf.data.experimental.CsvDataset(n, ["", 0])
+    with pytest.raises(TypeError, match="record_defaults\\[0\\] has dtype bool"):
+        tf.data.experimental.CsvDataset(n, [True, 0])
