@@ -667,3 +667,26 @@ def test_tapes_exited_out_of_order_leave_the_other_recording():
     inner.__exit__(None, None, None)
     assert STATE.tapes == ()
     assert inner.gradient(y, x).numpy() == np.float32(6.0)
+
+
+_OPERATORS = {"matmul": lambda a, b: a @ b, "add": lambda a, b: a + b, "mul": lambda a, b: a * b,
+              "sub": lambda a, b: a - b, "div": lambda a, b: a / b, "pow": lambda a, b: a ** b,
+              "tf.maximum": tf.maximum, "tf.matmul": tf.matmul}
+
+
+@pytest.mark.parametrize("op", sorted(_OPERATORS))
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_python_list_operands_record_as_arrays(op, side):
+    # TF's autodiff guide: `y = x @ w + b` with x = [[1., 2., 3.]], a Python list. The tape must
+    # record the list's array (matmul's gradient transposed the list: AttributeError).
+    fn = _OPERATORS[op]
+    w_np = np.array([[1.5, 2.0], [0.5, 1.0]], np.float32)
+    lst = [[1.0, 2.0], [3.0, 0.5]]
+    grads = []
+    for operand in (lst, np.array(lst, np.float32)):
+        w = tf.Variable(w_np)
+        with tf.GradientTape() as t:
+            y = fn(operand, w) if side == "left" else fn(w, operand)
+            loss = tf.reduce_sum(y * y)
+        grads.append(t.gradient(loss, w).numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])

@@ -420,10 +420,13 @@ def eager_apply(p, args, params, kernel=None):
             v = a
         elif isinstance(a, T):  # a symbolic tensor used outside its trace
             raise _leaked(p, a)
-        elif isinstance(a, (list, tuple)):
-            v = _py_array(a)
         else:
-            v = _convert_other(p, a)
+            v = _py_array(a) if isinstance(a, (list, tuple)) else _convert_other(p, a)
+            # the tape records the array, not the list: a vjp rule reads its operands as arrays
+            # ([[1., 2.]] @ w: matmul's gradient transposes the left operand)
+            if canon is None:
+                canon = list(args)
+            canon[i] = v
         vals.append(v)
         key.append(_sig(v.shape, v.dtype))
     if canon is not None:
