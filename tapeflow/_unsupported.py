@@ -26,6 +26,20 @@ NAMES = {
     "string": "string tensors (the tf.string dtype)",
     "complex64": "complex dtypes",
     "complex128": "complex dtypes",
+    "dtypes.string": "string tensors (the tf.string dtype)",
+    "dtypes.complex64": "complex dtypes",
+    "dtypes.complex128": "complex dtypes",
+    # TF1's API, reached through TF2's namespaces
+    "Session": "TF1's API (sessions); tapeflow ports TF2 programs: call functions eagerly or through "
+               "tapeflow.function",
+    "placeholder": "TF1's API (placeholders); tapeflow ports TF2 programs: pass tensors as arguments",
+    "train.AdamOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.Adam (the same update)",
+    "train.GradientDescentOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.SGD",
+    "train.MomentumOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.SGD(momentum=...)",
+    "train.RMSPropOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.RMSprop",
+    "train.AdagradOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.Adagrad",
+    "train.Saver": "TF1's API (Saver); use tapeflow.train.Checkpoint",
+    "train.get_or_create_global_step": "TF1's API (global steps); keep the step in a Variable",
 }
 
 

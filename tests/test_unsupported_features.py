@@ -37,3 +37,19 @@ def test_real_typos_stay_attribute_errors():
     with pytest.raises(AttributeError, match="no attribute 'ragedd'") as info:
         tf.ragedd
     assert not isinstance(info.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("get, words", [
+    (lambda: tf.dtypes.string, "string tensors"),
+    (lambda: tf.dtypes.complex64, "complex dtypes"),
+    (lambda: tf.train.AdamOptimizer, "TF1's optimizers; use tapeflow.keras.optimizers.Adam"),
+    (lambda: tf.train.GradientDescentOptimizer, "keras.optimizers.SGD"),
+    (lambda: tf.Session, "TF1's API"),
+    (lambda: tf.placeholder, "placeholders"),
+])
+def test_names_inside_tf2_namespaces_name_the_feature(get, words):
+    # TF's data_performance guide reaches tf.dtypes.string, its r1 eager guide tf.train.AdamOptimizer
+    with pytest.raises(NotImplementedError, match=words):
+        get()
+    with pytest.raises(AttributeError, match="no attribute 'Foo'"):
+        tf.train.Foo

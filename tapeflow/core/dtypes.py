@@ -150,3 +150,11 @@ def default_for_python(value) -> np.dtype:
     if arr.dtype == np.int64:
         return np.dtype(np.int32)
     return arr.dtype
+
+
+def __getattr__(name):
+    # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
+    from .._unsupported import NAMES, unsupported_name
+    if f"dtypes.{name}" in NAMES:
+        raise unsupported_name(f"dtypes.{name}")
+    raise AttributeError(f"module 'tapeflow.core.dtypes' has no attribute {name!r}")

@@ -56,3 +56,11 @@ def load_variable(ckpt_dir_or_file, name):
         raise KeyError(f"key {name!r} not found in checkpoint {ckpt_dir_or_file!r}; it holds: "
                        f"{', '.join(keys[:20])}" + (" ..." if len(keys) > 20 else ""))
     return reader.get_tensor(name)
+
+
+def __getattr__(name):
+    # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
+    from .._unsupported import NAMES, unsupported_name
+    if f"train.{name}" in NAMES:
+        raise unsupported_name(f"train.{name}")
+    raise AttributeError(f"module 'tapeflow.train' has no attribute {name!r}")
