@@ -161,7 +161,11 @@ def range_(fn, *args, **kwargs):
     symbolic, or the range is ``tapeflow.range`` of Python ints while tracing
     (TF's AutoGraph makes that a loop too, not one copy of the body per
     element): then a RangeSpec for ``for_stmt``."""
-    from ..ops.array_ops import range as tf_range
+    from ..ops.array_ops import range as tf_range, _scalar_int
+    if fn is tf_range and STATE.trace is not None:
+        # a bound known while tracing (tf.shape(x)[0] of a known shape is folded to a value) counts
+        # as the number it is: the loop is a counted loop, not one copy of the body per element
+        args = tuple(_scalar_int(a) for a in args)
     tf_ints = fn is tf_range and STATE.trace is not None and args and all(_py_int(a) for a in args)
     if not tf_ints and not any(_symbolic(a) for a in args):
         return fn(*args, **kwargs)

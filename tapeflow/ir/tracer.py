@@ -52,6 +52,31 @@ def _unknown_rank(where, a):
         "tapeflow.TensorSpec([None], tapeflow.float32) (None for the dimensions that vary).")
 
 
+#: the largest result folded into a constant (at trace time here, and by the constant-folding
+#: pass): bigger ones are computed at run time, memory over speed
+MAX_FOLD_ELEMENTS = 1 << 16
+
+
+def _has_graph(params):
+    """Whether an op carries sub-graphs (control flow): those stay in the program."""
+    return any(isinstance(v, Graph) or (isinstance(v, (tuple, list)) and any(isinstance(g, Graph) for g in v))
+               for v in params.values())
+
+
+def _small(p, args, params):
+    """Whether ``p``'s result on these known operands is small enough to fold."""
+    try:
+        out = p.abstract(*[_prim.aval_of(a) for a in args], **params)
+    except Exception:   # (the op's own error: eager_apply raises it with the op's words)
+        return True
+    n = 1
+    for d in out.shape:
+        if d is None:
+            return False
+        n *= d
+    return n <= MAX_FOLD_ELEMENTS
+
+
 class Tracer(Tensor):
     """A symbolic tensor: shape and dtype known, value not (yet)."""
 
@@ -351,6 +376,15 @@ class Trace:
                 canon[i] = self.read_variable(a)
         if canon is not None:
             args = tuple(canon)
+        if p.effect is None and not p.multiple_results and not any(isinstance(a, Tracer) for a in args) \
+                and not _has_graph(params) and _small(p, args, params):
+            # Every operand is known now (constants, tf.shape of known dims, Python numbers): the op
+            # runs now, as it would eagerly, and its value is known to the rest of the trace, so
+            # tf.one_hot(x, tf.shape(x)[1]) or x[:tf.shape(x)[0] - 1] take it as a number in both
+            # modes (TF folds such constants in its graph). Only pure ops: random draws, prints and
+            # variable accesses keep their place in the program; control flow (sub-graphs)
+            # and large results (memory over speed, as the constant-folding pass) stay traced.
+            return _prim.eager_apply(p, args, params)
         if p.numpy_operands is not None:  # (as eager_apply: a NumPy operand takes its tensor peers' dtype)
             args = _prim.adopt_numpy(p, args)
         try:

@@ -45,6 +45,15 @@ def _shape_arg(shape, op="shape"):
         raise InvalidArgumentTypeError(f"{op}: a shape must be a list of ints, got {shape!r}") from None
 
 
+def _scalar_int(v):
+    """An eager scalar integer tensor as a Python int (TF takes ``depth=tf.shape(x)[1]``);
+    anything else unchanged, for the caller's own check."""
+    a = getattr(v, "_v", None) if isinstance(v, Tensor) else None
+    if isinstance(a, (np.ndarray, np.integer)) and a.shape == () and a.dtype.kind in "iu":
+        return int(a)
+    return v
+
+
 # -- creation --------------------------------------------------------------------------------
 
 def _sized(op, shape, dtype):
@@ -65,6 +74,11 @@ def ones(shape, dtype=np.float32, name=None):
 
 
 def fill(dims, value, name=None):
+    if isinstance(value, Tensor):   # a tensor value: broadcast, so its gradient flows (TF's FillGrad sums)
+        av = aval_of(value)
+        if av.shape != ():
+            raise ValueError(f"fill: value must be a scalar, got shape {fmt_shape(av.shape)}")
+        return S.broadcast_to(value, _sized("fill", dims, av.dtype))
     v = _to_array(value)
     return constant(np.full(_sized("fill", dims, v.dtype), v, v.dtype))
 
@@ -134,6 +148,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
         raise InvalidArgumentTypeError(f"one_hot: indices must be integers (uint8, int32 or int64), got "
                                        f"{ia.dtype.name} {fmt_shape(ia.shape)}; cast them: "
                                        "tapeflow.cast(indices, tapeflow.int32)")
+    depth = _scalar_int(depth)
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool):
         raise InvalidArgumentTypeError(f"one_hot: depth must be a Python int, got {type(depth).__name__} {depth!r}")
     if depth < 0:  # np.arange(-1) is empty: every row would silently be all off_value
@@ -636,11 +651,20 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     return TopKResult((take_along_axis(input, idx, -1), idx))
 
 
-def sequence_mask(lengths, maxlen=None, dtype=np.bool_):
+def sequence_mask(lengths, maxlen=None, dtype=np.bool_, name=None):
     L = convert_to_tensor(lengths)
     if maxlen is None:
-        maxlen = int(L.numpy().max())
-    r = M.less(constant(np.arange(maxlen)), expand_dims(L, -1))
+        maxlen = int(L.numpy().max()) if L.shape.num_elements() else 0
+    maxlen = _scalar_int(maxlen)
+    if not isinstance(maxlen, (int, np.integer)) or isinstance(maxlen, bool):
+        raise InvalidArgumentTypeError(f"sequence_mask: maxlen must be an int, got {type(maxlen).__name__} "
+                                       f"{maxlen!r}")
+    if maxlen < 0:
+        raise InvalidArgumentError(f"sequence_mask: maxlen must be >= 0, got {maxlen} (TF: 'Requires start <= "
+                                   "limit when delta > 0')")
+    # the positions in the lengths' dtype (TF casts maxlen to it): int32 lengths against an int64
+    # arange raised a dtype mismatch
+    r = M.less(constant(np.arange(maxlen, dtype=aval_of(L).dtype)), expand_dims(L, -1))
     return r if _dt.np_dtype(dtype) == np.bool_ else M.cast(r, dtype)
 
 

@@ -10,7 +10,7 @@ from ...ir.graph import Graph, Literal, Var, subgraphs
 from ...core.aval import Aval
 from ._util import map_subgraphs, rebuild, resolve
 
-MAX_ELEMENTS = 1 << 16
+from ...ir.tracer import MAX_FOLD_ELEMENTS as MAX_ELEMENTS  # the one threshold (tracing folds too)
 
 
 def constant_folding(graph: Graph) -> Graph:

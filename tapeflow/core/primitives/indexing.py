@@ -51,6 +51,9 @@ def encode_key(key):
 def _static(v):
     if v is None or isinstance(v, (int, np.integer)):
         return None if v is None else int(v)
+    a = getattr(v, "_v", None)   # an eager scalar int tensor (x[:tf.shape(x)[0] - 1]): its value, as TF
+    if isinstance(a, (np.ndarray, np.integer)) and a.shape == () and a.dtype.kind in "iu":
+        return int(a)
     raise TypeError(f"getitem: slice bounds must be Python ints, got {type(v).__name__}; "
                     "for a tensor-valued start use tapeflow.gather or tapeflow.slice")
 

@@ -1,0 +1,122 @@
+"""Values known while tracing are numbers to the rest of the trace (tf.shape(x)[0] of a known shape,
+constants, Python numbers): ops that need a number (one_hot's depth, a slice bound, a range, a
+size) take them in tapeflow.function as they do eagerly, as TF. Expected values: TF 2.21's, run side
+by side (eager and tf.function, known input shapes)."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+X = np.arange(12, dtype=np.float32).reshape(4, 3)
+
+CASES = {
+    "reshape shape0": (lambda x: tf.reshape(x, [tf.shape(x)[0], -1, 1]),
+        [[[0.0], [1.0], [2.0]], [[3.0], [4.0], [5.0]], [[6.0], [7.0], [8.0]], [[9.0], [10.0], [11.0]]]),
+    "zeros shape": (lambda x: tf.zeros(tf.shape(x)),
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    "zeros [n]": (lambda x: tf.zeros([tf.shape(x)[0]]),
+        [0.0, 0.0, 0.0, 0.0]),
+    "ones stack": (lambda x: tf.ones(tf.stack([tf.shape(x)[0], 2])),
+        [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]),
+    "fill": (lambda x: tf.fill([tf.shape(x)[0], 2], 7.0),
+        [[7.0, 7.0], [7.0, 7.0], [7.0, 7.0], [7.0, 7.0]]),
+    "fill tensor val": (lambda x: tf.fill([2], x[0, 0]),
+        [0.0, 0.0]),
+    "range n": (lambda x: tf.range(tf.shape(x)[0]),
+        [0, 1, 2, 3]),
+    "random normal": (lambda x: tf.shape(tf.random.normal(tf.shape(x))),
+        [4, 3]),
+    "tile": (lambda x: tf.tile(x, [tf.shape(x)[0] // 2, 1]),
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]),
+    "one_hot depth": (lambda x: tf.one_hot([0, 1], tf.shape(x)[1]),
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+    "broadcast_to": (lambda x: tf.broadcast_to(tf.constant([1., 2., 3.]), tf.shape(x)),
+        [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]),
+    "slice size": (lambda x: tf.slice(x, [0, 0], [tf.shape(x)[0] - 1, 2]),
+        [[0.0, 1.0], [3.0, 4.0], [6.0, 7.0]]),
+    "x[:n]": (lambda x: x[:tf.shape(x)[0] - 1],
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]),
+    "eye n": (lambda x: tf.eye(tf.shape(x)[1]),
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+    "zeros_like": (lambda x: tf.zeros_like(x),
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+    "split": (lambda x: tf.split(x, 2)[0],
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]),
+    "reduce_mean cast n": (lambda x: tf.reduce_sum(x) / tf.cast(tf.shape(x)[0], tf.float32),
+        16.5),
+    "top_k": (lambda x: tf.math.top_k(x[:, 0], k=2).values,
+        [9.0, 6.0]),
+    "pad": (lambda x: tf.pad(x, [[0, tf.shape(x)[0] - 3], [0, 0]]),
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [0.0, 0.0, 0.0]]),
+    "linspace": (lambda x: tf.linspace(0.0, 1.0, tf.shape(x)[0]),
+        [0.0, 0.3333333432674408, 0.6666666865348816, 1.0]),
+    "sequence_mask": (lambda x: tf.cast(tf.sequence_mask([1, 2], tf.shape(x)[1]), tf.int32),
+        [[1, 0, 0], [1, 1, 0]]),
+    "expand+tile": (lambda x: tf.tile(tf.expand_dims(x, 0), [tf.shape(x)[0], 1, 1]),
+        [[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]], [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]),
+    "gather range": (lambda x: tf.gather(x, tf.range(tf.shape(x)[0] - 1)),
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]),
+    "concat zeros": (lambda x: tf.concat([x, tf.zeros([tf.shape(x)[0], 1])], 1),
+        [[0.0, 1.0, 2.0, 0.0], [3.0, 4.0, 5.0, 0.0], [6.0, 7.0, 8.0, 0.0], [9.0, 10.0, 11.0, 0.0]]),
+    "random.uniform n": (lambda x: tf.shape(tf.random.uniform([tf.shape(x)[0]], maxval=10, dtype=tf.int32)),
+        [4]),
+    "TensorArray n": (lambda x: tf.TensorArray(tf.float32, size=tf.shape(x)[0]).unstack(x).stack(),
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]),
+    "argmax one_hot": (lambda x: tf.one_hot(tf.argmax(x, 1), tf.shape(x)[1]),
+        [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_known_values_while_tracing_match_tf(name):
+    fn, want = CASES[name]
+    x = tf.constant(X)
+    np.testing.assert_allclose(np.asarray(fn(x).numpy(), np.float64), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tf.function(fn)(x).numpy(), np.float64), want, rtol=1e-6)
+
+
+def test_folding_keeps_effects_control_flow_and_large_results_in_the_program():
+    v = tf.Variable(2.0)
+
+    def f(x):
+        n = tf.shape(x)[0]                       # known: folded
+        big = tf.zeros([300, 300]) + 1.0         # 90,000 elements: computed at run time
+        r = tf.random.uniform([n])               # a draw: stays in the program
+        total = tf.constant(0.0)
+        for i in tf.range(n):                    # a known bound: one counted loop, not unrolled
+            total += x[i, 0]
+        return total + v + tf.reduce_sum(big) * 0.0 + tf.reduce_sum(r) * 0.0
+
+    x = tf.constant(X)
+    g = tf.function(f, backend="interpreter").get_concrete_function(x).raw_graph
+    names = [e.prim.name for e in g.eqns]
+    assert "random_uniform" in names and "read_variable" in names and "add" in names   # big's add
+    assert sum(n in ("scan", "while_loop") for n in names) == 1 and "shape" not in names
+    assert all(n != "getitem" for n in names[:1])
+    f = tf.function(f)
+    assert float(f(x)) == float(X[:, 0].sum() + 2.0)
+    v.assign(5.0)
+    assert float(f(x)) == float(X[:, 0].sum() + 5.0)   # the read was not folded
+
+
+def test_fill_with_a_tensor_value_has_tfs_gradient():
+    x = tf.Variable([3.0, 4.0])
+    with tf.GradientTape() as t:
+        y = tf.reduce_sum(tf.fill([2, 2], x[0]) * 2.0)
+    np.testing.assert_array_equal(t.gradient(y, x).numpy(), [8.0, 0.0])   # TF 2.21: [8. 0.]
+    np.testing.assert_array_equal(tf.function(lambda x: tf.fill([2, 2], x[0]))(tf.constant([3.0, 4.0])).numpy(),
+                                  np.full((2, 2), 3.0))
+    with pytest.raises(ValueError, match="fill: value must be a scalar"):
+        tf.fill([2], tf.constant([1.0, 2.0]))
+
+
+def test_sequence_mask_as_tf():
+    # TF 2.21's values; int32 lengths against the positions raised a dtype mismatch before
+    assert tf.sequence_mask([1, 3, 2]).numpy().tolist() == [[True, False, False], [True, True, True],
+                                                           [True, True, False]]
+    assert tf.sequence_mask(tf.constant([1, 2], tf.int64), 4).numpy().astype(int).tolist() == [[1, 0, 0, 0],
+                                                                                            [1, 1, 0, 0]]
+    assert tf.sequence_mask([[1, 2], [0, 1]], 2).shape == (2, 2, 2)
+    assert tf.sequence_mask([], 3).shape == (0, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="maxlen must be >= 0"):
+        tf.sequence_mask([1, 2], -1)
