@@ -356,8 +356,8 @@ def test_sequential_add_summary_and_input_shape(capsys):
 def test_get_set_weights_and_trainable_switch():
     m = keras.Sequential([L.Dense(3, input_shape=(2,)), L.BatchNormalization(), L.Dense(1)])
     ws = m.get_weights()
-    # Keras' order: trainable weights (layer by layer), then non-trainable ones
-    assert [w.shape for w in ws] == [(2, 3), (3,), (3,), (3,), (3, 1), (1,), (3,), (3,)]
+    # Keras 3's order (TF 2.21): layer by layer, each layer's trainable weights then its non-trainable ones
+    assert [w.shape for w in ws] == [(2, 3), (3,), (3,), (3,), (3,), (3,), (3, 1), (1,)]
     assert len(m.trainable_weights) == 6 and len(m.non_trainable_weights) == 2
     new = [w + 1 for w in ws]
     m.set_weights(new)
@@ -591,3 +591,35 @@ def test_save_and_load_weights(tmp_path):
     m2.load_weights(p)
     for a, b in zip(m.get_weights(), m2.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_weights_order_is_keras3s_per_layer_order():
+    # TF 2.21's names for this model (tests run without TF): each layer's own weights, its trainable
+    # ones first, then its sublayers'. All trainable weights first put BatchNormalization's moving
+    # statistics after the next layer's weights: set_weights(TF's get_weights()) then assigned
+    # equal-shaped arrays to the wrong weights without an error.
+    class Odd(tf.keras.layers.Layer):
+        def build(self, shape):
+            self.count = self.add_weight(name="count", shape=(), trainable=False, initializer="zeros")
+            self.w = self.add_weight(name="w", shape=(shape[-1], 2))
+
+        def call(self, x):
+            return x @ self.w
+
+    m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8), tf.keras.layers.BatchNormalization(),
+                             Odd(), tf.keras.layers.Dense(2)])
+    assert [w.name for w in m.weights] == ["kernel", "bias", "gamma", "beta", "moving_mean", "moving_variance",
+                                           "w", "count", "kernel", "bias"]
+    assert [w.name for w in m.trainable_weights] == ["kernel", "bias", "gamma", "beta", "w", "kernel", "bias"]
+    assert [w.name for w in m.non_trainable_weights] == ["moving_mean", "moving_variance", "count"]
+    values = [np.full(w.shape, i, np.float32) for i, w in enumerate(m.weights)]
+    m.set_weights(values)
+    bn = m.layers[1]
+    assert float(bn.moving_mean.numpy()[0]) == 4.0 and float(bn.gamma.numpy()[0]) == 2.0
+    for got, want in zip(m.get_weights(), values):
+        np.testing.assert_array_equal(got, want)
+    inner = tf.keras.Sequential([tf.keras.layers.BatchNormalization(), tf.keras.layers.Dense(3)])
+    i = tf.keras.Input((3,))
+    f = tf.keras.Model(i, tf.keras.layers.Dense(2)(inner(tf.keras.layers.Dense(3)(i))))
+    assert [w.name for w in f.weights] == ["kernel", "bias", "gamma", "beta", "moving_mean", "moving_variance",
+                                           "kernel", "bias", "kernel", "bias"]

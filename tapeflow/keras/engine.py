@@ -342,8 +342,22 @@ class Layer(Module):
 
     @property
     def weights(self):
-        c = self._collect()
-        return [v for v, t in c if t] + [v for v, t in c if not t]
+        # Keras 3's order: each layer's own weights (its trainable ones first), then its sublayers',
+        # depth first. All trainable weights of the model first (the order before) put a
+        # BatchNormalization's moving statistics after the next Dense layer's kernel, so
+        # set_weights with the list TF's get_weights gives assigned arrays of equal shapes to the
+        # wrong weights (moving_mean <- a bias) without an error.
+        walked = self._collect()
+        known = {id(v) for v, _ in walked}
+        out, seen = [], set()
+        for layer in self._flatten_layers():
+            own = [v for v in layer.__dict__.get("_own_weights", ()) if id(v) in known and id(v) not in seen]
+            for v in [v for v in own if v.trainable] + [v for v in own if not v.trainable]:
+                seen.add(id(v))
+                out.append(v)
+        # plain tf.Variables held by a layer (Keras 3 does not track them; tapeflow does): walk order
+        out += [v for v, _ in walked if id(v) not in seen]
+        return out
 
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
