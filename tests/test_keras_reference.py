@@ -76,3 +76,103 @@ def test_hinge_gradient_and_compile_string():
     m.compile(optimizer="sgd", loss="kl_divergence")
     h = m.fit(np.ones((4, 3), np.float32), np.full((4, 2), 0.5, np.float32), epochs=1, verbose=0)
     assert np.isfinite(h.history["loss"][0])
+
+
+# -- metrics ---------------------------------------------------------------------------------------
+
+def _mid(rec):
+    return f"{rec['cls']}-{rec['kwargs']}"
+
+
+def _feed(m, updates, fn=None):
+    out = []
+    for yt, yp, w in updates:
+        args = (np.asarray(yt), _a(yp), None if w is None else _a(w))
+        (fn or m.update_state)(*args)
+        out.append(m.result().numpy())
+    return out
+
+
+@pytest.mark.parametrize("rec", REF["metrics"], ids=_mid)
+def test_metric_matches_tf(rec):
+    cls = getattr(keras.metrics, rec["cls"])
+    m = cls(**rec["kwargs"])
+    for got, want in zip(_feed(m, rec["updates"]), rec["results"]):
+        np.testing.assert_allclose(got, _a(want), rtol=1e-6, atol=1e-6)
+    m.reset_state()
+    np.testing.assert_allclose(_feed(m, rec["updates"][-1:])[0], _a(rec["after_reset"]), rtol=1e-6, atol=1e-6)
+    cfg = m.get_config()
+    assert {k: cfg[k] for k in rec["config"]} == rec["config"]
+    clone = cls.from_config(cfg)
+    assert clone.name == m.name
+    np.testing.assert_allclose(_feed(clone, rec["updates"][-1:])[0], _a(rec["after_reset"]), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("rec", REF["metrics"], ids=_mid)
+def test_metric_update_inside_function_agrees(rec):
+    cls = getattr(keras.metrics, rec["cls"])
+    m = cls(**rec["kwargs"])
+    if rec["cls"] == "R2Score":      # its variables are made by the first batch's shapes, as Keras
+        yt, yp, _ = rec["updates"][0]
+        m.update_state(_a(yt), _a(yp))
+        m.reset_state()
+    step = tf.function(lambda yt, yp, w: m.update_state(yt, yp, sample_weight=w))
+    step_nw = tf.function(lambda yt, yp: m.update_state(yt, yp))
+    got = _feed(m, rec["updates"], lambda yt, yp, w: step_nw(yt, yp) if w is None else step(yt, yp, w))
+    for g, want in zip(got, rec["results"]):
+        np.testing.assert_allclose(g, _a(want), rtol=1e-6, atol=1e-6)
+
+
+def test_top_k_functions_match_tf():
+    f = REF["metric_functions"]
+    yt, yp, ids = _a(f["inputs"][0]), _a(f["inputs"][1]), np.asarray(f["inputs"][2])
+    # TF 2.21's in_top_k counts ties at the k-th score as in
+    np.testing.assert_array_equal(keras.metrics.top_k_categorical_accuracy(yt, yp, k=2).numpy(),
+                                  f["top_k_categorical_accuracy"])
+    np.testing.assert_array_equal(keras.metrics.sparse_top_k_categorical_accuracy(ids, yp, k=2).numpy(),
+                                  f["sparse_top_k_categorical_accuracy"])
+    np.testing.assert_array_equal(keras.metrics.sparse_top_k_categorical_accuracy(ids[:, None], yp, k=1).numpy(),
+                                  f["sparse_top_k_categorical_accuracy_col"])
+
+
+def test_metric_names_and_bad_arguments_as_tf():
+    M = keras.metrics
+    keras.backend.clear_session()
+    # TF 2.21: default names are uniquified (precision, precision_1, ...); fixed names are not
+    assert [M.Precision().name, M.Precision().name, M.AUC().name, M.Recall().name] == \
+        ["precision", "precision_1", "auc", "recall"]
+    assert M.R2Score().name == M.R2Score().name == "r2_score"
+    assert M.get("top_k_categorical_accuracy").name == "top_k_categorical_accuracy"
+    assert isinstance(M.get("AUC"), M.AUC) and isinstance(M.get("R2Score"), M.R2Score)
+    assert [v.shape for v in M.AUC(num_thresholds=7).variables] == [(7,)] * 4
+    with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]"):
+        M.Precision(thresholds=[1.5])
+    with pytest.raises(ValueError, match="num_thresholds"):
+        M.AUC(num_thresholds=1)
+    with pytest.raises(ValueError, match="Invalid AUC curve"):
+        M.AUC(curve="XX")
+    with pytest.raises(ValueError, match="Invalid AUC summation method"):
+        M.AUC(summation_method="foo")
+    with pytest.raises(ValueError, match="class_id"):
+        M.Precision(class_id=1).update_state(np.array([1, 0.]), np.array([0.3, 0.6]))
+    with pytest.raises(ValueError, match="class_aggregation"):
+        M.R2Score(class_aggregation="mean")
+    with pytest.raises(ValueError, match="2D inputs"):
+        M.R2Score().update_state(np.ones((2, 2, 2)), np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match="same shape"):
+        M.Precision().update_state(np.ones((3, 2)), np.ones((4, 2)))
+
+
+# -- fit programs (tests/keras_fit_programs.py), run under TF 2.21 and here ------------------------
+
+import keras_fit_programs  # noqa: E402  (tests/ is on sys.path under pytest)
+
+
+@pytest.mark.parametrize("name", sorted(REF["fit"]))
+def test_fit_history_matches_tf(name, tmp_path):
+    want = REF["fit"][name]
+    hist = keras_fit_programs.PROGRAMS[name](tf, str(tmp_path))
+    assert list(hist) == want["keys"]
+    for key, vals in want["history"].items():
+        got = np.asarray([np.asarray(v, np.float64) for v in hist[key]])
+        np.testing.assert_allclose(got, np.asarray(vals, np.float64), rtol=2e-5, atol=1e-6, err_msg=key)

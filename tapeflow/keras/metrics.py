@@ -16,10 +16,14 @@ from ..core.tensor import Variable, convert_to_tensor
 from ..module import Module, camel_to_snake
 from ..ops import array_ops as A
 from ..ops import math_ops as M
+from . import backend
 from . import losses as _losses
 
 __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
-           "CategoricalAccuracy", "SparseCategoricalAccuracy", "get", "for_compile"]
+           "CategoricalAccuracy", "SparseCategoricalAccuracy", "Precision", "Recall", "AUC",
+           "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
+           "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
+           "CategoricalHinge", "CosineSimilarity", "LogCoshError", "get", "for_compile"]
 
 
 class Metric(Module):
@@ -33,8 +37,8 @@ class Metric(Module):
     def dtype(self):
         return self._dtype
 
-    def add_variable(self, name):
-        return Variable(np.zeros((), self._dtype.np), trainable=False, name=f"{self.name}/{name}")
+    def add_variable(self, name, shape=()):
+        return Variable(np.zeros(shape, self._dtype.np), trainable=False, name=f"{self.name}/{name}")
 
     def reset_state(self):
         for v in self.variables:
@@ -199,11 +203,427 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         super().__init__(_sparse_categorical_accuracy, name, dtype)
 
 
+def _in_top_k(targets, y_pred, k):
+    """TF's in_top_k: the target's score has fewer than k scores above it (ties at the
+    boundary count as in), False for a non-finite score or a target outside [0, classes)."""
+    n = y_pred.shape[-1]
+    targets = M.cast(targets, "int32")
+    valid = M.logical_and(M.greater_equal(targets, 0), M.less(targets, n))
+    hit = M.equal(A.one_hot(M.where(valid, targets, A.zeros_like(targets)), n), 1.0)
+    score = M.reduce_sum(M.where(hit, y_pred, A.zeros_like(y_pred)), -1)
+    above = M.reduce_sum(M.cast(M.greater(y_pred, A.expand_dims(score, -1)), "int32"), -1)
+    return M.logical_and(M.logical_and(valid, M.is_finite(score)), M.less(above, k))
+
+
+def _top_k_matches(targets, y_pred, k):
+    # Keras 3: predictions of rank > 2 flatten to (-1, classes), labels to (-1,), and the
+    # matches take the labels' shape back
+    shape = targets.shape
+    if len(y_pred.shape) > 2:
+        y_pred = A.reshape(y_pred, [-1, y_pred.shape[-1]])
+    if len(shape) > 1:
+        targets = A.reshape(targets, [-1])
+    m = _as_float(_in_top_k(targets, y_pred, k))
+    return A.reshape(m, shape) if len(shape) > 1 else m
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1 where the one-hot label's class is among the k highest scores."""
+    y_pred = convert_to_tensor(y_pred)
+    return _top_k_matches(M.argmax(M.cast(convert_to_tensor(y_true), y_pred.dtype), axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1 where the integer label is among the k highest scores (labels (batch,); a
+    (batch, 1) label gives (batch, 1) matches, as Keras 3)."""
+    y_pred = convert_to_tensor(y_pred)
+    return _top_k_matches(M.cast(convert_to_tensor(y_true), "int32"), y_pred, k)
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name, dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name, dtype, k=k)
+
+
+class KLDivergence(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="kl_divergence", dtype=None):
+        super().__init__(_losses.kl_divergence, name, dtype)
+
+
+class Poisson(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="poisson", dtype=None):
+        super().__init__(_losses.poisson, name, dtype)
+
+
+class Hinge(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="hinge", dtype=None):
+        super().__init__(_losses.hinge, name, dtype)
+
+
+class SquaredHinge(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="squared_hinge", dtype=None):
+        super().__init__(_losses.squared_hinge, name, dtype)
+
+
+class CategoricalHinge(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="categorical_hinge", dtype=None):
+        super().__init__(_losses.categorical_hinge, name, dtype)
+
+
+class LogCoshError(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(_losses.log_cosh, name, dtype)
+
+
+def _cosine_similarity(y_true, y_pred, axis=-1):
+    # the metric is +cos (1 for parallel vectors); the loss of the same name is -cos
+    return M.negative(_losses.cosine_similarity(y_true, y_pred, axis=axis))
+
+
+class CosineSimilarity(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(_cosine_similarity, name, dtype, axis=axis)
+
+
+# -- confusion-matrix metrics -------------------------------------------------------------------------
+
+_NEG_INF = -1e10   # Keras' NEG_INF: top_k drops the other scores to it, below every threshold
+
+
+def _check_thresholds(thresholds, default):
+    if thresholds is None:
+        return [default]
+    ts = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
+    bad = [t for t in ts if t is None or t < 0 or t > 1]
+    if bad:
+        raise ValueError(f"Threshold values must be in [0, 1]. Received: {bad}")
+    return [float(t) for t in ts]
+
+
+def _evenly_spaced(thresholds):
+    # Keras 3's test (is_evenly_distributed_thresholds): such thresholds take its bucket path
+    n = len(thresholds)
+    return n >= 3 and np.allclose(thresholds, np.arange(n, dtype=np.float32) / (n - 1), atol=1e-7)
+
+
+def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=None, class_id=None,
+                      sample_weight=None, label_weights=None):
+    """(tp, fp, tn, fn), each of shape (thresholds,): Keras 3's update_confusion_matrix_variables
+    for one batch (not multi-label). A prediction is positive at threshold t where it is > t;
+    labels count as positive where nonzero. With evenly spaced thresholds Keras takes a bucket
+    path (bucket = ceil(p (n - 1)) - 1 of p clipped to [0, 1], positive where bucket >= i, the
+    first bucket floored at 0 when the thresholds reach past [0, 1] as AUC's do); it is
+    written here as the same comparison so that a prediction exactly on a threshold lands
+    where TF puts it."""
+    y_true = M.cast(convert_to_tensor(y_true), dtype)
+    y_pred = M.cast(convert_to_tensor(y_pred), dtype)
+    y_pred, y_true = _losses._squeeze_or_expand(y_pred, y_true)
+    if tuple(y_true.shape) != tuple(y_pred.shape):
+        raise ValueError(f"confusion metrics: y_true {tuple(y_true.shape)} and y_pred {tuple(y_pred.shape)} must "
+                         "have the same shape (after a trailing 1 is dropped)")
+    w = None
+    if sample_weight is not None:
+        w = A.expand_dims(M.cast(convert_to_tensor(sample_weight), dtype), -1)
+        # Keras: squeeze_or_expand_to_same_rank(y_true, w, expand_rank_1=False)
+        if len(w.shape) == len(y_true.shape) + 1 and w.shape[-1] == 1:
+            w = A.squeeze(w, -1)
+    if top_k is not None:
+        _, idx = A.top_k(y_pred, int(top_k))
+        keep = M.reduce_sum(A.one_hot(idx, y_pred.shape[-1], dtype=dtype), -2)
+        y_pred = M.add(M.multiply(y_pred, keep), M.multiply(M.subtract(1.0, keep), _NEG_INF))
+    if class_id is not None:
+        if len(y_pred.shape) == 1:
+            raise ValueError("When class_id is provided, y_pred must be a 2D array with shape (num_samples, "
+                             f"num_classes), found shape: {tuple(y_pred.shape)}")
+        y_true = y_true[..., class_id:class_id + 1]
+        y_pred = y_pred[..., class_id:class_id + 1]
+    if w is not None:
+        w = A.reshape(A.broadcast_to(w, y_pred.shape), [-1])
+    if label_weights is not None:
+        lw = A.reshape(A.broadcast_to(M.cast(convert_to_tensor(label_weights), dtype), y_pred.shape), [-1])
+        w = lw if w is None else M.multiply(w, lw)
+    label = M.not_equal(A.reshape(y_true, [1, -1]), 0.0)
+    n_t = len(thresholds)
+    if evenly:
+        p = M.clip_by_value(A.reshape(y_pred, [-1]), 0.0, 1.0)
+        bucket = M.subtract(M.ceil(M.multiply(p, np.asarray(n_t - 1, dtype.np))), 1.0)
+        if thresholds[0] < 0.0 or thresholds[-1] > 1.0:
+            bucket = M.maximum(bucket, 0.0)
+        index = convert_to_tensor(np.arange(n_t, dtype=dtype.np).reshape(-1, 1))
+        pred = M.greater_equal(A.expand_dims(bucket, 0), index)
+    else:
+        thr = convert_to_tensor(np.asarray(thresholds, dtype.np).reshape(-1, 1))
+        pred = M.greater(A.reshape(y_pred, [1, -1]), thr)
+    ones = A.ones_like(M.cast(pred, dtype)) if w is None else A.broadcast_to(A.expand_dims(w, 0), pred.shape)
+    zeros = A.zeros_like(ones)
+    not_label, not_pred = M.logical_not(label), M.logical_not(pred)
+
+    def count(a, b):
+        return M.reduce_sum(M.where(M.logical_and(a, b), ones, zeros), 1)
+
+    return count(label, pred), count(not_label, pred), count(not_label, not_pred), count(label, not_pred)
+
+
+class _PrecisionRecall(Metric):
+    """Precision and Recall: tp and (fp or fn) per threshold (Keras 3's variables)."""
+    _direction = "up"
+    _other = None   # "false_positives" or "false_negatives"
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(name or backend.unique_object_name(camel_to_snake(type(self).__name__)), dtype)
+        self.init_thresholds = thresholds
+        self.top_k, self.class_id = top_k, class_id
+        self.thresholds = _check_thresholds(thresholds, 0.5 if top_k is None else _NEG_INF)
+        self._evenly = _evenly_spaced(self.thresholds)
+        self.true_positives = self.add_variable("true_positives", (len(self.thresholds),))
+        setattr(self, self._other, self.add_variable(self._other, (len(self.thresholds),)))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        tp, fp, _, fn = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, evenly=self._evenly,
+                                          top_k=self.top_k, class_id=self.class_id, sample_weight=sample_weight)
+        self.true_positives.assign_add(tp)
+        getattr(self, self._other).assign_add(fp if self._other == "false_positives" else fn)
+
+    def result(self):
+        tp = self.true_positives.read_value()
+        r = M.divide_no_nan(tp, M.add(tp, getattr(self, self._other).read_value()))
+        return r[0] if len(self.thresholds) == 1 else r
+
+    def get_config(self):
+        return {**super().get_config(), "thresholds": self.init_thresholds, "top_k": self.top_k,
+                "class_id": self.class_id}
+
+
+class Precision(_PrecisionRecall):
+    """tp / (tp + fp) at each threshold (one threshold: a scalar); ``top_k`` keeps the k highest
+    scores of each row, ``class_id`` one column."""
+    _other = "false_positives"
+
+
+class Recall(_PrecisionRecall):
+    """tp / (tp + fn) at each threshold (one threshold: a scalar); ``top_k`` and ``class_id``
+    as Precision."""
+    _other = "false_negatives"
+
+
+class AUC(Metric):
+    """Area under the ROC or PR curve from tp/fp/tn/fn counted at ``num_thresholds``
+    thresholds (Keras 3): 0 - eps, i / (n - 1) for 0 < i < n - 1, 1 + eps; a Riemann sum
+    (``interpolation``: trapezoids; ``minoring``/``majoring``: the lower/upper height), and
+    for PR with interpolation Davis & Goadrich's formula as Keras 3 writes it."""
+    _direction = "up"
+    _CURVES = ("ROC", "PR", "PRGAIN")
+    _SUMS = ("interpolation", "majoring", "minoring")
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name=None, dtype=None,
+                 thresholds=None, multi_label=False, num_labels=None, label_weights=None, from_logits=False):
+        curve_key = str(curve).upper()
+        if curve_key not in self._CURVES:
+            raise ValueError(f'Invalid AUC curve value: "{curve}". Expected values are ["PR", "ROC", "PRGAIN"]')
+        sum_key = str(summation_method).lower()
+        if sum_key not in self._SUMS:
+            raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
+                             '["interpolation", "majoring", "minoring"]')
+        if multi_label or num_labels:
+            raise NotImplementedError("AUC(multi_label=True) is not supported by tapeflow yet; compute one AUC per "
+                                      "label (class_id-style slices) and average them")
+        super().__init__(name or backend.unique_object_name("auc"), dtype)
+        self._init_from_thresholds = thresholds is not None
+        if thresholds is not None:
+            inner = sorted(float(t) for t in thresholds)
+            self.num_thresholds = len(inner) + 2
+            self._evenly = _evenly_spaced([0.0] + inner + [1.0])
+        else:
+            if num_thresholds <= 1:
+                raise ValueError(f"Argument `num_thresholds` must be an integer > 1. Received: "
+                                 f"num_thresholds={num_thresholds}")
+            self.num_thresholds = int(num_thresholds)
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            self._evenly = True
+        eps = backend.epsilon()
+        self._thresholds = [0.0 - eps] + inner + [1.0 + eps]
+        self.curve, self.summation_method = curve_key, sum_key
+        self.multi_label, self.num_labels = False, None
+        self.label_weights = None if label_weights is None else np.asarray(label_weights, self._dtype.np)
+        self._from_logits = bool(from_logits)
+        for v in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            setattr(self, v, self.add_variable(v, (self.num_thresholds,)))
+
+    @property
+    def thresholds(self):
+        return list(self._thresholds)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        if self._from_logits:
+            y_pred = M.sigmoid(convert_to_tensor(y_pred))
+        tp, fp, tn, fn = _confusion_counts(y_true, y_pred, self._thresholds, self._dtype, evenly=self._evenly,
+                                           sample_weight=sample_weight, label_weights=self.label_weights)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def _interpolate_pr_auc(self, tp, fp, fn):
+        n = self.num_thresholds
+        dtp = M.subtract(tp[:n - 1], tp[1:])
+        p = M.add(tp, fp)
+        dp = M.subtract(p[:n - 1], p[1:])
+        slope = M.divide_no_nan(dtp, M.maximum(dp, 0.0))
+        intercept = M.subtract(tp[1:], M.multiply(slope, p[1:]))
+        both = M.logical_and(M.greater(p[:n - 1], 0.0), M.greater(p[1:], 0.0))
+        ratio = M.where(both, M.divide_no_nan(p[:n - 1], M.maximum(p[1:], 0.0)), A.ones_like(p[1:]))
+        inc = M.divide_no_nan(M.multiply(slope, M.add(dtp, M.multiply(intercept, M.log(ratio)))),
+                              M.maximum(M.add(tp[1:], fn[1:]), 0.0))
+        return M.reduce_sum(inc)
+
+    def result(self):
+        tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
+        tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return self._interpolate_pr_auc(tp, fp, fn)
+        recall = M.divide_no_nan(tp, M.add(tp, fn))
+        if self.curve == "ROC":
+            x, y = M.divide_no_nan(fp, M.add(fp, tn)), recall
+        elif self.curve == "PR":
+            x, y = recall, M.divide_no_nan(tp, M.add(tp, fp))
+        else:   # PRGAIN
+            scale = M.divide_no_nan(M.add(tp, fn), M.add(tn, fp))
+            rg = M.subtract(1.0, M.multiply(scale, M.divide_no_nan(fn, tp)))
+            pg = M.subtract(1.0, M.multiply(scale, M.divide_no_nan(fp, tp)))
+            zero = M.equal(tp, 0.0)
+            x = M.maximum(M.where(zero, A.zeros_like(rg), rg), 0.0)
+            y = M.where(zero, A.ones_like(pg), pg)
+        n = self.num_thresholds
+        if self.summation_method == "interpolation":
+            h = M.divide(M.add(y[:n - 1], y[1:]), 2.0)
+        elif self.summation_method == "minoring":
+            h = M.minimum(y[:n - 1], y[1:])
+        else:
+            h = M.maximum(y[:n - 1], y[1:])
+        return M.reduce_sum(M.multiply(M.subtract(x[:n - 1], x[1:]), h))
+
+    def get_config(self):
+        cfg = {**super().get_config(), "num_thresholds": self.num_thresholds, "curve": self.curve,
+               "summation_method": self.summation_method, "multi_label": False, "num_labels": None,
+               "label_weights": None if self.label_weights is None else self.label_weights.tolist(),
+               "from_logits": self._from_logits}
+        if self._init_from_thresholds:
+            cfg["thresholds"] = self._thresholds[1:-1]
+        return cfg
+
+
+class R2Score(Metric):
+    """The coefficient of determination per output column, aggregated as Keras 3
+    (``uniform_average``, ``variance_weighted_average`` or None: per column), adjusted
+    for ``num_regressors`` when there are enough samples. Inputs (batch, outputs)."""
+    _direction = "up"
+
+    def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score", dtype=None):
+        super().__init__(name, dtype)
+        valid = (None, "uniform_average", "variance_weighted_average")
+        if class_aggregation not in valid:
+            raise ValueError(f"Invalid value for argument `class_aggregation`. Expected one of {valid}. "
+                             f"Received: class_aggregation={class_aggregation}")
+        if num_regressors < 0:
+            raise ValueError(f"Invalid value for argument `num_regressors`. Expected a value >= 0. "
+                             f"Received: num_regressors={num_regressors}")
+        self.class_aggregation, self.num_regressors = class_aggregation, num_regressors
+        self.num_samples = self.add_variable("num_samples")
+        self._built = False
+
+    def _build(self, st, sp):
+        if len(sp) != 2 or len(st) != 2:
+            raise ValueError(f"R2Score expects 2D inputs with shape (batch_size, output_dim). Received input shapes: "
+                             f"y_pred.shape={tuple(sp)} and y_true.shape={tuple(st)}.")
+        n = sp[-1]
+        self.squared_sum = self.add_variable("squared_sum", (n,))
+        self.sum = self.add_variable("sum", (n,))
+        self.total_mse = self.add_variable("residual", (n,))
+        self.count = self.add_variable("count", (n,))
+        self._built = True
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = M.cast(convert_to_tensor(y_true), self._dtype)
+        y_pred = M.cast(convert_to_tensor(y_pred), self._dtype)
+        y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+        if not self._built:
+            self._build(tuple(y_true.shape), tuple(y_pred.shape))
+        w = M.cast(convert_to_tensor(1.0 if sample_weight is None else sample_weight), self._dtype)
+        if len(w.shape) == 1:
+            w = A.expand_dims(w, 1)
+        w = A.broadcast_to(w, y_true.shape)
+        wy = M.multiply(y_true, w)
+        self.sum.assign_add(M.reduce_sum(wy, 0))
+        self.squared_sum.assign_add(M.reduce_sum(M.multiply(y_true, wy), 0))
+        self.total_mse.assign_add(M.reduce_sum(M.multiply(M.square(M.subtract(y_true, y_pred)), w), 0))
+        self.count.assign_add(M.reduce_sum(w, 0))
+        self.num_samples.assign_add(M.cast(A.size(y_true), self._dtype))
+
+    def result(self):
+        if not self._built:
+            raise ValueError("R2Score.result(): no update yet (the number of outputs is set by the first batch)")
+        s, c = self.sum.read_value(), self.count.read_value()
+        total = M.subtract(self.squared_sum.read_value(), M.multiply(s, M.divide(s, c)))
+        raw = M.subtract(1.0, M.divide(self.total_mse.read_value(), total))
+        raw = M.where(M.is_inf(raw), A.zeros_like(raw), raw)
+        if self.class_aggregation == "uniform_average":
+            r2 = M.reduce_mean(raw)
+        elif self.class_aggregation == "variance_weighted_average":
+            r2 = M.divide(M.reduce_sum(M.multiply(total, raw)), M.reduce_sum(total))
+        else:
+            r2 = raw
+        if self.num_regressors:
+            # Keras falls back to the plain score (with a warning) when n - 1 <= p; a where
+            # keeps that choice a tensor one under tapeflow.function
+            n, p = self.num_samples.read_value(), float(self.num_regressors)
+            den = M.subtract(M.subtract(n, p), 1.0)
+            adj = M.subtract(1.0, M.divide(M.multiply(M.subtract(1.0, r2), M.subtract(n, 1.0)),
+                                           M.maximum(den, 1.0)))
+            r2 = M.where(M.greater(den, 0.0), adj, r2)
+        return r2
+
+    def reset_state(self):
+        for v in self.variables:
+            v.assign(np.zeros(v.shape, v.dtype.np))
+
+    def get_config(self):
+        return {**super().get_config(), "class_aggregation": self.class_aggregation,
+                "num_regressors": self.num_regressors}
+
+
 _BY_NAME = {
     "mean_squared_error": MeanSquaredError, "mse": MeanSquaredError,
     "mean_absolute_error": MeanAbsoluteError, "mae": MeanAbsoluteError,
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
     "categorical_accuracy": CategoricalAccuracy, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "precision": Precision, "recall": Recall, "auc": AUC, "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy, "r2_score": R2Score,
+    "kl_divergence": KLDivergence, "kld": KLDivergence, "poisson": Poisson, "hinge": Hinge,
+    "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge, "cosine_similarity": CosineSimilarity,
+    "logcosh": LogCoshError,
 }
 
 

@@ -71,8 +71,102 @@ for fname, cname, yt, yp, kw in cases:
     rec["config"].pop("dtype", None)
     out["losses"].append(rec)
 
+# -- metrics: each case = (class, kwargs, updates [(y_true, y_pred, sample_weight)]); the
+# result after each update and after reset_state + the last update
+def bprobs(*shape, grid=None):
+    p = rng.uniform(0, 1, shape).astype(np.float32)
+    if grid:        # values exactly on thresholds (k / grid) and ties
+        p = (np.round(p * grid) / grid).astype(np.float32)
+    return p
+
+
+def blabels(*shape):
+    return (rng.random(shape) > 0.5).astype(np.float32)
+
+
+multi_t = blabels(6, 5)
+multi_p = bprobs(6, 5, grid=10)
+multi_t2, multi_p2 = blabels(6, 5), bprobs(6, 5)
+sw6 = np.array([1.0, 0.0, 2.0, 0.5, 1.0, 3.0], np.float32)
+bin_t, bin_p = blabels(12), bprobs(12, grid=8)
+bin_t2, bin_p2 = blabels(12, 1), bprobs(12, 1)
+sw12 = rng.uniform(0, 2, 12).astype(np.float32)
+logits = (rng.standard_normal(12) * 3).astype(np.float32)
+cls_t = np.eye(5, dtype=np.float32)[rng.integers(0, 5, 6)]
+cls_p = bprobs(6, 5, grid=4)          # ties on a 0.25 grid
+sparse_t = rng.integers(0, 5, 6)
+reg_t, reg_p = f32(8, 3), f32(8, 3)
+reg_t2, reg_p2 = f32(5, 3), f32(5, 3)
+
+M = K.metrics
+mcases = [
+    ("Precision", {}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("Recall", {}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("Precision", {"thresholds": [0.2, 0.5, 0.75]}, [(bin_t, bin_p, sw12), (multi_t, multi_p, None)]),
+    ("Recall", {"thresholds": [0.0, 0.5, 1.0]}, [(bin_t, bin_p, sw12), (multi_t, multi_p, None)]),  # evenly
+    ("Precision", {"top_k": 2}, [(multi_t, multi_p, None), (multi_t2, multi_p2, sw6)]),
+    ("Recall", {"top_k": 2}, [(multi_t, multi_p, None), (multi_t2, multi_p2, sw6)]),
+    ("Precision", {"class_id": 2}, [(multi_t, multi_p, sw6), (multi_t2, multi_p2, None)]),
+    ("Recall", {"class_id": 3, "top_k": 2}, [(multi_t, multi_p, None), (multi_t2, multi_p2, sw6)]),
+    ("Recall", {"thresholds": 0.3, "class_id": 0}, [(multi_t, multi_p, None)]),
+    ("AUC", {}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("AUC", {"curve": "PR"}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("AUC", {"curve": "PR"}, [(multi_t, multi_p, sw6), (multi_t2, multi_p2, None)]),
+    ("AUC", {"num_thresholds": 9, "summation_method": "minoring"}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("AUC", {"num_thresholds": 9, "summation_method": "majoring", "curve": "PR"}, [(bin_t, bin_p, sw12)]),
+    ("AUC", {"num_thresholds": 9, "curve": "PRGAIN"}, [(bin_t, bin_p, None), (bin_t2, bin_p2, sw12)]),
+    ("AUC", {"thresholds": [0.1, 0.35, 0.5, 0.9]}, [(bin_t, bin_p, None), (multi_t, multi_p, sw6)]),
+    ("AUC", {"thresholds": [0.25, 0.5, 0.75]}, [(bin_t, bin_p, None)]),        # evenly with 0 and 1 added
+    ("AUC", {"from_logits": True}, [(bin_t, logits, None)]),
+    ("AUC", {"label_weights": [1.0, 0.5, 2.0, 0.0, 1.0]}, [(multi_t, multi_p, None)]),
+    ("TopKCategoricalAccuracy", {}, [(cls_t, cls_p, None), (cls_t, multi_p2, sw6)]),
+    ("TopKCategoricalAccuracy", {"k": 1}, [(cls_t, cls_p, None), (cls_t, multi_p2, sw6)]),
+    ("TopKCategoricalAccuracy", {"k": 2}, [(cls_t, cls_p, sw6)]),
+    ("SparseTopKCategoricalAccuracy", {"k": 2}, [(sparse_t, cls_p, None), (sparse_t[:, None], multi_p2, sw6)]),
+    ("SparseTopKCategoricalAccuracy", {"k": 1}, [(sparse_t, cls_p, sw6)]),
+    ("SparseTopKCategoricalAccuracy", {}, [(sparse_t, cls_p, None)]),
+    ("R2Score", {}, [(reg_t, reg_p, None), (reg_t2, reg_p2, np.linspace(0.5, 2, 5).astype(np.float32))]),
+    ("R2Score", {"class_aggregation": "variance_weighted_average"}, [(reg_t, reg_p, None)]),
+    ("R2Score", {"class_aggregation": None}, [(reg_t, reg_p, None), (reg_t2, reg_p2, None)]),
+    ("R2Score", {"num_regressors": 2}, [(reg_t, reg_p, None)]),
+    ("R2Score", {"num_regressors": 9}, [(reg_t[:4], reg_p[:4], None)]),     # too few samples: plain R2
+]
+out["metrics"] = []
+for cname, kw, updates in mcases:
+    m = getattr(M, cname)(**kw)
+    results = []
+    for yt, yp, w in updates:
+        m.update_state(yt, yp, sample_weight=w)
+        results.append(L(m.result()))
+    m.reset_state()
+    yt, yp, w = updates[-1]
+    m.update_state(yt, yp, sample_weight=w)
+    cfg = m.get_config()
+    cfg.pop("name"), cfg.pop("dtype")
+    out["metrics"].append({"cls": cname, "kwargs": kw, "config": cfg, "results": results,
+                           "after_reset": L(m.result()),
+                           "updates": [[L(yt), L(yp), None if w is None else L(w)] for yt, yp, w in updates]})
+
+# functions
+out["metric_functions"] = {
+    "top_k_categorical_accuracy": L(M.top_k_categorical_accuracy(cls_t, cls_p, k=2)),
+    "sparse_top_k_categorical_accuracy": L(M.sparse_top_k_categorical_accuracy(sparse_t, cls_p, k=2)),
+    "sparse_top_k_categorical_accuracy_col": L(M.sparse_top_k_categorical_accuracy(sparse_t[:, None], cls_p, k=1)),
+    "inputs": [L(cls_t), L(cls_p), L(sparse_t)],
+}
+
+# -- fit programs (tests/keras_fit_programs.py): TF's history of each
+import sys, tempfile  # noqa: E401,E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import keras_fit_programs  # noqa: E402
+out["fit"] = {}
+for pname, prog in keras_fit_programs.PROGRAMS.items():
+    with tempfile.TemporaryDirectory() as d:
+        hist = prog(tf, d)
+        out["fit"][pname] = {"keys": list(hist), "history": {k: [L(np.asarray(v, np.float64)) for v in vs] for k, vs in hist.items()}}
+
 if __name__ == "__main__":
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "keras_reference.json")
     with open(path, "w") as f:
-        json.dump(out, f, indent=0, sort_keys=True)
+        json.dump(out, f, indent=0, sort_keys=True, default=lambda o: np.asarray(o).tolist())
     print("wrote", os.path.normpath(path))
