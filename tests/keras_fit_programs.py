@@ -70,3 +70,71 @@ def regression_metrics(tf, tmpdir):
 
 
 PROGRAMS = {f.__name__: f for f in (binary_metrics, categorical_metrics, sparse_metrics, regression_metrics)}
+
+
+def _reg(tf, lr, opt="SGD"):
+    k = tf.keras
+    k.backend.clear_session()
+    r = np.random.default_rng(5)
+    x = r.normal(size=(24, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    m = _dense(tf, 1, None, x, r.normal(size=(3, 1)).astype(np.float32))
+    m.compile(optimizer=getattr(k.optimizers, opt)(lr), loss="mse", metrics=["mae"])
+    return m, x, y
+
+
+def lr_scheduler(tf, tmpdir):
+    k = tf.keras
+    m, x, y = _reg(tf, 0.05)
+    seen = []
+
+    def schedule(epoch, lr):
+        seen.append(lr)
+        return lr if epoch < 2 else lr * 0.5
+
+    h = dict(m.fit(x, y, batch_size=8, epochs=4, shuffle=False, verbose=0,
+                   callbacks=[k.callbacks.LearningRateScheduler(schedule)]).history)
+    h["seen_lr"] = seen
+    return h
+
+
+def lr_scheduler_one_arg(tf, tmpdir):
+    k = tf.keras
+    m, x, y = _reg(tf, 0.05, "Adam")
+    cb = k.callbacks.LearningRateScheduler(lambda epoch: 0.05 / (1 + epoch))
+    return m.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0, callbacks=[cb]).history
+
+
+def reduce_lr(tf, tmpdir):
+    k = tf.keras
+    m, x, y = _reg(tf, 0.3)        # too large a step: the loss stalls, the rate gets cut
+    cb = k.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, min_delta=0.1, cooldown=1,
+                                       min_lr=0.02)
+    return m.fit(x, y, batch_size=24, epochs=10, shuffle=False, verbose=0, callbacks=[cb]).history
+
+
+def reduce_lr_val_mae(tf, tmpdir):
+    k = tf.keras
+    m, x, y = _reg(tf, 0.02)
+    cb = k.callbacks.ReduceLROnPlateau(monitor="val_mae", factor=0.2, patience=2, min_delta=0.5)
+    return m.fit(x, y, batch_size=8, epochs=6, shuffle=False, verbose=0, callbacks=[cb],
+                 validation_data=(x[:8], y[:8] + 1.0)).history
+
+
+def csv_logger(tf, tmpdir):
+    k = tf.keras
+    m, x, y = _reg(tf, 0.05)
+    path = os.path.join(tmpdir, "log.csv")
+    m.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0, callbacks=[k.callbacks.CSVLogger(path)])
+    m.fit(x, y, batch_size=8, epochs=3, initial_epoch=2, shuffle=False, verbose=0,
+          validation_data=(x[:8], y[:8]), callbacks=[k.callbacks.CSVLogger(path, append=True)])
+    path2 = os.path.join(tmpdir, "log2.tsv")
+    m.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0, validation_split=0.25,
+          callbacks=[k.callbacks.CSVLogger(path2, separator="\t"),
+                     k.callbacks.LearningRateScheduler(lambda e, lr: lr)])
+    with open(path, newline="") as f, open(path2, newline="") as f2:
+        return {"csv": [f.read()], "tsv": [f2.read()]}
+
+
+PROGRAMS.update({f.__name__: f for f in (lr_scheduler, lr_scheduler_one_arg, reduce_lr, reduce_lr_val_mae,
+                                         csv_logger)})

@@ -174,5 +174,54 @@ def test_fit_history_matches_tf(name, tmp_path):
     hist = keras_fit_programs.PROGRAMS[name](tf, str(tmp_path))
     assert list(hist) == want["keys"]
     for key, vals in want["history"].items():
+        if isinstance(vals[0], str):        # a CSVLogger file: the same text, numbers to 2e-5
+            _same_csv(hist[key][0], vals[0])
+            continue
         got = np.asarray([np.asarray(v, np.float64) for v in hist[key]])
         np.testing.assert_allclose(got, np.asarray(vals, np.float64), rtol=2e-5, atol=1e-6, err_msg=key)
+
+
+def _same_csv(got, want):
+    assert got.count("\r\n") == want.count("\r\n")
+    gl, wl = got.split("\r\n"), want.split("\r\n")
+    assert gl[0] == wl[0]              # the header: the same columns in the same order
+    for g, w in zip(gl[1:], wl[1:]):
+        sep = "\t" if "\t" in w else ","
+        for a, b in zip(g.split(sep), w.split(sep), strict=True):
+            if b in ("NA", "") or "." not in b:
+                assert a == b, (g, w)
+            else:
+                assert float(a) == pytest.approx(float(b), rel=2e-5), (g, w)
+
+
+# -- callbacks: messages and bad arguments (TF 2.21's, read off the same calls) --------------------
+
+def _tiny(lr=0.1):
+    m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    m.compile(optimizer=keras.optimizers.SGD(lr), loss="mse")
+    return m, np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+
+
+def test_lr_callbacks_verbose_and_errors(capsys):
+    C = keras.callbacks
+    m, x, y = _tiny()
+    m.fit(x, y, epochs=2, verbose=0, callbacks=[C.LearningRateScheduler(lambda e, lr: lr * 0.5, verbose=1)])
+    # TF 2.21 prints the float32 rate widened to a Python float
+    assert capsys.readouterr().out == ("\nEpoch 1: LearningRateScheduler setting learning rate to 0.05000000074505806.\n"
+                                       "\nEpoch 2: LearningRateScheduler setting learning rate to 0.02500000037252903.\n")
+    m.fit(x, y, epochs=3, verbose=0,
+          callbacks=[C.ReduceLROnPlateau(monitor="loss", patience=0, min_delta=10, verbose=1)])
+    assert capsys.readouterr().out == ("\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.002500000037252903.\n"
+                                       "\nEpoch 3: ReduceLROnPlateau reducing learning rate to 0.00024999999441206456.\n")
+    with pytest.raises(ValueError, match="should be a float. Got: 1"):
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[C.LearningRateScheduler(lambda e, lr: 1)])
+    with pytest.raises(ValueError, match="does not support a factor >= 1.0"):
+        C.ReduceLROnPlateau(factor=1.0)
+    with pytest.raises(ValueError, match="maximized or minimized"):
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[C.ReduceLROnPlateau(monitor="nope")])
+    with pytest.warns(UserWarning, match="conditioned on metric `val_loss` which is not available"):
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[C.ReduceLROnPlateau()])
+    s = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    s.compile(optimizer=keras.optimizers.SGD(keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)), loss="mse")
+    with pytest.raises(TypeError, match="not settable"):
+        s.fit(x, y, epochs=1, verbose=0, callbacks=[C.LearningRateScheduler(lambda e, lr: lr)])

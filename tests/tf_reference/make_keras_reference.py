@@ -163,7 +163,8 @@ out["fit"] = {}
 for pname, prog in keras_fit_programs.PROGRAMS.items():
     with tempfile.TemporaryDirectory() as d:
         hist = prog(tf, d)
-        out["fit"][pname] = {"keys": list(hist), "history": {k: [L(np.asarray(v, np.float64)) for v in vs] for k, vs in hist.items()}}
+        out["fit"][pname] = {"keys": list(hist), "history": {
+            k: [v if isinstance(v, str) else L(np.asarray(v, np.float64)) for v in vs] for k, vs in hist.items()}}
 
 if __name__ == "__main__":
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "keras_reference.json")
