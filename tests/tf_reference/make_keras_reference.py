@@ -155,6 +155,35 @@ out["metric_functions"] = {
     "inputs": [L(cls_t), L(cls_p), L(sparse_t)],
 }
 
+# -- optimizers: 20 steps on a small least-squares problem; the variables after each step
+# and the slots at the end
+ox = f32(6, 3)
+oy = f32(6, 2)
+ow0, ob0 = f32(3, 2), f32(2)
+opt_cases = [
+    ("Nadam", {"learning_rate": 0.01}),
+    ("Nadam", {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.99, "epsilon": 1e-3}),
+    ("Adamax", {"learning_rate": 0.01}),
+    ("Adamax", {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.99, "epsilon": 1e-3}),
+    ("Adadelta", {"learning_rate": 1.0}),
+    ("Adadelta", {"learning_rate": 0.5, "rho": 0.9, "epsilon": 1e-5}),
+]
+out["optimizers"] = {"x": L(ox), "y": L(oy), "w0": L(ow0), "b0": L(ob0), "cases": []}
+for oname, kw in opt_cases:
+    opt = getattr(K.optimizers, oname)(**kw)
+    w, b = tf.Variable(ow0), tf.Variable(ob0)
+    traj = []
+    for _ in range(20):
+        with tf.GradientTape() as t:
+            loss = tf.reduce_mean(tf.square(tf.matmul(ox, w) + b - oy))
+        opt.apply_gradients(zip(t.gradient(loss, [w, b]), [w, b]))
+        traj.append([L(w.numpy()), L(b.numpy())])
+    cfg = opt.get_config()
+    out["optimizers"]["cases"].append({
+        "cls": oname, "kwargs": kw, "trajectory": traj,
+        "config": {k: cfg[k] for k in kw if k in cfg},
+        "slots": {v.path.split("/")[-1]: L(v.numpy()) for v in opt.variables if v.shape == (2,)}})
+
 # -- fit programs (tests/keras_fit_programs.py): TF's history of each
 import sys, tempfile  # noqa: E401,E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
