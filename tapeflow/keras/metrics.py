@@ -205,14 +205,16 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
 
 def _in_top_k(targets, y_pred, k):
     """TF's in_top_k: the target's score has fewer than k scores above it (ties at the
-    boundary count as in), False for a non-finite score or a target outside [0, classes)."""
+    boundary count as in); False for a target outside [0, classes) or a row with any
+    non-finite score (TF's kernel "cannot say" there)."""
     n = y_pred.shape[-1]
     targets = M.cast(targets, "int32")
     valid = M.logical_and(M.greater_equal(targets, 0), M.less(targets, n))
     hit = M.equal(A.one_hot(M.where(valid, targets, A.zeros_like(targets)), n), 1.0)
     score = M.reduce_sum(M.where(hit, y_pred, A.zeros_like(y_pred)), -1)
     above = M.reduce_sum(M.cast(M.greater(y_pred, A.expand_dims(score, -1)), "int32"), -1)
-    return M.logical_and(M.logical_and(valid, M.is_finite(score)), M.less(above, k))
+    finite = M.reduce_all(M.is_finite(y_pred), -1)
+    return M.logical_and(M.logical_and(valid, finite), M.less(above, k))
 
 
 def _top_k_matches(targets, y_pred, k):
