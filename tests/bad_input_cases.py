@@ -413,8 +413,8 @@ case("keras17_sparse_top_k_out_of_range",
      "    m.update_state(a, b)\n    return m.result()", [_a([1, 0, 7, -1], i32), PP4], None)
 case("keras17_sparse_top_k_nan_score",
      "m = tf.keras.metrics.SparseTopKCategoricalAccuracy(k=2)\ndef f(a, b):\n    m.reset_state()\n"
-     "    m.update_state(a, b)\n    return m.result()", [_a([1, 0, 1, 0], i32), _a([[np.nan, 0.5], [0.1, 0.5], [np.inf, 0.2],
-                                                              [0.3, 0.1]])], None)
+     "    m.update_state(a, b)\n    return m.result()",
+     [_a([1, 0, 1, 0], i32), _a([[np.nan, 0.5], [0.1, 0.5], [np.inf, 0.2], [0.3, 0.1]])], None)
 for _opt in ("Nadam", "Adamax", "Adadelta"):
     case(f"keras17_{_opt.lower()}_three_steps",
          f"v = tf.Variable(np.array([1.0, -2.0, 0.5], np.float32))\nopt = tf.keras.optimizers.{_opt}(0.1)\n"
@@ -423,3 +423,16 @@ for _opt in ("Nadam", "Adamax", "Adadelta"):
 case("keras17_adadelta_gradient_shape",
      "v = tf.Variable(np.zeros(3, np.float32))\nopt = tf.keras.optimizers.Adadelta(0.1)\ndef f(g):\n"
      "    opt.apply_gradients([(g, v)])\n    return v.read_value()", [M23], "Adadelta")
+case("keras17_prelu_shared_axes",
+     "p = tf.keras.layers.PReLU(shared_axes=[1], alpha_initializer=tf.keras.initializers.Constant(0.2))\n"
+     "f = lambda x: p(x)", [_a([[[-1.0, 2.0], [-3.0, -0.5]], [[0.0, -2.0], [4.0, -1.0]]])], None)
+# (pixel 255 would give 0 exactly, where the numba tier's FMA gives 6e-8: no relative tolerance holds)
+case("keras17_rescaling_int_input", "r = tf.keras.layers.Rescaling(1.0 / 255, offset=-1.0)\nf = lambda x: r(x)",
+     [_a([[0, 128, 200]], np.uint8)], None)
+case("keras17_normalization_zero_variance",
+     "n = tf.keras.layers.Normalization(mean=[1.0, 2.0, 0.0], variance=[4.0, 0.0, 1e-20])\nf = lambda x: n(x)",
+     [M23], None)
+case("keras17_repeat_vector_rank3", "r = tf.keras.layers.RepeatVector(2)\nf = lambda x: r(x)",
+     [_a(np.ones((2, 3, 4)))], "repeat_vector")
+case("keras17_permute_rank_mismatch", "p = tf.keras.layers.Permute((2, 1))\nf = lambda x: p(x)",
+     [_a(np.ones((2, 3, 4, 5)))], "permute")

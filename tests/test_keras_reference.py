@@ -207,12 +207,14 @@ def test_lr_callbacks_verbose_and_errors(capsys):
     m, x, y = _tiny()
     m.fit(x, y, epochs=2, verbose=0, callbacks=[C.LearningRateScheduler(lambda e, lr: lr * 0.5, verbose=1)])
     # TF 2.21 prints the float32 rate widened to a Python float
-    assert capsys.readouterr().out == ("\nEpoch 1: LearningRateScheduler setting learning rate to 0.05000000074505806.\n"
-                                       "\nEpoch 2: LearningRateScheduler setting learning rate to 0.02500000037252903.\n")
+    assert capsys.readouterr().out == (
+        "\nEpoch 1: LearningRateScheduler setting learning rate to 0.05000000074505806.\n"
+        "\nEpoch 2: LearningRateScheduler setting learning rate to 0.02500000037252903.\n")
     m.fit(x, y, epochs=3, verbose=0,
           callbacks=[C.ReduceLROnPlateau(monitor="loss", patience=0, min_delta=10, verbose=1)])
-    assert capsys.readouterr().out == ("\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.002500000037252903.\n"
-                                       "\nEpoch 3: ReduceLROnPlateau reducing learning rate to 0.00024999999441206456.\n")
+    assert capsys.readouterr().out == (
+        "\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.002500000037252903.\n"
+        "\nEpoch 3: ReduceLROnPlateau reducing learning rate to 0.00024999999441206456.\n")
     with pytest.raises(ValueError, match="should be a float. Got: 1"):
         m.fit(x, y, epochs=1, verbose=0, callbacks=[C.LearningRateScheduler(lambda e, lr: 1)])
     with pytest.raises(ValueError, match="does not support a factor >= 1.0"):
@@ -313,3 +315,94 @@ def test_optimizer_checkpoint_round_trip(case, tmp_path):
     cfg = opt.get_config()
     clone = type(opt).from_config(cfg)
     assert clone.get_config() == cfg and keras.optimizers.get(case["cls"].lower()).__class__ is type(opt)
+
+
+# -- layers: PReLU, Permute, RepeatVector, Rescaling, Normalization --------------------------------
+
+_LAYERS = {
+    "prelu": lambda: keras.layers.PReLU(),
+    "prelu_shared": lambda: keras.layers.PReLU(shared_axes=[1], alpha_initializer=keras.initializers.Constant(0.25)),
+    "permute": lambda: keras.layers.Permute((2, 1)),
+    "permute3": lambda: keras.layers.Permute((3, 1, 2)),
+    "repeat_vector": lambda: keras.layers.RepeatVector(3),
+    "rescaling_uint8": lambda: keras.layers.Rescaling(1.0 / 255, offset=-0.5),
+    "rescaling_vector": lambda: keras.layers.Rescaling(np.array([2.0, 0.5], np.float32)),
+    "normalization_adapt": lambda: keras.layers.Normalization(),
+    "normalization_adapt_batches": lambda: keras.layers.Normalization(),
+    "normalization_axis_none": lambda: keras.layers.Normalization(axis=None),
+    "normalization_axis_12": lambda: keras.layers.Normalization(axis=(1, 2)),
+    "normalization_given": lambda: keras.layers.Normalization(mean=[1.0, 2.0], variance=[4.0, 0.0]),
+    "normalization_invert": lambda: keras.layers.Normalization(mean=3.0, variance=2.0, invert=True),
+}
+_ADAPT = {"normalization_adapt": lambda x: x, "normalization_axis_none": lambda x: x,
+          "normalization_axis_12": lambda x: x,
+          "normalization_adapt_batches": lambda x: tf.data.Dataset.from_tensor_slices(x).batch(16)}
+
+
+def _layer(rec):
+    layer = _LAYERS[rec["name"]]()
+    x = np.asarray(rec["x"], rec["x_dtype"])
+    if rec["name"] in _ADAPT:
+        # on the data TF adapted on (stored in the reference), then TF's weights are checked
+        layer.adapt(_ADAPT[rec["name"]](_ADAPT_DATA[rec["name"]]))
+    elif rec["weights"]:
+        layer.build(x.shape)
+        layer.set_weights([_a(w) for w in rec["weights"]])
+    return layer, x
+
+
+_ADAPT_DATA = {}
+
+
+@pytest.mark.parametrize("rec", REF["layers"], ids=lambda r: r["name"])
+def test_layer_matches_tf(rec):
+    if rec["name"] in _ADAPT:
+        _ADAPT_DATA[rec["name"]] = np.asarray(REF["layer_adapt_data"][rec["name"]], np.float32)
+    layer, x = _layer(rec)
+    for mode in ("eager", "function"):
+        xt = tf.constant(x)
+        with tf.GradientTape() as t:
+            t.watch(xt)
+            y = layer(xt) if mode == "eager" else tf.function(lambda v: layer(v))(xt)
+            s = tf.reduce_sum(y * tf.sin(y))
+        assert y.dtype.name == rec["y_dtype"]
+        np.testing.assert_allclose(y.numpy(), _a(rec["y"]), rtol=1e-6, atol=1e-6, err_msg=mode)
+        if "dx" in rec and mode == "eager":
+            np.testing.assert_allclose(t.gradient(s, xt).numpy(), _a(rec["dx"]), rtol=1e-5, atol=1e-6)
+    assert [w.name.split("/")[-1].split(":")[0] for w in layer.weights] == rec["weight_names"]
+    for got, want in zip(layer.get_weights(), rec["weights"]):
+        np.testing.assert_allclose(got, np.asarray(want), rtol=1e-6, atol=1e-6)
+    cfg = layer.get_config()
+    for k, v in rec["config"].items():
+        if k.endswith("_initializer"):
+            assert keras.initializers.serialize(keras.initializers.get(cfg[k]))["class_name"] == v["class_name"]
+        elif not isinstance(v, dict):
+            assert (list(cfg[k]) if isinstance(cfg[k], tuple) else cfg[k]) == v, k
+    clone = type(layer).from_config(cfg)
+    if not rec["weights"] or rec["name"].startswith("prelu"):
+        if rec["weights"]:
+            clone.build(x.shape)
+            clone.set_weights(layer.get_weights())
+        np.testing.assert_allclose(clone(tf.constant(x)).numpy(), _a(rec["y"]), rtol=1e-6, atol=1e-6)
+
+
+def test_layer_errors_as_tf():
+    L = keras.layers
+    with pytest.raises(ValueError, match="Invalid permutation argument"):
+        L.Permute((1, 3))
+    with pytest.raises(TypeError, match="Expected an integer value for `n`"):
+        L.RepeatVector(2.0)
+    with pytest.raises(ValueError, match="positive integer"):
+        L.RepeatVector(0)
+    with pytest.raises(ValueError, match="both `mean` and `variance`"):
+        L.Normalization(mean=1.0)
+    with pytest.raises(ValueError, match="must have the same shape"):
+        L.Normalization(mean=[1.0, 2.0], variance=[1.0])
+    n = L.Normalization()
+    n.adapt(np.ones((4, 3), np.float32))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        n.adapt(np.ones((4, 2), np.float32))
+    with pytest.raises(ValueError, match="build"):
+        L.Normalization(mean=1.0, variance=1.0).call(tf.ones((2, 2)))
+    with pytest.raises(ValueError):          # RepeatVector takes (batch, features)
+        L.RepeatVector(2)(tf.ones((2, 3, 4)))

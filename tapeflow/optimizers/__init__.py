@@ -6,7 +6,8 @@ from .base import Optimizer  # noqa: F401
 from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta  # noqa: F401
 from .lbfgs import LBFGS, lbfgs_minimize, LBFGSResult  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "LBFGS", "lbfgs_minimize", "LBFGSResult",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "LBFGS",
+           "lbfgs_minimize", "LBFGSResult",
            "schedules", "get", "serialize", "deserialize", "legacy"]
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad, "nadam": Nadam,

@@ -184,6 +184,56 @@ for oname, kw in opt_cases:
         "config": {k: cfg[k] for k in kw if k in cfg},
         "slots": {v.path.split("/")[-1]: L(v.numpy()) for v in opt.variables if v.shape == (2,)}})
 
+# -- layers: outputs (and PReLU's input gradient) for fixed inputs and weights
+lx = f32(4, 3, 2)
+limg = rng.integers(0, 256, (2, 3, 3, 2)).astype(np.uint8)
+ladapt = (f32(40, 3) * [1.0, 5.0, 0.1] + [0.0, 3.0, -2.0]).astype(np.float32)
+lcases = []
+
+
+def layer_case(name, make, x, weights=None, grad=False, adapt=None):
+    layer = make()
+    if adapt is not None:
+        layer.adapt(adapt)
+    if weights is not None:
+        layer.build(x.shape)
+        layer.set_weights([np.asarray(w, np.float32) for w in weights])
+    xt = tf.constant(x)
+    with tf.GradientTape() as t:
+        t.watch(xt)
+        y = layer(xt)
+        s = tf.reduce_sum(y * tf.sin(y))
+    rec = {"name": name, "x": L(x), "x_dtype": x.dtype.name, "y": L(y), "y_dtype": y.dtype.name,
+           "weights": [L(w) for w in layer.get_weights()], "weight_names": [w.name for w in layer.weights]}
+    if grad:
+        rec["dx"] = L(t.gradient(s, xt))
+    cfg = layer.get_config()
+    for k in ("name", "dtype", "trainable"):
+        cfg.pop(k, None)
+    rec["config"] = json.loads(json.dumps(cfg, default=lambda o: np.asarray(o).tolist()))
+    lcases.append(rec)
+
+
+Ly = K.layers
+layer_case("prelu", lambda: Ly.PReLU(), lx, weights=[f32(3, 2)], grad=True)
+layer_case("prelu_shared", lambda: Ly.PReLU(shared_axes=[1], alpha_initializer=K.initializers.Constant(0.25)),
+           lx, grad=True)
+layer_case("permute", lambda: Ly.Permute((2, 1)), lx, grad=True)
+layer_case("permute3", lambda: Ly.Permute((3, 1, 2)), f32(2, 2, 3, 4))
+layer_case("repeat_vector", lambda: Ly.RepeatVector(3), f32(4, 2), grad=True)
+layer_case("rescaling_uint8", lambda: Ly.Rescaling(1.0 / 255, offset=-0.5), limg)
+layer_case("rescaling_vector", lambda: Ly.Rescaling(np.array([2.0, 0.5], np.float32)), lx, grad=True)
+layer_case("normalization_adapt", lambda: Ly.Normalization(), ladapt[:5], adapt=ladapt, grad=True)
+layer_case("normalization_adapt_batches", lambda: Ly.Normalization(), ladapt[:5],
+           adapt=tf.data.Dataset.from_tensor_slices(ladapt).batch(16))
+layer_case("normalization_axis_none", lambda: Ly.Normalization(axis=None), ladapt[:5], adapt=ladapt)
+layer_case("normalization_axis_12", lambda: Ly.Normalization(axis=(1, 2)), lx, adapt=lx)
+layer_case("normalization_given", lambda: Ly.Normalization(mean=[1.0, 2.0], variance=[4.0, 0.0]), lx, grad=True)
+layer_case("normalization_invert", lambda: Ly.Normalization(mean=3.0, variance=2.0, invert=True), lx)
+out["layers"] = lcases
+out["layer_adapt_data"] = {"normalization_adapt": L(ladapt), "normalization_adapt_batches": L(ladapt),
+                           "normalization_axis_none": L(ladapt), "normalization_axis_12": L(lx)}
+
 # -- fit programs (tests/keras_fit_programs.py): TF's history of each
 import sys, tempfile  # noqa: E401,E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
