@@ -184,6 +184,19 @@ for oname, kw in opt_cases:
         "config": {k: cfg[k] for k in kw if k in cfg},
         "slots": {v.path.split("/")[-1]: L(v.numpy()) for v in opt.variables if v.shape == (2,)}})
 
+# the same optimizers fed fixed gradients (no matmul between TF and tapeflow): the update
+# rules alone, compared bit for bit where TF's kernels allow
+fg = f32(20, 8)
+out["optimizers_fixed"] = {"grads": L(fg), "w0": L(np.linspace(-1, 1, 8).astype(np.float32)), "cases": []}
+for oname, kw in opt_cases:
+    opt = getattr(K.optimizers, oname)(**kw)
+    v = tf.Variable(np.linspace(-1, 1, 8).astype(np.float32))
+    traj = []
+    for g in fg:
+        opt.apply_gradients([(tf.constant(g), v)])
+        traj.append(L(v.numpy()))
+    out["optimizers_fixed"]["cases"].append({"cls": oname, "kwargs": kw, "trajectory": traj})
+
 # -- layers: outputs (and PReLU's input gradient) for fixed inputs and weights
 lx = f32(4, 3, 2)
 limg = rng.integers(0, 256, (2, 3, 3, 2)).astype(np.uint8)
