@@ -65,7 +65,8 @@ def regression_metrics(tf, tmpdir):
     y = np.concatenate([x @ [[1.0], [-2.0], [0.5]], np.exp(0.3 * x[:, :1])], 1).astype(np.float32)
     m = _dense(tf, 2, None, x, r.normal(size=(3, 2)).astype(np.float32))
     m.compile(optimizer=k.optimizers.SGD(0.05), loss=k.losses.LogCosh(),
-              metrics=[k.metrics.R2Score(), "r2_score", "cosine_similarity", "poisson"])
+              metrics=[k.metrics.R2Score(), "r2_score", "cosine_similarity", "poisson", "msle", "mape",
+                       k.metrics.RootMeanSquaredError()])
     return m.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0).history
 
 

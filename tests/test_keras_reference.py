@@ -61,7 +61,9 @@ def test_loss_names_resolve_as_tf():
     for name in ("kl_divergence", "kld", "KLD", "cosine_similarity", "hinge", "squared_hinge",
                  "categorical_hinge", "poisson"):
         assert callable(L.get(name)), name
-    for name in ("KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "Poisson"):
+    assert L.mape is L.MAPE is L.mean_absolute_percentage_error and L.msle is L.MSLE
+    for name in ("KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "Poisson",
+                 "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError"):
         assert isinstance(L.get(name), getattr(L, name))
     assert tf.keras.losses.Hinge is L.Hinge
 

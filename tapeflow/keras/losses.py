@@ -27,7 +27,9 @@ __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "Mean
            "categorical_crossentropy", "sparse_categorical_crossentropy", "log_cosh", "mse", "MSE", "mae", "MAE",
            "KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "Poisson",
            "kl_divergence", "kld", "KLD", "kullback_leibler_divergence", "cosine_similarity", "hinge",
-           "squared_hinge", "categorical_hinge", "poisson", "logcosh", "get", "serialize", "deserialize"]
+           "squared_hinge", "categorical_hinge", "poisson", "logcosh", "MeanAbsolutePercentageError",
+           "MeanSquaredLogarithmicError", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "mape",
+           "MAPE", "msle", "MSLE", "get", "serialize", "deserialize"]
 
 
 class Reduction:
@@ -237,8 +239,26 @@ def poisson(y_true, y_pred):
     return _mean_last(M.subtract(y_pred, M.multiply(y_true, M.log(M.add(y_pred, backend.epsilon())))))
 
 
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 * mean over the last axis of |(y_true - y_pred) / max(|y_true|, eps)|."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    diff = M.abs(M.divide(M.subtract(y_true, y_pred), M.maximum(M.abs(y_true), backend.epsilon())))
+    return M.multiply(_mean_last(diff), 100.0)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean over the last axis of (log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))^2."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    eps = backend.epsilon()
+    first = M.log(M.add(M.maximum(y_pred, eps), 1.0))
+    second = M.log(M.add(M.maximum(y_true, eps), 1.0))
+    return _mean_last(M.square(M.subtract(first, second)))
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
 kld = KLD = kullback_leibler_divergence = kl_divergence
 
@@ -394,6 +414,14 @@ class Poisson(_PlainLoss):
     _fn, _default_name = staticmethod(poisson), "poisson"
 
 
+class MeanAbsolutePercentageError(_PlainLoss):
+    _fn, _default_name = staticmethod(mean_absolute_percentage_error), "mean_absolute_percentage_error"
+
+
+class MeanSquaredLogarithmicError(_PlainLoss):
+    _fn, _default_name = staticmethod(mean_squared_logarithmic_error), "mean_squared_logarithmic_error"
+
+
 class CosineSimilarity(LossFunctionWrapper):
     def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
         super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
@@ -445,10 +473,13 @@ _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
           "kl_divergence": kl_divergence, "kld": kl_divergence, "kullback_leibler_divergence": kl_divergence,
           "cosine_similarity": cosine_similarity, "hinge": hinge, "squared_hinge": squared_hinge,
-          "categorical_hinge": categorical_hinge, "poisson": poisson}
+          "categorical_hinge": categorical_hinge, "poisson": poisson,
+          "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
+          "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error}
 _CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
                                             CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence,
-                                            CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson)}
+                                            CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson,
+                                            MeanAbsolutePercentageError, MeanSquaredLogarithmicError)}
 
 
 def get(identifier):
@@ -459,7 +490,7 @@ def get(identifier):
     if isinstance(identifier, str):
         if identifier in _FUNCS:
             return _FUNCS[identifier]
-        if identifier in ("MSE", "MAE", "KLD"):
+        if identifier in ("MSE", "MAE", "KLD", "MAPE", "MSLE"):
             return _FUNCS[identifier.lower()]
         for c in _CLASSES.values():
             if c.__name__ == identifier:

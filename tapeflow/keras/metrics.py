@@ -23,7 +23,8 @@ __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Ac
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "Precision", "Recall", "AUC",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
            "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
-           "CategoricalHinge", "CosineSimilarity", "LogCoshError", "get", "for_compile"]
+           "CategoricalHinge", "CosineSimilarity", "LogCoshError", "MeanAbsolutePercentageError",
+           "MeanSquaredLogarithmicError", "RootMeanSquaredError", "get", "for_compile"]
 
 
 class Metric(Module):
@@ -296,6 +297,37 @@ class LogCoshError(MeanMetricWrapper):
 
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(_losses.log_cosh, name, dtype)
+
+
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(_losses.mean_absolute_percentage_error, name, dtype)
+
+
+class MeanSquaredLogarithmicError(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(_losses.mean_squared_logarithmic_error, name, dtype)
+
+
+class RootMeanSquaredError(Mean):
+    """sqrt of the (weighted) mean of the squared errors, over every element seen."""
+    _direction = "down"
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name, dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = M.cast(convert_to_tensor(y_true), self._dtype)
+        y_pred = M.cast(convert_to_tensor(y_pred), self._dtype)
+        y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+        super().update_state(M.square(M.subtract(y_pred, y_true)), sample_weight)
+
+    def result(self):
+        return M.sqrt(super().result())
 
 
 def _cosine_similarity(y_true, y_pred, axis=-1):
@@ -646,7 +678,9 @@ _BY_NAME = {
     "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy, "r2_score": R2Score,
     "kl_divergence": KLDivergence, "kld": KLDivergence, "poisson": Poisson, "hinge": Hinge,
     "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge, "cosine_similarity": CosineSimilarity,
-    "logcosh": LogCoshError,
+    "logcosh": LogCoshError, "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mape": MeanAbsolutePercentageError, "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
 }
 
 

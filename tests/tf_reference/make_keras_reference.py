@@ -53,6 +53,8 @@ cases = [
     ("log_cosh", "LogCosh", f32(5, 4), f32(5, 4), {}),
     ("hinge", "Hinge", f32(6, lo=0, hi=1).round(), f32(6, 1), {}),   # (batch,) vs (batch, 1)
     ("poisson", "Poisson", counts[:, 0], f32(5, 1, lo=0, hi=3), {}),
+    ("mean_absolute_percentage_error", "MeanAbsolutePercentageError", zero_row, f32(5, 4), {}),   # y_true 0: eps
+    ("mean_squared_logarithmic_error", "MeanSquaredLogarithmicError", counts, f32(5, 4), {}),    # y_pred < 0: eps
 ]
 sw = np.array([1.0, 0.5, 0.0, 2.0, 1.5], np.float32)
 out["losses"] = []
@@ -125,6 +127,10 @@ mcases = [
     ("SparseTopKCategoricalAccuracy", {"k": 2}, [(sparse_t, cls_p, None), (sparse_t[:, None], multi_p2, sw6)]),
     ("SparseTopKCategoricalAccuracy", {"k": 1}, [(sparse_t, cls_p, sw6)]),
     ("SparseTopKCategoricalAccuracy", {}, [(sparse_t, cls_p, None)]),
+    ("RootMeanSquaredError", {}, [(reg_t, reg_p, None), (reg_t2, reg_p2, np.linspace(0.5, 2, 5).astype(np.float32))]),
+    ("MeanAbsolutePercentageError", {}, [(reg_t, reg_p, None),
+                                         (reg_t2, reg_p2, np.linspace(0.5, 2, 5).astype(np.float32))]),
+    ("MeanSquaredLogarithmicError", {}, [(np.abs(reg_t), reg_p, None)]),
     ("R2Score", {}, [(reg_t, reg_p, None), (reg_t2, reg_p2, np.linspace(0.5, 2, 5).astype(np.float32))]),
     ("R2Score", {"class_aggregation": "variance_weighted_average"}, [(reg_t, reg_p, None)]),
     ("R2Score", {"class_aggregation": None}, [(reg_t, reg_p, None), (reg_t2, reg_p2, None)]),
