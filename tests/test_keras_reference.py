@@ -144,6 +144,19 @@ def test_top_k_functions_match_tf():
                                   f["sparse_top_k_categorical_accuracy_col"])
 
 
+def test_prediction_zero_at_threshold_zero_is_negative():
+    # thresholds from exactly 0 (evenly spaced: Keras' bucket path): a prediction of 0 falls
+    # in bucket -1, which TF's unsorted_segment_sum drops, so it is negative at every
+    # threshold, as p > 0 says. TF 2.21: Recall [0.5, 0.5, 0.0], Precision [1.0, 1.0, 0.0]
+    y, p = np.array([1.0, 1.0, 0.0]), np.array([0.0, 0.7, 0.0], np.float32)
+    r = keras.metrics.Recall(thresholds=[0.0, 0.5, 1.0])
+    r.update_state(y, p)
+    np.testing.assert_allclose(r.result().numpy(), [0.5, 0.5, 0.0])
+    q = keras.metrics.Precision(thresholds=[0.0, 0.5, 1.0])
+    q.update_state(y, p)
+    np.testing.assert_allclose(q.result().numpy(), [1.0, 1.0, 0.0])
+
+
 def test_metric_names_and_bad_arguments_as_tf():
     M = keras.metrics
     keras.backend.clear_session()
@@ -158,6 +171,10 @@ def test_metric_names_and_bad_arguments_as_tf():
         M.Precision(thresholds=[1.5])
     with pytest.raises(ValueError, match="num_thresholds"):
         M.AUC(num_thresholds=1)
+    with pytest.raises(ValueError, match="only when `multi_label` is True"):
+        M.AUC(num_labels=3)
+    with pytest.raises(ValueError, match="must have rank 2 when `multi_label=True`"):
+        M.AUC(multi_label=True).update_state(np.ones(4), np.ones(4))
     with pytest.raises(ValueError, match="Invalid AUC curve"):
         M.AUC(curve="XX")
     with pytest.raises(ValueError, match="Invalid AUC summation method"):

@@ -364,14 +364,16 @@ def _evenly_spaced(thresholds):
 
 
 def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=None, class_id=None,
-                      sample_weight=None, label_weights=None):
-    """(tp, fp, tn, fn), each of shape (thresholds,): Keras 3's update_confusion_matrix_variables
-    for one batch (not multi-label). A prediction is positive at threshold t where it is > t;
-    labels count as positive where nonzero. Evenly spaced thresholds (AUC's) take Keras' bucket
-    path (``_bucket_counts``), so that a prediction exactly on a threshold lands where TF puts
-    it, in O(batch + thresholds): the (thresholds, batch) comparison it replaced took 1.1 ms
-    an AUC update at batch 1024 and 9.1 ms at 8192, the buckets 0.15 and 0.38 ms (medians of
-    300 interleaved pairs; 0.14 vs 0.11 ms at batch 32)."""
+                      sample_weight=None, label_weights=None, multi_label=False):
+    """(tp, fp, tn, fn) for one batch: Keras 3's update_confusion_matrix_variables. Each has
+    shape (thresholds,), or (thresholds, labels) with ``multi_label`` (rank-2 inputs, the last
+    axis counted per label; otherwise every element counts alike). A prediction is positive
+    at threshold t where it is > t; labels count as positive where nonzero. Evenly spaced
+    thresholds (AUC's) take Keras' bucket path (``_bucket_counts``), so that a prediction
+    exactly on a threshold lands where TF puts it, in O(batch + thresholds): the
+    (thresholds, batch) comparison it replaced took 1.1 ms an AUC update at batch 1024 and
+    9.1 ms at 8192, the buckets 0.15 and 0.38 ms (medians of 300 interleaved pairs; 0.14 vs
+    0.11 ms at batch 32)."""
     y_true = M.cast(convert_to_tensor(y_true), dtype)
     y_pred = M.cast(convert_to_tensor(y_pred), dtype)
     y_pred, y_true = _losses._squeeze_or_expand(y_pred, y_true)
@@ -395,18 +397,24 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=
         y_true = y_true[..., class_id:class_id + 1]
         y_pred = y_pred[..., class_id:class_id + 1]
     if w is not None:
-        w = A.reshape(A.broadcast_to(w, y_pred.shape), [-1])
+        w = A.broadcast_to(w, y_pred.shape)
     if label_weights is not None:
-        lw = A.reshape(A.broadcast_to(M.cast(convert_to_tensor(label_weights), dtype), y_pred.shape), [-1])
+        lw = A.broadcast_to(M.cast(convert_to_tensor(label_weights), dtype), y_pred.shape)
         w = lw if w is None else M.multiply(w, lw)
     if evenly:
-        return _bucket_counts(y_true, y_pred, w, len(thresholds), thresholds[0] < 0.0 or thresholds[-1] > 1.0,
-                              dtype)
-    # other thresholds: each prediction against each threshold, (thresholds, batch) at once
-    label = M.not_equal(A.reshape(y_true, [1, -1]), 0.0)
-    thr = convert_to_tensor(np.asarray(thresholds, dtype.np).reshape(-1, 1))
-    pred = M.greater(A.reshape(y_pred, [1, -1]), thr)
-    ones = A.ones_like(M.cast(pred, dtype)) if w is None else A.broadcast_to(A.expand_dims(w, 0), pred.shape)
+        # (samples, labels): a single label column unless multi_label
+        shape2 = [-1, y_pred.shape[-1]] if multi_label else [-1, 1]
+        counts = _bucket_counts(A.reshape(y_true, shape2), A.reshape(y_pred, shape2),
+                                None if w is None else A.reshape(w, shape2), len(thresholds),
+                                thresholds[0] < 0.0 or thresholds[-1] > 1.0, dtype)
+        return counts if multi_label else tuple(A.squeeze(c, -1) for c in counts)
+    # other thresholds: each prediction against each threshold at once, (thresholds, samples)
+    # or, per label, (thresholds, samples, labels)
+    shape = [1, -1, y_pred.shape[-1]] if multi_label else [1, -1]
+    label = M.not_equal(A.reshape(y_true, shape), 0.0)
+    thr = convert_to_tensor(np.asarray(thresholds, dtype.np).reshape((-1,) + (1,) * (len(shape) - 1)))
+    pred = M.greater(A.reshape(y_pred, shape), thr)
+    ones = A.ones_like(M.cast(pred, dtype)) if w is None else A.broadcast_to(A.reshape(w, shape), pred.shape)
     zeros = A.zeros_like(ones)
     not_label, not_pred = M.logical_not(label), M.logical_not(pred)
 
@@ -417,14 +425,16 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly=False, top_k=
 
 
 def _bucket_counts(y_true, y_pred, w, n_t, with_eps, dtype):
-    """Keras 3's path for evenly spaced thresholds, in O(batch + thresholds): each prediction
-    (clipped to [0, 1]) falls in bucket ceil(p (n - 1)) - 1 (floored at 0 when the thresholds
-    reach past [0, 1], as AUC's do), the labels' weights are summed per bucket and tp/fp are
-    the sums from each bucket up (a reversed cumsum); tn and fn are the totals minus those.
-    A bucket of -1 (a prediction of exactly 0 when the first threshold is 0) counts at no
-    threshold: TF's unsorted_segment_sum drops the negative id."""
-    lab = M.cast(M.not_equal(A.reshape(y_true, [-1]), 0.0), dtype)
-    p = M.clip_by_value(A.reshape(y_pred, [-1]), 0.0, 1.0)
+    """Keras 3's path for evenly spaced thresholds, in O(samples + thresholds) per label, on
+    (samples, labels) inputs: each prediction (clipped to [0, 1]) falls in bucket
+    ceil(p (n - 1)) - 1 (floored at 0 when the thresholds reach past [0, 1], as AUC's do),
+    the labels' weights are summed per bucket and label, and tp/fp are the sums from each
+    bucket up (a reversed cumsum); tn and fn are the totals minus those. A bucket of -1 (a
+    prediction of exactly 0 when the first threshold is 0) counts at no threshold: TF's
+    unsorted_segment_sum drops the negative id."""
+    n_lab = y_pred.shape[-1]
+    lab = M.cast(M.not_equal(y_true, 0.0), dtype)
+    p = M.clip_by_value(y_pred, 0.0, 1.0)
     bucket = M.subtract(M.ceil(M.multiply(p, np.asarray(n_t - 1, dtype.np))), 1.0)
     if with_eps:
         bucket = M.maximum(bucket, 0.0)
@@ -436,10 +446,14 @@ def _bucket_counts(y_true, y_pred, w, n_t, with_eps, dtype):
         true_l_b, false_l_b = M.where(keep, true_l, A.zeros_like(true_l)), M.where(keep, false_l, A.zeros_like(false_l))
     else:
         true_l_b, false_l_b = true_l, false_l
-    idx = A.expand_dims(M.cast(bucket, "int32"), -1)
-    tp = M.cumsum(A.scatter_nd(idx, true_l_b, [n_t]), reverse=True)
-    fp = M.cumsum(A.scatter_nd(idx, false_l_b, [n_t]), reverse=True)
-    return tp, fp, M.subtract(M.reduce_sum(false_l), fp), M.subtract(M.reduce_sum(true_l), tp)
+    if n_lab == 1:
+        idx = M.cast(bucket, "int32")   # (samples, 1): the bucket indexes the first axis alone
+    else:
+        column = A.broadcast_to(convert_to_tensor(np.arange(n_lab, dtype=np.int32)), bucket.shape)
+        idx = A.stack([M.cast(bucket, "int32"), column], -1)
+    tp = M.cumsum(A.scatter_nd(idx, true_l_b, [n_t, n_lab]), 0, reverse=True)
+    fp = M.cumsum(A.scatter_nd(idx, false_l_b, [n_t, n_lab]), 0, reverse=True)
+    return tp, fp, M.subtract(M.reduce_sum(false_l, 0), fp), M.subtract(M.reduce_sum(true_l, 0), tp)
 
 
 class _PrecisionRecall(Metric):
@@ -488,7 +502,10 @@ class AUC(Metric):
     """Area under the ROC or PR curve from tp/fp/tn/fn counted at ``num_thresholds``
     thresholds (Keras 3): 0 - eps, i / (n - 1) for 0 < i < n - 1, 1 + eps; a Riemann sum
     (``interpolation``: trapezoids; ``minoring``/``majoring``: the lower/upper height), and
-    for PR with interpolation Davis & Goadrich's formula as Keras 3 writes it."""
+    for PR with interpolation Davis & Goadrich's formula as Keras 3 writes it.
+    ``multi_label``: one curve per label column of (batch, labels) inputs, the AUCs
+    averaged (weighted by ``label_weights`` if given); otherwise every element counts
+    alike and ``label_weights`` weigh the counts."""
     _direction = "up"
     _CURVES = ("ROC", "PR", "PRGAIN")
     _SUMS = ("interpolation", "majoring", "minoring")
@@ -502,9 +519,6 @@ class AUC(Metric):
         if sum_key not in self._SUMS:
             raise ValueError(f'Invalid AUC summation method value: "{summation_method}". Expected values are '
                              '["interpolation", "majoring", "minoring"]')
-        if multi_label or num_labels:
-            raise NotImplementedError("AUC(multi_label=True) is not supported by tapeflow yet; compute one AUC per "
-                                      "label (class_id-style slices) and average them")
         super().__init__(name or backend.unique_object_name("auc"), dtype)
         self._init_from_thresholds = thresholds is not None
         if thresholds is not None:
@@ -521,21 +535,46 @@ class AUC(Metric):
         eps = backend.epsilon()
         self._thresholds = [0.0 - eps] + inner + [1.0 + eps]
         self.curve, self.summation_method = curve_key, sum_key
-        self.multi_label, self.num_labels = False, None
+        self.multi_label, self.num_labels = bool(multi_label), num_labels
         self.label_weights = None if label_weights is None else np.asarray(label_weights, self._dtype.np)
         self._from_logits = bool(from_logits)
+        self._built = False
+        if self.multi_label:
+            if num_labels:
+                self._build((None, num_labels))
+        else:
+            if num_labels:
+                raise ValueError("`num_labels` is needed only when `multi_label` is True.")
+            self._build(None)
+
+    def _build(self, shape):
+        """The four count variables: (thresholds,), or (thresholds, labels) with multi_label
+        (made by the first update when ``num_labels`` was not given, as Keras)."""
+        if self.multi_label:
+            if len(shape) != 2:
+                raise ValueError(f"`y_pred` must have rank 2 when `multi_label=True`. Found rank {len(shape)}. "
+                                 f"Full shape received for `y_pred`: {tuple(shape)}")
+            vshape = (self.num_thresholds, shape[1])
+        else:
+            vshape = (self.num_thresholds,)
         for v in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
-            setattr(self, v, self.add_variable(v, (self.num_thresholds,)))
+            setattr(self, v, self.add_variable(v, vshape))
+        self._built = True
 
     @property
     def thresholds(self):
         return list(self._thresholds)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = convert_to_tensor(y_pred)
+        if not self._built:
+            self._build(tuple(y_pred.shape))
         if self._from_logits:
-            y_pred = M.sigmoid(convert_to_tensor(y_pred))
+            y_pred = M.sigmoid(y_pred)
+        # (multi_label: the label weights average the per-label AUCs in result, not the counts)
         tp, fp, tn, fn = _confusion_counts(y_true, y_pred, self._thresholds, self._dtype, evenly=self._evenly,
-                                           sample_weight=sample_weight, label_weights=self.label_weights)
+                                           sample_weight=sample_weight, multi_label=self.multi_label,
+                                           label_weights=None if self.multi_label else self.label_weights)
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
         self.true_negatives.assign_add(tn)
@@ -552,7 +591,18 @@ class AUC(Metric):
         ratio = M.where(both, M.divide_no_nan(p[:n - 1], M.maximum(p[1:], 0.0)), A.ones_like(p[1:]))
         inc = M.divide_no_nan(M.multiply(slope, M.add(dtp, M.multiply(intercept, M.log(ratio)))),
                               M.maximum(M.add(tp[1:], fn[1:]), 0.0))
-        return M.reduce_sum(inc)
+        return self._over_labels(inc)
+
+    def _over_labels(self, terms):
+        """The sum over thresholds; with multi_label per label, then their mean (or the
+        label_weights' weighted mean)."""
+        if not self.multi_label:
+            return M.reduce_sum(terms)
+        by_label = M.reduce_sum(terms, 0)
+        if self.label_weights is None:
+            return M.reduce_mean(by_label)
+        lw = convert_to_tensor(self.label_weights)
+        return M.divide_no_nan(M.reduce_sum(M.multiply(by_label, lw)), M.reduce_sum(lw))
 
     def result(self):
         tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
@@ -578,11 +628,12 @@ class AUC(Metric):
             h = M.minimum(y[:n - 1], y[1:])
         else:
             h = M.maximum(y[:n - 1], y[1:])
-        return M.reduce_sum(M.multiply(M.subtract(x[:n - 1], x[1:]), h))
+        return self._over_labels(M.multiply(M.subtract(x[:n - 1], x[1:]), h))
 
     def get_config(self):
         cfg = {**super().get_config(), "num_thresholds": self.num_thresholds, "curve": self.curve,
-               "summation_method": self.summation_method, "multi_label": False, "num_labels": None,
+               "summation_method": self.summation_method, "multi_label": self.multi_label,
+               "num_labels": self.num_labels,
                "label_weights": None if self.label_weights is None else self.label_weights.tolist(),
                "from_logits": self._from_logits}
         if self._init_from_thresholds:

@@ -121,6 +121,13 @@ mcases = [
     ("AUC", {"thresholds": [0.25, 0.5, 0.75]}, [(bin_t, bin_p, None)]),        # evenly with 0 and 1 added
     ("AUC", {"from_logits": True}, [(bin_t, logits, None)]),
     ("AUC", {"label_weights": [1.0, 0.5, 2.0, 0.0, 1.0]}, [(multi_t, multi_p, None)]),
+    ("AUC", {"multi_label": True}, [(multi_t, multi_p, None), (multi_t2, multi_p2, sw6)]),
+    ("AUC", {"multi_label": True, "curve": "PR", "label_weights": [1.0, 0.5, 2.0, 0.0, 1.0]},
+     [(multi_t, multi_p, sw6), (multi_t2, multi_p2, None)]),
+    ("AUC", {"multi_label": True, "num_labels": 5, "num_thresholds": 9, "summation_method": "minoring"},
+     [(multi_t, multi_p, None)]),
+    ("AUC", {"multi_label": True, "thresholds": [0.1, 0.35, 0.5, 0.9]}, [(multi_t, multi_p, sw6)]),
+    ("AUC", {"multi_label": True, "curve": "PRGAIN", "num_thresholds": 9}, [(multi_t, multi_p, None)]),
     ("TopKCategoricalAccuracy", {}, [(cls_t, cls_p, None), (cls_t, multi_p2, sw6)]),
     ("TopKCategoricalAccuracy", {"k": 1}, [(cls_t, cls_p, None), (cls_t, multi_p2, sw6)]),
     ("TopKCategoricalAccuracy", {"k": 2}, [(cls_t, cls_p, sw6)]),
