@@ -367,3 +367,72 @@ case("roll_two_axes", "lambda x: tf.roll(x, [1, -4], [0, 1])", [M23], None)
 case("roll_tensor_shift", "lambda x, s: tf.roll(x, s, 1)", [M23, _a(-1, i32)], None)
 case("roll_shape_mismatch", "lambda x: tf.roll(x, [1, 2], [0])", [M23], "roll")
 case("math_l2_normalize", "lambda x: tf.math.l2_normalize(x, axis=1)", [M23], None)
+
+# -- branch keras17: Keras losses, metrics, optimizers (values and errors against TF 2.21) -----
+YB4 = _a([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])          # binary labels (4, 2)
+YS4 = _a([[-1.0, 1.0], [1.0, -1.0], [0.5, 2.0], [-1.0, -1.0]])     # labels not all 0/1
+PR4 = _a([[0.3, -1.2], [2.0, 0.1], [-0.4, 0.9], [1.5, -0.7]])       # scores (4, 2)
+PP4 = _a([[0.2, 0.8], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]])          # probabilities (4, 2)
+case("keras17_kld_zero_negative_labels", "lambda a, b: tf.keras.losses.KLDivergence()(a, b)",
+     [_a([[0.0, 1.0], [-0.5, 1.5], [0.3, 0.7], [1.0, 0.0]]), PP4], None)
+case("keras17_kld_sum_weighted", "lambda a, b, w: tf.keras.losses.KLDivergence(reduction='sum')(a, b, sample_weight=w)",
+     [PP4[::-1].copy(), PP4, _a([1.0, 0.0, 2.0, 0.5])], None)
+case("keras17_kld_shape_mismatch", "lambda a, b: tf.keras.losses.kld(a, b)", [M23, M32], "div")
+case("keras17_cosine_zero_vector", "lambda a, b: tf.keras.losses.cosine_similarity(a, b)",
+     [_a([[0.0, 0.0], [1.0, 2.0], [3.0, -1.0], [0.0, 1.0]]), PR4], None)
+case("keras17_cosine_axis0", "lambda a, b: tf.keras.losses.CosineSimilarity(axis=0, reduction='none')(a, b)",
+     [YS4, PP4], None)
+case("keras17_hinge_binary_labels", "lambda a, b: tf.keras.losses.hinge(a, b)", [YB4, PR4], None)
+case("keras17_hinge_signed_labels", "lambda a, b: tf.keras.losses.Hinge()(a, b)", [YS4, PR4], None)
+case("keras17_squared_hinge_binary", "lambda a, b: tf.keras.losses.SquaredHinge(reduction='none')(a, b)",
+     [YB4, PR4], None)
+case("keras17_categorical_hinge", "lambda a, b: tf.keras.losses.CategoricalHinge()(a, b)", [YB4, PR4], None)
+case("keras17_poisson_zero_pred", "lambda a, b: tf.keras.losses.poisson(a, b)", [YB4 * 3.0, PP4], None)
+case("keras17_poisson_int_labels", "lambda a, b: tf.keras.losses.Poisson()(a, b)",
+     [_a([[1, 0], [2, 3], [0, 0], [5, 1]], i32), PP4], None)
+case("keras17_precision_top_k",
+     "m = tf.keras.metrics.Precision(top_k=1)\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YB4, PP4], None)
+case("keras17_recall_thresholds_weighted",
+     "m = tf.keras.metrics.Recall(thresholds=[0.0, 0.5, 0.9])\ndef f(a, b, w):\n    m.reset_state()\n"
+     "    m.update_state(a, b, sample_weight=w)\n    return m.result()", [YB4, PP4, _a([1.0, 2.0, 0.0, 0.5])], None)
+case("keras17_auc_roc_small",
+     "m = tf.keras.metrics.AUC(num_thresholds=7)\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YB4, PP4], None)
+case("keras17_auc_pr_interpolation",
+     "m = tf.keras.metrics.AUC(curve='PR')\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YB4, PP4], None)
+case("keras17_auc_no_positives",
+     "m = tf.keras.metrics.AUC()\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YB4 * 0.0, PP4], None)
+case("keras17_top_k_ties",
+     "m = tf.keras.metrics.TopKCategoricalAccuracy(k=1)\ndef f(a, b):\n    m.reset_state()\n    m.update_state(a, b)\n"
+     "    return m.result()", [YB4, PP4], None)
+case("keras17_sparse_top_k_out_of_range",
+     "m = tf.keras.metrics.SparseTopKCategoricalAccuracy(k=1)\ndef f(a, b):\n    m.reset_state()\n"
+     "    m.update_state(a, b)\n    return m.result()", [_a([1, 0, 7, -1], i32), PP4], None)
+case("keras17_sparse_top_k_nan_score",
+     "m = tf.keras.metrics.SparseTopKCategoricalAccuracy(k=2)\ndef f(a, b):\n    m.reset_state()\n"
+     "    m.update_state(a, b)\n    return m.result()",
+     [_a([1, 0, 1, 0], i32), _a([[np.nan, 0.5], [0.1, 0.5], [np.inf, 0.2], [0.3, 0.1]])], None)
+for _opt in ("Nadam", "Adamax", "Adadelta"):
+    case(f"keras17_{_opt.lower()}_three_steps",
+         f"v = tf.Variable(np.array([1.0, -2.0, 0.5], np.float32))\nopt = tf.keras.optimizers.{_opt}(0.1)\n"
+         "def f(g):\n    for _ in range(3):\n        opt.apply_gradients([(g * v, v)])\n    return v.read_value()",
+         [_a([0.5, -1.0, 3.0])], None)
+case("keras17_adadelta_gradient_shape",
+     "v = tf.Variable(np.zeros(3, np.float32))\nopt = tf.keras.optimizers.Adadelta(0.1)\ndef f(g):\n"
+     "    opt.apply_gradients([(g, v)])\n    return v.read_value()", [M23], "Adadelta")
+case("keras17_prelu_shared_axes",
+     "p = tf.keras.layers.PReLU(shared_axes=[1], alpha_initializer=tf.keras.initializers.Constant(0.2))\n"
+     "f = lambda x: p(x)", [_a([[[-1.0, 2.0], [-3.0, -0.5]], [[0.0, -2.0], [4.0, -1.0]]])], None)
+# (pixel 255 would give 0 exactly, where the numba tier's FMA gives 6e-8: no relative tolerance holds)
+case("keras17_rescaling_int_input", "r = tf.keras.layers.Rescaling(1.0 / 255, offset=-1.0)\nf = lambda x: r(x)",
+     [_a([[0, 128, 200]], np.uint8)], None)
+case("keras17_normalization_zero_variance",
+     "n = tf.keras.layers.Normalization(mean=[1.0, 2.0, 0.0], variance=[4.0, 0.0, 1e-20])\nf = lambda x: n(x)",
+     [M23], None)
+case("keras17_repeat_vector_rank3", "r = tf.keras.layers.RepeatVector(2)\nf = lambda x: r(x)",
+     [_a(np.ones((2, 3, 4)))], "repeat_vector")
+case("keras17_permute_rank_mismatch", "p = tf.keras.layers.Permute((2, 1))\nf = lambda x: p(x)",
+     [_a(np.ones((2, 3, 4, 5)))], "permute")

@@ -462,7 +462,10 @@ FUSED_CFG = [lambda: O.SGD(0.1), lambda: O.SGD(0.1, momentum=0.9), lambda: O.SGD
              lambda: O.RMSprop(0.01, momentum=0.5, centered=True, epsilon_mode="torch"),
              lambda: O.RMSprop(0.01, momentum=0.5), lambda: O.Adagrad(0.1),
              lambda: O.Adagrad(0.1, initial_accumulator_value=0.0, epsilon=1e-8, epsilon_mode="torch"),
-             lambda: O.Adam(keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5), clipnorm=1.0)]
+             lambda: O.Adam(keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5), clipnorm=1.0),
+             lambda: O.Nadam(0.01), lambda: O.Nadam(0.05, beta_1=0.8, weight_decay=0.1), lambda: O.Adamax(0.01),
+             lambda: O.Adamax(0.05, epsilon=1e-3, weight_decay=0.1), lambda: O.Adadelta(1.0),
+             lambda: O.Adadelta(0.5, rho=0.9, epsilon=1e-5)]
 
 
 def _fused_and_op_path(make, w0, gs, transpose=False):
@@ -530,7 +533,7 @@ def test_fused_eager_update_runs_the_compiled_loops():
     # the loops exist for every rule (numba is a pinned dependency): a broken build would
     # otherwise fall back to the NumPy form silently and only be slower
     from tapeflow.optimizers import rules
-    for rule in (rules.sgd, rules.adam, rules.rmsprop, rules.adagrad):
+    for rule in (rules.sgd, rules.adam, rules.rmsprop, rules.adagrad, rules.nadam, rules.adamax, rules.adadelta):
         assert rules.kernel(rule) is not None, rule.__name__
 
 

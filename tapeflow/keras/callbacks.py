@@ -1,5 +1,8 @@
 """``tapeflow.keras.callbacks``: Keras' training hooks (Callback, History,
-LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard) with Keras 3 semantics."""
+LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard, LearningRateScheduler,
+ReduceLROnPlateau, CSVLogger) with Keras 3 semantics."""
+import collections
+import csv
 import os
 import warnings
 
@@ -370,3 +373,177 @@ class TensorBoard(Callback):
         for w in self._writers.values():
             w.close()
         self._writers = {}
+
+
+def _lr_value(optimizer):
+    """The optimizer's learning rate now, as a Python float (Keras 3 reads
+    ``float(convert_to_numpy(optimizer.learning_rate))``: the float32 value widened)."""
+    if not hasattr(optimizer, "learning_rate"):
+        raise ValueError('Optimizer must have a "learning_rate" attribute.')
+    lr = optimizer.learning_rate
+    return float(lr.numpy() if hasattr(lr, "numpy") else lr)
+
+
+def _set_lr(optimizer, value):
+    # Keras 3 refuses to overwrite a LearningRateSchedule (tapeflow's setter would replace it
+    # silently, and the schedule the program asked for would be gone)
+    from ..optimizers.schedules import LearningRateSchedule
+    if isinstance(getattr(optimizer, "_schedule", None), LearningRateSchedule):
+        raise TypeError("This optimizer was created with a `LearningRateSchedule` object as its `learning_rate` "
+                        "constructor argument, hence its learning rate is not settable. If you need the learning "
+                        "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
+                        "argument.")
+    optimizer.learning_rate = value
+
+
+class LearningRateScheduler(Callback):
+    """At each epoch's start, sets the optimizer's learning rate to ``schedule(epoch, lr)``
+    (or ``schedule(epoch)``, the old form, when the two-argument call raises TypeError);
+    at its end logs it as ``learning_rate`` (so History and CSVLogger record it)."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        opt = self.model.optimizer
+        try:
+            lr = self.schedule(epoch, _lr_value(opt))
+        except TypeError:       # as Keras 3: the one-argument schedule of TF 1.x-era code
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (float, np.float32, np.float64)):
+            raise ValueError(f"The output of the `schedule` function should be a float. Got: {lr}")
+        _set_lr(opt, lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = _lr_value(self.model.optimizer)
+
+
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiply the learning rate by ``factor`` (not below ``min_lr``) when ``monitor`` has
+    not improved by ``min_delta`` for ``patience`` epochs, then wait ``cooldown`` epochs
+    (Keras 3's rules, including its order: a cooldown epoch resets the wait; logs
+    ``learning_rate`` at each epoch's end, before the change)."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
+                 cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__(monitor, mode, min_delta=min_delta)
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}")
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _reset(self):
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        logs = logs if logs is not None else {}
+        opt = self.model.optimizer
+        logs["learning_rate"] = _lr_value(opt)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Learning rate reduction is conditioned on metric `{self.monitor}` which is not "
+                          f"available. Available metrics are: {','.join(list(logs.keys()))}.", stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = _lr_value(opt)
+                # Keras compares with min_lr rounded to float32, the variable's precision
+                if old > np.float32(self.min_lr):
+                    new = max(old * self.factor, self.min_lr)
+                    _set_lr(opt, new)
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+class CSVLogger(Callback):
+    """One CSV row per epoch: ``epoch`` then the logs' keys, sorted (Keras 3: the header is
+    the first epoch's keys, plus ``val_*`` twins when that epoch had none; a key missing
+    later is ``NA``; a vector value is written ``"[a, b]"``). ``append=True`` adds to an
+    existing file and writes the header only when the file is empty."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer = None
+        self.keys = None
+        self.append_header = True
+        self.csv_file = None
+
+    def on_train_begin(self, logs=None):
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        # opened as Keras 3 opens it (plain open): rows end in the csv module's \r\n
+        self.csv_file = open(self.filename, mode)
+        self.writer = None
+        self.keys = None
+
+    @staticmethod
+    def _value(v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, collections.abc.Iterable) and not (isinstance(v, np.ndarray) and v.ndim == 0):
+            return f'"[{", ".join(map(str, v))}]"'
+        return v
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend([f"val_{k}" for k in self.keys])
+        if not self.writer:
+            sep = self.sep
+
+            class _Dialect(csv.excel):
+                delimiter = sep
+
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + (self.keys or []), dialect=_Dialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((k, self._value(logs.get(k, "NA"))) for k in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None

@@ -25,7 +25,11 @@ __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "Mean
            "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "LogCosh",
            "mean_squared_error", "mean_absolute_error", "huber", "binary_crossentropy",
            "categorical_crossentropy", "sparse_categorical_crossentropy", "log_cosh", "mse", "MSE", "mae", "MAE",
-           "get", "serialize", "deserialize"]
+           "KLDivergence", "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "Poisson",
+           "kl_divergence", "kld", "KLD", "kullback_leibler_divergence", "cosine_similarity", "hinge",
+           "squared_hinge", "categorical_hinge", "poisson", "logcosh", "MeanAbsolutePercentageError",
+           "MeanSquaredLogarithmicError", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "mape",
+           "MAPE", "msle", "MSLE", "get", "serialize", "deserialize"]
 
 
 class Reduction:
@@ -178,9 +182,85 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1, 
     return N.sparse_softmax_cross_entropy_with_logits(labels=y_true, logits=logits)
 
 
+def kl_divergence(y_true, y_pred):
+    """sum over the last axis of y log(y / p), both clipped to [eps, 1] (Keras 3: a zero label
+    adds eps log(eps / p), not 0; TF 2.21 gives the same)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    eps = backend.epsilon()
+    t = M.clip_by_value(y_true, eps, 1.0)
+    p = M.clip_by_value(y_pred, eps, 1.0)
+    return M.reduce_sum(M.multiply(t, M.log(M.divide(t, p))), -1)
+
+
+def _unit(x, axis):
+    # Keras 3's ops.normalize: x * min(rsqrt(sum x^2), 1/eps), so a zero vector stays 0 (not NaN)
+    inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(x), axis, keepdims=True)), 1.0 / backend.epsilon())
+    return M.multiply(x, inv)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis): -1 for parallel vectors, 0 where
+    either is a zero vector."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    return M.negative(M.reduce_sum(M.multiply(_unit(y_true, axis), _unit(y_pred, axis)), axis))
+
+
+def _hinge_labels(y_true):
+    # Keras 3: labels that are all 0 or 1 become -1/+1 (a data-dependent choice over the whole
+    # batch; a where on the reduced test keeps it one graph in compiled code, where Keras uses cond)
+    binary = M.reduce_all(M.logical_or(M.equal(y_true, 0.0), M.equal(y_true, 1.0)))
+    return M.where(binary, M.subtract(M.multiply(y_true, 2.0), 1.0), y_true)
+
+
+def hinge(y_true, y_pred):
+    """mean over the last axis of max(1 - y_true * y_pred, 0), labels -1/+1 (0/1 converted)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    return _mean_last(M.maximum(M.subtract(1.0, M.multiply(_hinge_labels(y_true), y_pred)), 0.0))
+
+
+def squared_hinge(y_true, y_pred):
+    """mean over the last axis of max(1 - y_true * y_pred, 0)^2, labels -1/+1 (0/1 converted)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    return _mean_last(M.square(M.maximum(M.subtract(1.0, M.multiply(_hinge_labels(y_true), y_pred)), 0.0)))
+
+
+def categorical_hinge(y_true, y_pred):
+    """max(neg - pos + 1, 0) with pos = sum(y_true * y_pred), neg = max((1 - y_true) * y_pred)
+    over the last axis."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    pos = M.reduce_sum(M.multiply(y_true, y_pred), -1)
+    neg = M.reduce_max(M.multiply(M.subtract(1.0, y_true), y_pred), -1)
+    return M.maximum(M.add(M.subtract(neg, pos), 1.0), 0.0)
+
+
+def poisson(y_true, y_pred):
+    """mean over the last axis of y_pred - y_true * log(y_pred + eps)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    return _mean_last(M.subtract(y_pred, M.multiply(y_true, M.log(M.add(y_pred, backend.epsilon())))))
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 * mean over the last axis of |(y_true - y_pred) / max(|y_true|, eps)|."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    diff = M.abs(M.divide(M.subtract(y_true, y_pred), M.maximum(M.abs(y_true), backend.epsilon())))
+    return M.multiply(_mean_last(diff), 100.0)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean over the last axis of (log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))^2."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    eps = backend.epsilon()
+    first = M.log(M.add(M.maximum(y_pred, eps), 1.0))
+    second = M.log(M.add(M.maximum(y_true, eps), 1.0))
+    return _mean_last(M.square(M.subtract(first, second)))
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
 logcosh = log_cosh
+kld = KLD = kullback_leibler_divergence = kl_divergence
 
 
 # -- reduction ---------------------------------------------------------------------------------------
@@ -303,6 +383,50 @@ class LogCosh(LossFunctionWrapper):
         return Loss.get_config(self)
 
 
+class _PlainLoss(LossFunctionWrapper):
+    """A loss class over one function with no options: its config is Loss's (reduction, name)."""
+    _fn = None
+
+    def __init__(self, reduction="sum_over_batch_size", name=None):
+        super().__init__(type(self)._fn, reduction=reduction, name=name or self._default_name)
+
+    def get_config(self):
+        return Loss.get_config(self)
+
+
+class KLDivergence(_PlainLoss):
+    _fn, _default_name = staticmethod(kl_divergence), "kl_divergence"
+
+
+class Hinge(_PlainLoss):
+    _fn, _default_name = staticmethod(hinge), "hinge"
+
+
+class SquaredHinge(_PlainLoss):
+    _fn, _default_name = staticmethod(squared_hinge), "squared_hinge"
+
+
+class CategoricalHinge(_PlainLoss):
+    _fn, _default_name = staticmethod(categorical_hinge), "categorical_hinge"
+
+
+class Poisson(_PlainLoss):
+    _fn, _default_name = staticmethod(poisson), "poisson"
+
+
+class MeanAbsolutePercentageError(_PlainLoss):
+    _fn, _default_name = staticmethod(mean_absolute_percentage_error), "mean_absolute_percentage_error"
+
+
+class MeanSquaredLogarithmicError(_PlainLoss):
+    _fn, _default_name = staticmethod(mean_squared_logarithmic_error), "mean_squared_logarithmic_error"
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity"):
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+
+
 class BinaryCrossentropy(LossFunctionWrapper):
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1, reduction="sum_over_batch_size",
                  name="binary_crossentropy"):
@@ -346,9 +470,16 @@ _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "huber": huber,
           "huber_loss": huber, "log_cosh": log_cosh, "logcosh": log_cosh, "binary_crossentropy": binary_crossentropy,
           "categorical_crossentropy": categorical_crossentropy,
-          "sparse_categorical_crossentropy": sparse_categorical_crossentropy}
+          "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+          "kl_divergence": kl_divergence, "kld": kl_divergence, "kullback_leibler_divergence": kl_divergence,
+          "cosine_similarity": cosine_similarity, "hinge": hinge, "squared_hinge": squared_hinge,
+          "categorical_hinge": categorical_hinge, "poisson": poisson,
+          "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
+          "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error}
 _CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
-                                            CategoricalCrossentropy, SparseCategoricalCrossentropy)}
+                                            CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence,
+                                            CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson,
+                                            MeanAbsolutePercentageError, MeanSquaredLogarithmicError)}
 
 
 def get(identifier):
@@ -359,7 +490,7 @@ def get(identifier):
     if isinstance(identifier, str):
         if identifier in _FUNCS:
             return _FUNCS[identifier]
-        if identifier in ("MSE", "MAE"):
+        if identifier in ("MSE", "MAE", "KLD", "MAPE", "MSLE"):
             return _FUNCS[identifier.lower()]
         for c in _CLASSES.values():
             if c.__name__ == identifier:

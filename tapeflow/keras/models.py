@@ -585,7 +585,24 @@ class _CompileMetrics:
             m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
 
     def result(self):
-        return {m.name: m.result() for m in self.flat()}
+        # Keras 3's CompileMetrics.result: a name seen before gets _1, _2... (a weighted
+        # metric first tries weighted_<name>), so compile(metrics=[AUC(), "auc"]) logs auc
+        # and auc_1 instead of one overwriting the other
+        out, seen = {}, {}
+        for weighted_pass in (False, True):
+            for m, weighted in self._built or ():
+                if weighted != weighted_pass:
+                    continue
+                name = m.name
+                if name in seen and weighted:
+                    name = f"weighted_{m.name}"
+                if name in seen:
+                    seen[name] += 1
+                    name = f"{name}_{seen[name] - 1}"
+                else:
+                    seen[name] = 1
+                out[name] = m.result()
+        return out
 
     def reset_state(self):
         for m in self.flat():

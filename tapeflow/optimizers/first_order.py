@@ -1,4 +1,5 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad with Keras' update rules (default).
+"""SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta with Keras' update rules
+(default; Nadam, Adamax and Adadelta have Keras 3's rules only).
 
 Keras and PyTorch differ in where epsilon goes (and in their defaults).
 ``epsilon_mode="keras"`` (default) follows Keras exactly:
@@ -28,12 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.state import STATE
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, Variable
 from ..ops import math_ops as M
 from . import rules as _rules
 from .base import Optimizer
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta"]
 
 
 def _check_mode(mode):
@@ -222,4 +223,164 @@ class Adagrad(Optimizer):
         cfg = super().get_config()
         cfg.update(initial_accumulator_value=self.initial_accumulator_value, epsilon=self.epsilon,
                    epsilon_mode=self.epsilon_mode)
+        return cfg
+
+
+class _StepFactors(Optimizer):
+    """What Nadam and Adamax share with Adam: per-step scalars from the step number
+    t = iterations + 1, computed once per step and dtype, on Tensors (the op path) or on
+    NumPy scalars (the fused update's plan)."""
+
+    def _prepare_step(self):
+        super()._prepare_step()
+        if STATE.unrecorded():
+            return      # (as Adam: the fused update reads the step from the variable's value)
+        self._step_cache["t"] = self.iterations + 1
+
+    def _step(self, npd, tensor):
+        c = self._step_cache
+        t = c.get("t")
+        if tensor:
+            if t is None:
+                t = c["t"] = self.iterations + 1
+            return M.cast(t, npd)
+        return np.asarray(t._v if t is not None else self.iterations._v + 1).astype(npd)[()]
+
+    def _factors(self, var, lr):
+        c = self._step_cache
+        npd = var._v.dtype
+        key = ("f", npd, isinstance(lr, Tensor))
+        f = c.get(key)
+        if f is None:
+            f = c[key] = self._compute_factors(self._step(npd, isinstance(lr, Tensor)), npd, isinstance(lr, Tensor))
+        return f
+
+
+class Nadam(_StepFactors):
+    """Nadam (Dozat; Keras 3's rule, ``rules.nadam``): Adam with Nesterov momentum and the
+    momentum schedule u_t = beta_1 (1 - 0.5 * 0.96^t), whose running product is the
+    optimizer variable ``u_product`` (checkpointed with the slots ``momentum`` and
+    ``velocity``)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Nadam", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+        # made here, not in build: a first step inside tapeflow.function must not create it
+        self._u_product = Variable(np.float32(1.0), trainable=False, name=f"{name}/u_product")
+        self.__dict__["_u_new"] = None
+
+    def _create_slots(self, var):
+        self.add_slot(var, "momentum")
+        self.add_slot(var, "velocity")
+
+    def _compute_factors(self, t, npd, tensor):
+        u = self._u_product.read_value() if tensor else self._u_product._v
+        u = M.cast(u, npd) if tensor else np.asarray(u).astype(npd)[()]
+        prod, f = _rules.nadam_factors(t, u, self.beta_1, self.beta_2)
+        self.__dict__["_u_new"] = prod
+        return f
+
+    _rule = staticmethod(_rules.nadam)
+
+    def _rule_slots(self):
+        return "momentum", "velocity"
+
+    def _rule_args(self, var, lr):
+        return (*self._factors(var, lr), lr, self.epsilon)
+
+    def apply_gradients(self, grads_and_vars, name=None, **kwargs):
+        # the step's u_product (computed with the other factors) is written once, after the
+        # variables: every variable's update reads the new product, as in Keras, where
+        # _backend_update_step assigns it before the per-variable updates
+        self.__dict__["_u_new"] = None
+        out = super().apply_gradients(grads_and_vars, name=name, **kwargs)
+        u = self.__dict__["_u_new"]
+        if u is not None:
+            self._u_product.assign(M.cast(u, np.float32) if isinstance(u, Tensor) else np.float32(u))
+            self.__dict__["_u_new"] = None
+        return out
+
+    @property
+    def variables(self):
+        out = super().variables
+        out.insert(1, self._u_product)
+        return out
+
+    def _walk_children(self):
+        out = super()._walk_children()
+        return out[:1] + [("u_product", self._u_product)] + out[1:]
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return cfg
+
+
+class Adamax(_StepFactors):
+    """Adamax (Kingma & Ba's infinity-norm Adam; Keras 3's rule, ``rules.adamax``): slots
+    ``momentum`` and ``norm`` (the decayed max of |g|)."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name="Adamax", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "momentum")
+        self.add_slot(var, "norm")
+
+    def _compute_factors(self, t, npd, tensor):
+        # Keras: 1 - cast(beta_1)^t, in the variable's dtype
+        b1 = M.cast(np.asarray(self.beta_1, npd), npd) if tensor else npd.type(self.beta_1)
+        return 1.0 - _rules.power(b1, t)
+
+    _rule = staticmethod(_rules.adamax)
+
+    def _rule_slots(self):
+        return "momentum", "norm"
+
+    def _rule_args(self, var, lr):
+        # (1 - beta_1 here is Python's, as in Keras' Adamax, unlike its Nadam)
+        return lr, self._factors(var, lr), 1.0 - self.beta_1, self.beta_2, self.epsilon
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return cfg
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler; Keras 3's rule, ``rules.adadelta``): slots ``accumulated_grad`` and
+    ``accumulated_delta_var``. Keras' default learning rate is 0.001 (the paper's rule is
+    learning_rate=1.0)."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name="Adadelta", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.rho = float(rho)
+        self.epsilon = float(epsilon)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "accumulated_grad")
+        self.add_slot(var, "accumulated_delta_var")
+
+    _rule = staticmethod(_rules.adadelta)
+
+    def _rule_slots(self):
+        return "accumulated_grad", "accumulated_delta_var"
+
+    def _rule_args(self, var, lr):
+        return lr, self.rho, 1.0 - self.rho, self.epsilon
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(rho=self.rho, epsilon=self.epsilon)
         return cfg

@@ -45,6 +45,10 @@ def rsqrt(x):
     return M.rsqrt(x) if isinstance(x, Tensor) else 1.0 / np.sqrt(x)
 
 
+def absolute(x):
+    return M.abs(x) if isinstance(x, Tensor) else np.abs(x)
+
+
 def maximum(a, b):
     return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.maximum(a, b)
 
@@ -126,6 +130,50 @@ def adagrad(g, w, acc, lr, eps, keras):
     return w - g / (sqrt(new_acc) + eps) * lr, new_acc
 
 
+def nadam(g, w, m, v, b1c, b2c, u_next, d_next, c_now, d_now, bc2, lr, eps):
+    """Keras 3's Nadam: Adam's m and v, then
+    ``m_hat = u_{t+1} m / (1 - prod_{t+1}) + (1 - u_t) g / (1 - prod_t)``,
+    ``v_hat = v / (1 - b2^t)``, ``w -= m_hat lr / (sqrt(v_hat) + eps)``, with ``u_t = b1
+    (1 - 0.5 0.96^t)`` and ``prod_t`` the running product of the u's (the optimizer's
+    ``u_product``); the per-step constants come from ``nadam_factors``: ``d_next`` =
+    1 - prod_{t+1}, ``c_now`` = 1 - u_t, ``d_now`` = 1 - prod_t, ``bc2`` = 1 - b2^t."""
+    new_m = m + (g - m) * b1c
+    new_v = v + (square(g) - v) * b2c
+    m_hat = u_next * new_m / d_next + c_now * g / d_now
+    return w - m_hat * lr / (sqrt(new_v / bc2) + eps), new_m, new_v
+
+
+def nadam_factors(t, u_product, beta_1, beta_2):
+    """Nadam's per-step scalars at step ``t`` (in the variable's dtype, as Keras casts
+    beta_1, beta_2 and 0.96 to it): the new ``u_product`` and ``(b1c, b2c, u_next,
+    d_next, c_now, d_now, bc2)`` for ``nadam``. Keras 3 casts the betas first, so
+    1 - beta_1 is computed in float32 (0.10000002 for 0.9, not float32(0.1))."""
+    one = t * 0 + 1
+    b1, b2, decay = one * beta_1, one * beta_2, one * 0.96
+    u_now = b1 * (1.0 - 0.5 * power(decay, t))
+    u_next = b1 * (1.0 - 0.5 * power(decay, t + 1.0))
+    # Keras' _backend_update_step: u_product * beta_1 * (1 - 0.5 * 0.96^t), left to right
+    prod = u_product * b1 * (1.0 - 0.5 * power(decay, t))
+    return prod, (one - b1, one - b2, u_next, 1.0 - prod * u_next, 1.0 - u_now, 1.0 - prod, 1.0 - power(b2, t))
+
+
+def adamax(g, w, m, u, lr, bc1, b1c, b2, eps):
+    """Keras 3's Adamax: ``m += (g - m)(1 - b1)``, ``u = max(b2 u, |g|)``,
+    ``w -= lr m / ((1 - b1^t)(u + eps))``; ``bc1`` = 1 - b1^t."""
+    new_m = m + (g - m) * b1c
+    new_u = maximum(u * b2, absolute(g))
+    return w - lr * new_m / (bc1 * (new_u + eps)), new_m, new_u
+
+
+def adadelta(g, w, ag, adv, lr, rho, rho_c, eps):
+    """Keras 3's Adadelta: ``ag = rho ag + (1 - rho) g^2``, ``d = -sqrt(adv + eps) g /
+    sqrt(ag + eps)``, ``adv = rho adv + (1 - rho) d^2``, ``w += lr d``."""
+    new_ag = ag * rho + square(g) * rho_c
+    delta = -(sqrt(adv + eps) * g / sqrt(new_ag + eps))
+    new_adv = adv * rho + square(delta) * rho_c
+    return w + lr * delta, new_ag, new_adv
+
+
 def polyak(t, s, tau, keep):
     """The soft (Polyak) target update of ``keras.utils.soft_update``: ``tau * s + keep * t``
     for a target ``t`` and source ``s``, ``keep`` = 1 - tau (computed by the caller, as the
@@ -158,13 +206,14 @@ def _build():
     overload(sqrt)(lambda x: lambda x: np.sqrt(x))
     overload(square)(lambda x: lambda x: x * x)
     overload(maximum)(lambda a, b: lambda a, b: np.maximum(a, b))
+    overload(absolute)(lambda x: lambda x: np.abs(x))
 
     @overload(rsqrt)
     def _rsqrt(x):
         one = as_dtype(x).type(1)  # a literal 1.0 would be float64 and widen a float32 rule
         return lambda x: one / np.sqrt(x)
 
-    for r in (sgd, adam, rmsprop, adagrad, polyak):
+    for r in (sgd, adam, rmsprop, adagrad, polyak, nadam, adamax, adadelta):
         register_jitable(r)
     # cache=True: compiled once per machine (about a second per rule and dtype), later
     # processes load the machine code. One loop per rule: the rule is a global of the
@@ -218,8 +267,24 @@ def _build():
             w_out[i], acc[i] = adagrad(g[i], w[i], acc[i], *c)
 
     @jit
+    def nadam_loop(g, w, m, v, w_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], m[i], v[i] = nadam(g[i], w[i], m[i], v[i], *c)
+
+    @jit
+    def adamax_loop(g, w, m, u, w_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], m[i], u[i] = adamax(g[i], w[i], m[i], u[i], *c)
+
+    @jit
+    def adadelta_loop(g, w, ag, adv, w_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], ag[i], adv[i] = adadelta(g[i], w[i], ag[i], adv[i], *c)
+
+    @jit
     def polyak_loop(t, s, t_out, *c):
         for i in range(t.shape[0]):
             t_out[i] = polyak(t[i], s[i], *c)
 
-    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop, polyak: polyak_loop}
+    return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop, polyak: polyak_loop,
+            nadam: nadam_loop, adamax: adamax_loop, adadelta: adadelta_loop}

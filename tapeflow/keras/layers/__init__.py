@@ -4,6 +4,7 @@ from .core import (Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embeddi
                    Subtract, Multiply, Average, Maximum, Minimum, ReLU, LeakyReLU, Softmax, ELU, GaussianNoise,
                    concatenate, add, subtract, multiply, average, maximum, minimum)
 from .normalization import LayerNormalization, BatchNormalization  # noqa: F401
+from .preprocessing import PReLU, Permute, RepeatVector, Rescaling, Normalization  # noqa: F401
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, AveragePooling1D,  # noqa: F401
                    AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D,
                    GlobalMaxPooling2D, ZeroPadding2D, UpSampling2D)

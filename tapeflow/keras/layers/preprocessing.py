@@ -1,0 +1,311 @@
+"""PReLU, Permute, RepeatVector, Rescaling and Normalization (``adapt``), with Keras 3's
+rules and configs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.aval import fmt_shape
+from ...core.primitive import aval_of
+from ...core.tensor import Tensor, convert_to_tensor
+from ...ops import array_ops as A
+from ...ops import math_ops as M
+from .. import backend
+from .. import initializers as _inits
+from .. import regularizers as _regs
+from ..engine import Layer, InputSpec
+
+__all__ = ["PReLU", "Permute", "RepeatVector", "Rescaling", "Normalization"]
+
+
+class PReLU(Layer):
+    """``relu(x) - alpha * relu(-x)`` with a learned ``alpha`` per input element (batch axis
+    excluded); ``shared_axes`` share one alpha along those axes (size 1 there)."""
+
+    def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.alpha_initializer = _inits.get(alpha_initializer)
+        self.alpha_regularizer = _regs.get(alpha_regularizer)
+        self.alpha_constraint = alpha_constraint
+        if shared_axes is None:
+            self.shared_axes = None
+        elif not isinstance(shared_axes, (list, tuple)):
+            self.shared_axes = [shared_axes]
+        else:
+            self.shared_axes = list(shared_axes)
+
+    def build(self, input_shape):
+        param_shape = list(input_shape[1:])
+        for i in self.shared_axes or ():
+            if not 1 <= i < len(input_shape):
+                raise ValueError(f"PReLU: shared_axes {self.shared_axes} must name axes 1..{len(input_shape) - 1} "
+                                 f"of the input {fmt_shape(input_shape)} (the batch axis 0 is always shared)")
+            param_shape[i - 1] = 1
+        if any(d is None for d in param_shape):
+            raise ValueError(f"PReLU: the non-batch axes must have known sizes (or be shared), input "
+                             f"{fmt_shape(input_shape)}")
+        self.alpha = self.add_weight("alpha", param_shape, initializer=self.alpha_initializer,
+                                     regularizer=self.alpha_regularizer, constraint=self.alpha_constraint)
+        axes = {i: input_shape[i] for i in range(1, len(input_shape)) if i not in (self.shared_axes or ())}
+        self.input_spec = InputSpec(ndim=len(input_shape), axes=axes)
+        self.built = True
+
+    def call(self, inputs):
+        return M.add(M.maximum(inputs, 0.0), M.multiply(M.negative(self.alpha), M.maximum(M.negative(inputs), 0.0)))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(alpha_initializer=_inits.serialize(self.alpha_initializer),
+                   alpha_regularizer=_regs.serialize(self.alpha_regularizer),
+                   alpha_constraint=self.alpha_constraint, shared_axes=self.shared_axes)
+        return cfg
+
+
+class Permute(Layer):
+    """Permute the non-batch axes: ``dims`` is a permutation of 1..rank-1."""
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError("Invalid permutation argument `dims` for Permute Layer. The set of indices in `dims` "
+                             f"must be consecutive and start from 1. Received dims={dims}")
+        self.input_spec = InputSpec(ndim=len(self.dims) + 1)
+
+    def call(self, inputs):
+        return A.transpose(inputs, (0,) + self.dims)
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0],) + tuple(input_shape[d] for d in self.dims)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["dims"] = self.dims
+        return cfg
+
+
+class RepeatVector(Layer):
+    """(batch, features) -> (batch, n, features): the input repeated ``n`` times."""
+
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"Expected an integer value for `n`, got {type(n)}.")
+        if n <= 0:
+            raise ValueError(f"Argument `n` should be a positive integer. Received: n={n}")
+        self.n = int(n)
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs):
+        return A.tile(A.expand_dims(inputs, 1), [1, self.n, 1])
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], self.n, input_shape[1])
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["n"] = self.n
+        return cfg
+
+
+class Rescaling(Layer):
+    """``x * scale + offset`` in the layer's float dtype (integer images are cast first, as
+    Keras 3 does: ``Rescaling(1 / 255)`` on uint8 pixels gives float32)."""
+
+    def __init__(self, scale, offset=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+        self.offset = offset
+
+    def call(self, inputs):
+        dt = self._np_dtype
+        x = inputs if aval_of(inputs).dtype == dt else M.cast(inputs, dt)
+        scale = convert_to_tensor(np.asarray(self.scale, dt))
+        offset = convert_to_tensor(np.asarray(self.offset, dt))
+        return M.add(M.multiply(x, scale), offset)
+
+    def _convert_input(self, x):
+        return x     # (the cast is call's: integer inputs too)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(scale=np.asarray(self.scale).tolist() if isinstance(self.scale, np.ndarray) else self.scale,
+                   offset=np.asarray(self.offset).tolist() if isinstance(self.offset, np.ndarray) else self.offset)
+        return cfg
+
+
+class Normalization(Layer):
+    """``(x - mean) / max(sqrt(variance), eps)`` per position of the kept ``axis`` (default
+    the last; None: one mean over everything); ``invert=True`` maps back. The statistics
+    come from ``mean``/``variance`` or from ``adapt(data)``: an array or tensor (NumPy's
+    mean and population variance over the other axes), a ``tf.data.Dataset`` or an
+    iterable of batches (merged batch by batch with Keras' weighted formula)."""
+
+    def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
+        super().__init__(**kwargs)
+        if axis is None:
+            axis = ()
+        elif isinstance(axis, int):
+            axis = (axis,)
+        else:
+            axis = tuple(axis)
+        self.axis = axis
+        self.input_mean, self.input_variance = mean, variance
+        self.invert = bool(invert)
+        self._build_input_shape = None
+        self.mean = self.variance = None
+        if (mean is not None) != (variance is not None):
+            raise ValueError("When setting values directly, both `mean` and `variance` must be set. Received: "
+                             f"mean={mean} and variance={variance}")
+        if mean is not None:
+            if np.shape(mean) != np.shape(variance):
+                raise ValueError("When setting values directly, `mean` and `variance` must have the same shape. "
+                                 f"Received: mean shape {np.shape(mean)} and variance shape {np.shape(variance)}")
+            if len(np.shape(mean)) > len(self.axis):
+                raise ValueError(f"The rank of `mean` must be less than or equal to the number of axes "
+                                 f"({len(self.axis)}). Received: mean shape {np.shape(mean)} for axis {self.axis}")
+
+    #: the broadcast statistics (made from the weights or the given values), not weights
+    _bookkeeping = frozenset({"mean", "variance"})
+
+    def build(self, input_shape):
+        input_shape = tuple(input_shape)
+        nd = len(input_shape)
+        self._build_input_shape = input_shape
+        if any(a < -nd or a >= nd for a in self.axis):
+            raise ValueError(f"All `axis` values must be in the range [-ndim, ndim). Received inputs with "
+                             f"ndim={nd}, while axis={self.axis}")
+        self._keep_axis = tuple(sorted(d if d >= 0 else d + nd for d in self.axis))
+        for d in self._keep_axis:
+            if input_shape[d] is None:
+                raise ValueError(f"All `axis` values to be kept must have a known shape. Received axis={self.axis}, "
+                                 f"inputs.shape={fmt_shape(input_shape)}, with unknown axis at index {d}")
+        self._reduce_axis = tuple(d for d in range(nd) if d not in self._keep_axis)
+        self._broadcast_shape = [input_shape[d] if d in self._keep_axis else 1 for d in range(nd)]
+        self._mean_and_var_shape = tuple(input_shape[d] for d in self._keep_axis)
+        if self.input_mean is None:
+            self.adapt_mean = self.add_weight("mean", self._mean_and_var_shape, initializer="zeros", trainable=False)
+            self.adapt_variance = self.add_weight("variance", self._mean_and_var_shape, initializer="ones",
+                                                  trainable=False)
+            self.count = self.add_weight("count", (), dtype="int64", initializer="zeros", trainable=False)
+            self.built = True
+            self.finalize_state()
+        else:
+            dt = self._np_dtype
+            mean, var = np.asarray(self.input_mean, dt), np.asarray(self.input_variance, dt)
+            if mean.ndim:
+                # Keras 3: the given values' axes align with the kept axes from the right
+                expanded = [1] * nd
+                for i in range(1, mean.ndim + 1):
+                    expanded[self._keep_axis[-i]] = mean.shape[-i]
+                mean, var = mean.reshape(expanded), var.reshape(expanded)
+            shape = [1 if d is None else d for d in self._broadcast_shape]
+            self.mean = convert_to_tensor(np.broadcast_to(mean, shape).copy())
+            self.variance = convert_to_tensor(np.broadcast_to(var, shape).copy())
+            self.built = True
+
+    def finalize_state(self):
+        """Make the broadcast statistics from the adapted weights (after adapt or a load)."""
+        if self.input_mean is not None or not self.built:
+            return
+        self.mean = A.reshape(self.adapt_mean.read_value(), self._broadcast_shape)
+        self.variance = A.reshape(self.adapt_variance.read_value(), self._broadcast_shape)
+
+    def adapt(self, data, batch_size=None, steps=None):
+        from ...data import Dataset
+        iterable = False
+        if isinstance(data, (np.ndarray, Tensor)):
+            input_shape = tuple(data.shape)
+        elif isinstance(data, Dataset):
+            spec = data.element_spec
+            spec = spec[0] if isinstance(spec, tuple) else spec
+            input_shape = tuple(spec.shape)
+            if len(input_shape) == 1:
+                data = data.batch(128)
+                spec = data.element_spec
+                input_shape = tuple((spec[0] if isinstance(spec, tuple) else spec).shape)
+            iterable = True
+        elif hasattr(data, "__iter__"):
+            batches = [b[0] if isinstance(b, tuple) else b for b in data]
+            if not batches:
+                raise ValueError("adapt() received an empty iterable (no batches). Expected at least one batch. "
+                                 "Pass a non-empty iterable of arrays or tensors, e.g. layer.adapt([x]) or "
+                                 "layer.adapt(list_of_batches).")
+            if not hasattr(batches[0], "shape"):
+                raise TypeError("adapt() expects an iterable that yields arrays or tensors with a `.shape` "
+                                f"attribute (e.g. numpy arrays or backend tensors). Got an element of type "
+                                f"{type(batches[0]).__name__}.")
+            input_shape = tuple(batches[0].shape)
+            data, iterable = batches, True
+        else:
+            raise TypeError(f"Unsupported data type: {type(data)}. `adapt` supports `np.ndarray`, backend tensors, "
+                            "`tf.data.Dataset`, and iterables of batches (e.g. list, generator).")
+        if not self.built:
+            self.build(input_shape)
+        else:
+            for d in self._keep_axis:
+                if input_shape[d] != self._build_input_shape[d]:
+                    raise ValueError(f"The layer was built with input_shape={self._build_input_shape}, but adapt() "
+                                     f"is being called with data with an incompatible shape, data.shape="
+                                     f"{input_shape}")
+        if self.input_mean is not None:
+            raise ValueError("Normalization: adapt() on a layer given `mean` and `variance`; make it without them")
+        if not iterable:
+            # NumPy's mean and variance (Keras 3 does np.mean / np.var for an array; a tensor
+            # goes through its backend's mean and var, which NumPy's stand for here)
+            a = data.numpy() if isinstance(data, Tensor) else np.asarray(data)
+            total_mean = np.mean(a, axis=self._reduce_axis)
+            total_var = np.var(a, axis=self._reduce_axis)
+        else:
+            dt = self._np_dtype
+            total_mean = np.zeros(self._mean_and_var_shape, dt)
+            total_var = np.zeros(self._mean_and_var_shape, dt)
+            total_count = 0
+            for batch in data:
+                batch = batch[0] if isinstance(batch, tuple) else batch
+                b = np.asarray(batch.numpy() if isinstance(batch, Tensor) else batch, dt)
+                for d in self._keep_axis:
+                    if b.shape[d] != self._build_input_shape[d]:
+                        raise ValueError(f"adapt() yielded a batch with incompatible shape. Expected "
+                                         f"{self._build_input_shape}, got {tuple(b.shape)}.")
+                batch_mean = np.mean(b, axis=self._reduce_axis)
+                batch_var = np.var(b, axis=self._reduce_axis)
+                count = int(np.prod([b.shape[d] for d in self._reduce_axis])) if self._reduce_axis else 1
+                total_count += count
+                bw = float(count) / total_count
+                ew = 1.0 - bw
+                # Keras 3's merge (the lack-of-fit sum of squares), in the layer's dtype
+                new_mean = total_mean * dt.type(ew) + batch_mean * dt.type(bw)
+                total_var = (total_var + (total_mean - new_mean) ** 2) * dt.type(ew) + \
+                    (batch_var + (batch_mean - new_mean) ** 2) * dt.type(bw)
+                total_mean = new_mean
+        self.adapt_mean.assign(np.asarray(total_mean, self._np_dtype))
+        self.adapt_variance.assign(np.asarray(total_var, self._np_dtype))
+        self.finalize_state()
+
+    def call(self, inputs):
+        if self.mean is None:
+            raise ValueError("You must call `.build(input_shape)` on the layer before using it.")
+        if self.input_mean is None:
+            self.finalize_state()   # (reads the weights: a restore or assign after adapt counts)
+        dt = self._np_dtype
+        x = inputs if aval_of(inputs).dtype == dt else M.cast(inputs, dt)
+        denom = M.maximum(M.sqrt(self.variance), backend.epsilon())
+        if self.invert:
+            return M.add(self.mean, M.multiply(x, denom))
+        return M.divide(M.subtract(x, self.mean), denom)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, invert=self.invert, mean=np.array(self.input_mean).tolist(),
+                   variance=np.array(self.input_variance).tolist())
+        return cfg
