@@ -33,6 +33,7 @@ from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.tensor_array import TensorArray  # noqa: F401
+from .ops.segment_ops import unique, unique_with_counts  # noqa: F401
 from .core import dtypes  # noqa: F401
 from . import errors  # noqa: F401
 

@@ -367,3 +367,58 @@ case("roll_two_axes", "lambda x: tf.roll(x, [1, -4], [0, 1])", [M23], None)
 case("roll_tensor_shift", "lambda x, s: tf.roll(x, s, 1)", [M23, _a(-1, i32)], None)
 case("roll_shape_mismatch", "lambda x: tf.roll(x, [1, 2], [0])", [M23], "roll")
 case("math_l2_normalize", "lambda x: tf.math.l2_normalize(x, axis=1)", [M23], None)
+
+# -- branch ops17 (wave 17): unique, segment ops, bincount, confusion_matrix, control flow, debugging ----
+SEG_D = _a([1.0, 2.0, 3.0, 4.0, 5.0])
+case("unique_values", "lambda x: tf.unique(x)", [_a([3, 1, 3, 2], i32)], None)
+case("unique_with_counts_nan", "lambda x: tf.unique_with_counts(x)", [_a([3.0, np.nan, 3.0, np.nan, -0.0, 0.0])],
+     None)
+case("unique_2d", "lambda x: tf.unique(x)", [M23], "unique")
+case("unique_out_idx_float", "lambda x: tf.unique(x, out_idx=tf.float32)", [V3], "unique")
+case("segment_sum_values", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 0, 2, 2, 3], i32)], None)
+case("segment_max_empty_segment", "lambda d, i: tf.math.segment_max(d, i)", [SEG_D, _a([0, 0, 2, 2, 3], i64)], None)
+case("segment_mean_int", "lambda d, i: tf.math.segment_mean(d, i)", [_a([1, 2, 4], i32), _a([0, 0, 1], i32)], None)
+case("segment_sum_unsorted_ids", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 1, 0, 2, 3], i32)],
+     "segment_sum")
+case("segment_sum_negative_id", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([-1, 0, 0, 2, 3], i32)],
+     "segment_sum")
+case("segment_sum_ids_length", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 0, 2, 2], i32)],
+     "segment_sum")
+case("segment_sum_float_ids", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, SEG_D], "segment_sum")
+case("segment_sum_2d_ids", "lambda d, i: tf.math.segment_sum(d, i)", [_a(np.ones((2, 2))), _a([[0, 0], [1, 1]], i32)],
+     "segment_sum")
+case("unsorted_segment_max_fill", "lambda d, i: tf.math.unsorted_segment_max(d, i, 4)",
+     [SEG_D, _a([0, 3, -1, 0, 3], i32)], None)
+case("unsorted_segment_min_int_fill", "lambda d, i: tf.math.unsorted_segment_min(d, i, 2)",
+     [_a([1, 2], i32), _a([0, 0], i32)], None)
+case("unsorted_segment_prod_2d_ids", "lambda d, i: tf.math.unsorted_segment_prod(d, i, 3)",
+     [M23 + 1, _a([[0, 1, 0], [2, 2, -1]], i32)], None)
+case("unsorted_segment_mean_int", "lambda d, i: tf.math.unsorted_segment_mean(d, i, 3)",
+     [_a([1, 2], i32), _a([0, 0], i32)], None)
+case("unsorted_segment_sqrt_n", "lambda d, i: tf.math.unsorted_segment_sqrt_n(d, i, 4)",
+     [SEG_D, _a([0, 3, -1, 0, 3], i32)], None)
+case("unsorted_segment_sum_id_too_big", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 4)",
+     [SEG_D, _a([0, 1, 5, 0, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_negative_num", "lambda d, i: tf.math.unsorted_segment_sum(d, i, -1)",
+     [SEG_D, _a([0, 1, 1, 0, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_shape_prefix", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 3)",
+     [M32, _a([1, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_bool_data", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 2)",
+     [np.array([True, False]), _a([0, 1], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sqrt_n_int", "lambda d, i: tf.math.unsorted_segment_sqrt_n(d, i, 2)",
+     [_a([1, 2], i32), _a([0, 0], i32)], "unsorted_segment_sqrt_n")
+case("bincount_values", "lambda a: tf.math.bincount(a, minlength=8)", [_a([1, 1, 2, 5], i32)], None)
+case("bincount_maxlength_weights", "lambda a, w: tf.math.bincount(a, weights=w, maxlength=3)",
+     [_a([1, 1, 2, 5], i32), _a([1.0, 2.0, 3.0, 4.0])], None)
+case("bincount_2d_float", "lambda a: tf.math.bincount(a)", [_a([[1, 2], [2, 3]])], None)
+case("bincount_negative", "lambda a: tf.math.bincount(a)", [_a([1, -1, 2], i32)], "bincount")
+case("bincount_weights_shape", "lambda a, w: tf.math.bincount(a, weights=w)", [_a([1, 1, 2, 5], i32), _a([1.0, 2.0])],
+     "bincount")
+case("confusion_matrix_weights", "lambda l, p, w: tf.math.confusion_matrix(l, p, 5, weights=w, dtype=tf.float32)",
+     [_a([1, 2, 4], i32), _a([2, 2, 4], i64), _a([0.5, 1.0, 2.0])], None)
+case("confusion_matrix_negative_label", "lambda l, p: tf.math.confusion_matrix(l, p, 5)",
+     [_a([-1, 2, 4], i32), _a([2, 2, 4], i32)], "labels")
+case("confusion_matrix_negative_prediction", "lambda l, p: tf.math.confusion_matrix(l, p, 5)",
+     [_a([1, 2, 4], i32), _a([2, -2, 4], i32)], "predictions")
+case("confusion_matrix_label_out_of_bound", "lambda l, p: tf.math.confusion_matrix(l, p, 3)",
+     [_a([1, 2, 4], i32), _a([2, 2, 1], i32)], "labels")
