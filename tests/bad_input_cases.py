@@ -422,3 +422,30 @@ case("confusion_matrix_negative_prediction", "lambda l, p: tf.math.confusion_mat
      [_a([1, 2, 4], i32), _a([2, -2, 4], i32)], "predictions")
 case("confusion_matrix_label_out_of_bound", "lambda l, p: tf.math.confusion_matrix(l, p, 3)",
      [_a([1, 2, 4], i32), _a([2, 2, 1], i32)], "labels")
+case("map_fn_values", "lambda x: tf.map_fn(lambda r: r * r, x)", [M32], None)
+case("map_fn_nested", "lambda x, i: tf.map_fn(lambda t: (t[0], t[1] * 2), (x, i))", [M32, _a([1, 2, 3], i32)], None)
+case("map_fn_output_dtype", "lambda x: tf.map_fn(lambda r: tf.cast(tf.reduce_sum(r), tf.int32), x)", [M32], "map_fn")
+case("map_fn_scalar_elems", "lambda x: tf.map_fn(lambda r: r, x)", [_a(1.0)], "map_fn")
+case("map_fn_lengths", "lambda x, i: tf.map_fn(lambda t: t[0], (x, i))", [M32, _a([1, 2], i32)], "map_fn")
+case("switch_case_in_range", "lambda i: tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)])",
+     [_a(0, i32)], None)
+case("switch_case_out_of_range", "lambda i: tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)])",
+     [_a(7, i32)], None)
+case("switch_case_negative_default",
+     "lambda i: tf.switch_case(i, [lambda: tf.constant(10)], default=lambda: tf.constant(-1))", [_a(-1, i64)], None)
+case("switch_case_float_index", "lambda i: tf.switch_case(i, [lambda: tf.constant(10)])", [_a(0.0)], "switch_case")
+case("case_first_true", "lambda a, b: tf.case([(a < b, lambda: a), (a < 5, lambda: b)], default=lambda: a * 0)",
+     [_a(2, i32), _a(3, i32)], None)
+case("case_no_pred_no_default", "lambda a, b: tf.case([(a > b, lambda: a), (a > 5, lambda: b)])",
+     [_a(2, i32), _a(3, i32)], "case")
+case("assert_equal_fails", "def f(x, y):\n    tf.debugging.assert_equal(x, y)\n    return x + 1.0", [V3, _a([1, 2, 4])],
+     "assert_equal")
+case("assert_less_holds", "def f(x, y):\n    tf.debugging.assert_less(x, y)\n    return x + 1.0", [V3, V3 + 1], None)
+case("assert_non_negative_fails", "def f(x):\n    tf.debugging.assert_non_negative(x)\n    return x",
+     [_a([1, -2, 3], i32)], "assert_non_negative")
+case("assert_rank_static", "def f(x):\n    tf.debugging.assert_rank(x, 2)\n    return x", [V3], "rank 2")
+case("check_numerics_nan", "lambda x: tf.debugging.check_numerics(x, 'my message')", [_a([1.0, np.nan])],
+     "my message")
+case("check_numerics_int", "lambda x: tf.debugging.check_numerics(x, 'm')", [I3], "check_numerics")
+case("ensure_shape_ok", "lambda x: tf.ensure_shape(x, [None, 3])", [M23], None)
+case("ensure_shape_mismatch", "lambda x: tf.ensure_shape(x, [3, 2])", [M23], "ensure_shape")

@@ -488,6 +488,8 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "getitem_add": _getitem_add_cases,
     "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
     "segment_reduce": _segment_reduce_cases,
+    "ensure_shape": lambda: [Case(f"ensure_shape{sh}", prim("ensure_shape", shape=sh), lambda a: a,
+                                  (np.linspace(-1, 1, 6).reshape(2, 3),)) for sh in [(2, 3), (None, 3), (None, None)]],
     "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
     "matmul": _matmul_cases,
     "dense": _dense_cases,

@@ -40,3 +40,40 @@ assert_p = Primitive("assert", _assert_impl, _assert_abstract, differentiable=Fa
                          "value after the condition) unless every entry of the condition holds")
 
 __all__ = ["assert_p"]
+
+
+# -- ensure_shape ----------------------------------------------------------------------------------
+# TF's EnsureShape: x, checked to have a shape compatible with ``shape`` (None: any size), with the
+# static shape refined to it. A pure primitive, not an assert: it has an output that later ops use
+# (so it runs before them and, as TF's, is dropped with them when nothing uses it), and its check
+# is of the shape, which a traced tensor with unknown dims does not have as a value.
+
+def _compatible(have, want):
+    return len(have) == len(want) and all(a is None or b is None or a == b for a, b in zip(have, want))
+
+
+def _shape_text(s):
+    return "[" + ",".join("?" if d is None else str(d) for d in s) + "]"
+
+
+def _ensure_shape_impl(x, *, shape):
+    s = np.shape(x)
+    if not _compatible(s, shape):
+        raise InvalidArgumentError(f"ensure_shape: shape of tensor input {_shape_text(s)} is not compatible with "
+                                   f"expected shape {_shape_text(shape)}")
+    return x
+
+
+def _ensure_shape_abstract(x, *, shape):
+    if not _compatible(x.shape, shape):
+        raise InvalidArgumentError(f"ensure_shape: shape of tensor input {_shape_text(x.shape)} is not compatible "
+                                   f"with expected shape {_shape_text(shape)}")
+    from ..aval import Aval
+    return Aval(tuple(b if a is None else a for a, b in zip(x.shape, shape)), x.dtype)
+
+
+ensure_shape_p = Primitive("ensure_shape", _ensure_shape_impl, _ensure_shape_abstract,
+                           lambda ct, out, x, *, shape: (ct,),
+                           doc="x unchanged, after checking its shape against shape (None: any size)")
+
+__all__ += ["ensure_shape_p"]
