@@ -14,3 +14,4 @@ from .ops.segment_ops import (segment_sum, segment_mean, segment_max, segment_mi
                               unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
                               unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, bincount,
                               confusion_matrix)
+from .ops.math_ops import cumprod  # noqa: F401,E402

@@ -449,3 +449,24 @@ case("check_numerics_nan", "lambda x: tf.debugging.check_numerics(x, 'my message
 case("check_numerics_int", "lambda x: tf.debugging.check_numerics(x, 'm')", [I3], "check_numerics")
 case("ensure_shape_ok", "lambda x: tf.ensure_shape(x, [None, 3])", [M23], None)
 case("ensure_shape_mismatch", "lambda x: tf.ensure_shape(x, [3, 2])", [M23], "ensure_shape")
+case("cumprod_exclusive_reverse", "lambda x: tf.math.cumprod(x, axis=1, exclusive=True, reverse=True)", [M23], None)
+case("cumprod_int", "lambda x: tf.math.cumprod(x)", [I3], None)
+case("cumprod_axis_out_of_range", "lambda x: tf.math.cumprod(x, axis=2)", [M23], "cumprod")
+case("cumprod_bool", "lambda x: tf.math.cumprod(x)", [B3], "cumprod")
+case("searchsorted_sides", "lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side='right'))",
+     [_a([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], i32), _a([[2, 4, 9], [0, 2, 6]], i32)], None)
+case("searchsorted_nan", "lambda s, v: tf.searchsorted(s, v)", [_a([1.0, 2.0]), _a([np.nan, -np.inf, 1.5])], None)
+case("searchsorted_rows_mismatch", "lambda s, v: tf.searchsorted(s, v)", [_a(np.zeros((2, 5)), i32), _a(np.zeros((3, 1)), i32)],
+     "searchsorted")
+case("searchsorted_dtypes", "lambda s, v: tf.searchsorted(s, v)", [_a(np.zeros((2, 5)), i32), _a(np.zeros((2, 1)))],
+     "searchsorted")
+case("histogram_fixed_width", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)",
+     [_a([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]), _a([0.0, 5.0])], None)
+case("histogram_fixed_width_bins", "lambda v, r: tf.histogram_fixed_width_bins(v, r, nbins=5)",
+     [_a([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]), _a([0.0, 5.0])], None)
+case("histogram_nan", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [_a([np.nan, 1.0]), _a([0.0, 5.0])],
+     "histogram")
+case("histogram_range_reversed", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [V3, _a([5.0, 0.0])],
+     "value_range")
+case("histogram_range_dtype", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [V3, _a([0.0, 5.0], f64)],
+     "histogram")

@@ -318,6 +318,37 @@ def _tensor_scatter_cases(name, ufunc):
     return cases
 
 
+def _cumprod_cases():
+    def ref(x, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        r = np.cumprod(x, axis=axis)
+        if exclusive:
+            r = np.concatenate([np.ones_like(np.take(r, [0], axis=axis)), np.delete(r, -1, axis=axis)], axis=axis)
+        return np.flip(r, axis) if reverse else r
+    rng = _rng("cumprod")
+    cases = []
+    for shape, axis in [((5,), 0), ((2, 3), 0), ((2, 3), 1), ((2, 3, 4), 2)]:
+        for ex, rev in itertools.product((False, True), repeat=2):
+            # (away from 0: TF's gradient formula, kept here, is 0 at a zero entry, not the derivative)
+            cases.append(Case(f"cumprod{shape}ax{axis}ex{int(ex)}rev{int(rev)}",
+                              prim("cumprod", axis=axis, exclusive=ex, reverse=rev),
+                              lambda a, axis=axis, ex=ex, rev=rev: ref(a, axis, ex, rev), (_signed(rng, shape, 0.5, 1.5),)))
+    return cases
+
+
+def _searchsorted_cases():
+    s = np.array([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], np.int32)
+    v = np.array([[2, 4, 9], [0, 2, 6]], np.int32)
+    sf = np.array([-1.0, 0.5, 0.5, 2.0])
+    vf = np.array([0.5, -3.0, 7.0, 1.0, 2.0])
+    return [Case(f"searchsorted[{side}]{a.dtype}", prim("searchsorted", side=side, out_type=np.dtype(np.int32)),
+                 (lambda x, y, side=side: np.stack([np.searchsorted(r, q, side=side) for r, q in
+                                                    zip(x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1]))])
+                  .reshape(y.shape).astype(np.int32)), (a, b))
+            for side in ("left", "right") for a, b in ((s, v), (sf, vf))]
+
+
 def _segment_reduce_cases():
     """Every kind and ids rule against a NumPy loop: sorted ids (an empty segment is 0),
     unsorted (negative ids dropped; an empty max/min segment is the dtype's lowest/highest),
@@ -488,6 +519,7 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "getitem_add": _getitem_add_cases,
     "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
     "segment_reduce": _segment_reduce_cases,
+    "cumprod": _cumprod_cases,
     "ensure_shape": lambda: [Case(f"ensure_shape{sh}", prim("ensure_shape", shape=sh), lambda a: a,
                                   (np.linspace(-1, 1, 6).reshape(2, 3),)) for sh in [(2, 3), (None, 3), (None, None)]],
     "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
@@ -608,6 +640,7 @@ def _floordiv_cases():
 
 FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
     "unique": _unique_forward_cases,
+    "searchsorted": _searchsorted_cases,
     "floordiv": _floordiv_cases,
     "sign": _nd_unary("sign", np.sign, [_XF, _XI, _SPECIAL[1:]]),
     "floor": _nd_unary("floor", np.floor, [_XF, _HALF]),
