@@ -470,3 +470,6 @@ case("histogram_range_reversed", "lambda v, r: tf.histogram_fixed_width(v, r, nb
      "value_range")
 case("histogram_range_dtype", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [V3, _a([0.0, 5.0], f64)],
      "histogram")
+case("bincount_per_row", "lambda a, w: tf.math.bincount(a, weights=w, axis=-1, minlength=5)",
+     [_a([[1, 2], [2, 3]], i32), _a([[1.0, 2.0], [3.0, 4.0]])], None)
+case("bincount_per_row_rank3", "lambda a: tf.math.bincount(a, axis=-1)", [_a(np.ones((2, 1, 2)), i32)], "bincount")

@@ -306,6 +306,33 @@ def test_bincount_edges_and_errors(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_bincount_per_row(mode):
+    a = np.array([[1, 2], [2, 3]], np.int32)
+    same(run(mode, lambda a: tf.math.bincount(a, axis=-1), a), [[0, 1, 1, 0], [0, 0, 1, 1]], np.int32)     # TF 2.21
+    same(run(mode, lambda a: tf.math.bincount(a, axis=-1, minlength=6), a),
+         [[0, 1, 1, 0, 0, 0], [0, 0, 1, 1, 0, 0]], np.int32)
+    same(run(mode, lambda a: tf.math.bincount(a, axis=-1, maxlength=3), a), [[0, 1, 1], [0, 0, 1]], np.int32)
+    same(run(mode, lambda a, w: tf.math.bincount(a, weights=w, axis=-1), a, np.array([[1., 2.], [3., 4.]], np.float32)),
+         [[0., 1., 2., 0.], [0., 0., 3., 4.]], np.float32)
+    same(run(mode, lambda a: tf.math.bincount(a, axis=-1), np.array([1, 2], np.int32)), [0, 1, 1], np.int32)
+    with pytest.raises(errors.InvalidArgumentError, match="2-D"):        # TF 2.21: "must be at most rank 2"
+        run(mode, lambda a: tf.math.bincount(a, axis=-1), np.ones((2, 1, 2), np.int32))
+    with pytest.raises(errors.InvalidArgumentError, match="must be non-negative"):
+        run(mode, lambda a: tf.math.bincount(a, axis=-1), np.array([[1, -2]], np.int32))
+    with pytest.raises(errors.InvalidArgumentError, match="axis must be None, 0 or -1"):   # TF 2.21: ValueError
+        tf.math.bincount(tf.constant(a), axis=1)
+
+
+def test_bincount_per_row_has_no_weight_gradient():
+    w = tf.constant([[1., 2.], [3., 4.]])
+    with tf.GradientTape() as t:
+        t.watch(w)
+        y = tf.reduce_sum(tf.math.bincount(tf.constant([[1, 2], [2, 3]]), weights=w, axis=-1))
+    with pytest.raises(NotImplementedError, match="no gradient"):
+        t.gradient(y, w)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_confusion_matrix(mode):
     lab, pred = np.array([1, 2, 4], np.int32), np.array([2, 2, 4], np.int32)
     want = np.zeros((5, 5), np.int32)

@@ -182,10 +182,14 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, 
     maxlength = None if maxlength is None else max(int(maxlength), 0)
     params = dict(kind="sum", num_segments=None, ids_rule="bincount", op=op, minlength=minlength or 0,
                   maxlength=maxlength)
-    if axis == -1 and len(aval_of(arr).shape) == 2:
-        raise NotImplementedError(f"{op}: axis=-1 (per-row counts) is not supported yet; count each row: "
-                                  "tapeflow.stack([tapeflow.math.bincount(r, minlength=n) for r in rows])")
-    out = bind(SG.segment_reduce_p, A.reshape(values, (-1,)), A.reshape(arr, (-1,)), **params)
+    nd = len(aval_of(arr).shape)
+    if axis == -1 and nd > 2:
+        raise InvalidArgumentError(f"{op}: axis=-1 counts each row of a 2-D arr; got rank {nd} "
+                                   f"(shape {fmt_shape(aval_of(arr).shape)})")
+    if axis == -1 and nd == 2:
+        out = bind(SG.segment_reduce_p, values, arr, **params, rows=True)
+    else:
+        out = bind(SG.segment_reduce_p, A.reshape(values, (-1,)), A.reshape(arr, (-1,)), **params)
     if binary_output:
         out = M.cast(M.greater(out, M.zeros_like_(out)), aval_of(out).dtype)
     return out

@@ -131,8 +131,10 @@ def _count(ids, *, num_segments, ids_rule, minlength, maxlength):
     return n
 
 
-def _segment_kernel(data, ids, *, kind, num_segments, ids_rule, op, minlength=0, maxlength=None):
+def _segment_kernel(data, ids, *, kind, num_segments, ids_rule, op, minlength=0, maxlength=None, rows=False):
     data, ids = np.asarray(data), np.asarray(ids)
+    if rows:
+        return _row_counts(data, ids, op=op, minlength=minlength, maxlength=maxlength)
     if data.shape[:ids.ndim] != ids.shape:   # (the rule checked the dims it knew)
         raise InvalidArgumentError(f"{op}: data.shape = {list(data.shape)} does not start with segment_ids.shape "
                                    f"= {list(ids.shape)}")
@@ -157,7 +159,22 @@ def _segment_kernel(data, ids, *, kind, num_segments, ids_rule, op, minlength=0,
     return out
 
 
-def _segment_abstract(data, ids, *, kind, num_segments, ids_rule, op, minlength=0, maxlength=None):
+def _row_counts(data, ids, *, op, minlength, maxlength):
+    """bincount(axis=-1): one count row per row of the 2-D ids, all of one length (the whole
+    array's max + 1, at least minlength, at most maxlength)."""
+    n = _count(ids, num_segments=None, ids_rule="bincount", minlength=minlength, maxlength=maxlength)
+    _check_ids(ids, data.shape, n, "bincount", op)
+    keep = ids < n
+    flat = (ids + np.arange(ids.shape[0], dtype=ids.dtype)[:, None] * ids.dtype.type(n))[keep]
+    out = np.zeros(ids.shape[0] * n, data.dtype)
+    np.add.at(out, flat, data[keep])
+    return out.reshape(ids.shape[0], n)
+
+
+def _segment_abstract(data, ids, *, kind, num_segments, ids_rule, op, minlength=0, maxlength=None, rows=False):
+    if rows and (kind != "sum" or ids_rule != "bincount" or len(ids.shape) != 2 or data.shape != ids.shape):
+        raise InvalidArgumentError(f"{op}: per-row counts take 2-D values and weights of one shape, got "
+                                   f"{fmt_shape(ids.shape)} and {fmt_shape(data.shape)}")
     allowed = _INT_DTYPES + ((np.dtype(np.int16),) if ids_rule == "unsorted" else ())
     if ids.dtype not in allowed:
         raise InvalidArgumentTypeError(f"{op}: segment ids must be {' or '.join(d.name for d in allowed)}, got "
@@ -174,6 +191,8 @@ def _segment_abstract(data, ids, *, kind, num_segments, ids_rule, op, minlength=
                                    f"segment_ids.shape = {fmt_shape(ids.shape)}; each row of data needs one id")
     if num_segments is not None and num_segments < 0:
         raise InvalidArgumentError(f"{op}: num_segments = {num_segments} must not be negative")
+    if rows:
+        return Aval((ids.shape[0], None), data.dtype)
     return Aval((num_segments,) + tuple(data.shape[len(ids.shape):]), data.dtype)
 
 
@@ -199,6 +218,12 @@ def gather_segments(values, ids, params):
 
 def _segment_vjp(ct, out, data, ids, **params):
     from ...ops import math_ops as M
+    if params.get("rows"):
+        # (the row offsets need the count length, which a trace does not know; TF registers no
+        # gradient for bincount at all)
+        raise NotImplementedError(f"{params['op']}: per-row counts (axis=-1) have no gradient w.r.t. the weights; "
+                                  "count each row with tapeflow.math.bincount(row, weights=w, minlength=n) "
+                                  "for a gradient")
     kind = params["kind"]
     if kind == "sum":
         return gather_segments(ct, ids, params), None
