@@ -35,6 +35,7 @@ import numpy as np
 
 from ..aval import Aval, fmt_shape
 from ..primitive import Primitive, bind
+from .indexing import _in_range
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 
 _INT_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -139,20 +140,22 @@ def _segment_kernel(data, ids, *, kind, num_segments, ids_rule, op, minlength=0,
         raise InvalidArgumentError(f"{op}: data.shape = {list(data.shape)} does not start with segment_ids.shape "
                                    f"= {list(ids.shape)}")
     n = _count(ids, num_segments=num_segments, ids_rule=ids_rule, minlength=minlength, maxlength=maxlength)
-    _check_ids(ids, data.shape, n, ids_rule, op)
     tail = data.shape[ids.ndim:]
     flat = ids.reshape(-1)
     rows = data.reshape((flat.size,) + tail)
-    keep = (flat >= 0) & (flat < n)
-    if not keep.all():
-        flat, rows = flat[keep], rows[keep]
+    # the common case, every id in [0, n): one pass (ids read as unsigned, a negative one is above
+    # any n), no checks or masks after it; it took the kernel's cost over a bare add.at from +6.6
+    # to +3.4 us at 1k float32 rows, from +33 to +10.5 us at 100k (300 interleaved pairs, medians)
+    if ids_rule == "sorted" or (flat.size and not _in_range(flat, n)):
+        _check_ids(ids, data.shape, n, ids_rule, op)
+        keep = (flat >= 0) & (flat < n)
+        if not keep.all():
+            flat, rows = flat[keep], rows[keep]
     out = np.full((n,) + tail, _fill(kind, data.dtype), data.dtype)
-    if kind == "sum" and data.dtype.kind == "f" and not tail and flat.size:
-        # one pass in C (np.add.at is several times slower); bincount sums in float64, in the
-        # rows' order, so a float32 sum is rounded once: at least as exact as add.at's
-        out[:] = np.bincount(flat, weights=rows, minlength=n)
-    else:
-        _UFUNC[kind].at(out, flat, rows)
+    # (NumPy 2's ufunc.at is a C loop: np.bincount(weights=) for a 1-D float sum measured the same,
+    # 3.0 vs 2.9 us at 1k rows and 146 vs 139 us at 100k, and sums in float64 where TF sums in
+    # the data's dtype: not taken)
+    _UFUNC[kind].at(out, flat, rows)
     if ids_rule == "sorted" and kind in ("max", "min") and n:
         empty = np.bincount(flat, minlength=n) == 0
         out[empty] = 0   # TF's sorted segment ops give 0 for an empty segment (the unsorted ones, the fill)
