@@ -161,3 +161,21 @@ def test_namespaces():
     for name in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "Assert"):
         assert getattr(tf, name) is getattr(tf.debugging, name)
     assert callable(tf.ensure_shape) and callable(tf.debugging.check_numerics)
+
+
+def test_checks_inside_loops_and_branches_run_when_their_code_runs():
+    f = tf.function(lambda x: tf.map_fn(lambda r: (tf.debugging.assert_positive(r), r * 2.)[1], x))
+    np.testing.assert_array_equal(f(tf.constant([[1., 2.]])).numpy(), [[2., 4.]])
+    with pytest.raises(errors.InvalidArgumentError, match="condition x > 0"):
+        f(tf.constant([[1., -2.]]))                     # in the scan's body, on the second row's values
+    h = tf.function(lambda k, x: tf.switch_case(k, [lambda: tf.debugging.check_numerics(x, "a"), lambda: x * 0.]))
+    assert np.isnan(h(tf.constant(1), tf.constant([np.nan])).numpy()).all()   # the branch not taken: no check
+    with pytest.raises(errors.InvalidArgumentError, match="a : Tensor had NaN values"):
+        h(tf.constant(0), tf.constant([np.nan]))
+
+    def g(x):   # a gradient re-runs the loop body without its checks (they ran in the forward pass)
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(tf.map_fn(lambda r: tf.debugging.check_numerics(r * r, "m"), x))
+        return t.gradient(y, x)
+    np.testing.assert_array_equal(tf.function(g)(tf.constant([[1., 2.]])).numpy(), [[2., 4.]])
