@@ -21,10 +21,10 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             concat, stack, unstack, split, tile, repeat, pad, reverse, slice, gather, gather_nd,
                             take_along_axis, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update,
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
-                            tensor_scatter_nd_max, tensor_scatter_nd_min, roll)
+                            tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
-from . import math, nn, random, linalg, image  # noqa: F401
+from . import math, nn, random, linalg, image, debugging  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop, scan  # noqa: F401
@@ -33,6 +33,9 @@ from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.tensor_array import TensorArray  # noqa: F401
+from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401,E501
+from .ops.control_flow_ops import map_fn, switch_case, case  # noqa: F401
+from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
 from . import errors  # noqa: F401
 

@@ -10,3 +10,8 @@ from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, f
                            argmax, argmin, cumsum, add_n, cast, matmul, tensordot, einsum, where)
 from .ops.array_ops import top_k  # noqa: F401
 from .ops.nn_ops import l2_normalize  # noqa: F401  (tf.math.l2_normalize is tf.nn.l2_normalize)
+from .ops.segment_ops import (segment_sum, segment_mean, segment_max, segment_min, segment_prod,  # noqa: F401,E402
+                              unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max,
+                              unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, bincount,
+                              confusion_matrix)
+from .ops.math_ops import cumprod  # noqa: F401,E402

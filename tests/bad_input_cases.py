@@ -436,3 +436,108 @@ case("keras17_repeat_vector_rank3", "r = tf.keras.layers.RepeatVector(2)\nf = la
      [_a(np.ones((2, 3, 4)))], "repeat_vector")
 case("keras17_permute_rank_mismatch", "p = tf.keras.layers.Permute((2, 1))\nf = lambda x: p(x)",
      [_a(np.ones((2, 3, 4, 5)))], "permute")
+# -- branch ops17 (wave 17): unique, segment ops, bincount, confusion_matrix, control flow, debugging ----
+SEG_D = _a([1.0, 2.0, 3.0, 4.0, 5.0])
+case("unique_values", "lambda x: tf.unique(x)", [_a([3, 1, 3, 2], i32)], None)
+case("unique_with_counts_nan", "lambda x: tf.unique_with_counts(x)", [_a([3.0, np.nan, 3.0, np.nan, -0.0, 0.0])],
+     None)
+case("unique_2d", "lambda x: tf.unique(x)", [M23], "unique")
+case("unique_out_idx_float", "lambda x: tf.unique(x, out_idx=tf.float32)", [V3], "unique")
+case("segment_sum_values", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 0, 2, 2, 3], i32)], None)
+case("segment_max_empty_segment", "lambda d, i: tf.math.segment_max(d, i)", [SEG_D, _a([0, 0, 2, 2, 3], i64)], None)
+case("segment_mean_int", "lambda d, i: tf.math.segment_mean(d, i)", [_a([1, 2, 4], i32), _a([0, 0, 1], i32)], None)
+case("segment_sum_unsorted_ids", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 1, 0, 2, 3], i32)],
+     "segment_sum")
+case("segment_sum_negative_id", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([-1, 0, 0, 2, 3], i32)],
+     "segment_sum")
+case("segment_sum_ids_length", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, _a([0, 0, 2, 2], i32)],
+     "segment_sum")
+case("segment_sum_float_ids", "lambda d, i: tf.math.segment_sum(d, i)", [SEG_D, SEG_D], "segment_sum")
+case("segment_sum_2d_ids", "lambda d, i: tf.math.segment_sum(d, i)", [_a(np.ones((2, 2))), _a([[0, 0], [1, 1]], i32)],
+     "segment_sum")
+case("unsorted_segment_max_fill", "lambda d, i: tf.math.unsorted_segment_max(d, i, 4)",
+     [SEG_D, _a([0, 3, -1, 0, 3], i32)], None)
+case("unsorted_segment_min_int_fill", "lambda d, i: tf.math.unsorted_segment_min(d, i, 2)",
+     [_a([1, 2], i32), _a([0, 0], i32)], None)
+case("unsorted_segment_prod_2d_ids", "lambda d, i: tf.math.unsorted_segment_prod(d, i, 3)",
+     [M23 + 1, _a([[0, 1, 0], [2, 2, -1]], i32)], None)
+case("unsorted_segment_mean_int", "lambda d, i: tf.math.unsorted_segment_mean(d, i, 3)",
+     [_a([1, 2], i32), _a([0, 0], i32)], None)
+case("unsorted_segment_sqrt_n", "lambda d, i: tf.math.unsorted_segment_sqrt_n(d, i, 4)",
+     [SEG_D, _a([0, 3, -1, 0, 3], i32)], None)
+case("unsorted_segment_sum_id_too_big", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 4)",
+     [SEG_D, _a([0, 1, 5, 0, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_negative_num", "lambda d, i: tf.math.unsorted_segment_sum(d, i, -1)",
+     [SEG_D, _a([0, 1, 1, 0, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_shape_prefix", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 3)",
+     [M32, _a([1, 0], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sum_bool_data", "lambda d, i: tf.math.unsorted_segment_sum(d, i, 2)",
+     [np.array([True, False]), _a([0, 1], i32)], "unsorted_segment_sum")
+case("unsorted_segment_sqrt_n_int", "lambda d, i: tf.math.unsorted_segment_sqrt_n(d, i, 2)",
+     [_a([1, 2], i32), _a([0, 0], i32)], "unsorted_segment_sqrt_n")
+case("bincount_values", "lambda a: tf.math.bincount(a, minlength=8)", [_a([1, 1, 2, 5], i32)], None)
+case("bincount_maxlength_weights", "lambda a, w: tf.math.bincount(a, weights=w, maxlength=3)",
+     [_a([1, 1, 2, 5], i32), _a([1.0, 2.0, 3.0, 4.0])], None)
+case("bincount_2d_float", "lambda a: tf.math.bincount(a)", [_a([[1, 2], [2, 3]])], None)
+case("bincount_negative", "lambda a: tf.math.bincount(a)", [_a([1, -1, 2], i32)], "bincount")
+case("bincount_weights_shape", "lambda a, w: tf.math.bincount(a, weights=w)", [_a([1, 1, 2, 5], i32), _a([1.0, 2.0])],
+     "bincount")
+case("confusion_matrix_weights", "lambda l, p, w: tf.math.confusion_matrix(l, p, 5, weights=w, dtype=tf.float32)",
+     [_a([1, 2, 4], i32), _a([2, 2, 4], i64), _a([0.5, 1.0, 2.0])], None)
+case("confusion_matrix_negative_label", "lambda l, p: tf.math.confusion_matrix(l, p, 5)",
+     [_a([-1, 2, 4], i32), _a([2, 2, 4], i32)], "labels")
+case("confusion_matrix_negative_prediction", "lambda l, p: tf.math.confusion_matrix(l, p, 5)",
+     [_a([1, 2, 4], i32), _a([2, -2, 4], i32)], "predictions")
+case("confusion_matrix_label_out_of_bound", "lambda l, p: tf.math.confusion_matrix(l, p, 3)",
+     [_a([1, 2, 4], i32), _a([2, 2, 1], i32)], "labels")
+case("map_fn_values", "lambda x: tf.map_fn(lambda r: r * r, x)", [M32], None)
+case("map_fn_nested", "lambda x, i: tf.map_fn(lambda t: (t[0], t[1] * 2), (x, i))", [M32, _a([1, 2, 3], i32)], None)
+case("map_fn_output_dtype", "lambda x: tf.map_fn(lambda r: tf.cast(tf.reduce_sum(r), tf.int32), x)", [M32], "map_fn")
+case("map_fn_scalar_elems", "lambda x: tf.map_fn(lambda r: r, x)", [_a(1.0)], "map_fn")
+case("map_fn_lengths", "lambda x, i: tf.map_fn(lambda t: t[0], (x, i))", [M32, _a([1, 2], i32)], "map_fn")
+case("switch_case_in_range", "lambda i: tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)])",
+     [_a(0, i32)], None)
+case("switch_case_out_of_range", "lambda i: tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)])",
+     [_a(7, i32)], None)
+case("switch_case_negative_default",
+     "lambda i: tf.switch_case(i, [lambda: tf.constant(10)], default=lambda: tf.constant(-1))", [_a(-1, i64)], None)
+case("switch_case_float_index", "lambda i: tf.switch_case(i, [lambda: tf.constant(10)])", [_a(0.0)], "switch_case")
+case("case_first_true", "lambda a, b: tf.case([(a < b, lambda: a), (a < 5, lambda: b)], default=lambda: a * 0)",
+     [_a(2, i32), _a(3, i32)], None)
+case("case_no_pred_no_default", "lambda a, b: tf.case([(a > b, lambda: a), (a > 5, lambda: b)])",
+     [_a(2, i32), _a(3, i32)], "case")
+case("assert_equal_fails", "def f(x, y):\n    tf.debugging.assert_equal(x, y)\n    return x + 1.0", [V3, _a([1, 2, 4])],
+     "assert_equal")
+case("assert_less_holds", "def f(x, y):\n    tf.debugging.assert_less(x, y)\n    return x + 1.0", [V3, V3 + 1], None)
+case("assert_non_negative_fails", "def f(x):\n    tf.debugging.assert_non_negative(x)\n    return x",
+     [_a([1, -2, 3], i32)], "assert_non_negative")
+case("assert_rank_static", "def f(x):\n    tf.debugging.assert_rank(x, 2)\n    return x", [V3], "rank 2")
+case("check_numerics_nan", "lambda x: tf.debugging.check_numerics(x, 'my message')", [_a([1.0, np.nan])],
+     "my message")
+case("check_numerics_int", "lambda x: tf.debugging.check_numerics(x, 'm')", [I3], "check_numerics")
+case("ensure_shape_ok", "lambda x: tf.ensure_shape(x, [None, 3])", [M23], None)
+case("ensure_shape_mismatch", "lambda x: tf.ensure_shape(x, [3, 2])", [M23], "ensure_shape")
+case("cumprod_exclusive_reverse", "lambda x: tf.math.cumprod(x, axis=1, exclusive=True, reverse=True)", [M23], None)
+case("cumprod_int", "lambda x: tf.math.cumprod(x)", [I3], None)
+case("cumprod_axis_out_of_range", "lambda x: tf.math.cumprod(x, axis=2)", [M23], "cumprod")
+case("cumprod_bool", "lambda x: tf.math.cumprod(x)", [B3], "cumprod")
+case("searchsorted_sides", "lambda s, v: (tf.searchsorted(s, v), tf.searchsorted(s, v, side='right'))",
+     [_a([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], i32), _a([[2, 4, 9], [0, 2, 6]], i32)], None)
+case("searchsorted_nan", "lambda s, v: tf.searchsorted(s, v)", [_a([1.0, 2.0]), _a([np.nan, -np.inf, 1.5])], None)
+case("searchsorted_rows_mismatch", "lambda s, v: tf.searchsorted(s, v)", [_a(np.zeros((2, 5)), i32), _a(np.zeros((3, 1)), i32)],
+     "searchsorted")
+case("searchsorted_dtypes", "lambda s, v: tf.searchsorted(s, v)", [_a(np.zeros((2, 5)), i32), _a(np.zeros((2, 1)))],
+     "searchsorted")
+case("histogram_fixed_width", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)",
+     [_a([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]), _a([0.0, 5.0])], None)
+case("histogram_fixed_width_bins", "lambda v, r: tf.histogram_fixed_width_bins(v, r, nbins=5)",
+     [_a([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]), _a([0.0, 5.0])], None)
+case("histogram_nan", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [_a([np.nan, 1.0]), _a([0.0, 5.0])],
+     "histogram")
+case("histogram_range_reversed", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [V3, _a([5.0, 0.0])],
+     "value_range")
+case("histogram_range_dtype", "lambda v, r: tf.histogram_fixed_width(v, r, nbins=5)", [V3, _a([0.0, 5.0], f64)],
+     "histogram")
+case("bincount_per_row", "lambda a, w: tf.math.bincount(a, weights=w, axis=-1, minlength=5)",
+     [_a([[1, 2], [2, 3]], i32), _a([[1.0, 2.0], [3.0, 4.0]])], None)
+case("bincount_per_row_rank3", "lambda a: tf.math.bincount(a, axis=-1)", [_a(np.ones((2, 1, 2)), i32)], "bincount")

@@ -27,9 +27,9 @@ BACKENDS = ["python", "interpreter"]
 TABLE = {**TP.GRAD_CASES, **TP.FORWARD_CASES}
 #: primitives tested below on their own: effects, or sub-graphs in their params (and the
 #: compiler-made fused_elementwise, which test_fusion.py covers)
-SPECIAL = {"random_normal", "random_uniform", "read_variable", "assign_variable", "print",
+SPECIAL = {"random_normal", "random_uniform", "read_variable", "assign_variable", "print", "assert",
            "cond", "while_loop", "scan", "fused_elementwise",
-           "py_call"}  # py_call: tests/test_script_ops.py and test_primitives.py
+           "py_call"}  # py_call: tests/test_script_ops.py and test_primitives.py; assert: test_debugging.py
 
 
 def _cases():

@@ -318,6 +318,91 @@ def _tensor_scatter_cases(name, ufunc):
     return cases
 
 
+def _cumprod_cases():
+    def ref(x, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        r = np.cumprod(x, axis=axis)
+        if exclusive:
+            r = np.concatenate([np.ones_like(np.take(r, [0], axis=axis)), np.delete(r, -1, axis=axis)], axis=axis)
+        return np.flip(r, axis) if reverse else r
+    rng = _rng("cumprod")
+    cases = []
+    for shape, axis in [((5,), 0), ((2, 3), 0), ((2, 3), 1), ((2, 3, 4), 2)]:
+        for ex, rev in itertools.product((False, True), repeat=2):
+            # (away from 0: TF's gradient formula, kept here, is 0 at a zero entry, not the derivative)
+            cases.append(Case(f"cumprod{shape}ax{axis}ex{int(ex)}rev{int(rev)}",
+                              prim("cumprod", axis=axis, exclusive=ex, reverse=rev),
+                              lambda a, axis=axis, ex=ex, rev=rev: ref(a, axis, ex, rev), (_signed(rng, shape, 0.5, 1.5),)))
+    return cases
+
+
+def _searchsorted_cases():
+    s = np.array([[0, 3, 9, 9, 10], [1, 2, 3, 4, 5]], np.int32)
+    v = np.array([[2, 4, 9], [0, 2, 6]], np.int32)
+    sf = np.array([-1.0, 0.5, 0.5, 2.0])
+    vf = np.array([0.5, -3.0, 7.0, 1.0, 2.0])
+    return [Case(f"searchsorted[{side}]{a.dtype}", prim("searchsorted", side=side, out_type=np.dtype(np.int32)),
+                 (lambda x, y, side=side: np.stack([np.searchsorted(r, q, side=side) for r, q in
+                                                    zip(x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1]))])
+                  .reshape(y.shape).astype(np.int32)), (a, b))
+            for side in ("left", "right") for a, b in ((s, v), (sf, vf))]
+
+
+def _segment_reduce_cases():
+    """Every kind and ids rule against a NumPy loop: sorted ids (an empty segment is 0),
+    unsorted (negative ids dropped; an empty max/min segment is the dtype's lowest/highest),
+    bincount (ids >= maxlength dropped, minlength padding)."""
+    def ref_for(kind, n, rule, maxlength=None):
+        uf = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}[kind]
+
+        def ref(d, ids):
+            k = n if n is not None else int(ids.max()) + 1
+            if maxlength is not None:
+                k = min(k, maxlength)
+            fill = {"sum": 0.0, "prod": 1.0, "max": np.finfo(d.dtype).min, "min": np.finfo(d.dtype).max}[kind]
+            out = np.full((k,) + d.shape[ids.ndim:], fill, d.dtype)
+            flat, rows = ids.reshape(-1), d.reshape((ids.size,) + d.shape[ids.ndim:])
+            for i, r in zip(flat, rows):
+                if 0 <= i < k:
+                    out[i] = uf(out[i], r)
+            if rule == "sorted" and kind in ("max", "min"):
+                out[np.bincount(flat, minlength=k) == 0] = 0
+            return out
+        return ref
+
+    rng = _rng("segment_reduce")
+    out = []
+    sorted_ids = np.array([0, 0, 2, 2, 2, 4], np.int32)
+    unsorted_ids = np.array([[3, -1, 0], [2, 1, 0]], np.int64)
+    for kind in ("sum", "max", "min", "prod"):
+        d = _distinct(rng, (6, 2)) + 0.05
+        out.append(Case(f"segment_reduce[{kind}, sorted]",
+                        prim("segment_reduce", kind=kind, num_segments=None, ids_rule="sorted", op="segment_" + kind),
+                        ref_for(kind, None, "sorted"), (d, sorted_ids)))
+        d = _distinct(rng, (2, 3)) + 0.05
+        # (max/min: no empty segment, whose fill, the dtype's lowest, swamps a finite difference)
+        n = 4 if kind in ("max", "min") else 5
+        out.append(Case(f"segment_reduce[{kind}, unsorted]",
+                        prim("segment_reduce", kind=kind, num_segments=n, ids_rule="unsorted", op="u_" + kind),
+                        ref_for(kind, n, "unsorted"), (d, unsorted_ids)))
+    out.append(Case("segment_reduce[sum, bincount]",
+                    prim("segment_reduce", kind="sum", num_segments=None, ids_rule="bincount", op="bincount",
+                         minlength=0, maxlength=3),
+                    ref_for("sum", None, "bincount", maxlength=3), (_distinct(rng, (5,)), np.array([1, 4, 0, 1, 2]))))
+    return out
+
+
+def _unique_forward_cases():
+    x = np.array([3., 1., 3., np.nan, np.nan, 0., -0., 1.], np.float32)
+    want = (np.array([0, 1, 3, 4, 5]), np.array([0, 1, 0, 2, 3, 4, 4, 1], np.int32), np.array([2, 2, 1, 1, 2], np.int32))
+    xi = np.array([5, 5, 5], np.int64)
+    want_i = (np.array([0]), np.array([0, 0, 0], np.int64), np.array([3], np.int64))
+    return [Case(f"unique[{k}]{x.dtype}", (lambda a, k=k, d=d: bind(P["unique"], a, out_idx=d)[k]),
+                 (lambda a, k=k, w=w: w[k]), (x,))
+            for x, w, d in ((x, want, np.dtype(np.int32)), (xi, want_i, np.dtype(np.int64))) for k in range(3)]
+
+
 def _getitem_add_cases():
     rng = _rng("getitem_add")
     like = rng.uniform(-2, 2, (4, 3))
@@ -448,6 +533,10 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "getitem": _getitem_cases,
     "getitem_add": _getitem_add_cases,
     "tensor_scatter_max": _tensor_scatter_cases("tensor_scatter_max", np.maximum),
+    "segment_reduce": _segment_reduce_cases,
+    "cumprod": _cumprod_cases,
+    "ensure_shape": lambda: [Case(f"ensure_shape{sh}", prim("ensure_shape", shape=sh), lambda a: a,
+                                  (np.linspace(-1, 1, 6).reshape(2, 3),)) for sh in [(2, 3), (None, 3), (None, None)]],
     "tensor_scatter_min": _tensor_scatter_cases("tensor_scatter_min", np.minimum),
     "matmul": _matmul_cases,
     "dense": _dense_cases,
@@ -566,6 +655,8 @@ def _floordiv_cases():
 
 
 FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
+    "unique": _unique_forward_cases,
+    "searchsorted": _searchsorted_cases,
     "floordiv": _floordiv_cases,
     "sign": _nd_unary("sign", np.sign, [_XF, _XI, _SPECIAL[1:]]),
     "floor": _nd_unary("floor", np.floor, [_XF, _HALF]),
@@ -853,6 +944,18 @@ def test_print_writes_template_and_values(capsys):
     assert P["print"].effect == "io"
 
 
+def test_assert_raises_with_its_message_only_when_the_condition_fails():
+    t = tf.constant([1, -2, 3])
+    assert bind(P["assert"], tf.constant([True, True]), t, template=("never",), summarize=3) == ()
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        bind(P["assert"], tf.constant([True, False]), t, template=("x has a negative entry: x = ", None),
+             summarize=3)
+    assert str(e.value).startswith("x has a negative entry: x = [1 -2 3]")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="the condition must be bool"):
+        bind(P["assert"], t, template=("x",), summarize=3)
+    assert P["assert"].effect == "io" and not P["assert"].differentiable
+
+
 def test_random_normal_seeded_and_distribution():
     g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
     a = bind(P["random_normal"], shape=(20000,), dtype=np.dtype(np.float32), mean=2.0, stddev=3.0, gen=g1)
@@ -906,6 +1009,7 @@ EFFECT_TESTS = {
     "read_variable": [test_read_variable_snapshot_and_gradient, test_read_variable_of_untrainable_variable_is_not_watched],
     "assign_variable": [test_assign_variable_replaces_buffer_and_keeps_dtype, test_assign_variable_is_not_recorded_by_tapes],
     "print": [test_print_writes_template_and_values],
+    "assert": [test_assert_raises_with_its_message_only_when_the_condition_fails],
     "random_normal": [test_random_normal_seeded_and_distribution, test_random_primitives_reject_unknown_shapes],
     "random_uniform": [test_random_uniform_seeded_and_distribution],
     "py_call": [test_py_call_runs_the_function_each_call_and_checks_declared_outputs],

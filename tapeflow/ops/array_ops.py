@@ -628,6 +628,19 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     return take_along_axis(values, argsort(values, axis, direction), axis)
 
 
+def searchsorted(sorted_sequence, values, side="left", out_type=np.int32, name=None):
+    """For each row of values (last axis), the positions in the matching sorted row where
+    they would be inserted: before equal entries (side 'left') or after them ('right')."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    d = _dt.np_dtype(out_type)
+    if d not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise InvalidArgumentTypeError(f"searchsorted: out_type must be int32 or int64, got {d.name}")
+    s = sorted_sequence if isinstance(sorted_sequence, Tensor) else convert_to_tensor(sorted_sequence)
+    v = values if isinstance(values, Tensor) else convert_to_tensor(values)
+    return bind(R.searchsorted_p, s, v, side=side, out_type=d)
+
+
 class TopKResult(tuple):
     @property
     def values(self):

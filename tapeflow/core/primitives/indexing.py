@@ -145,6 +145,18 @@ def _getitem_abstract(x, *idx, key, bounds=None):
     except IndexError as e:
         raise InvalidArgumentIndexError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
     shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
+    if any(a.dtype.kind in "iu" and None in a.shape for a in idx):
+        # an integer index of unknown length (unique's positions, a traced where): its dummy
+        # had length 1; the dims that change with length 2 follow it, so they are unknown
+        # too (a gather at n positions has n rows, not 1)
+        dummies2 = [np.zeros(tuple(2 if d is None else d for d in a.shape), a.dtype) if a.dtype.kind in "iu"
+                    else m for a, m in zip(idx, dummies)]
+        try:
+            r2 = _dummy(x.shape, x.dtype)[decode_key(key, dummies2)]
+        except IndexError:   # (length 2 does not broadcast with the other indices: they fix it at 1)
+            r2 = r
+        if r2.ndim == len(shape):
+            shape = tuple(None if d != d2 else d for d, d2 in zip(shape, r2.shape))
     if dyn:
         # the masked axes collapse to one axis of unknown length
         shape = _mask_shape(x, idx, key, shape)

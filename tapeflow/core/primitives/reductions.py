@@ -235,6 +235,40 @@ cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
                          _cumsum_kernel(g, axis, exclusive, not reverse),))
 
 
+def _cumprod_kernel(x, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    r = np.cumprod(x, axis=axis, dtype=x.dtype)   # (integers wrap in their own dtype, as TF's)
+    if exclusive:
+        r = np.concatenate([np.ones_like(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)], axis=axis)
+    if reverse:
+        r = np.flip(r, axis)
+    return r
+
+
+def _cumprod_abstract(x, axis, exclusive, reverse):
+    if x.dtype.kind not in "fiu":
+        raise InvalidArgumentTypeError(f"cumprod: expects numbers (float or int), got {x.dtype.name} "
+                                       f"{fmt_shape(x.shape)}")
+    if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
+        raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim} "
+                                   f"(shape {fmt_shape(x.shape)})")
+    return Aval(x.shape, x.dtype)
+
+
+def _cumprod_vjp(g, out, x, axis, exclusive, reverse):
+    # TF's _CumprodGrad: cumsum(out * g, reversed) / x, with div_no_nan: exact where x != 0; at a
+    # zero entry TF's formula gives 0 (the true derivative there is the product of the others),
+    # kept so that gradients match TF's. Written in ops: it differentiates again.
+    from ...ops import math_ops as M
+    s = bind(cumsum_p, M.multiply(out, g), axis=axis, exclusive=exclusive, reverse=not reverse)
+    return (M.divide_no_nan(s, x),)
+
+
+cumprod_p = Primitive("cumprod", _cumprod_kernel, _cumprod_abstract, _cumprod_vjp, aliases=False,
+                      doc="running product along axis (exclusive: shifted, starting at 1; reverse: from the end)")
+
+
 def _argsort_kernel(x, axis, descending):
     if descending:
         # stable descending order: sort the negated keys (ints: bitwise-not keeps order reversal exact)
@@ -245,3 +279,33 @@ def _argsort_kernel(x, axis, descending):
 
 argsort_p = Primitive("argsort", _argsort_kernel, lambda x, axis, descending: Aval(x.shape, np.int32),
                       differentiable=False, aliases=False)
+
+
+def _searchsorted_kernel(sorted_sequence, values, side, out_type):
+    s, v = np.asarray(sorted_sequence), np.asarray(values)
+    rows_s, rows_v = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
+    if rows_s.shape[0] != rows_v.shape[0]:
+        raise InvalidArgumentError(f"searchsorted: the leading dims of sorted_sequence {fmt_shape(s.shape)} and "
+                                   f"values {fmt_shape(v.shape)} must match (one row of values per sorted row)")
+    out = np.empty(rows_v.shape, out_type)
+    for r in range(rows_v.shape[0]):
+        out[r] = np.searchsorted(rows_s[r], rows_v[r], side=side)
+    if side == "left" and v.dtype.kind == "f":
+        # TF's lower_bound compares with <, which no NaN satisfies: a NaN goes first (NumPy: last)
+        out[np.isnan(rows_v)] = 0
+    return out.reshape(v.shape)
+
+
+def _searchsorted_abstract(sorted_sequence, values, side, out_type):
+    if not sorted_sequence.shape or not values.shape:
+        raise InvalidArgumentError(f"searchsorted: sorted_sequence and values need rank >= 1 (rows in their last "
+                                   f"axis), got {fmt_shape(sorted_sequence.shape)} and {fmt_shape(values.shape)}")
+    if sorted_sequence.dtype != values.dtype:
+        raise InvalidArgumentTypeError(f"searchsorted: sorted_sequence ({sorted_sequence.dtype.name}) and values "
+                                       f"({values.dtype.name}) need one dtype")
+    return Aval(values.shape, np.dtype(out_type))
+
+
+searchsorted_p = Primitive("searchsorted", _searchsorted_kernel, _searchsorted_abstract, differentiable=False,
+                           aliases=False, doc="per row (last axis), where each value would go in the sorted row: "
+                                              "side 'left' (first position) or 'right' (after equal entries)")
