@@ -94,3 +94,29 @@ def test_get():
     assert isinstance(metrics.get("SparseCategoricalAccuracy"), metrics.SparseCategoricalAccuracy)
     with pytest.raises(ValueError, match="unknown metric"):
         metrics.get("nope")
+
+
+def test_crossentropy_metrics_as_tf():
+    # TF 2.21's values (keras.metrics.*Crossentropy: the mean of the loss function per sample)
+    M = tf.keras.metrics
+    yt = np.array([1, 2, 0])
+    yp = np.array([[0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.7, 0.2, 0.1]], np.float32)
+
+    def r(m, *a, **k):
+        m.update_state(*a, **k)
+        return float(m.result())
+
+    np.testing.assert_allclose(r(M.SparseCategoricalCrossentropy(), yt, yp), 0.363548, rtol=1e-5)
+    np.testing.assert_allclose(r(M.SparseCategoricalCrossentropy(from_logits=True), yt, yp), 0.769367, rtol=1e-5)
+    np.testing.assert_allclose(r(M.SparseCategoricalCrossentropy(), yt, yp, sample_weight=[1., 0., 2.]), 0.312165,
+                               rtol=1e-5)
+    oh = np.eye(3)[yt]
+    np.testing.assert_allclose(r(M.CategoricalCrossentropy(), oh, yp), 0.363548, rtol=1e-5)
+    np.testing.assert_allclose(r(M.CategoricalCrossentropy(label_smoothing=0.1), oh, yp), 0.469712, rtol=1e-5)
+    bt, bp = np.array([[1.], [0.], [1.]]), np.array([[0.9], [0.3], [0.4]], np.float32)
+    np.testing.assert_allclose(r(M.BinaryCrossentropy(), bt, bp), 0.459442, rtol=1e-5)
+    np.testing.assert_allclose(r(M.BinaryCrossentropy(from_logits=True), bt, bp), 0.569508, rtol=1e-5)
+    np.testing.assert_allclose(r(M.BinaryCrossentropy(label_smoothing=0.2), bt, bp), 0.547411, rtol=1e-5)
+    m = M.get("sparse_categorical_crossentropy")
+    assert m.name == "sparse_categorical_crossentropy"
+    assert sorted(m.get_config()) == ["axis", "dtype", "from_logits", "ignore_class", "name"]

@@ -24,7 +24,8 @@ __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Ac
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
            "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
            "CategoricalHinge", "CosineSimilarity", "LogCoshError", "MeanAbsolutePercentageError",
-           "MeanSquaredLogarithmicError", "RootMeanSquaredError", "get", "for_compile"]
+           "MeanSquaredLogarithmicError", "RootMeanSquaredError", "BinaryCrossentropy", "CategoricalCrossentropy",
+           "SparseCategoricalCrossentropy", "get", "for_compile"]
 
 
 class Metric(Module):
@@ -255,6 +256,32 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
 
     def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
         super().__init__(sparse_top_k_categorical_accuracy, name, dtype, k=k)
+
+
+class BinaryCrossentropy(MeanMetricWrapper):
+    """Keras 3's: the mean of ``binary_crossentropy`` per sample (the loss function's formula)."""
+    _direction = "down"
+
+    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0):
+        super().__init__(_losses.binary_crossentropy, name, dtype, from_logits=from_logits,
+                         label_smoothing=label_smoothing)
+
+
+class CategoricalCrossentropy(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False, label_smoothing=0, axis=-1):
+        super().__init__(_losses.categorical_crossentropy, name, dtype, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    _direction = "down"
+
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False, ignore_class=None,
+                 axis=-1):
+        super().__init__(_losses.sparse_categorical_crossentropy, name, dtype, from_logits=from_logits,
+                         ignore_class=ignore_class, axis=axis)
 
 
 class KLDivergence(MeanMetricWrapper):
@@ -732,6 +759,8 @@ _BY_NAME = {
     "logcosh": LogCoshError, "mean_absolute_percentage_error": MeanAbsolutePercentageError,
     "mape": MeanAbsolutePercentageError, "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
     "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
+    "binary_crossentropy": BinaryCrossentropy, "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
 }
 
 
