@@ -53,3 +53,11 @@ def test_names_inside_tf2_namespaces_name_the_feature(get, words):
         get()
     with pytest.raises(AttributeError, match="no attribute 'Foo'"):
         tf.train.Foo
+
+
+def test_tf_experimental_numpy_says_it_is_out_of_scope():
+    # TF's tf_numpy guide starts with `import tensorflow.experimental.numpy as tnp`
+    with pytest.raises(ImportError, match="tf.experimental.numpy: .*out of scope"):
+        import tapeflow.experimental.numpy  # noqa: F401
+    with pytest.raises(NotImplementedError, match="tf.experimental.dtensor: .*out of scope"):
+        tf.experimental.dtensor
