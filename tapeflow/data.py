@@ -519,7 +519,10 @@ class _BatchDataset(Dataset):
             chunk = list(itertools.islice(it, self._n))
             if not chunk or (self._drop and len(chunk) < self._n):
                 return
-            yield _stack(chunk)
+            yield self._combine(chunk)
+
+    def _combine(self, chunk):
+        return _stack(chunk)
 
     def _cardinality(self):
         c = self._source._cardinality()
@@ -788,12 +791,12 @@ class _WindowDataset(Dataset):
         return nest.map_structure(DatasetSpec, self._source._spec())
 
 
-class _PaddedBatchDataset(Dataset):
-    """padded_batch: each component padded to ``padded_shapes`` (None dimensions: the batch's
-    largest) with ``padding_values`` (default 0), then stacked."""
+class _PaddedBatchDataset(_BatchDataset):
+    """padded_batch: batch's chunks, each component padded to ``padded_shapes`` (None
+    dimensions: the batch's largest) with ``padding_values`` (default 0), then stacked."""
 
     def __init__(self, source, n, padded_shapes, padding_values, drop):
-        self._source, self._n, self._drop = source, n, drop
+        super().__init__(source, n, drop)
         specs = source._spec()
         flat = nest.flatten(specs)
         if padded_shapes is None:
@@ -825,34 +828,23 @@ class _PaddedBatchDataset(Dataset):
                 values.append(t.numpy())
         self._specs, self._shapes, self._values = specs, shapes, values
 
-    def _elements(self):
-        it = self._source._elements()
-        while True:
-            chunk = list(itertools.islice(it, self._n))
-            if not chunk or (self._drop and len(chunk) < self._n):
-                return
-            out = []
-            for parts, ps, pv in zip(zip(*[nest.flatten(e) for e in chunk]), self._shapes, self._values):
-                arrays = [p.numpy() for p in parts]
-                if any(a.ndim != len(ps) for a in arrays):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Dataset.padded_batch: elements of rank {sorted({a.ndim for a in arrays})} "
-                                    f"for a padded shape of rank {len(ps)}")
-                target = tuple(max(a.shape[d] for a in arrays) if s is None else s for d, s in enumerate(ps))
-                if any(a.shape[d] > target[d] for a in arrays for d in range(a.ndim)):
-                    raise errors.DataLossError(None, None,
-                                               "Attempted to pad to a smaller size than the input element.")
-                batch = np.full((len(arrays),) + target, pv, dtype=arrays[0].dtype)
-                for k, a in enumerate(arrays):
-                    batch[(k,) + tuple(slice(0, d) for d in a.shape)] = a
-                out.append(Tensor(batch))
-            yield nest.pack_sequence_as(chunk[0], out)
-
-    def _cardinality(self):
-        c = self._source._cardinality()
-        if c < 0:
-            return c
-        return c // self._n if self._drop else -(-c // self._n)
+    def _combine(self, chunk):
+        out = []
+        for parts, ps, pv in zip(zip(*[nest.flatten(e) for e in chunk]), self._shapes, self._values):
+            arrays = [p.numpy() for p in parts]
+            if any(a.ndim != len(ps) for a in arrays):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Dataset.padded_batch: elements of rank {sorted({a.ndim for a in arrays})} "
+                                f"for a padded shape of rank {len(ps)}")
+            target = tuple(max(a.shape[d] for a in arrays) if s is None else s for d, s in enumerate(ps))
+            if any(a.shape[d] > target[d] for a in arrays for d in range(a.ndim)):
+                raise errors.DataLossError(None, None,
+                                           "Attempted to pad to a smaller size than the input element.")
+            batch = np.full((len(arrays),) + target, pv, dtype=arrays[0].dtype)
+            for k, a in enumerate(arrays):
+                batch[(k,) + tuple(slice(0, d) for d in a.shape)] = a
+            out.append(Tensor(batch))
+        return nest.pack_sequence_as(chunk[0], out)
 
     def _spec(self):
         from .compiler.function import TensorSpec
