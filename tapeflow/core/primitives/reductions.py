@@ -210,15 +210,23 @@ argmin_p = Primitive("argmin", _arg_kernel("argmin", np.inf), _arg_abstract("arg
                      aliases=False)
 
 
-def _cumsum_kernel(x, axis, exclusive, reverse):
+def _cumulative(x, axis, exclusive, reverse, accumulate, identity):
+    """cumsum/cumprod's shared walk: reversed, the accumulation, shifted by one (exclusive: the
+    identity first), reversed back."""
     if reverse:
         x = np.flip(x, axis)
-    r = np.cumsum(x, axis=axis, dtype=None if x.dtype.kind == "f" else _int_dtype(x))
+    r = accumulate(x)
     if exclusive:
-        r = np.concatenate([np.zeros_like(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)], axis=axis)
+        r = np.concatenate([identity(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)],
+                           axis=axis)
     if reverse:
         r = np.flip(r, axis)
     return r
+
+
+def _cumsum_kernel(x, axis, exclusive, reverse):
+    dt = None if x.dtype.kind == "f" else _int_dtype(x)
+    return _cumulative(x, axis, exclusive, reverse, lambda v: np.cumsum(v, axis=axis, dtype=dt), np.zeros_like)
 
 
 def _cumsum_abstract(x, axis, exclusive, reverse):
@@ -236,14 +244,8 @@ cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
 
 
 def _cumprod_kernel(x, axis, exclusive, reverse):
-    if reverse:
-        x = np.flip(x, axis)
-    r = np.cumprod(x, axis=axis, dtype=x.dtype)   # (integers wrap in their own dtype, as TF's)
-    if exclusive:
-        r = np.concatenate([np.ones_like(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)], axis=axis)
-    if reverse:
-        r = np.flip(r, axis)
-    return r
+    # (integers wrap in their own dtype, as TF's)
+    return _cumulative(x, axis, exclusive, reverse, lambda v: np.cumprod(v, axis=axis, dtype=x.dtype), np.ones_like)
 
 
 def _cumprod_abstract(x, axis, exclusive, reverse):
