@@ -655,6 +655,9 @@ def _floordiv_cases():
 
 
 FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
+    "shape": lambda: [Case(f"shape{np.shape(a)}{dt.__name__}", prim("shape", out_type=np.dtype(dt)),
+                           lambda a, dt=dt: np.asarray(np.shape(a), dt), (a,))
+                      for a in (_XF, _XI, np.float32(1.5), np.zeros((2, 0, 3), np.float32)) for dt in (np.int32, np.int64)],
     "unique": _unique_forward_cases,
     "searchsorted": _searchsorted_cases,
     "floordiv": _floordiv_cases,

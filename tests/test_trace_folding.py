@@ -120,3 +120,24 @@ def test_sequence_mask_as_tf():
     assert tf.sequence_mask([], 3).shape == (0, 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="maxlen must be >= 0"):
         tf.sequence_mask([1, 2], -1)
+
+
+def test_run_time_shapes_of_unknown_dims():
+    # an input_signature's None dimension: tf.shape is computed when the function runs (TF's value)
+    spec = [tf.TensorSpec((None, 3), tf.float32)]
+    x = tf.constant(X)
+    mean = tf.function(lambda x: tf.reduce_sum(x) / tf.cast(tf.shape(x)[0], tf.float32), input_signature=spec)
+    np.testing.assert_allclose(float(mean(x)), 16.5)                          # TF 2.21: 16.5
+    np.testing.assert_allclose(float(mean(x[:2])), X[:2].sum() / 2)           # the same trace, another size
+    assert mean.experimental_get_tracing_count() == 1
+    shape = tf.function(lambda x: tf.shape(x, out_type=tf.int64), input_signature=spec)
+    assert shape(x).numpy().tolist() == [4, 3] and shape(x).dtype == tf.int64
+    assert int(tf.function(lambda x: tf.size(x), input_signature=spec)(x)) == 12
+    # a size that a shape or a split needs while tracing: refused with what to do
+    with pytest.raises(TypeError, match="zeros: a dimension of the shape is a size known only when the function "
+                                        "runs .*give the input_signature that dimension"):
+        tf.function(lambda x: tf.zeros([tf.shape(x)[0]]), input_signature=spec)(x)
+    with pytest.raises(TypeError, match="reshape: a dimension of the shape is a size known only"):
+        tf.function(lambda x: tf.reshape(x, [tf.shape(x)[0], -1, 1]), input_signature=spec)(x)
+    with pytest.raises(ValueError, match="split: axis 0 .* has a size known only when the function runs"):
+        tf.function(lambda x: tf.split(x, 2)[0], input_signature=spec)(x)

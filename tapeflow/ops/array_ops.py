@@ -23,11 +23,18 @@ from ..core.tensor import Tensor, Variable, constant, convert_to_tensor, _to_arr
 from . import math_ops as M
 
 
+_RUNTIME_SIZE = ("a size known only when the function runs (tf.shape of a dimension an input_signature "
+                 "leaves None, or one computed from the inputs): shapes are static within a trace in tapeflow; "
+                 "give the input_signature that dimension, or call the function without one (it traces per shape)")
+
+
 def _shape_arg(shape, op="shape"):
     if isinstance(shape, Tensor):
         if shape._v is None:
-            raise TypeError(f"{op}: shape arguments must be static (Python ints) inside tapeflow.function")
+            raise TypeError(f"{op}: the shape is {_RUNTIME_SIZE}")
         shape = shape.numpy().tolist()
+    elif isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) and d._v is None for d in shape):
+        raise TypeError(f"{op}: a dimension of the shape is {_RUNTIME_SIZE}")
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     if shape.__class__ is tuple or shape.__class__ is list:
@@ -180,14 +187,19 @@ def identity(input, name=None):  # noqa: A002
 
 def shape(input, out_type=np.int32, name=None):  # noqa: A002
     s = aval_of(input).shape
-    if any(d is None for d in s):
-        raise ValueError("shape: the tensor has unknown dims while tracing; give the function an "
-                         "input_signature with the dims, or use x.shape[i] where it is known")
-    return constant(np.asarray(s, dtype=_dt.np_dtype(out_type)))
+    dt = _dt.np_dtype(out_type)
+    if dt not in (np.int32, np.int64):
+        raise InvalidArgumentTypeError(f"shape: out_type must be int32 or int64, got {np.dtype(dt).name}")
+    if any(d is None for d in s):   # a dimension known only at run time (an input_signature's None)
+        return bind(S.shape_p, input, out_type=np.dtype(dt))
+    return constant(np.asarray(s, dtype=dt))
 
 
 def size(input, out_type=np.int32, name=None):  # noqa: A002
-    return constant(np.asarray(int(np.prod(aval_of(input).shape)), _dt.np_dtype(out_type)))
+    s = aval_of(input).shape
+    if any(d is None for d in s):
+        return M.reduce_prod(shape(input, out_type))
+    return constant(np.asarray(int(np.prod(s)), _dt.np_dtype(out_type)))
 
 
 def rank(input, name=None):  # noqa: A002
@@ -280,6 +292,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     s = aval_of(value).shape
     ax = norm_axis("split", axis, len(s))[0]
     n = s[ax]
+    if n is None:
+        raise ValueError(f"split: axis {ax} of the tensor of shape {fmt_shape(s)} has {_RUNTIME_SIZE}")
     if isinstance(num_or_size_splits, int):
         if n % num_or_size_splits:
             raise InvalidArgumentError(f"split: axis {ax} of size {n} does not divide into {num_or_size_splits} parts")

@@ -74,6 +74,20 @@ def _reshape_kernel(x, shape):
     return x.reshape(shape) if x.__class__ is np.ndarray else np.reshape(x, shape)
 
 
+# -- the run-time shape --------------------------------------------------------------------------
+# A primitive because a dimension an input_signature leaves None is known only when the function
+# runs: tf.shape(x) of such a tensor is this op's result (a known shape is a constant, folded while
+# tracing). Its consumers that need numbers at trace time (sizes, slice bounds) still refuse a
+# run-time value; arithmetic on it (tf.cast(tf.shape(x)[0], tf.float32)) is ordinary tensor math.
+
+def _shape_abstract(x, out_type):
+    return Aval((len(x.shape),), np.dtype(out_type))
+
+
+shape_p = Primitive("shape", lambda x, out_type: np.asarray(x.shape, out_type), _shape_abstract,
+                    differentiable=False, aliases=False, doc="x's shape as a 1-D int tensor, at run time")
+
+
 reshape_p = Primitive("reshape", _reshape_kernel, _reshape_abstract, _reshape_vjp,
                       vjp_np=lambda need, g, out, x, shape: (g.reshape(x.shape),))
 
