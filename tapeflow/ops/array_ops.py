@@ -286,8 +286,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
         sizes = [n // num_or_size_splits] * num_or_size_splits
     else:
         sizes = [int(v) for v in num_or_size_splits]
+        if sizes.count(-1) > 1 or any(v < -1 for v in sizes):
+            raise InvalidArgumentError(f"split: size_splits {sizes} may hold one -1 (the rest of axis {ax}) and "
+                                       "no other negative size")
         if -1 in sizes:
-            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+            # (a -1 that would be negative is an error in TF: [5, -1, 2] of 6 gave a (5,), a (0,) and a (2,))
+            sizes[sizes.index(-1)] = max(n - (sum(sizes) + 1), 0) if n is not None else -1
         if sum(sizes) != n:
             raise InvalidArgumentError(f"split: sizes {sizes} do not add up to {n}, the size of axis {ax} "
                                        f"of a tensor of shape {fmt_shape(s)}")
@@ -597,6 +601,10 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     if not ms or len(part) != len(ms) or any(t is not None and m is not None and t != m for t, m in zip(part, ms)):
         raise InvalidArgumentError(f"boolean_mask: mask shape {tuple(ms)} does not match the tensor's shape "
                                    f"{tuple(ts)} at axis {ax} (dims {part}); the mask must cover those dims exactly")
+    if aval_of(mask).dtype.kind != "b":
+        # TF masks by tf.where(mask): a numeric mask selects its nonzero entries (an integer array
+        # index would gather rows instead)
+        mask = M.not_equal(mask, constant(np.zeros((), aval_of(mask).dtype)))
     return I.getitem(tensor, (builtins.slice(None),) * ax + (mask,))
 
 

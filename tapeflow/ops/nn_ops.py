@@ -146,6 +146,27 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
 
 
 def bias_add(value, bias, data_format=None, name=None):
+    """TF's tf.nn.bias_add: a 1-D bias along the channel axis, the last one for None and 'N...C'
+    formats, axis 1 for 'NC...' ones (NCHW). TF's checks: a plain add broadcast a (1, C) bias,
+    added to a 1-D value, and added NCHW's bias along the last axis (silently wrong when W == C)."""
+    if data_format is not None and not (isinstance(data_format, str) and data_format.startswith("N")
+                                        and (data_format.endswith("C") or data_format.startswith("NC"))):
+        raise ValueError(f"bias_add: data_format must be of the form 'N...C' or 'NC...', got {data_format!r}")
+    value = _tensor(value)
+    bias = _tensor(bias)
+    vs, bs = aval_of(value).shape, aval_of(bias).shape
+    if len(bs) != 1:
+        raise InvalidArgumentError(f"bias_add: the bias must be 1-D, got shape {fmt_shape(bs)}")
+    if len(vs) < 2:
+        raise InvalidArgumentError(f"bias_add: the value must be at least 2-D (batch, ..., channels), got shape "
+                                   f"{fmt_shape(vs)}")
+    first = data_format is not None and data_format.startswith("NC") and not data_format.endswith("C")
+    ax = 1 if first else len(vs) - 1
+    if vs[ax] is not None and bs[0] is not None and vs[ax] != bs[0]:
+        raise InvalidArgumentError(f"bias_add: the bias has {bs[0]} entries, the value {fmt_shape(vs)} has {vs[ax]} "
+                                   f"channels (axis {ax}, data_format={data_format!r}); they must match")
+    if first and len(vs) > 2:
+        bias = A.reshape(bias, (-1,) + (1,) * (len(vs) - 2))
     return M.add(value, bias)
 
 
@@ -247,7 +268,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     st, dl = _pair("conv2d", "strides", strides), _pair("conv2d", "dilations", 1 if dilations is None else dilations)
     c = aval_of(x).shape[3]
     if c is not None and (ws[2] == 0 or c % ws[2]):
-        raise ValueError(f"conv2d: input depth must be evenly divisible by filter depth: the input "
+        raise InvalidArgumentError(f"conv2d: input depth must be evenly divisible by filter depth: the input "
                          f"{tuple(aval_of(x).shape)} has {c} channels, the filter {tuple(ws)} has {ws[2]}")
     groups = 1 if c is None else c // ws[2]
     pad = _padding("conv2d", padding, _spatial(x), ws[:2], st, dl)
@@ -294,7 +315,8 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     if len(ws) != 4:
         raise ValueError(f"depthwise_conv2d: filter must have rank 4 (kh, kw, in_channels, multiplier), got {ws}")
     if c != ws[2]:
-        raise ValueError(f"depthwise_conv2d: the input has {c} channels, the filter {tuple(ws)} expects {ws[2]}")
+        raise InvalidArgumentError(f"depthwise_conv2d: the input has {c} channels, the filter {tuple(ws)} "
+                                   f"expects {ws[2]}")
     st = _pair("depthwise_conv2d", "strides", strides)
     dl = _pair("depthwise_conv2d", "dilations", 1 if dilations is None else dilations)
     pad = _padding("depthwise_conv2d", padding, _spatial(x), ws[:2], st, dl)
@@ -333,7 +355,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
     x, k, st, pad = _pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
     av = aval_of(x)
     if av.dtype.kind != "f":
-        raise TypeError(f"avg_pool2d: expects a floating tensor, got {av.dtype.name}")
+        raise InvalidArgumentTypeError(f"avg_pool2d: expects a floating tensor, got {av.dtype.name}")
     c = av.shape[3]
     # a depthwise conv with a ones kernel sums each window; divide by how many real cells it covered
     ones = np.ones((k[0], k[1], 1, c), av.dtype)
