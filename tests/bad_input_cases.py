@@ -574,3 +574,23 @@ case("conv1d_channels", "lambda x, w: tf.nn.conv1d(x, w, stride=1, padding='SAME
 case("depthwise_conv2d_channels", "lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], 'SAME')",
      [_a(np.ones((1, 4, 4, 2))), _a(np.ones((2, 2, 3, 1)))], "depthwise_conv2d")
 case("avg_pool_int", "lambda x: tf.nn.avg_pool(x, 2, 2, 'VALID')", [_a(np.ones((1, 4, 4, 1)), i32)], "avg_pool")
+case("batch_normalization", "lambda x, m, v: tf.nn.batch_normalization(x, m, v, tf.constant([0.1, 0.2, 0.3]), "
+     "tf.constant([1.0, 2.0, 3.0]), 1e-3)", [M23, _a([0.5, -1.0, 1.0]), _a([1.0, 4.0, 0.25])], None)
+case("batch_normalization_no_scale_offset", "lambda x, m, v: tf.nn.batch_normalization(x, m, v, None, None, 0.0)",
+     [M23, _a([0.5, -1.0, 1.0]), _a([1.0, 4.0, 0.25])], None)
+case("embedding_lookup", "lambda p, i: tf.nn.embedding_lookup(p, i)", [P53, _a([[0, 4], [1, 1]], i32)], None)
+case("embedding_lookup_out_of_range", "lambda p, i: tf.nn.embedding_lookup(p, i)", [P53, _a([5], i32)],
+     "gather")
+case("embedding_lookup_max_norm", "lambda p, i: tf.nn.embedding_lookup(p, i, max_norm=2.0)",
+     [P53, _a([[0, 4], [1, 1]], i64)], None)
+case("in_top_k", "lambda t, p: tf.math.in_top_k(t, p, 2)", [_a([0, 2, 1], i32), _a([[1.0, 3.0, 2.0], [0.0, 1.0, 5.0],
+                                                                                 [1.0, 1.0, 1.0]])], None)
+case("in_top_k_out_of_range_nan", "lambda t, p: tf.nn.in_top_k(t, p, 1)",
+     [_a([3, -1, 0], i64), _a([[1.0, 3.0, 2.0], [0.0, 1.0, 5.0], [np.nan, 1.0, 1.0]])], None)
+case("in_top_k_float_targets", "lambda t, p: tf.math.in_top_k(t, p, 1)", [_a([0.0]), _a([[1.0, 2.0]])], "in_top_k")
+case("in_top_k_rank", "lambda t, p: tf.math.in_top_k(t, p, 1)", [_a([0], i32), _a([1.0, 2.0])], "in_top_k")
+case("xdivy_zeros", "lambda x, y: tf.math.xdivy(x, y)", [_a([0.0, 0.0, 1.0, 2.0, 0.0]), _a([0.0, np.inf, 0.0, 3.0, np.nan])],
+     None)
+case("xlog1py_zeros", "lambda x, y: tf.math.xlog1py(x, y)", [_a([0.0, 0.0, 1.0, 2.0]), _a([-1.0, -2.0, 1.0, np.nan])],
+     None)
+case("xdivy_dtypes", "lambda x, y: tf.math.xdivy(x, y)", [V3, V3D], "div")

@@ -142,6 +142,21 @@ def xlogy(x, y, name=None):
     return where(equal(x, 0), zeros_like_(x), multiply(x, log(where(equal(x, 0), ones_like_(y), y))))
 
 
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0 (even for y 0 or nan), as TF. The divisor is 1 there before
+    dividing, so those entries' gradients are 0, not nan."""
+    x, y = match_lists("xdivy", x, y)
+    zero = equal(x, 0)
+    return where(zero, zeros_like_(x), divide(x, where(zero, ones_like_(y), y)))
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0 (even for y -1 or nan), as TF."""
+    x, y = match_lists("xlog1py", x, y)
+    zero = equal(x, 0)
+    return where(zero, zeros_like_(x), multiply(x, log1p(where(zero, zeros_like_(y), y))))
+
+
 def zeros_like_(x):
     return bind(E.select_p, True, 0, x)
 

@@ -170,6 +170,65 @@ def bias_add(value, bias, data_format=None, name=None):
     return M.add(value, bias)
 
 
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """TF's tf.nn.batch_normalization: (x - mean) * scale / sqrt(variance + eps) + offset, in
+    TF's order (x * inv + (offset - mean * inv)), offset and scale optional."""
+    inv = M.rsqrt(M.add(variance, variance_epsilon))
+    if scale is not None:
+        inv = M.multiply(inv, scale)
+    shift = M.negative(M.multiply(mean, inv)) if offset is None else M.subtract(offset, M.multiply(mean, inv))
+    return M.add(M.multiply(x, M.cast(inv, aval_of(_tensor(x)).dtype)), M.cast(shift, aval_of(_tensor(x)).dtype))
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """TF's tf.nn.embedding_lookup of one params tensor: the rows of ``params`` at ``ids``
+    (out-of-range ids raise, as tf.gather), each clipped to L2 norm ``max_norm`` if given."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup: params sharded over several tensors is not supported; "
+                                      "concatenate them (tf.concat(params, 0)) and look up in one")
+        params = params[0]
+    params = _tensor(params)
+    ids = _tensor(ids)
+    if aval_of(ids).dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"embedding_lookup: ids must be integers, got {aval_of(ids).dtype.name}")
+    r = A.gather(params, ids)
+    if max_norm is not None:
+        from ..linalg import clip_by_norm
+        pr, ir = len(aval_of(params).shape), len(aval_of(ids).shape)
+        r = clip_by_norm(r, max_norm, axes=list(range(ir, ir + pr - 1)))
+    return r
+
+
+def _in_top_k(targets, predictions, k):
+    """TF's in_top_k: the target's score has fewer than k scores above it (ties at the
+    boundary count as in); False for a target outside [0, classes) or a row with any
+    non-finite score (TF's kernel "cannot say" there). (Keras' top-k metrics use it too.)"""
+    n = predictions.shape[-1]
+    targets = M.cast(targets, "int32")
+    valid = M.logical_and(M.greater_equal(targets, 0), M.less(targets, n))
+    hit = M.equal(A.one_hot(M.where(valid, targets, A.zeros_like(targets)), n), 1.0)
+    score = M.reduce_sum(M.where(hit, predictions, A.zeros_like(predictions)), -1)
+    above = M.reduce_sum(M.cast(M.greater(predictions, A.expand_dims(score, -1)), "int32"), -1)
+    finite = M.reduce_all(M.is_finite(predictions), -1)
+    return M.logical_and(M.logical_and(valid, finite), M.less(above, k))
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """TF2's tf.math.in_top_k / tf.nn.in_top_k(targets, predictions, k): (batch,) bools."""
+    targets, predictions = _tensor(targets), _tensor(predictions)
+    ts, ps = aval_of(targets).shape, aval_of(predictions).shape
+    if aval_of(targets).dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"in_top_k: targets must be int32 or int64 class ids, got "
+                                       f"{aval_of(targets).dtype.name}")
+    if aval_of(predictions).dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"in_top_k: predictions must be float32, got {aval_of(predictions).dtype.name}")
+    if len(ps) != 2 or len(ts) != 1 or (ts[0] is not None and ps[0] is not None and ts[0] != ps[0]):
+        raise InvalidArgumentError(f"in_top_k: predictions must be (batch, classes) and targets (batch,), got "
+                                   f"{fmt_shape(ps)} and {fmt_shape(ts)}")
+    return _in_top_k(targets, predictions, k)
+
+
 def moments(x, axes, shift=None, keepdims=False, name=None):
     mean = M.reduce_mean(x, axes, keepdims=True)
     var = M.reduce_mean(M.squared_difference(x, M.stop_gradient(mean)), axes, keepdims=True)
