@@ -575,20 +575,47 @@ def slice_assigned(var, key, value):
     if not isinstance(value, Tensor):
         value = convert_to_tensor(np.asarray(value, dtype=var.dtype.as_numpy_dtype))
     updates = reshape(S.broadcast_to(value, tuple(out_shape)), (-1,))
-    return tensor_scatter_nd_update(var.read_value(), grid, updates)
+    return _scatter_update_unique(var.read_value(), grid, updates)
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
-    """tensor with the entries at indices replaced by updates."""
+    """tensor with the entries (or slices) at indices replaced by updates; where an index
+    repeats, the last update wins, as TF 2.21's CPU kernel (TF: 'order unspecified').
+    The sum of the repeated updates (ints) or their mean (floats) was none of them:
+    [5, 6, 7] at index 0 three times gave 18 where TF gives 7."""
+    t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
+    idx = indices if isinstance(indices, Tensor) else convert_to_tensor(np.asarray(indices))
+    ishape, shape = aval_of(idx).shape, aval_of(t).shape
+    if len(ishape) >= 1 and ishape[-1] is not None and None not in ishape and aval_of(idx).dtype.kind in "iu" \
+            and ishape[-1] <= len(shape) and None not in shape[:ishape[-1]]:
+        k, lead = ishape[-1], tuple(ishape[:-1])
+        n = int(np.prod(lead, dtype=np.int64))
+        if n > 1:
+            # each update's position; the largest position at each target is the one that stays
+            pos = constant(np.arange(n, dtype=np.int32).reshape(lead))
+            last = tensor_scatter_nd_max(constant(np.full(shape[:k], -1, np.int32)), idx, pos)
+            keep = M.equal(gather_nd(last, idx), pos)
+            upd = updates if isinstance(updates, Tensor) else convert_to_tensor(np.asarray(updates, aval_of(t).dtype))
+            ushape = aval_of(upd).shape
+            if len(ushape) >= len(lead):
+                keep = reshape(keep, lead + (1,) * (len(ushape) - len(lead)))
+                zeros = M.zeros_like_(upd)
+                return _scatter_update_unique(t, idx, M.where(keep, upd, zeros), M.where(keep, M.ones_like_(upd), zeros))
+    return _scatter_update_unique(t, idx, updates)
+
+
+def _scatter_update_unique(tensor, indices, updates, ones=None):
+    """tensor_scatter_nd_update for indices that do not repeat (slice assignment's, a
+    TensorArray's write): a scatter of the updates and of ones, and a select."""
     t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
     shape = aval_of(t).shape
     upd_shape = aval_of(updates).shape
     op = "tensor_scatter_nd_update"
-    hit = scatter_nd(indices, M.ones_like_(updates) if isinstance(updates, Tensor) else
+    hit = scatter_nd(indices, ones if ones is not None else M.ones_like_(updates) if isinstance(updates, Tensor) else
                      np.ones(upd_shape, aval_of(t).dtype), shape, _op=op)
     placed = scatter_nd(indices, updates, shape, _op=op)
-    # where an index repeats, the sum of updates would be wrong: divide by the count
-    # (TF leaves the order of duplicate updates unspecified; the mean is deterministic)
+    # (a repeated index would sum its updates: divide by the count. The callers' indices do
+    # not repeat, or carry ones only for the updates that stay, so the count is 0 or 1)
     return bind(E.select_p, M.greater(hit, 0), M.divide(placed, M.maximum(hit, 1)) if aval_of(t).dtype.kind == "f"
                 else placed, t)
 
