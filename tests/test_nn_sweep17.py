@@ -87,3 +87,31 @@ def test_tensor_scatter_nd_update_repeated_index_gradients():
     idx = tf.constant([[2], [0], [2]])
     check_grads(lambda t, u: tf.tensor_scatter_nd_update(t, idx, u), [rng.standard_normal((3, 2)),
                                                                         rng.standard_normal((3, 2))])
+
+
+def test_scatter_updates_must_have_tfs_shape():
+    C = tf.constant
+    z23 = C(np.zeros((2, 3), np.float32))
+    # TF 2.21: InvalidArgumentError for each ("The inner 1 dimensions of output.shape=[2,3] must match
+    # the inner 1 dimensions of updates.shape=[1,2]", "Dimensions [0,1) of indices[shape=[2,1]] = 2
+    # must match dimensions [0,1) of updates[shape=[1]] = 1"); scatter_nd broadcast [1.0] to [1, 1, 0]
+    calls = [
+        ("tensor_scatter_nd_add", lambda t, i, u: tf.tensor_scatter_nd_add(t, i, u), z23, C([[0]]), C([[1.0, 2.0]])),
+        ("tensor_scatter_nd_add", lambda t, i, u: tf.tensor_scatter_nd_add(t, i, u), z23, C([[0]]), C([1.0])),
+        ("tensor_scatter_nd_sub", lambda t, i, u: tf.tensor_scatter_nd_sub(t, i, u), z23, C([[0, 1]]), C([[1.0]])),
+        ("tensor_scatter_nd_update", lambda t, i, u: tf.tensor_scatter_nd_update(t, i, u), z23, C([[0]]), C([[1.0]])),
+        ("tensor_scatter_nd_update", lambda t, i, u: tf.tensor_scatter_nd_update(t, i, u), C([1., 1., 1.]),
+         C([[0], [1]]), C([5.0])),
+        ("scatter_nd", lambda t, i, u: tf.scatter_nd(i, u, [3]), z23, C([[0], [1]]), C([1.0])),
+    ]
+    for op, f, t, i, u in calls:
+        for g in (f, tf.function(f)):
+            try:
+                g(t, i, u)
+            except tf.errors.InvalidArgumentError as e:
+                assert op in str(e) and "need updates of shape" in str(e), str(e)
+            else:
+                raise AssertionError(f"{op}: updates of shape {u.shape} accepted")
+    # TF 2.21: [[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]]
+    assert tf.scatter_nd(C([[0], [1]]), C([[1.0, 2.0], [3.0, 4.0]]), [3, 2]).numpy().tolist() == \
+        [[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]]
