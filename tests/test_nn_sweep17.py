@@ -115,3 +115,22 @@ def test_scatter_updates_must_have_tfs_shape():
     # TF 2.21: [[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]]
     assert tf.scatter_nd(C([[0], [1]]), C([[1.0, 2.0], [3.0, 4.0]]), [3, 2]).numpy().tolist() == \
         [[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]]
+
+
+def test_linspace_array_bounds_and_bad_num():
+    C = tf.constant
+    # TF 2.21: [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]] and, along axis -1, [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]
+    r = tf.linspace(C([0.0, 1.0]), C([1.0, 3.0]), 3)
+    assert r.dtype == tf.float32 and r.numpy().tolist() == [[0.0, 1.0], [0.5, 2.0], [1.0, 3.0]]
+    assert tf.linspace(C([0.0, 1.0]), C([1.0, 3.0]), 3, axis=-1).numpy().tolist() == [[0.0, 0.5, 1.0], [1.0, 2.0, 3.0]]
+    # TF 2.21: InvalidArgumentError ("Requires start <= limit when delta > 0: 1/-1")
+    for num in (-1, -2):
+        try:
+            tf.linspace(C(0.0), C(1.0), num)
+        except tf.errors.InvalidArgumentError as e:
+            assert "linspace" in str(e)
+        else:
+            raise AssertionError("linspace(num < 0) accepted")
+    # TF 2.21: [2.0] and shape (0,)
+    assert tf.linspace(C(2.0), C(5.0), 1).numpy().tolist() == [2.0]
+    assert tf.linspace(C(2.0), C(5.0), 0).shape == (0,)

@@ -124,8 +124,19 @@ def linspace(start, stop, num, axis=0, name=None):
               np.dtype(np.float32) if isinstance(v, float) else np.dtype(np.int32) for v in (start, stop)]
     floats = [d for d in floats if d.kind == "f"]
     d = np.result_type(*floats) if floats else np.dtype(np.float64)
-    start, stop = (float(v.numpy()) if isinstance(v, Tensor) else float(v) for v in (start, stop))
-    return constant(np.linspace(start, stop, int(num), dtype=d))
+    # bounds may be arrays of one shape (TF: one sequence per entry, along ``axis``); a float()
+    # of them raised NumPy's "only 0-dimensional arrays can be converted to Python scalars"
+    num = int(num.numpy()) if isinstance(num, Tensor) else int(num)
+    if num < 0:   # (NumPy's ValueError named no op)
+        raise InvalidArgumentError(f"linspace: num must be >= 0, got {num}")
+    start, stop = (np.asarray(v.numpy() if isinstance(v, Tensor) else v, np.float64) for v in (start, stop))
+    if start.shape != stop.shape:
+        raise InvalidArgumentError(f"linspace: start {fmt_shape(start.shape)} and stop {fmt_shape(stop.shape)} must "
+                                   "have one shape")
+    if not -(start.ndim + 1) <= axis <= start.ndim:
+        raise InvalidArgumentError(f"linspace: axis {axis} is out of range for bounds of shape "
+                                   f"{fmt_shape(start.shape)} (valid: {-(start.ndim + 1)} to {start.ndim})")
+    return constant(np.linspace(start, stop, num, axis=axis, dtype=d))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
