@@ -15,3 +15,5 @@ from .ops.segment_ops import (segment_sum, segment_mean, segment_max, segment_mi
                               unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, bincount,
                               confusion_matrix)
 from .ops.math_ops import cumprod  # noqa: F401,E402
+from .ops.math_ops import xdivy, xlog1py  # noqa: F401,E402
+from .ops.nn_ops import in_top_k  # noqa: F401,E402

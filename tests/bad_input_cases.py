@@ -541,3 +541,56 @@ case("histogram_range_dtype", "lambda v, r: tf.histogram_fixed_width(v, r, nbins
 case("bincount_per_row", "lambda a, w: tf.math.bincount(a, weights=w, axis=-1, minlength=5)",
      [_a([[1, 2], [2, 3]], i32), _a([[1.0, 2.0], [3.0, 4.0]])], None)
 case("bincount_per_row_rank3", "lambda a: tf.math.bincount(a, axis=-1)", [_a(np.ones((2, 1, 2)), i32)], "bincount")
+# -- branch sweepnn17 (wave 17): tf.nn / tf.math / tf ops swept against TF 2.21 (tests/tf_reference/sweep_nn17.py) --
+case("bias_add_bias_rank2", "lambda x, b: tf.nn.bias_add(x, b)", [M23, _a([[1.0, 2.0, 3.0]])], "bias_add")
+case("bias_add_value_rank1", "lambda x, b: tf.nn.bias_add(x, b)", [V3, V3], "bias_add")
+case("bias_add_size", "lambda x, b: tf.nn.bias_add(x, b)", [M23, _a([1.0, 2.0])], "bias_add")
+case("bias_add_nchw", "lambda x, b: tf.nn.bias_add(x, b, data_format='NCHW')",
+     [_a(np.arange(12).reshape(1, 2, 2, 3)), _a([1.0, 2.0])], None)
+case("bias_add_nchw_square", "lambda x, b: tf.nn.bias_add(x, b, data_format='NCHW')",
+     [_a(np.arange(18).reshape(1, 2, 3, 3)), _a([10.0, 20.0])], None)
+case("bias_add_ncdhw_rank5", "lambda x, b: tf.nn.bias_add(x, b, data_format='NCDHW')",
+     [_a(np.arange(8).reshape(1, 2, 1, 2, 2)), _a([1.0, 2.0])], None)
+case("bias_add_nchw_rank2", "lambda x, b: tf.nn.bias_add(x, b, data_format='NCHW')", [M23, V3], None)
+case("bias_add_data_format", "lambda x, b: tf.nn.bias_add(x, b, data_format='XYZ')", [M23, V3], "bias_add")
+case("reduce_variance_int", "lambda x: tf.math.reduce_variance(x)", [_a([1, 2], i32)], "reduce_variance")
+case("reduce_std_int", "lambda x: tf.math.reduce_std(x, axis=0)", [_a([1, 2, 4], i32)], "reduce_std")
+case("cumsum_bool", "lambda x: tf.math.cumsum(x)", [B3], "cumsum")
+case("cumsum_scalar", "lambda x: tf.math.cumsum(x)", [_a(1.0)], "cumsum")
+case("argmax_scalar", "lambda x: tf.math.argmax(x)", [_a(1.0)], "argmax")
+case("argmin_scalar_int", "lambda x: tf.math.argmin(x)", [_a(3, i32)], "argmin")
+case("add_n_broadcast", "lambda x, y: tf.math.add_n([x, y])", [M23, V3], "add_n")
+case("add_n_scalar", "lambda x, y: tf.math.add_n([x, y])", [_a(1.0), V3], "add_n")
+case("split_minus1_negative", "lambda x: tf.split(x, [5, -1, 2])", [_a(np.arange(6.0))], "split")
+case("split_two_minus1", "lambda x: tf.split(x, [-1, -1])", [_a(np.arange(6.0))], "split")
+case("split_negative_size", "lambda x: tf.split(x, [-2, 8])", [_a(np.arange(6.0))], "split")
+case("split_minus1_zero", "lambda x: tf.split(x, [6, -1])", [_a(np.arange(6.0))], None)
+case("boolean_mask_int_mask", "lambda x, m: tf.boolean_mask(x, m)", [_a([-2.0, -0.5, 0.0, 3.0]), _a([1, 0, 1, 0], i32)],
+     None)
+case("boolean_mask_float_mask_axis", "lambda x, m: tf.boolean_mask(x, m, axis=1)",
+     [M23, _a([0.0, 0.5, np.nan])], None)
+case("conv1d_channels", "lambda x, w: tf.nn.conv1d(x, w, stride=1, padding='SAME')",
+     [_a(np.ones((1, 5, 3))), _a(np.ones((3, 2, 2)))], "conv")
+case("depthwise_conv2d_channels", "lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], 'SAME')",
+     [_a(np.ones((1, 4, 4, 2))), _a(np.ones((2, 2, 3, 1)))], "depthwise_conv2d")
+case("avg_pool_int", "lambda x: tf.nn.avg_pool(x, 2, 2, 'VALID')", [_a(np.ones((1, 4, 4, 1)), i32)], "avg_pool")
+case("batch_normalization", "lambda x, m, v: tf.nn.batch_normalization(x, m, v, tf.constant([0.1, 0.2, 0.3]), "
+     "tf.constant([1.0, 2.0, 3.0]), 1e-3)", [M23, _a([0.5, -1.0, 1.0]), _a([1.0, 4.0, 0.25])], None)
+case("batch_normalization_no_scale_offset", "lambda x, m, v: tf.nn.batch_normalization(x, m, v, None, None, 0.0)",
+     [M23, _a([0.5, -1.0, 1.0]), _a([1.0, 4.0, 0.25])], None)
+case("embedding_lookup", "lambda p, i: tf.nn.embedding_lookup(p, i)", [P53, _a([[0, 4], [1, 1]], i32)], None)
+case("embedding_lookup_out_of_range", "lambda p, i: tf.nn.embedding_lookup(p, i)", [P53, _a([5], i32)],
+     "gather")
+case("embedding_lookup_max_norm", "lambda p, i: tf.nn.embedding_lookup(p, i, max_norm=2.0)",
+     [P53, _a([[0, 4], [1, 1]], i64)], None)
+case("in_top_k", "lambda t, p: tf.math.in_top_k(t, p, 2)", [_a([0, 2, 1], i32), _a([[1.0, 3.0, 2.0], [0.0, 1.0, 5.0],
+                                                                                 [1.0, 1.0, 1.0]])], None)
+case("in_top_k_out_of_range_nan", "lambda t, p: tf.nn.in_top_k(t, p, 1)",
+     [_a([3, -1, 0], i64), _a([[1.0, 3.0, 2.0], [0.0, 1.0, 5.0], [np.nan, 1.0, 1.0]])], None)
+case("in_top_k_float_targets", "lambda t, p: tf.math.in_top_k(t, p, 1)", [_a([0.0]), _a([[1.0, 2.0]])], "in_top_k")
+case("in_top_k_rank", "lambda t, p: tf.math.in_top_k(t, p, 1)", [_a([0], i32), _a([1.0, 2.0])], "in_top_k")
+case("xdivy_zeros", "lambda x, y: tf.math.xdivy(x, y)", [_a([0.0, 0.0, 1.0, 2.0, 0.0]), _a([0.0, np.inf, 0.0, 3.0, np.nan])],
+     None)
+case("xlog1py_zeros", "lambda x, y: tf.math.xlog1py(x, y)", [_a([0.0, 0.0, 1.0, 2.0]), _a([-1.0, -2.0, 1.0, np.nan])],
+     None)
+case("xdivy_dtypes", "lambda x, y: tf.math.xdivy(x, y)", [V3, V3D], "div")

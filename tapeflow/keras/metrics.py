@@ -16,6 +16,7 @@ from ..core.tensor import Variable, convert_to_tensor
 from ..module import Module, camel_to_snake
 from ..ops import array_ops as A
 from ..ops import math_ops as M
+from ..ops import nn_ops as _nn
 from . import backend
 from . import losses as _losses
 
@@ -205,20 +206,6 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         super().__init__(_sparse_categorical_accuracy, name, dtype)
 
 
-def _in_top_k(targets, y_pred, k):
-    """TF's in_top_k: the target's score has fewer than k scores above it (ties at the
-    boundary count as in); False for a target outside [0, classes) or a row with any
-    non-finite score (TF's kernel "cannot say" there)."""
-    n = y_pred.shape[-1]
-    targets = M.cast(targets, "int32")
-    valid = M.logical_and(M.greater_equal(targets, 0), M.less(targets, n))
-    hit = M.equal(A.one_hot(M.where(valid, targets, A.zeros_like(targets)), n), 1.0)
-    score = M.reduce_sum(M.where(hit, y_pred, A.zeros_like(y_pred)), -1)
-    above = M.reduce_sum(M.cast(M.greater(y_pred, A.expand_dims(score, -1)), "int32"), -1)
-    finite = M.reduce_all(M.is_finite(y_pred), -1)
-    return M.logical_and(M.logical_and(valid, finite), M.less(above, k))
-
-
 def _top_k_matches(targets, y_pred, k):
     # Keras 3: predictions of rank > 2 flatten to (-1, classes), labels to (-1,), and the
     # matches take the labels' shape back
@@ -227,7 +214,7 @@ def _top_k_matches(targets, y_pred, k):
         y_pred = A.reshape(y_pred, [-1, y_pred.shape[-1]])
     if len(shape) > 1:
         targets = A.reshape(targets, [-1])
-    m = _as_float(_in_top_k(targets, y_pred, k))
+    m = _as_float(_nn._in_top_k(targets, y_pred, k))
     return A.reshape(m, shape) if len(shape) > 1 else m
 
 

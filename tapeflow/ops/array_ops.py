@@ -131,8 +131,19 @@ def linspace(start, stop, num, axis=0, name=None):
               np.dtype(np.float32) if isinstance(v, float) else np.dtype(np.int32) for v in (start, stop)]
     floats = [d for d in floats if d.kind == "f"]
     d = np.result_type(*floats) if floats else np.dtype(np.float64)
-    start, stop = (float(v.numpy()) if isinstance(v, Tensor) else float(v) for v in (start, stop))
-    return constant(np.linspace(start, stop, int(num), dtype=d))
+    # bounds may be arrays of one shape (TF: one sequence per entry, along ``axis``); a float()
+    # of them raised NumPy's "only 0-dimensional arrays can be converted to Python scalars"
+    num = int(num.numpy()) if isinstance(num, Tensor) else int(num)
+    if num < 0:   # (NumPy's ValueError named no op)
+        raise InvalidArgumentError(f"linspace: num must be >= 0, got {num}")
+    start, stop = (np.asarray(v.numpy() if isinstance(v, Tensor) else v, np.float64) for v in (start, stop))
+    if start.shape != stop.shape:
+        raise InvalidArgumentError(f"linspace: start {fmt_shape(start.shape)} and stop {fmt_shape(stop.shape)} must "
+                                   "have one shape")
+    if not -(start.ndim + 1) <= axis <= start.ndim:
+        raise InvalidArgumentError(f"linspace: axis {axis} is out of range for bounds of shape "
+                                   f"{fmt_shape(start.shape)} (valid: {-(start.ndim + 1)} to {start.ndim})")
+    return constant(np.linspace(start, stop, num, axis=axis, dtype=d))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
@@ -300,8 +311,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
         sizes = [n // num_or_size_splits] * num_or_size_splits
     else:
         sizes = [int(v) for v in num_or_size_splits]
+        if sizes.count(-1) > 1 or any(v < -1 for v in sizes):
+            raise InvalidArgumentError(f"split: size_splits {sizes} may hold one -1 (the rest of axis {ax}) and "
+                                       "no other negative size")
         if -1 in sizes:
-            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+            # (a -1 that would be negative is an error in TF: [5, -1, 2] of 6 gave a (5,), a (0,) and a (2,))
+            sizes[sizes.index(-1)] = max(n - (sum(sizes) + 1), 0) if n is not None else -1
         if sum(sizes) != n:
             raise InvalidArgumentError(f"split: sizes {sizes} do not add up to {n}, the size of axis {ax} "
                                        f"of a tensor of shape {fmt_shape(s)}")
@@ -521,11 +536,23 @@ def take_along_axis(arr, indices, axis, _op="take_along_axis"):
     return I.getitem(arr, tuple(key), bounds=_op)
 
 
+def _check_updates(op, ish, ush, shape):
+    # TF's rule (no broadcasting): NumPy's add.at broadcast some shapes (scatter_nd([[0], [1]],
+    # [1.0], [3]) gave [1, 1, 0], TF raises) and named none of them
+    want = tuple(ish[:-1]) + tuple(shape[ish[-1]:]) if ish and ish[-1] is not None else None
+    if want is not None and (len(ush) != len(want) or any(a is not None and b is not None and a != b
+                                                          for a, b in zip(ush, want))):
+        raise InvalidArgumentError(f"{op}: updates have shape {fmt_shape(ush)}; indices {fmt_shape(ish)} into "
+                                   f"shape {fmt_shape(shape)} need updates of shape {fmt_shape(want)} (the indices' "
+                                   "leading dims, then the dims the index depth leaves)")
+
+
 def scatter_nd(indices, updates, shape, name=None, _op="scatter_nd"):
     """zeros(shape) with updates added at indices (duplicates add, as TF)."""
     shape = _sized(_op, shape, aval_of(updates).dtype)
     like = constant(np.zeros(shape, aval_of(updates).dtype))
     comps = _index_components(_op, indices, shape)
+    _check_updates(_op, aval_of(indices).shape, aval_of(updates).shape, shape)
     tpl, args = I.encode_key(comps)
     return bind(I.getitem_add_p, like, updates, *args, key=tpl, bounds=_op)
 
@@ -585,20 +612,48 @@ def slice_assigned(var, key, value):
     if not isinstance(value, Tensor):
         value = convert_to_tensor(np.asarray(value, dtype=var.dtype.as_numpy_dtype))
     updates = reshape(S.broadcast_to(value, tuple(out_shape)), (-1,))
-    return tensor_scatter_nd_update(var.read_value(), grid, updates)
+    return _scatter_update_unique(var.read_value(), grid, updates)
 
 
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
-    """tensor with the entries at indices replaced by updates."""
+    """tensor with the entries (or slices) at indices replaced by updates; where an index
+    repeats, the last update wins, as TF 2.21's CPU kernel (TF: 'order unspecified').
+    The sum of the repeated updates (ints) or their mean (floats) was none of them:
+    [5, 6, 7] at index 0 three times gave 18 where TF gives 7."""
+    t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
+    idx = indices if isinstance(indices, Tensor) else convert_to_tensor(np.asarray(indices))
+    ishape, shape = aval_of(idx).shape, aval_of(t).shape
+    if len(ishape) >= 1 and ishape[-1] is not None and None not in ishape and aval_of(idx).dtype.kind in "iu" \
+            and ishape[-1] <= len(shape) and None not in shape[:ishape[-1]]:
+        k, lead = ishape[-1], tuple(ishape[:-1])
+        n = int(np.prod(lead, dtype=np.int64))
+        if n > 1:
+            # each update's position; the largest position at each target is the one that stays
+            pos = constant(np.arange(n, dtype=np.int32).reshape(lead))
+            last = tensor_scatter_nd_max(constant(np.full(shape[:k], -1, np.int32)), idx, pos)
+            keep = M.equal(gather_nd(last, idx), pos)
+            upd = updates if isinstance(updates, Tensor) else convert_to_tensor(np.asarray(updates, aval_of(t).dtype))
+            ushape = aval_of(upd).shape
+            _check_updates("tensor_scatter_nd_update", ishape, ushape, shape)
+            if len(ushape) >= len(lead):
+                keep = reshape(keep, lead + (1,) * (len(ushape) - len(lead)))
+                zeros = M.zeros_like_(upd)
+                return _scatter_update_unique(t, idx, M.where(keep, upd, zeros), M.where(keep, M.ones_like_(upd), zeros))
+    return _scatter_update_unique(t, idx, updates)
+
+
+def _scatter_update_unique(tensor, indices, updates, ones=None):
+    """tensor_scatter_nd_update for indices that do not repeat (slice assignment's, a
+    TensorArray's write): a scatter of the updates and of ones, and a select."""
     t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
     shape = aval_of(t).shape
     upd_shape = aval_of(updates).shape
     op = "tensor_scatter_nd_update"
-    hit = scatter_nd(indices, M.ones_like_(updates) if isinstance(updates, Tensor) else
+    hit = scatter_nd(indices, ones if ones is not None else M.ones_like_(updates) if isinstance(updates, Tensor) else
                      np.ones(upd_shape, aval_of(t).dtype), shape, _op=op)
     placed = scatter_nd(indices, updates, shape, _op=op)
-    # where an index repeats, the sum of updates would be wrong: divide by the count
-    # (TF leaves the order of duplicate updates unspecified; the mean is deterministic)
+    # (a repeated index would sum its updates: divide by the count. The callers' indices do
+    # not repeat, or carry ones only for the updates that stay, so the count is 0 or 1)
     return bind(E.select_p, M.greater(hit, 0), M.divide(placed, M.maximum(hit, 1)) if aval_of(t).dtype.kind == "f"
                 else placed, t)
 
@@ -611,6 +666,10 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     if not ms or len(part) != len(ms) or any(t is not None and m is not None and t != m for t, m in zip(part, ms)):
         raise InvalidArgumentError(f"boolean_mask: mask shape {tuple(ms)} does not match the tensor's shape "
                                    f"{tuple(ts)} at axis {ax} (dims {part}); the mask must cover those dims exactly")
+    if aval_of(mask).dtype.kind != "b":
+        # TF masks by tf.where(mask): a numeric mask selects its nonzero entries (an integer array
+        # index would gather rows instead)
+        mask = M.not_equal(mask, constant(np.zeros((), aval_of(mask).dtype)))
     return I.getitem(tensor, (builtins.slice(None),) * ax + (mask,))
 
 
@@ -719,7 +778,7 @@ def meshgrid(*args, indexing="xy", name=None):
 
 
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
-    return M.subtract(tensor, scatter_nd(indices, updates, aval_of(tensor).shape))
+    return M.subtract(tensor, scatter_nd(indices, updates, aval_of(tensor).shape, _op="tensor_scatter_nd_sub"))
 
 
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):

@@ -142,6 +142,21 @@ def xlogy(x, y, name=None):
     return where(equal(x, 0), zeros_like_(x), multiply(x, log(where(equal(x, 0), ones_like_(y), y))))
 
 
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0 (even for y 0 or nan), as TF. The divisor is 1 there before
+    dividing, so those entries' gradients are 0, not nan."""
+    x, y = match_lists("xdivy", x, y)
+    zero = equal(x, 0)
+    return where(zero, zeros_like_(x), divide(x, where(zero, ones_like_(y), y)))
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0 (even for y -1 or nan), as TF."""
+    x, y = match_lists("xlog1py", x, y)
+    zero = equal(x, 0)
+    return where(zero, zeros_like_(x), multiply(x, log1p(where(zero, zeros_like_(y), y))))
+
+
 def zeros_like_(x):
     return bind(E.select_p, True, 0, x)
 
@@ -326,6 +341,10 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    d = aval_of(input_tensor).dtype
+    if d.kind != "f":   # (TF: a TypeError; an integer mean would truncate: variance([1, 2]) gave 0)
+        raise InvalidArgumentTypeError(f"reduce_variance / reduce_std: expects a floating tensor, got {d.name}; "
+                                       "cast first, e.g. tf.cast(x, tf.float32)")
     m = reduce_mean(input_tensor, axis, keepdims=True)
     return reduce_mean(squared_difference(input_tensor, m), axis, keepdims)
 
@@ -379,6 +398,13 @@ def add_n(inputs, name=None):
     if not inputs:
         raise ValueError("add_n: needs at least one tensor")
     r = inputs[0] if len(inputs) > 1 else convert_to_tensor(inputs[0])
+    s0 = aval_of(r).shape
+    for i, t in enumerate(inputs[1:], 1):
+        # TF's AddN takes tensors of one shape: an add would broadcast a (3,) into a (2, 3)
+        s = aval_of(t).shape if isinstance(t, Tensor) else np.shape(t)
+        if len(s) != len(s0) or any(a is not None and b is not None and a != b for a, b in zip(s, s0)):
+            raise InvalidArgumentError(f"add_n: input {i} has shape {fmt_shape(s)}, input 0 {fmt_shape(s0)}; "
+                                       "AddN's inputs must all have the same shape (it does not broadcast)")
     for t in inputs[1:]:
         r = add(r, t)
     return r

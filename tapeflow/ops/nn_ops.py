@@ -146,7 +146,87 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
 
 
 def bias_add(value, bias, data_format=None, name=None):
+    """TF's tf.nn.bias_add: a 1-D bias along the channel axis, the last one for None and 'N...C'
+    formats, axis 1 for 'NC...' ones (NCHW). TF's checks: a plain add broadcast a (1, C) bias,
+    added to a 1-D value, and added NCHW's bias along the last axis (silently wrong when W == C)."""
+    if data_format is not None and not (isinstance(data_format, str) and data_format.startswith("N")
+                                        and (data_format.endswith("C") or data_format.startswith("NC"))):
+        raise ValueError(f"bias_add: data_format must be of the form 'N...C' or 'NC...', got {data_format!r}")
+    value = _tensor(value)
+    bias = _tensor(bias)
+    vs, bs = aval_of(value).shape, aval_of(bias).shape
+    if len(bs) != 1:
+        raise InvalidArgumentError(f"bias_add: the bias must be 1-D, got shape {fmt_shape(bs)}")
+    if len(vs) < 2:
+        raise InvalidArgumentError(f"bias_add: the value must be at least 2-D (batch, ..., channels), got shape "
+                                   f"{fmt_shape(vs)}")
+    first = data_format is not None and data_format.startswith("NC") and not data_format.endswith("C")
+    ax = 1 if first else len(vs) - 1
+    if vs[ax] is not None and bs[0] is not None and vs[ax] != bs[0]:
+        raise InvalidArgumentError(f"bias_add: the bias has {bs[0]} entries, the value {fmt_shape(vs)} has {vs[ax]} "
+                                   f"channels (axis {ax}, data_format={data_format!r}); they must match")
+    if first and len(vs) > 2:
+        bias = A.reshape(bias, (-1,) + (1,) * (len(vs) - 2))
     return M.add(value, bias)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """TF's tf.nn.batch_normalization: (x - mean) * scale / sqrt(variance + eps) + offset, in
+    TF's order (x * inv + (offset - mean * inv)), offset and scale optional."""
+    inv = M.rsqrt(M.add(variance, variance_epsilon))
+    if scale is not None:
+        inv = M.multiply(inv, scale)
+    shift = M.negative(M.multiply(mean, inv)) if offset is None else M.subtract(offset, M.multiply(mean, inv))
+    return M.add(M.multiply(x, M.cast(inv, aval_of(_tensor(x)).dtype)), M.cast(shift, aval_of(_tensor(x)).dtype))
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """TF's tf.nn.embedding_lookup of one params tensor: the rows of ``params`` at ``ids``
+    (out-of-range ids raise, as tf.gather), each clipped to L2 norm ``max_norm`` if given."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup: params sharded over several tensors is not supported; "
+                                      "concatenate them (tf.concat(params, 0)) and look up in one")
+        params = params[0]
+    params = _tensor(params)
+    ids = _tensor(ids)
+    if aval_of(ids).dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"embedding_lookup: ids must be integers, got {aval_of(ids).dtype.name}")
+    r = A.gather(params, ids)
+    if max_norm is not None:
+        from ..linalg import clip_by_norm
+        pr, ir = len(aval_of(params).shape), len(aval_of(ids).shape)
+        r = clip_by_norm(r, max_norm, axes=list(range(ir, ir + pr - 1)))
+    return r
+
+
+def _in_top_k(targets, predictions, k):
+    """TF's in_top_k: the target's score has fewer than k scores above it (ties at the
+    boundary count as in); False for a target outside [0, classes) or a row with any
+    non-finite score (TF's kernel "cannot say" there). (Keras' top-k metrics use it too.)"""
+    n = predictions.shape[-1]
+    targets = M.cast(targets, "int32")
+    valid = M.logical_and(M.greater_equal(targets, 0), M.less(targets, n))
+    hit = M.equal(A.one_hot(M.where(valid, targets, A.zeros_like(targets)), n), 1.0)
+    score = M.reduce_sum(M.where(hit, predictions, A.zeros_like(predictions)), -1)
+    above = M.reduce_sum(M.cast(M.greater(predictions, A.expand_dims(score, -1)), "int32"), -1)
+    finite = M.reduce_all(M.is_finite(predictions), -1)
+    return M.logical_and(M.logical_and(valid, finite), M.less(above, k))
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """TF2's tf.math.in_top_k / tf.nn.in_top_k(targets, predictions, k): (batch,) bools."""
+    targets, predictions = _tensor(targets), _tensor(predictions)
+    ts, ps = aval_of(targets).shape, aval_of(predictions).shape
+    if aval_of(targets).dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"in_top_k: targets must be int32 or int64 class ids, got "
+                                       f"{aval_of(targets).dtype.name}")
+    if aval_of(predictions).dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"in_top_k: predictions must be float32, got {aval_of(predictions).dtype.name}")
+    if len(ps) != 2 or len(ts) != 1 or (ts[0] is not None and ps[0] is not None and ts[0] != ps[0]):
+        raise InvalidArgumentError(f"in_top_k: predictions must be (batch, classes) and targets (batch,), got "
+                                   f"{fmt_shape(ps)} and {fmt_shape(ts)}")
+    return _in_top_k(targets, predictions, k)
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
@@ -247,7 +327,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     st, dl = _pair("conv2d", "strides", strides), _pair("conv2d", "dilations", 1 if dilations is None else dilations)
     c = aval_of(x).shape[3]
     if c is not None and (ws[2] == 0 or c % ws[2]):
-        raise ValueError(f"conv2d: input depth must be evenly divisible by filter depth: the input "
+        raise InvalidArgumentError(f"conv2d: input depth must be evenly divisible by filter depth: the input "
                          f"{tuple(aval_of(x).shape)} has {c} channels, the filter {tuple(ws)} has {ws[2]}")
     groups = 1 if c is None else c // ws[2]
     pad = _padding("conv2d", padding, _spatial(x), ws[:2], st, dl)
@@ -294,7 +374,8 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     if len(ws) != 4:
         raise ValueError(f"depthwise_conv2d: filter must have rank 4 (kh, kw, in_channels, multiplier), got {ws}")
     if c != ws[2]:
-        raise ValueError(f"depthwise_conv2d: the input has {c} channels, the filter {tuple(ws)} expects {ws[2]}")
+        raise InvalidArgumentError(f"depthwise_conv2d: the input has {c} channels, the filter {tuple(ws)} "
+                                   f"expects {ws[2]}")
     st = _pair("depthwise_conv2d", "strides", strides)
     dl = _pair("depthwise_conv2d", "dilations", 1 if dilations is None else dilations)
     pad = _padding("depthwise_conv2d", padding, _spatial(x), ws[:2], st, dl)
@@ -333,7 +414,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
     x, k, st, pad = _pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
     av = aval_of(x)
     if av.dtype.kind != "f":
-        raise TypeError(f"avg_pool2d: expects a floating tensor, got {av.dtype.name}")
+        raise InvalidArgumentTypeError(f"avg_pool2d: expects a floating tensor, got {av.dtype.name}")
     c = av.shape[3]
     # a depthwise conv with a ones kernel sums each window; divide by how many real cells it covered
     ones = np.ones((k[0], k[1], 1, c), av.dtype)

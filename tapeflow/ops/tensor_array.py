@@ -58,7 +58,7 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
             raise ValueError(f"TensorArray.write: value has shape {tuple(value.shape)}, the array's elements "
                              f"have shape {self.element_shape}")
         idx = A.reshape(M.cast(index, np.int32) if isinstance(index, Tensor) else np.int32(index), (1, 1))
-        return _TensorArray(A.tensor_scatter_nd_update(self.buffer, idx, A.expand_dims(value, 0)))
+        return _TensorArray(A._scatter_update_unique(self.buffer, idx, A.expand_dims(value, 0)))
 
     def stack(self, name=None):
         return A.identity(self.buffer)

@@ -171,8 +171,9 @@ reduce_prod_p = Primitive("reduce_prod", lambda x, axis, keepdims: np.prod(
 
 def _arg_abstract(name):
     def rule(x, axis, output_type):
-        if not 0 <= axis < max(x.ndim, 1):
-            raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        if not 0 <= axis < x.ndim:   # (TF: a scalar has no axis to search; argmax(5.0) raises)
+            raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a tensor of rank {x.ndim} "
+                                       f"(shape {fmt_shape(x.shape)})")
         if x.ndim and x.shape[axis] == 0:
             raise InvalidArgumentError(f"{name}: reduction axis {axis} is empty in shape {fmt_shape(x.shape)}; "
                                        "there is no index to return")
@@ -230,9 +231,13 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 
 def _cumsum_abstract(x, axis, exclusive, reverse):
-    if not 0 <= axis < max(x.ndim, 1):
-        raise InvalidArgumentError(f"cumsum: axis {axis} is out of range for a tensor of rank {x.ndim}")
-    return Aval(x.shape, _INT32 if x.dtype.kind == "b" else x.dtype)
+    if x.dtype.kind not in "fiu":   # (TF's Cumsum has no bool kernel: a sum of bools is a cast away)
+        raise InvalidArgumentTypeError(f"cumsum: expects numbers (float or int), got {x.dtype.name} "
+                                       f"{fmt_shape(x.shape)}; cast first, e.g. tf.cast(x, tf.int32)")
+    if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis; the kernel gave shape (1,))
+        raise InvalidArgumentError(f"cumsum: axis {axis} is out of range for a tensor of rank {x.ndim} "
+                                   f"(shape {fmt_shape(x.shape)})")
+    return Aval(x.shape, x.dtype)
 
 
 cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
