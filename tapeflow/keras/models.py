@@ -53,6 +53,9 @@ class Model(Layer):
     ``Model(inputs, outputs)`` from ``keras.Input`` placeholders.
     """
 
+    # Keras 3 sets it in Model.__init__: callbacks read it before fit has run
+    stop_training = False
+
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
         outputs = kwargs.pop("outputs", None)
@@ -113,6 +116,12 @@ class Model(Layer):
         for node in order:
             if all(node.layer is not l for l in layers):
                 layers.append(node.layer)
+        names = [l.name for l in layers]
+        for n in names:
+            if names.count(n) > 1:
+                # Keras 3's check (weights are saved and loaded by layer name)
+                raise ValueError(f'The name "{n}" is used {names.count(n)} times in the model. All operation '
+                                 "names should be unique.")
         f = {"inputs": inputs, "outputs": outputs, "nodes": order}
         self._functional = f
         self._layers = layers
@@ -163,8 +172,10 @@ class Model(Layer):
             if isinstance(v, Tensor):
                 got = tuple(aval_of(v).shape)
                 want = tuple(kt.shape)
+                # the batch dimension is not checked: Keras 3's functional input spec drops it, so a
+                # model on Input((3,), batch_size=4) takes batches of 2 (predict's last batch, too)
                 if len(got) != len(want) or any(a is not None and b is not None and a != b
-                                                  for a, b in zip(want, got)):
+                                                  for a, b in list(zip(want, got))[1:]):
                     raise ValueError(f"Model '{call_path()}': input {i} ('{kt.name}') is incompatible with the "
                                      f"model: expected shape {_fmt(want)}, got shape {_fmt(got)}")
             values[id(kt)] = v
@@ -328,11 +339,13 @@ class Model(Layer):
                           "loss_tracker": _metrics.Mean(name="loss"),
                           "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "loss_weights": loss_weights}}
-        self.loss = self._compiled["loss"]
+        self.loss = loss            # as Keras 3: the argument as given ("mse", a Loss, a function)
 
     def _require_compiled(self, what):
         if not self.__dict__.get("_compiled"):
-            raise RuntimeError(f"{what}: call model.compile(optimizer, loss) first")
+            # ValueError as Keras 3 ("You must call `compile()` before using the model.")
+            raise ValueError(f"You must call `compile()` before using the model ({what}): call "
+                             "model.compile(optimizer, loss) first")
 
     @property
     def metrics(self):
@@ -478,10 +491,12 @@ class Model(Layer):
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
         bs = _batch_size("fit", batch_size)
+        batches = _FitBatches(x, y, sample_weight, bs, shuffle, steps_per_epoch)
         hist = History()
         self.history = hist         # as Keras: model.history.history after fit
+        # Keras 3's params["steps"]: steps_per_epoch, else the batches in one pass (None when unknown)
         cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
-                                                              "steps": steps_per_epoch})
+                                                              "steps": steps_per_epoch or batches.num_batches})
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
@@ -489,7 +504,7 @@ class Model(Layer):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
             logs = {}
-            for step, batch in enumerate(_batches(x, y, sample_weight, bs, shuffle, rng, steps_per_epoch)):
+            for step, batch in enumerate(batches.epoch(rng)):
                 cbs.on_train_batch_begin(step, {})
                 logs = _pythonify(self.train_step(batch))
                 cbs.on_train_batch_end(step, dict(logs))
@@ -691,6 +706,46 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
         b = idx[start:start + batch_size]
         yield _pack(_take(x, b), _take(y, b) if y is not None else None,
                     _take(sample_weight, b) if sample_weight is not None else None)
+
+
+class _FitBatches:
+    """fit's batches epoch by epoch, as Keras 3's EpochIterator hands them out. Without
+    ``steps_per_epoch`` each epoch is one fresh pass. With it, one iterator runs on across
+    epochs: epoch 2 of ``steps_per_epoch=3`` over a ``repeat()``-ed dataset takes batches 3-5,
+    not 0-2 again (restarting trained on the first batches only, a silently different fit). When
+    a pass of known length (arrays, a dataset of known cardinality) is used up, the epoch ends
+    short and the next epoch starts a new pass, as Keras does (with its "ran out of data" warning)."""
+
+    def __init__(self, x, y, sample_weight, batch_size, shuffle, steps):
+        self._args = (x, y, sample_weight, batch_size, shuffle)
+        self._steps = steps
+        self._it = None
+        self._seen = 0
+        if _is_dataset(x):
+            n = x._cardinality()
+            self.num_batches = int(n) if n >= 0 else None
+        else:
+            self.num_batches = -(-_num_samples(x) // batch_size) if x is not None else None
+
+    def epoch(self, rng):
+        x, y, sw, bs, shuffle = self._args
+        if self._steps is None:
+            yield from _batches(x, y, sw, bs, shuffle, rng, None)
+            return
+        if self._it is None:
+            self._it, self._seen = _batches(x, y, sw, bs, shuffle, rng, None), 0
+        for _ in range(self._steps):
+            if self.num_batches is not None and self._seen >= self.num_batches:
+                break
+            try:
+                batch = next(self._it)
+            except StopIteration:       # a dataset of unknown length ran out: a new pass next epoch
+                self._it = None
+                return
+            self._seen += 1
+            yield batch
+        if self.num_batches is not None and self._seen >= self.num_batches:
+            self._it = None
 
 
 def _pythonify(logs):
@@ -1086,7 +1141,14 @@ class Sequential(Model):
             self._seq_input_dtype = layer.dtype
             return
         if not isinstance(layer, Layer):
-            raise TypeError(f"Sequential.add: expected a Layer, got {type(layer).__name__}")
+            raise ValueError("Only instances of `keras.Layer` can be added to a Sequential model. "
+                             f"Received: {layer!r} (of type {type(layer)})")
+        if any(l.name == layer.name for l in self._layers):
+            # Keras 3's check: weights are saved and loaded by layer name, so two layers named
+            # alike would trade (or refuse) their weights in a save/load round trip
+            raise ValueError("All layers added to a Sequential model should have unique names. Name "
+                             f"'{layer.name}' is already the name of a layer in this model. Update the `name` "
+                             "argument to pass a unique name.")
         self._layers.append(layer)
         _VERSION[0] += 1
         if len(self._layers) == 1 and self._seq_input_shape is None and layer._batch_input_shape is not None:
@@ -1115,6 +1177,12 @@ class Sequential(Model):
             raise TypeError("Sequential.pop: there are no layers")
         l = self._layers.pop()
         _VERSION[0] += 1
+        # as Keras 3's pop(rebuild=True): output_shape and summary() describe the stack left,
+        # not the popped layer's output
+        if self._seq_input_shape is not None and self._layers:
+            self._build_seq()
+        else:
+            self._last_output_shape = None
         return l
 
     @property
