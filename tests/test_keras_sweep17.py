@@ -133,3 +133,118 @@ def test_input_batch_size_does_not_fix_the_batch():
     np.testing.assert_allclose(m(_X[:6]).numpy(), want, rtol=1e-6)
     with pytest.raises(ValueError, match="incompatible"):
         m(np.zeros((2, 4), np.float32))
+
+
+# ---- compile(loss=[...] / {...}, loss_weights=..., metrics={output: ...}) on a model with two outputs ----
+
+_Y1 = (np.arange(10, dtype="float32").reshape(10, 1) % 3) / 2.0
+
+
+def _two_outputs(as_dict=False):
+    keras.backend.clear_session()
+    i = keras.Input((3,), name="inp")
+    h = keras.layers.Dense(4, activation="relu", kernel_initializer="ones", name="h")(i)
+    o1 = keras.layers.Dense(1, kernel_initializer="ones", name="o1")(h)
+    o2 = keras.layers.Dense(2, kernel_initializer="ones", name="o2")(h)
+    return keras.Model(i, {"o1": o1, "o2": o2} if as_dict else [o1, o2])
+
+
+def test_two_output_losses_weights_and_metrics_in_evaluate():
+    m = _two_outputs()
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"], metrics={"o1": ["mae"], "o2": ["mse", "mae"]})
+    assert m.output_names == ["o1", "o2"]
+    got = m.evaluate(_X, [_Y1, _Y], verbose=0)
+    # TF 2.21: loss, o1_loss, o2_loss, then the metrics by sorted name (o1_mae, o2_mae, o2_mse)
+    np.testing.assert_allclose(got, [410.77996826171875, 393.85498046875, 16.924999237060547, 16.950000762939453,
+                                     16.924999237060547, 393.26751708984375], rtol=1e-6)
+    assert m.metrics_names == ["loss", "compile_metrics", "o1_loss", "o2_loss"]      # TF 2.21
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"], loss_weights=[0.5, 2.0])
+    got = m.evaluate(_X, [_Y1, _Y], sample_weight=np.linspace(0, 1, 10).astype("float32"), verbose=0,
+                     return_dict=True)
+    # TF 2.21: {'loss': 178.13665771484375, 'o1_loss': 309.239990234375, 'o2_loss': 11.758333206176758}
+    assert sorted(got) == ["loss", "o1_loss", "o2_loss"]
+    np.testing.assert_allclose([got["loss"], got["o1_loss"], got["o2_loss"]],
+                               [178.13665771484375, 309.239990234375, 11.758333206176758], rtol=1e-6)
+    # a loss dict and loss_weights dict, targets as a dict: TF 2.21 loss 444.63 (1 * 393.855 + 3 * 16.925)
+    m.compile(keras.optimizers.SGD(0.01), loss={"o1": "mse", "o2": "mae"}, loss_weights={"o1": 1.0, "o2": 3.0})
+    got = m.evaluate(_X, {"o1": _Y1, "o2": _Y}, verbose=0, return_dict=True)
+    np.testing.assert_allclose(got["loss"], 444.63, rtol=1e-5)
+    # one loss on two outputs: applied to each (TF 2.21 logs o1_loss and o2_loss)
+    m.compile(keras.optimizers.SGD(0.01), loss="mse")
+    assert sorted(m.evaluate(_X, (_Y1, _Y), verbose=0, return_dict=True)) == ["loss", "o1_loss", "o2_loss"]
+    # None: no loss for that output, and no per-output logs with a single loss (TF 2.21: {'loss': 393.855})
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", None])
+    got = m.evaluate(_X, [_Y1, _Y], verbose=0, return_dict=True)
+    assert list(got) == ["loss"]
+    np.testing.assert_allclose(got["loss"], 393.85498046875, rtol=1e-6)
+
+
+def test_two_output_fit_history_and_weights():
+    m = _two_outputs()
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"], loss_weights=[0.5, 2.0], metrics={"o2": "mse"})
+    h = m.fit(_X, [_Y1, _Y], epochs=2, batch_size=4, shuffle=False, verbose=0,
+              validation_data=(_X[:4], [_Y1[:4], _Y[:4]]))
+    want = {  # TF 2.21 (o1_loss/o2_loss are unweighted means over the 3 batches; loss weighs batch sizes)
+        "loss": [92.12946319580078, 15.132146835327148], "o1_loss": [108.5393295288086, 0.316188782453537],
+        "o2_loss": [14.276179313659668, 8.529118537902832], "o2_mse": [231.510009765625, 79.70936584472656],
+        "val_loss": [4.910935401916504, 3.3379876613616943], "val_o1_loss": [0.41529619693756104, 0.41715022921562195],
+        "val_o2_loss": [2.3516435623168945, 1.5647063255310059], "val_o2_mse": [9.207986831665039, 4.409688472747803]}
+    assert sorted(h.history) == sorted(want)
+    for k, v in want.items():
+        np.testing.assert_allclose(h.history[k], v, rtol=2e-5, err_msg=k)
+    # TF 2.21: the first entries of each weight after the two epochs
+    np.testing.assert_allclose([w.ravel()[0] for w in m.get_weights()],
+                               [0.55183643, -0.3062851, 0.04196277, -0.21729745, 0.8070256, -0.055], rtol=2e-5)
+    # train_on_batch: TF 2.21 [60.835, 54.6725, 6.1625] (loss, o1_loss, o2_loss)
+    m = _two_outputs()
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"])
+    np.testing.assert_allclose(m.train_on_batch(_X[:4], [_Y1[:4], _Y[:4]]), [60.835, 54.6725, 6.1625], rtol=1e-5)
+
+
+def test_two_output_dict_outputs_and_list_of_metric_lists():
+    m = _two_outputs(as_dict=True)
+    m.compile(keras.optimizers.SGD(0.01), loss={"o1": "mse", "o2": "mae"}, metrics={"o1": "mae"})
+    got = m.evaluate(_X, {"o1": _Y1, "o2": _Y}, verbose=0, return_dict=True)
+    # TF 2.21 (the same model as a list): o1_loss 393.855, o1_mae 16.95, o2_loss 16.925
+    np.testing.assert_allclose([got["o1_loss"], got["o1_mae"], got["o2_loss"]], [393.855, 16.95, 16.925], rtol=1e-5)
+    m = _two_outputs()
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"], metrics=[["mae"], ["mse"]])
+    got = m.evaluate(_X, [_Y1, _Y], verbose=0)
+    # TF 2.21: [410.78, 393.855, 16.925, 16.95, 393.2675]
+    np.testing.assert_allclose(got, [410.77996826171875, 393.85498046875, 16.924999237060547, 16.950000762939453,
+                                     393.26751708984375], rtol=1e-6)
+
+
+def test_two_output_compile_errors():
+    m = _two_outputs()
+    data = (_X, [_Y1, _Y])
+    cases = [  # (compile kwargs, y, error needle)
+        # TF 2.21: ValueError "Expected keys ['o1', 'o2'] in loss dict, but found loss.keys()=['o1', 'zz']"
+        (dict(loss={"o1": "mse", "zz": "mae"}), data[1], r"Expected keys \['o1', 'o2'\] in loss dict"),
+        # TF 2.21: ValueError "`loss_weights` must match the number of losses, got 2 losses and 1 weights."
+        (dict(loss=["mse", "mse"], loss_weights=[1.0]), data[1], "must match the number of losses, got 2"),
+        # TF 2.21: ValueError "... `metrics` should ... be a dict or a list matching the output names"
+        (dict(loss=["mse", "mse"], metrics=["mae"]), data[1], "Invalid `metrics`"),
+        (dict(loss=["mse", "mse"], metrics={"zz": "mae"}), data[1], "Invalid `metrics`"),
+        # TF 2.21: ValueError "y_true and y_pred have different structures."
+        (dict(loss=["mse", "mse"]), [_Y1], "y_true and y_pred have different structures"),
+        # TF 2.21 trains the first output alone here (KeyError for 3 losses): tapeflow refuses both
+        (dict(loss=["mse"]), data[1], "gives 1 losses for a model with 2 outputs"),
+        (dict(loss=["mse"] * 3), data[1], "gives 3 losses for a model with 2 outputs"),
+    ]
+    for kw, y, needle in cases:
+        m.compile(keras.optimizers.SGD(0.01), **kw)
+        with pytest.raises(ValueError, match=needle):
+            m.evaluate(_X, y, verbose=0)
+
+
+def test_two_output_save_load_keeps_the_compiled_losses(tmp_path):
+    m = _two_outputs()
+    m.compile(keras.optimizers.SGD(0.01), loss=["mse", "mae"], loss_weights=[0.5, 2.0], metrics={"o1": ["mae"]})
+    m.fit(_X, [_Y1, _Y], epochs=1, verbose=0, shuffle=False)
+    m.save(str(tmp_path / "m.keras"))
+    got = keras.models.load_model(str(tmp_path / "m.keras")).evaluate(_X, [_Y1, _Y], verbose=0, return_dict=True)
+    # TF 2.21: {'loss': 19.14363, 'o1_loss': 0.610375, 'o1_mae': 0.660186, 'o2_loss': 9.419222}
+    assert sorted(got) == ["loss", "o1_loss", "o1_mae", "o2_loss"]
+    np.testing.assert_allclose([got[k] for k in sorted(got)], [19.143630981445312, 0.6103748083114624,
+                                                               0.6601861119270325, 9.419221878051758], rtol=1e-5)

@@ -149,6 +149,20 @@ class Model(Layer):
         return _batchless(s)
 
     @property
+    def output_names(self):
+        """Keras 3's names of the outputs: the output layers' names (a Sequential: its last layer's)."""
+        f = self.__dict__.get("_functional")
+        if f is not None and isinstance(f["outputs"], dict):
+            # the output layers' names in the order of the sorted keys (TF 2.21: ['da', 'db'] for
+            # {"b": db(...), "a": da(...)}); losses, metrics and logs go by the keys
+            return [f["outputs"][k]._node.layer.name for k in sorted(f["outputs"])]
+        names = _output_names(self, None)
+        if names is None:
+            raise AttributeError(f"model '{self.name}' has no output names (a subclassed model's outputs are "
+                                 "unnamed)")
+        return names
+
+    @property
     def output_shape(self):
         s = self.__dict__.get("_last_output_shape")
         if s is None:
@@ -321,21 +335,30 @@ class Model(Layer):
         from . import losses as _losses
         from . import metrics as _metrics
         self.optimizer = _opt.get(optimizer)
-        lf = _losses.get(loss) if loss is not None else None
-        if lf is not None and not isinstance(lf, _losses.Loss):
-            lf = _losses.LossFunctionWrapper(lf)
+        if isinstance(loss, (list, tuple, dict)) or (loss is not None and loss_weights is not None):
+            # a loss per output (or weighted): resolved against the outputs at the first batch
+            lf = _OutputLosses(loss, loss_weights)
+        else:
+            lf = _losses.get(loss) if loss is not None else None
+            if lf is not None and not isinstance(lf, _losses.Loss):
+                lf = _losses.LossFunctionWrapper(lf)
         def as_list(ms, arg):
             if ms is not None and not isinstance(ms, (list, tuple)):
-                if isinstance(ms, dict):
-                    raise NotImplementedError(f"compile({arg}={{...}}): metrics per named output are not "
-                                              "supported by tapeflow yet; give a list of metrics for a "
-                                              "single-output model")
                 ms = [ms]
             return list(ms or [])
+        def per_output(ms):
+            # Keras 3: a dict {output name: metrics} or a list of lists (one per output)
+            return isinstance(ms, dict) or (isinstance(ms, (list, tuple)) and len(ms) > 0 and
+                                            all(m is None or isinstance(m, (list, tuple)) for m in ms))
         # `metrics` ignore sample weights, `weighted_metrics` apply them (Keras 3's CompileMetrics)
-        wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
-            [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
-        self._compiled = {"loss": lf, "compile_metrics": _CompileMetrics(wanted) if wanted else None,
+        if per_output(metrics) or per_output(weighted_metrics):
+            wanted = [(metrics, False), (weighted_metrics, True)]
+            cm = _CompileMetrics(wanted, per_output=True)
+        else:
+            wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
+                [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
+            cm = _CompileMetrics(wanted) if wanted else None
+        self._compiled = {"loss": lf, "compile_metrics": cm,
                           "loss_tracker": _metrics.Mean(name="loss"),
                           "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "loss_weights": loss_weights}}
@@ -355,7 +378,9 @@ class Model(Layer):
         c = self.__dict__.get("_compiled")
         if not c:
             return []
-        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else [])
+        lf = c["loss"]
+        trackers = lf.trackers if isinstance(lf, _OutputLosses) else []
+        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else []) + trackers
 
     @property
     def metrics_names(self):
@@ -365,7 +390,9 @@ class Model(Layer):
         """The loss tracker and each compiled metric (created by the first batch)."""
         c = self.__dict__.get("_compiled") or {}
         cm = c.get("compile_metrics")
-        return ([c["loss_tracker"]] if c else []) + (cm.flat() if cm is not None else [])
+        lf = c.get("loss")
+        trackers = lf.trackers if isinstance(lf, _OutputLosses) else []
+        return ([c["loss_tracker"]] if c else []) + trackers + (cm.flat() if cm is not None else [])
 
     def reset_metrics(self):
         for m in self.metrics:
@@ -377,7 +404,17 @@ class Model(Layer):
         from ..ops import math_ops as M
         lf = self._compiled["loss"]
         terms = []
-        if lf is not None and y is not None:
+        if isinstance(lf, _OutputLosses) and y is not None:
+            total = lf(self, y, y_pred, sample_weight)
+            if total is not None:           # None: every output's loss is None
+                terms.append(total)
+        elif lf is not None and y is not None:
+            if not isinstance(y_pred, Tensor) and len(nest.flatten(y_pred)) > 1:
+                # Keras 3 applies one loss to each output (logged as <output>_loss)
+                lf = self._compiled["loss"] = _OutputLosses(self._compiled["args"]["loss"], None)
+                terms.append(lf(self, y, y_pred, sample_weight))
+                y = None
+        if lf is not None and not isinstance(lf, _OutputLosses) and y is not None:
             y = _to_tensor_like(y, y_pred)
             terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
         terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
@@ -392,6 +429,8 @@ class Model(Layer):
         """Update the compiled metrics with one batch; the running results by name."""
         cm = self._compiled["compile_metrics"]
         if cm is not None and y is not None:
+            if cm.per_output:
+                cm.output_names = _output_names(self, y_pred)
             cm.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
@@ -575,29 +614,59 @@ class _CompileMetrics:
 
     name = "compile_metrics"
 
-    def __init__(self, wanted):
+    def __init__(self, wanted, per_output=False):
         self._wanted = wanted
-        self._built = None          # [(metric, weighted)]
+        self._built = None          # [(metric, weighted, output index or None)]
+        self.per_output = per_output
+        self.output_names = None    # per_output: set by Model.compute_metrics before each update
 
     def flat(self):
-        return [m for m, _ in self._built or ()]
+        return [e[0] for e in self._built or ()]
 
     @property
     def metrics(self):
         return self.flat()
 
+    def _build(self, yts, preds):
+        from . import metrics as _metrics
+        if not self.per_output:
+            if len(preds) > 1:
+                raise ValueError("Invalid `metrics`: on a model with several outputs `metrics` should be a dict "
+                                 f"{{output name: metrics}} or a list of {len(preds)} lists (one per output); got "
+                                 f"a flat list {self._wanted[0][0] if self._wanted else None!r}")
+            return [(_metrics.for_compile(m, yts[0], preds[0]), w, None) for m, w in self._wanted]
+        names = self.output_names
+        built = []
+        for spec, weighted in self._wanted:
+            if spec is None:
+                continue
+            if isinstance(spec, dict):
+                if names is None or any(k not in names for k in spec):
+                    raise ValueError(f"Invalid `metrics`: the keys of {spec!r} should be output names of the "
+                                     f"model ({names})")
+                per = [spec.get(n) for n in names]
+            else:
+                if len(spec) != len(preds):
+                    raise ValueError(f"Invalid `metrics`: {len(spec)} lists for a model with {len(preds)} outputs")
+                per = list(spec)
+            for i, ms in enumerate(per):
+                for m in ([] if ms is None else [ms] if not isinstance(ms, (list, tuple)) else ms):
+                    built.append((_metrics.for_compile(m, yts[i], preds[i]), weighted, i))
+        return built
+
     def update_state(self, y_true, y_pred, sample_weight=None):
-        if not isinstance(y_pred, Tensor):
-            raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported by "
-                                      "tapeflow yet")
-        yt = _to_tensor_like(y_true, y_pred)
+        preds = nest.flatten(y_pred)
+        if len(preds) == 1 and not self.per_output:
+            yts = [_to_tensor_like(y_true, y_pred)]
+        else:
+            yts = [_to_tensor_like(a, p) for a, p in zip(_flat_targets(self.output_names, y_true, y_pred), preds)]
         if self._built is None:
-            from . import metrics as _metrics
-            self._built = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in self._wanted]
-            for m, _ in self._built:
-                m.reset_state()
-        for m, weighted in self._built:
-            m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+            self._built = self._build(yts, preds)
+            for e in self._built:
+                e[0].reset_state()
+        for m, weighted, i in self._built:
+            j = 0 if i is None else i
+            m.update_state(yts[j], preds[j], sample_weight=sample_weight if weighted else None)
 
     def result(self):
         # Keras 3's CompileMetrics.result: a name seen before gets _1, _2... (a weighted
@@ -605,10 +674,10 @@ class _CompileMetrics:
         # and auc_1 instead of one overwriting the other
         out, seen = {}, {}
         for weighted_pass in (False, True):
-            for m, weighted in self._built or ():
+            for m, weighted, i in self._built or ():
                 if weighted != weighted_pass:
                     continue
-                name = m.name
+                name = m.name if i is None or not self.output_names else f"{self.output_names[i]}_{m.name}"
                 if name in seen and weighted:
                     name = f"weighted_{m.name}"
                 if name in seen:
@@ -706,6 +775,123 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
         b = idx[start:start + batch_size]
         yield _pack(_take(x, b), _take(y, b) if y is not None else None,
                     _take(sample_weight, b) if sample_weight is not None else None)
+
+
+def _output_names(model, y_pred):
+    """Keras 3's ``output_names``: a functional model's output layers' names (a dict of
+    outputs: its keys); None for a subclassed model's list of outputs."""
+    if isinstance(y_pred, dict):
+        return sorted(y_pred)
+    f = model.__dict__.get("_functional")
+    if f is None:
+        layers = model.__dict__.get("_layers") if isinstance(model, Sequential) else None
+        return [layers[-1].name] if layers else None
+    return [kt._node.layer.name for kt in nest.flatten(f["outputs"])]
+
+
+def _flat_targets(names, y, y_pred):
+    """The targets, one per flat output: ``y`` as a list/tuple in output order, or a dict
+    keyed by output names."""
+    n = len(nest.flatten(y_pred))
+    if isinstance(y, dict):
+        if names is None or sorted(y) != sorted(names):
+            raise ValueError(f"y_true and y_pred have different structures: targets for {sorted(y)}, outputs "
+                             f"{names}")
+        return [y[k] for k in names]
+    ys = list(y) if isinstance(y, (list, tuple)) else [y]
+    if len(ys) != n:
+        raise ValueError(f"y_true and y_pred have different structures: {len(ys)} target array(s) for a model "
+                         f"with {n} outputs")
+    return ys
+
+
+class _OutputLosses:
+    """Keras 3's compiled loss of a model with several outputs: ``loss`` one loss for
+    every output, a list (one per output, None for none) or a dict by output name;
+    ``loss_weights`` a list or dict. The total is sum(weight * loss) over the outputs;
+    with more than one loss each is also logged as ``<output name>_loss`` (a subclassed
+    model's outputs have no names: ``<loss name>_loss``, as Keras 3)."""
+
+    def __init__(self, loss, loss_weights):
+        self.loss = loss
+        self.loss_weights = loss_weights
+        self.fns = None
+        self.trackers = []
+
+    def _resolve(self, names, n):
+        from . import losses as _losses
+        from . import metrics as _metrics
+        loss = self.loss
+        if isinstance(loss, dict):
+            if names is None or sorted(loss) != sorted(names):
+                raise ValueError(f"Expected keys {names} in loss dict, but found loss.keys()={list(loss)}")
+            specs = [loss[k] for k in names]
+        elif isinstance(loss, (list, tuple)):
+            if len(loss) != n:
+                # Keras 3 uses the first len(loss) outputs of a shorter list (a list of 1 on two
+                # outputs trains the first alone); tapeflow asks for one entry per output
+                raise ValueError(f"compile(loss=[...]) gives {len(loss)} losses for a model with {n} outputs: "
+                                 "give one per output (None for an output without a loss)")
+            specs = list(loss)
+        else:
+            specs = [loss] * n
+        fns = []
+        for sp in specs:
+            f = _losses.get(sp) if sp is not None else None
+            if f is not None and not isinstance(f, _losses.Loss):
+                f = _losses.LossFunctionWrapper(f)
+            fns.append(f)
+        active = [i for i, f in enumerate(fns) if f is not None]
+        w = self.loss_weights
+        if w is None:
+            weights = [1.0] * n
+        elif isinstance(w, dict):
+            if names is None or any(k not in names for k in w):
+                raise ValueError(f"`loss_weights` keys {list(w)} should be output names of the model ({names})")
+            weights = [float(w.get(k, 1.0)) for k in names]
+        elif isinstance(w, (list, tuple)):
+            if len(w) != len(active):
+                raise ValueError(f"`loss_weights` must match the number of losses, got {len(active)} losses and "
+                                 f"{len(w)} weights.")
+            weights = [1.0] * n
+            for i, wi in zip(active, w):
+                weights[i] = float(wi)
+        else:
+            weights = [float(w)] * n
+        self.fns, self.weights = fns, weights
+        if len(active) > 1:
+            seen = {}
+            for i in active:
+                sp = specs[i]
+                base = f"{names[i]}_loss" if names else \
+                    f"{sp if isinstance(sp, str) else getattr(fns[i], 'name', 'loss')}_loss"
+                seen[base] = seen.get(base, 0) + 1
+                self.trackers.append((i, _metrics.Mean(name=base if seen[base] == 1 else f"{base}_{seen[base] - 1}")))
+        self.trackers_by_output = dict(self.trackers)
+        self.trackers = [t for _, t in self.trackers]
+
+    def __call__(self, model, y, y_pred, sample_weight):
+        from ..ops import math_ops as M
+        preds = nest.flatten(y_pred)
+        names = _output_names(model, y_pred)
+        if self.fns is None:
+            self._resolve(names, len(preds))
+        ys = _flat_targets(names, y, y_pred)
+        total = None
+        for i, (f, yt, p) in enumerate(zip(self.fns, ys, preds)):
+            if f is None:
+                continue
+            yt = _to_tensor_like(yt, p)
+            li = f(yt, p, sample_weight=sample_weight) if sample_weight is not None else f(yt, p)
+            t = self.trackers_by_output.get(i)
+            if t is not None:
+                # an unweighted mean over batches, as Keras 3 keeps <output>_loss (its `loss`
+                # weighs each batch by its size: fit on 10 samples in batches of 4 logs
+                # o1_loss 108.539, not the sample mean 130.183)
+                t.update_state(li)
+            li = li * self.weights[i] if self.weights[i] != 1.0 else li
+            total = li if total is None else M.add(total, li)
+        return total
 
 
 class _FitBatches:
