@@ -248,3 +248,11 @@ def test_two_output_save_load_keeps_the_compiled_losses(tmp_path):
     assert sorted(got) == ["loss", "o1_loss", "o1_mae", "o2_loss"]
     np.testing.assert_allclose([got[k] for k in sorted(got)], [19.143630981445312, 0.6103748083114624,
                                                                0.6601861119270325, 9.419221878051758], rtol=1e-5)
+
+
+def test_nested_python_list_input_is_a_value_error():
+    keras.backend.clear_session()
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    # TF 2.21: ValueError "Unrecognized data type: x=[[0.0, 0.1, 0.2], ...] (of type <class 'list'>)"
+    with pytest.raises(ValueError, match="Unrecognized data type"):
+        m.predict(_X[:3].tolist(), verbose=0)

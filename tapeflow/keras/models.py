@@ -1137,7 +1137,17 @@ def _num_samples(x):
     flat = nest.flatten(x)
     if not flat:
         raise ValueError("no input data")
-    return int(np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])[0])
+    shape = np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])
+    if not shape:
+        # a nested Python list of numbers flattens to scalars (Keras 3 refuses it too, with a ValueError)
+        raise ValueError(f"Unrecognized data type: x={_short_repr(x)} (of type {type(x)}): give a NumPy array or "
+                         "a tensor (np.asarray(x)), or a list/dict of them, one per model input")
+    return int(shape[0])
+
+
+def _short_repr(x):
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 def _take(x, idx):
