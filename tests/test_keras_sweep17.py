@@ -256,3 +256,26 @@ def test_nested_python_list_input_is_a_value_error():
     # TF 2.21: ValueError "Unrecognized data type: x=[[0.0, 0.1, 0.2], ...] (of type <class 'list'>)"
     with pytest.raises(ValueError, match="Unrecognized data type"):
         m.predict(_X[:3].tolist(), verbose=0)
+
+
+def test_layer_input_output_and_feature_extraction():
+    keras.backend.clear_session()
+    i = keras.Input((3,), name="inp")
+    h = keras.layers.Dense(4, kernel_initializer="ones", name="h")(i)
+    m = keras.Model(i, keras.layers.Dense(1, kernel_initializer="ones", name="o")(h))
+    # TF 2.21: m.input/m.output shapes (None, 3)/(None, 1); h.input is the Input, h.output (None, 4)
+    assert tuple(m.input.shape) == (None, 3) and tuple(m.output.shape) == (None, 1)
+    assert m.get_layer("h").input is i and m.get_layer("h").output is h
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    # TF 2.21: [[3, 3, 3, 3], [12, 12, 12, 12]]
+    np.testing.assert_allclose(keras.Model(m.input, m.get_layer("h").output).predict(x, verbose=0),
+                               [[3.0] * 4, [12.0] * 4])
+    # a Sequential's layers too, through model.inputs (TF 2.21: [[3]*4, [12]*4] and [[12], [48]])
+    s = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, kernel_initializer="ones"),
+                          keras.layers.Dense(1, kernel_initializer="ones")])
+    outs = keras.Model(s.inputs, [l.output for l in s.layers]).predict(x, verbose=0)
+    np.testing.assert_allclose(outs[0], [[3.0] * 4, [12.0] * 4])
+    np.testing.assert_allclose(outs[1], [[12.0], [48.0]])
+    # TF 2.21: AttributeError "The layer dense has never been called and thus has no defined output."
+    with pytest.raises(AttributeError, match="has never been called and thus has no defined output"):
+        keras.layers.Dense(2).output

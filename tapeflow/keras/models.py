@@ -132,14 +132,28 @@ class Model(Layer):
         _VERSION[0] += 1
 
     @property
+    def input(self):
+        """A functional model's inputs as given to ``Model(inputs, outputs)``; a model
+        used as a layer of another keeps these (Keras 3's Functional.input)."""
+        f = self.__dict__.get("_functional")
+        return f["inputs"] if f is not None else Layer.input.fget(self)
+
+    @property
+    def output(self):
+        f = self.__dict__.get("_functional")
+        return f["outputs"] if f is not None else Layer.output.fget(self)
+
+    @property
     def inputs(self):
         f = self.__dict__.get("_functional")
-        return None if f is None else nest.flatten(f["inputs"])
+        g = self.__dict__.get("_seq_graph")
+        return nest.flatten(f["inputs"]) if f is not None else [g[0]] if g is not None else None
 
     @property
     def outputs(self):
         f = self.__dict__.get("_functional")
-        return None if f is None else nest.flatten(f["outputs"])
+        g = self.__dict__.get("_seq_graph")
+        return nest.flatten(f["outputs"]) if f is not None else nest.flatten(g[1]) if g is not None else None
 
     @property
     def input_shape(self):
@@ -177,7 +191,9 @@ class Model(Layer):
             flat_vals = [inputs] if not (isinstance(inputs, (list, tuple)) and len(inputs) == 1) else list(inputs)
         else:
             if not isinstance(inputs, (list, tuple, dict)):
-                raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got a single tensor")
+                if len(flat_spec) != 1:
+                    raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got a single tensor")
+                inputs = [inputs]       # Model([inp], ...) takes a single array, as Keras 3
             flat_vals = nest.flatten(inputs)
         if len(flat_vals) != len(flat_spec):
             raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got {len(flat_vals)}")
@@ -211,7 +227,8 @@ class Model(Layer):
 
     #: compile() settings, the functional graph and the input shape of a Sequential; the
     #: layer list is walked as ``layers`` (``_walk_children``) and does not name the layers' paths
-    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype"})
+    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype",
+                              "_seq_input_layer", "_seq_graph"})
 
     def _walk_children(self):
         if self.__dict__.get("_functional") is not None:
@@ -1335,6 +1352,7 @@ class Sequential(Model):
                 raise ValueError("Sequential.add: an Input/InputLayer must come first")
             self._seq_input_shape = tuple(layer._batch_input_shape)
             self._seq_input_dtype = layer.dtype
+            self._seq_input_layer = layer
             return
         if not isinstance(layer, Layer):
             raise ValueError("Only instances of `keras.Layer` can be added to a Sequential model. "
@@ -1367,6 +1385,18 @@ class Sequential(Model):
         self._build_input_dtypes = self._seq_input_dtype or backend.floatx()
         self._last_output_shape = _shapes(x) if self._seq_input_shape[0] is not None else _batchless(_shapes(x))
         self.built = True
+        if _is_shape(self._seq_input_shape):
+            # the layers called on a keras.Input too, as Keras 3 builds a Sequential as a functional
+            # graph: `model.inputs`, `layer.output` for feature extraction
+            # (`Model(m.inputs, [l.output for l in m.layers])`)
+            inp = self.__dict__.get("_seq_input_layer")
+            if inp is None or tuple(inp._batch_input_shape) != tuple(self._seq_input_shape):
+                inp = self._seq_input_layer = InputLayer(batch_input_shape=self._seq_input_shape,
+                                                         dtype=self._seq_input_dtype)
+            kt = inp._output
+            for l in self._layers:
+                kt = l(kt)
+            self._seq_graph = (inp._output, kt)
 
     def pop(self):
         if not self._layers:
