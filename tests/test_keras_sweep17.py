@@ -279,3 +279,23 @@ def test_layer_input_output_and_feature_extraction():
     # TF 2.21: AttributeError "The layer dense has never been called and thus has no defined output."
     with pytest.raises(AttributeError, match="has never been called and thus has no defined output"):
         keras.layers.Dense(2).output
+
+
+def test_summary_connected_to_for_two_heads_on_one_layer():
+    keras.backend.clear_session()
+    i = keras.Input((3,), name="inp")
+    h = keras.layers.Dense(4, name="h")(i)
+    m = keras.Model(i, [keras.layers.Dense(1, name="o1")(h), keras.layers.Dense(2, name="o2")(h)])
+    lines = []
+    m.summary(print_fn=lambda s, *a, **k: lines.extend(s.splitlines()))
+    rows = [" ".join(l.replace("│", " ").replace("┃", " ").split()) for l in lines]
+    # TF 2.21 (no layer has two inputs, but o1 and o2 sit at the same depth):
+    # ┃ Layer (type) ┃ Output Shape ┃ Param # ┃ Connected to ┃ ... │ o2 (Dense) │ (None, 2) │ 10 │ h[0][0] │
+    assert "Layer (type) Output Shape Param # Connected to" in rows
+    for row in ["inp (InputLayer) (None, 3) 0 -", "h (Dense) (None, 4) 16 inp[0][0]", "o1 (Dense) (None, 1) 5 h[0][0]",
+                "o2 (Dense) (None, 2) 10 h[0][0]"]:
+        assert row in rows, (row, rows)
+    # a chain stays without the column (TF 2.21)
+    lines.clear()
+    keras.Model(i, keras.layers.Dense(1, name="o3")(h)).summary(print_fn=lambda s, *a, **k: lines.extend(s.splitlines()))
+    assert not any("Connected to" in l for l in lines)

@@ -1068,9 +1068,20 @@ def _summary_text(model, line_length, positions, expand_nested, show_trainable):
     if f is not None:
         for node in f["nodes"]:
             nodes_of.setdefault(id(node.layer), []).append(node)
-    # a functional graph is shown as a chain unless a layer has several nodes or several inputs
+    # a functional graph is shown as a chain unless a layer has several nodes or several inputs,
+    # or two nodes sit at the same depth (Keras 3's is_sequential_like: an Input feeding two
+    # output heads gets the "Connected to" column)
     sequential_like = f is None or all(len(nodes_of.get(id(l), [])) <= 1 for l in layers) and all(
         len(n.parents) <= 1 for n in f["nodes"])
+    if sequential_like and f is not None:
+        depth = {}
+        for node in reversed(f["nodes"]):           # outputs first: depth = longest path to an output
+            d = depth.setdefault(id(node), 0)
+            for kt in node.parents:
+                depth[id(kt._node)] = max(depth.get(id(kt._node), 0), d + 1)
+        for kt in nest.flatten(f["inputs"]):
+            depth.setdefault(id(kt._node), 0)
+        sequential_like = len(set(depth.values())) == len(depth)
     if sequential_like:
         default, positions = 88, positions or [0.45, 0.80, 1.0]
         header, align = ["Layer (type)", "Output Shape", "Param #"], ["left", "left", "right"]
