@@ -299,3 +299,24 @@ def test_summary_connected_to_for_two_heads_on_one_layer():
     lines.clear()
     keras.Model(i, keras.layers.Dense(1, name="o3")(h)).summary(print_fn=lambda s, *a, **k: lines.extend(s.splitlines()))
     assert not any("Connected to" in l for l in lines)
+
+
+def test_sequential_builds_take_functional_names():
+    def next_functional_name():
+        i = keras.Input((3,))
+        return keras.Model(i, keras.layers.Dense(1)(i)).name
+    # TF 2.21: functional_1, functional_2, functional_1, functional_1
+    keras.backend.clear_session()
+    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(2)])
+    assert next_functional_name() == "functional_1"
+    keras.backend.clear_session()
+    m = keras.Sequential([keras.Input((3,))])
+    m.add(keras.layers.Dense(2))
+    m.add(keras.layers.Dense(2))
+    assert next_functional_name() == "functional_2"
+    keras.backend.clear_session()
+    keras.Sequential([keras.layers.Dense(2)])(np.ones((1, 3), "float32"))
+    assert next_functional_name() == "functional_1"
+    keras.backend.clear_session()
+    keras.Sequential([keras.layers.Dense(2)]).build((None, 3))
+    assert next_functional_name() == "functional_1"

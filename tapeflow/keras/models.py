@@ -228,7 +228,7 @@ class Model(Layer):
     #: compile() settings, the functional graph and the input shape of a Sequential; the
     #: layer list is walked as ``layers`` (``_walk_children``) and does not name the layers' paths
     _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype",
-                              "_seq_input_layer", "_seq_graph"})
+                              "_seq_input_layer", "_seq_graph", "_seq_in_init"})
 
     def _walk_children(self):
         if self.__dict__.get("_functional") is not None:
@@ -1348,8 +1348,21 @@ class Sequential(Model):
         self._layers = []
         self._seq_input_shape = None
         self._seq_input_dtype = None
-        for l in (layers or []):
-            self.add(l)
+        self._seq_in_init = True
+        try:
+            for l in (layers or []):
+                self.add(l)
+        finally:
+            self._seq_in_init = False
+        if self.built and self._layers:
+            self._count_rebuild()
+
+    def _count_rebuild(self):
+        # Keras 3 rebuilds a Sequential as a functional model (once for the constructor's list,
+        # then at each add/pop/build/first call), and each rebuild takes a "functional" name:
+        # the next keras.Model(...) is "functional_1" in TF 2.21, and summary() prints that
+        if not self.__dict__.get("_seq_in_init"):
+            backend.unique_object_name("functional")
 
     def _walk_children(self):
         return [("layers", self._layers)] + [kv for kv in Layer._walk_children(self)]
@@ -1408,6 +1421,7 @@ class Sequential(Model):
             for l in self._layers:
                 kt = l(kt)
             self._seq_graph = (inp._output, kt)
+        self._count_rebuild()
 
     def pop(self):
         if not self._layers:
@@ -1429,6 +1443,7 @@ class Sequential(Model):
     def build(self, input_shape=None):
         if self.__dict__.get("_building_from_call"):
             self.built = True
+            self._count_rebuild()
             return
         if input_shape is None:
             input_shape = self._seq_input_shape
