@@ -320,3 +320,35 @@ def test_sequential_builds_take_functional_names():
     keras.backend.clear_session()
     keras.Sequential([keras.layers.Dense(2)]).build((None, 3))
     assert next_functional_name() == "functional_1"
+
+
+def test_validation_split_keeps_the_sample_weights_of_the_validation_samples():
+    keras.backend.clear_session()
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.01), "mse")
+    h = m.fit(_X, np.ones((10, 1), "float32"), sample_weight=np.arange(10, dtype="float32"), validation_split=0.3,
+              epochs=1, batch_size=4, shuffle=False, verbose=0)
+    # TF 2.21: loss 32.28055191040039, val_loss 11.181363105773926 (weighted by samples 7-9's weights)
+    np.testing.assert_allclose(h.history["loss"], [32.28055191040039], rtol=1e-5)
+    np.testing.assert_allclose(h.history["val_loss"], [11.181363105773926], rtol=1e-5)
+
+
+def test_embedding_mask_zero_inside_a_model_is_refused():
+    from tapeflow._unsupported import UnsupportedFeatureError
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    keras.backend.clear_session()
+    # TF 2.21 averages the unpadded steps only ([[0.3, 0.4], [0.6, 0.7]] with embeddings arange(10)/10);
+    # without mask propagation tapeflow would average the padding too: refused, in every model kind
+    i = keras.Input((4,), dtype="int32")
+    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
+        keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(5, 2, mask_zero=True)(i))
+    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
+        keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True)])
+    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
+        keras.Sequential([keras.layers.Embedding(5, 2, mask_zero=True)])(ids)
+    # alone it gives Keras' values and mask (TF 2.21: the mask [[F, T, T, F], ...] of ids != 0)
+    e = keras.layers.Embedding(5, 2, mask_zero=True)
+    assert e(ids).shape == (2, 4, 2)
+    np.testing.assert_array_equal(e.compute_mask(ids).numpy(), ids != 0)
+    # mask_zero=False inside a model is Keras' (no mask anywhere)
+    keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2), keras.layers.Flatten()])

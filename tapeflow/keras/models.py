@@ -544,6 +544,9 @@ class Model(Layer):
             tr, va = np.arange(split), np.arange(split, n_all)
             validation_data = (_take(x, va), _take(y, va))
             if sample_weight is not None:
+                # the validation samples keep their weights (Keras 3 splits sample_weight with x and y:
+                # val_loss is weighted; dropping them gave an unweighted val_loss)
+                validation_data += (_take(sample_weight, va),)
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
         bs = _batch_size("fit", batch_size)
