@@ -352,3 +352,30 @@ def test_embedding_mask_zero_inside_a_model_is_refused():
     np.testing.assert_array_equal(e.compute_mask(ids).numpy(), ids != 0)
     # mask_zero=False inside a model is Keras' (no mask anywhere)
     keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2), keras.layers.Flatten()])
+
+
+def test_python_generators_in_fit_and_evaluate():
+    y = (np.arange(10, dtype="float32").reshape(10, 1) % 3) / 2
+
+    def batches(forever):
+        while True:
+            for s in range(0, 10, 4):
+                yield _X[s:s + 4], y[s:s + 4]
+            if not forever:
+                return
+
+    def model():
+        keras.backend.clear_session()
+        m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, kernel_initializer="ones")])
+        m.compile(keras.optimizers.SGD(0.01), "mse")
+        return m
+    # TF 2.21: {'loss': [17.066486358642578, 3.1747796535491943]} (epoch 2 goes on with batch 3 of the generator)
+    h = model().fit(batches(True), steps_per_epoch=3, epochs=2, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], [17.066486358642578, 3.1747796535491943], rtol=1e-5)
+    assert h.params["steps"] == 3
+    # TF 2.21: 21.92999839782715 over the 3 batches of a finite generator
+    np.testing.assert_allclose(model().evaluate(batches(False), verbose=0), 21.92999839782715, rtol=1e-6)
+    # evaluate(steps=2) takes 2 batches and no more: the next call starts at the third (x[8:10]: 56.405)
+    g, m = batches(True), model()
+    np.testing.assert_allclose(m.evaluate(g, steps=2, verbose=0), 13.311249732971191, rtol=1e-6)   # TF 2.21
+    np.testing.assert_allclose(m.evaluate(g, steps=1, verbose=0), 56.405, rtol=1e-5)

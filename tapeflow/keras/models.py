@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import itertools
 
 import numpy as np
 
@@ -721,8 +722,16 @@ def _unpack(data):
 
 
 def _is_dataset(x):
+    """A source of ready batches: a ``tf.data.Dataset``, or a Python generator/iterator of
+    ``(x, y[, sample_weight])`` batches (Keras 3 takes both in fit/evaluate/predict)."""
     from ..data import Dataset
-    return isinstance(x, Dataset)
+    return isinstance(x, Dataset) or (hasattr(x, "__next__") and not isinstance(x, (Tensor, np.ndarray)))
+
+
+def _cardinality(x):
+    """Batches in one pass over a dataset; a generator's are unknown (UNKNOWN_CARDINALITY)."""
+    from ..data import UNKNOWN_CARDINALITY
+    return x._cardinality() if hasattr(x, "_cardinality") else UNKNOWN_CARDINALITY
 
 
 def _check_dataset_args(ds, y, sample_weight, steps):
@@ -733,7 +742,7 @@ def _check_dataset_args(ds, y, sample_weight, steps):
     if sample_weight is not None:
         raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
                          "Instead, the sample weights should be included as part of the tf.data.Dataset.")
-    if steps is None and ds._cardinality() == INFINITE_CARDINALITY:
+    if steps is None and _cardinality(ds) == INFINITE_CARDINALITY:
         # Keras would loop for ever: an epoch of an endless dataset never ends
         raise ValueError("the dataset repeats for ever: give `steps_per_epoch` (fit) or `steps` "
                          "(evaluate/predict) to say how many batches make an epoch")
@@ -776,10 +785,10 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
     """The batches of one pass: a dataset's elements as they are, or slices of arrays
     packed as Keras packs them (in a fresh permutation when ``shuffle``); at most ``steps``."""
     if _is_dataset(x):
-        for i, el in enumerate(iter(x)):
-            if steps is not None and i >= steps:
-                break
-            yield el
+        # islice, not a count checked after next(): a generator's batch past `steps` must not be
+        # pulled (and lost) to find out that the pass is over
+        it = iter(x)
+        yield from (itertools.islice(it, steps) if steps is not None else it)
         return
     n = _num_samples(x)
     sizes = {name: sorted({int(np.shape(a.numpy() if isinstance(a, Tensor) else a)[0]) for a in nest.flatten(v)})
@@ -928,7 +937,7 @@ class _FitBatches:
         self._it = None
         self._seen = 0
         if _is_dataset(x):
-            n = x._cardinality()
+            n = _cardinality(x)
             self.num_batches = int(n) if n >= 0 else None
         else:
             self.num_batches = -(-_num_samples(x) // batch_size) if x is not None else None
