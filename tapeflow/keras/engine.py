@@ -264,7 +264,7 @@ class Layer(Module):
         "_own_weights", "_own_names", "_own_inits", "_regularized", "_activity_losses", "_trainable", "built",
         "_dtype", "_np_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape",
         "_last_output_shape", "_init_args", "_explicit_name", "_autocast", "input_spec", "supports_masking",
-        "_building_from_call", "_build_rest", "_initial_weights", "_spec_passed"})
+        "_building_from_call", "_build_rest", "_initial_weights", "_spec_passed", "_inbound_nodes"})
     #: Keras 3 keeps a list attribute a list (tf.Module's ListWrapper is not Keras')
     _WRAP_LISTS = False
 
@@ -319,6 +319,29 @@ class Layer(Module):
 
     compute_dtype = dtype
     variable_dtype = dtype
+
+    @property
+    def input(self):
+        """Keras 3's ``layer.input``: the KerasTensor(s) of the first functional call
+        (feature extraction: ``Model(m.input, m.get_layer("h").output)``)."""
+        return self._first_node_tensors("input")
+
+    @property
+    def output(self):
+        """Keras 3's ``layer.output``: the KerasTensor(s) of the first functional call."""
+        return self._first_node_tensors("output")
+
+    def _first_node_tensors(self, what):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            # tapeflow's Sequential builds its layers on arrays, not KerasTensors: no nodes there
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what} "
+                                 "(layer.input/.output are known for layers called on keras.Input tensors, in a "
+                                 "functional model)")
+        node = nodes[0]
+        if what == "output" or not node.parents:         # an InputLayer: its input is its output
+            return node.outputs
+        return node.parents[0] if len(node.parents) == 1 else list(node.parents)
 
     @property
     def trainable(self):
@@ -765,6 +788,7 @@ class Layer(Module):
             return KerasTensor(s, aval_of(t).dtype)
         outputs = nest.map_structure(spec, out)
         node = _Node(self, args, kwargs, outputs)
+        self._inbound_nodes = self.__dict__.get("_inbound_nodes", []) + [node]
         for i, kt in enumerate(nest.flatten(outputs)):
             kt._node = node
             kt._index = i
@@ -906,6 +930,7 @@ class InputLayer(Layer):
         self.built = True
         kt = KerasTensor(batch_input_shape, self.dtype, name=self.name)
         kt._node = _Node(self, (), {}, kt)
+        self._inbound_nodes = [kt._node]
         self._output = kt
         self._last_output_shape = tuple(batch_input_shape)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import itertools
 
 import numpy as np
 
@@ -52,6 +53,9 @@ class Model(Layer):
     training=None)`` uses them), or build a functional model with
     ``Model(inputs, outputs)`` from ``keras.Input`` placeholders.
     """
+
+    # Keras 3 sets it in Model.__init__: callbacks read it before fit has run
+    stop_training = False
 
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
@@ -113,6 +117,12 @@ class Model(Layer):
         for node in order:
             if all(node.layer is not l for l in layers):
                 layers.append(node.layer)
+        names = [l.name for l in layers]
+        for n in names:
+            if names.count(n) > 1:
+                # Keras 3's check (weights are saved and loaded by layer name)
+                raise ValueError(f'The name "{n}" is used {names.count(n)} times in the model. All operation '
+                                 "names should be unique.")
         f = {"inputs": inputs, "outputs": outputs, "nodes": order}
         self._functional = f
         self._layers = layers
@@ -123,14 +133,28 @@ class Model(Layer):
         _VERSION[0] += 1
 
     @property
+    def input(self):
+        """A functional model's inputs as given to ``Model(inputs, outputs)``; a model
+        used as a layer of another keeps these (Keras 3's Functional.input)."""
+        f = self.__dict__.get("_functional")
+        return f["inputs"] if f is not None else Layer.input.fget(self)
+
+    @property
+    def output(self):
+        f = self.__dict__.get("_functional")
+        return f["outputs"] if f is not None else Layer.output.fget(self)
+
+    @property
     def inputs(self):
         f = self.__dict__.get("_functional")
-        return None if f is None else nest.flatten(f["inputs"])
+        g = self.__dict__.get("_seq_graph")
+        return nest.flatten(f["inputs"]) if f is not None else [g[0]] if g is not None else None
 
     @property
     def outputs(self):
         f = self.__dict__.get("_functional")
-        return None if f is None else nest.flatten(f["outputs"])
+        g = self.__dict__.get("_seq_graph")
+        return nest.flatten(f["outputs"]) if f is not None else nest.flatten(g[1]) if g is not None else None
 
     @property
     def input_shape(self):
@@ -138,6 +162,20 @@ class Model(Layer):
         if s is None:
             raise AttributeError(f"model '{self.name}' has no defined input shape yet")
         return _batchless(s)
+
+    @property
+    def output_names(self):
+        """Keras 3's names of the outputs: the output layers' names (a Sequential: its last layer's)."""
+        f = self.__dict__.get("_functional")
+        if f is not None and isinstance(f["outputs"], dict):
+            # the output layers' names in the order of the sorted keys (TF 2.21: ['da', 'db'] for
+            # {"b": db(...), "a": da(...)}); losses, metrics and logs go by the keys
+            return [f["outputs"][k]._node.layer.name for k in sorted(f["outputs"])]
+        names = _output_names(self, None)
+        if names is None:
+            raise AttributeError(f"model '{self.name}' has no output names (a subclassed model's outputs are "
+                                 "unnamed)")
+        return names
 
     @property
     def output_shape(self):
@@ -154,7 +192,9 @@ class Model(Layer):
             flat_vals = [inputs] if not (isinstance(inputs, (list, tuple)) and len(inputs) == 1) else list(inputs)
         else:
             if not isinstance(inputs, (list, tuple, dict)):
-                raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got a single tensor")
+                if len(flat_spec) != 1:
+                    raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got a single tensor")
+                inputs = [inputs]       # Model([inp], ...) takes a single array, as Keras 3
             flat_vals = nest.flatten(inputs)
         if len(flat_vals) != len(flat_spec):
             raise ValueError(f"Model '{call_path()}' expects {len(flat_spec)} inputs, got {len(flat_vals)}")
@@ -163,8 +203,10 @@ class Model(Layer):
             if isinstance(v, Tensor):
                 got = tuple(aval_of(v).shape)
                 want = tuple(kt.shape)
+                # the batch dimension is not checked: Keras 3's functional input spec drops it, so a
+                # model on Input((3,), batch_size=4) takes batches of 2 (predict's last batch, too)
                 if len(got) != len(want) or any(a is not None and b is not None and a != b
-                                                  for a, b in zip(want, got)):
+                                                  for a, b in list(zip(want, got))[1:]):
                     raise ValueError(f"Model '{call_path()}': input {i} ('{kt.name}') is incompatible with the "
                                      f"model: expected shape {_fmt(want)}, got shape {_fmt(got)}")
             values[id(kt)] = v
@@ -186,7 +228,8 @@ class Model(Layer):
 
     #: compile() settings, the functional graph and the input shape of a Sequential; the
     #: layer list is walked as ``layers`` (``_walk_children``) and does not name the layers' paths
-    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype"})
+    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype",
+                              "_seq_input_layer", "_seq_graph", "_seq_in_init"})
 
     def _walk_children(self):
         if self.__dict__.get("_functional") is not None:
@@ -310,29 +353,40 @@ class Model(Layer):
         from . import losses as _losses
         from . import metrics as _metrics
         self.optimizer = _opt.get(optimizer)
-        lf = _losses.get(loss) if loss is not None else None
-        if lf is not None and not isinstance(lf, _losses.Loss):
-            lf = _losses.LossFunctionWrapper(lf)
+        if isinstance(loss, (list, tuple, dict)) or (loss is not None and loss_weights is not None):
+            # a loss per output (or weighted): resolved against the outputs at the first batch
+            lf = _OutputLosses(loss, loss_weights)
+        else:
+            lf = _losses.get(loss) if loss is not None else None
+            if lf is not None and not isinstance(lf, _losses.Loss):
+                lf = _losses.LossFunctionWrapper(lf)
         def as_list(ms, arg):
             if ms is not None and not isinstance(ms, (list, tuple)):
-                if isinstance(ms, dict):
-                    raise NotImplementedError(f"compile({arg}={{...}}): metrics per named output are not "
-                                              "supported by tapeflow yet; give a list of metrics for a "
-                                              "single-output model")
                 ms = [ms]
             return list(ms or [])
+        def per_output(ms):
+            # Keras 3: a dict {output name: metrics} or a list of lists (one per output)
+            return isinstance(ms, dict) or (isinstance(ms, (list, tuple)) and len(ms) > 0 and
+                                            all(m is None or isinstance(m, (list, tuple)) for m in ms))
         # `metrics` ignore sample weights, `weighted_metrics` apply them (Keras 3's CompileMetrics)
-        wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
-            [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
-        self._compiled = {"loss": lf, "compile_metrics": _CompileMetrics(wanted) if wanted else None,
+        if per_output(metrics) or per_output(weighted_metrics):
+            wanted = [(metrics, False), (weighted_metrics, True)]
+            cm = _CompileMetrics(wanted, per_output=True)
+        else:
+            wanted = [(m, False) for m in as_list(metrics, "metrics")] + \
+                [(m, True) for m in as_list(weighted_metrics, "weighted_metrics")]
+            cm = _CompileMetrics(wanted) if wanted else None
+        self._compiled = {"loss": lf, "compile_metrics": cm,
                           "loss_tracker": _metrics.Mean(name="loss"),
                           "args": {"loss": loss, "metrics": metrics, "weighted_metrics": weighted_metrics,
                                    "loss_weights": loss_weights}}
-        self.loss = self._compiled["loss"]
+        self.loss = loss            # as Keras 3: the argument as given ("mse", a Loss, a function)
 
     def _require_compiled(self, what):
         if not self.__dict__.get("_compiled"):
-            raise RuntimeError(f"{what}: call model.compile(optimizer, loss) first")
+            # ValueError as Keras 3 ("You must call `compile()` before using the model.")
+            raise ValueError(f"You must call `compile()` before using the model ({what}): call "
+                             "model.compile(optimizer, loss) first")
 
     @property
     def metrics(self):
@@ -342,7 +396,9 @@ class Model(Layer):
         c = self.__dict__.get("_compiled")
         if not c:
             return []
-        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else [])
+        lf = c["loss"]
+        trackers = lf.trackers if isinstance(lf, _OutputLosses) else []
+        return [c["loss_tracker"]] + ([c["compile_metrics"]] if c["compile_metrics"] is not None else []) + trackers
 
     @property
     def metrics_names(self):
@@ -352,7 +408,9 @@ class Model(Layer):
         """The loss tracker and each compiled metric (created by the first batch)."""
         c = self.__dict__.get("_compiled") or {}
         cm = c.get("compile_metrics")
-        return ([c["loss_tracker"]] if c else []) + (cm.flat() if cm is not None else [])
+        lf = c.get("loss")
+        trackers = lf.trackers if isinstance(lf, _OutputLosses) else []
+        return ([c["loss_tracker"]] if c else []) + trackers + (cm.flat() if cm is not None else [])
 
     def reset_metrics(self):
         for m in self.metrics:
@@ -364,7 +422,17 @@ class Model(Layer):
         from ..ops import math_ops as M
         lf = self._compiled["loss"]
         terms = []
-        if lf is not None and y is not None:
+        if isinstance(lf, _OutputLosses) and y is not None:
+            total = lf(self, y, y_pred, sample_weight)
+            if total is not None:           # None: every output's loss is None
+                terms.append(total)
+        elif lf is not None and y is not None:
+            if not isinstance(y_pred, Tensor) and len(nest.flatten(y_pred)) > 1:
+                # Keras 3 applies one loss to each output (logged as <output>_loss)
+                lf = self._compiled["loss"] = _OutputLosses(self._compiled["args"]["loss"], None)
+                terms.append(lf(self, y, y_pred, sample_weight))
+                y = None
+        if lf is not None and not isinstance(lf, _OutputLosses) and y is not None:
             y = _to_tensor_like(y, y_pred)
             terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
         terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
@@ -379,6 +447,8 @@ class Model(Layer):
         """Update the compiled metrics with one batch; the running results by name."""
         cm = self._compiled["compile_metrics"]
         if cm is not None and y is not None:
+            if cm.per_output:
+                cm.output_names = _output_names(self, y_pred)
             cm.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
@@ -475,13 +545,18 @@ class Model(Layer):
             tr, va = np.arange(split), np.arange(split, n_all)
             validation_data = (_take(x, va), _take(y, va))
             if sample_weight is not None:
+                # the validation samples keep their weights (Keras 3 splits sample_weight with x and y:
+                # val_loss is weighted; dropping them gave an unweighted val_loss)
+                validation_data += (_take(sample_weight, va),)
                 sample_weight = _take(sample_weight, tr)
             x, y = _take(x, tr), (_take(y, tr) if y is not None else None)
         bs = _batch_size("fit", batch_size)
+        batches = _FitBatches(x, y, sample_weight, bs, shuffle, steps_per_epoch)
         hist = History()
         self.history = hist         # as Keras: model.history.history after fit
+        # Keras 3's params["steps"]: steps_per_epoch, else the batches in one pass (None when unknown)
         cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
-                                                              "steps": steps_per_epoch})
+                                                              "steps": steps_per_epoch or batches.num_batches})
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
@@ -489,7 +564,7 @@ class Model(Layer):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
             logs = {}
-            for step, batch in enumerate(_batches(x, y, sample_weight, bs, shuffle, rng, steps_per_epoch)):
+            for step, batch in enumerate(batches.epoch(rng)):
                 cbs.on_train_batch_begin(step, {})
                 logs = _pythonify(self.train_step(batch))
                 cbs.on_train_batch_end(step, dict(logs))
@@ -560,29 +635,59 @@ class _CompileMetrics:
 
     name = "compile_metrics"
 
-    def __init__(self, wanted):
+    def __init__(self, wanted, per_output=False):
         self._wanted = wanted
-        self._built = None          # [(metric, weighted)]
+        self._built = None          # [(metric, weighted, output index or None)]
+        self.per_output = per_output
+        self.output_names = None    # per_output: set by Model.compute_metrics before each update
 
     def flat(self):
-        return [m for m, _ in self._built or ()]
+        return [e[0] for e in self._built or ()]
 
     @property
     def metrics(self):
         return self.flat()
 
+    def _build(self, yts, preds):
+        from . import metrics as _metrics
+        if not self.per_output:
+            if len(preds) > 1:
+                raise ValueError("Invalid `metrics`: on a model with several outputs `metrics` should be a dict "
+                                 f"{{output name: metrics}} or a list of {len(preds)} lists (one per output); got "
+                                 f"a flat list {self._wanted[0][0] if self._wanted else None!r}")
+            return [(_metrics.for_compile(m, yts[0], preds[0]), w, None) for m, w in self._wanted]
+        names = self.output_names
+        built = []
+        for spec, weighted in self._wanted:
+            if spec is None:
+                continue
+            if isinstance(spec, dict):
+                if names is None or any(k not in names for k in spec):
+                    raise ValueError(f"Invalid `metrics`: the keys of {spec!r} should be output names of the "
+                                     f"model ({names})")
+                per = [spec.get(n) for n in names]
+            else:
+                if len(spec) != len(preds):
+                    raise ValueError(f"Invalid `metrics`: {len(spec)} lists for a model with {len(preds)} outputs")
+                per = list(spec)
+            for i, ms in enumerate(per):
+                for m in ([] if ms is None else [ms] if not isinstance(ms, (list, tuple)) else ms):
+                    built.append((_metrics.for_compile(m, yts[i], preds[i]), weighted, i))
+        return built
+
     def update_state(self, y_true, y_pred, sample_weight=None):
-        if not isinstance(y_pred, Tensor):
-            raise NotImplementedError("compile(metrics=...) on a model with several outputs is not supported by "
-                                      "tapeflow yet")
-        yt = _to_tensor_like(y_true, y_pred)
+        preds = nest.flatten(y_pred)
+        if len(preds) == 1 and not self.per_output:
+            yts = [_to_tensor_like(y_true, y_pred)]
+        else:
+            yts = [_to_tensor_like(a, p) for a, p in zip(_flat_targets(self.output_names, y_true, y_pred), preds)]
         if self._built is None:
-            from . import metrics as _metrics
-            self._built = [(_metrics.for_compile(m, yt, y_pred), weighted) for m, weighted in self._wanted]
-            for m, _ in self._built:
-                m.reset_state()
-        for m, weighted in self._built:
-            m.update_state(yt, y_pred, sample_weight=sample_weight if weighted else None)
+            self._built = self._build(yts, preds)
+            for e in self._built:
+                e[0].reset_state()
+        for m, weighted, i in self._built:
+            j = 0 if i is None else i
+            m.update_state(yts[j], preds[j], sample_weight=sample_weight if weighted else None)
 
     def result(self):
         # Keras 3's CompileMetrics.result: a name seen before gets _1, _2... (a weighted
@@ -590,10 +695,10 @@ class _CompileMetrics:
         # and auc_1 instead of one overwriting the other
         out, seen = {}, {}
         for weighted_pass in (False, True):
-            for m, weighted in self._built or ():
+            for m, weighted, i in self._built or ():
                 if weighted != weighted_pass:
                     continue
-                name = m.name
+                name = m.name if i is None or not self.output_names else f"{self.output_names[i]}_{m.name}"
                 if name in seen and weighted:
                     name = f"weighted_{m.name}"
                 if name in seen:
@@ -617,8 +722,16 @@ def _unpack(data):
 
 
 def _is_dataset(x):
+    """A source of ready batches: a ``tf.data.Dataset``, or a Python generator/iterator of
+    ``(x, y[, sample_weight])`` batches (Keras 3 takes both in fit/evaluate/predict)."""
     from ..data import Dataset
-    return isinstance(x, Dataset)
+    return isinstance(x, Dataset) or (hasattr(x, "__next__") and not isinstance(x, (Tensor, np.ndarray)))
+
+
+def _cardinality(x):
+    """Batches in one pass over a dataset; a generator's are unknown (UNKNOWN_CARDINALITY)."""
+    from ..data import UNKNOWN_CARDINALITY
+    return x._cardinality() if hasattr(x, "_cardinality") else UNKNOWN_CARDINALITY
 
 
 def _check_dataset_args(ds, y, sample_weight, steps):
@@ -629,7 +742,7 @@ def _check_dataset_args(ds, y, sample_weight, steps):
     if sample_weight is not None:
         raise ValueError("When providing `x` as a tf.data.Dataset, `sample_weight` should not be passed. "
                          "Instead, the sample weights should be included as part of the tf.data.Dataset.")
-    if steps is None and ds._cardinality() == INFINITE_CARDINALITY:
+    if steps is None and _cardinality(ds) == INFINITE_CARDINALITY:
         # Keras would loop for ever: an epoch of an endless dataset never ends
         raise ValueError("the dataset repeats for ever: give `steps_per_epoch` (fit) or `steps` "
                          "(evaluate/predict) to say how many batches make an epoch")
@@ -672,10 +785,10 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
     """The batches of one pass: a dataset's elements as they are, or slices of arrays
     packed as Keras packs them (in a fresh permutation when ``shuffle``); at most ``steps``."""
     if _is_dataset(x):
-        for i, el in enumerate(iter(x)):
-            if steps is not None and i >= steps:
-                break
-            yield el
+        # islice, not a count checked after next(): a generator's batch past `steps` must not be
+        # pulled (and lost) to find out that the pass is over
+        it = iter(x)
+        yield from (itertools.islice(it, steps) if steps is not None else it)
         return
     n = _num_samples(x)
     sizes = {name: sorted({int(np.shape(a.numpy() if isinstance(a, Tensor) else a)[0]) for a in nest.flatten(v)})
@@ -691,6 +804,163 @@ def _batches(x, y, sample_weight, batch_size, shuffle, rng, steps):
         b = idx[start:start + batch_size]
         yield _pack(_take(x, b), _take(y, b) if y is not None else None,
                     _take(sample_weight, b) if sample_weight is not None else None)
+
+
+def _output_names(model, y_pred):
+    """Keras 3's ``output_names``: a functional model's output layers' names (a dict of
+    outputs: its keys); None for a subclassed model's list of outputs."""
+    if isinstance(y_pred, dict):
+        return sorted(y_pred)
+    f = model.__dict__.get("_functional")
+    if f is None:
+        layers = model.__dict__.get("_layers") if isinstance(model, Sequential) else None
+        return [layers[-1].name] if layers else None
+    return [kt._node.layer.name for kt in nest.flatten(f["outputs"])]
+
+
+def _flat_targets(names, y, y_pred):
+    """The targets, one per flat output: ``y`` as a list/tuple in output order, or a dict
+    keyed by output names."""
+    n = len(nest.flatten(y_pred))
+    if isinstance(y, dict):
+        if names is None or sorted(y) != sorted(names):
+            raise ValueError(f"y_true and y_pred have different structures: targets for {sorted(y)}, outputs "
+                             f"{names}")
+        return [y[k] for k in names]
+    ys = list(y) if isinstance(y, (list, tuple)) else [y]
+    if len(ys) != n:
+        raise ValueError(f"y_true and y_pred have different structures: {len(ys)} target array(s) for a model "
+                         f"with {n} outputs")
+    return ys
+
+
+class _OutputLosses:
+    """Keras 3's compiled loss of a model with several outputs: ``loss`` one loss for
+    every output, a list (one per output, None for none) or a dict by output name;
+    ``loss_weights`` a list or dict. The total is sum(weight * loss) over the outputs;
+    with more than one loss each is also logged as ``<output name>_loss`` (a subclassed
+    model's outputs have no names: ``<loss name>_loss``, as Keras 3)."""
+
+    def __init__(self, loss, loss_weights):
+        self.loss = loss
+        self.loss_weights = loss_weights
+        self.fns = None
+        self.trackers = []
+
+    def _resolve(self, names, n):
+        from . import losses as _losses
+        from . import metrics as _metrics
+        loss = self.loss
+        if isinstance(loss, dict):
+            if names is None or sorted(loss) != sorted(names):
+                raise ValueError(f"Expected keys {names} in loss dict, but found loss.keys()={list(loss)}")
+            specs = [loss[k] for k in names]
+        elif isinstance(loss, (list, tuple)):
+            if len(loss) != n:
+                # Keras 3 uses the first len(loss) outputs of a shorter list (a list of 1 on two
+                # outputs trains the first alone); tapeflow asks for one entry per output
+                raise ValueError(f"compile(loss=[...]) gives {len(loss)} losses for a model with {n} outputs: "
+                                 "give one per output (None for an output without a loss)")
+            specs = list(loss)
+        else:
+            specs = [loss] * n
+        fns = []
+        for sp in specs:
+            f = _losses.get(sp) if sp is not None else None
+            if f is not None and not isinstance(f, _losses.Loss):
+                f = _losses.LossFunctionWrapper(f)
+            fns.append(f)
+        active = [i for i, f in enumerate(fns) if f is not None]
+        w = self.loss_weights
+        if w is None:
+            weights = [1.0] * n
+        elif isinstance(w, dict):
+            if names is None or any(k not in names for k in w):
+                raise ValueError(f"`loss_weights` keys {list(w)} should be output names of the model ({names})")
+            weights = [float(w.get(k, 1.0)) for k in names]
+        elif isinstance(w, (list, tuple)):
+            if len(w) != len(active):
+                raise ValueError(f"`loss_weights` must match the number of losses, got {len(active)} losses and "
+                                 f"{len(w)} weights.")
+            weights = [1.0] * n
+            for i, wi in zip(active, w):
+                weights[i] = float(wi)
+        else:
+            weights = [float(w)] * n
+        self.fns, self.weights = fns, weights
+        if len(active) > 1:
+            seen = {}
+            for i in active:
+                sp = specs[i]
+                base = f"{names[i]}_loss" if names else \
+                    f"{sp if isinstance(sp, str) else getattr(fns[i], 'name', 'loss')}_loss"
+                seen[base] = seen.get(base, 0) + 1
+                self.trackers.append((i, _metrics.Mean(name=base if seen[base] == 1 else f"{base}_{seen[base] - 1}")))
+        self.trackers_by_output = dict(self.trackers)
+        self.trackers = [t for _, t in self.trackers]
+
+    def __call__(self, model, y, y_pred, sample_weight):
+        from ..ops import math_ops as M
+        preds = nest.flatten(y_pred)
+        names = _output_names(model, y_pred)
+        if self.fns is None:
+            self._resolve(names, len(preds))
+        ys = _flat_targets(names, y, y_pred)
+        total = None
+        for i, (f, yt, p) in enumerate(zip(self.fns, ys, preds)):
+            if f is None:
+                continue
+            yt = _to_tensor_like(yt, p)
+            li = f(yt, p, sample_weight=sample_weight) if sample_weight is not None else f(yt, p)
+            t = self.trackers_by_output.get(i)
+            if t is not None:
+                # an unweighted mean over batches, as Keras 3 keeps <output>_loss (its `loss`
+                # weighs each batch by its size: fit on 10 samples in batches of 4 logs
+                # o1_loss 108.539, not the sample mean 130.183)
+                t.update_state(li)
+            li = li * self.weights[i] if self.weights[i] != 1.0 else li
+            total = li if total is None else M.add(total, li)
+        return total
+
+
+class _FitBatches:
+    """fit's batches epoch by epoch, as Keras 3's EpochIterator hands them out. Without
+    ``steps_per_epoch`` each epoch is one fresh pass. With it, one iterator runs on across
+    epochs: epoch 2 of ``steps_per_epoch=3`` over a ``repeat()``-ed dataset takes batches 3-5,
+    not 0-2 again (restarting trained on the first batches only, a silently different fit). When
+    a pass of known length (arrays, a dataset of known cardinality) is used up, the epoch ends
+    short and the next epoch starts a new pass, as Keras does (with its "ran out of data" warning)."""
+
+    def __init__(self, x, y, sample_weight, batch_size, shuffle, steps):
+        self._args = (x, y, sample_weight, batch_size, shuffle)
+        self._steps = steps
+        self._it = None
+        self._seen = 0
+        if _is_dataset(x):
+            n = _cardinality(x)
+            self.num_batches = int(n) if n >= 0 else None
+        else:
+            self.num_batches = -(-_num_samples(x) // batch_size) if x is not None else None
+
+    def epoch(self, rng):
+        x, y, sw, bs, shuffle = self._args
+        if self._steps is None:
+            yield from _batches(x, y, sw, bs, shuffle, rng, None)
+            return
+        if self._it is None:
+            self._it, self._seen = _batches(x, y, sw, bs, shuffle, rng, None), 0
+        for _ in range(self._steps):
+            if self.num_batches is not None and self._seen >= self.num_batches:
+                break
+            try:
+                batch = next(self._it)
+            except StopIteration:       # a dataset of unknown length ran out: a new pass next epoch
+                self._it = None
+                return
+            self._seen += 1
+            yield batch
+        if self.num_batches is not None and self._seen >= self.num_batches:
+            self._it = None
 
 
 def _pythonify(logs):
@@ -810,9 +1080,20 @@ def _summary_text(model, line_length, positions, expand_nested, show_trainable):
     if f is not None:
         for node in f["nodes"]:
             nodes_of.setdefault(id(node.layer), []).append(node)
-    # a functional graph is shown as a chain unless a layer has several nodes or several inputs
+    # a functional graph is shown as a chain unless a layer has several nodes or several inputs,
+    # or two nodes sit at the same depth (Keras 3's is_sequential_like: an Input feeding two
+    # output heads gets the "Connected to" column)
     sequential_like = f is None or all(len(nodes_of.get(id(l), [])) <= 1 for l in layers) and all(
         len(n.parents) <= 1 for n in f["nodes"])
+    if sequential_like and f is not None:
+        depth = {}
+        for node in reversed(f["nodes"]):           # outputs first: depth = longest path to an output
+            d = depth.setdefault(id(node), 0)
+            for kt in node.parents:
+                depth[id(kt._node)] = max(depth.get(id(kt._node), 0), d + 1)
+        for kt in nest.flatten(f["inputs"]):
+            depth.setdefault(id(kt._node), 0)
+        sequential_like = len(set(depth.values())) == len(depth)
     if sequential_like:
         default, positions = 88, positions or [0.45, 0.80, 1.0]
         header, align = ["Layer (type)", "Output Shape", "Param #"], ["left", "left", "right"]
@@ -896,7 +1177,17 @@ def _num_samples(x):
     flat = nest.flatten(x)
     if not flat:
         raise ValueError("no input data")
-    return int(np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])[0])
+    shape = np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])
+    if not shape:
+        # a nested Python list of numbers flattens to scalars (Keras 3 refuses it too, with a ValueError)
+        raise ValueError(f"Unrecognized data type: x={_short_repr(x)} (of type {type(x)}): give a NumPy array or "
+                         "a tensor (np.asarray(x)), or a list/dict of them, one per model input")
+    return int(shape[0])
+
+
+def _short_repr(x):
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 def _take(x, idx):
@@ -1069,8 +1360,21 @@ class Sequential(Model):
         self._layers = []
         self._seq_input_shape = None
         self._seq_input_dtype = None
-        for l in (layers or []):
-            self.add(l)
+        self._seq_in_init = True
+        try:
+            for l in (layers or []):
+                self.add(l)
+        finally:
+            self._seq_in_init = False
+        if self.built and self._layers:
+            self._count_rebuild()
+
+    def _count_rebuild(self):
+        # Keras 3 rebuilds a Sequential as a functional model (once for the constructor's list,
+        # then at each add/pop/build/first call), and each rebuild takes a "functional" name:
+        # the next keras.Model(...) is "functional_1" in TF 2.21, and summary() prints that
+        if not self.__dict__.get("_seq_in_init"):
+            backend.unique_object_name("functional")
 
     def _walk_children(self):
         return [("layers", self._layers)] + [kv for kv in Layer._walk_children(self)]
@@ -1084,9 +1388,17 @@ class Sequential(Model):
                 raise ValueError("Sequential.add: an Input/InputLayer must come first")
             self._seq_input_shape = tuple(layer._batch_input_shape)
             self._seq_input_dtype = layer.dtype
+            self._seq_input_layer = layer
             return
         if not isinstance(layer, Layer):
-            raise TypeError(f"Sequential.add: expected a Layer, got {type(layer).__name__}")
+            raise ValueError("Only instances of `keras.Layer` can be added to a Sequential model. "
+                             f"Received: {layer!r} (of type {type(layer)})")
+        if any(l.name == layer.name for l in self._layers):
+            # Keras 3's check: weights are saved and loaded by layer name, so two layers named
+            # alike would trade (or refuse) their weights in a save/load round trip
+            raise ValueError("All layers added to a Sequential model should have unique names. Name "
+                             f"'{layer.name}' is already the name of a layer in this model. Update the `name` "
+                             "argument to pass a unique name.")
         self._layers.append(layer)
         _VERSION[0] += 1
         if len(self._layers) == 1 and self._seq_input_shape is None and layer._batch_input_shape is not None:
@@ -1109,12 +1421,31 @@ class Sequential(Model):
         self._build_input_dtypes = self._seq_input_dtype or backend.floatx()
         self._last_output_shape = _shapes(x) if self._seq_input_shape[0] is not None else _batchless(_shapes(x))
         self.built = True
+        if _is_shape(self._seq_input_shape):
+            # the layers called on a keras.Input too, as Keras 3 builds a Sequential as a functional
+            # graph: `model.inputs`, `layer.output` for feature extraction
+            # (`Model(m.inputs, [l.output for l in m.layers])`)
+            inp = self.__dict__.get("_seq_input_layer")
+            if inp is None or tuple(inp._batch_input_shape) != tuple(self._seq_input_shape):
+                inp = self._seq_input_layer = InputLayer(batch_input_shape=self._seq_input_shape,
+                                                         dtype=self._seq_input_dtype)
+            kt = inp._output
+            for l in self._layers:
+                kt = l(kt)
+            self._seq_graph = (inp._output, kt)
+        self._count_rebuild()
 
     def pop(self):
         if not self._layers:
             raise TypeError("Sequential.pop: there are no layers")
         l = self._layers.pop()
         _VERSION[0] += 1
+        # as Keras 3's pop(rebuild=True): output_shape and summary() describe the stack left,
+        # not the popped layer's output
+        if self._seq_input_shape is not None and self._layers:
+            self._build_seq()
+        else:
+            self._last_output_shape = None
         return l
 
     @property
@@ -1124,6 +1455,7 @@ class Sequential(Model):
     def build(self, input_shape=None):
         if self.__dict__.get("_building_from_call"):
             self.built = True
+            self._count_rebuild()
             return
         if input_shape is None:
             input_shape = self._seq_input_shape

@@ -126,7 +126,9 @@ def set_random_seed(seed):
     np.random.seed(seed)
 
 
-def to_categorical(y, num_classes=None, dtype="float32"):
+def to_categorical(y, num_classes=None, dtype="float64"):
+    """One-hot rows of class ids; float64 as Keras 3 gives it (`np.zeros` of the default dtype;
+    Keras 3 has no `dtype` argument, tapeflow keeps Keras 2's)."""
     y = np.asarray(y, dtype=np.int64)
     shape = y.shape
     if shape and shape[-1] == 1 and len(shape) > 1:

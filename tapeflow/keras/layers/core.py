@@ -17,7 +17,7 @@ from .. import activations as _acts
 from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
-from ..engine import Layer, InputSpec, positive_int
+from ..engine import Layer, InputSpec, positive_int, _CALL_STACK
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
            "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
@@ -363,7 +363,27 @@ class Embedding(Layer):
                                           constraint=self.embeddings_constraint)
         self.built = True
 
+    def _refuse_mask_in_model(self):
+        # Keras 3 hands the mask of mask_zero=True on to the following layers of a model
+        # (GlobalAveragePooling1D averages the unpadded steps only, the loss skips padded
+        # outputs); tapeflow does not propagate masks, so inside a model the same program would
+        # silently average and train on the padding (TF 2.21: [[0.3, 0.4], [0.6, 0.7]] for
+        # GlobalAveragePooling1D over ids [[1, 2, 0, 0], [3, 0, 0, 0]]; unmasked: [[0.15, 0.25], ...])
+        from ..._unsupported import UnsupportedFeatureError
+        raise UnsupportedFeatureError(
+            f"Embedding {self.name!r}: mask_zero=True inside a model needs Keras mask propagation, which "
+            "tapeflow does not implement (the layers after it and the loss would count the padded steps, "
+            "unlike Keras). Use mask_zero=False and apply the mask yourself: mask = ids != 0 (e.g. average "
+            "with tf.reduce_sum(x * mask[..., None], 1) / tf.reduce_sum(mask, 1, keepdims=True))")
+
+    def _functional_call(self, inputs, rest, kwargs):
+        if self.mask_zero:
+            self._refuse_mask_in_model()
+        return super()._functional_call(inputs, rest, kwargs)
+
     def call(self, inputs):
+        if self.mask_zero and len(_CALL_STACK) > 1:      # called by a model (or another layer)
+            self._refuse_mask_in_model()
         if aval_of(inputs).dtype.kind not in "iu":
             inputs = M.cast(inputs, np.int32)
         # ids outside [0, input_dim) raise, naming this layer (-1 never wraps to the last row)
