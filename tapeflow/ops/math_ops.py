@@ -157,6 +157,38 @@ def xlog1py(x, y, name=None):
     return where(zero, zeros_like_(x), multiply(x, log1p(where(zero, zeros_like_(y), y))))
 
 
+def rint(x, name=None):
+    """tf.math.rint: the nearest integer, halves to even (tf.round's rule), float tensors only as TF's
+    kernel (an integer tensor is an InvalidArgumentError naming the float dtypes)."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    dt = aval_of(x).dtype
+    if dt.kind != "f":
+        raise InvalidArgumentTypeError(f"rint: expects a float tensor (half, float, double), got {dt.name}; "
+                                       "cast it first, or use tf.round")
+    return round(x)
+
+
+def scalar_mul(scalar, x, name=None):
+    """tf.math.scalar_mul: a 0-D scalar times x (a Python number takes x's dtype, as in TF)."""
+    if isinstance(scalar, Tensor) and aval_of(scalar).shape != ():
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {tuple(aval_of(scalar).shape)}.")
+    return multiply(scalar, x)
+
+
+def polyval(coeffs, x, name=None):
+    """tf.math.polyval: sum of coeffs[i] * x ** (n - 1 - i) by Horner's rule (TF's order: the
+    first coefficient is the highest power); no coefficients give zeros like x."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"polyval: coeffs must be a list of tensors, got {type(coeffs).__name__}")
+    if not coeffs:
+        return zeros_like_(x)
+    p = coeffs[0] if isinstance(coeffs[0], Tensor) else convert_to_tensor(coeffs[0], dtype=aval_of(x).dtype)
+    for c in coeffs[1:]:
+        p = add(c, multiply(p, x))
+    return p
+
+
 def zeros_like_(x):
     return bind(E.select_p, True, 0, x)
 
