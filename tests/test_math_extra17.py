@@ -33,3 +33,20 @@ def test_polyval_as_tf_and_its_gradient():
     assert tf.math.polyval(coeffs, tf.constant([2.0, 3.0])).numpy().tolist() == [5.0, 10.0]
     check_grads(lambda c0, c1, c2, x: tf.math.polyval([c0, c1, c2], x),
                 [np.array(0.7), np.array(-1.2), np.array(0.4), np.array([0.5, -1.5, 2.0])])
+
+
+def test_atan2_as_tf_in_every_quadrant():
+    y = tf.constant([1.0, -1.0, 0.0, 0.0, 1.0])
+    x = tf.constant([1.0, -1.0, -1.0, 0.0, 0.0])
+    want = [0.7853982, -2.3561945, 3.1415927, 0.0, 1.5707964]   # TF 2.21 (float32; within 1 ulp)
+    for fn in (tf.math.atan2, tf.function(tf.math.atan2)):
+        np.testing.assert_allclose(fn(y, x).numpy(), want, rtol=2e-7)
+    yv, xv = tf.Variable(y), tf.Variable(x)
+    with tf.GradientTape() as t:
+        z = tf.reduce_sum(tf.math.atan2(yv, xv))
+    gy, gx = t.gradient(z, [yv, xv])
+    # TF 2.21's Atan2Grad, NaN at (0, 0) as in TF
+    np.testing.assert_array_equal(gy.numpy(), [0.5, -0.5, -1.0, np.nan, 0.0])
+    np.testing.assert_array_equal(gx.numpy(), [-0.5, 0.5, -0.0, np.nan, -1.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="atan2: expects floating tensors, got int32"):
+        tf.math.atan2(tf.constant([1]), tf.constant([1]))

@@ -498,6 +498,7 @@ def _svd_cases():
 
 GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "add": binary("add", np.add),
+    "atan2": binary("atan2", np.arctan2),
     "sub": binary("sub", np.subtract),
     "mul": binary("mul", np.multiply),
     "div": binary("div", np.divide, db=_signed),

@@ -157,6 +157,11 @@ def xlog1py(x, y, name=None):
     return where(zero, zeros_like_(x), multiply(x, log1p(where(zero, zeros_like_(y), y))))
 
 
+def atan2(y, x, name=None):
+    """tf.math.atan2: the angle of (x, y) in (-pi, pi], elementwise with broadcasting."""
+    return bind(E.atan2_p, *match_lists("atan2", y, x))
+
+
 def rint(x, name=None):
     """tf.math.rint: the nearest integer, halves to even (tf.round's rule), float tensors only as TF's
     kernel (an integer tensor is an InvalidArgumentError naming the float dtypes)."""

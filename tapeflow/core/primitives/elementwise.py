@@ -280,6 +280,20 @@ def _max_vjp(g, out, x, y):
     return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
 
 
+def _atan2_vjp(g, out, y, x):
+    # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), TF's Atan2Grad; at (0, 0) that is 0/0 = NaN, as in TF
+    dt = aval_of(out).dtype   # a Python-number operand takes the result's dtype (0-d Python math is float32)
+    yv = np.asarray(y, dt) if _is_const(y) and not hasattr(y, "dtype") else y
+    xv = np.asarray(x, dt) if _is_const(x) and not hasattr(x, "dtype") else x
+    r2 = add(mul(xv, xv), mul(yv, yv))
+    return _grads2(g, y, x, div(mul(g, xv), r2), div(neg(mul(g, yv)), r2))
+
+
+# a primitive (no composition of atan and div is right in every quadrant and at x == 0): NumPy's
+# arctan2 (float32 results within 1 ulp of TF's), the numba scalar form from the ufunc
+atan2_p = _binary("atan2", np.arctan2, _atan2_vjp, require="f")
+
+
 def _min_vjp(g, out, x, y):
     m = bind(less_p, x, y)
     return _grads2(g, x, y, bind(select_p, m, g, 0), bind(select_p, m, 0, g))
