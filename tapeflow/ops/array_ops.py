@@ -53,12 +53,18 @@ def _shape_arg(shape, op="shape"):
 
 
 def _scalar_int(v):
-    """An eager scalar integer tensor as a Python int (TF takes ``depth=tf.shape(x)[1]``);
-    anything else unchanged, for the caller's own check."""
-    a = getattr(v, "_v", None) if isinstance(v, Tensor) else None
-    if isinstance(a, (np.ndarray, np.integer)) and a.shape == () and a.dtype.kind in "iu":
-        return int(a)
-    return v
+    """``v``, or its value when it is an eager scalar integer tensor (TF takes
+    ``depth=tf.shape(x)[1]``): for the caller's own int check."""
+    n = I.known_int(v)
+    return v if n is None else n
+
+
+def _index_dtype(op, what, dtype):
+    """``dtype`` as a NumPy dtype, which must be int32 or int64 (an ``out_type``, an index dtype)."""
+    d = np.dtype(_dt.np_dtype(dtype))
+    if d not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise InvalidArgumentTypeError(f"{op}: {what} must be int32 or int64, got {d.name}")
+    return d
 
 
 # -- creation --------------------------------------------------------------------------------
@@ -198,11 +204,9 @@ def identity(input, name=None):  # noqa: A002
 
 def shape(input, out_type=np.int32, name=None):  # noqa: A002
     s = aval_of(input).shape
-    dt = _dt.np_dtype(out_type)
-    if dt not in (np.int32, np.int64):
-        raise InvalidArgumentTypeError(f"shape: out_type must be int32 or int64, got {np.dtype(dt).name}")
+    dt = _index_dtype("shape", "out_type", out_type)
     if any(d is None for d in s):   # a dimension known only at run time (an input_signature's None)
-        return bind(S.shape_p, input, out_type=np.dtype(dt))
+        return bind(S.shape_p, input, out_type=dt)
     return constant(np.asarray(s, dtype=dt))
 
 
@@ -586,8 +590,7 @@ def slice_assigned(var, key, value):
         n = shape[ax]
         if isinstance(k, Variable):
             k = k.read_value()
-        if isinstance(k, Tensor) and k._v is not None and k._v.ndim == 0 and k._v.dtype.kind in "iu":
-            k = int(k._v)  # an eager scalar tensor: a static index
+        k = _scalar_int(k)  # an eager scalar tensor: a static index
         if isinstance(k, builtins.slice):
             ix = np.arange(n)[k]
             axes.append(ix)
@@ -706,9 +709,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=np.int32, name=N
     they would be inserted: before equal entries (side 'left') or after them ('right')."""
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
-    d = _dt.np_dtype(out_type)
-    if d not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise InvalidArgumentTypeError(f"searchsorted: out_type must be int32 or int64, got {d.name}")
+    d = _index_dtype("searchsorted", "out_type", out_type)
     s = sorted_sequence if isinstance(sorted_sequence, Tensor) else convert_to_tensor(sorted_sequence)
     v = values if isinstance(values, Tensor) else convert_to_tensor(values)
     return bind(R.searchsorted_p, s, v, side=side, out_type=d)

@@ -29,25 +29,18 @@ def _tensor(x):
     return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
 
-def _out_idx(op, out_idx):
-    d = _dt.np_dtype(out_idx)
-    if d not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise InvalidArgumentTypeError(f"{op}: out_idx must be int32 or int64, got {d.name}")
-    return d
-
-
 def unique(x, out_idx=np.int32, name=None):
     """The distinct values of a 1-D tensor in order of first occurrence, and each
     element's index into them. ``y`` is a gather of x, so it has a gradient
     (TF registers none for Unique)."""
     x = _tensor(x)
-    first, idx, _ = bind(SG.unique_p, x, out_idx=_out_idx("unique", out_idx))
+    first, idx, _ = bind(SG.unique_p, x, out_idx=A._index_dtype("unique", "out_idx", out_idx))
     return Unique(_values_at(x, first), idx)
 
 
 def unique_with_counts(x, out_idx=np.int32, name=None):
     x = _tensor(x)
-    first, idx, count = bind(SG.unique_p, x, out_idx=_out_idx("unique_with_counts", out_idx))
+    first, idx, count = bind(SG.unique_p, x, out_idx=A._index_dtype("unique_with_counts", "out_idx", out_idx))
     return UniqueWithCounts(_values_at(x, first), idx, count)
 
 
@@ -268,9 +261,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=np.int32, name=N
     """Counts of values in nbins equal bins over [value_range[0], value_range[1]]; values
     below the range count in the first bin, above it in the last (TF's rule). NaN raises."""
     op = "histogram_fixed_width"
-    d = _dt.np_dtype(dtype)
-    if d not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise InvalidArgumentTypeError(f"{op}: dtype must be int32 or int64, got {d.name}")
+    d = A._index_dtype(op, "dtype", dtype)
     values = _tensor(values)
     if aval_of(values).dtype.kind not in "fiu":
         raise InvalidArgumentTypeError(f"{op}: values must be numbers, got {aval_of(values).dtype.name}")

@@ -48,12 +48,22 @@ def encode_key(key):
     return tuple(tpl), args
 
 
+def known_int(v):
+    """The value of ``v`` as a Python int when it is an eager (concrete) scalar integer tensor,
+    else None: TF takes ``x[:tf.shape(x)[0] - 1]``, ``one_hot(x, tf.shape(x)[1])``, a tensor
+    index in a sliced assignment. A Tracer's value is unknown (None)."""
+    a = getattr(v, "_v", None)
+    if isinstance(a, (np.ndarray, np.integer)) and a.shape == () and a.dtype.kind in "iu":
+        return int(a)
+    return None
+
+
 def _static(v):
     if v is None or isinstance(v, (int, np.integer)):
         return None if v is None else int(v)
-    a = getattr(v, "_v", None)   # an eager scalar int tensor (x[:tf.shape(x)[0] - 1]): its value, as TF
-    if isinstance(a, (np.ndarray, np.integer)) and a.shape == () and a.dtype.kind in "iu":
-        return int(a)
+    n = known_int(v)   # an eager scalar int tensor (x[:tf.shape(x)[0] - 1]): its value, as TF
+    if n is not None:
+        return n
     raise TypeError(f"getitem: slice bounds must be Python ints, got {type(v).__name__}; "
                     "for a tensor-valued start use tapeflow.gather or tapeflow.slice")
 
