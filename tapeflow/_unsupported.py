@@ -63,6 +63,17 @@ class UnsupportedNamespace:
         return f"<unsupported namespace tf.{self._name}: {FEATURES[self._name]}>"
 
 
+def module_getattr(prefix: str, module: str):
+    """A module's ``__getattr__`` (PEP 562) for a TF namespace that exists in part
+    (``tf.train``, ``tf.dtypes``): its out-of-scope names (``NAMES["train.Saver"]``) say so,
+    any other missing name is a plain AttributeError."""
+    def __getattr__(name):
+        if f"{prefix}.{name}" in NAMES:
+            raise unsupported_name(f"{prefix}.{name}")
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return __getattr__
+
+
 def unsupported_name(name: str) -> UnsupportedFeatureError:
     return UnsupportedFeatureError(
         f"tf.{name}: tapeflow does not implement {NAMES[name]}; it is out of scope "

@@ -152,9 +152,6 @@ def default_for_python(value) -> np.dtype:
     return arr.dtype
 
 
-def __getattr__(name):
-    # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
-    from .._unsupported import NAMES, unsupported_name
-    if f"dtypes.{name}" in NAMES:
-        raise unsupported_name(f"dtypes.{name}")
-    raise AttributeError(f"module 'tapeflow.core.dtypes' has no attribute {name!r}")
+# TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
+from .._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("dtypes", "tapeflow.core.dtypes")

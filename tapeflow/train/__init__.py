@@ -58,9 +58,6 @@ def load_variable(ckpt_dir_or_file, name):
     return reader.get_tensor(name)
 
 
-def __getattr__(name):
-    # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
-    from .._unsupported import NAMES, unsupported_name
-    if f"train.{name}" in NAMES:
-        raise unsupported_name(f"train.{name}")
-    raise AttributeError(f"module 'tapeflow.train' has no attribute {name!r}")
+# TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
+from .._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("train", "tapeflow.train")
