@@ -22,13 +22,14 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 """
 from __future__ import annotations
 
+import csv
 import itertools
 import os
 
 import numpy as np
 
 from . import errors
-from .core.tensor import Tensor, convert_to_tensor
+from .core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from .util import nest
 
 #: ``tf.data.AUTOTUNE``: accepted wherever TF takes a buffer size or parallelism
@@ -120,7 +121,10 @@ class Dataset:
     # -- transformations ---------------------------------------------------------------------
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
-        return _MapDataset(self, map_func, _parallel=num_parallel_calls is not None)
+        ds = _MapDataset(self, map_func)
+        if num_parallel_calls is not None:
+            ds._kind = "_ParallelMapDataset"
+        return ds
 
     def flat_map(self, map_func, name=None):
         return _InterleaveDataset(self, map_func, 1, 1, "_FlatMapDataset")
@@ -276,9 +280,9 @@ class OwnedIterator:
 
     def __next__(self):
         if self._state is not None:
-            state = self._state.numpy()
-            if state[0] != self._synced[0] or list(state[1:]) != self._synced[1:]:
-                self._replay([int(v) for v in state])   # a checkpoint restore assigned it
+            state = self._state.numpy().tolist()
+            if state != self._synced:
+                self._replay(state)   # a checkpoint restore assigned it
         el = next(self._it)
         self._count += 1
         return el
@@ -313,7 +317,6 @@ class OwnedIterator:
                 None, None, "Checkpoint: an iterator over Dataset.from_generator cannot be saved (a Python "
                             "generator cannot be rewound; TF refuses it too: 'PyFunc is stateful'); save the "
                             "generator's own state instead, or build the dataset from tensors")
-        from .core.tensor import Variable
         state = [self._count] + self._start
         if self._state is None:
             self._state = Variable(np.array(state, np.int64), trainable=False, name="iterator_state")
@@ -460,10 +463,8 @@ class _ZipDataset(Dataset):
 
 
 class _MapDataset(Dataset):
-    def __init__(self, source, fn, _parallel=False):
+    def __init__(self, source, fn):
         self._source, self._fn = source, fn
-        if _parallel:
-            self._kind = "_ParallelMapDataset"
 
     def _elements(self):
         for el in self._source._elements():
@@ -718,7 +719,6 @@ class DatasetSpec:
     """``tf.data.DatasetSpec``: the spec of an element that is itself a dataset (``window``)."""
 
     def __init__(self, element_spec, dataset_shape=()):
-        from .core.tensor import TensorShape
         self.element_spec, self.shape = element_spec, TensorShape(dataset_shape)
 
     def __repr__(self):
@@ -973,13 +973,16 @@ class CsvDataset(Dataset):
             raise errors.InvalidArgumentError(None, None, f"{what} should be strictly increasing indices")
         if select_cols is not None and len(cols) != n:
             raise errors.InvalidArgumentError(None, None, "select_cols should match output size")
-        self._select, self._exclude = (cols, None) if select_cols is not None else (None, cols)
+        # (the excluded columns as a set once, not per line)
+        if select_cols is not None:
+            self._select, self._exclude = cols, None
+        else:
+            self._select, self._exclude = None, None if cols is None else set(cols)
         self._header, self._delim, self._quote, self._na = bool(header), field_delim, bool(use_quote_delim), na_value
 
     def _fields(self, line):
         if not self._quote:
             return line.split(self._delim)
-        import csv
         return next(csv.reader([line], delimiter=self._delim)) or [""]
 
     def _parse(self, k, text):
@@ -1019,8 +1022,7 @@ class CsvDataset(Dataset):
                     if self._select is not None:
                         picked = [fields[c] for c in self._select if c < len(fields)]
                     elif self._exclude is not None:
-                        skip = set(self._exclude)
-                        picked = [x for c, x in enumerate(fields) if c not in skip]
+                        picked = [x for c, x in enumerate(fields) if c not in self._exclude]
                     else:
                         picked = fields
                     out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
