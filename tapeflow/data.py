@@ -414,8 +414,7 @@ class _GeneratorDataset(Dataset):
                 t = Tensor(np.asarray(value.numpy() if isinstance(value, Tensor) else value, dtype=dt))
         except (TypeError, ValueError):
             raise self._mismatch(el) from None
-        if spec.shape is not None and (len(spec.shape) != len(t.shape) or any(
-                d is not None and d != e for d, e in zip(spec.shape, t.shape))):
+        if spec.shape is not None and not TensorShape(spec.shape).is_compatible_with(t.shape):
             want = tuple(spec.shape)
             raise errors.InvalidArgumentError(
                 None, None, f"TypeError: `generator` yielded an element of shape {tuple(t.shape)} where an "

@@ -41,5 +41,12 @@ _SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
           "int64": "i64", "int8": "i8", "int16": "i16", "uint8": "u8", "bool": "bool"}
 
 
+def shapes_compatible(a, b):
+    """Whether shapes ``a`` and ``b`` (tuples, ``None`` for an unknown dimension) can be the
+    same: equal ranks, and equal sizes wherever both are known. The one rule for every
+    shape check that allows unknown dimensions (TensorShape.is_compatible_with included)."""
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
 def fmt_shape(shape) -> str:
     return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

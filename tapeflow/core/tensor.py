@@ -18,7 +18,7 @@ import numpy as np
 from . import dtypes as _dt
 from ..util import placement as _placement
 from . import primitive as _prim
-from .aval import Aval, fmt_shape
+from .aval import Aval, fmt_shape, shapes_compatible
 from .primitive import bind
 from .primitives import elementwise as _E
 from .primitives import indexing as _I
@@ -79,9 +79,7 @@ class TensorShape(tuple):
     def is_compatible_with(self, other):
         if self._unknown_rank or getattr(other, "_unknown_rank", False):
             return True
-        other = tuple(other)
-        return len(other) == len(self) and all(
-            a is None or b is None or a == b for a, b in zip(self, other))
+        return shapes_compatible(tuple(self), tuple(other))
 
     # TF 2.21's text: str (2, 3) / (None, 3) / (2,) / () / <unknown>, repr
     # TensorShape([2, 3]) / TensorShape(None). Dims print as Python ints (a NumPy

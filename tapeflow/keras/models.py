@@ -18,7 +18,7 @@ import itertools
 
 import numpy as np
 
-from ..core.aval import fmt_shape
+from ..core.aval import fmt_shape, shapes_compatible
 from ..core.primitive import aval_of
 from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
@@ -205,8 +205,7 @@ class Model(Layer):
                 want = tuple(kt.shape)
                 # the batch dimension is not checked: Keras 3's functional input spec drops it, so a
                 # model on Input((3,), batch_size=4) takes batches of 2 (predict's last batch, too)
-                if len(got) != len(want) or any(a is not None and b is not None and a != b
-                                                  for a, b in list(zip(want, got))[1:]):
+                if len(got) != len(want) or not shapes_compatible(want[1:], got[1:]):
                     raise ValueError(f"Model '{call_path()}': input {i} ('{kt.name}') is incompatible with the "
                                      f"model: expected shape {_fmt(want)}, got shape {_fmt(got)}")
             values[id(kt)] = v

@@ -540,23 +540,13 @@ def take_along_axis(arr, indices, axis, _op="take_along_axis"):
     return I.getitem(arr, tuple(key), bounds=_op)
 
 
-def _check_updates(op, ish, ush, shape):
-    # TF's rule (no broadcasting): NumPy's add.at broadcast some shapes (scatter_nd([[0], [1]],
-    # [1.0], [3]) gave [1, 1, 0], TF raises) and named none of them
-    want = tuple(ish[:-1]) + tuple(shape[ish[-1]:]) if ish and ish[-1] is not None else None
-    if want is not None and (len(ush) != len(want) or any(a is not None and b is not None and a != b
-                                                          for a, b in zip(ush, want))):
-        raise InvalidArgumentError(f"{op}: updates have shape {fmt_shape(ush)}; indices {fmt_shape(ish)} into "
-                                   f"shape {fmt_shape(shape)} need updates of shape {fmt_shape(want)} (the indices' "
-                                   "leading dims, then the dims the index depth leaves)")
-
-
 def scatter_nd(indices, updates, shape, name=None, _op="scatter_nd"):
     """zeros(shape) with updates added at indices (duplicates add, as TF)."""
     shape = _sized(_op, shape, aval_of(updates).dtype)
     like = constant(np.zeros(shape, aval_of(updates).dtype))
     comps = _index_components(_op, indices, shape)
-    _check_updates(_op, aval_of(indices).shape, aval_of(updates).shape, shape)
+    # (TF's rule, no broadcasting: NumPy's add.at broadcast scatter_nd([[0], [1]], [1.0], [3]) to [1, 1, 0])
+    SC.check_updates(_op, aval_of(indices).shape, aval_of(updates).shape, shape)
     tpl, args = I.encode_key(comps)
     return bind(I.getitem_add_p, like, updates, *args, key=tpl, bounds=_op)
 
@@ -637,7 +627,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
             keep = M.equal(gather_nd(last, idx), pos)
             upd = updates if isinstance(updates, Tensor) else convert_to_tensor(np.asarray(updates, aval_of(t).dtype))
             ushape = aval_of(upd).shape
-            _check_updates("tensor_scatter_nd_update", ishape, ushape, shape)
+            SC.check_updates("tensor_scatter_nd_update", ishape, ushape, shape)
             if len(ushape) >= len(lead):
                 keep = reshape(keep, lead + (1,) * (len(ushape) - len(lead)))
                 zeros = M.zeros_like_(upd)

@@ -439,7 +439,7 @@ def add_n(inputs, name=None):
     for i, t in enumerate(inputs[1:], 1):
         # TF's AddN takes tensors of one shape: an add would broadcast a (3,) into a (2, 3)
         s = aval_of(t).shape if isinstance(t, Tensor) else np.shape(t)
-        if len(s) != len(s0) or any(a is not None and b is not None and a != b for a, b in zip(s, s0)):
+        if not TensorShape(s).is_compatible_with(s0):
             raise InvalidArgumentError(f"add_n: input {i} has shape {fmt_shape(s)}, input 0 {fmt_shape(s0)}; "
                                        "AddN's inputs must all have the same shape (it does not broadcast)")
     for t in inputs[1:]:

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.aval import fmt_shape
+from ..core.aval import fmt_shape, shapes_compatible
 from ..core.primitive import aval_of
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, _own_array, convert_to_tensor
@@ -547,8 +547,7 @@ class Optimizer(Module):
             # variable's dtype, as Keras 3's optimizers do; the update could not hold more anyway
             g = M.cast(g, v.dtype.as_numpy_dtype)
             ga = aval_of(g)
-        if len(ga.shape) != len(v.shape) or any(
-                a is not None and b is not None and a != b for a, b in zip(ga.shape, v.shape)):
+        if not shapes_compatible(ga.shape, v.shape):
             # checked here, not by broadcasting in the update: a (3,) gradient for a (4, 3)
             # variable is a bug in the caller in every mode
             raise ValueError(f"{type(self).__name__}.apply_gradients: gradient for {v.name} has shape "

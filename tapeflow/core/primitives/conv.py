@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..aval import Aval, fmt_shape
+from ..aval import Aval, fmt_shape, shapes_compatible
 from ..primitive import Primitive, bind
 from . import _rules
 from . import elementwise as E
@@ -430,7 +430,7 @@ def _max_pool_abstract(x, v, ksize, strides, padding):
 def _max_pool_grad_abstract(x, g, ksize, strides, padding):
     out_hw = _pool_check("max_pool_grad", x, ksize, strides, padding)
     expect = (x.shape[0],) + out_hw + (x.shape[3],)
-    if len(g.shape) != 4 or any(a is not None and b is not None and a != b for a, b in zip(g.shape, expect)):
+    if not shapes_compatible(g.shape, expect):
         raise ValueError(f"max_pool_grad: gradient {fmt_shape(g.shape)} != pooled shape {fmt_shape(expect)}")
     return Aval(x.shape, g.dtype)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aval import Aval, fmt_shape
+from ..aval import Aval, fmt_shape, shapes_compatible
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..primitive import Primitive
 
@@ -49,13 +49,22 @@ def _abstract(tensor, indices, updates, *, op):
     if k is None or k > len(tensor.shape):
         raise InvalidArgumentError(f"{op}: the last dim of indices {fmt_shape(indices.shape)} (the index depth) "
                                    f"must be known and at most the rank of tensor {fmt_shape(tensor.shape)}")
-    want = tuple(indices.shape[:-1]) + tuple(tensor.shape[k:])
-    if len(want) != len(updates.shape) or any(
-            a is not None and b is not None and a != b for a, b in zip(want, updates.shape)):
-        raise InvalidArgumentError(f"{op}: updates have shape {fmt_shape(updates.shape)}; indices "
-                                   f"{fmt_shape(indices.shape)} into tensor {fmt_shape(tensor.shape)} need "
-                                   f"{fmt_shape(want)} (indices.shape[:-1] + tensor.shape[{k}:])")
+    check_updates(op, indices.shape, updates.shape, tensor.shape)
     return Aval(tensor.shape, tensor.dtype)
+
+
+def check_updates(op, indices_shape, updates_shape, shape):
+    """TF's scatter rule, which does not broadcast: updates have the indices' leading dims, then
+    the dims of ``shape`` the index depth leaves (indices.shape[:-1] + shape[depth:]). An unknown
+    depth is not checked here (the callers' own rules name it)."""
+    k = indices_shape[-1] if indices_shape else None
+    if k is None:
+        return
+    want = tuple(indices_shape[:-1]) + tuple(shape[k:])
+    if not shapes_compatible(tuple(updates_shape), want):
+        raise InvalidArgumentError(f"{op}: updates have shape {fmt_shape(updates_shape)}; indices "
+                                   f"{fmt_shape(indices_shape)} into shape {fmt_shape(shape)} need updates of shape "
+                                   f"{fmt_shape(want)} (indices.shape[:-1] + shape[{k}:])")
 
 
 def _vjp(ct, out, tensor, indices, updates, *, op):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aval import Aval, fmt_shape
+from ..aval import Aval, fmt_shape, shapes_compatible
 from ..primitive import Primitive, bind
 from .indexing import _in_range
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
@@ -188,8 +188,7 @@ def _segment_abstract(data, ids, *, kind, num_segments, ids_rule, op, minlength=
                                        f"{fmt_shape(data.shape)}")
     if ids_rule == "sorted" and len(ids.shape) != 1:
         raise InvalidArgumentError(f"{op}: segment_ids should be a vector, got shape {fmt_shape(ids.shape)}")
-    if len(ids.shape) > len(data.shape) or any(
-            a is not None and b is not None and a != b for a, b in zip(ids.shape, data.shape)):
+    if len(ids.shape) > len(data.shape) or not shapes_compatible(ids.shape, data.shape[:len(ids.shape)]):
         raise InvalidArgumentError(f"{op}: data.shape = {fmt_shape(data.shape)} does not start with "
                                    f"segment_ids.shape = {fmt_shape(ids.shape)}; each row of data needs one id")
     if num_segments is not None and num_segments < 0:
