@@ -177,6 +177,13 @@ OPS = [
     ("einsum", lambda f: f("bij,bkj->bik", X3, X3), np.einsum("bij,bkj->bik", X3, X3)),
     ("einsum", lambda f: f("ijk->kj", X3), np.einsum("ijk->kj", X3)),
     ("einsum", lambda f: f("i,j->ij", V, V), np.outer(V, V)),
+    # TF's (NumPy's) implicit output and '...' with broadcasting: shapes as TF 2.21 gives them
+    ("einsum", lambda f: f("ij,kj", M, M), np.einsum("ij,kj", M, M)),
+    ("einsum", lambda f: f("ji", M), M.T),                       # implicit: sorted letters transpose
+    ("einsum", lambda f: f("...j,kj->...k", X3, X3[0]), np.einsum("...j,kj->...k", X3, X3[0])),
+    ("einsum", lambda f: f("...j,...j->...", X3, X3[:1]), np.einsum("...j,...j->...", X3, X3[:1])),
+    ("einsum", lambda f: f("i...,i...->...", M, M), np.einsum("i...,i...->...", M, M)),
+    ("einsum", lambda f: f("...ij->...ji", X3), np.swapaxes(X3, -1, -2)),
     # shapes
     ("reshape", lambda f: f(X3, (4, -1)), X3.reshape(4, -1)),
     ("reshape", lambda f: f(X3, [24]), X3.reshape(24)),
@@ -464,6 +471,7 @@ COMPOSITE_GRADS = [
     ("sort", lambda x: tf.sort(x, direction="DESCENDING") ** 2, (np.array([[0.3, -1.2, 2.0], [1.0, 0.1, -0.5]]),)),
     ("top_k", lambda x: tf.math.top_k(x, 2).values ** 2, (np.array([[0.3, -1.2, 2.0], [1.0, 0.1, -0.5]]),)),
     ("add_n", lambda a, b: tf.add_n([a, b, a * b]), (_v64(3), _v64(3, seed=1))),
+    ("einsum-ellipsis-broadcast", lambda a, b: tf.einsum("...j,...j->...", a, b), (_v64(4, 2, 3), _v64(1, 3, seed=1))),
     ("einsum-3", lambda a, b, c: tf.einsum("ij,jk,k->i", a, b, c), (_v64(2, 3), _v64(3, 2, seed=1), _v64(2, seed=2))),
     ("broadcast_to", lambda x: tf.broadcast_to(x, (4, 2, 3)) ** 2, (_v64(2, 1),)),
     ("where", lambda x, y: tf.where(x > 0, x * y, y * y), (_v64(2, 3), _v64(2, 3, seed=1))),

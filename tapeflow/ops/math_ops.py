@@ -464,7 +464,62 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 
 def einsum(equation, *inputs, name=None, **kwargs):
-    return bind(L.einsum_p, *inputs, spec=equation.replace(" ", ""))
+    """TF's einsum: NumPy's notation, including an implicit output ('ij,jk': the letters
+    that appear once, sorted) and '...' (broadcast like NumPy). The primitive takes only
+    explicit letters, so both are spelled out here: the IR names every axis."""
+    spec = equation.replace(" ", "")
+    if "..." in spec or "->" not in spec:
+        spec, inputs = _explicit_einsum(spec, inputs)
+    return bind(L.einsum_p, *inputs, spec=spec)
+
+
+def _explicit_einsum(spec, inputs):
+    lhs, arrow, out = spec.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(inputs):
+        raise InvalidArgumentError(f"einsum: equation {spec!r} names {len(subs)} operands, got {len(inputs)}")
+    inputs = [convert_to_tensor(x) for x in inputs]
+    shapes = [tuple(aval_of(x).shape) for x in inputs]
+    letters = "".join(c for c in lhs if c.isalpha())
+    if not arrow:  # NumPy's implicit output: the letters used once, in alphabetical order
+        out = ("..." if "..." in lhs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    counts = []
+    for sub, shp in zip(subs, shapes):
+        n = len(shp) - (len(sub) - 3) if "..." in sub else 0
+        if n < 0:
+            raise InvalidArgumentError(f"einsum: operand of shape {fmt_shape(shp)} has rank {len(shp)}, fewer than "
+                                       f"the {len(sub) - 3} axes {sub!r} names")
+        counts.append(n)
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in spec]
+    nmax = builtins.max(counts, default=0)
+    ell = "".join(free[:nmax])
+    # the '...' axes broadcast as in NumPy (right-aligned; a 1 stretches to the other size)
+    size = {}
+    for sub, shp, n in zip(subs, shapes, counts):
+        if n:
+            k = sub.index("...")
+            for c, d in zip(ell[nmax - n:], shp[k:k + n]):
+                if d is not None and d != 1:
+                    if size.get(c, d) != d:
+                        raise InvalidArgumentError(f"einsum: the '...' axes of {spec!r} do not broadcast: sizes "
+                                                   f"{size[c]} and {d}; operand shapes {[fmt_shape(s) for s in shapes]}")
+                    size[c] = d
+    new_subs, new_inputs = [], []
+    for sub, x, shp, n in zip(subs, inputs, shapes, counts):
+        if "..." in sub:
+            k = sub.index("...")
+            mine = ell[nmax - n:]
+            target = list(shp)
+            for j, c in enumerate(mine):
+                if shp[k + j] == 1 and size.get(c, 1) != 1:
+                    target[k + j] = size[c]
+            if tuple(target) != shp:
+                from .array_ops import broadcast_to
+                x = broadcast_to(x, target)
+            sub = sub.replace("...", mine)
+        new_subs.append(sub)
+        new_inputs.append(x)
+    return ",".join(new_subs) + "->" + out.replace("...", ell), new_inputs
 
 
 def tensordot(a, b, axes, name=None):
