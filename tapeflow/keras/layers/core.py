@@ -180,9 +180,24 @@ class Softmax(Layer):
         self.axis = axis
 
     def call(self, inputs, mask=None):
+        # Keras 3: masked positions (False, or <= 0.5 in a numeric mask) enter as -1e9 and leave
+        # as 0, so a fully masked row gives zeros (not a uniform row)
+        dt = aval_of(inputs).dtype
         if mask is not None:
-            inputs = M.add(inputs, M.multiply(M.subtract(1.0, M.cast(mask, aval_of(inputs).dtype)), -1e9))
-        return N.softmax(inputs, self.axis)
+            ms, xs = tuple(aval_of(mask).shape), tuple(aval_of(inputs).shape)
+            if len(ms) > len(xs) or any(m is not None and i is not None and m != 1 and m != i
+                                        for m, i in zip(ms[::-1], xs[::-1])):
+                raise ValueError(f"Softmax: the mask must be broadcastable to the inputs (each mask dimension 1 or "
+                                 f"equal to the input's, and no more dimensions); got inputs.shape={fmt_shape(xs)}, "
+                                 f"mask.shape={fmt_shape(ms)}")
+            mask = M.cast(mask, bool) if aval_of(mask).dtype == np.bool_ else M.greater(mask, 0.5)
+            inputs = M.where(mask, inputs, M.cast(-3e4 if dt == np.float16 else -1e9, dt))
+        axis = self.axis
+        if isinstance(axis, (tuple, list)) and len(axis) > 1:
+            out = M.exp(inputs - M.reduce_logsumexp(inputs, axis=list(axis), keepdims=True))
+        else:
+            out = N.softmax(inputs, axis[0] if isinstance(axis, (tuple, list)) else axis)
+        return out if mask is None else M.where(mask, out, A.zeros_like(out))
 
     def get_config(self):
         cfg = super().get_config()

@@ -1,0 +1,90 @@
+"""Attention-layer cases shared by tests/tf_reference/make_attention_reference.py (run under TF
+2.21) and tests/test_keras_attention.py (run under tapeflow): name -> (layer class, constructor
+kwargs, call kwargs, input shapes). Masks named in the call kwargs are drawn by ``inputs_for``."""
+import numpy as np
+
+CASES = {
+    "mha_basic": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3}, {"return_attention_scores": True},
+                  [(2, 4, 5), (2, 6, 7)]),
+    "mha_self": ("MultiHeadAttention", {"num_heads": 3, "key_dim": 2}, {}, [(2, 5, 4), (2, 5, 4)]),
+    "mha_key": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3, "value_dim": 4, "output_shape": 6},
+                {"return_attention_scores": True}, [(2, 4, 5), (2, 6, 7), (2, 6, 3)]),
+    "mha_nobias": ("MultiHeadAttention", {"num_heads": 1, "key_dim": 4, "use_bias": False}, {},
+                   [(3, 2, 4), (3, 5, 4)]),
+    # a fully masked query row: Keras' two softmax paths give different rows (see _masked_softmax)
+    "mha_amask": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3}, {"attention_mask": "amask"},
+                  [(2, 4, 5), (2, 6, 7)]),
+    "mha_amask_scores": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3},
+                         {"attention_mask": "amask", "return_attention_scores": True}, [(2, 4, 5), (2, 6, 7)]),
+    "mha_causal": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3}, {"use_causal_mask": True},
+                   [(2, 5, 4), (2, 5, 4)]),
+    "mha_causal_scores": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3},
+                          {"use_causal_mask": True, "return_attention_scores": True}, [(2, 5, 4), (2, 5, 4)]),
+    "mha_vmask": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3},
+                  {"query_mask": "qmask", "value_mask": "vmask", "return_attention_scores": True},
+                  [(2, 4, 5), (2, 6, 7)]),
+    "mha_axes": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 2, "attention_axes": (1, 2)},
+                 {"return_attention_scores": True}, [(2, 3, 4, 5), (2, 3, 4, 5)]),
+    "mha_rank4": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 2}, {}, [(2, 3, 4, 5), (2, 3, 2, 6)]),
+    "mha_gate": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3, "use_gate": True}, {},
+                 [(2, 4, 5), (2, 6, 7)]),
+    "mha_window": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3, "sliding_window": 2},
+                   {"return_attention_scores": True}, [(2, 5, 4), (2, 5, 4)]),
+    "att_dot": ("Attention", {}, {"return_attention_scores": True}, [[(2, 4, 5), (2, 6, 5)]]),
+    "att_key": ("Attention", {"use_scale": True}, {}, [[(2, 4, 5), (2, 6, 3), (2, 6, 5)]]),
+    "att_concat": ("Attention", {"use_scale": True, "score_mode": "concat"}, {"return_attention_scores": True},
+                   [[(2, 4, 5), (2, 6, 5)]]),
+    "att_mask": ("Attention", {}, {"mask": "qvmask", "return_attention_scores": True}, [[(2, 4, 5), (2, 6, 5)]]),
+    "att_causal": ("Attention", {}, {"use_causal_mask": True, "mask": "qvmask"}, [[(2, 4, 5), (2, 6, 5)]]),
+    "add_att": ("AdditiveAttention", {}, {"return_attention_scores": True}, [[(2, 4, 5), (2, 6, 5)]]),
+    "add_att_noscale": ("AdditiveAttention", {"use_scale": False}, {"mask": "qvmask"}, [[(2, 4, 5), (2, 6, 5)]]),
+    "dot_2d": ("Dot", {"axes": 1}, {}, [[(3, 4), (3, 4)]]),
+    "dot_norm": ("Dot", {"axes": -1, "normalize": True}, {}, [[(3, 4), (3, 4)]]),
+    "dot_3d": ("Dot", {"axes": (1, 2)}, {}, [[(2, 3, 4), (2, 5, 3)]]),
+    "dot_3d2d": ("Dot", {"axes": (2, 1)}, {}, [[(2, 3, 4), (2, 4)]]),
+    "dot_4d": ("Dot", {"axes": (3, 1)}, {}, [[(2, 3, 2, 4), (2, 4, 5)]]),
+    "ed_basic": ("EinsumDense", {"equation": "ab,bc->ac", "output_shape": 4, "bias_axes": "c"}, {}, [(3, 5)]),
+    "ed_seq": ("EinsumDense", {"equation": "abc,cd->abd", "output_shape": (None, 6), "bias_axes": "d",
+                               "activation": "relu"}, {}, [(2, 3, 5)]),
+    "ed_left": ("EinsumDense", {"equation": "...b,bc->...c", "output_shape": 4, "bias_axes": "c"}, {},
+                [(2, 3, 5)]),
+    "ed_right": ("EinsumDense", {"equation": "ab...,bc->ac...", "output_shape": 4}, {}, [(2, 5, 3)]),
+    "ed_right_bias": ("EinsumDense", {"equation": "ab...,bc->ac...", "output_shape": 4, "bias_axes": "c"}, {},
+                      [(2, 5, 3)]),
+    "ed_heads": ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 2, 3), "bias_axes": "de"},
+                 {}, [(2, 4, 5)]),
+    "ed_biasmid": ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 2, 3), "bias_axes": "d"},
+                   {}, [(2, 4, 5)]),
+}
+
+
+def _mask(rng, shape):
+    m = rng.random(shape) > 0.3
+    m[..., 0] = True            # no fully masked rows: tested separately (mha_amask)
+    return m
+
+
+def inputs_for(name, in_shapes, call_kwargs, rng):
+    """The call's positional args and kwargs: float32 normal inputs, masks drawn here (a
+    fully masked row in ``amask``)."""
+    if isinstance(in_shapes[0], list):
+        args = [[rng.standard_normal(s).astype(np.float32) for s in in_shapes[0]]]
+        shapes = in_shapes[0]
+    else:
+        args = [rng.standard_normal(s).astype(np.float32) for s in in_shapes]
+        shapes = in_shapes
+    kw = {}
+    for k, v in call_kwargs.items():
+        if v == "amask":
+            m = _mask(rng, (shapes[0][0], shapes[0][1], shapes[1][1]))
+            m[1, 2, :] = False
+            kw[k] = m
+        elif v == "qmask":
+            kw[k] = _mask(rng, shapes[0][:2])
+        elif v == "vmask":
+            kw[k] = _mask(rng, shapes[1][:2])
+        elif v == "qvmask":
+            kw[k] = [_mask(rng, shapes[0][:2]), _mask(rng, shapes[1][:2])]
+        else:
+            kw[k] = v
+    return args, kw
