@@ -471,6 +471,11 @@ COMPOSITE_GRADS = [
     ("sort", lambda x: tf.sort(x, direction="DESCENDING") ** 2, (np.array([[0.3, -1.2, 2.0], [1.0, 0.1, -0.5]]),)),
     ("top_k", lambda x: tf.math.top_k(x, 2).values ** 2, (np.array([[0.3, -1.2, 2.0], [1.0, 0.1, -0.5]]),)),
     ("add_n", lambda a, b: tf.add_n([a, b, a * b]), (_v64(3), _v64(3, seed=1))),
+    # TF's moments stops the gradient through the mean: right first derivatives, wrong second
+    # ones (tapeflow subtracts the missing (mean - c)^2 term; the Hessian is var's)
+    ("moments-var", lambda x: tf.nn.moments(x, [1, 2], keepdims=True)[1] * x, (_v64(2, 3, 4),)),
+    ("layer-norm", lambda x: tf.keras.layers.LayerNormalization(axis=[1, 2], dtype="float64")(x) ** 3,
+     (_v64(2, 3, 4),)),
     ("einsum-ellipsis-broadcast", lambda a, b: tf.einsum("...j,...j->...", a, b), (_v64(4, 2, 3), _v64(1, 3, seed=1))),
     ("einsum-3", lambda a, b, c: tf.einsum("ij,jk,k->i", a, b, c), (_v64(2, 3), _v64(3, 2, seed=1), _v64(2, seed=2))),
     ("broadcast_to", lambda x: tf.broadcast_to(x, (4, 2, 3)) ** 2, (_v64(2, 1),)),

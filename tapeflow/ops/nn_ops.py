@@ -231,7 +231,14 @@ def in_top_k(targets, predictions, k, name=None):
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
     mean = M.reduce_mean(x, axes, keepdims=True)
-    var = M.reduce_mean(M.squared_difference(x, M.stop_gradient(mean)), axes, keepdims=True)
+    # TF's form, mean((x - stop_gradient(mean))^2), has TF's values and first derivatives but
+    # the wrong second ones: mean((x - c)^2) = var + (mean - c)^2 for a constant c, and the
+    # (mean - c)^2 term, 0 in value and slope, still curves. Subtracting it (exactly 0.0 here,
+    # so the same bits and first gradients as TF) gives var's true Hessian: LayerNormalization
+    # etc. under a gradient penalty or a Hessian-vector product differentiate correctly.
+    centered = M.stop_gradient(mean)
+    var = M.subtract(M.reduce_mean(M.squared_difference(x, centered), axes, keepdims=True),
+                     M.square(M.subtract(mean, centered)))
     if not keepdims:
         mean = A.squeeze(mean, axes)
         var = A.squeeze(var, axes)
