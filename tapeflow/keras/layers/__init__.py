@@ -1,14 +1,22 @@
 """keras.layers."""
 from ..engine import Layer, InputSpec, InputLayer, Input  # noqa: F401
 from .core import (Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embedding, Concatenate, Add,  # noqa: F401
-                   Subtract, Multiply, Average, Maximum, Minimum, ReLU, LeakyReLU, Softmax, ELU, GaussianNoise,
+                   Subtract, Multiply, Average, Maximum, Minimum, ReLU, LeakyReLU, Softmax, ELU, GaussianNoise, ThresholdedReLU,
                    concatenate, add, subtract, multiply, average, maximum, minimum)
-from .normalization import LayerNormalization, BatchNormalization  # noqa: F401
-from .preprocessing import PReLU, Permute, RepeatVector, Rescaling, Normalization  # noqa: F401
+from .normalization import (LayerNormalization, BatchNormalization, GroupNormalization,  # noqa: F401
+                            RMSNormalization, UnitNormalization)
+from .preprocessing import (PReLU, Permute, RepeatVector, Rescaling, Normalization,  # noqa: F401
+                            CategoryEncoding, Discretization)
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, AveragePooling1D,  # noqa: F401
                    AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D,
-                   GlobalMaxPooling2D, ZeroPadding2D, UpSampling2D)
+                   GlobalMaxPooling2D, ZeroPadding2D, UpSampling2D, Conv1DTranspose, DepthwiseConv2D,
+                   SeparableConv2D)
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
+GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
+Convolution1DTranspose, SeparableConvolution2D = Conv1DTranspose, SeparableConv2D
 from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, MultiHeadAttention)  # noqa: F401
+from .reshaping import Cropping1D, Cropping2D, ZeroPadding1D, UpSampling1D, Identity  # noqa: F401
+from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropout, SpatialDropout1D,  # noqa: F401
+                             SpatialDropout2D, SpatialDropout3D)

@@ -1,5 +1,5 @@
 """Convolution and pooling layers (channels_last only): Conv1D, Conv2D,
-Conv2DTranspose, MaxPooling1D/2D, AveragePooling1D/2D, GlobalAveragePooling1D/2D,
+Conv2DTranspose, Conv1DTranspose, DepthwiseConv2D, SeparableConv2D, MaxPooling1D/2D, AveragePooling1D/2D, GlobalAveragePooling1D/2D,
 GlobalMaxPooling1D/2D, ZeroPadding2D, UpSampling2D. Configs follow Keras 3's keys."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from ..engine import Layer, InputSpec, positive_int
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
-           "GlobalMaxPooling2D", "ZeroPadding2D", "UpSampling2D"]
+           "GlobalMaxPooling2D", "ZeroPadding2D", "UpSampling2D", "Conv1DTranspose", "DepthwiseConv2D",
+           "SeparableConv2D"]
 
 
 def _tuple(layer, what, v, rank):
@@ -148,7 +149,7 @@ class Conv2DTranspose(_Conv):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None,
                  data_format=None, dilation_rate=(1, 1), **kwargs):
         if output_padding is not None:
-            raise NotImplementedError("Conv2DTranspose: output_padding is not supported; leave it None (the "
+            raise NotImplementedError(f"{type(self).__name__}: output_padding is not supported; leave it None (the "
                                       "output size is then in * stride for 'same', (in - 1) * stride + kernel "
                                       "for 'valid')")
         if kwargs.get("groups", 1) != 1:
@@ -179,6 +180,154 @@ class Conv2DTranspose(_Conv):
     def get_config(self):
         cfg = super().get_config()
         cfg["output_padding"] = None
+        return cfg
+
+
+class Conv1DTranspose(Conv2DTranspose):
+    """The transpose of Conv1D over (batch, steps, channels): a Conv2DTranspose of height 1;
+    kernel (k, filters, in), as Keras."""
+
+    rank = 1
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None, data_format=None,
+                 dilation_rate=1, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, output_padding=output_padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        if len(shape) != 3:
+            raise ValueError(f"Conv1DTranspose: expects (batch, steps, channels), got {fmt_shape(shape)}")
+        out_shape = (shape[0], 1) + self._out_hw(shape[1:2]) + (self.filters,)
+        y = N.conv2d_transpose(A.expand_dims(inputs, 1), A.expand_dims(self.kernel, 0), out_shape,
+                               (1,) + self.strides, self.padding.upper(), dilations=(1,) + self.dilation_rate)
+        return self._finish(A.squeeze(y, 1))
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0],) + self._out_hw(input_shape[1:2]) + (self.filters,)
+
+
+class DepthwiseConv2D(Layer):
+    """Depthwise 2-D convolution: each input channel convolved with its own ``depth_multiplier``
+    filters (output channel c * multiplier + m); kernel (kh, kw, in, multiplier)."""
+
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
+                 dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, depthwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        cls = type(self).__name__
+        self.kernel_size = _tuple(cls, "kernel_size", kernel_size, 2)
+        self.strides = _tuple(cls, "strides", strides, 2)
+        self.dilation_rate = _tuple(cls, "dilation_rate", dilation_rate, 2)
+        self.padding = _padding(cls, padding)
+        self.data_format = _data_format(cls, data_format)
+        self.depth_multiplier = positive_int(cls, "depth_multiplier", depth_multiplier)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:  # as Keras
+            raise ValueError(f"{cls}: `strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                             f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}")
+        self.activation = _acts.get(activation)
+        self.use_bias = bool(use_bias)
+        self.depthwise_initializer = _inits.get(depthwise_initializer)
+        self.bias_initializer = _inits.get(bias_initializer)
+        self.depthwise_regularizer = _regs.get(depthwise_regularizer)
+        self.bias_regularizer = _regs.get(bias_regularizer)
+        self.depthwise_constraint = depthwise_constraint
+        self.bias_constraint = bias_constraint
+        self.input_spec = InputSpec(ndim=4)
+
+    def _channels(self, input_shape):
+        c = input_shape[-1]
+        if c is None:
+            raise ValueError(f"{type(self).__name__}: the channel dimension (last) of the inputs must be known, got "
+                             f"{fmt_shape(input_shape)}")
+        return int(c)
+
+    def build(self, input_shape):
+        c = self._channels(input_shape)
+        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (c, self.depth_multiplier),
+                                      initializer=self.depthwise_initializer,
+                                      regularizer=self.depthwise_regularizer, constraint=self.depthwise_constraint)
+        self.bias = self.add_weight("bias", shape=(c * self.depth_multiplier,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.input_spec = InputSpec(ndim=4, axes={-1: c})
+        self.built = True
+
+    def _depthwise(self, inputs, kernel):
+        return N.depthwise_conv2d(inputs, kernel, (1,) + self.strides + (1,), self.padding.upper(),
+                                  dilations=self.dilation_rate)
+
+    def _finish(self, out):
+        if self.bias is not None:
+            out = M.add(out, self.bias)
+        return out if self.activation is _acts.linear else self.activation(out)
+
+    def call(self, inputs):
+        return self._finish(self._depthwise(inputs, self.kernel))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(depth_multiplier=self.depth_multiplier, kernel_size=self.kernel_size, strides=self.strides,
+                   padding=self.padding, data_format=self.data_format, dilation_rate=self.dilation_rate,
+                   activation=_acts.serialize(self.activation), use_bias=self.use_bias,
+                   depthwise_initializer=_inits.serialize(self.depthwise_initializer),
+                   bias_initializer=_inits.serialize(self.bias_initializer),
+                   depthwise_regularizer=_regs.serialize(self.depthwise_regularizer),
+                   bias_regularizer=_regs.serialize(self.bias_regularizer),
+                   activity_regularizer=_regs.serialize(self.activity_regularizer),
+                   depthwise_constraint=self.depthwise_constraint, bias_constraint=self.bias_constraint)
+        return cfg
+
+
+class SeparableConv2D(DepthwiseConv2D):
+    """A depthwise convolution followed by a 1x1 (pointwise) convolution to ``filters``
+    channels (tf.nn.separable_conv2d); weights depthwise_kernel (kh, kw, in, multiplier),
+    pointwise_kernel (1, 1, in * multiplier, filters), bias (filters,)."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None, pointwise_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
+                 pointwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(kernel_size, strides=strides, padding=padding, depth_multiplier=depth_multiplier,
+                         data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                         use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+                         bias_initializer=bias_initializer, depthwise_regularizer=depthwise_regularizer,
+                         bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                         depthwise_constraint=depthwise_constraint, bias_constraint=bias_constraint, **kwargs)
+        self.filters = positive_int("SeparableConv2D", "filters", filters)
+        self.pointwise_initializer = _inits.get(pointwise_initializer)
+        self.pointwise_regularizer = _regs.get(pointwise_regularizer)
+        self.pointwise_constraint = pointwise_constraint
+
+    def build(self, input_shape):
+        c = self._channels(input_shape)
+        m = self.depth_multiplier
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", shape=self.kernel_size + (c, m), initializer=self.depthwise_initializer,
+            regularizer=self.depthwise_regularizer, constraint=self.depthwise_constraint)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", shape=(1, 1, c * m, self.filters), initializer=self.pointwise_initializer,
+            regularizer=self.pointwise_regularizer, constraint=self.pointwise_constraint)
+        self.bias = self.add_weight("bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
+        self.input_spec = InputSpec(ndim=4, axes={-1: c})
+        self.built = True
+
+    def call(self, inputs):
+        y = self._depthwise(inputs, self.depthwise_kernel)
+        return self._finish(N.conv2d(y, self.pointwise_kernel, 1, "VALID"))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg = {**{k: v for k, v in cfg.items() if k != "depth_multiplier"}, "depth_multiplier": self.depth_multiplier,
+               "filters": self.filters}
+        cfg.update(pointwise_initializer=_inits.serialize(self.pointwise_initializer),
+                   pointwise_regularizer=_regs.serialize(self.pointwise_regularizer),
+                   pointwise_constraint=self.pointwise_constraint)
         return cfg
 
 

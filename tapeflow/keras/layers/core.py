@@ -20,7 +20,7 @@ from .. import regularizers as _regs
 from ..engine import Layer, InputSpec, positive_int, _CALL_STACK
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
-           "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
+           "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU", "ThresholdedReLU",
            "GaussianNoise", "concatenate", "add", "subtract", "multiply", "average", "maximum", "minimum"]
 
 
@@ -202,6 +202,25 @@ class Softmax(Layer):
     def get_config(self):
         cfg = super().get_config()
         cfg["axis"] = self.axis
+        return cfg
+
+
+class ThresholdedReLU(Layer):
+    """``x`` where ``x > theta``, else 0 (Keras 3)."""
+
+    def __init__(self, theta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        if theta is None or float(theta) < 0:
+            raise ValueError(f"ThresholdedReLU: theta of a thresholded ReLU layer must be a non-negative number, "
+                             f"got {theta!r}")
+        self.theta = float(theta)
+
+    def call(self, inputs):
+        return inputs * M.cast(M.greater(inputs, self.theta), aval_of(inputs).dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["theta"] = self.theta
         return cfg
 
 

@@ -1,4 +1,5 @@
-"""LayerNormalization and BatchNormalization (Keras semantics)."""
+"""LayerNormalization, BatchNormalization, GroupNormalization, RMSNormalization and
+UnitNormalization (Keras 3 semantics)."""
 from __future__ import annotations
 
 from ...core.aval import fmt_shape
@@ -11,7 +12,7 @@ from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 
-__all__ = ["LayerNormalization", "BatchNormalization"]
+__all__ = ["LayerNormalization", "BatchNormalization", "GroupNormalization", "RMSNormalization", "UnitNormalization"]
 
 
 def _axes(axis, ndim):
@@ -171,4 +172,117 @@ class BatchNormalization(_Normalization):
         cfg.update(momentum=self.momentum,
                    moving_mean_initializer=_inits.serialize(self.moving_mean_initializer),
                    moving_variance_initializer=_inits.serialize(self.moving_variance_initializer))
+        return cfg
+
+
+class GroupNormalization(_Normalization):
+    """Group normalization (Wu & He 2018): the channels (``axis``) are split into ``groups``;
+    each sample is normalized over its group's channels and all other non-batch axes,
+    then scaled and shifted per channel. groups=1 is LayerNormalization over all non-batch
+    axes; groups=channels is instance normalization."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        if not isinstance(axis, int):
+            raise ValueError(f"GroupNormalization: axis must be an int, got {axis!r}")
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                         gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
+        self.groups = int(groups)
+
+    def build(self, input_shape):
+        dim = input_shape[self.axis]
+        if dim is None:
+            raise ValueError(f"GroupNormalization: axis {self.axis} of input tensor should have a defined dimension "
+                             f"but the layer received an input with shape {fmt_shape(tuple(input_shape))}")
+        if dim < self.groups:
+            raise ValueError(f"GroupNormalization: number of groups ({self.groups}) cannot be more than the number "
+                             f"of channels ({dim})")
+        if dim % self.groups:
+            raise ValueError(f"GroupNormalization: number of groups ({self.groups}) must be a multiple of the number "
+                             f"of channels ({dim})")
+        nd, _, _ = self._build_affine(input_shape, "the channel axis must have a known size")
+        self._axis = self.axis % nd
+        self.built = True
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        ax, g = self._axis, self.groups
+        gshape = [-1] + [s for s in shape[1:ax]] + [g, shape[ax] // g] + list(shape[ax + 1:])
+        x = A.reshape(inputs, gshape)
+        # moments over every non-batch axis but the group axis (ax in the grouped shape)
+        red = [a for a in range(1, len(gshape)) if a != ax]
+        mean, var = N.moments(x, red, keepdims=True)
+        bshape = [1] * len(gshape)
+        bshape[ax], bshape[ax + 1] = g, shape[ax] // g
+        # Keras' form: x * inv + (beta - mean * inv), inv = rsqrt(var + eps) * gamma
+        inv = M.rsqrt(M.add(var, self.epsilon))
+        if self.gamma is not None:
+            inv = M.multiply(inv, A.reshape(self.gamma, bshape))
+        res = M.negative(M.multiply(mean, inv))
+        if self.beta is not None:
+            res = M.add(res, A.reshape(self.beta, bshape))
+        out = M.add(M.multiply(x, inv), res)
+        return A.reshape(out, [-1] + list(shape[1:]))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["groups"] = self.groups
+        return cfg
+
+
+class RMSNormalization(Layer):
+    """Root-mean-square normalization (Zhang & Sennrich 2019): ``x * rsqrt(mean(x^2) +
+    epsilon) * scale`` over ``axis``; no centering, one ``scale`` weight (ones)."""
+
+    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = float(epsilon)
+
+    def build(self, input_shape):
+        nd = len(input_shape)
+        axes = _axes(self.axis, nd)
+        self.axis = sorted(self.axis) if isinstance(self.axis, (list, tuple)) else [self.axis]   # Keras' config
+        self._axes = axes
+        self.scale = self.add_weight("scale", tuple(input_shape[a] for a in axes), initializer="ones")
+        self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
+        self.built = True
+
+    def call(self, inputs):
+        rrms = M.rsqrt(M.add(M.reduce_mean(M.square(inputs), axis=self._axes, keepdims=True), self.epsilon))
+        trailing = self._axes == list(range(len(self._bshape) - len(self._axes), len(self._bshape)))
+        return inputs * rrms * (self.scale if trailing else A.reshape(self.scale, self._bshape))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, epsilon=self.epsilon)
+        return cfg
+
+
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm over ``axis``: ``x * min(rsqrt(sum(x^2)), 1e12)``
+    (Keras' epsilon 1e-12: a zero vector stays zero)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else list(axis)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(inputs), axis=self.axis, keepdims=True)), 1e12)
+        return inputs * inv
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["axis"] = self.axis
         return cfg

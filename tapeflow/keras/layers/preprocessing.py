@@ -1,5 +1,5 @@
-"""PReLU, Permute, RepeatVector, Rescaling and Normalization (``adapt``), with Keras 3's
-rules and configs."""
+"""PReLU, Permute, RepeatVector, Rescaling, Normalization (``adapt``), CategoryEncoding and
+Discretization, with Keras 3's rules and configs."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,12 +9,13 @@ from ...core.primitive import aval_of
 from ...core.tensor import Tensor, convert_to_tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
+from ...ops import check_ops as _checks
 from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 
-__all__ = ["PReLU", "Permute", "RepeatVector", "Rescaling", "Normalization"]
+__all__ = ["PReLU", "Permute", "RepeatVector", "Rescaling", "Normalization", "CategoryEncoding", "Discretization"]
 
 
 class PReLU(Layer):
@@ -308,4 +309,116 @@ class Normalization(Layer):
         cfg = super().get_config()
         cfg.update(axis=self.axis, invert=self.invert, mean=np.array(self.input_mean).tolist(),
                    variance=np.array(self.input_variance).tolist())
+        return cfg
+
+
+_ENCODINGS = ("one_hot", "multi_hot", "count")
+
+
+def _encode(layer, inputs, mode, depth, dtype, count_weights=None):
+    """Keras 3's encode_categorical_inputs (TF backend), integer ids -> float encodings.
+    one_hot: a trailing axis of 1 is replaced by the encoding ((n, 1) -> (n, depth)); ids out of
+    [0, depth) give a zero row (tf.one_hot). multi_hot/count: axis 1 is reduced, so a rank-1
+    input is ONE sample ((n,) -> (depth,)); ids >= depth are dropped and negative ids raise, as
+    TF's bincount does."""
+    x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+    if aval_of(x).dtype.kind not in "iu":
+        x = M.cast(x, np.int64)
+    if len(aval_of(x).shape) == 0:
+        x = A.expand_dims(x, -1)
+    shape = aval_of(x).shape
+    if mode == "one_hot":
+        if len(shape) > 1 and shape[-1] == 1:
+            x = A.squeeze(x, -1)
+        return A.one_hot(x, depth, dtype=dtype)
+    x = _checks.assert_non_negative(x, message=f"{layer}: {mode} encoding needs non-negative ids") or x
+    oh = A.one_hot(x, depth, dtype=dtype)
+    if count_weights is not None:
+        oh = oh * A.expand_dims(M.cast(count_weights, dtype), -1)
+    # Keras reduces axis 1 (axis 0 of a rank-1 input): the last axis up to rank 2, but for
+    # rank >= 3 the second one, not the last (TF 2.21: (1, 2, 2) ids give (1, 2, depth))
+    axis = 1 if len(shape) > 1 else 0
+    return M.reduce_sum(oh, axis=axis) if mode == "count" else M.reduce_max(oh, axis=axis)
+
+
+class CategoryEncoding(Layer):
+    """Integer ids -> one-hot, multi-hot or count vectors of length ``num_tokens``."""
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":    # Keras 2's name
+            output_mode = "multi_hot"
+        if output_mode not in _ENCODINGS:
+            raise ValueError(f"CategoryEncoding: unknown output_mode {output_mode!r}; expected one of "
+                             f"{', '.join(map(repr, _ENCODINGS))}")
+        if num_tokens is None:
+            raise ValueError("CategoryEncoding: num_tokens must be set to use this layer. If the number of tokens is "
+                             "not known beforehand, use the IntegerLookup layer instead.")
+        if int(num_tokens) < 1:
+            raise ValueError(f"CategoryEncoding: num_tokens must be >= 1, got {num_tokens}")
+        if sparse:
+            raise ValueError("CategoryEncoding: sparse=True is not supported (tapeflow has no sparse tensors); "
+                             "use sparse=False")
+        self.num_tokens, self.output_mode, self.sparse = int(num_tokens), output_mode, False
+
+    def call(self, inputs, count_weights=None):
+        if count_weights is not None and self.output_mode != "count":
+            raise ValueError(f"CategoryEncoding: `count_weights` is not used when `output_mode` is not 'count'. "
+                             f"Received count_weights={count_weights!r}")
+        return _encode("CategoryEncoding", inputs, self.output_mode, self.num_tokens, self._np_dtype,
+                       count_weights)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(num_tokens=self.num_tokens, output_mode=self.output_mode, sparse=self.sparse)
+        return cfg
+
+
+class Discretization(Layer):
+    """Buckets numbers by ``bin_boundaries``: bin i holds boundaries[i-1] <= x < boundaries[i]
+    (NaN goes to the last bin, as TF's Bucketize); output_mode 'int' (int32 ids) or an encoding
+    of them as CategoryEncoding's. ``adapt`` (TF's approximate quantiles) is not implemented:
+    give the boundaries."""
+
+    def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int", sparse=False,
+                 dtype=None, name=None, **kwargs):
+        if output_mode == "int" and dtype is None:
+            dtype = "int32"
+        super().__init__(dtype=dtype, name=name, **kwargs)
+        if output_mode not in ("int",) + _ENCODINGS:
+            raise ValueError(f"Discretization: invalid value for argument `output_mode` {output_mode!r}; expected "
+                             "one of 'int', 'one_hot', 'multi_hot', 'count'")
+        if sparse:
+            raise ValueError("Discretization: sparse=True is not supported (tapeflow has no sparse tensors)")
+        if num_bins is not None and bin_boundaries is not None:
+            raise ValueError("Discretization: both `num_bins` and `bin_boundaries` should not be set. Received: "
+                             f"num_bins={num_bins} and bin_boundaries={bin_boundaries}")
+        self.bin_boundaries = None if bin_boundaries is None else [float(b) for b in bin_boundaries]
+        if self.bin_boundaries is not None and any(np.diff(self.bin_boundaries) < 0):
+            raise ValueError(f"Discretization: bin_boundaries must be sorted, got {bin_boundaries}")
+        self.num_bins, self.epsilon, self.output_mode, self.sparse = num_bins, float(epsilon), output_mode, False
+        self._autocast = False
+
+    def adapt(self, data, batch_size=None, steps=None):
+        raise NotImplementedError("Discretization.adapt is not implemented in tapeflow (TF computes approximate "
+                                  "quantiles); compute the boundaries (e.g. np.quantile(data, np.linspace(0, 1, "
+                                  "num_bins + 1)[1:-1])) and pass bin_boundaries=")
+
+    def call(self, inputs):
+        if self.bin_boundaries is None:
+            raise ValueError("Discretization: the layer has no bin boundaries: pass bin_boundaries= (adapt is not "
+                             "implemented)")
+        x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+        shape = aval_of(x).shape
+        b = np.asarray(self.bin_boundaries, aval_of(x).dtype if aval_of(x).dtype.kind == "f" else np.float64)
+        flat = A.reshape(M.cast(x, b.dtype), (1, -1))
+        ids = A.reshape(A.searchsorted(b[None], flat, side="right"), [-1 if d is None else d for d in shape])
+        if self.output_mode == "int":
+            return ids
+        return _encode("Discretization", ids, self.output_mode, len(self.bin_boundaries) + 1, np.float32)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(bin_boundaries=self.bin_boundaries, num_bins=self.num_bins, epsilon=self.epsilon,
+                   output_mode=self.output_mode, sparse=self.sparse)
         return cfg

@@ -1,18 +1,18 @@
-"""Attention layers (tapeflow/keras/layers/attention.py) against TF 2.21's Keras 3: the same
-weights give the same outputs (tests/data/attention_reference.npz, recorded by
-tests/tf_reference/make_attention_reference.py from the cases in tests/attention_cases.py),
-eagerly and inside tf.function; gradients against finite differences; Keras' errors."""
+"""Keras layers against TF 2.21's Keras 3: the same weights give the same outputs
+(tests/data/layer_reference.npz, recorded by tests/tf_reference/make_layer_reference.py from the
+cases in tests/layer_cases.py), eagerly and inside tf.function; gradients against finite
+differences; Keras' errors. Attention layers first, then the other layers added with them."""
 import os
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
-from attention_cases import CASES
+from layer_cases import CASES
 from conftest import check_grads
 
 K = tf.keras
-REF = np.load(os.path.join(os.path.dirname(__file__), "data", "attention_reference.npz"))
+REF = np.load(os.path.join(os.path.dirname(__file__), "data", "layer_reference.npz"))
 
 
 def _case(name):
@@ -158,3 +158,126 @@ def test_softmax_layer_masks_like_keras3():
     np.testing.assert_allclose(S(axis=[1])(x).numpy(), [[0.090031, 0.244728, 0.665241]] * 2, atol=1e-6)
     with pytest.raises(ValueError, match="broadcastable"):
         S()(x, mask=np.ones((1, 2, 3), bool))
+
+
+# -- the other layers added with them -------------------------------------------------------------
+ENCODING_CASES = [   # TF 2.21's outputs (CategoryEncoding(num_tokens=4, output_mode=mode)(ids))
+    ("one_hot", [3, 2], [[0, 0, 0, 1], [0, 0, 1, 0]]),
+    ("one_hot", [[1], [3]], [[0, 1, 0, 0], [0, 0, 0, 1]]),                   # a trailing 1 is replaced
+    ("one_hot", 2, [[0, 0, 1, 0]]),
+    ("one_hot", [0, 4], [[1, 0, 0, 0], [0, 0, 0, 0]]),                      # out of range: a zero row
+    ("multi_hot", [3, 2, 0, 1], [1, 1, 1, 1]),                               # rank 1 is one sample
+    ("multi_hot", [[0, 1], [0, 0], [1, 2]], [[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0]]),
+    ("multi_hot", [[[0, 1], [2, 2]]], [[[1, 0, 1, 0], [0, 1, 1, 0]]]),       # rank 3: axis 1 is reduced
+    ("multi_hot", [0, 4], [1, 0, 0, 0]),                                     # ids >= num_tokens dropped
+    ("count", [[0, 1], [0, 0], [1, 2]], [[1, 1, 0, 0], [2, 0, 0, 0], [0, 1, 1, 0]]),
+    ("count", 2, [0, 0, 1, 0]),
+]
+
+
+@pytest.mark.parametrize("mode,ids,want", ENCODING_CASES)
+@pytest.mark.parametrize("compiled", [False, True])
+def test_category_encoding_matches_tf(mode, ids, want, compiled):
+    layer = K.layers.CategoryEncoding(num_tokens=4, output_mode=mode)
+    f = tf.function(layer) if compiled else layer
+    out = f(tf.constant(np.array(ids)))
+    assert out.dtype == tf.float32
+    np.testing.assert_array_equal(out.numpy(), np.array(want, np.float32))
+
+
+def test_category_encoding_counts_weights_and_refuses_negative_ids():
+    layer = K.layers.CategoryEncoding(num_tokens=4, output_mode="count")
+    out = layer(np.array([[0, 1, 1], [2, 2, 3]]), count_weights=np.array([[.5, 1, 2], [1, 1, 3]], np.float32))
+    np.testing.assert_array_equal(out.numpy(), [[0.5, 3.0, 0.0, 0.0], [0.0, 0.0, 2.0, 3.0]])   # TF 2.21
+    with pytest.raises(tf.errors.InvalidArgumentError):      # TF 2.21: bincount's "must be non-negative"
+        K.layers.CategoryEncoding(num_tokens=4, output_mode="multi_hot")(np.array([-1, 0]))
+    with pytest.raises(ValueError, match="count_weights"):
+        K.layers.CategoryEncoding(num_tokens=4, output_mode="one_hot")(np.array([1]), count_weights=np.ones(1))
+
+
+def test_discretization_matches_tf():
+    d = K.layers.Discretization(bin_boundaries=[0., 1., 2.])
+    # TF 2.21: boundaries[i-1] <= x < boundaries[i]; NaN and inf in the last bin; int32 ids
+    out = d(np.array([[-1., 0.5, 1., 3., 2.]], np.float32))
+    assert out.dtype == tf.int32
+    np.testing.assert_array_equal(out.numpy(), [[0, 1, 2, 3, 3]])
+    np.testing.assert_array_equal(d(np.array([np.nan, -np.inf, np.inf], np.float32)).numpy(), [3, 0, 3])
+    np.testing.assert_array_equal(d(np.array([1, 2, 5])).numpy(), [2, 3, 3])
+    x = np.array([[-1., 0.5], [3., 3.]], np.float32)
+    np.testing.assert_array_equal(K.layers.Discretization(bin_boundaries=[0., 1.], output_mode="multi_hot")(x),
+                                  [[1, 1, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(K.layers.Discretization(bin_boundaries=[0., 1.], output_mode="count")(x),
+                                  [[1, 1, 0], [0, 0, 2]])
+    with pytest.raises(NotImplementedError, match="bin_boundaries"):
+        K.layers.Discretization(num_bins=3).adapt(np.arange(10.))
+
+
+def test_activity_regularization_adds_keras_loss():
+    x = np.arange(12., dtype=np.float32).reshape(4, 3) / 10
+    layer = K.layers.ActivityRegularization(l1=0.1, l2=0.01)
+    np.testing.assert_array_equal(layer(x).numpy(), x)
+    np.testing.assert_allclose([float(v) for v in layer.losses], [0.17765], rtol=1e-6)   # TF 2.21 (per sample)
+
+
+@pytest.mark.parametrize("cls,kw", [("GaussianDropout", {"rate": 0.3}), ("AlphaDropout", {"rate": 0.2}),
+                                    ("SpatialDropout1D", {"rate": 0.5})])
+def test_noise_layers_in_training_only_with_keras_statistics(cls, kw):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((400, 50, 8)).astype(np.float32)
+    layer = getattr(K.layers, cls)(seed=1, **kw)
+    np.testing.assert_array_equal(layer(x).numpy(), x)                  # inference: identity
+    y = layer(x, training=True).numpy()
+    assert not np.array_equal(y, x)
+    if cls == "GaussianDropout":    # multiplicative N(1, rate / (1 - rate)) noise
+        ratio = y / x
+        assert abs(ratio.mean() - 1) < 0.01 and abs(ratio.var() - 0.3 / 0.7) < 0.01
+    elif cls == "AlphaDropout":     # keeps a standard normal's mean and variance (the SELU fixed point)
+        assert abs(y.mean()) < 0.02 and abs(y.var() - 1) < 0.03
+        assert abs(np.mean(y == np.float32(-0.2 * 0 - 1.7580993408473766 * _a(0.2) + _b(0.2))) - 0.2) < 0.01
+    else:                           # whole channels dropped: each (sample, channel) all zero or all kept
+        zero = (y == 0).all(axis=1)
+        kept = np.isclose(y, 2 * x).all(axis=1)
+        assert (zero | kept).all() and abs(zero.mean() - 0.5) < 0.05
+
+
+def _a(rate):
+    alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+    return ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
+
+
+def _b(rate):
+    alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+    return -_a(rate) * alpha_p * rate
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: K.layers.GroupNormalization(groups=2, dtype="float64"), (2, 3, 4)),
+    (lambda: K.layers.RMSNormalization(dtype="float64"), (2, 3, 4)),
+    (lambda: K.layers.UnitNormalization(dtype="float64"), (2, 3, 4)),
+    (lambda: K.layers.DepthwiseConv2D(2, depth_multiplier=2, dtype="float64"), (1, 4, 3, 2)),
+    (lambda: K.layers.SeparableConv2D(3, 2, padding="same", dtype="float64"), (1, 4, 3, 2)),
+    (lambda: K.layers.Conv1DTranspose(2, 3, strides=2, dtype="float64"), (2, 4, 3)),
+])
+def test_new_layer_gradients_match_finite_differences(make, shape):
+    layer = make()
+    x = np.random.default_rng(5).standard_normal(shape)
+    layer(x)
+    check_grads(lambda x: layer(x), [x])
+
+
+@pytest.mark.parametrize("make,x,needle", [
+    (lambda: K.layers.Cropping1D((3, 3)), np.ones((1, 5, 2), np.float32), "smaller"),
+    (lambda: K.layers.Cropping2D(((3, 3), (0, 0))), np.ones((1, 5, 4, 2), np.float32), "smaller"),
+    (lambda: K.layers.Cropping2D((1, 2, 3)), None, "cropping"),
+    (lambda: K.layers.GroupNormalization(groups=8), np.ones((1, 2, 4), np.float32), "cannot be more"),
+    (lambda: K.layers.GroupNormalization(groups=3), np.ones((1, 2, 4), np.float32), "multiple"),
+    (lambda: K.layers.ThresholdedReLU(theta=-1), None, "theta"),
+    (lambda: K.layers.GaussianDropout(1.5), None, "rate"),
+    (lambda: K.layers.CategoryEncoding(num_tokens=None), None, "num_tokens"),
+    (lambda: K.layers.Discretization(bin_boundaries=[0.], num_bins=2), None, "both"),
+])
+def test_new_layer_bad_arguments_raise_like_keras(make, x, needle):
+    # TF 2.21 raises ValueError for each
+    with pytest.raises(ValueError, match=needle):
+        layer = make()
+        layer(x)

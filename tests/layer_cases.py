@@ -1,5 +1,5 @@
-"""Attention-layer cases shared by tests/tf_reference/make_attention_reference.py (run under TF
-2.21) and tests/test_keras_attention.py (run under tapeflow): name -> (layer class, constructor
+"""Keras layer cases shared by tests/tf_reference/make_layer_reference.py (run under TF 2.21) and
+tests/test_keras_layer_reference.py (run under tapeflow): name -> (layer class, constructor
 kwargs, call kwargs, input shapes). Masks named in the call kwargs are drawn by ``inputs_for``."""
 import numpy as np
 
@@ -53,6 +53,29 @@ CASES = {
                       [(2, 5, 3)]),
     "ed_heads": ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 2, 3), "bias_axes": "de"},
                  {}, [(2, 4, 5)]),
+    "crop1d": ("Cropping1D", {"cropping": (1, 2)}, {}, [(2, 5, 3)]),
+    "crop2d": ("Cropping2D", {"cropping": ((1, 0), (2, 1))}, {}, [(2, 6, 5, 4)]),
+    "crop2d_int": ("Cropping2D", {"cropping": 1}, {}, [(2, 6, 5, 4)]),
+    "pad1d": ("ZeroPadding1D", {"padding": (1, 3)}, {}, [(2, 5, 3)]),
+    "up1d": ("UpSampling1D", {"size": 3}, {}, [(2, 4, 3)]),
+    "identity": ("Identity", {}, {}, [(2, 5, 3)]),
+    "thresholded_relu": ("ThresholdedReLU", {"theta": 0.3}, {}, [(2, 5, 3)]),
+    "group_norm": ("GroupNormalization", {"groups": 2}, {}, [(2, 6, 5, 4)]),
+    "group_norm_axis1": ("GroupNormalization", {"groups": 2, "axis": 1, "epsilon": 1e-5}, {}, [(3, 4, 5)]),
+    "group_norm_inst": ("GroupNormalization", {"groups": 3, "center": False}, {}, [(2, 4, 3)]),
+    "rms_norm": ("RMSNormalization", {}, {}, [(2, 5, 3)]),
+    "rms_norm_axes": ("RMSNormalization", {"axis": [1, 2], "epsilon": 1e-3}, {}, [(2, 5, 3)]),
+    "unit_norm": ("UnitNormalization", {}, {}, [(2, 5, 3)]),
+    "unit_norm_axes": ("UnitNormalization", {"axis": [1, 2]}, {}, [(2, 5, 3)]),
+    "depthwise": ("DepthwiseConv2D", {"kernel_size": 3, "depth_multiplier": 2}, {}, [(2, 6, 5, 4)]),
+    "depthwise_same": ("DepthwiseConv2D", {"kernel_size": (2, 3), "strides": 2, "padding": "same",
+                                           "activation": "relu"}, {}, [(2, 7, 6, 3)]),
+    "separable": ("SeparableConv2D", {"filters": 5, "kernel_size": 3}, {}, [(2, 6, 5, 4)]),
+    "separable_dil": ("SeparableConv2D", {"filters": 3, "kernel_size": 2, "padding": "same", "depth_multiplier": 2,
+                                          "dilation_rate": 2, "use_bias": False}, {}, [(2, 6, 5, 4)]),
+    "conv1d_t": ("Conv1DTranspose", {"filters": 4, "kernel_size": 3, "strides": 2}, {}, [(2, 5, 3)]),
+    "conv1d_t_same": ("Conv1DTranspose", {"filters": 2, "kernel_size": 2, "strides": 3, "padding": "same"}, {},
+                      [(2, 5, 3)]),
     "ed_biasmid": ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 2, 3), "bias_axes": "d"},
                    {}, [(2, 4, 5)]),
 }

@@ -1,13 +1,13 @@
-"""Records TF 2.21 (Keras 3) outputs of the attention layers for tests/test_keras_attention.py
-(tests cannot import TF): MultiHeadAttention, Attention, AdditiveAttention, Dot, EinsumDense and
-the Softmax layer with masks.
+"""Records TF 2.21 (Keras 3) outputs of Keras layers for tests/test_keras_layer_reference.py
+(tests cannot import TF): the attention layers, EinsumDense, Dot, and the reshaping,
+normalization and convolution layers of tests/layer_cases.py.
 
 Run with the peers venv from the repository root:
-    .venv-peers/bin/python tests/tf_reference/make_attention_reference.py
-Writes tests/data/attention_reference.npz: per case ``<case>/in<i>`` inputs, ``<case>/w<i>``
+    .venv-peers/bin/python tests/tf_reference/make_layer_reference.py
+Writes tests/data/layer_reference.npz: per case ``<case>/in<i>`` inputs, ``<case>/w<i>``
 weights (get_weights order), ``<case>/out<i>`` outputs, ``<case>/shapes`` the weight shapes;
 the cases' layer configs are in CASES below (the test imports them from this file's twin,
-tests/attention_cases.py, so both sides build the same layers).
+tests/layer_cases.py, so both sides build the same layers).
 """
 import os
 import sys
@@ -18,7 +18,7 @@ import tensorflow as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from attention_cases import CASES, inputs_for  # noqa: E402
+from layer_cases import CASES, inputs_for  # noqa: E402
 
 out = {}
 for name, (cls, kwargs, call_kwargs, in_shapes) in CASES.items():
@@ -41,4 +41,4 @@ for name, (cls, kwargs, call_kwargs, in_shapes) in CASES.items():
     for i, r in enumerate(res):
         out[f"{name}/out{i}"] = np.asarray(r)
     print(name, [tuple(w.shape) for w in weights], [tuple(np.shape(r)) for r in res])
-np.savez_compressed(os.path.join(os.path.dirname(HERE), "data", "attention_reference.npz"), **out)
+np.savez_compressed(os.path.join(os.path.dirname(HERE), "data", "layer_reference.npz"), **out)
