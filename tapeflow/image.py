@@ -1,4 +1,6 @@
-"""tapeflow.image: the part of TF's ``tf.image`` that is arithmetic on float images.
+"""tapeflow.image: the part of TF's ``tf.image`` that is arithmetic on images: resizing
+(bilinear and nearest, TF's half-pixel-centre sampling), crops and pads, rotations by 90
+degrees, colour conversions, standardization, image gradients, total variation and PSNR.
 
 Images are ``[..., height, width, channels]`` (NHWC, as TF). Every function composes
 existing ops, so it traces into compiled code and has gradients of every order -- unlike
@@ -9,12 +11,18 @@ and back, saturating) are not supported: they raise a TypeError that says to cas
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .core import dtypes as _dt
 from .core.tensor import Tensor, convert_to_tensor
 from .errors import InvalidArgumentError
 from .ops import array_ops as _A
 from .ops import math_ops as _M
 
-__all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_down"]
+__all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_down", "resize", "ResizeMethod",
+           "resize_with_crop_or_pad", "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "rot90",
+           "transpose", "rgb_to_grayscale", "grayscale_to_rgb", "per_image_standardization", "convert_image_dtype",
+           "image_gradients", "total_variation", "psnr", "random_flip_left_right", "random_flip_up_down"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -51,3 +59,275 @@ def flip_left_right(image):
 def flip_up_down(image):
     """Reverses the height axis."""
     return _A.reverse(_image("flip_up_down", image, 3, any_dtype=True), [-3])
+
+
+class ResizeMethod:
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+_METHODS = {v for k, v in vars(ResizeMethod).items() if not k.startswith("_")}
+
+
+def _rank34(fn, images):
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank not in (3, 4):
+        raise ValueError(f"tf.image.{fn}: 'images' must have either 3 or 4 dimensions, got shape {x.shape}")
+    return x
+
+
+def _hw(x):
+    return tuple(x.shape)[-3:-1]
+
+
+def _size(fn, size):
+    sz = size.numpy().tolist() if isinstance(size, Tensor) else list(np.asarray(size).reshape(-1).tolist()) \
+        if not isinstance(size, (list, tuple)) else list(size)
+    if len(sz) != 2:
+        raise ValueError(f"tf.image.{fn}: 'size' must be a 1-D Tensor of 2 elements: new_height, new_width; "
+                         f"got {size!r}")
+    h, w = (int(v) for v in sz)
+    if h <= 0 or w <= 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: the output size must be positive, got {[h, w]}")
+    return h, w
+
+
+def _taps(n_in, n_out, method):
+    """Source rows for each output row under TF's half-pixel centres, in float32 as TF's
+    kernels compute them: nearest -> (index,), bilinear -> (lower, upper, lerp)."""
+    scale = np.float32(n_in) / np.float32(n_out)
+    out = np.arange(n_out, dtype=np.float32)
+    if method == "nearest":
+        return (np.minimum(np.floor((out + np.float32(0.5)) * scale).astype(np.int64), n_in - 1),)
+    src = (out + np.float32(0.5)) * scale - np.float32(0.5)
+    fl = np.floor(src)
+    lower = np.maximum(fl, 0).astype(np.int64)
+    upper = np.minimum(np.ceil(src), n_in - 1).astype(np.int64)
+    return lower, upper, (src - fl).astype(np.float32)
+
+
+def _resample(x, axis, n_out, method):
+    n_in = tuple(x.shape)[axis]
+    if n_in == n_out:
+        return x
+    taps = _taps(n_in, n_out, method)
+    if method == "nearest":
+        return _A.gather(x, taps[0], axis=axis)
+    lo, hi, lerp = taps
+    a, b = _A.gather(x, lo, axis=axis), _A.gather(x, hi, axis=axis)
+    shape = [1] * x.shape.rank
+    shape[axis] = n_out
+    return a + (b - a) * lerp.reshape(shape)   # TF's form: lower + (upper - lower) * lerp
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
+    """TF 2's resize: half-pixel centres, no corner alignment. 'bilinear' returns float32
+    (whatever the input dtype, as TF); 'nearest' keeps the dtype. Differentiable (gathers of
+    constant taps). Other methods, and antialias when downsampling, are not implemented."""
+    x = _rank34("resize", images)
+    if method not in _METHODS:
+        raise ValueError(f"tf.image.resize: Resize method is not implemented: {method}")
+    if method not in ("bilinear", "nearest"):
+        raise NotImplementedError(f"tf.image.resize: method={method!r} is not implemented in tapeflow; use "
+                                  "'bilinear' or 'nearest'")
+    h, w = _size("resize", size)
+    H, W = _hw(x)
+    if preserve_aspect_ratio:
+        f = min(h / H, w / W)
+        h, w = int(round(f * H)), int(round(f * W))
+    if antialias and method == "bilinear" and (h < H or w < W):
+        raise NotImplementedError("tf.image.resize: antialias=True when downsampling is not implemented in "
+                                  "tapeflow; use antialias=False (or blur before resizing)")
+    if method == "bilinear" and x.dtype != _dt.float32:
+        x = _M.cast(x, np.float32)
+    # width first, then height: the order of TF's bilinear kernel (its rounding)
+    return _resample(_resample(x, -2, w, method), -3, h, method)
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    x = _rank34("crop_to_bounding_box", image)
+    H, W = _hw(x)
+    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    if min(oh, ow) < 0 or min(th, tw) <= 0 or oh + th > H or ow + tw > W:
+        raise ValueError(f"tf.image.crop_to_bounding_box: the box (offset {oh}, {ow}, size {th}, {tw}) must lie "
+                         f"inside the image of height {H} and width {W}, with positive target sizes")
+    return x[..., oh:oh + th, ow:ow + tw, :]
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    x = _rank34("pad_to_bounding_box", image)
+    H, W = _hw(x)
+    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height, target_width))
+    if min(oh, ow) < 0 or th < oh + H or tw < ow + W:
+        raise ValueError(f"tf.image.pad_to_bounding_box: the image (height {H}, width {W}) at offset ({oh}, {ow}) "
+                         f"must fit in the target ({th}, {tw}), with non-negative offsets")
+    pads = [[oh, th - oh - H], [ow, tw - ow - W], [0, 0]]
+    return _A.pad(x, ([[0, 0]] if x.shape.rank == 4 else []) + pads)
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """Centre-crops or zero-pads to (target_height, target_width), as TF (the odd pixel goes to
+    the bottom/right when padding, the top/left is cropped by floor(diff / 2))."""
+    x = _rank34("resize_with_crop_or_pad", image)
+    H, W = _hw(x)
+    th, tw = int(target_height), int(target_width)
+    if th <= 0 or tw <= 0:
+        raise ValueError(f"tf.image.resize_with_crop_or_pad: target sizes must be positive, got {th}, {tw}")
+    x = crop_to_bounding_box(x, max((H - th) // 2, 0), max((W - tw) // 2, 0), min(H, th), min(W, tw))
+    h, w = _hw(x)
+    return pad_to_bounding_box(x, max((th - h) // 2, 0), max((tw - w) // 2, 0), th, tw)
+
+
+def central_crop(image, central_fraction):
+    """The central ``central_fraction`` of height and width (TF's rounding of the offsets)."""
+    x = _rank34("central_crop", image)
+    f = float(central_fraction)
+    if not 0.0 < f <= 1.0:
+        raise ValueError(f"tf.image.central_crop: central_fraction must be within (0, 1], got {central_fraction}")
+    if f == 1.0:
+        return x
+    H, W = _hw(x)
+    oh, ow = int((H - H * f) / 2), int((W - W * f) / 2)
+    return x[..., oh:H - oh, ow:W - ow, :]
+
+
+def rot90(image, k=1, name=None):
+    """Rotates counter-clockwise by k * 90 degrees."""
+    x = _rank34("rot90", image)
+    k = int(k) % 4
+    h, w = x.shape.rank - 3, x.shape.rank - 2
+    perm = list(range(x.shape.rank))
+    perm[h], perm[w] = w, h
+    if k == 1:
+        return _A.transpose(_A.reverse(x, [w]), perm)
+    if k == 2:
+        return _A.reverse(x, [h, w])
+    if k == 3:
+        return _A.reverse(_A.transpose(x, perm), [w])
+    return x
+
+
+def transpose(image, name=None):
+    """Swaps height and width."""
+    x = _rank34("transpose", image)
+    perm = list(range(x.shape.rank))
+    perm[-3], perm[-2] = perm[-2], perm[-3]
+    return _A.transpose(x, perm)
+
+
+_GRAY = np.array([0.2989, 0.587, 0.114])
+
+
+def rgb_to_grayscale(images, name=None):
+    """ITU-R 601 luma (0.2989, 0.587, 0.114), keeping a channel axis of 1."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if tuple(x.shape)[-1] != 3:
+        raise ValueError(f"tf.image.rgb_to_grayscale: the last dimension must be 3 (RGB), got shape {x.shape}")
+    # integers go through [0, 1] floats and back, as TF (so 8-bit luma is truncated, not rounded)
+    xf = x if x.dtype.is_floating else convert_image_dtype(x, np.float32)
+    g = _M.reduce_sum(xf * _GRAY.astype(xf.dtype.as_numpy_dtype), axis=-1, keepdims=True)
+    return g if x.dtype.is_floating else convert_image_dtype(g, x.dtype)
+
+
+def grayscale_to_rgb(images, name=None):
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank < 2 or tuple(x.shape)[-1] != 1:
+        raise ValueError(f"tf.image.grayscale_to_rgb: the last dimension must be 1, got shape {x.shape}")
+    return _A.concat([x, x, x], axis=-1)
+
+
+def per_image_standardization(image):
+    """``(x - mean) / max(stddev, 1 / sqrt(N))`` per image (N its number of values): a constant
+    image gives zeros, not NaN."""
+    x = _rank34("per_image_standardization", image)
+    if not x.dtype.is_floating:
+        x = _M.cast(x, np.float32)
+    n = int(np.prod(tuple(x.shape)[-3:]))
+    mean = _M.reduce_mean(x, axis=[-3, -2, -1], keepdims=True)
+    std = _M.reduce_std(x, axis=[-3, -2, -1], keepdims=True)
+    return (x - mean) / _M.maximum(std, _M.cast(1.0 / np.sqrt(n), x.dtype))
+
+
+def _max(dtype):
+    return 1.0 if dtype.is_floating else float(np.iinfo(dtype.as_numpy_dtype).max)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Rescales between dtypes' ranges (floats in [0, 1], integers over their range), as TF:
+    float -> int multiplies by max + 0.5 and truncates; ``saturate`` clips first (without it,
+    out-of-range floats wrap or are undefined, as in TF)."""
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    dtype = _dt.as_dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    src, dst = x.dtype, dtype
+    if src.is_floating and dst.is_floating:
+        return _M.cast(x, dst)
+    if src.is_integer and dst.is_integer:
+        raise NotImplementedError("tf.image.convert_image_dtype: integer -> integer conversion is not implemented "
+                                  "in tapeflow; go through a float dtype")
+    if src.is_integer:
+        return _M.cast(x, dst) * _M.cast(1.0 / _max(src), dst)
+    if saturate:
+        x = _M.clip_by_value(x, 0.0, 1.0)
+    return _M.cast(x * _M.cast(_max(dst) + 0.5, src), dst)
+
+
+def image_gradients(image):
+    """(dy, dx): forward differences along height and width, zero in the last row / column."""
+    x = images = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if images.shape.rank != 4:
+        raise ValueError(f"tf.image.image_gradients: the image must be 4-D (batch, height, width, channels), got "
+                         f"shape {images.shape}")
+    dy = x[:, 1:, :, :] - x[:, :-1, :, :]
+    dx = x[:, :, 1:, :] - x[:, :, :-1, :]
+    dy = _A.concat([dy, _A.zeros_like(x[:, :1, :, :])], axis=1)
+    dx = _A.concat([dx, _A.zeros_like(x[:, :, :1, :])], axis=2)
+    return dy, dx
+
+
+def total_variation(images, name=None):
+    """Sum of absolute differences of neighbouring pixels, per image."""
+    x = _rank34("total_variation", images)
+    axes = [-3, -2, -1]
+    dh = _M.abs(x[..., 1:, :, :] - x[..., :-1, :, :])
+    dw = _M.abs(x[..., :, 1:, :] - x[..., :, :-1, :])
+    return _M.reduce_sum(dh, axis=axes) + _M.reduce_sum(dw, axis=axes)
+
+
+def psnr(a, b, max_val, name=None):
+    """Peak signal-to-noise ratio per image: 10 log10(max_val^2 / mse)."""
+    a = a if isinstance(a, Tensor) else convert_to_tensor(a)
+    b = b if isinstance(b, Tensor) else convert_to_tensor(b)
+    a, b = _M.cast(a, np.float32), _M.cast(b, np.float32)
+    mse = _M.reduce_mean(_M.squared_difference(a, b), axis=[-3, -2, -1])
+    mv = _M.cast(max_val, np.float32)
+    return _M.cast(20.0, np.float32) * _M.log(mv) / np.float32(np.log(10.0)) - \
+        _M.cast(10.0, np.float32) / np.float32(np.log(10.0)) * _M.log(mse)
+
+
+def _random_flip(fn, image, seed, axis):
+    from .ops import random_ops as _R
+    x = _rank34(fn, image)
+    if x.shape.rank == 3:
+        flip = _R.uniform((), seed=seed) < 0.5
+        return _M.where(flip, _A.reverse(x, [axis]), x)
+    n = tuple(x.shape)[0]
+    flip = _A.reshape(_R.uniform((n,), seed=seed) < 0.5, (n, 1, 1, 1))
+    return _M.where(flip, _A.reverse(x, [axis]), x)
+
+
+def random_flip_left_right(image, seed=None):
+    """Each image flipped left-right with probability 1/2 (draws are not TF's bits)."""
+    return _random_flip("random_flip_left_right", image, seed, -2)
+
+
+def random_flip_up_down(image, seed=None):
+    """Each image flipped upside down with probability 1/2 (draws are not TF's bits)."""
+    return _random_flip("random_flip_up_down", image, seed, -3)

@@ -1,0 +1,213 @@
+"""Keras 3's image preprocessing layers that tf.image's resizing makes possible (channels_last):
+Resizing, CenterCrop, RandomFlip and RandomCrop. The random ones act when ``training`` is true,
+which is their call's default, as in Keras 3 (a direct call augments; ``predict``/``evaluate``
+and ``training=False`` do not); their draws are not TF's bits."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.primitive import aval_of
+from ...core.tensor import Tensor
+from ...ops import array_ops as A
+from ...ops import math_ops as M
+from ...ops import random_ops as R
+from ... import image as _image
+from ..engine import Layer
+from .conv import _data_format
+
+__all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop"]
+
+
+def _hw(x):
+    s = aval_of(x).shape
+    if len(s) not in (3, 4):
+        raise ValueError(f"expected images of shape (height, width, channels) or (batch, height, width, channels), "
+                         f"got shape {tuple(s)}")
+    return s[-3], s[-2]
+
+
+def _crop_box(h, w, th, tw):
+    """Keras' smart_resize crop: the largest centred box with the target's aspect ratio."""
+    ch = max(min(h, int(float(w * th) / tw)), 1)
+    cw = max(min(w, int(float(h * tw) / th)), 1)
+    return int(float(h - ch) / 2), int(float(w - cw) / 2), ch, cw
+
+
+def _smart_resize(x, th, tw, interpolation="bilinear"):
+    h, w = _hw(x)
+    oh, ow, ch, cw = _crop_box(h, w, th, tw)
+    return _image.resize(x[..., oh:oh + ch, ow:ow + cw, :], (th, tw), method=interpolation)
+
+
+def _back_to(resized, dtype):
+    """Keras casts a resized integer image back, rounding and saturating."""
+    if aval_of(resized).dtype == dtype:
+        return resized
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        resized = M.clip_by_value(M.round(resized), float(info.min), float(info.max))
+    return M.cast(resized, dtype)
+
+
+class _ImageLayer(Layer):
+    _bookkeeping = frozenset({"_gen"})
+
+    def __init__(self, data_format=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _data_format(type(self).__name__, data_format)
+        self.seed = seed
+        self._gen = R.Generator.from_seed(seed) if seed is not None else None
+
+    def _uniform(self, shape):
+        return (self._gen or R.get_global_generator()).uniform(shape, dtype=np.float32)
+
+
+class Resizing(_ImageLayer):
+    """Resizes to (height, width) with tf.image.resize ('bilinear' or 'nearest');
+    ``crop_to_aspect_ratio`` first takes the largest centred crop of the target's aspect
+    ratio, ``pad_to_aspect_ratio`` pads with ``fill_value`` to it instead."""
+
+    def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False, pad_to_aspect_ratio=False,
+                 fill_mode="constant", fill_value=0.0, antialias=False, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        if crop_to_aspect_ratio and pad_to_aspect_ratio:
+            raise ValueError("Resizing: only one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio` can be True")
+        if fill_mode != "constant":
+            raise ValueError(f"Resizing: fill_mode must be 'constant', got {fill_mode!r}")
+        self.height, self.width = int(height), int(width)
+        self.interpolation = interpolation
+        self.crop_to_aspect_ratio, self.pad_to_aspect_ratio = bool(crop_to_aspect_ratio), bool(pad_to_aspect_ratio)
+        self.fill_mode, self.fill_value, self.antialias = fill_mode, float(fill_value), bool(antialias)
+
+    def call(self, inputs):
+        dt = aval_of(inputs).dtype
+        x = inputs
+        if self.crop_to_aspect_ratio:
+            out = _smart_resize(x, self.height, self.width, self.interpolation)
+        else:
+            if self.pad_to_aspect_ratio:
+                h, w = _hw(x)
+                ph = max(h, int(float(w * self.height) / self.width))
+                pw = max(w, int(float(h * self.width) / self.height))
+                # Keras pads int((ph - h) / 2) on BOTH sides: an odd difference leaves the
+                # image one short of the target's aspect ratio (TF 2.21's numbers)
+                top, left = int(float(ph - h) / 2), int(float(pw - w) / 2)
+                pads = [[top, top], [left, left], [0, 0]]
+                x = A.pad(x, ([[0, 0]] if len(aval_of(x).shape) == 4 else []) + pads,
+                          constant_values=self.fill_value)
+            out = _image.resize(x, (self.height, self.width), method=self.interpolation, antialias=self.antialias)
+        return _back_to(out, dt)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-3]) + (self.height, self.width, input_shape[-1])
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(data_format=self.data_format, height=self.height, width=self.width,
+                   interpolation=self.interpolation, crop_to_aspect_ratio=self.crop_to_aspect_ratio,
+                   pad_to_aspect_ratio=self.pad_to_aspect_ratio, fill_mode=self.fill_mode,
+                   fill_value=self.fill_value, antialias=self.antialias)
+        return cfg
+
+
+class CenterCrop(_ImageLayer):
+    """The central (height, width) crop; an image smaller than that is cropped to the target's
+    aspect ratio and resized (Keras' smart_resize)."""
+
+    def __init__(self, height, width, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height, self.width = int(height), int(width)
+
+    def call(self, inputs):
+        x = M.cast(inputs, self._np_dtype)
+        h, w = _hw(x)
+        dh, dw = h - self.height, w - self.width
+        if dh >= 0 and dw >= 0:
+            return x[..., dh // 2:dh // 2 + self.height, dw // 2:dw // 2 + self.width, :]
+        return _smart_resize(x, self.height, self.width)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-3]) + (self.height, self.width, input_shape[-1])
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(data_format=self.data_format, height=self.height, width=self.width)
+        return cfg
+
+
+class RandomFlip(_ImageLayer):
+    """Flips each image with probability 1/2: 'horizontal', 'vertical', or
+    'horizontal_and_vertical' (one draw for both axes, as Keras 3: a 180-degree turn or nothing)."""
+
+    _MODES = ("horizontal", "vertical", "horizontal_and_vertical")
+
+    def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        if mode not in self._MODES:
+            raise ValueError(f"RandomFlip: mode must be one of {', '.join(map(repr, self._MODES))}, got {mode!r}")
+        self.mode = mode
+
+    def call(self, inputs, training=True):
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        s = aval_of(x).shape
+        _hw(x)
+        flips = M.less_equal(self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1)), 0.5)
+        out = x
+        if self.mode != "vertical":
+            out = M.where(flips, A.reverse(out, [-2]), out)
+        if self.mode != "horizontal":
+            out = M.where(flips, A.reverse(out, [-3]), out)
+        if isinstance(training, Tensor):
+            raise TypeError("RandomCrop: `training` must be a Python bool: the output's shape depends on it")
+        return out
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(seed=self.seed, mode=self.mode, data_format=self.data_format)
+        return cfg
+
+
+class RandomCrop(_ImageLayer):
+    """In training, a (height, width) crop at a random offset (one offset per call, as Keras 3);
+    an image not larger than that on both sides gets Keras' centred crop of the target's aspect
+    ratio, resized. Outside training the images pass unchanged (Keras 3)."""
+
+    def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, name=name, **kwargs)
+        self.height, self.width = int(height), int(width)
+
+    def call(self, inputs, training=True):
+        if training is None or training is False:
+            return inputs
+        x = M.cast(inputs, self._np_dtype)
+        h, w = _hw(x)
+        th, tw = self.height, self.width
+        if h > th and w > tw:
+            # the offset is a tensor, so a traced step draws a new crop each call (a Python
+            # int drawn at trace time would crop the same window every step)
+            u = self._uniform((2,))
+            top = M.minimum(M.cast(M.floor(u[0] * float(h - th + 1)), np.int32), h - th)
+            left = M.minimum(M.cast(M.floor(u[1] * float(w - tw + 1)), np.int32), w - tw)
+            out = A.gather(A.gather(x, top + np.arange(th, dtype=np.int32), axis=-3),
+                           left + np.arange(tw, dtype=np.int32), axis=-2)
+        else:
+            top, left, _, _ = _crop_box(h, w, th, tw)
+            out = x[..., top:top + th, left:left + tw, :]
+            if tuple(aval_of(out).shape)[-3:-1] != (th, tw):
+                out = _image.resize(out, (th, tw))
+        if isinstance(training, Tensor):
+            raise TypeError("RandomCrop: `training` must be a Python bool: the output's shape depends on it")
+        return out
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-3]) + (self.height, self.width, input_shape[-1])
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(height=self.height, width=self.width, seed=self.seed, data_format=self.data_format)
+        return cfg

@@ -1,0 +1,57 @@
+"""tf.image calls shared by tests/tf_reference/make_image_reference.py (TF 2.21) and
+tests/test_image_ops.py (tapeflow): name -> fn(tf, x) on a (2, 5, 4, 3) float32 image batch."""
+import numpy as np
+
+
+def image():
+    return (np.arange(2 * 5 * 4 * 3, dtype=np.float32).reshape(2, 5, 4, 3) ** 1.3 % 17).astype(np.float32)
+
+
+CALLS = {
+    **{f"resize_{m}_{h}x{w}": (lambda m, h, w: lambda tf, x: tf.image.resize(x, (h, w), method=m))(m, h, w)
+       for m in ("bilinear", "nearest") for h, w in ((3, 7), (10, 8), (5, 4), (1, 1), (9, 2))},
+    "resize_3d": lambda tf, x: tf.image.resize(x[0], (7, 3)),
+    "resize_aspect": lambda tf, x: tf.image.resize(x, (3, 3), preserve_aspect_ratio=True),
+    "resize_uint8_nearest": lambda tf, x: tf.image.resize(tf.cast(x * 10, tf.uint8), (3, 6), method="nearest"),
+    "resize_uint8_bilinear": lambda tf, x: tf.image.resize(tf.cast(x * 10, tf.uint8), (3, 6)),
+    "resize_with_crop_or_pad_big": lambda tf, x: tf.image.resize_with_crop_or_pad(x, 8, 7),
+    "resize_with_crop_or_pad_small": lambda tf, x: tf.image.resize_with_crop_or_pad(x, 2, 3),
+    "resize_with_crop_or_pad_mixed": lambda tf, x: tf.image.resize_with_crop_or_pad(x[1], 2, 7),
+    "central_crop": lambda tf, x: tf.image.central_crop(x, 0.5),
+    "central_crop_3d": lambda tf, x: tf.image.central_crop(x[0], 0.7),
+    "crop_to_bounding_box": lambda tf, x: tf.image.crop_to_bounding_box(x, 1, 1, 3, 2),
+    "pad_to_bounding_box": lambda tf, x: tf.image.pad_to_bounding_box(x, 1, 2, 7, 7),
+    "rot90_1": lambda tf, x: tf.image.rot90(x, 1),
+    "rot90_2": lambda tf, x: tf.image.rot90(x, 2),
+    "rot90_3": lambda tf, x: tf.image.rot90(x[0], 3),
+    "rot90_neg": lambda tf, x: tf.image.rot90(x, -1),
+    "transpose": lambda tf, x: tf.image.transpose(x),
+    "rgb_to_grayscale": lambda tf, x: tf.image.rgb_to_grayscale(x),
+    "rgb_to_grayscale_uint8": lambda tf, x: tf.image.rgb_to_grayscale(tf.cast(x * 10, tf.uint8)),
+    "grayscale_to_rgb": lambda tf, x: tf.image.grayscale_to_rgb(x[..., :1]),
+    "per_image_standardization": lambda tf, x: tf.image.per_image_standardization(x),
+    "per_image_standardization_const": lambda tf, x: tf.image.per_image_standardization(x * 0 + 3.0),
+    "convert_uint8_to_float": lambda tf, x: tf.image.convert_image_dtype(tf.cast(x * 10, tf.uint8), tf.float32),
+    "convert_float_to_uint8": lambda tf, x: tf.image.convert_image_dtype(x / 17.0, tf.uint8),
+    "convert_float_to_uint8_sat": lambda tf, x: tf.image.convert_image_dtype(x / 8.0 - 0.5, tf.uint8, saturate=True),
+    "convert_float_to_int32": lambda tf, x: tf.image.convert_image_dtype(x / 17.0, tf.int32, saturate=True),
+    "image_gradients": lambda tf, x: tf.image.image_gradients(x),
+    "total_variation": lambda tf, x: tf.image.total_variation(x),
+    "total_variation_3d": lambda tf, x: tf.image.total_variation(x[0]),
+    "psnr": lambda tf, x: tf.image.psnr(x, x * 0.9, max_val=17.0),
+    # Keras' image preprocessing layers (deterministic paths)
+    "Resizing": lambda tf, x: tf.keras.layers.Resizing(3, 7)(x),
+    "Resizing_nearest": lambda tf, x: tf.keras.layers.Resizing(8, 2, interpolation="nearest")(x),
+    "Resizing_crop": lambda tf, x: tf.keras.layers.Resizing(3, 3, crop_to_aspect_ratio=True)(x),
+    "Resizing_pad": lambda tf, x: tf.keras.layers.Resizing(4, 7, pad_to_aspect_ratio=True, fill_value=1.5)(x),
+    "Resizing_pad_odd": lambda tf, x: tf.keras.layers.Resizing(3, 3, pad_to_aspect_ratio=True)(x),
+    "Resizing_3d_crop": lambda tf, x: tf.keras.layers.Resizing(2, 6, crop_to_aspect_ratio=True)(x[0]),
+    "Resizing_uint8": lambda tf, x: tf.keras.layers.Resizing(3, 3)(tf.cast(x * 10, tf.uint8)),
+    "CenterCrop": lambda tf, x: tf.keras.layers.CenterCrop(3, 2)(x),
+    "CenterCrop_small": lambda tf, x: tf.keras.layers.CenterCrop(7, 3)(x),
+    "CenterCrop_uint8": lambda tf, x: tf.keras.layers.CenterCrop(3, 3)(tf.cast(x * 10, tf.uint8)),
+    "RandomFlip_inference": lambda tf, x: tf.keras.layers.RandomFlip()(x, training=False),
+    "RandomCrop_inference": lambda tf, x: tf.keras.layers.RandomCrop(3, 3)(x, training=False),
+    "RandomCrop_small": lambda tf, x: tf.keras.layers.RandomCrop(7, 3)(x),
+    "RandomCrop_same": lambda tf, x: tf.keras.layers.RandomCrop(5, 2)(x),
+}
