@@ -95,3 +95,28 @@ def test_random_crop_draws_offsets_per_call_also_when_traced():
         np.testing.assert_array_equal(y, x[0, top:top + 3, left:left + 4, 0])   # a real window of x
         tops.add((top, left))
     assert len(tops) > 5      # a crop drawn at trace time would repeat one window
+
+
+@pytest.mark.parametrize("cls", ["RandomContrast", "RandomBrightness"])
+def test_random_contrast_and_brightness_per_image_within_keras_ranges(cls):
+    rng = np.random.default_rng(6)
+    x = rng.uniform(50, 200, (300, 4, 5, 3)).astype(np.float32)
+    layer = getattr(tf.keras.layers, cls)(0.3, seed=7)
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    y = layer(x).numpy()
+    assert y.min() >= 0 and y.max() <= 255
+    mean = x.mean(axis=(1, 2), keepdims=True)
+    if cls == "RandomContrast":
+        # one factor per image (all channels). Keras 3 reads factor=0.3 as (lower, upper) =
+        # (max(-0.3, 0), 0.3) and draws from [1 - lower, 1 + upper] = [1.0, 1.3] (TF 2.21 too)
+        f = ((y - mean) / (x - mean)).reshape(300, -1)
+        inside = (y > 0).all(axis=(1, 2, 3)) & (y < 255).all(axis=(1, 2, 3))
+        np.testing.assert_allclose(f[inside], f[inside][:, :1].repeat(f.shape[1], 1), rtol=1e-3)
+        assert 0.9999 <= f[inside].min() and f[inside].max() <= 1.3 and f[inside][:, 0].std() > 0.06
+    else:                          # one delta per image, uniform in [-0.3, 0.3] * 255
+        d = (y - x).reshape(300, -1)
+        inside = (y > 0).all(axis=(1, 2, 3)) & (y < 255).all(axis=(1, 2, 3))
+        np.testing.assert_allclose(d[inside], d[inside][:, :1].repeat(d.shape[1], 1), atol=1e-3)
+        assert -76.6 <= d.min() and d.max() <= 76.6 and d[inside][:, 0].std() > 20
+    with pytest.raises(ValueError, match="factor"):
+        getattr(tf.keras.layers, cls)(1.5)

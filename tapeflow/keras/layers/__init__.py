@@ -20,4 +20,5 @@ from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, Mul
 from .reshaping import Cropping1D, Cropping2D, ZeroPadding1D, UpSampling1D, Identity  # noqa: F401
 from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropout, SpatialDropout1D,  # noqa: F401
                              SpatialDropout2D, SpatialDropout3D)
-from .image_preprocessing import Resizing, CenterCrop, RandomFlip, RandomCrop  # noqa: F401
+from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401
+                                  RandomBrightness)

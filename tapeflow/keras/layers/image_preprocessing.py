@@ -1,5 +1,5 @@
 """Keras 3's image preprocessing layers that tf.image's resizing makes possible (channels_last):
-Resizing, CenterCrop, RandomFlip and RandomCrop. The random ones act when ``training`` is true,
+Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast and RandomBrightness. The random ones act when ``training`` is true,
 which is their call's default, as in Keras 3 (a direct call augments; ``predict``/``evaluate``
 and ``training=False`` do not); their draws are not TF's bits."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ... import image as _image
 from ..engine import Layer
 from .conv import _data_format
 
-__all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop"]
+__all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness"]
 
 
 def _hw(x):
@@ -211,3 +211,78 @@ class RandomCrop(_ImageLayer):
         cfg = super().get_config()
         cfg.update(height=self.height, width=self.width, seed=self.seed, data_format=self.data_format)
         return cfg
+
+
+def _factor(layer, factor, bounds):
+    """Keras' _set_factor: a number f -> (max(-|f|, low), |f|); a pair -> sorted."""
+    msg = (f"{layer}: the `factor` argument should be a number (or a list of two numbers) in the range "
+           f"[{bounds[0]}, {bounds[1]}]. Received: factor={factor!r}")
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
+            raise ValueError(msg)
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if not bounds[0] <= factor <= bounds[1]:
+            raise ValueError(msg)
+        f = abs(float(factor))
+        return max(-f, float(bounds[0])), f
+    raise ValueError(msg)
+
+
+def _value_range(layer, value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(f"{layer}: the `value_range` argument should be a list of two numbers. Received: "
+                         f"value_range={value_range!r}")
+    return tuple(sorted(float(v) for v in value_range))
+
+
+class _PerImage(_ImageLayer):
+    """A random number per image (shape (batch, 1, 1, 1), or (1, 1, 1) for one image), applied
+    when training (the call's default, as Keras 3), then clipped to ``value_range``."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self.factor = _factor(type(self).__name__, factor, self._BOUNDS)
+        self.value_range = _value_range(type(self).__name__, value_range)
+
+    def call(self, inputs, training=True):
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        s = aval_of(x).shape
+        _hw(x)
+        u = self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1))
+        out = M.clip_by_value(self._apply(x, u), self.value_range[0], self.value_range[1])
+        return M.where(training, out, x) if isinstance(training, Tensor) else out
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, value_range=self.value_range, seed=self.seed)
+        return cfg
+
+
+class RandomContrast(_PerImage):
+    """``(x - mean) * f + mean`` with f uniform in [1 - lower, 1 + upper] per image (the mean per
+    image and channel), clipped to ``value_range``."""
+
+    _BOUNDS = (0, 1)
+
+    def _apply(self, x, u):
+        f = M.cast((1.0 - self.factor[0]) + u * (self.factor[1] + self.factor[0]), aval_of(x).dtype)
+        mean = M.reduce_mean(M.reduce_mean(x, axis=-3, keepdims=True), axis=-2, keepdims=True)
+        return (x - mean) * f + mean
+
+
+class RandomBrightness(_PerImage):
+    """Adds ``d * (value_range[1] - value_range[0])`` with d uniform in [lower, upper] per image,
+    clipped to ``value_range``."""
+
+    _BOUNDS = (-1, 1)
+
+    def _apply(self, x, u):
+        lo, hi = self.factor
+        d = (lo + u * (hi - lo)) * (self.value_range[1] - self.value_range[0])
+        return x + M.cast(d, aval_of(x).dtype)
