@@ -331,3 +331,79 @@ def random_flip_left_right(image, seed=None):
 def random_flip_up_down(image, seed=None):
     """Each image flipped upside down with probability 1/2 (draws are not TF's bits)."""
     return _random_flip("random_flip_up_down", image, seed, -3)
+
+
+_FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+
+
+def _map_coordinate(c, n, mode):
+    """TF's ImageProjectiveTransform fill modes: where a source coordinate outside [0, n - 1]
+    reads from (NumPy arithmetic on the coordinate tensors; 'constant' is handled by the reads)."""
+    if mode == "constant" or n <= 1 and mode != "nearest":
+        return c if mode == "constant" else _M.zeros_like_(c)
+    if mode == "nearest":
+        return _M.clip_by_value(c, 0.0, float(n - 1))
+    if mode == "reflect":
+        sz2 = float(2 * n)
+        low = c < 0
+        # c < 0: fold into [-2n, 0), then mirror
+        cl = _M.where(c < -sz2, c + sz2 * _M.cast(_M.cast(-c / sz2, np.int32), c.dtype), c)
+        cl = _M.where(cl < -float(n), cl + sz2, -cl - 1.0)
+        ch = c - sz2 * _M.cast(_M.cast(c / sz2, np.int32), c.dtype)
+        ch = _M.where(ch >= float(n), sz2 - ch - 1.0, ch)
+        out = _M.where(low, cl, _M.where(c > float(n - 1), ch, c))
+        return _M.clip_by_value(out, 0.0, float(n - 1))
+    # wrap
+    sz = float(n - 1)
+    cl = c + float(n) * (_M.cast(_M.cast(-c / sz, np.int32), c.dtype) + 1.0)
+    ch = c - float(n) * _M.cast(_M.cast(c / sz, np.int32), c.dtype)
+    out = _M.where(c < 0, cl, _M.where(c > float(n - 1), ch, c))
+    return _M.clip_by_value(out, 0.0, float(n - 1))
+
+
+def _projective_transform(images, transforms, interpolation="bilinear", fill_mode="reflect", fill_value=0.0):
+    """TF's ImageProjectiveTransformV3 for (batch, height, width, channels) float images: output
+    pixel (y, x) reads the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k),
+    k = c0 x + c1 y + 1, per image's 8 parameters ``transforms`` (batch, 8); fill modes as TF.
+    Composed of gathers, so it traces, and is differentiable in the images."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if interpolation not in ("bilinear", "nearest"):
+        raise ValueError(f"image transform: interpolation must be 'bilinear' or 'nearest', got {interpolation!r}")
+    if fill_mode not in _FILL_MODES:
+        raise ValueError(f"image transform: fill_mode must be one of {', '.join(map(repr, _FILL_MODES))}, got "
+                         f"{fill_mode!r}")
+    b, h, w, c = tuple(x.shape)
+    t = _M.cast(transforms if isinstance(transforms, Tensor) else convert_to_tensor(transforms), np.float32)
+    t = _A.reshape(t, (-1, 8, 1))                                 # (batch, 8, 1): one column per image
+    ys, xs = np.meshgrid(np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32), indexing="ij")
+    xs, ys = xs.reshape(1, -1), ys.reshape(1, -1)                  # (1, h*w)
+    k = t[:, 6] * xs + t[:, 7] * ys + 1.0
+    sx = (t[:, 0] * xs + t[:, 1] * ys + t[:, 2]) / k               # (batch, h*w)
+    sy = (t[:, 3] * xs + t[:, 4] * ys + t[:, 5]) / k
+    sx, sy = _map_coordinate(sx, w, fill_mode), _map_coordinate(sy, h, fill_mode)
+    flat = _A.reshape(x, (-1, c))                                  # (batch*h*w, c)
+    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(-1, 1)
+    fill = _M.cast(fill_value, x.dtype)
+
+    def read(yy, xx):
+        # the pixel at integer (yy, xx), or fill_value outside the image
+        inside = (yy >= 0.0) & (yy <= float(h - 1)) & (xx >= 0.0) & (xx <= float(w - 1))
+        yi = _M.cast(_M.clip_by_value(yy, 0.0, float(h - 1)), np.int32)
+        xi = _M.cast(_M.clip_by_value(xx, 0.0, float(w - 1)), np.int32)
+        v = _A.gather(flat, _A.reshape(base + yi * w + xi, (-1,)))  # (batch*h*w, c)
+        return _M.where(_A.reshape(inside, (-1, 1)), v, fill)
+
+    if interpolation == "nearest":
+        # std::round as TF's kernel: halves away from zero (tf.round rounds them to even)
+        def away(v):
+            return _M.sign(v) * _M.floor(_M.abs(v) + 0.5)
+        out = read(away(sy), away(sx))
+    else:
+        y0, x0 = _M.floor(sy), _M.floor(sx)
+        y1, x1 = y0 + 1.0, x0 + 1.0
+        wx1, wx0 = _A.reshape(sx - x0, (-1, 1)), _A.reshape(x1 - sx, (-1, 1))
+        wy1, wy0 = _A.reshape(sy - y0, (-1, 1)), _A.reshape(y1 - sy, (-1, 1))
+        top = wx0 * read(y0, x0) + wx1 * read(y0, x1)
+        bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
+        out = wy0 * top + wy1 * bottom
+    return _A.reshape(out, (b, h, w, c))

@@ -54,4 +54,15 @@ CALLS = {
     "RandomCrop_inference": lambda tf, x: tf.keras.layers.RandomCrop(3, 3)(x, training=False),
     "RandomCrop_small": lambda tf, x: tf.keras.layers.RandomCrop(7, 3)(x),
     "RandomCrop_same": lambda tf, x: tf.keras.layers.RandomCrop(5, 2)(x),
+    # the affine layers with a degenerate range (lower == upper): a fixed map, TF's sampling
+    **{f"RandomRotation_{m}_{i}": (lambda m, i: lambda tf, x: tf.keras.layers.RandomRotation(
+        (0.1, 0.1), fill_mode=m, interpolation=i, fill_value=2.5)(x))(m, i)
+       for m in ("reflect", "wrap", "constant", "nearest") for i in ("bilinear", "nearest")},
+    "RandomRotation_3d": lambda tf, x: tf.keras.layers.RandomRotation((-0.3, -0.3))(x[0]),
+    "RandomZoom_in": lambda tf, x: tf.keras.layers.RandomZoom((-0.3, -0.3))(x),
+    "RandomZoom_out_wrap": lambda tf, x: tf.keras.layers.RandomZoom((0.4, 0.4), (-0.2, -0.2), fill_mode="wrap")(x),
+    "RandomTranslation": lambda tf, x: tf.keras.layers.RandomTranslation((0.2, 0.2), (-0.3, -0.3))(x),
+    "RandomTranslation_const": lambda tf, x: tf.keras.layers.RandomTranslation(
+        (-0.5, -0.5), (0.25, 0.25), fill_mode="constant", interpolation="nearest")(x),
+    "RandomRotation_inference": lambda tf, x: tf.keras.layers.RandomRotation(0.2)(x, training=False),
 }

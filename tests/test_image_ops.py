@@ -120,3 +120,16 @@ def test_random_contrast_and_brightness_per_image_within_keras_ranges(cls):
         assert -76.6 <= d.min() and d.max() <= 76.6 and d[inside][:, 0].std() > 20
     with pytest.raises(ValueError, match="factor"):
         getattr(tf.keras.layers, cls)(1.5)
+
+
+@pytest.mark.parametrize("make", [lambda: tf.keras.layers.RandomRotation(0.3, seed=1),
+                                  lambda: tf.keras.layers.RandomZoom(0.4, seed=1),
+                                  lambda: tf.keras.layers.RandomTranslation(0.3, 0.3, seed=1)])
+def test_affine_layers_draw_per_image_and_per_traced_call(make):
+    x = np.repeat(REF["x"][:1], 4, axis=0)             # four copies of one image
+    layer = make()
+    step = tf.function(lambda x: layer(x, training=True))
+    a, b = step(x).numpy(), step(x).numpy()
+    assert not np.allclose(a[0], a[1])                  # a draw per image
+    assert not np.allclose(a, b)                        # and per call of the traced step
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)

@@ -21,4 +21,4 @@ from .reshaping import Cropping1D, Cropping2D, ZeroPadding1D, UpSampling1D, Iden
 from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropout, SpatialDropout1D,  # noqa: F401
                              SpatialDropout2D, SpatialDropout3D)
 from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401
-                                  RandomBrightness)
+                                  RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)

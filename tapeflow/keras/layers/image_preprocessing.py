@@ -1,5 +1,7 @@
 """Keras 3's image preprocessing layers that tf.image's resizing makes possible (channels_last):
-Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast and RandomBrightness. The random ones act when ``training`` is true,
+Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast, RandomBrightness, and the affine
+ones RandomRotation, RandomZoom and RandomTranslation (tf.image's projective transform: TF's
+sampling and fill modes). The random ones act when ``training`` is true,
 which is their call's default, as in Keras 3 (a direct call augments; ``predict``/``evaluate``
 and ``training=False`` do not); their draws are not TF's bits."""
 from __future__ import annotations
@@ -15,7 +17,8 @@ from ... import image as _image
 from ..engine import Layer
 from .conv import _data_format
 
-__all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness"]
+__all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness",
+           "RandomRotation", "RandomZoom", "RandomTranslation"]
 
 
 def _hw(x):
@@ -286,3 +289,127 @@ class RandomBrightness(_PerImage):
         lo, hi = self.factor
         d = (lo + u * (hi - lo)) * (self.value_range[1] - self.value_range[0])
         return x + M.cast(d, aval_of(x).dtype)
+
+
+def _pm_factor(layer, what, factor):
+    """Keras' zoom/translation factors: f -> (-|f|, |f|), a pair sorted; each within [-1, 1]."""
+    pair = tuple(factor) if isinstance(factor, (tuple, list)) else None
+    vals = pair if pair is not None else (factor,)
+    if (pair is not None and len(pair) != 2) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                        for v in vals):
+        raise ValueError(f"{layer}: the `{what}` argument should be a number (or a list of two numbers) in the "
+                         f"range [-1.0, 1.0]. Received: {what}={factor!r}")
+    if any(v > 1.0 or v < -1.0 for v in vals):
+        raise ValueError(f"{layer}: the `{what}` argument should be a number (or a list of two numbers) in the "
+                         f"range [-1.0, 1.0]. Received: {what}={factor!r}")
+    return tuple(sorted(float(v) for v in pair)) if pair else (-abs(float(factor)), abs(float(factor)))
+
+
+class _Affine(_ImageLayer):
+    """Per-image random affine maps applied with tf.image's projective transform; identity
+    outside training."""
+
+    _FILL = ("reflect", "wrap", "constant", "nearest")
+
+    def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        name = type(self).__name__
+        if fill_mode not in self._FILL:
+            raise NotImplementedError(f"{name}: unknown `fill_mode` {fill_mode!r}. Expected one of {self._FILL}")
+        if interpolation not in ("nearest", "bilinear"):
+            raise NotImplementedError(f"{name}: unknown `interpolation` {interpolation!r}. Expected one of "
+                                      "('nearest', 'bilinear')")
+        self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, float(fill_value)
+
+    def call(self, inputs, training=True):
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        s = aval_of(x).shape
+        _hw(x)
+        batch = x if len(s) == 4 else A.expand_dims(x, 0)
+        n, h, w = aval_of(batch).shape[:3]
+        out = _image._projective_transform(batch, self._matrices(n, h, w), self.interpolation, self.fill_mode,
+                                           self.fill_value)
+        out = out if len(s) == 4 else A.squeeze(out, 0)
+        return M.where(training, out, x) if isinstance(training, Tensor) else out
+
+    def _draw(self, n, lo, hi):
+        return lo + self._uniform((n,)) * (hi - lo)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(fill_mode=self.fill_mode, interpolation=self.interpolation, seed=self.seed,
+                   fill_value=self.fill_value, data_format=self.data_format)
+        return cfg
+
+
+class RandomRotation(_Affine):
+    """Rotates each image by ``factor * 360`` degrees drawn uniformly (factor f: [-f, f]) about
+    its centre (Keras 3's affine matrix)."""
+
+    def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None, fill_value=0.0,
+                 data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.factor = _factor("RandomRotation", factor, (-1, 1))
+
+    def _matrices(self, n, h, w):
+        angle = self._draw(n, self.factor[0] * 360.0, self.factor[1] * 360.0) * float(np.pi / 180.0)
+        cos, sin = M.cos(angle), M.sin(angle)
+        cx, cy = 0.5 * (w - 1), 0.5 * (h - 1)
+        zeros = A.zeros_like(cos)
+        return A.stack([cos, -sin, cx - cx * cos + cy * sin, sin, cos, cy - cx * sin - cy * cos, zeros, zeros],
+                       axis=1)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["factor"] = self.factor
+        return cfg
+
+
+class RandomZoom(_Affine):
+    """Zooms each image by 1 + z, z uniform in the factor's range (negative zooms in, Keras'
+    sign), about its centre; width_factor None keeps the aspect ratio."""
+
+    def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor = _pm_factor("RandomZoom", "height_factor", height_factor)
+        self.width_factor = None if width_factor is None else _pm_factor("RandomZoom", "width_factor", width_factor)
+
+    def _matrices(self, n, h, w):
+        zy = self._draw(n, 1.0 + self.height_factor[0], 1.0 + self.height_factor[1])
+        zx = zy if self.width_factor is None else self._draw(n, 1.0 + self.width_factor[0], 1.0 + self.width_factor[1])
+        zeros = A.zeros_like(zx)
+        return A.stack([zx, zeros, (w - 1) / 2.0 * (1.0 - zx), zeros, zy, (h - 1) / 2.0 * (1.0 - zy), zeros, zeros],
+                       axis=1)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
+        return cfg
+
+
+class RandomTranslation(_Affine):
+    """Shifts each image by fractions of its height and width drawn from the factors' ranges."""
+
+    def __init__(self, height_factor, width_factor, fill_mode="reflect", interpolation="bilinear", seed=None,
+                 fill_value=0.0, data_format=None, **kwargs):
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+        self.height_factor = _pm_factor("RandomTranslation", "height_factor", height_factor)
+        self.width_factor = _pm_factor("RandomTranslation", "width_factor", width_factor)
+
+    def _matrices(self, n, h, w):
+        ty = self._draw(n, *self.height_factor) * float(h)
+        tx = self._draw(n, *self.width_factor) * float(w)
+        ones, zeros = A.ones_like(tx), A.zeros_like(tx)
+        return A.stack([ones, zeros, -tx, zeros, ones, -ty, zeros, zeros], axis=1)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
+        return cfg
