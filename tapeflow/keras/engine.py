@@ -37,6 +37,7 @@ from ..util import nest
 from . import backend
 from . import initializers as _inits
 from . import regularizers as _regs
+from . import constraints as _constraints
 
 __all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor"]
 
@@ -487,6 +488,7 @@ class Layer(Module):
         reg = _regs.get(regularizer)
         if reg is not None:
             self._regularized.append((var, reg))
+        constraint = _constraints.get(constraint)   # a name ('non_neg') or a config dict too
         if constraint is not None:
             _CONSTRAINTS[id(var)] = (var, constraint)
         _VERSION[0] += 1
