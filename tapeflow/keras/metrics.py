@@ -26,7 +26,8 @@ __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Ac
            "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
            "CategoricalHinge", "CosineSimilarity", "LogCoshError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "RootMeanSquaredError", "BinaryCrossentropy", "CategoricalCrossentropy",
-           "SparseCategoricalCrossentropy", "get", "for_compile"]
+           "SparseCategoricalCrossentropy", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
+           "FBetaScore", "F1Score", "get", "for_compile"]
 
 
 class Metric(Module):
@@ -512,6 +513,140 @@ class Recall(_PrecisionRecall):
     _other = "false_negatives"
 
 
+class _ConditionCount(Metric):
+    """TruePositives & co.: one accumulator per threshold (one threshold: a scalar result)."""
+    _which = 0   # index into _confusion_counts' (tp, fp, tn, fn)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name or backend.unique_object_name(camel_to_snake(type(self).__name__)), dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = _check_thresholds(thresholds, 0.5)
+        self._evenly = _evenly_spaced(self.thresholds)
+        self.accumulator = self.add_variable("accumulator", (len(self.thresholds),))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        counts = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, evenly=self._evenly,
+                                   sample_weight=sample_weight)
+        self.accumulator.assign_add(counts[self._which])
+
+    def result(self):
+        a = self.accumulator.read_value()
+        return a[0] if len(self.thresholds) == 1 else a
+
+    def get_config(self):
+        return {**super().get_config(), "thresholds": self.init_thresholds}
+
+
+class TruePositives(_ConditionCount):
+    _which = 0
+
+
+class FalsePositives(_ConditionCount):
+    _which = 1
+
+
+class TrueNegatives(_ConditionCount):
+    _which = 2
+
+
+class FalseNegatives(_ConditionCount):
+    _which = 3
+
+
+class FBetaScore(Metric):
+    """F-beta per class of (batch, classes) one-hot/multi-hot labels (Keras 3): predictions are
+    positive above ``threshold``, or, without one, where a row has its maximum (and it is not 0);
+    ``average`` None (per class), 'micro' (pooled counts), 'macro' (mean over classes) or
+    'weighted' (by class support). The 1e-7 epsilons are Keras'."""
+    _direction = "up"
+
+    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
+        super().__init__(name, dtype)
+        if average not in (None, "micro", "macro", "weighted"):
+            raise ValueError("Invalid `average` argument value. Expected one of: {None, 'micro', 'macro', "
+                             f"'weighted'}}. Received: average={average}")
+        if not isinstance(beta, float):
+            raise ValueError(f"Invalid `beta` argument value. It should be a Python float. Received: beta={beta} "
+                             f"of type '{type(beta)}'")
+        if beta <= 0.0:
+            raise ValueError(f"Invalid `beta` argument value. It should be > 0. Received: beta={beta}")
+        if threshold is not None:
+            if not isinstance(threshold, float):
+                raise ValueError(f"Invalid `threshold` argument value. It should be a Python float. Received: "
+                                 f"threshold={threshold} of type '{type(threshold)}'")
+            if threshold > 1.0 or threshold <= 0.0:
+                raise ValueError(f"Invalid `threshold` argument value. It should be within [0, 1]. Received: "
+                                 f"threshold={threshold}")
+        self.average, self.beta, self.threshold = average, beta, threshold
+        self.axis = None if average == "micro" else 0
+        self._built = False
+
+    def _build(self, st, sp):
+        if len(sp) != 2 or len(st) != 2:
+            raise ValueError(f"FBetaScore expects 2D inputs with shape (batch_size, output_dim). Received input "
+                             f"shapes: y_pred.shape={tuple(sp)} and y_true.shape={tuple(st)}.")
+        shape = () if self.average == "micro" else (sp[-1],)
+        self.true_positives = self.add_variable("true_positives", shape)
+        self.false_positives = self.add_variable("false_positives", shape)
+        self.false_negatives = self.add_variable("false_negatives", shape)
+        self.intermediate_weights = self.add_variable("intermediate_weights", shape)
+        self._built = True
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = M.cast(convert_to_tensor(y_true), self._dtype)
+        y_pred = M.cast(convert_to_tensor(y_pred), self._dtype)
+        if not self._built:
+            self._build(tuple(y_true.shape), tuple(y_pred.shape))
+        if self.threshold is None:
+            top = M.reduce_max(y_pred, axis=-1, keepdims=True)
+            pos = M.logical_and(M.greater_equal(y_pred, top), M.greater(M.abs(y_pred), 1e-9))
+        else:
+            pos = M.greater(y_pred, self.threshold)
+        p = M.cast(pos, self._dtype)
+        w = None if sample_weight is None else A.expand_dims(M.cast(convert_to_tensor(sample_weight), self._dtype), 1)
+
+        def total(v):
+            return M.reduce_sum(v if w is None else v * w, axis=self.axis)
+        self.true_positives.assign_add(total(p * y_true))
+        self.false_positives.assign_add(total(p * (1.0 - y_true)))
+        self.false_negatives.assign_add(total((1.0 - p) * y_true))
+        self.intermediate_weights.assign_add(total(y_true))
+
+    def result(self):
+        if not self._built:
+            raise ValueError(f"{type(self).__name__}: result() before any update_state (the class count comes from "
+                             "the first batch)")
+        eps = 1e-7
+        tp = self.true_positives.read_value()
+        precision = tp / (tp + self.false_positives.read_value() + eps)
+        recall = tp / (tp + self.false_negatives.read_value() + eps)
+        b2 = self.beta ** 2
+        f = precision * recall / (b2 * precision + recall + eps) * (1 + b2)
+        if self.average == "weighted":
+            iw = self.intermediate_weights.read_value()
+            return M.reduce_sum(f * (iw / (M.reduce_sum(iw) + eps)))
+        return f if self.average is None else M.reduce_mean(f)
+
+    def reset_state(self):
+        if self._built:
+            super().reset_state()
+
+    def get_config(self):
+        return {**super().get_config(), "beta": self.beta, "average": self.average, "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+    """FBetaScore with beta = 1."""
+
+    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        del cfg["beta"]
+        return cfg
+
+
 class AUC(Metric):
     """Area under the ROC or PR curve from tp/fp/tn/fn counted at ``num_thresholds``
     thresholds (Keras 3): 0 - eps, i / (n - 1) for 0 < i < n - 1, 1 + eps; a Riemann sum
@@ -748,6 +883,8 @@ _BY_NAME = {
     "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
     "binary_crossentropy": BinaryCrossentropy, "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "true_positives": TruePositives, "false_positives": FalsePositives, "true_negatives": TrueNegatives,
+    "false_negatives": FalseNegatives, "f1_score": F1Score, "f_beta_score": FBetaScore, "fbeta_score": FBetaScore,
 }
 
 
@@ -797,3 +934,35 @@ def for_compile(identifier, y_true, y_pred):
     if callable(identifier):
         return MeanMetricWrapper(identifier, getattr(identifier, "__name__", "metric"))
     raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+# Keras 3 also exports its metric *functions* here (per-sample values; the loss functions'
+# twins where there is one)
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    return _binary_accuracy(y_true, y_pred, threshold)
+
+
+def categorical_accuracy(y_true, y_pred):
+    return _categorical_accuracy(y_true, y_pred)
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    return _sparse_categorical_accuracy(y_true, y_pred)
+
+
+def _export_loss_functions():
+    names = {"mae": "mean_absolute_error", "mse": "mean_squared_error", "mape": "mean_absolute_percentage_error",
+             "msle": "mean_squared_logarithmic_error", "kld": "kl_divergence",
+             "kullback_leibler_divergence": "kl_divergence", "logcosh": "log_cosh", "binary_crossentropy": None,
+             "categorical_crossentropy": None, "sparse_categorical_crossentropy": None, "hinge": None,
+             "squared_hinge": None, "categorical_hinge": None, "poisson": None, "huber": None}
+    out = {}
+    for name, target in names.items():
+        fn = getattr(_losses, target or name, None)
+        if fn is not None:
+            out[name] = fn
+            out[name.upper()] = fn if name in ("mae", "mse", "mape", "msle", "kld") else None
+    return {k: v for k, v in out.items() if v is not None}
+
+
+globals().update(_export_loss_functions())
