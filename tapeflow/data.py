@@ -23,7 +23,9 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 from __future__ import annotations
 
 import csv
+import inspect
 import itertools
+import logging
 import os
 
 import numpy as np
@@ -69,6 +71,27 @@ def _int_arg(name, value, allow_negative=False):
 def _apply(fn, element):
     # TF unpacks tuple elements into positional arguments; dicts and tensors are passed whole
     return fn(*element) if isinstance(element, tuple) and not hasattr(element, "_fields") else fn(element)
+
+
+class _Seeded:
+    """A dataset that draws random numbers: its stream is (seed, epoch), the epoch counting the
+    iterations begun when it re-randomizes each iteration. OwnedIterator checkpoints save and
+    restore these two numbers (the pipeline's only randomness) and replay. With no seed, one is
+    drawn now from tapeflow's global generator, so tf.random.set_seed makes the run repeat."""
+
+    def _init_seed(self, seed, rerandomize):
+        if seed is None:
+            from .ops import random_ops
+            seed = int(random_ops.get_global_generator()._gen.integers(0, 2**63 - 1))
+        self._seed, self._epoch, self._rerandomize = int(seed), 0, bool(rerandomize)
+
+    def _rng(self):
+        # read when the iteration is made, not at its first element, so an iterator that notes
+        # the epochs before making its iteration can replay it (OwnedIterator)
+        rng = np.random.default_rng([self._seed, self._epoch])
+        if self._rerandomize:
+            self._epoch += 1
+        return rng
 
 
 class Dataset:
@@ -202,6 +225,75 @@ class Dataset:
     def concatenate(self, dataset, name=None):
         return _ConcatenateDataset(self, dataset)
 
+    def scan(self, initial_state, scan_func, name=None):
+        return _ScanDataset(self, initial_state, scan_func)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            n = _int_arg("group_by_window", window_size, allow_negative=True)
+            window_size_func = lambda key: n  # noqa: E731
+        return _GroupByWindowDataset(self, key_func, reduce_func, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        return _bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                          padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                          drop_remainder)
+
+    def unique(self, name=None):
+        return _UniqueDataset(self)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        return _RandomDataset(seed, bool(rerandomize_each_iteration))
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=None, name=None):
+        # TF's own composition (a scan over an endless repeat), so its repr and cardinality are TF's too
+        from .core import dtypes
+        dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+        start_t, step_t = convert_to_tensor(start, dtype=dt), convert_to_tensor(step, dtype=dt)
+        return _TensorDataset(0).repeat().scan(start_t, lambda state, _: (state + step_t, state))
+
+    def shard(self, num_shards, index, name=None):
+        n = _int_arg("shard", num_shards, allow_negative=True)
+        i = _int_arg("shard", index, allow_negative=True)
+        if n <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (currently num_shards = {n}).")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
+        return _ShardDataset(self, n, i)
+
+    def rebatch(self, batch_sizes, drop_remainder=False, name=None):
+        return _RebatchDataset(self, batch_sizes, bool(drop_remainder))
+
+    def take_while(self, predicate, name=None):
+        return _TakeWhileDataset(self, predicate)
+
+    def ignore_errors(self, log_warning=False, name=None):
+        return _IgnoreErrorsDataset(self, bool(log_warning))
+
+    def apply(self, transformation_func):
+        ds = transformation_func(self)
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(ds)}.")
+        return ds
+
+    def get_single_element(self, name=None):
+        it = self._elements()
+        el = next(it, _END)
+        if el is _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(it, _END) is not _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return el
+
     # -- consumers --------------------------------------------------------------------------
 
     def __iter__(self):
@@ -268,7 +360,7 @@ class OwnedIterator:
 
     def __init__(self, dataset):
         self._dataset = dataset
-        self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _ShuffleDataset)]
+        self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _Seeded)]
         self._start = [v for d in self._shuffles for v in (d._seed, d._epoch)]
         self._it = dataset._elements()
         self._count = 0
@@ -466,8 +558,8 @@ class _MapDataset(Dataset):
         self._source, self._fn = source, fn
 
     def _elements(self):
-        for el in self._source._elements():
-            yield _as_tensors(_apply(self._fn, el))
+        fn = self._fn
+        return _PerElement(self._source._elements(), lambda el: _as_tensors(_apply(fn, el)))
 
     def _cardinality(self):
         return self._source._cardinality()
@@ -478,13 +570,14 @@ class _FilterDataset(Dataset):
         self._source, self._pred = source, predicate
 
     def _elements(self):
-        for el in self._source._elements():
-            keep = _as_tensors(_apply(self._pred, el))
-            if keep.dtype.name != "bool" or keep.shape != ():
-                raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
-                                 f"shape {keep.shape} dtype {keep.dtype.name}")
-            if bool(keep.numpy()):
-                yield el
+        return _PerElement(self._source._elements(), self._step)
+
+    def _step(self, el):
+        keep = _as_tensors(_apply(self._pred, el))
+        if keep.dtype.name != "bool" or keep.shape != ():
+            raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
+                             f"shape {keep.shape} dtype {keep.dtype.name}")
+        return el if bool(keep.numpy()) else _SKIP
 
     def _cardinality(self):
         c = self._source._cardinality()
@@ -553,26 +646,16 @@ class _UnbatchDataset(Dataset):
         return nest.map_structure(lambda s: TensorSpec(tuple(s.shape)[1:], s.dtype), self._source._spec())
 
 
-class _ShuffleDataset(Dataset):
+class _ShuffleDataset(_Seeded, Dataset):
     def __init__(self, source, buffer_size, seed, reshuffle):
         if buffer_size == 0 or buffer_size < -1:
             raise ValueError(f"Dataset.shuffle: buffer_size must be positive (or AUTOTUNE), got {buffer_size}")
-        self._source, self._size, self._reshuffle = source, buffer_size, reshuffle
-        # With no seed, draw one now from tapeflow's global RNG, so tf.random.set_seed makes it reproducible
-        if seed is None:
-            from .ops import random_ops
-            seed = int(random_ops.get_global_generator()._gen.integers(0, 2**63 - 1))
-        self._seed = int(seed)
-        self._epoch = 0
+        self._source, self._size = source, buffer_size
+        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch joins the seed
+        self._init_seed(seed, reshuffle)
 
     def _elements(self):
-        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch number joins
-        # the seed. It is read when the iteration is made, not at its first element, so an
-        # iterator that notes the epochs before making its iteration can replay it (OwnedIterator).
-        rng = np.random.default_rng([self._seed, self._epoch])
-        if self._reshuffle:
-            self._epoch += 1
-        return self._shuffled(rng)
+        return self._shuffled(self._rng())
 
     def _shuffled(self, rng):
         size = self._size if self._size > 0 else 1024
@@ -900,9 +983,359 @@ class _ConcatenateDataset(Dataset):
         return self._a._spec()
 
 
+class _PerElement:
+    """An iterator that applies ``step`` to each element of ``source`` and stays usable after
+    ``step`` raises: as a TF iterator, where an error in one element's map is that GetNext's
+    error and the next call goes on with the next element. ``ignore_errors`` relies on it; a
+    Python generator cannot do this (an exception ends it). ``step`` returns ``_SKIP`` to drop
+    an element (filter)."""
+
+    __slots__ = ("source", "step")
+
+    def __init__(self, source, step):
+        self.source, self.step = source, step
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            out = self.step(next(self.source))
+            if out is not _SKIP:
+                return out
+
+
+_SKIP = object()
+
+
+def _can_continue(it):
+    """Whether iterator ``it`` can give its next element after an error came out of it."""
+    if isinstance(it, _PerElement):
+        return _can_continue(it.source)
+    if inspect.isgenerator(it):
+        return inspect.getgeneratorstate(it) != inspect.GEN_CLOSED
+    return type(it).__name__ == "list_iterator"   # (islice and the like: cannot tell, so no)
+
+
+class _ScanDataset(Dataset):
+    """scan: a state threaded through the elements; ``scan_func(state, element)`` returns
+    (new_state, output). TF passes the element as one argument even when it is a tuple."""
+
+    def __init__(self, source, initial_state, fn):
+        self._source, self._fn, self._init = source, fn, _as_tensors(initial_state)
+
+    def _elements(self):
+        state = self._init
+        want = [t.dtype for t in nest.flatten(state)]
+        for el in self._source._elements():
+            out = self._fn(state, el)
+            if not isinstance(out, tuple) or len(out) != 2:
+                got = _spec_of(_as_tensors(out)) if out is not None else None
+                raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
+                                f"the output value but its return type is {got!r}.")
+            new = _as_tensors(out[0])
+            try:
+                new_flat = nest.flatten_up_to(self._init, new)
+            except (ValueError, TypeError):
+                raise TypeError(f"Invalid `scan_func`. The element structure for the new state must match the "
+                                f"initial state. Expected {_spec_of(self._init)!r}, got {_spec_of(new)!r}.") from None
+            got = [t.dtype if isinstance(t, Tensor) else None for t in new_flat]
+            if got != want:
+                raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
+                                f"state. Expected {want[0] if len(want) == 1 else want!r}, got "
+                                f"{got[0] if len(got) == 1 else got!r}.")
+            state = nest.pack_sequence_as(self._init, new_flat)
+            yield _as_tensors(out[1])
+
+    def _cardinality(self):
+        return self._source._cardinality()
+
+
+class _GroupByWindowDataset(Dataset):
+    """group_by_window: TF's algorithm. Elements go to the group of their key; when a group holds
+    its window size (``window_size_func(key)``, asked per element) it is handed to ``reduce_func``
+    as a dataset and the reduced dataset's elements are given. At the end of the input, the
+    groups left are flushed in increasing key order (TF keeps them in an ordered map)."""
+
+    def __init__(self, source, key_func, reduce_func, size_func):
+        self._source, self._key_fn, self._reduce_fn, self._size_fn = source, key_func, reduce_func, size_func
+
+    def _key(self, el):
+        k = _apply(self._key_fn, el)
+        if isinstance(k, Tensor):
+            if k.dtype.name != "int64" or k.shape != ():
+                raise ValueError(f"Dataset.group_by_window: key_func must return a scalar tf.int64 tensor, got "
+                                 f"shape {tuple(k.shape)} dtype {k.dtype.name} (cast it: tf.cast(key, tf.int64))")
+            return int(k.numpy())
+        return int(convert_to_tensor(k, dtype="int64").numpy())
+
+    def _reduce(self, key, elements):
+        ds = self._reduce_fn(Tensor(np.int64(key)), _VariantDataset(elements, self._source._spec()))
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object "
+                            f"but its return type is {ds!r}.")
+        return ds
+
+    def _elements(self):
+        groups = {}
+        it = self._source._elements()
+        while True:
+            flush = None
+            for el in it:
+                key = self._key(el)
+                size = self._size_fn(Tensor(np.int64(key)))
+                size = int(size.numpy()) if isinstance(size, Tensor) else int(size)
+                if size <= 0:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Window size must be greater than zero, but got {size}.")
+                groups.setdefault(key, []).append(el)
+                if len(groups[key]) >= size:
+                    flush = key
+                    break
+            if flush is None:
+                if not groups:
+                    return
+                flush = min(groups)
+            yield from self._reduce(flush, groups.pop(flush))._elements()
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        # reduce_func on an empty group: a batch/padded_batch knows its spec without elements
+        try:
+            return self._reduce(0, [])._spec()
+        except (ValueError, TypeError, errors.OpError):
+            return super()._spec()
+
+
+def _bucket_by_sequence_length(ds, length_fn, boundaries, batch_sizes, padded_shapes, padding_values,
+                               pad_to_boundary, no_padding, drop):
+    """TF's composition: group_by_window keyed by bucket, each group padded_batch'ed."""
+    def ints(v):
+        return [int(x) for x in (v.numpy().tolist() if isinstance(v, Tensor) else v)]
+    boundaries, sizes = ints(boundaries), ints(batch_sizes)
+    if len(sizes) != len(boundaries) + 1:
+        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                         f"`len(bucket_batch_sizes)={len(sizes)}` and `len(bucket_boundaries)={len(boundaries)}`.")
+    lo = [int(np.iinfo(np.int32).min)] + boundaries
+    hi = boundaries + [int(np.iinfo(np.int32).max)]
+
+    def key(*args):
+        n = length_fn(*args)
+        n = int(n.numpy()) if isinstance(n, Tensor) else int(n)
+        # TF: the first bucket i with lo[i] <= n < hi[i] (boundaries need not be sorted)
+        for i, (a, b) in enumerate(zip(lo, hi)):
+            if a <= n < b:
+                return np.int64(i)
+        raise errors.InvalidArgumentError(None, None, f"bucket_by_sequence_length: element length {n} is in no "
+                                                      f"bucket of bucket_boundaries {boundaries}")
+
+    def batching(bucket, group, for_spec=False):
+        b = int(bucket.numpy())
+        if no_padding:
+            return group.batch(sizes[b], drop_remainder=drop)
+        filler = None
+        if pad_to_boundary and not for_spec:
+            if b >= len(sizes) - 1:
+                raise errors.InvalidArgumentError(None, None, "When pad_to_bucket_boundary=True, elements must have "
+                                                              "length < max(bucket_boundaries).")
+            filler = boundaries[b] - 1
+        spec = group._spec()
+        if padded_shapes is None:
+            # padded_batch's default (every dimension: the batch's largest); with pad_to_bucket_boundary
+            # the dimensions the spec leaves unknown are the bucket's. (A mapped dataset's spec is its
+            # first element's, so there the sizes are the batch's: see docs/differences.md.)
+            given = [None if sp.shape is None else tuple(sp.shape) for sp in nest.flatten(spec)]
+            base = [None if g is None else (None,) * len(g) for g in given]
+        else:
+            base = [_padded_shape(x) for x in nest.flatten_up_to(spec, padded_shapes)]
+            given = base
+        shapes = [None if bs is None else tuple(filler if d is None and (gs[k] is None) else d
+                                                for k, d in enumerate(bs))
+                  for bs, gs in zip(base, given)]
+        shapes = nest.pack_sequence_as(spec, shapes) if nest.is_nested(spec) else shapes[0]
+        return group.padded_batch(sizes[b], shapes, padding_values, drop_remainder=drop)
+
+    gbw = _GroupByWindowDataset(ds, key, batching, lambda b: sizes[int(b.numpy())])
+    # TF's spec: a batch of unknown size (the bucket's), the padded dimensions unknown (they are the bucket's)
+    gbw._spec = lambda: batching(Tensor(np.int64(0)), _VariantDataset([], ds._spec()), for_spec=True)._spec()
+    return gbw
+
+
+class _UniqueDataset(Dataset):
+    def __init__(self, source):
+        flat = nest.flatten(source._spec())
+        if len(flat) != 1:
+            raise errors.InvalidArgumentError(None, None, "UniqueDataset only supports inputs with a single component.")
+        if flat[0].dtype.name not in ("int32", "int64"):
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type {flat[0].dtype!r} -- only `tf.int32`, "
+                            f"`tf.int64`, and `tf.string` are supported (tf.string is out of scope in tapeflow).")
+        self._source = source
+
+    def _elements(self):
+        seen = set()
+        for el in self._source._elements():
+            a = nest.flatten(el)[0].numpy()
+            k = (a.shape, a.tobytes())
+            if k not in seen:
+                seen.add(k)
+                yield el
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        return INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _RandomDataset(_Seeded, Dataset):
+    """Dataset.random: endless int64 scalars uniform in [0, 2**32) (TF's range: it yields a
+    Philox uint32). tapeflow's own stream: a seeded run repeats, but not TF's numbers. As TF,
+    a seeded one gives the same numbers each iteration unless rerandomize_each_iteration; an
+    unseeded one new numbers each iteration."""
+
+    def __init__(self, seed, rerandomize):
+        self._init_seed(seed, rerandomize or seed is None)
+
+    def _elements(self):
+        return self._draws(self._rng())
+
+    @staticmethod
+    def _draws(rng):
+        while True:
+            for v in rng.integers(0, 2**32, size=256, dtype=np.int64):
+                yield Tensor(v)
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        return TensorSpec((), np.int64)
+
+
+class _ShardDataset(Dataset):
+    def __init__(self, source, n, index):
+        self._source, self._n, self._index = source, n, index
+
+    def _elements(self):
+        return itertools.islice(self._source._elements(), self._index, None, self._n)
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        return c if c < 0 else c // self._n + (self._index < c % self._n)
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _RebatchDataset(Dataset):
+    """rebatch: the input batches' rows, cut again into batches of ``batch_sizes`` (cycled), rows
+    of consecutive input batches joining (TF's RebatchDatasetV2)."""
+
+    def __init__(self, source, batch_sizes, drop):
+        spec = source._spec()
+        if any(sp.shape is not None and len(sp.shape) == 0 for sp in nest.flatten(spec)):
+            raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset with "
+                             "scalar elements. Fix the issue by adding the `batch` transformation to the dataset.")
+        sizes = batch_sizes.numpy() if isinstance(batch_sizes, Tensor) else batch_sizes
+        sizes = [int(x) for x in np.atleast_1d(np.asarray(sizes)).tolist()]
+        if not sizes or any(x < 0 for x in sizes):
+            # (TF 2.21 hangs on a negative size)
+            raise errors.InvalidArgumentError(None, None, f"Dataset.rebatch: batch_sizes must be a non-empty list of "
+                                                          f"sizes >= 0, got {sizes}")
+        self._source, self._sizes, self._drop, self._spec_in = source, sizes, drop, spec
+
+    def _elements(self):
+        sizes = itertools.cycle(self._sizes)
+        size = next(sizes)
+        parts, rows, struct = [], 0, None   # parts: per input batch, its flat components (rows not yet given)
+        for el in self._source._elements():
+            struct = el
+            flat = [t.numpy() for t in nest.flatten(el)]
+            parts.append(flat)
+            rows += flat[0].shape[0]
+            while rows >= size:
+                cat = [np.concatenate([p[i] for p in parts]) for i in range(len(flat))]
+                yield nest.pack_sequence_as(struct, [Tensor(c[:size]) for c in cat])
+                parts, rows = [[c[size:] for c in cat]], rows - size
+                size = next(sizes)
+        if rows and not self._drop:
+            n = len(parts[0])
+            yield nest.pack_sequence_as(struct, [Tensor(np.concatenate([p[i] for p in parts])) for i in range(n)])
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        lead = self._sizes[0] if self._drop and len(set(self._sizes)) == 1 else None
+        return nest.map_structure(lambda s: TensorSpec((lead,) + tuple(s.shape)[1:], s.dtype), self._spec_in)
+
+
+class _TakeWhileDataset(Dataset):
+    def __init__(self, source, predicate):
+        self._source, self._pred = source, predicate
+
+    def _elements(self):
+        for el in self._source._elements():
+            keep = _as_tensors(_apply(self._pred, el))
+            if not isinstance(keep, Tensor) or keep.dtype.name != "bool" or keep.shape != ():
+                raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its "
+                                 f"return type is {_spec_of(keep)!r}.")
+            if not bool(keep.numpy()):
+                return
+            yield el
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _IgnoreErrorsDataset(Dataset):
+    """ignore_errors: an element whose making raised a tf.errors error (TF's runtime errors, e.g. a
+    failed check_numerics in a map, an unparsable CSV record) is dropped and the input goes on.
+    map, filter and CsvDataset records continue after an error (``_PerElement``); where the error
+    ended a transformation that cannot continue (a batch that was filling, a generator), this
+    raises saying so rather than end the dataset early."""
+
+    def __init__(self, source, log_warning):
+        self._source, self._log = source, log_warning
+
+    def _elements(self):
+        it = self._source._elements()
+        while True:
+            try:
+                el = next(it)
+            except StopIteration:
+                return
+            except errors.OpError as e:
+                if not _can_continue(it):
+                    raise errors.UnimplementedError(
+                        None, None, f"Dataset.ignore_errors: the error ({type(e).__name__}: {e}) ended a transformation "
+                                    "that cannot go on after an error in tapeflow (map, filter and CsvDataset can); put "
+                                    "ignore_errors right after the map/filter/CsvDataset that raises") from e
+                if self._log:
+                    logging.getLogger("tapeflow").warning("Ignoring error: %s: %s", type(e).__name__, e)
+                continue
+            yield el
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
 for _cls in (_TensorSliceDataset, _TensorDataset, _RangeDataset, _MapDataset, _FilterDataset,
              _BatchDataset, _UnbatchDataset, _ShuffleDataset, _RepeatDataset, _TakeDataset, _SkipDataset,
-             _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset):
+             _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset,
+             _ScanDataset, _GroupByWindowDataset, _UniqueDataset, _RandomDataset, _ShardDataset, _RebatchDataset,
+             _TakeWhileDataset, _IgnoreErrorsDataset):
     _cls._kind = _cls.__name__
 
 
@@ -1006,7 +1439,18 @@ class CsvDataset(Dataset):
         return Tensor(np.asarray(v, t.np))
 
     def _elements(self):
+        # records are parsed per element, so an unparsable one is that element's error and
+        # ignore_errors can skip it (TF's idiom for dirty CSV files)
+        return _PerElement(self._records(), self._parse_record)
+
+    def _parse_record(self, picked):
         n = len(self._defaults)
+        out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
+        if len(picked) != n:
+            raise errors.InvalidArgumentError(None, None, f"Expect {n} fields but have {len(picked)} in record ")
+        return tuple(out)
+
+    def _records(self):
         for path in self._files:
             try:
                 f = open(path, newline="")
@@ -1024,11 +1468,7 @@ class CsvDataset(Dataset):
                         picked = [x for c, x in enumerate(fields) if c not in self._exclude]
                     else:
                         picked = fields
-                    out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
-                    if len(picked) != n:
-                        raise errors.InvalidArgumentError(
-                            None, None, f"Expect {n} fields but have {len(picked)} in record ")
-                    yield tuple(out)
+                    yield picked
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
@@ -1046,3 +1486,44 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def cardinality(dataset):
         return dataset.cardinality()
+
+    # the older spellings: transformations for Dataset.apply (TF 2.21 keeps them, deprecated)
+    @staticmethod
+    def scan(initial_state, scan_func):
+        return lambda ds: ds.scan(initial_state, scan_func)
+
+    @staticmethod
+    def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+        return lambda ds: ds.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+    @staticmethod
+    def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
+                                  padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False):
+        return lambda ds: ds.bucket_by_sequence_length(
+            element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
+            pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    @staticmethod
+    def unique():
+        return lambda ds: ds.unique()
+
+    @staticmethod
+    def take_while(predicate):
+        return lambda ds: ds.take_while(predicate)
+
+    @staticmethod
+    def ignore_errors(log_warning=False):
+        return lambda ds: ds.ignore_errors(log_warning)
+
+    @staticmethod
+    def get_single_element(dataset):
+        return dataset.get_single_element()
+
+    @staticmethod
+    def Counter(start=0, step=1, dtype=None):  # noqa: N802 (TF's name)
+        return Dataset.counter(start, step, dtype)
+
+    @staticmethod
+    def RandomDataset(seed=None):  # noqa: N802 (TF's name)
+        return Dataset.random(seed)

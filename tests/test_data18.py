@@ -1,0 +1,293 @@
+"""tf.data methods added in wave 18 (scan, group_by_window, bucket_by_sequence_length, unique,
+random, counter, shard, rebatch, take_while, ignore_errors, apply, get_single_element and the
+tf.data.experimental spellings) against TF 2.21: the expected elements, specs, cardinalities and
+errors below were read off real TF 2.21 (``# TF 2.21:`` comments)."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+D = tf.data.Dataset
+
+
+def vals(ds):
+    def conv(e):
+        if isinstance(e, tuple):
+            return tuple(conv(v) for v in e)
+        if isinstance(e, dict):
+            return {k: conv(v) for k, v in e.items()}
+        return np.asarray(e).tolist()
+    return [conv(e) for e in ds.as_numpy_iterator()]
+
+
+def spec(shape, dtype):
+    return tf.TensorSpec(shape, dtype)
+
+
+# -- scan --------------------------------------------------------------------------------------
+
+def test_scan_threads_state_and_keeps_cardinality():
+    ds = D.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10))
+    assert vals(ds) == [0, 0, 10, 30, 60]  # TF 2.21
+    assert int(ds.cardinality()) == 5 and ds.element_spec == spec((), tf.int64)
+    assert repr(ds).startswith("<_ScanDataset element_spec=")
+    assert int(D.range(10).filter(lambda x: x > 3).scan(0, lambda s, x: (s + 1, x)).cardinality()) == -2
+
+
+def test_scan_nested_state_and_dict_output():
+    ds = D.range(5).scan((tf.constant(0, tf.int64), tf.constant(1.0)),
+                         lambda s, x: ((s[0] + x, s[1] * 2), (x, s[1])))
+    # TF 2.21: [(0, 1.0), (1, 2.0), (2, 4.0), (3, 8.0), (4, 16.0)], spec (int64, float32)
+    assert vals(ds) == [(0, 1.0), (1, 2.0), (2, 4.0), (3, 8.0), (4, 16.0)]
+    assert ds.element_spec == (spec((), tf.int64), spec((), tf.float32))
+    d = D.from_tensor_slices({"a": [1, 2, 3]}).scan(0, lambda s, x: (s + x["a"], {"b": s}))
+    assert vals(d) == [{"b": 0}, {"b": 1}, {"b": 3}]  # TF 2.21
+    # a tuple element is one argument (TF: lambda s, a, b fails with a missing argument)
+    z = D.zip((D.range(3), D.range(3))).scan(0, lambda s, el: (s + 1, el[0]))
+    assert vals(z) == [0, 1, 2]
+
+
+def test_scan_errors_like_tf():
+    # TF 2.21: TypeError "Invalid `scan_func`. The element types for the new state must match ..."
+    with pytest.raises(TypeError, match="element types for the new state must match"):
+        list(D.range(3).scan(tf.constant(0, tf.int64), lambda s, x: (tf.cast(s, tf.int32), x)))
+    # TF 2.21: TypeError "... should return a pair consisting of new state and the output value ..."
+    with pytest.raises(TypeError, match="should return a pair consisting of new state"):
+        list(D.range(3).scan(0, lambda s, x: s))
+
+
+def test_counter():
+    ds = D.counter()
+    assert [int(x) for x in ds.take(4)] == [0, 1, 2, 3]
+    assert int(ds.cardinality()) == -1 and ds.element_spec == spec((), tf.int64)
+    assert repr(ds).startswith("<_ScanDataset")   # TF 2.21: counter is a scan
+    d2 = D.counter(start=3, step=2, dtype=tf.int32)
+    assert vals(d2.take(4)) == [3, 5, 7, 9] and d2.element_spec.dtype == tf.int32
+    assert vals(tf.data.experimental.Counter().take(2)) == [0, 1]
+    assert D.counter(dtype=tf.float32).element_spec.dtype == tf.float32
+
+
+# -- group_by_window / bucket_by_sequence_length -------------------------------------------
+
+def test_group_by_window_order_matches_tf():
+    ds = D.range(10).group_by_window(lambda x: x % 3, lambda k, d: d.batch(2), window_size=2)
+    assert vals(ds) == [[0, 3], [1, 4], [2, 5], [6, 9], [7], [8]]  # TF 2.21
+    assert int(ds.cardinality()) == -2 and ds.element_spec == spec((None,), tf.int64)
+    assert repr(ds).startswith("<_GroupByWindowDataset")
+    # leftover groups flush in increasing key order (TF 2.21: [[9], [5], [3], [1]])
+    d = D.from_tensor_slices([5, 3, 9, 1]).group_by_window(lambda x: tf.cast(-x, tf.int64),
+                                                           lambda k, g: g.batch(10), window_size=5)
+    assert vals(d) == [[9], [5], [3], [1]]
+    # window_size_func per key: TF 2.21 [[0, 2], [1, 3, 5], [4, 6], [8], [7, 9]]
+    f = D.range(10).group_by_window(lambda x: x % 2, lambda k, g: g.batch(10), window_size_func=lambda k: k + 2)
+    assert vals(f) == [[0, 2], [1, 3, 5], [4, 6], [8], [7, 9]]
+    # the key reaches reduce_func: TF 2.21 [(0, [0, 2, 4]), (1, [1, 3, 5]), (0, [6, 8]), (1, [7, 9])]
+    k = D.range(10).group_by_window(lambda x: x % 2, lambda key, g: g.batch(10).map(lambda b: (key, b)), 3)
+    assert vals(k) == [(0, [0, 2, 4]), (1, [1, 3, 5]), (0, [6, 8]), (1, [7, 9])]
+    t = D.from_tensor_slices((np.arange(6), np.arange(6.))).group_by_window(lambda a, b: a % 2,
+                                                                           lambda key, g: g.batch(10), 3)
+    assert vals(t) == [([0, 2, 4], [0., 2., 4.]), ([1, 3, 5], [1., 3., 5.])]  # TF 2.21
+    e = D.range(5).apply(tf.data.experimental.group_by_window(lambda x: x % 2, lambda key, g: g.batch(10), 3))
+    assert vals(e) == [[0, 2, 4], [1, 3]]  # TF 2.21
+
+
+def test_group_by_window_errors_like_tf():
+    for kw in ({}, {"window_size": 2, "window_size_func": lambda k: 3}):
+        # TF 2.21: ValueError "Either the `window_size` argument or the `window_size_func` argument ..."
+        with pytest.raises(ValueError, match="Either the `window_size` argument or the `window_size_func`"):
+            D.range(10).group_by_window(lambda x: x % 2, lambda k, g: g.batch(10), **kw)
+    # TF 2.21: InvalidArgumentError when iterated: "Window size must be greater than zero, but got 0."
+    ds = D.range(10).group_by_window(lambda x: x % 2, lambda k, g: g.batch(10), 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Window size must be greater than zero, but got 0"):
+        list(ds)
+    # TF 2.21: ValueError (an int32 key: "Tensor conversion requested dtype int64 ...")
+    with pytest.raises(ValueError, match="int64"):
+        list(D.range(4).group_by_window(lambda x: tf.cast(x % 2, tf.int32), lambda k, g: g.batch(10), 3))
+    # TF 2.21: TypeError "Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` ..."
+    with pytest.raises(TypeError, match="must return a single `tf.data.Dataset`"):
+        list(D.range(4).group_by_window(lambda x: x % 2, lambda k, g: k, 3))
+
+
+def _seqs():
+    def gen():
+        for n in [3, 1, 5, 2, 7, 4, 1, 6, 2, 3]:
+            yield [n] * n
+    return D.from_generator(gen, output_signature=tf.TensorSpec([None], tf.int32))
+
+
+def test_bucket_by_sequence_length_matches_tf():
+    ln = lambda x: tf.shape(x)[0]  # noqa: E731
+    ds = _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2, 2])
+    assert vals(ds) == [[[1, 0], [2, 2]], [[5, 5, 5, 5, 5, 0, 0], [7, 7, 7, 7, 7, 7, 7]], [[3, 3, 3, 0], [4, 4, 4, 4]],
+                        [[1, 0], [2, 2]], [[3, 3, 3]], [[6, 6, 6, 6, 6, 6]]]  # TF 2.21
+    assert ds.element_spec == spec((None, None), tf.int32) and int(ds.cardinality()) == -2
+    drop = _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2, 2], drop_remainder=True)
+    assert vals(drop) == vals(ds)[:4]  # TF 2.21
+    pv = _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2, 2], padding_values=-1)
+    assert vals(pv)[0] == [[1, -1], [2, 2]] and vals(pv)[1][0] == [5, 5, 5, 5, 5, -1, -1]  # TF 2.21
+    ps = _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2, 2], padded_shapes=[8])
+    assert ps.element_spec == spec((None, 8), tf.int32)  # TF 2.21
+    assert vals(ps)[0] == [[1, 0, 0, 0, 0, 0, 0, 0], [2, 2, 0, 0, 0, 0, 0, 0]]
+    big = _seqs().bucket_by_sequence_length(ln, [3, 8], [2, 2, 2], pad_to_bucket_boundary=True)
+    assert vals(big) == [[[3, 3, 3, 0, 0, 0, 0], [5, 5, 5, 5, 5, 0, 0]], [[1, 0], [2, 2]],
+                         [[7, 7, 7, 7, 7, 7, 7], [4, 4, 4, 4, 0, 0, 0]], [[1, 0], [2, 2]],
+                         [[6, 6, 6, 6, 6, 6, 0], [3, 3, 3, 0, 0, 0, 0]]]  # TF 2.21
+    assert big.element_spec == spec((None, None), tf.int32)
+    # unsorted boundaries: the first bucket whose [lo, hi) holds the length (TF 2.21)
+    un = _seqs().bucket_by_sequence_length(ln, [5, 3], [2, 2, 2])
+    assert vals(un)[:3] == [[[3, 3, 3], [1, 0, 0]], [[5, 5, 5, 5, 5, 0, 0], [7, 7, 7, 7, 7, 7, 7]],
+                            [[2, 2, 0, 0], [4, 4, 4, 4]]]
+    # tuple elements from a map (the map's spec is its first element's: padding still per batch)
+    tup = _seqs().map(lambda x: (x, tf.shape(x)[0])).bucket_by_sequence_length(lambda x, n: n, [3, 5], [3, 3, 3])
+    assert vals(tup) == [([[1, 0], [2, 2], [1, 0]], [1, 2, 1]),
+                         ([[5, 5, 5, 5, 5, 0, 0], [7, 7, 7, 7, 7, 7, 7], [6, 6, 6, 6, 6, 6, 0]], [5, 7, 6]),
+                         ([[3, 3, 3, 0], [4, 4, 4, 4], [3, 3, 3, 0]], [3, 4, 3]), ([[2, 2]], [2])]  # TF 2.21
+    nop = D.range(10).bucket_by_sequence_length(lambda x: tf.cast(x, tf.int32), [3, 5], [2, 2, 2], no_padding=True)
+    assert vals(nop) == [[0, 1], [3, 4], [5, 6], [7, 8], [2], [9]]  # TF 2.21
+
+
+def test_bucket_by_sequence_length_errors_like_tf():
+    ln = lambda x: tf.shape(x)[0]  # noqa: E731
+    # TF 2.21: ValueError "`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` ..."
+    with pytest.raises(ValueError, match=r"must equal `len\(bucket_boundaries\) \+ 1`"):
+        _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2])
+    # TF 2.21: raised when the length-7 element is batched, after the first batches
+    ds = _seqs().bucket_by_sequence_length(ln, [3, 5], [2, 2, 2], pad_to_bucket_boundary=True)
+    it = iter(ds)
+    assert next(it).numpy().tolist() == [[1, 0], [2, 2]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="elements must have length < max"):
+        list(it)
+
+
+# -- unique, random, shard, rebatch, take_while -------------------------------------------
+
+def test_unique():
+    ds = D.from_tensor_slices([1, 2, 1, 3, 2, 5]).unique()
+    assert vals(ds) == [1, 2, 3, 5] and int(ds.cardinality()) == -2  # TF 2.21
+    assert ds.element_spec == spec((), tf.int32)
+    assert vals(D.from_tensor_slices([[1, 1], [2, 2], [1, 1]]).unique()) == [[1, 1], [2, 2]]
+    assert vals(D.range(3).apply(tf.data.experimental.unique())) == [0, 1, 2]
+    # TF 2.21: TypeError "`tf.data.Dataset.unique` does not support type <dtype: 'float32'> -- only ..."
+    with pytest.raises(TypeError, match="does not support type"):
+        D.from_tensor_slices([1., 2.]).unique()
+    # TF 2.21: InvalidArgumentError "UniqueDataset only supports inputs with a single component."
+    with pytest.raises(tf.errors.InvalidArgumentError, match="single component"):
+        D.from_tensor_slices(([1, 1], [2, 2])).unique()
+
+
+def test_random():
+    ds = D.random(seed=4)
+    assert int(ds.cardinality()) == -1 and ds.element_spec == spec((), tf.int64)  # TF 2.21
+    a = vals(ds.take(500))
+    assert a == vals(ds.take(500))            # TF 2.21: a seeded one repeats each iteration
+    assert a == vals(D.random(seed=4).take(500))
+    assert min(a) >= 0 and max(a) < 2**32 and max(a) > 2**31   # TF's range: a uint32 draw
+    r = D.random(seed=4, rerandomize_each_iteration=True)
+    assert vals(r.take(5)) != vals(r.take(5))  # TF 2.21: differs per iteration
+    u = D.random()
+    assert vals(u.take(5)) != vals(u.take(5))  # TF 2.21: unseeded: new numbers per iteration
+
+
+def test_shard():
+    ds = D.range(11).shard(3, 1)
+    assert vals(ds) == [1, 4, 7, 10] and int(ds.cardinality()) == 4  # TF 2.21
+    assert int(D.range(11).shard(3, 2).cardinality()) == 3
+    assert int(D.range(10).filter(lambda x: True).shard(3, 1).cardinality()) == -2
+    assert int(D.range(10).repeat().shard(3, 1).cardinality()) == -1
+    # TF 2.21: InvalidArgumentError at construction
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Index must be between 0 and 2 \(currently index = 3\)"):
+        D.range(10).shard(3, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Index must be between 0 and 2 \(currently index = -1\)"):
+        D.range(10).shard(3, -1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Number of shards must be greater than zero"):
+        D.range(10).shard(0, 0)
+
+
+def test_rebatch():
+    b = D.range(10).batch(4)
+    r = b.rebatch(3)
+    assert vals(r) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]  # TF 2.21
+    assert int(r.cardinality()) == -2 and r.element_spec == spec((None,), tf.int64)
+    assert repr(r).startswith("<_RebatchDataset")
+    assert vals(b.rebatch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert b.rebatch(3, drop_remainder=True).element_spec == spec((3,), tf.int64)
+    assert vals(b.rebatch([1, 3])) == [[0], [1, 2, 3], [4], [5, 6, 7], [8], [9]]  # TF 2.21
+    ld = b.rebatch([1, 3], drop_remainder=True)
+    assert vals(ld) == [[0], [1, 2, 3], [4], [5, 6, 7], [8]] and ld.element_spec == spec((None,), tf.int64)
+    t = D.from_tensor_slices((np.arange(10), np.arange(10.) * 2)).batch(4, drop_remainder=True).rebatch(3)
+    assert vals(t) == [([0, 1, 2], [0., 2., 4.]), ([3, 4, 5], [6., 8., 10.]), ([6, 7], [12., 14.])]  # TF 2.21
+    assert vals(b.rebatch(0).take(3)) == [[], [], []]  # TF 2.21: empty batches
+    # TF 2.21: ValueError "Invalid `batch_sizes`. Expected dataset with rank of >= 1 ..."
+    with pytest.raises(ValueError, match="Expected dataset with rank of >= 1"):
+        D.range(10).rebatch(3)
+
+
+def test_take_while():
+    ds = D.range(10).take_while(lambda x: x < 4)
+    assert vals(ds) == [0, 1, 2, 3] and int(ds.cardinality()) == -2  # TF 2.21
+    assert int(D.range(10).repeat().take_while(lambda x: x < 3).cardinality()) == -2  # TF 2.21
+    assert vals(D.range(0).take_while(lambda x: x < 3)) == []
+    assert vals(D.range(3).apply(tf.data.experimental.take_while(lambda x: x < 1))) == [0]
+    # TF 2.21: ValueError "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor ..."
+    for bad in (lambda x: x, lambda x: tf.constant([True, False])):
+        with pytest.raises(ValueError, match="must return a `tf.bool` scalar tensor"):
+            list(D.range(10).take_while(bad))
+
+
+# -- ignore_errors, apply, get_single_element ---------------------------------------------
+
+def test_ignore_errors_skips_failed_elements():
+    ds = D.from_tensor_slices([1., 2., 0., 4.]).map(lambda x: tf.debugging.check_numerics(1. / x, "boom"))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        list(ds)
+    ig = ds.ignore_errors()
+    assert vals(ig) == [1.0, 0.5, 0.25] and int(ig.cardinality()) == -2  # TF 2.21
+    assert int(D.range(4).ignore_errors().cardinality()) == -2
+    assert vals(D.range(3).apply(tf.data.experimental.ignore_errors())) == [0, 1, 2]
+    # through a filter after the failing map, and with the warning logged
+    f = ds.filter(lambda x: x < 0.9).ignore_errors(log_warning=True)
+    assert vals(f) == [0.5, 0.25]
+
+
+def test_ignore_errors_skips_bad_csv_records(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("1,2\n3,x\n5,6\n7\n9,10\n")
+    ds = tf.data.experimental.CsvDataset(str(p), [tf.int32, tf.int32])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        list(ds)
+    assert vals(ds.ignore_errors()) == [(1, 2), (5, 6), (9, 10)]
+
+
+def test_ignore_errors_refuses_to_end_early_where_it_cannot_go_on():
+    # an error inside a batch that was filling ends tapeflow's batch: say so, never a short dataset
+    ds = D.from_tensor_slices([1., 2., 0., 4.]).map(lambda x: tf.debugging.check_numerics(1. / x, "boom"))
+    with pytest.raises(tf.errors.UnimplementedError, match="put ignore_errors right after"):
+        list(ds.batch(2).ignore_errors())
+
+
+def test_apply_and_get_single_element():
+    assert vals(D.range(10).apply(lambda d: d.take(2))) == [0, 1]
+    # TF 2.21: TypeError "`transformation_func` must return a `tf.data.Dataset` object. Got <class 'int'>."
+    with pytest.raises(TypeError, match="must return a `tf.data.Dataset` object"):
+        D.range(10).apply(lambda d: 3)
+    x = D.from_tensors(3).get_single_element()
+    assert int(x) == 3 and x.dtype == tf.int32
+    assert int(tf.data.experimental.get_single_element(D.range(3).filter(lambda v: v > 1))) == 2
+    # TF 2.21: InvalidArgumentError "Dataset was empty." / "Dataset had more than one element."
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset was empty"):
+        D.range(0).get_single_element()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset had more than one element"):
+        D.range(2).get_single_element()
+
+
+def test_checkpointed_iterator_over_random_restores_its_stream(tmp_path):
+    ds = D.random(seed=7, rerandomize_each_iteration=True).take(10)
+    list(ds)   # one iteration done: the next has a new stream
+    it = iter(ds)
+    first = [int(next(it)) for _ in range(4)]
+    ckpt = tf.train.Checkpoint(it=it)
+    path = ckpt.save(str(tmp_path / "c"))
+    rest = [int(x) for x in it]
+    it2 = iter(ds)
+    tf.train.Checkpoint(it=it2).restore(path)
+    assert [int(x) for x in it2] == rest and len(first) == 4
