@@ -285,6 +285,39 @@ class Dataset:
             raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(ds)}.")
         return ds
 
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        datasets = _check_interleave_inputs(datasets)
+        if not isinstance(weights, Dataset):
+            w = ([1.0 / len(datasets)] * len(datasets) if weights is None else
+                 np.asarray(weights.numpy() if isinstance(weights, Tensor) else weights, np.float64).ravel().tolist())
+            if len(w) != len(datasets):
+                raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 f"`len(weights)={len(w)}` vs. `len(datasets)={len(datasets)}`.")
+            # TF: a dataset of weight <= 0 is never drawn, so it is left out; one left: it alone
+            kept = [(d, x) for d, x in zip(datasets, w) if x > 0]
+            if not kept:
+                return datasets[0].take(0)
+            if len(kept) == 1:
+                return kept[0][0]
+            datasets, weights = [d for d, _ in kept], [x for _, x in kept]
+        selector = _WeightedChoiceDataset(len(datasets), weights, seed,
+                                          bool(rerandomize_each_iteration) or seed is None)
+        return _DirectedInterleaveDataset(selector, datasets, bool(stop_on_empty_dataset))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        datasets = _check_interleave_inputs(datasets)
+        sp = choice_dataset._spec() if isinstance(choice_dataset, Dataset) else None
+        if sp is None or nest.is_nested(sp) or sp.dtype.name != "int64" or sp.shape is None or tuple(sp.shape) != ():
+            raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+                            f"tensors but are {sp!r}.")
+        return _DirectedInterleaveDataset(choice_dataset, datasets, bool(stop_on_empty_dataset))
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        return _rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
     def get_single_element(self, name=None):
         it = self._elements()
         el = next(it, _END)
@@ -1331,11 +1364,175 @@ class _IgnoreErrorsDataset(Dataset):
         return self._source._spec()
 
 
+def _check_interleave_inputs(datasets):
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`. Expected a list of `tf.data.Dataset`, got {type(d).__name__}")
+    specs = [d._spec() for d in datasets]
+    keys = [nest.structure_key(sp, lambda x: x.dtype.name) for sp in specs]
+    if any(k != keys[0] for k in keys):
+        listing = "\n".join(f"Dataset {i} element_spec={sp!r}." for i, sp in enumerate(specs))
+        raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n {listing}")
+    return datasets
+
+
+def _merged_spec(specs):
+    """The most specific spec that all of ``specs`` fit (TF: sizes that differ become None, ranks
+    that differ an unknown shape)."""
+    from .compiler.function import TensorSpec
+
+    def merge(*parts):
+        shapes = [None if p.shape is None else tuple(p.shape) for p in parts]
+        if any(s is None for s in shapes) or len({len(s) for s in shapes}) > 1:
+            return TensorSpec(None, parts[0].dtype)
+        return TensorSpec(tuple(d[0] if len(set(d)) == 1 else None for d in zip(*shapes)), parts[0].dtype)
+    flat = [nest.flatten(sp) for sp in specs]
+    return nest.pack_sequence_as(specs[0], [merge(*parts) for parts in zip(*flat)])
+
+
+class _WeightedChoiceDataset(_Seeded, Dataset):
+    """sample_from_datasets' selector: endless int64 indices drawn with probabilities proportional
+    to ``weights`` (a list, or a dataset giving one weight vector per draw, as TF takes)."""
+
+    def __init__(self, n, weights, seed, rerandomize):
+        self._n, self._weights = n, weights
+        self._source = weights if isinstance(weights, Dataset) else None
+        self._init_seed(seed, rerandomize)
+
+    def _elements(self):
+        return self._draws(self._rng())
+
+    def _draws(self, rng):
+        if self._source is None:
+            p = np.asarray(self._weights, np.float64)
+            p = p / p.sum()
+            while True:
+                for i in rng.choice(self._n, size=256, p=p):
+                    yield Tensor(np.int64(i))
+        for w in self._source._elements():
+            p = np.clip(np.asarray(w.numpy(), np.float64).ravel(), 0.0, None)
+            if p.shape != (self._n,) or not p.sum() > 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"sample_from_datasets: each element of the `weights` dataset must be {self._n} "
+                                f"weights with a positive sum, got {w.numpy().tolist()}")
+            yield Tensor(np.int64(rng.choice(self._n, p=p / p.sum())))
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY if self._source is None else self._source._cardinality()
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        return TensorSpec((), np.int64)
+
+
+class _DirectedInterleaveDataset(Dataset):
+    """sample_from_datasets / choose_from_datasets (TF's DirectedInterleave): each index from the
+    selector names the dataset that gives the next element. An exhausted dataset ends the whole
+    dataset with stop_on_empty_dataset; otherwise its later turns are skipped, and the dataset
+    ends when all inputs (or the selector) are exhausted."""
+
+    def __init__(self, selector, datasets, stop):
+        self._source, self._datasets, self._stop = selector, tuple(datasets), stop
+
+    def _elements(self):
+        its = [d._elements() for d in self._datasets]
+        live = len(its)
+        for sel in self._source._elements():
+            i = int(sel.numpy())
+            if not 0 <= i < len(its):
+                raise errors.InvalidArgumentError(None, None, f"Selector index out of range: {i} >= {len(its)}")
+            if its[i] is None:
+                continue
+            el = next(its[i], _END)
+            if el is _END:
+                if self._stop:
+                    return
+                its[i], live = None, live - 1
+                if not live:
+                    return
+                continue
+            yield el
+
+    def _cardinality(self):
+        # TF 2.21 says infinite whenever one input is; it is not when the selector ends or an
+        # empty input stops it, so those are unknown here
+        cs = [d._cardinality() for d in self._datasets]
+        if self._source._cardinality() != INFINITE_CARDINALITY or (self._stop and any(c >= 0 for c in cs)):
+            return UNKNOWN_CARDINALITY
+        return INFINITE_CARDINALITY if INFINITE_CARDINALITY in cs else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return _merged_spec([d._spec() for d in self._datasets])
+
+
+def _acceptance(initial, target):
+    """TF's _calculate_acceptance_probs_with_mixing: draw the original data with probability m,
+    the rejection-filtered data (class c kept with probability a_c) otherwise, so that the mixture
+    has the target distribution."""
+    ratio = target / (initial + np.finfo(np.float32).tiny)   # tiny: a class never seen
+    lo, hi = ratio.min(), ratio.max()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = (ratio - lo) / (hi - lo)
+    return a, lo
+
+
+def _weight_pair(m):
+    p = float(m.numpy())
+    return Tensor(np.array([p, 1.0 - p], np.float32))
+
+
+def _rejection_resample(ds, class_func, target_dist, initial_dist, seed):
+    """TF's composition: a mixture (sample_from_datasets, stop_on_empty_dataset) of the data as it
+    is and the data thinned by rejection, both as (class, element) pairs. Without initial_dist the
+    class distribution is estimated as TF does: counts from 10 per class, updated per batch of 32."""
+    target = np.asarray(target_dist.numpy() if isinstance(target_dist, Tensor) else target_dist, np.float32)
+    k = target.shape[0]
+
+    def with_class(*el):
+        return (class_func(*el), el[0] if len(el) == 1 else el)
+
+    classes = ds.map(class_func)
+    if initial_dist is not None:
+        init = np.asarray(initial_dist.numpy() if isinstance(initial_dist, Tensor) else initial_dist, np.float32)
+        accept, m = _acceptance(init, target)
+        if m >= 1:    # TF: the data already has the target distribution
+            return ds.map(with_class)
+        accept_ds = _TensorDataset(Tensor(accept)).repeat()
+        weights = [float(m), 1.0 - float(m)]
+    else:
+        def estimate(counts, c):
+            counts = counts.numpy() + np.bincount(c.numpy().astype(np.int64), minlength=k).astype(np.int64)
+            dist = (counts / counts.sum()).astype(np.float32)
+            return counts, Tensor(np.tile(dist, (32, 1)))
+        initial_ds = classes.batch(32).scan(np.full(k, 10, np.int64), estimate).unbatch()
+        pairs = initial_ds.map(lambda d: tuple(Tensor(np.asarray(v, np.float32)) for v in _acceptance(d.numpy(), target)))
+        accept_ds = pairs.map(lambda a, m: a)
+        weights = pairs.map(lambda a, m: _weight_pair(m))
+        m = None
+    uniform = Dataset.random(seed)
+
+    def keep(a, el, r):
+        c = int(_as_tensors(_apply(class_func, el)).numpy())
+        return Tensor(np.bool_(r.numpy() / 2.0**32 < a.numpy()[c]))
+
+    original = ds.map(with_class)
+    filtered = (_ZipDataset((accept_ds, ds, uniform)).filter(keep)
+                .map(lambda a, el, r: with_class(*(el if isinstance(el, tuple) else (el,)))))
+    filtered._spec = original._spec   # (its first elements may all be rejected: the spec is the pairs')
+    if m is not None and m <= 0:    # TF: no class is over-represented enough to need the original data
+        return filtered
+    return Dataset.sample_from_datasets([original, filtered], weights=weights,
+                                        seed=None if seed is None else seed + 1, stop_on_empty_dataset=True)
+
+
 for _cls in (_TensorSliceDataset, _TensorDataset, _RangeDataset, _MapDataset, _FilterDataset,
              _BatchDataset, _UnbatchDataset, _ShuffleDataset, _RepeatDataset, _TakeDataset, _SkipDataset,
              _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset,
              _ScanDataset, _GroupByWindowDataset, _UniqueDataset, _RandomDataset, _ShardDataset, _RebatchDataset,
-             _TakeWhileDataset, _IgnoreErrorsDataset):
+             _TakeWhileDataset, _IgnoreErrorsDataset, _WeightedChoiceDataset, _DirectedInterleaveDataset):
     _cls._kind = _cls.__name__
 
 
@@ -1527,3 +1724,15 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def RandomDataset(seed=None):  # noqa: N802 (TF's name)
         return Dataset.random(seed)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+        return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+        return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)

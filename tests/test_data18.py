@@ -291,3 +291,113 @@ def test_checkpointed_iterator_over_random_restores_its_stream(tmp_path):
     it2 = iter(ds)
     tf.train.Checkpoint(it=it2).restore(path)
     assert [int(x) for x in it2] == rest and len(first) == 4
+
+
+# -- sample_from_datasets, choose_from_datasets, rejection_resample ------------------------
+
+def test_sample_from_datasets_structure_and_errors():
+    ds = D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1)
+    out = vals(ds)
+    # TF 2.21 (seed=1): [10, 0, 1, 2, 11, 12] -- tapeflow's own stream; each input's order is kept
+    assert sorted(out) == [0, 1, 2, 10, 11, 12] and [x for x in out if x < 10] == [0, 1, 2]
+    assert out == vals(ds)                       # a seeded one repeats (TF 2.21 too)
+    assert int(ds.cardinality()) == -2 and repr(ds).startswith("<_DirectedInterleaveDataset")  # TF 2.21
+    stop = vals(D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1, stop_on_empty_dataset=True))
+    assert len(stop) < 6 or stop == out
+    inf = D.sample_from_datasets([D.range(3).repeat(), D.range(10, 13).repeat()], seed=1)
+    assert int(inf.cardinality()) == -1  # TF 2.21
+    # TF 2.21: a static weight <= 0 drops its dataset; one left is returned as it is
+    one = D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[0., 1.], seed=1)
+    assert vals(one) == [10, 11, 12] and repr(one).startswith("<_RangeDataset") and int(one.cardinality()) == 3
+    assert vals(D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[-1., 1.])) == [10, 11, 12]
+    none = D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[0., 0.])
+    assert vals(none) == [] and int(none.cardinality()) == 0
+    # element specs merge (TF 2.21: (3, 2) and (3, 4) rows give shape (None,))
+    m = D.sample_from_datasets([D.from_tensor_slices(np.zeros((3, 2))), D.from_tensor_slices(np.zeros((3, 4)))])
+    assert m.element_spec == spec((None,), tf.float64)
+    # TF 2.21 errors (ValueError / TypeError at construction)
+    with pytest.raises(ValueError, match=r"`len\(weights\)=1` vs. `len\(datasets\)=2`"):
+        D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[1.])
+    with pytest.raises(ValueError, match="`datasets` should not be empty"):
+        D.sample_from_datasets([])
+    with pytest.raises(TypeError, match="must have compatible element specs"):
+        D.sample_from_datasets([D.range(3), D.from_tensor_slices([1., 2.])])
+
+
+def test_sample_from_datasets_distribution():
+    # 5000 draws with weights (0.2, 0.8): the count of 1s is binomial, sd 28; +-150 (5.3 sd) cannot
+    # fail by chance, and a wrong distribution (equal weights: 2500) cannot pass
+    ds = D.sample_from_datasets([D.from_tensors(np.int64(0)).repeat(), D.from_tensors(np.int64(1)).repeat()],
+                                weights=[0.2, 0.8], seed=5)
+    ones = sum(vals(ds.take(5000)))
+    assert abs(ones - 4000) < 150
+    # weights as a dataset (one vector per draw), as TF takes them
+    wd = D.sample_from_datasets([D.from_tensors(np.int64(0)).repeat(), D.from_tensors(np.int64(1)).repeat()],
+                                weights=D.from_tensors([0.9, 0.1]).repeat(), seed=5)
+    assert abs(sum(vals(wd.take(5000))) - 500) < 110     # sd 21
+    e = tf.data.experimental.sample_from_datasets([D.range(3), D.range(10, 13)], seed=2)
+    assert sorted(vals(e)) == [0, 1, 2, 10, 11, 12]
+
+
+def test_choose_from_datasets_matches_tf():
+    choice = D.from_tensor_slices(np.array([0, 1, 1, 0, 0, 0, 1], np.int64))
+    ds = D.choose_from_datasets([D.range(3), D.range(10, 13)], choice)
+    assert vals(ds) == [0, 10, 11, 1, 2] and int(ds.cardinality()) == -2  # TF 2.21 (stops at the empty one)
+    assert vals(D.choose_from_datasets([D.range(3), D.range(10, 13)], choice, stop_on_empty_dataset=False)) == \
+        [0, 10, 11, 1, 2, 12]  # TF 2.21
+    cyc = D.choose_from_datasets([D.range(3).repeat(), D.range(10, 13).repeat()], D.range(2).repeat())
+    assert vals(cyc.take(6)) == [0, 10, 1, 11, 2, 12] and int(cyc.cardinality()) == -1  # TF 2.21
+    assert vals(tf.data.experimental.choose_from_datasets([D.range(3)], D.range(1))) == [0]
+    # TF 2.21: TypeError "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` ..."
+    for bad in (D.from_tensor_slices([0, 1]), D.range(2).batch(1)):
+        with pytest.raises(TypeError, match="must be scalar `tf.int64` tensors"):
+            D.choose_from_datasets([D.range(3), D.range(10, 13)], bad)
+    # TF 2.21: InvalidArgumentError when iterated: "Selector index out of range: 2 >= 2" / "-1 >= 2"
+    for i in (2, -1):
+        oob = D.choose_from_datasets([D.range(3), D.range(10, 13)], D.from_tensor_slices(np.array([0, i], np.int64)))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=f"Selector index out of range: {i} >= 2"):
+            list(oob)
+    with pytest.raises(ValueError, match="`datasets` should not be empty"):
+        D.choose_from_datasets([], D.range(1))
+
+
+def test_rejection_resample_pairs_and_distribution():
+    ds = D.range(20).rejection_resample(lambda x: x % 2, [0.5, 0.5], seed=3)
+    # TF 2.21: (class, element) pairs; balanced data comes out as it is
+    assert vals(ds.take(10)) == [(0, 0), (1, 1), (0, 2), (1, 3), (0, 4), (1, 5), (0, 6), (1, 7), (0, 8), (1, 9)]
+    assert ds.element_spec == (spec((), tf.int64), spec((), tf.int64)) and int(ds.cardinality()) == -2
+    t = D.zip((D.range(20), D.range(20))).rejection_resample(lambda a, b: a % 2, [0.5, 0.5], seed=3)
+    assert vals(t.take(2)) == [(0, (0, 0)), (1, (1, 1))]  # TF 2.21
+    i32 = D.range(20).rejection_resample(lambda x: tf.cast(x % 2, tf.int32), [0.9, 0.1], initial_dist=[0.5, 0.5],
+                                         seed=3)
+    assert i32.element_spec[0].dtype == tf.int32   # TF 2.21: the class keeps class_func's dtype
+    # 80% class 1 resampled to (0.5, 0.5): TF 2.21 gives 1135 elements [546, 589] (estimated initial
+    # distribution) and 1061 [532, 529] (initial_dist given). ~1000 draws: the class-1 fraction has
+    # sd 0.016; +-0.06 cannot fail by chance, and the data's own 0.8 cannot pass.
+    data = D.range(2000).map(lambda x: tf.cast(x % 10 < 8, tf.int64))
+    for kw in ({}, {"initial_dist": [0.2, 0.8]}):
+        cs = [c for c, _ in vals(data.rejection_resample(lambda x: x, [0.5, 0.5], seed=3, **kw))]
+        assert 800 < len(cs) < 1400
+        assert abs(np.mean(cs) - 0.5) < 0.06, (kw, np.mean(cs))
+    e = data.apply(tf.data.experimental.rejection_resample(lambda x: x, [0.5, 0.5], seed=3))
+    assert vals(e.take(5)) == vals(data.rejection_resample(lambda x: x, [0.5, 0.5], seed=3).take(5))
+
+
+def test_checkpointed_sampling_iterator_restores_the_stream(tmp_path):
+    ds = D.sample_from_datasets([D.range(50), D.range(100, 150)], weights=[0.3, 0.7], seed=11)
+    it = iter(ds)
+    _ = [int(next(it)) for _ in range(17)]
+    path = tf.train.Checkpoint(it=it).save(str(tmp_path / "c"))
+    rest = [int(x) for x in it]
+    it2 = iter(D.sample_from_datasets([D.range(50), D.range(100, 150)], weights=[0.3, 0.7], seed=11))
+    tf.train.Checkpoint(it=it2).restore(path)
+    assert [int(x) for x in it2] == rest
+    # unseeded rejection_resample: its streams' seeds are saved, so a restore repeats them
+    rr = D.range(200).map(lambda x: tf.cast(x % 10 < 8, tf.int64)).rejection_resample(lambda x: x, [0.5, 0.5])
+    it = iter(rr)
+    _ = [next(it) for _ in range(20)]
+    path = tf.train.Checkpoint(it=it).save(str(tmp_path / "r"))
+    rest = [(int(c), int(x)) for c, x in it]
+    it2 = iter(rr)
+    tf.train.Checkpoint(it=it2).restore(path)
+    assert [(int(c), int(x)) for c, x in it2] == rest
