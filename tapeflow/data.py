@@ -1674,6 +1674,151 @@ class CsvDataset(Dataset):
         return self._spec_value
 
 
+def _csv_fields(line, delim, quote):
+    return next(csv.reader([line], delimiter=delim)) if quote else line.split(delim)
+
+
+def _infer_csv_type(text, na_value, prev):
+    """TF's _infer_type: the narrowest of int32, int64, float32, float64, string that holds every
+    value seen so far (an empty or na_value field says nothing)."""
+    order = ("int32", "int64", "float32", "float64", "string")
+    if text in ("", na_value):
+        return prev
+    for t in order[0 if prev is None else order.index(prev):]:
+        try:
+            if t in ("int32", "int64"):
+                v = int(text)
+                info = np.iinfo(t)
+                if info.min <= v <= info.max:
+                    return t
+            elif t == "float32":
+                with np.errstate(over="ignore"):
+                    if np.float32(text) < np.inf:
+                        return t
+            elif t == "float64":
+                if np.float64(text) < np.inf:
+                    return t
+        except ValueError:
+            continue
+    return "string"
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False, encoding="utf-8"):
+    """``tf.data.experimental.make_csv_dataset``: batches of (OrderedDict of feature columns, label)
+    read from CSV files, built as TF builds it: the files (sorted, or shuffled), read one after the
+    other (``num_parallel_reads`` > 1: interleaved), shuffled and repeated, batched (the last batch
+    dropped when ``num_epochs`` is None, as TF), turned into dicts. Column types are inferred from
+    the first ``num_rows_for_inference`` rows as TF does (int32, int64, float32, float64);
+    string columns are out of scope (no tf.string): select the numeric ones with select_columns."""
+    import glob
+    if compression_type:
+        raise NotImplementedError(f"make_csv_dataset: compression_type={compression_type!r} is not supported; "
+                                  "decompress the files first")
+    patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
+    files = []
+    for pat in patterns:
+        pat = os.fspath(pat.decode() if isinstance(pat, bytes) else pat)
+        files.extend(glob.glob(pat))
+    if not files:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    files = sorted(files)   # TF sorts them unless it shuffles them
+
+    def rows(limit):
+        n = 0
+        for path in files:
+            with open(path, newline="", encoding=encoding) as f:
+                for k, line in enumerate(f):
+                    if header and k == 0:
+                        continue
+                    if n >= limit:
+                        return
+                    n += 1
+                    yield k + 1, _csv_fields(line.rstrip("\r\n"), field_delim, use_quote_delim)
+
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        with open(files[0], newline="", encoding=encoding) as f:
+            column_names = _csv_fields(f.readline().rstrip("\r\n"), field_delim, use_quote_delim)
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        raise ValueError("Cannot have duplicate column names.")
+    if select_columns is not None:
+        idx = []
+        for c in select_columns:
+            if isinstance(c, (int, np.integer)):
+                if not 0 <= c < len(column_names):
+                    raise ValueError(f"Column index {c} specified in `select_columns` should be >= 0 and less "
+                                     f"than the number of columns {len(column_names)}.")
+                idx.append(int(c))
+            elif c in column_names:
+                idx.append(column_names.index(c))
+            else:
+                raise ValueError(f"Column {c} specified in `select_columns` must be of one of the columns: "
+                                 f"{dict.fromkeys(column_names).keys()}.")
+        idx = sorted(idx)   # TF keeps the file's column order
+    else:
+        idx = list(range(len(column_names)))
+    names = [column_names[i] for i in idx]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {names}. Received: {label_name}.")
+    if column_defaults is None:
+        types = [None] * len(column_names)
+        for line_no, fields in rows(num_rows_for_inference):
+            if len(fields) != len(column_names):
+                raise ValueError(f"Problem inferring types: CSV row {line_no} has {len(fields)} number of fields. "
+                                 f"Expected: {len(column_names)}.")
+            for i in idx:
+                types[i] = _infer_csv_type(fields[i], na_value, types[i])
+        types = [types[i] or "string" for i in idx]
+        strings = [n for n, t in zip(names, types) if t == "string"]
+        if strings:
+            raise NotImplementedError(
+                f"make_csv_dataset: column(s) {strings} hold strings; string tensors (tf.string) are out of scope "
+                f"in tapeflow: pass select_columns with the numeric columns")
+        column_defaults = [np.zeros((), t) for t in types]
+    elif len(column_defaults) != len(idx):
+        raise ValueError(f"make_csv_dataset: {len(column_defaults)} column_defaults for {len(idx)} columns "
+                         f"({names}); give one per selected column")
+    reads = 1 if num_parallel_reads in (None, AUTOTUNE) else int(num_parallel_reads)
+
+    def read(i):
+        ds = CsvDataset(files[int(i)], column_defaults, header=header, field_delim=field_delim,
+                        use_quote_delim=use_quote_delim, na_value=na_value,
+                        select_cols=idx if select_columns is not None else None)
+        return ds.ignore_errors() if ignore_errors else ds
+
+    ds = Dataset.range(len(files))
+    if shuffle:
+        ds = ds.shuffle(len(files), shuffle_seed)
+    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    ds = ds.batch(batch_size, drop_remainder=num_epochs is None)
+
+    def to_dict(*cols):
+        import collections
+        features = collections.OrderedDict(zip(names, cols))
+        if label_name is None:
+            return features
+        label = features.pop(label_name)
+        return features, label
+
+    from .compiler.function import TensorSpec
+    lead = batch_size if num_epochs is None else None
+    col_specs = [TensorSpec((lead,), sp.dtype) for sp in read(0)._spec()]
+    out = ds.map(to_dict)
+    out._spec = lambda: to_dict(*col_specs)   # (a map's spec would be its first batch's)
+    out._kind = "_PrefetchDataset"   # (TF's last step; prefetch is a no-op here)
+    return out
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     AUTOTUNE = AUTOTUNE
     CsvDataset = CsvDataset
@@ -1732,6 +1877,8 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    make_csv_dataset = staticmethod(make_csv_dataset)
 
     @staticmethod
     def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):

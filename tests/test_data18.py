@@ -401,3 +401,105 @@ def test_checkpointed_sampling_iterator_restores_the_stream(tmp_path):
     it2 = iter(rr)
     tf.train.Checkpoint(it=it2).restore(path)
     assert [(int(c), int(x)) for c, x in it2] == rest
+
+
+# -- make_csv_dataset ------------------------------------------------------------------------
+
+A_CSV = "x,y,z,label\n1,2.5,3,0\n4,5,6,1\n7,,9,0\n10,11.5,12,1\n13,14,15,0\n"
+
+
+def _csv(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def _batches(ds):
+    out = []
+    for el in ds:
+        feats, label = el if isinstance(el, tuple) else (el, None)
+        out.append(({k: v.numpy().tolist() for k, v in feats.items()},
+                    None if label is None else label.numpy().tolist()))
+    return out
+
+
+def test_make_csv_dataset_features_label_types_like_tf(tmp_path):
+    mk = tf.data.experimental.make_csv_dataset
+    a = _csv(tmp_path, "a.csv", A_CSV)
+    ds = mk(a, 2, label_name="label", shuffle=False, num_epochs=1)
+    # TF 2.21: (OrderedDict x int32, y float32, z int32; label int32), batches of (None,), empty field -> 0
+    feats, lab = ds.element_spec
+    assert list(feats) == ["x", "y", "z"] and type(feats).__name__ == "OrderedDict"
+    assert [feats[k] for k in "xyz"] == [spec((None,), tf.int32), spec((None,), tf.float32), spec((None,), tf.int32)]
+    assert lab == spec((None,), tf.int32) and int(ds.cardinality()) == -2
+    assert repr(ds).startswith("<_PrefetchDataset")
+    assert _batches(ds) == [({"x": [1, 4], "y": [2.5, 5.0], "z": [3, 6]}, [0, 1]),
+                            ({"x": [7, 10], "y": [0.0, 11.5], "z": [9, 12]}, [0, 1]),
+                            ({"x": [13], "y": [14.0], "z": [15]}, [0])]
+    # no label: one OrderedDict of all columns (TF 2.21)
+    nl = mk(a, 3, shuffle=False, num_epochs=1)
+    assert list(nl.element_spec) == ["x", "y", "z", "label"]
+    assert _batches(nl)[1] == ({"x": [10, 13], "y": [11.5, 14.0], "z": [12, 15], "label": [1, 0]}, None)
+    # num_epochs: batches cross epochs; None repeats forever and drops the remainder (TF 2.21)
+    e2 = mk(a, 4, shuffle=False, num_epochs=2, label_name="label")
+    assert [b[1] for b in _batches(e2)] == [[0, 1, 0, 1], [0, 0, 1, 0], [1, 0]]
+    inf = mk(a, 4, shuffle=False, label_name="label")
+    assert int(inf.cardinality()) == -1 and inf.element_spec[1] == spec((4,), tf.int32)
+    assert _batches(inf.take(2))[1][0]["x"] == [13, 1, 4, 7]
+    # several files: sorted when not shuffled (TF 2.21: [b, a] reads a first)
+    b = _csv(tmp_path, "b.csv", "x,y,z,label\n100,200,300,1\n")
+    for pat in (str(tmp_path / "[ab].csv"), [b, a]):
+        assert _batches(mk(pat, 10, shuffle=False, num_epochs=1, label_name="label"))[0][0]["x"] == \
+            [1, 4, 7, 10, 13, 100]
+
+
+def test_make_csv_dataset_options_like_tf(tmp_path):
+    mk = tf.data.experimental.make_csv_dataset
+    a = _csv(tmp_path, "a.csv", A_CSV)
+    # select_columns by name or index: the file's column order (TF 2.21)
+    sel = mk(a, 5, shuffle=False, num_epochs=1, select_columns=["z", "x"], label_name="z")
+    assert _batches(sel) == [({"x": [1, 4, 7, 10, 13]}, [3, 6, 9, 12, 15])]
+    assert list(mk(a, 5, shuffle=False, num_epochs=1, select_columns=[2, 0]).element_spec) == ["x", "z"]
+    # column_defaults: values or dtypes (TF 2.21: x float32, y default -1.0, label int64)
+    d = mk(a, 5, shuffle=False, num_epochs=1, column_defaults=[0.0, -1.0, 0, tf.int64])
+    assert [d.element_spec[k].dtype for k in ("x", "y", "z", "label")] == [tf.float32, tf.float32, tf.int32, tf.int64]
+    assert _batches(d)[0][0]["y"] == [2.5, 5.0, -1.0, 11.5, 14.0]
+    # column_names replace the header's
+    assert list(mk(a, 5, shuffle=False, num_epochs=1, column_names=list("abcd")).element_spec) == list("abcd")
+    # na_value: TF 2.21 reads y's "5" as missing -> 0
+    assert _batches(mk(a, 5, shuffle=False, num_epochs=1, na_value="5"))[0][0]["y"] == [2.5, 0.0, 0.0, 11.5, 14.0]
+    # inference: int64 past int32, float64 past float32's range (TF 2.21)
+    e = _csv(tmp_path, "e.csv", "a,b,c,d\n1,1e39,5,\n3000000000,2,6.5,\n")
+    es = mk(e, 2, shuffle=False, num_epochs=1, select_columns=["a", "b", "c"])
+    assert [es.element_spec[k].dtype for k in "abc"] == [tf.int64, tf.float64, tf.float32]
+    assert _batches(es)[0][0]["a"] == [1, 3000000000]
+    q = _csv(tmp_path, "q.csv", 'a;b\n"1";2\n3;4\n')
+    assert _batches(mk(q, 2, shuffle=False, num_epochs=1, field_delim=";"))[0][0] == {"a": [1, 3], "b": [2, 4]}
+    # shuffled: seeded runs repeat, the rows are all there
+    s1 = _batches(mk(a, 5, shuffle_seed=3, num_epochs=1))
+    assert s1 == _batches(mk(a, 5, shuffle_seed=3, num_epochs=1)) and sorted(s1[0][0]["x"]) == [1, 4, 7, 10, 13]
+    # ignore_errors skips unparsable records
+    bad = _csv(tmp_path, "bad.csv", "x,y\n1,2\n3,4\n5,oops\n7,8\n")
+    assert _batches(mk(bad, 10, shuffle=False, num_epochs=1, num_rows_for_inference=2,
+                       ignore_errors=True))[0][0]["x"] == [1, 3, 7]
+
+
+def test_make_csv_dataset_errors_like_tf(tmp_path):
+    mk = tf.data.experimental.make_csv_dataset
+    a = _csv(tmp_path, "a.csv", A_CSV)
+    # TF 2.21: ValueError texts
+    with pytest.raises(ValueError, match=r"`label_name` provided must be one of the columns: .*Received: nope"):
+        mk(a, 5, label_name="nope")
+    with pytest.raises(ValueError, match="Column nope specified in `select_columns` must be of one of the columns"):
+        mk(a, 5, select_columns=["nope"])
+    with pytest.raises(ValueError, match="Problem inferring types: CSV row 2 has 4 number of fields. Expected: 2"):
+        mk(a, 5, column_names=["a", "b"])
+    with pytest.raises(ValueError, match="No files match `file_pattern`"):
+        mk(str(tmp_path / "nope*.csv"), 5)
+    with pytest.raises(ValueError, match="Expected `column_names` or `header` arguments"):
+        mk(a, 5, header=False)
+    # a string column (TF 2.21: tf.string) is out of scope, as in CsvDataset: say which, and the fix
+    s = _csv(tmp_path, "s.csv", "x,name\n1,ab\n2,cd\n")
+    with pytest.raises(NotImplementedError, match=r"\['name'\] hold strings.*select_columns"):
+        mk(s, 5)
+    assert _batches(mk(s, 5, select_columns=["x"], shuffle=False, num_epochs=1)) == [({"x": [1, 2]}, None)]
