@@ -1811,7 +1811,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         return features, label
 
     from .compiler.function import TensorSpec
-    lead = batch_size if num_epochs is None else None
+    lead = batch_size if ds._drop else None
     col_specs = [TensorSpec((lead,), sp.dtype) for sp in read(0)._spec()]
     out = ds.map(to_dict)
     out._spec = lambda: to_dict(*col_specs)   # (a map's spec would be its first batch's)

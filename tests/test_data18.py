@@ -468,6 +468,10 @@ def test_make_csv_dataset_options_like_tf(tmp_path):
     assert list(mk(a, 5, shuffle=False, num_epochs=1, column_names=list("abcd")).element_spec) == list("abcd")
     # na_value: TF 2.21 reads y's "5" as missing -> 0
     assert _batches(mk(a, 5, shuffle=False, num_epochs=1, na_value="5"))[0][0]["y"] == [2.5, 0.0, 0.0, 11.5, 14.0]
+    na = _csv(tmp_path, "na.csv", "x,y\n1,2\nNA,3\n4,NA\n")   # na_value says nothing about the type
+    nas = mk(na, 3, shuffle=False, num_epochs=1, na_value="NA")
+    assert [nas.element_spec[k].dtype for k in "xy"] == [tf.int32, tf.int32]
+    assert _batches(nas)[0][0] == {"x": [1, 0, 4], "y": [2, 3, 0]}
     # inference: int64 past int32, float64 past float32's range (TF 2.21)
     e = _csv(tmp_path, "e.csv", "a,b,c,d\n1,1e39,5,\n3000000000,2,6.5,\n")
     es = mk(e, 2, shuffle=False, num_epochs=1, select_columns=["a", "b", "c"])
