@@ -318,6 +318,13 @@ class Dataset:
     def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
         return _rejection_resample(self, class_func, target_dist, initial_dist, seed)
 
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        _save(self, path, compression, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        return _LoadDataset(path, element_spec)
+
     def get_single_element(self, name=None):
         it = self._elements()
         el = next(it, _END)
@@ -1819,6 +1826,101 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     return out
 
 
+_SAVE_SPEC, _SAVE_DATA = "dataset_spec.json", "elements.npz"
+
+
+def _spec_to_json(sp):
+    from .compiler.function import TensorSpec
+    if isinstance(sp, dict):
+        if not all(isinstance(k, str) for k in sp):
+            raise TypeError(f"Dataset.save: dict keys must be strings to be saved, got {list(sp)}")
+        return {"dict": [[k, _spec_to_json(v)] for k, v in sp.items()]}
+    if isinstance(sp, tuple) and hasattr(sp, "_fields"):
+        return {"namedtuple": type(sp).__name__, "fields": list(sp._fields), "items": [_spec_to_json(v) for v in sp]}
+    if isinstance(sp, tuple):
+        return {"tuple": [_spec_to_json(v) for v in sp]}
+    if isinstance(sp, TensorSpec):
+        return {"shape": None if sp.shape is None else [None if d is None else int(d) for d in sp.shape],
+                "dtype": sp.dtype.name}
+    raise NotImplementedError(f"Dataset.save: elements with a {type(sp).__name__} (e.g. window's nested datasets) "
+                              "cannot be saved; flatten them first (flat_map/batch)")
+
+
+def _spec_from_json(j):
+    import collections
+    from .compiler.function import TensorSpec
+    from .core import dtypes
+    if "dict" in j:
+        return {k: _spec_from_json(v) for k, v in j["dict"]}
+    if "namedtuple" in j:
+        return collections.namedtuple(j["namedtuple"], j["fields"])(*[_spec_from_json(v) for v in j["items"]])
+    if "tuple" in j:
+        return tuple(_spec_from_json(v) for v in j["tuple"])
+    return TensorSpec(None if j["shape"] is None else tuple(j["shape"]), dtypes.as_dtype(j["dtype"]))
+
+
+def _save(ds, path, compression, checkpoint_args):
+    """Dataset.save in tapeflow's own format (not TF's snapshot files): a directory holding
+    ``dataset_spec.json`` (the element structure and specs) and ``elements.npz`` (each element's
+    components, "element/component"), written to temporary names and renamed, so a reader never
+    sees half a save. compression="GZIP" compresses the npz."""
+    import json
+    if checkpoint_args is not None:
+        raise NotImplementedError("Dataset.save: checkpoint_args (resumable saves) are not supported by tapeflow; "
+                                  "save without them")
+    if compression not in (None, "", "GZIP", "NONE"):
+        raise errors.InvalidArgumentError(None, None, f"Dataset.save: compression must be None or 'GZIP', "
+                                                      f"got {compression!r}")
+    spec_json = json.dumps(_spec_to_json(ds._spec()))
+    arrays, n = {}, 0
+    for n, el in enumerate(ds._elements(), 1):
+        for j, t in enumerate(nest.flatten(el)):
+            arrays[f"{n - 1}/{j}"] = t.numpy()
+    os.makedirs(path, exist_ok=True)
+    arrays["count"] = np.int64(n)
+    tmp = os.path.join(path, _SAVE_DATA + ".tmp.npz")
+    (np.savez_compressed if compression == "GZIP" else np.savez)(tmp, **arrays)
+    os.replace(tmp, os.path.join(path, _SAVE_DATA))
+    with open(os.path.join(path, _SAVE_SPEC + ".tmp"), "w") as f:
+        f.write(spec_json)
+    os.replace(os.path.join(path, _SAVE_SPEC + ".tmp"), os.path.join(path, _SAVE_SPEC))
+
+
+class _LoadDataset(Dataset):
+    """Dataset.load of a directory written by Dataset.save (tapeflow's format); the elements are
+    read from the file as they are iterated."""
+
+    _kind = "_LoadDataset"
+
+    def __init__(self, path, element_spec):
+        import json
+        path = os.fspath(path)
+        spec_file, data_file = os.path.join(path, _SAVE_SPEC), os.path.join(path, _SAVE_DATA)
+        if not (os.path.exists(spec_file) and os.path.exists(data_file)):
+            raise errors.NotFoundError(None, None, f"Dataset.load: no dataset saved by tapeflow's Dataset.save at "
+                                                   f"{path} (expected {_SAVE_SPEC} and {_SAVE_DATA}); TF's snapshot "
+                                                   "files are not read")
+        with open(spec_file) as f:
+            saved = _spec_from_json(json.load(f))
+        self._spec_value = saved if element_spec is None else element_spec
+        self._file = data_file
+        with np.load(data_file) as z:
+            self._n = int(z["count"])
+        self._struct = saved
+
+    def _elements(self):
+        k = len(nest.flatten(self._struct))
+        with np.load(self._file) as z:
+            for i in range(self._n):
+                yield nest.pack_sequence_as(self._struct, [Tensor(z[f"{i}/{j}"]) for j in range(k)])
+
+    def _cardinality(self):
+        return self._n
+
+    def _spec(self):
+        return self._spec_value
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     AUTOTUNE = AUTOTUNE
     CsvDataset = CsvDataset
@@ -1879,6 +1981,14 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
         return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
     make_csv_dataset = staticmethod(make_csv_dataset)
+
+    @staticmethod
+    def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+        dataset.save(path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        return Dataset.load(path, element_spec, compression, reader_func)
 
     @staticmethod
     def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
