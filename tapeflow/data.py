@@ -17,8 +17,13 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * File readers of string data (TFRecordDataset, TextLineDataset,
   FixedLengthRecordDataset) raise NotImplementedError naming the feature;
   ``experimental.CsvDataset`` reads numeric CSV columns.
-* ``interleave``/``flat_map``/``window``/``padded_batch`` follow TF's algorithms and
-  element orders; a parallel interleave yields the sequential order.
+* ``interleave``/``flat_map``/``window``/``padded_batch``/``group_by_window``/``rebatch``/
+  ``sample_from_datasets``/``choose_from_datasets`` follow TF's algorithms and element orders; a
+  parallel interleave yields the sequential order. ``bucket_by_sequence_length``,
+  ``rejection_resample``, ``counter`` and ``experimental.make_csv_dataset`` are TF's compositions.
+* Random transformations (shuffle, random, sample_from_datasets, rejection_resample) draw
+  tapeflow's own streams: seeded runs repeat, TF's numbers are not reproduced.
+* ``save``/``load`` use tapeflow's own format (a JSON spec and an npz of the elements).
 """
 from __future__ import annotations
 
@@ -1356,9 +1361,10 @@ class _IgnoreErrorsDataset(Dataset):
             except errors.OpError as e:
                 if not _can_continue(it):
                     raise errors.UnimplementedError(
-                        None, None, f"Dataset.ignore_errors: the error ({type(e).__name__}: {e}) ended a transformation "
-                                    "that cannot go on after an error in tapeflow (map, filter and CsvDataset can); put "
-                                    "ignore_errors right after the map/filter/CsvDataset that raises") from e
+                        None, None, f"Dataset.ignore_errors: the error ({type(e).__name__}: {e}) ended a "
+                                    "transformation that cannot go on after an error in tapeflow (map, filter and "
+                                    "CsvDataset can); put ignore_errors right after the map/filter/CsvDataset that "
+                                    "raises") from e
                 if self._log:
                     logging.getLogger("tapeflow").warning("Ignoring error: %s: %s", type(e).__name__, e)
                 continue
@@ -1515,7 +1521,8 @@ def _rejection_resample(ds, class_func, target_dist, initial_dist, seed):
             dist = (counts / counts.sum()).astype(np.float32)
             return counts, Tensor(np.tile(dist, (32, 1)))
         initial_ds = classes.batch(32).scan(np.full(k, 10, np.int64), estimate).unbatch()
-        pairs = initial_ds.map(lambda d: tuple(Tensor(np.asarray(v, np.float32)) for v in _acceptance(d.numpy(), target)))
+        pairs = initial_ds.map(lambda d: tuple(Tensor(np.asarray(v, np.float32))
+                                               for v in _acceptance(d.numpy(), target)))
         accept_ds = pairs.map(lambda a, m: a)
         weights = pairs.map(lambda a, m: _weight_pair(m))
         m = None
