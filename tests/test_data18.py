@@ -535,3 +535,17 @@ def test_save_load_roundtrip(tmp_path):
     # TF 2.21: NotFoundError for a directory with no saved dataset
     with pytest.raises(tf.errors.NotFoundError, match="no dataset saved"):
         D.load(str(tmp_path / "nothing"))
+
+
+def test_get_single_element_and_scan_inside_function_match_eager():
+    # TF's idiom: a dataset pipeline as preprocessing inside tf.function
+    def pre(x):
+        return D.from_tensors(x).map(lambda v: v * 2).get_single_element()
+
+    def running():
+        return D.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s)).batch(5).get_single_element()
+    x = tf.constant([1., 2.])
+    assert pre(x).numpy().tolist() == tf.function(pre)(x).numpy().tolist() == [2., 4.]   # TF 2.21: [2., 4.]
+    assert running().numpy().tolist() == tf.function(running)().numpy().tolist() == [0, 0, 1, 3, 6]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset was empty"):
+        tf.function(lambda: D.range(0).get_single_element())()
