@@ -84,8 +84,11 @@ class _Seeded:
     restore these two numbers (the pipeline's only randomness) and replay. With no seed, one is
     drawn now from tapeflow's global generator, so tf.random.set_seed makes the run repeat."""
 
+    unseeded_made = 0   # how many were made with no seed (OwnedIterator's replay watches it)
+
     def _init_seed(self, seed, rerandomize):
         if seed is None:
+            _Seeded.unseeded_made += 1
             from .ops import random_ops
             seed = int(random_ops.get_global_generator()._gen.integers(0, 2**63 - 1))
         self._seed, self._epoch, self._rerandomize = int(seed), 0, bool(rerandomize)
@@ -439,10 +442,19 @@ class OwnedIterator:
         for k, d in enumerate(self._shuffles):
             d._seed, d._epoch = start[2 * k], start[2 * k + 1]
         self._start = start
+        made = _Seeded.unseeded_made
         self._it = self._dataset._elements()
         for _ in range(position):
             if next(self._it, _END) is _END:
                 break
+        if _Seeded.unseeded_made != made:
+            # a function in the pipeline (flat_map, interleave, group_by_window...) made a shuffle or
+            # random dataset with no seed while replaying: its draws are new, so the elements after the
+            # restore would not be the saved iterator's. Say so rather than go on with other elements.
+            raise errors.FailedPreconditionError(
+                None, None, "Checkpoint restore: a function in this pipeline makes an unseeded random dataset "
+                            "(shuffle, Dataset.random, sample_from_datasets, rejection_resample) while it runs, so "
+                            "the restored iterator cannot repeat the saved one's elements; give it a seed")
         self._count = position
         self._synced = [position] + start
 

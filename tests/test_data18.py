@@ -549,3 +549,22 @@ def test_get_single_element_and_scan_inside_function_match_eager():
     assert running().numpy().tolist() == tf.function(running)().numpy().tolist() == [0, 0, 1, 3, 6]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset was empty"):
         tf.function(lambda: D.range(0).get_single_element())()
+
+
+def test_restore_refuses_a_pipeline_that_makes_unseeded_random_datasets(tmp_path):
+    # a shuffle made inside flat_map's function with no seed: a replay draws anew, so a restore
+    # cannot give the saved iterator's elements: a clear error, never other elements
+    def make(seed):
+        return D.range(3).flat_map(lambda x: D.range(x * 10, x * 10 + 5).shuffle(5, seed=seed))
+    for seed, ok in ((7, True), (None, False)):
+        it = iter(make(seed))
+        _ = [next(it) for _ in range(6)]
+        path = tf.train.Checkpoint(it=it).save(str(tmp_path / f"c{ok}"))
+        rest = [int(x) for x in it]
+        it2 = iter(make(seed))
+        tf.train.Checkpoint(it=it2).restore(path)
+        if ok:
+            assert [int(x) for x in it2] == rest
+        else:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="unseeded random dataset"):
+                next(it2)
