@@ -17,13 +17,20 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * File readers of string data (TFRecordDataset, TextLineDataset,
   FixedLengthRecordDataset) raise NotImplementedError naming the feature;
   ``experimental.CsvDataset`` reads numeric CSV columns.
-* ``interleave``/``flat_map``/``window``/``padded_batch`` follow TF's algorithms and
-  element orders; a parallel interleave yields the sequential order.
+* ``interleave``/``flat_map``/``window``/``padded_batch``/``group_by_window``/``rebatch``/
+  ``sample_from_datasets``/``choose_from_datasets`` follow TF's algorithms and element orders; a
+  parallel interleave yields the sequential order. ``bucket_by_sequence_length``,
+  ``rejection_resample``, ``counter`` and ``experimental.make_csv_dataset`` are TF's compositions.
+* Random transformations (shuffle, random, sample_from_datasets, rejection_resample) draw
+  tapeflow's own streams: seeded runs repeat, TF's numbers are not reproduced.
+* ``save``/``load`` use tapeflow's own format (a JSON spec and an npz of the elements).
 """
 from __future__ import annotations
 
 import csv
+import inspect
 import itertools
+import logging
 import os
 
 import numpy as np
@@ -69,6 +76,30 @@ def _int_arg(name, value, allow_negative=False):
 def _apply(fn, element):
     # TF unpacks tuple elements into positional arguments; dicts and tensors are passed whole
     return fn(*element) if isinstance(element, tuple) and not hasattr(element, "_fields") else fn(element)
+
+
+class _Seeded:
+    """A dataset that draws random numbers: its stream is (seed, epoch), the epoch counting the
+    iterations begun when it re-randomizes each iteration. OwnedIterator checkpoints save and
+    restore these two numbers (the pipeline's only randomness) and replay. With no seed, one is
+    drawn now from tapeflow's global generator, so tf.random.set_seed makes the run repeat."""
+
+    unseeded_made = 0   # how many were made with no seed (OwnedIterator's replay watches it)
+
+    def _init_seed(self, seed, rerandomize):
+        if seed is None:
+            _Seeded.unseeded_made += 1
+            from .ops import random_ops
+            seed = int(random_ops.get_global_generator()._gen.integers(0, 2**63 - 1))
+        self._seed, self._epoch, self._rerandomize = int(seed), 0, bool(rerandomize)
+
+    def _rng(self):
+        # read when the iteration is made, not at its first element, so an iterator that notes
+        # the epochs before making its iteration can replay it (OwnedIterator)
+        rng = np.random.default_rng([self._seed, self._epoch])
+        if self._rerandomize:
+            self._epoch += 1
+        return rng
 
 
 class Dataset:
@@ -202,6 +233,115 @@ class Dataset:
     def concatenate(self, dataset, name=None):
         return _ConcatenateDataset(self, dataset)
 
+    def scan(self, initial_state, scan_func, name=None):
+        return _ScanDataset(self, initial_state, scan_func)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            n = _int_arg("group_by_window", window_size, allow_negative=True)
+            window_size_func = lambda key: n  # noqa: E731
+        return _GroupByWindowDataset(self, key_func, reduce_func, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        return _bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                          padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                          drop_remainder)
+
+    def unique(self, name=None):
+        return _UniqueDataset(self)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        return _RandomDataset(seed, bool(rerandomize_each_iteration))
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=None, name=None):
+        # TF's own composition (a scan over an endless repeat), so its repr and cardinality are TF's too
+        from .core import dtypes
+        dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+        start_t, step_t = convert_to_tensor(start, dtype=dt), convert_to_tensor(step, dtype=dt)
+        return _TensorDataset(0).repeat().scan(start_t, lambda state, _: (state + step_t, state))
+
+    def shard(self, num_shards, index, name=None):
+        n = _int_arg("shard", num_shards, allow_negative=True)
+        i = _int_arg("shard", index, allow_negative=True)
+        if n <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (currently num_shards = {n}).")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
+        return _ShardDataset(self, n, i)
+
+    def rebatch(self, batch_sizes, drop_remainder=False, name=None):
+        return _RebatchDataset(self, batch_sizes, bool(drop_remainder))
+
+    def take_while(self, predicate, name=None):
+        return _TakeWhileDataset(self, predicate)
+
+    def ignore_errors(self, log_warning=False, name=None):
+        return _IgnoreErrorsDataset(self, bool(log_warning))
+
+    def apply(self, transformation_func):
+        ds = transformation_func(self)
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(ds)}.")
+        return ds
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        datasets = _check_interleave_inputs(datasets)
+        if not isinstance(weights, Dataset):
+            w = ([1.0 / len(datasets)] * len(datasets) if weights is None else
+                 np.asarray(weights.numpy() if isinstance(weights, Tensor) else weights, np.float64).ravel().tolist())
+            if len(w) != len(datasets):
+                raise ValueError(f"Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                                 f"`len(weights)={len(w)}` vs. `len(datasets)={len(datasets)}`.")
+            # TF: a dataset of weight <= 0 is never drawn, so it is left out; one left: it alone
+            kept = [(d, x) for d, x in zip(datasets, w) if x > 0]
+            if not kept:
+                return datasets[0].take(0)
+            if len(kept) == 1:
+                return kept[0][0]
+            datasets, weights = [d for d, _ in kept], [x for _, x in kept]
+        selector = _WeightedChoiceDataset(len(datasets), weights, seed,
+                                          bool(rerandomize_each_iteration) or seed is None)
+        return _DirectedInterleaveDataset(selector, datasets, bool(stop_on_empty_dataset))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        datasets = _check_interleave_inputs(datasets)
+        sp = choice_dataset._spec() if isinstance(choice_dataset, Dataset) else None
+        if sp is None or nest.is_nested(sp) or sp.dtype.name != "int64" or sp.shape is None or tuple(sp.shape) != ():
+            raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+                            f"tensors but are {sp!r}.")
+        return _DirectedInterleaveDataset(choice_dataset, datasets, bool(stop_on_empty_dataset))
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        return _rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        _save(self, path, compression, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        return _LoadDataset(path, element_spec)
+
+    def get_single_element(self, name=None):
+        it = self._elements()
+        el = next(it, _END)
+        if el is _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(it, _END) is not _END:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return el
+
     # -- consumers --------------------------------------------------------------------------
 
     def __iter__(self):
@@ -268,7 +408,7 @@ class OwnedIterator:
 
     def __init__(self, dataset):
         self._dataset = dataset
-        self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _ShuffleDataset)]
+        self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _Seeded)]
         self._start = [v for d in self._shuffles for v in (d._seed, d._epoch)]
         self._it = dataset._elements()
         self._count = 0
@@ -302,10 +442,19 @@ class OwnedIterator:
         for k, d in enumerate(self._shuffles):
             d._seed, d._epoch = start[2 * k], start[2 * k + 1]
         self._start = start
+        made = _Seeded.unseeded_made
         self._it = self._dataset._elements()
         for _ in range(position):
             if next(self._it, _END) is _END:
                 break
+        if _Seeded.unseeded_made != made:
+            # a function in the pipeline (flat_map, interleave, group_by_window...) made a shuffle or
+            # random dataset with no seed while replaying: its draws are new, so the elements after the
+            # restore would not be the saved iterator's. Say so rather than go on with other elements.
+            raise errors.FailedPreconditionError(
+                None, None, "Checkpoint restore: a function in this pipeline makes an unseeded random dataset "
+                            "(shuffle, Dataset.random, sample_from_datasets, rejection_resample) while it runs, so "
+                            "the restored iterator cannot repeat the saved one's elements; give it a seed")
         self._count = position
         self._synced = [position] + start
 
@@ -466,8 +615,8 @@ class _MapDataset(Dataset):
         self._source, self._fn = source, fn
 
     def _elements(self):
-        for el in self._source._elements():
-            yield _as_tensors(_apply(self._fn, el))
+        fn = self._fn
+        return _PerElement(self._source._elements(), lambda el: _as_tensors(_apply(fn, el)))
 
     def _cardinality(self):
         return self._source._cardinality()
@@ -478,13 +627,14 @@ class _FilterDataset(Dataset):
         self._source, self._pred = source, predicate
 
     def _elements(self):
-        for el in self._source._elements():
-            keep = _as_tensors(_apply(self._pred, el))
-            if keep.dtype.name != "bool" or keep.shape != ():
-                raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
-                                 f"shape {keep.shape} dtype {keep.dtype.name}")
-            if bool(keep.numpy()):
-                yield el
+        return _PerElement(self._source._elements(), self._step)
+
+    def _step(self, el):
+        keep = _as_tensors(_apply(self._pred, el))
+        if keep.dtype.name != "bool" or keep.shape != ():
+            raise ValueError(f"Dataset.filter: the predicate must return a scalar bool tensor, got "
+                             f"shape {keep.shape} dtype {keep.dtype.name}")
+        return el if bool(keep.numpy()) else _SKIP
 
     def _cardinality(self):
         c = self._source._cardinality()
@@ -553,26 +703,16 @@ class _UnbatchDataset(Dataset):
         return nest.map_structure(lambda s: TensorSpec(tuple(s.shape)[1:], s.dtype), self._source._spec())
 
 
-class _ShuffleDataset(Dataset):
+class _ShuffleDataset(_Seeded, Dataset):
     def __init__(self, source, buffer_size, seed, reshuffle):
         if buffer_size == 0 or buffer_size < -1:
             raise ValueError(f"Dataset.shuffle: buffer_size must be positive (or AUTOTUNE), got {buffer_size}")
-        self._source, self._size, self._reshuffle = source, buffer_size, reshuffle
-        # With no seed, draw one now from tapeflow's global RNG, so tf.random.set_seed makes it reproducible
-        if seed is None:
-            from .ops import random_ops
-            seed = int(random_ops.get_global_generator()._gen.integers(0, 2**63 - 1))
-        self._seed = int(seed)
-        self._epoch = 0
+        self._source, self._size = source, buffer_size
+        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch joins the seed
+        self._init_seed(seed, reshuffle)
 
     def _elements(self):
-        # Each new iteration reshuffles (TF's default) unless asked not to: the epoch number joins
-        # the seed. It is read when the iteration is made, not at its first element, so an
-        # iterator that notes the epochs before making its iteration can replay it (OwnedIterator).
-        rng = np.random.default_rng([self._seed, self._epoch])
-        if self._reshuffle:
-            self._epoch += 1
-        return self._shuffled(rng)
+        return self._shuffled(self._rng())
 
     def _shuffled(self, rng):
         size = self._size if self._size > 0 else 1024
@@ -900,9 +1040,525 @@ class _ConcatenateDataset(Dataset):
         return self._a._spec()
 
 
+class _PerElement:
+    """An iterator that applies ``step`` to each element of ``source`` and stays usable after
+    ``step`` raises: as a TF iterator, where an error in one element's map is that GetNext's
+    error and the next call goes on with the next element. ``ignore_errors`` relies on it; a
+    Python generator cannot do this (an exception ends it). ``step`` returns ``_SKIP`` to drop
+    an element (filter)."""
+
+    __slots__ = ("source", "step")
+
+    def __init__(self, source, step):
+        self.source, self.step = source, step
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            out = self.step(next(self.source))
+            if out is not _SKIP:
+                return out
+
+
+_SKIP = object()
+
+
+def _can_continue(it):
+    """Whether iterator ``it`` can give its next element after an error came out of it."""
+    if isinstance(it, _PerElement):
+        return _can_continue(it.source)
+    if inspect.isgenerator(it):
+        return inspect.getgeneratorstate(it) != inspect.GEN_CLOSED
+    return type(it).__name__ == "list_iterator"   # (islice and the like: cannot tell, so no)
+
+
+class _ScanDataset(Dataset):
+    """scan: a state threaded through the elements; ``scan_func(state, element)`` returns
+    (new_state, output). TF passes the element as one argument even when it is a tuple."""
+
+    def __init__(self, source, initial_state, fn):
+        self._source, self._fn, self._init = source, fn, _as_tensors(initial_state)
+
+    def _elements(self):
+        state = self._init
+        want = [t.dtype for t in nest.flatten(state)]
+        for el in self._source._elements():
+            out = self._fn(state, el)
+            if not isinstance(out, tuple) or len(out) != 2:
+                got = _spec_of(_as_tensors(out)) if out is not None else None
+                raise TypeError(f"Invalid `scan_func`. `scan_func` should return a pair consisting of new state and "
+                                f"the output value but its return type is {got!r}.")
+            new = _as_tensors(out[0])
+            try:
+                new_flat = nest.flatten_up_to(self._init, new)
+            except (ValueError, TypeError):
+                raise TypeError(f"Invalid `scan_func`. The element structure for the new state must match the "
+                                f"initial state. Expected {_spec_of(self._init)!r}, got {_spec_of(new)!r}.") from None
+            got = [t.dtype if isinstance(t, Tensor) else None for t in new_flat]
+            if got != want:
+                raise TypeError(f"Invalid `scan_func`. The element types for the new state must match the initial "
+                                f"state. Expected {want[0] if len(want) == 1 else want!r}, got "
+                                f"{got[0] if len(got) == 1 else got!r}.")
+            state = nest.pack_sequence_as(self._init, new_flat)
+            yield _as_tensors(out[1])
+
+    def _cardinality(self):
+        return self._source._cardinality()
+
+
+class _GroupByWindowDataset(Dataset):
+    """group_by_window: TF's algorithm. Elements go to the group of their key; when a group holds
+    its window size (``window_size_func(key)``, asked per element) it is handed to ``reduce_func``
+    as a dataset and the reduced dataset's elements are given. At the end of the input, the
+    groups left are flushed in increasing key order (TF keeps them in an ordered map)."""
+
+    def __init__(self, source, key_func, reduce_func, size_func):
+        self._source, self._key_fn, self._reduce_fn, self._size_fn = source, key_func, reduce_func, size_func
+
+    def _key(self, el):
+        k = _apply(self._key_fn, el)
+        if isinstance(k, Tensor):
+            if k.dtype.name != "int64" or k.shape != ():
+                raise ValueError(f"Dataset.group_by_window: key_func must return a scalar tf.int64 tensor, got "
+                                 f"shape {tuple(k.shape)} dtype {k.dtype.name} (cast it: tf.cast(key, tf.int64))")
+            return int(k.numpy())
+        return int(convert_to_tensor(k, dtype="int64").numpy())
+
+    def _reduce(self, key, elements):
+        ds = self._reduce_fn(Tensor(np.int64(key)), _VariantDataset(elements, self._source._spec()))
+        if not isinstance(ds, Dataset):
+            raise TypeError(f"Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object "
+                            f"but its return type is {ds!r}.")
+        return ds
+
+    def _elements(self):
+        groups = {}
+        it = self._source._elements()
+        while True:
+            flush = None
+            for el in it:
+                key = self._key(el)
+                size = self._size_fn(Tensor(np.int64(key)))
+                size = int(size.numpy()) if isinstance(size, Tensor) else int(size)
+                if size <= 0:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Window size must be greater than zero, but got {size}.")
+                groups.setdefault(key, []).append(el)
+                if len(groups[key]) >= size:
+                    flush = key
+                    break
+            if flush is None:
+                if not groups:
+                    return
+                flush = min(groups)
+            yield from self._reduce(flush, groups.pop(flush))._elements()
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        # reduce_func on an empty group: a batch/padded_batch knows its spec without elements
+        try:
+            return self._reduce(0, [])._spec()
+        except (ValueError, TypeError, errors.OpError):
+            return super()._spec()
+
+
+def _bucket_by_sequence_length(ds, length_fn, boundaries, batch_sizes, padded_shapes, padding_values,
+                               pad_to_boundary, no_padding, drop):
+    """TF's composition: group_by_window keyed by bucket, each group padded_batch'ed."""
+    def ints(v):
+        return [int(x) for x in (v.numpy().tolist() if isinstance(v, Tensor) else v)]
+    boundaries, sizes = ints(boundaries), ints(batch_sizes)
+    if len(sizes) != len(boundaries) + 1:
+        raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                         f"`len(bucket_batch_sizes)={len(sizes)}` and `len(bucket_boundaries)={len(boundaries)}`.")
+    lo = [int(np.iinfo(np.int32).min)] + boundaries
+    hi = boundaries + [int(np.iinfo(np.int32).max)]
+
+    def key(*args):
+        n = length_fn(*args)
+        n = int(n.numpy()) if isinstance(n, Tensor) else int(n)
+        # TF: the first bucket i with lo[i] <= n < hi[i] (boundaries need not be sorted)
+        for i, (a, b) in enumerate(zip(lo, hi)):
+            if a <= n < b:
+                return np.int64(i)
+        raise errors.InvalidArgumentError(None, None, f"bucket_by_sequence_length: element length {n} is in no "
+                                                      f"bucket of bucket_boundaries {boundaries}")
+
+    def batching(bucket, group, for_spec=False):
+        b = int(bucket.numpy())
+        if no_padding:
+            return group.batch(sizes[b], drop_remainder=drop)
+        filler = None
+        if pad_to_boundary and not for_spec:
+            if b >= len(sizes) - 1:
+                raise errors.InvalidArgumentError(None, None, "When pad_to_bucket_boundary=True, elements must have "
+                                                              "length < max(bucket_boundaries).")
+            filler = boundaries[b] - 1
+        spec = group._spec()
+        if padded_shapes is None:
+            # padded_batch's default (every dimension: the batch's largest); with pad_to_bucket_boundary
+            # the dimensions the spec leaves unknown are the bucket's. (A mapped dataset's spec is its
+            # first element's, so there the sizes are the batch's: see docs/differences.md.)
+            given = [None if sp.shape is None else tuple(sp.shape) for sp in nest.flatten(spec)]
+            base = [None if g is None else (None,) * len(g) for g in given]
+        else:
+            base = [_padded_shape(x) for x in nest.flatten_up_to(spec, padded_shapes)]
+            given = base
+        shapes = [None if bs is None else tuple(filler if d is None and (gs[k] is None) else d
+                                                for k, d in enumerate(bs))
+                  for bs, gs in zip(base, given)]
+        shapes = nest.pack_sequence_as(spec, shapes) if nest.is_nested(spec) else shapes[0]
+        return group.padded_batch(sizes[b], shapes, padding_values, drop_remainder=drop)
+
+    gbw = _GroupByWindowDataset(ds, key, batching, lambda b: sizes[int(b.numpy())])
+    # TF's spec: a batch of unknown size (the bucket's), the padded dimensions unknown (they are the bucket's)
+    gbw._spec = lambda: batching(Tensor(np.int64(0)), _VariantDataset([], ds._spec()), for_spec=True)._spec()
+    return gbw
+
+
+class _UniqueDataset(Dataset):
+    def __init__(self, source):
+        flat = nest.flatten(source._spec())
+        if len(flat) != 1:
+            raise errors.InvalidArgumentError(None, None, "UniqueDataset only supports inputs with a single component.")
+        if flat[0].dtype.name not in ("int32", "int64"):
+            raise TypeError(f"`tf.data.Dataset.unique` does not support type {flat[0].dtype!r} -- only `tf.int32`, "
+                            f"`tf.int64`, and `tf.string` are supported (tf.string is out of scope in tapeflow).")
+        self._source = source
+
+    def _elements(self):
+        seen = set()
+        for el in self._source._elements():
+            a = nest.flatten(el)[0].numpy()
+            k = (a.shape, a.tobytes())
+            if k not in seen:
+                seen.add(k)
+                yield el
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        return INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _RandomDataset(_Seeded, Dataset):
+    """Dataset.random: endless int64 scalars uniform in [0, 2**32) (TF's range: it yields a
+    Philox uint32). tapeflow's own stream: a seeded run repeats, but not TF's numbers. As TF,
+    a seeded one gives the same numbers each iteration unless rerandomize_each_iteration; an
+    unseeded one new numbers each iteration."""
+
+    def __init__(self, seed, rerandomize):
+        self._init_seed(seed, rerandomize or seed is None)
+
+    def _elements(self):
+        return self._draws(self._rng())
+
+    @staticmethod
+    def _draws(rng):
+        while True:
+            for v in rng.integers(0, 2**32, size=256, dtype=np.int64):
+                yield Tensor(v)
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        return TensorSpec((), np.int64)
+
+
+class _ShardDataset(Dataset):
+    def __init__(self, source, n, index):
+        self._source, self._n, self._index = source, n, index
+
+    def _elements(self):
+        return itertools.islice(self._source._elements(), self._index, None, self._n)
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        return c if c < 0 else c // self._n + (self._index < c % self._n)
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _RebatchDataset(Dataset):
+    """rebatch: the input batches' rows, cut again into batches of ``batch_sizes`` (cycled), rows
+    of consecutive input batches joining (TF's RebatchDatasetV2)."""
+
+    def __init__(self, source, batch_sizes, drop):
+        spec = source._spec()
+        if any(sp.shape is not None and len(sp.shape) == 0 for sp in nest.flatten(spec)):
+            raise ValueError("Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset with "
+                             "scalar elements. Fix the issue by adding the `batch` transformation to the dataset.")
+        sizes = batch_sizes.numpy() if isinstance(batch_sizes, Tensor) else batch_sizes
+        sizes = [int(x) for x in np.atleast_1d(np.asarray(sizes)).tolist()]
+        if not sizes or any(x < 0 for x in sizes):
+            # (TF 2.21 hangs on a negative size)
+            raise errors.InvalidArgumentError(None, None, f"Dataset.rebatch: batch_sizes must be a non-empty list of "
+                                                          f"sizes >= 0, got {sizes}")
+        self._source, self._sizes, self._drop, self._spec_in = source, sizes, drop, spec
+
+    def _elements(self):
+        sizes = itertools.cycle(self._sizes)
+        size = next(sizes)
+        parts, rows, struct = [], 0, None   # parts: per input batch, its flat components (rows not yet given)
+        for el in self._source._elements():
+            struct = el
+            flat = [t.numpy() for t in nest.flatten(el)]
+            parts.append(flat)
+            rows += flat[0].shape[0]
+            while rows >= size:
+                cat = [np.concatenate([p[i] for p in parts]) for i in range(len(flat))]
+                yield nest.pack_sequence_as(struct, [Tensor(c[:size]) for c in cat])
+                parts, rows = [[c[size:] for c in cat]], rows - size
+                size = next(sizes)
+        if rows and not self._drop:
+            n = len(parts[0])
+            yield nest.pack_sequence_as(struct, [Tensor(np.concatenate([p[i] for p in parts])) for i in range(n)])
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        lead = self._sizes[0] if self._drop and len(set(self._sizes)) == 1 else None
+        return nest.map_structure(lambda s: TensorSpec((lead,) + tuple(s.shape)[1:], s.dtype), self._spec_in)
+
+
+class _TakeWhileDataset(Dataset):
+    def __init__(self, source, predicate):
+        self._source, self._pred = source, predicate
+
+    def _elements(self):
+        for el in self._source._elements():
+            keep = _as_tensors(_apply(self._pred, el))
+            if not isinstance(keep, Tensor) or keep.dtype.name != "bool" or keep.shape != ():
+                raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its "
+                                 f"return type is {_spec_of(keep)!r}.")
+            if not bool(keep.numpy()):
+                return
+            yield el
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _IgnoreErrorsDataset(Dataset):
+    """ignore_errors: an element whose making raised a tf.errors error (TF's runtime errors, e.g. a
+    failed check_numerics in a map, an unparsable CSV record) is dropped and the input goes on.
+    map, filter and CsvDataset records continue after an error (``_PerElement``); where the error
+    ended a transformation that cannot continue (a batch that was filling, a generator), this
+    raises saying so rather than end the dataset early."""
+
+    def __init__(self, source, log_warning):
+        self._source, self._log = source, log_warning
+
+    def _elements(self):
+        it = self._source._elements()
+        while True:
+            try:
+                el = next(it)
+            except StopIteration:
+                return
+            except errors.OpError as e:
+                if not _can_continue(it):
+                    raise errors.UnimplementedError(
+                        None, None, f"Dataset.ignore_errors: the error ({type(e).__name__}: {e}) ended a "
+                                    "transformation that cannot go on after an error in tapeflow (map, filter and "
+                                    "CsvDataset can); put ignore_errors right after the map/filter/CsvDataset that "
+                                    "raises") from e
+                if self._log:
+                    logging.getLogger("tapeflow").warning("Ignoring error: %s: %s", type(e).__name__, e)
+                continue
+            yield el
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._source._spec()
+
+
+def _check_interleave_inputs(datasets):
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`. Expected a list of `tf.data.Dataset`, got {type(d).__name__}")
+    specs = [d._spec() for d in datasets]
+    keys = [nest.structure_key(sp, lambda x: x.dtype.name) for sp in specs]
+    if any(k != keys[0] for k in keys):
+        listing = "\n".join(f"Dataset {i} element_spec={sp!r}." for i, sp in enumerate(specs))
+        raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n {listing}")
+    return datasets
+
+
+def _merged_spec(specs):
+    """The most specific spec that all of ``specs`` fit (TF: sizes that differ become None, ranks
+    that differ an unknown shape)."""
+    from .compiler.function import TensorSpec
+
+    def merge(*parts):
+        shapes = [None if p.shape is None else tuple(p.shape) for p in parts]
+        if any(s is None for s in shapes) or len({len(s) for s in shapes}) > 1:
+            return TensorSpec(None, parts[0].dtype)
+        return TensorSpec(tuple(d[0] if len(set(d)) == 1 else None for d in zip(*shapes)), parts[0].dtype)
+    flat = [nest.flatten(sp) for sp in specs]
+    return nest.pack_sequence_as(specs[0], [merge(*parts) for parts in zip(*flat)])
+
+
+class _WeightedChoiceDataset(_Seeded, Dataset):
+    """sample_from_datasets' selector: endless int64 indices drawn with probabilities proportional
+    to ``weights`` (a list, or a dataset giving one weight vector per draw, as TF takes)."""
+
+    def __init__(self, n, weights, seed, rerandomize):
+        self._n, self._weights = n, weights
+        self._source = weights if isinstance(weights, Dataset) else None
+        self._init_seed(seed, rerandomize)
+
+    def _elements(self):
+        return self._draws(self._rng())
+
+    def _draws(self, rng):
+        if self._source is None:
+            p = np.asarray(self._weights, np.float64)
+            p = p / p.sum()
+            while True:
+                for i in rng.choice(self._n, size=256, p=p):
+                    yield Tensor(np.int64(i))
+        for w in self._source._elements():
+            p = np.clip(np.asarray(w.numpy(), np.float64).ravel(), 0.0, None)
+            if p.shape != (self._n,) or not p.sum() > 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"sample_from_datasets: each element of the `weights` dataset must be {self._n} "
+                                f"weights with a positive sum, got {w.numpy().tolist()}")
+            yield Tensor(np.int64(rng.choice(self._n, p=p / p.sum())))
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY if self._source is None else self._source._cardinality()
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        return TensorSpec((), np.int64)
+
+
+class _DirectedInterleaveDataset(Dataset):
+    """sample_from_datasets / choose_from_datasets (TF's DirectedInterleave): each index from the
+    selector names the dataset that gives the next element. An exhausted dataset ends the whole
+    dataset with stop_on_empty_dataset; otherwise its later turns are skipped, and the dataset
+    ends when all inputs (or the selector) are exhausted."""
+
+    def __init__(self, selector, datasets, stop):
+        self._source, self._datasets, self._stop = selector, tuple(datasets), stop
+
+    def _elements(self):
+        its = [d._elements() for d in self._datasets]
+        live = len(its)
+        for sel in self._source._elements():
+            i = int(sel.numpy())
+            if not 0 <= i < len(its):
+                raise errors.InvalidArgumentError(None, None, f"Selector index out of range: {i} >= {len(its)}")
+            if its[i] is None:
+                continue
+            el = next(its[i], _END)
+            if el is _END:
+                if self._stop:
+                    return
+                its[i], live = None, live - 1
+                if not live:
+                    return
+                continue
+            yield el
+
+    def _cardinality(self):
+        # TF 2.21 says infinite whenever one input is; it is not when the selector ends or an
+        # empty input stops it, so those are unknown here
+        cs = [d._cardinality() for d in self._datasets]
+        if self._source._cardinality() != INFINITE_CARDINALITY or (self._stop and any(c >= 0 for c in cs)):
+            return UNKNOWN_CARDINALITY
+        return INFINITE_CARDINALITY if INFINITE_CARDINALITY in cs else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return _merged_spec([d._spec() for d in self._datasets])
+
+
+def _acceptance(initial, target):
+    """TF's _calculate_acceptance_probs_with_mixing: draw the original data with probability m,
+    the rejection-filtered data (class c kept with probability a_c) otherwise, so that the mixture
+    has the target distribution."""
+    ratio = target / (initial + np.finfo(np.float32).tiny)   # tiny: a class never seen
+    lo, hi = ratio.min(), ratio.max()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = (ratio - lo) / (hi - lo)
+    return a, lo
+
+
+def _weight_pair(m):
+    p = float(m.numpy())
+    return Tensor(np.array([p, 1.0 - p], np.float32))
+
+
+def _rejection_resample(ds, class_func, target_dist, initial_dist, seed):
+    """TF's composition: a mixture (sample_from_datasets, stop_on_empty_dataset) of the data as it
+    is and the data thinned by rejection, both as (class, element) pairs. Without initial_dist the
+    class distribution is estimated as TF does: counts from 10 per class, updated per batch of 32."""
+    target = np.asarray(target_dist.numpy() if isinstance(target_dist, Tensor) else target_dist, np.float32)
+    k = target.shape[0]
+
+    def with_class(*el):
+        return (class_func(*el), el[0] if len(el) == 1 else el)
+
+    classes = ds.map(class_func)
+    if initial_dist is not None:
+        init = np.asarray(initial_dist.numpy() if isinstance(initial_dist, Tensor) else initial_dist, np.float32)
+        accept, m = _acceptance(init, target)
+        if m >= 1:    # TF: the data already has the target distribution
+            return ds.map(with_class)
+        accept_ds = _TensorDataset(Tensor(accept)).repeat()
+        weights = [float(m), 1.0 - float(m)]
+    else:
+        def estimate(counts, c):
+            counts = counts.numpy() + np.bincount(c.numpy().astype(np.int64), minlength=k).astype(np.int64)
+            dist = (counts / counts.sum()).astype(np.float32)
+            return counts, Tensor(np.tile(dist, (32, 1)))
+        initial_ds = classes.batch(32).scan(np.full(k, 10, np.int64), estimate).unbatch()
+        pairs = initial_ds.map(lambda d: tuple(Tensor(np.asarray(v, np.float32))
+                                               for v in _acceptance(d.numpy(), target)))
+        accept_ds = pairs.map(lambda a, m: a)
+        weights = pairs.map(lambda a, m: _weight_pair(m))
+        m = None
+    uniform = Dataset.random(seed)
+
+    def keep(a, el, r):
+        c = int(_as_tensors(_apply(class_func, el)).numpy())
+        return Tensor(np.bool_(r.numpy() / 2.0**32 < a.numpy()[c]))
+
+    original = ds.map(with_class)
+    filtered = (_ZipDataset((accept_ds, ds, uniform)).filter(keep)
+                .map(lambda a, el, r: with_class(*(el if isinstance(el, tuple) else (el,)))))
+    filtered._spec = original._spec   # (its first elements may all be rejected: the spec is the pairs')
+    if m is not None and m <= 0:    # TF: no class is over-represented enough to need the original data
+        return filtered
+    return Dataset.sample_from_datasets([original, filtered], weights=weights,
+                                        seed=None if seed is None else seed + 1, stop_on_empty_dataset=True)
+
+
 for _cls in (_TensorSliceDataset, _TensorDataset, _RangeDataset, _MapDataset, _FilterDataset,
              _BatchDataset, _UnbatchDataset, _ShuffleDataset, _RepeatDataset, _TakeDataset, _SkipDataset,
-             _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset):
+             _CacheDataset, _ConcatenateDataset, _WindowDataset, _VariantDataset, _PaddedBatchDataset,
+             _ScanDataset, _GroupByWindowDataset, _UniqueDataset, _RandomDataset, _ShardDataset, _RebatchDataset,
+             _TakeWhileDataset, _IgnoreErrorsDataset, _WeightedChoiceDataset, _DirectedInterleaveDataset):
     _cls._kind = _cls.__name__
 
 
@@ -1006,7 +1662,18 @@ class CsvDataset(Dataset):
         return Tensor(np.asarray(v, t.np))
 
     def _elements(self):
+        # records are parsed per element, so an unparsable one is that element's error and
+        # ignore_errors can skip it (TF's idiom for dirty CSV files)
+        return _PerElement(self._records(), self._parse_record)
+
+    def _parse_record(self, picked):
         n = len(self._defaults)
+        out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
+        if len(picked) != n:
+            raise errors.InvalidArgumentError(None, None, f"Expect {n} fields but have {len(picked)} in record ")
+        return tuple(out)
+
+    def _records(self):
         for path in self._files:
             try:
                 f = open(path, newline="")
@@ -1024,14 +1691,250 @@ class CsvDataset(Dataset):
                         picked = [x for c, x in enumerate(fields) if c not in self._exclude]
                     else:
                         picked = fields
-                    out = [self._parse(k, x) for k, x in enumerate(picked[:n])]
-                    if len(picked) != n:
-                        raise errors.InvalidArgumentError(
-                            None, None, f"Expect {n} fields but have {len(picked)} in record ")
-                    yield tuple(out)
+                    yield picked
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._spec_value
+
+
+def _csv_fields(line, delim, quote):
+    return next(csv.reader([line], delimiter=delim)) if quote else line.split(delim)
+
+
+def _infer_csv_type(text, na_value, prev):
+    """TF's _infer_type: the narrowest of int32, int64, float32, float64, string that holds every
+    value seen so far (an empty or na_value field says nothing)."""
+    order = ("int32", "int64", "float32", "float64", "string")
+    if text in ("", na_value):
+        return prev
+    for t in order[0 if prev is None else order.index(prev):]:
+        try:
+            if t in ("int32", "int64"):
+                v = int(text)
+                info = np.iinfo(t)
+                if info.min <= v <= info.max:
+                    return t
+            elif t == "float32":
+                with np.errstate(over="ignore"):
+                    if np.float32(text) < np.inf:
+                        return t
+            elif t == "float64":
+                if np.float64(text) < np.inf:
+                    return t
+        except ValueError:
+            continue
+    return "string"
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False, encoding="utf-8"):
+    """``tf.data.experimental.make_csv_dataset``: batches of (OrderedDict of feature columns, label)
+    read from CSV files, built as TF builds it: the files (sorted, or shuffled), read one after the
+    other (``num_parallel_reads`` > 1: interleaved), shuffled and repeated, batched (the last batch
+    dropped when ``num_epochs`` is None, as TF), turned into dicts. Column types are inferred from
+    the first ``num_rows_for_inference`` rows as TF does (int32, int64, float32, float64);
+    string columns are out of scope (no tf.string): select the numeric ones with select_columns."""
+    import glob
+    if compression_type:
+        raise NotImplementedError(f"make_csv_dataset: compression_type={compression_type!r} is not supported; "
+                                  "decompress the files first")
+    patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
+    files = []
+    for pat in patterns:
+        pat = os.fspath(pat.decode() if isinstance(pat, bytes) else pat)
+        files.extend(glob.glob(pat))
+    if not files:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    files = sorted(files)   # TF sorts them unless it shuffles them
+
+    def rows(limit):
+        n = 0
+        for path in files:
+            with open(path, newline="", encoding=encoding) as f:
+                for k, line in enumerate(f):
+                    if header and k == 0:
+                        continue
+                    if n >= limit:
+                        return
+                    n += 1
+                    yield k + 1, _csv_fields(line.rstrip("\r\n"), field_delim, use_quote_delim)
+
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        with open(files[0], newline="", encoding=encoding) as f:
+            column_names = _csv_fields(f.readline().rstrip("\r\n"), field_delim, use_quote_delim)
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        raise ValueError("Cannot have duplicate column names.")
+    if select_columns is not None:
+        idx = []
+        for c in select_columns:
+            if isinstance(c, (int, np.integer)):
+                if not 0 <= c < len(column_names):
+                    raise ValueError(f"Column index {c} specified in `select_columns` should be >= 0 and less "
+                                     f"than the number of columns {len(column_names)}.")
+                idx.append(int(c))
+            elif c in column_names:
+                idx.append(column_names.index(c))
+            else:
+                raise ValueError(f"Column {c} specified in `select_columns` must be of one of the columns: "
+                                 f"{dict.fromkeys(column_names).keys()}.")
+        idx = sorted(idx)   # TF keeps the file's column order
+    else:
+        idx = list(range(len(column_names)))
+    names = [column_names[i] for i in idx]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {names}. Received: {label_name}.")
+    if column_defaults is None:
+        types = [None] * len(column_names)
+        for line_no, fields in rows(num_rows_for_inference):
+            if len(fields) != len(column_names):
+                raise ValueError(f"Problem inferring types: CSV row {line_no} has {len(fields)} number of fields. "
+                                 f"Expected: {len(column_names)}.")
+            for i in idx:
+                types[i] = _infer_csv_type(fields[i], na_value, types[i])
+        types = [types[i] or "string" for i in idx]
+        strings = [n for n, t in zip(names, types) if t == "string"]
+        if strings:
+            raise NotImplementedError(
+                f"make_csv_dataset: column(s) {strings} hold strings; string tensors (tf.string) are out of scope "
+                f"in tapeflow: pass select_columns with the numeric columns")
+        column_defaults = [np.zeros((), t) for t in types]
+    elif len(column_defaults) != len(idx):
+        raise ValueError(f"make_csv_dataset: {len(column_defaults)} column_defaults for {len(idx)} columns "
+                         f"({names}); give one per selected column")
+    reads = 1 if num_parallel_reads in (None, AUTOTUNE) else int(num_parallel_reads)
+
+    def read(i):
+        ds = CsvDataset(files[int(i)], column_defaults, header=header, field_delim=field_delim,
+                        use_quote_delim=use_quote_delim, na_value=na_value,
+                        select_cols=idx if select_columns is not None else None)
+        return ds.ignore_errors() if ignore_errors else ds
+
+    ds = Dataset.range(len(files))
+    if shuffle:
+        ds = ds.shuffle(len(files), shuffle_seed)
+    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    ds = ds.batch(batch_size, drop_remainder=num_epochs is None)
+
+    def to_dict(*cols):
+        import collections
+        features = collections.OrderedDict(zip(names, cols))
+        if label_name is None:
+            return features
+        label = features.pop(label_name)
+        return features, label
+
+    from .compiler.function import TensorSpec
+    lead = batch_size if ds._drop else None
+    col_specs = [TensorSpec((lead,), sp.dtype) for sp in read(0)._spec()]
+    out = ds.map(to_dict)
+    out._spec = lambda: to_dict(*col_specs)   # (a map's spec would be its first batch's)
+    out._kind = "_PrefetchDataset"   # (TF's last step; prefetch is a no-op here)
+    return out
+
+
+_SAVE_SPEC, _SAVE_DATA = "dataset_spec.json", "elements.npz"
+
+
+def _spec_to_json(sp):
+    from .compiler.function import TensorSpec
+    if isinstance(sp, dict):
+        if not all(isinstance(k, str) for k in sp):
+            raise TypeError(f"Dataset.save: dict keys must be strings to be saved, got {list(sp)}")
+        return {"dict": [[k, _spec_to_json(v)] for k, v in sp.items()]}
+    if isinstance(sp, tuple) and hasattr(sp, "_fields"):
+        return {"namedtuple": type(sp).__name__, "fields": list(sp._fields), "items": [_spec_to_json(v) for v in sp]}
+    if isinstance(sp, tuple):
+        return {"tuple": [_spec_to_json(v) for v in sp]}
+    if isinstance(sp, TensorSpec):
+        return {"shape": None if sp.shape is None else [None if d is None else int(d) for d in sp.shape],
+                "dtype": sp.dtype.name}
+    raise NotImplementedError(f"Dataset.save: elements with a {type(sp).__name__} (e.g. window's nested datasets) "
+                              "cannot be saved; flatten them first (flat_map/batch)")
+
+
+def _spec_from_json(j):
+    import collections
+    from .compiler.function import TensorSpec
+    from .core import dtypes
+    if "dict" in j:
+        return {k: _spec_from_json(v) for k, v in j["dict"]}
+    if "namedtuple" in j:
+        return collections.namedtuple(j["namedtuple"], j["fields"])(*[_spec_from_json(v) for v in j["items"]])
+    if "tuple" in j:
+        return tuple(_spec_from_json(v) for v in j["tuple"])
+    return TensorSpec(None if j["shape"] is None else tuple(j["shape"]), dtypes.as_dtype(j["dtype"]))
+
+
+def _save(ds, path, compression, checkpoint_args):
+    """Dataset.save in tapeflow's own format (not TF's snapshot files): a directory holding
+    ``dataset_spec.json`` (the element structure and specs) and ``elements.npz`` (each element's
+    components, "element/component"), written to temporary names and renamed, so a reader never
+    sees half a save. compression="GZIP" compresses the npz."""
+    import json
+    if checkpoint_args is not None:
+        raise NotImplementedError("Dataset.save: checkpoint_args (resumable saves) are not supported by tapeflow; "
+                                  "save without them")
+    if compression not in (None, "", "GZIP", "NONE"):
+        raise errors.InvalidArgumentError(None, None, f"Dataset.save: compression must be None or 'GZIP', "
+                                                      f"got {compression!r}")
+    spec_json = json.dumps(_spec_to_json(ds._spec()))
+    arrays, n = {}, 0
+    for n, el in enumerate(ds._elements(), 1):
+        for j, t in enumerate(nest.flatten(el)):
+            arrays[f"{n - 1}/{j}"] = t.numpy()
+    os.makedirs(path, exist_ok=True)
+    arrays["count"] = np.int64(n)
+    tmp = os.path.join(path, _SAVE_DATA + ".tmp.npz")
+    (np.savez_compressed if compression == "GZIP" else np.savez)(tmp, **arrays)
+    os.replace(tmp, os.path.join(path, _SAVE_DATA))
+    with open(os.path.join(path, _SAVE_SPEC + ".tmp"), "w") as f:
+        f.write(spec_json)
+    os.replace(os.path.join(path, _SAVE_SPEC + ".tmp"), os.path.join(path, _SAVE_SPEC))
+
+
+class _LoadDataset(Dataset):
+    """Dataset.load of a directory written by Dataset.save (tapeflow's format); the elements are
+    read from the file as they are iterated."""
+
+    _kind = "_LoadDataset"
+
+    def __init__(self, path, element_spec):
+        import json
+        path = os.fspath(path)
+        spec_file, data_file = os.path.join(path, _SAVE_SPEC), os.path.join(path, _SAVE_DATA)
+        if not (os.path.exists(spec_file) and os.path.exists(data_file)):
+            raise errors.NotFoundError(None, None, f"Dataset.load: no dataset saved by tapeflow's Dataset.save at "
+                                                   f"{path} (expected {_SAVE_SPEC} and {_SAVE_DATA}); TF's snapshot "
+                                                   "files are not read")
+        with open(spec_file) as f:
+            saved = _spec_from_json(json.load(f))
+        self._spec_value = saved if element_spec is None else element_spec
+        self._file = data_file
+        with np.load(data_file) as z:
+            self._n = int(z["count"])
+        self._struct = saved
+
+    def _elements(self):
+        k = len(nest.flatten(self._struct))
+        with np.load(self._file) as z:
+            for i in range(self._n):
+                yield nest.pack_sequence_as(self._struct, [Tensor(z[f"{i}/{j}"]) for j in range(k)])
+
+    def _cardinality(self):
+        return self._n
 
     def _spec(self):
         return self._spec_value
@@ -1046,3 +1949,66 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def cardinality(dataset):
         return dataset.cardinality()
+
+    # the older spellings: transformations for Dataset.apply (TF 2.21 keeps them, deprecated)
+    @staticmethod
+    def scan(initial_state, scan_func):
+        return lambda ds: ds.scan(initial_state, scan_func)
+
+    @staticmethod
+    def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+        return lambda ds: ds.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+    @staticmethod
+    def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
+                                  padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False):
+        return lambda ds: ds.bucket_by_sequence_length(
+            element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
+            pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    @staticmethod
+    def unique():
+        return lambda ds: ds.unique()
+
+    @staticmethod
+    def take_while(predicate):
+        return lambda ds: ds.take_while(predicate)
+
+    @staticmethod
+    def ignore_errors(log_warning=False):
+        return lambda ds: ds.ignore_errors(log_warning)
+
+    @staticmethod
+    def get_single_element(dataset):
+        return dataset.get_single_element()
+
+    @staticmethod
+    def Counter(start=0, step=1, dtype=None):  # noqa: N802 (TF's name)
+        return Dataset.counter(start, step, dtype)
+
+    @staticmethod
+    def RandomDataset(seed=None):  # noqa: N802 (TF's name)
+        return Dataset.random(seed)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+        return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    make_csv_dataset = staticmethod(make_csv_dataset)
+
+    @staticmethod
+    def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+        dataset.save(path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        return Dataset.load(path, element_spec, compression, reader_func)
+
+    @staticmethod
+    def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+        return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)
