@@ -721,10 +721,12 @@ def _unpack(data):
 
 
 def _is_dataset(x):
-    """A source of ready batches: a ``tf.data.Dataset``, or a Python generator/iterator of
-    ``(x, y[, sample_weight])`` batches (Keras 3 takes both in fit/evaluate/predict)."""
+    """A source of ready batches: a ``tf.data.Dataset``, a ``keras.utils.PyDataset``, or a Python
+    generator/iterator of ``(x, y[, sample_weight])`` batches (Keras 3 takes each in
+    fit/evaluate/predict)."""
     from ..data import Dataset
-    return isinstance(x, Dataset) or (hasattr(x, "__next__") and not isinstance(x, (Tensor, np.ndarray)))
+    from .utils import PyDataset
+    return isinstance(x, (Dataset, PyDataset)) or (hasattr(x, "__next__") and not isinstance(x, (Tensor, np.ndarray)))
 
 
 def _cardinality(x):
