@@ -1,11 +1,15 @@
 """Activation functions by name (Keras): ``get("relu")`` -> function."""
 from __future__ import annotations
 
+from ..core.tensor import Tensor, convert_to_tensor
+from ..ops import array_ops as A
 from ..ops import math_ops as M
 from ..ops import nn_ops as N
 
 __all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "softplus", "softsign", "elu", "selu", "gelu",
-           "swish", "silu", "leaky_relu", "relu6", "exponential", "hard_sigmoid", "linear", "get",
+           "swish", "silu", "leaky_relu", "relu6", "exponential", "hard_sigmoid", "linear", "celu", "glu",
+           "hard_silu", "hard_swish", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink", "log_sigmoid",
+           "mish", "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "get",
            "serialize", "deserialize"]
 
 
@@ -92,8 +96,85 @@ def linear(x):
     return x
 
 
+def celu(x, alpha=1.0):
+    """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
+    return M.add(M.maximum(x, 0.0), M.multiply(alpha, M.expm1(M.divide(M.minimum(x, 0.0), alpha))))
+
+
+def glu(x, axis=-1):
+    """Gated linear unit: the first half of ``axis`` times the sigmoid of the second."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    n = x.shape[axis]
+    if n is None or n % 2:
+        raise ValueError(f"glu: axis size must be divisible by 2. Received: x.shape={tuple(x.shape)} with "
+                         f"axis={axis}")
+    a, b = A.split(x, 2, axis=axis)
+    return M.multiply(a, M.sigmoid(b))
+
+
+def hard_silu(x):
+    """x * hard_sigmoid(x) (hard swish)."""
+    return M.multiply(x, hard_sigmoid(x))
+
+
+def hard_tanh(x):
+    return M.clip_by_value(x, -1.0, 1.0)
+
+
+def hard_shrink(x, threshold=0.5):
+    """x where |x| > threshold, else 0."""
+    return M.where(M.greater(M.abs(x), threshold), x, A.zeros_like(x))
+
+
+def soft_shrink(x, threshold=0.5):
+    """x - threshold above it, x + threshold below -threshold, else 0."""
+    return M.where(M.greater(x, threshold), M.subtract(x, threshold),
+                   M.where(M.less(x, -threshold), M.add(x, threshold), A.zeros_like(x)))
+
+
+def tanh_shrink(x):
+    return M.subtract(x, M.tanh(x))
+
+
+def log_sigmoid(x):
+    return M.log_sigmoid(x)
+
+
+def mish(x):
+    """x * tanh(softplus(x)) (Misra 2019)."""
+    return M.multiply(x, M.tanh(M.softplus(x)))
+
+
+def sparse_plus(x):
+    """0 below -1, (x + 1)^2 / 4 on [-1, 1), x above."""
+    return M.where(M.less_equal(x, -1.0), A.zeros_like(x),
+                   M.where(M.less(x, 1.0), M.multiply(0.25, M.square(M.add(x, 1.0))), x))
+
+
+def sparse_sigmoid(x):
+    """0 below -1, (x + 1) / 2 on (-1, 1), 1 above."""
+    return M.where(M.less_equal(x, -1.0), A.zeros_like(x),
+                   M.where(M.greater_equal(x, 1.0), A.ones_like(x), M.multiply(0.5, M.add(x, 1.0))))
+
+
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2 (So 2021)."""
+    return M.divide(M.add(x, M.sqrt(M.add(M.square(x), float(b)))), 2.0)
+
+
+def threshold(x, threshold, default_value):
+    """x where x > threshold, else default_value."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    return M.where(M.greater(x, threshold), x, M.cast(default_value, x.dtype))
+
+
+hard_swish = hard_silu
+
 _BY_NAME = {f.__name__: f for f in (relu, tanh, sigmoid, softmax, log_softmax, softplus, softsign, elu, selu,
-                                     gelu, swish, leaky_relu, relu6, exponential, hard_sigmoid, linear)}
+                                     gelu, swish, leaky_relu, relu6, exponential, hard_sigmoid, linear, celu, glu,
+                                     hard_silu, hard_tanh, hard_shrink, soft_shrink, tanh_shrink, log_sigmoid, mish,
+                                     sparse_plus, sparse_sigmoid, squareplus)}
+_BY_NAME["hard_swish"] = hard_silu
 _BY_NAME["silu"] = swish
 _BY_NAME["identity"] = linear
 _BY_NAME[None] = linear
