@@ -29,7 +29,9 @@ __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "Mean
            "kl_divergence", "kld", "KLD", "kullback_leibler_divergence", "cosine_similarity", "hinge",
            "squared_hinge", "categorical_hinge", "poisson", "logcosh", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "mape",
-           "MAPE", "msle", "MSLE", "get", "serialize", "deserialize"]
+           "MAPE", "msle", "MSLE", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "Dice", "Tversky",
+           "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky", "get", "serialize",
+           "deserialize"]
 
 
 class Reduction:
@@ -466,6 +468,86 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         return compute_weighted_loss(losses, sw, self.reduction)
 
 
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+                              label_smoothing=0.0, axis=-1):
+    """Focal loss (Lin et al. 2017) on binary_crossentropy's terms: each weighted by
+    (1 - p_t)^gamma, p_t the probability of the true label; with ``apply_class_balancing``
+    also by alpha (positives) or 1 - alpha (negatives). Mean over ``axis``."""
+    y_true, y_pred = _same_shape("binary_focal_crossentropy", *_prep(y_true, y_pred))
+    if label_smoothing:
+        y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
+    if from_logits:
+        y_pred = M.sigmoid(y_pred)
+    eps = backend.epsilon()
+    p = M.clip_by_value(y_pred, eps, 1.0 - eps)
+    bce = M.negative(M.add(M.multiply(y_true, M.log(p)), M.multiply(M.subtract(1.0, y_true), M.log(M.subtract(1.0, p)))))
+    p_t = M.add(M.multiply(y_true, y_pred), M.multiply(M.subtract(1.0, y_true), M.subtract(1.0, y_pred)))
+    focal = M.multiply(M.pow(M.subtract(1.0, p_t), gamma), bce)
+    if apply_class_balancing:
+        focal = M.multiply(M.add(M.multiply(y_true, alpha), M.multiply(M.subtract(1.0, y_true), 1.0 - alpha)), focal)
+    return M.reduce_mean(focal, axis) if len(aval_of(focal).shape) else focal
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+                                   axis=-1):
+    """Focal categorical crossentropy: -sum(alpha (1 - p)^gamma y log p) over ``axis``, p the
+    normalized, clipped predictions (Keras 3)."""
+    y_true, y_pred = _same_shape("categorical_focal_crossentropy", *_prep(y_true, y_pred))
+    if label_smoothing:
+        n = aval_of(y_pred).shape[axis]
+        y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), label_smoothing / float(n))
+    if from_logits:
+        y_pred = N.softmax(y_pred, axis)
+    eps = backend.epsilon()
+    out = M.clip_by_value(M.divide(y_pred, M.reduce_sum(y_pred, axis, keepdims=True)), eps, 1.0 - eps)
+    cce = M.multiply(M.negative(y_true), M.log(out))
+    return M.reduce_sum(M.multiply(M.multiply(M.pow(M.subtract(1.0, out), gamma), alpha), cce), axis)
+
+
+def dice(y_true, y_pred, axis=None):
+    """1 - 2 sum(y p) / (sum(y) + sum(p) + eps), summed over ``axis`` (None: everything)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    inter = M.reduce_sum(M.multiply(y_true, y_pred), axis)
+    return M.subtract(1.0, M.divide(M.multiply(2.0, inter), M.add(M.add(M.reduce_sum(y_true, axis),
+                                                                      M.reduce_sum(y_pred, axis)), backend.epsilon())))
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    """1 - tp / (tp + alpha fp + beta fn + eps) with Keras 3's soft counts (its fp is
+    sum((1 - p) y) and its fn sum(p (1 - y)), as it spells them)."""
+    y_true, y_pred = _prep(y_true, y_pred)
+    inter = M.reduce_sum(M.multiply(y_true, y_pred), axis)
+    fp = M.reduce_sum(M.multiply(M.subtract(1.0, y_pred), y_true), axis)
+    fn = M.reduce_sum(M.multiply(y_pred, M.subtract(1.0, y_true)), axis)
+    return M.subtract(1.0, M.divide(inter, M.add(M.add(M.add(inter, M.multiply(fp, alpha)), M.multiply(fn, beta)),
+                                                 backend.epsilon())))
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+                 axis=-1, reduction="sum_over_batch_size", name="binary_focal_crossentropy"):
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy"):
+        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class Dice(LossFunctionWrapper):
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None):
+        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky", axis=None):
+        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta, axis=axis)
+
+
 _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "huber": huber,
           "huber_loss": huber, "log_cosh": log_cosh, "logcosh": log_cosh, "binary_crossentropy": binary_crossentropy,
@@ -475,11 +557,14 @@ _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "cosine_similarity": cosine_similarity, "hinge": hinge, "squared_hinge": squared_hinge,
           "categorical_hinge": categorical_hinge, "poisson": poisson,
           "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
-          "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error}
+          "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error,
+          "binary_focal_crossentropy": binary_focal_crossentropy,
+          "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky}
 _CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
                                             CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence,
                                             CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson,
-                                            MeanAbsolutePercentageError, MeanSquaredLogarithmicError)}
+                                            MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+                                            BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky)}
 
 
 def get(identifier):
