@@ -384,3 +384,38 @@ class Adadelta(Optimizer):
         cfg = super().get_config()
         cfg.update(rho=self.rho, epsilon=self.epsilon)
         return cfg
+
+
+class Lion(Optimizer):
+    """Lion (Chen et al. 2023, "Symbolic Discovery of Optimization Algorithms"; Keras 3's rule,
+    ``rules.lion``): the sign of an interpolated momentum, so every weight moves by exactly
+    ``learning_rate`` a step; slot ``momentum``. Keras casts the betas to the variable's dtype
+    before taking 1 - beta (1 - float32(0.9) = 0.100000024): so here."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name="Lion", **kwargs):
+        if not 0.0 < float(beta_1) <= 1.0:
+            raise ValueError(f"Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates "
+                             f"to SignSGD. Received: beta_1={beta_1}.")
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "momentum")
+
+    _rule = staticmethod(_rules.lion)
+
+    def _rule_slots(self):
+        return ("momentum",)
+
+    def _rule_args(self, var, lr):
+        npd = np.dtype(var.dtype.as_numpy_dtype)
+        b1, b2 = npd.type(self.beta_1), npd.type(self.beta_2)
+        return lr, b1, npd.type(1) - b1, b2, npd.type(1) - b2
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2)
+        return cfg

@@ -4,7 +4,7 @@ written once and run three ways.
 A rule is a function of one variable's gradient ``g``, value ``w`` and slot values,
 then its per-step constants and flags; it returns the variable's new value and the
 new slot values, in the order of the optimizer's ``_rule_slots``. It is written with
-operators and this module's ``sqrt``/``square``/``rsqrt``/``maximum`` only, so the same
+operators and this module's ``sqrt``/``square``/``rsqrt``/``maximum``/``sign`` only, so the same
 text runs
 
 * on Tensors: the op path (traced, taped and profiled steps; the spec);
@@ -51,6 +51,10 @@ def absolute(x):
 
 def maximum(a, b):
     return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else np.maximum(a, b)
+
+
+def sign(x):
+    return M.sign(x) if isinstance(x, Tensor) else np.sign(x)
 
 
 def power(a, b):
@@ -174,6 +178,12 @@ def adadelta(g, w, ag, adv, lr, rho, rho_c, eps):
     return w + lr * delta, new_ag, new_adv
 
 
+def lion(g, w, m, lr, b1, b1c, b2, b2c):
+    """Keras 3's Lion (Chen et al. 2023): ``w -= lr * sign(b1 m + (1 - b1) g)``, then
+    ``m = b2 m + (1 - b2) g`` (``b1c``, ``b2c`` = 1 - b1, 1 - b2 in the variable's dtype)."""
+    return w - lr * sign(m * b1 + g * b1c), m * b2 + g * b2c
+
+
 def polyak(t, s, tau, keep):
     """The soft (Polyak) target update of ``keras.utils.soft_update``: ``tau * s + keep * t``
     for a target ``t`` and source ``s``, ``keep`` = 1 - tau (computed by the caller, as the
@@ -207,13 +217,14 @@ def _build():
     overload(square)(lambda x: lambda x: x * x)
     overload(maximum)(lambda a, b: lambda a, b: np.maximum(a, b))
     overload(absolute)(lambda x: lambda x: np.abs(x))
+    overload(sign)(lambda x: lambda x: np.sign(x))
 
     @overload(rsqrt)
     def _rsqrt(x):
         one = as_dtype(x).type(1)  # a literal 1.0 would be float64 and widen a float32 rule
         return lambda x: one / np.sqrt(x)
 
-    for r in (sgd, adam, rmsprop, adagrad, polyak, nadam, adamax, adadelta):
+    for r in (sgd, adam, rmsprop, adagrad, polyak, nadam, adamax, adadelta, lion):
         register_jitable(r)
     # cache=True: compiled once per machine (about a second per rule and dtype), later
     # processes load the machine code. One loop per rule: the rule is a global of the
@@ -282,9 +293,14 @@ def _build():
             w_out[i], ag[i], adv[i] = adadelta(g[i], w[i], ag[i], adv[i], *c)
 
     @jit
+    def lion_loop(g, w, m, w_out, *c):
+        for i in range(g.shape[0]):
+            w_out[i], m[i] = lion(g[i], w[i], m[i], *c)
+
+    @jit
     def polyak_loop(t, s, t_out, *c):
         for i in range(t.shape[0]):
             t_out[i] = polyak(t[i], s[i], *c)
 
     return {sgd: sgd_loop, adam: adam_loop, rmsprop: rmsprop_loop, adagrad: adagrad_loop, polyak: polyak_loop,
-            nadam: nadam_loop, adamax: adamax_loop, adadelta: adadelta_loop}
+            nadam: nadam_loop, adamax: adamax_loop, adadelta: adadelta_loop, lion: lion_loop}

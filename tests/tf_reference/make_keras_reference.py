@@ -180,6 +180,8 @@ opt_cases = [
     ("Adamax", {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.99, "epsilon": 1e-3}),
     ("Adadelta", {"learning_rate": 1.0}),
     ("Adadelta", {"learning_rate": 0.5, "rho": 0.9, "epsilon": 1e-5}),
+    ("Lion", {"learning_rate": 0.01}),
+    ("Lion", {"learning_rate": 0.003, "beta_1": 0.95, "beta_2": 0.98}),
 ]
 out["optimizers"] = {"x": L(ox), "y": L(oy), "w0": L(ow0), "b0": L(ob0), "cases": []}
 for oname, kw in opt_cases:
