@@ -1,6 +1,6 @@
 """``tapeflow.keras.callbacks``: Keras' training hooks (Callback, History,
 LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard, LearningRateScheduler,
-ReduceLROnPlateau, CSVLogger) with Keras 3 semantics."""
+ReduceLROnPlateau, CSVLogger, TerminateOnNaN) with Keras 3 semantics."""
 import collections
 import csv
 import os
@@ -28,14 +28,24 @@ class Callback:
     def on_train_end(self, logs=None): pass
     def on_epoch_begin(self, epoch, logs=None): pass
     def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
+    def on_batch_begin(self, batch, logs=None): pass
+    def on_batch_end(self, batch, logs=None): pass
     def on_test_begin(self, logs=None): pass
     def on_test_end(self, logs=None): pass
     def on_test_batch_begin(self, batch, logs=None): pass
     def on_test_batch_end(self, batch, logs=None): pass
     def on_predict_begin(self, logs=None): pass
     def on_predict_end(self, logs=None): pass
+    def on_predict_batch_begin(self, batch, logs=None): pass
+    def on_predict_batch_end(self, batch, logs=None): pass
+
+    # Keras: the training batch hooks default to on_batch_begin/on_batch_end (its older
+    # names), so a callback that overrides only those runs during fit
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs=logs)
 
 
 class CallbackList:
@@ -547,3 +557,21 @@ class CSVLogger(Callback):
         if self.csv_file and not self.csv_file.closed:
             self.csv_file.close()
         self.writer = None
+
+
+class TerminateOnNaN(Callback):
+    """Stops training at the first batch whose loss is NaN or inf (``raise_error``: raises a
+    RuntimeError there instead)."""
+
+    def __init__(self, raise_error=False):
+        super().__init__()
+        self.raise_error = bool(raise_error)
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not np.isfinite(loss):
+            if self.raise_error:
+                raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: {loss}. Terminating "
+                                   "training immediately.")
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True

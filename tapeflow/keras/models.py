@@ -567,6 +567,8 @@ class Model(Layer):
                 cbs.on_train_batch_begin(step, {})
                 logs = _pythonify(self.train_step(batch))
                 cbs.on_train_batch_end(step, dict(logs))
+                if self.stop_training:      # Keras 3 stops within the epoch (TerminateOnNaN)
+                    break
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 vx, vy, vsw = _unpack(validation_data) if not _is_dataset(validation_data) \
@@ -615,9 +617,11 @@ class Model(Layer):
         cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})
         cbs.on_predict_begin({})
         outs = []
-        for batch in _batches(x, None, None, _batch_size("predict", batch_size), False, None, steps):
+        for step, batch in enumerate(_batches(x, None, None, _batch_size("predict", batch_size), False, None, steps)):
+            cbs.on_predict_batch_begin(step, {})
             xb = _unpack(batch)[0]
             outs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), self(xb, training=False)))
+            cbs.on_predict_batch_end(step, {"outputs": outs[-1]})
         cbs.on_predict_end({})
         if not outs:
             return np.zeros((0,), np.float32)
