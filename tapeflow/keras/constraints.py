@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor, convert_to_tensor
 from ..ops import math_ops as M
-from ._config import from_config, to_config
+from ._config import Configurable, lookup
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "max_norm", "min_max_norm", "non_neg",
            "unit_norm", "get", "serialize", "deserialize"]
@@ -22,20 +22,9 @@ def _norms(w, axis):
     return M.sqrt(M.reduce_sum(M.square(w), axis=axis, keepdims=True))
 
 
-class Constraint:
+class Constraint(Configurable):
     def __call__(self, w):
         return w
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class MaxNorm(Constraint):
@@ -97,26 +86,5 @@ _BY_NAME = {"max_norm": MaxNorm, "maxnorm": MaxNorm, "min_max_norm": MinMaxNorm,
             "non_neg": NonNeg, "nonneg": NonNeg, "unit_norm": UnitNorm, "unitnorm": UnitNorm}
 
 
-def get(identifier):
-    """None, a Constraint, a callable, a name ('non_neg', 'max_norm', ...) or a config dict."""
-    if identifier is None or isinstance(identifier, Constraint):
-        return identifier
-    if isinstance(identifier, str):
-        cls = _BY_NAME.get(identifier.lower())
-        if cls is None:
-            raise ValueError(f"Could not interpret constraint identifier: {identifier!r}; known names: "
-                             f"{', '.join(sorted(k for k in _BY_NAME if '_' in k))}")
-        return cls()
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")
-
-
-def serialize(constraint):
-    return to_config(constraint) if isinstance(constraint, Constraint) else constraint
-
-
-def deserialize(config):
-    return from_config(config, _BY_NAME, "constraint", get)
+#: get: None, a Constraint, a callable, a name ('non_neg', 'max_norm', ...) or a config dict
+get, serialize, deserialize = lookup("constraint", Constraint, _BY_NAME)

@@ -21,7 +21,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.tensor import constant as _const
 from . import backend
-from ._config import from_config, to_config
+from ._config import Configurable, from_config, to_config
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
            "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform", "HeNormal", "LecunUniform",
@@ -61,22 +61,11 @@ def _truncated_normal(rng, shape, mean, stddev):
     return z * stddev + mean
 
 
-class Initializer:
+class Initializer(Configurable):
     """Base class: ``__call__(shape, dtype=None, **kwargs) -> Tensor``."""
 
     def __call__(self, shape, dtype=None, **kwargs):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class Zeros(Initializer):

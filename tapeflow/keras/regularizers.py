@@ -3,25 +3,14 @@ weight to a scalar penalty (``l2 * sum(w**2)``, no 1/2, as Keras)."""
 from __future__ import annotations
 
 from ..ops import math_ops as M
-from ._config import from_config, to_config
+from ._config import Configurable, lookup
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
 
 
-class Regularizer:
+class Regularizer(Configurable):
     def __call__(self, x):
         return 0.0
-
-    def get_config(self):
-        return {}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 def _factor(cls, name, value):
@@ -84,24 +73,4 @@ def l1_l2(l1=0.01, l2=0.01):  # noqa: F811
 _BY_NAME = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2}
 
 
-def get(identifier):
-    if identifier is None or isinstance(identifier, Regularizer):
-        return identifier
-    if isinstance(identifier, str):
-        cls = _BY_NAME.get(identifier.lower())
-        if cls is None:
-            raise ValueError(f"unknown regularizer {identifier!r}")
-        return cls()
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"cannot interpret {identifier!r} as a regularizer")
-
-
-def serialize(reg):
-    return to_config(reg) if isinstance(reg, Regularizer) else reg
-
-
-def deserialize(config):
-    return from_config(config, _BY_NAME, "regularizer", get)
+get, serialize, deserialize = lookup("regularizer", Regularizer, _BY_NAME)
