@@ -64,6 +64,24 @@ class _ImageLayer(Layer):
     def _uniform(self, shape):
         return (self._gen or R.get_global_generator()).uniform(shape, dtype=np.float32)
 
+    def _per_image(self, x):
+        """One uniform draw per image: shape (batch, 1, 1, 1), or (1, 1, 1) for one image."""
+        s = aval_of(x).shape
+        return self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1))
+
+    def call(self, inputs, training=True):
+        # the random layers: augment when training (the call's default, as Keras 3), pass the
+        # images (in the layer's dtype) otherwise; a boolean tensor selects per call
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        _hw(x)
+        out = self._augment(x)
+        return M.where(training, out, x) if isinstance(training, Tensor) else out
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
 
 class Resizing(_ImageLayer):
     """Resizes to (height, width) with tf.image.resize ('bilinear' or 'nearest');
@@ -150,24 +168,14 @@ class RandomFlip(_ImageLayer):
             raise ValueError(f"RandomFlip: mode must be one of {', '.join(map(repr, self._MODES))}, got {mode!r}")
         self.mode = mode
 
-    def call(self, inputs, training=True):
-        x = M.cast(inputs, self._np_dtype)
-        if training is None or training is False:
-            return x
-        s = aval_of(x).shape
-        _hw(x)
-        flips = M.less_equal(self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1)), 0.5)
+    def _augment(self, x):
+        flips = M.less_equal(self._per_image(x), 0.5)
         out = x
         if self.mode != "vertical":
             out = M.where(flips, A.reverse(out, [-2]), out)
         if self.mode != "horizontal":
             out = M.where(flips, A.reverse(out, [-3]), out)
-        if isinstance(training, Tensor):
-            raise TypeError("RandomCrop: `training` must be a Python bool: the output's shape depends on it")
         return out
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
 
     def get_config(self):
         cfg = super().get_config()
@@ -248,18 +256,8 @@ class _PerImage(_ImageLayer):
         self.factor = _factor(type(self).__name__, factor, self._BOUNDS)
         self.value_range = _value_range(type(self).__name__, value_range)
 
-    def call(self, inputs, training=True):
-        x = M.cast(inputs, self._np_dtype)
-        if training is None or training is False:
-            return x
-        s = aval_of(x).shape
-        _hw(x)
-        u = self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1))
-        out = M.clip_by_value(self._apply(x, u), self.value_range[0], self.value_range[1])
-        return M.where(training, out, x) if isinstance(training, Tensor) else out
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
+    def _augment(self, x):
+        return M.clip_by_value(self._apply(x, self._per_image(x)), self.value_range[0], self.value_range[1])
 
     def get_config(self):
         cfg = super().get_config()
@@ -322,24 +320,16 @@ class _Affine(_ImageLayer):
                                       "('nearest', 'bilinear')")
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, float(fill_value)
 
-    def call(self, inputs, training=True):
-        x = M.cast(inputs, self._np_dtype)
-        if training is None or training is False:
-            return x
-        s = aval_of(x).shape
-        _hw(x)
-        batch = x if len(s) == 4 else A.expand_dims(x, 0)
+    def _augment(self, x):
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
         n, h, w = aval_of(batch).shape[:3]
         out = _image._projective_transform(batch, self._matrices(n, h, w), self.interpolation, self.fill_mode,
                                            self.fill_value)
-        out = out if len(s) == 4 else A.squeeze(out, 0)
-        return M.where(training, out, x) if isinstance(training, Tensor) else out
+        return A.squeeze(out, 0) if one else out
 
     def _draw(self, n, lo, hi):
         return lo + self._uniform((n,)) * (hi - lo)
-
-    def compute_output_shape(self, input_shape):
-        return input_shape
 
     def get_config(self):
         cfg = super().get_config()
