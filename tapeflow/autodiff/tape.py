@@ -34,6 +34,18 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+def _unconnected(u):
+    """TF's accepted values: an UnconnectedGradients member or its value ("none", "zero");
+    anything else is TF's ValueError (a typo would otherwise quietly mean one of the two)."""
+    if isinstance(u, UnconnectedGradients):
+        return u
+    for m in UnconnectedGradients:
+        if isinstance(u, str) and u == m.value:
+            return m
+    raise ValueError(f"Unknown value for unconnected_gradients: {u!r} (use tapeflow.UnconnectedGradients.NONE "
+                     "or .ZERO)")
+
+
 class GradientTape:
     """Records operations for automatic differentiation (TF 2 semantics).
 
@@ -90,9 +102,9 @@ class GradientTape:
                 self._watch_var(t)
             elif isinstance(t, Tensor):
                 self._ids[id(t)] = t
-            else:
-                raise TypeError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
-                                "wrap values with tapeflow.constant first")
+            else:  # (TF 2.21 raises ValueError here)
+                raise ValueError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
+                                 "wrap values with tapeflow.constant first")
 
     def _watch_var(self, v):
         self._ids[id(v)] = v
@@ -132,12 +144,16 @@ class GradientTape:
         as target); sources: a tensor/variable or nested structure of them.
         """
         self._check_usable()
+        unconnected_gradients = _unconnected(unconnected_gradients)
+        if target is None:
+            raise TypeError("GradientTape.gradient: target is None; pass the tensor (or nested structure of "
+                            "tensors) to differentiate")
         flat_sources, pack = _flatten(sources)
         flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
         self._used = True
-        if unconnected_gradients == UnconnectedGradients.ZERO or unconnected_gradients == "zero":
+        if unconnected_gradients is UnconnectedGradients.ZERO:
             grads = [_or_zeros(g, s) for g, s in zip(grads, flat_sources)]
         return pack(grads)
 
@@ -202,6 +218,7 @@ class GradientTape:
         """J[i..., j...] = d target[i...] / d source[j...] for each source."""
         from ..ops import array_ops
         self._check_usable()
+        unconnected_gradients = _unconnected(unconnected_gradients)
         flat_sources = nest.flatten(sources)
         ts = target.aval.shape
         n = int(np.prod(ts)) if ts else 1
@@ -217,7 +234,7 @@ class GradientTape:
         for r, s, orig in zip(rows, flat_sources, flat_sources):
             j = array_ops.stack(r, axis=0) if r else None
             j = array_ops.reshape(j, tuple(ts) + tuple(s.aval.shape))
-            if unconnected_gradients == UnconnectedGradients.NONE and all(
+            if unconnected_gradients is UnconnectedGradients.NONE and all(
                     g is None for g in self._gradient([target], None, [s])):
                 j = None
             out.append(j)

@@ -44,6 +44,8 @@ def _trace_sub(fn, in_avals, kind, local_vars=()):
         args = [sub.new_input(a) for a in in_avals]
         out = fn(*args)
     flat = nest.flatten(out)
+    if kind == "branch":  # a branch may return None (both must, there: cond checks)
+        flat = [o for o in flat if o is not None]
     for o in flat:
         if not isinstance(o, (Tensor, float, int, bool, np.ndarray, np.generic)):
             raise TypeError(f"{kind} function returned a {type(o).__name__}; return tensors (or nested "
@@ -206,14 +208,18 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if len(t_flat) != len(f_flat):
         raise ValueError(f"cond: true_fn returns {len(t_flat)} values, false_fn {len(f_flat)}; both branches "
                          "must return the same structure")
+    for i, (a, b) in enumerate(zip(t_flat, f_flat)):
+        if (a is None) != (b is None):  # (None where both branches return None: None, as eagerly and in TF)
+            raise ValueError(f"cond: output {i} is None in {'true_fn' if a is None else 'false_fn'} only; both "
+                             "branches must return the same structure")
     # the output avals must agree; Python scalars adopt the other branch's dtype
     tg, fg = _unify_outputs(tg, fg)
     # both branch graphs take all operands: true's captures, then false's
     operands = t_caps + f_caps
     tg = Graph(tg.inputs + [Var(c.aval) for c in f_caps], tg.consts, tg.eqns, tg.outputs, tg.variables)
     fg = Graph([Var(c.aval) for c in t_caps] + fg.inputs, fg.consts, fg.eqns, fg.outputs, fg.variables)
-    outs = bind(cond_p, _scalar(pred), *operands, branches=(fg, tg))
-    return nest.pack_sequence_as(t_out, list(outs))
+    outs = iter(bind(cond_p, _scalar(pred), *operands, branches=(fg, tg)))
+    return nest.pack_sequence_as(t_out, [None if a is None else next(outs) for a in t_flat])
 
 
 def _scalar(pred):
@@ -296,6 +302,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # a single tensor is one loop variable (as when traced); the result has
         # loop_vars' structure, as when traced
         lv0 = (loop_vars,) if single else loop_vars
+        # Python numbers and NumPy values become tensors (as TF, and as when traced): a loop
+        # that runs zero times, or a body that keeps Python ints, still returns tensors
+        lv0 = nest.map_structure(lambda x: convert_to_tensor(x) if isinstance(
+            x, (bool, int, float, np.ndarray, np.generic)) else x, lv0)
         lv = lv0
         it = 0
         while (maximum_iterations is None or it < maximum_iterations) and bool(cond(*lv)):

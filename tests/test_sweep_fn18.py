@@ -1,0 +1,180 @@
+"""Differences from TF 2.21 found by the wave-18 sweep of GradientTape / tf.function / Variable
+semantics (tests/tf_reference/sweep_fn18.py), each fixed here with TF's behaviour as the
+expected value. (Cases that are a program and its inputs are in the bad-input table's
+"sweepfn18" block: tests/bad_input_cases.py.)"""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow import errors
+
+
+def c(x, dt="float32"):
+    return tf.constant(np.asarray(x, dtype=dt))
+
+
+# -- tf.function: input_signature and concrete functions --------------------------------------
+
+def test_input_signature_unknown_rank_serves_every_rank():
+    n = [0]
+
+    @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+    def f(x):
+        n[0] += 1
+        return tf.reduce_sum(x)
+    # TF 2.21: 1.0 and 3.0 (one trace of unknown rank; tapeflow traces once per rank)
+    assert f(c(1.0)).numpy() == 1.0
+    r = f(c([[1.0, 2.0]]))
+    assert r.shape == () and r.numpy() == 3.0
+    r = f(c([[1.0, 2.0], [3.0, 4.0]]))  # the rank-2 trace serves another rank-2 shape
+    assert r.shape == () and r.numpy() == 10.0
+    assert n[0] == 2
+
+
+def test_input_signature_converts_a_python_list():
+    n = [0]
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        n[0] += 1
+        return x * 2
+    # TF 2.21: [2., 4.] float32, one trace
+    r = f([1.0, 2.0])
+    assert r.dtype == tf.float32 and r.numpy().tolist() == [2.0, 4.0]
+    assert f([3, 4, 5]).numpy().tolist() == [6.0, 8.0, 10.0]
+    assert n[0] == 1
+
+
+def test_concrete_function_checks_dtype_and_shape():
+    f = tf.function(lambda x: x * 2)
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    assert cf(c([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+    # TF 2.21: InvalidArgumentError "... input #0(zero-based) was expected to be a float tensor but is a
+    # int32 tensor"; tapeflow's compiled code would have computed in int32
+    with pytest.raises(errors.InvalidArgumentError, match="traced as float32 but is int32"):
+        cf(c([1, 2], "int32"))
+    # TF 2.21 runs the other shape; tapeflow's trace has its shapes built in, so it raises
+    with pytest.raises(errors.InvalidArgumentError, match=r"shape \(3,\).*traced for \(2,\)"):
+        cf(c([1.0, 2.0, 3.0]))
+    g = tf.function(lambda x: x * 2).get_concrete_function(tf.TensorSpec([None], tf.float32))
+    assert g(c([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
+
+
+def test_numpy_scalar_arguments_share_a_trace():
+    n = [0]
+
+    @tf.function
+    def f(x):
+        n[0] += 1
+        return x * 2
+    # TF 2.21: one trace; NumPy scalars are tensors, as NumPy arrays are
+    assert f(np.float32(1.0)).numpy() == 2.0
+    assert f(np.float32(2.0)).numpy() == 4.0
+    assert n[0] == 1
+    r = f(np.float64(3.0))  # TF 2.21: float64 6.0 (a new dtype: a second trace)
+    assert r.dtype == tf.float64 and r.numpy() == 6.0 and n[0] == 2
+
+
+def test_closed_over_numpy_array_is_captured_when_traced():
+    k = np.array([2.0], np.float32)
+    # exp(x * k) * k: the first k is read by the compiled code, and k + 0 is folded when traced;
+    # a reference to k would see a later write in one and not the other
+    f = tf.function(lambda x: tf.exp(x * k) * (k + 0.0))
+    x = c([1.0])
+    first = f(x).numpy()
+    k[0] = 5.0
+    # TF 2.21: the array's value when traced (2.0), on every later call (past the tier-up too)
+    for _ in range(200):
+        r = f(x).numpy()
+    np.testing.assert_allclose(r, first)
+    np.testing.assert_allclose(first, np.exp(np.float32(2.0)) * 2.0, rtol=1e-6)
+
+
+# -- cond / while_loop --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_cond_branches_returning_none(compiled):
+    v = tf.Variable(0.0)
+
+    def g(x):
+        def t():
+            v.assign_add(1.0)
+
+        def e():
+            v.assign_add(10.0)
+        return tf.cond(x > 0, t, e), tf.cond(x > 0, lambda: (None, x * 2), lambda: (None, x * 3))
+    g = tf.function(g) if compiled else g
+    # TF 2.21: None (both branches return None); the branches' writes still run
+    a, (b, y) = g(c(1.0))
+    assert a is None and b is None and y.numpy() == 2.0 and v.numpy() == 1.0
+    a, (b, y) = g(c(-1.0))
+    assert y.numpy() == -3.0 and v.numpy() == 11.0
+
+
+def test_cond_none_in_one_branch_only_raises():
+    @tf.function
+    def f(x):
+        return tf.cond(x > 0, lambda: None, lambda: x)
+    with pytest.raises(ValueError, match="None in true_fn only"):
+        f(c(1.0))
+
+
+def test_eager_while_loop_returns_tensors():
+    # TF 2.21: (int32 5, int32 10) for Python-int loop variables, as tf.function gives
+    i, s = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i), [0, 0])
+    assert isinstance(i, tf.Tensor) and i.dtype == tf.int32 and i.numpy() == 5 and s.numpy() == 10
+    (z,) = tf.while_loop(lambda s: s < 0.0, lambda s: s + 1.0, [2.5])  # no iteration at all
+    assert isinstance(z, tf.Tensor) and z.dtype == tf.float32 and z.numpy() == 2.5
+
+
+# -- GradientTape ------------------------------------------------------------------------------
+
+def test_unconnected_gradients_values():
+    x, z = c([1.0, 2.0]), c([3.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, z])
+        y = x * 2.0
+    # TF 2.21: "none" is UnconnectedGradients.NONE (None), "zero" is ZERO, anything else a ValueError
+    assert t.jacobian(y, z, unconnected_gradients="none") is None
+    assert t.jacobian(y, z, unconnected_gradients="zero").numpy().tolist() == [[0.0], [0.0]]
+    assert t.gradient(y, z, unconnected_gradients="none") is None
+    with pytest.raises(ValueError, match="Unknown value for unconnected_gradients: 'ZERO'"):
+        t.gradient(y, z, unconnected_gradients="ZERO")
+    with pytest.raises(ValueError, match="unconnected_gradients"):
+        t.jacobian(y, z, unconnected_gradients=0)
+
+
+# -- Variables ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stmt,word", [("v += 1.0", "assign_add"), ("v -= 1.0", "assign_sub"),
+                                       ("v *= 2.0", "assign"), ("v /= 2.0", "assign"), ("v **= 2.0", "assign")])
+def test_variable_inplace_operators_raise(stmt, word):
+    v = tf.Variable([1.0, 2.0])
+    w = v
+    # TF 2.21: RuntimeError "`variable += value` with `tf.Variable`s is not supported. Use
+    # `variable.assign_add(value)` ..." (the rebinding would leave the variable as it was)
+    with pytest.raises(RuntimeError, match=word):
+        exec(stmt, {"v": v})
+    assert w.numpy().tolist() == [1.0, 2.0]
+
+
+def test_variable_constraint_kept_and_applied_by_optimizers():
+    v = tf.Variable([-1.0, 2.0], constraint=lambda x: tf.maximum(x, 0.0))
+    assert v.constraint is not None and tf.Variable(1.0).constraint is None
+    v.assign([-3.0, 4.0])  # TF 2.21: assign does not apply it
+    assert v.numpy().tolist() == [-3.0, 4.0]
+    v.assign([-1.0, 2.0])
+    tf.keras.optimizers.SGD(0.1).apply_gradients([(c([1.0, 1.0]), v)])
+    np.testing.assert_allclose(v.numpy(), [0.0, 1.9], rtol=1e-6)  # TF 2.21: [0. 1.9]
+    with pytest.raises(ValueError, match="constraint"):  # TF 2.21: ValueError
+        tf.Variable(1.0, constraint=3)
+
+
+def test_variable_synchronization_and_aggregation():
+    # TF 2.21: accepted; ON_READ makes a variable non-trainable unless trainable=True is given
+    v = tf.Variable(1.0, synchronization=tf.VariableSynchronization.ON_READ,
+                    aggregation=tf.VariableAggregation.MEAN)
+    assert v.trainable is False and v.synchronization is tf.VariableSynchronization.ON_READ
+    assert v.aggregation is tf.VariableAggregation.MEAN
+    assert tf.Variable(1.0, synchronization=tf.VariableSynchronization.ON_READ, trainable=True).trainable
+    assert tf.Variable(1.0).trainable and not tf.Variable(1.0, trainable=False).trainable
