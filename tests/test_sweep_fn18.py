@@ -178,3 +178,61 @@ def test_variable_synchronization_and_aggregation():
     assert v.aggregation is tf.VariableAggregation.MEAN
     assert tf.Variable(1.0, synchronization=tf.VariableSynchronization.ON_READ, trainable=True).trainable
     assert tf.Variable(1.0).trainable and not tf.Variable(1.0, trainable=False).trainable
+
+
+# -- AutoGraph -----------------------------------------------------------------------------------
+
+def test_autograph_nested_tensor_loops():
+    @tf.function
+    def f(n):
+        s = tf.constant(0)
+        for i in tf.range(n):
+            for j in tf.range(i):  # j: assigned by the inner loop only, never before the outer one
+                s += j
+        return s
+    # TF 2.21: 10 (sum over i < 5 of sum(range(i)))
+    assert f(c(5, "int32")).numpy() == 10
+    assert f(c(0, "int32")).numpy() == 0
+
+
+def test_autograph_name_first_assigned_in_a_tensor_loop():
+    @tf.function
+    def f(n):
+        for i in tf.range(n):
+            y = i * 2
+        return y
+    assert f(c(3, "int32")).numpy() == 4  # TF 2.21: 4
+
+    @tf.function
+    def g(n):
+        s = tf.constant(0.0)
+        k = tf.constant(0)
+        while k < n:
+            tmp = tf.cast(k, tf.float32) * 2.0
+            s += tmp
+            k += 1
+        return s, tmp
+    s, tmp = g(c(3, "int32"))
+    assert s.numpy() == 6.0 and tmp.numpy() == 4.0
+
+
+def test_autograph_read_before_assignment_in_a_tensor_loop_raises():
+    @tf.function
+    def f(n):
+        s = tf.constant(0)
+        for i in tf.range(n):
+            s = s + t  # noqa: F821 (t is read before the body assigns it)
+            t = i
+        return s
+    with pytest.raises(ValueError, match="'t' must be defined before"):
+        f(c(3, "int32"))
+
+
+def test_autograph_conditional_expression_on_a_tensor():
+    @tf.function
+    def f(x, k):
+        y = x * 2 if k > 1 else x * 3      # a Python condition: Python's
+        return y if x > 0 else -y          # a tensor condition: a cond
+    # TF 2.21: 2.0 and 3.0
+    assert f(c(1.0), 2).numpy() == 2.0
+    assert f(c(-1.0), 0).numpy() == 3.0
