@@ -643,3 +643,14 @@ case("fn18_while_loop_python_int_vars", "lambda x: tf.while_loop(lambda i, s: i 
      [V3], None)
 case("fn18_while_loop_zero_trips_python_float", "lambda x: tf.while_loop(lambda s: s < 0.0, lambda s: s + 1.0, [2.5])",
      [V3], None)
+case("fn18_tensor_array_write_out_of_range", "lambda x: tf.TensorArray(tf.float32, size=2).write(2, x[0]).stack()",
+     [V3], "TensorArray.write")
+case("fn18_tensor_array_write_dtype",
+     "lambda x: tf.TensorArray(tf.float32, size=2).write(0, tf.cast(x[0], tf.int32)).stack()", [V3],
+     "TensorArray.write")
+case("fn18_variable_assign_add_shape", '''
+vs = [tf.Variable([1.0, 2.0])]
+def f(x):
+    vs[0].assign_add(x)
+    return vs[0].read_value()
+''', [V3], "assign_add")

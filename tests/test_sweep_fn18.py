@@ -236,3 +236,44 @@ def test_autograph_conditional_expression_on_a_tensor():
     # TF 2.21: 2.0 and 3.0
     assert f(c(1.0), 2).numpy() == 2.0
     assert f(c(-1.0), 0).numpy() == 3.0
+
+
+# -- TensorArray inside tapeflow.function ----------------------------------------------------------
+
+def test_tensor_array_written_in_a_tensor_loop():
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0])  # no element_shape: the first write's
+        for i in tf.range(tf.shape(x)[0]):
+            ta = ta.write(i, x[i] * 2.0)
+        return ta.stack()
+    # TF 2.21: [2. 4. 6.]
+    assert f(c([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
+
+    @tf.function
+    def g(x):
+        ta = tf.TensorArray(tf.float32, size=3)
+        i = tf.constant(0)
+        while i < 2:  # the last element is never written: zeros, as TF's stack gives
+            ta = ta.write(i, tf.fill([2], tf.cast(i, tf.float32) + x))
+            i += 1
+        return ta.stack()
+    assert g(c(1.0)).numpy().tolist() == [[1.0, 1.0], [2.0, 2.0], [0.0, 0.0]]
+
+
+def test_tensor_array_limits_inside_tapeflow_function_say_so():
+    @tf.function
+    def f(n):
+        ta = tf.TensorArray(tf.float32, size=n)  # TF 2.21 runs this (a dynamic shape)
+        return ta.stack()
+    with pytest.raises(ValueError, match="size must be known when tracing"):
+        f(c(3, "int32"))
+
+    @tf.function
+    def g(n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.cast(i, tf.float32))
+        return ta.stack()
+    with pytest.raises(TypeError, match="dynamic_size=True"):
+        g(c(3, "int32"))

@@ -64,7 +64,11 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
     raised). ``one_iteration(element, *state)`` runs the body; ``element_aval`` is the
     loop element's (None: a while loop, no element). The state as given where nothing is
     undefined or the staging fails (the caller's check then names the variable)."""
-    todo = [i for i, (n, v) in enumerate(zip(names, state)) if _undefined(v) and n != "retval__"]
+    from ..ops.tensor_array import _LazyTensorArray, _TensorArray
+    # (a fixed-size TensorArray made in the function, its element shape not given: its buffer's
+    # shape comes from its first write, which the staged iteration makes, TF's `ta.write(i, x)` loop)
+    todo = [i for i, (n, v) in enumerate(zip(names, state))
+            if (_undefined(v) and n != "retval__") or isinstance(v, _LazyTensorArray)]
     if not todo:
         return state
     from ..core.primitive import aval_of
@@ -82,6 +86,10 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
     state = list(state)
     for i in todo:
         o = out[i]
+        if isinstance(state[i], _LazyTensorArray):
+            if isinstance(o, _TensorArray) and None not in o.buffer.shape:
+                state[i] = _TensorArray(convert_to_tensor(np.zeros(o.buffer.shape, o.buffer.dtype.np)))
+            continue
         if isinstance(o, (Tensor, int, float, bool)) and not _undefined(o):
             av = aval_of(o)
             if av.shape is not None and None not in av.shape:
@@ -92,6 +100,13 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
 def _tensors(values):
     # Python numbers carried through tensor control flow become tensors (as TF);
     # structures (a TensorArray is a namedtuple of its buffer) stay structures
+    from ..ops.tensor_array import _GrowingTensorArray
+    for v in values:
+        if isinstance(v, _GrowingTensorArray):
+            raise TypeError("a TensorArray with dynamic_size=True (or no element_shape) is carried through a loop "
+                            "on a tensor inside tapeflow.function: tapeflow's graphs have static shapes, so give "
+                            "it a fixed size known when tracing and an element_shape (TensorArray(dtype, size=n, "
+                            "element_shape=[...]))")
     return tuple(v if isinstance(v, (Tensor, tuple, list, dict)) else convert_to_tensor(v) for v in values)
 
 

@@ -588,8 +588,11 @@ class Variable(Tensor):
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
                                 f"{self._v.dtype.name}; use tapeflow.cast(value, {self._v.dtype.name!r})")
             if av.shape != self._v.shape and not _shape_compatible(av.shape, self._v.shape):
-                raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable has "
-                                 f"{fmt_shape(self._v.shape)}")
+                # InvalidArgumentError, a ValueError: TF 2.21 raises ValueError for assign and
+                # InvalidArgumentError for assign_add/assign_sub
+                from ..errors import InvalidArgumentError
+                raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable "
+                                           f"has {fmt_shape(self._v.shape)}")
             return v
         # NumPy arrays and Python values convert to the variable's dtype, as
         # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
@@ -604,8 +607,9 @@ class Variable(Tensor):
                                            f"dtype {self._v.dtype.name}")
             arr = arr.astype(self._v.dtype)
         if arr.shape != self._v.shape:
-            raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
-                             f"{fmt_shape(self._v.shape)}")
+            from ..errors import InvalidArgumentError  # (a ValueError too: see above)
+            raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
+                                       f"{fmt_shape(self._v.shape)}")
         return arr
 
     def __getitem__(self, key):
