@@ -24,6 +24,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
+from .autodiff import gradients, recompute_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401

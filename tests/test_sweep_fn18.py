@@ -277,3 +277,110 @@ def test_tensor_array_limits_inside_tapeflow_function_say_so():
         return ta.stack()
     with pytest.raises(TypeError, match="dynamic_size=True"):
         g(c(3, "int32"))
+
+
+# -- custom gradients, recompute_grad, forward mode, tf.gradients ---------------------------------
+
+def test_unwatched_constant_has_no_gradient_next_to_a_watched_variable():
+    v, x = tf.Variable(2.0), c(3.0)
+    with tf.GradientTape() as t:
+        y = x * v
+    gx, gv = t.gradient(y, [x, v])
+    assert gx is None and gv.numpy() == 3.0  # TF 2.21: [None, 3.0]
+
+    @tf.function
+    def g(x):  # the same with the tape inside a compiled function
+        with tf.GradientTape() as t:
+            y = x * v
+        return t.gradient(y, [x, v])
+    gx, gv = g(x)
+    assert gx is None and gv.numpy() == 3.0
+
+
+def test_custom_gradient_variable_gradient_without_watched_inputs():
+    v = tf.Variable(2.0)
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy, variables=None):
+            return dy * v, [dy * x * 10.0]
+        return x * v, grad
+    x = c(3.0)
+    with tf.GradientTape() as t:
+        y = f(x)
+    gx, gv = t.gradient(y, [x, v])
+    assert gx is None and gv.numpy() == 30.0  # TF 2.21: [None, 30.0]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_recompute_grad(compiled):
+    v = tf.Variable([0.5, -1.0, 2.0])
+
+    def block(a):
+        return tf.sin(a) * a * v
+
+    rb = tf.recompute_grad(block)
+
+    def run(fn, x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(fn(x))
+        return (y,) + tuple(t.gradient(y, [x, v]))
+    runner = tf.function(run) if compiled else run
+    x = c([1.0, -2.0, 3.0])
+    got, want = runner(rb, x), run(block, x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    # TF 2.21 (the sweep's recompute_grad case, without v): y 3.0834, dx [1.3818, -0.077004, -2.8289]
+    x3 = c([1.0, -2.0, 3.0])
+    with tf.GradientTape() as t:
+        t.watch(x3)
+        y = tf.reduce_sum(tf.recompute_grad(lambda a: tf.sin(a) * a)(x3))
+    np.testing.assert_allclose(t.gradient(y, x3).numpy(), [1.3818, -0.077004, -2.8289], rtol=1e-4)
+
+
+def test_forward_accumulator_matches_the_jacobian(caplog):
+    x = c([1.0, 2.0])
+    v = tf.Variable([3.0, 4.0])
+    tx, tv = c([1.0, 0.0]), c([0.0, 1.0])
+    with tf.autodiff.ForwardAccumulator([x, v], [tx, tv]) as acc:
+        y = x * v
+        z = tf.reduce_sum(tf.sin(y))
+        w = x
+    # TF 2.21: jvp(y) [3. 2.]; jvp of x itself is its tangent
+    assert acc.jvp(y).numpy().tolist() == [3.0, 2.0]
+    jz, jw = acc.jvp([z, w])
+    assert jw.numpy().tolist() == [1.0, 0.0]
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        z2 = tf.reduce_sum(tf.sin(x * v))
+    gx, gv = t.gradient(z2, [x, v])
+    np.testing.assert_allclose(jz.numpy(), np.sum(gx.numpy() * tx.numpy() + gv.numpy() * tv.numpy()), rtol=1e-6)
+    # unconnected: None (TF 2.21), or zeros; an integer result: None
+    assert acc.jvp(c(1.0)) is None
+    assert acc.jvp(c(1.0), unconnected_gradients=tf.UnconnectedGradients.ZERO).numpy() == 0.0
+    with tf.autodiff.ForwardAccumulator(x, c([1.0, 1.0])) as acc2:
+        k = tf.cast(x, tf.int32) * 2
+    with caplog.at_level("WARNING", logger="tapeflow"):
+        assert acc2.jvp(k) is None
+    assert "must be floating" not in caplog.text  # (no tape.watch warning from the jvp's own tape)
+
+
+def test_forward_accumulator_checks_its_tangents():
+    x = c([1.0, 2.0])
+    with pytest.raises(ValueError, match="dtype int32"):  # TF 2.21: ValueError
+        tf.autodiff.ForwardAccumulator(x, c([1, 2], "int32"))
+    with pytest.raises(ValueError, match=r"shape \(1,\)"):  # TF 2.21 does not check (a broadcast jvp)
+        tf.autodiff.ForwardAccumulator(x, c([1.0]))
+
+
+def test_tf_gradients():
+    x = c(1.0)
+    with pytest.raises(RuntimeError, match="not supported when eager execution is enabled"):  # TF 2.21's text
+        tf.gradients(x * x, x)
+
+    @tf.function
+    def f(a):
+        return tf.gradients(a * a, a)
+    with pytest.raises(NotImplementedError, match="GradientTape inside the function"):
+        f(x)

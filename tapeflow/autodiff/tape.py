@@ -191,9 +191,10 @@ class GradientTape:
                     # as TF: an integer source has no gradient (watch() warned about it).
                     # (_as_tensor and _is_float inline: a model's variables, every step)
                     out = []
+                    ids = self._ids
                     for s in flat_sources:
                         a = g.get(id(s))
-                        if a is not None:
+                        if a is not None and id(s) in ids:
                             v = s._v
                             if (s.aval.dtype if v is None else v.dtype).kind == "f":
                                 t = _new(Tensor)
@@ -211,7 +212,10 @@ class GradientTape:
         finally:
             if was_active:
                 self._push()
-        return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
+        # as TF: a source the tape never tracked (an unwatched constant next to a watched
+        # variable in `x * v`) has no gradient, though the walk reaches it through that op
+        ids = self._ids
+        return [g.get(id(s)) if _is_float(s) and id(s) in ids else None for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
