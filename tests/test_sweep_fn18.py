@@ -384,3 +384,14 @@ def test_tf_gradients():
         return tf.gradients(a * a, a)
     with pytest.raises(NotImplementedError, match="GradientTape inside the function"):
         f(x)
+
+
+def test_gradient_of_a_variable_with_respect_to_itself():
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        pass
+    assert t.gradient(v, v).numpy() == 1.0  # TF 2.21: 1.0 (the tape never read v)
+    w = tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        pass
+    assert t.gradient(v, w) is None

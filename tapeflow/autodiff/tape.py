@@ -194,7 +194,7 @@ class GradientTape:
                     ids = self._ids
                     for s in flat_sources:
                         a = g.get(id(s))
-                        if a is not None and id(s) in ids:
+                        if a is not None and (id(s) in ids or _is_target(s, targets)):
                             v = s._v
                             if (s.aval.dtype if v is None else v.dtype).kind == "f":
                                 t = _new(Tensor)
@@ -215,7 +215,8 @@ class GradientTape:
         # as TF: a source the tape never tracked (an unwatched constant next to a watched
         # variable in `x * v`) has no gradient, though the walk reaches it through that op
         ids = self._ids
-        return [g.get(id(s)) if _is_float(s) and id(s) in ids else None for s in flat_sources]
+        return [g.get(id(s)) if _is_float(s) and (id(s) in ids or _is_target(s, targets)) else None
+                for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -277,6 +278,12 @@ class _Paused:
         if self.was:
             self.tape._push()
         return False
+
+
+def _is_target(s, targets):
+    """A source that is itself a target: d target / d target is the seed, tracked or not
+    (TF 2.21: t.gradient(v, v) is 1 for a variable the tape never read)."""
+    return any(s is t for t in targets)
 
 
 def _ones_like(t):

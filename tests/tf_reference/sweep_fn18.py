@@ -3043,6 +3043,314 @@ def gradient_tape_in_function_stop_recording():
     return f(c(2.0))
 
 
+# ================================================================ second round (after the first fixes)
+
+
+@case
+def tape_unwatched_constant_next_to_variable():
+    v, x = tf.Variable(2.0), c(3.0)
+    with tf.GradientTape() as t:
+        y = x * v
+    return t.gradient(y, [x, v])
+
+
+@case
+def custom_grad_variable_unwatched_input():
+    v = tf.Variable(2.0)
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy, variables=None):
+            return dy * v, [dy * x * 10.0]
+        return x * v, grad
+    x = c(3.0)
+    with tf.GradientTape() as t:
+        y = f(x)
+    return t.gradient(y, [x, v])
+
+
+@both
+def recompute_grad_variable(F):
+    v = tf.Variable([0.5, -1.0, 2.0])
+    rb = tf.recompute_grad(lambda a: tf.sin(a) * v)
+
+    @F
+    def g(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(rb(x))
+        return t.gradient(y, [x, v])
+    return g(c(X3))
+
+
+@case
+def forward_accumulator_multi():
+    x = c([1.0, 2.0])
+    v = tf.Variable([3.0, 4.0])
+    with tf.autodiff.ForwardAccumulator([x, v], [c([1.0, 0.0]), c([0.0, 1.0])]) as acc:
+        y = x * v
+        z = tf.reduce_sum(tf.sin(y))
+    return acc.jvp(y), acc.jvp({"z": z, "x": x}), acc.jvp(c(1.0), unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+
+@case
+def forward_accumulator_bad_dtype():
+    return tf.autodiff.ForwardAccumulator(c([1.0, 2.0]), c([1, 2], "int32"))
+
+
+@case
+def forward_accumulator_nested_tape():
+    x = c(2.0)
+    with tf.autodiff.ForwardAccumulator(x, c(1.0)) as acc:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = x ** 3
+        g = t.gradient(y, x)
+    return acc.jvp(g)
+
+
+@case
+def batch_jacobian_unconnected():
+    x = c([[1.0], [2.0]])
+    z = c([[3.0], [4.0]])
+    with tf.GradientTape() as t:
+        t.watch([x, z])
+        y = x * 2.0
+    return t.batch_jacobian(y, z)
+
+
+@case
+def jacobian_none_string():
+    x, z = c([1.0, 2.0]), c([3.0])
+    with tf.GradientTape() as t:
+        t.watch([x, z])
+        y = x * 2.0
+    return t.jacobian(y, z, unconnected_gradients="none")
+
+
+@case
+def tf_gradients_in_function():
+    @tf.function
+    def f(a):
+        return tf.gradients(a * a, a)
+    return f(c(1.0))
+
+
+@case
+def ta_loop_no_element_shape_fn():
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, size=3)
+        for i in tf.range(3):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return ta.stack()
+    return f(c([1.0, 2.0]))
+
+
+@case
+def ta_loop_partially_written_fn():
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, size=3)
+        i = tf.constant(0)
+        while i < 2:
+            ta = ta.write(i, tf.fill([2], tf.cast(i, tf.float32) + x))
+            i += 1
+        return ta.stack()
+    return f(c(1.0))
+
+
+@case
+def ag_while_temp_used_after():
+    @tf.function
+    def f(n):
+        s = tf.constant(0.0)
+        k = tf.constant(0)
+        while k < n:
+            tmp = tf.cast(k, tf.float32) * 2.0
+            s += tmp
+            k += 1
+        return s, tmp
+    return f(c(3, "int32"))
+
+
+@case
+def ag_ternary_python_cond():
+    @tf.function
+    def f(x, k):
+        return x * 2 if k > 1 else x * 3
+    return f(c(1.0), 2), f(c(1.0), 0)
+
+
+@case
+def ag_autograph_false_python_if():
+    @tf.function(autograph=False)
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+    return f(c(1.0))
+
+
+@case
+def tape_tuple_sources():
+    x, y = c(2.0), c(3.0)
+    with tf.GradientTape() as t:
+        t.watch([x, y])
+        z = x * y
+    return t.gradient(z, (x, y))
+
+
+@case
+def tape_watch_twice():
+    x = c(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        t.watch(x)
+        y = x * x
+    return t.gradient(y, x)
+
+
+@case
+def tape_enter_twice():
+    t = tf.GradientTape()
+    with t:
+        with t:
+            pass
+    return "ok"
+
+
+@case
+def tape_target_is_variable():
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        pass
+    return t.gradient(v, v)
+
+
+@case
+def tape_stop_gradient_variable():
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        y = tf.stop_gradient(v) * v
+    return t.gradient(y, v)
+
+
+@case
+def tape_int_variable_cast():
+    v = tf.Variable(3)
+    w = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        y = tf.cast(v, tf.float32) * w
+    return t.gradient(y, [v, w])
+
+
+@both
+def cond_python_ints(F):
+    @F
+    def g(x):
+        return tf.cond(x > 0, lambda: 1, lambda: 2)
+    return g(c(1.0)), g(c(-1.0))
+
+
+@both
+def while_loop_back_prop_false(F):
+    @F
+    def g(n):
+        return tf.while_loop(lambda i: i < n, lambda i: (i + 1,), (c(0, "int32"),), back_prop=False)
+    return g(c(3, "int32"))
+
+
+@case
+def function_experimental_relax_shapes():
+    f, n = counted(experimental_relax_shapes=True)(lambda x: x * 2)
+    r = [f(c([1.0])), f(c([1.0, 2.0])), f(c([1.0, 2.0, 3.0]))]
+    return r, n[0]
+
+
+@case
+def function_input_signature_variable_arg():
+    v = tf.Variable([1.0, 2.0])
+    f = tf.function(lambda x: x * 2, input_signature=[tf.TensorSpec([2], tf.float32)])
+    return f(v)
+
+
+@case
+def function_jacobian_persistent_inside():
+    @tf.function
+    def f(x):
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = x * x
+            z = tf.reduce_sum(y)
+        return t.jacobian(y, x), t.gradient(z, x)
+    return f(c([1.0, 2.0]))
+
+
+@case
+def function_tape_watched_variables_inside():
+    v = tf.Variable(1.0)
+    w = tf.Variable(2.0, trainable=False)
+
+    @tf.function
+    def f(x):
+        with tf.GradientTape() as t:
+            y = v * w * x
+        return len(t.watched_variables())
+    return f(c(1.0))
+
+
+@case
+def function_closure_variable_reassigned_python():
+    box = [tf.Variable(1.0)]
+    f = tf.function(lambda x: x * box[0])
+    a = f(c(1.0))
+    box[0] = tf.Variable(5.0)
+    return a, f(c(1.0))
+
+
+@case
+def function_numpy_closure_folded():
+    k = np.array([2.0], np.float32)
+    f = tf.function(lambda x: x * k + (k * 10.0))
+    a = f(c([1.0]))
+    k[0] = 5.0
+    return a, f(c([1.0]))
+
+
+@case
+def variable_assign_add_in_cond_fn():
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def f(x):
+        if x > 0:
+            v.assign_add(x)
+        else:
+            v.assign_sub(1.0)
+        return v.read_value()
+    return f(c(2.0)), f(c(-1.0)), v
+
+
+@case
+def var_iadd_in_function():
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f():
+        w = v
+        w += 1.0
+        return w
+    return f()
+
+
+@case
+def var_imatmul():
+    v = tf.Variable([[1.0]])
+    v @= tf.constant([[2.0]])
+    return v
+
+
 # ================================================================ run
 for name, f in CASES:
     if ONLY and name.split("[")[0] not in ONLY and name not in ONLY:
