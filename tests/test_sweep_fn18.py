@@ -395,3 +395,32 @@ def test_gradient_of_a_variable_with_respect_to_itself():
     with tf.GradientTape() as t:
         pass
     assert t.gradient(v, w) is None
+
+
+def test_control_flow_condition_and_structure_errors_are_tf_classes():
+    @tf.function
+    def f(x):
+        if x > 0:  # a non-scalar condition: TF 2.21's AutoGraph raises ValueError
+            return x
+        return -x
+
+    @tf.function
+    def g(x):  # TF 2.21: tf.cond in a graph raises InvalidArgumentError
+        return tf.cond(x > 0, lambda: x * 2, lambda: x * 3)
+
+    @tf.function
+    def h(x):
+        if x > 0:  # TF 2.21's AutoGraph: TypeError "'y' must have the same nested structure"
+            y = (x, x)
+        else:
+            y = x
+        return y
+    @tf.function
+    def w(x):
+        while x > 0:  # TF 2.21's AutoGraph: ValueError "condition of while loop expected to be ..."
+            x = x - 1.0
+        return x
+    for fn, arg in ((f, c([1.0, -1.0])), (g, c([1.0, 2.0])), (h, c(1.0)), (w, c([1.0, 2.0]))):
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            fn(arg)
+        assert isinstance(e.value, ValueError) and isinstance(e.value, TypeError)
