@@ -71,8 +71,10 @@ def test_numpy_scalar_arguments_share_a_trace():
     assert f(np.float32(1.0)).numpy() == 2.0
     assert f(np.float32(2.0)).numpy() == 4.0
     assert n[0] == 1
-    r = f(np.float64(3.0))  # TF 2.21: float64 6.0 (a new dtype: a second trace)
-    assert r.dtype == tf.float64 and r.numpy() == 6.0 and n[0] == 2
+    r = f(np.float16(3.0))  # TF 2.21: float16 6.0 (a new dtype: a second trace)
+    assert r.dtype == tf.float16 and r.numpy() == 6.0 and n[0] == 2
+    # NumPy ints stay constants of the trace (a size may need the value); TF makes them tensors
+    assert f(np.int32(3)).numpy() == 6 and f(np.int32(4)).numpy() == 8 and n[0] == 4
 
 
 def test_closed_over_numpy_array_is_captured_when_traced():

@@ -162,9 +162,12 @@ def _leaf_key(x, var_ordinal=None):
 
 
 def _numpy_scalar(x):
-    """A NumPy number (np.float32(2.0)): an argument tensor, as a NumPy array is (TF converts
-    both), so f(np.float32(1)) and f(np.float32(2)) share a trace instead of one per value."""
-    return isinstance(x, np.generic) and x.dtype.kind in "biuf"
+    """A NumPy float32/float16 number: an argument tensor, as a NumPy array is (TF converts
+    both), so f(np.float32(1)) and f(np.float32(2)) share a trace instead of one per value.
+    NumPy ints and bools stay trace constants (keyed by value, as Python's): TF makes them
+    tensors too, but here a size or a Python `if` on one needs its value while tracing. A
+    np.float64 is a Python float (a subclass), weak as one in every op here, so it stays one."""
+    return isinstance(x, np.generic) and x.dtype.kind == "f" and not isinstance(x, float)
 
 
 def _is_array(x):
