@@ -426,3 +426,17 @@ def test_control_flow_condition_and_structure_errors_are_tf_classes():
         with pytest.raises(errors.InvalidArgumentError) as e:
             fn(arg)
         assert isinstance(e.value, ValueError) and isinstance(e.value, TypeError)
+
+
+def test_forward_accumulator_compiled_matches_eager():
+    v = tf.Variable([3.0, 4.0])
+
+    def jvp(x):
+        with tf.autodiff.ForwardAccumulator([x, v], [c([1.0, 0.0]), c([0.0, 1.0])]) as acc:
+            y = tf.sin(x * v)
+        return acc.jvp(y)
+    x = c([1.0, 2.0])
+    e, f = jvp(x).numpy(), tf.function(jvp)(x).numpy()
+    np.testing.assert_array_equal(e, f)
+    # d sin(x v) = cos(x v) (v dx + x dv) with dx = [1, 0], dv = [0, 1]
+    np.testing.assert_allclose(e, np.cos([3.0, 8.0]) * np.array([3.0, 2.0]), rtol=1e-5)
