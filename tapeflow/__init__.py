@@ -8,6 +8,7 @@ from .core import primitives as _primitives  # noqa: F401  (registers the primit
 from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
                           int32, int64, uint8, bool_ as bool)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
+from .core.tensor import VariableAggregation, VariableSynchronization  # noqa: F401
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.math_ops import (add, subtract, multiply, divide, truediv, floordiv, pow, negative, maximum,  # noqa: F401
                            minimum, square, sqrt, rsqrt, exp, log, log1p, expm1, abs, sign, sin, cos, tan, tanh,
@@ -23,6 +24,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
+from .autodiff import gradients, recompute_grad  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401

@@ -594,3 +594,63 @@ case("xdivy_zeros", "lambda x, y: tf.math.xdivy(x, y)", [_a([0.0, 0.0, 1.0, 2.0,
 case("xlog1py_zeros", "lambda x, y: tf.math.xlog1py(x, y)", [_a([0.0, 0.0, 1.0, 2.0]), _a([-1.0, -2.0, 1.0, np.nan])],
      None)
 case("xdivy_dtypes", "lambda x, y: tf.math.xdivy(x, y)", [V3, V3D], "div")
+
+# -- sweepfn18 (wave 18): GradientTape / tf.function / Variable semantics, found by
+#    tests/tf_reference/sweep_fn18.py ---------------------------------------------------------
+case("fn18_tape_unconnected_bogus", '''
+def f(x):
+    y = tf.constant(1.0)
+    with tf.GradientTape() as t:
+        t.watch([x, y])
+        z = x * x
+    return t.gradient(z, [x, y], unconnected_gradients="bogus")
+''', [V3], "unconnected_gradients")
+case("fn18_tape_unconnected_zero_string", '''
+def f(x):
+    y = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch([x, y])
+        z = x * x
+    return t.gradient(z, [x, y], unconnected_gradients="zero")
+''', [V3], None)
+case("fn18_tape_target_none", '''
+def f(x):
+    with tf.GradientTape() as t:
+        t.watch(x)
+    return t.gradient(None, x)
+''', [V3], "target")
+case("fn18_tape_watch_python_float", '''
+def f(x):
+    with tf.GradientTape() as t:
+        t.watch(2.0)
+    return x
+''', [V3], "watch")
+case("fn18_variable_iadd", '''
+vs = [tf.Variable([1.0, 2.0, 3.0])]
+def f(x):
+    w = vs[0]
+    w += x
+    return w
+''', [V3], "assign_add")
+case("fn18_variable_imul", '''
+vs = [tf.Variable([1.0, 2.0, 3.0])]
+def f(x):
+    w = vs[0]
+    w *= x
+    return w
+''', [V3], "assign")
+case("fn18_while_loop_python_int_vars", "lambda x: tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), [0, 0])",
+     [V3], None)
+case("fn18_while_loop_zero_trips_python_float", "lambda x: tf.while_loop(lambda s: s < 0.0, lambda s: s + 1.0, [2.5])",
+     [V3], None)
+case("fn18_tensor_array_write_out_of_range", "lambda x: tf.TensorArray(tf.float32, size=2).write(2, x[0]).stack()",
+     [V3], "TensorArray.write")
+case("fn18_tensor_array_write_dtype",
+     "lambda x: tf.TensorArray(tf.float32, size=2).write(0, tf.cast(x[0], tf.int32)).stack()", [V3],
+     "TensorArray.write")
+case("fn18_variable_assign_add_shape", '''
+vs = [tf.Variable([1.0, 2.0])]
+def f(x):
+    vs[0].assign_add(x)
+    return vs[0].read_value()
+''', [V3], "assign_add")

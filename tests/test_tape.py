@@ -160,9 +160,12 @@ def test_watch_accessed_variables_false():
 
 def test_watch_rejects_non_tensors():
     # (an integer tensor is not rejected: TF warns and leaves it unwatched, see test_tf_semantics)
+    # TF 2.21: ValueError "Passed in object 3.0 of type 'float', not tf.Tensor or tf.Variable ..."
     with tf.GradientTape() as tape:
-        with pytest.raises(TypeError, match="tapeflow.constant"):
+        with pytest.raises(ValueError, match="tapeflow.constant"):
             tape.watch(3.0)
+        with pytest.raises(ValueError, match="float32"):
+            tape.watch(np.float32(3.0))
 
 
 def test_untrainable_variable_not_watched():

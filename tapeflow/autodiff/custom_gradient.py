@@ -108,10 +108,52 @@ def custom_gradient(f=None):
         node = _CustomNode(grad_fn, len(tensor_args), variables, multiple, name)
         out_val = tuple(outs) if multiple else outs[0]
         for tape in tapes:
-            for a in args:  # the read inside f ran with tapes paused: watch it as that read would have
-                if isinstance(a, Variable) and a.trainable and getattr(tape, "_watch_accessed", False):
+            if not getattr(tape, "_watch_accessed", False):
+                continue
+            # the reads inside f ran with tapes paused: watch what those reads would have (a
+            # variable argument, and the trainable variables f read). Without the second, a
+            # call whose tensor inputs no tape tracks recorded nothing, and the variables'
+            # gradients were None (TF 2.21 gives them)
+            for a in args:
+                if isinstance(a, Variable) and a.trainable:
                     tape._watch_var(a)
+            for v in variables:
+                tape._watch_var(v)
         _prim.record(node, node_inputs, {}, out_val, tapes)
         return nest.pack_sequence_as(y, outs)
 
     return wrapped
+
+
+def recompute_grad(f):
+    """tf.recompute_grad: ``f``'s gradient without keeping its intermediate values. The
+    forward pass runs with the tapes paused (one custom-gradient node is recorded); the
+    backward pass runs ``f`` again under a tape of its own and differentiates that. The
+    values and gradients are ``f``'s own (TF 2.21 returns None for the inputs' gradient when
+    ``f`` reads a variable; here they are computed)."""
+    from .tape import GradientTape
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        @custom_gradient
+        def inner(*xs):
+            y = f(*xs, **kwargs)
+
+            def grad_fn(*dys, variables=None):
+                ins = [a for a in xs if isinstance(a, Tensor)]
+                variables = list(variables or [])
+                with GradientTape() as tape:
+                    tape.watch(ins)
+                    y2 = f(*xs, **kwargs)
+                flat = nest.flatten(y2)
+                seeds = [d if d is not None else _zeros_like(t) for d, t in zip(dys, flat)]
+                g = tape.gradient(flat, ins + variables, output_gradients=seeds)
+                return (g[:len(ins)], g[len(ins):]) if variables else g[:len(ins)]
+            return y, grad_fn
+        return inner(*args)
+    return wrapped
+
+
+def _zeros_like(t):
+    from ..ops import array_ops
+    return array_ops.zeros_like(t)

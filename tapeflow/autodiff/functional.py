@@ -6,7 +6,7 @@ import functools
 
 from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..util import nest
-from .tape import GradientTape
+from .tape import GradientTape, UnconnectedGradients, _unconnected
 
 
 def value_and_grad(f, argnums=0, has_aux=False):
@@ -42,3 +42,76 @@ def grad(f, argnums=0, has_aux=False):
         return (grads, v[1]) if has_aux else grads
 
     return g
+
+
+class ForwardAccumulator:
+    """tf.autodiff.ForwardAccumulator: Jacobian-vector products of the values computed inside
+    ``with acc:`` with respect to ``primals`` along ``tangents``. Forward mode as reverse mode
+    twice: a persistent tape records the block; ``jvp(y)`` takes the vjp of ``y`` with a
+    cotangent ``u`` under a second tape (a linear function of ``u``, as every vjp rule is
+    written in tapeflow ops) and differentiates <vjp(u), tangents> with respect to ``u``.
+    The same numbers as TF's forward mode, at the cost of two backward passes per jvp."""
+
+    def __init__(self, primals, tangents):
+        self._primals = nest.flatten(primals)
+        self._tangents = []
+        flat_t = nest.flatten(tangents)
+        if len(flat_t) != len(self._primals):
+            raise ValueError(f"ForwardAccumulator: {len(self._primals)} primals but {len(flat_t)} tangents")
+        for p, t in zip(self._primals, flat_t):
+            if not isinstance(p, Tensor):
+                raise TypeError(f"ForwardAccumulator: primals must be tensors or variables, got {type(p).__name__}")
+            t = t if isinstance(t, Tensor) and not isinstance(t, Variable) else convert_to_tensor(t, p.dtype)
+            if t.dtype != p.dtype:  # (TF 2.21: ValueError "Tensor conversion requested dtype float32 ...")
+                raise ValueError(f"ForwardAccumulator: a tangent of dtype {t.dtype.name} for a primal of dtype "
+                                 f"{p.dtype.name}")
+            if tuple(t.shape) != tuple(p.shape):  # (TF 2.21 does not check; the products would broadcast)
+                raise ValueError(f"ForwardAccumulator: a tangent of shape {tuple(t.shape)} for a primal of "
+                                 f"shape {tuple(p.shape)}")
+            self._tangents.append(t)
+        self._tape = GradientTape(persistent=True)
+
+    def __enter__(self):
+        self._tape.__enter__()
+        self._tape.watch(self._primals)
+        return self
+
+    def __exit__(self, *exc):
+        return self._tape.__exit__(*exc)
+
+    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+        """The jvp of each tensor in ``primals`` (a nested structure), shaped like it; None
+        for a tensor that does not depend on the primals (ZERO: zeros)."""
+        from ..ops import array_ops, math_ops
+        unconnected_gradients = _unconnected(unconnected_gradients)
+
+        def one(y):
+            if not isinstance(y, Tensor) or y.dtype.np.kind != "f":  # (TF 2.21: None for an int result)
+                return None
+            u = array_ops.zeros_like(y)
+            with GradientTape() as outer:
+                outer.watch(u)
+                gs = self._tape.gradient(y, self._primals, output_gradients=u)
+                terms = [math_ops.reduce_sum(math_ops.multiply(g, t)) for g, t in zip(gs, self._tangents)
+                         if g is not None]
+                s = math_ops.add_n(terms) if terms else None
+            j = None if s is None else outer.gradient(s, u)
+            if j is None and unconnected_gradients is UnconnectedGradients.ZERO:
+                j = array_ops.zeros_like(y)
+            return j
+        return nest.map_structure(one, primals)
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
+              stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+    """tf.gradients: TF's symbolic (graph) gradients. Eagerly TF 2.21 raises this RuntimeError;
+    inside tf.function TF differentiates its graph, which tapeflow's traces do not support:
+    a GradientTape inside the function gives the same gradients."""
+    from ..core.state import STATE
+    if STATE.trace is None:
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
+                           "instead.")
+    from .._unsupported import UnsupportedFeatureError
+    raise UnsupportedFeatureError("tf.gradients inside tapeflow.function: tapeflow does not differentiate a traced "
+                                  "graph after the fact; open a tapeflow.GradientTape inside the function "
+                                  "(tape.gradient(ys, xs, output_gradients=grad_ys) gives the same values)")

@@ -34,6 +34,18 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+def _unconnected(u):
+    """TF's accepted values: an UnconnectedGradients member or its value ("none", "zero");
+    anything else is TF's ValueError (a typo would otherwise quietly mean one of the two)."""
+    if isinstance(u, UnconnectedGradients):
+        return u
+    for m in UnconnectedGradients:
+        if isinstance(u, str) and u == m.value:
+            return m
+    raise ValueError(f"Unknown value for unconnected_gradients: {u!r} (use tapeflow.UnconnectedGradients.NONE "
+                     "or .ZERO)")
+
+
 class GradientTape:
     """Records operations for automatic differentiation (TF 2 semantics).
 
@@ -90,9 +102,9 @@ class GradientTape:
                 self._watch_var(t)
             elif isinstance(t, Tensor):
                 self._ids[id(t)] = t
-            else:
-                raise TypeError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
-                                "wrap values with tapeflow.constant first")
+            else:  # (TF 2.21 raises ValueError here)
+                raise ValueError(f"GradientTape.watch: expected a Tensor or Variable, got {type(t).__name__}; "
+                                 "wrap values with tapeflow.constant first")
 
     def _watch_var(self, v):
         self._ids[id(v)] = v
@@ -132,12 +144,16 @@ class GradientTape:
         as target); sources: a tensor/variable or nested structure of them.
         """
         self._check_usable()
+        unconnected_gradients = _unconnected(unconnected_gradients)
+        if target is None:
+            raise TypeError("GradientTape.gradient: target is None; pass the tensor (or nested structure of "
+                            "tensors) to differentiate")
         flat_sources, pack = _flatten(sources)
         flat_targets = [target] if target.__class__ is Tensor else nest.flatten(target)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._gradient(flat_targets, seeds, flat_sources)
         self._used = True
-        if unconnected_gradients == UnconnectedGradients.ZERO or unconnected_gradients == "zero":
+        if unconnected_gradients is UnconnectedGradients.ZERO:
             grads = [_or_zeros(g, s) for g, s in zip(grads, flat_sources)]
         return pack(grads)
 
@@ -175,9 +191,10 @@ class GradientTape:
                     # as TF: an integer source has no gradient (watch() warned about it).
                     # (_as_tensor and _is_float inline: a model's variables, every step)
                     out = []
+                    ids = self._ids
                     for s in flat_sources:
                         a = g.get(id(s))
-                        if a is not None:
+                        if a is not None and (id(s) in ids or _is_target(s, targets)):
                             v = s._v
                             if (s.aval.dtype if v is None else v.dtype).kind == "f":
                                 t = _new(Tensor)
@@ -195,13 +212,18 @@ class GradientTape:
         finally:
             if was_active:
                 self._push()
-        return [g.get(id(s)) if _is_float(s) else None for s in flat_sources]
+        # as TF: a source the tape never tracked (an unwatched constant next to a watched
+        # variable in `x * v`) has no gradient, though the walk reaches it through that op
+        ids = self._ids
+        return [g.get(id(s)) if _is_float(s) and (id(s) in ids or _is_target(s, targets)) else None
+                for s in flat_sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """J[i..., j...] = d target[i...] / d source[j...] for each source."""
         from ..ops import array_ops
         self._check_usable()
+        unconnected_gradients = _unconnected(unconnected_gradients)
         flat_sources = nest.flatten(sources)
         ts = target.aval.shape
         n = int(np.prod(ts)) if ts else 1
@@ -217,7 +239,7 @@ class GradientTape:
         for r, s, orig in zip(rows, flat_sources, flat_sources):
             j = array_ops.stack(r, axis=0) if r else None
             j = array_ops.reshape(j, tuple(ts) + tuple(s.aval.shape))
-            if unconnected_gradients == UnconnectedGradients.NONE and all(
+            if unconnected_gradients is UnconnectedGradients.NONE and all(
                     g is None for g in self._gradient([target], None, [s])):
                 j = None
             out.append(j)
@@ -256,6 +278,12 @@ class _Paused:
         if self.was:
             self.tape._push()
         return False
+
+
+def _is_target(s, targets):
+    """A source that is itself a target: d target / d target is the seed, tracked or not
+    (TF 2.21: t.gradient(v, v) is 1 for a variable the tape never read)."""
+    return any(s is t for t in targets)
 
 
 def _ones_like(t):

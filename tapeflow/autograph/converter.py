@@ -339,6 +339,14 @@ class _Converter(ast.NodeTransformer):
         call._ag_state = [n for n in state if n.startswith("ag__")]  # exit flags set inside
         return [self._fn(body, state, node.body, state), self._fn(orelse, state, node.orelse, state), call]
 
+    def visit_IfExp(self, node):
+        # `a if c else b` on a tensor c is a cond of the two expressions, as TF's AutoGraph
+        # converts it; on a Python value it stays Python's (if_exp calls one of the two)
+        self.generic_visit(node)
+        return ast.Call(func=ast.Attribute(value=_name("ag__"), attr="if_exp", ctx=ast.Load()),
+                        args=[self._test(node.test), ast.Lambda(args=_no_args(), body=node.body),
+                              ast.Lambda(args=_no_args(), body=node.orelse)], keywords=[])
+
     def visit_While(self, node):
         if node.orelse:
             raise ConversionError("`while ... else`")
@@ -423,7 +431,7 @@ class _LogicalOps(ast.NodeTransformer):
 # -- driver --------------------------------------------------------------------------------------
 
 def _has_control_flow(fn_node):
-    return any(isinstance(n, (ast.If, ast.For, ast.While)) for n in ast.walk(fn_node))
+    return any(isinstance(n, (ast.If, ast.For, ast.While, ast.IfExp)) for n in ast.walk(fn_node))
 
 
 def convert_ast(fn_node):

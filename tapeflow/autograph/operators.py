@@ -56,9 +56,57 @@ def _check_defined(names, values, what):
                              "so tapeflow needs a value on every path); assign it before the statement")
 
 
+def _fill_undefined(names, state, one_iteration, element_aval=None):
+    """TF's AutoGraph rule for a name a tensor loop's body assigns but nothing assigned before
+    the loop (an inner loop's index, a temporary, a value used after the loop): one iteration
+    is traced in a throwaway sub-trace to learn its shape and dtype, and the loop starts it
+    at zeros of those (its value is always assigned before it is read, or the staging
+    raised). ``one_iteration(element, *state)`` runs the body; ``element_aval`` is the
+    loop element's (None: a while loop, no element). The state as given where nothing is
+    undefined or the staging fails (the caller's check then names the variable)."""
+    from ..ops.tensor_array import _LazyTensorArray, _TensorArray
+    # (a fixed-size TensorArray made in the function, its element shape not given: its buffer's
+    # shape comes from its first write, which the staged iteration makes, TF's `ta.write(i, x)` loop)
+    todo = [i for i, (n, v) in enumerate(zip(names, state))
+            if (_undefined(v) and n != "retval__") or isinstance(v, _LazyTensorArray)]
+    if not todo:
+        return state
+    from ..core.primitive import aval_of
+    from ..ir.tracer import Trace
+    from ..util import nest
+    sub = Trace(parent=STATE.trace, kind="loop")
+    try:
+        with sub:
+            staged = [v if _undefined(v) else nest.map_structure(
+                lambda x: sub.new_input(aval_of(x)) if isinstance(x, Tensor) else x, v) for v in state]
+            el = () if element_aval is None else (sub.new_input(element_aval),)
+            out = one_iteration(*el, *staged)
+    except Exception:  # noqa: BLE001 (a read before the assignment: the caller's error says so)
+        return state
+    state = list(state)
+    for i in todo:
+        o = out[i]
+        if isinstance(state[i], _LazyTensorArray):
+            if isinstance(o, _TensorArray) and None not in o.buffer.shape:
+                state[i] = _TensorArray(convert_to_tensor(np.zeros(o.buffer.shape, o.buffer.dtype.np)))
+            continue
+        if isinstance(o, (Tensor, int, float, bool)) and not _undefined(o):
+            av = aval_of(o)
+            if av.shape is not None and None not in av.shape:
+                state[i] = convert_to_tensor(np.zeros(av.shape, av.dtype))
+    return tuple(state)
+
+
 def _tensors(values):
     # Python numbers carried through tensor control flow become tensors (as TF);
     # structures (a TensorArray is a namedtuple of its buffer) stay structures
+    from ..ops.tensor_array import _GrowingTensorArray
+    for v in values:
+        if isinstance(v, _GrowingTensorArray):
+            raise TypeError("a TensorArray with dynamic_size=True (or no element_shape) is carried through a loop "
+                            "on a tensor inside tapeflow.function: tapeflow's graphs have static shapes, so give "
+                            "it a fixed size known when tracing and an element_shape (TensorArray(dtype, size=n, "
+                            "element_shape=[...]))")
     return tuple(v if isinstance(v, (Tensor, tuple, list, dict)) else convert_to_tensor(v) for v in values)
 
 
@@ -114,6 +162,13 @@ def if_stmt(cond, body, orelse, state, names):
     return tuple(state[i] if i in seen["if"] else next(out) for i in range(len(state)))
 
 
+def if_exp(cond, true_fn, false_fn):
+    """``true_fn() if cond else false_fn()``: a cond when cond is symbolic."""
+    if not _symbolic(cond):
+        return true_fn() if cond else false_fn()
+    return _cf.cond(cond, true_fn, false_fn)
+
+
 def while_stmt(test, body, state, names, extra_test=None):
     """``while test: body`` over the state ``names``; ``extra_test`` is the
     converter's break/return flag check."""
@@ -132,6 +187,7 @@ def while_stmt(test, body, state, names, extra_test=None):
                 raise ValueError("a `while` loop whose condition became a tensor after the first iteration: "
                                  "make it a tensor from the start (tapeflow.constant)")
         return state
+    state = _fill_undefined(names, state, body)
     _check_defined(names, state, "a `while` loop on a tensor condition")
     out = _cf.while_loop(lambda *s: full_test(*s), lambda *s: _tensors(body(*s)), list(_tensors(state)))
     return tuple(out)
@@ -214,6 +270,10 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
         first = i0 if isinstance(iterable, RangeSpec) else (seq[0] if start < limit else None)
         if first is not None:
             state = tuple(first if n == target else v for n, v in zip(names, state))
+    from ..core.primitive import aval_of
+    el_aval = aval_of(i0) if isinstance(iterable, RangeSpec) else aval_of(seq[0]) if start < limit else None
+    if el_aval is not None:
+        state = _fill_undefined(names, state, body, el_aval)
     _check_defined(names, state, "a `for` loop over a tensor")
     positive = not (isinstance(delta, (int, float)) and delta < 0)
 
@@ -242,6 +302,8 @@ def _counted_for(rng, body, state, names, target):
     if target is not None and _undefined(state[names.index(target)]):
         # the loop variable is carried too (Python leaves its last value bound)
         state = tuple(convert_to_tensor(np.int32(start)) if nm == target else v for nm, v in zip(names, state))
+    from ..core.primitive import aval_of
+    state = _fill_undefined(names, state, body, aval_of(convert_to_tensor(np.int32(start))))
     _check_defined(names, state, "a `for` loop over tapeflow.range")
 
     def step(k, s):

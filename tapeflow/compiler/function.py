@@ -33,6 +33,7 @@ from ..core import dtypes as _dt
 from ..core.aval import Aval, fmt_shape
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, _CREATION_HOOKS, _var_uid, constant
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..ir.tracer import Trace, fmt_src
 from ..util import nest
 from . import pipeline
@@ -148,7 +149,7 @@ def _leaf_key(x, var_ordinal=None):
     if isinstance(x, Tensor):
         av = x.aval
         return ("Tensor", av.shape, av.dtype)
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or _numpy_scalar(x):
         return ("Tensor", x.shape, x.dtype)
     if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
         return ("py", type(x).__name__, x)
@@ -158,6 +159,19 @@ def _leaf_key(x, var_ordinal=None):
         # TF's protocol: the object says which calls may share a trace (its TraceType's ==)
         return ("trace_type", x.__tf_tracing_type__(None))
     return ("obj", _Obj(x))
+
+
+def _numpy_scalar(x):
+    """A NumPy float32/float16 number: an argument tensor, as a NumPy array is (TF converts
+    both), so f(np.float32(1)) and f(np.float32(2)) share a trace instead of one per value.
+    NumPy ints and bools stay trace constants (keyed by value, as Python's): TF makes them
+    tensors too, but here a size or a Python `if` on one needs its value while tracing. A
+    np.float64 is a Python float (a subclass), weak as one in every op here, so it stays one."""
+    return isinstance(x, np.generic) and x.dtype.kind == "f" and not isinstance(x, float)
+
+
+def _is_array(x):
+    return isinstance(x, (Tensor, np.ndarray)) or _numpy_scalar(x)
 
 
 def _arg_variables(args, kwargs):
@@ -354,13 +368,35 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         check_python_arguments(self, args, kwargs)
-        flat = [a for a in nest.flatten((args, kwargs)) if isinstance(a, (Tensor, np.ndarray))
+        flat = [a for a in nest.flatten((args, kwargs)) if _is_array(a)
                 and not isinstance(a, Variable)]
         variables = _arg_variables(args, kwargs)
         if len(variables) != len(self.var_slots):
             raise TypeError(f"concrete function {self.name!r} was traced with {len(self.var_slots)} distinct "
                             f"Variable argument(s); got {len(variables)}")
-        return self.run_bound([a._v if isinstance(a, Tensor) else a for a in flat], variables)
+        arrays = [a._v if isinstance(a, Tensor) else a for a in flat]
+        self._check_arrays(arrays)
+        return self.run_bound(arrays, variables)
+
+    def _check_arrays(self, arrays):
+        """A direct call's tensors against the traced inputs. The compiled code has the traced
+        dtypes and static shapes built in, so another dtype would compute in it (an int32 result
+        from a float32 trace) and another shape could broadcast or hit a folded size: both raise
+        (TF 2.21 raises InvalidArgumentError for the dtype; it runs another shape)."""
+        inputs = self.raw_graph.inputs
+        if len(inputs) != len(arrays):
+            return
+        for i, (v, a) in enumerate(zip(inputs, arrays)):
+            want, got = v.aval, (np.shape(a), np.asarray(a).dtype)
+            if got[1] != want.dtype:
+                raise InvalidArgumentTypeError(
+                    f"concrete function {self.name!r}: input #{i} was traced as {want.dtype.name} but is "
+                    f"{got[1].name}; cast it (tapeflow.cast) or get a concrete function for that dtype")
+            if len(got[0]) != len(want.shape) or any(w is not None and w != d for w, d in zip(want.shape, got[0])):
+                raise InvalidArgumentError(
+                    f"concrete function {self.name!r}: input #{i} has shape {fmt_shape(got[0])}, but it was "
+                    f"traced for {fmt_shape(want.shape)}; get a concrete function for that shape (a TensorSpec "
+                    "with None for the dimensions that vary)")
 
 
 _TENSOR = object()
@@ -677,7 +713,7 @@ class Function:
         arguments (_arg_variables); ``pinned``: key them by identity too."""
         if self._input_signature is not None:
             return self._check_signature(args, kwargs)
-        leaves = [x for x in nest.flatten((args, kwargs)) if isinstance(x, (Tensor, np.ndarray))
+        leaves = [x for x in nest.flatten((args, kwargs)) if _is_array(x)
                   and not isinstance(x, Variable)]
         ordinal = {id(v): i for i, v in enumerate(variables)}
 
@@ -696,7 +732,14 @@ class Function:
                             "arguments")
         flat_specs = nest.flatten(specs)
         flat_args = nest.flatten(list(args))
-        if len(flat_specs) != len(flat_args):
+        if len(args) == len(specs):
+            try:
+                # up to the specs' structure: a Python list where a TensorSpec stands is one
+                # argument, converted to a tensor of the spec's dtype (as TF: f([1.0, 2.0]))
+                flat_args = nest.flatten_up_to(list(specs), list(args))
+            except ValueError:
+                flat_args = None
+        if flat_args is None or len(flat_specs) != len(flat_args):
             raise TypeError(f"{self.__name__}: arguments do not match the structure of input_signature")
         names = self._arg_names(len(flat_args))
         leaves = []
@@ -712,7 +755,11 @@ class Function:
                     f"{self.__name__}: argument {names[i]!r} has shape {fmt_shape(t.aval.shape)} and dtype "
                     f"{t.aval.dtype.name}, which contradicts input_signature {s!r}")
             leaves.append(t)
-        return ("signature",), leaves
+        # a TensorSpec of unknown rank (shape=None) gets a trace per rank met, as
+        # get_concrete_function's RankGenericConcreteFunction: one key for every rank would
+        # run a rank-2 call through the graph of the first call's rank (a silent wrong answer)
+        ranks = tuple(len(t.aval.shape) for s, t in zip(flat_specs, leaves) if s.shape is None)
+        return ("signature",) + ranks, leaves
 
     def _arg_names(self, n):
         if self._sig is None:
@@ -855,7 +902,8 @@ class Function:
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
         if self._input_signature is not None:
             specs = nest.flatten(self._input_signature)
-            flat = [trace.new_input(Aval(s.shape if s.shape is not None else a.aval.shape, s.dtype.np))
+            flat = [trace.new_input(Aval(s.shape if s.shape is not None else (None,) * len(a.aval.shape),
+                                         s.dtype.np))
                     for s, a in zip(specs, self._check_signature(args, kwargs)[1])]
             n = len(args)
             packed = nest.pack_sequence_as(list(self._input_signature), flat)
@@ -869,7 +917,7 @@ class Function:
             k = next(leaves, None)
             if isinstance(x, Variable):
                 return var_map.get(id(x), x) if var_map else x
-            if isinstance(x, (Tensor, np.ndarray)):
+            if _is_array(x):
                 shape = k[1] if k is not None else None
                 av = x.aval if isinstance(x, Tensor) else Aval(x.shape, x.dtype)
                 return trace.new_input(Aval(shape, av.dtype) if shape is not None else av)

@@ -9,6 +9,7 @@ was at the read.
 """
 from __future__ import annotations
 
+import enum
 import itertools
 import weakref
 from sys import getrefcount as _getrefcount
@@ -425,6 +426,23 @@ _var_uid = itertools.count()
 _SLICES = {}
 
 
+class VariableSynchronization(enum.Enum):
+    """tf.VariableSynchronization: accepted and kept (one replica here, nothing to synchronize);
+    ON_READ makes a variable non-trainable unless trainable=True is given, as in TF."""
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """tf.VariableAggregation: accepted and kept (one replica: nothing to aggregate)."""
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
 class Variable(Tensor):
     """A mutable tensor: model weights, optimizer slots, counters.
 
@@ -436,7 +454,7 @@ class Variable(Tensor):
     __slots__ = ("_name", "trainable", "_uid", "_handle_name", "aggregation", "synchronization",
                  "_shape_spec")
 
-    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
+    def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
                  validate_shape=True, **kwargs):
         if initial_value is None:
             raise ValueError("Variable: initial_value is required")
@@ -448,6 +466,8 @@ class Variable(Tensor):
         v = _to_array(initial_value, dtype)
         # a Variable owns its buffer: never alias the caller's array
         self._v = np.array(v, copy=True)
+        if trainable is None:  # TF's default: trainable, except a variable synchronized ON_READ
+            trainable = kwargs.get("synchronization") is not VariableSynchronization.ON_READ
         self.trainable = bool(trainable)
         self._uid = next(_var_uid)
         self._name = name if name is not None else "Variable"
@@ -457,6 +477,13 @@ class Variable(Tensor):
                              f"shape={fmt_shape(tuple(shape)) if shape is not None else None}")
         self.aggregation = kwargs.get("aggregation")
         self.synchronization = kwargs.get("synchronization")
+        constraint = kwargs.get("constraint")
+        if constraint is not None:
+            if not callable(constraint):
+                raise ValueError(f"Variable: constraint must be callable, got {constraint!r}")
+            # as TF: kept, not applied by assign; optimizers apply it after each update
+            # (Keras 3's apply_gradients does, for tf.Variables too)
+            _CONSTRAINTS[id(self)] = (self, constraint)
         hook = _CREATION_HOOKS
         for h in hook:
             h(self)
@@ -514,6 +541,34 @@ class Variable(Tensor):
     def __hash__(self):
         return id(self)
 
+    @property
+    def constraint(self):
+        c = _CONSTRAINTS.get(id(self))
+        return c[1] if c is not None and c[0] is self else None
+
+    # `v += 1` would rebind the name to a new Tensor and leave the variable as it was (a
+    # silent no-op on the variable): TF 2.21 raises this RuntimeError, with these words
+    def __iadd__(self, other):
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or `out = variable + value` "
+                           "if you need to get a new output Tensor.")
+
+    def __isub__(self, other):
+        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_sub(value)` to modify the variable, or `out = variable - value` "
+                           "if you need to get a new output Tensor.")
+
+    def _no_inplace(op):
+        def f(self, other):
+            raise RuntimeError(f"`var {op}= value` with `tf.Variable`s is not supported. Use "
+                               f"`var.assign(var {op} value)` to modify the variable, or `out = var {op} value` "
+                               "if you need to get a new output Tensor.")
+        return f
+    __imul__ = _no_inplace("*")
+    __itruediv__ = _no_inplace("/")
+    __ipow__ = _no_inplace("**")
+    del _no_inplace
+
     def __deepcopy__(self, memo):
         return Variable(np.array(self._v, copy=True), trainable=self.trainable, name=self._name)
 
@@ -533,8 +588,11 @@ class Variable(Tensor):
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
                                 f"{self._v.dtype.name}; use tapeflow.cast(value, {self._v.dtype.name!r})")
             if av.shape != self._v.shape and not _shape_compatible(av.shape, self._v.shape):
-                raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable has "
-                                 f"{fmt_shape(self._v.shape)}")
+                # InvalidArgumentError, a ValueError: TF 2.21 raises ValueError for assign and
+                # InvalidArgumentError for assign_add/assign_sub
+                from ..errors import InvalidArgumentError
+                raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable "
+                                           f"has {fmt_shape(self._v.shape)}")
             return v
         # NumPy arrays and Python values convert to the variable's dtype, as
         # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
@@ -549,8 +607,9 @@ class Variable(Tensor):
                                            f"dtype {self._v.dtype.name}")
             arr = arr.astype(self._v.dtype)
         if arr.shape != self._v.shape:
-            raise ValueError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
-                             f"{fmt_shape(self._v.shape)}")
+            from ..errors import InvalidArgumentError  # (a ValueError too: see above)
+            raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
+                                       f"{fmt_shape(self._v.shape)}")
         return arr
 
     def __getitem__(self, key):
@@ -775,6 +834,9 @@ def _lift_symbolic(t):
 #: callbacks run on each Variable's creation (tracing's "first trace only"
 #: rule and checkpoints' deferred restore subscribe here)
 _CREATION_HOOKS: list = []
+#: constraints by variable id: (variable, fn), from Variable(constraint=) and Keras' add_weight;
+#: optimizers apply them after updates (Variable.constraint reads it)
+_CONSTRAINTS: dict = {}
 _new = object.__new__
 
 

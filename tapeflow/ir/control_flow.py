@@ -26,6 +26,7 @@ from ..core.primitive import Primitive, bind, aval_of
 from ..core.primitives import elementwise as E
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
+from ..errors import InvalidArgumentTypeError
 from ..util import nest
 from . import interpreter
 from .graph import Graph, Literal, Var, alias_roots
@@ -44,6 +45,8 @@ def _trace_sub(fn, in_avals, kind, local_vars=()):
         args = [sub.new_input(a) for a in in_avals]
         out = fn(*args)
     flat = nest.flatten(out)
+    if kind == "branch":  # a branch may return None (both must, there: cond checks)
+        flat = [o for o in flat if o is not None]
     for o in flat:
         if not isinstance(o, (Tensor, float, int, bool, np.ndarray, np.generic)):
             raise TypeError(f"{kind} function returned a {type(o).__name__}; return tensors (or nested "
@@ -199,21 +202,28 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if STATE.trace is None or _concrete(pred):
         return true_fn() if bool(pred) else false_fn()
     if aval_of(pred).shape not in ((), (1,)) or aval_of(pred).dtype != np.bool_:
-        raise TypeError(f"cond: pred must be a scalar bool tensor, got {aval_of(pred).str_short()}")
+        # (TF 2.21: ValueError from AutoGraph's `if`, InvalidArgumentError from tf.cond in a graph;
+        # this class is both, and the TypeError it always was)
+        raise InvalidArgumentTypeError(f"cond: pred must be a scalar bool tensor, got {aval_of(pred).str_short()}")
     tg, t_caps, t_out, _, t_nin = _trace_sub(lambda: true_fn(), [], "branch")
     fg, f_caps, f_out, _, f_nin = _trace_sub(lambda: false_fn(), [], "branch")
     t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
     if len(t_flat) != len(f_flat):
-        raise ValueError(f"cond: true_fn returns {len(t_flat)} values, false_fn {len(f_flat)}; both branches "
-                         "must return the same structure")
+        # (TF 2.21: TypeError from AutoGraph's `if`, ValueError from tf.cond; this class is both)
+        raise InvalidArgumentTypeError(f"cond: true_fn returns {len(t_flat)} values, false_fn {len(f_flat)}; both "
+                                       "branches must return the same structure")
+    for i, (a, b) in enumerate(zip(t_flat, f_flat)):
+        if (a is None) != (b is None):  # (None where both branches return None: None, as eagerly and in TF)
+            raise ValueError(f"cond: output {i} is None in {'true_fn' if a is None else 'false_fn'} only; both "
+                             "branches must return the same structure")
     # the output avals must agree; Python scalars adopt the other branch's dtype
     tg, fg = _unify_outputs(tg, fg)
     # both branch graphs take all operands: true's captures, then false's
     operands = t_caps + f_caps
     tg = Graph(tg.inputs + [Var(c.aval) for c in f_caps], tg.consts, tg.eqns, tg.outputs, tg.variables)
     fg = Graph([Var(c.aval) for c in t_caps] + fg.inputs, fg.consts, fg.eqns, fg.outputs, fg.variables)
-    outs = bind(cond_p, _scalar(pred), *operands, branches=(fg, tg))
-    return nest.pack_sequence_as(t_out, list(outs))
+    outs = iter(bind(cond_p, _scalar(pred), *operands, branches=(fg, tg)))
+    return nest.pack_sequence_as(t_out, [None if a is None else next(outs) for a in t_flat])
 
 
 def _scalar(pred):
@@ -296,6 +306,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # a single tensor is one loop variable (as when traced); the result has
         # loop_vars' structure, as when traced
         lv0 = (loop_vars,) if single else loop_vars
+        # Python numbers and NumPy values become tensors (as TF, and as when traced): a loop
+        # that runs zero times, or a body that keeps Python ints, still returns tensors
+        lv0 = nest.map_structure(lambda x: convert_to_tensor(x) if isinstance(
+            x, (bool, int, float, np.ndarray, np.generic)) else x, lv0)
         lv = lv0
         it = 0
         while (maximum_iterations is None or it < maximum_iterations) and bool(cond(*lv)):
@@ -325,8 +339,14 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     bg, b_caps, b_out, b_sub, _ = _trace_loop(bfn, in_avals, "loop")
     cg, c_caps, c_out, _, _ = _trace_loop(cfn, in_avals, "loop", local_vars=b_sub.written)
     if len(cg.outputs) != 1 or cg.outputs[0].aval.dtype != np.bool_ or cg.outputs[0].aval.shape not in ((), (1,)):
-        raise TypeError("while_loop: cond must return a scalar bool tensor")
-    _check_carry("while_loop body", in_avals, bg)
+        raise InvalidArgumentTypeError("while_loop: cond must return a scalar bool tensor")  # (see cond's pred)
+    try:
+        _check_carry("while_loop body", in_avals, bg)
+    except ValueError as e:
+        if shape_invariants is None:
+            raise
+        raise ValueError(f"{e} (shape_invariants are accepted but not used: tapeflow's compiled loops keep "
+                         "static shapes, so grow a fixed-size buffer, or run the loop eagerly)") from None
     outs = bind(while_p, *nest.flatten(lv), *c_caps, *b_caps, cond_graph=cg, body_graph=bg,
                 n_carry=len(in_avals), n_cond_caps=len(c_caps),
                 max_iter=None if maximum_iterations is None else int(maximum_iterations))

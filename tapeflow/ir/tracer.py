@@ -270,6 +270,11 @@ class Trace:
             return self.read_variable(x)._var
         if c is np.float64:  # a Python float subclass: weak like one, as in eager (aval_of)
             return Literal(float(x), _prim.aval_of(x))
+        if isinstance(x, np.ndarray) and (x.flags.writeable or x.base is not None):
+            # a NumPy array the function closes over is a constant of the trace, its value
+            # when traced (as TF captures it): held by reference, a later in-place change
+            # would reach the compiled code's reads but not the values folded while tracing
+            return self.const(np.array(x), keep=x)
         if isinstance(x, (np.ndarray, np.generic)):
             return self.const(x)
         if isinstance(x, (list, tuple)):

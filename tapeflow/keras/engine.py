@@ -29,7 +29,8 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of
-from ..core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+# _CONSTRAINTS: by variable id, (variable, fn); add_weight and Variable(constraint=) fill it, optimizers apply it
+from ..core.tensor import _CONSTRAINTS, Tensor, TensorShape, Variable, convert_to_tensor
 from ..module import Module, _VERSION, _notify, TRACKING_HOOKS, camel_to_snake, _Walk
 from ..ops import array_ops as A
 from ..ops import math_ops as M
@@ -45,8 +46,6 @@ __all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor"]
 _CALL_STACK: list = []
 #: the ``training`` value of the enclosing calls (None: not given)
 _TRAINING: list = [None]
-#: constraints by variable id: (variable, fn); applied by optimizers after updates
-_CONSTRAINTS: dict = {}
 _ANY_ACTIVITY_LOSS = [False]
 
 

@@ -21,6 +21,7 @@ from ..core import dtypes as _dt
 from ..core.primitive import aval_of
 from ..core.state import STATE
 from ..core.tensor import Tensor, convert_to_tensor
+from ..errors import InvalidArgumentTypeError, OutOfRangeError  # (TF's classes; also IndexError, TypeError)
 from . import array_ops as A
 from . import math_ops as M
 
@@ -41,7 +42,7 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
 
     def _check_index(self, i, what):
         if isinstance(i, (int, np.integer)) and not 0 <= int(i) < self.buffer.shape[0]:
-            raise IndexError(f"TensorArray.{what}: index {int(i)} is out of range for a TensorArray of size "
+            raise OutOfRangeError(f"TensorArray.{what}: index {int(i)} is out of range for a TensorArray of size "
                              f"{self.buffer.shape[0]}" + ("" if STATE.trace is None else
                                                            " (inside tapeflow.function the size is fixed)"))
 
@@ -52,11 +53,12 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
     def write(self, index, value, name=None):
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self.dtype)
         if value.dtype != self.dtype:
-            raise TypeError(f"TensorArray.write: value has dtype {value.dtype.name}, the array holds "
+            raise InvalidArgumentTypeError(f"TensorArray.write: value has dtype {value.dtype.name}, the array holds "
                             f"{self.dtype.name}")
         if tuple(value.shape) != self.element_shape:
             raise ValueError(f"TensorArray.write: value has shape {tuple(value.shape)}, the array's elements "
                              f"have shape {self.element_shape}")
+        self._check_index(index, "write")
         idx = A.reshape(M.cast(index, np.int32) if isinstance(index, Tensor) else np.int32(index), (1, 1))
         return _TensorArray(A._scatter_update_unique(self.buffer, idx, A.expand_dims(value, 0)))
 
@@ -105,13 +107,13 @@ class _GrowingTensorArray:
         i = int(index)
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
         if value.dtype != self._dtype:
-            raise TypeError(f"TensorArray.write: value has dtype {value.dtype.name}, the array holds "
+            raise InvalidArgumentTypeError(f"TensorArray.write: value has dtype {value.dtype.name}, the array holds "
                             f"{self._dtype.name}")
         if self._element_shape is not None and tuple(value.shape) != tuple(self._element_shape):
             raise ValueError(f"TensorArray.write: value has shape {tuple(value.shape)}, the array's elements "
                              f"have shape {tuple(self._element_shape)}")
         if i < 0 or (i >= len(self._items) and not self._dynamic):
-            raise IndexError(f"TensorArray.write: index {i} is out of range for a TensorArray of size "
+            raise OutOfRangeError(f"TensorArray.write: index {i} is out of range for a TensorArray of size "
                              f"{len(self._items)} (pass dynamic_size=True to grow it)")
         out = _GrowingTensorArray(self._dtype, 0, tuple(value.shape), self._dynamic)
         out._items = list(self._items) + [None] * max(0, i + 1 - len(self._items))
@@ -156,6 +158,12 @@ class _GrowingTensorArray:
 def TensorArray(dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None, handle=None,
                 flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True, name=None):
     """tf.TensorArray (see the module docstring)."""
+    if STATE.trace is not None and isinstance(size, Tensor) and size._v is None:
+        raise ValueError("TensorArray: inside tapeflow.function the size must be known when tracing (a Python "
+                         "int, or a tensor whose value the trace knows, such as tf.shape(x)[0] of a known shape), "
+                         f"got a symbolic {size.dtype.name} tensor: tapeflow's graphs have static shapes; pass "
+                         "the size as a Python int argument (one trace per size) or use a TensorSpec with a "
+                         "fixed dimension")
     n = 0 if size is None else int(size.numpy() if hasattr(size, "numpy") else size)
     shape = None if element_shape is None else tuple(int(d) for d in element_shape)
     if shape is not None and not dynamic_size:

@@ -81,7 +81,7 @@ def _constraints():
     # imported when first used (tapeflow.keras imports the optimizers), then kept: an
     # import statement per apply costs more than the lookup it guards
     if not _CONS:
-        from ..keras.engine import _CONSTRAINTS
+        from ..core.tensor import _CONSTRAINTS
         _CONS.append(_CONSTRAINTS)
     return _CONS[0]
 
