@@ -88,6 +88,7 @@ def test_python_backend_writes_transposes_inline_as_views():
 # -- the numba native tier: every primitive it lowers, in two kernels ------------------------------------------
 
 NUMBA_UNARY_F = ["neg", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sqrt", "abs", "atan",
+                 "sinh", "cosh", "asinh",
                  "sign", "floor", "ceil", "sigmoid", "stop_gradient"]
 NUMBA_BINARY_F = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
 NUMBA_CMP = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]

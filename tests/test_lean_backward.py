@@ -119,6 +119,9 @@ UNARY = {
     "neg": lambda x: -x, "exp": tf.exp, "log": tf.math.log, "log1p": tf.math.log1p, "expm1": tf.math.expm1,
     "sin": tf.sin, "cos": tf.cos, "tan": tf.tan, "tanh": tf.tanh, "sqrt": tf.sqrt, "abs": tf.abs,
     "atan": tf.atan, "sigmoid": tf.sigmoid, "relu": tf.nn.relu, "square": tf.square,
+    "sinh": tf.math.sinh, "cosh": tf.math.cosh, "asinh": tf.math.asinh,
+    "asin": lambda x: tf.math.asin(x * 0.3), "acos": lambda x: tf.math.acos(x * 0.3),
+    "atanh": lambda x: tf.math.atanh(x * 0.3), "acosh": lambda x: tf.math.acosh(x * x + 1.5),
 }
 
 

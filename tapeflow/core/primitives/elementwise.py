@@ -528,6 +528,25 @@ abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), requ
 atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),),
                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.add(np.multiply(x, x), 1)),))
 
+# The inverse and hyperbolic functions, with TF's gradient forms: asin/acos 1/sqrt(1 - x^2)
+# (inf at |x| = 1, as TF), atanh 1/(1 - x^2), asinh/acosh 1/cosh(y), 1/sinh(y) of the output
+# y (TF's AsinhGrad/AcoshGrad). Primitives rather than compositions: sinh through exp cancels
+# for small x, asin through atan2 loses digits near 1.
+asin_p = _unary("asin", np.arcsin, lambda g, out, x: (div(g, bind(sqrt_p, sub(1, mul(x, x)))),),
+                vjp_np=lambda need, g, out, x: (_div_kernel(g, np.sqrt(np.subtract(1, np.multiply(x, x)))),))
+acos_p = _unary("acos", np.arccos, lambda g, out, x: (neg(div(g, bind(sqrt_p, sub(1, mul(x, x))))),),
+                vjp_np=lambda need, g, out, x: (np.negative(_div_kernel(g, np.sqrt(np.subtract(1, np.multiply(x, x))))),))
+sinh_p = _unary("sinh", np.sinh, lambda g, out, x: (mul(g, bind(cosh_p, x)),),
+                vjp_np=lambda need, g, out, x: (np.multiply(g, np.cosh(x)),))
+cosh_p = _unary("cosh", np.cosh, lambda g, out, x: (mul(g, bind(sinh_p, x)),),
+                vjp_np=lambda need, g, out, x: (np.multiply(g, np.sinh(x)),))
+asinh_p = _unary("asinh", np.arcsinh, lambda g, out, x: (div(g, bind(cosh_p, out)),),
+                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.cosh(out)),))
+acosh_p = _unary("acosh", np.arccosh, lambda g, out, x: (div(g, bind(sinh_p, out)),),
+                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.sinh(out)),))
+atanh_p = _unary("atanh", np.arctanh, lambda g, out, x: (div(g, sub(1, mul(x, x))),),
+                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.subtract(1, np.multiply(x, x))),))
+
 
 def _sigmoid_kernel(x, out=None):
     # 1 / (1 + exp(-x)) keeps full relative precision in both tails (the form
