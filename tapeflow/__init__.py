@@ -29,7 +29,9 @@ from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
-from .ir.control_flow import cond, while_loop, fori_loop, scan  # noqa: F401
+from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401
+from .ops.control_flow_ops import scan, foldl, foldr  # noqa: F401  (TF's; JAX's scan is tapeflow.lax.scan)
+from . import lax  # noqa: F401
 from .ops.logging_ops import tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401

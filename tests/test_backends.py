@@ -255,7 +255,7 @@ def test_control_flow_primitives_in_every_backend():
     def f(x, n):
         a = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.exp(x), lambda: -x)
         b = tf.while_loop(lambda c, k: k < n, lambda c, k: (c * 1.5, k + 1), (a, tf.constant(0)))[0]
-        c, ys = tf.scan(lambda acc, xx: (acc + xx, acc * xx), tf.zeros([], x.dtype), b)
+        c, ys = tf.lax.scan(lambda acc, xx: (acc + xx, acc * xx), tf.zeros([], x.dtype), b)
         d = tf.fori_loop(0, 4, lambda i, z: z * 0.5 + 1.0, b)
         return a, b, c, ys, d
 

@@ -34,7 +34,7 @@ def _mixed(x):
     y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: tf.sin(x))
     z = tf.fori_loop(0, 5, lambda i, c: c * 0.9 + tf.cast(i, x.dtype), y)
     w, n = tf.while_loop(lambda a, k: k < 3, lambda a, k: (a * 1.5, k + 1), (z, tf.constant(0)))
-    s, ys = tf.scan(lambda c, xx: (c + xx, c * xx), tf.zeros([], x.dtype), x)
+    s, ys = tf.lax.scan(lambda c, xx: (c + xx, c * xx), tf.zeros([], x.dtype), x)
     return w, n, s, ys
 
 
@@ -108,7 +108,7 @@ def test_scan_reverse_and_structured_xs():
     def f(a, b):
         def step(c, xs):
             return c * 0.5 + xs["a"] * xs["b"], (c, xs["a"] - c)
-        return tf.scan(step, tf.zeros([2]), {"a": a, "b": b}, reverse=True)
+        return tf.lax.scan(step, tf.zeros([2]), {"a": a, "b": b}, reverse=True)
 
     rng = np.random.default_rng(0)
     a = tf.constant(rng.normal(size=(4, 2)).astype(F32))
@@ -188,7 +188,7 @@ def test_cond_branches_write_variables_only_when_taken():
 def _loss(x, w):
     y = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.sin(x * w), lambda: x * w * w)
     c = tf.fori_loop(0, 3, lambda i, c: c * w + tf.sin(c) * tf.cast(i, x.dtype), y)
-    s, ys = tf.scan(lambda acc, xx: (acc * w + xx, acc * xx), tf.zeros([], x.dtype), c)
+    s, ys = tf.lax.scan(lambda acc, xx: (acc * w + xx, acc * xx), tf.zeros([], x.dtype), c)
     return s + tf.reduce_sum(ys * x)
 
 
@@ -350,7 +350,7 @@ def test_scan_body_with_tape_computes_per_step_gradients():
                 tape.watch(w)
                 y = tf.sin(w * x) + c
             return c + 1.0, tape.gradient(y, w)
-        return tf.scan(step, tf.constant(0.0, tf.float64), xs)[1]
+        return tf.lax.scan(step, tf.constant(0.0, tf.float64), xs)[1]
 
     xs = tf.constant(np.array([0.1, 0.5, 1.0]))
     w = tf.constant(0.3, tf.float64)
@@ -372,7 +372,7 @@ def test_loop_carry_changing_shape_or_dtype_raises(loop, body, exc, match):
             return tf.fori_loop(0, 3, lambda i, c: body(c), x)
         if loop == "while_loop":
             return tf.while_loop(lambda c: tf.reduce_sum(c) < 3.0, body, x)
-        return tf.scan(lambda c, _: (body(c), c), x, length=2)
+        return tf.lax.scan(lambda c, _: (body(c), c), x, length=2)
 
     with pytest.raises(exc, match=match):
         tf.function(f)(tf.constant([1.0]))
@@ -398,7 +398,7 @@ def test_while_cond_must_return_a_scalar_bool():
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_scan_stacking_outputs_of_unknown_dims(backend):
     def f(xs):
-        return tf.scan(lambda c, x: (c + tf.reduce_sum(x), x * c), tf.constant(1.0), xs)
+        return tf.lax.scan(lambda c, x: (c + tf.reduce_sum(x), x * c), tf.constant(1.0), xs)
 
     for steps, widths in [(3, (2, 5)), (0, (4,))]:  # the length must be known, the other dims need not
         g = tf.function(f, input_signature=[tf.TensorSpec([steps, None])], backend=backend)

@@ -105,7 +105,7 @@ def test_golden_while_loop_prints_cond_and_body_with_their_captures():
 
 def test_golden_scan_prints_its_body_with_index_carry_slices_and_captures():
     def sc(c0, xs, k):
-        return tf.scan(lambda c, x: (c + x * k, c), c0, xs)
+        return tf.lax.scan(lambda c, x: (c + x * k, c), c0, xs)
 
     # operands: carry, scanned xs, captures; the body takes (index, carry, x slices,
     # captures) and returns (carry, y slices); outputs: final carry, stacked ys

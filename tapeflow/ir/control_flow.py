@@ -291,7 +291,8 @@ def _while_abstract(*operands, cond_graph, body_graph, n_carry, n_cond_caps, max
 def _while_vjp(*args, **kw):
     raise NotImplementedError(
         "gradients through tapeflow.while_loop are not supported (its trip count depends on the data). "
-        "Use tapeflow.fori_loop with Python-int bounds, or tapeflow.scan, which are differentiable.")
+        "Use tapeflow.fori_loop with Python-int bounds, or tapeflow.scan / tapeflow.lax.scan, which are "
+        "differentiable.")
 
 
 while_p = Primitive("while_loop", _while_impl, _while_abstract, _while_vjp, multiple_results=True,

@@ -1,5 +1,5 @@
-"""tf.map_fn, tf.switch_case and tf.case: compositions of ``scan`` and ``cond``
-(tapeflow/ir/control_flow.py).
+"""tf.map_fn, tf.scan, tf.foldl/foldr, tf.switch_case and tf.case: compositions of ``scan``
+and ``cond`` (tapeflow/ir/control_flow.py; JAX's carry-and-output scan, also ``tapeflow.lax.scan``).
 
 map_fn is a scan with no carry: eagerly a Python loop whose results are stacked; in a
 ``tapeflow.function`` one ``scan`` equation (one compiled loop, not an unrolled body,
@@ -198,3 +198,82 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
             return default()
         return CF.cond(preds[k], fns[k], lambda: chain(k + 1))
     return chain(0)
+
+
+# -- tf.scan, tf.foldl, tf.foldr -------------------------------------------------------------------
+
+def _scan_elems(elems, what):
+    leaves = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in nest.flatten(elems)]
+    if not leaves:
+        raise ValueError(f"{what}: elems must hold at least one tensor")
+    for x in leaves:
+        if not aval_of(x).shape:
+            raise ValueError(f"{what}: elements in elems must be 1+ dimensional tensors, not scalars (got "
+                             f"{aval_of(x).dtype.name} {fmt_shape(aval_of(x).shape)})")
+    n = aval_of(leaves[0]).shape[0]
+    if n is None:
+        raise ValueError(f"{what}: the first dimension of elems must be known inside tapeflow.function (it is the "
+                         "loop's trip count)")
+    return nest.pack_sequence_as(elems, leaves), n
+
+
+def _split_first(elems, reverse):
+    """(the first element to use as the initial value, the rest) along axis 0."""
+    first = nest.map_structure(lambda x: x[-1] if reverse else x[0], elems)
+    rest = nest.map_structure(lambda x: x[:-1] if reverse else x[1:], elems)
+    return first, rest
+
+
+def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, infer_shape=True,
+         reverse=False, name=None):
+    """TF's tf.scan: ``fn(accumulated, element) -> accumulated`` over ``elems`` along axis 0, the
+    accumulated values stacked (one per element). Without ``initializer`` the first element
+    (the last with ``reverse``) starts the accumulation and is the first output. With
+    ``reverse`` the elements are taken from the end and each output stays at its element's
+    position. One ``scan`` loop in a tapeflow.function, differentiable."""
+    elems, n = _scan_elems(elems, "scan")
+    if initializer is None:
+        if n == 0:
+            raise ValueError("scan: elems is empty and there is no initializer")
+        init, xs = _split_first(elems, reverse)
+    else:
+        init, xs = initializer, elems
+
+    def step(acc, x):
+        out = fn(acc, x)
+        return out, out
+    if initializer is None and n == 1:
+        ys = None
+    else:
+        _, ys = CF.scan(step, init, xs, reverse=reverse)
+    if initializer is not None:
+        return ys
+    head = nest.map_structure(lambda t: A.expand_dims(t if isinstance(t, Tensor) else convert_to_tensor(t), 0),
+                              init)
+    if ys is None:
+        return head
+    return nest.map_structure(lambda h, y: A.concat([y, h] if reverse else [h, y], 0), head, ys)
+
+
+def _fold(what, fn, elems, initializer, reverse):
+    elems, n = _scan_elems(elems, what)
+    if initializer is None:
+        if n == 0:
+            raise ValueError(f"{what}: elems is empty and there is no initializer")
+        init, xs = _split_first(elems, reverse)
+        if n == 1:
+            return init
+    else:
+        init, xs = initializer, elems
+    acc, _ = CF.scan(lambda a, x: (fn(a, x), None), init, xs, reverse=reverse)
+    return acc
+
+
+def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None):
+    """``fn(acc, x)`` over ``elems`` from the first element; the final accumulator."""
+    return _fold("foldl", fn, elems, initializer, False)
+
+
+def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None):
+    """``fn(acc, x)`` over ``elems`` from the last element; the final accumulator."""
+    return _fold("foldr", fn, elems, initializer, True)
