@@ -1,0 +1,233 @@
+"""Keras recurrent layers (SimpleRNN, LSTM, GRU, RNN(cell)) and masking, against TF 2.21's
+numbers (tests/data/rnn_tf_reference.npz, made by tests/tf_reference/make_rnn_reference.py)."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from conftest import check_grads
+from test_layers import _fd_check
+
+keras = tf.keras
+L = keras.layers
+
+REF = np.load(os.path.join(os.path.dirname(__file__), "data", "rnn_tf_reference.npz"))
+CASES = sorted({k.split("/")[0] for k in REF.files})
+UNMASKED = [c for c in CASES if not c.startswith(("emb_", "masking_"))]
+
+
+def _model(name):
+    spec = json.loads(str(REF[f"{name}/spec"]))
+    x = REF[f"{name}/x"]
+    m = keras.Sequential([getattr(L, cls)(**kw) for cls, kw in spec])
+    m(x)
+    ws = [REF[f"{name}/w{k}"] for k in range(64) if f"{name}/w{k}" in REF.files]
+    m.set_weights(ws)
+    ys = [REF[f"{name}/y{k}"] for k in range(8) if f"{name}/y{k}" in REF.files]
+    return m, x, ys
+
+
+def _outs(y):
+    return [np.asarray(v) for v in (y if isinstance(y, (list, tuple)) else [y])]
+
+
+@pytest.mark.parametrize("name", UNMASKED)
+@pytest.mark.parametrize("mode", ["eager", "compiled"])
+def test_matches_tf_with_tf_weights(name, mode):
+    m, x, ys = _model(name)
+    got = _outs(m(x) if mode == "eager" else tf.function(lambda v: m(v))(tf.constant(x)))
+    assert len(got) == len(ys)
+    for g, want in zip(got, ys):
+        assert g.shape == want.shape and g.dtype == np.float32
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
+
+
+def test_weights_names_shapes_and_order_are_keras_3s():
+    # TF 2.21: lstm/lstm_cell/kernel (5, 12), .../recurrent_kernel (3, 12), .../bias (12,)
+    for layer, shapes in [(L.LSTM(3), [(5, 12), (3, 12), (12,)]), (L.GRU(3), [(5, 9), (3, 9), (2, 9)]),
+                          (L.GRU(3, reset_after=False), [(5, 9), (3, 9), (9,)]),
+                          (L.SimpleRNN(3), [(5, 3), (3, 3), (3,)]), (L.LSTM(3, use_bias=False), [(5, 12), (3, 12)])]:
+        layer(np.zeros((2, 4, 5), np.float32))
+        assert [w.name for w in layer.weights] == ["kernel", "recurrent_kernel", "bias"][:len(shapes)]
+        assert [tuple(w.shape) for w in layer.weights] == shapes
+
+
+def test_default_initializers():
+    lstm = L.LSTM(3)
+    lstm(np.zeros((1, 2, 4), np.float32))
+    b = lstm.cell.bias.numpy()
+    np.testing.assert_array_equal(b, np.r_[np.zeros(3), np.ones(3), np.zeros(6)])    # unit_forget_bias
+    rk = lstm.cell.recurrent_kernel.numpy()
+    np.testing.assert_allclose(rk @ rk.T, np.eye(3), atol=1e-5)                         # orthogonal rows
+    b = L.LSTM(3, unit_forget_bias=False)
+    b(np.zeros((1, 2, 4), np.float32))
+    assert not b.cell.bias.numpy().any()
+    g = L.GRU(2)
+    g(np.zeros((1, 2, 4), np.float32))
+    assert not g.cell.bias.numpy().any() and g.units == 2 and g.reset_after
+
+
+@pytest.mark.parametrize("cls,kw", [(L.SimpleRNN, {}), (L.LSTM, {}), (L.GRU, {}), (L.GRU, {"reset_after": False}),
+                                    (L.LSTM, {"return_sequences": True, "go_backwards": True})])
+def test_gradients_match_finite_differences(cls, kw):
+    layer = cls(2, dtype="float64", **kw)
+    x = np.random.default_rng(0).normal(size=(2, 3, 2))
+    _fd_check(layer, x)
+    # second order, w.r.t. the input
+    check_grads(lambda v: layer(v), [x], order=2, rtol=1e-4)
+
+
+@pytest.mark.parametrize("cls", [L.SimpleRNN, L.LSTM, L.GRU])
+@pytest.mark.parametrize("unroll", [False, True])
+def test_compiled_values_and_gradients_match_eager(cls, unroll):
+    layer = cls(3, return_sequences=True, unroll=unroll)
+    x = tf.constant(np.random.default_rng(1).normal(size=(2, 4, 3)).astype(np.float32))
+
+    def loss_grads(v):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            loss = tf.reduce_sum(tf.square(layer(v)))
+        return [loss] + tape.gradient(loss, [v] + layer.trainable_weights)
+    eager = loss_grads(x)
+    comp = tf.function(loss_grads)(x)
+    for a, b in zip(eager, comp):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-5, atol=1e-6)
+
+
+def test_traced_loop_is_one_scan_unless_unrolled():
+    x = tf.constant(np.zeros((2, 30, 3), np.float32))
+    for unroll in (False, True):
+        layer = L.GRU(2, unroll=unroll)
+        text = str(tf.function(lambda v: layer(v)).get_concrete_function(x).raw_graph)
+        if unroll:
+            assert "scan" not in text
+        else:
+            assert "scan" in text
+
+
+def test_initial_state_and_return_state_round_trip():
+    m, x, ys = _model("lstm_state")
+    layer = m.layers[0]
+    out, h, c = layer(x)
+    # two halves with the state passed on give the whole sequence's result
+    _, h1, c1 = layer(x[:, :2])
+    out2, h2, c2 = layer(x[:, 2:], initial_state=[h1, c1])
+    np.testing.assert_allclose(np.asarray(out2), np.asarray(out), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(c2), np.asarray(c), rtol=1e-5, atol=1e-6)
+    comp = tf.function(lambda a, s0, s1: layer(a, initial_state=[s0, s1]))(tf.constant(x[:, 2:]), h1, c1)
+    np.testing.assert_allclose(np.asarray(comp[2]), np.asarray(c), rtol=1e-5, atol=1e-6)
+
+
+def test_rnn_wrapper_with_cells_equals_the_layer():
+    m, x, ys = _model("gru_seq_state")
+    rnn = L.RNN(L.GRUCell(4), return_sequences=True, return_state=True)
+    rnn(x)
+    rnn.set_weights(m.get_weights())
+    for a, b in zip(_outs(rnn(x)), ys):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    # a cell called on one step, as Keras 3's cell API: (output, new states)
+    cell = rnn.cell
+    out, st = cell(x[:, 0], [np.zeros((2, 4), np.float32)])
+    assert tuple(out.shape) == (2, 4) and len(st) == 1
+
+
+def test_custom_cell_in_rnn():
+    class MinimalCell(L.Layer):
+        def __init__(self, units, **kw):
+            super().__init__(**kw)
+            self.units = units
+            self.state_size = units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+            self.built = True
+
+        def call(self, inputs, states):
+            out = tf.matmul(inputs, self.kernel) + states[0] * 0.5
+            return out, [out]
+    x = np.random.default_rng(2).normal(size=(2, 3, 4)).astype(np.float32)
+    layer = L.RNN(MinimalCell(2), return_sequences=True)
+    y = np.asarray(layer(x))
+    k = layer.cell.kernel.numpy()
+    h = np.zeros((2, 2), np.float32)
+    want = []
+    for t in range(3):
+        h = x[:, t] @ k + h * 0.5
+        want.append(h)
+    np.testing.assert_allclose(y, np.stack(want, 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(tf.function(lambda v: layer(v))(tf.constant(x))), y, rtol=1e-5, atol=1e-6)
+
+
+def test_dropout_only_in_training_and_one_mask_per_call():
+    x = np.ones((64, 5, 8), np.float32)
+    layer = L.SimpleRNN(4, dropout=0.5, recurrent_dropout=0.3, seed=3, return_sequences=True)
+    a = np.asarray(layer(x))
+    np.testing.assert_array_equal(np.asarray(layer(x)), a)                # inference: no dropout
+    np.testing.assert_array_equal(np.asarray(layer(x, training=False)), a)
+    b = np.asarray(layer(x, training=True))
+    assert not np.allclose(a, b)
+    # the input mask is the same at every step: with a zero recurrent kernel and no recurrent
+    # dropout each step's output is the same function of the (masked) same input
+    d = L.SimpleRNN(4, dropout=0.5, seed=4, return_sequences=True, recurrent_initializer="zeros")
+    y = np.asarray(d(x, training=True))
+    for t in range(1, 5):
+        np.testing.assert_array_equal(y[:, t], y[:, 0])
+    # LSTM/GRU with recurrent_dropout: per-gate masks, still trainable under a tape
+    for cls in (L.LSTM, L.GRU):
+        layer = cls(3, dropout=0.2, recurrent_dropout=0.2, seed=5)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(layer(x[:4], training=True))
+        gs = tape.gradient(loss, layer.trainable_weights)
+        assert all(g is not None and np.isfinite(np.asarray(g)).all() for g in gs)
+
+
+def test_fit_learns_a_sequence_task():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 6, 2)).astype(np.float32)
+    y = x[:, :, 0].sum(1, keepdims=True).astype(np.float32)         # needs memory over the steps
+    tf.random.set_seed(0)
+    for layer in (L.LSTM(8), L.GRU(8), L.SimpleRNN(8)):
+        m = keras.Sequential([keras.Input((6, 2)), layer, L.Dense(1)])
+        m.compile(optimizer=keras.optimizers.Adam(0.02), loss="mse")
+        h = m.fit(x, y, epochs=15, batch_size=16, verbose=0)
+        assert h.history["loss"][-1] < 0.3 * h.history["loss"][0]
+
+
+def test_config_round_trip_and_save(tmp_path):
+    m = keras.Sequential([keras.Input((4, 3)), L.LSTM(5, return_sequences=True, go_backwards=True),
+                          L.GRU(2, reset_after=False), L.Dense(1)])
+    x = np.random.default_rng(3).normal(size=(2, 4, 3)).astype(np.float32)
+    y = np.asarray(m(x))
+    cfg = m.layers[0].get_config()
+    assert cfg["units"] == 5 and cfg["go_backwards"] and cfg["unit_forget_bias"] and cfg["recurrent_activation"]
+    clone = L.LSTM.from_config(cfg)
+    assert clone.units == 5 and clone.go_backwards
+    path = str(tmp_path / "m.keras")
+    m.save(path)
+    m2 = keras.models.load_model(path)
+    np.testing.assert_allclose(np.asarray(m2(x)), y, rtol=1e-6)
+
+
+def test_bad_inputs_and_arguments():
+    # TF 2.21: ValueError "Input 0 ... is incompatible with the layer: expected ndim=3, found ndim=2"
+    for bad in (np.zeros((2, 5), np.float32), np.zeros((2, 3, 4, 5), np.float32)):
+        with pytest.raises(ValueError, match="expected ndim=3"):
+            L.LSTM(3)(bad)
+    # TF 2.21: ValueError "Received an invalid value for argument `units`, expected a positive integer"
+    for units in (0, -1, 2.5, "3"):
+        with pytest.raises(ValueError, match="expected a positive integer"):
+            L.GRU(units)
+    with pytest.raises(NotImplementedError, match="stateful=True"):
+        L.LSTM(3, stateful=True)
+    layer = L.SimpleRNN(2)
+    layer(np.zeros((1, 3, 4), np.float32))
+    with pytest.raises(ValueError, match="axis -1 of the input to have size 4"):
+        layer(np.zeros((1, 3, 5), np.float32))
+    with pytest.raises(ValueError, match="0 timesteps"):
+        L.SimpleRNN(2)(np.zeros((1, 0, 4), np.float32))
+    with pytest.raises(ValueError, match="expected 2 initial state"):
+        L.LSTM(2)(np.zeros((1, 3, 4), np.float32), initial_state=[np.zeros((1, 2), np.float32)])

@@ -1,0 +1,104 @@
+"""Reference weights and outputs of TF 2.21's (Keras 3.15) recurrent layers, for
+tests/test_keras_recurrent.py (which loads tests/data/rnn_tf_reference.npz, builds the
+same model in tapeflow, sets TF's weights with set_weights and compares the outputs).
+
+Run with real TensorFlow (the peers venv), from the repository root:
+
+    .venv-peers/bin/python tests/tf_reference/make_rnn_reference.py
+
+Each case is a Sequential model: a list of (layer class, kwargs) stored as JSON under
+``<name>/spec``, its input ``<name>/x``, its weights ``<name>/w<k>`` (TF's get_weights order,
+random values so that every weight matters, including the LSTM's forget bias) and its outputs
+``<name>/y<k>`` (several with return_state).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "rnn_tf_reference.npz")
+
+X = ("float", (2, 5, 3))
+IDS = ("ids", (3, 6))
+
+CASES = {
+    "simple": ([("SimpleRNN", dict(units=4))], X),
+    "simple_seq_relu": ([("SimpleRNN", dict(units=4, activation="relu", return_sequences=True))], X),
+    "simple_state_back": ([("SimpleRNN", dict(units=3, return_state=True, go_backwards=True,
+                                              return_sequences=True))], X),
+    "simple_nobias": ([("SimpleRNN", dict(units=4, use_bias=False))], X),
+    "lstm": ([("LSTM", dict(units=4))], X),
+    "lstm_seq": ([("LSTM", dict(units=4, return_sequences=True))], X),
+    "lstm_state": ([("LSTM", dict(units=3, return_state=True))], X),
+    "lstm_back_seq": ([("LSTM", dict(units=4, go_backwards=True, return_sequences=True))], X),
+    "lstm_nobias_act": ([("LSTM", dict(units=4, use_bias=False, activation="relu",
+                                       recurrent_activation="hard_sigmoid"))], X),
+    "gru": ([("GRU", dict(units=4))], X),
+    "gru_seq_state": ([("GRU", dict(units=4, return_sequences=True, return_state=True))], X),
+    "gru_before": ([("GRU", dict(units=4, reset_after=False, return_sequences=True))], X),
+    "gru_back": ([("GRU", dict(units=3, go_backwards=True))], X),
+    "gru_nobias": ([("GRU", dict(units=4, use_bias=False))], X),
+    "stacked": ([("LSTM", dict(units=4, return_sequences=True)), ("GRU", dict(units=3))], X),
+    # masking: ids with trailing and leading zeros, a fully padded row
+    "emb_lstm": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)), ("LSTM", dict(units=4))], IDS),
+    "emb_lstm_seq": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                      ("LSTM", dict(units=4, return_sequences=True))], IDS),
+    "emb_gru_back_seq": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                          ("GRU", dict(units=3, return_sequences=True, go_backwards=True))], IDS),
+    "emb_simple_state": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                          ("SimpleRNN", dict(units=3, return_sequences=True, return_state=True))], IDS),
+    "emb_stacked": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                     ("LSTM", dict(units=4, return_sequences=True)), ("GRU", dict(units=3))], IDS),
+    "masking_gru": ([("Masking", dict(mask_value=0.0)), ("GRU", dict(units=4, return_sequences=True))], X),
+    "masking_lstm": ([("Masking", dict(mask_value=0.0)), ("LSTM", dict(units=4))], X),
+    "masking_only": ([("Masking", dict(mask_value=0.0))], X),
+    "emb_dense_seq": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                       ("Dense", dict(units=2)), ("SimpleRNN", dict(units=3))], IDS),
+}
+
+
+def make_input(kind, shape, rng):
+    if kind == "ids":
+        ids = rng.integers(1, 7, size=shape).astype(np.int32)
+        ids[0, 4:] = 0            # trailing padding
+        ids[1, :2] = 0            # leading padding
+        ids[1, 3] = 0             # a hole
+        ids[2, :] = 0             # all padded
+        return ids
+    x = rng.normal(size=shape).astype(np.float32)
+    x[0, 3:] = 0.0                # Masking cases: padded steps
+    x[1, 1] = 0.0
+    return x
+
+
+def main():
+    rng = np.random.default_rng(1818)
+    out = {}
+    for name, (spec, (kind, shape)) in CASES.items():
+        x = make_input(kind, shape, rng)
+        layers = [getattr(tf.keras.layers, cls)(**kw) for cls, kw in spec]
+        inp = tf.keras.Input(shape[1:], dtype="int32" if kind == "ids" else "float32")
+        h = inp
+        for layer in layers:
+            h = layer(h)
+        model = tf.keras.Model(inp, h)
+        ws = [rng.uniform(-0.8, 0.8, size=w.shape).astype(np.float32) for w in model.get_weights()]
+        model.set_weights(ws)
+        ys = model(x)
+        ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+        out[f"{name}/spec"] = np.array(json.dumps(spec))
+        out[f"{name}/x"] = x
+        for k, w in enumerate(ws):
+            out[f"{name}/w{k}"] = w
+        for k, y in enumerate(ys):
+            out[f"{name}/y{k}"] = np.asarray(y)
+        print(name, [w.shape for w in ws], [np.shape(y) for y in ys])
+    np.savez_compressed(OUT, **out)
+    print("wrote", OUT)
+
+
+if __name__ == "__main__":
+    main()
