@@ -231,3 +231,107 @@ def test_bad_inputs_and_arguments():
         L.SimpleRNN(2)(np.zeros((1, 0, 4), np.float32))
     with pytest.raises(ValueError, match="expected 2 initial state"):
         L.LSTM(2)(np.zeros((1, 3, 4), np.float32), initial_state=[np.zeros((1, 2), np.float32)])
+
+
+# -- masking -------------------------------------------------------------------------------------------
+
+MASKED = [c for c in CASES if c.startswith(("emb_", "masking_"))]
+
+
+def _functional(name):
+    spec = json.loads(str(REF[f"{name}/spec"]))
+    x = REF[f"{name}/x"]
+    inp = keras.Input(x.shape[1:], dtype=x.dtype.name)
+    h = inp
+    for cls, kw in spec:
+        h = getattr(L, cls)(**kw)(h)
+    m = keras.Model(inp, h)
+    m.set_weights([REF[f"{name}/w{k}"] for k in range(64) if f"{name}/w{k}" in REF.files])
+    return m
+
+
+@pytest.mark.parametrize("name", MASKED)
+@pytest.mark.parametrize("kind", ["sequential", "functional"])
+@pytest.mark.parametrize("mode", ["eager", "compiled"])
+def test_masks_propagate_to_recurrent_layers_as_in_tf(name, kind, mode):
+    m, x, ys = _model(name)
+    if kind == "functional":
+        m = _functional(name)
+    got = _outs(m(x) if mode == "eager" else tf.function(lambda v: m(v))(tf.constant(x)))
+    assert len(got) == len(ys)
+    for g, want in zip(got, ys):
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
+
+
+def test_masked_steps_repeat_the_previous_output_and_keep_the_state():
+    # TF 2.21 (Keras 3 backend.rnn): a masked step's output is the previous step's output (zeros
+    # before the first unmasked step), its states are carried unchanged
+    m, x, ys = _model("emb_simple_state")
+    seq, state = ys
+    ids = x
+    assert (ids[1, :2] == 0).all() and ids[1, 3] == 0 and (ids[2] == 0).all()
+    np.testing.assert_array_equal(seq[1, :2], 0)
+    np.testing.assert_array_equal(seq[1, 3], seq[1, 2])
+    np.testing.assert_array_equal(seq[2], 0)
+    np.testing.assert_array_equal(state[2], 0)
+    layer = m.layers[1]
+    emb = np.asarray(m.layers[0](ids))
+    mask = ids != 0
+    out = _outs(layer(emb, mask=mask))
+    np.testing.assert_allclose(out[0], seq, rtol=1e-5, atol=1e-6)
+    # zero_output_for_mask: zeros at the masked steps instead, the same final state
+    z = L.SimpleRNN(3, return_sequences=True, return_state=True, zero_output_for_mask=True)
+    z(emb)
+    z.set_weights(layer.get_weights())
+    zs, zst = _outs(z(emb, mask=mask))
+    np.testing.assert_array_equal(zs[~mask], 0)
+    np.testing.assert_allclose(zs[mask], seq[mask], rtol=1e-6)
+    np.testing.assert_allclose(zst, state, rtol=1e-5, atol=1e-6)
+
+
+def test_masking_layer_values_and_mask():
+    # TF 2.21: Masking(0.0) on x with x[0, 1] = 0: the output zeroes step (0, 1), mask [[T, F, T], [T, T, T]]
+    x = np.ones((2, 3, 2), np.float32)
+    x[0, 1] = 0
+    x[1, 2, 0] = 0           # one zero feature: not masked
+    m = L.Masking(0.0)
+    np.testing.assert_array_equal(np.asarray(m(x)), x)
+    np.testing.assert_array_equal(np.asarray(m.compute_mask(x)), [[True, False, True], [True, True, True]])
+    x2 = x.copy()
+    x2[1, 0] = 5.0
+    np.testing.assert_array_equal(np.asarray(L.Masking(5.0)(x2))[1, 0], 0)
+
+
+def test_mask_dropped_by_a_layer_without_masking_support_warns():
+    m = keras.Sequential([keras.Input((4,), dtype="int32"), L.Embedding(5, 2, mask_zero=True), L.Flatten()])
+    with pytest.warns(UserWarning, match="does not support masking"):
+        m(np.array([[1, 2, 0, 0]]))
+
+
+def test_masked_gradients_match_finite_differences_and_fit_learns():
+    x = np.random.default_rng(4).normal(size=(2, 4, 2))
+    x[0, 2:] = 0
+    x[1, 0] = 0
+    for cls in (L.LSTM, L.GRU):
+        layer = cls(2, dtype="float64", return_sequences=True)
+        mask = tf.constant(np.any(x != 0, -1))
+
+        class Masked(L.Layer):
+            def call(self, v):
+                return layer(v, mask=mask)
+        wrapper = Masked(dtype="float64")
+        wrapper.layer = layer
+        _fd_check(wrapper, x)
+    # a padded-sequence task: the target is the sum of the real ids' values
+    rng = np.random.default_rng(5)
+    ids = rng.integers(1, 6, size=(96, 7))
+    lens = rng.integers(2, 8, size=96)
+    for i, n in enumerate(lens):
+        ids[i, n:] = 0
+    y = (ids / 5.0).sum(1, keepdims=True).astype(np.float32)
+    tf.random.set_seed(1)
+    m = keras.Sequential([keras.Input((7,), dtype="int32"), L.Embedding(6, 4, mask_zero=True), L.GRU(8),
+                          L.Dense(1)])
+    m.compile(optimizer=keras.optimizers.Adam(0.03), loss="mse")
+    h = m.fit(ids, y, epochs=12, batch_size=32, verbose=0)
+    assert h.history["loss"][-1] < 0.2 * h.history["loss"][0]

@@ -333,19 +333,33 @@ def test_validation_split_keeps_the_sample_weights_of_the_validation_samples():
     np.testing.assert_allclose(h.history["val_loss"], [11.181363105773926], rtol=1e-5)
 
 
-def test_embedding_mask_zero_inside_a_model_is_refused():
+def test_embedding_mask_zero_inside_a_model_masks_the_next_layers():
     from tapeflow._unsupported import UnsupportedFeatureError
     ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
     keras.backend.clear_session()
-    # TF 2.21 averages the unpadded steps only ([[0.3, 0.4], [0.6, 0.7]] with embeddings arange(10)/10);
-    # without mask propagation tapeflow would average the padding too: refused, in every model kind
+    table = np.arange(10, dtype=np.float32).reshape(5, 2) / 10
+    # TF 2.21 averages the unpadded steps only: [[0.3, 0.4], [0.6, 0.7]] (unmasked: [[0.15, 0.25], ...])
+    want = [[0.3, 0.4], [0.6, 0.7]]
     i = keras.Input((4,), dtype="int32")
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(5, 2, mask_zero=True)(i))
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True)])
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.Sequential([keras.layers.Embedding(5, 2, mask_zero=True)])(ids)
+    fm = keras.Model(i, keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(5, 2, mask_zero=True)(i)))
+    sm = keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True),
+                           keras.layers.GlobalAveragePooling1D()])
+    for m in (fm, sm):
+        m.set_weights([table])
+        np.testing.assert_allclose(m(ids).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(tf.function(lambda v: m(v))(tf.constant(ids)).numpy(), want, rtol=1e-6)
+
+    # a subclassed model's call() cannot carry the mask on (Keras attaches it to the tensor): refused
+    class Sub(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.e = keras.layers.Embedding(5, 2, mask_zero=True)
+            self.p = keras.layers.GlobalAveragePooling1D()
+
+        def call(self, x):
+            return self.p(self.e(x))
+    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True called inside another layer"):
+        Sub()(ids)
     # alone it gives Keras' values and mask (TF 2.21: the mask [[F, T, T, F], ...] of ids != 0)
     e = keras.layers.Embedding(5, 2, mask_zero=True)
     assert e(ids).shape == (2, 4, 2)

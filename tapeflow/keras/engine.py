@@ -38,7 +38,7 @@ from . import backend
 from . import initializers as _inits
 from . import regularizers as _regs
 
-__all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor"]
+__all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor", "masked_call"]
 
 #: layers currently inside ``__call__``, outermost first
 _CALL_STACK: list = []
@@ -214,6 +214,33 @@ def call_path(stack=None):
     return "/".join(parts)
 
 
+#: the layers a model is calling through ``masked_call`` (their masks are handled)
+_MASKED_CALLS: list = []
+
+
+def masked_call(layer, x, mask, **kwargs):
+    """Call ``layer`` on ``x`` as a Keras model does with masks: ``mask`` (or None) is passed
+    as ``mask=`` to a layer whose ``call`` takes one, and the output's mask is the layer's
+    ``compute_mask(x, mask)``. Keras 3 attaches masks to tensors; tapeflow's models (Sequential,
+    functional) carry them beside the values instead, so this is their one place.
+    Returns (outputs, output mask)."""
+    if mask is not None and _call_arg_info(type(layer))[1]:
+        kwargs["mask"] = mask
+    _MASKED_CALLS.append(layer)
+    try:
+        out = layer(x, **kwargs)
+    finally:
+        _MASKED_CALLS.pop()
+    if mask is None and not layer._mask_source:
+        return out, None
+    if mask is not None and not layer.__dict__.get("supports_masking"):
+        import warnings   # Keras 3's warning: the layers after this one see no mask
+        warnings.warn(f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a mask "
+                      "attached to it. However, this layer does not support masking and will therefore "
+                      "destroy the mask information. Downstream layers will not see the mask.", stacklevel=2)
+    return out, layer.compute_mask(x, mask)
+
+
 def _annotate(e, layer, inputs):
     """Re-raise ``e`` with the layer path and input shapes in its message."""
     from ..errors import OpError  # tapeflow's op errors take a one-argument message too
@@ -273,6 +300,8 @@ class Layer(Module):
         init = cls.__dict__.get("__init__")
         if init is not None and not getattr(init, "_tapeflow_wrapped", False):
             cls.__init__ = _wrap_init(init)  # remember constructor args: clone_model replays them
+        if "compute_mask" in cls.__dict__ and "_mask_source" not in cls.__dict__:
+            cls._mask_source = True  # its compute_mask may make a mask from nothing (see masked_call)
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         unknown = set(kwargs) - _LAYER_KWARGS
@@ -297,7 +326,7 @@ class Layer(Module):
         self._last_output_shape = None
         self._autocast = kwargs.get("autocast", True)
         self.input_spec = self.__dict__.get("input_spec")
-        self.supports_masking = False
+        self.supports_masking = self._passes_mask
         bis = kwargs.get("batch_input_shape")
         if bis is None and kwargs.get("input_shape") is not None:
             bis = (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
@@ -577,6 +606,19 @@ class Layer(Module):
 
     def call(self, inputs, *args, **kwargs):
         return inputs
+
+    #: Keras 3's ``supports_masking`` of a fresh layer: True for the layers that pass a mask on
+    #: unchanged (Dense, Dropout, activations, ...); a layer that does not drops the mask
+    _passes_mask = False
+
+    #: True for a class that defines ``compute_mask`` (set by ``__init_subclass__``): models
+    #: ask it for its output mask even when no mask came in (Embedding, Masking)
+    _mask_source = False
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras' output mask: the input mask passed on by a layer that ``supports_masking``
+        (Dense, Dropout, activations, normalizations), else None (the mask ends here)."""
+        return mask if self.__dict__.get("supports_masking") else None
 
     def compute_output_shape(self, input_shape):
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")

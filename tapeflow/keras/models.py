@@ -24,7 +24,7 @@ from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
 from ..util import nest
 from . import backend
-from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
+from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, masked_call, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
 __all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model",
@@ -212,10 +212,22 @@ class Model(Layer):
 
         def get(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
+        masks = {}      # id(KerasTensor) -> its mask (Keras 3 attaches masks to tensors)
         for node in f["nodes"]:
             args = nest.map_structure(get, list(node.args))
             kwargs = nest.map_structure(get, dict(node.kwargs))
-            out = node.layer(*args, **kwargs)
+            first = node.args[0] if node.args else None
+            mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
+            if mask is None and not node.layer._mask_source:
+                out = node.layer(*args, **kwargs)
+            else:
+                out, omask = masked_call(node.layer, args[0], mask, **kwargs) if len(args) == 1 else \
+                    (node.layer(*args, **kwargs), None)
+                if omask is not None:
+                    flat = nest.flatten(node.outputs)
+                    for kt, m in zip(flat, omask if isinstance(omask, (list, tuple)) else [omask] * len(flat)):
+                        if m is not None:
+                            masks[id(kt)] = m
             for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = o
         return nest.map_structure(get, f["outputs"])
@@ -1466,7 +1478,10 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer in self._layers:
-            x = layer(x)
+            if mask is None and not layer._mask_source:
+                x = layer(x)        # no mask to pass on or make: the plain call (every call pays this)
+            else:
+                x, mask = masked_call(layer, x, mask)
         return x
 
     def get_config(self):

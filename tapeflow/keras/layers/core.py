@@ -17,7 +17,7 @@ from .. import activations as _acts
 from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
-from ..engine import Layer, InputSpec, positive_int, _CALL_STACK
+from ..engine import Layer, InputSpec, positive_int, _CALL_STACK, _MASKED_CALLS
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
            "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
@@ -34,6 +34,7 @@ class Dense(Layer):
     ``kernel_initializer="torch_linear"`` plus ``bias_initializer="torch_linear"``
     reproduces PyTorch's ``nn.Linear`` initialization.
     """
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -111,6 +112,8 @@ class Dense(Layer):
 
 
 class Activation(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = _acts.get(activation)
@@ -128,6 +131,8 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
@@ -142,6 +147,8 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, alpha=0.3, **kwargs):
         if "negative_slope" in kwargs:
             alpha = kwargs.pop("negative_slope")
@@ -161,6 +168,8 @@ class LeakyReLU(Layer):
 
 
 class ELU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
@@ -175,6 +184,8 @@ class ELU(Layer):
 
 
 class Softmax(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -196,6 +207,7 @@ class Dropout(Layer):
     random stream seeded with it (each call draws fresh numbers from the
     stream); without a seed it draws from tapeflow's global stream.
     ``training`` may also be a boolean tensor (selected with ``where``)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -235,6 +247,7 @@ class Dropout(Layer):
 
 class GaussianNoise(Layer):
     """Adds N(0, stddev) noise in training (seeded like Dropout)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -354,6 +367,7 @@ class Embedding(Layer):
         self.embeddings_regularizer = _regs.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero     # as Keras 3
         self.input_length = input_length
 
     def build(self, input_shape):
@@ -364,25 +378,19 @@ class Embedding(Layer):
         self.built = True
 
     def _refuse_mask_in_model(self):
-        # Keras 3 hands the mask of mask_zero=True on to the following layers of a model
-        # (GlobalAveragePooling1D averages the unpadded steps only, the loss skips padded
-        # outputs); tapeflow does not propagate masks, so inside a model the same program would
-        # silently average and train on the padding (TF 2.21: [[0.3, 0.4], [0.6, 0.7]] for
-        # GlobalAveragePooling1D over ids [[1, 2, 0, 0], [3, 0, 0, 0]]; unmasked: [[0.15, 0.25], ...])
+        # Sequential and functional models carry the mask to the next layers (engine.masked_call);
+        # a subclassed model's call() or another layer calling this one does not (Keras 3 attaches
+        # the mask to the tensor, tapeflow cannot), so the layers after it would silently count the
+        # padded steps: refused, with the explicit form
         from ..._unsupported import UnsupportedFeatureError
         raise UnsupportedFeatureError(
-            f"Embedding {self.name!r}: mask_zero=True inside a model needs Keras mask propagation, which "
-            "tapeflow does not implement (the layers after it and the loss would count the padded steps, "
-            "unlike Keras). Use mask_zero=False and apply the mask yourself: mask = ids != 0 (e.g. average "
-            "with tf.reduce_sum(x * mask[..., None], 1) / tf.reduce_sum(mask, 1, keepdims=True))")
-
-    def _functional_call(self, inputs, rest, kwargs):
-        if self.mask_zero:
-            self._refuse_mask_in_model()
-        return super()._functional_call(inputs, rest, kwargs)
+            f"Embedding {self.name!r}: mask_zero=True called inside another layer's call (a subclassed "
+            "model): tapeflow propagates masks only through Sequential and functional models. Pass the "
+            "mask on yourself: mask = embedding.compute_mask(ids), then e.g. lstm(x, mask=mask) (or "
+            "average with tf.reduce_sum(x * mask[..., None], 1) / tf.reduce_sum(mask, 1, keepdims=True))")
 
     def call(self, inputs):
-        if self.mask_zero and len(_CALL_STACK) > 1:      # called by a model (or another layer)
+        if self.mask_zero and len(_CALL_STACK) > 1 and not (_MASKED_CALLS and _MASKED_CALLS[-1] is self):
             self._refuse_mask_in_model()
         if aval_of(inputs).dtype.kind not in "iu":
             inputs = M.cast(inputs, np.int32)
