@@ -230,7 +230,17 @@ class Model(Layer):
                             masks[id(kt)] = m
             for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = o
-        return nest.map_structure(get, f["outputs"])
+        outs = f["outputs"]
+        if masks and isinstance(outs, KerasTensor) and id(outs) in masks:
+            self.__dict__["_out_mask"] = (values[id(outs)], masks[id(outs)])   # (see _output_mask)
+        return nest.map_structure(get, outs)
+
+    def _output_mask(self, y_pred):
+        """The mask of the model's (single) output ``y_pred``, or None. Keras 3 reads it from the
+        tensor (``_keras_mask``) in the loss and the metrics; tapeflow's model call notes its last
+        masked output beside it, and only the very same tensor matches."""
+        last = self.__dict__.get("_out_mask")
+        return last[1] if last is not None and last[0] is y_pred else None
 
     def call(self, inputs, training=None, mask=None):
         if self.__dict__.get("_functional") is not None:
@@ -239,7 +249,7 @@ class Model(Layer):
 
     #: compile() settings, the functional graph and the input shape of a Sequential; the
     #: layer list is walked as ``layers`` (``_walk_children``) and does not name the layers' paths
-    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype",
+    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype", "_out_mask",
                               "_seq_input_layer", "_seq_graph", "_seq_in_init"})
 
     def _walk_children(self):
@@ -445,6 +455,11 @@ class Model(Layer):
                 y = None
         if lf is not None and not isinstance(lf, _OutputLosses) and y is not None:
             y = _to_tensor_like(y, y_pred)
+            mask = self._output_mask(y_pred)
+            if mask is not None:
+                from .losses import apply_mask
+                sample_weight = apply_mask(sample_weight, mask, aval_of(y_pred).dtype,
+                                           getattr(lf, "reduction", "sum_over_batch_size"))
             terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
         terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
         if not terms:
@@ -460,7 +475,8 @@ class Model(Layer):
         if cm is not None and y is not None:
             if cm.per_output:
                 cm.output_names = _output_names(self, y_pred)
-            cm.update_state(y, y_pred, sample_weight)
+            cm.update_state(y, y_pred, sample_weight, mask=self._output_mask(y_pred))
+        self.__dict__.pop("_out_mask", None)    # (a traced step's tracers are not kept past it)
         return self.get_metrics_result()
 
     def get_metrics_result(self):
@@ -686,7 +702,7 @@ class _CompileMetrics:
                     built.append((_metrics.for_compile(m, yts[i], preds[i]), weighted, i))
         return built
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true, y_pred, sample_weight=None, mask=None):
         preds = nest.flatten(y_pred)
         if len(preds) == 1 and not self.per_output:
             yts = [_to_tensor_like(y_true, y_pred)]
@@ -698,7 +714,12 @@ class _CompileMetrics:
                 e[0].reset_state()
         for m, weighted, i in self._built:
             j = 0 if i is None else i
-            m.update_state(yts[j], preds[j], sample_weight=sample_weight if weighted else None)
+            sw = sample_weight if weighted else None
+            if mask is not None and isinstance(m, _metrics_mod().MeanMetricWrapper):
+                # Keras 3's MeanMetricWrapper weighs the output's mask in (0/1), other metrics do not
+                from .losses import apply_mask
+                sw = apply_mask(sw, mask, aval_of(preds[j]).dtype, "sum")
+            m.update_state(yts[j], preds[j], sample_weight=sw)
 
     def result(self):
         # Keras 3's CompileMetrics.result: a name seen before gets _1, _2... (a weighted
@@ -723,6 +744,11 @@ class _CompileMetrics:
     def reset_state(self):
         for m in self.flat():
             m.reset_state()
+
+
+def _metrics_mod():
+    from . import metrics
+    return metrics
 
 
 def _unpack(data):
@@ -1482,6 +1508,8 @@ class Sequential(Model):
                 x = layer(x)        # no mask to pass on or make: the plain call (every call pays this)
             else:
                 x, mask = masked_call(layer, x, mask)
+        if mask is not None:
+            self.__dict__["_out_mask"] = (x, mask)     # for the loss and metrics (_output_mask)
         return x
 
     def get_config(self):

@@ -74,6 +74,33 @@ def make_input(kind, shape, rng):
     return x
 
 
+def loss_mask_case():
+    """Keras 3 weighs a masked model output's loss and MeanMetricWrapper metrics by the mask
+    (losses.loss.apply_mask): evaluate() of Embedding(mask_zero) -> LSTM(return_sequences) -> Dense."""
+    rng = np.random.default_rng(7)
+    ids = rng.integers(1, 6, size=(4, 5)).astype(np.int32)
+    ids[0, 3:] = 0
+    ids[1, :1] = 0
+    ids[3, :] = 0
+    y = rng.normal(size=(4, 5, 1)).astype(np.float32)
+    sw = np.tile(np.array([1.0, 2.0, 0.5, 1.0], np.float32)[:, None], (1, 5))
+    L = tf.keras.layers
+    inp = tf.keras.Input((5,), dtype="int32")
+    m = tf.keras.Model(inp, L.Dense(1)(L.LSTM(3, return_sequences=True)(L.Embedding(6, 2, mask_zero=True)(inp))))
+    ws = [rng.uniform(-0.8, 0.8, size=w.shape).astype(np.float32) for w in m.get_weights()]
+    m.set_weights(ws)
+    m.compile(loss="mse", metrics=["mae"], weighted_metrics=["mse"])
+    r1 = m.evaluate(ids, y, batch_size=4, verbose=0, return_dict=True)
+    r2 = m.evaluate(ids, y, sample_weight=sw, batch_size=4, verbose=0, return_dict=True)
+    print("loss_mask", r1, r2)
+    out = {"loss_mask/ids": ids, "loss_mask/y": y, "loss_mask/sw": sw,
+           "loss_mask/r1": np.array([r1["loss"], r1["mae"], r1["mse"]]),
+           "loss_mask/r2": np.array([r2["loss"], r2["mae"], r2["mse"]])}
+    for k, w in enumerate(ws):
+        out[f"loss_mask/w{k}"] = w
+    return out
+
+
 def main():
     rng = np.random.default_rng(1818)
     out = {}
@@ -96,6 +123,7 @@ def main():
         for k, y in enumerate(ys):
             out[f"{name}/y{k}"] = np.asarray(y)
         print(name, [w.shape for w in ws], [np.shape(y) for y in ys])
+    out.update(loss_mask_case())
     np.savez_compressed(OUT, **out)
     print("wrote", OUT)
 
