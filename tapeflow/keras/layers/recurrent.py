@@ -407,6 +407,10 @@ class RNN(Layer):
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
+        if aval_of(inputs).dtype.kind != "f":
+            # integer or bool sequences are cast to the layer's dtype, as Keras 3 does (TF 2.21:
+            # SimpleRNN on int32 input gives float32), like Dense
+            inputs = M.cast(inputs, self.dtype)
         shape = tuple(aval_of(inputs).shape)
         steps = shape[1]
         if steps is None:
