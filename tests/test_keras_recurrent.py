@@ -20,10 +20,16 @@ CASES = sorted({k.split("/")[0] for k in REF.files} - {"loss_mask"})
 UNMASKED = [c for c in CASES if not c.startswith(("emb_", "masking_"))]
 
 
+def _build(cls, kw):
+    """L.<cls>(**kw); a nested {"__layer__": [cls, kwargs]} (a wrapped layer) built first."""
+    kw = {k: _build(*v["__layer__"]) if isinstance(v, dict) and "__layer__" in v else v for k, v in kw.items()}
+    return getattr(L, cls)(**kw)
+
+
 def _model(name):
     spec = json.loads(str(REF[f"{name}/spec"]))
     x = REF[f"{name}/x"]
-    m = keras.Sequential([getattr(L, cls)(**kw) for cls, kw in spec])
+    m = keras.Sequential([_build(cls, kw) for cls, kw in spec])
     m(x)
     ws = [REF[f"{name}/w{k}"] for k in range(64) if f"{name}/w{k}" in REF.files]
     m.set_weights(ws)
@@ -244,7 +250,7 @@ def _functional(name):
     inp = keras.Input(x.shape[1:], dtype=x.dtype.name)
     h = inp
     for cls, kw in spec:
-        h = getattr(L, cls)(**kw)(h)
+        h = _build(cls, kw)(h)
     m = keras.Model(inp, h)
     m.set_weights([REF[f"{name}/w{k}"] for k in range(64) if f"{name}/w{k}" in REF.files])
     return m
@@ -358,3 +364,56 @@ def test_loss_and_metrics_weigh_the_output_mask_as_tf(kind):
     m.compile(loss="mse", metrics=["mae"], weighted_metrics=["mse"], run_eagerly=True)
     r3 = m.evaluate(ids, y, batch_size=4, verbose=0, return_dict=True)
     np.testing.assert_allclose([r3["loss"], r3["mae"], r3["mse"]], REF["loss_mask/r1"], rtol=1e-5)
+
+
+# -- wrappers -------------------------------------------------------------------------------------------
+
+def test_bidirectional_structure_gradients_and_errors(tmp_path):
+    lstm = L.LSTM(2, name="enc", return_sequences=True)
+    bi = L.Bidirectional(lstm)
+    x = np.random.default_rng(6).normal(size=(2, 3, 2))
+    y = bi(x.astype(np.float32))
+    assert tuple(y.shape) == (2, 3, 4)
+    assert (bi.forward_layer.name, bi.backward_layer.name) == ("forward_enc", "backward_enc")
+    assert bi.backward_layer.go_backwards and not bi.forward_layer.go_backwards
+    assert bi.backward_layer.zero_output_for_mask          # Keras 3 forces it with return_sequences
+    # the forward layer's weights first, then the backward layer's; fresh weights for each copy
+    assert [w.name for w in bi.weights] == ["kernel", "recurrent_kernel", "bias"] * 2
+    assert not np.array_equal(bi.weights[0].numpy(), bi.weights[3].numpy())
+    # weights= sets both halves after the build
+    ws = bi.get_weights()
+    bi2 = L.Bidirectional(L.LSTM(2, return_sequences=True), weights=ws)
+    np.testing.assert_array_equal(np.asarray(bi2(x.astype(np.float32))), np.asarray(y))
+    # gradients (float64) against finite differences
+    _fd_check(L.Bidirectional(L.GRU(2, dtype="float64"), merge_mode="mul", dtype="float64"), x)
+    # saved and loaded
+    m = keras.Sequential([keras.Input((3, 2)), L.Bidirectional(L.GRU(2), merge_mode="sum"),
+                          L.Dense(1)])
+    want = np.asarray(m(x.astype(np.float32)))
+    m.save(str(tmp_path / "bi.keras"))
+    np.testing.assert_allclose(np.asarray(keras.models.load_model(str(tmp_path / "bi.keras"))(x.astype(np.float32))),
+                               want, rtol=1e-6)
+    # TF 2.21's ValueErrors
+    with pytest.raises(ValueError, match="Invalid merge mode"):
+        L.Bidirectional(L.LSTM(2), merge_mode="max")
+    with pytest.raises(ValueError, match="keras.layers.Layer"):
+        L.Bidirectional(lambda v: v)
+    with pytest.raises(ValueError, match="different `go_backwards`"):
+        L.Bidirectional(L.LSTM(2), backward_layer=L.LSTM(2))
+    with pytest.raises(ValueError, match="return_sequences"):
+        L.Bidirectional(L.LSTM(2), backward_layer=L.LSTM(2, go_backwards=True, return_sequences=True))
+
+
+def test_time_distributed_runs_the_layer_per_step():
+    x = np.random.default_rng(7).normal(size=(2, 4, 3)).astype(np.float32)
+    d = L.Dense(2)
+    td = L.TimeDistributed(d)
+    y = np.asarray(td(x))
+    np.testing.assert_allclose(y, x @ d.kernel.numpy() + d.bias.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(tf.function(lambda v: td(v))(tf.constant(x))), y, rtol=1e-6)
+    # training reaches the wrapped layer
+    drop = L.TimeDistributed(L.Dropout(0.5, seed=1))
+    np.testing.assert_array_equal(np.asarray(drop(x)), x)
+    assert (np.asarray(drop(x, training=True)) == 0).any()
+    with pytest.raises(ValueError, match="ndim=3|min_ndim=3"):
+        td(x[:, 0])

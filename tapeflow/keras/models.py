@@ -225,7 +225,8 @@ class Model(Layer):
                     (node.layer(*args, **kwargs), None)
                 if omask is not None:
                     flat = nest.flatten(node.outputs)
-                    for kt, m in zip(flat, omask if isinstance(omask, (list, tuple)) else [omask] * len(flat)):
+                    # (one mask goes to the first output, as Keras' _set_mask_metadata zips them)
+                    for kt, m in zip(flat, omask if isinstance(omask, (list, tuple)) else [omask]):
                         if m is not None:
                             masks[id(kt)] = m
             for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):

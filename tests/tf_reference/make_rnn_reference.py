@@ -57,7 +57,34 @@ CASES = {
     "masking_only": ([("Masking", dict(mask_value=0.0))], X),
     "emb_dense_seq": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
                        ("Dense", dict(units=2)), ("SimpleRNN", dict(units=3))], IDS),
+    # wrappers: a nested layer is {"__layer__": [class, kwargs]}
+    "bi_lstm": ([("Bidirectional", dict(layer={"__layer__": ["LSTM", dict(units=3)]}))], X),
+    "bi_gru_seq_sum": ([("Bidirectional", dict(layer={"__layer__": ["GRU", dict(units=3, return_sequences=True)]},
+                                                merge_mode="sum"))], X),
+    "bi_simple_seq_ave": ([("Bidirectional", dict(layer={"__layer__": ["SimpleRNN", dict(units=2, return_sequences=True)]},
+                                                   merge_mode="ave"))], X),
+    "bi_lstm_mul": ([("Bidirectional", dict(layer={"__layer__": ["LSTM", dict(units=2)]}, merge_mode="mul"))], X),
+    "bi_gru_none": ([("Bidirectional", dict(layer={"__layer__": ["GRU", dict(units=2, return_sequences=True)]},
+                                             merge_mode=None))], X),
+    "bi_lstm_state": ([("Bidirectional", dict(layer={"__layer__": ["LSTM", dict(units=2, return_state=True)]}))], X),
+    "emb_bi_lstm_seq": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                         ("Bidirectional", dict(layer={"__layer__": ["LSTM", dict(units=2, return_sequences=True)]})),
+                         ("GRU", dict(units=2))], IDS),
+    "emb_bi_gru": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                    ("Bidirectional", dict(layer={"__layer__": ["GRU", dict(units=2)]}))], IDS),
+    "td_dense": ([("TimeDistributed", dict(layer={"__layer__": ["Dense", dict(units=2, activation="tanh")]})),
+                  ("LSTM", dict(units=2))], X),
+    "emb_td_dense_lstm": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                           ("TimeDistributed", dict(layer={"__layer__": ["Dense", dict(units=2)]})),
+                           ("LSTM", dict(units=2, return_sequences=True))], IDS),
 }
+
+
+def build_layer(layers, cls, kw):
+    """layers.<cls>(**kw), a nested {"__layer__": [cls, kwargs]} built first (tests do the same)."""
+    kw = {k: build_layer(layers, *v["__layer__"]) if isinstance(v, dict) and "__layer__" in v else v
+          for k, v in kw.items()}
+    return getattr(layers, cls)(**kw)
 
 
 def make_input(kind, shape, rng):
@@ -106,7 +133,7 @@ def main():
     out = {}
     for name, (spec, (kind, shape)) in CASES.items():
         x = make_input(kind, shape, rng)
-        layers = [getattr(tf.keras.layers, cls)(**kw) for cls, kw in spec]
+        layers = [build_layer(tf.keras.layers, cls, kw) for cls, kw in spec]
         inp = tf.keras.Input(shape[1:], dtype="int32" if kind == "ids" else "float32")
         h = inp
         for layer in layers:

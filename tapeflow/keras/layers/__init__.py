@@ -11,4 +11,5 @@ from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, 
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
-from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, RNN, SimpleRNN, LSTM, GRU, Masking)  # noqa: F401
+from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, RNN, SimpleRNN, LSTM, GRU, Masking,  # noqa: F401
+                        Bidirectional, TimeDistributed)

@@ -47,7 +47,8 @@ from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 
-__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking"]
+__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking", "Bidirectional",
+           "TimeDistributed"]
 
 
 def _rate(where, name, value):
@@ -598,3 +599,190 @@ class Masking(Layer):
         cfg = super().get_config()
         cfg["mask_value"] = self.mask_value
         return cfg
+
+
+# -- wrappers ---------------------------------------------------------------------------------------
+
+def _copy_layer(layer, **changes):
+    """A fresh layer with ``layer``'s configuration (``changes`` applied): fresh weights, as
+    Keras 3 makes a Bidirectional's two layers from the wrapped layer's config."""
+    cfg = layer.get_config()
+    cfg.update(changes)
+    return type(layer).from_config(cfg)
+
+
+_MERGE_MODES = ("sum", "mul", "ave", "concat", None)
+
+
+class Bidirectional(Layer):
+    """Keras 3's ``Bidirectional(layer, merge_mode="concat")``: a forward copy of a recurrent
+    layer (named ``forward_<name>``) and a backward one (``backward_<name>``, ``go_backwards``
+    set), both made from its config; the backward outputs are flipped back into time order
+    (return_sequences) and merged: ``concat`` (last axis), ``sum``, ``mul``, ``ave`` or None (the
+    two outputs as a list). Weights: the forward layer's, then the backward layer's. With
+    ``return_state`` the forward states follow the output, then the backward ones. As Keras 3, both
+    layers output zeros at masked steps when they return sequences (zero_output_for_mask)."""
+
+    _passes_mask = True
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `Bidirectional` layer with a `keras.layers.Layer` instance. "
+                             f"Received: {layer!r}")
+        if backward_layer is not None and not isinstance(backward_layer, Layer):
+            raise ValueError(f"`backward_layer` need to be a `keras.layers.Layer` instance. Received: "
+                             f"{backward_layer!r}")
+        if merge_mode not in _MERGE_MODES:
+            raise ValueError(f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                             '{"sum", "mul", "ave", "concat", None}')
+        super().__init__(**kwargs)
+        base = layer.name[len("forward_"):] if layer.name.startswith("forward_") else layer.name
+        self.forward_layer = _copy_layer(layer, name=f"forward_{base}")
+        if backward_layer is None:
+            bbase = layer.name[len("backward_"):] if layer.name.startswith("backward_") else layer.name
+            self.backward_layer = _copy_layer(layer, name=f"backward_{bbase}", go_backwards=True)
+        else:
+            self.backward_layer = backward_layer
+        f, b = self.forward_layer, self.backward_layer
+        if f.go_backwards == b.go_backwards:
+            raise ValueError("Forward layer and backward layer should have different `go_backwards` value. "
+                             f"Received: forward_layer.go_backwards {f.go_backwards}, "
+                             f"backward_layer.go_backwards={b.go_backwards}")
+        for a in ("stateful", "return_sequences", "return_state"):
+            if getattr(f, a) != getattr(b, a):
+                raise ValueError(f'Forward layer and backward layer are expected to have the same value for '
+                                 f'attribute "{a}", got "{getattr(f, a)}" for forward layer and '
+                                 f'"{getattr(b, a)}" for backward layer')
+        for lay in (f, b):
+            if getattr(lay, "zero_output_for_mask", None) is not None:
+                lay.zero_output_for_mask = lay.return_sequences
+        self.merge_mode = merge_mode
+        self.return_sequences = f.return_sequences
+        self.return_state = f.return_state
+        self.stateful = False
+        self.input_spec = InputSpec(ndim=3)
+        if weights:
+            self._initial_weights = list(weights)   # set after build (Layer): forward half, backward half
+
+    def build(self, input_shape):
+        if isinstance(input_shape, list):
+            input_shape = input_shape[0]
+        for lay in (self.forward_layer, self.backward_layer):
+            if not lay.built:
+                lay._build_input_shape = tuple(input_shape)
+                lay.build(tuple(input_shape))
+                lay.built = True
+        self.built = True
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        kw = {"training": training}
+        if mask is not None:
+            kw["mask"] = mask
+        fs = bs = None
+        if initial_state is not None:
+            half = len(initial_state) // 2
+            fs, bs = list(initial_state[:half]), list(initial_state[half:])
+        y = self.forward_layer(inputs, initial_state=fs, **kw)
+        y_rev = self.backward_layer(inputs, initial_state=bs, **kw)
+        states = ()
+        if self.return_state:
+            states = tuple(y[1:]) + tuple(y_rev[1:])
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = A.reverse(y_rev, [1])
+        mode = self.merge_mode
+        if mode == "concat":
+            out = A.concat([y, y_rev], -1)
+        elif mode == "sum":
+            out = y + y_rev
+        elif mode == "ave":
+            out = (y + y_rev) / 2
+        elif mode == "mul":
+            out = y * y_rev
+        else:
+            out = [y, y_rev]
+        if self.return_state:
+            return (out if mode is None else [out]) + list(states)
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        if self.return_sequences:
+            return [mask, mask] if not self.merge_mode else mask
+        return [None, None] if not self.merge_mode else None
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        cfg = super().get_config()
+        cfg.update(layer=serialize_keras_object(self.forward_layer), merge_mode=self.merge_mode)
+        cfg["layer"]["config"]["name"] = cfg["layer"]["config"]["name"][len("forward_"):]
+        return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        layer = config.pop("layer")
+        if isinstance(layer, dict):
+            layer = deserialize_keras_object(layer, custom_objects)
+        return cls(layer, **config)
+
+
+class TimeDistributed(Layer):
+    """Keras 3's ``TimeDistributed(layer)``: ``layer`` applied to every time step of
+    (batch, time, ...) inputs, one call per step (so a layer with per-call state, such as
+    BatchNormalization in training, sees each step apart, as in Keras), stacked on axis 1."""
+
+    _passes_mask = True
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `TimeDistributed` layer with a `keras.layers.Layer` instance. "
+                             f"Received: {layer!r}")
+        super().__init__(**kwargs)
+        self.layer = layer
+        self.input_spec = InputSpec(min_ndim=3)
+
+    def build(self, input_shape):
+        step = (input_shape[0],) + tuple(input_shape[2:])
+        if not self.layer.built:
+            self.layer._build_input_shape = step
+            self.layer.build(step)
+            self.layer.built = True
+        self.built = True
+
+    def call(self, inputs, training=None, mask=None):
+        shape = tuple(aval_of(inputs).shape)
+        steps = shape[1]
+        if steps is None:
+            raise ValueError(f"TimeDistributed: the number of timesteps must be known, got input shape "
+                             f"{fmt_shape(shape)}")
+        from ..engine import _call_arg_info
+        acc_training, acc_mask = _call_arg_info(type(self.layer))
+        xs = A.unstack(inputs, steps, 1)
+        ms = A.unstack(mask, steps, 1) if (mask is not None and acc_mask) else [None] * steps
+        outs = []
+        for x_t, m_t in zip(xs, ms):
+            kw = {}
+            if acc_training and training is not None:
+                kw["training"] = training
+            if m_t is not None:
+                kw["mask"] = m_t
+            outs.append(self.layer(x_t, **kw))
+        return A.stack(outs, 1)
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        cfg = super().get_config()
+        cfg["layer"] = serialize_keras_object(self.layer)
+        return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        layer = config.pop("layer")
+        if isinstance(layer, dict):
+            layer = deserialize_keras_object(layer, custom_objects)
+        return cls(layer, **config)
