@@ -393,3 +393,28 @@ def test_python_generators_in_fit_and_evaluate():
     g, m = batches(True), model()
     np.testing.assert_allclose(m.evaluate(g, steps=2, verbose=0), 13.311249732971191, rtol=1e-6)   # TF 2.21
     np.testing.assert_allclose(m.evaluate(g, steps=1, verbose=0), 56.405, rtol=1e-5)
+
+
+def test_a_nested_model_hands_its_mask_on():
+    # TF 2.21: [[0.3, 0.4], [0.6, 0.7]] for both (the inner Sequential's Embedding mask reaches the
+    # outer GlobalAveragePooling1D); without the mask the padding would count: [[0.15, 0.25], ...]
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    want = [[0.3, 0.4], [0.6, 0.7]]
+    inner = keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True)])
+    inner.set_weights([np.arange(10, dtype=np.float32).reshape(5, 2) / 10])
+    inp = keras.Input((4,), dtype="int32")
+    fm = keras.Model(inp, keras.layers.GlobalAveragePooling1D()(inner(inp)))
+    sm = keras.Sequential([inner, keras.layers.GlobalAveragePooling1D()])
+    for m in (fm, sm):
+        np.testing.assert_allclose(m(ids).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(tf.function(lambda v: m(v))(tf.constant(ids)).numpy(), want, rtol=1e-6)
+    # a later call without a mask does not reuse the earlier one: the same inner model (Dense passes
+    # a mask on) called after a Masking, then alone
+    x = np.ones((2, 4, 2), np.float32)
+    x[:, 2:] = 0
+    dense = keras.Sequential([keras.Input((4, 2)), keras.layers.Dense(2, bias_initializer="ones")])
+    masked = keras.Sequential([keras.layers.Masking(0.0), dense, keras.layers.GlobalAveragePooling1D()])
+    plain = keras.Sequential([dense, keras.layers.GlobalAveragePooling1D()])
+    h = dense(x).numpy()
+    np.testing.assert_allclose(masked(x).numpy(), h[:, :2].mean(1), rtol=1e-6)
+    np.testing.assert_allclose(plain(x).numpy(), h.mean(1), rtol=1e-6)

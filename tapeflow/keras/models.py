@@ -234,7 +234,19 @@ class Model(Layer):
         outs = f["outputs"]
         if masks and isinstance(outs, KerasTensor) and id(outs) in masks:
             self.__dict__["_out_mask"] = (values[id(outs)], masks[id(outs)])   # (see _output_mask)
+        elif "_out_mask" in self.__dict__:
+            del self.__dict__["_out_mask"]
         return nest.map_structure(get, outs)
+
+    #: a model nested in another hands its output mask on (compute_mask below)
+    _mask_source = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The output mask of this model's last call (Sequential and functional models note it;
+        masked_call asks right after the call), so a model nested in another passes its mask on
+        as Keras 3 does."""
+        last = self.__dict__.get("_out_mask")
+        return last[1] if last is not None else None
 
     def _output_mask(self, y_pred):
         """The mask of the model's (single) output ``y_pred``, or None. Keras 3 reads it from the
@@ -1511,6 +1523,8 @@ class Sequential(Model):
                 x, mask = masked_call(layer, x, mask)
         if mask is not None:
             self.__dict__["_out_mask"] = (x, mask)     # for the loss and metrics (_output_mask)
+        elif "_out_mask" in self.__dict__:
+            del self.__dict__["_out_mask"]             # (an earlier call's: not this output's)
         return x
 
     def get_config(self):
