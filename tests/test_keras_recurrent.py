@@ -16,7 +16,7 @@ keras = tf.keras
 L = keras.layers
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "rnn_tf_reference.npz"))
-CASES = sorted({k.split("/")[0] for k in REF.files} - {"loss_mask"})
+CASES = sorted({k.split("/")[0] for k in REF.files} - {"loss_mask", "merge"})
 UNMASKED = [c for c in CASES if not c.startswith(("emb_", "masking_"))]
 
 
@@ -417,3 +417,20 @@ def test_time_distributed_runs_the_layer_per_step():
     assert (np.asarray(drop(x, training=True)) == 0).any()
     with pytest.raises(ValueError, match="ndim=3|min_ndim=3"):
         td(x[:, 0])
+
+
+@pytest.mark.parametrize("name", ["Add", "Multiply", "Concatenate", "Maximum", "Add_unmasked_b", "Concatenate_unmasked_b",
+                                  "Multiply_unmasked_b", "Minimum_unmasked_b"])
+def test_masks_meet_at_merge_layers_as_in_tf(name):
+    # TF 2.21: merges OR their inputs' masks (None if one input has none); Concatenate widens the
+    # masks to the inputs' shapes (an unmasked input counts as all True) and any()s the last axis
+    a, b = REF["merge/a"], REF["merge/b"]
+    ia, ib = keras.Input((5,), dtype="int32"), keras.Input((5,), dtype="int32")
+    ea = L.Embedding(7, 3, mask_zero=True)(ia)
+    eb = L.Embedding(7, 3, mask_zero="unmasked" not in name)(ib)
+    m = keras.Model([ia, ib], L.LSTM(2, return_sequences=True)(getattr(L, name.split("_")[0])()([ea, eb])))
+    m.set_weights([REF[f"merge/{name}/w{k}"] for k in range(5)])
+    want = REF[f"merge/{name}/y"]
+    np.testing.assert_allclose(np.asarray(m([a, b])), want, rtol=1e-5, atol=1e-6)
+    got = tf.function(lambda u, v: m([u, v]))(tf.constant(a), tf.constant(b))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)

@@ -217,7 +217,13 @@ class Model(Layer):
             args = nest.map_structure(get, list(node.args))
             kwargs = nest.map_structure(get, dict(node.kwargs))
             first = node.args[0] if node.args else None
-            mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
+            if isinstance(first, KerasTensor):
+                mask = masks.get(id(first))
+            elif isinstance(first, (list, tuple)) and masks:       # a merge layer: one mask per input
+                mask = [masks.get(id(k)) if isinstance(k, KerasTensor) else None for k in first]
+                mask = mask if any(m is not None for m in mask) else None
+            else:
+                mask = None
             if mask is None and not node.layer._mask_source:
                 out = node.layer(*args, **kwargs)
             else:

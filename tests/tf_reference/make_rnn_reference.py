@@ -128,6 +128,37 @@ def loss_mask_case():
     return out
 
 
+def merge_mask_cases():
+    """Functional models where masks meet merge layers: Keras 3 ORs the masks (Add, Multiply...;
+    None when an input has none) and Concatenate widens then any()s them. The two inputs are ids
+    with different padding; the merged sequence feeds an LSTM(return_sequences)."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(1, 7, size=(3, 5)).astype(np.int32)
+    b = rng.integers(1, 7, size=(3, 5)).astype(np.int32)
+    a[0, 3:] = 0
+    b[0, 4:] = 0
+    a[1, :2] = 0
+    b[2, :] = 0
+    a[2, 1] = 0
+    L = tf.keras.layers
+    out = {"merge/a": a, "merge/b": b}
+    for name in ("Add", "Multiply", "Concatenate", "Maximum", "Add_unmasked_b", "Concatenate_unmasked_b",
+                 "Multiply_unmasked_b", "Minimum_unmasked_b"):
+        cls = name.split("_")[0]
+        ia, ib = tf.keras.Input((5,), dtype="int32"), tf.keras.Input((5,), dtype="int32")
+        ea = L.Embedding(7, 3, mask_zero=True)(ia)
+        eb = L.Embedding(7, 3, mask_zero="unmasked" not in name)(ib)
+        h = getattr(L, cls)()([ea, eb])
+        m = tf.keras.Model([ia, ib], L.LSTM(2, return_sequences=True)(h))
+        ws = [rng.uniform(-0.8, 0.8, size=w.shape).astype(np.float32) for w in m.get_weights()]
+        m.set_weights(ws)
+        out[f"merge/{name}/y"] = np.asarray(m([a, b]))
+        for k, w in enumerate(ws):
+            out[f"merge/{name}/w{k}"] = w
+        print("merge", name, [w.shape for w in ws])
+    return out
+
+
 def main():
     rng = np.random.default_rng(1818)
     out = {}
@@ -151,6 +182,7 @@ def main():
             out[f"{name}/y{k}"] = np.asarray(y)
         print(name, [w.shape for w in ws], [np.shape(y) for y in ys])
     out.update(loss_mask_case())
+    out.update(merge_mask_cases())
     np.savez_compressed(OUT, **out)
     print("wrote", OUT)
 

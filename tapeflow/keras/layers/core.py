@@ -413,6 +413,22 @@ class Embedding(Layer):
 # -- merge layers ------------------------------------------------------------------------------------
 
 class _Merge(Layer):
+    _passes_mask = True
+
+    def compute_mask(self, inputs, mask=None):
+        # Keras 3's base merge: the OR of the inputs' masks, None when one input has none
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+            raise ValueError(f"{type(self).__name__}: `mask` should be a list with one mask per input, got "
+                             f"{mask!r}")
+        if any(m is None for m in mask):
+            return None
+        out = mask[0]
+        for m in mask[1:]:
+            out = M.logical_or(out, m)
+        return out
+
     def _check_list(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(f"{type(self).__name__}: expects a list of input tensors, got "
@@ -426,14 +442,19 @@ class _Merge(Layer):
     def _merge(self, inputs):
         raise NotImplementedError
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
         self._check_list(inputs)
         shapes = [aval_of(x).shape for x in inputs]
         if len({len(s) for s in shapes}) > 1 or any(
                 len({d for d in dims if d is not None and d != 1}) > 1 for dims in zip(*shapes)):
             raise ValueError(f"{type(self).__name__}: inputs must have the same (or broadcastable) shapes, "
                              f"got {', '.join(fmt_shape(s) for s in shapes)}")
+        if mask is not None and self._merge_masked is not None and any(m is not None for m in mask):
+            return self._merge_masked(list(inputs), list(mask))
         return self._merge(list(inputs))
+
+    #: Keras 3's Multiply, Maximum and Minimum also change their values where inputs are masked
+    _merge_masked = None
 
 
 class Add(_Merge):
@@ -448,6 +469,11 @@ class Subtract(_Merge):
         return M.subtract(xs[0], xs[1])
 
 
+def _step_mask(m, x):
+    return A.expand_dims(M.cast(m, np.bool_), -1) if len(aval_of(m).shape) < len(aval_of(x).shape) \
+        else M.cast(m, np.bool_)
+
+
 class Multiply(_Merge):
     def _merge(self, xs):
         r = xs[0]
@@ -455,10 +481,43 @@ class Multiply(_Merge):
             r = M.multiply(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        # Keras 3: a masked entry counts as 1 in the product; with every input masked, the
+        # entries all inputs mask are 0
+        every = all(m is not None for m in masks)
+        out = om = None
+        for x, m in zip(xs, masks):
+            if m is not None:
+                m = _step_mask(m, x)
+                x = M.where(m, x, M.cast(1.0, aval_of(x).dtype))
+                if every:
+                    om = m if om is None else M.logical_or(om, m)
+            out = x if out is None else M.multiply(out, x)
+        if every:
+            out = M.where(om, out, M.cast(0.0, aval_of(out).dtype))
+        return out
+
 
 class Average(_Merge):
     def _merge(self, xs):
         return M.multiply(M.add_n(xs), 1.0 / len(xs))
+
+
+def _merge_op_masked(op, xs, masks):
+    # Keras 3's _apply_merge_op_and_or_mask: a masked entry takes the other operand's value
+    out = om = None
+    for x, m in zip(xs, masks):
+        m = None if m is None else _step_mask(m, x)
+        if out is None:
+            out, om = x, m
+            continue
+        if m is not None:
+            x = M.where(m, x, out)
+        if om is not None:
+            out = M.where(om, out, x)
+        om = M.logical_or(om, m) if m is not None and om is not None else None
+        out = op(out, x)
+    return out
 
 
 class Maximum(_Merge):
@@ -468,6 +527,9 @@ class Maximum(_Merge):
             r = M.maximum(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        return _merge_op_masked(M.maximum, xs, masks)
+
 
 class Minimum(_Merge):
     def _merge(self, xs):
@@ -476,6 +538,9 @@ class Minimum(_Merge):
             r = M.minimum(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        return _merge_op_masked(M.minimum, xs, masks)
+
 
 class Concatenate(_Merge):
     """Concatenate a list of tensors along ``axis`` (other dims must match)."""
@@ -483,6 +548,25 @@ class Concatenate(_Merge):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+
+    def compute_mask(self, inputs, mask=None):
+        # Keras 3: each input's mask widened to the input's shape (all True for an unmasked
+        # input), concatenated along the axis, then any() over the last axis
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+            raise ValueError(f"Concatenate: `mask` should be a list with one mask per input, got {mask!r}")
+        if all(m is None for m in mask):
+            return None
+        full = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                full.append(M.cast(A.ones_like(x), np.bool_))
+            elif len(aval_of(m).shape) < len(aval_of(x).shape):
+                full.append(M.logical_or(A.expand_dims(M.cast(m, np.bool_), -1), M.cast(A.zeros_like(x), np.bool_)))
+            else:
+                full.append(M.cast(m, np.bool_))
+        return M.reduce_any(A.concat(full, self.axis), axis=-1)
 
     def call(self, inputs):
         self._check_list(inputs)
