@@ -210,6 +210,13 @@ def test_config_round_trip_and_save(tmp_path):
     y = np.asarray(m(x))
     cfg = m.layers[0].get_config()
     assert cfg["units"] == 5 and cfg["go_backwards"] and cfg["unit_forget_bias"] and cfg["recurrent_activation"]
+    # TF 2.21's keys (LSTM(4).get_config())
+    assert sorted(L.LSTM(4).get_config()) == [
+        'activation', 'activity_regularizer', 'bias_constraint', 'bias_initializer', 'bias_regularizer', 'dropout',
+        'dtype', 'go_backwards', 'kernel_constraint', 'kernel_initializer', 'kernel_regularizer', 'name',
+        'recurrent_activation', 'recurrent_constraint', 'recurrent_dropout', 'recurrent_initializer',
+        'recurrent_regularizer', 'return_sequences', 'return_state', 'seed', 'stateful', 'trainable',
+        'unit_forget_bias', 'units', 'unroll', 'use_bias', 'zero_output_for_mask']
     clone = L.LSTM.from_config(cfg)
     assert clone.units == 5 and clone.go_backwards
     path = str(tmp_path / "m.keras")

@@ -544,6 +544,7 @@ class _Recurrent(RNN):
         for k in ("name", "trainable", "dtype"):
             cell_cfg.pop(k, None)
         cfg.update(cell_cfg)
+        cfg["activity_regularizer"] = _regs.serialize(self.__dict__.get("activity_regularizer"))
         return cfg
 
 
