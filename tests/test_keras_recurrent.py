@@ -441,3 +441,22 @@ def test_masks_meet_at_merge_layers_as_in_tf(name):
     np.testing.assert_allclose(np.asarray(m([a, b])), want, rtol=1e-5, atol=1e-6)
     got = tf.function(lambda u, v: m([u, v]))(tf.constant(a), tf.constant(b))
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_call_gets_its_arg_masks_as_keras_3():
+    # Keras 3 fills `<arg>_mask` parameters from the tensors' masks (MultiHeadAttention's value_mask);
+    # TF 2.21 for this program: [[1.3, 1.4], [1.6, 1.7]] (unmasked: [[1.15, 1.25], [1.15, 1.25]])
+    class Pair(L.Layer):
+        def call(self, query, value, value_mask=None):
+            if value_mask is None:
+                return tf.reduce_mean(value, 1) + tf.reduce_mean(query, 1)
+            m = tf.cast(value_mask, value.dtype)[..., None]
+            return tf.reduce_sum(value * m, 1) / tf.reduce_sum(m, 1) + tf.reduce_mean(query, 1)
+    iq, iv = keras.Input((3,), dtype="int32"), keras.Input((4,), dtype="int32")
+    table = L.Embedding(5, 2, mask_zero=True)
+    m = keras.Model([iq, iv], Pair()(L.Embedding(5, 2, embeddings_initializer="ones")(iq), table(iv)))
+    table.set_weights([np.arange(10, dtype=np.float32).reshape(5, 2) / 10])
+    q, v = np.array([[1, 2, 3], [1, 1, 1]]), np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    np.testing.assert_allclose(np.asarray(m([q, v])), [[1.3, 1.4], [1.6, 1.7]], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tf.function(lambda a, b: m([a, b]))(tf.constant(q), tf.constant(v))),
+                               [[1.3, 1.4], [1.6, 1.7]], rtol=1e-6)

@@ -218,17 +218,39 @@ def call_path(stack=None):
 _MASKED_CALLS: list = []
 
 
-def masked_call(layer, x, mask, **kwargs):
-    """Call ``layer`` on ``x`` as a Keras model does with masks: ``mask`` (or None) is passed
-    as ``mask=`` to a layer whose ``call`` takes one, and the output's mask is the layer's
-    ``compute_mask(x, mask)``. Keras 3 attaches masks to tensors; tapeflow's models (Sequential,
-    functional) carry them beside the values instead, so this is their one place.
-    Returns (outputs, output mask)."""
+@functools.lru_cache(maxsize=None)
+def _call_params(cls):
+    """The names of ``cls.call``'s parameters after ``self`` (empty if it cannot be read)."""
+    try:
+        return tuple(inspect.signature(cls.call).parameters)[1:]
+    except (TypeError, ValueError):
+        return ()
+
+
+def arg_masks(layer, args, kwargs, mask_of):
+    """Keras 3's ``<arg>_mask`` arguments: for a call parameter ``k`` given a tensor that has a
+    mask (``mask_of(tensor)``, None if none) and a parameter ``k_mask`` left None, that mask
+    (``MultiHeadAttention(query, value)`` gets value_mask). Returns the extra keyword arguments."""
+    params = _call_params(type(layer))
+    extra = {}
+    for name, v in list(zip(params, args)) + list(kwargs.items()):
+        m = mask_of(v)
+        if m is not None and f"{name}_mask" in params and kwargs.get(f"{name}_mask") is None:
+            extra[f"{name}_mask"] = m
+    return extra
+
+
+def masked_call(layer, x, mask, *rest, **kwargs):
+    """Call ``layer`` on ``x`` (and ``rest``) as a Keras model does with masks: ``mask`` (the
+    first input's, or None) is passed as ``mask=`` to a layer whose ``call`` takes one, and the
+    output's mask is the layer's ``compute_mask(x, mask)``. Keras 3 attaches masks to tensors;
+    tapeflow's models (Sequential, functional) carry them beside the values instead, so this is
+    their one place. Returns (outputs, output mask)."""
     if mask is not None and _call_arg_info(type(layer))[1]:
         kwargs["mask"] = mask
     _MASKED_CALLS.append(layer)
     try:
-        out = layer(x, **kwargs)
+        out = layer(x, *rest, **kwargs)
     finally:
         _MASKED_CALLS.pop()
     if mask is None and not layer._mask_source:

@@ -24,7 +24,7 @@ from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
 from ..util import nest
 from . import backend
-from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, masked_call, _batchless, _fmt_shapes,
+from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, masked_call, arg_masks, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
 __all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model",
@@ -224,10 +224,14 @@ class Model(Layer):
                 mask = mask if any(m is not None for m in mask) else None
             else:
                 mask = None
+            if masks and (len(node.args) > 1 or node.kwargs):
+                # Keras 3 also fills a call's `<arg>_mask` parameters from the tensors' masks
+                kwargs.update(arg_masks(node.layer, node.args, node.kwargs,
+                                        lambda k: masks.get(id(k)) if isinstance(k, KerasTensor) else None))
             if mask is None and not node.layer._mask_source:
                 out = node.layer(*args, **kwargs)
             else:
-                out, omask = masked_call(node.layer, args[0], mask, **kwargs) if len(args) == 1 else \
+                out, omask = masked_call(node.layer, args[0], mask, *args[1:], **kwargs) if args else \
                     (node.layer(*args, **kwargs), None)
                 if omask is not None:
                     flat = nest.flatten(node.outputs)
