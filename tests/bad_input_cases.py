@@ -654,3 +654,19 @@ def f(x):
     vs[0].assign_add(x)
     return vs[0].read_value()
 ''', [V3], "assign_add")
+
+# -- recurrent layers and masking (branch rnn18) ---------------------------------------------------
+X123 = _a(np.arange(6).reshape(1, 3, 2) / 4.0)       # float32 (1, 3, 2): a batch of one 3-step sequence
+case("rnn_lstm_rank2", "lstm = tf.keras.layers.LSTM(3)\nf = lambda x: lstm(x)", [M23], "ndim=3")
+case("rnn_gru_rank4", "gru = tf.keras.layers.GRU(3)\nf = lambda x: gru(x)", [_a(np.ones((1, 2, 2, 2)))], "ndim=3")
+case("rnn_simple_units_zero", "def f(x):\n    return tf.keras.layers.SimpleRNN(0)(x)", [X123], "units")
+case("rnn_lstm_float_units", "def f(x):\n    return tf.keras.layers.LSTM(2.5)(x)", [X123], "units")
+case("rnn_lstm_values", "lstm = tf.keras.layers.LSTM(2, kernel_initializer='ones', recurrent_initializer='ones', "
+     "return_sequences=True)\nf = lambda x: lstm(x)", [X123], None)
+case("rnn_gru_values_backwards", "gru = tf.keras.layers.GRU(2, kernel_initializer='ones', "
+     "recurrent_initializer='ones', go_backwards=True, return_sequences=True)\nf = lambda x: gru(x)", [X123], None)
+case("rnn_simple_nan_input", "rnn = tf.keras.layers.SimpleRNN(2, kernel_initializer='ones', "
+     "recurrent_initializer='ones')\nf = lambda x: rnn(x)", [_a([[[1.0, np.nan], [0.5, 0.5]]])], None)
+case("rnn_simple_int_input", "rnn = tf.keras.layers.SimpleRNN(2, kernel_initializer='ones', "
+     "recurrent_initializer='ones')\nf = lambda x: rnn(x)", [_a([[[1, 0], [0, 1]]], i32)], None)
+case("rnn_masking_values", "lambda x: tf.keras.layers.Masking(0.5)(x)", [_a([[[0.5, 0.5], [0.5, 1.0]]])], None)

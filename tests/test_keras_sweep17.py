@@ -333,19 +333,33 @@ def test_validation_split_keeps_the_sample_weights_of_the_validation_samples():
     np.testing.assert_allclose(h.history["val_loss"], [11.181363105773926], rtol=1e-5)
 
 
-def test_embedding_mask_zero_inside_a_model_is_refused():
+def test_embedding_mask_zero_inside_a_model_masks_the_next_layers():
     from tapeflow._unsupported import UnsupportedFeatureError
     ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
     keras.backend.clear_session()
-    # TF 2.21 averages the unpadded steps only ([[0.3, 0.4], [0.6, 0.7]] with embeddings arange(10)/10);
-    # without mask propagation tapeflow would average the padding too: refused, in every model kind
+    table = np.arange(10, dtype=np.float32).reshape(5, 2) / 10
+    # TF 2.21 averages the unpadded steps only: [[0.3, 0.4], [0.6, 0.7]] (unmasked: [[0.15, 0.25], ...])
+    want = [[0.3, 0.4], [0.6, 0.7]]
     i = keras.Input((4,), dtype="int32")
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(5, 2, mask_zero=True)(i))
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True)])
-    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True inside a model"):
-        keras.Sequential([keras.layers.Embedding(5, 2, mask_zero=True)])(ids)
+    fm = keras.Model(i, keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(5, 2, mask_zero=True)(i)))
+    sm = keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True),
+                           keras.layers.GlobalAveragePooling1D()])
+    for m in (fm, sm):
+        m.set_weights([table])
+        np.testing.assert_allclose(m(ids).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(tf.function(lambda v: m(v))(tf.constant(ids)).numpy(), want, rtol=1e-6)
+
+    # a subclassed model's call() cannot carry the mask on (Keras attaches it to the tensor): refused
+    class Sub(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.e = keras.layers.Embedding(5, 2, mask_zero=True)
+            self.p = keras.layers.GlobalAveragePooling1D()
+
+        def call(self, x):
+            return self.p(self.e(x))
+    with pytest.raises(UnsupportedFeatureError, match="mask_zero=True called inside another layer"):
+        Sub()(ids)
     # alone it gives Keras' values and mask (TF 2.21: the mask [[F, T, T, F], ...] of ids != 0)
     e = keras.layers.Embedding(5, 2, mask_zero=True)
     assert e(ids).shape == (2, 4, 2)
@@ -379,3 +393,28 @@ def test_python_generators_in_fit_and_evaluate():
     g, m = batches(True), model()
     np.testing.assert_allclose(m.evaluate(g, steps=2, verbose=0), 13.311249732971191, rtol=1e-6)   # TF 2.21
     np.testing.assert_allclose(m.evaluate(g, steps=1, verbose=0), 56.405, rtol=1e-5)
+
+
+def test_a_nested_model_hands_its_mask_on():
+    # TF 2.21: [[0.3, 0.4], [0.6, 0.7]] for both (the inner Sequential's Embedding mask reaches the
+    # outer GlobalAveragePooling1D); without the mask the padding would count: [[0.15, 0.25], ...]
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    want = [[0.3, 0.4], [0.6, 0.7]]
+    inner = keras.Sequential([keras.Input((4,), dtype="int32"), keras.layers.Embedding(5, 2, mask_zero=True)])
+    inner.set_weights([np.arange(10, dtype=np.float32).reshape(5, 2) / 10])
+    inp = keras.Input((4,), dtype="int32")
+    fm = keras.Model(inp, keras.layers.GlobalAveragePooling1D()(inner(inp)))
+    sm = keras.Sequential([inner, keras.layers.GlobalAveragePooling1D()])
+    for m in (fm, sm):
+        np.testing.assert_allclose(m(ids).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(tf.function(lambda v: m(v))(tf.constant(ids)).numpy(), want, rtol=1e-6)
+    # a later call without a mask does not reuse the earlier one: the same inner model (Dense passes
+    # a mask on) called after a Masking, then alone
+    x = np.ones((2, 4, 2), np.float32)
+    x[:, 2:] = 0
+    dense = keras.Sequential([keras.Input((4, 2)), keras.layers.Dense(2, bias_initializer="ones")])
+    masked = keras.Sequential([keras.layers.Masking(0.0), dense, keras.layers.GlobalAveragePooling1D()])
+    plain = keras.Sequential([dense, keras.layers.GlobalAveragePooling1D()])
+    h = dense(x).numpy()
+    np.testing.assert_allclose(masked(x).numpy(), h[:, :2].mean(1), rtol=1e-6)
+    np.testing.assert_allclose(plain(x).numpy(), h.mean(1), rtol=1e-6)

@@ -40,7 +40,7 @@ from . import initializers as _inits
 from . import regularizers as _regs
 from . import constraints as _constraints
 
-__all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor"]
+__all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor", "masked_call"]
 
 #: layers currently inside ``__call__``, outermost first
 _CALL_STACK: list = []
@@ -214,6 +214,55 @@ def call_path(stack=None):
     return "/".join(parts)
 
 
+#: the layers a model is calling through ``masked_call`` (their masks are handled)
+_MASKED_CALLS: list = []
+
+
+@functools.lru_cache(maxsize=None)
+def _call_params(cls):
+    """The names of ``cls.call``'s parameters after ``self`` (empty if it cannot be read)."""
+    try:
+        return tuple(inspect.signature(cls.call).parameters)[1:]
+    except (TypeError, ValueError):
+        return ()
+
+
+def arg_masks(layer, args, kwargs, mask_of):
+    """Keras 3's ``<arg>_mask`` arguments: for a call parameter ``k`` given a tensor that has a
+    mask (``mask_of(tensor)``, None if none) and a parameter ``k_mask`` left None, that mask
+    (``MultiHeadAttention(query, value)`` gets value_mask). Returns the extra keyword arguments."""
+    params = _call_params(type(layer))
+    extra = {}
+    for name, v in list(zip(params, args)) + list(kwargs.items()):
+        m = mask_of(v)
+        if m is not None and f"{name}_mask" in params and kwargs.get(f"{name}_mask") is None:
+            extra[f"{name}_mask"] = m
+    return extra
+
+
+def masked_call(layer, x, mask, *rest, **kwargs):
+    """Call ``layer`` on ``x`` (and ``rest``) as a Keras model does with masks: ``mask`` (the
+    first input's, or None) is passed as ``mask=`` to a layer whose ``call`` takes one, and the
+    output's mask is the layer's ``compute_mask(x, mask)``. Keras 3 attaches masks to tensors;
+    tapeflow's models (Sequential, functional) carry them beside the values instead, so this is
+    their one place. Returns (outputs, output mask)."""
+    if mask is not None and _call_arg_info(type(layer))[1]:
+        kwargs["mask"] = mask
+    _MASKED_CALLS.append(layer)
+    try:
+        out = layer(x, *rest, **kwargs)
+    finally:
+        _MASKED_CALLS.pop()
+    if mask is None and not layer._mask_source:
+        return out, None
+    if mask is not None and not layer.__dict__.get("supports_masking"):
+        import warnings   # Keras 3's warning: the layers after this one see no mask
+        warnings.warn(f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a mask "
+                      "attached to it. However, this layer does not support masking and will therefore "
+                      "destroy the mask information. Downstream layers will not see the mask.", stacklevel=2)
+    return out, layer.compute_mask(x, mask)
+
+
 def _annotate(e, layer, inputs):
     """Re-raise ``e`` with the layer path and input shapes in its message."""
     from ..errors import OpError  # tapeflow's op errors take a one-argument message too
@@ -273,6 +322,8 @@ class Layer(Module):
         init = cls.__dict__.get("__init__")
         if init is not None and not getattr(init, "_tapeflow_wrapped", False):
             cls.__init__ = _wrap_init(init)  # remember constructor args: clone_model replays them
+        if "compute_mask" in cls.__dict__ and "_mask_source" not in cls.__dict__:
+            cls._mask_source = True  # its compute_mask may make a mask from nothing (see masked_call)
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         unknown = set(kwargs) - _LAYER_KWARGS
@@ -297,7 +348,7 @@ class Layer(Module):
         self._last_output_shape = None
         self._autocast = kwargs.get("autocast", True)
         self.input_spec = self.__dict__.get("input_spec")
-        self.supports_masking = False
+        self.supports_masking = self._passes_mask
         bis = kwargs.get("batch_input_shape")
         if bis is None and kwargs.get("input_shape") is not None:
             bis = (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
@@ -578,6 +629,19 @@ class Layer(Module):
 
     def call(self, inputs, *args, **kwargs):
         return inputs
+
+    #: Keras 3's ``supports_masking`` of a fresh layer: True for the layers that pass a mask on
+    #: unchanged (Dense, Dropout, activations, ...); a layer that does not drops the mask
+    _passes_mask = False
+
+    #: True for a class that defines ``compute_mask`` (set by ``__init_subclass__``): models
+    #: ask it for its output mask even when no mask came in (Embedding, Masking)
+    _mask_source = False
+
+    def compute_mask(self, inputs, mask=None):
+        """Keras' output mask: the input mask passed on by a layer that ``supports_masking``
+        (Dense, Dropout, activations, normalizations), else None (the mask ends here)."""
+        return mask if self.__dict__.get("supports_masking") else None
 
     def compute_output_shape(self, input_shape):
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")

@@ -282,6 +282,32 @@ def _squeeze_or_expand(a, b):
     return a, b
 
 
+def apply_mask(sample_weight, mask, dtype, reduction):
+    """Keras 3's ``losses.loss.apply_mask``: a model output's mask (batch, time) as sample
+    weights. For a mean (``sum_over_batch_size``) a valid entry weighs total / valid, so the mean
+    over all entries is the mean over the valid ones (divide_no_nan: a fully masked batch gives 0);
+    for a sum (and for metrics) the mask is 0/1. A given ``sample_weight`` is multiplied in."""
+    if mask is None:
+        return sample_weight
+    m = mask if aval_of(mask).dtype == np.bool_ else M.cast(mask, np.bool_)
+    if reduction in (None, Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE):
+        total = M.cast(A.size(m), dtype)
+        valid = M.reduce_sum(M.cast(m, dtype))
+        fm = M.where(m, M.divide_no_nan(total, valid), M.cast(0.0, dtype))
+    else:
+        fm = M.cast(m, dtype)
+    if sample_weight is None:
+        return fm
+    sw = M.cast(convert_to_tensor(sample_weight), dtype)
+    rm, rs = len(aval_of(fm).shape), len(aval_of(sw).shape)
+    # Keras' squeeze_or_expand_to_same_rank
+    if rs == rm + 1 and aval_of(sw).shape[-1] == 1:
+        sw = A.squeeze(sw, -1)
+    elif rm == rs + 1 and aval_of(fm).shape[-1] == 1:
+        fm = A.squeeze(fm, -1)
+    return M.multiply(sw, fm)
+
+
 def compute_weighted_loss(losses, sample_weight=None, reduction="sum_over_batch_size"):
     reduction = Reduction.validate(reduction)
     if reduction == Reduction.AUTO:

@@ -24,7 +24,7 @@ from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
 from ..util import nest
 from . import backend
-from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, _batchless, _fmt_shapes,
+from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, masked_call, arg_masks, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
 
 __all__ = ["Model", "Sequential", "clone_model", "Functional", "save_model", "load_model",
@@ -212,13 +212,58 @@ class Model(Layer):
 
         def get(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
+        masks = {}      # id(KerasTensor) -> its mask (Keras 3 attaches masks to tensors)
         for node in f["nodes"]:
             args = nest.map_structure(get, list(node.args))
             kwargs = nest.map_structure(get, dict(node.kwargs))
-            out = node.layer(*args, **kwargs)
+            first = node.args[0] if node.args else None
+            if isinstance(first, KerasTensor):
+                mask = masks.get(id(first))
+            elif isinstance(first, (list, tuple)) and masks:       # a merge layer: one mask per input
+                mask = [masks.get(id(k)) if isinstance(k, KerasTensor) else None for k in first]
+                mask = mask if any(m is not None for m in mask) else None
+            else:
+                mask = None
+            if masks and (len(node.args) > 1 or node.kwargs):
+                # Keras 3 also fills a call's `<arg>_mask` parameters from the tensors' masks
+                kwargs.update(arg_masks(node.layer, node.args, node.kwargs,
+                                        lambda k: masks.get(id(k)) if isinstance(k, KerasTensor) else None))
+            if mask is None and not node.layer._mask_source:
+                out = node.layer(*args, **kwargs)
+            else:
+                out, omask = masked_call(node.layer, args[0], mask, *args[1:], **kwargs) if args else \
+                    (node.layer(*args, **kwargs), None)
+                if omask is not None:
+                    flat = nest.flatten(node.outputs)
+                    # (one mask goes to the first output, as Keras' _set_mask_metadata zips them)
+                    for kt, m in zip(flat, omask if isinstance(omask, (list, tuple)) else [omask]):
+                        if m is not None:
+                            masks[id(kt)] = m
             for kt, o in zip(nest.flatten(node.outputs), nest.flatten(out)):
                 values[id(kt)] = o
-        return nest.map_structure(get, f["outputs"])
+        outs = f["outputs"]
+        if masks and isinstance(outs, KerasTensor) and id(outs) in masks:
+            self.__dict__["_out_mask"] = (values[id(outs)], masks[id(outs)])   # (see _output_mask)
+        elif "_out_mask" in self.__dict__:
+            del self.__dict__["_out_mask"]
+        return nest.map_structure(get, outs)
+
+    #: a model nested in another hands its output mask on (compute_mask below)
+    _mask_source = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The output mask of this model's last call (Sequential and functional models note it;
+        masked_call asks right after the call), so a model nested in another passes its mask on
+        as Keras 3 does."""
+        last = self.__dict__.get("_out_mask")
+        return last[1] if last is not None else None
+
+    def _output_mask(self, y_pred):
+        """The mask of the model's (single) output ``y_pred``, or None. Keras 3 reads it from the
+        tensor (``_keras_mask``) in the loss and the metrics; tapeflow's model call notes its last
+        masked output beside it, and only the very same tensor matches."""
+        last = self.__dict__.get("_out_mask")
+        return last[1] if last is not None and last[0] is y_pred else None
 
     def call(self, inputs, training=None, mask=None):
         if self.__dict__.get("_functional") is not None:
@@ -227,7 +272,7 @@ class Model(Layer):
 
     #: compile() settings, the functional graph and the input shape of a Sequential; the
     #: layer list is walked as ``layers`` (``_walk_children``) and does not name the layers' paths
-    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype",
+    _bookkeeping = frozenset({"_compiled", "_functional", "_layers", "_seq_input_shape", "_seq_input_dtype", "_out_mask",
                               "_seq_input_layer", "_seq_graph", "_seq_in_init"})
 
     def _walk_children(self):
@@ -433,6 +478,11 @@ class Model(Layer):
                 y = None
         if lf is not None and not isinstance(lf, _OutputLosses) and y is not None:
             y = _to_tensor_like(y, y_pred)
+            mask = self._output_mask(y_pred)
+            if mask is not None:
+                from .losses import apply_mask
+                sample_weight = apply_mask(sample_weight, mask, aval_of(y_pred).dtype,
+                                           getattr(lf, "reduction", "sum_over_batch_size"))
             terms.append(lf(y, y_pred, sample_weight=sample_weight) if sample_weight is not None else lf(y, y_pred))
         terms += [M.cast(l, "float32") if aval_of(l).dtype != np.float32 else l for l in self.losses]
         if not terms:
@@ -448,7 +498,8 @@ class Model(Layer):
         if cm is not None and y is not None:
             if cm.per_output:
                 cm.output_names = _output_names(self, y_pred)
-            cm.update_state(y, y_pred, sample_weight)
+            cm.update_state(y, y_pred, sample_weight, mask=self._output_mask(y_pred))
+        self.__dict__.pop("_out_mask", None)    # (a traced step's tracers are not kept past it)
         return self.get_metrics_result()
 
     def get_metrics_result(self):
@@ -678,7 +729,7 @@ class _CompileMetrics:
                     built.append((_metrics.for_compile(m, yts[i], preds[i]), weighted, i))
         return built
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true, y_pred, sample_weight=None, mask=None):
         preds = nest.flatten(y_pred)
         if len(preds) == 1 and not self.per_output:
             yts = [_to_tensor_like(y_true, y_pred)]
@@ -690,7 +741,12 @@ class _CompileMetrics:
                 e[0].reset_state()
         for m, weighted, i in self._built:
             j = 0 if i is None else i
-            m.update_state(yts[j], preds[j], sample_weight=sample_weight if weighted else None)
+            sw = sample_weight if weighted else None
+            if mask is not None and isinstance(m, _metrics_mod().MeanMetricWrapper):
+                # Keras 3's MeanMetricWrapper weighs the output's mask in (0/1), other metrics do not
+                from .losses import apply_mask
+                sw = apply_mask(sw, mask, aval_of(preds[j]).dtype, "sum")
+            m.update_state(yts[j], preds[j], sample_weight=sw)
 
     def result(self):
         # Keras 3's CompileMetrics.result: a name seen before gets _1, _2... (a weighted
@@ -715,6 +771,11 @@ class _CompileMetrics:
     def reset_state(self):
         for m in self.flat():
             m.reset_state()
+
+
+def _metrics_mod():
+    from . import metrics
+    return metrics
 
 
 def _unpack(data):
@@ -1472,7 +1533,14 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         for layer in self._layers:
-            x = layer(x)
+            if mask is None and not layer._mask_source:
+                x = layer(x)        # no mask to pass on or make: the plain call (every call pays this)
+            else:
+                x, mask = masked_call(layer, x, mask)
+        if mask is not None:
+            self.__dict__["_out_mask"] = (x, mask)     # for the loss and metrics (_output_mask)
+        elif "_out_mask" in self.__dict__:
+            del self.__dict__["_out_mask"]             # (an earlier call's: not this output's)
         return x
 
     def get_config(self):

@@ -404,6 +404,19 @@ class GlobalMaxPooling2D(_GlobalPool):
 class GlobalAveragePooling1D(_GlobalPool):
     rank = 1
     _reduce = staticmethod(M.reduce_mean)
+    _passes_mask = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return M.reduce_mean(inputs, 1, keepdims=self.keepdims)
+        # Keras 3: the mean over the unmasked steps (a fully masked row divides 0 by 0: NaN, as TF)
+        m = A.expand_dims(M.cast(mask, np.bool_), 2)
+        x = M.where(m, inputs, A.zeros_like(inputs))
+        return M.divide(M.reduce_sum(x, 1, keepdims=self.keepdims),
+                        M.reduce_sum(M.cast(m, aval_of(inputs).dtype), 1, keepdims=self.keepdims))
+
+    def compute_mask(self, inputs, mask=None):
+        return None      # the time axis is gone
 
 
 class GlobalMaxPooling1D(_GlobalPool):

@@ -17,7 +17,7 @@ from .. import activations as _acts
 from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
-from ..engine import Layer, InputSpec, positive_int, _CALL_STACK
+from ..engine import Layer, InputSpec, positive_int, _CALL_STACK, _MASKED_CALLS
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
            "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU", "ThresholdedReLU",
@@ -34,6 +34,7 @@ class Dense(Layer):
     ``kernel_initializer="torch_linear"`` plus ``bias_initializer="torch_linear"``
     reproduces PyTorch's ``nn.Linear`` initialization.
     """
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -111,6 +112,8 @@ class Dense(Layer):
 
 
 class Activation(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = _acts.get(activation)
@@ -128,6 +131,8 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
@@ -142,6 +147,8 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, alpha=0.3, **kwargs):
         if "negative_slope" in kwargs:
             alpha = kwargs.pop("negative_slope")
@@ -161,6 +168,8 @@ class LeakyReLU(Layer):
 
 
 class ELU(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha)
@@ -175,6 +184,8 @@ class ELU(Layer):
 
 
 class Softmax(Layer):
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -230,6 +241,7 @@ class Dropout(Layer):
     random stream seeded with it (each call draws fresh numbers from the
     stream); without a seed it draws from tapeflow's global stream.
     ``training`` may also be a boolean tensor (selected with ``where``)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -269,6 +281,7 @@ class Dropout(Layer):
 
 class GaussianNoise(Layer):
     """Adds N(0, stddev) noise in training (seeded like Dropout)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -388,6 +401,7 @@ class Embedding(Layer):
         self.embeddings_regularizer = _regs.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero     # as Keras 3
         self.input_length = input_length
 
     def build(self, input_shape):
@@ -398,25 +412,19 @@ class Embedding(Layer):
         self.built = True
 
     def _refuse_mask_in_model(self):
-        # Keras 3 hands the mask of mask_zero=True on to the following layers of a model
-        # (GlobalAveragePooling1D averages the unpadded steps only, the loss skips padded
-        # outputs); tapeflow does not propagate masks, so inside a model the same program would
-        # silently average and train on the padding (TF 2.21: [[0.3, 0.4], [0.6, 0.7]] for
-        # GlobalAveragePooling1D over ids [[1, 2, 0, 0], [3, 0, 0, 0]]; unmasked: [[0.15, 0.25], ...])
+        # Sequential and functional models carry the mask to the next layers (engine.masked_call);
+        # a subclassed model's call() or another layer calling this one does not (Keras 3 attaches
+        # the mask to the tensor, tapeflow cannot), so the layers after it would silently count the
+        # padded steps: refused, with the explicit form
         from ..._unsupported import UnsupportedFeatureError
         raise UnsupportedFeatureError(
-            f"Embedding {self.name!r}: mask_zero=True inside a model needs Keras mask propagation, which "
-            "tapeflow does not implement (the layers after it and the loss would count the padded steps, "
-            "unlike Keras). Use mask_zero=False and apply the mask yourself: mask = ids != 0 (e.g. average "
-            "with tf.reduce_sum(x * mask[..., None], 1) / tf.reduce_sum(mask, 1, keepdims=True))")
-
-    def _functional_call(self, inputs, rest, kwargs):
-        if self.mask_zero:
-            self._refuse_mask_in_model()
-        return super()._functional_call(inputs, rest, kwargs)
+            f"Embedding {self.name!r}: mask_zero=True called inside another layer's call (a subclassed "
+            "model): tapeflow propagates masks only through Sequential and functional models. Pass the "
+            "mask on yourself: mask = embedding.compute_mask(ids), then e.g. lstm(x, mask=mask) (or "
+            "average with tf.reduce_sum(x * mask[..., None], 1) / tf.reduce_sum(mask, 1, keepdims=True))")
 
     def call(self, inputs):
-        if self.mask_zero and len(_CALL_STACK) > 1:      # called by a model (or another layer)
+        if self.mask_zero and len(_CALL_STACK) > 1 and not (_MASKED_CALLS and _MASKED_CALLS[-1] is self):
             self._refuse_mask_in_model()
         if aval_of(inputs).dtype.kind not in "iu":
             inputs = M.cast(inputs, np.int32)
@@ -439,6 +447,22 @@ class Embedding(Layer):
 # -- merge layers ------------------------------------------------------------------------------------
 
 class _Merge(Layer):
+    _passes_mask = True
+
+    def compute_mask(self, inputs, mask=None):
+        # Keras 3's base merge: the OR of the inputs' masks, None when one input has none
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+            raise ValueError(f"{type(self).__name__}: `mask` should be a list with one mask per input, got "
+                             f"{mask!r}")
+        if any(m is None for m in mask):
+            return None
+        out = mask[0]
+        for m in mask[1:]:
+            out = M.logical_or(out, m)
+        return out
+
     def _check_list(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 1:
             raise ValueError(f"{type(self).__name__}: expects a list of input tensors, got "
@@ -452,14 +476,19 @@ class _Merge(Layer):
     def _merge(self, inputs):
         raise NotImplementedError
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
         self._check_list(inputs)
         shapes = [aval_of(x).shape for x in inputs]
         if len({len(s) for s in shapes}) > 1 or any(
                 len({d for d in dims if d is not None and d != 1}) > 1 for dims in zip(*shapes)):
             raise ValueError(f"{type(self).__name__}: inputs must have the same (or broadcastable) shapes, "
                              f"got {', '.join(fmt_shape(s) for s in shapes)}")
+        if mask is not None and self._merge_masked is not None and any(m is not None for m in mask):
+            return self._merge_masked(list(inputs), list(mask))
         return self._merge(list(inputs))
+
+    #: Keras 3's Multiply, Maximum and Minimum also change their values where inputs are masked
+    _merge_masked = None
 
 
 class Add(_Merge):
@@ -474,6 +503,11 @@ class Subtract(_Merge):
         return M.subtract(xs[0], xs[1])
 
 
+def _step_mask(m, x):
+    return A.expand_dims(M.cast(m, np.bool_), -1) if len(aval_of(m).shape) < len(aval_of(x).shape) \
+        else M.cast(m, np.bool_)
+
+
 class Multiply(_Merge):
     def _merge(self, xs):
         r = xs[0]
@@ -481,10 +515,43 @@ class Multiply(_Merge):
             r = M.multiply(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        # Keras 3: a masked entry counts as 1 in the product; with every input masked, the
+        # entries all inputs mask are 0
+        every = all(m is not None for m in masks)
+        out = om = None
+        for x, m in zip(xs, masks):
+            if m is not None:
+                m = _step_mask(m, x)
+                x = M.where(m, x, M.cast(1.0, aval_of(x).dtype))
+                if every:
+                    om = m if om is None else M.logical_or(om, m)
+            out = x if out is None else M.multiply(out, x)
+        if every:
+            out = M.where(om, out, M.cast(0.0, aval_of(out).dtype))
+        return out
+
 
 class Average(_Merge):
     def _merge(self, xs):
         return M.multiply(M.add_n(xs), 1.0 / len(xs))
+
+
+def _merge_op_masked(op, xs, masks):
+    # Keras 3's _apply_merge_op_and_or_mask: a masked entry takes the other operand's value
+    out = om = None
+    for x, m in zip(xs, masks):
+        m = None if m is None else _step_mask(m, x)
+        if out is None:
+            out, om = x, m
+            continue
+        if m is not None:
+            x = M.where(m, x, out)
+        if om is not None:
+            out = M.where(om, out, x)
+        om = M.logical_or(om, m) if m is not None and om is not None else None
+        out = op(out, x)
+    return out
 
 
 class Maximum(_Merge):
@@ -494,6 +561,9 @@ class Maximum(_Merge):
             r = M.maximum(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        return _merge_op_masked(M.maximum, xs, masks)
+
 
 class Minimum(_Merge):
     def _merge(self, xs):
@@ -502,6 +572,9 @@ class Minimum(_Merge):
             r = M.minimum(r, x)
         return r
 
+    def _merge_masked(self, xs, masks):
+        return _merge_op_masked(M.minimum, xs, masks)
+
 
 class Concatenate(_Merge):
     """Concatenate a list of tensors along ``axis`` (other dims must match)."""
@@ -509,6 +582,25 @@ class Concatenate(_Merge):
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
+
+    def compute_mask(self, inputs, mask=None):
+        # Keras 3: each input's mask widened to the input's shape (all True for an unmasked
+        # input), concatenated along the axis, then any() over the last axis
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)) or len(mask) != len(inputs):
+            raise ValueError(f"Concatenate: `mask` should be a list with one mask per input, got {mask!r}")
+        if all(m is None for m in mask):
+            return None
+        full = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                full.append(M.cast(A.ones_like(x), np.bool_))
+            elif len(aval_of(m).shape) < len(aval_of(x).shape):
+                full.append(M.logical_or(A.expand_dims(M.cast(m, np.bool_), -1), M.cast(A.zeros_like(x), np.bool_)))
+            else:
+                full.append(M.cast(m, np.bool_))
+        return M.reduce_any(A.concat(full, self.axis), axis=-1)
 
     def call(self, inputs):
         self._check_list(inputs)

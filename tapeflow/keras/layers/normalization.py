@@ -75,6 +75,7 @@ class _Normalization(Layer):
 class LayerNormalization(_Normalization):
     """Normalize each sample over ``axis`` (default the last):
     ``(x - mean) / sqrt(var + epsilon) * gamma + beta``."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,

@@ -21,6 +21,7 @@ __all__ = ["PReLU", "Permute", "RepeatVector", "Rescaling", "Normalization", "Ca
 class PReLU(Layer):
     """``relu(x) - alpha * relu(-x)`` with a learned ``alpha`` per input element (batch axis
     excluded); ``shared_axes`` share one alpha along those axes (size 1 there)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
                  **kwargs):
@@ -115,6 +116,7 @@ class RepeatVector(Layer):
 class Rescaling(Layer):
     """``x * scale + offset`` in the layer's float dtype (integer images are cast first, as
     Keras 3 does: ``Rescaling(1 / 255)`` on uint8 pixels gives float32)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -147,6 +149,7 @@ class Normalization(Layer):
     come from ``mean``/``variance`` or from ``adapt(data)``: an array or tensor (NumPy's
     mean and population variance over the other axes), a ``tf.data.Dataset`` or an
     iterable of batches (merged batch by batch with Keras' weighted formula)."""
+    _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
