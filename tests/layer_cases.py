@@ -21,7 +21,7 @@ CASES = {
     "mha_causal_scores": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3},
                           {"use_causal_mask": True, "return_attention_scores": True}, [(2, 5, 4), (2, 5, 4)]),
     "mha_vmask": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 3},
-                  {"query_mask": "qmask", "value_mask": "vmask", "return_attention_scores": True},
+                  {"value_mask": "vmask", "return_attention_scores": True},
                   [(2, 4, 5), (2, 6, 7)]),
     "mha_axes": ("MultiHeadAttention", {"num_heads": 2, "key_dim": 2, "attention_axes": (1, 2)},
                  {"return_attention_scores": True}, [(2, 3, 4, 5), (2, 3, 4, 5)]),

@@ -41,4 +41,25 @@ for name, (cls, kwargs, call_kwargs, in_shapes) in CASES.items():
     for i, r in enumerate(res):
         out[f"{name}/out{i}"] = np.asarray(r)
     print(name, [tuple(w.shape) for w in weights], [tuple(np.shape(r)) for r in res])
+
+# -- masks inside models: Embedding(mask_zero) feeding the attention layers --------------------------
+ids = np.array([[3, 5, 2, 0, 0], [7, 1, 0, 0, 0], [4, 4, 9, 8, 6]], np.int32)
+models = {}
+inp = tf.keras.Input((5,), dtype="int32")
+h = tf.keras.layers.Embedding(10, 4, mask_zero=True)(inp)
+models["model_mha_mask"] = tf.keras.Model(inp, tf.keras.layers.GlobalAveragePooling1D()(
+    tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)(h, h)))
+inp = tf.keras.Input((5,), dtype="int32")
+h = tf.keras.layers.Embedding(10, 4, mask_zero=True)(inp)
+models["model_attention_mask"] = tf.keras.Model(inp, tf.keras.layers.GlobalAveragePooling1D()(
+    tf.keras.layers.Attention()([h, h])))
+for name, model in models.items():
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    weights = [rng.standard_normal(w.shape).astype(np.float32) * 0.5 for w in model.weights]
+    model.set_weights(weights)
+    out[f"{name}/in0"] = ids
+    for i, w in enumerate(weights):
+        out[f"{name}/w{i}"] = w
+    out[f"{name}/out0"] = np.asarray(model(ids))
+    print(name, [tuple(w.shape) for w in weights])
 np.savez_compressed(os.path.join(os.path.dirname(HERE), "data", "layer_reference.npz"), **out)

@@ -7,9 +7,10 @@ attention_output EinsumDense kernels of shapes (d_q, heads, key_dim), (d_k, head
 reproduces TF's outputs. Everything is composed of existing ops (einsum, softmax, where): no
 primitive of its own, so eager, traced and compiled calls share one definition.
 
-Masks: the boolean masks Keras passes explicitly (``mask=[query_mask, value_mask]`` for
-Attention; ``query_mask``/``value_mask``/``key_mask``/``attention_mask``/``use_causal_mask`` for
-MultiHeadAttention) are applied as Keras 3 applies them; see ``_masked_softmax``.
+Masks: the boolean masks Keras passes (``mask=[query_mask, value_mask]`` for Attention;
+``query_mask``/``value_mask``/``key_mask``/``attention_mask``/``use_causal_mask`` for
+MultiHeadAttention, filled from the inputs' masks inside a model) are applied as Keras 3
+applies them; see ``_masked_softmax``.
 """
 from __future__ import annotations
 
@@ -208,6 +209,8 @@ class Dot(Layer):
     """Dot product of two batched tensors over ``axes`` (Keras 3); ``normalize=True`` gives the
     cosine similarity."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(axes, int):
@@ -217,7 +220,6 @@ class Dot(Layer):
                 raise ValueError(f"Dot: `axes` must be an int or a list of two ints, got {axes!r}")
         self.axes = axes if isinstance(axes, int) else tuple(axes)
         self.normalize = bool(normalize)
-        self.supports_masking = True
 
     def _axes(self, r1, r2):
         if isinstance(self.axes, int):
@@ -275,6 +277,8 @@ class Attention(Layer):
     key]``; scores = query @ key^T (times ``scale`` if ``use_scale``), or with
     ``score_mode="concat"`` ``concat_score_weight * sum(tanh(scale * (q + k)))``."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.use_scale = bool(use_scale)
@@ -283,7 +287,6 @@ class Attention(Layer):
         self.seed = seed
         if score_mode not in ("dot", "concat"):
             raise ValueError(f"{type(self).__name__}: invalid score_mode {score_mode!r}; expected 'dot' or 'concat'")
-        self.supports_masking = True
         self._dropout_layer = Dropout(self.dropout, seed=seed) if self.dropout > 0 else None
 
     def _validate(self, inputs, mask=None):
@@ -413,6 +416,8 @@ class MultiHeadAttention(Layer):
     per head over ``attention_axes`` (default: the sequence axes), and ``attention_output``
     back to the query's last dimension (or ``output_shape``)."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
                  attention_axes=None, sliding_window=None, flash_attention=None, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
@@ -432,7 +437,6 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"MultiHeadAttention: `attention_axes` must be an int, list, or tuple. "
                              f"Received: attention_axes={attention_axes!r}")
         super().__init__(**kwargs)
-        self.supports_masking = True
         self._num_heads = int(num_heads)
         self._key_dim = int(key_dim)
         self._value_dim = int(value_dim) if value_dim else int(key_dim)
@@ -571,9 +575,9 @@ class MultiHeadAttention(Layer):
         key = value if key is None else self._convert_input(key)
         if not self._sublayers_built:
             self.build(_shape(query), _shape(value), _shape(key))
-        # TF 2.21's Keras reads the query's mask from the query tensor itself and ignores a
-        # `query_mask` argument (value_mask/key_mask are used); tapeflow does the same
-        query_mask = getattr(query, "_keras_mask", None)
+        # query_mask: the query's mask in a model (filled as Keras fills <arg>_mask), or given.
+        # TF 2.21 ignores a given one (it reads the query tensor's own mask only); tapeflow uses
+        # it, as Keras documents the argument (docs/differences.md)
         mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
         gate = self._gate_dense(query) if self._use_gate else None
         q = self._query_dense(query)

@@ -182,6 +182,8 @@ class GroupNormalization(_Normalization):
     then scaled and shifted per channel. groups=1 is LayerNormalization over all non-batch
     axes; groups=channels is instance normalization."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
@@ -271,10 +273,11 @@ class UnitNormalization(Layer):
     """Scales each sample to unit L2 norm over ``axis``: ``x * min(rsqrt(sum(x^2)), 1e12)``
     (Keras' epsilon 1e-12: a zero vector stays zero)."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis if isinstance(axis, int) else list(axis)
-        self.supports_masking = True
 
     def call(self, inputs):
         inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(inputs), axis=self.axis, keepdims=True)), 1e12)

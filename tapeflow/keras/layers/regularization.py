@@ -31,10 +31,11 @@ class ActivityRegularization(Layer):
     """Identity that adds ``l1 * sum|x| + l2 * sum x^2`` (per batch element, as every activity
     regularizer) to the layer's losses."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(activity_regularizer=_regs.L1L2(l1=l1, l2=l2), **kwargs)
         self.l1, self.l2 = float(l1), float(l2)
-        self.supports_masking = True
 
     def call(self, inputs):
         return inputs
@@ -52,6 +53,8 @@ class ActivityRegularization(Layer):
 class _Noise(Layer):
     """A seeded random stream that is not a weight, and ``training`` handling as Dropout's."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     _bookkeeping = frozenset({"_gen"})
 
     def __init__(self, rate, seed=None, **kwargs):
@@ -59,7 +62,6 @@ class _Noise(Layer):
         self.rate = _rate(type(self).__name__, rate)
         self.seed = seed
         self._gen = R.Generator.from_seed(seed) if seed is not None else None
-        self.supports_masking = True
 
     def _generator(self):
         return self._gen or R.get_global_generator()

@@ -23,9 +23,10 @@ def _pair(layer, what, v, allow_zero=True):
 class Identity(Layer):
     """Returns its inputs unchanged (a placeholder in a model)."""
 
+    _passes_mask = True   # Keras 3's supports_masking
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.supports_masking = True
 
     def call(self, inputs):
         return inputs
