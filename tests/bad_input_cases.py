@@ -594,3 +594,14 @@ case("xdivy_zeros", "lambda x, y: tf.math.xdivy(x, y)", [_a([0.0, 0.0, 1.0, 2.0,
 case("xlog1py_zeros", "lambda x, y: tf.math.xlog1py(x, y)", [_a([0.0, 0.0, 1.0, 2.0]), _a([-1.0, -2.0, 1.0, np.nan])],
      None)
 case("xdivy_dtypes", "lambda x, y: tf.math.xdivy(x, y)", [V3, V3D], "div")
+
+# -- branch ops18 (wave 18): special functions, multiply_no_nan, bitwise, linalg -----------------------------
+for _op in ["lgamma", "digamma", "erfc", "erfinv"]:
+    case(f"ops18_{_op}_int", f"lambda x: tf.math.{_op}(x)", [I3], _op if _op != "digamma" else "polygamma")
+case("ops18_lgamma_poles", "lambda x: tf.math.lgamma(x)", [_a([0.0, -1.0, -np.inf, np.inf, np.nan, 1.0])])
+case("ops18_digamma_poles", "lambda x: tf.math.digamma(x)", [_a([0.0, -2.0, -np.inf, np.inf, np.nan, 1.0])])
+case("ops18_erfinv_edges", "lambda x: tf.math.erfinv(x)", [_a([-1.0, 1.0, 1.5, -2.0, np.nan, 0.0])])
+case("ops18_polygamma_int", "lambda x: tf.math.polygamma(1.0, x)", [I3], "polygamma")
+case("ops18_nextafter_dtypes", "lambda x, y: tf.math.nextafter(x, y)", [V3, V3D], "nextafter")
+case("ops18_nextafter_int", "lambda x, y: tf.math.nextafter(x, y)", [I3, I3], "nextafter")
+case("ops18_nextafter_shapes", "lambda x, y: tf.math.nextafter(x, y)", [V3, _a([1.0, 2.0])], "nextafter")
