@@ -18,3 +18,4 @@ from .ops.math_ops import cumprod  # noqa: F401,E402
 from .ops.math_ops import xdivy, xlog1py  # noqa: F401,E402
 from .ops.nn_ops import in_top_k  # noqa: F401,E402
 from .ops.special_ops import lgamma, digamma, polygamma, erfc, erfinv, nextafter  # noqa: F401,E402
+from .ops.special_ops import multiply_no_nan, cumulative_logsumexp  # noqa: F401,E402

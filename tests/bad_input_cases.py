@@ -605,3 +605,30 @@ case("ops18_polygamma_int", "lambda x: tf.math.polygamma(1.0, x)", [I3], "polyga
 case("ops18_nextafter_dtypes", "lambda x, y: tf.math.nextafter(x, y)", [V3, V3D], "nextafter")
 case("ops18_nextafter_int", "lambda x, y: tf.math.nextafter(x, y)", [I3, I3], "nextafter")
 case("ops18_nextafter_shapes", "lambda x, y: tf.math.nextafter(x, y)", [V3, _a([1.0, 2.0])], "nextafter")
+case("ops18_multiply_no_nan_int", "lambda x, y: tf.math.multiply_no_nan(x, y)", [I3, I3], "mul_no_nan")
+case("ops18_multiply_no_nan_dtypes", "lambda x, y: tf.math.multiply_no_nan(x, y)", [V3, V3D], "mul_no_nan")
+case("ops18_multiply_no_nan_shapes", "lambda x, y: tf.math.multiply_no_nan(x, y)", [V3, _a([1.0, 2.0])], "mul_no_nan")
+case("ops18_multiply_no_nan_inf", "lambda x, y: tf.math.multiply_no_nan(x, y)",
+     [_a([np.inf, np.nan, 2.0]), _a([0.0, 0.0, np.inf])])
+case("ops18_cumulative_logsumexp_int", "lambda x: tf.math.cumulative_logsumexp(x)", [I3], "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_axis", "lambda x: tf.math.cumulative_logsumexp(x, axis=2)", [M23],
+     "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_scalar", "lambda x: tf.math.cumulative_logsumexp(x)", [_a(1.0)],
+     "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_inf", "lambda x: tf.math.cumulative_logsumexp(x, exclusive=True)",
+     [_a([np.inf, 1.0, np.nan, -np.inf])])
+case("ops18_unravel_index_oob", "lambda i, d: tf.unravel_index(i, d)", [_a([12], i32), _a([3, 4], i32)], "unravel_index")
+case("ops18_unravel_index_float", "lambda i, d: tf.unravel_index(i, d)", [_a([1.0]), _a([3, 4], i32)], "unravel_index")
+case("ops18_unravel_index_dtypes", "lambda i, d: tf.unravel_index(i, d)", [_a([1], i32), _a([3, 4], i64)],
+     "unravel_index")
+case("ops18_unravel_index_rank2", "lambda i, d: tf.unravel_index(i, d)", [_a([[1, 2]], i32), _a([3, 4], i32)],
+     "unravel_index")
+case("ops18_unravel_index_zero_dim", "lambda i, d: tf.unravel_index(i, d)", [_a([1], i32), _a([3, 0], i32)],
+     "unravel_index")
+case("ops18_unravel_index_negative", "lambda i, d: tf.unravel_index(i, d)", [_a([-1, 5], i32), _a([3, 4], i32)])
+case("ops18_log_poisson_loss_shapes", "lambda t, l: tf.nn.log_poisson_loss(t, l)", [V3, _a([1.0, 2.0])],
+     "log_poisson_loss")
+case("ops18_log_poisson_loss_int", "lambda t, l: tf.nn.log_poisson_loss(t, l)", [I3, I3], "exp")
+case("ops18_weighted_ce_shapes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)",
+     [V3, _a([1.0, 2.0])], "weighted_cross_entropy_with_logits")
+case("ops18_weighted_ce_dtypes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)", [V3D, V3], "mul")

@@ -78,9 +78,56 @@ def grads(rng):
     return out
 
 
+def _grad(fn, *args):
+    """fn's value and the gradients of sum(fn * ct) for a seeded ct, wrt every argument."""
+    ts = [tf.constant(a) for a in args]
+    with tf.GradientTape(persistent=True) as t:
+        for v in ts:
+            t.watch(v)
+        y = fn(*ts)
+        ct = tf.constant(np.random.default_rng(7).standard_normal(y.shape.as_list()), y.dtype)
+        s = tf.reduce_sum(y * ct)
+    return {"out": _list(y), "ct": _list(ct), "grads": [_list(t.gradient(s, v)) for v in ts]}
+
+
+def item2(rng):
+    out = {}
+    x = rng.standard_normal((4, 6)) * 3
+    x[0, :3] = [-1000.0, 0.0, -np.inf]
+    x[1, 2] = 40.0
+    out["cumulative_logsumexp"] = [dict(axis=axis, exclusive=ex, reverse=rev, x=_list(x.astype(dt)),
+                                        **_grad(lambda v: tf.math.cumulative_logsumexp(v, axis=axis, exclusive=ex,
+                                                                                        reverse=rev), x.astype(dt)))
+                                   for dt in (np.float32, np.float64) for axis in (0, 1, -1)
+                                   for ex in (False, True) for rev in (False, True)]
+    a = np.array([np.inf, np.nan, 2.0, -1.0, 3.0, 0.5, -np.inf], np.float32)
+    b = np.array([0.0, 0.0, 0.0, 2.0, np.inf, -0.0, 1.0], np.float32)
+    out["multiply_no_nan"] = dict(x=_list(a), y=_list(b), **_grad(tf.math.multiply_no_nan, a, b))
+    tg = np.concatenate([[0.0, 1.0, 0.5, 2.0, 5.0], rng.uniform(0, 10, 15)]).astype(np.float32)
+    li = rng.standard_normal(20).astype(np.float32)
+    out["log_poisson_loss"] = [dict(full=full, targets=_list(tg), log_input=_list(li), **_grad(
+        lambda t, l: tf.nn.log_poisson_loss(t, l, compute_full_loss=full), tg, li)) for full in (False, True)]
+    lab = rng.uniform(0, 1, 20)
+    lab[:4] = [0.0, 1.0, 1.0, 0.0]
+    lo = rng.standard_normal(20) * 4
+    lo[:4] = [100.0, -100.0, 0.0, 0.0]
+    out["weighted_cross_entropy"] = [dict(pos_weight=pw, labels=_list(lab), logits=_list(lo), **_grad(
+        lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, pw), lab, lo)) for pw in (0.5, 1.0, 3.0)]
+    out["unravel_index"] = [
+        {"indices": _list(np.array(i, dt)), "dims": _list(np.array(d, dt)),
+         "out": _list(tf.unravel_index(tf.constant(i, dt), tf.constant(d, dt)))}
+        for i, d, dt in [([0, 5, 11, 7], [3, 4], np.int32), (7, [3, 4], np.int32), ([23, 0, 17], [2, 3, 4], np.int64),
+                         ([-1, -7], [3, 4], np.int32), ([4], [5], np.int32)]]
+    out["saturate_cast"] = [
+        {"x": _list(np.array(v, sdt)), "dtype": tdt, "out": _list(tf.dtypes.saturate_cast(tf.constant(v, sdt), tdt))}
+        for v, sdt, tdt in [([300.0, -5.0, 1e10, 2.5], np.float32, "uint8"), ([300, -5, 100000], np.int32, "int8"),
+                            ([3e9, -3e9, 1.5], np.float64, "int32")]]
+    return out
+
+
 def main():
     rng = np.random.default_rng(18)
-    out = {"tensorflow": tf.__version__, "special": special(rng), "special_grads": grads(rng)}
+    out = {"tensorflow": tf.__version__, "special": special(rng), "special_grads": grads(rng), "item2": item2(rng)}
     with open(OUT, "w") as f:
         json.dump(out, f)
     print("wrote", OUT)

@@ -676,3 +676,23 @@ stop_gradient_p = Primitive("stop_gradient", _identity, lambda x: Aval(x.shape, 
                             lowerings={"numba": "{0}"},
                             differentiable=False,
                             doc="identity whose output is never recorded: gradients stop here")
+
+
+# -- multiply_no_nan (branch ops18) ---------------------------------------------------------------------
+
+def _mul_no_nan_kernel(x, y):
+    with np.errstate(invalid="ignore"):          # inf * 0 is replaced by the 0 below
+        return np.where(np.equal(y, 0), np.zeros((), np.result_type(x, y)), np.multiply(x, y))
+
+
+def _mul_no_nan_vjp(g, out, x, y):
+    # TF's MulNoNanGrad: mul_no_nan(g, y) for x and mul_no_nan(x, g) for y, so at y == 0 the
+    # y-gradient is x * g (inf for x = inf), which no where-composition gives (0 or nan there):
+    # the reason this is a primitive
+    return _grads2(g, x, y, None if _is_const(x) else bind(mul_no_nan_p, g, y),
+                   None if _is_const(y) else bind(mul_no_nan_p, x, g))
+
+
+mul_no_nan_p = _binary("mul_no_nan", _mul_no_nan_kernel, _mul_no_nan_vjp, require="f",
+                       numba="({dt}(0) if {1} == 0 else {0} * {1})",
+                       doc="x * y, and 0 where y == 0 even if x is inf or nan (TF's MulNoNan)")
