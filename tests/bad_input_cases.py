@@ -632,3 +632,12 @@ case("ops18_log_poisson_loss_int", "lambda t, l: tf.nn.log_poisson_loss(t, l)", 
 case("ops18_weighted_ce_shapes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)",
      [V3, _a([1.0, 2.0])], "weighted_cross_entropy_with_logits")
 case("ops18_weighted_ce_dtypes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)", [V3D, V3], "mul")
+case("ops18_bitwise_and_float", "lambda x, y: tf.bitwise.bitwise_and(x, y)", [V3, V3], "bitwise_and")
+case("ops18_bitwise_or_bool", "lambda x, y: tf.bitwise.bitwise_or(x, y)", [B3, B3], "bitwise_or")
+case("ops18_bitwise_xor_dtypes", "lambda x, y: tf.bitwise.bitwise_xor(x, y)", [I3, _a([1, 2, 3], i64)], "bitwise_xor")
+case("ops18_bitwise_and_shapes", "lambda x, y: tf.bitwise.bitwise_and(x, y)", [I3, _a([1, 2], i32)], "bitwise_and")
+case("ops18_invert_float", "lambda x: tf.bitwise.invert(x)", [V3], "invert")
+case("ops18_left_shift_clamp", "lambda x, y: tf.bitwise.left_shift(x, y)", [_a([1, 1, 5], i32), _a([32, 40, -1], i32)])
+case("ops18_right_shift_clamp", "lambda x, y: tf.bitwise.right_shift(x, y)", [_a([-8, -1, 5], i32), _a([1, 40, -1], i32)])
+case("ops18_operator_and_float", "lambda x, y: x & y", [V3, V3], "logical_and")
+case("ops18_operator_and_int", "lambda x, y: (x & y) | (x ^ y)", [I3, _a([3, 1, 2], i32)])
