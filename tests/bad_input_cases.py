@@ -641,3 +641,12 @@ case("ops18_left_shift_clamp", "lambda x, y: tf.bitwise.left_shift(x, y)", [_a([
 case("ops18_right_shift_clamp", "lambda x, y: tf.bitwise.right_shift(x, y)", [_a([-8, -1, 5], i32), _a([1, 40, -1], i32)])
 case("ops18_operator_and_float", "lambda x, y: x & y", [V3, V3], "logical_and")
 case("ops18_operator_and_int", "lambda x, y: (x & y) | (x ^ y)", [I3, _a([3, 1, 2], i32)])
+case("ops18_qr_int", "lambda x: tf.linalg.qr(x)[1]", [_a([[1, 2], [3, 4]], i32)], "qr")
+case("ops18_qr_vector", "lambda x: tf.linalg.qr(x)[1]", [V3], "qr")
+case("ops18_eigh_not_square", "lambda x: tf.linalg.eigh(x)[0]", [M23], "eigh")
+case("ops18_eigh_int", "lambda x: tf.linalg.eigvalsh(x)", [_a([[1, 2], [2, 1]], i32)], "eigh")
+case("ops18_normalize_bad_ord", "lambda x: tf.linalg.normalize(x, ord=-1)[0]", [V3], "norm")
+case("ops18_triangular_solve_shapes", "lambda m, b: tf.linalg.triangular_solve(m, b)", [_a(np.eye(3)), M23],
+     "triangular_solve")
+case("ops18_cholesky_solve_dtypes", "lambda m, b: tf.linalg.cholesky_solve(m, b)", [_a(np.eye(2)), _a(M23[:, :2].T, f64)],
+     "cholesky_solve")

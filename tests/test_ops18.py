@@ -137,3 +137,113 @@ def test_namespaces():
     assert tf.nn.weighted_cross_entropy_with_logits and tf.unravel_index and tf.dtypes.saturate_cast
     for n in ("lgamma", "digamma", "polygamma", "erfc", "erfinv", "nextafter"):
         assert callable(getattr(tf.math, n))
+
+
+# -- tf.linalg: normalize, qr, eigh, eigvalsh, cholesky_solve, triangular_solve, lstsq ------------------
+
+L4 = json.load(open(os.path.join(os.path.dirname(__file__), "data", "ops18_tf_reference.json")))["item4"]
+
+
+def test_normalize_matches_tf():
+    for rec in L4["normalize"]:
+        o = np.inf if rec["ord"] == "inf" else rec["ord"]
+        ax = tuple(rec["axis"]) if isinstance(rec["axis"], list) else rec["axis"]
+        n, nrm = tf.linalg.normalize(tf.constant(_arr(rec["x"])), ord=o, axis=ax)
+        np.testing.assert_allclose(n.numpy(), _arr(rec["normalized"]), rtol=1e-14)
+        assert nrm.shape == tuple(rec["norm"]["shape"])            # TF keeps the reduced dims
+        np.testing.assert_allclose(nrm.numpy(), _arr(rec["norm"]), rtol=1e-14)
+
+
+@pytest.mark.parametrize("i", range(6))
+def test_qr_matches_tf(i):
+    rec = L4["qr"][i]
+    a = tf.constant(_arr(rec["a"]))
+    wq, wr = _arr(rec["wq"]), _arr(rec["wr"])
+
+    def loss(a):
+        q, r = tf.linalg.qr(a, full_matrices=rec["full"])
+        return q, r, tf.reduce_sum(q * tf.constant(wq)) + tf.reduce_sum(r * tf.constant(wr))
+    with tf.GradientTape() as t:
+        t.watch(a)
+        q, r, y = loss(a)
+    # LAPACK's Householder QR has the sign convention of TF's kernel: the same q and r
+    np.testing.assert_allclose(q.numpy(), _arr(rec["q"]), atol=1e-13)
+    np.testing.assert_allclose(r.numpy(), _arr(rec["r"]), atol=1e-13)
+    if "grad_error" in rec:     # TF 2.21: NotImplementedError (full_matrices, more rows than columns)
+        with pytest.raises(NotImplementedError, match="qr"):
+            t.gradient(y, a)
+        return
+    g = t.gradient(y, a)
+    np.testing.assert_allclose(g.numpy(), _arr(rec["grad"]), atol=1e-12)
+    x = _arr(rec["a"])
+    f = lambda z: float(loss(tf.constant(z))[2].numpy())  # noqa: E731
+    fd = np.zeros_like(x).reshape(-1)
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = 1e-6
+        fd[k] = (f(x + e.reshape(x.shape)) - f(x - e.reshape(x.shape))) / 2e-6
+    np.testing.assert_allclose(g.numpy().reshape(-1), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_eigh_matches_tf(i):
+    rec = L4["eigh"][i]
+    f64 = rec["a"]["dtype"] == "float64"
+    a = tf.constant(_arr(rec["a"]))
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(a)
+        e, v = tf.linalg.eigh(a)
+        y = tf.reduce_sum(e * tf.constant(_arr(rec["we"]))) + tf.reduce_sum(v * v * tf.constant(_arr(rec["wv"])))
+        y2 = tf.reduce_sum(tf.linalg.eigvalsh(a) * tf.constant(_arr(rec["we"])))
+    tol = 1e-12 if f64 else 2e-5
+    np.testing.assert_allclose(e.numpy(), _arr(rec["e"]), atol=tol)
+    np.testing.assert_allclose(np.abs(v.numpy()), np.abs(_arr(rec["v"])), atol=tol)   # (signs: either)
+    np.testing.assert_allclose(t.gradient(y, a).numpy(), _arr(rec["grad"]), atol=tol * 10)
+    np.testing.assert_allclose(t.gradient(y2, a).numpy(), _arr(rec["grad_eigvalsh"]), atol=tol * 10)
+    # eager == compiled (the kernel's bits)
+    ec, vc = tf.function(tf.linalg.eigh)(a)
+    np.testing.assert_array_equal(ec.numpy(), e.numpy())
+    np.testing.assert_array_equal(vc.numpy(), v.numpy())
+
+
+def test_eigh_gradient_against_finite_differences():
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((4, 4))
+    x = m + m.T
+    we, wv = rng.standard_normal(4), rng.standard_normal((4, 4))
+
+    def f(z):
+        e, v = tf.linalg.eigh(tf.convert_to_tensor(z))
+        return tf.reduce_sum(e * we) + tf.reduce_sum(v * v * wv)
+    a = tf.constant(x)
+    with tf.GradientTape() as t:
+        t.watch(a)
+        y = f(a)
+    g = t.gradient(y, a).numpy()
+    # the kernel reads the lower triangle: a perturbation of x[i, j] (i >= j) moves that entry only
+    for i in range(4):
+        for j in range(i + 1):
+            e = np.zeros((4, 4))
+            e[i, j] = 1e-6
+            fd = (float(f(x + e).numpy()) - float(f(x - e).numpy())) / 2e-6
+            np.testing.assert_allclose(g[i, j], fd, rtol=1e-5, atol=1e-8)
+    assert np.all(np.triu(g, 1) == 0)
+
+
+def test_solves_match_tf():
+    s = L4["solves"]
+    np.testing.assert_allclose(tf.linalg.cholesky_solve(_arr(s["chol"]), _arr(s["b"])).numpy(),
+                               _arr(s["cholesky_solve"]), rtol=1e-12)
+    for k, want in s["triangular_solve"].items():
+        lo, adj = k.split("_")
+        got = tf.linalg.triangular_solve(_arr(s["tri"]), _arr(s["b"]), lower=lo == "True", adjoint=adj == "True")
+        np.testing.assert_allclose(got.numpy(), _arr(want), rtol=1e-12, atol=1e-14)
+    for k, want in s["lstsq"].items():
+        np.testing.assert_allclose(tf.linalg.lstsq(_arr(s["A"]), _arr(s["B"]), l2_regularizer=float(k)).numpy(),
+                                   _arr(want), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(tf.linalg.lstsq(_arr(s["W"]), _arr(s["B"])[:3], l2_regularizer=0.1).numpy(),
+                               _arr(s["lstsq_wide"]), rtol=1e-12, atol=1e-14)
+    _check(s["triangular_solve_grad"], lambda m, r: tf.linalg.triangular_solve(m, r, lower=True), _arr(s["tri"]),
+           _arr(s["b"]), rtol=1e-11)
+    _check(s["lstsq_grad"], lambda a, r: tf.linalg.lstsq(a, r, l2_regularizer=0.5), _arr(s["A"]), _arr(s["B"]),
+           rtol=1e-11)

@@ -125,9 +125,73 @@ def item2(rng):
     return out
 
 
+def item4(rng):
+    """tf.linalg: normalize, qr (q, r and the gradient of a loss of both), eigh/eigvalsh (the
+    gradient of a loss invariant to the eigenvectors' signs: sum(e * we) + sum(v^2 * wv)),
+    cholesky_solve, triangular_solve, lstsq."""
+    out = {"normalize": [], "qr": [], "eigh": [], "solves": []}
+    x = rng.standard_normal((3, 4))
+    for ord_, axis in (("euclidean", None), ("euclidean", 1), (1, 0), (np.inf, -1), (3, 1), ("fro", (0, 1))):
+        n, nrm = tf.linalg.normalize(tf.constant(x), ord=ord_, axis=axis)
+        out["normalize"].append({"ord": ord_ if ord_ != np.inf else "inf", "axis": axis, "x": _list(x),
+                                 "normalized": _list(n), "norm": _list(nrm)})
+    for shape, full in (((4, 3), False), ((3, 3), False), ((2, 5, 3), False), ((3, 5), False), ((5, 3), True),
+                        ((3, 5), True)):
+        a = rng.standard_normal(shape)
+        ta = tf.constant(a)
+        with tf.GradientTape() as t:
+            t.watch(ta)
+            q, r = tf.linalg.qr(ta, full_matrices=full)
+            wq = tf.constant(np.random.default_rng(1).standard_normal(q.shape.as_list()))
+            wr = tf.constant(np.random.default_rng(2).standard_normal(r.shape.as_list()))
+            loss = tf.reduce_sum(q * wq) + tf.reduce_sum(r * wr)
+        rec = {"a": _list(a), "full": full, "q": _list(q), "r": _list(r), "wq": _list(wq), "wr": _list(wr)}
+        try:
+            rec["grad"] = _list(t.gradient(loss, ta))
+        except Exception as e:   # (TF: no gradient for full_matrices with more rows than columns)
+            rec["grad_error"] = type(e).__name__
+        out["qr"].append(rec)
+    for n in (3, 5):
+        for dt in (np.float32, np.float64):
+            m = rng.standard_normal((2, n, n))
+            a = (m + np.swapaxes(m, -1, -2)).astype(dt)
+            ta = tf.constant(a)
+            with tf.GradientTape(persistent=True) as t:
+                t.watch(ta)
+                e, v = tf.linalg.eigh(ta)
+                we = tf.constant(np.random.default_rng(3).standard_normal(e.shape.as_list()).astype(dt))
+                wv = tf.constant(np.random.default_rng(4).standard_normal(v.shape.as_list()).astype(dt))
+                loss = tf.reduce_sum(e * we) + tf.reduce_sum(v * v * wv)
+                ev = tf.linalg.eigvalsh(ta)
+                loss2 = tf.reduce_sum(ev * we)
+            out["eigh"].append({"a": _list(a), "e": _list(e), "v": _list(v), "we": _list(we), "wv": _list(wv),
+                                "grad": _list(t.gradient(loss, ta)), "grad_eigvalsh": _list(t.gradient(loss2, ta))})
+    m = rng.standard_normal((4, 4))
+    spd = m @ m.T + 4 * np.eye(4)
+    chol = np.linalg.cholesky(spd)
+    b = rng.standard_normal((4, 2))
+    tri = np.tril(rng.standard_normal((4, 4))) + 3 * np.eye(4) + np.triu(rng.standard_normal((4, 4)), 1) * 10
+    A = rng.standard_normal((6, 3))
+    B = rng.standard_normal((6, 2))
+    W = rng.standard_normal((3, 6))
+    out["solves"] = {"chol": _list(chol), "b": _list(b), "tri": _list(tri), "A": _list(A), "B": _list(B), "W": _list(W),
+                     "cholesky_solve": _list(tf.linalg.cholesky_solve(tf.constant(chol), tf.constant(b))),
+                     "triangular_solve": {f"{lo}_{adj}": _list(tf.linalg.triangular_solve(
+                         tf.constant(tri), tf.constant(b), lower=lo, adjoint=adj))
+                         for lo in (True, False) for adj in (False, True)},
+                     "lstsq": {str(l2): _list(tf.linalg.lstsq(tf.constant(A), tf.constant(B), l2_regularizer=l2))
+                               for l2 in (0.0, 0.5)},
+                     "lstsq_wide": _list(tf.linalg.lstsq(tf.constant(W), tf.constant(B[:3]), l2_regularizer=0.1)),
+                     "triangular_solve_grad": _grad(lambda m, r: tf.linalg.triangular_solve(m, r, lower=True),
+                                                    tri, b),
+                     "lstsq_grad": _grad(lambda a, r: tf.linalg.lstsq(a, r, l2_regularizer=0.5), A, B)}
+    return out
+
+
 def main():
     rng = np.random.default_rng(18)
-    out = {"tensorflow": tf.__version__, "special": special(rng), "special_grads": grads(rng), "item2": item2(rng)}
+    out = {"tensorflow": tf.__version__, "special": special(rng), "special_grads": grads(rng), "item2": item2(rng),
+           "item4": item4(rng)}
     with open(OUT, "w") as f:
         json.dump(out, f)
     print("wrote", OUT)
