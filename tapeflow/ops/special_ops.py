@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.primitive import bind, aval_of
-from ..core.primitives import special as _S
-from ..core.tensor import Tensor, convert_to_tensor
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..core.aval import fmt_shape
-from ..core.primitives import elementwise as _E, reductions as _R
-from ..core.tensor import TensorShape
+from ..core.primitive import bind, aval_of
+from ..core.primitives import elementwise as _E, reductions as _R, special as _S
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from .math_ops import (match_lists, where, multiply, add, subtract, exp, log, log1p, abs, negative, maximum,
                        greater_equal, less_equal, logical_and, zeros_like_)
 

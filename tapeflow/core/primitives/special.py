@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 
-from ..aval import Aval
 from ..primitive import Primitive, bind, aval_of
 from . import _rules
 from . import elementwise as E
