@@ -650,3 +650,6 @@ case("ops18_triangular_solve_shapes", "lambda m, b: tf.linalg.triangular_solve(m
      "triangular_solve")
 case("ops18_cholesky_solve_dtypes", "lambda m, b: tf.linalg.cholesky_solve(m, b)", [_a(np.eye(2)), _a(M23[:, :2].T, f64)],
      "cholesky_solve")
+case("ops18_igamma_edges", "lambda a, x: tf.math.igamma(a, x)", [_a([0.0, -1.0, 1.0, 1.0, 2.0]), _a([1.0, 1.0, 0.0, np.inf, -1.0])])
+case("ops18_igammac_int", "lambda a, x: tf.math.igammac(a, x)", [I3, I3], "igammac")
+case("ops18_igamma_dtypes", "lambda a, x: tf.math.igamma(a, x)", [V3, V3D], "igamma")

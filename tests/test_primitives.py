@@ -612,6 +612,11 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "mul_no_nan": binary("mul_no_nan", np.multiply),
     "cumulative_logsumexp": _cumlse_cases,
     "qr": _qr_eigh_cases,
+    # (differentiable in x only: a is a constant of the case)
+    "igamma": lambda: [Case(f"igamma{a}", lambda x, a=a: bind(P["igamma"], np.full(3, a), x), None,
+                            (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
+    "igammac": lambda: [Case(f"igammac{a}", lambda x, a=a: bind(P["igammac"], np.full(3, a), x), None,
+                             (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
     "eigh": _eigh_cases,
 }
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)

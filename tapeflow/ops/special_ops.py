@@ -158,3 +158,14 @@ def unravel_index(indices, dims, name=None):
         return where(greater_equal(a, 0), floordiv(a, b), negative(floordiv(negative(a), b)))
     q = truncdiv(idx, strides)
     return subtract(q, multiply(d, truncdiv(q, d)))
+
+
+def igamma(a, x, name=None):
+    """tf.math.igamma: the regularized lower incomplete gamma function P(a, x); nan for a <= 0 or x < 0.
+    Differentiable in x (the gradient in a is None here; TF has one)."""
+    return bind(_S.igamma_p, *match_lists("igamma", a, x))
+
+
+def igammac(a, x, name=None):
+    """tf.math.igammac: the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return bind(_S.igammac_p, *match_lists("igammac", a, x))

@@ -188,10 +188,30 @@ def item4(rng):
     return out
 
 
+def igamma(rng):
+    a = np.concatenate([[0.5, 1.0, 2.0, 5.0, 0.0, -1.0, 1.0, 1.0, 3.0, 0.01], rng.uniform(0.05, 30, 200),
+                        rng.uniform(100, 1000, 20)])
+    x = np.concatenate([[1.0, 0.5, 3.0, 2.0, 1.0, 1.0, 0.0, np.inf, -1.0, 1e-5], a[10:] * rng.uniform(0.01, 3, 220)])
+    out = {}
+    for dt in (np.float32, np.float64):
+        ta, tx = tf.constant(a.astype(dt)), tf.constant(x.astype(dt))
+        rec = {"a": _list(a.astype(dt)), "x": _list(x.astype(dt)), "igamma": _list(tf.math.igamma(ta, tx)),
+               "igammac": _list(tf.math.igammac(ta, tx))}
+        xs = tf.constant(x[10:].astype(dt))
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(xs)
+            p = tf.math.igamma(tf.constant(a[10:].astype(dt)), xs)
+            q = tf.math.igammac(tf.constant(a[10:].astype(dt)), xs)
+        rec["grad_x_igamma"] = _list(t.gradient(p, xs))
+        rec["grad_x_igammac"] = _list(t.gradient(q, xs))
+        out[np.dtype(dt).name] = rec
+    return out
+
+
 def main():
     rng = np.random.default_rng(18)
     out = {"tensorflow": tf.__version__, "special": special(rng), "special_grads": grads(rng), "item2": item2(rng),
-           "item4": item4(rng)}
+           "item4": item4(rng), "igamma": igamma(rng)}
     with open(OUT, "w") as f:
         json.dump(out, f)
     print("wrote", OUT)
