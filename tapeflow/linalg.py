@@ -1,8 +1,8 @@
 """tapeflow.linalg: TF's tf.linalg on NumPy.
 
-``solve``, ``det`` and ``cholesky`` are primitives (core/primitives/
-dense_linalg.py); everything else composes from them and matmul, so every
-function here has gradients of every order and traces into compiled code.
+``solve``, ``det``, ``cholesky``, ``svd``, ``qr`` and ``eigh`` are primitives
+(core/primitives/dense_linalg.py); everything else composes from them and
+matmul, so every function here has gradients and traces into compiled code.
 """
 from __future__ import annotations
 
@@ -176,3 +176,76 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
     if isinstance(ord, (int, float)) and ord > 0:
         return _M.pow(_M.reduce_sum(_M.pow(_M.abs(x), float(ord)), axis, keepdims), 1.0 / ord)
     raise ValueError(f"norm: ord must be 'euclidean', 'fro', a positive number or inf, got {ord!r}")
+
+
+# -- wave 18 (branch ops18): normalize, qr, eigh, eigvalsh, cholesky_solve, triangular_solve, lstsq ---------
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
+    """tf.linalg.normalize: (tensor / norm, norm), the norm kept with its reduced dims (TF's keepdims)."""
+    x = _t(tensor)
+    nrm = norm(x, ord=ord, axis=axis, keepdims=True)
+    return _M.divide(x, nrm), nrm
+
+
+def qr(input, full_matrices=False, name=None):  # noqa: A002
+    """tf.linalg.qr: (q, r), batched; gradients as TF's QrGrad (not for full_matrices with more rows than
+    columns, as TF)."""
+    from .core.primitive import bind
+    return tuple(bind(_D.qr_p, _t(input), full_matrices=bool(full_matrices)))
+
+
+def eigh(tensor, name=None):
+    """tf.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of symmetric matrices, from their
+    lower triangle. Eigenvectors are defined up to sign; tapeflow's are LAPACK's (syevd)."""
+    from .core.primitive import bind
+    return tuple(bind(_D.eigh_p, _t(tensor)))
+
+
+def eigvalsh(tensor, name=None):
+    """tf.linalg.eigvalsh: the eigenvalues of eigh (its gradient: V diag(g) V^T on the lower triangle)."""
+    return eigh(tensor)[0]
+
+
+def _check_solve(name, m, rhs):
+    """TF's checks of a triangular/Cholesky solve's operands (InvalidArgumentError, as its kernels)."""
+    from .core.aval import fmt_shape
+    from .errors import InvalidArgumentTypeError
+    am, ar = aval_of(m), aval_of(rhs)
+    if am.dtype != ar.dtype:
+        raise InvalidArgumentTypeError(f"{name}: matrix ({am.dtype.name}) and rhs ({ar.dtype.name}) must have the same "
+                                       "dtype; cast one")
+    sm, sr = am.shape, ar.shape
+    if len(sm) < 2 or len(sr) < 2 or sm[-1] != sm[-2] or sr[-2] != sm[-1]:
+        raise InvalidArgumentError(f"{name}: expects a square matrix (..., n, n) and rhs (..., n, k), got matrix "
+                                   f"{fmt_shape(sm)} and rhs {fmt_shape(sr)}")
+
+
+def cholesky_solve(chol, rhs, name=None):
+    """tf.linalg.cholesky_solve: x with (L L^T) x = rhs, from the Cholesky factor L."""
+    chol, rhs = _t(chol), _t(rhs)
+    _check_solve("cholesky_solve", chol, rhs)
+    return solve(chol, solve(chol, rhs), adjoint=True)
+
+
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """tf.linalg.triangular_solve: the other triangle of ``matrix`` is ignored (as TF's kernel), so the
+    gradient with respect to ``matrix`` is zero there too."""
+    matrix, rhs = _t(matrix), _t(rhs)
+    _check_solve("triangular_solve", matrix, rhs)
+    m = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
+    return solve(m, rhs, adjoint=adjoint)
+
+
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """tf.linalg.lstsq with TF's fast path: the regularised normal equations, (A^T A + l2 I)^-1 A^T b for
+    m >= n, A^T (A A^T + l2 I)^-1 b for m < n (``fast=False``, TF's complete orthogonal decomposition,
+    gives the same solution for full-rank A)."""
+    a, b = _t(matrix), _t(rhs)
+    m, n = aval_of(a).shape[-2:]
+    dt = aval_of(a).dtype
+    at = matrix_transpose(a)
+    if m >= n:
+        gram = _M.add(matmul(at, a), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(n, dtype=dt)))
+        return solve(gram, matmul(at, b))
+    gram = _M.add(matmul(a, at), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(m, dtype=dt)))
+    return matmul(at, solve(gram, b))

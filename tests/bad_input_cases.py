@@ -670,3 +670,62 @@ case("rnn_simple_nan_input", "rnn = tf.keras.layers.SimpleRNN(2, kernel_initiali
 case("rnn_simple_int_input", "rnn = tf.keras.layers.SimpleRNN(2, kernel_initializer='ones', "
      "recurrent_initializer='ones')\nf = lambda x: rnn(x)", [_a([[[1, 0], [0, 1]]], i32)], None)
 case("rnn_masking_values", "lambda x: tf.keras.layers.Masking(0.5)(x)", [_a([[[0.5, 0.5], [0.5, 1.0]]])], None)
+
+# -- branch ops18 (wave 18): special functions, multiply_no_nan, bitwise, linalg -----------------------------
+for _op in ["lgamma", "digamma", "erfc", "erfinv"]:
+    case(f"ops18_{_op}_int", f"lambda x: tf.math.{_op}(x)", [I3], _op if _op != "digamma" else "polygamma")
+case("ops18_lgamma_poles", "lambda x: tf.math.lgamma(x)", [_a([0.0, -1.0, -np.inf, np.inf, np.nan, 1.0])])
+case("ops18_digamma_poles", "lambda x: tf.math.digamma(x)", [_a([0.0, -2.0, -np.inf, np.inf, np.nan, 1.0])])
+case("ops18_erfinv_edges", "lambda x: tf.math.erfinv(x)", [_a([-1.0, 1.0, 1.5, -2.0, np.nan, 0.0])])
+case("ops18_polygamma_int", "lambda x: tf.math.polygamma(1.0, x)", [I3], "polygamma")
+case("ops18_nextafter_dtypes", "lambda x, y: tf.math.nextafter(x, y)", [V3, V3D], "nextafter")
+case("ops18_nextafter_int", "lambda x, y: tf.math.nextafter(x, y)", [I3, I3], "nextafter")
+case("ops18_nextafter_shapes", "lambda x, y: tf.math.nextafter(x, y)", [V3, _a([1.0, 2.0])], "nextafter")
+case("ops18_multiply_no_nan_int", "lambda x, y: tf.math.multiply_no_nan(x, y)", [I3, I3], "mul_no_nan")
+case("ops18_multiply_no_nan_dtypes", "lambda x, y: tf.math.multiply_no_nan(x, y)", [V3, V3D], "mul_no_nan")
+case("ops18_multiply_no_nan_shapes", "lambda x, y: tf.math.multiply_no_nan(x, y)", [V3, _a([1.0, 2.0])], "mul_no_nan")
+case("ops18_multiply_no_nan_inf", "lambda x, y: tf.math.multiply_no_nan(x, y)",
+     [_a([np.inf, np.nan, 2.0]), _a([0.0, 0.0, np.inf])])
+case("ops18_cumulative_logsumexp_int", "lambda x: tf.math.cumulative_logsumexp(x)", [I3], "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_axis", "lambda x: tf.math.cumulative_logsumexp(x, axis=2)", [M23],
+     "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_scalar", "lambda x: tf.math.cumulative_logsumexp(x)", [_a(1.0)],
+     "cumulative_logsumexp")
+case("ops18_cumulative_logsumexp_inf", "lambda x: tf.math.cumulative_logsumexp(x, exclusive=True)",
+     [_a([np.inf, 1.0, np.nan, -np.inf])])
+case("ops18_unravel_index_oob", "lambda i, d: tf.unravel_index(i, d)", [_a([12], i32), _a([3, 4], i32)], "unravel_index")
+case("ops18_unravel_index_float", "lambda i, d: tf.unravel_index(i, d)", [_a([1.0]), _a([3, 4], i32)], "unravel_index")
+case("ops18_unravel_index_dtypes", "lambda i, d: tf.unravel_index(i, d)", [_a([1], i32), _a([3, 4], i64)],
+     "unravel_index")
+case("ops18_unravel_index_rank2", "lambda i, d: tf.unravel_index(i, d)", [_a([[1, 2]], i32), _a([3, 4], i32)],
+     "unravel_index")
+case("ops18_unravel_index_zero_dim", "lambda i, d: tf.unravel_index(i, d)", [_a([1], i32), _a([3, 0], i32)],
+     "unravel_index")
+case("ops18_unravel_index_negative", "lambda i, d: tf.unravel_index(i, d)", [_a([-1, 5], i32), _a([3, 4], i32)])
+case("ops18_log_poisson_loss_shapes", "lambda t, l: tf.nn.log_poisson_loss(t, l)", [V3, _a([1.0, 2.0])],
+     "log_poisson_loss")
+case("ops18_log_poisson_loss_int", "lambda t, l: tf.nn.log_poisson_loss(t, l)", [I3, I3], "exp")
+case("ops18_weighted_ce_shapes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)",
+     [V3, _a([1.0, 2.0])], "weighted_cross_entropy_with_logits")
+case("ops18_weighted_ce_dtypes", "lambda z, x: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.0)", [V3D, V3], "mul")
+case("ops18_bitwise_and_float", "lambda x, y: tf.bitwise.bitwise_and(x, y)", [V3, V3], "bitwise_and")
+case("ops18_bitwise_or_bool", "lambda x, y: tf.bitwise.bitwise_or(x, y)", [B3, B3], "bitwise_or")
+case("ops18_bitwise_xor_dtypes", "lambda x, y: tf.bitwise.bitwise_xor(x, y)", [I3, _a([1, 2, 3], i64)], "bitwise_xor")
+case("ops18_bitwise_and_shapes", "lambda x, y: tf.bitwise.bitwise_and(x, y)", [I3, _a([1, 2], i32)], "bitwise_and")
+case("ops18_invert_float", "lambda x: tf.bitwise.invert(x)", [V3], "invert")
+case("ops18_left_shift_clamp", "lambda x, y: tf.bitwise.left_shift(x, y)", [_a([1, 1, 5], i32), _a([32, 40, -1], i32)])
+case("ops18_right_shift_clamp", "lambda x, y: tf.bitwise.right_shift(x, y)", [_a([-8, -1, 5], i32), _a([1, 40, -1], i32)])
+case("ops18_operator_and_float", "lambda x, y: x & y", [V3, V3], "logical_and")
+case("ops18_operator_and_int", "lambda x, y: (x & y) | (x ^ y)", [I3, _a([3, 1, 2], i32)])
+case("ops18_qr_int", "lambda x: tf.linalg.qr(x)[1]", [_a([[1, 2], [3, 4]], i32)], "qr")
+case("ops18_qr_vector", "lambda x: tf.linalg.qr(x)[1]", [V3], "qr")
+case("ops18_eigh_not_square", "lambda x: tf.linalg.eigh(x)[0]", [M23], "eigh")
+case("ops18_eigh_int", "lambda x: tf.linalg.eigvalsh(x)", [_a([[1, 2], [2, 1]], i32)], "eigh")
+case("ops18_normalize_bad_ord", "lambda x: tf.linalg.normalize(x, ord=-1)[0]", [V3], "norm")
+case("ops18_triangular_solve_shapes", "lambda m, b: tf.linalg.triangular_solve(m, b)", [_a(np.eye(3)), M23],
+     "triangular_solve")
+case("ops18_cholesky_solve_dtypes", "lambda m, b: tf.linalg.cholesky_solve(m, b)", [_a(np.eye(2)), _a(M23[:, :2].T, f64)],
+     "cholesky_solve")
+case("ops18_igamma_edges", "lambda a, x: tf.math.igamma(a, x)", [_a([0.0, -1.0, 1.0, 1.0, 2.0]), _a([1.0, 1.0, 0.0, np.inf, -1.0])])
+case("ops18_igammac_int", "lambda a, x: tf.math.igammac(a, x)", [I3, I3], "igammac")
+case("ops18_igamma_dtypes", "lambda a, x: tf.math.igamma(a, x)", [V3, V3D], "igamma")

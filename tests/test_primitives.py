@@ -14,6 +14,7 @@ exactly the primitive it is filed under (checked by ``test_case_uses_its_primiti
 from __future__ import annotations
 
 import itertools
+import math
 import zlib
 from typing import Callable, NamedTuple
 
@@ -494,6 +495,61 @@ def _svd_cases():
     return out
 
 
+# -- wave 18 (branch ops18): special functions, mul_no_nan, cumulative_logsumexp, qr, eigh ---------------
+
+def _cumlse_cases():
+    def ref(x, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        r = np.logaddexp.accumulate(x, axis=axis)
+        if exclusive:
+            r = np.concatenate([np.full_like(np.take(r, [0], axis=axis), -np.inf), np.delete(r, -1, axis=axis)],
+                               axis=axis)
+        return np.flip(r, axis) if reverse else r
+    rng = _rng("cumulative_logsumexp")
+    cases = []
+    for shape, axis in [((5,), 0), ((2, 3), 0), ((2, 3), 1)]:
+        for ex, rev in itertools.product((False, True), repeat=2):
+            x = rng.uniform(-2, 2, shape)
+            # (an exclusive scan's first entry is -inf: its sum of gradients is checked, not its value)
+            fn = prim("cumulative_logsumexp", axis=axis, exclusive=ex, reverse=rev)
+            cases.append(Case(f"cumulative_logsumexp{shape}a{axis}{'x' if ex else ''}{'r' if rev else ''}",
+                              fn if not ex else (lambda a, fn=fn: bind(P["select"], bind(P["isfinite"], fn(a)), fn(a), 0.0)),
+                              (lambda a, axis=axis, ex=ex, rev=rev: ref(a, axis, ex, rev)) if not ex else None, (x,)))
+    return cases
+
+
+def _qr_eigh_cases():
+    rng = _rng("qr")
+    out = []
+    for shape in [(4, 3), (3, 3), (2, 3, 5)]:
+        a = rng.uniform(-1, 1, shape)
+        out += [Case(f"qr_q{shape}", lambda m: bind(P["qr"], m, full_matrices=False)[0],
+                     lambda m: np.linalg.qr(m)[0], (a,), rtol=1e-4),
+                Case(f"qr_r{shape}", lambda m: bind(P["qr"], m, full_matrices=False)[1],
+                     lambda m: np.linalg.qr(m)[1], (a,), rtol=1e-4)]
+    return out
+
+
+def _eigh_cases():
+    # eigenvectors are defined up to sign: the cases read e and v*v; the input is symmetrised in the
+    # case (the kernel reads the lower triangle)
+    rng = _rng("eigh")
+    out = []
+    for n in (3, 4):
+        a = rng.uniform(-1, 1, (n, n))
+        sym = lambda m: (m + bind(P["transpose"], m, perm=(1, 0))) * 0.5  # noqa: E731
+        out += [Case(f"eigh_e{n}", lambda m: bind(P["eigh"], sym(m))[0],
+                     lambda m: np.linalg.eigh((m + m.T) / 2)[0], (a,), rtol=1e-4),
+                Case(f"eigh_vv{n}", lambda m: bind(P["eigh"], sym(m))[1] ** 2,
+                     lambda m: np.linalg.eigh((m + m.T) / 2)[1] ** 2, (a,), rtol=1e-4)]
+    return out
+
+
+_lgamma_ref = np.vectorize(math.lgamma)
+_erfc_ref = np.vectorize(math.erfc)
+
+
 # -- the table ----------------------------------------------------------------------------------
 
 GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
@@ -553,6 +609,22 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "matrix_determinant": _dense_linalg_cases("matrix_determinant"),
     "cholesky": _dense_linalg_cases("cholesky"),
     "svd": _svd_cases,
+    "lgamma": unary("lgamma", _lgamma_ref, lambda r, s: r.uniform(0.3, 4, s)),
+    "polygamma": lambda: [Case(f"polygamma{n}{s}", prim("polygamma", n=n), None,
+                               (np.random.default_rng(n).uniform(0.5, 4, s),)) for n in (0, 1) for s in UNARY_SHAPES],
+    "erfc": unary("erfc", _erfc_ref),
+    "erfinv": lambda: [Case(f"erfinv{s}", prim("erfinv"), None, (np.random.default_rng(9).uniform(-0.8, 0.8, s),))
+                       for s in UNARY_SHAPES],
+    "nextafter": binary("nextafter", np.nextafter, db=lambda r, s: r.uniform(3, 5, s), scalar=9.5),
+    "mul_no_nan": binary("mul_no_nan", np.multiply),
+    "cumulative_logsumexp": _cumlse_cases,
+    "qr": _qr_eigh_cases,
+    # (differentiable in x only: a is a constant of the case)
+    "igamma": lambda: [Case(f"igamma{a}", lambda x, a=a: bind(P["igamma"], np.full(3, a), x), None,
+                            (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
+    "igammac": lambda: [Case(f"igammac{a}", lambda x, a=a: bind(P["igammac"], np.full(3, a), x), None,
+                             (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
+    "eigh": _eigh_cases,
 }
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])
@@ -689,6 +761,13 @@ FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
     "argmin": _arg_cases("argmin", np.argmin),
     "argsort": _argsort_cases,
     "stop_gradient": _nd_unary("stop_gradient", lambda a: a, [_XF, _XI]),
+    "bitwise_and": lambda: [_fwd("bitwise_and", np.bitwise_and, _XI, _XI[::-1]), _fwd("bitwise_and", np.bitwise_and, _XI, 3)],
+    "bitwise_or": lambda: [_fwd("bitwise_or", np.bitwise_or, _XI, _XI[0])],
+    "bitwise_xor": lambda: [_fwd("bitwise_xor", np.bitwise_xor, _XI, _XI[::-1])],
+    "invert": _nd_unary("invert", np.invert, [_XI, _XI.astype(np.uint8)]),
+    # (shifts clamped to [0, bits - 1], TF's rule: tests/test_bitwise.py has TF's numbers)
+    "left_shift": lambda: [_fwd("left_shift", lambda a, b: np.left_shift(a, np.clip(b, 0, 31)), _XI, np.abs(_XI))],
+    "right_shift": lambda: [_fwd("right_shift", lambda a, b: np.right_shift(a, np.clip(b, 0, 31)), _XI, np.abs(_XI))],
     # matmul's forms in fused loops (compiler-made; tests/test_fused_narrow.py runs them in loops)
     "outer_sum": lambda: [_fwd("outer_sum", np.matmul, _R.standard_normal((5, 3)).astype(np.float32),
                                _R.standard_normal((3, 4)).astype(np.float32))],

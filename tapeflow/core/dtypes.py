@@ -152,6 +152,13 @@ def default_for_python(value) -> np.dtype:
     return arr.dtype
 
 
+def saturate_cast(value, dtype, name=None):
+    """tf.dtypes.saturate_cast: tapeflow.saturate_cast (ops/math_ops.py; imported here when called,
+    as the ops import this module)."""
+    from ..ops.math_ops import saturate_cast as _saturate_cast
+    return _saturate_cast(value, dtype, name)
+
+
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("dtypes", "tapeflow.core.dtypes")

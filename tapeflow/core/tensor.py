@@ -107,6 +107,22 @@ def _reflected(p):
     return rop
 
 
+def _logic_or_bits(logical, bitwise):
+    """The operator methods (``__and__``, ``__rand__``) of TF's ``&``/``|``/``^``: the logical op for
+    bool tensors, the bitwise one for integer tensors (TF's Tensor.__and__ does the same); any
+    other dtype gets the logical op's dtype error."""
+    lb2, bb2 = logical.bind2, bitwise.bind2
+
+    def op(self, other):
+        return (bb2 if self.dtype.np.kind in "iu" else lb2)(self, other)
+
+    def rop(self, other):
+        return (bb2 if self.dtype.np.kind in "iu" else lb2)(other, self)
+    op.__name__ = op.__qualname__ = f"{logical.name}_or_{bitwise.name}"
+    rop.__name__ = rop.__qualname__ = f"reflected_{logical.name}_or_{bitwise.name}"
+    return op, rop
+
+
 class Tensor:
     """An immutable n-d array value. Shapes and dtypes as NumPy's."""
 
@@ -241,18 +257,15 @@ class Tensor:
     __rpow__ = _reflected(_E.pow_p)
     __matmul__ = _L.matmul_p.bind2
     __rmatmul__ = _reflected(_L.matmul_p)
-    __and__ = _E.logical_and_p.bind2
-    __rand__ = _reflected(_E.logical_and_p)
-    __or__ = _E.logical_or_p.bind2
-    __ror__ = _reflected(_E.logical_or_p)
-    __xor__ = _E.logical_xor_p.bind2
-    __rxor__ = _reflected(_E.logical_xor_p)
+    __and__, __rand__ = _logic_or_bits(_E.logical_and_p, _E.bitwise_and_p)
+    __or__, __ror__ = _logic_or_bits(_E.logical_or_p, _E.bitwise_or_p)
+    __xor__, __rxor__ = _logic_or_bits(_E.logical_xor_p, _E.bitwise_xor_p)
     __lt__ = _E.less_p.bind2
     __le__ = _E.less_equal_p.bind2
     __gt__ = _E.greater_p.bind2
     __ge__ = _E.greater_equal_p.bind2
 
-    def __invert__(self): return bind(_E.logical_not_p, self)
+    def __invert__(self): return bind(_E.invert_p if self.dtype.np.kind in "iu" else _E.logical_not_p, self)
     def __neg__(self): return bind(_E.neg_p, self)
     def __pos__(self): return self
     def __abs__(self): return bind(_E.abs_p, self)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..aval import Aval, fmt_shape
-from ...errors import InvalidArgumentError
+from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..primitive import Primitive, bind, aval_of
 from . import elementwise as E
 from . import linalg as L
@@ -204,6 +204,118 @@ svd_p = Primitive("svd", _svd_impl, _svd_abstract, _svd_vjp, multiple_results=Tr
 
 def svd(a, compute_uv=True, full_matrices=False):
     return bind(svd_p, a, compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+
+
+# -- QR and the symmetric eigendecomposition (branch ops18) ------------------------------------------------
+# Primitives for the same reason as svd: no composition of the others factorises a matrix. Kernels are
+# LAPACK's through NumPy (geqrf/orgqr: Householder, the sign convention of TF's Eigen kernel, tested
+# against TF's numbers; syevd on the lower triangle, as TF). Gradients are TF's formulas in tapeflow ops.
+
+def _float_matrices(name, a):
+    if a.ndim < 2:
+        raise InvalidArgumentError(f"{name}: expects matrices of shape (..., m, n), got {fmt_shape(a.shape)}")
+    if a.dtype.kind != "f":   # (TF: InvalidArgumentError eagerly, TypeError while tracing: both)
+        raise InvalidArgumentTypeError(f"{name}: expects float32 or float64 matrices, got {a.dtype.name}; cast "
+                                       "first: tapeflow.cast(x, tapeflow.float32)")
+
+
+def _qr_abstract(a, full_matrices):
+    _float_matrices("qr", a)
+    *batch, m, n = a.shape
+    k = m if full_matrices or m is None or n is None else min(m, n)
+    return (Aval(tuple(batch) + (m, k), a.dtype), Aval(tuple(batch) + (k, n), a.dtype))
+
+
+def _qr_impl(a, full_matrices):
+    q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return q, r
+
+
+def _zeros_for(ct, like):
+    return ct if ct is not None else E.mul(like, 0.0)
+
+
+def _tri_solve_right(x, r):
+    # x r^-T for an upper-triangular r (TF's _TriangularSolve in QrGrad): (r^-1 x^T)^T
+    return L._swap(solve(r, L._swap(x)))
+
+
+def _qr_grad_deep(q, r, dq, dr):
+    # TF's _QrGradSquareAndDeepMatrices (m >= n)
+    qdq = L.matmul(L._swap(q), dq)
+    qdq_ = E.sub(qdq, L._swap(qdq))
+    rdr = L.matmul(r, L._swap(dr))
+    rdr_ = E.sub(rdr, L._swap(rdr))
+    k = aval_of(r).shape[-2]
+    tril = E.mul(E.add(qdq_, rdr_), np.tril(np.ones((k, k), aval_of(r).dtype)))
+    grad_a = L.matmul(q, E.add(dr, _tri_solve_right(tril, r)))
+    grad_b = _tri_solve_right(E.sub(dq, L.matmul(q, qdq)), r)
+    return E.add(grad_a, grad_b)
+
+
+def _qr_vjp(cts, outs, a, full_matrices):
+    q, r = outs
+    dq, dr = _zeros_for(cts[0], q), _zeros_for(cts[1], r)
+    m, n = aval_of(a).shape[-2:]
+    if full_matrices and m > n:
+        raise NotImplementedError(f"qr: the gradient with full_matrices=True of a matrix with more rows than "
+                                  f"columns ({fmt_shape(aval_of(a).shape)}) is not defined (TF raises too); use "
+                                  "full_matrices=False")
+    if m >= n:
+        return (_qr_grad_deep(q, r, dq, dr),)
+    # wide: A = Q [U | V], X = A[..., :m] = Q U; TF's split
+    y = _cols(a, m, n)
+    u, du, dv = _cols(r, 0, m), _cols(dr, 0, m), _cols(dr, m, n)
+    dy = L.matmul(q, dv)
+    dx = _qr_grad_deep(q, u, E.add(dq, L.matmul(y, L._swap(dv))), du)
+    return (bind(S.concat_p, dx, dy, axis=len(aval_of(a).shape) - 1),)
+
+
+def _cols(x, lo, hi):
+    """x[..., :, lo:hi]"""
+    from . import indexing as I
+    return I.getitem(x, (Ellipsis, slice(None), slice(lo, hi)))
+
+
+qr_p = Primitive("qr", _qr_impl, _qr_abstract, _qr_vjp, multiple_results=True, aliases=False,
+                 doc="(q, r) with a = q r, batched; param full_matrices")
+
+
+def _eigh_abstract(a):
+    _float_matrices("eigh", a)
+    _square("eigh", a)
+    *batch, n, _ = a.shape
+    return (Aval(tuple(batch) + (n,), a.dtype), Aval(a.shape, a.dtype))
+
+
+def _eigh_impl(a):
+    e, v = np.linalg.eigh(a)          # the lower triangle (UPLO='L'), as TF's SelfAdjointEigV2
+    return e, v
+
+
+def _eigh_vjp(cts, outs, a):
+    # TF's _SelfAdjointEigV2Grad: V (diag(ge) + F o (V^T gv)) V^T, F_ij = 1 / (e_j - e_i) off the
+    # diagonal (repeated eigenvalues: inf, the eigenvectors' gradient is undefined there, as in TF),
+    # then symmetrised onto the lower triangle (the kernel reads only that), the diagonal halved
+    e, v = outs
+    ge, gv = cts
+    av = aval_of(a)
+    n, dt = av.shape[-1], av.dtype
+    eye = np.eye(n, dtype=dt)
+    mid = _diag(_zeros_for(ge, e), n, dt)
+    if gv is not None:
+        row = S.reshape(e, tuple(aval_of(e).shape[:-1]) + (1, n))      # e_j along a row
+        col = S.reshape(e, tuple(aval_of(e).shape[:-1]) + (n, 1))      # e_i down a column
+        f = E.div(1.0 - eye, E.add(E.sub(row, col), eye))              # 0 on the diagonal, no 1/0 there
+        mid = E.add(mid, E.mul(f, L.matmul(L._swap(v), gv)))
+    ga = L.matmul(L.matmul(v, mid), L._swap(v))
+    ga = E.add(ga, L._swap(ga))
+    lower = np.tril(np.ones((n, n), dt)) - 0.5 * eye                   # the lower triangle, the diagonal halved
+    return (E.mul(ga, lower),)
+
+
+eigh_p = Primitive("eigh", _eigh_impl, _eigh_abstract, _eigh_vjp, multiple_results=True, aliases=False,
+                   doc="(e, v): eigenvalues ascending and eigenvectors of a symmetric matrix (its lower triangle)")
 
 
 __all__ = ["solve", "det", "cholesky", "svd", "matrix_solve_p", "matrix_determinant_p", "cholesky_p", "svd_p"]

@@ -695,3 +695,49 @@ stop_gradient_p = Primitive("stop_gradient", _identity, lambda x: Aval(x.shape, 
                             lowerings={"numba": "{0}"},
                             differentiable=False,
                             doc="identity whose output is never recorded: gradients stop here")
+
+
+# -- multiply_no_nan (branch ops18) ---------------------------------------------------------------------
+
+def _mul_no_nan_kernel(x, y):
+    with np.errstate(invalid="ignore"):          # inf * 0 is replaced by the 0 below
+        return np.where(np.equal(y, 0), np.zeros((), np.result_type(x, y)), np.multiply(x, y))
+
+
+def _mul_no_nan_vjp(g, out, x, y):
+    # TF's MulNoNanGrad: mul_no_nan(g, y) for x and mul_no_nan(x, g) for y, so at y == 0 the
+    # y-gradient is x * g (inf for x = inf), which no where-composition gives (0 or nan there):
+    # the reason this is a primitive
+    return _grads2(g, x, y, None if _is_const(x) else bind(mul_no_nan_p, g, y),
+                   None if _is_const(y) else bind(mul_no_nan_p, x, g))
+
+
+mul_no_nan_p = _binary("mul_no_nan", _mul_no_nan_kernel, _mul_no_nan_vjp, require="f",
+                       numba="({dt}(0) if {1} == 0 else {0} * {1})",
+                       doc="x * y, and 0 where y == 0 even if x is inf or nan (TF's MulNoNan)")
+
+
+# -- bitwise (branch ops18): tf.bitwise, and the &, |, ^, ~ operators on integer tensors -------------------
+
+def _shift_kernel(ufunc):
+    def kernel(x, y):
+        # TF's kernels clamp the shift to [0, bits - 1]: 1 << 40 in int32 is 1 << 31, a negative
+        # shift is 0, and x >> 40 is x >> 31 (the sign, for signed x); NumPy's shifts past the
+        # width are undefined in C and vary by platform
+        x, y = np.asarray(x), np.asarray(y)
+        dt = x.dtype                       # (the rule made both operands one dtype)
+        bits = dt.itemsize * 8
+        return ufunc(x.astype(dt, copy=False), np.clip(y, 0, bits - 1).astype(dt, copy=False))
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+bitwise_and_p = _binary("bitwise_and", np.bitwise_and, require="iu", differentiable=False)
+bitwise_or_p = _binary("bitwise_or", np.bitwise_or, require="iu", differentiable=False)
+bitwise_xor_p = _binary("bitwise_xor", np.bitwise_xor, require="iu", differentiable=False)
+invert_p = _unary("invert", np.invert, require="iu", differentiable=False)
+# (no scalar form: a native loop's shift would not clamp; the fused tier runs the kernel)
+left_shift_p = _binary("left_shift", _shift_kernel(np.left_shift), require="iu", differentiable=False, numba=False,
+                       doc="x << clamp(y, 0, bits - 1), as TF's LeftShift")
+right_shift_p = _binary("right_shift", _shift_kernel(np.right_shift), require="iu", differentiable=False, numba=False,
+                        doc="x >> clamp(y, 0, bits - 1) (arithmetic for signed x), as TF's RightShift")

@@ -316,3 +316,49 @@ def _searchsorted_abstract(sorted_sequence, values, side, out_type):
 searchsorted_p = Primitive("searchsorted", _searchsorted_kernel, _searchsorted_abstract, differentiable=False,
                            aliases=False, doc="per row (last axis), where each value would go in the sorted row: "
                                               "side 'left' (first position) or 'right' (after equal entries)")
+
+
+# -- cumulative_logsumexp (branch ops18) --------------------------------------------------------------
+
+def _cumlse_kernel(x, axis, exclusive, reverse):
+    # np.logaddexp.accumulate: the running log(e^a + e^b) pair by pair, max(a, b) + log1p(e^-|a-b|),
+    # TF's algorithm; a shift by the global max (log(cumsum(exp(x - max)))) would underflow the
+    # early terms of a row with a wide range (-1000 before 0: -inf instead of -1000)
+    with np.errstate(invalid="ignore"):
+        return _cumulative(x, axis, exclusive, reverse, lambda v: np.logaddexp.accumulate(v, axis=axis),
+                           lambda v: np.full_like(v, -np.inf))
+
+
+def _cumlse_abstract(x, axis, exclusive, reverse):
+    if x.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"cumulative_logsumexp: expects a float tensor, got {x.dtype.name} "
+                                       f"{fmt_shape(x.shape)}; cast first: tf.cast(x, tf.float32)")
+    if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
+        raise InvalidArgumentError(f"cumulative_logsumexp: axis {axis} is out of range for a tensor of rank "
+                                   f"{x.ndim} (shape {fmt_shape(x.shape)})")
+    return Aval(x.shape, x.dtype)
+
+
+def _cumlse_vjp(g, out, x, axis, exclusive, reverse):
+    # TF's _CumulativeLogsumexpGrad: the positive and negative parts of g in log space, each a
+    # reversed cumulative_logsumexp of log|g| - out, plus x; written in ops, so it differentiates
+    # again. Where a part is empty (g <= 0 for the positive one) its term is the constant -inf,
+    # selected, not log(0) - out: that was -inf - out, nan where out is -inf, and at second order
+    # a nan cotangent for out (every part of an all-positive g's negative side), which the outer
+    # rule's g > 0 / g < 0 tests then dropped, losing the whole path through out. (First order: the
+    # same values as TF's, except 0 where TF's formula gives -inf - -inf = nan.)
+    from ...ops import math_ops as M
+    ninf = np.asarray(-np.inf, aval_of(x).dtype)
+    parts = []
+    for has, mag in ((M.greater(g, 0), g), (M.less(g, 0), M.negative(g))):
+        z = M.where(has, M.subtract(M.log(M.where(has, mag, 1)), out), ninf)
+        parts.append(M.exp(M.add(bind(cumulative_logsumexp_p, z, axis=axis, exclusive=exclusive,
+                                      reverse=not reverse), x)))
+    return (M.subtract(parts[0], parts[1]),)
+
+
+# a primitive: no composition of the existing ops is accurate (see the kernel), and NumPy has the
+# pairwise scan as one ufunc accumulate
+cumulative_logsumexp_p = Primitive("cumulative_logsumexp", _cumlse_kernel, _cumlse_abstract, _cumlse_vjp,
+                                   aliases=False, doc="running log-sum-exp along axis (exclusive: shifted, "
+                                   "starting at -inf; reverse: from the end)")

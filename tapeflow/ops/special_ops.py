@@ -1,0 +1,171 @@
+"""Special functions with TF's names (tf.math.lgamma, digamma, polygamma, erfc, erfinv, nextafter):
+one primitive each (core/primitives/special.py says why and how accurate); and the other tf.math /
+tf.nn / tf.unravel_index functions added in wave 18 (multiply_no_nan, cumulative_logsumexp,
+unravel_index, log_poisson_loss, weighted_cross_entropy_with_logits)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.aval import fmt_shape
+from ..core.primitive import bind, aval_of
+from ..core.primitives import elementwise as _E, reductions as _R, special as _S
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from .math_ops import (match_lists, where, multiply, add, subtract, exp, log, log1p, abs, negative, maximum,
+                       greater_equal, less_equal, logical_and, zeros_like_)
+
+
+def lgamma(x, name=None):
+    """tf.math.lgamma: log |Gamma(x)|; inf at 0 and the negative integers, as TF."""
+    return bind(_S.lgamma_p, x)
+
+
+def digamma(x, name=None):
+    """tf.math.digamma: Gamma'(x) / Gamma(x); nan at 0 and the negative integers, as TF."""
+    return bind(_S.polygamma_p, x, n=0)
+
+
+def polygamma(a, x, name=None):
+    """tf.math.polygamma: the a-th derivative of digamma. ``a`` is TF's float tensor of orders (x's
+    dtype, broadcast against x); here its values must be known when the op runs (a Python number,
+    a NumPy value or an eager tensor), as each order is its own op (``n`` static). Orders that are
+    not whole numbers >= 0 give nan, as TF's kernel; a has no gradient (TF: None)."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    dt = aval_of(x).dtype
+    if isinstance(a, (Tensor, np.ndarray, np.generic)) and aval_of(a).dtype != dt:
+        raise InvalidArgumentTypeError(f"polygamma: a and x must have the same dtype, got a {aval_of(a).dtype.name} "
+                                       f"and x {dt.name}; cast a: tapeflow.cast(a, x.dtype)")
+    try:
+        av = np.asarray(a.numpy() if isinstance(a, Tensor) else a, dtype=np.float64)
+    except Exception:
+        raise InvalidArgumentError(
+            f"polygamma: the order a must be known when the op runs (a Python number, a NumPy value or an "
+            f"eager tensor), got {type(a).__name__}: tapeflow makes one op per order; pass it as a Python "
+            "number") from None
+    whole = np.isfinite(av) & (av >= 0) & (av == np.floor(av))
+    if av.ndim == 0:
+        return bind(_S.polygamma_p, x, n=int(av)) if whole else multiply(x, np.nan)
+    out = multiply(multiply(x, np.nan), np.zeros(av.shape, dt))           # nan in the broadcast shape
+    for n in np.unique(av[whole]).astype(int).tolist():
+        out = where(np.asarray(av == n), bind(_S.polygamma_p, x, n=n), out)
+    return out
+
+
+def erfc(x, name=None):
+    """tf.math.erfc: 1 - erf(x), accurate where erf(x) is near 1 (erfc(10) = 2.1e-45 in float64)."""
+    return bind(_S.erfc_p, x)
+
+
+def erfinv(x, name=None):
+    """tf.math.erfinv: the inverse error function; +-inf at +-1, nan outside [-1, 1]."""
+    return bind(_S.erfinv_p, x)
+
+
+def nextafter(x1, x2, name=None):
+    """tf.math.nextafter: the next representable value after x1 towards x2 (float32/float64)."""
+    return bind(_S.nextafter_p, *match_lists("nextafter", x1, x2))
+
+
+def multiply_no_nan(x, y, name=None):
+    """tf.math.multiply_no_nan: x * y, and 0 where y == 0 even if x is inf or nan (float only, as TF)."""
+    return bind(_E.mul_no_nan_p, *match_lists("multiply_no_nan", x, y))
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """tf.math.cumulative_logsumexp: log(cumsum(exp(x))) along ``axis`` without overflow or underflow
+    (a pairwise log-add-exp scan, TF's algorithm); exclusive starts at -inf."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if isinstance(axis, Tensor):
+        axis = int(axis.numpy())
+    nd = len(aval_of(x).shape)
+    if not -nd <= axis < nd:
+        raise InvalidArgumentError(f"cumulative_logsumexp: axis {axis} is out of range for a tensor of rank {nd} "
+                                   f"(valid: {-nd} to {nd - 1})")
+    return bind(_R.cumulative_logsumexp_p, x, axis=axis % nd, exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def _same_shape(name, a, b, an, bn):
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    if not TensorShape(sa).is_compatible_with(sb):
+        raise ValueError(f"{name}: `{an}` and `{bn}` must have the same shape, received ({fmt_shape(sa)} vs "
+                         f"{fmt_shape(sb)}).")
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """tf.nn.log_poisson_loss: exp(log_input) - targets * log_input, plus Stirling's approximation of
+    log(targets!) where targets > 1 when ``compute_full_loss`` (TF's formula)."""
+    targets = targets if isinstance(targets, Tensor) else convert_to_tensor(targets)
+    log_input = log_input if isinstance(log_input, Tensor) else convert_to_tensor(log_input)
+    _same_shape("log_poisson_loss", log_input, targets, "log_input", "targets")
+    result = subtract(exp(log_input), multiply(log_input, targets))
+    if compute_full_loss:
+        # TF: z log z - z + 0.5 log(2 pi z), only where z > 1 (0 for 0 and 1: log(0!) = log(1!) = 0)
+        dt = aval_of(targets).dtype
+        z = targets
+        stirling = add(subtract(multiply(z, log(z)), z), multiply(0.5, log(multiply(np.asarray(2 * np.pi, dt), z))))
+        result = add(result, where(logical_and(greater_equal(z, 0), less_equal(z, 1)), zeros_like_(z), stirling))
+    return result
+
+
+def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+    """tf.nn.weighted_cross_entropy_with_logits: sigmoid cross-entropy with the positive term weighted
+    by ``pos_weight``, in TF's stable form (1 - z) x + (1 + (q - 1) z) (log1p(exp(-|x|)) + max(-x, 0))."""
+    labels = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+    logits = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+    _same_shape("weighted_cross_entropy_with_logits", logits, labels, "logits", "labels")
+    # (a Python pos_weight stays a Python number, weak, so float64 labels keep float64 as in TF)
+    pw1 = subtract(pos_weight, 1.0) if isinstance(pos_weight, (Tensor, np.ndarray)) else pos_weight - 1.0
+    log_weight = add(1.0, multiply(pw1, labels))
+    return add(multiply(subtract(1.0, labels), logits),
+               multiply(log_weight, add(log1p(exp(negative(abs(logits)))), maximum(negative(logits), 0.0))))
+
+
+def unravel_index(indices, dims, name=None):
+    """tf.unravel_index: the coordinates of flat ``indices`` (a scalar or a vector, int32/int64) in an
+    array of shape ``dims``: shape (len(dims),) or (len(dims), n). As TF's kernel: an index past the
+    end raises, a negative one divides with C's truncation (-1 in (3, 4) gives (0, -1))."""
+    from .check_ops import Assert
+    from .math_ops import reduce_all, reduce_prod, cumprod, floordiv, less, not_equal, greater_equal
+    from .array_ops import expand_dims
+    indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
+    dims = dims if isinstance(dims, Tensor) else convert_to_tensor(dims, dtype=aval_of(indices).dtype)
+    ai, ad = aval_of(indices), aval_of(dims)
+    for what, a in (("indices", ai), ("dims", ad)):
+        if a.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise InvalidArgumentTypeError(f"unravel_index: {what} must be int32 or int64, got {a.dtype.name}; "
+                                           "cast it: tf.cast(x, tf.int32)")
+    if ai.dtype != ad.dtype:
+        raise InvalidArgumentTypeError(f"unravel_index: indices ({ai.dtype.name}) and dims ({ad.dtype.name}) must "
+                                       "have the same dtype; cast one")
+    if len(ai.shape) > 1:
+        raise InvalidArgumentError(f"unravel_index: The indices can only be scalar or vector, got shape "
+                                   f"{fmt_shape(ai.shape)}")
+    if len(ad.shape) != 1:
+        raise InvalidArgumentError(f"unravel_index: dims must be a vector, got shape {fmt_shape(ad.shape)}")
+    if ai.shape == (0,):
+        raise InvalidArgumentError("unravel_index: received empty tensor indices (TF's kernel refuses them)")
+    Assert(reduce_all(not_equal(dims, 0)), ["unravel_index: Input dims cannot contain a dim of zero, but dims "
+                                           "contains zero:", dims])
+    Assert(reduce_all(less(indices, reduce_prod(dims))),
+           ["unravel_index: index is out of bound as with dims:", dims, "indices:", indices])
+    strides = cumprod(dims, exclusive=True, reverse=True)
+    if len(ai.shape) == 1:
+        idx, strides, d = expand_dims(indices, 0), expand_dims(strides, -1), expand_dims(dims, -1)
+    else:
+        idx, d = indices, dims
+
+    def truncdiv(a, b):    # C's division (b > 0): toward zero
+        return where(greater_equal(a, 0), floordiv(a, b), negative(floordiv(negative(a), b)))
+    q = truncdiv(idx, strides)
+    return subtract(q, multiply(d, truncdiv(q, d)))
+
+
+def igamma(a, x, name=None):
+    """tf.math.igamma: the regularized lower incomplete gamma function P(a, x); nan for a <= 0 or x < 0.
+    Differentiable in x (the gradient in a is None here; TF has one)."""
+    return bind(_S.igamma_p, *match_lists("igamma", a, x))
+
+
+def igammac(a, x, name=None):
+    """tf.math.igammac: the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return bind(_S.igammac_p, *match_lists("igammac", a, x))
