@@ -35,6 +35,10 @@ from . import lax  # noqa: F401
 from .ops.logging_ops import tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401
+from .ops.context_ops import inside_function, control_dependencies, grad_pass_through  # noqa: F401
+from .ops.array_ops import (identity_n, get_static_value, reverse_sequence, broadcast_static_shape,  # noqa: F401
+                            broadcast_dynamic_shape, strided_slice, parallel_stack)
+from .ops.math_ops import realdiv  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401,E501

@@ -19,3 +19,6 @@ from .ops.math_ops import xdivy, xlog1py  # noqa: F401,E402
 from .ops.nn_ops import in_top_k  # noqa: F401,E402
 from .ops.special_ops import lgamma, digamma, polygamma, erfc, erfinv, nextafter, igamma, igammac  # noqa: F401,E402
 from .ops.special_ops import multiply_no_nan, cumulative_logsumexp  # noqa: F401,E402
+from .ops.math_ops import (reciprocal_no_nan, invert_permutation, is_non_decreasing,  # noqa: F401,E402
+                           is_strictly_increasing, zero_fraction)
+from .ops.nn_ops import softmax, log_softmax, softsign  # noqa: F401,E402

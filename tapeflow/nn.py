@@ -7,3 +7,4 @@ from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, swish, silu, 
 from .ops.array_ops import top_k  # noqa: F401,E402  (tf.nn.top_k and tf.math.top_k)
 from .ops.nn_ops import batch_normalization, embedding_lookup, in_top_k  # noqa: F401,E402
 from .ops.special_ops import log_poisson_loss, weighted_cross_entropy_with_logits  # noqa: F401,E402
+from .ops.math_ops import zero_fraction  # noqa: F401,E402

@@ -780,3 +780,128 @@ def tensor_scatter_nd_max(tensor, indices, updates, name=None):
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     """tensor with each entry (or slice) at indices the min of itself and the updates there."""
     return bind(SC.tensor_scatter_min_p, tensor, indices, updates, op="tensor_scatter_nd_min")
+
+
+# -- small tf.* array functions TF programs call (compositions) ---------------------------------------
+
+def identity_n(input, name=None):  # noqa: A002
+    """Each tensor of the list, as identity."""
+    return [identity(t) for t in input]
+
+
+def get_static_value(tensor, partial=False):
+    """The NumPy value of ``tensor`` when it is known now (a concrete tensor, an array, a Python
+    value, a value known while tracing), else None."""
+    if isinstance(tensor, Tensor):
+        v = tensor._v
+        if v is None:
+            from ..core.state import STATE
+            known = getattr(STATE.trace, "known_value", None) if STATE.trace is not None else None
+            v = known(tensor) if callable(known) else None
+        return None if v is None else np.asarray(v)
+    if isinstance(tensor, (np.ndarray, np.generic)):
+        return tensor
+    try:
+        return np.asarray(convert_to_tensor(tensor).numpy())
+    except Exception:  # noqa: BLE001 - "not a static value" is the answer here
+        return None
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=0, name=None):  # noqa: A002
+    """For each batch entry b, the first seq_lengths[b] elements along ``seq_axis`` reversed,
+    the rest left in place (TF's ReverseSequence)."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    shape = aval_of(x).shape
+    nd = len(shape)
+    if seq_axis is None:
+        raise ValueError("reverse_sequence: seq_axis is required")
+    sa, ba = seq_axis % nd, batch_axis % nd
+    if sa == ba:
+        raise InvalidArgumentError(f"reverse_sequence: seq_axis ({seq_axis}) and batch_axis ({batch_axis}) must differ")
+    lens = seq_lengths if isinstance(seq_lengths, Tensor) else convert_to_tensor(np.asarray(seq_lengths))
+    n = shape[sa]
+    j = np.arange(n, dtype=np.int64)
+    lens64 = M.cast(lens, np.int64)
+    # index[b, j] = len_b - 1 - j for j < len_b, else j; broadcast over the other axes
+    bshape = [1] * nd
+    bshape[ba] = -1
+    jshape = [1] * nd
+    jshape[sa] = n
+    lb = reshape(lens64, bshape)
+    jj = j.reshape(jshape)
+    idx = M.where(M.less(jj, lb), M.subtract(M.subtract(lb, 1), jj), M.add(M.multiply(lb, 0), jj))
+    full = [s if s is not None else 1 for s in shape]
+    idx = broadcast_to(idx, [d if i in (sa, ba) else full[i] for i, d in enumerate(shape)])
+    return take_along_axis(x, idx, sa)
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes (unknown dimensions allowed); ValueError if they do not
+    broadcast."""
+    from ..core.tensor import TensorShape
+    a, b = TensorShape(shape_x), TensorShape(shape_y)
+    if a.rank is None or b.rank is None:
+        return TensorShape(None)
+    la, lb = list(a.as_list()), list(b.as_list())
+    n = max(len(la), len(lb))
+    la, lb = [1] * (n - len(la)) + la, [1] * (n - len(lb)) + lb
+    out = []
+    for p, q in zip(la, lb):
+        if p == 1:
+            out.append(q)
+        elif q == 1 or q == p:
+            out.append(p)
+        elif p is None or q is None:
+            out.append(p if q is None else q)
+        else:
+            raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
+                             f"pair they are either equal or one of them is 1. Received: {a} and {b}.")
+    return TensorShape(out)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The broadcast of two shapes given as 1-D integer tensors or lists, as an int32 tensor."""
+    def vals(s):
+        return [int(v) for v in (s.numpy() if isinstance(s, Tensor) else np.asarray(s)).reshape(-1)]
+    try:
+        out = np.broadcast_shapes(tuple(vals(shape_x)), tuple(vals(shape_y)))
+    except ValueError:
+        raise InvalidArgumentError(f"broadcast_dynamic_shape: incompatible shapes {vals(shape_x)} and "
+                                   f"{vals(shape_y)}") from None
+    return convert_to_tensor(np.asarray(out, np.int32))
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, var=None, name=None):
+    """TF's strided_slice with its masks, as the Python slice it stands for (begin/end/strides
+    known now)."""
+    def vals(v):
+        return [int(a) for a in (v.numpy() if isinstance(v, Tensor) else np.asarray(v)).reshape(-1)]
+    b, e = vals(begin), vals(end)
+    s = [1] * len(b) if strides is None else vals(strides)
+    if not len(b) == len(e) == len(s):
+        raise InvalidArgumentError(f"strided_slice: begin, end and strides must have the same length, got "
+                                   f"{len(b)}, {len(e)} and {len(s)}")
+    key = []
+    for i in builtins.range(len(b)):     # (this module's range is tf.range)
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(b[i])
+        else:
+            if s[i] == 0:
+                raise InvalidArgumentError("strided_slice: strides must be non-zero")
+            key.append(builtins.slice(None if begin_mask & bit else b[i], None if end_mask & bit else e[i], s[i]))
+    x = input_ if isinstance(input_, Tensor) else convert_to_tensor(input_)
+    return x[tuple(key)]
+
+
+def parallel_stack(values, name=None):
+    """stack, inside a tf.function; TF refuses it eagerly (RuntimeError), and so does tapeflow."""
+    from ..core.state import STATE
+    if STATE.trace is None:
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
+    return stack(values)

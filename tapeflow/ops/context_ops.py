@@ -79,3 +79,25 @@ def group(*inputs, name=None):
 
 def no_op(name=None):
     return None
+
+
+def inside_function():
+    """True while ``tapeflow.function`` traces (TF: inside a graph being built)."""
+    return STATE.trace is not None
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """A no-op scope: tapeflow runs effects in program order, eagerly and in functions, so the
+    operations TF would order after ``control_inputs`` already are."""
+    yield
+
+
+def grad_pass_through(f):
+    """``f`` whose gradient is the identity's (TF's straight-through estimator):
+    x + stop_gradient(f(x) - x)."""
+    from . import math_ops as M
+
+    def wrapped(x):
+        return M.add(x, M.stop_gradient(M.subtract(f(x), x)))
+    return wrapped

@@ -557,3 +557,68 @@ def tensordot(a, b, axes, name=None):
 
 def linalg_norm(x, ord="euclidean", axis=None, keepdims=False):
     return reduce_euclidean_norm(x, axis, keepdims)
+
+
+# -- small tf.math functions TF programs call (compositions) ----------------------------------------
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 where x is 0 (floating dtypes only, as TF)."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if aval_of(x).dtype.kind != "f":
+        raise InvalidArgumentError(f"reciprocal_no_nan: Value for attr 'T' of {aval_of(x).dtype.name} is not in the "
+                                   "list of allowed values: bfloat16, half, float, double (cast to a float dtype)")
+    return divide_no_nan(convert_to_tensor(np.ones((), aval_of(x).dtype)), x)
+
+
+def invert_permutation(x, name=None):
+    """y with y[x[i]] = i for a permutation x of 0..n-1 (the argsort of x); anything else is an
+    InvalidArgumentError, eagerly and inside a function (an Assert)."""
+    from .array_ops import argsort, gather, range as _range
+    from .check_ops import Assert
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if len(aval_of(x).shape) != 1 or aval_of(x).dtype.kind not in "iu":
+        raise InvalidArgumentError(f"invert_permutation: x must be a 1-D int32 or int64 tensor, got "
+                                   f"{aval_of(x).dtype.name} {fmt_shape(aval_of(x).shape)}")
+    y = argsort(x, stable=True)
+    n = aval_of(x).shape[0]
+    ok = reduce_all(equal(cast(gather(x, y), np.int64), cast(_range(n), np.int64)))
+    Assert(ok, [f"invert_permutation: x is not a permutation of 0..{n - 1}"])
+    return cast(y, aval_of(x).dtype)
+
+
+def _monotonic(x, strict):
+    from .array_ops import reshape
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    flat = reshape(x, [-1])
+    n = aval_of(flat).shape[0]
+    if n is not None and n < 2:
+        return convert_to_tensor(np.array(True))
+    a, b = flat[1:], flat[:-1]
+    return reduce_all(greater(a, b) if strict else greater_equal(a, b))
+
+
+def is_non_decreasing(x, name=None):
+    """Whether x (flattened, row-major) never decreases; True for fewer than two elements."""
+    return _monotonic(x, False)
+
+
+def is_strictly_increasing(x, name=None):
+    """Whether x (flattened, row-major) always increases; True for fewer than two elements."""
+    return _monotonic(x, True)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of entries of ``value`` that are 0, as float32."""
+    value = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    return reduce_mean(cast(equal(value, convert_to_tensor(np.zeros((), aval_of(value).dtype))), np.float32))
+
+
+def realdiv(x, y, name=None):
+    """x / y for floating tensors (TF has no integer kernel: NotFoundError)."""
+    from ..errors import NotFoundError
+    x, y = match_lists("realdiv", x, y)
+    d = aval_of(x).dtype if isinstance(x, Tensor) else aval_of(y).dtype
+    if d.kind != "f":
+        raise NotFoundError(f"realdiv: no kernel for {d.name} (TF: Could not find device for node RealDiv); "
+                            "use tf.math.truediv or cast to a float dtype")
+    return divide(x, y)
