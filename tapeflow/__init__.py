@@ -36,9 +36,11 @@ from .ops.logging_ops import tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401
 from .ops.context_ops import inside_function, control_dependencies, grad_pass_through  # noqa: F401
+from .ops.context_ops import tuple_ as _tuple_op
+from .ops.context_ops import current_name_scope as get_current_name_scope  # noqa: F401
 from .ops.array_ops import (identity_n, get_static_value, reverse_sequence, broadcast_static_shape,  # noqa: F401
-                            broadcast_dynamic_shape, strided_slice, parallel_stack)
-from .ops.math_ops import realdiv  # noqa: F401
+                            broadcast_dynamic_shape, strided_slice, parallel_stack, shape_n, is_symbolic_tensor)
+from .ops.math_ops import realdiv, truncatediv, truncatemod  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401,E501
@@ -66,6 +68,10 @@ from .keras.initializers import (RandomNormal as random_normal_initializer,  # n
 # pull in safetensors and TensorBoard's writer, which `import tapeflow` should not pay for.
 _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "autograph", "types", "eager",
                     "experimental"}
+
+
+# tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it
+tuple = _tuple_op  # noqa: A001
 
 
 def __getattr__(name):

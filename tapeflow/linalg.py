@@ -249,3 +249,81 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         return solve(gram, matmul(at, b))
     gram = _M.add(matmul(a, at), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(m, dtype=dt)))
     return matmul(at, solve(gram, b))
+
+
+# -- more of tf.linalg, composed ------------------------------------------------------------------------
+from .ops.nn_ops import l2_normalize  # noqa: F401,E402  (tf.linalg.l2_normalize is tf.nn's)
+
+
+def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
+    """``input`` with its main diagonal (of the last two axes) replaced by ``diagonal``."""
+    if k != 0:
+        raise NotImplementedError("set_diag: only the main diagonal (k=0) is supported")
+    x = _t(input)
+    s = aval_of(x).shape
+    mask = np.eye(s[-2], s[-1], dtype=bool)
+    eye_mn = np.eye(s[-2], s[-1], dtype=aval_of(x).dtype)
+    # the diagonal (..., min(m, n)) spread along the axis it indexes, kept at i == j by the eye
+    full = _M.multiply(_A.expand_dims(_t(diagonal), -2 if s[-1] <= s[-2] else -1), eye_mn)
+    return _M.where(mask, full, x)
+
+
+def tensor_diag(diagonal, name=None):
+    """A (d1..dk, d1..dk) tensor with ``diagonal`` (d1..dk) on its diagonal (rank-1: diag)."""
+    d = _t(diagonal)
+    shape = aval_of(d).shape
+    n = int(np.prod(shape))
+    return _A.reshape(diag(_A.reshape(d, (n,))), tuple(shape) + tuple(shape))
+
+
+def tensor_diag_part(input, name=None):  # noqa: A002
+    """The diagonal of a (d1..dk, d1..dk) tensor, shaped (d1..dk)."""
+    x = _t(input)
+    shape = aval_of(x).shape
+    k = len(shape) // 2
+    if len(shape) % 2 or tuple(shape[:k]) != tuple(shape[k:]):
+        raise InvalidArgumentError(f"tensor_diag_part: the input must have shape (d1..dk, d1..dk), got {tuple(shape)}")
+    n = int(np.prod(shape[:k]))
+    return _A.reshape(diag_part(_A.reshape(x, (n, n))), tuple(shape[:k]))
+
+
+def slogdet(input, name=None):  # noqa: A002
+    """(sign, log |det|) of square matrices, from the determinant's sign and the sum of the
+    logs of the singular values (stable for large or small determinants)."""
+    x = _t(input)
+    s = svd(x, compute_uv=False)
+    return _M.sign(det(x)), _M.reduce_sum(_M.log(s), axis=-1)
+
+
+def pinv(a, rcond=None, validate_args=False, name=None):
+    """The Moore-Penrose pseudo-inverse through the SVD; singular values below
+    rcond * max(s) (default 10 * max(m, n) * eps, as TF) count as zero."""
+    x = _t(a)
+    m, n = aval_of(x).shape[-2:]
+    if rcond is None:
+        rcond = 10.0 * max(m, n) * float(np.finfo(aval_of(x).dtype).eps)
+    s, u, v = svd(x)
+    cutoff = _M.multiply(float(rcond), _M.reduce_max(s, axis=-1, keepdims=True))
+    inv_s = _M.where(_M.greater(s, cutoff), _M.divide(1.0, _M.maximum(s, cutoff)), _A.zeros_like(s))
+    return _M.matmul(_M.multiply(v, _A.expand_dims(inv_s, -2)), u, transpose_b=True)
+
+
+def matrix_rank(a, tol=None, validate_args=False, name=None):
+    """The number of singular values above ``tol`` (default max(s) * max(m, n) * eps, as TF)."""
+    x = _t(a)
+    m, n = aval_of(x).shape[-2:]
+    s = svd(x, compute_uv=False)
+    if tol is None:
+        tol = _M.multiply(_M.reduce_max(s, axis=-1, keepdims=True), float(max(m, n) * np.finfo(aval_of(x).dtype).eps))
+    return _M.reduce_sum(_M.cast(_M.greater(s, tol), np.int32), axis=-1)
+
+
+def cross(a, b, name=None):
+    """The cross product of 3-vectors along the last axis."""
+    a, b = _t(a), _t(b)
+    if aval_of(a).shape[-1] != 3 or aval_of(b).shape[-1] != 3:
+        raise InvalidArgumentError(f"cross: the last dimension of both inputs must be 3, got {tuple(aval_of(a).shape)} "
+                                   f"and {tuple(aval_of(b).shape)}")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return _A.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)

@@ -22,3 +22,5 @@ from .ops.special_ops import multiply_no_nan, cumulative_logsumexp  # noqa: F401
 from .ops.math_ops import (reciprocal_no_nan, invert_permutation, is_non_decreasing,  # noqa: F401,E402
                            is_strictly_increasing, zero_fraction)
 from .ops.nn_ops import softmax, log_softmax, softsign  # noqa: F401,E402
+from .ops.math_ops import truncatediv, truncatemod, accumulate_n, real, imag, conj, angle  # noqa: F401,E402
+from .ops.special_ops import lbeta, ndtri, erfcinv  # noqa: F401,E402

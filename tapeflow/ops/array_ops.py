@@ -905,3 +905,14 @@ def parallel_stack(values, name=None):
     if STATE.trace is None:
         raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
     return stack(values)
+
+
+def shape_n(input, out_type=np.int32, name=None):  # noqa: A002
+    """The shapes of a list of tensors."""
+    return [shape(t, out_type=out_type) for t in input]
+
+
+def is_symbolic_tensor(tensor):
+    """True for a tensor of a function being traced (no value yet)."""
+    return isinstance(tensor, Tensor) and tensor._v is None
+

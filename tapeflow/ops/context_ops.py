@@ -101,3 +101,11 @@ def grad_pass_through(f):
     def wrapped(x):
         return M.add(x, M.stop_gradient(M.subtract(f(x), x)))
     return wrapped
+
+
+def tuple_(tensors, control_inputs=None, name=None):
+    """tf.tuple: the tensors, each through identity (TF's grouping; effects already run in
+    program order). Exported as ``tapeflow.tuple``; named tuple_ here so that this module's
+    code keeps Python's tuple."""
+    from .array_ops import identity
+    return [None if t is None else identity(t) for t in tensors]

@@ -622,3 +622,47 @@ def realdiv(x, y, name=None):
         raise NotFoundError(f"realdiv: no kernel for {d.name} (TF: Could not find device for node RealDiv); "
                             "use tf.math.truediv or cast to a float dtype")
     return divide(x, y)
+
+
+def truncatediv(x, y, name=None):
+    """x / y rounded toward zero (C's integer division; trunc(x / y) for floats)."""
+    x, y = match_lists("truncatediv", x, y)
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if aval_of(x).dtype.kind in "iu":
+        q = floordiv(abs(x), abs(y))
+        return where(equal(sign(x), sign(y)), q, negative(q))
+    q = divide(x, y)
+    return where(less(q, 0), ceil(q), floor(q))
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of truncatediv: x - truncatediv(x, y) * y (the sign of x, as C's fmod)."""
+    x, y = match_lists("truncatemod", x, y)
+    return subtract(x, multiply(truncatediv(x, y), y))
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """add_n (TF deprecates accumulate_n for it)."""
+    return add_n(inputs)
+
+
+def real(input, name=None):  # noqa: A002
+    """The real part: the tensor itself (tapeflow has no complex dtypes)."""
+    return input if isinstance(input, Tensor) else convert_to_tensor(input)
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part of a real tensor: zeros."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    return zeros_like_(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate of a real tensor: the tensor itself."""
+    return x if isinstance(x, Tensor) else convert_to_tensor(x)
+
+
+def angle(input, name=None):  # noqa: A002
+    """The argument of a real number: 0 for x >= 0, pi for x < 0 (atan2(0, x))."""
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    return atan2(zeros_like_(x), x)

@@ -458,3 +458,124 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     return _pool_nd("avg_pool1d", avg_pool2d, input, ksize, strides, padding, data_format)
+
+
+# -- more of tf.nn, composed ---------------------------------------------------------------------------
+
+def crelu(features, axis=-1, name=None):
+    """concat(relu(x), relu(-x)) along ``axis``."""
+    x = _tensor(features)
+    return A.concat([relu(x), relu(M.negative(x))], axis)
+
+
+def depth_to_space(input, block_size, data_format="NHWC", name=None):  # noqa: A002
+    """(n, h, w, c * b^2) -> (n, h * b, w * b, c), TF's DCR order."""
+    _check_format("depth_to_space", data_format)
+    x = _nhwc("depth_to_space", input)
+    n, h, w, c = aval_of(x).shape
+    b = int(block_size)
+    if b < 2 or c % (b * b):
+        raise InvalidArgumentError(f"depth_to_space: block_size must be >= 2 and the depth {c} divisible by "
+                                   f"block_size^2 = {b * b}")
+    y = A.reshape(x, (-1, h, w, b, b, c // (b * b)))
+    y = A.transpose(y, (0, 1, 3, 2, 4, 5))
+    return A.reshape(y, (-1, h * b, w * b, c // (b * b)))
+
+
+def space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002
+    """(n, h * b, w * b, c) -> (n, h, w, c * b^2), the inverse of depth_to_space."""
+    _check_format("space_to_depth", data_format)
+    x = _nhwc("space_to_depth", input)
+    n, h, w, c = aval_of(x).shape
+    b = int(block_size)
+    if b < 2 or h % b or w % b:
+        raise InvalidArgumentError(f"space_to_depth: block_size must be >= 2 and divide height {h} and width {w}")
+    y = A.reshape(x, (-1, h // b, b, w // b, b, c))
+    y = A.transpose(y, (0, 1, 3, 2, 4, 5))
+    return A.reshape(y, (-1, h // b, w // b, b * b * c))
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics: mean = mean_ss / counts (+ shift),
+    variance = variance_ss / counts - (mean_ss / counts)^2."""
+    d = M.divide(1.0, counts)
+    m = M.multiply(mean_ss, d)
+    var = M.subtract(M.multiply(variance_ss, d), M.square(m))
+    return (m if shift is None else M.add(m, shift)), var
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    """Frequency-weighted mean and variance over ``axes``."""
+    x = _tensor(x)
+    w = M.cast(_tensor(frequency_weights), aval_of(x).dtype)
+    total = M.reduce_sum(M.add(w, A.zeros_like(x)), axes, keepdims=True)   # the weights, broadcast to x
+    mean = M.divide_no_nan(M.reduce_sum(M.multiply(w, x), axes, keepdims=True), total)
+    var = M.divide_no_nan(M.reduce_sum(M.multiply(w, M.squared_difference(x, mean)), axes, keepdims=True), total)
+    if not keepdims:
+        mean, var = A.squeeze(mean, axes), A.squeeze(var, axes)
+    return mean, var
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None, name=None):
+    """sum(loss * weight) / global batch size (default: the loss's batch size; one replica)."""
+    loss = _tensor(per_example_loss)
+    if sample_weight is not None:
+        loss = M.multiply(loss, M.cast(_tensor(sample_weight), aval_of(loss).dtype))
+    n = aval_of(loss).shape[0] if global_batch_size is None else global_batch_size
+    return M.divide(M.reduce_sum(loss), M.cast(n, aval_of(loss).dtype))
+
+
+def scale_regularization_loss(regularization_loss, name=None):
+    """The loss divided by the number of replicas: itself, with one."""
+    return M.add_n(regularization_loss) if isinstance(regularization_loss, (list, tuple)) else \
+        _tensor(regularization_loss)
+
+
+def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
+                name=None):
+    """conv1d or conv2d by the filters' rank (3 or 4)."""
+    r = len(aval_of(_tensor(filters)).shape)
+    if r == 3:
+        return conv1d(input, filters, 1 if strides is None else strides, padding, dilations=dilations)
+    if r == 4:
+        return conv2d(input, filters, 1 if strides is None else strides, padding, dilations=dilations)
+    raise NotImplementedError(f"convolution: filters of rank {r}; tapeflow has 1-D and 2-D convolutions (rank 3 and "
+                              "4 filters), not 3-D")
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with dilation ``rate``."""
+    return conv2d(value, filters, 1, padding, dilations=int(rate))
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None,  # noqa: A002
+                     dilations=None, name=None):
+    """depthwise_conv2d then a 1x1 conv2d with ``pointwise_filter``."""
+    y = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format=data_format, dilations=dilations)
+    return conv2d(y, pointwise_filter, 1, "VALID")
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",  # noqa: A002
+                     dilations=None, name=None):
+    """conv2d_transpose of height 1: filters (kw, out_channels, in_channels)."""
+    _check_format("conv1d_transpose", data_format)
+    os_ = [int(v) for v in (output_shape.numpy() if isinstance(output_shape, Tensor) else output_shape)]
+    st = _pair("conv1d_transpose", "strides", strides, rank=1)
+    dl = _pair("conv1d_transpose", "dilations", 1 if dilations is None else dilations, rank=1)
+    y = conv2d_transpose(A.expand_dims(input, 1), A.expand_dims(filters, 0), [os_[0], 1, os_[1], os_[2]],
+                         (1,) + st, padding, dilations=(1,) + dl)
+    return A.squeeze(y, 1)
+
+
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
+    """x / (bias + alpha * sum of x^2 over the 2r + 1 nearest channels)^beta (TF's LRN, NHWC)."""
+    x = _nhwc("local_response_normalization", input)
+    r = int(depth_radius)
+    sq = M.square(x)
+    c = aval_of(x).shape[-1]
+    padded = A.pad(sq, [[0, 0], [0, 0], [0, 0], [r, r]])
+    window = M.add_n([padded[..., i:i + c] for i in range(2 * r + 1)])
+    return M.divide(x, M.pow(M.add(M.multiply(window, float(alpha)), float(bias)), float(beta)))
+
+
+lrn = local_response_normalization
