@@ -253,14 +253,20 @@ def _cumprod_kernel(x, axis, exclusive, reverse):
     return _cumulative(x, axis, exclusive, reverse, lambda v: np.cumprod(v, axis=axis, dtype=x.dtype), np.ones_like)
 
 
-def _cumprod_abstract(x, axis, exclusive, reverse):
-    if x.dtype.kind not in "fiu":
-        raise InvalidArgumentTypeError(f"cumprod: expects numbers (float or int), got {x.dtype.name} "
-                                       f"{fmt_shape(x.shape)}")
-    if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
-        raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {x.ndim} "
-                                   f"(shape {fmt_shape(x.shape)})")
-    return Aval(x.shape, x.dtype)
+def _scan_rule(name, kinds, wants):
+    """The shape/dtype rule of a cumulative op along ``axis``: the input's aval, for dtypes of
+    the ``kinds`` (``wants`` names them in the error) and an axis inside the rank."""
+    def rule(x, axis, exclusive, reverse):
+        if x.dtype.kind not in kinds:
+            raise InvalidArgumentTypeError(f"{name}: expects {wants}, got {x.dtype.name} {fmt_shape(x.shape)}")
+        if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
+            raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a tensor of rank {x.ndim} "
+                                       f"(shape {fmt_shape(x.shape)})")
+        return Aval(x.shape, x.dtype)
+    return rule
+
+
+_cumprod_abstract = _scan_rule("cumprod", "fiu", "numbers (float or int)")
 
 
 def _cumprod_vjp(g, out, x, axis, exclusive, reverse):
@@ -329,14 +335,7 @@ def _cumlse_kernel(x, axis, exclusive, reverse):
                            lambda v: np.full_like(v, -np.inf))
 
 
-def _cumlse_abstract(x, axis, exclusive, reverse):
-    if x.dtype.kind != "f":
-        raise InvalidArgumentTypeError(f"cumulative_logsumexp: expects a float tensor, got {x.dtype.name} "
-                                       f"{fmt_shape(x.shape)}; cast first: tf.cast(x, tf.float32)")
-    if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
-        raise InvalidArgumentError(f"cumulative_logsumexp: axis {axis} is out of range for a tensor of rank "
-                                   f"{x.ndim} (shape {fmt_shape(x.shape)})")
-    return Aval(x.shape, x.dtype)
+_cumlse_abstract = _scan_rule("cumulative_logsumexp", "f", "a float tensor (cast first: tf.cast(x, tf.float32))")
 
 
 def _cumlse_vjp(g, out, x, axis, exclusive, reverse):

@@ -23,4 +23,4 @@ from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropo
 from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, RNN, SimpleRNN, LSTM, GRU, Masking,  # noqa: F401
-                        Bidirectional, TimeDistributed)
+                        Wrapper, Bidirectional, TimeDistributed)

@@ -49,7 +49,7 @@ from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 
-__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking", "Bidirectional",
+__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking", "Wrapper", "Bidirectional",
            "TimeDistributed"]
 
 
@@ -615,7 +615,22 @@ def _copy_layer(layer, **changes):
 _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 
 
-class Bidirectional(Layer):
+class Wrapper(Layer):
+    """Keras' base of the layers that wrap another (Bidirectional, TimeDistributed): rebuilt from
+    a config whose ``layer`` entry is the wrapped layer's (each subclass keeps the layer as it
+    needs: TimeDistributed as ``layer``, Bidirectional as its forward and backward copies)."""
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        layer = config.pop("layer")
+        if isinstance(layer, dict):
+            layer = deserialize_keras_object(layer, custom_objects)
+        return cls(layer, **config)
+
+
+class Bidirectional(Wrapper):
     """Keras 3's ``Bidirectional(layer, merge_mode="concat")``: a forward copy of a recurrent
     layer (named ``forward_<name>``) and a backward one (``backward_<name>``, ``go_backwards``
     set), both made from its config; the backward outputs are flipped back into time order
@@ -720,17 +735,8 @@ class Bidirectional(Layer):
         cfg["layer"]["config"]["name"] = cfg["layer"]["config"]["name"][len("forward_"):]
         return cfg
 
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        from ..saving import deserialize_keras_object
-        config = dict(config)
-        layer = config.pop("layer")
-        if isinstance(layer, dict):
-            layer = deserialize_keras_object(layer, custom_objects)
-        return cls(layer, **config)
 
-
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Keras 3's ``TimeDistributed(layer)``: ``layer`` applied to every time step of
     (batch, time, ...) inputs, one call per step (so a layer with per-call state, such as
     BatchNormalization in training, sees each step apart, as in Keras), stacked on axis 1."""
@@ -778,12 +784,3 @@ class TimeDistributed(Layer):
         cfg = super().get_config()
         cfg["layer"] = serialize_keras_object(self.layer)
         return cfg
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        from ..saving import deserialize_keras_object
-        config = dict(config)
-        layer = config.pop("layer")
-        if isinstance(layer, dict):
-            layer = deserialize_keras_object(layer, custom_objects)
-        return cls(layer, **config)
