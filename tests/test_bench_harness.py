@@ -234,6 +234,11 @@ for line in sys.stdin:
     t_end = time.perf_counter() + plan.get("spin_after", 0.0)
     while time.perf_counter() < t_end:   # as a BLAS pool's threads spin after a block
         pass
+    # spin_cpu_after: spin until that much CPU time is used (at most 0.45 s of wall time, under
+    # settle's 0.5): a busy machine gives a wall-time spinner too little CPU to measure
+    c_end, w_end = time.process_time() + plan.get("spin_cpu_after", 0.0), time.perf_counter() + 0.45
+    while time.process_time() < c_end and time.perf_counter() < w_end:
+        pass
 """
 
 
@@ -290,9 +295,10 @@ def test_cpu_while_settling_is_not_idle_cpu(tmp_path):
     while ``settle`` waits for it, when no other block runs: it goes to settle_cpu_s, not
     to the idle CPU that the harness warns about."""
     import time
-    # (spins 0.3 s of wall time: with another process on the other core, as under the suite's
-    # two xdist workers, 0.2 s gave the spinner as little as 0.09 s of CPU)
-    w = _fake(tmp_path, "spin_after", s=[0, 0], spin_after=0.3)
+    # (spins for 0.15 s of CPU time, within 0.45 s of wall time: a wall-time spinner of 0.3 s got
+    # only 0.07 s of CPU with six processes on the two cores; 0.2 s got 0.09 s under the suite's
+    # two xdist workers alone)
+    w = _fake(tmp_path, "spin_after", s=[0, 0], spin_cpu_after=0.15)
     w.hello(30)
     w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
     assert 0.1 <= w.settle() < rounds.SETTLE_MAX_S   # (its spin began at the reply, before settle)
