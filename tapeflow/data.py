@@ -2009,7 +2009,7 @@ class _OptionsBase:
 
     def __init__(self):
         for k, (typ, default) in self._FIELDS.items():
-            object.__setattr__(self, "_" + k, typ() if _is_group(typ) else default)
+            self.__dict__["_" + k] = typ() if _is_group(typ) else default
 
     def __getattr__(self, name):
         name = type(self)._ALIASES.get(name, name)
@@ -2027,7 +2027,7 @@ class _OptionsBase:
         if not ok or (_is_group(typ) and value is None):
             # TF 2.21: TypeError 'Property "deterministic" must be of type <class 'bool'>, got: 3 ...'
             raise TypeError(f'Property "{name}" must be of type {typ}, got: {value!r} (type: {type(value)})')
-        object.__setattr__(self, "_" + name, value)
+        self.__dict__["_" + name] = value
 
     def __eq__(self, other):
         if type(self) is not type(other):
@@ -2042,10 +2042,9 @@ class _OptionsBase:
         for k, (typ, _) in self._FIELDS.items():
             a, b = getattr(self, k), getattr(other, k)
             if _is_group(typ):
-                object.__setattr__(out, "_" + k, a._merged(b))
+                out.__dict__["_" + k] = a._merged(b)
             else:
-                object.__setattr__(out, "_" + k, a if b is None or b == self._FIELDS[k][1] and a is not None
-                                   else b)
+                out.__dict__["_" + k] = a if b is None or b == self._FIELDS[k][1] and a is not None else b
         return out
 
 

@@ -76,3 +76,10 @@ def test_known_dims_unchanged():
     assert tuple(o.shape) == (None, 3, 2, 4)         # TF 2.21: (None, 3, 2, 4)
     s = tf.keras.Sequential([L.Dense(3, input_shape=(4,))])
     assert tuple(s.output_shape) == (None, 3)
+
+
+def test_weights_from_an_unknown_dim_is_a_clear_error():
+    # TF 2.21: ValueError "Shapes used to initialize variables must be fully-defined (no `None`
+    # dimensions). Received: shape=(None, 3) for variable path='dense/kernel'"
+    with pytest.raises(ValueError, match=r"shape \(None, None\).*unknown \(None\) dimensions"):
+        L.Dense(3)(tf.keras.Input((None,)))

@@ -860,15 +860,30 @@ class Layer(Module):
                 _TRAINING.pop()
 
         out = out2 = None
+        first_error = None
         if inner_unknown:
             try:
                 out, out2 = probe(8), probe(16)
                 if nest.flatten(out) and len(nest.flatten(out)) != len(nest.flatten(out2)):
                     out = out2 = None
-            except Exception:
+            except Exception as e:
                 out = out2 = None
+                first_error = e
         if out is None:
-            out = probe(1)
+            try:
+                out = probe(1)
+            except Exception as e:
+                if first_error is None:
+                    raise
+                # e.g. Dense on Input((None,)): its kernel was built from the probe's 8, so the
+                # other sizes fail with a confusing "expected size 8"; say what is wrong
+                shapes = [str(tuple(k.shape)) for k in kts]
+                raise ValueError(
+                    f"Layer '{self.name}' ({type(self).__name__}) called on symbolic inputs of shape "
+                    f"{', '.join(shapes)}: it fails for every size tried for their unknown (None) "
+                    f"dimensions besides the batch ({type(first_error).__name__}: {first_error}). A layer "
+                    "that builds its weights from a dimension needs it known: give it in keras.Input"
+                    "(shape=...).") from None
 
         def spec(t, t2=None):
             s = tuple(aval_of(t).shape)
