@@ -64,6 +64,16 @@ for _name in ("effective_tf2", "data", "data_performance", "tf_numpy"):
 for _name in ("early_stopping", "metrics_optimizers", "validate_correctness", "tf1_vs_tf2",
               "migration_debugging", "checkpoint_saver", "tensorboard", "logging_stop_hook"):
     GUIDES[f"migrate_{_name}"] = f"site/en/guide/migrate/{_name}.ipynb"
+# Wave 18: TF's tutorials (site/en/tutorials), keyed tut_<name>. Most download a dataset
+# (MNIST, Fashion-MNIST, penguins, Auto MPG, HIGGS, Jena climate) or import pandas, which
+# neither venv has: those cells and the ones that follow them fail under TF too (tf-raises).
+for _path in ("customization/basics", "customization/custom_layers",
+              "customization/custom_training_walkthrough", "reinforcement_learning/actor_critic",
+              "quickstart/advanced", "quickstart/beginner", "generative/autoencoder",
+              "keras/classification", "keras/regression", "keras/overfit_and_underfit",
+              "structured_data/time_series", "distribute/input", "distribute/custom_training",
+              "keras/save_and_load", "images/cnn"):
+    GUIDES["tut_" + _path.rsplit("/", 1)[1]] = f"site/en/tutorials/{_path}.ipynb"
 
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
@@ -97,6 +107,22 @@ except ImportError:
         _mod = types.ModuleType(_m)
         _mod.__getattr__ = lambda name: _Inert()
         sys.modules[_m] = _mod
+try:
+    import tqdm
+except ImportError:
+    # The RL tutorial wraps its training loop in tqdm's progress bar, which draws on stderr
+    # (not compared): where tqdm is absent (TF's venv), a pass-through stand-in.
+    import types
+    class _Bar:
+        def __init__(self, iterable=None, *a, **k): self._it = iterable
+        def __iter__(self): return iter(self._it)
+        def __enter__(self): return self
+        def __exit__(self, *a): return False
+        def __getattr__(self, name): return lambda *a, **k: None
+    _tq = types.ModuleType("tqdm")
+    _tq.tqdm = _Bar
+    _tq.trange = lambda *a, **k: _Bar(range(*[x for x in a if isinstance(x, int)]))
+    sys.modules["tqdm"] = _tq
 class CellTimeout(Exception):
     pass
 def on_alarm(*_):
@@ -158,6 +184,16 @@ def to_tapeflow(code: str) -> str:
             return f"{indent}from tapeflow import keras{rest}"
         return f"{indent}from tapeflow.keras{rest}"
     return KERAS_LINE.sub(sub_keras, IMPORT_LINE.sub(sub, code))
+
+
+GYM_LINE = re.compile(r"^(\s*)import gym\s*$", re.M)
+
+
+def port_env(code: str) -> str:
+    """For both frameworks: `import gym` -> `import gymnasium as gym`. The tutorials' gym is
+    unmaintained; gymnasium is its successor with the API they already use (reset(seed=),
+    a 5-tuple step), and it is what both venvs have."""
+    return GYM_LINE.sub(lambda m: f"{m.group(1)}import gymnasium as gym", code)
 
 
 def strip_magics(code: str) -> str:
@@ -260,7 +296,11 @@ def run_cells(python: str, cells: list[str], timeout: int, env_extra: dict) -> l
         res["seconds"] = round(time.perf_counter() - t0, 3)
         results.append(res)
     if proc is not None:
-        proc.stdin.close(); proc.wait(timeout=30)
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:   # TF's distribute tutorial leaves threads that never end
+            proc.kill(); proc.wait()
     return results
 
 
@@ -326,7 +366,7 @@ EXCLUDED = ("tf-raises", "nondeterministic", "needs-network", "magic", "plotting
 def run_guide(guide: str, args) -> dict:
     cells = load_cells(args.docs, guide)
     t0 = time.perf_counter()
-    runnable = [strip_magics(c) for c in cells]
+    runnable = [port_env(strip_magics(c)) for c in cells]
     if args.reuse_tf:   # TF's outputs do not change between two tapeflow versions
         old = json.loads((RESULTS / f"{args.reuse_tf}-{guide}.json").read_text())["cells"]
         assert [r["code"] for r in old] == cells, f"{guide}: saved run is of other cells"

@@ -24,10 +24,13 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * Random transformations (shuffle, random, sample_from_datasets, rejection_resample) draw
   tapeflow's own streams: seeded runs repeat, TF's numbers are not reproduced.
 * ``save``/``load`` use tapeflow's own format (a JSON spec and an npz of the elements).
+* ``Options`` (``with_options``/``options()``) are kept, type-checked and merged as TF's, and
+  change nothing: there is no runtime to tune.
 """
 from __future__ import annotations
 
 import csv
+import enum
 import inspect
 import itertools
 import logging
@@ -223,6 +226,23 @@ class Dataset:
         if _int_arg("prefetch", buffer_size, allow_negative=True) < -1:
             raise ValueError(f"Dataset.prefetch: buffer_size must be >= 0, or -1 (AUTOTUNE), got {buffer_size}")
         return self  # elements are made on demand in this process; nothing to overlap
+
+    def with_options(self, options, name=None):
+        """TF's options, kept and merged (the later call's set fields win); they change
+        nothing here (see ``Options``)."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Dataset.with_options: options must be a tf.data.Options, got "
+                            f"{type(options).__name__} {options!r}")
+        return _OptionsDataset(self, options)
+
+    def options(self):
+        """The options set upstream of this dataset (merged in the order they were set)."""
+        merged = Options()
+        for ds in _upstream(self):
+            own = ds.__dict__.get("_own_options")
+            if own is not None:
+                merged = merged._merged(own)
+        return merged
 
     def cache(self, filename="", name=None):
         if filename:
@@ -642,6 +662,20 @@ class _FilterDataset(Dataset):
 
     def _spec(self):
         return self._source._spec()
+
+
+def _upstream(ds, seen=None):
+    """The datasets ``ds`` is built from, sources first, then ``ds`` (found in its attributes)."""
+    seen = set() if seen is None else seen
+    if id(ds) in seen:
+        return []
+    seen.add(id(ds))
+    out = []
+    for v in ds.__dict__.values():
+        for x in (v if isinstance(v, (list, tuple)) else (v,)):
+            if isinstance(x, Dataset):
+                out += _upstream(x, seen)
+    return out + [ds]
 
 
 def _stack(elements):
@@ -1940,8 +1974,138 @@ class _LoadDataset(Dataset):
         return self._spec_value
 
 
+# -- tf.data.Options ----------------------------------------------------------------------------
+# TF's options tune its C++ runtime (threads, graph rewrites, autotuning, sharding under a
+# distribution strategy). tapeflow's datasets are Python generators run in order in this process:
+# the options are kept, type-checked and merged as TF does (ported code sets them and reads them
+# back), and change nothing about the elements.
+
+class AutoShardPolicy(enum.IntEnum):
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
+
+
+class ExternalStatePolicy(enum.IntEnum):
+    WARN = 0
+    IGNORE = 1
+    FAIL = 2
+
+
+class AutotuneAlgorithm(enum.IntEnum):
+    DEFAULT = 0
+    HILL_CLIMB = 1
+    GRADIENT_DESCENT = 2
+    MAX_PARALLELISM = 3
+    STAGE_BASED = 4
+
+
+class _OptionsBase:
+    """TF's OptionsBase: a fixed set of typed properties, None until set."""
+    _FIELDS: dict = {}     # name -> (type, default); a type that is an _OptionsBase is a group
+    _ALIASES: dict = {}
+
+    def __init__(self):
+        for k, (typ, default) in self._FIELDS.items():
+            self.__dict__["_" + k] = typ() if _is_group(typ) else default
+
+    def __getattr__(self, name):
+        name = type(self)._ALIASES.get(name, name)
+        if name in type(self)._FIELDS:
+            return self.__dict__["_" + name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        name = self._ALIASES.get(name, name)
+        if name not in self._FIELDS:
+            # TF 2.21: AttributeError "Cannot set the property foo on Options."
+            raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
+        typ = self._FIELDS[name][0]
+        ok = value is None or (isinstance(value, typ) and not (typ is int and isinstance(value, bool)))
+        if not ok or (_is_group(typ) and value is None):
+            # TF 2.21: TypeError 'Property "deterministic" must be of type <class 'bool'>, got: 3 ...'
+            raise TypeError(f'Property "{name}" must be of type {typ}, got: {value!r} (type: {type(value)})')
+        self.__dict__["_" + name] = value
+
+    def __eq__(self, other):
+        if type(self) is not type(other):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self._FIELDS)
+
+    __hash__ = None
+
+    def _merged(self, other):
+        """``self`` with the fields ``other`` sets (not None) taking precedence."""
+        out = type(self)()
+        for k, (typ, _) in self._FIELDS.items():
+            a, b = getattr(self, k), getattr(other, k)
+            if _is_group(typ):
+                out.__dict__["_" + k] = a._merged(b)
+            else:
+                out.__dict__["_" + k] = a if b is None or b == self._FIELDS[k][1] and a is not None else b
+        return out
+
+
+def _is_group(typ):
+    return isinstance(typ, type) and issubclass(typ, _OptionsBase)
+
+
+class AutotuneOptions(_OptionsBase):
+    _FIELDS = {"autotune_algorithm": (AutotuneAlgorithm, None), "cpu_budget": (int, None),
+               "enabled": (bool, None), "initial_parallelism": (int, None), "min_parallelism": (int, None),
+               "ram_budget": (int, None)}
+
+
+class DistributeOptions(_OptionsBase):
+    _FIELDS = {"auto_shard_policy": (AutoShardPolicy, AutoShardPolicy.AUTO), "num_devices": (int, None)}
+
+
+class OptimizationOptions(_OptionsBase):
+    _FIELDS = {k: (bool, None) for k in (
+        "apply_default_optimizations", "filter_fusion", "filter_parallelization", "inject_prefetch",
+        "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
+        "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion")}
+
+
+class ThreadingOptions(_OptionsBase):
+    _FIELDS = {"max_intra_op_parallelism": (int, None), "private_threadpool_size": (int, None)}
+
+
+class Options(_OptionsBase):
+    """``tf.data.Options``: see the note above; ``Dataset.with_options`` / ``Dataset.options``."""
+    _FIELDS = {"autotune": (AutotuneOptions, None), "dataset_name": (str, None), "deterministic": (bool, None),
+               "experimental_distribute": (DistributeOptions, None),
+               "experimental_external_state_policy": (ExternalStatePolicy, None),
+               "experimental_optimization": (OptimizationOptions, None), "experimental_slack": (bool, None),
+               "experimental_symbolic_checkpoint": (bool, None), "experimental_warm_start": (bool, None),
+               "framework_type": (list, None), "threading": (ThreadingOptions, None)}
+    _ALIASES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
+
+
+class _OptionsDataset(Dataset):
+    def __init__(self, source, options):
+        self._source, self._own_options = source, options
+
+    def _elements(self):
+        return self._source._elements()
+
+    def _cardinality(self):
+        return self._source._cardinality()
+
+    def _spec(self):
+        return self._source._spec()
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     AUTOTUNE = AUTOTUNE
+    AutoShardPolicy = AutoShardPolicy
+    ExternalStatePolicy = ExternalStatePolicy
+    AutotuneOptions = AutotuneOptions
+    DistributeOptions = DistributeOptions
+    OptimizationOptions = OptimizationOptions
+    ThreadingOptions = ThreadingOptions
     CsvDataset = CsvDataset
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY

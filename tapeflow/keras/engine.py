@@ -362,7 +362,10 @@ class Layer(Module):
     # -- properties -----------------------------------------------------------------------
     @property
     def name(self):
-        return self.__dict__.get("_name") or camel_to_snake(type(self).__name__)
+        # name='' stays '' (TF 2.21: Model(name='') prints `Model: ""` in summary()); only a
+        # layer whose __init__ never ran falls back to its class name
+        n = self.__dict__.get("_name")
+        return camel_to_snake(type(self).__name__) if n is None else n
 
     @property
     def dtype(self):
@@ -827,31 +830,77 @@ class Layer(Module):
     # -- functional API ---------------------------------------------------------------------
     def _functional_call(self, inputs, rest, kwargs):
         """Record a node: build the layer and find its output shape by calling
-        it once on zeros (unknown dims as 1)."""
+        it on zeros. The batch dim (when unknown) is probed as 1. Other unknown dims
+        (time steps, image sides) are probed twice, as 8 and as 16: an output dim that
+        differs between the two depends on them and is None, as in Keras 3's
+        symbolic shapes (Input((None, None, 3)) -> Conv2D -> (None, None, None, C)).
+        Probing them as 1 reported (None, 1, 1, C) and failed for a valid-padded
+        strided conv; 8 fits kernels up to 8 wide, and 8 vs 16 differ after any stride
+        up to 8. Where the 8/16 probes raise, the 1-probe is tried (old behaviour)."""
         args = (inputs,) + tuple(rest)
         kts = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
         batch_unknown = all(len(k.shape) and k.shape[0] is None for k in kts)
+        inner_unknown = any(d is None for k in kts for d in tuple(k.shape)[1:])
+        had_last_shape = self.__dict__.get("_last_output_shape") is not None
 
-        def concrete(x):
-            if isinstance(x, KerasTensor):
-                return convert_to_tensor(np.zeros(tuple(1 if d is None else d for d in x.shape),
-                                                  x.dtype.as_numpy_dtype))
-            return x
-        c_args = nest.map_structure(concrete, list(args))
-        c_kwargs = nest.map_structure(concrete, dict(kwargs))
-        c_kwargs.setdefault("training", False) if _call_arg_info(type(self))[0] else None
-        _TRAINING.append(False)
-        try:
-            out = self(*c_args, **c_kwargs)
-        finally:
-            _TRAINING.pop()
+        def probe(size):
+            def concrete(x):
+                if isinstance(x, KerasTensor):
+                    shape = tuple(x.shape)
+                    shape = tuple((1 if i == 0 else size) if d is None else d for i, d in enumerate(shape))
+                    return convert_to_tensor(np.zeros(shape, x.dtype.as_numpy_dtype))
+                return x
+            c_args = nest.map_structure(concrete, list(args))
+            c_kwargs = nest.map_structure(concrete, dict(kwargs))
+            c_kwargs.setdefault("training", False) if _call_arg_info(type(self))[0] else None
+            _TRAINING.append(False)
+            try:
+                return self(*c_args, **c_kwargs)
+            finally:
+                _TRAINING.pop()
 
-        def spec(t):
+        out = out2 = None
+        first_error = None
+        if inner_unknown:
+            try:
+                out, out2 = probe(8), probe(16)
+                if nest.flatten(out) and len(nest.flatten(out)) != len(nest.flatten(out2)):
+                    out = out2 = None
+            except Exception as e:
+                out = out2 = None
+                first_error = e
+        if out is None:
+            try:
+                out = probe(1)
+            except Exception as e:
+                if first_error is None:
+                    raise
+                # e.g. Dense on Input((None,)): its kernel was built from the probe's 8, so the
+                # other sizes fail with a confusing "expected size 8"; say what is wrong
+                shapes = [str(tuple(k.shape)) for k in kts]
+                raise ValueError(
+                    f"Layer '{self.name}' ({type(self).__name__}) called on symbolic inputs of shape "
+                    f"{', '.join(shapes)}: it fails for every size tried for their unknown (None) "
+                    f"dimensions besides the batch ({type(first_error).__name__}: {first_error}). A layer "
+                    "that builds its weights from a dimension needs it known: give it in keras.Input"
+                    "(shape=...).") from None
+
+        def spec(t, t2=None):
             s = tuple(aval_of(t).shape)
             if batch_unknown and s and s[0] == 1:
                 s = (None,) + s[1:]
+            if t2 is not None:
+                s2 = tuple(aval_of(t2).shape)
+                if len(s2) == len(s):
+                    s = tuple(None if (i > 0 and a != b) else a for i, (a, b) in enumerate(zip(s, s2)))
             return KerasTensor(s, aval_of(t).dtype)
-        outputs = nest.map_structure(spec, out)
+        if out2 is not None:
+            flat = [spec(a, b) for a, b in zip(nest.flatten(out), nest.flatten(out2))]
+            outputs = nest.pack_sequence_as(out, flat)
+        else:
+            outputs = nest.map_structure(spec, out)
+        if not had_last_shape:   # summary() shows these symbolic shapes, not the probe's
+            self._last_output_shape = nest.map_structure(lambda kt: tuple(kt.shape), outputs)
         node = _Node(self, args, kwargs, outputs)
         self._inbound_nodes = self.__dict__.get("_inbound_nodes", []) + [node]
         for i, kt in enumerate(nest.flatten(outputs)):

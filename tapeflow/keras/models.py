@@ -1498,7 +1498,10 @@ class Sequential(Model):
             kt = inp._output
             for l in self._layers:
                 kt = l(kt)
+                # the symbolic shapes (unknown dims None), not the zeros probe's 1s
+                l._last_output_shape = nest.map_structure(lambda k: tuple(k.shape), kt)
             self._seq_graph = (inp._output, kt)
+            self._last_output_shape = nest.map_structure(lambda k: tuple(k.shape), kt)
         self._count_rebuild()
 
     def pop(self):
