@@ -478,6 +478,11 @@ class UpSampling2D(Layer):
         x = M.multiply(x, np.ones((1, 1, a, 1, b, 1), av.dtype))
         return A.reshape(x, (-1, h * a, w * b, c))
 
+    def compute_output_shape(self, input_shape):
+        n, h, w, c = tuple(input_shape)
+        a, b = self.size
+        return (n, None if h is None else h * a, None if w is None else w * b, c)
+
     def get_config(self):
         cfg = super().get_config()
         cfg.update(size=self.size, data_format=self.data_format, interpolation=self.interpolation)

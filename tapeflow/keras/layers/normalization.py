@@ -2,6 +2,8 @@
 UnitNormalization (Keras 3 semantics)."""
 from __future__ import annotations
 
+import numbers
+
 from ...core.aval import fmt_shape
 from ...core.primitive import aval_of
 from ...core.tensor import Tensor
@@ -191,6 +193,9 @@ class GroupNormalization(_Normalization):
             raise ValueError(f"GroupNormalization: axis must be an int, got {axis!r}")
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
                          gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
+        if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or (groups <= 0 and groups != -1):
+            raise ValueError("GroupNormalization: received an invalid value for argument `groups`, expected a "
+                             f"positive integer (or `-1` for instance normalization). Received: groups={groups!r}")
         self.groups = int(groups)
 
     def build(self, input_shape):
@@ -198,6 +203,8 @@ class GroupNormalization(_Normalization):
         if dim is None:
             raise ValueError(f"GroupNormalization: axis {self.axis} of input tensor should have a defined dimension "
                              f"but the layer received an input with shape {fmt_shape(tuple(input_shape))}")
+        if self.groups == -1:  # Keras 3: one group per channel (instance normalization)
+            self.groups = dim
         if dim < self.groups:
             raise ValueError(f"GroupNormalization: number of groups ({self.groups}) cannot be more than the number "
                              f"of channels ({dim})")

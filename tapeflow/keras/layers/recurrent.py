@@ -400,7 +400,8 @@ class RNN(Layer):
         b, t = input_shape[0], input_shape[1]
         out = (b, t, self.cell.output_size) if self.return_sequences else (b, self.cell.output_size)
         if self.return_state:
-            return [out] + [(b, s) for s in self._state_sizes()]
+            # a tuple, as Keras 3 returns (TF 2.21: ((2, 5, 4), (2, 4)) for return_sequences + return_state)
+            return (out,) + tuple((b, s) for s in self._state_sizes())
         return out
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
@@ -706,6 +707,21 @@ class Bidirectional(Layer):
             return (out if mode is None else [out]) + list(states)
         return out
 
+    def compute_output_shape(self, input_shape):
+        # Keras 3's rule: the forward layer's shape; concat doubles the last axis, None gives a
+        # pair; states (forward then backward) follow. A custom backward_layer is not consulted.
+        shape = self.forward_layer.compute_output_shape(tuple(input_shape))
+        states = ()
+        if self.return_state:
+            shape, states = shape[0], tuple(shape[1:])
+        shape = tuple(shape)
+        if self.merge_mode == "concat":
+            shape = shape[:-1] + (None if shape[-1] is None else shape[-1] * 2,)
+        outs = (shape, shape) if self.merge_mode is None else (shape,)
+        if self.return_state:
+            return outs + states + states
+        return outs if self.merge_mode is None else shape
+
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
             mask = mask[0]
@@ -752,6 +768,14 @@ class TimeDistributed(Layer):
             self.layer.build(step)
             self.layer.built = True
         self.built = True
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) < 3:
+            raise ValueError("`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
+                             f"dimensions, received: {input_shape}")
+        child = tuple(self.layer.compute_output_shape((input_shape[0],) + input_shape[2:]))
+        return (child[0], input_shape[1]) + child[1:]
 
     def call(self, inputs, training=None, mask=None):
         shape = tuple(aval_of(inputs).shape)

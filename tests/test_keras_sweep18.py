@@ -1,0 +1,108 @@
+"""Wave 18's new Keras surface compared side by side with TF 2.21 (tests/tf_reference/
+keras_sweep18.py): the differences it found, fixed. Each expected value is TF 2.21's
+(tf.keras = Keras 3), recorded with the peers venv."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+keras = tf.keras
+L = keras.layers
+
+_YT = np.array([[0, 1, 1, 0], [1, 0, 1, 1]], "float32")
+_YP = np.array([[0.1, 0.8, 0.6, 0.3], [0.7, 0.2, 0.9, 0.4]], "float32")
+
+
+# -- loss reductions: None is "no reduction" in Keras 3, not the default -------------------------
+
+def test_reduction_none_returns_per_sample_losses():
+    # TF 2.21: BinaryFocalCrossentropy(reduction=None) -> [0.030953044071793556, 0.09298620373010635]
+    got = keras.losses.BinaryFocalCrossentropy(reduction=None)(_YT, _YP)
+    np.testing.assert_allclose(np.asarray(got), [0.030953044071793556, 0.09298620373010635], rtol=1e-5)
+    # TF 2.21: MeanSquaredError(reduction=None) -> [0.075, 0.125]; with sample_weight [1, 0] -> [0.075, 0]
+    mse = keras.losses.MeanSquaredError(reduction=None)
+    np.testing.assert_allclose(np.asarray(mse(_YT, _YP)), [0.075, 0.125], rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(mse(_YT, _YP, sample_weight=np.array([1.0, 0.0], "float32"))),
+                               [0.075, 0.0], rtol=1e-5, atol=1e-7)
+    # TF 2.21: Tversky(reduction=None, axis=1) -> [0.2631579041481018, 0.23076927661895752]
+    np.testing.assert_allclose(np.asarray(keras.losses.Tversky(reduction=None, axis=1)(_YT, _YP)),
+                               [0.2631579041481018, 0.23076927661895752], rtol=1e-5)
+
+
+def test_reduction_none_inside_tf_function():
+    loss = keras.losses.MeanSquaredError(reduction=None)
+    got = tf.function(lambda a, b: loss(a, b))(tf.constant(_YT), tf.constant(_YP))
+    np.testing.assert_allclose(np.asarray(got), [0.075, 0.125], rtol=1e-5)
+
+
+def test_mean_and_mean_with_sample_weight_reductions():
+    sw = np.array([1.0, 0.0], "float32")
+    # TF 2.21: "mean" -> 0.1 and 0.0375 (with sw); "mean_with_sample_weight" -> 0.1 and 0.075
+    m = keras.losses.MeanSquaredError(reduction="mean")
+    np.testing.assert_allclose([float(m(_YT, _YP)), float(m(_YT, _YP, sample_weight=sw))], [0.1, 0.0375], rtol=1e-5)
+    m = keras.losses.MeanSquaredError(reduction="mean_with_sample_weight")
+    np.testing.assert_allclose([float(m(_YT, _YP)), float(m(_YT, _YP, sample_weight=sw))], [0.1, 0.075], rtol=1e-5)
+    # TF 2.21: sample_weight [[2], [0.5]] -> 0.08499999344348907 (divides by 2 + 0.5)
+    np.testing.assert_allclose(float(m(_YT, _YP, sample_weight=np.array([[2.0], [0.5]], "float32"))),
+                               0.08499999344348907, rtol=1e-5)
+    assert m.get_config()["reduction"] == "mean_with_sample_weight"
+    with pytest.raises(ValueError, match="bogus"):
+        keras.losses.MeanSquaredError(reduction="bogus")
+
+
+# -- GroupNormalization(groups=-1) is instance normalization ---------------------------------------
+
+def test_group_normalization_groups_minus_one():
+    x = np.sin(np.arange(24, dtype="float32")).reshape(2, 3, 4)
+    layer = L.GroupNormalization(groups=-1)
+    got = np.asarray(layer(x)).ravel()
+    # TF 2.21 (first 6 values; the same as groups=4)
+    np.testing.assert_allclose(got[:6], [-0.10831604152917862, 0.9672160744667053, 1.3916634321212769,
+                                         0.30072224140167236, -1.1657896041870117, -1.375700831413269], rtol=1e-5)
+    np.testing.assert_allclose(got, np.asarray(L.GroupNormalization(groups=4)(x)).ravel(), rtol=1e-6)
+    assert layer.get_config()["groups"] == 4   # TF 2.21: the resolved count after build
+
+
+@pytest.mark.parametrize("groups", [0, -2])
+def test_group_normalization_bad_groups(groups):
+    # TF 2.21: ValueError "... expected a positive integer (or `-1` for instance normalization)"
+    with pytest.raises(ValueError, match="instance normalization"):
+        L.GroupNormalization(groups=groups)
+
+
+# -- compute_output_shape -----------------------------------------------------------------------------
+
+def test_compute_output_shape_wrappers_and_rnn():
+    # TF 2.21's answers
+    assert L.LSTM(4, return_sequences=True, return_state=True).compute_output_shape((2, 5, 3)) == \
+        ((2, 5, 4), (2, 4), (2, 4))
+    assert L.Bidirectional(L.LSTM(2, return_state=True)).compute_output_shape((2, 5, 3)) == \
+        ((2, 4), (2, 2), (2, 2), (2, 2), (2, 2))
+    assert L.Bidirectional(L.LSTM(2, return_sequences=True), merge_mode=None).compute_output_shape((2, 5, 3)) == \
+        ((2, 5, 2), (2, 5, 2))
+    assert L.Bidirectional(L.LSTM(2, return_sequences=True), merge_mode="sum").compute_output_shape(
+        (None, 5, 3)) == (None, 5, 2)
+    assert L.Bidirectional(L.LSTM(2, return_sequences=True)).compute_output_shape((2, 5, 3)) == (2, 5, 4)
+    assert L.TimeDistributed(L.Dense(2)).compute_output_shape((2, 5, 3)) == (2, 5, 2)
+    assert L.TimeDistributed(L.Conv2D(2, 3)).compute_output_shape((1, 2, 5, 5, 1)) == (1, 2, 3, 3, 2)
+    assert L.UpSampling2D(2).compute_output_shape((None, None, 5, 3)) == (None, None, 10, 3)
+    assert L.UpSampling2D((2, 3)).compute_output_shape((1, 4, 5, 2)) == (1, 8, 15, 2)
+
+
+def test_default_compute_output_shape_probes_the_layer():
+    assert L.Conv2D(2, 3).compute_output_shape((None, 5, 5, 1)) == (None, 3, 3, 2)
+    assert L.Concatenate().compute_output_shape([(None, 3), (None, 2)]) == (None, 5)
+    with pytest.raises(NotImplementedError, match="keras.Input"):
+        L.Conv2D(2, 3).compute_output_shape((None, None, 5, 1))
+
+
+# -- MultiHeadAttention on rank-2 inputs -----------------------------------------------------------
+
+def test_mha_rank2_inputs_raise():
+    # TF 2.21 fails with an IndexError inside its softmax; tapeflow returned a meaningless value
+    x = np.ones((2, 4), "float32")
+    layer = L.MultiHeadAttention(2, 3)
+    with pytest.raises(ValueError, match="rank >= 3"):
+        layer(x, x)
+    with pytest.raises(ValueError, match="rank >= 3"):
+        tf.function(lambda a: L.MultiHeadAttention(2, 3)(a, a))(tf.constant(x))
