@@ -106,3 +106,37 @@ def test_mha_rank2_inputs_raise():
         layer(x, x)
     with pytest.raises(ValueError, match="rank >= 3"):
         tf.function(lambda a: L.MultiHeadAttention(2, 3)(a, a))(tf.constant(x))
+
+
+# -- Bidirectional with a custom backward layer survives get_config / save / load ----------------
+
+def test_bidirectional_custom_backward_layer_round_trip(tmp_path):
+    keras.backend.clear_session()
+    x = np.sin(np.arange(24, dtype="float32")).reshape(2, 4, 3)
+    m = keras.Sequential([keras.Input((4, 3)), L.Bidirectional(L.LSTM(2), backward_layer=L.LSTM(3, go_backwards=True))])
+    cfg = m.layers[0].get_config()
+    # TF 2.21: the config always has 'backward_layer' (keys backward_layer, dtype, layer, merge_mode, name, trainable)
+    assert cfg["backward_layer"]["config"]["units"] == 3 and cfg["backward_layer"]["config"]["go_backwards"]
+    p = str(tmp_path / "m.keras")
+    m.save(p)
+    m2 = keras.models.load_model(p)
+    assert tuple(m2(x).shape) == (2, 5)
+    np.testing.assert_allclose(np.asarray(m2(x)), np.asarray(m(x)), rtol=1e-6)
+    assert sorted(L.Bidirectional(L.LSTM(2)).get_config()) == ["backward_layer", "dtype", "layer", "merge_mode",
+                                                              "name", "trainable"]
+
+
+# -- LayerNormalization(rms_scaling=True): deprecated in Keras 3 but accepted ---------------------
+
+def test_layer_normalization_rms_scaling():
+    x = np.sin(np.arange(24, dtype="float32")).reshape(2, 4, 3)
+    for kw in ({}, {"center": False, "scale": False}):
+        with pytest.warns(UserWarning, match="deprecated"):
+            layer = L.LayerNormalization(rms_scaling=True, **kw)
+        got = np.asarray(layer(x)).ravel()[:6]
+        # TF 2.21: x * rsqrt(var + eps) * gamma (not centred), a gamma and no beta either way
+        np.testing.assert_allclose(got, [0.0, 2.028641939163208, 2.192159652709961, 0.2945249080657959,
+                                         -1.5794868469238281, -2.0013256072998047], rtol=1e-5, atol=1e-7)
+        assert [w.name for w in layer.weights] == ["gamma"]
+        assert layer.get_config()["rms_scaling"] is True
+    assert L.LayerNormalization().get_config()["rms_scaling"] is False

@@ -963,6 +963,459 @@ def lion_fit():
 def lion_string():
     return type(keras.optimizers.get("lion")).__name__
 
+# ================= batch 2 =================
+for kind in RNN_KINDS:
+    def _mk2(kind=kind):
+        @case
+        def a():
+            clear(); l = getattr(L, kind)(2); l(np.ones((2, 3, 2), "int32")); setw(l); return out(l(np.ones((2, 3, 2), "int32")))
+        a.__name__ = f"b2_rnn_{kind}_int_input_setw"
+        @case
+        def b():
+            clear(); l = getattr(L, kind)(3, return_sequences=True); l(seqx()); setw(l)
+            mask = np.array([[1, 1, 0, 0], [1, 1, 1, 0]], bool)
+            f = tf.function(lambda x, m: l(x, mask=m)); return out(f(tf.constant(seqx()), tf.constant(mask)))
+        b.__name__ = f"b2_rnn_{kind}_mask_tf_function"
+        @case
+        def c():
+            clear(); l = getattr(L, kind)(3, use_bias=False, activation=None); l(seqx()); setw(l)
+            return [names_(l.weights), out(l(seqx()))]
+        c.__name__ = f"b2_rnn_{kind}_nobias_linear"
+        @case
+        def d():
+            clear(); l = getattr(L, kind)(3, return_sequences=True, go_backwards=True); l(seqx()); setw(l)
+            return out(l(seqx(), mask=np.array([[1, 1, 0, 0], [1, 1, 1, 1]], bool)))
+        d.__name__ = f"b2_rnn_{kind}_backwards_mask"
+        @case
+        def e():
+            clear(); m = keras.Sequential([keras.Input((4, 3)), getattr(L, kind)(3), L.Dense(1)])
+            for l in m.layers: setw(l)
+            m.compile(keras.optimizers.Adam(0.01), "mse")
+            return fit_hist(m, np.concatenate([seqx()] * 2), np.arange(4, dtype="float32").reshape(4, 1), epochs=3, batch_size=2, shuffle=False)
+        e.__name__ = f"b2_rnn_{kind}_fit_adam"
+        @case
+        def g():
+            clear(); l = getattr(L, kind)(3); l(seqx()); return sorted(l.get_config()["cell"].keys()) if "cell" in l.get_config() else "NOCELL"
+        g.__name__ = f"b2_rnn_{kind}_cell_in_config"
+        @case
+        def h():
+            clear(); cell = getattr(L, kind + "Cell")(3); l = L.RNN(cell, return_sequences=True); l(seqx()); setw(l)
+            return [out(l(seqx())), names_(l.weights)]
+        h.__name__ = f"b2_rnn_{kind}_cell_wrapper"
+        @case
+        def i():
+            clear(); l = getattr(L, kind)(3, unroll=True); l(seqx()); setw(l); return out(l(seqx()))
+        i.__name__ = f"b2_rnn_{kind}_unroll"
+        @case
+        def j():
+            clear(); i_ = keras.Input((4, 3)); s_ = [keras.Input((3,)) for _ in range(2 if kind == "LSTM" else 1)]
+            o = getattr(L, kind)(3)(i_, initial_state=s_); m = keras.Model([i_] + s_, o); setw(m.layers[-1])
+            return out(m([seqx()] + [np.full((2, 3), 0.1, "float32")] * len(s_)))
+        j.__name__ = f"b2_rnn_{kind}_functional_initial_state"
+    _mk2()
+@case
+def b2_additive_att_setw():
+    clear(); q, v = qkv(); l = L.AdditiveAttention(); l([q, v]); setw(l); return out(l([q, v]))
+@case
+def b2_att_dropout_training():
+    clear(); q, v = qkv(); return out(L.Attention(dropout=0.5)([q, v], training=False))
+@case
+def b2_att_masked_model_tf_function():
+    clear(); i = keras.Input((4,)); e = L.Embedding(6, 4, mask_zero=True)(i)
+    a = L.Attention(use_scale=True)([e, e]); m = keras.Model(i, L.GlobalAveragePooling1D()(a)); setw(m.layers[1])
+    f = tf.function(lambda x: m(x)); return out(f(tf.constant(np.array([[1, 2, 0, 0], [3, 4, 5, 0]]))))
+@case
+def b2_mha_masking_layer():
+    clear(); i = keras.Input((4, 3)); mm = L.Masking(0.0)(i); a = L.MultiHeadAttention(1, 2)(mm, mm)
+    m = keras.Model(i, a); setw(m.layers[-1]); x = seqx(); x[0, 2:] = 0; return out(m(x))
+@case
+def b2_mha_value_dim_output_shape():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(2, 3, value_dim=2, output_shape=(2, 3)); l(q, v); setw(l); return out(l(q, v))
+@case
+def b2_mha_dropout_infer():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(2, 3, dropout=0.5); l(q, v); setw(l); return out(l(q, v, training=False))
+@case
+def b2_mha_query_mask_kw():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(1, 2); l(q, v); setw(l)
+    return out(l(q, v, query_mask=np.array([[1, 1, 0], [1, 0, 0]], bool), value_mask=np.array([[1, 1, 1, 0], [1, 1, 0, 0]], bool)))
+@case
+def b2_mha_attention_mask_broadcast():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(1, 2); l(q, v); setw(l)
+    return out(l(q, v, attention_mask=np.array([[[1, 0, 1, 1]]] * 2, bool)))
+@case
+def b2_mha_bad_mask_shape():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(1, 2); return out(l(q, v, attention_mask=np.ones((2, 5, 4), bool)))
+@case
+def b2_mha_key_dim_mismatch():
+    clear(); q, v = qkv(); l = L.MultiHeadAttention(1, 2); return out(l(q, v, v[:, :3]))
+@case
+def b2_einsum_dense_bias_none():
+    clear(); l = L.EinsumDense("abc,cd->abd", output_shape=(4, 2)); l(seqx()); setw(l); return [out(l(seqx())), names_(l.weights)]
+@case
+def b2_einsum_dense_in_fit():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.EinsumDense("ab,bc->ac", output_shape=1, bias_axes="c")]); setw(m.layers[0])
+    m.compile(keras.optimizers.SGD(0.1), "mse"); x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    return fit_hist(m, x, np.ones((4, 1), "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b2_dot_negative_axes():
+    clear(); a = seqx(); return out(L.Dot(axes=(-1, -1))([a, a]))
+@case
+def b2_dot_int_inputs():
+    clear(); a = np.arange(6).reshape(2, 3); return out(L.Dot(axes=1)([a, a]))
+@case
+def b2_bidi_fit():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.Bidirectional(L.LSTM(2)), L.Dense(1)])
+    for l in m.layers: setw(l)
+    m.compile(keras.optimizers.SGD(0.1), "mse")
+    return fit_hist(m, np.concatenate([seqx()] * 2), np.arange(4, dtype="float32").reshape(4, 1) / 4, epochs=3, batch_size=2, shuffle=False)
+@case
+def b2_bidi_initial_state():
+    clear(); l = L.Bidirectional(L.GRU(2)); l(seqx()); setw(l)
+    return out(l(seqx(), initial_state=[np.full((2, 2), 0.3, "float32"), np.full((2, 2), -0.3, "float32")]))
+@case
+def b2_bidi_seq_mask_output():
+    clear(); l = L.Bidirectional(L.SimpleRNN(2, return_sequences=True)); l(seqx()); setw(l)
+    return out(l(seqx(), mask=np.array([[1, 1, 0, 0], [1, 1, 1, 0]], bool)))
+@case
+def b2_bidi_get_config_keys():
+    clear(); return sorted(L.Bidirectional(L.LSTM(2)).get_config().keys())
+@case
+def b2_bidi_stacked_summary_params():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.Bidirectional(L.LSTM(3, return_sequences=True)), L.Bidirectional(L.GRU(2)), L.Dense(1)])
+    return m.count_params()
+@case
+def b2_td_dense_fit():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.TimeDistributed(L.Dense(1))]); setw(m.layers[0])
+    m.compile(keras.optimizers.SGD(0.1), "mse"); return fit_hist(m, seqx(), np.ones((2, 4, 1), "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b2_td_summary():
+    clear(); return summ(keras.Sequential([keras.Input((4, 3)), L.TimeDistributed(L.Dense(2)), L.LSTM(2)]))
+@case
+def b2_masking_then_dense_mask_prop():
+    clear(); i = keras.Input((4, 3)); h = L.Dense(2)(L.Masking(0.0)(i)); o = L.LSTM(2)(h); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    x = seqx(); x[1, 3:] = 0; return out(m(x))
+@case
+def b2_masking_mask_reaches_loss():
+    clear()
+    m = keras.Sequential([keras.Input((4, 3)), L.Masking(0.0), L.TimeDistributed(L.Dense(1))]); setw(m.layers[-1])
+    m.compile(keras.optimizers.SGD(0.0), "mse"); x = seqx(); x[0, 2:] = 0
+    return m.evaluate(x, np.ones((2, 4, 1), "float32"), verbose=0)
+@case
+def b2_masking_mask_loss_sum_reduction():
+    clear()
+    m = keras.Sequential([keras.Input((4, 3)), L.Masking(0.0), L.Dense(1)]); setw(m.layers[-1])
+    m.compile(keras.optimizers.SGD(0.0), keras.losses.MeanSquaredError(reduction="sum")); x = seqx(); x[0, 2:] = 0
+    return m.evaluate(x, np.ones((2, 4, 1), "float32"), verbose=0)
+@case
+def b2_conv1d_masking_drop():
+    clear(); i = keras.Input((4, 3)); h = L.Conv1D(2, 2, padding="same")(L.Masking(0.0)(i)); o = L.LSTM(2)(h); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    x = seqx(); x[1, 3:] = 0; return out(m(x))
+@case
+def b2_save_load_attention_norm():
+    clear(); i = keras.Input((3, 4)); h = L.LayerNormalization()(i); a = L.Attention()([h, h]); g = L.GroupNormalization(2)(a)
+    o = L.EinsumDense("abc,cd->abd", output_shape=(None, 2))(g); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    p = os.path.join(tempfile.mkdtemp(), "m.keras"); m.save(p); m2 = keras.models.load_model(p); q, _ = qkv()
+    return [bool(np.allclose(out(m(q)), out(m2(q)), atol=1e-6)), [type(l).__name__ for l in m2.layers]]
+@case
+def b2_save_load_image_layers():
+    clear(); m = keras.Sequential([keras.Input((4, 4, 1)), L.Resizing(2, 2), L.Rescaling(0.5), L.RandomFlip(), L.Flatten()])
+    p = os.path.join(tempfile.mkdtemp(), "m.keras"); m.save(p); m2 = keras.models.load_model(p)
+    return [out(m2.predict(img(), verbose=0)), [type(l).__name__ for l in m2.layers]]
+@case
+def b2_random_layers_predict():
+    clear(); m = keras.Sequential([keras.Input((4, 4, 1)), L.RandomFlip(), L.RandomRotation(0.3), L.RandomZoom(0.2), L.RandomTranslation(0.1, 0.1), L.RandomContrast(0.5), L.RandomBrightness(0.5)])
+    return out(m.predict(img(), verbose=0))
+@case
+def b2_random_layers_training_false():
+    clear(); r = []
+    for l in [L.RandomFlip(), L.RandomRotation(0.3), L.RandomZoom(0.2), L.RandomTranslation(0.1, 0.1), L.RandomContrast(0.5), L.RandomBrightness(0.5), L.RandomCrop(2, 2)]:
+        r.append(out(l(img(), training=False)))
+    return r
+@case
+def b2_random_crop_infer_nonsquare():
+    clear(); return out(L.RandomCrop(2, 3)(img(h=4, w=5), training=False))
+@case
+def b2_random_brightness_value_range():
+    clear(); return out(L.RandomBrightness((0.5, 0.5), value_range=(0, 1))(img() / 16.0))
+@case
+def b2_random_contrast_fixed():
+    clear(); return out(L.RandomContrast((0.5, 0.5))(img()))
+@case
+def b2_random_flip_seeded_shape_dtype():
+    clear(); y = L.RandomFlip(seed=1)(img().astype("uint8")); return [out(y).shape, str(out(y).dtype)]
+@case
+def b2_resizing_int_output_dtype():
+    clear(); return [str(out(L.Resizing(2, 2, interpolation="nearest")(img().astype("int32"))).dtype), str(out(L.CenterCrop(2, 2)(img().astype("uint8"))).dtype)]
+@case
+def b2_resizing_bicubic():
+    clear(); return out(L.Resizing(3, 3, interpolation="bicubic")(img()))
+@case
+def b2_resizing_area():
+    clear(); return out(L.Resizing(2, 2, interpolation="area")(img()))
+@case
+def b2_resizing_pad_to_aspect():
+    clear(); return out(L.Resizing(4, 4, pad_to_aspect_ratio=True)(img(h=2, w=4)))
+@case
+def b2_resizing_bad_interp():
+    clear(); return L.Resizing(2, 2, interpolation="foo")
+@case
+def b2_center_crop_rank2():
+    clear(); return out(L.CenterCrop(2, 2)(np.ones((4, 4), "float32")))
+@case
+def b2_layernorm_rms_scaling():
+    clear(); return out(L.LayerNormalization(rms_scaling=True)(seqx()))
+@case
+def b2_groupnorm_channels_mid():
+    clear(); x = np.sin(np.arange(48, dtype="float32")).reshape(2, 4, 6); return out(L.GroupNormalization(groups=2, axis=1)(x))
+@case
+def b2_groupnorm_mask():
+    clear(); x = np.sin(np.arange(24, dtype="float32")).reshape(2, 3, 4)
+    return out(L.GroupNormalization(groups=2)(x, mask=np.array([[1, 1, 0], [1, 0, 0]], bool)))
+@case
+def b2_rmsnorm_axis_eps():
+    clear(); return out(L.RMSNormalization(axis=1, epsilon=0.5)(seqx()))
+@case
+def b2_unitnorm_zero():
+    clear(); return out(L.UnitNormalization()(np.zeros((2, 3), "float32")))
+@case
+def b2_bn_fit_then_infer():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.BatchNormalization()]); m.compile("sgd", "mse")
+    x = np.arange(24, dtype="float32").reshape(8, 3); m.fit(x, x, epochs=1, batch_size=4, verbose=0, shuffle=False)
+    return [out(w) for w in m.get_weights()]
+@case
+def b2_cropping2d_channels_first():
+    clear(); return out(L.Cropping2D(1, data_format="channels_first")(np.arange(32, dtype="float32").reshape(1, 2, 4, 4)))
+@case
+def b2_zeropadding2d_asym():
+    clear(); return out(L.ZeroPadding2D(((1, 0), (0, 2)))(np.ones((1, 2, 2, 1), "float32"))).shape
+@case
+def b2_upsampling1d_cos():
+    clear(); return L.UpSampling1D(3).compute_output_shape((None, 4, 2))
+@case
+def b2_cropping1d_cos():
+    clear(); return L.Cropping1D((1, 2)).compute_output_shape((None, 6, 2))
+@case
+def b2_zeropad1d_cos():
+    clear(); return L.ZeroPadding1D(2).compute_output_shape((None, None, 2))
+@case
+def b2_identity_mask():
+    clear(); i = keras.Input((4,)); e = L.Embedding(6, 2, mask_zero=True)(i); o = L.LSTM(2)(L.Identity()(e)); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    return out(m(np.array([[1, 2, 0, 0], [3, 4, 5, 0]])))
+@case
+def b2_spatial_dropout_infer():
+    clear(); return out(L.SpatialDropout1D(0.5)(seqx()))
+@case
+def b2_gaussian_noise_cfg():
+    clear(); return L.GaussianNoise(0.2, seed=3).get_config()
+@case
+def b2_activity_reg_in_fit():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(2, kernel_initializer="ones"), L.ActivityRegularization(l2=0.1)])
+    m.compile(keras.optimizers.SGD(0.01), "mse"); x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    return fit_hist(m, x, np.ones((4, 2), "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b2_depthwise_cos():
+    clear(); return L.DepthwiseConv2D(3, depth_multiplier=2).compute_output_shape((None, 5, 5, 3))
+@case
+def b2_conv1dT_cos():
+    clear(); return L.Conv1DTranspose(2, 3, strides=2).compute_output_shape((None, 4, 1))
+@case
+def b2_sepconv_count_params():
+    clear(); l = L.SeparableConv2D(4, 3, depth_multiplier=2); l.build((None, 5, 5, 3)); return l.count_params()
+@case
+def b2_conv1d_groups_bad():
+    clear(); return out(L.Conv1D(3, 2, groups=2)(seqx(1, 4, 2)))
+@case
+def b2_loss_cfocal_sparse_like():
+    return out(keras.losses.CategoricalFocalCrossentropy(reduction="sum")(np.eye(3, dtype="float32")[[0, 2]], np.array([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]], "float32")))
+@case
+def b2_loss_bfocal_1d():
+    return out(keras.losses.BinaryFocalCrossentropy()(MT, MP))
+@case
+def b2_loss_bfocal_axis0():
+    return out(keras.losses.BinaryFocalCrossentropy(axis=0, reduction=None)(YT, YP))
+@case
+def b2_loss_dice_3d_axis():
+    yt = np.stack([YT, 1 - YT]); yp = np.stack([YP, 1 - YP]); return out(keras.losses.Dice(axis=(1, 2), reduction=None)(yt, yp))
+@case
+def b2_loss_tversky_sum():
+    return out(keras.losses.Tversky(reduction="sum", axis=1)(YT, YP))
+@case
+def b2_loss_focal_from_config():
+    l = keras.losses.BinaryFocalCrossentropy(gamma=1.0, alpha=0.4, apply_class_balancing=True)
+    return out(keras.losses.BinaryFocalCrossentropy.from_config(l.get_config())(YT, YP))
+@case
+def b2_loss_get_by_name():
+    return [type(keras.losses.get(n)).__name__ if not callable(keras.losses.get(n)) or isinstance(keras.losses.get(n), type) else keras.losses.get(n).__name__ for n in ["binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky"]]
+@case
+def b2_loss_deserialize_dice():
+    return type(keras.losses.deserialize({"class_name": "Dice", "config": {"axis": 1, "name": "d", "reduction": "sum"}})).__name__
+@case
+def b2_metric_tp_2d():
+    m = keras.metrics.TruePositives(); m.update_state(YT, YP); return out(m.result())
+@case
+def b2_metric_fn_bool():
+    m = keras.metrics.FalseNegatives(); m.update_state(MT.astype(bool), MP > 0.5); return out(m.result())
+@case
+def b2_metric_tn_thresh_list_cfg():
+    return keras.metrics.TrueNegatives(thresholds=[0.2, 0.7]).get_config()
+@case
+def b2_metric_tp_bad_threshold():
+    return keras.metrics.TruePositives(thresholds=1.5)
+@case
+def b2_metric_f1_threshold_none():
+    yp = np.array([[.6, .3, .1], [.2, .7, .1], [.5, .1, .4], [.1, .4, .5]], "float32"); yt = np.eye(3, dtype="float32")[[0, 1, 2, 1]]
+    m = keras.metrics.F1Score(average="weighted", threshold=None); m.update_state(yt, yp); return out(m.result())
+@case
+def b2_metric_f1_sample_weight():
+    yp = np.array([[.6, .3, .1], [.2, .7, .1], [.5, .1, .4], [.1, .4, .5]], "float32"); yt = np.eye(3, dtype="float32")[[0, 1, 2, 1]]
+    m = keras.metrics.F1Score(average="macro", threshold=0.3); m.update_state(yt, yp, sample_weight=[1, 0.5, 2, 0]); return out(m.result())
+@case
+def b2_metric_f1_in_compile():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(2, activation="softmax", kernel_initializer="ones")])
+    m.compile("sgd", "categorical_crossentropy", metrics=[keras.metrics.F1Score(average="macro")])
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    return m.evaluate(x, np.eye(2, dtype="float32")[[0, 1, 1, 0]], verbose=0, return_dict=True)
+@case
+def b2_metric_fbeta_string_name():
+    return keras.metrics.FBetaScore(beta=0.5).name
+@case
+def b2_metric_tp_variables():
+    m = keras.metrics.TruePositives(thresholds=[0.1, 0.5]); return [names_(m.variables), [list(np.shape(v)) for v in m.variables]]
+@case
+def b2_act_get_names():
+    return [keras.activations.get(n).__name__ for n in ["gelu", "silu", "swish", "mish", "hard_swish", "relu6", "log_softmax"]]
+@case
+def b2_act_softmax_axis():
+    return out(keras.activations.softmax(seqx(), axis=1))
+@case
+def b2_act_relu_args():
+    return out(keras.activations.relu(ACT_X, negative_slope=0.1, max_value=2.0, threshold=0.5))
+@case
+def b2_act_elu_alpha():
+    return out(keras.activations.elu(ACT_X, alpha=0.5))
+@case
+def b2_act_leaky_default():
+    return out(keras.activations.leaky_relu(ACT_X))
+@case
+def b2_act_int_input():
+    return out(keras.activations.gelu(np.array([1, 2], "int32")))
+@case
+def b2_act_layer_string():
+    clear(); return out(L.Activation("mish")(ACT_X[None]))
+@case
+def b2_constraint_maxnorm_axis():
+    w = np.arange(12, dtype="float32").reshape(3, 4); return out(keras.constraints.MaxNorm(3.0, axis=[0, 1])(w))
+@case
+def b2_constraint_get_string():
+    return [type(keras.constraints.get(n)).__name__ for n in ["max_norm", "non_neg", "unit_norm", "min_max_norm"]]
+@case
+def b2_constraint_minmax_zero():
+    return out(keras.constraints.MinMaxNorm(0.5, 1.0)(np.zeros((2, 2), "float32")))
+@case
+def b2_cb_terminate_nan_in_epoch():
+    clear(); seen = []
+    class C(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None): seen.append(batch)
+    m = keras.Sequential([keras.Input((1,)), L.Dense(1, kernel_initializer="ones")]); m.compile(keras.optimizers.SGD(1e30), "mse")
+    x = np.full((8, 1), 1e10, "float32"); m.fit(x, x, epochs=2, batch_size=2, verbose=0, callbacks=[keras.callbacks.TerminateOnNaN(), C()], shuffle=False)
+    return [seen, bool(m.stop_training)]
+@case
+def b2_cb_on_batch_begin_lambda():
+    clear(); seen = []
+    m = keras.Sequential([keras.Input((1,)), L.Dense(1)]); m.compile("sgd", "mse")
+    m.fit(np.ones((4, 1)), np.ones((4, 1)), batch_size=2, epochs=1, verbose=0, callbacks=[keras.callbacks.LambdaCallback(on_batch_begin=lambda b, l: seen.append(("b", b)), on_train_batch_end=lambda b, l: seen.append(("e", b)))])
+    return seen
+@case
+def b2_cb_predict_batch_end():
+    clear(); seen = []
+    class C(keras.callbacks.Callback):
+        def on_predict_batch_end(self, batch, logs=None): seen.append((batch, sorted(logs)))
+        def on_test_batch_end(self, batch, logs=None): seen.append(("t", batch, sorted(logs)))
+    m = keras.Sequential([keras.Input((1,)), L.Dense(1)]); m.compile("sgd", "mse")
+    m.predict(np.ones((4, 1)), batch_size=2, verbose=0, callbacks=[C()]); m.evaluate(np.ones((4, 1)), np.ones((4, 1)), batch_size=2, verbose=0, callbacks=[C()])
+    return seen
+@case
+def b2_pad_seq_truncate_pre():
+    return out(keras.utils.pad_sequences([[1, 2, 3, 4], [5]], maxlen=2))
+@case
+def b2_pad_seq_maxlen0():
+    return out(keras.utils.pad_sequences([[1, 2], [3]], maxlen=0))
+@case
+def b2_pad_seq_bad_truncating():
+    return out(keras.utils.pad_sequences([[1, 2, 3]], maxlen=2, truncating="mid"))
+@case
+def b2_pad_seq_float_value_int_dtype():
+    return out(keras.utils.pad_sequences([[1, 2], [3]], value=0.5))
+@case
+def b2_pad_seq_numpy_input():
+    return out(keras.utils.pad_sequences(np.array([[1, 2, 3], [4, 5, 6]]), maxlen=4))
+@case
+def b2_pad_seq_not_iterable():
+    return out(keras.utils.pad_sequences([1, 2, 3]))
+@case
+def b2_ts_dataset_shuffle_shapes():
+    ds = keras.utils.timeseries_dataset_from_array(np.arange(30).reshape(15, 2), np.arange(15), sequence_length=4, batch_size=5, shuffle=True, seed=1)
+    return [[list(np.shape(a)), list(np.shape(b))] for a, b in ds]
+@case
+def b2_ts_dataset_dtype():
+    ds = keras.utils.timeseries_dataset_from_array(np.arange(10, dtype="float64"), None, sequence_length=3, batch_size=10)
+    return [str(out(a).dtype) for a in ds]
+@case
+def b2_ts_dataset_targets_offset():
+    # the Keras docs' pattern: targets shifted by sequence_length
+    data = np.arange(10); ds = keras.utils.timeseries_dataset_from_array(data[:-3], data[3:], sequence_length=3, batch_size=10)
+    return [[out(a), out(b)] for a, b in ds]
+@case
+def b2_ts_dataset_neg_stride():
+    ds = keras.utils.timeseries_dataset_from_array(np.arange(10), None, sequence_length=2, sequence_stride=0); return [out(a) for a in ds]
+@case
+def b2_ts_dataset_fit():
+    clear(); ds = keras.utils.timeseries_dataset_from_array(np.arange(20, dtype="float32").reshape(10, 2) / 10, np.arange(10, dtype="float32") / 10, sequence_length=3, batch_size=4)
+    m = keras.Sequential([keras.Input((3, 2)), L.SimpleRNN(2), L.Dense(1)])
+    for l in m.layers: setw(l)
+    m.compile(keras.optimizers.SGD(0.1), "mse"); return fit_hist(m, ds, epochs=2)
+@case
+def b2_pydataset_len_getitem_predict():
+    clear()
+    class D(keras.utils.PyDataset):
+        def __init__(self, **kw): super().__init__(**kw)
+        def __len__(self): return 2
+        def __getitem__(self, i): return (np.ones((3, 1), "float32") * i,)
+    m = keras.Sequential([keras.Input((1,)), L.Dense(1, kernel_initializer="ones")]); return out(m.predict(D(), verbose=0))
+@case
+def b2_pydataset_epoch_end():
+    clear(); calls = []
+    class D(keras.utils.PyDataset):
+        def __len__(self): return 2
+        def __getitem__(self, i): return np.ones((2, 1), "float32"), np.ones((2, 1), "float32")
+        def on_epoch_end(self): calls.append(1)
+    m = keras.Sequential([keras.Input((1,)), L.Dense(1)]); m.compile("sgd", "mse"); m.fit(D(), epochs=3, verbose=0); return len(calls)
+@case
+def b2_pydataset_workers_attrs():
+    class D(keras.utils.PyDataset):
+        def __init__(self): super().__init__(workers=2, use_multiprocessing=False, max_queue_size=5)
+        def __len__(self): return 1
+        def __getitem__(self, i): return np.ones((1, 1)), np.ones((1, 1))
+    d = D(); return [d.workers, d.use_multiprocessing, d.max_queue_size, d.num_batches]
+@case
+def b2_lion_ema_amsgrad():
+    return keras.optimizers.Lion(use_ema=True).get_config()["use_ema"]
+@case
+def b2_lion_clipnorm():
+    v = tf.Variable([1.0, -2.0]); opt = keras.optimizers.Lion(learning_rate=0.1, clipnorm=0.1)
+    opt.apply_gradients([(tf.constant([3.0, -4.0]), v)]); return out(v)
+@case
+def b2_lion_zero_grad():
+    v = tf.Variable([1.0, -2.0]); opt = keras.optimizers.Lion(learning_rate=0.1)
+    opt.apply_gradients([(tf.constant([0.0, 0.0]), v)]); return out(v)
+@case
+def b2_lion_variables():
+    v = tf.Variable([1.0, -2.0]); opt = keras.optimizers.Lion(); opt.build([v]); return [len(opt.variables), [list(np.shape(x)) for x in opt.variables]]
+
 for f in CASES:
     if ONLY and f.__name__ not in ONLY: continue
     try:

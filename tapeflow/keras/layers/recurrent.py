@@ -734,6 +734,9 @@ class Bidirectional(Layer):
         cfg = super().get_config()
         cfg.update(layer=serialize_keras_object(self.forward_layer), merge_mode=self.merge_mode)
         cfg["layer"]["config"]["name"] = cfg["layer"]["config"]["name"][len("forward_"):]
+        # As Keras 3, always: without it a custom backward_layer (other units, cell) came back as
+        # a copy of the forward one and load_model failed on the weight shapes (sweep18)
+        cfg["backward_layer"] = serialize_keras_object(self.backward_layer)
         return cfg
 
     @classmethod
@@ -743,6 +746,8 @@ class Bidirectional(Layer):
         layer = config.pop("layer")
         if isinstance(layer, dict):
             layer = deserialize_keras_object(layer, custom_objects)
+        if isinstance(config.get("backward_layer"), dict):
+            config["backward_layer"] = deserialize_keras_object(config["backward_layer"], custom_objects)
         return cls(layer, **config)
 
 
