@@ -140,3 +140,41 @@ def test_layer_normalization_rms_scaling():
         assert [w.name for w in layer.weights] == ["gamma"]
         assert layer.get_config()["rms_scaling"] is True
     assert L.LayerNormalization().get_config()["rms_scaling"] is False
+
+
+# -- UpSampling2D(interpolation="bilinear") ---------------------------------------------------------
+
+_UP_F32 = [0.0, 0.0, 0.3333333730697632, 0.6666667461395264, 1.0, 1.3333333730697632, 1.6666667461395264, 2.0,
+           2.0, 0.75, 0.75, 1.0833333730697632, 1.4166667461395264, 1.75, 2.0833334922790527, 2.4166667461395264,
+           2.75, 2.75, 2.25, 2.25, 2.5833334922790527, 2.9166667461395264, 3.25, 3.5833334922790527,
+           3.9166669845581055, 4.25, 4.25, 3.0, 3.0, 3.3333334922790527, 3.6666667461395264, 4.0, 4.333333492279053,
+           4.6666669845581055, 5.0, 5.0]
+
+
+def test_upsampling2d_bilinear_matches_tf():
+    layer = L.UpSampling2D((2, 3), interpolation="bilinear")
+    x = np.arange(6, dtype="float32").reshape(1, 2, 3, 1)
+    # TF 2.21 values (float32), and int32 in -> int32 out, rounded
+    np.testing.assert_allclose(np.asarray(layer(x)).ravel(), _UP_F32, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tf.function(lambda t: layer(t))(tf.constant(x))).ravel(), _UP_F32, rtol=1e-6)
+    yi = layer(x.astype("int32"))
+    assert yi.dtype == tf.int32
+    assert np.asarray(yi).ravel().tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 2, 3, 3, 3, 4,
+                                               4, 4, 4, 3, 3, 3, 4, 4, 4, 5, 5, 5]
+    with pytest.raises(ValueError, match="interpolation"):
+        L.UpSampling2D(interpolation="foo")
+
+
+def test_upsampling2d_bilinear_gradient_vs_finite_differences():
+    layer = L.UpSampling2D(2, interpolation="bilinear", dtype="float64")
+    x0 = np.sin(np.arange(6, dtype="float64")).reshape(1, 2, 3, 1)
+    w = np.cos(np.arange(24, dtype="float64")).reshape(1, 4, 6, 1)
+    x = tf.Variable(x0)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(x) * w)
+    g = np.asarray(tape.gradient(loss, x))
+    eps, fd = 0.5, np.zeros_like(x0)   # the layer is linear in x: a large step is exact (and float32-safe)
+    for i in range(x0.size):
+        d = np.zeros(x0.size); d[i] = eps; d = d.reshape(x0.shape)
+        fd.ravel()[i] = (float(np.sum(np.asarray(layer(x0 + d)) * w)) - float(np.sum(np.asarray(layer(x0 - d)) * w))) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-5)
