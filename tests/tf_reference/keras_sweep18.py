@@ -1416,6 +1416,218 @@ def b2_lion_zero_grad():
 def b2_lion_variables():
     v = tf.Variable([1.0, -2.0]); opt = keras.optimizers.Lion(); opt.build([v]); return [len(opt.variables), [list(np.shape(x)) for x in opt.variables]]
 
+# ================= batch 3 =================
+def _seqmodel(loss, **ck):
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.Masking(0.0), L.Dense(1)]); setw(m.layers[-1])
+    m.compile(keras.optimizers.SGD(0.0), loss, **ck); x = seqx(); x[0, 2:] = 0; return m, x
+@case
+def b3_compile_loss_reduction_none():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.0), keras.losses.MeanSquaredError(reduction=None))
+    return m.evaluate(np.arange(12, dtype="float32").reshape(4, 3), np.ones((4, 1), "float32"), verbose=0)
+@case
+def b3_compile_loss_reduction_none_fit():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.01), keras.losses.MeanSquaredError(reduction=None))
+    return fit_hist(m, np.arange(12, dtype="float32").reshape(4, 3) / 10, np.ones((4, 1), "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b3_compile_loss_reduction_sum():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.0), keras.losses.MeanSquaredError(reduction="sum"))
+    return m.evaluate(np.arange(12, dtype="float32").reshape(4, 3), np.ones((4, 1), "float32"), verbose=0, batch_size=2)
+@case
+def b3_masked_loss_mean_with_sw():
+    m, x = _seqmodel(keras.losses.MeanSquaredError(reduction="mean_with_sample_weight")); return m.evaluate(x, np.ones((2, 4, 1), "float32"), verbose=0)
+@case
+def b3_masked_loss_mean():
+    m, x = _seqmodel(keras.losses.MeanSquaredError(reduction="mean")); return m.evaluate(x, np.ones((2, 4, 1), "float32"), verbose=0)
+@case
+def b3_masked_loss_metrics():
+    m, x = _seqmodel("mse", metrics=["mae"]); return m.evaluate(x, np.ones((2, 4, 1), "float32"), verbose=0, return_dict=True)
+@case
+def b3_masked_loss_sample_weight():
+    m, x = _seqmodel("mse"); return m.evaluate(x, np.ones((2, 4, 1), "float32"), sample_weight=np.array([1.0, 3.0], "float32"), verbose=0)
+@case
+def b3_focal_fit_sample_weight():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, activation="sigmoid", kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.1), keras.losses.BinaryFocalCrossentropy(apply_class_balancing=True))
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10 - 0.5
+    return fit_hist(m, x, np.array([[0], [1], [0], [1]], "float32"), sample_weight=np.array([1, 2, 1, 0.5], "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b3_dice_fit():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(2, activation="sigmoid", kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.5), keras.losses.Dice())
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10 - 0.5
+    return fit_hist(m, x, np.array([[0, 1], [1, 0], [0, 0], [1, 1]], "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b3_tversky_string_compile():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, activation="sigmoid", kernel_initializer="ones")])
+    m.compile("sgd", "tversky"); return m.evaluate(np.ones((2, 3), "float32"), np.array([[0], [1]], "float32"), verbose=0)
+@case
+def b3_cfocal_string_compile():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(3, activation="softmax", kernel_initializer="ones")])
+    m.compile("sgd", "categorical_focal_crossentropy"); return m.evaluate(np.ones((2, 3), "float32"), np.eye(3, dtype="float32")[[0, 2]], verbose=0)
+@case
+def b3_tp_thresholds_in_compile():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, activation="sigmoid", kernel_initializer="ones")])
+    m.compile("sgd", "binary_crossentropy", metrics=[keras.metrics.TruePositives(thresholds=[0.3, 0.9]), keras.metrics.FalsePositives(name="fp")])
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10 - 0.5; return m.evaluate(x, np.array([[0], [1], [0], [1]], "float32"), verbose=0, return_dict=True)
+@case
+def b3_f1_fit_history():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(2, activation="softmax", kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.1), "categorical_crossentropy", metrics=[keras.metrics.F1Score(average="micro", threshold=0.5)])
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10 - 0.5
+    return fit_hist(m, x, np.eye(2, dtype="float32")[[0, 1, 1, 0]], epochs=2, batch_size=2, shuffle=False)
+@case
+def b3_fbeta_none_average_result_shape():
+    m = keras.metrics.FBetaScore(beta=2.0); m.update_state(np.eye(3, dtype="float32")[[0, 1]], np.array([[.9, .1, .1], [.2, .3, .6]], "float32")); return out(m.result())
+@case
+def b3_f1_int_labels():
+    m = keras.metrics.F1Score(average="macro"); m.update_state(np.eye(3, dtype="int32")[[0, 1]], np.array([[.9, .1, .1], [.2, .3, .6]], "float32")); return out(m.result())
+@case
+def b3_tp_sample_weight_2d():
+    m = keras.metrics.TruePositives(); m.update_state(YT, YP, sample_weight=np.array([[1.], [2.]], "float32")); return out(m.result())
+@case
+def b3_td_compute_mask():
+    clear(); l = L.TimeDistributed(L.Dense(2)); return out(l.compute_mask(seqx(), np.array([[1, 1, 0, 0], [1, 0, 0, 0]], bool)))
+@case
+def b3_bidi_merge_none_functional_mask():
+    clear(); i = keras.Input((4,)); e = L.Embedding(6, 3, mask_zero=True)(i)
+    a, b = L.Bidirectional(L.GRU(2, return_sequences=True), merge_mode=None)(e); o = L.Add()([a, b])
+    m = keras.Model(i, L.GlobalAveragePooling1D()(o))
+    for l in m.layers: setw(l)
+    return out(m(np.array([[1, 2, 0, 0], [3, 4, 5, 0]])))
+@case
+def b3_att_scores_functional():
+    clear(); i = keras.Input((3, 4)); o, sc = L.Attention()([i, i], return_attention_scores=True); m = keras.Model(i, [o, sc]); q, _ = qkv()
+    return [out(t) for t in m(q)]
+@case
+def b3_mha_scores_functional():
+    clear(); i = keras.Input((3, 4)); o, sc = L.MultiHeadAttention(2, 2)(i, i, return_attention_scores=True); m = keras.Model(i, [o, sc])
+    setw(m.layers[-1]); q, _ = qkv(); return [out(t).shape for t in m(q)]
+@case
+def b3_mha_count_params():
+    clear(); l = L.MultiHeadAttention(4, 8, value_dim=6, output_shape=10); l(np.ones((1, 5, 12), "float32"), np.ones((1, 7, 9), "float32")); return l.count_params()
+@case
+def b3_mha_cross_summary():
+    clear(); a = keras.Input((3, 4)); b = keras.Input((5, 6)); return summ(keras.Model([a, b], L.MultiHeadAttention(2, 2)(a, b)))
+@case
+def b3_mha_from_config_after_save():
+    clear(); i = keras.Input((3, 4)); m = keras.Model(i, L.MultiHeadAttention(2, 3, value_dim=5, output_shape=(2, 2), use_bias=False)(i, i))
+    p = os.path.join(tempfile.mkdtemp(), "m.keras"); m.save(p); m2 = keras.models.load_model(p)
+    return [m2.layers[-1].get_config()[k] for k in ["num_heads", "key_dim", "value_dim", "output_shape", "use_bias"]]
+@case
+def b3_einsum_count_params():
+    clear(); l = L.EinsumDense("abc,cde->abde", output_shape=(None, 4, 5), bias_axes="de"); l.build((None, 3, 6)); return l.count_params()
+@case
+def b3_lion_fit_weight_decay():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.Lion(0.01, weight_decay=0.1), "mse"); x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    return [fit_hist(m, x, np.ones((4, 1), "float32"), epochs=2, batch_size=2, shuffle=False), out(m.layers[0].kernel)]
+@case
+def b3_lion_config_keys():
+    return sorted(keras.optimizers.Lion().get_config().keys())
+@case
+def b3_lion_from_config():
+    o = keras.optimizers.Lion.from_config(keras.optimizers.Lion(0.02, beta_1=0.8).get_config()); return [float(o.learning_rate), o.beta_1]
+@case
+def b3_rnn_kernel_constraint_fit():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.SimpleRNN(2, kernel_constraint=keras.constraints.MaxNorm(0.5)), L.Dense(1)])
+    for l in m.layers: setw(l)
+    m.compile(keras.optimizers.SGD(0.5), "mse"); m.fit(seqx(), np.ones((2, 1), "float32"), epochs=1, verbose=0)
+    return out(m.layers[0].get_weights()[0])
+@case
+def b3_lstm_recurrent_relu():
+    clear(); l = L.LSTM(3, recurrent_activation="relu", activation="sigmoid"); l(seqx()); setw(l); return out(l(seqx()))
+@case
+def b3_gru_relu():
+    clear(); l = L.GRU(3, activation="relu", reset_after=False); l(seqx()); setw(l); return out(l(seqx()))
+@case
+def b3_cell_config_roundtrip():
+    clear(); c = L.LSTMCell(3, dropout=0.2, recurrent_dropout=0.1, unit_forget_bias=False)
+    return sorted(L.LSTMCell.from_config(c.get_config()).get_config().items())
+@case
+def b3_rnn_cell_get_config_layer():
+    clear(); l = L.RNN(L.GRUCell(2), return_sequences=True); c = l.get_config(); return [c["cell"]["class_name"], sorted(c.keys())]
+@case
+def b3_rnn_cell_roundtrip():
+    clear(); l = L.RNN(L.GRUCell(2), return_sequences=True); return roundtrip(l, seqx())
+@case
+def b3_rnn_cell_save_load():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.RNN(L.LSTMCell(2)), L.Dense(1)])
+    for l in m.layers: setw(l)
+    p = os.path.join(tempfile.mkdtemp(), "m.keras"); m.save(p); m2 = keras.models.load_model(p)
+    return bool(np.allclose(out(m(seqx())), out(m2(seqx())), atol=1e-6))
+@case
+def b3_rnn_custom_cell():
+    clear()
+    class MinCell(L.Layer):
+        def __init__(self, units, **kw):
+            super().__init__(**kw); self.units = units; self.state_size = units
+        def build(self, input_shape):
+            self.k = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones", name="k"); self.built = True
+        def call(self, inputs, states):
+            h = tf.matmul(inputs, self.k) * 0.1 + states[0] * 0.5
+            return h, [h]
+    l = L.RNN(MinCell(2), return_sequences=True); return out(l(seqx()))
+@case
+def b3_masking_bad_value_dtype():
+    clear(); return out(L.Masking(mask_value=0)(np.ones((2, 3, 2), "int32")))
+@case
+def b3_masking_rank2():
+    clear(); return out(L.Masking()(np.array([[0., 1.], [0., 0.]], "float32")))
+@case
+def b3_masking_compute_mask_model():
+    clear(); i = keras.Input((4, 3)); mm = L.Masking()(i); m = keras.Model(i, mm); x = seqx(); x[0, 3] = 0
+    return out(m.layers[-1].compute_mask(x))
+@case
+def b3_embedding_mask_seq_loss_fit():
+    clear(); m = keras.Sequential([keras.Input((4,)), L.Embedding(6, 2, mask_zero=True), L.LSTM(2, return_sequences=True), L.TimeDistributed(L.Dense(1))])
+    for l in m.layers: setw(l)
+    m.compile(keras.optimizers.SGD(0.1), "mse"); x = np.array([[1, 2, 0, 0], [3, 4, 5, 0]])
+    return fit_hist(m, x, np.ones((2, 4, 1), "float32"), epochs=2, batch_size=2, shuffle=False)
+@case
+def b3_embedding_mask_gmp():
+    clear(); i = keras.Input((4,)); e = L.Embedding(6, 2, mask_zero=True)(i); o = L.GlobalMaxPooling1D()(e); m = keras.Model(i, o); setw(m.layers[1])
+    return out(m(np.array([[1, 2, 0, 0], [3, 4, 5, 0]])))
+@case
+def b3_embedding_mask_flatten_dense():
+    clear(); i = keras.Input((4,)); e = L.Embedding(6, 2, mask_zero=True)(i); o = L.Dense(1)(L.Flatten()(e)); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    return out(m(np.array([[1, 2, 0, 0], [3, 4, 5, 0]])))
+@case
+def b3_embedding_mask_concat():
+    clear(); i = keras.Input((4,)); e1 = L.Embedding(6, 2, mask_zero=True)(i); e2 = L.Embedding(6, 2)(i)
+    o = L.LSTM(2)(L.Concatenate()([e1, e2])); m = keras.Model(i, o)
+    for l in m.layers: setw(l)
+    return out(m(np.array([[1, 2, 0, 0], [3, 4, 5, 0]])))
+@case
+def b3_image_aug_in_fit():
+    clear(); m = keras.Sequential([keras.Input((4, 4, 1)), L.RandomFlip(seed=1), L.Flatten(), L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.0), "mse"); return m.evaluate(img(b=2), np.ones((2, 1), "float32"), verbose=0)
+@case
+def b3_resizing_in_model_predict():
+    clear(); m = keras.Sequential([keras.Input((None, None, 1)), L.Resizing(2, 2), L.Flatten()]); return out(m.predict(img(b=2, h=6, w=4), verbose=0))
+@case
+def b3_center_crop_model_unknown():
+    clear(); m = keras.Sequential([keras.Input((None, None, 1)), L.CenterCrop(2, 2)]); return out(m.predict(img(h=5, w=3), verbose=0))
+@case
+def b3_rescaling_int_input():
+    clear(); y = L.Rescaling(2.0)(np.array([[1, 2]], "int32")); return [str(out(y).dtype), out(y)]
+@case
+def b3_pad_seq_strings():
+    return out(keras.utils.pad_sequences([[1, 2], [3]], dtype="str", value="x")).tolist()
+@case
+def b3_pad_seq_value_nan():
+    return out(keras.utils.pad_sequences([[1.0], [2.0, 3.0]], dtype="float32", value=np.nan))
+@case
+def b3_ts_dataset_batch_none():
+    ds = keras.utils.timeseries_dataset_from_array(np.arange(6), None, sequence_length=2, batch_size=None); return [out(a) for a in ds][:3]
+@case
+def b3_ts_dataset_2d_targets():
+    ds = keras.utils.timeseries_dataset_from_array(np.arange(12).reshape(6, 2), np.arange(12).reshape(6, 2), sequence_length=2, batch_size=3)
+    return [[out(a).shape, out(b)] for a, b in ds]
+
 for f in CASES:
     if ONLY and f.__name__ not in ONLY: continue
     try:

@@ -510,7 +510,21 @@ class RNN(Layer):
         cfg.update(return_sequences=self.return_sequences, return_state=self.return_state,
                    go_backwards=self.go_backwards, stateful=self.stateful, unroll=self.unroll,
                    zero_output_for_mask=self.zero_output_for_mask)
+        # Keras 3's RNN(cell) config carries the cell; without it from_config / load_model failed
+        # ("missing 1 required positional argument: 'cell'", sweep18). SimpleRNN/LSTM/GRU flatten
+        # their cell's arguments instead (_Recurrent.get_config drops this entry).
+        from ..saving import serialize_keras_object
+        cfg["cell"] = serialize_keras_object(self.cell)
         return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        cell = config.pop("cell", None)
+        if isinstance(cell, dict):
+            cell = deserialize_keras_object(cell, custom_objects)
+        return cls(**config) if cell is None else cls(cell, **config)
 
 
 def _call_args(layer):
@@ -541,6 +555,7 @@ class _Recurrent(RNN):
 
     def get_config(self):
         cfg = super().get_config()
+        cfg.pop("cell", None)
         cell_cfg = self.cell.get_config()
         for k in ("name", "trainable", "dtype"):
             cell_cfg.pop(k, None)
