@@ -199,3 +199,11 @@ def test_rnn_cell_layer_config_round_trip_and_save(tmp_path):
     m2 = keras.models.load_model(p)
     np.testing.assert_allclose(np.asarray(m2(x)), np.asarray(m(x)), rtol=1e-6)
     assert "cell" not in L.LSTM(2).get_config()   # TF 2.21: SimpleRNN/LSTM/GRU flatten the cell's arguments
+
+
+def test_pad_sequences_string_dtype():
+    # TF 2.21: [['1', '2'], ['x', '3']]
+    got = keras.utils.pad_sequences([[1, 2], [3]], dtype="str", value="x")
+    assert got.tolist() == [["1", "2"], ["x", "3"]]
+    with pytest.raises(ValueError, match="not compatible"):
+        keras.utils.pad_sequences([[1, 2], [3]], dtype="int32", value="x")
