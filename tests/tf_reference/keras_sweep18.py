@@ -1628,6 +1628,129 @@ def b3_ts_dataset_2d_targets():
     ds = keras.utils.timeseries_dataset_from_array(np.arange(12).reshape(6, 2), np.arange(12).reshape(6, 2), sequence_length=2, batch_size=3)
     return [[out(a).shape, out(b)] for a, b in ds]
 
+# ================= batch 4: wrong inputs inside tf.function / fit =================
+def _tff(layer_fn, *xs):
+    clear(); l = layer_fn(); f = tf.function(lambda *a: l(*a) if len(a) > 1 else l(a[0])); return out(f(*[tf.constant(x) for x in xs]))
+@case
+def b4_tff_lstm_rank2():
+    return _tff(lambda: L.LSTM(2), np.ones((2, 3), "float32"))
+@case
+def b4_tff_gru_int():
+    clear(); l = L.GRU(2); l(np.ones((2, 3, 2), "float32")); setw(l); f = tf.function(lambda a: l(a)); return out(f(tf.constant(np.ones((2, 3, 2), "int32"))))
+@case
+def b4_tff_td_rank2():
+    return _tff(lambda: L.TimeDistributed(L.Dense(2)), np.ones((2, 3), "float32"))
+@case
+def b4_tff_conv1d_rank2():
+    return _tff(lambda: L.Conv1D(2, 2), np.ones((2, 3), "float32"))
+@case
+def b4_tff_groupnorm_bad():
+    return _tff(lambda: L.GroupNormalization(groups=3), np.ones((2, 4), "float32"))
+@case
+def b4_tff_cropping_too_much():
+    return _tff(lambda: L.Cropping1D((3, 3)), np.ones((1, 5, 2), "float32"))
+@case
+def b4_tff_dot_mismatch():
+    clear(); l = L.Dot(axes=1); f = tf.function(lambda a, b: l([a, b])); return out(f(tf.constant(np.ones((2, 3), "float32")), tf.constant(np.ones((2, 4), "float32"))))
+@case
+def b4_tff_attention_mismatch():
+    clear(); l = L.Attention(); f = tf.function(lambda a, b: l([a, b])); q, v = qkv(); return out(f(tf.constant(q), tf.constant(v[..., :3])))
+@case
+def b4_tff_einsum_bad_rank():
+    return _tff(lambda: L.EinsumDense("abc,cd->abd", output_shape=(None, 2)), np.ones((2, 3), "float32"))
+@case
+def b4_einsum_bad_rank_eager():
+    clear(); return out(L.EinsumDense("abc,cd->abd", output_shape=(None, 2))(np.ones((2, 3), "float32")))
+@case
+def b4_fit_lstm_wrong_rank():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.LSTM(2)]); m.compile("sgd", "mse")
+    return fit_hist(m, np.ones((4, 3), "float32"), np.ones((4, 2), "float32"))
+@case
+def b4_fit_lstm_wrong_features():
+    clear(); m = keras.Sequential([keras.Input((4, 3)), L.LSTM(2)]); m.compile("sgd", "mse")
+    return fit_hist(m, np.ones((4, 4, 5), "float32"), np.ones((4, 2), "float32"))
+@case
+def b4_fit_mha_wrong_features():
+    clear(); i = keras.Input((3, 4)); m = keras.Model(i, L.MultiHeadAttention(2, 2)(i, i)); m.compile("sgd", "mse")
+    return fit_hist(m, np.ones((2, 3, 5), "float32"), np.ones((2, 3, 4), "float32"))
+@case
+def b4_dice_shape_mismatch_fit():
+    clear(); m = keras.Sequential([keras.Input((3,)), L.Dense(2, activation="sigmoid")]); m.compile("sgd", keras.losses.Dice())
+    return fit_hist(m, np.ones((4, 3), "float32"), np.ones((4, 3), "float32"))
+@case
+def b4_focal_bad_labels_rank():
+    return out(keras.losses.BinaryFocalCrossentropy()(np.ones((2, 3), "float32"), np.full((2, 4), 0.5, "float32")))
+@case
+def b4_tversky_int_pred():
+    return out(keras.losses.Tversky()(YT, (YP > 0.5).astype("int32")))
+@case
+def b4_metric_tp_shape_mismatch():
+    m = keras.metrics.TruePositives(); m.update_state(np.ones((2, 3)), np.ones((2, 4))); return out(m.result())
+@case
+def b4_metric_f1_shape_mismatch():
+    m = keras.metrics.F1Score(); m.update_state(np.ones((2, 3)), np.ones((2, 4))); return out(m.result())
+@case
+def b4_metric_f1_rank3():
+    m = keras.metrics.F1Score(); m.update_state(np.ones((2, 3, 2)), np.ones((2, 3, 2))); return out(m.result())
+@case
+def b4_metric_tp_in_tf_function():
+    m = keras.metrics.TruePositives(thresholds=[0.3, 0.6]); f = tf.function(lambda a, b: m.update_state(a, b))
+    f(tf.constant(MT), tf.constant(MP)); f(tf.constant(MT), tf.constant(MP)); return out(m.result())
+@case
+def b4_metric_f1_in_tf_function():
+    m = keras.metrics.F1Score(average="macro", threshold=0.5); f = tf.function(lambda a, b: m.update_state(a, b))
+    yt = np.eye(3, dtype="float32")[[0, 1, 2, 1]]; yp = np.array([[.6, .3, .1], [.2, .7, .1], [.5, .1, .4], [.1, .4, .5]], "float32")
+    f(tf.constant(yt), tf.constant(yp)); return out(m.result())
+@case
+def b4_lion_in_tf_function():
+    v = tf.Variable([1.0, -2.0]); opt = keras.optimizers.Lion(0.1)
+    @tf.function
+    def step(g):
+        opt.apply_gradients([(g, v)])
+    step(tf.constant([0.5, -0.5])); step(tf.constant([-0.1, 0.2])); return out(v)
+@case
+def b4_random_flip_training_tf_function_shape():
+    clear(); l = L.RandomFlip(seed=2); f = tf.function(lambda a: l(a, training=True)); return out(f(tf.constant(img(b=2)))).shape
+@case
+def b4_random_rotation_rank2():
+    clear(); return out(L.RandomRotation(0.1)(np.ones((4, 4), "float32")))
+@case
+def b4_random_crop_bad_rank():
+    clear(); return out(L.RandomCrop(2, 2)(np.ones((4, 4), "float32"), training=True))
+@case
+def b4_resizing_rank2():
+    clear(); return out(L.Resizing(2, 2)(np.ones((4, 4), "float32")))
+@case
+def b4_resizing_zero_size():
+    clear(); return L.Resizing(0, 2)
+@case
+def b4_upsampling1d_rank2():
+    clear(); return out(L.UpSampling1D(2)(np.ones((2, 3), "float32")))
+@case
+def b4_zeropad1d_negative():
+    clear(); return L.ZeroPadding1D(-1)
+@case
+def b4_cropping1d_negative():
+    clear(); return L.Cropping1D(-1)
+@case
+def b4_layernorm_bad_axis():
+    clear(); return out(L.LayerNormalization(axis=3)(seqx()))
+@case
+def b4_unitnorm_int():
+    clear(); return out(L.UnitNormalization()(np.array([[3, 4]], "int32")))
+@case
+def b4_gaussian_noise_negative():
+    clear(); return L.GaussianNoise(-0.1)
+@case
+def b4_alpha_dropout_train_stats():
+    clear(); y = out(L.AlphaDropout(0.5, seed=1)(np.zeros((1000,), "float32") + 1.0, training=True)); return [y.shape, sorted(set(np.round(y, 3).tolist()))[:4]]
+@case
+def b4_spatial_dropout3d_shape():
+    clear(); return out(L.SpatialDropout3D(0.5)(np.ones((1, 2, 2, 2, 3), "float32"), training=True)).shape
+@case
+def b4_activity_reg_negative():
+    clear(); return L.ActivityRegularization(l1=-1.0).get_config()
+
 for f in CASES:
     if ONLY and f.__name__ not in ONLY: continue
     try:
