@@ -207,3 +207,11 @@ def test_pad_sequences_string_dtype():
     assert got.tolist() == [["1", "2"], ["x", "3"]]
     with pytest.raises(ValueError, match="not compatible"):
         keras.utils.pad_sequences([[1, 2], [3]], dtype="int32", value="x")
+
+
+def test_swish_serializes_as_silu():
+    acts = keras.activations
+    # TF 2.21: serialize(swish) == 'silu', get('swish').__name__ == 'silu', Dense(activation='swish') config 'silu'
+    assert acts.serialize(acts.swish) == "silu" and acts.get("swish").__name__ == "silu"
+    assert L.Dense(2, activation="swish").get_config()["activation"] == "silu"
+    assert acts.get("swish") is acts.get("silu")
