@@ -729,3 +729,8 @@ case("ops18_cholesky_solve_dtypes", "lambda m, b: tf.linalg.cholesky_solve(m, b)
 case("ops18_igamma_edges", "lambda a, x: tf.math.igamma(a, x)", [_a([0.0, -1.0, 1.0, 1.0, 2.0]), _a([1.0, 1.0, 0.0, np.inf, -1.0])])
 case("ops18_igammac_int", "lambda a, x: tf.math.igammac(a, x)", [I3, I3], "igammac")
 case("ops18_igamma_dtypes", "lambda a, x: tf.math.igamma(a, x)", [V3, V3D], "igamma")
+
+# -- branch sweepk18 (wave 18 Keras sweep) ---------------------------------------------------------
+case("sweepk18_gelu_int", "lambda x: tf.nn.gelu(x)", [I3], "gelu")
+case("sweepk18_gelu_approx_int", "lambda x: tf.nn.gelu(x, approximate=True)", [I3], "gelu")
+case("sweepk18_keras_gelu_int", "lambda x: tf.keras.activations.gelu(x)", [I3], "gelu")

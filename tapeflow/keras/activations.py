@@ -67,11 +67,13 @@ def gelu(x, approximate=False):
     return N.gelu(x, approximate)
 
 
-def swish(x):
+def silu(x):
     return N.swish(x)
 
 
-silu = swish
+# Keras 3 names the function silu (serialize(swish) == "silu", as a Dense(activation="swish")
+# config says); "swish" stays a name that get() understands
+swish = silu
 
 
 def leaky_relu(x, alpha=0.2):
@@ -175,7 +177,7 @@ _BY_NAME = {f.__name__: f for f in (relu, tanh, sigmoid, softmax, log_softmax, s
                                      hard_silu, hard_tanh, hard_shrink, soft_shrink, tanh_shrink, log_sigmoid, mish,
                                      sparse_plus, sparse_sigmoid, squareplus)}
 _BY_NAME["hard_swish"] = hard_silu
-_BY_NAME["silu"] = swish
+_BY_NAME["swish"] = silu
 _BY_NAME["identity"] = linear
 _BY_NAME[None] = linear
 
@@ -200,7 +202,7 @@ def get(identifier):
 def serialize(fn):
     for k, f in _BY_NAME.items():
         if f is fn and k:
-            return "swish" if f is swish else ("linear" if f is linear else k)
+            return "linear" if f is linear else k
     return fn
 
 

@@ -647,7 +647,24 @@ class Layer(Module):
         return mask if self.__dict__.get("supports_masking") else None
 
     def compute_output_shape(self, input_shape):
-        raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
+        """Keras 3 answers this for every layer (a symbolic call); the default here probes the
+        layer the way the functional API does (``_probe_specs``: one call on zeros, an unknown batch
+        size as 1), which builds it. Layers whose output shape is a cheap rule override this; an
+        unknown non-batch dimension cannot be probed (a 1 there could change the answer)."""
+        def is_shape(s):
+            return isinstance(s, (tuple, list, TensorShape)) and all(
+                d is None or (isinstance(d, (int, np.integer)) and not isinstance(d, bool)) for d in s)
+        shapes = [tuple(input_shape)] if is_shape(input_shape) else (
+            [tuple(s) for s in input_shape] if isinstance(input_shape, (list, tuple)) and input_shape
+            and all(is_shape(s) for s in input_shape) else None)
+        if shapes is None or any(d is None for s in shapes for d in s[1:]):
+            raise NotImplementedError(f"{type(self).__name__}.compute_output_shape({input_shape!r}): only "
+                                      "shapes whose dimensions are known but the batch size can be probed; "
+                                      "call the layer on a keras.Input instead")
+        kts = [KerasTensor(s, self.dtype) for s in shapes]
+        specs = self._probe_specs((kts[0] if is_shape(input_shape) else kts,), {})
+        flat = [tuple(k.shape) for k in nest.flatten(specs)]
+        return flat[0] if isinstance(specs, KerasTensor) else tuple(flat)
 
     def _convert_input(self, x):
         if x.__class__ is Tensor:
@@ -838,6 +855,18 @@ class Layer(Module):
         strided conv; 8 fits kernels up to 8 wide, and 8 vs 16 differ after any stride
         up to 8. Where the 8/16 probes raise, the 1-probe is tried (old behaviour)."""
         args = (inputs,) + tuple(rest)
+        outputs = self._probe_specs(args, kwargs)
+        node = _Node(self, args, kwargs, outputs)
+        self._inbound_nodes = self.__dict__.get("_inbound_nodes", []) + [node]
+        for i, kt in enumerate(nest.flatten(outputs)):
+            kt._node = node
+            kt._index = i
+        return outputs
+
+    def _probe_specs(self, args, kwargs):
+        """The output KerasTensor(s) of calling the layer on ``args`` (KerasTensors among them)
+        on zeros, as ``_functional_call`` describes (an unknown batch probed as 1 and read back as
+        unknown; other unknown dims probed as 8 and 16); also the default compute_output_shape."""
         kts = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
         batch_unknown = all(len(k.shape) and k.shape[0] is None for k in kts)
         inner_unknown = any(d is None for k in kts for d in tuple(k.shape)[1:])
@@ -901,11 +930,6 @@ class Layer(Module):
             outputs = nest.map_structure(spec, out)
         if not had_last_shape:   # summary() shows these symbolic shapes, not the probe's
             self._last_output_shape = nest.map_structure(lambda kt: tuple(kt.shape), outputs)
-        node = _Node(self, args, kwargs, outputs)
-        self._inbound_nodes = self.__dict__.get("_inbound_nodes", []) + [node]
-        for i, kt in enumerate(nest.flatten(outputs)):
-            kt._node = node
-            kt._index = i
         return outputs
 
     # -- config -------------------------------------------------------------------------------

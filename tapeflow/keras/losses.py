@@ -39,15 +39,19 @@ class Reduction:
     NONE = "none"
     SUM = "sum"
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    MEAN = "mean"  # Keras 3's name for sum_over_batch_size
+    MEAN_WITH_SAMPLE_WEIGHT = "mean_with_sample_weight"  # sum / sum of the sample weights
 
     @classmethod
     def all(cls):
-        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE, cls.MEAN, cls.MEAN_WITH_SAMPLE_WEIGHT)
 
     @classmethod
     def validate(cls, key):
+        # Keras 3 (TF 2.21): reduction=None means no reduction (the per-sample losses), not the
+        # default; mapping it to "auto" silently returned the batch mean (sweep18).
         if key is None:
-            key = cls.AUTO
+            key = cls.NONE
         key = str(key).lower()
         if key not in cls.all():
             raise ValueError(f"invalid loss reduction {key!r}; expected one of {cls.all()}")
@@ -290,7 +294,7 @@ def apply_mask(sample_weight, mask, dtype, reduction):
     if mask is None:
         return sample_weight
     m = mask if aval_of(mask).dtype == np.bool_ else M.cast(mask, np.bool_)
-    if reduction in (None, Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE):
+    if reduction in (Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE, Reduction.MEAN):
         total = M.cast(A.size(m), dtype)
         valid = M.reduce_sum(M.cast(m, dtype))
         fm = M.where(m, M.divide_no_nan(total, valid), M.cast(0.0, dtype))
@@ -310,7 +314,7 @@ def apply_mask(sample_weight, mask, dtype, reduction):
 
 def compute_weighted_loss(losses, sample_weight=None, reduction="sum_over_batch_size"):
     reduction = Reduction.validate(reduction)
-    if reduction == Reduction.AUTO:
+    if reduction in (Reduction.AUTO, Reduction.MEAN):
         reduction = Reduction.SUM_OVER_BATCH_SIZE
     losses = _tensor(losses)
     if sample_weight is not None:
@@ -330,6 +334,10 @@ def compute_weighted_loss(losses, sample_weight=None, reduction="sum_over_batch_
     total = M.reduce_sum(losses)
     if reduction == Reduction.SUM:
         return total
+    if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sample_weight is not None:
+        # Keras 3: divide by the sum of the weights broadcast to the losses' shape (0 when all are 0)
+        wsum = M.reduce_sum(M.multiply(A.ones_like(losses), sw))
+        return M.divide_no_nan(total, wsum)
     n = int(np.prod(aval_of(losses).shape)) if all(d is not None for d in aval_of(losses).shape) else None
     if n is None:
         return M.reduce_mean(losses)
@@ -480,7 +488,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         ignore = self._fn_kwargs.get("ignore_class")
-        if ignore is None or Reduction.validate(self.reduction) not in (Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE):
+        if ignore is None or Reduction.validate(self.reduction) not in (Reduction.AUTO, Reduction.SUM_OVER_BATCH_SIZE,
+                                                                            Reduction.MEAN):
             return super().__call__(y_true, y_pred, sample_weight)
         losses = self.call(y_true, y_pred)  # 0 where the label is ignore_class
         # As Keras 3: the mean is over the labels that count (each weighs total / valid); the mean

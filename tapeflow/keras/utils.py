@@ -162,7 +162,8 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
     sample_shape = sample_shape or ()
     if maxlen is None:
         maxlen = int(np.max(lengths)) if lengths else 0
-    if isinstance(value, str) and dtype is not object:
+    # Keras 3: a string value needs dtype=object or a string dtype (dtype="str" pads text; sweep18)
+    if isinstance(value, str) and dtype is not object and not np.issubdtype(np.dtype(dtype), np.str_):
         raise ValueError(f"pad_sequences: `dtype` {dtype} is not compatible with `value`'s type: {type(value)}")
     if truncating not in ("pre", "post"):
         raise ValueError(f'pad_sequences: Truncating type "{truncating}" not understood')

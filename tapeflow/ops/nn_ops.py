@@ -46,7 +46,13 @@ def selu(features, name=None):
 
 
 def gelu(features, approximate=False, name=None):
-    x = features
+    x = features if hasattr(features, "aval") else convert_to_tensor(features)
+    dt = aval_of(x).dtype
+    if dt.kind != "f":
+        # TF 2.21 refuses non-float features (ValueError); NumPy promotion here turned int32 into
+        # a float64 result (sweep18)
+        raise ValueError(f"gelu: `features.dtype` must be a floating point tensor. Received: features.dtype="
+                         f"{dt.name} (cast it first, e.g. tf.cast(x, tf.float32))")
     if approximate:
         c = float(np.sqrt(2.0 / np.pi))
         return 0.5 * x * (1.0 + M.tanh(c * (x + 0.044715 * x * x * x)))

@@ -495,6 +495,13 @@ class MultiHeadAttention(Layer):
                              f"equal. Received: value_shape={fmt_shape(value_shape)} and "
                              f"key_shape={fmt_shape(key_shape)}")
         qr, vr, kr = len(query_shape), len(value_shape), len(key_shape)
+        if min(qr, vr, kr) < 3:
+            # TF 2.21 fails later with an IndexError inside its softmax (no attention axis); on
+            # rank 2 tapeflow's einsums ran and returned a meaningless value (sweep18)
+            raise ValueError(f"MultiHeadAttention: query, value and key must have rank >= 3 (batch, sequence "
+                             f"axes..., features); received query_shape={fmt_shape(query_shape)}, value_shape="
+                             f"{fmt_shape(value_shape)}, key_shape={fmt_shape(key_shape)}. For one vector per "
+                             "example add a sequence axis of length 1 (x[:, None, :])")
         heads = self._num_heads
         eq, bias, r = _proj_equation(qr - 1, 1, 2)
         self._query_dense = self._dense(eq, bias, [None] * (r - 3) + [heads, self._key_dim], "query")

@@ -456,15 +456,18 @@ class ZeroPadding2D(Layer):
 
 
 class UpSampling2D(Layer):
-    """Repeats rows and columns ``size`` times (nearest neighbour)."""
+    """Repeats rows and columns ``size`` times (nearest neighbour), or resizes bilinearly."""
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         self.size = _tuple("UpSampling2D", "size", size, 2)
         self.data_format = _data_format("UpSampling2D", data_format)
-        if interpolation != "nearest":
+        if interpolation not in ("nearest", "bilinear", "lanczos3", "lanczos5", "bicubic", "area"):
+            raise ValueError("UpSampling2D: invalid value for argument `interpolation`. Expected one of ('bilinear', "
+                             f"'nearest', 'lanczos3', 'lanczos5', 'bicubic', 'area'). Received: {interpolation!r}")
+        if interpolation not in ("nearest", "bilinear"):
             raise NotImplementedError(f"UpSampling2D: interpolation={interpolation!r} is not supported "
-                                      f"(only 'nearest')")
+                                      f"(only 'nearest' and 'bilinear')")
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
 
@@ -472,11 +475,22 @@ class UpSampling2D(Layer):
         av = aval_of(inputs)
         _, h, w, c = av.shape
         a, b = self.size
+        if self.interpolation == "bilinear":
+            # Keras 3: ops.image.resize (half-pixel centres, no antialias), integer images rounded
+            # and saturated back to their dtype (TF 2.21: int32 in, int32 out)
+            from ... import image as _image
+            from .image_preprocessing import _back_to
+            return _back_to(_image.resize(inputs, (h * a, w * b), method="bilinear"), av.dtype)
         # (n, h, 1, w, 1, c) times ones (1, 1, a, 1, b, 1): each pixel repeated a x b. A broadcasting
         # multiply (exact: x * 1 == x), not broadcast_to, so that an unknown batch size traces.
         x = A.reshape(inputs, (-1, h, 1, w, 1, c))
         x = M.multiply(x, np.ones((1, 1, a, 1, b, 1), av.dtype))
         return A.reshape(x, (-1, h * a, w * b, c))
+
+    def compute_output_shape(self, input_shape):
+        n, h, w, c = tuple(input_shape)
+        a, b = self.size
+        return (n, None if h is None else h * a, None if w is None else w * b, c)
 
     def get_config(self):
         cfg = super().get_config()

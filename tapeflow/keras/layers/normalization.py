@@ -2,6 +2,9 @@
 UnitNormalization (Keras 3 semantics)."""
 from __future__ import annotations
 
+import numbers
+import warnings
+
 from ...core.aval import fmt_shape
 from ...core.primitive import aval_of
 from ...core.tensor import Tensor
@@ -42,7 +45,7 @@ class _Normalization(Layer):
         self.gamma_regularizer = _regs.get(gamma_regularizer)
         self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
 
-    def _build_affine(self, input_shape, unknown_size):
+    def _build_affine(self, input_shape, unknown_size, center=None, scale=None):
         """gamma and beta over ``axis`` (each where asked for) and the input spec; returns
         (rank, the axes, the parameters' shape). ``unknown_size``: the error's words for
         an axis of unknown size."""
@@ -54,10 +57,10 @@ class _Normalization(Layer):
         self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
         self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
-            if self.scale else None
+            if (self.scale if scale is None else scale) else None
         self.beta = self.add_weight("beta", pshape, initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
-            if self.center else None
+            if (self.center if center is None else center) else None
         self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
         return nd, axes, pshape
 
@@ -79,25 +82,40 @@ class LayerNormalization(_Normalization):
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                 gamma_constraint=None, **kwargs):
+                 gamma_constraint=None, rms_scaling=False, **kwargs):
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
                          gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
+        self.rms_scaling = bool(rms_scaling)
+        if self.rms_scaling:
+            warnings.warn("You passed `rms_scaling=True`, which is deprecated (as in Keras 3). This argument "
+                          "scales the input by the variance, not the root mean square; for RMS normalization "
+                          "use `keras.layers.RMSNormalization`.", UserWarning, stacklevel=2)
 
     def build(self, input_shape):
-        _, self._norm_axes, _ = self._build_affine(input_shape, "the normalized axes must have known sizes")
+        # Keras 3: rms_scaling always has gamma and never beta, whatever center/scale say
+        _, self._norm_axes, _ = self._build_affine(
+            input_shape, "the normalized axes must have known sizes",
+            center=self.center and not self.rms_scaling, scale=self.scale or self.rms_scaling)
         self.built = True
 
     def call(self, inputs):
         axes = self._norm_axes
         mean, var = N.moments(inputs, axes, keepdims=True)
         inv = M.rsqrt(M.add(var, self.epsilon))
-        out = M.multiply(M.subtract(inputs, mean), inv)
+        # rms_scaling (deprecated in Keras 3, kept for its programs): x * rsqrt(var + eps) * gamma,
+        # the input not centred although var is the centred variance, exactly as Keras 3 computes it
+        out = M.multiply(inputs if self.rms_scaling else M.subtract(inputs, mean), inv)
         trailing = axes == list(range(len(self._bshape) - len(axes), len(self._bshape)))
         if self.gamma is not None:
             out = M.multiply(out, self.gamma if trailing else A.reshape(self.gamma, self._bshape))
         if self.beta is not None:
             out = M.add(out, self.beta if trailing else A.reshape(self.beta, self._bshape))
         return out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg["rms_scaling"] = self.rms_scaling
+        return cfg
 
 
 class BatchNormalization(_Normalization):
@@ -191,6 +209,9 @@ class GroupNormalization(_Normalization):
             raise ValueError(f"GroupNormalization: axis must be an int, got {axis!r}")
         super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer,
                          gamma_regularizer, beta_constraint, gamma_constraint, **kwargs)
+        if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or (groups <= 0 and groups != -1):
+            raise ValueError("GroupNormalization: received an invalid value for argument `groups`, expected a "
+                             f"positive integer (or `-1` for instance normalization). Received: groups={groups!r}")
         self.groups = int(groups)
 
     def build(self, input_shape):
@@ -198,6 +219,8 @@ class GroupNormalization(_Normalization):
         if dim is None:
             raise ValueError(f"GroupNormalization: axis {self.axis} of input tensor should have a defined dimension "
                              f"but the layer received an input with shape {fmt_shape(tuple(input_shape))}")
+        if self.groups == -1:  # Keras 3: one group per channel (instance normalization)
+            self.groups = dim
         if dim < self.groups:
             raise ValueError(f"GroupNormalization: number of groups ({self.groups}) cannot be more than the number "
                              f"of channels ({dim})")

@@ -400,7 +400,8 @@ class RNN(Layer):
         b, t = input_shape[0], input_shape[1]
         out = (b, t, self.cell.output_size) if self.return_sequences else (b, self.cell.output_size)
         if self.return_state:
-            return [out] + [(b, s) for s in self._state_sizes()]
+            # a tuple, as Keras 3 returns (TF 2.21: ((2, 5, 4), (2, 4)) for return_sequences + return_state)
+            return (out,) + tuple((b, s) for s in self._state_sizes())
         return out
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
@@ -509,7 +510,21 @@ class RNN(Layer):
         cfg.update(return_sequences=self.return_sequences, return_state=self.return_state,
                    go_backwards=self.go_backwards, stateful=self.stateful, unroll=self.unroll,
                    zero_output_for_mask=self.zero_output_for_mask)
+        # Keras 3's RNN(cell) config carries the cell; without it from_config / load_model failed
+        # ("missing 1 required positional argument: 'cell'", sweep18). SimpleRNN/LSTM/GRU flatten
+        # their cell's arguments instead (_Recurrent.get_config drops this entry).
+        from ..saving import serialize_keras_object
+        cfg["cell"] = serialize_keras_object(self.cell)
         return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        cell = config.pop("cell", None)
+        if isinstance(cell, dict):
+            cell = deserialize_keras_object(cell, custom_objects)
+        return cls(**config) if cell is None else cls(cell, **config)
 
 
 def _call_args(layer):
@@ -540,6 +555,7 @@ class _Recurrent(RNN):
 
     def get_config(self):
         cfg = super().get_config()
+        cfg.pop("cell", None)
         cell_cfg = self.cell.get_config()
         for k in ("name", "trainable", "dtype"):
             cell_cfg.pop(k, None)
@@ -721,6 +737,21 @@ class Bidirectional(Wrapper):
             return (out if mode is None else [out]) + list(states)
         return out
 
+    def compute_output_shape(self, input_shape):
+        # Keras 3's rule: the forward layer's shape; concat doubles the last axis, None gives a
+        # pair; states (forward then backward) follow. A custom backward_layer is not consulted.
+        shape = self.forward_layer.compute_output_shape(tuple(input_shape))
+        states = ()
+        if self.return_state:
+            shape, states = shape[0], tuple(shape[1:])
+        shape = tuple(shape)
+        if self.merge_mode == "concat":
+            shape = shape[:-1] + (None if shape[-1] is None else shape[-1] * 2,)
+        outs = (shape, shape) if self.merge_mode is None else (shape,)
+        if self.return_state:
+            return outs + states + states
+        return outs if self.merge_mode is None else shape
+
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
             mask = mask[0]
@@ -733,7 +764,18 @@ class Bidirectional(Wrapper):
         cfg = super().get_config()
         cfg.update(layer=serialize_keras_object(self.forward_layer), merge_mode=self.merge_mode)
         cfg["layer"]["config"]["name"] = cfg["layer"]["config"]["name"][len("forward_"):]
+        # As Keras 3, always: without it a custom backward_layer (other units, cell) came back as
+        # a copy of the forward one and load_model failed on the weight shapes (sweep18)
+        cfg["backward_layer"] = serialize_keras_object(self.backward_layer)
         return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        if isinstance(config.get("backward_layer"), dict):
+            config["backward_layer"] = deserialize_keras_object(config["backward_layer"], custom_objects)
+        return super().from_config(config, custom_objects)
 
 
 class TimeDistributed(Wrapper):
@@ -758,6 +800,14 @@ class TimeDistributed(Wrapper):
             self.layer.build(step)
             self.layer.built = True
         self.built = True
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) < 3:
+            raise ValueError("`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
+                             f"dimensions, received: {input_shape}")
+        child = tuple(self.layer.compute_output_shape((input_shape[0],) + input_shape[2:]))
+        return (child[0], input_shape[1]) + child[1:]
 
     def call(self, inputs, training=None, mask=None):
         shape = tuple(aval_of(inputs).shape)
