@@ -15,14 +15,18 @@ import numpy as np
 
 from .core import dtypes as _dt
 from .core.tensor import Tensor, convert_to_tensor
-from .errors import InvalidArgumentError
+from .errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError
 from .ops import array_ops as _A
 from .ops import math_ops as _M
 
 __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_down", "resize", "ResizeMethod",
            "resize_with_crop_or_pad", "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "rot90",
            "transpose", "rgb_to_grayscale", "grayscale_to_rgb", "per_image_standardization", "convert_image_dtype",
-           "image_gradients", "total_variation", "psnr", "random_flip_left_right", "random_flip_up_down"]
+           "image_gradients", "total_variation", "psnr", "random_flip_left_right", "random_flip_up_down",
+           "rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue", "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb",
+           "rgb_to_yuv", "yuv_to_rgb", "random_brightness", "random_contrast", "random_saturation", "random_hue",
+           "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
+           "stateless_random_hue"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -407,3 +411,208 @@ def _projective_transform(images, transforms, interpolation="bilinear", fill_mod
         bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
         out = wy0 * top + wy1 * bottom
     return _A.reshape(out, (b, h, w, c))
+
+
+# -- colour spaces and colour adjustments ------------------------------------------------------
+# All compose elementwise ops, so they trace and have gradients of every order (TF registers a
+# gradient for RGBToHSV only; AdjustHue / AdjustSaturation have none).
+
+def _rgb(fn, images, err=InvalidArgumentError):
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
+        raise err(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
+                                   f"shape {x.shape}")
+    if not x.dtype.is_floating:
+        raise InvalidArgumentTypeError(f"tf.image.{fn}: images of dtype {x.dtype.name} are not supported (TF takes float16, "
+                        f"bfloat16, float32 or float64); use tf.image.convert_image_dtype(images, tf.float32)")
+    return x
+
+
+def _channels(x):
+    return x[..., 0], x[..., 1], x[..., 2]
+
+
+def _safe(d):
+    # a denominator that is 1 where d == 0, so the masked-out branch of a where() has finite
+    # values *and* finite gradients (a 0/0 there would put NaN into the cotangent)
+    return _M.where(d > 0.0, d, _A.ones_like(d))
+
+
+def _hsv(x):
+    """TF's RGBToHSV kernel: h in [0, 1), s = range / max (0 for black), v = max."""
+    r, g, b = _channels(x)
+    dt = x.dtype.as_numpy_dtype
+    v = _M.maximum(r, _M.maximum(g, b))
+    rng = v - _M.minimum(r, _M.minimum(g, b))
+    zero = _A.zeros_like(v)
+    s = _M.where(v > 0.0, rng / _safe(v), zero)
+    norm = _M.reciprocal(_safe(rng)) * dt(1.0 / 6.0)     # TF: range.inverse() * (1/6)
+    h = _M.where(_M.equal(r, v), norm * (g - b),
+                 _M.where(_M.equal(g, v), norm * (b - r) + dt(2.0 / 6.0), norm * (r - g) + dt(4.0 / 6.0)))
+    h = _M.where(rng > 0.0, h, zero)
+    h = _M.where(h < 0.0, h + dt(1.0), h)
+    return h, s, v
+
+
+def _from_hsv(h, s, v):
+    """TF's HSVToRGB kernel: channel = v * (1 - s + s * d), d a clipped triangle wave of 6 h."""
+    dh = h * 6.0
+    dr = _M.clip_by_value(_M.abs(dh - 3.0) - 1.0, 0.0, 1.0)
+    dg = _M.clip_by_value(2.0 - _M.abs(dh - 2.0), 0.0, 1.0)
+    db = _M.clip_by_value(2.0 - _M.abs(dh - 4.0), 0.0, 1.0)
+    one_s = 1.0 - s
+    return _A.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], axis=-1)
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB in [0, 1] -> HSV, each in [0, 1] (hue 0 for grey pixels, saturation 0 for black)."""
+    # FailedPreconditionError for a wrong channel count: TF 2.21's eager RGBToHSV kernel's class
+    return _A.stack(list(_hsv(_rgb("rgb_to_hsv", images, FailedPreconditionError))), axis=-1)
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV -> RGB (TF's formula; hue is periodic with period 1 only within [0, 1])."""
+    return _from_hsv(*_channels(_rgb("hsv_to_rgb", images, FailedPreconditionError)))
+
+
+def _via_float32(fn, images, body):
+    """TF's adjust_hue / adjust_saturation / adjust_gamma: float16/float32 images directly, any
+    other dtype converted to float32 and back with convert_image_dtype."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
+        raise InvalidArgumentError(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
+                                   f"shape {x.shape}")
+    if x.dtype in (_dt.float16, _dt.float32):
+        return body(x)
+    return convert_image_dtype(body(convert_image_dtype(x, np.float32)), x.dtype)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Multiplies the HSV saturation by ``saturation_factor``, clipped to [0, 1]."""
+    def body(x):
+        h, s, v = _hsv(x)
+        s = _M.clip_by_value(s * _M.cast(saturation_factor, x.dtype), 0.0, 1.0)
+        return _from_hsv(h, s, v)
+    return _via_float32("adjust_saturation", image, body)
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue by ``delta`` (a fraction of the colour circle, in [-1, 1]), keeping each
+    pixel's min and max channel (TF's AdjustHue kernel works in hue sextants: the same map)."""
+    def body(x):
+        h, s, v = _hsv(x)
+        h6 = h * 6.0 + _M.cast(delta, x.dtype) * 6.0
+        h6 = h6 - 6.0 * _M.floor(h6 / 6.0)                   # into [0, 6), as TF's wrap loop
+        r, g, b = _channels(x)
+        lo = _M.minimum(r, _M.minimum(g, b))
+        span = v - lo
+        dr = _M.clip_by_value(_M.abs(h6 - 3.0) - 1.0, 0.0, 1.0)
+        dg = _M.clip_by_value(2.0 - _M.abs(h6 - 2.0), 0.0, 1.0)
+        db = _M.clip_by_value(2.0 - _M.abs(h6 - 4.0), 0.0, 1.0)
+        return _A.stack([lo + span * dr, lo + span * dg, lo + span * db], axis=-1)
+    return _via_float32("adjust_hue", image, body)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma``; integer images go through float32 and back (saturating), as TF."""
+    if isinstance(gamma, (int, float, np.number)) and gamma < 0:
+        raise ValueError("tf.image.adjust_gamma: Gamma should be a non-negative real number, got "
+                         f"{gamma}")
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    flt = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, np.float32)
+    out = _M.cast(gain, flt.dtype) * _M.pow(flt, _M.cast(gamma, flt.dtype))
+    return convert_image_dtype(out, x.dtype, saturate=True)
+
+
+def _linear_colour(fn, images, kernel):
+    x = _rgb(fn, images)
+    k = np.asarray(kernel, dtype=x.dtype.as_numpy_dtype)
+    return _M.tensordot(x, k, axes=[[x.shape.rank - 1], [0]])
+
+
+# TF 2.21's matrices (image_ops_impl.py), rows = input channels
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0.64720424, 1.70423049]]
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512], [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+
+
+def rgb_to_yiq(images):
+    return _linear_colour("rgb_to_yiq", images, _RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images):
+    return _linear_colour("yiq_to_rgb", images, _YIQ_TO_RGB)
+
+
+def rgb_to_yuv(images):
+    return _linear_colour("rgb_to_yuv", images, _RGB_TO_YUV)
+
+
+def yuv_to_rgb(images):
+    return _linear_colour("yuv_to_rgb", images, _YUV_TO_RGB)
+
+
+# -- random colour adjustments: one factor per call (per image batch, as TF) -------------------
+# The random_* forms draw from tapeflow's op-seeded stream (not TF's bits); the stateless_* forms
+# draw with tf.random.stateless_uniform, whose Philox numbers are TF's, so they give TF's images.
+
+def _check_delta(fn, max_delta, hue=False):
+    if hue and max_delta > 0.5:
+        raise ValueError(f"tf.image.{fn}: max_delta must be <= 0.5, got {max_delta}")
+    if max_delta < 0:
+        raise ValueError(f"tf.image.{fn}: max_delta must be non-negative, got {max_delta}")
+
+
+def _check_range(fn, lower, upper):
+    if upper <= lower:
+        raise ValueError(f"tf.image.{fn}: upper must be > lower, got lower={lower}, upper={upper}")
+    if lower < 0:
+        raise ValueError(f"tf.image.{fn}: lower must be non-negative, got lower={lower}")
+
+
+def _draw(lo, hi, seed, stateless):
+    from .ops import random_ops as _R
+    if stateless:
+        return _R.stateless_uniform((), seed=seed, minval=lo, maxval=hi)
+    return _R.uniform((), minval=lo, maxval=hi, seed=seed)
+
+
+def random_brightness(image, max_delta, seed=None):
+    _check_delta("random_brightness", max_delta)
+    return adjust_brightness(image, _draw(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    _check_delta("stateless_random_brightness", max_delta)
+    return adjust_brightness(image, _draw(-max_delta, max_delta, seed, True))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    _check_range("random_contrast", lower, upper)
+    return adjust_contrast(image, _draw(lower, upper, seed, False))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    _check_range("stateless_random_contrast", lower, upper)
+    return adjust_contrast(image, _draw(lower, upper, seed, True))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    _check_range("random_saturation", lower, upper)
+    return adjust_saturation(image, _draw(lower, upper, seed, False))
+
+
+def stateless_random_saturation(image, lower, upper, seed=None):
+    _check_range("stateless_random_saturation", lower, upper)
+    return adjust_saturation(image, _draw(lower, upper, seed, True))
+
+
+def random_hue(image, max_delta, seed=None):
+    _check_delta("random_hue", max_delta, hue=True)
+    return adjust_hue(image, _draw(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    _check_delta("stateless_random_hue", max_delta, hue=True)
+    return adjust_hue(image, _draw(-max_delta, max_delta, seed, True))

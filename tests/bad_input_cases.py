@@ -729,3 +729,23 @@ case("ops18_cholesky_solve_dtypes", "lambda m, b: tf.linalg.cholesky_solve(m, b)
 case("ops18_igamma_edges", "lambda a, x: tf.math.igamma(a, x)", [_a([0.0, -1.0, 1.0, 1.0, 2.0]), _a([1.0, 1.0, 0.0, np.inf, -1.0])])
 case("ops18_igammac_int", "lambda a, x: tf.math.igammac(a, x)", [I3, I3], "igammac")
 case("ops18_igamma_dtypes", "lambda a, x: tf.math.igamma(a, x)", [V3, V3D], "igamma")
+# -- branch imgrand18: tf.image colour / measures / geometry, tf.random --------------------------
+IMG = _a(np.arange(24).reshape(2, 4, 3) / 24.0)   # float32 (2, 4, 3), an RGB image in [0, 1)
+IMG2 = _a(np.arange(16).reshape(2, 4, 2) / 16.0)  # two channels
+case("imgrand18_rgb_to_hsv_channels", "lambda x: tf.image.rgb_to_hsv(x)", [IMG2], "rgb_to_hsv")
+case("imgrand18_rgb_to_hsv_int", "lambda x: tf.image.rgb_to_hsv(x)", [_a(IMG * 255, i32)], "rgb_to_hsv")
+case("imgrand18_hsv_to_rgb_channels", "lambda x: tf.image.hsv_to_rgb(x)", [IMG2], "hsv_to_rgb")
+case("imgrand18_adjust_saturation_channels", "lambda x: tf.image.adjust_saturation(x, 0.5)", [IMG2],
+     "adjust_saturation")
+case("imgrand18_adjust_hue_channels", "lambda x: tf.image.adjust_hue(x, 0.1)", [IMG2], "adjust_hue")
+case("imgrand18_rgb_to_yiq_channels", "lambda x: tf.image.rgb_to_yiq(x)", [IMG2], "rgb_to_yiq")
+case("imgrand18_yuv_to_rgb_int", "lambda x: tf.image.yuv_to_rgb(x)", [_a(IMG * 255, i32)], "yuv_to_rgb")
+case("imgrand18_adjust_gamma_negative", "lambda x: tf.image.adjust_gamma(x, -1.0)", [IMG], "adjust_gamma")
+case("imgrand18_random_hue_big_delta", "lambda x: tf.image.random_hue(x, 0.7)", [IMG], "random_hue")
+case("imgrand18_random_brightness_negative", "lambda x: tf.image.random_brightness(x, -0.1)", [IMG],
+     "random_brightness")
+case("imgrand18_random_contrast_range", "lambda x: tf.image.random_contrast(x, 0.5, 0.5)", [IMG], "random_contrast")
+case("imgrand18_random_saturation_negative", "lambda x: tf.image.random_saturation(x, -0.5, 0.5)", [IMG],
+     "random_saturation")
+case("imgrand18_stateless_hue_bad_seed", "lambda x: tf.image.stateless_random_hue(x, 0.2, (1, 2, 3))", [IMG],
+     "stateless")

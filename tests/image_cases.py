@@ -65,4 +65,35 @@ CALLS = {
     "RandomTranslation_const": lambda tf, x: tf.keras.layers.RandomTranslation(
         (-0.5, -0.5), (0.25, 0.25), fill_mode="constant", interpolation="nearest")(x),
     "RandomRotation_inference": lambda tf, x: tf.keras.layers.RandomRotation(0.2)(x, training=False),
+    # colour spaces and adjustments (branch imgrand18); x / 17 is in [0, 1), round() makes channel ties
+    "rgb_to_hsv": lambda tf, x: tf.image.rgb_to_hsv(x / 17.0),
+    "rgb_to_hsv_ties": lambda tf, x: tf.image.rgb_to_hsv(tf.round(x / 4.0) / 5.0),
+    "rgb_to_hsv_f64": lambda tf, x: tf.image.rgb_to_hsv(tf.cast(x, tf.float64) / 17.0),
+    "hsv_to_rgb": lambda tf, x: tf.image.hsv_to_rgb(x / 17.0),
+    "hsv_round_trip": lambda tf, x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x / 17.0)),
+    **{f"adjust_saturation_{i}": (lambda f: lambda tf, x: tf.image.adjust_saturation(x / 17.0, f))(f)
+       for i, f in enumerate((0.0, 0.3, 1.0, 2.5))},
+    "adjust_saturation_ties": lambda tf, x: tf.image.adjust_saturation(tf.round(x / 4.0) / 5.0, 0.6),
+    "adjust_saturation_uint8": lambda tf, x: tf.image.adjust_saturation(tf.cast(x * 15, tf.uint8), 0.5),
+    "adjust_saturation_f64": lambda tf, x: tf.image.adjust_saturation(tf.cast(x, tf.float64) / 17.0, 1.7),
+    **{f"adjust_hue_{i}": (lambda d: lambda tf, x: tf.image.adjust_hue(x / 17.0, d))(d)
+       for i, d in enumerate((0.0, 0.1, -0.35, 0.5, 0.9, -1.0))},
+    "adjust_hue_ties": lambda tf, x: tf.image.adjust_hue(tf.round(x / 4.0) / 5.0, 0.25),
+    "adjust_hue_uint8": lambda tf, x: tf.image.adjust_hue(tf.cast(x * 15, tf.uint8), 0.3),
+    "adjust_hue_3d": lambda tf, x: tf.image.adjust_hue(x[0] / 17.0, -0.2),
+    "adjust_gamma": lambda tf, x: tf.image.adjust_gamma(x / 17.0, 0.4),
+    "adjust_gamma_gain": lambda tf, x: tf.image.adjust_gamma(x, 2.0, gain=0.5),
+    "adjust_gamma_uint8": lambda tf, x: tf.image.adjust_gamma(tf.cast(x * 15, tf.uint8), 0.7, gain=1.2),
+    "rgb_to_yiq": lambda tf, x: tf.image.rgb_to_yiq(x),
+    "yiq_to_rgb": lambda tf, x: tf.image.yiq_to_rgb(x),
+    "rgb_to_yuv": lambda tf, x: tf.image.rgb_to_yuv(x),
+    "yuv_to_rgb": lambda tf, x: tf.image.yuv_to_rgb(x),
+    "yuv_round_trip": lambda tf, x: tf.image.yuv_to_rgb(tf.image.rgb_to_yuv(x[0])),
+    # stateless random colour: TF's Philox draws, so TF's images
+    "stateless_random_brightness": lambda tf, x: tf.image.stateless_random_brightness(x, 0.3, (1, 2)),
+    "stateless_random_contrast": lambda tf, x: tf.image.stateless_random_contrast(x, 0.2, 1.5, (7, 3)),
+    "stateless_random_saturation": lambda tf, x: tf.image.stateless_random_saturation(x / 17.0, 0.2, 3.0, (5, 9)),
+    "stateless_random_hue": lambda tf, x: tf.image.stateless_random_hue(x / 17.0, 0.45, (2, 11)),
+    "stateless_random_hue_seed_tensor": lambda tf, x: tf.image.stateless_random_hue(
+        x / 17.0, 0.3, tf.constant([123, 4], tf.int64)),
 }

@@ -20,7 +20,7 @@ from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
 from . import math_ops as M
 from ..core.aval import fmt_shape
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 
 
 def _state_from_seed(seed):
@@ -253,8 +253,11 @@ def _stateless_gen(name, seed):
         raise TypeError(f"{name}: the seed must be known when the function is traced (Python ints or an eager "
                         "tensor); a seed computed inside tapeflow.function is not supported")
     pair = np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed).reshape(-1)
-    if pair.shape != (2,) or pair.dtype.kind not in "iu":
-        raise ValueError(f"{name}: seed must be a pair of integers, got {seed!r}")
+    # TF 2.21 eagerly: InvalidArgumentError "seed must have shape [2], not [3]"
+    if pair.shape != (2,):
+        raise InvalidArgumentError(f"{name}: seed must be a pair of integers (shape [2]), got {seed!r}")
+    if pair.dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"{name}: seed must be a pair of integers (int32 or int64), got {seed!r}")
     from .philox import stateless_stream
     return Generator(_np=stateless_stream(pair))
 

@@ -1,0 +1,113 @@
+"""Wave 18b tf.image additions beyond tests/image_cases.py's TF-recorded calls: gradients of the
+colour functions against central finite differences, the random colour functions' draws
+(one factor per call, inside the documented range), and bad arguments."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+
+def _pixels(n=6, seed=0, dtype=np.float64):
+    # distinct channels, kept apart by > 0.05 so no finite difference crosses a max/min switch
+    rng = np.random.default_rng(seed)
+    base = rng.permutation(np.linspace(0.1, 0.9, 3))
+    px = np.stack([np.roll(base, i) + rng.uniform(-0.02, 0.02, 3) for i in range(n)])
+    return px.reshape(1, n, 1, 3).transpose(0, 1, 2, 3).reshape(1, 2, n // 2, 3).astype(dtype)
+
+
+def _grad_vs_fd(fn, x, eps, rtol, atol):
+    w = np.random.default_rng(1).standard_normal(np.asarray(fn(tf.constant(x))).shape)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.reduce_sum(fn(xt) * w.astype(x.dtype))
+    g = tape.gradient(y, xt).numpy()
+    fd = np.zeros_like(x, dtype=np.float64)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        fd[i] = (np.sum(np.asarray(fn(tf.constant(xp))) * w) - np.sum(np.asarray(fn(tf.constant(xm))) * w)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("rgb_to_hsv", lambda x: tf.image.rgb_to_hsv(x)),
+    ("hsv_to_rgb", lambda x: tf.image.hsv_to_rgb(x)),
+    ("rgb_to_yiq", lambda x: tf.image.rgb_to_yiq(x)),
+    ("yuv_to_rgb", lambda x: tf.image.yuv_to_rgb(x)),
+])
+def test_colour_gradients_float64(name, fn):
+    _grad_vs_fd(fn, _pixels(), 1e-6, 1e-6, 1e-8)
+
+
+@pytest.mark.parametrize("name,fn", [
+    # float32 inside (TF computes these in float32 whatever the input): looser finite differences
+    ("adjust_saturation", lambda x: tf.image.adjust_saturation(x, 0.6)),
+    ("adjust_hue", lambda x: tf.image.adjust_hue(x, 0.3)),
+    ("adjust_hue_wraps", lambda x: tf.image.adjust_hue(x, -0.8)),
+    ("adjust_gamma", lambda x: tf.image.adjust_gamma(x, 0.7, gain=1.3)),
+])
+def test_colour_gradients_float32(name, fn):
+    _grad_vs_fd(fn, _pixels(dtype=np.float32), 1e-2, 2e-2, 2e-3)
+
+
+def test_rgb_to_hsv_grey_and_black_pixels_have_finite_gradients():
+    # grey: range 0 (hue 0); black: max 0 (saturation 0) -- the where() branches divide by
+    # a safe 1, so no NaN leaks into the gradient
+    x = tf.constant(np.array([[[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0]]]]))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.image.rgb_to_hsv(x))
+    np.testing.assert_array_equal(tf.image.rgb_to_hsv(x).numpy(), [[[[0, 0, 0.5], [0, 0, 0]]]])
+    assert np.isfinite(tape.gradient(y, x).numpy()).all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("name,call,check", [
+    ("brightness", lambda x, s: tf.image.random_brightness(x, 0.25, seed=s),
+     lambda x, y: (y - x).ravel()),
+    ("contrast", lambda x, s: tf.image.random_contrast(x, 0.5, 1.5, seed=s),
+     lambda x, y: ((y - y.mean((0, 1))) / (x - x.mean((0, 1)))).ravel()),
+])
+def test_random_colour_draws_one_factor_in_range(compiled, name, call, check):
+    x = np.random.default_rng(2).uniform(0.1, 0.9, (4, 5, 3)).astype(np.float32)
+    f = tf.function(call) if compiled else call
+    factors = []
+    for s in range(60):
+        d = check(x.astype(np.float64), f(tf.constant(x), s).numpy().astype(np.float64))
+        assert np.ptp(d) < 1e-4, "one factor per call for every pixel"
+        factors.append(d[0])
+    lo, hi = (-0.25, 0.25) if name == "brightness" else (0.5, 1.5)
+    factors = np.array(factors)
+    assert factors.min() >= lo - 1e-5 and factors.max() < hi + 1e-5
+    # a uniform draw: both halves of the range are hit (60 draws: P(miss) = 2^-59)
+    assert (factors < (lo + hi) / 2).any() and (factors > (lo + hi) / 2).any()
+
+
+def test_random_hue_and_saturation_match_their_adjust_forms():
+    x = tf.constant(np.random.default_rng(3).uniform(0, 1, (2, 3, 3)).astype(np.float32))
+    # the stateless forms draw TF's stateless_uniform: the same factor gives the same image
+    d = tf.random.stateless_uniform([], seed=(4, 5), minval=-0.3, maxval=0.3)
+    np.testing.assert_allclose(tf.image.stateless_random_hue(x, 0.3, (4, 5)).numpy(),
+                               tf.image.adjust_hue(x, d).numpy(), rtol=0, atol=0)
+    f = tf.random.stateless_uniform([], seed=(4, 5), minval=0.1, maxval=2.0)
+    np.testing.assert_allclose(tf.image.stateless_random_saturation(x, 0.1, 2.0, (4, 5)).numpy(),
+                               tf.image.adjust_saturation(x, f).numpy(), rtol=0, atol=0)
+    for y in (tf.image.random_hue(x, 0.4, seed=1), tf.image.random_saturation(x, 0.5, 2.0, seed=1)):
+        assert y.shape == x.shape and y.dtype == tf.float32
+
+
+@pytest.mark.parametrize("call,err,needle", [
+    (lambda x: tf.image.random_hue(x, 0.6), ValueError, "<= 0.5"),                  # TF 2.21: ValueError
+    (lambda x: tf.image.stateless_random_hue(x, -0.1, (1, 2)), ValueError, "non-negative"),
+    (lambda x: tf.image.random_contrast(x, 1.0, 0.5), ValueError, "upper must be > lower"),
+    (lambda x: tf.image.stateless_random_saturation(x, -1.0, 0.5, (1, 2)), ValueError, "lower must be non-negative"),
+    (lambda x: tf.image.adjust_gamma(x, -2), ValueError, "non-negative"),
+    (lambda x: tf.image.rgb_to_hsv(x[..., :2]), tf.errors.FailedPreconditionError, "size 3"),
+    (lambda x: tf.image.rgb_to_yuv(tf.cast(x, tf.int32)), TypeError, "int32"),
+])
+def test_colour_bad_arguments(call, err, needle):
+    x = tf.constant(np.zeros((2, 2, 3), np.float32))
+    with pytest.raises(err, match=needle):
+        call(x)
