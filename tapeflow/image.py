@@ -15,7 +15,8 @@ import numpy as np
 
 from .core import dtypes as _dt
 from .core.tensor import Tensor, convert_to_tensor
-from .errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError
+from .errors import (FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError, OutOfRangeError,
+                     UnimplementedError)
 from .ops import array_ops as _A
 from .ops import math_ops as _M
 
@@ -26,7 +27,8 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue", "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb",
            "rgb_to_yuv", "yuv_to_rgb", "random_brightness", "random_contrast", "random_saturation", "random_hue",
            "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
-           "stateless_random_hue"]
+           "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
+           "random_crop", "stateless_random_crop"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -616,3 +618,239 @@ def random_hue(image, max_delta, seed=None):
 def stateless_random_hue(image, max_delta, seed):
     _check_delta("stateless_random_hue", max_delta, hue=True)
     return adjust_hue(image, _draw(-max_delta, max_delta, seed, True))
+
+
+# -- measures and geometry ---------------------------------------------------------------------
+
+def sobel_edges(image):
+    """(batch, h, w, d, 2): [dy, dx] of 3x3 Sobel filters per channel, on a REFLECT-padded image
+    (TF's definition; here six shifted slices per direction instead of a depthwise conv)."""
+    x = images = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if images.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.sobel_edges: the image must be 4-D (batch, height, width, channels), got "
+                         f"shape {images.shape}")
+    h, w = _hw(x)
+    p = _A.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+
+    def tap(i, j):
+        return p[:, i:i + h, j:j + w, :]
+    dy = (tap(2, 0) + 2.0 * tap(2, 1) + tap(2, 2)) - (tap(0, 0) + 2.0 * tap(0, 1) + tap(0, 2))
+    dx = (tap(0, 2) + 2.0 * tap(1, 2) + tap(2, 2)) - (tap(0, 0) + 2.0 * tap(1, 0) + tap(2, 0))
+    return _A.stack([dy, dx], axis=-1)
+
+
+def _gauss(size, sigma):
+    """TF's _fspecial_gauss in float32: a softmax of -(dy^2 + dx^2) / (2 sigma^2)."""
+    c = np.arange(size, dtype=np.float32) - np.float32(size - 1) / np.float32(2.0)
+    g = np.square(c) * (np.float32(-0.5) / np.square(np.float32(sigma)))
+    g = (g.reshape(1, -1) + g.reshape(-1, 1)).reshape(-1)
+    e = np.exp(g - g.max())
+    return (e / e.sum()).astype(np.float32).reshape(size, size)
+
+
+def _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2):
+    shape = tuple(x.shape)
+    if min(shape[-3:-1]) < filter_size:
+        raise InvalidArgumentError(f"tf.image.ssim: the images (shape {x.shape}) must be at least filter_size "
+                                   f"({filter_size}) high and wide; pass a smaller filter_size")
+    from .ops import nn_ops as _N
+    c = shape[-1]
+    kernel = np.tile(_gauss(filter_size, filter_sigma)[:, :, None, None], (1, 1, c, 1))
+
+    def reducer(t):
+        t4 = _A.reshape(t, (-1,) + shape[-3:])
+        r = _N.depthwise_conv2d(t4, kernel, strides=[1, 1, 1, 1], padding="VALID")
+        return _A.reshape(r, shape[:-3] + tuple(r.shape)[1:])
+
+    c1 = (k1 * max_val) ** 2
+    c2 = (k2 * max_val) ** 2
+    mean0, mean1 = reducer(x), reducer(y)
+    num0 = mean0 * mean1 * 2.0
+    den0 = _M.square(mean0) + _M.square(mean1)
+    luminance = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(_M.square(x) + _M.square(y))
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    return luminance, cs
+
+
+def _ssim_inputs(fn, img1, img2, max_val):
+    a = img1 if isinstance(img1, Tensor) else convert_to_tensor(img1)
+    b = img2 if isinstance(img2, Tensor) else convert_to_tensor(img2)
+    if a.shape.rank < 3 or tuple(a.shape) != tuple(b.shape):
+        raise ValueError(f"tf.image.{fn}: img1 and img2 must have the same shape, at least 3-D ([..., height, "
+                         f"width, channels]), got {a.shape} and {b.shape}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"tf.image.{fn}: img1 and img2 must have the same dtype, got {a.dtype.name} and "
+                        f"{b.dtype.name}")
+    # TF: max_val in the images' dtype, rescaled like the images to float32 ([0, 1] for integers)
+    mv = convert_image_dtype(_M.cast(max_val, a.dtype), np.float32)
+    return convert_image_dtype(a, np.float32), convert_image_dtype(b, np.float32), mv
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
+    """Structural similarity per image (mean over channels of the mean over the VALID-filtered map),
+    TF's Gaussian window (filter_size x filter_sigma), k1, k2; differentiable in both images."""
+    a, b, mv = _ssim_inputs("ssim", img1, img2, max_val)
+    lum, cs = _ssim_per_channel(a, b, mv, int(filter_size), float(filter_sigma), k1, k2)
+    val = lum * cs
+    if not return_index_map:
+        val = _M.reduce_mean(val, axis=[-3, -2])
+    return _M.reduce_mean(val, axis=[-1])
+
+
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
+    """Resizes keeping the aspect ratio, then zero-pads to (target_height, target_width), with
+    TF's float32 arithmetic for the resized size and the offsets."""
+    x = _rank34("resize_with_pad", image)
+    th, tw = int(target_height), int(target_width)
+    if th <= 0 or tw <= 0:
+        raise ValueError(f"tf.image.resize_with_pad: target_height and target_width must be > 0, got {th}, {tw}")
+    H, W = _hw(x)
+    f32 = np.float32
+    ratio = max(f32(W) / f32(tw), f32(H) / f32(th))
+    rh, rw = f32(H) / ratio, f32(W) / ratio
+    ph, pw = max(0, int(np.floor((f32(th) - rh) / f32(2)))), max(0, int(np.floor((f32(tw) - rw) / f32(2))))
+    resized = resize(x, (int(np.floor(rh)), int(np.floor(rw))), method=method, antialias=antialias)
+    return pad_to_bounding_box(resized, ph, pw, th, tw)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """(batch, out_rows, out_cols, kh * kw * depth): each patch flattened in (row, col, channel)
+    order, as TF's ExtractImagePatches; one strided slice per kernel tap, so differentiable."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise ValueError(f"tf.image.extract_patches: images must be 4-D (batch, rows, cols, depth), got shape "
+                         f"{x.shape}")
+    quad = []
+    for arg, v in (("sizes", sizes), ("strides", strides), ("rates", rates)):
+        v = [int(e) for e in v]
+        if len(v) == 4 and min(v) >= 1 and (v[0] != 1 or v[3] != 1):
+            # TF 2.21: UnimplementedError "Only support ksizes across space"
+            raise UnimplementedError(f"tf.image.extract_patches: {arg} must be [1, rows, cols, 1]: patches over "
+                                     f"the batch or depth axes are not supported, got {v}")
+        if len(v) != 4 or min(v) < 1:
+            raise InvalidArgumentError(f"tf.image.extract_patches: {arg} must be [1, rows, cols, 1] with "
+                                       f"positive entries (patches are taken over rows and cols only), got {v}")
+        quad.append(v[1:3])
+    (kh, kw), (sh, sw), (rh, rw) = quad
+    padding = str(padding).upper()
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"tf.image.extract_patches: padding must be 'VALID' or 'SAME', got {padding!r}")
+    H, W = _hw(x)
+    eh, ew = (kh - 1) * rh + 1, (kw - 1) * rw + 1          # the dilated patch's extent
+    if padding == "VALID":
+        oh, ow = max(0, -(-(H - eh + 1) // sh)), max(0, -(-(W - ew + 1) // sw))
+        top = left = 0
+    else:
+        oh, ow = -(-H // sh), -(-W // sw)
+        ph, pw = max((oh - 1) * sh + eh - H, 0), max((ow - 1) * sw + ew - W, 0)
+        top, left = ph // 2, pw // 2
+        x = _A.pad(x, [[0, 0], [top, ph - top], [left, pw - left], [0, 0]])
+    b, c = tuple(x.shape)[0], tuple(x.shape)[3]
+    if oh == 0 or ow == 0:
+        return _A.zeros((b, oh, ow, kh * kw * c), x.dtype)
+    taps = [x[:, i * rh:i * rh + (oh - 1) * sh + 1:sh, j * rw:j * rw + (ow - 1) * sw + 1:sw, :]
+            for i in range(kh) for j in range(kw)]
+    return _A.concat(taps, axis=-1)
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0,
+                    name=None):
+    """TF's CropAndResize: box i = [y1, x1, y2, x2] (normalized) of image box_indices[i] sampled on a
+    crop_size grid (bilinear or nearest), points outside the image = extrapolation_value; float32
+    out. Composed of gathers: differentiable in the image and the boxes."""
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if x.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.crop_and_resize: image must be 4-D (batch, height, width, depth), "
+                                   f"got shape {x.shape}")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"tf.image.crop_and_resize: method must be 'bilinear' or 'nearest', got {method!r}")
+    bx = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    bi = box_indices if isinstance(box_indices, Tensor) else convert_to_tensor(box_indices)
+    if bx.shape.rank != 2 or tuple(bx.shape)[1] != 4 or bi.shape.rank != 1 or \
+            tuple(bi.shape)[0] != tuple(bx.shape)[0]:
+        raise InvalidArgumentError(f"tf.image.crop_and_resize: boxes must be (num_boxes, 4) and box_indices "
+                                   f"(num_boxes,), got {bx.shape} and {bi.shape}")
+    ch, cw = _size("crop_and_resize", crop_size)
+    B, H, W, C = tuple(x.shape)
+    from .ir.tracer import Tracer
+    if not isinstance(bi, Tracer):   # (traced ids: the gather below checks them when it runs)
+        ids = np.asarray(bi.numpy())
+        if ids.size and (ids.min() < 0 or ids.max() >= B):
+            raise OutOfRangeError(f"tf.image.crop_and_resize: box_indices has values outside [0, {B}): "
+                                       f"{ids.tolist()}")
+    xf = _M.cast(x, np.float32)
+
+    def coords(lo, hi, n_out, n_in):
+        # (num_boxes, n_out) sample positions in pixels, TF's formula
+        if n_out > 1:
+            step = np.arange(n_out, dtype=np.float32).reshape(1, -1)
+            scale = (hi - lo) * float(n_in - 1) / float(n_out - 1)
+            return lo * float(n_in - 1) + step * scale
+        return _A.tile(0.5 * (lo + hi) * float(n_in - 1), [1, n_out])
+
+    ys = coords(bx[:, 0:1], bx[:, 2:3], ch, H)             # (n, ch)
+    xs = coords(bx[:, 1:2], bx[:, 3:4], cw, W)             # (n, cw)
+    inside = (_A.reshape((ys >= 0.0) & (ys <= float(H - 1)), (-1, ch, 1, 1)) &
+              _A.reshape((xs >= 0.0) & (xs <= float(W - 1)), (-1, 1, cw, 1)))
+    flat = _A.reshape(xf, (-1, C))
+    base = _A.reshape(_M.cast(bi, np.int32) * (H * W), (-1, 1, 1))
+
+    def read(yi, xi):
+        # pixels at integer rows yi (n, ch) and cols xi (n, cw), clamped (outside is masked later)
+        yi = _M.cast(_M.clip_by_value(yi, 0.0, float(H - 1)), np.int32)
+        xi = _M.cast(_M.clip_by_value(xi, 0.0, float(W - 1)), np.int32)
+        idx = base + _A.reshape(yi, (-1, ch, 1)) * W + _A.reshape(xi, (-1, 1, cw))
+        return _A.gather(flat, idx)                        # (n, ch, cw, C)
+
+    if method == "nearest":
+        def away(v):   # roundf: halves away from zero
+            return _M.sign(v) * _M.floor(_M.abs(v) + 0.5)
+        out = read(away(ys), away(xs))
+    else:
+        y0, x0 = _M.floor(ys), _M.floor(xs)
+        y1, x1 = _M.ceil(ys), _M.ceil(xs)
+        ly = _A.reshape(ys - y0, (-1, ch, 1, 1))
+        lx = _A.reshape(xs - x0, (-1, 1, cw, 1))
+        tl, tr, bl, br = read(y0, x0), read(y0, x1), read(y1, x0), read(y1, x1)
+        top = tl + (tr - tl) * lx
+        bottom = bl + (br - bl) * lx
+        out = top + (bottom - top) * ly
+    return _M.where(inside, out, _M.cast(extrapolation_value, np.float32))
+
+
+def _crop_at(x, offset, size):
+    # offsets may be tensors (random): one gather of a contiguous index range per axis
+    for ax, n in enumerate(size):
+        if n != tuple(x.shape)[ax]:
+            x = _A.gather(x, offset[ax] + np.arange(n, dtype=np.int32), axis=ax)
+    return x
+
+
+def _crop_args(fn, value, size):
+    x = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    sz = [int(s) for s in (size.numpy() if isinstance(size, Tensor) else np.asarray(size)).reshape(-1)]
+    shape = tuple(x.shape)
+    if len(sz) != len(shape) or any(s > n or s < 0 for s, n in zip(sz, shape)):
+        raise InvalidArgumentError(f"tf.image.{fn}: Need value.shape >= size (and one size per axis), got "
+                                   f"value shape {list(shape)}, size {sz}")
+    limit = np.array([n - s + 1 for s, n in zip(sz, shape)], np.int32)
+    return x, sz, limit
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` slice of ``value`` at a uniform random offset (tapeflow's stream: not TF's bits)."""
+    from .ops import random_ops as _R
+    x, sz, limit = _crop_args("random_crop", value, size)
+    offset = _M.floormod(_R.uniform((len(sz),), maxval=np.iinfo(np.int32).max, dtype=np.int32, seed=seed), limit)
+    return _crop_at(x, offset, sz)
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """As TF: offset = stateless_uniform(int32, [0, int32 max)) % (shape - size + 1), the same
+    Philox draws as TF's, so TF's crop."""
+    from .ops import random_ops as _R
+    x, sz, limit = _crop_args("stateless_random_crop", value, size)
+    draw = _R.stateless_uniform((len(sz),), seed=seed, maxval=np.iinfo(np.int32).max, dtype=np.int32)
+    return _crop_at(x, _M.floormod(draw, limit), sz)

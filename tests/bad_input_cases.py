@@ -749,3 +749,16 @@ case("imgrand18_random_saturation_negative", "lambda x: tf.image.random_saturati
      "random_saturation")
 case("imgrand18_stateless_hue_bad_seed", "lambda x: tf.image.stateless_random_hue(x, 0.2, (1, 2, 3))", [IMG],
      "stateless")
+IMGB = _a(np.arange(2 * 6 * 5 * 3).reshape(2, 6, 5, 3) % 7 / 7.0)   # float32 (2, 6, 5, 3) batch
+case("imgrand18_ssim_shapes", "lambda a, b: tf.image.ssim(a, b, 1.0, filter_size=3)", [IMGB, IMGB[:, :5]], "ssim")
+case("imgrand18_ssim_too_small", "lambda a: tf.image.ssim(a, a, 1.0)", [IMGB], "ssim")
+case("imgrand18_crop_and_resize_box_index", "lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0, 1.0]], [2], [2, 2])",
+     [IMGB], "crop_and_resize")
+case("imgrand18_crop_and_resize_boxes_shape", "lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0]], [0], [2, 2])",
+     [IMGB], "crop_and_resize")
+case("imgrand18_extract_patches_sizes", "lambda x: tf.image.extract_patches(x, [2, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "
+     "'VALID')", [IMGB], "extract_patches")
+case("imgrand18_stateless_random_crop_big", "lambda x: tf.image.stateless_random_crop(x, [2, 7, 5, 3], (1, 2))", [IMGB],
+     "random_crop")
+case("imgrand18_resize_with_pad_zero", "lambda x: tf.image.resize_with_pad(x, 0, 4)", [IMGB], "resize_with_pad")
+case("imgrand18_sobel_3d", "lambda x: tf.image.sobel_edges(x)", [IMGB[0]], "sobel_edges")

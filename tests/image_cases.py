@@ -96,4 +96,36 @@ CALLS = {
     "stateless_random_hue": lambda tf, x: tf.image.stateless_random_hue(x / 17.0, 0.45, (2, 11)),
     "stateless_random_hue_seed_tensor": lambda tf, x: tf.image.stateless_random_hue(
         x / 17.0, 0.3, tf.constant([123, 4], tf.int64)),
+    # measures and geometry (branch imgrand18)
+    "sobel_edges": lambda tf, x: tf.image.sobel_edges(x),
+    "ssim_3": lambda tf, x: tf.image.ssim(x, x * 0.8 + tf.sin(x), 17.0, filter_size=3, filter_sigma=0.8),
+    "ssim_5_k": lambda tf, x: tf.image.ssim(x[0], x[1], 17.0, filter_size=4, filter_sigma=2.0, k1=0.05, k2=0.1),
+    "ssim_default": lambda tf, x: tf.image.ssim(tf.image.resize(x, (12, 13)), tf.image.resize(x[::-1], (12, 13)),
+                                                20.0),
+    "ssim_map": lambda tf, x: tf.image.ssim(x, x[::-1], 17.0, filter_size=3, return_index_map=True),
+    "ssim_uint8": lambda tf, x: tf.image.ssim(tf.cast(x * 15, tf.uint8), tf.cast(x[::-1] * 15, tf.uint8), 255,
+                                              filter_size=3),
+    "ssim_same": lambda tf, x: tf.image.ssim(x, x, 17.0, filter_size=4),
+    "resize_with_pad_wide": lambda tf, x: tf.image.resize_with_pad(x, 6, 9),
+    "resize_with_pad_tall": lambda tf, x: tf.image.resize_with_pad(x[0], 11, 3),
+    "resize_with_pad_nearest": lambda tf, x: tf.image.resize_with_pad(x, 7, 7, method="nearest"),
+    "extract_patches_valid": lambda tf, x: tf.image.extract_patches(x, [1, 2, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                                                    "VALID"),
+    "extract_patches_same": lambda tf, x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1],
+                                                                   "SAME"),
+    "extract_patches_rates": lambda tf, x: tf.image.extract_patches(x, [1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 3, 1],
+                                                                    "SAME"),
+    "extract_patches_rates_valid": lambda tf, x: tf.image.extract_patches(x, [1, 2, 2, 1], [1, 2, 1, 1],
+                                                                          [1, 2, 1, 1], "VALID"),
+    "extract_patches_empty": lambda tf, x: tf.image.extract_patches(x, [1, 6, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                                                    "VALID"),
+    **{f"crop_and_resize_{m}_{h}x{w}": (lambda m, h, w: lambda tf, x: tf.image.crop_and_resize(
+        x, tf.constant([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.3, 0.5, 0.6, 1.4], [0.9, 0.7, 0.2, 0.1],
+                        [0.5, 0.5, 0.5, 0.5]]), tf.constant([0, 1, 1, 0, 1]), (h, w), method=m,
+        extrapolation_value=-1.5))(m, h, w)
+       for m in ("bilinear", "nearest") for h, w in ((3, 4), (1, 5), (6, 1))},
+    "crop_and_resize_int": lambda tf, x: tf.image.crop_and_resize(
+        tf.cast(x * 3, tf.int32), [[0.2, 0.1, 0.7, 0.95]], [1], [4, 3]),
+    "stateless_random_crop": lambda tf, x: tf.image.stateless_random_crop(x, (2, 3, 2, 3), (3, 8)),
+    "stateless_random_crop_3d": lambda tf, x: tf.image.stateless_random_crop(x[1], [2, 2, 1], (17, 1)),
 }

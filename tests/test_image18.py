@@ -111,3 +111,51 @@ def test_colour_bad_arguments(call, err, needle):
     x = tf.constant(np.zeros((2, 2, 3), np.float32))
     with pytest.raises(err, match=needle):
         call(x)
+
+
+def _img(shape, seed):
+    return np.random.default_rng(seed).uniform(0.0, 1.0, shape)
+
+
+@pytest.mark.parametrize("name,fn,x", [
+    ("ssim_first", lambda a: tf.image.ssim(a, tf.constant(_img((2, 6, 5, 2), 5).astype(np.float32)), 1.0, filter_size=3), None),
+    ("ssim_map", lambda a: tf.image.ssim(tf.sin(a), a, 1.0, filter_size=4, filter_sigma=0.9,
+                                         return_index_map=True), None),
+    ("sobel_edges", lambda a: tf.image.sobel_edges(a), None),
+    ("extract_patches", lambda a: tf.image.extract_patches(a, [1, 2, 3, 1], [1, 2, 1, 1], [1, 2, 1, 1], "SAME"),
+     None),
+])
+def test_measure_gradients(name, fn, x):
+    # ssim runs in float32 (TF converts the images): float32 finite differences
+    x = _img((2, 6, 5, 2), 4).astype(np.float32)
+    _grad_vs_fd(fn, x, 1e-2, 2e-2, 2e-3)
+
+
+def test_crop_and_resize_gradients_in_image_and_boxes():
+    x = _img((2, 5, 6, 1), 6).astype(np.float32)
+    boxes = np.array([[0.13, 0.21, 0.77, 0.86], [0.31, 0.05, 0.62, 0.58]], np.float32)
+    _grad_vs_fd(lambda a: tf.image.crop_and_resize(a, boxes, [1, 0], (3, 4)), x, 1e-2, 2e-2, 2e-3)
+    # in the boxes too (TF's CropAndResizeGradBoxes); kept off integer pixel positions
+    _grad_vs_fd(lambda b: tf.image.crop_and_resize(tf.constant(x), b, [1, 0], (3, 4)), boxes, 1e-3, 3e-2, 3e-3)
+
+
+def test_ssim_identical_images_is_one_and_traced_matches_eager():
+    a = tf.constant(_img((2, 12, 11, 3), 7).astype(np.float32))
+    np.testing.assert_allclose(tf.image.ssim(a, a, 1.0).numpy(), [1.0, 1.0], rtol=1e-6)
+    b = tf.constant(_img((2, 12, 11, 3), 8).astype(np.float32))
+    f = tf.function(lambda p, q: tf.image.ssim(p, q, 1.0))
+    np.testing.assert_allclose(f(a, b).numpy(), tf.image.ssim(a, b, 1.0).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_random_crop_is_a_uniform_window(compiled):
+    x = tf.constant(np.arange(6 * 7, dtype=np.float32).reshape(6, 7, 1))
+    f = tf.function(lambda v, s: tf.image.random_crop(v, [3, 2, 1], seed=s)) if compiled else \
+        (lambda v, s: tf.image.random_crop(v, [3, 2, 1], seed=s))
+    corners = set()
+    for s in range(200):
+        y = f(x, s).numpy()[..., 0]
+        r, c = divmod(int(y[0, 0]), 7)
+        np.testing.assert_array_equal(y, x.numpy()[r:r + 3, c:c + 2, 0])
+        corners.add((r, c))
+    assert corners == {(r, c) for r in range(4) for c in range(6)}   # every offset is reachable
