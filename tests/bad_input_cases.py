@@ -762,3 +762,9 @@ case("imgrand18_stateless_random_crop_big", "lambda x: tf.image.stateless_random
      "random_crop")
 case("imgrand18_resize_with_pad_zero", "lambda x: tf.image.resize_with_pad(x, 0, 4)", [IMGB], "resize_with_pad")
 case("imgrand18_sobel_3d", "lambda x: tf.image.sobel_edges(x)", [IMGB[0]], "sobel_edges")
+case("imgrand18_split_bad_seed", "lambda: tf.random.split((1, 2, 3))", [], "seed")
+case("imgrand18_fold_in_bad_seed", "lambda: tf.random.fold_in((1,), 3)", [], "seed")
+case("imgrand18_stateless_poisson_bad_seed", "lambda x: tf.random.stateless_poisson([3], (1, 2, 3), x)", [V3],
+     "stateless_poisson")
+case("imgrand18_stateless_uniform_one_none", "lambda: tf.random.stateless_uniform([2], (1, 2), minval=None, "
+     "maxval=3, dtype=tf.int32)", [], "stateless_uniform")
