@@ -28,7 +28,7 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "rgb_to_yuv", "yuv_to_rgb", "random_brightness", "random_contrast", "random_saturation", "random_hue",
            "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
            "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
-           "random_crop", "stateless_random_crop"]
+           "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -854,3 +854,75 @@ def stateless_random_crop(value, size, seed, name=None):
     x, sz, limit = _crop_args("stateless_random_crop", value, size)
     draw = _R.stateless_uniform((len(sz),), seed=seed, maxval=np.iinfo(np.int32).max, dtype=np.int32)
     return _crop_at(x, _M.floormod(draw, limit), sz)
+
+
+# -- non-maximum suppression -------------------------------------------------------------------
+
+def _nms_keep(fn, boxes, scores, iou_threshold, score_threshold):
+    """(order, keep): boxes in descending score order (ties: lower index first, as TF's queue)
+    and TF's greedy decision for each, unrolled over the (static) number of boxes: box i is kept
+    when its score > score_threshold and no kept higher-scoring box overlaps it with IoU >
+    iou_threshold. O(n) equations of O(n) work each, so meant for the few hundred boxes NMS sees."""
+    b = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    s = _M.cast(scores if isinstance(scores, Tensor) else convert_to_tensor(scores), np.float32)
+    if b.shape.rank != 2 or tuple(b.shape)[1] != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: boxes must be 2-D (num_boxes, 4), got shape {b.shape}")
+    if s.shape.rank != 1 or tuple(s.shape)[0] != tuple(b.shape)[0]:
+        raise InvalidArgumentError(f"tf.image.{fn}: scores must be 1-D with one score per box "
+                                   f"({tuple(b.shape)[0]}), got shape {s.shape}")
+    if isinstance(iou_threshold, (int, float)) and not 0.0 <= iou_threshold <= 1.0:
+        raise InvalidArgumentError(f"tf.image.{fn}: iou_threshold must be in [0, 1], got {iou_threshold}")
+    n = tuple(b.shape)[0]
+    order = _A.argsort(s, direction="DESCENDING", stable=True)
+    b = _A.gather(b, order)
+    ss = _A.gather(s, order)
+    y1, x1, y2, x2 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    ymin, ymax, xmin, xmax = _M.minimum(y1, y2), _M.maximum(y1, y2), _M.minimum(x1, x2), _M.maximum(x1, x2)
+    area = (ymax - ymin) * (xmax - xmin)
+
+    def col(v):
+        return _A.reshape(v, (-1, 1))
+    ih = _M.maximum(_M.minimum(col(ymax), ymax) - _M.maximum(col(ymin), ymin), 0.0)
+    iw = _M.maximum(_M.minimum(col(xmax), xmax) - _M.maximum(col(xmin), xmin), 0.0)
+    inter = ih * iw
+    union = col(area) + area - inter
+    positive = (col(area) > 0.0) & (area > 0.0)
+    iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
+    over = iou > _M.cast(iou_threshold, np.float32)                  # (n, n): j suppresses i
+    valid = ss > _M.cast(score_threshold, np.float32)
+    keep = []
+    for i in range(n):
+        k = valid[i]
+        if keep:
+            earlier = _A.stack(keep)
+            k = k & _M.logical_not(_M.reduce_any(earlier & over[:i, i]))
+        keep.append(k)
+    return order, ss, (_A.stack(keep) if keep else _M.cast(_A.zeros((0,)), np.bool_))
+
+
+def _max_out(fn, max_output_size):
+    m = int(max_output_size.numpy() if isinstance(max_output_size, Tensor) else max_output_size)
+    if m < 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: max_output_size must be >= 0, got {m}")
+    return m
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """Indices (int32) of at most max_output_size boxes kept by greedy NMS, in descending score
+    order (TF's NonMaxSuppressionV3). The count depends on the values: traced, its dimension is
+    unknown (as boolean_mask)."""
+    m = _max_out("non_max_suppression", max_output_size)
+    order, _, keep = _nms_keep("non_max_suppression", boxes, scores, iou_threshold, score_threshold)
+    return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32)
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """(indices, scores) as non_max_suppression; soft-NMS (soft_nms_sigma > 0) is not implemented."""
+    if float(soft_nms_sigma) != 0.0:
+        raise NotImplementedError("tf.image.non_max_suppression_with_scores: soft_nms_sigma > 0 (soft-NMS) is not "
+                                  "implemented in tapeflow; use soft_nms_sigma=0.0")
+    m = _max_out("non_max_suppression_with_scores", max_output_size)
+    order, ss, keep = _nms_keep("non_max_suppression_with_scores", boxes, scores, iou_threshold, score_threshold)
+    return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32), _A.boolean_mask(ss, keep)[:m]

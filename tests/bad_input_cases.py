@@ -768,3 +768,9 @@ case("imgrand18_stateless_poisson_bad_seed", "lambda x: tf.random.stateless_pois
      "stateless_poisson")
 case("imgrand18_stateless_uniform_one_none", "lambda: tf.random.stateless_uniform([2], (1, 2), minval=None, "
      "maxval=3, dtype=tf.int32)", [], "stateless_uniform")
+case("imgrand18_nms_boxes_shape", "lambda b, s: tf.image.non_max_suppression(b, s, 3)", [M23, _a([0.5, 0.7])],
+     "non_max_suppression")
+case("imgrand18_nms_scores_shape", "lambda b, s: tf.image.non_max_suppression(b, s, 3)",
+     [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), V3], "non_max_suppression")
+case("imgrand18_nms_iou_threshold", "lambda b, s: tf.image.non_max_suppression(b, s, 3, iou_threshold=1.5)",
+     [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), _a([0.5, 0.7])], "iou_threshold")

@@ -3,6 +3,19 @@ tests/test_image_ops.py (tapeflow): name -> fn(tf, x) on a (2, 5, 4, 3) float32 
 import numpy as np
 
 
+def nms_boxes():
+    """30 boxes (some flipped, two of zero area) and scores with ties, for non_max_suppression."""
+    rng = np.random.default_rng(18)
+    c = rng.uniform(0, 1, (30, 2))
+    hw = rng.uniform(0.05, 0.4, (30, 2))
+    b = np.concatenate([c - hw / 2, c + hw / 2], axis=1)
+    b[::7] = b[::7][:, [2, 3, 0, 1]]          # flipped corners
+    b[5, 2] = b[5, 0]                         # zero height
+    b[11, 3] = b[11, 1]                       # zero width
+    s = np.round(rng.uniform(0, 1, 30), 1)    # ties
+    return b.astype(np.float32), s.astype(np.float32)
+
+
 def image():
     return (np.arange(2 * 5 * 4 * 3, dtype=np.float32).reshape(2, 5, 4, 3) ** 1.3 % 17).astype(np.float32)
 
@@ -128,4 +141,11 @@ CALLS = {
         tf.cast(x * 3, tf.int32), [[0.2, 0.1, 0.7, 0.95]], [1], [4, 3]),
     "stateless_random_crop": lambda tf, x: tf.image.stateless_random_crop(x, (2, 3, 2, 3), (3, 8)),
     "stateless_random_crop_3d": lambda tf, x: tf.image.stateless_random_crop(x[1], [2, 2, 1], (17, 1)),
+    # non-maximum suppression (branch imgrand18): x is ignored, the boxes are nms_boxes()
+    **{f"nms_{m}_{t}_{st}": (lambda m, t, st: lambda tf, x: tf.image.non_max_suppression(
+        tf.constant(nms_boxes()[0]), tf.constant(nms_boxes()[1]), m, t, st))(m, t, st)
+       for m, t, st in ((30, 0.5, float("-inf")), (5, 0.5, float("-inf")), (30, 0.0, float("-inf")),
+                        (30, 0.3, 0.45), (30, 1.0, 0.2), (0, 0.5, float("-inf")), (30, 0.5, 2.0))},
+    "nms_with_scores": lambda tf, x: tf.image.non_max_suppression_with_scores(
+        tf.constant(nms_boxes()[0]), tf.constant(nms_boxes()[1]), 10, 0.4, 0.1),
 }

@@ -159,3 +159,40 @@ def test_random_crop_is_a_uniform_window(compiled):
         np.testing.assert_array_equal(y, x.numpy()[r:r + 3, c:c + 2, 0])
         corners.add((r, c))
     assert corners == {(r, c) for r in range(4) for c in range(6)}   # every offset is reachable
+
+
+def _nms_reference(b, s, m, thr, sthr):
+    # TF's greedy loop, written out (non_max_suppression_op.cc): highest score first (ties: lower index)
+    ymin, ymax = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    xmin, xmax = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    area = (ymax - ymin) * (xmax - xmin)
+    out = []
+    for i in sorted(range(len(s)), key=lambda i: (-s[i], i)):
+        if len(out) == m or s[i] <= sthr:
+            break
+        ok = True
+        for j in out:
+            if area[i] <= 0 or area[j] <= 0:
+                continue
+            inter = max(min(ymax[i], ymax[j]) - max(ymin[i], ymin[j]), 0) * \
+                max(min(xmax[i], xmax[j]) - max(xmin[i], xmin[j]), 0)
+            if inter / (area[i] + area[j] - inter) > thr:
+                ok = False
+                break
+        if ok:
+            out.append(i)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("compiled", [False, True])
+def test_non_max_suppression_matches_the_greedy_reference(seed, compiled):
+    rng = np.random.default_rng(seed)
+    c = rng.uniform(0, 1, (40, 2))
+    b = np.concatenate([c - 0.1, c + rng.uniform(0.0, 0.3, (40, 2))], axis=1).astype(np.float32)
+    s = np.round(rng.uniform(0, 1, 40), 1).astype(np.float32)
+    for m, thr, sthr in ((40, 0.5, -np.inf), (7, 0.2, 0.3), (40, 0.0, -np.inf)):
+        fn = lambda bb, ss: tf.image.non_max_suppression(bb, ss, m, thr, sthr)  # noqa: E731
+        got = (tf.function(fn) if compiled else fn)(tf.constant(b), tf.constant(s))
+        assert got.dtype == tf.int32
+        assert got.numpy().tolist() == _nms_reference(b, s, m, thr, sthr)
