@@ -28,7 +28,8 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "rgb_to_yuv", "yuv_to_rgb", "random_brightness", "random_contrast", "random_saturation", "random_hue",
            "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
            "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
-           "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores"]
+           "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores",
+           "ssim_multiscale"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -926,3 +927,36 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
     m = _max_out("non_max_suppression_with_scores", max_output_size)
     order, ss, keep = _nms_keep("non_max_suppression_with_scores", boxes, scores, iou_threshold, score_threshold)
     return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32), _A.boolean_mask(ss, keep)[:m]
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)   # Wang et al. (2003), TF's defaults
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5,
+                    k1=0.01, k2=0.03):
+    """Multi-scale SSIM as TF: at each of len(power_factors) scales (2x2 average-pooled, odd sizes
+    first SYMMETRIC-padded at the bottom/right) the mean contrast-structure term, the last scale's
+    full SSIM, relu'd, raised to the power factors and multiplied; mean over channels."""
+    from .ops import nn_ops as _N
+    a, b, mv = _ssim_inputs("ssim_multiscale", img1, img2, max_val)
+    head = tuple(a.shape)[:-3]
+    mcs, val = [], None
+    for k in range(len(power_factors)):
+        if k > 0:
+            h, w, c = tuple(a.shape)[-3:]
+            pad = [[0, 0], [0, h % 2], [0, w % 2], [0, 0]]
+            pooled = []
+            for t in (a, b):
+                t = _A.reshape(t, (-1, h, w, c))
+                if h % 2 or w % 2:
+                    t = _A.pad(t, pad, mode="SYMMETRIC")
+                t = _N.avg_pool2d(t, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+                pooled.append(_A.reshape(t, head + tuple(t.shape)[1:]))
+            a, b = pooled
+        lum, cs = _ssim_per_channel(a, b, mv, int(filter_size), float(filter_sigma), k1, k2)
+        val = _M.reduce_mean(lum * cs, axis=[-3, -2])
+        mcs.append(_M.maximum(_M.reduce_mean(cs, axis=[-3, -2]), 0.0))
+    mcs.pop()
+    stacked = _A.stack(mcs + [_M.maximum(val, 0.0)], axis=-1)
+    pf = np.asarray(power_factors, np.float32)
+    return _M.reduce_mean(_M.reduce_prod(_M.pow(stacked, pf), axis=[-1]), axis=[-1])

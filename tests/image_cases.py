@@ -148,4 +148,10 @@ CALLS = {
                         (30, 0.3, 0.45), (30, 1.0, 0.2), (0, 0.5, float("-inf")), (30, 0.5, 2.0))},
     "nms_with_scores": lambda tf, x: tf.image.non_max_suppression_with_scores(
         tf.constant(nms_boxes()[0]), tf.constant(nms_boxes()[1]), 10, 0.4, 0.1),
+    "ssim_multiscale_3": lambda tf, x: tf.image.ssim_multiscale(
+        tf.image.resize(x, (13, 11)), tf.image.resize(x[::-1], (13, 11)) * 0.7 + 2.0, 20.0, (0.3, 0.3, 0.4),
+        filter_size=3),
+    "ssim_multiscale_5": lambda tf, x: tf.image.ssim_multiscale(
+        tf.image.resize(x, (16, 18)), tf.image.resize(x, (16, 18)) * 0.9 + tf.image.resize(x[::-1], (16, 18)) * 0.2,
+        17.0, filter_size=1, filter_sigma=0.5),
 }

@@ -121,13 +121,15 @@ def _img(shape, seed):
     ("ssim_first", lambda a: tf.image.ssim(a, tf.constant(_img((2, 6, 5, 2), 5).astype(np.float32)), 1.0, filter_size=3), None),
     ("ssim_map", lambda a: tf.image.ssim(tf.sin(a), a, 1.0, filter_size=4, filter_sigma=0.9,
                                          return_index_map=True), None),
+    ("ssim_multiscale", lambda a: tf.image.ssim_multiscale(a, tf.constant(_img((2, 7, 7, 2), 9).astype(np.float32)),
+                                                           1.0, (0.6, 0.4), filter_size=3), "7x7"),
     ("sobel_edges", lambda a: tf.image.sobel_edges(a), None),
     ("extract_patches", lambda a: tf.image.extract_patches(a, [1, 2, 3, 1], [1, 2, 1, 1], [1, 2, 1, 1], "SAME"),
      None),
 ])
 def test_measure_gradients(name, fn, x):
     # ssim runs in float32 (TF converts the images): float32 finite differences
-    x = _img((2, 6, 5, 2), 4).astype(np.float32)
+    x = _img((2, 7, 7, 2) if x == "7x7" else (2, 6, 5, 2), 4).astype(np.float32)
     _grad_vs_fd(fn, x, 1e-2, 2e-2, 2e-3)
 
 
