@@ -29,7 +29,7 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
            "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
            "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores",
-           "ssim_multiscale"]
+           "ssim_multiscale", "draw_bounding_boxes"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -960,3 +960,47 @@ def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_s
     stacked = _A.stack(mcs + [_M.maximum(val, 0.0)], axis=-1)
     pf = np.asarray(power_factors, np.float32)
     return _M.reduce_mean(_M.reduce_prod(_M.pow(stacked, pf), axis=[-1]), axis=[-1])
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """TF's DrawBoundingBoxesV2: 1-pixel outlines of boxes[b] ([y1, x1, y2, x2], normalized) on
+    image b, box i in colors[i % num_colors] (its first `depth` entries), later boxes on top. Box
+    edges are ``int(coord * (size - 1))`` (truncated as the kernel's static_cast); boxes with
+    y1 > y2 or x1 > x2, or wholly outside, are skipped; edges outside the image are not drawn.
+    Composed of where()s per box, so it traces; the count of boxes is static."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: images must be 4-D (batch, height, width, "
+                                   f"depth), got shape {x.shape}")
+    if not x.dtype.is_floating:
+        raise InvalidArgumentTypeError(f"tf.image.draw_bounding_boxes: images must be float32 or float16, got "
+                                       f"{x.dtype.name}")
+    B, H, W, D = tuple(x.shape)
+    if D not in (1, 3, 4):
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: channel depth must be 1 (grey), 3 (RGB) or 4 "
+                                   f"(RGBA), got {D}")
+    bx = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    if bx.shape.rank != 3 or tuple(bx.shape)[0] != B or tuple(bx.shape)[2] != 4:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: boxes must be (batch={B}, num_boxes, 4), got "
+                                   f"shape {bx.shape}")
+    col = np.asarray(colors.numpy() if isinstance(colors, Tensor) else colors, np.float32)
+    if col.ndim != 2 or col.shape[0] == 0 or col.shape[1] < D:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: colors must be 2-D (num_colors, >= depth {D}) "
+                                   f"with at least one colour, got shape {col.shape}")
+    rows = np.arange(H, dtype=np.int64).reshape(1, H, 1)
+    cols = np.arange(W, dtype=np.int64).reshape(1, 1, W)
+
+    def edge(v, n):   # static_cast<int64>(float(box) * (n - 1)): truncation toward zero
+        return _A.reshape(_M.cast(v * np.float32(n - 1), np.int64), (B, 1, 1))
+
+    out = x
+    for i in range(tuple(bx.shape)[1]):
+        r0, c0 = edge(bx[:, i, 0], H), edge(bx[:, i, 1], W)
+        r1, c1 = edge(bx[:, i, 2], H), edge(bx[:, i, 3], W)
+        ok = (r0 <= r1) & (c0 <= c1) & (r0 < H) & (r1 >= 0) & (c0 < W) & (c1 >= 0)
+        in_cols = (cols >= _M.maximum(c0, 0)) & (cols <= _M.minimum(c1, W - 1))
+        in_rows = (rows >= _M.maximum(r0, 0)) & (rows <= _M.minimum(r1, H - 1))
+        line = (((rows == r0) | (rows == r1)) & in_cols) | (((cols == c0) | (cols == c1)) & in_rows)
+        mask = _A.reshape(ok & line, (B, H, W, 1))
+        out = _M.where(mask, col[i % col.shape[0], :D].astype(x.dtype.as_numpy_dtype), out)
+    return out

@@ -774,3 +774,7 @@ case("imgrand18_nms_scores_shape", "lambda b, s: tf.image.non_max_suppression(b,
      [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), V3], "non_max_suppression")
 case("imgrand18_nms_iou_threshold", "lambda b, s: tf.image.non_max_suppression(b, s, 3, iou_threshold=1.5)",
      [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), _a([0.5, 0.7])], "iou_threshold")
+case("imgrand18_draw_boxes_3d", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
+     [IMGB[0], _a([[0.1, 0.1, 0.5, 0.5]])], "draw_bounding_boxes")
+case("imgrand18_draw_boxes_batch", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
+     [IMGB, _a([[[0.1, 0.1, 0.5, 0.5]]])], "draw_bounding_boxes")

@@ -154,4 +154,12 @@ CALLS = {
     "ssim_multiscale_5": lambda tf, x: tf.image.ssim_multiscale(
         tf.image.resize(x, (16, 18)), tf.image.resize(x, (16, 18)) * 0.9 + tf.image.resize(x[::-1], (16, 18)) * 0.2,
         17.0, filter_size=1, filter_sigma=0.5),
+    "draw_bounding_boxes": lambda tf, x: tf.image.draw_bounding_boxes(
+        tf.image.resize(x, (9, 11)), tf.constant([
+            [[0.1, 0.2, 0.7, 0.9], [-0.2, 0.5, 0.4, 1.3], [0.6, 0.6, 0.3, 0.9], [0.0, 0.0, 1.0, 1.0]],
+            [[0.35, 0.45, 0.36, 0.46], [1.2, 0.1, 1.5, 0.5], [-0.5, -0.5, -0.01, 0.4], [0.5, -0.3, 0.9, 0.05]]]),
+        tf.constant([[1.0, 0.0, 0.0, 1.0], [0.0, 2.0, 0.5, 1.0], [9.0, 8.0, 7.0, 1.0]])),
+    "draw_bounding_boxes_grey": lambda tf, x: tf.image.draw_bounding_boxes(
+        tf.image.resize(x[..., :1], (6, 5)), tf.constant([[[0.2, 0.2, 0.8, 0.8]], [[0.0, 0.5, 0.5, 1.0]]]),
+        tf.constant([[-1.0, 0.0, 0.0, 0.0]])),
 }
