@@ -15,14 +15,21 @@ import numpy as np
 
 from .core import dtypes as _dt
 from .core.tensor import Tensor, convert_to_tensor
-from .errors import InvalidArgumentError
+from .errors import (FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError, OutOfRangeError,
+                     UnimplementedError)
 from .ops import array_ops as _A
 from .ops import math_ops as _M
 
 __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_down", "resize", "ResizeMethod",
            "resize_with_crop_or_pad", "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "rot90",
            "transpose", "rgb_to_grayscale", "grayscale_to_rgb", "per_image_standardization", "convert_image_dtype",
-           "image_gradients", "total_variation", "psnr", "random_flip_left_right", "random_flip_up_down"]
+           "image_gradients", "total_variation", "psnr", "random_flip_left_right", "random_flip_up_down",
+           "rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue", "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb",
+           "rgb_to_yuv", "yuv_to_rgb", "random_brightness", "random_contrast", "random_saturation", "random_hue",
+           "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
+           "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
+           "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores",
+           "ssim_multiscale", "draw_bounding_boxes"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -407,3 +414,593 @@ def _projective_transform(images, transforms, interpolation="bilinear", fill_mod
         bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
         out = wy0 * top + wy1 * bottom
     return _A.reshape(out, (b, h, w, c))
+
+
+# -- colour spaces and colour adjustments ------------------------------------------------------
+# All compose elementwise ops, so they trace and have gradients of every order (TF registers a
+# gradient for RGBToHSV only; AdjustHue / AdjustSaturation have none).
+
+def _rgb(fn, images, err=InvalidArgumentError):
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
+        raise err(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
+                                   f"shape {x.shape}")
+    if not x.dtype.is_floating:
+        raise InvalidArgumentTypeError(f"tf.image.{fn}: images of dtype {x.dtype.name} are not supported (TF takes float16, "
+                        f"bfloat16, float32 or float64); use tf.image.convert_image_dtype(images, tf.float32)")
+    return x
+
+
+def _channels(x):
+    return x[..., 0], x[..., 1], x[..., 2]
+
+
+def _safe(d):
+    # a denominator that is 1 where d == 0, so the masked-out branch of a where() has finite
+    # values *and* finite gradients (a 0/0 there would put NaN into the cotangent)
+    return _M.where(d > 0.0, d, _A.ones_like(d))
+
+
+def _hsv(x):
+    """TF's RGBToHSV kernel: h in [0, 1), s = range / max (0 for black), v = max."""
+    r, g, b = _channels(x)
+    dt = x.dtype.as_numpy_dtype
+    v = _M.maximum(r, _M.maximum(g, b))
+    rng = v - _M.minimum(r, _M.minimum(g, b))
+    zero = _A.zeros_like(v)
+    s = _M.where(v > 0.0, rng / _safe(v), zero)
+    norm = _M.reciprocal(_safe(rng)) * dt(1.0 / 6.0)     # TF: range.inverse() * (1/6)
+    h = _M.where(_M.equal(r, v), norm * (g - b),
+                 _M.where(_M.equal(g, v), norm * (b - r) + dt(2.0 / 6.0), norm * (r - g) + dt(4.0 / 6.0)))
+    h = _M.where(rng > 0.0, h, zero)
+    h = _M.where(h < 0.0, h + dt(1.0), h)
+    return h, s, v
+
+
+def _from_hsv(h, s, v):
+    """TF's HSVToRGB kernel: channel = v * (1 - s + s * d), d a clipped triangle wave of 6 h."""
+    dh = h * 6.0
+    dr = _M.clip_by_value(_M.abs(dh - 3.0) - 1.0, 0.0, 1.0)
+    dg = _M.clip_by_value(2.0 - _M.abs(dh - 2.0), 0.0, 1.0)
+    db = _M.clip_by_value(2.0 - _M.abs(dh - 4.0), 0.0, 1.0)
+    one_s = 1.0 - s
+    return _A.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], axis=-1)
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB in [0, 1] -> HSV, each in [0, 1] (hue 0 for grey pixels, saturation 0 for black)."""
+    # FailedPreconditionError for a wrong channel count: TF 2.21's eager RGBToHSV kernel's class
+    return _A.stack(list(_hsv(_rgb("rgb_to_hsv", images, FailedPreconditionError))), axis=-1)
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV -> RGB (TF's formula; hue is periodic with period 1 only within [0, 1])."""
+    return _from_hsv(*_channels(_rgb("hsv_to_rgb", images, FailedPreconditionError)))
+
+
+def _via_float32(fn, images, body):
+    """TF's adjust_hue / adjust_saturation / adjust_gamma: float16/float32 images directly, any
+    other dtype converted to float32 and back with convert_image_dtype."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
+        raise InvalidArgumentError(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
+                                   f"shape {x.shape}")
+    if x.dtype in (_dt.float16, _dt.float32):
+        return body(x)
+    return convert_image_dtype(body(convert_image_dtype(x, np.float32)), x.dtype)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Multiplies the HSV saturation by ``saturation_factor``, clipped to [0, 1]."""
+    def body(x):
+        h, s, v = _hsv(x)
+        s = _M.clip_by_value(s * _M.cast(saturation_factor, x.dtype), 0.0, 1.0)
+        return _from_hsv(h, s, v)
+    return _via_float32("adjust_saturation", image, body)
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue by ``delta`` (a fraction of the colour circle, in [-1, 1]), keeping each
+    pixel's min and max channel (TF's AdjustHue kernel works in hue sextants: the same map)."""
+    def body(x):
+        h, s, v = _hsv(x)
+        h6 = h * 6.0 + _M.cast(delta, x.dtype) * 6.0
+        h6 = h6 - 6.0 * _M.floor(h6 / 6.0)                   # into [0, 6), as TF's wrap loop
+        r, g, b = _channels(x)
+        lo = _M.minimum(r, _M.minimum(g, b))
+        span = v - lo
+        dr = _M.clip_by_value(_M.abs(h6 - 3.0) - 1.0, 0.0, 1.0)
+        dg = _M.clip_by_value(2.0 - _M.abs(h6 - 2.0), 0.0, 1.0)
+        db = _M.clip_by_value(2.0 - _M.abs(h6 - 4.0), 0.0, 1.0)
+        return _A.stack([lo + span * dr, lo + span * dg, lo + span * db], axis=-1)
+    return _via_float32("adjust_hue", image, body)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma``; integer images go through float32 and back (saturating), as TF."""
+    if isinstance(gamma, (int, float, np.number)) and gamma < 0:
+        raise ValueError("tf.image.adjust_gamma: Gamma should be a non-negative real number, got "
+                         f"{gamma}")
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    flt = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, np.float32)
+    out = _M.cast(gain, flt.dtype) * _M.pow(flt, _M.cast(gamma, flt.dtype))
+    return convert_image_dtype(out, x.dtype, saturate=True)
+
+
+def _linear_colour(fn, images, kernel):
+    x = _rgb(fn, images)
+    k = np.asarray(kernel, dtype=x.dtype.as_numpy_dtype)
+    return _M.tensordot(x, k, axes=[[x.shape.rank - 1], [0]])
+
+
+# TF 2.21's matrices (image_ops_impl.py), rows = input channels
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0.64720424, 1.70423049]]
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512], [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+
+
+def rgb_to_yiq(images):
+    return _linear_colour("rgb_to_yiq", images, _RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images):
+    return _linear_colour("yiq_to_rgb", images, _YIQ_TO_RGB)
+
+
+def rgb_to_yuv(images):
+    return _linear_colour("rgb_to_yuv", images, _RGB_TO_YUV)
+
+
+def yuv_to_rgb(images):
+    return _linear_colour("yuv_to_rgb", images, _YUV_TO_RGB)
+
+
+# -- random colour adjustments: one factor per call (per image batch, as TF) -------------------
+# The random_* forms draw from tapeflow's op-seeded stream (not TF's bits); the stateless_* forms
+# draw with tf.random.stateless_uniform, whose Philox numbers are TF's, so they give TF's images.
+
+def _check_delta(fn, max_delta, hue=False):
+    if hue and max_delta > 0.5:
+        raise ValueError(f"tf.image.{fn}: max_delta must be <= 0.5, got {max_delta}")
+    if max_delta < 0:
+        raise ValueError(f"tf.image.{fn}: max_delta must be non-negative, got {max_delta}")
+
+
+def _check_range(fn, lower, upper):
+    if upper <= lower:
+        raise ValueError(f"tf.image.{fn}: upper must be > lower, got lower={lower}, upper={upper}")
+    if lower < 0:
+        raise ValueError(f"tf.image.{fn}: lower must be non-negative, got lower={lower}")
+
+
+def _draw(lo, hi, seed, stateless):
+    from .ops import random_ops as _R
+    if stateless:
+        return _R.stateless_uniform((), seed=seed, minval=lo, maxval=hi)
+    return _R.uniform((), minval=lo, maxval=hi, seed=seed)
+
+
+def random_brightness(image, max_delta, seed=None):
+    _check_delta("random_brightness", max_delta)
+    return adjust_brightness(image, _draw(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    _check_delta("stateless_random_brightness", max_delta)
+    return adjust_brightness(image, _draw(-max_delta, max_delta, seed, True))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    _check_range("random_contrast", lower, upper)
+    return adjust_contrast(image, _draw(lower, upper, seed, False))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    _check_range("stateless_random_contrast", lower, upper)
+    return adjust_contrast(image, _draw(lower, upper, seed, True))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    _check_range("random_saturation", lower, upper)
+    return adjust_saturation(image, _draw(lower, upper, seed, False))
+
+
+def stateless_random_saturation(image, lower, upper, seed=None):
+    _check_range("stateless_random_saturation", lower, upper)
+    return adjust_saturation(image, _draw(lower, upper, seed, True))
+
+
+def random_hue(image, max_delta, seed=None):
+    _check_delta("random_hue", max_delta, hue=True)
+    return adjust_hue(image, _draw(-max_delta, max_delta, seed, False))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    _check_delta("stateless_random_hue", max_delta, hue=True)
+    return adjust_hue(image, _draw(-max_delta, max_delta, seed, True))
+
+
+# -- measures and geometry ---------------------------------------------------------------------
+
+def sobel_edges(image):
+    """(batch, h, w, d, 2): [dy, dx] of 3x3 Sobel filters per channel, on a REFLECT-padded image
+    (TF's definition; here six shifted slices per direction instead of a depthwise conv)."""
+    x = images = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if images.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.sobel_edges: the image must be 4-D (batch, height, width, channels), got "
+                         f"shape {images.shape}")
+    h, w = _hw(x)
+    p = _A.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+
+    def tap(i, j):
+        return p[:, i:i + h, j:j + w, :]
+    dy = (tap(2, 0) + 2.0 * tap(2, 1) + tap(2, 2)) - (tap(0, 0) + 2.0 * tap(0, 1) + tap(0, 2))
+    dx = (tap(0, 2) + 2.0 * tap(1, 2) + tap(2, 2)) - (tap(0, 0) + 2.0 * tap(1, 0) + tap(2, 0))
+    return _A.stack([dy, dx], axis=-1)
+
+
+def _gauss(size, sigma):
+    """TF's _fspecial_gauss in float32: a softmax of -(dy^2 + dx^2) / (2 sigma^2)."""
+    c = np.arange(size, dtype=np.float32) - np.float32(size - 1) / np.float32(2.0)
+    g = np.square(c) * (np.float32(-0.5) / np.square(np.float32(sigma)))
+    g = (g.reshape(1, -1) + g.reshape(-1, 1)).reshape(-1)
+    e = np.exp(g - g.max())
+    return (e / e.sum()).astype(np.float32).reshape(size, size)
+
+
+def _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2):
+    shape = tuple(x.shape)
+    if min(shape[-3:-1]) < filter_size:
+        raise InvalidArgumentError(f"tf.image.ssim: the images (shape {x.shape}) must be at least filter_size "
+                                   f"({filter_size}) high and wide; pass a smaller filter_size")
+    from .ops import nn_ops as _N
+    c = shape[-1]
+    kernel = np.tile(_gauss(filter_size, filter_sigma)[:, :, None, None], (1, 1, c, 1))
+
+    def reducer(t):
+        t4 = _A.reshape(t, (-1,) + shape[-3:])
+        r = _N.depthwise_conv2d(t4, kernel, strides=[1, 1, 1, 1], padding="VALID")
+        return _A.reshape(r, shape[:-3] + tuple(r.shape)[1:])
+
+    c1 = (k1 * max_val) ** 2
+    c2 = (k2 * max_val) ** 2
+    mean0, mean1 = reducer(x), reducer(y)
+    num0 = mean0 * mean1 * 2.0
+    den0 = _M.square(mean0) + _M.square(mean1)
+    luminance = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(_M.square(x) + _M.square(y))
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    return luminance, cs
+
+
+def _ssim_inputs(fn, img1, img2, max_val):
+    a = img1 if isinstance(img1, Tensor) else convert_to_tensor(img1)
+    b = img2 if isinstance(img2, Tensor) else convert_to_tensor(img2)
+    if a.shape.rank < 3 or tuple(a.shape) != tuple(b.shape):
+        raise ValueError(f"tf.image.{fn}: img1 and img2 must have the same shape, at least 3-D ([..., height, "
+                         f"width, channels]), got {a.shape} and {b.shape}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"tf.image.{fn}: img1 and img2 must have the same dtype, got {a.dtype.name} and "
+                        f"{b.dtype.name}")
+    # TF: max_val in the images' dtype, rescaled like the images to float32 ([0, 1] for integers)
+    mv = convert_image_dtype(_M.cast(max_val, a.dtype), np.float32)
+    return convert_image_dtype(a, np.float32), convert_image_dtype(b, np.float32), mv
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
+    """Structural similarity per image (mean over channels of the mean over the VALID-filtered map),
+    TF's Gaussian window (filter_size x filter_sigma), k1, k2; differentiable in both images."""
+    a, b, mv = _ssim_inputs("ssim", img1, img2, max_val)
+    lum, cs = _ssim_per_channel(a, b, mv, int(filter_size), float(filter_sigma), k1, k2)
+    val = lum * cs
+    if not return_index_map:
+        val = _M.reduce_mean(val, axis=[-3, -2])
+    return _M.reduce_mean(val, axis=[-1])
+
+
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
+    """Resizes keeping the aspect ratio, then zero-pads to (target_height, target_width), with
+    TF's float32 arithmetic for the resized size and the offsets."""
+    x = _rank34("resize_with_pad", image)
+    th, tw = int(target_height), int(target_width)
+    if th <= 0 or tw <= 0:
+        raise ValueError(f"tf.image.resize_with_pad: target_height and target_width must be > 0, got {th}, {tw}")
+    H, W = _hw(x)
+    f32 = np.float32
+    ratio = max(f32(W) / f32(tw), f32(H) / f32(th))
+    rh, rw = f32(H) / ratio, f32(W) / ratio
+    ph, pw = max(0, int(np.floor((f32(th) - rh) / f32(2)))), max(0, int(np.floor((f32(tw) - rw) / f32(2))))
+    resized = resize(x, (int(np.floor(rh)), int(np.floor(rw))), method=method, antialias=antialias)
+    return pad_to_bounding_box(resized, ph, pw, th, tw)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """(batch, out_rows, out_cols, kh * kw * depth): each patch flattened in (row, col, channel)
+    order, as TF's ExtractImagePatches; one strided slice per kernel tap, so differentiable."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise ValueError(f"tf.image.extract_patches: images must be 4-D (batch, rows, cols, depth), got shape "
+                         f"{x.shape}")
+    quad = []
+    for arg, v in (("sizes", sizes), ("strides", strides), ("rates", rates)):
+        v = [int(e) for e in v]
+        if len(v) == 4 and min(v) >= 1 and (v[0] != 1 or v[3] != 1):
+            # TF 2.21: UnimplementedError "Only support ksizes across space"
+            raise UnimplementedError(f"tf.image.extract_patches: {arg} must be [1, rows, cols, 1]: patches over "
+                                     f"the batch or depth axes are not supported, got {v}")
+        if len(v) != 4 or min(v) < 1:
+            raise InvalidArgumentError(f"tf.image.extract_patches: {arg} must be [1, rows, cols, 1] with "
+                                       f"positive entries (patches are taken over rows and cols only), got {v}")
+        quad.append(v[1:3])
+    (kh, kw), (sh, sw), (rh, rw) = quad
+    padding = str(padding).upper()
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"tf.image.extract_patches: padding must be 'VALID' or 'SAME', got {padding!r}")
+    H, W = _hw(x)
+    eh, ew = (kh - 1) * rh + 1, (kw - 1) * rw + 1          # the dilated patch's extent
+    if padding == "VALID":
+        oh, ow = max(0, -(-(H - eh + 1) // sh)), max(0, -(-(W - ew + 1) // sw))
+        top = left = 0
+    else:
+        oh, ow = -(-H // sh), -(-W // sw)
+        ph, pw = max((oh - 1) * sh + eh - H, 0), max((ow - 1) * sw + ew - W, 0)
+        top, left = ph // 2, pw // 2
+        x = _A.pad(x, [[0, 0], [top, ph - top], [left, pw - left], [0, 0]])
+    b, c = tuple(x.shape)[0], tuple(x.shape)[3]
+    if oh == 0 or ow == 0:
+        return _A.zeros((b, oh, ow, kh * kw * c), x.dtype)
+    taps = [x[:, i * rh:i * rh + (oh - 1) * sh + 1:sh, j * rw:j * rw + (ow - 1) * sw + 1:sw, :]
+            for i in range(kh) for j in range(kw)]
+    return _A.concat(taps, axis=-1)
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0,
+                    name=None):
+    """TF's CropAndResize: box i = [y1, x1, y2, x2] (normalized) of image box_indices[i] sampled on a
+    crop_size grid (bilinear or nearest), points outside the image = extrapolation_value; float32
+    out. Composed of gathers: differentiable in the image and the boxes."""
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if x.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.crop_and_resize: image must be 4-D (batch, height, width, depth), "
+                                   f"got shape {x.shape}")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"tf.image.crop_and_resize: method must be 'bilinear' or 'nearest', got {method!r}")
+    bx = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    bi = box_indices if isinstance(box_indices, Tensor) else convert_to_tensor(box_indices)
+    if bx.shape.rank != 2 or tuple(bx.shape)[1] != 4 or bi.shape.rank != 1 or \
+            tuple(bi.shape)[0] != tuple(bx.shape)[0]:
+        raise InvalidArgumentError(f"tf.image.crop_and_resize: boxes must be (num_boxes, 4) and box_indices "
+                                   f"(num_boxes,), got {bx.shape} and {bi.shape}")
+    ch, cw = _size("crop_and_resize", crop_size)
+    B, H, W, C = tuple(x.shape)
+    from .ir.tracer import Tracer
+    if not isinstance(bi, Tracer):   # (traced ids: the gather below checks them when it runs)
+        ids = np.asarray(bi.numpy())
+        if ids.size and (ids.min() < 0 or ids.max() >= B):
+            raise OutOfRangeError(f"tf.image.crop_and_resize: box_indices has values outside [0, {B}): "
+                                       f"{ids.tolist()}")
+    xf = _M.cast(x, np.float32)
+
+    def coords(lo, hi, n_out, n_in):
+        # (num_boxes, n_out) sample positions in pixels, TF's formula
+        if n_out > 1:
+            step = np.arange(n_out, dtype=np.float32).reshape(1, -1)
+            scale = (hi - lo) * float(n_in - 1) / float(n_out - 1)
+            return lo * float(n_in - 1) + step * scale
+        return _A.tile(0.5 * (lo + hi) * float(n_in - 1), [1, n_out])
+
+    ys = coords(bx[:, 0:1], bx[:, 2:3], ch, H)             # (n, ch)
+    xs = coords(bx[:, 1:2], bx[:, 3:4], cw, W)             # (n, cw)
+    inside = (_A.reshape((ys >= 0.0) & (ys <= float(H - 1)), (-1, ch, 1, 1)) &
+              _A.reshape((xs >= 0.0) & (xs <= float(W - 1)), (-1, 1, cw, 1)))
+    flat = _A.reshape(xf, (-1, C))
+    base = _A.reshape(_M.cast(bi, np.int32) * (H * W), (-1, 1, 1))
+
+    def read(yi, xi):
+        # pixels at integer rows yi (n, ch) and cols xi (n, cw), clamped (outside is masked later)
+        yi = _M.cast(_M.clip_by_value(yi, 0.0, float(H - 1)), np.int32)
+        xi = _M.cast(_M.clip_by_value(xi, 0.0, float(W - 1)), np.int32)
+        idx = base + _A.reshape(yi, (-1, ch, 1)) * W + _A.reshape(xi, (-1, 1, cw))
+        return _A.gather(flat, idx)                        # (n, ch, cw, C)
+
+    if method == "nearest":
+        def away(v):   # roundf: halves away from zero
+            return _M.sign(v) * _M.floor(_M.abs(v) + 0.5)
+        out = read(away(ys), away(xs))
+    else:
+        y0, x0 = _M.floor(ys), _M.floor(xs)
+        y1, x1 = _M.ceil(ys), _M.ceil(xs)
+        ly = _A.reshape(ys - y0, (-1, ch, 1, 1))
+        lx = _A.reshape(xs - x0, (-1, 1, cw, 1))
+        tl, tr, bl, br = read(y0, x0), read(y0, x1), read(y1, x0), read(y1, x1)
+        top = tl + (tr - tl) * lx
+        bottom = bl + (br - bl) * lx
+        out = top + (bottom - top) * ly
+    return _M.where(inside, out, _M.cast(extrapolation_value, np.float32))
+
+
+def _crop_at(x, offset, size):
+    # offsets may be tensors (random): one gather of a contiguous index range per axis
+    for ax, n in enumerate(size):
+        if n != tuple(x.shape)[ax]:
+            x = _A.gather(x, offset[ax] + np.arange(n, dtype=np.int32), axis=ax)
+    return x
+
+
+def _crop_args(fn, value, size):
+    x = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    sz = [int(s) for s in (size.numpy() if isinstance(size, Tensor) else np.asarray(size)).reshape(-1)]
+    shape = tuple(x.shape)
+    if len(sz) != len(shape) or any(s > n or s < 0 for s, n in zip(sz, shape)):
+        raise InvalidArgumentError(f"tf.image.{fn}: Need value.shape >= size (and one size per axis), got "
+                                   f"value shape {list(shape)}, size {sz}")
+    limit = np.array([n - s + 1 for s, n in zip(sz, shape)], np.int32)
+    return x, sz, limit
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` slice of ``value`` at a uniform random offset (tapeflow's stream: not TF's bits)."""
+    from .ops import random_ops as _R
+    x, sz, limit = _crop_args("random_crop", value, size)
+    offset = _M.floormod(_R.uniform((len(sz),), maxval=np.iinfo(np.int32).max, dtype=np.int32, seed=seed), limit)
+    return _crop_at(x, offset, sz)
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """As TF: offset = stateless_uniform(int32, [0, int32 max)) % (shape - size + 1), the same
+    Philox draws as TF's, so TF's crop."""
+    from .ops import random_ops as _R
+    x, sz, limit = _crop_args("stateless_random_crop", value, size)
+    draw = _R.stateless_uniform((len(sz),), seed=seed, maxval=np.iinfo(np.int32).max, dtype=np.int32)
+    return _crop_at(x, _M.floormod(draw, limit), sz)
+
+
+# -- non-maximum suppression -------------------------------------------------------------------
+
+def _nms_keep(fn, boxes, scores, iou_threshold, score_threshold):
+    """(order, keep): boxes in descending score order (ties: lower index first, as TF's queue)
+    and TF's greedy decision for each, unrolled over the (static) number of boxes: box i is kept
+    when its score > score_threshold and no kept higher-scoring box overlaps it with IoU >
+    iou_threshold. O(n) equations of O(n) work each, so meant for the few hundred boxes NMS sees."""
+    b = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    s = _M.cast(scores if isinstance(scores, Tensor) else convert_to_tensor(scores), np.float32)
+    if b.shape.rank != 2 or tuple(b.shape)[1] != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: boxes must be 2-D (num_boxes, 4), got shape {b.shape}")
+    if s.shape.rank != 1 or tuple(s.shape)[0] != tuple(b.shape)[0]:
+        raise InvalidArgumentError(f"tf.image.{fn}: scores must be 1-D with one score per box "
+                                   f"({tuple(b.shape)[0]}), got shape {s.shape}")
+    if isinstance(iou_threshold, (int, float)) and not 0.0 <= iou_threshold <= 1.0:
+        raise InvalidArgumentError(f"tf.image.{fn}: iou_threshold must be in [0, 1], got {iou_threshold}")
+    n = tuple(b.shape)[0]
+    order = _A.argsort(s, direction="DESCENDING", stable=True)
+    b = _A.gather(b, order)
+    ss = _A.gather(s, order)
+    y1, x1, y2, x2 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    ymin, ymax, xmin, xmax = _M.minimum(y1, y2), _M.maximum(y1, y2), _M.minimum(x1, x2), _M.maximum(x1, x2)
+    area = (ymax - ymin) * (xmax - xmin)
+
+    def col(v):
+        return _A.reshape(v, (-1, 1))
+    ih = _M.maximum(_M.minimum(col(ymax), ymax) - _M.maximum(col(ymin), ymin), 0.0)
+    iw = _M.maximum(_M.minimum(col(xmax), xmax) - _M.maximum(col(xmin), xmin), 0.0)
+    inter = ih * iw
+    union = col(area) + area - inter
+    positive = (col(area) > 0.0) & (area > 0.0)
+    iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
+    over = iou > _M.cast(iou_threshold, np.float32)                  # (n, n): j suppresses i
+    valid = ss > _M.cast(score_threshold, np.float32)
+    keep = []
+    for i in range(n):
+        k = valid[i]
+        if keep:
+            earlier = _A.stack(keep)
+            k = k & _M.logical_not(_M.reduce_any(earlier & over[:i, i]))
+        keep.append(k)
+    return order, ss, (_A.stack(keep) if keep else _M.cast(_A.zeros((0,)), np.bool_))
+
+
+def _max_out(fn, max_output_size):
+    m = int(max_output_size.numpy() if isinstance(max_output_size, Tensor) else max_output_size)
+    if m < 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: max_output_size must be >= 0, got {m}")
+    return m
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """Indices (int32) of at most max_output_size boxes kept by greedy NMS, in descending score
+    order (TF's NonMaxSuppressionV3). The count depends on the values: traced, its dimension is
+    unknown (as boolean_mask)."""
+    m = _max_out("non_max_suppression", max_output_size)
+    order, _, keep = _nms_keep("non_max_suppression", boxes, scores, iou_threshold, score_threshold)
+    return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32)
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """(indices, scores) as non_max_suppression; soft-NMS (soft_nms_sigma > 0) is not implemented."""
+    if float(soft_nms_sigma) != 0.0:
+        raise NotImplementedError("tf.image.non_max_suppression_with_scores: soft_nms_sigma > 0 (soft-NMS) is not "
+                                  "implemented in tapeflow; use soft_nms_sigma=0.0")
+    m = _max_out("non_max_suppression_with_scores", max_output_size)
+    order, ss, keep = _nms_keep("non_max_suppression_with_scores", boxes, scores, iou_threshold, score_threshold)
+    return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32), _A.boolean_mask(ss, keep)[:m]
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)   # Wang et al. (2003), TF's defaults
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5,
+                    k1=0.01, k2=0.03):
+    """Multi-scale SSIM as TF: at each of len(power_factors) scales (2x2 average-pooled, odd sizes
+    first SYMMETRIC-padded at the bottom/right) the mean contrast-structure term, the last scale's
+    full SSIM, relu'd, raised to the power factors and multiplied; mean over channels."""
+    from .ops import nn_ops as _N
+    a, b, mv = _ssim_inputs("ssim_multiscale", img1, img2, max_val)
+    head = tuple(a.shape)[:-3]
+    mcs, val = [], None
+    for k in range(len(power_factors)):
+        if k > 0:
+            h, w, c = tuple(a.shape)[-3:]
+            pad = [[0, 0], [0, h % 2], [0, w % 2], [0, 0]]
+            pooled = []
+            for t in (a, b):
+                t = _A.reshape(t, (-1, h, w, c))
+                if h % 2 or w % 2:
+                    t = _A.pad(t, pad, mode="SYMMETRIC")
+                t = _N.avg_pool2d(t, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+                pooled.append(_A.reshape(t, head + tuple(t.shape)[1:]))
+            a, b = pooled
+        lum, cs = _ssim_per_channel(a, b, mv, int(filter_size), float(filter_sigma), k1, k2)
+        val = _M.reduce_mean(lum * cs, axis=[-3, -2])
+        mcs.append(_M.maximum(_M.reduce_mean(cs, axis=[-3, -2]), 0.0))
+    mcs.pop()
+    stacked = _A.stack(mcs + [_M.maximum(val, 0.0)], axis=-1)
+    pf = np.asarray(power_factors, np.float32)
+    return _M.reduce_mean(_M.reduce_prod(_M.pow(stacked, pf), axis=[-1]), axis=[-1])
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """TF's DrawBoundingBoxesV2: 1-pixel outlines of boxes[b] ([y1, x1, y2, x2], normalized) on
+    image b, box i in colors[i % num_colors] (its first `depth` entries), later boxes on top. Box
+    edges are ``int(coord * (size - 1))`` (truncated as the kernel's static_cast); boxes with
+    y1 > y2 or x1 > x2, or wholly outside, are skipped; edges outside the image are not drawn.
+    Composed of where()s per box, so it traces; the count of boxes is static."""
+    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    if x.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: images must be 4-D (batch, height, width, "
+                                   f"depth), got shape {x.shape}")
+    if not x.dtype.is_floating:
+        raise InvalidArgumentTypeError(f"tf.image.draw_bounding_boxes: images must be float32 or float16, got "
+                                       f"{x.dtype.name}")
+    B, H, W, D = tuple(x.shape)
+    if D not in (1, 3, 4):
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: channel depth must be 1 (grey), 3 (RGB) or 4 "
+                                   f"(RGBA), got {D}")
+    bx = _M.cast(boxes if isinstance(boxes, Tensor) else convert_to_tensor(boxes), np.float32)
+    if bx.shape.rank != 3 or tuple(bx.shape)[0] != B or tuple(bx.shape)[2] != 4:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: boxes must be (batch={B}, num_boxes, 4), got "
+                                   f"shape {bx.shape}")
+    col = np.asarray(colors.numpy() if isinstance(colors, Tensor) else colors, np.float32)
+    if col.ndim != 2 or col.shape[0] == 0 or col.shape[1] < D:
+        raise InvalidArgumentError(f"tf.image.draw_bounding_boxes: colors must be 2-D (num_colors, >= depth {D}) "
+                                   f"with at least one colour, got shape {col.shape}")
+    rows = np.arange(H, dtype=np.int64).reshape(1, H, 1)
+    cols = np.arange(W, dtype=np.int64).reshape(1, 1, W)
+
+    def edge(v, n):   # static_cast<int64>(float(box) * (n - 1)): truncation toward zero
+        return _A.reshape(_M.cast(v * np.float32(n - 1), np.int64), (B, 1, 1))
+
+    out = x
+    for i in range(tuple(bx.shape)[1]):
+        r0, c0 = edge(bx[:, i, 0], H), edge(bx[:, i, 1], W)
+        r1, c1 = edge(bx[:, i, 2], H), edge(bx[:, i, 3], W)
+        ok = (r0 <= r1) & (c0 <= c1) & (r0 < H) & (r1 >= 0) & (c0 < W) & (c1 >= 0)
+        in_cols = (cols >= _M.maximum(c0, 0)) & (cols <= _M.minimum(c1, W - 1))
+        in_rows = (rows >= _M.maximum(r0, 0)) & (rows <= _M.minimum(r1, H - 1))
+        line = (((rows == r0) | (rows == r1)) & in_cols) | (((cols == c0) | (cols == c1)) & in_rows)
+        mask = _A.reshape(ok & line, (B, H, W, 1))
+        out = _M.where(mask, col[i % col.shape[0], :D].astype(x.dtype.as_numpy_dtype), out)
+    return out

@@ -734,3 +734,53 @@ case("ops18_igamma_dtypes", "lambda a, x: tf.math.igamma(a, x)", [V3, V3D], "iga
 case("sweepk18_gelu_int", "lambda x: tf.nn.gelu(x)", [I3], "gelu")
 case("sweepk18_gelu_approx_int", "lambda x: tf.nn.gelu(x, approximate=True)", [I3], "gelu")
 case("sweepk18_keras_gelu_int", "lambda x: tf.keras.activations.gelu(x)", [I3], "gelu")
+
+# -- branch imgrand18: tf.image colour / measures / geometry, tf.random --------------------------
+IMG = _a(np.arange(24).reshape(2, 4, 3) / 24.0)   # float32 (2, 4, 3), an RGB image in [0, 1)
+IMG2 = _a(np.arange(16).reshape(2, 4, 2) / 16.0)  # two channels
+case("imgrand18_rgb_to_hsv_channels", "lambda x: tf.image.rgb_to_hsv(x)", [IMG2], "rgb_to_hsv")
+case("imgrand18_rgb_to_hsv_int", "lambda x: tf.image.rgb_to_hsv(x)", [_a(IMG * 255, i32)], "rgb_to_hsv")
+case("imgrand18_hsv_to_rgb_channels", "lambda x: tf.image.hsv_to_rgb(x)", [IMG2], "hsv_to_rgb")
+case("imgrand18_adjust_saturation_channels", "lambda x: tf.image.adjust_saturation(x, 0.5)", [IMG2],
+     "adjust_saturation")
+case("imgrand18_adjust_hue_channels", "lambda x: tf.image.adjust_hue(x, 0.1)", [IMG2], "adjust_hue")
+case("imgrand18_rgb_to_yiq_channels", "lambda x: tf.image.rgb_to_yiq(x)", [IMG2], "rgb_to_yiq")
+case("imgrand18_yuv_to_rgb_int", "lambda x: tf.image.yuv_to_rgb(x)", [_a(IMG * 255, i32)], "yuv_to_rgb")
+case("imgrand18_adjust_gamma_negative", "lambda x: tf.image.adjust_gamma(x, -1.0)", [IMG], "adjust_gamma")
+case("imgrand18_random_hue_big_delta", "lambda x: tf.image.random_hue(x, 0.7)", [IMG], "random_hue")
+case("imgrand18_random_brightness_negative", "lambda x: tf.image.random_brightness(x, -0.1)", [IMG],
+     "random_brightness")
+case("imgrand18_random_contrast_range", "lambda x: tf.image.random_contrast(x, 0.5, 0.5)", [IMG], "random_contrast")
+case("imgrand18_random_saturation_negative", "lambda x: tf.image.random_saturation(x, -0.5, 0.5)", [IMG],
+     "random_saturation")
+case("imgrand18_stateless_hue_bad_seed", "lambda x: tf.image.stateless_random_hue(x, 0.2, (1, 2, 3))", [IMG],
+     "stateless")
+IMGB = _a(np.arange(2 * 6 * 5 * 3).reshape(2, 6, 5, 3) % 7 / 7.0)   # float32 (2, 6, 5, 3) batch
+case("imgrand18_ssim_shapes", "lambda a, b: tf.image.ssim(a, b, 1.0, filter_size=3)", [IMGB, IMGB[:, :5]], "ssim")
+case("imgrand18_ssim_too_small", "lambda a: tf.image.ssim(a, a, 1.0)", [IMGB], "ssim")
+case("imgrand18_crop_and_resize_box_index", "lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0, 1.0]], [2], [2, 2])",
+     [IMGB], "crop_and_resize")
+case("imgrand18_crop_and_resize_boxes_shape", "lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0]], [0], [2, 2])",
+     [IMGB], "crop_and_resize")
+case("imgrand18_extract_patches_sizes", "lambda x: tf.image.extract_patches(x, [2, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "
+     "'VALID')", [IMGB], "extract_patches")
+case("imgrand18_stateless_random_crop_big", "lambda x: tf.image.stateless_random_crop(x, [2, 7, 5, 3], (1, 2))", [IMGB],
+     "random_crop")
+case("imgrand18_resize_with_pad_zero", "lambda x: tf.image.resize_with_pad(x, 0, 4)", [IMGB], "resize_with_pad")
+case("imgrand18_sobel_3d", "lambda x: tf.image.sobel_edges(x)", [IMGB[0]], "sobel_edges")
+case("imgrand18_split_bad_seed", "lambda: tf.random.split((1, 2, 3))", [], "seed")
+case("imgrand18_fold_in_bad_seed", "lambda: tf.random.fold_in((1,), 3)", [], "seed")
+case("imgrand18_stateless_poisson_bad_seed", "lambda x: tf.random.stateless_poisson([3], (1, 2, 3), x)", [V3],
+     "stateless_poisson")
+case("imgrand18_stateless_uniform_one_none", "lambda: tf.random.stateless_uniform([2], (1, 2), minval=None, "
+     "maxval=3, dtype=tf.int32)", [], "stateless_uniform")
+case("imgrand18_nms_boxes_shape", "lambda b, s: tf.image.non_max_suppression(b, s, 3)", [M23, _a([0.5, 0.7])],
+     "non_max_suppression")
+case("imgrand18_nms_scores_shape", "lambda b, s: tf.image.non_max_suppression(b, s, 3)",
+     [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), V3], "non_max_suppression")
+case("imgrand18_nms_iou_threshold", "lambda b, s: tf.image.non_max_suppression(b, s, 3, iou_threshold=1.5)",
+     [_a([[0, 0, 1, 1], [0, 0, 1, 2]]), _a([0.5, 0.7])], "iou_threshold")
+case("imgrand18_draw_boxes_3d", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
+     [IMGB[0], _a([[0.1, 0.1, 0.5, 0.5]])], "draw_bounding_boxes")
+case("imgrand18_draw_boxes_batch", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
+     [IMGB, _a([[[0.1, 0.1, 0.5, 0.5]]])], "draw_bounding_boxes")

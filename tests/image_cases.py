@@ -3,6 +3,19 @@ tests/test_image_ops.py (tapeflow): name -> fn(tf, x) on a (2, 5, 4, 3) float32 
 import numpy as np
 
 
+def nms_boxes():
+    """30 boxes (some flipped, two of zero area) and scores with ties, for non_max_suppression."""
+    rng = np.random.default_rng(18)
+    c = rng.uniform(0, 1, (30, 2))
+    hw = rng.uniform(0.05, 0.4, (30, 2))
+    b = np.concatenate([c - hw / 2, c + hw / 2], axis=1)
+    b[::7] = b[::7][:, [2, 3, 0, 1]]          # flipped corners
+    b[5, 2] = b[5, 0]                         # zero height
+    b[11, 3] = b[11, 1]                       # zero width
+    s = np.round(rng.uniform(0, 1, 30), 1)    # ties
+    return b.astype(np.float32), s.astype(np.float32)
+
+
 def image():
     return (np.arange(2 * 5 * 4 * 3, dtype=np.float32).reshape(2, 5, 4, 3) ** 1.3 % 17).astype(np.float32)
 
@@ -65,4 +78,88 @@ CALLS = {
     "RandomTranslation_const": lambda tf, x: tf.keras.layers.RandomTranslation(
         (-0.5, -0.5), (0.25, 0.25), fill_mode="constant", interpolation="nearest")(x),
     "RandomRotation_inference": lambda tf, x: tf.keras.layers.RandomRotation(0.2)(x, training=False),
+    # colour spaces and adjustments (branch imgrand18); x / 17 is in [0, 1), round() makes channel ties
+    "rgb_to_hsv": lambda tf, x: tf.image.rgb_to_hsv(x / 17.0),
+    "rgb_to_hsv_ties": lambda tf, x: tf.image.rgb_to_hsv(tf.round(x / 4.0) / 5.0),
+    "rgb_to_hsv_f64": lambda tf, x: tf.image.rgb_to_hsv(tf.cast(x, tf.float64) / 17.0),
+    "hsv_to_rgb": lambda tf, x: tf.image.hsv_to_rgb(x / 17.0),
+    "hsv_round_trip": lambda tf, x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x / 17.0)),
+    **{f"adjust_saturation_{i}": (lambda f: lambda tf, x: tf.image.adjust_saturation(x / 17.0, f))(f)
+       for i, f in enumerate((0.0, 0.3, 1.0, 2.5))},
+    "adjust_saturation_ties": lambda tf, x: tf.image.adjust_saturation(tf.round(x / 4.0) / 5.0, 0.6),
+    "adjust_saturation_uint8": lambda tf, x: tf.image.adjust_saturation(tf.cast(x * 15, tf.uint8), 0.5),
+    "adjust_saturation_f64": lambda tf, x: tf.image.adjust_saturation(tf.cast(x, tf.float64) / 17.0, 1.7),
+    **{f"adjust_hue_{i}": (lambda d: lambda tf, x: tf.image.adjust_hue(x / 17.0, d))(d)
+       for i, d in enumerate((0.0, 0.1, -0.35, 0.5, 0.9, -1.0))},
+    "adjust_hue_ties": lambda tf, x: tf.image.adjust_hue(tf.round(x / 4.0) / 5.0, 0.25),
+    "adjust_hue_uint8": lambda tf, x: tf.image.adjust_hue(tf.cast(x * 15, tf.uint8), 0.3),
+    "adjust_hue_3d": lambda tf, x: tf.image.adjust_hue(x[0] / 17.0, -0.2),
+    "adjust_gamma": lambda tf, x: tf.image.adjust_gamma(x / 17.0, 0.4),
+    "adjust_gamma_gain": lambda tf, x: tf.image.adjust_gamma(x, 2.0, gain=0.5),
+    "adjust_gamma_uint8": lambda tf, x: tf.image.adjust_gamma(tf.cast(x * 15, tf.uint8), 0.7, gain=1.2),
+    "rgb_to_yiq": lambda tf, x: tf.image.rgb_to_yiq(x),
+    "yiq_to_rgb": lambda tf, x: tf.image.yiq_to_rgb(x),
+    "rgb_to_yuv": lambda tf, x: tf.image.rgb_to_yuv(x),
+    "yuv_to_rgb": lambda tf, x: tf.image.yuv_to_rgb(x),
+    "yuv_round_trip": lambda tf, x: tf.image.yuv_to_rgb(tf.image.rgb_to_yuv(x[0])),
+    # stateless random colour: TF's Philox draws, so TF's images
+    "stateless_random_brightness": lambda tf, x: tf.image.stateless_random_brightness(x, 0.3, (1, 2)),
+    "stateless_random_contrast": lambda tf, x: tf.image.stateless_random_contrast(x, 0.2, 1.5, (7, 3)),
+    "stateless_random_saturation": lambda tf, x: tf.image.stateless_random_saturation(x / 17.0, 0.2, 3.0, (5, 9)),
+    "stateless_random_hue": lambda tf, x: tf.image.stateless_random_hue(x / 17.0, 0.45, (2, 11)),
+    "stateless_random_hue_seed_tensor": lambda tf, x: tf.image.stateless_random_hue(
+        x / 17.0, 0.3, tf.constant([123, 4], tf.int64)),
+    # measures and geometry (branch imgrand18)
+    "sobel_edges": lambda tf, x: tf.image.sobel_edges(x),
+    "ssim_3": lambda tf, x: tf.image.ssim(x, x * 0.8 + tf.sin(x), 17.0, filter_size=3, filter_sigma=0.8),
+    "ssim_5_k": lambda tf, x: tf.image.ssim(x[0], x[1], 17.0, filter_size=4, filter_sigma=2.0, k1=0.05, k2=0.1),
+    "ssim_default": lambda tf, x: tf.image.ssim(tf.image.resize(x, (12, 13)), tf.image.resize(x[::-1], (12, 13)),
+                                                20.0),
+    "ssim_map": lambda tf, x: tf.image.ssim(x, x[::-1], 17.0, filter_size=3, return_index_map=True),
+    "ssim_uint8": lambda tf, x: tf.image.ssim(tf.cast(x * 15, tf.uint8), tf.cast(x[::-1] * 15, tf.uint8), 255,
+                                              filter_size=3),
+    "ssim_same": lambda tf, x: tf.image.ssim(x, x, 17.0, filter_size=4),
+    "resize_with_pad_wide": lambda tf, x: tf.image.resize_with_pad(x, 6, 9),
+    "resize_with_pad_tall": lambda tf, x: tf.image.resize_with_pad(x[0], 11, 3),
+    "resize_with_pad_nearest": lambda tf, x: tf.image.resize_with_pad(x, 7, 7, method="nearest"),
+    "extract_patches_valid": lambda tf, x: tf.image.extract_patches(x, [1, 2, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                                                    "VALID"),
+    "extract_patches_same": lambda tf, x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1],
+                                                                   "SAME"),
+    "extract_patches_rates": lambda tf, x: tf.image.extract_patches(x, [1, 2, 2, 1], [1, 1, 2, 1], [1, 2, 3, 1],
+                                                                    "SAME"),
+    "extract_patches_rates_valid": lambda tf, x: tf.image.extract_patches(x, [1, 2, 2, 1], [1, 2, 1, 1],
+                                                                          [1, 2, 1, 1], "VALID"),
+    "extract_patches_empty": lambda tf, x: tf.image.extract_patches(x, [1, 6, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                                                    "VALID"),
+    **{f"crop_and_resize_{m}_{h}x{w}": (lambda m, h, w: lambda tf, x: tf.image.crop_and_resize(
+        x, tf.constant([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.3, 0.5, 0.6, 1.4], [0.9, 0.7, 0.2, 0.1],
+                        [0.5, 0.5, 0.5, 0.5]]), tf.constant([0, 1, 1, 0, 1]), (h, w), method=m,
+        extrapolation_value=-1.5))(m, h, w)
+       for m in ("bilinear", "nearest") for h, w in ((3, 4), (1, 5), (6, 1))},
+    "crop_and_resize_int": lambda tf, x: tf.image.crop_and_resize(
+        tf.cast(x * 3, tf.int32), [[0.2, 0.1, 0.7, 0.95]], [1], [4, 3]),
+    "stateless_random_crop": lambda tf, x: tf.image.stateless_random_crop(x, (2, 3, 2, 3), (3, 8)),
+    "stateless_random_crop_3d": lambda tf, x: tf.image.stateless_random_crop(x[1], [2, 2, 1], (17, 1)),
+    # non-maximum suppression (branch imgrand18): x is ignored, the boxes are nms_boxes()
+    **{f"nms_{m}_{t}_{st}": (lambda m, t, st: lambda tf, x: tf.image.non_max_suppression(
+        tf.constant(nms_boxes()[0]), tf.constant(nms_boxes()[1]), m, t, st))(m, t, st)
+       for m, t, st in ((30, 0.5, float("-inf")), (5, 0.5, float("-inf")), (30, 0.0, float("-inf")),
+                        (30, 0.3, 0.45), (30, 1.0, 0.2), (0, 0.5, float("-inf")), (30, 0.5, 2.0))},
+    "nms_with_scores": lambda tf, x: tf.image.non_max_suppression_with_scores(
+        tf.constant(nms_boxes()[0]), tf.constant(nms_boxes()[1]), 10, 0.4, 0.1),
+    "ssim_multiscale_3": lambda tf, x: tf.image.ssim_multiscale(
+        tf.image.resize(x, (13, 11)), tf.image.resize(x[::-1], (13, 11)) * 0.7 + 2.0, 20.0, (0.3, 0.3, 0.4),
+        filter_size=3),
+    "ssim_multiscale_5": lambda tf, x: tf.image.ssim_multiscale(
+        tf.image.resize(x, (16, 18)), tf.image.resize(x, (16, 18)) * 0.9 + tf.image.resize(x[::-1], (16, 18)) * 0.2,
+        17.0, filter_size=1, filter_sigma=0.5),
+    "draw_bounding_boxes": lambda tf, x: tf.image.draw_bounding_boxes(
+        tf.image.resize(x, (9, 11)), tf.constant([
+            [[0.1, 0.2, 0.7, 0.9], [-0.2, 0.5, 0.4, 1.3], [0.6, 0.6, 0.3, 0.9], [0.0, 0.0, 1.0, 1.0]],
+            [[0.35, 0.45, 0.36, 0.46], [1.2, 0.1, 1.5, 0.5], [-0.5, -0.5, -0.01, 0.4], [0.5, -0.3, 0.9, 0.05]]]),
+        tf.constant([[1.0, 0.0, 0.0, 1.0], [0.0, 2.0, 0.5, 1.0], [9.0, 8.0, 7.0, 1.0]])),
+    "draw_bounding_boxes_grey": lambda tf, x: tf.image.draw_bounding_boxes(
+        tf.image.resize(x[..., :1], (6, 5)), tf.constant([[[0.2, 0.2, 0.8, 0.8]], [[0.0, 0.5, 0.5, 1.0]]]),
+        tf.constant([[-1.0, 0.0, 0.0, 0.0]])),
 }

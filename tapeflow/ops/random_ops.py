@@ -20,7 +20,7 @@ from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
 from . import math_ops as M
 from ..core.aval import fmt_shape
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 
 
 def _state_from_seed(seed):
@@ -253,8 +253,11 @@ def _stateless_gen(name, seed):
         raise TypeError(f"{name}: the seed must be known when the function is traced (Python ints or an eager "
                         "tensor); a seed computed inside tapeflow.function is not supported")
     pair = np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed).reshape(-1)
-    if pair.shape != (2,) or pair.dtype.kind not in "iu":
-        raise ValueError(f"{name}: seed must be a pair of integers, got {seed!r}")
+    # TF 2.21 eagerly: InvalidArgumentError "seed must have shape [2], not [3]"
+    if pair.shape != (2,):
+        raise InvalidArgumentError(f"{name}: seed must be a pair of integers (shape [2]), got {seed!r}")
+    if pair.dtype.kind not in "iu":
+        raise InvalidArgumentTypeError(f"{name}: seed must be a pair of integers (int32 or int64), got {seed!r}")
     from .philox import stateless_stream
     return Generator(_np=stateless_stream(pair))
 
@@ -264,9 +267,207 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=N
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=np.float32, name=None, alg="auto_select"):
+    """Integer dtypes with ``minval=None, maxval=None``: the dtype's full range (TF's bits)."""
+    d = _dt.np_dtype(dtype)
+    if d.kind in "iu" and (minval is None or maxval is None):
+        if minval is not None or maxval is not None:
+            raise ValueError(f"stateless_uniform: for integer dtype {d.name}, minval and maxval must be both None "
+                             f"or not None, got minval={minval}, maxval={maxval}")
+        return constant(_stateless_gen("stateless_uniform", seed)._gen.full_int(_shape(shape), d))
     return _stateless_gen("stateless_uniform", seed).uniform(shape, minval, maxval, dtype)
+
+
+def _seed_dtype(seed):
+    if hasattr(seed, "dtype") and hasattr(seed, "numpy"):
+        return _dt.np_dtype(seed.dtype)
+    a = np.asarray(seed)
+    return np.dtype(np.int32) if a.dtype.kind in "iu" and not isinstance(seed, np.ndarray) else a.dtype
+
+
+def split(seed, num=2, alg="auto_select"):
+    """``num`` new seed pairs from ``seed``: TF's stateless_split (a full-range stateless draw of
+    shape [num, 2] in the seed's dtype; a Python tuple is int32, as TF), so TF's seeds."""
+    return stateless_uniform([int(num), 2], seed, minval=None, maxval=None, dtype=_seed_dtype(seed))
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """TF's stateless_fold_in: ``[full-range draw from seed, data]`` in data's dtype (TF's numbers)."""
+    from .array_ops import stack
+    from ..core.tensor import convert_to_tensor
+    d = data if hasattr(data, "dtype") else convert_to_tensor(data)
+    first = stateless_uniform([], seed, minval=None, maxval=None, dtype=d.dtype)
+    return stack([first, d])
+
+
+def create_rng_state(seed, alg):
+    """The initial state of a Generator for ``seed``: 3 int64 words for Philox, 2 for ThreeFry
+    (the seed cut into 64-bit words, low first), as TF."""
+    name = str(getattr(alg, "name", alg)).lower()
+    if name in ("philox", "1"):
+        return constant(_state_from_seed(seed))
+    if name in ("threefry", "2"):
+        v = int(seed) % (1 << 128)
+        return constant(np.array([v & ((1 << 64) - 1), v >> 64], np.uint64).view(np.int64))
+    raise ValueError(f"create_rng_state: unsupported algorithm {alg!r}; use 'philox' or 'threefry'")
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
+    """Deterministic per seed pair (Gumbel-max over stateless uniforms); not TF's numbers."""
+    return _stateless_gen("stateless_categorical", seed).categorical(logits, num_samples, dtype)
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg="auto_select"):
     """Deterministic per seed pair, but not TF's numbers (TF's rejection sampler is not reproduced)."""
     return _stateless_gen("stateless_truncated_normal", seed).truncated_normal(shape, mean, stddev, dtype)
+
+
+# -- gamma and Poisson: rejection samplers composed of uniform/normal draws ---------------------
+# Each rejection loop runs a fixed number of rounds as where()s (as truncated_normal does), so it
+# traces into straight-line code; a sample still rejected after them (probability < 1e-15 per
+# element for the acceptance rates below) keeps the round's fallback. These are not TF's numbers
+# (TF's kernels consume their Philox stream differently); the distributions are tested.
+
+_ROUNDS = 12
+
+
+def _param(x, dtype):
+    from ..core.tensor import convert_to_tensor
+    t = x if hasattr(x, "dtype") and hasattr(x, "shape") else convert_to_tensor(np.asarray(x, dtype))
+    return M.cast(t, dtype)
+
+
+def _gamma_draw(gen, shape, alpha, beta, dtype, fn):
+    """Marsaglia & Tsang (2000): for a >= 1, x = d v, v = (1 + c z)^3, d = a - 1/3, c = 1/sqrt(9 d),
+    accepted when log u < z^2/2 + d - d v + d log v (>= 95% per round); a < 1 draws a + 1 and
+    scales by u^(1/a). Samples are not differentiated in alpha (TF's implicit gradient is not
+    reproduced: alpha is stop_gradient'ed); 1/beta scaling is, exactly."""
+    from .array_ops import broadcast_to
+    d_ = _dt.np_dtype(dtype)
+    if d_.kind != "f":
+        raise TypeError(f"{fn}: dtype must be a float dtype, got {d_.name}")
+    a = M.stop_gradient(_param(alpha, d_))
+    pshape = tuple(aval_of(a).shape)
+    if beta is not None:
+        b = _param(beta, d_)
+        pshape = tuple(np.broadcast_shapes(pshape, tuple(aval_of(b).shape)))
+    out = tuple(_shape(shape)) + pshape
+    a = broadcast_to(a, out)
+    boost = M.less(a, 1.0)
+    a1 = M.where(boost, M.add(a, 1.0), a)
+    d = M.subtract(a1, 1.0 / 3.0)
+    c = M.divide(1.0, M.sqrt(M.multiply(d, 9.0)))
+    x = d
+    done = M.less(a, 0.0)          # (never true for valid alpha: the first round's accepts win)
+    for _ in range(_ROUNDS):
+        z = gen.normal(out, dtype=d_)
+        u = gen.uniform(out, dtype=d_)
+        v = M.pow(M.add(M.multiply(c, z), 1.0), 3.0)
+        pos = M.greater(v, 0.0)
+        vs = M.where(pos, v, M.ones_like_(v))
+        rhs = M.add(M.add(M.multiply(M.multiply(z, z), 0.5), d), M.multiply(d, M.subtract(M.log(vs), vs)))
+        ok = M.logical_and(pos, M.less(M.log(u), rhs))
+        take = M.logical_and(ok, M.logical_not(done))
+        x = M.where(take, M.multiply(d, v), x)
+        done = M.logical_or(done, ok)
+    u = gen.uniform(out, minval=1e-30 if d_ == np.float64 else 1e-37, maxval=1.0, dtype=d_)
+    x = M.where(boost, M.multiply(x, M.pow(u, M.divide(1.0, a))), x)
+    if beta is not None:
+        x = M.divide(x, b)    # (b's shape is a suffix of out's: plain broadcasting)
+    return x
+
+
+def _poisson_draw(gen, shape, lam, dtype, fn):
+    """lam < 10: inversion over the first 64 terms of the CDF (P(k >= 64) < 1e-30 there);
+    lam >= 10: Hörmann's PTRS transformed rejection (1993, >= 89% per round), as TF's kernel."""
+    from .array_ops import broadcast_to
+    from .special_ops import lgamma
+    out_d = _dt.np_dtype(dtype)
+    f = np.float64 if out_d == np.float64 else np.float32
+    lam = broadcast_to(M.stop_gradient(_param(lam, f)), tuple(_shape(shape)) + tuple(aval_of(_param(lam, f)).shape))
+    out = tuple(aval_of(lam).shape)
+    small = M.less(lam, 10.0)
+    # inversion (lam clamped to < 10 so the large-lam lanes stay finite)
+    ls = M.where(small, lam, M.zeros_like_(lam))
+    u = gen.uniform(out, dtype=f)
+    p = M.exp(M.negative(ls))
+    cdf, k_small = p, M.zeros_like_(ls)
+    for k in range(1, 65):
+        k_small = M.add(k_small, M.cast(M.greater(u, cdf), f))
+        p = M.multiply(p, M.divide(ls, float(k)))
+        cdf = M.add(cdf, p)
+    # PTRS (lam clamped to >= 10 in the small lanes)
+    lb = M.where(small, M.ones_like_(lam) * 10.0, lam)
+    slam, loglam = M.sqrt(lb), M.log(lb)
+    b = M.add(M.multiply(slam, 2.53), 0.931)
+    a = M.add(M.multiply(b, 0.02483), -0.059)
+    inv_alpha = M.add(M.divide(1.1328, M.subtract(b, 3.4)), 1.1239)
+    vr = M.subtract(0.9277, M.divide(3.6224, M.subtract(b, 2.0)))
+    k_big, done = M.floor(lb), M.less(lb, 0.0)
+    for _ in range(_ROUNDS):
+        uu = M.subtract(gen.uniform(out, dtype=f), 0.5)
+        v = gen.uniform(out, minval=1e-30 if f == np.float64 else 1e-37, maxval=1.0, dtype=f)
+        us = M.subtract(0.5, M.abs(uu))
+        k = M.floor(M.add(M.add(M.multiply(M.add(M.divide(M.multiply(a, 2.0), us), b), uu), lb), 0.43))
+        quick = M.logical_and(M.greater_equal(us, 0.07), M.less_equal(v, vr))
+        bad = M.logical_or(M.less(k, 0.0), M.logical_and(M.less(us, 0.013), M.greater(v, us)))
+        kk = M.maximum(k, 0.0)
+        lhs = M.add(M.add(M.log(v), M.log(inv_alpha)), M.negative(M.log(M.add(M.divide(a, M.multiply(us, us)), b))))
+        rhs = M.subtract(M.add(M.negative(lb), M.multiply(kk, loglam)), lgamma(M.add(kk, 1.0)))
+        ok = M.logical_or(quick, M.logical_and(M.logical_not(bad), M.less_equal(lhs, rhs)))
+        k_big = M.where(M.logical_and(ok, M.logical_not(done)), k, k_big)
+        done = M.logical_or(done, ok)
+    return M.cast(M.where(small, k_small, k_big), out_d)
+
+
+def gamma(shape, alpha, beta=None, dtype=np.float32, seed=None, name=None):
+    """Gamma(alpha, rate beta) samples of shape ``shape + broadcast(alpha, beta).shape`` (TF's
+    layout); tapeflow's stream (not TF's numbers)."""
+    return _gamma_draw(_gen_for(seed), shape, alpha, beta, dtype, "random.gamma")
+
+
+def poisson(shape, lam, dtype=np.float32, seed=None, name=None):
+    """Poisson(lam) samples of shape ``shape + lam.shape``; tapeflow's stream (not TF's numbers)."""
+    return _poisson_draw(_gen_for(seed), shape, lam, dtype, "random.poisson")
+
+
+class _StatelessChain:
+    """A stateless stream restarts at the same counter on every draw, so a sampler that draws
+    several times needs a fresh seed pair per draw: the i-th draw uses split(seed, n)[i]."""
+
+    def __init__(self, name, seed, n):
+        _stateless_gen(name, seed)           # validates the seed as every stateless op
+        self.name, self.i = name, 0
+        self.seeds = split(seed, n).numpy().astype(np.int64)
+
+    def _next(self):
+        g = _stateless_gen(self.name, self.seeds[self.i])
+        self.i += 1
+        return g
+
+    def normal(self, shape, dtype=np.float32):
+        return self._next().normal(shape, dtype=dtype)
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=np.float32):
+        return self._next().uniform(shape, minval, maxval, dtype)
+
+
+def stateless_gamma(shape, seed, alpha, beta=None, dtype=np.float32, name=None):
+    """Deterministic per seed pair; ``shape`` is the output shape, alpha and beta broadcast to it
+    (TF's stateless layout). Not TF's numbers."""
+    g = _StatelessChain("stateless_gamma", seed, 2 * _ROUNDS + 1)
+    x = _gamma_draw(g, (), _bcast(alpha, shape), None, dtype, "stateless_gamma")
+    return x if beta is None else M.divide(x, _param(beta, _dt.np_dtype(dtype)))
+
+
+def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
+    """Deterministic per seed pair; ``shape`` is the output shape (lam broadcast to it). Not TF's
+    numbers."""
+    g = _StatelessChain("stateless_poisson", seed, 2 * _ROUNDS + 1)
+    return _poisson_draw(g, (), _bcast(lam, shape), dtype, "stateless_poisson")
+
+
+def _bcast(x, shape):
+    from .array_ops import broadcast_to
+    from ..core.tensor import convert_to_tensor
+    t = x if hasattr(x, "dtype") and hasattr(x, "shape") else convert_to_tensor(np.asarray(x, np.float32))
+    return broadcast_to(t, tuple(_shape(shape)))
