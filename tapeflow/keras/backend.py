@@ -1,4 +1,5 @@
-"""A small ``keras.backend``: float type, epsilon, unique layer names."""
+"""A small ``keras.backend``: float type, epsilon, unique layer names, and Keras 3's L2
+normalization (``unit_normalize``) that its losses and layers share."""
 from __future__ import annotations
 
 import collections
@@ -35,6 +36,14 @@ def unique_object_name(base):
     n = _NAME_UIDS[base]
     _NAME_UIDS[base] += 1
     return base if n == 0 else f"{base}_{n}"
+
+
+def unit_normalize(x, axis, max_inv):
+    """Keras 3's ``ops.normalize`` (order 2): ``x * min(rsqrt(sum(x^2)), max_inv)`` over ``axis``,
+    ``max_inv`` = 1 / epsilon: a zero vector stays 0 (not NaN). (cosine_similarity and Dot take
+    Keras' fuzz factor, UnitNormalization 1e-12, as Keras does.)"""
+    from ..ops import math_ops as M
+    return M.multiply(x, M.minimum(M.rsqrt(M.reduce_sum(M.square(x), axis, keepdims=True)), max_inv))
 
 
 def clear_session():

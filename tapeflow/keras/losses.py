@@ -198,17 +198,12 @@ def kl_divergence(y_true, y_pred):
     return M.reduce_sum(M.multiply(t, M.log(M.divide(t, p))), -1)
 
 
-def _unit(x, axis):
-    # Keras 3's ops.normalize: x * min(rsqrt(sum x^2), 1/eps), so a zero vector stays 0 (not NaN)
-    inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(x), axis, keepdims=True)), 1.0 / backend.epsilon())
-    return M.multiply(x, inv)
-
-
 def cosine_similarity(y_true, y_pred, axis=-1):
     """-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis): -1 for parallel vectors, 0 where
     either is a zero vector."""
     y_true, y_pred = _prep(y_true, y_pred)
-    return M.negative(M.reduce_sum(M.multiply(_unit(y_true, axis), _unit(y_pred, axis)), axis))
+    return M.negative(M.reduce_sum(M.multiply(backend.unit_normalize(y_true, axis, 1.0 / backend.epsilon()),
+                                               backend.unit_normalize(y_pred, axis, 1.0 / backend.epsilon())), axis))
 
 
 def _hinge_labels(y_true):

@@ -11,6 +11,7 @@ from ..core.tensor import Tensor, Variable, convert_to_tensor
 from ..ops import math_ops as M
 from ..optimizers import rules as _rules
 from ..optimizers.base import _put
+from . import backend
 
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
@@ -303,8 +304,7 @@ def normalize(x, axis=-1, order=2):
         return x / np.expand_dims(norm, axis or -1)
     t = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if order == 2:
-        inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(t), axis=axis, keepdims=True)), 1e7)
-        return t * inv
+        return backend.unit_normalize(t, axis, 1e7)
     norm = M.reduce_sum(M.abs(t) ** order, axis=axis, keepdims=True) ** (1.0 / order)
     return t / M.maximum(norm, 1e-7)
 
@@ -371,7 +371,6 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
 
 def clear_session(free_memory=True):
     """Resets Keras' name counters (layer names start again at ``dense``, ``dense_1``...)."""
-    from . import backend
     backend.clear_session()
 
 

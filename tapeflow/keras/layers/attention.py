@@ -24,6 +24,7 @@ from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
 from .. import activations as _acts
+from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer
@@ -176,13 +177,6 @@ class EinsumDense(Layer):
 
 
 # -- Dot ----------------------------------------------------------------------------------------
-def _l2_normalize(x, axis):
-    # Keras' normalize: x * min(rsqrt(sum(x^2)), 1/epsilon), epsilon 1e-7 -- a zero row stays
-    # zero (not NaN) and the gradient stays finite there
-    inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(x), axis=axis, keepdims=True)), 1.0e7)
-    return x * inv
-
-
 def _batch_dot(x, y, axes):
     """Keras' batch_dot: per batch element, contract x's axis ``axes[0]`` with y's ``axes[1]``;
     the result is x's other dims then y's (a rank-1 result gets a trailing 1)."""
@@ -242,7 +236,7 @@ class Dot(Layer):
         x1, x2 = inputs
         axes = self._axes(_rank(x1), _rank(x2))
         if self.normalize:
-            x1, x2 = _l2_normalize(x1, axes[0]), _l2_normalize(x2, axes[1])
+            x1, x2 = backend.unit_normalize(x1, axes[0], 1.0e7), backend.unit_normalize(x2, axes[1], 1.0e7)
         return _batch_dot(x1, x2, axes)
 
     def compute_output_shape(self, input_shape):

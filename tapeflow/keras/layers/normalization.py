@@ -11,6 +11,7 @@ from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
+from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
@@ -303,8 +304,7 @@ class UnitNormalization(Layer):
         self.axis = axis if isinstance(axis, int) else list(axis)
 
     def call(self, inputs):
-        inv = M.minimum(M.rsqrt(M.reduce_sum(M.square(inputs), axis=self.axis, keepdims=True)), 1e12)
-        return inputs * inv
+        return backend.unit_normalize(inputs, self.axis, 1e12)
 
     def compute_output_shape(self, input_shape):
         return input_shape
