@@ -426,15 +426,22 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     return bind(R.cumsum_p, x, axis=norm_axis("cumsum", axis, nd)[0], exclusive=bool(exclusive), reverse=bool(reverse))
 
 
-def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running product along ``axis`` (TF's cumprod); its gradient is TF's formula (0 at zero entries)."""
+def _scan_axis(name, x, axis):
+    """The scan axis of a cumulative op (cumprod, cumulative_logsumexp), non-negative; a tensor
+    axis is read now, as TF's ops take it."""
     if isinstance(axis, Tensor):
         axis = int(axis.numpy())
     nd = len(aval_of(x).shape)
     if not -nd <= axis < nd:
-        raise InvalidArgumentError(f"cumprod: axis {axis} is out of range for a tensor of rank {nd} "
+        raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a tensor of rank {nd} "
                                    f"(valid: {-nd} to {nd - 1})")
-    return bind(R.cumprod_p, x, axis=axis % nd, exclusive=bool(exclusive), reverse=bool(reverse))
+    return axis % nd
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running product along ``axis`` (TF's cumprod); its gradient is TF's formula (0 at zero entries)."""
+    return bind(R.cumprod_p, x, axis=_scan_axis("cumprod", x, axis), exclusive=bool(exclusive),
+                reverse=bool(reverse))
 
 
 def add_n(inputs, name=None):

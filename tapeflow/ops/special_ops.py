@@ -12,7 +12,7 @@ from ..core.primitives import elementwise as _E, reductions as _R, special as _S
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from .math_ops import (match_lists, where, multiply, add, subtract, exp, log, log1p, abs, negative, maximum,
-                       greater_equal, less_equal, logical_and, zeros_like_, reduce_sum, cast)
+                       greater_equal, less_equal, logical_and, zeros_like_, reduce_sum, cast, _scan_axis)
 
 
 def lgamma(x, name=None):
@@ -75,13 +75,8 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """tf.math.cumulative_logsumexp: log(cumsum(exp(x))) along ``axis`` without overflow or underflow
     (a pairwise log-add-exp scan, TF's algorithm); exclusive starts at -inf."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    if isinstance(axis, Tensor):
-        axis = int(axis.numpy())
-    nd = len(aval_of(x).shape)
-    if not -nd <= axis < nd:
-        raise InvalidArgumentError(f"cumulative_logsumexp: axis {axis} is out of range for a tensor of rank {nd} "
-                                   f"(valid: {-nd} to {nd - 1})")
-    return bind(_R.cumulative_logsumexp_p, x, axis=axis % nd, exclusive=bool(exclusive), reverse=bool(reverse))
+    return bind(_R.cumulative_logsumexp_p, x, axis=_scan_axis("cumulative_logsumexp", x, axis),
+                exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def _same_shape(name, a, b, an, bn):
