@@ -216,6 +216,22 @@ class Softmax(Layer):
         return cfg
 
 
+class SeedStream:
+    """A layer's random stream: with a ``seed``, the layer's own generator (its draws repeat from
+    run to run); without one, tapeflow's global stream. Not a weight: not saved, not trained.
+    Mixed into the layers that draw (Dropout, GaussianNoise, the noise and image-augmentation
+    layers, the recurrent cells' dropout)."""
+
+    _bookkeeping = frozenset({"_gen"})
+
+    def _set_seed(self, seed):
+        self.seed = seed
+        self._gen = R.Generator.from_seed(seed) if seed is not None else None
+
+    def _generator(self):
+        return self._gen or R.get_global_generator()
+
+
 class ThresholdedReLU(Layer):
     """``x`` where ``x > theta``, else 0 (Keras 3)."""
 
@@ -235,7 +251,7 @@ class ThresholdedReLU(Layer):
         return cfg
 
 
-class Dropout(Layer):
+class Dropout(SeedStream, Layer):
     """Zeroes inputs with probability ``rate`` (scaling the rest by 1/(1-rate))
     when ``training`` is true; identity otherwise. ``seed``: the layer owns a
     random stream seeded with it (each call draws fresh numbers from the
@@ -251,11 +267,7 @@ class Dropout(Layer):
             raise ValueError(f"Dropout: rate must be in [0, 1], got {rate}")
         self.rate = float(rate)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
-        self.seed = seed
-        self._gen = R.Generator.from_seed(seed) if seed is not None else None
-
-    #: the seeded noise stream is not a weight (not saved, not trained)
-    _bookkeeping = frozenset({"_gen"})
+        self._set_seed(seed)
 
     def call(self, inputs, training=None):
         if self.rate == 0 or training is None or training is False:
@@ -279,7 +291,7 @@ class Dropout(Layer):
         return cfg
 
 
-class GaussianNoise(Layer):
+class GaussianNoise(SeedStream, Layer):
     """Adds N(0, stddev) noise in training (seeded like Dropout)."""
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
@@ -288,18 +300,13 @@ class GaussianNoise(Layer):
         if float(stddev) < 0:
             raise ValueError(f"GaussianNoise: stddev must be >= 0, got {stddev}")
         self.stddev = float(stddev)
-        self.seed = seed
-        self._gen = R.Generator.from_seed(seed) if seed is not None else None
-
-    #: the seeded noise stream is not a weight (not saved, not trained)
-    _bookkeeping = frozenset({"_gen"})
+        self._set_seed(seed)
 
     def call(self, inputs, training=None):
         if not training:
             return inputs
         av = aval_of(inputs)
-        gen = self._gen or R.get_global_generator()
-        return M.add(inputs, gen.normal(av.shape, stddev=self.stddev, dtype=av.dtype))
+        return M.add(inputs, self._generator().normal(av.shape, stddev=self.stddev, dtype=av.dtype))
 
     def get_config(self):
         cfg = super().get_config()

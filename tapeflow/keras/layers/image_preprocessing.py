@@ -12,10 +12,10 @@ from ...core.primitive import aval_of
 from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
-from ...ops import random_ops as R
 from ... import image as _image
 from ..engine import Layer
 from .conv import _data_format
+from .core import SeedStream
 
 __all__ = ["Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness",
            "RandomRotation", "RandomZoom", "RandomTranslation"]
@@ -52,17 +52,15 @@ def _back_to(resized, dtype):
     return M.cast(resized, dtype)
 
 
-class _ImageLayer(Layer):
-    _bookkeeping = frozenset({"_gen"})
+class _ImageLayer(SeedStream, Layer):
 
     def __init__(self, data_format=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = _data_format(type(self).__name__, data_format)
-        self.seed = seed
-        self._gen = R.Generator.from_seed(seed) if seed is not None else None
+        self._set_seed(seed)
 
     def _uniform(self, shape):
-        return (self._gen or R.get_global_generator()).uniform(shape, dtype=np.float32)
+        return self._generator().uniform(shape, dtype=np.float32)
 
     def _per_image(self, x):
         """One uniform draw per image: shape (batch, 1, 1, 1), or (1, 1, 1) for one image."""

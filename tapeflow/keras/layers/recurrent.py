@@ -43,11 +43,11 @@ from ...ir import control_flow as CF
 from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
-from ...ops import random_ops as R
 from .. import activations as _acts
 from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
+from .core import SeedStream
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking", "Wrapper", "Bidirectional",
            "TimeDistributed"]
@@ -58,7 +58,7 @@ def _rate(where, name, value):
     return min(1.0, max(0.0, float(value)))
 
 
-class _Cell(Layer):
+class _Cell(SeedStream, Layer):
     """What the three cells share: weights, dropout masks, the per-step math.
 
     A step is ``step(project(x_t, input masks), states, recurrent masks)``: ``project`` maps a
@@ -66,8 +66,6 @@ class _Cell(Layer):
     draws the dropout masks once per call and hands them to every step."""
 
     n_gates = 1
-    #: drawn per call: not weights
-    _bookkeeping = frozenset({"_gen"})
 
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros", kernel_regularizer=None,
@@ -95,8 +93,7 @@ class _Cell(Layer):
         self.bias_constraint = bias_constraint
         self.dropout = _rate(cls, "dropout", dropout)
         self.recurrent_dropout = _rate(cls, "recurrent_dropout", recurrent_dropout)
-        self.seed = seed
-        self._gen = R.Generator.from_seed(seed) if seed is not None else None
+        self._set_seed(seed)
 
     @property
     def state_size(self):
@@ -137,7 +134,7 @@ class _Cell(Layer):
         return self.n_gates if self.recurrent_dropout > 0 and self.n_gates > 1 else 1
 
     def _draw(self, like, rate):
-        gen = self._gen or R.get_global_generator()
+        gen = self._generator()
         ones = A.ones_like(like)
         if rate >= 1:
             return [A.zeros_like(like) for _ in range(self._n_masks())]

@@ -11,9 +11,9 @@ from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
-from ...ops import random_ops as R
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
+from .core import SeedStream
 from .conv import _data_format
 
 __all__ = ["ActivityRegularization", "GaussianDropout", "AlphaDropout", "SpatialDropout1D", "SpatialDropout2D",
@@ -50,21 +50,15 @@ class ActivityRegularization(Layer):
         return cfg
 
 
-class _Noise(Layer):
-    """A seeded random stream that is not a weight, and ``training`` handling as Dropout's."""
+class _Noise(SeedStream, Layer):
+    """A seeded random stream (SeedStream), and ``training`` handling as Dropout's."""
 
     _passes_mask = True   # Keras 3's supports_masking
-
-    _bookkeeping = frozenset({"_gen"})
 
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(**kwargs)
         self.rate = _rate(type(self).__name__, rate)
-        self.seed = seed
-        self._gen = R.Generator.from_seed(seed) if seed is not None else None
-
-    def _generator(self):
-        return self._gen or R.get_global_generator()
+        self._set_seed(seed)
 
     def call(self, inputs, training=None):
         if self.rate == 0 or training is None or training is False:
