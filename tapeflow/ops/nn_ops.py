@@ -565,7 +565,10 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
                      dilations=None, name=None):
     """conv2d_transpose of height 1: filters (kw, out_channels, in_channels)."""
     _check_format("conv1d_transpose", data_format)
-    os_ = [int(v) for v in (output_shape.numpy() if isinstance(output_shape, Tensor) else output_shape)]
+    # (a batch of None, unknown while tracing, passes through as conv2d_transpose takes it)
+    os_ = list(output_shape.numpy().tolist() if isinstance(output_shape, Tensor) else output_shape)
+    if len(os_) != 3:
+        raise ValueError(f"conv1d_transpose: output_shape must be (batch, width, channels), got {os_}")
     st = _pair("conv1d_transpose", "strides", strides, rank=1)
     dl = _pair("conv1d_transpose", "dilations", 1 if dilations is None else dilations, rank=1)
     y = conv2d_transpose(A.expand_dims(input, 1), A.expand_dims(filters, 0), [os_[0], 1, os_[1], os_[2]],

@@ -198,10 +198,9 @@ class Conv1DTranspose(Conv2DTranspose):
         shape = aval_of(inputs).shape
         if len(shape) != 3:
             raise ValueError(f"Conv1DTranspose: expects (batch, steps, channels), got {fmt_shape(shape)}")
-        out_shape = (shape[0], 1) + self._out_hw(shape[1:2]) + (self.filters,)
-        y = N.conv2d_transpose(A.expand_dims(inputs, 1), A.expand_dims(self.kernel, 0), out_shape,
-                               (1,) + self.strides, self.padding.upper(), dilations=(1,) + self.dilation_rate)
-        return self._finish(A.squeeze(y, 1))
+        out_shape = (shape[0],) + self._out_hw(shape[1:2]) + (self.filters,)
+        return self._finish(N.conv1d_transpose(inputs, self.kernel, out_shape, self.strides, self.padding.upper(),
+                                               dilations=self.dilation_rate))
 
     def compute_output_shape(self, input_shape):
         return (input_shape[0],) + self._out_hw(input_shape[1:2]) + (self.filters,)
@@ -254,9 +253,8 @@ class DepthwiseConv2D(Layer):
         self.input_spec = InputSpec(ndim=4, axes={-1: c})
         self.built = True
 
-    def _depthwise(self, inputs, kernel):
-        return N.depthwise_conv2d(inputs, kernel, (1,) + self.strides + (1,), self.padding.upper(),
-                                  dilations=self.dilation_rate)
+    def _strides4(self):
+        return (1,) + self.strides + (1,)
 
     def _finish(self, out):
         if self.bias is not None:
@@ -264,7 +262,8 @@ class DepthwiseConv2D(Layer):
         return out if self.activation is _acts.linear else self.activation(out)
 
     def call(self, inputs):
-        return self._finish(self._depthwise(inputs, self.kernel))
+        return self._finish(N.depthwise_conv2d(inputs, self.kernel, self._strides4(), self.padding.upper(),
+                                               dilations=self.dilation_rate))
 
     def get_config(self):
         cfg = super().get_config()
@@ -318,8 +317,8 @@ class SeparableConv2D(DepthwiseConv2D):
         self.built = True
 
     def call(self, inputs):
-        y = self._depthwise(inputs, self.depthwise_kernel)
-        return self._finish(N.conv2d(y, self.pointwise_kernel, 1, "VALID"))
+        return self._finish(N.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, self._strides4(),
+                                               self.padding.upper(), dilations=self.dilation_rate))
 
     def get_config(self):
         cfg = super().get_config()
