@@ -125,6 +125,16 @@ def log_cosh(y_true, y_pred):
     return _mean_last(M.subtract(M.add(x, M.softplus(M.multiply(x, -2.0))), float(np.log(2.0))))
 
 
+def _clipped_bce(y_true, y_pred):
+    """-(y log p + (1 - y) log(1 - p)) per element, p = y_pred clipped to [eps, 1 - eps]: Keras 3's
+    form; the clip alone keeps the logs finite (Keras 2 also added eps inside each log, which
+    moved the loss in its 7th digit: 0.6289225 against TF 2.21's 0.62892276)."""
+    eps = backend.epsilon()
+    p = M.clip_by_value(y_pred, eps, 1.0 - eps)
+    ce = M.add(M.multiply(y_true, M.log(p)), M.multiply(M.subtract(1.0, y_true), M.log(M.subtract(1.0, p))))
+    return M.negative(ce)
+
+
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """mean over ``axis`` of -(y log p + (1 - y) log(1 - p)); with
     ``from_logits`` the stable sigmoid form."""
@@ -134,12 +144,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if from_logits:
         ce = N.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        # Keras 3's form: the clip alone keeps the logs finite (Keras 2 also added eps inside
-        # each log, which moved the loss in its 7th digit: 0.6289225 against TF 2.21's 0.62892276)
-        eps = backend.epsilon()
-        p = M.clip_by_value(y_pred, eps, 1.0 - eps)
-        ce = M.add(M.multiply(y_true, M.log(p)), M.multiply(M.subtract(1.0, y_true), M.log(M.subtract(1.0, p))))
-        ce = M.negative(ce)
+        ce = _clipped_bce(y_true, y_pred)
     return M.reduce_mean(ce, axis) if len(aval_of(ce).shape) else ce
 
 
@@ -508,9 +513,7 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
         y_true = M.add(M.multiply(y_true, 1.0 - label_smoothing), 0.5 * label_smoothing)
     if from_logits:
         y_pred = M.sigmoid(y_pred)
-    eps = backend.epsilon()
-    p = M.clip_by_value(y_pred, eps, 1.0 - eps)
-    bce = M.negative(M.add(M.multiply(y_true, M.log(p)), M.multiply(M.subtract(1.0, y_true), M.log(M.subtract(1.0, p)))))
+    bce = _clipped_bce(y_true, y_pred)
     p_t = M.add(M.multiply(y_true, y_pred), M.multiply(M.subtract(1.0, y_true), M.subtract(1.0, y_pred)))
     focal = M.multiply(M.pow(M.subtract(1.0, p_t), gamma), bce)
     if apply_class_balancing:
