@@ -6,5 +6,5 @@ from .engine import Input, InputSpec  # noqa: F401
 from .models import Model, Sequential, clone_model  # noqa: F401
 
 __all__ = ["backend", "initializers", "activations", "regularizers", "losses", "layers", "optimizers", "utils",
-           "models", "metrics", "datasets", "callbacks", "saving", "constraints", "Input", "InputSpec", "Model", "Sequential",
-           "clone_model"]
+           "models", "metrics", "datasets", "callbacks", "saving", "constraints", "Input", "InputSpec", "Model",
+           "Sequential", "clone_model"]

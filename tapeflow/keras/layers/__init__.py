@@ -1,7 +1,8 @@
 """keras.layers."""
 from ..engine import Layer, InputSpec, InputLayer, Input  # noqa: F401
 from .core import (Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embedding, Concatenate, Add,  # noqa: F401
-                   Subtract, Multiply, Average, Maximum, Minimum, ReLU, LeakyReLU, Softmax, ELU, GaussianNoise, ThresholdedReLU,
+                   Subtract, Multiply, Average, Maximum, Minimum, ReLU, LeakyReLU, Softmax, ELU, GaussianNoise,
+                   ThresholdedReLU,
                    concatenate, add, subtract, multiply, average, maximum, minimum)
 from .normalization import (LayerNormalization, BatchNormalization, GroupNormalization,  # noqa: F401
                             RMSNormalization, UnitNormalization)

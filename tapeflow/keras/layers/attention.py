@@ -84,8 +84,9 @@ def _analyze_einsum(equation, bias_axes, input_shape, output_shape):
         in_map = {c: i for i, c in enumerate(in_spec)}
         out_map = {c: i for i, c in enumerate(out_spec)}
     if len(out) != len(out_spec) + elided:
-        raise ValueError(f"EinsumDense: output_shape {tuple(output_shape) if not isinstance(output_shape, int) else output_shape} "
-                         f"does not fit the output spec {out_spec!r} of {equation!r}")
+        given = output_shape if isinstance(output_shape, int) else tuple(output_shape)
+        raise ValueError(f"EinsumDense: output_shape {given} does not fit the output spec {out_spec!r} of "
+                         f"{equation!r}")
     for c in in_spec:
         if c in out_map:
             o = out[out_map[c]]

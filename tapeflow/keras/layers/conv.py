@@ -1,6 +1,7 @@
-"""Convolution and pooling layers (channels_last only): Conv1D, Conv2D,
-Conv2DTranspose, Conv1DTranspose, DepthwiseConv2D, SeparableConv2D, MaxPooling1D/2D, AveragePooling1D/2D, GlobalAveragePooling1D/2D,
-GlobalMaxPooling1D/2D, ZeroPadding2D, UpSampling2D. Configs follow Keras 3's keys."""
+"""Convolution and pooling layers (channels_last only): Conv1D, Conv2D, Conv2DTranspose,
+Conv1DTranspose, DepthwiseConv2D, SeparableConv2D, MaxPooling1D/2D, AveragePooling1D/2D,
+GlobalAveragePooling1D/2D, GlobalMaxPooling1D/2D, ZeroPadding2D, UpSampling2D. Configs follow
+Keras 3's keys."""
 from __future__ import annotations
 
 import numpy as np

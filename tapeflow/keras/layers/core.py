@@ -20,8 +20,9 @@ from .. import regularizers as _regs
 from ..engine import Layer, InputSpec, positive_int, _CALL_STACK, _MASKED_CALLS
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Lambda", "Embedding", "Concatenate", "Add",
-           "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU", "ThresholdedReLU",
-           "GaussianNoise", "concatenate", "add", "subtract", "multiply", "average", "maximum", "minimum"]
+           "Subtract", "Multiply", "Average", "Maximum", "Minimum", "ReLU", "LeakyReLU", "Softmax", "ELU",
+           "ThresholdedReLU", "GaussianNoise", "concatenate", "add", "subtract", "multiply", "average", "maximum",
+           "minimum"]
 
 
 def _ser_init(i):
