@@ -950,19 +950,9 @@ def sparse_categorical_accuracy(y_true, y_pred):
     return _sparse_categorical_accuracy(y_true, y_pred)
 
 
-def _export_loss_functions():
-    names = {"mae": "mean_absolute_error", "mse": "mean_squared_error", "mape": "mean_absolute_percentage_error",
-             "msle": "mean_squared_logarithmic_error", "kld": "kl_divergence",
-             "kullback_leibler_divergence": "kl_divergence", "logcosh": "log_cosh", "binary_crossentropy": None,
-             "categorical_crossentropy": None, "sparse_categorical_crossentropy": None, "hinge": None,
-             "squared_hinge": None, "categorical_hinge": None, "poisson": None, "huber": None}
-    out = {}
-    for name, target in names.items():
-        fn = getattr(_losses, target or name, None)
-        if fn is not None:
-            out[name] = fn
-            out[name.upper()] = fn if name in ("mae", "mse", "mape", "msle", "kld") else None
-    return {k: v for k, v in out.items() if v is not None}
-
-
-globals().update(_export_loss_functions())
+from .losses import (mean_absolute_error as mae, mean_squared_error as mse,  # noqa: E402,F401
+                     mean_absolute_percentage_error as mape, mean_squared_logarithmic_error as msle,
+                     kl_divergence as kld, kl_divergence as kullback_leibler_divergence, log_cosh as logcosh,
+                     binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy, hinge,
+                     squared_hinge, categorical_hinge, poisson, huber)
+MAE, MSE, MAPE, MSLE, KLD = mae, mse, mape, msle, kld
