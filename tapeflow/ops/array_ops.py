@@ -791,14 +791,9 @@ def identity_n(input, name=None):  # noqa: A002
 
 def get_static_value(tensor, partial=False):
     """The NumPy value of ``tensor`` when it is known now (a concrete tensor, an array, a Python
-    value, a value known while tracing), else None."""
+    value; values known while tracing are folded into concrete tensors), else None."""
     if isinstance(tensor, Tensor):
-        v = tensor._v
-        if v is None:
-            from ..core.state import STATE
-            known = getattr(STATE.trace, "known_value", None) if STATE.trace is not None else None
-            v = known(tensor) if callable(known) else None
-        return None if v is None else np.asarray(v)
+        return None if tensor._v is None else np.asarray(tensor._v)
     if isinstance(tensor, (np.ndarray, np.generic)):
         return tensor
     try:
