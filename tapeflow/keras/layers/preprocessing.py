@@ -334,7 +334,7 @@ def _encode(layer, inputs, mode, depth, dtype, count_weights=None):
         if len(shape) > 1 and shape[-1] == 1:
             x = A.squeeze(x, -1)
         return A.one_hot(x, depth, dtype=dtype)
-    x = _checks.assert_non_negative(x, message=f"{layer}: {mode} encoding needs non-negative ids") or x
+    _checks.assert_non_negative(x, message=f"{layer}: {mode} encoding needs non-negative ids")
     oh = A.one_hot(x, depth, dtype=dtype)
     if count_weights is not None:
         oh = oh * A.expand_dims(M.cast(count_weights, dtype), -1)
