@@ -784,3 +784,12 @@ case("imgrand18_draw_boxes_3d", "lambda x, b: tf.image.draw_bounding_boxes(x, b,
      [IMGB[0], _a([[0.1, 0.1, 0.5, 0.5]])], "draw_bounding_boxes")
 case("imgrand18_draw_boxes_batch", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
      [IMGB, _a([[[0.1, 0.1, 0.5, 0.5]]])], "draw_bounding_boxes")
+
+# -- lead, wave 19: 3-D convolution and pooling ---------------------------------------------------
+VOL = _a(np.arange(3 * 3 * 3 * 3).reshape(1, 3, 3, 3, 3) % 5 / 5.0)   # float32 (1, 3, 3, 3, 3)
+case("lead19_conv3d_channels", "lambda x: tf.nn.conv3d(x, tf.ones([2, 2, 2, 2, 4]), [1, 1, 1, 1, 1], 'VALID')",
+     [VOL], "conv3d")
+case("lead19_avg_pool3d_int", "lambda x: tf.nn.avg_pool3d(tf.cast(x, tf.int32), 2, 1, 'VALID')", [VOL],
+     "avg_pool3d")
+case("lead19_conv3d_explicit_padding", "lambda x: tf.nn.conv3d(x, tf.ones([2, 2, 2, 3, 4]), [1, 1, 1, 1, 1], "
+     "[[0, 0], [1, 1], [1, 1], [1, 1], [0, 0]])", [VOL], "padding")

@@ -78,6 +78,28 @@ CASES = {
                       [(2, 5, 3)]),
     "ed_biasmid": ("EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 2, 3), "bias_axes": "d"},
                    {}, [(2, 4, 5)]),
+    # 3-D layers (wave 19): composed from the 2-D primitives one depth tap at a time
+    "conv3d": ("Conv3D", {"filters": 4, "kernel_size": (3, 2, 2)}, {}, [(2, 5, 6, 5, 3)]),
+    "conv3d_same": ("Conv3D", {"filters": 3, "kernel_size": 3, "strides": (2, 1, 2), "padding": "same",
+                               "activation": "relu"}, {}, [(2, 5, 6, 7, 2)]),
+    "conv3d_dil": ("Conv3D", {"filters": 2, "kernel_size": 2, "dilation_rate": (2, 1, 2), "padding": "same"}, {},
+                   [(1, 5, 4, 6, 3)]),
+    "conv3d_groups": ("Conv3D", {"filters": 4, "kernel_size": 2, "groups": 2}, {}, [(2, 4, 4, 3, 4)]),
+    "conv3d_t": ("Conv3DTranspose", {"filters": 3, "kernel_size": (3, 2, 2), "strides": 2}, {}, [(2, 3, 4, 3, 4)]),
+    "conv3d_t_same": ("Conv3DTranspose", {"filters": 2, "kernel_size": 3, "strides": (2, 1, 3), "padding": "same"},
+                      {}, [(1, 3, 4, 2, 3)]),
+    "conv3d_t_dil": ("Conv3DTranspose", {"filters": 2, "kernel_size": 2, "dilation_rate": 2}, {}, [(1, 3, 3, 2, 2)]),
+    "maxpool3d": ("MaxPooling3D", {"pool_size": (2, 3, 2)}, {}, [(2, 5, 6, 5, 3)]),
+    "maxpool3d_same": ("MaxPooling3D", {"pool_size": 3, "strides": (2, 1, 2), "padding": "same"}, {},
+                       [(2, 5, 4, 5, 2)]),
+    "avgpool3d": ("AveragePooling3D", {"pool_size": 2, "strides": 1}, {}, [(2, 4, 5, 3, 2)]),
+    "avgpool3d_same": ("AveragePooling3D", {"pool_size": (3, 2, 3), "strides": 2, "padding": "same"}, {},
+                       [(2, 5, 4, 5, 2)]),
+    "gap3d": ("GlobalAveragePooling3D", {}, {}, [(2, 3, 4, 2, 3)]),
+    "gmp3d": ("GlobalMaxPooling3D", {"keepdims": True}, {}, [(2, 3, 4, 2, 3)]),
+    "pad3d": ("ZeroPadding3D", {"padding": ((1, 0), (0, 2), (2, 1))}, {}, [(2, 2, 3, 2, 2)]),
+    "crop3d": ("Cropping3D", {"cropping": (1, 0, 2)}, {}, [(2, 4, 3, 5, 2)]),
+    "up3d": ("UpSampling3D", {"size": (2, 1, 3)}, {}, [(2, 2, 3, 2, 2)]),
 }
 
 

@@ -294,7 +294,7 @@ def _padding(name, padding, in_hw, k_hw, strides, dilations):
     """'SAME' / 'VALID' / explicit [[0, 0], [t, b], [l, r], [0, 0]] -> ((t, b), (l, r))."""
     if isinstance(padding, str):
         if padding == "VALID":
-            return ((0, 0), (0, 0))
+            return ((0, 0),) * len(in_hw)
         if padding == "SAME":
             if any(n is None for n in in_hw):
                 raise ValueError(f"{name}: padding='SAME' needs known height and width, got {in_hw}")
@@ -436,10 +436,13 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 
 def _pool_nd(name, fn2d, input, ksize, strides, padding, data_format):  # noqa: A002
-    """tf.nn.max_pool / avg_pool: rank 3 (N, W, C) pools as a height-1 image; rank 4 as 2-D."""
+    """tf.nn.max_pool / avg_pool: rank 3 (N, W, C) pools as a height-1 image; rank 4 as 2-D; rank 5 as 3-D."""
     rank = len(aval_of(input).shape) if hasattr(input, "aval") else np.ndim(input)
     if rank == 4:
         return fn2d(input, ksize, strides, padding, data_format="NHWC" if data_format is None else data_format)
+    if rank == 5:
+        fn3d = max_pool3d if fn2d is max_pool2d else avg_pool3d
+        return fn3d(input, ksize, strides, padding, data_format="NDHWC" if data_format is None else data_format)
     if rank == 3:
         _check_format(name, data_format)
         k = (1,) + _pair(name, "ksize", ksize, rank=1)
@@ -447,7 +450,7 @@ def _pool_nd(name, fn2d, input, ksize, strides, padding, data_format):  # noqa: 
         if not isinstance(padding, str):
             padding = [[0, 0], [0, 0]] + [list(p) for p in padding][-2:-1] + [[0, 0]]
         return A.squeeze(fn2d(A.expand_dims(input, 1), k, st, padding), 1)
-    raise NotImplementedError(f"{name}: inputs of rank {rank} are not supported (rank 3 or 4, channels last)")
+    raise NotImplementedError(f"{name}: inputs of rank {rank} are not supported (rank 3, 4 or 5, channels last)")
 
 
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
@@ -539,14 +542,16 @@ def scale_regularization_loss(regularization_loss, name=None):
 
 def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
                 name=None):
-    """conv1d or conv2d by the filters' rank (3 or 4)."""
+    """conv1d, conv2d or conv3d by the filters' rank (3, 4 or 5)."""
     r = len(aval_of(_tensor(filters)).shape)
+    st = 1 if strides is None else strides
     if r == 3:
-        return conv1d(input, filters, 1 if strides is None else strides, padding, dilations=dilations)
+        return conv1d(input, filters, st, padding, data_format or "NWC", dilations=dilations)
     if r == 4:
-        return conv2d(input, filters, 1 if strides is None else strides, padding, dilations=dilations)
-    raise NotImplementedError(f"convolution: filters of rank {r}; tapeflow has 1-D and 2-D convolutions (rank 3 and "
-                              "4 filters), not 3-D")
+        return conv2d(input, filters, st, padding, data_format or "NHWC", dilations=dilations)
+    if r == 5:
+        return conv3d(input, filters, st, padding, data_format or "NDHWC", dilations=dilations)
+    raise ValueError(f"convolution: filters must have rank 3, 4 or 5 (a 1-D, 2-D or 3-D convolution), got rank {r}")
 
 
 def atrous_conv2d(value, filters, rate, padding, name=None):
@@ -574,6 +579,152 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     y = conv2d_transpose(A.expand_dims(input, 1), A.expand_dims(filters, 0), [os_[0], 1, os_[1], os_[2]],
                          (1,) + st, padding, dilations=(1,) + dl)
     return A.squeeze(y, 1)
+
+
+# -- 3-D convolution and pooling, composed from the 2-D primitives ---------------------------------------
+# A 3-D window is kd 2-D windows, one per depth tap t: the taps' inputs are depth slices
+# x[:, t*dl :: s] (after padding the depth), folded into the batch so that one 2-D primitive call
+# serves every output depth. The taps' results are summed (conv, average) or maxed (max pool). This
+# keeps the primitive set 2-D (gradients, lowerings and the fused tier come with it) at the cost of
+# kd primitive calls where a native kernel would make one.
+
+def _ndhwc(name, x):
+    x = _tensor(x)
+    s = aval_of(x).shape
+    if len(s) != 5:
+        raise ValueError(f"{name}: input must have rank 5 (batch, depth, height, width, channels), got shape "
+                         f"{tuple(s)}")
+    return x
+
+
+def _depth_taps(x, k, s, dl, pads, fill=0):
+    """The kd depth slices of x (N, D, H, W, C) padded by ``pads`` along depth, each folded to
+    (N * out_d, H, W, C); and out_d."""
+    _, d, h, w, c = aval_of(x).shape
+    if pads != (0, 0):
+        x = A.pad(x, [[0, 0], list(pads), [0, 0], [0, 0], [0, 0]], constant_values=fill)
+    out_d = P.out_size(d, k, s, dl, *pads)
+    if out_d < 1:
+        raise ValueError(f"depth window of size {k} (dilation {dl}) does not fit the padded depth "
+                         f"{d + sum(pads)}")
+    taps = [x[:, t * dl: t * dl + (out_d - 1) * s + 1: s] for t in range(k)]
+    return [A.reshape(v, (-1, h, w, c)) for v in taps], out_d
+
+
+def _unfold_depth(y, out_d):
+    """(N * out_d, h, w, c) back to (N, out_d, h, w, c)."""
+    _, h, w, c = aval_of(y).shape
+    return A.reshape(y, (-1, out_d, h, w, c))
+
+
+def _pads3(name, padding, dhw, k, st, dl):
+    """(depth pads, (height, width) pads) of TF's 'SAME'/'VALID' padding."""
+    if not isinstance(padding, str):   # TF's 3-D ops take no explicit padding
+        raise TypeError(f"{name}: expected string for argument 'padding' ('SAME' or 'VALID'), not {padding!r}; "
+                        f"for explicit padding, tf.pad the input first")
+    pads = _padding(name, padding, dhw, k, st, dl)
+    return pads[0], pads[1:]
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):  # noqa: A002
+    """TF's tf.nn.conv3d: NDHWC input, (kd, kh, kw, in_channels, out_channels) filters, grouped when
+    in_channels divides the input's channels (as conv2d). strides and dilations are 5-lists with 1
+    at batch and channels (or 1 or 3 ints)."""
+    _check_format("conv3d", data_format, ("NDHWC", "channels_last", None))
+    x, w = _ndhwc("conv3d", input), _tensor(filters)
+    ws = aval_of(w).shape
+    if len(ws) != 5:
+        raise ValueError(f"conv3d: filters must have rank 5 (kd, kh, kw, in_channels, out_channels), got "
+                         f"{tuple(ws)}")
+    c = aval_of(x).shape[4]
+    if c is not None and (ws[3] == 0 or c % ws[3]):
+        raise InvalidArgumentError(f"conv3d: input depth must be evenly divisible by filter depth: the input "
+                                   f"{tuple(aval_of(x).shape)} has {c} channels, the filter {tuple(ws)} has {ws[3]}")
+    groups = 1 if c is None else c // ws[3]
+    st = _pair("conv3d", "strides", strides, rank=3)
+    dl = _pair("conv3d", "dilations", 1 if dilations is None else dilations, rank=3)
+    pd, phw = _pads3("conv3d", padding, aval_of(x).shape[1:4], ws[:3], st, dl)
+    taps, out_d = _depth_taps(x, ws[0], st[0], dl[0], pd)
+    ys = [bind(P.conv2d_p, v, w[t], strides=st[1:], padding=phw, dilations=dl[1:], groups=groups)
+          for t, v in enumerate(taps)]
+    return _unfold_depth(M.add_n(ys) if len(ys) > 1 else ys[0], out_d)
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """TF's tf.nn.conv3d_transpose, the gradient of conv3d w.r.t. its input: filters
+    (kd, kh, kw, output_channels, input_channels); output_shape (N, D, H, W, C)."""
+    _check_format("conv3d_transpose", data_format, ("NDHWC", "channels_last", None))
+    g, w = _ndhwc("conv3d_transpose", input), _tensor(filters)
+    ws = aval_of(w).shape
+    if len(ws) != 5:
+        raise ValueError(f"conv3d_transpose: filters must have rank 5 (kd, kh, kw, out_channels, in_channels), "
+                         f"got {tuple(ws)}")
+    if isinstance(output_shape, Tensor):
+        output_shape = output_shape.numpy().tolist()
+    out = tuple(None if d is None else int(d) for d in output_shape)
+    if len(out) != 5 or None in out[1:]:
+        raise ValueError(f"conv3d_transpose: output_shape must be (batch, depth, height, width, channels), "
+                         f"got {out}")
+    if out[4] != ws[3]:
+        raise ValueError(f"conv3d_transpose: output_shape {out} has {out[4]} channels but the filter {tuple(ws)} "
+                         f"makes {ws[3]} (its fourth dimension)")
+    st = _pair("conv3d_transpose", "strides", strides, rank=3)
+    dl = _pair("conv3d_transpose", "dilations", 1 if dilations is None else dilations, rank=3)
+    (pb, pa), phw = _pads3("conv3d_transpose", padding, out[1:4], ws[:3], st, dl)
+    gs = aval_of(g).shape
+    out_d = P.out_size(out[1], ws[0], st[0], dl[0], pb, pa)
+    if gs[1] != out_d or gs[4] != ws[4]:
+        raise ValueError(f"conv3d_transpose: the input {tuple(gs)} is not what conv3d of output_shape {out} with "
+                         f"filters {tuple(ws)} makes (depth {out_d}, {ws[4]} channels)")
+    s, dpad = st[0], out[1] + pb + pa
+    span = (out_d - 1) * s + 1
+    g2 = A.reshape(g, (-1,) + tuple(gs[2:]))
+    parts = []
+    for t in range(ws[0]):
+        z = bind(P.conv2d_input_grad_p, g2, w[t], input_hw=out[2:4], strides=st[1:], padding=phw,
+                 dilations=dl[1:], groups=1)
+        z = _unfold_depth(z, out_d)                               # (N, out_d, H, W, C)
+        if s > 1:   # spread the depths s apart: zeros between them, as the strided taps read them
+            z = A.reshape(A.pad(A.expand_dims(z, 2), [[0, 0], [0, 0], [0, s - 1], [0, 0], [0, 0], [0, 0]]),
+                          (-1, out_d * s) + tuple(out[2:]))[:, :span]
+        parts.append(A.pad(z, [[0, 0], [t * dl[0], dpad - t * dl[0] - span], [0, 0], [0, 0], [0, 0]]))
+    y = M.add_n(parts) if len(parts) > 1 else parts[0]
+    return y[:, pb: pb + out[1]]
+
+
+def _pool3d_args(name, input, ksize, strides, padding, data_format):  # noqa: A002
+    _check_format(name, data_format, ("NDHWC", "channels_last", None))
+    x = _ndhwc(name, input)
+    k, st = _pair(name, "ksize", ksize, rank=3), _pair(name, "strides", strides, rank=3)
+    pd, phw = _pads3(name, padding, aval_of(x).shape[1:4], k, st, (1, 1, 1))
+    return x, k, st, pd, phw
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """The max over each (kd, kh, kw) window; SAME padding never wins a window (as TF)."""
+    x, k, st, pd, phw = _pool3d_args("max_pool3d", input, ksize, strides, padding, data_format)
+    taps, out_d = _depth_taps(x, k[0], st[0], 1, pd, fill=P._fill_min(aval_of(x).dtype))
+    ys = [bind(P.max_pool_p, v, v, ksize=k[1:], strides=st[1:], padding=phw) for v in taps]
+    y = ys[0]
+    for v in ys[1:]:
+        y = M.maximum(y, v)
+    return _unfold_depth(y, out_d)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """The mean over each window; with 'SAME' the padded cells are not counted (as TF): each depth
+    tap's 2-D average already leaves out the padded rows and columns, and the zero-padded depth taps
+    add nothing, so the sum over taps is divided by the real depth taps only."""
+    x, k, st, pd, phw = _pool3d_args("avg_pool3d", input, ksize, strides, padding, data_format)
+    av = aval_of(x)
+    if av.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"avg_pool3d: expects a floating tensor, got {av.dtype.name}")
+    taps, out_d = _depth_taps(x, k[0], st[0], 1, pd)
+    ys = [avg_pool2d(v, k[1:], st[1:], padding) for v in taps]
+    y = _unfold_depth(M.add_n(ys) if len(ys) > 1 else ys[0], out_d)
+    depth_counts = P.window_counts((av.shape[1], 1), (k[0], 1), (st[0], 1), (pd, (0, 0)), av.dtype)
+    return M.multiply(y, (1.0 / depth_counts).reshape(1, out_d, 1, 1, 1).astype(av.dtype))
 
 
 def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002

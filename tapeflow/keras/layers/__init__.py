@@ -11,14 +11,19 @@ from .preprocessing import (PReLU, Permute, RepeatVector, Rescaling, Normalizati
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, AveragePooling1D,  # noqa: F401
                    AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D,
                    GlobalMaxPooling2D, ZeroPadding2D, UpSampling2D, Conv1DTranspose, DepthwiseConv2D,
-                   SeparableConv2D)
+                   SeparableConv2D, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
+                   GlobalAveragePooling3D, GlobalMaxPooling3D)
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D
+MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
+GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
+Convolution3D, Convolution3DTranspose = Conv3D, Conv3DTranspose
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
 Convolution1DTranspose, SeparableConvolution2D = Conv1DTranspose, SeparableConv2D
 from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, MultiHeadAttention)  # noqa: F401
-from .reshaping import Cropping1D, Cropping2D, ZeroPadding1D, UpSampling1D, Identity  # noqa: F401
+from .reshaping import (Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding3D,  # noqa: F401
+                        UpSampling1D, UpSampling3D, Identity)
 from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropout, SpatialDropout1D,  # noqa: F401
                              SpatialDropout2D, SpatialDropout3D)
 from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401

@@ -1,6 +1,6 @@
-"""Convolution and pooling layers (channels_last only): Conv1D, Conv2D, Conv2DTranspose,
-Conv1DTranspose, DepthwiseConv2D, SeparableConv2D, MaxPooling1D/2D, AveragePooling1D/2D,
-GlobalAveragePooling1D/2D, GlobalMaxPooling1D/2D, ZeroPadding2D, UpSampling2D. Configs follow
+"""Convolution and pooling layers (channels_last only): Conv1D/2D/3D, Conv1D/2D/3DTranspose,
+DepthwiseConv2D, SeparableConv2D, MaxPooling1D/2D/3D, AveragePooling1D/2D/3D,
+GlobalAveragePooling1D/2D/3D, GlobalMaxPooling1D/2D/3D, ZeroPadding2D, UpSampling2D. Configs follow
 Keras 3's keys."""
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from ..engine import Layer, InputSpec, positive_int
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "ZeroPadding2D", "UpSampling2D", "Conv1DTranspose", "DepthwiseConv2D",
-           "SeparableConv2D"]
+           "SeparableConv2D", "Conv3D", "Conv3DTranspose", "MaxPooling3D", "AveragePooling3D",
+           "GlobalAveragePooling3D", "GlobalMaxPooling3D"]
 
 
 def _tuple(layer, what, v, rank):
@@ -141,6 +142,16 @@ class Conv1D(_Conv):
         return self._finish(N.conv1d(inputs, self.kernel, self.strides, pad, dilations=self.dilation_rate))
 
 
+class Conv3D(_Conv):
+    """3-D convolution over (batch, depth, height, width, channels); kernel (kd, kh, kw, in/groups, filters)."""
+
+    rank = 3
+
+    def call(self, inputs):
+        return self._finish(N.conv3d(inputs, self.kernel, self.strides, self.padding.upper(),
+                                     dilations=self.dilation_rate))
+
+
 class Conv2DTranspose(_Conv):
     """The transpose (gradient) of Conv2D: output (in - 1) * stride + kernel for
     'valid' (dilated kernel), in * stride for 'same'; kernel (kh, kw, filters, in)."""
@@ -205,6 +216,30 @@ class Conv1DTranspose(Conv2DTranspose):
 
     def compute_output_shape(self, input_shape):
         return (input_shape[0],) + self._out_hw(input_shape[1:2]) + (self.filters,)
+
+
+class Conv3DTranspose(Conv2DTranspose):
+    """The transpose of Conv3D over (batch, depth, height, width, channels); kernel
+    (kd, kh, kw, filters, in), as Keras."""
+
+    rank = 3
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", output_padding=None,
+                 data_format=None, dilation_rate=(1, 1, 1), **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, output_padding=output_padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        if len(shape) != 5:
+            raise ValueError(f"Conv3DTranspose: expects (batch, depth, height, width, channels), got "
+                             f"{fmt_shape(shape)}")
+        out_shape = (shape[0],) + self._out_hw(shape[1:4]) + (self.filters,)
+        return self._finish(N.conv3d_transpose(inputs, self.kernel, out_shape, self.strides, self.padding.upper(),
+                                               dilations=self.dilation_rate))
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0],) + self._out_hw(input_shape[1:4]) + (self.filters,)
 
 
 class DepthwiseConv2D(Layer):
@@ -374,6 +409,16 @@ class AveragePooling1D(_Pool):
     _fn = staticmethod(N.avg_pool1d)
 
 
+class MaxPooling3D(_Pool):
+    rank = 3
+    _fn = staticmethod(N.max_pool3d)
+
+
+class AveragePooling3D(_Pool):
+    rank = 3
+    _fn = staticmethod(N.avg_pool3d)
+
+
 class _GlobalPool(Layer):
     rank = 2
     _reduce = None
@@ -421,6 +466,16 @@ class GlobalAveragePooling1D(_GlobalPool):
 
 class GlobalMaxPooling1D(_GlobalPool):
     rank = 1
+    _reduce = staticmethod(M.reduce_max)
+
+
+class GlobalAveragePooling3D(_GlobalPool):
+    rank = 3
+    _reduce = staticmethod(M.reduce_mean)
+
+
+class GlobalMaxPooling3D(_GlobalPool):
+    rank = 3
     _reduce = staticmethod(M.reduce_max)
 
 

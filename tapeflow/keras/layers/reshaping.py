@@ -1,5 +1,5 @@
 """Reshaping layers of Keras 3 that the conv module does not hold (channels_last, as the
-rest of tapeflow's layers): Cropping1D, Cropping2D, ZeroPadding1D, UpSampling1D, and Identity."""
+rest of tapeflow's layers): Cropping1D/2D/3D, ZeroPadding1D/3D, UpSampling1D/3D, and Identity."""
 from __future__ import annotations
 
 from ...core.aval import fmt_shape
@@ -8,7 +8,8 @@ from ...ops import array_ops as A
 from ..engine import Layer, InputSpec
 from .conv import _data_format, _tuple
 
-__all__ = ["Cropping1D", "Cropping2D", "ZeroPadding1D", "UpSampling1D", "Identity"]
+__all__ = ["Cropping1D", "Cropping2D", "Cropping3D", "ZeroPadding1D", "ZeroPadding3D", "UpSampling1D", "UpSampling3D",
+           "Identity"]
 
 
 def _pair(layer, what, v, allow_zero=True):
@@ -145,4 +146,105 @@ class UpSampling1D(Layer):
     def get_config(self):
         cfg = super().get_config()
         cfg["size"] = self.size
+        return cfg
+
+
+def _triple_pairs(layer, what, v):
+    """Keras' 3-D padding/cropping argument: an int, 3 ints (symmetric), or 3 pairs."""
+    if isinstance(v, int):
+        t = ((v, v),) * 3
+    elif hasattr(v, "__len__") and len(v) == 3 and all(isinstance(a, int) for a in v):
+        t = tuple((a, a) for a in v)
+    elif hasattr(v, "__len__") and len(v) == 3 and all(hasattr(a, "__len__") and len(a) == 2 for a in v):
+        t = tuple((int(a), int(b)) for a, b in v)
+    else:
+        raise ValueError(f"{layer}: `{what}` should have 3 elements. Received: {v!r}.")
+    if min(min(p) for p in t) < 0:
+        # Keras 3 builds the layer and fails in the pad op at the first call; tapeflow says it here
+        raise ValueError(f"{layer}: `{what}` cannot be negative. Received: {what}={v!r}.")
+    return t
+
+
+class Cropping3D(Layer):
+    """cropping: int, (depth, rows, cols) symmetric, or three (before, after) pairs."""
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _triple_pairs("Cropping3D", "cropping", cropping)
+        self.data_format = _data_format("Cropping3D", data_format)
+        self.input_spec = InputSpec(ndim=5)
+
+    def _check(self, shape):
+        for n, c in zip(shape[1:4], self.cropping):
+            if n is not None and sum(c) >= n:
+                raise ValueError(f"Cropping3D: values in `cropping` argument should be smaller than the "
+                                 f"corresponding spatial dimension of the input. Received: inputs.shape="
+                                 f"{fmt_shape(tuple(shape))}, cropping={self.cropping}")
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        self._check(shape)
+        (a, b), (c, d), (e, f) = self.cropping
+        return inputs[:, a:shape[1] - b, c:shape[2] - d, e:shape[3] - f, :]
+
+    def compute_output_shape(self, input_shape):
+        self._check(input_shape)
+        dhw = tuple(None if n is None else n - sum(c) for n, c in zip(input_shape[1:4], self.cropping))
+        return (input_shape[0],) + dhw + (input_shape[4],)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(cropping=self.cropping, data_format=self.data_format)
+        return cfg
+
+
+class ZeroPadding3D(Layer):
+    """padding: int, (depth, rows, cols) symmetric, or three (before, after) pairs."""
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _triple_pairs("ZeroPadding3D", "padding", padding)
+        self.data_format = _data_format("ZeroPadding3D", data_format)
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        return A.pad(inputs, ((0, 0),) + self.padding + ((0, 0),))
+
+    def compute_output_shape(self, input_shape):
+        dhw = tuple(None if n is None else n + sum(p) for n, p in zip(input_shape[1:4], self.padding))
+        return (input_shape[0],) + dhw + (input_shape[4],)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(padding=self.padding, data_format=self.data_format)
+        return cfg
+
+
+class UpSampling3D(Layer):
+    """Repeats each depth slice, row and column ``size`` times (nearest neighbour)."""
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        t = (size,) * 3 if isinstance(size, int) else tuple(size) if hasattr(size, "__len__") else ()
+        if len(t) != 3 or not all(isinstance(a, int) and a > 0 for a in t):
+            raise ValueError(f"UpSampling3D: the `size` argument must be a tuple of 3 positive integers. "
+                             f"Received size={size!r}")
+        self.size = t
+        self.data_format = _data_format("UpSampling3D", data_format)
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        x = inputs
+        for axis, k in zip((1, 2, 3), self.size):
+            if k > 1:
+                x = A.repeat(x, k, axis=axis)
+        return x
+
+    def compute_output_shape(self, input_shape):
+        dhw = tuple(None if n is None else n * k for n, k in zip(input_shape[1:4], self.size))
+        return (input_shape[0],) + dhw + (input_shape[4],)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(size=self.size, data_format=self.data_format)
         return cfg
