@@ -100,6 +100,16 @@ CASES = {
     "pad3d": ("ZeroPadding3D", {"padding": ((1, 0), (0, 2), (2, 1))}, {}, [(2, 2, 3, 2, 2)]),
     "crop3d": ("Cropping3D", {"cropping": (1, 0, 2)}, {}, [(2, 4, 3, 5, 2)]),
     "up3d": ("UpSampling3D", {"size": (2, 1, 3)}, {}, [(2, 2, 3, 2, 2)]),
+    "depthwise1d": ("DepthwiseConv1D", {"kernel_size": 3, "depth_multiplier": 2, "strides": 2}, {}, [(2, 7, 3)]),
+    "depthwise1d_same": ("DepthwiseConv1D", {"kernel_size": 2, "padding": "same", "dilation_rate": 2}, {},
+                         [(2, 6, 3)]),
+    "separable1d": ("SeparableConv1D", {"filters": 4, "kernel_size": 3, "depth_multiplier": 2}, {}, [(2, 7, 3)]),
+    "adaptive_avg1d": ("AdaptiveAveragePooling1D", {"output_size": 3}, {}, [(2, 7, 3)]),
+    "adaptive_max1d_up": ("AdaptiveMaxPooling1D", {"output_size": 5}, {}, [(2, 3, 2)]),
+    "adaptive_avg2d": ("AdaptiveAveragePooling2D", {"output_size": (2, 3)}, {}, [(2, 5, 7, 3)]),
+    "adaptive_max2d": ("AdaptiveMaxPooling2D", {"output_size": 3}, {}, [(2, 7, 4, 2)]),
+    "adaptive_avg3d": ("AdaptiveAveragePooling3D", {"output_size": (2, 3, 2)}, {}, [(1, 5, 4, 3, 2)]),
+    "adaptive_max3d": ("AdaptiveMaxPooling3D", {"output_size": 2}, {}, [(1, 3, 5, 4, 2)]),
 }
 
 

@@ -12,7 +12,9 @@ from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, 
                    AveragePooling2D, GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D,
                    GlobalMaxPooling2D, ZeroPadding2D, UpSampling2D, Conv1DTranspose, DepthwiseConv2D,
                    SeparableConv2D, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
-                   GlobalAveragePooling3D, GlobalMaxPooling3D)
+                   GlobalAveragePooling3D, GlobalMaxPooling3D, DepthwiseConv1D, SeparableConv1D,
+                   AdaptiveAveragePooling1D, AdaptiveAveragePooling2D, AdaptiveAveragePooling3D,
+                   AdaptiveMaxPooling1D, AdaptiveMaxPooling2D, AdaptiveMaxPooling3D)
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D
 MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
 GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D
@@ -21,6 +23,7 @@ Convolution3D, Convolution3DTranspose = Conv3D, Conv3DTranspose
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
 Convolution1DTranspose, SeparableConvolution2D = Conv1DTranspose, SeparableConv2D
+SeparableConvolution1D = SeparableConv1D
 from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, MultiHeadAttention)  # noqa: F401
 from .reshaping import (Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding3D,  # noqa: F401
                         UpSampling1D, UpSampling3D, Identity)

@@ -20,7 +20,9 @@ __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "MaxPooling1D", "MaxPooling2D"
            "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalMaxPooling2D", "ZeroPadding2D", "UpSampling2D", "Conv1DTranspose", "DepthwiseConv2D",
            "SeparableConv2D", "Conv3D", "Conv3DTranspose", "MaxPooling3D", "AveragePooling3D",
-           "GlobalAveragePooling3D", "GlobalMaxPooling3D"]
+           "GlobalAveragePooling3D", "GlobalMaxPooling3D", "DepthwiseConv1D", "SeparableConv1D",
+           "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+           "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"]
 
 
 def _tuple(layer, what, v, rank):
@@ -246,15 +248,17 @@ class DepthwiseConv2D(Layer):
     """Depthwise 2-D convolution: each input channel convolved with its own ``depth_multiplier``
     filters (output channel c * multiplier + m); kernel (kh, kw, in, multiplier)."""
 
-    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1, data_format=None,
-                 dilation_rate=(1, 1), activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
+    rank = 2
+
+    def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1, data_format=None,
+                 dilation_rate=1, activation=None, use_bias=True, depthwise_initializer="glorot_uniform",
                  bias_initializer="zeros", depthwise_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, depthwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         cls = type(self).__name__
-        self.kernel_size = _tuple(cls, "kernel_size", kernel_size, 2)
-        self.strides = _tuple(cls, "strides", strides, 2)
-        self.dilation_rate = _tuple(cls, "dilation_rate", dilation_rate, 2)
+        self.kernel_size = _tuple(cls, "kernel_size", kernel_size, self.rank)
+        self.strides = _tuple(cls, "strides", strides, self.rank)
+        self.dilation_rate = _tuple(cls, "dilation_rate", dilation_rate, self.rank)
         self.padding = _padding(cls, padding)
         self.data_format = _data_format(cls, data_format)
         self.depth_multiplier = positive_int(cls, "depth_multiplier", depth_multiplier)
@@ -269,7 +273,7 @@ class DepthwiseConv2D(Layer):
         self.bias_regularizer = _regs.get(bias_regularizer)
         self.depthwise_constraint = depthwise_constraint
         self.bias_constraint = bias_constraint
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def _channels(self, input_shape):
         c = input_shape[-1]
@@ -286,11 +290,19 @@ class DepthwiseConv2D(Layer):
         self.bias = self.add_weight("bias", shape=(c * self.depth_multiplier,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
             if self.use_bias else None
-        self.input_spec = InputSpec(ndim=4, axes={-1: c})
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: c})
         self.built = True
 
     def _strides4(self):
-        return (1,) + self.strides + (1,)
+        return (1,) + (1,) * (2 - self.rank) + self.strides + (1,)
+
+    def _as_2d(self, inputs, *kernels):
+        """A 1-D layer runs as the 2-D one on a height-1 image: (inputs, kernels) lifted, and the
+        function that drops the height again."""
+        if self.rank == 2:
+            return (inputs,) + kernels, lambda y: y
+        return (A.expand_dims(inputs, 1),) + tuple(A.expand_dims(k, 0) for k in kernels), \
+            lambda y: A.squeeze(y, 1)
 
     def _finish(self, out):
         if self.bias is not None:
@@ -298,8 +310,9 @@ class DepthwiseConv2D(Layer):
         return out if self.activation is _acts.linear else self.activation(out)
 
     def call(self, inputs):
-        return self._finish(N.depthwise_conv2d(inputs, self.kernel, self._strides4(), self.padding.upper(),
-                                               dilations=self.dilation_rate))
+        (x, k), back = self._as_2d(inputs, self.kernel)
+        return self._finish(back(N.depthwise_conv2d(x, k, self._strides4(), self.padding.upper(),
+                                                    dilations=(1,) * (2 - self.rank) + self.dilation_rate)))
 
     def get_config(self):
         cfg = super().get_config()
@@ -320,8 +333,8 @@ class SeparableConv2D(DepthwiseConv2D):
     channels (tf.nn.separable_conv2d); weights depthwise_kernel (kh, kw, in, multiplier),
     pointwise_kernel (1, 1, in * multiplier, filters), bias (filters,)."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
                  depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
                  bias_initializer="zeros", depthwise_regularizer=None, pointwise_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, depthwise_constraint=None,
@@ -332,7 +345,7 @@ class SeparableConv2D(DepthwiseConv2D):
                          bias_initializer=bias_initializer, depthwise_regularizer=depthwise_regularizer,
                          bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
                          depthwise_constraint=depthwise_constraint, bias_constraint=bias_constraint, **kwargs)
-        self.filters = positive_int("SeparableConv2D", "filters", filters)
+        self.filters = positive_int(type(self).__name__, "filters", filters)
         self.pointwise_initializer = _inits.get(pointwise_initializer)
         self.pointwise_regularizer = _regs.get(pointwise_regularizer)
         self.pointwise_constraint = pointwise_constraint
@@ -344,17 +357,18 @@ class SeparableConv2D(DepthwiseConv2D):
             "depthwise_kernel", shape=self.kernel_size + (c, m), initializer=self.depthwise_initializer,
             regularizer=self.depthwise_regularizer, constraint=self.depthwise_constraint)
         self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel", shape=(1, 1, c * m, self.filters), initializer=self.pointwise_initializer,
+            "pointwise_kernel", shape=(1,) * self.rank + (c * m, self.filters), initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer, constraint=self.pointwise_constraint)
         self.bias = self.add_weight("bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
             if self.use_bias else None
-        self.input_spec = InputSpec(ndim=4, axes={-1: c})
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: c})
         self.built = True
 
     def call(self, inputs):
-        return self._finish(N.separable_conv2d(inputs, self.depthwise_kernel, self.pointwise_kernel, self._strides4(),
-                                               self.padding.upper(), dilations=self.dilation_rate))
+        (x, dk, pk), back = self._as_2d(inputs, self.depthwise_kernel, self.pointwise_kernel)
+        return self._finish(back(N.separable_conv2d(x, dk, pk, self._strides4(), self.padding.upper(),
+                                                    dilations=(1,) * (2 - self.rank) + self.dilation_rate)))
 
     def get_config(self):
         cfg = super().get_config()
@@ -364,6 +378,19 @@ class SeparableConv2D(DepthwiseConv2D):
                    pointwise_regularizer=_regs.serialize(self.pointwise_regularizer),
                    pointwise_constraint=self.pointwise_constraint)
         return cfg
+
+
+class DepthwiseConv1D(DepthwiseConv2D):
+    """Depthwise 1-D convolution over (batch, steps, channels); kernel (k, in, multiplier)."""
+
+    rank = 1
+
+
+class SeparableConv1D(SeparableConv2D):
+    """A depthwise 1-D convolution then a pointwise one to ``filters`` channels; weights
+    depthwise_kernel (k, in, multiplier), pointwise_kernel (1, in * multiplier, filters), bias."""
+
+    rank = 1
 
 
 # -- pooling -------------------------------------------------------------------------------------------
@@ -475,6 +502,75 @@ class GlobalAveragePooling3D(_GlobalPool):
 
 
 class GlobalMaxPooling3D(_GlobalPool):
+    rank = 3
+    _reduce = staticmethod(M.reduce_max)
+
+
+class _AdaptivePool(Layer):
+    """Keras 3's adaptive pooling (PyTorch's): output cell i of an axis of length L pools the input
+    cells floor(i * L / out) .. ceil((i + 1) * L / out) - 1, so the windows cover the axis and
+    overlap by at most one cell. Pooled one spatial axis at a time (a mean of means over a
+    rectangle is its mean; a max of maxes its max), each output cell a slice reduced."""
+
+    rank = 2
+    _reduce = None
+
+    def __init__(self, output_size, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        cls = type(self).__name__
+        self.output_size = _tuple(cls, "output_size", output_size, self.rank)
+        self.data_format = _data_format(cls, data_format)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def call(self, inputs):
+        shape = aval_of(inputs).shape
+        x = inputs
+        for axis, (n, out) in enumerate(zip(shape[1:-1], self.output_size), start=1):
+            if n is None:
+                raise ValueError(f"{type(self).__name__}: the spatial dimensions of the inputs must be known, got "
+                                 f"{fmt_shape(shape)}")
+            cells = []
+            for i in range(out):
+                lo, hi = (i * n) // out, -(-((i + 1) * n) // out)
+                index = [slice(None)] * len(shape)
+                index[axis] = slice(lo, hi)
+                cells.append(type(self)._reduce(x[tuple(index)], axis, keepdims=True))
+            x = A.concat(cells, axis) if out > 1 else cells[0]
+        return x
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0],) + self.output_size + (input_shape[-1],)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(output_size=self.output_size, data_format=self.data_format)
+        return cfg
+
+
+class AdaptiveAveragePooling1D(_AdaptivePool):
+    rank = 1
+    _reduce = staticmethod(M.reduce_mean)
+
+
+class AdaptiveAveragePooling2D(_AdaptivePool):
+    _reduce = staticmethod(M.reduce_mean)
+
+
+class AdaptiveAveragePooling3D(_AdaptivePool):
+    rank = 3
+    _reduce = staticmethod(M.reduce_mean)
+
+
+class AdaptiveMaxPooling1D(_AdaptivePool):
+    rank = 1
+    _reduce = staticmethod(M.reduce_max)
+
+
+class AdaptiveMaxPooling2D(_AdaptivePool):
+    _reduce = staticmethod(M.reduce_max)
+
+
+class AdaptiveMaxPooling3D(_AdaptivePool):
     rank = 3
     _reduce = staticmethod(M.reduce_max)
 
