@@ -21,9 +21,15 @@ UNMASKED = [c for c in CASES if not c.startswith(("emb_", "masking_"))]
 
 
 def _build(cls, kw):
-    """L.<cls>(**kw); a nested {"__layer__": [cls, kwargs]} (a wrapped layer) built first."""
-    kw = {k: _build(*v["__layer__"]) if isinstance(v, dict) and "__layer__" in v else v for k, v in kw.items()}
-    return getattr(L, cls)(**kw)
+    """L.<cls>(**kw); a nested {"__layer__": [cls, kwargs]} (a wrapped layer) built first, and
+    {"__cells__": [[cls, kwargs], ...]} a list of cells."""
+    def arg(v):
+        if isinstance(v, dict) and "__layer__" in v:
+            return _build(*v["__layer__"])
+        if isinstance(v, dict) and "__cells__" in v:
+            return [_build(*c) for c in v["__cells__"]]
+        return v
+    return getattr(L, cls)(**{k: arg(v) for k, v in kw.items()})
 
 
 def _model(name):
@@ -38,7 +44,7 @@ def _model(name):
 
 
 def _outs(y):
-    return [np.asarray(v) for v in (y if isinstance(y, (list, tuple)) else [y])]
+    return [np.asarray(v) for v in tf.nest.flatten(y)]
 
 
 @pytest.mark.parametrize("name", UNMASKED)
@@ -460,3 +466,42 @@ def test_a_call_gets_its_arg_masks_as_keras_3():
     np.testing.assert_allclose(np.asarray(m([q, v])), [[1.3, 1.4], [1.6, 1.7]], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(tf.function(lambda a, b: m([a, b]))(tf.constant(q), tf.constant(v))),
                                [[1.3, 1.4], [1.6, 1.7]], rtol=1e-6)
+
+
+def test_stacked_rnn_cells_structure_as_keras():
+    # TF 2.21: state_size [[3, 3], 2, 4], output_size 4; weights kernel, recurrent_kernel, bias per
+    # cell in order; a direct call takes and returns one entry per cell (a list, or a lone tensor)
+    cells = [L.LSTMCell(3), L.GRUCell(2), L.SimpleRNNCell(4)]
+    st = L.StackedRNNCells(cells)
+    assert st.state_size == [[3, 3], 2, 4] and st.output_size == 4
+    rnn = L.RNN(cells, return_state=True)
+    out = rnn(np.ones((2, 5, 3), np.float32))
+    assert [np.shape(o) for o in tf.nest.flatten(out)] == [(2, 4), (2, 3), (2, 3), (2, 2), (2, 4)]
+    assert [len(s) for s in out[1:]] == [2, 1, 1]
+    assert [w.name for w in rnn.weights] == ["kernel", "recurrent_kernel", "bias"] * 3
+    x = np.ones((2, 3), np.float32)
+    o, s = st(x, [[np.zeros((2, 3), np.float32)] * 2, np.zeros((2, 2), np.float32), np.zeros((2, 4), np.float32)])
+    assert o.shape == (2, 4) and len(s[0]) == 2 and s[1].shape == (2, 2) and s[2].shape == (2, 4)
+    # the config round trip keeps the cells (load_model needs it)
+    again = L.RNN.from_config(rnn.get_config())
+    assert isinstance(again.cell, L.StackedRNNCells) and [type(c).__name__ for c in again.cell.cells] == \
+        ["LSTMCell", "GRUCell", "SimpleRNNCell"]
+    again(np.ones((2, 5, 3), np.float32))
+    again.set_weights(rnn.get_weights())
+    for a, b in zip(tf.nest.flatten(again(np.ones((2, 5, 3), np.float32))), tf.nest.flatten(out)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_stacked_cells_dropout_masks_once_per_sequence():
+    # each cell's dropout mask is drawn once per call, as a lone cell's (Keras 3): with dropout 0.5
+    # and all-ones inputs, every step of the first cell sees the same dropped features, so a
+    # SimpleRNN stack with zero recurrent kernels gives the same output at every step
+    cells = [L.SimpleRNNCell(3, dropout=0.5, seed=1), L.SimpleRNNCell(2, dropout=0.5, seed=2)]
+    rnn = L.RNN(cells, return_sequences=True)
+    x = np.ones((4, 6, 5), np.float32)
+    rnn(x)
+    rnn.set_weights([w if w.ndim != 2 or i % 3 != 1 else np.zeros_like(w)
+                     for i, w in enumerate(rnn.get_weights())])
+    y = np.asarray(rnn(x, training=True))
+    np.testing.assert_allclose(y, np.repeat(y[:, :1], 6, axis=1), rtol=1e-6)
+    assert not np.allclose(y, np.asarray(rnn(x, training=False)))

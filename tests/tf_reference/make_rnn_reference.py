@@ -77,14 +77,28 @@ CASES = {
     "emb_td_dense_lstm": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
                            ("TimeDistributed", dict(layer={"__layer__": ["Dense", dict(units=2)]})),
                            ("LSTM", dict(units=2, return_sequences=True))], IDS),
+    # a list of cells (Keras wraps it in StackedRNNCells); with return_state the states come per cell
+    "rnn_cells": ([("RNN", dict(cell={"__cells__": [["LSTMCell", dict(units=3)], ["GRUCell", dict(units=2)],
+                                                     ["SimpleRNNCell", dict(units=4)]]},
+                                return_sequences=True, return_state=True))], X),
+    "rnn_cells_back": ([("RNN", dict(cell={"__cells__": [["GRUCell", dict(units=3, reset_after=False)],
+                                                          ["LSTMCell", dict(units=2)]]}, go_backwards=True))], X),
+    "emb_rnn_cells": ([("Embedding", dict(input_dim=7, output_dim=3, mask_zero=True)),
+                       ("RNN", dict(cell={"__cells__": [["SimpleRNNCell", dict(units=3)], ["LSTMCell", dict(units=2)]]},
+                                    return_sequences=True))], IDS),
 }
 
 
 def build_layer(layers, cls, kw):
-    """layers.<cls>(**kw), a nested {"__layer__": [cls, kwargs]} built first (tests do the same)."""
-    kw = {k: build_layer(layers, *v["__layer__"]) if isinstance(v, dict) and "__layer__" in v else v
-          for k, v in kw.items()}
-    return getattr(layers, cls)(**kw)
+    """layers.<cls>(**kw), a nested {"__layer__": [cls, kwargs]} built first, {"__cells__": [[cls,
+    kwargs], ...]} a list of cells (tests do the same)."""
+    def arg(v):
+        if isinstance(v, dict) and "__layer__" in v:
+            return build_layer(layers, *v["__layer__"])
+        if isinstance(v, dict) and "__cells__" in v:
+            return [build_layer(layers, *c) for c in v["__cells__"]]
+        return v
+    return getattr(layers, cls)(**{k: arg(v) for k, v in kw.items()})
 
 
 def make_input(kind, shape, rng):
@@ -173,7 +187,7 @@ def main():
         ws = [rng.uniform(-0.8, 0.8, size=w.shape).astype(np.float32) for w in model.get_weights()]
         model.set_weights(ws)
         ys = model(x)
-        ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+        ys = tf.nest.flatten(ys)     # a StackedRNNCells' states come as one list per cell
         out[f"{name}/spec"] = np.array(json.dumps(spec))
         out[f"{name}/x"] = x
         for k, w in enumerate(ws):

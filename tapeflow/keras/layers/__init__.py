@@ -31,5 +31,5 @@ from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropo
                              SpatialDropout2D, SpatialDropout3D)
 from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
-from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, RNN, SimpleRNN, LSTM, GRU, Masking,  # noqa: F401
-                        Wrapper, Bidirectional, TimeDistributed)
+from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
+                        LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)

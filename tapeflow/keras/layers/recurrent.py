@@ -1,6 +1,6 @@
 """Recurrent layers with Keras 3's API and weights (as in TF 2.21's bundled Keras 3):
 ``SimpleRNN``, ``LSTM``, ``GRU``, the cells ``SimpleRNNCell``/``LSTMCell``/``GRUCell``,
-the generic ``RNN(cell)`` and ``Masking``.
+the generic ``RNN(cell)`` (a list of cells is a ``StackedRNNCells``) and ``Masking``.
 
 Weights have Keras 3's names, shapes and order (``kernel``, ``recurrent_kernel``, ``bias``;
 gates i, f, c, o for the LSTM, z, r, h for the GRU; the GRU's ``reset_after=True`` bias is
@@ -49,8 +49,8 @@ from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 from .core import SeedStream
 
-__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking", "Wrapper", "Bidirectional",
-           "TimeDistributed"]
+__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells", "RNN", "SimpleRNN", "LSTM", "GRU", "Masking",
+           "Wrapper", "Bidirectional", "TimeDistributed"]
 
 
 def _rate(where, name, value):
@@ -332,6 +332,104 @@ class GRUCell(_Cell):
 
 # -- the layer ------------------------------------------------------------------------------------
 
+def _sizes(state_size):
+    return list(state_size) if isinstance(state_size, (list, tuple)) else [state_size]
+
+
+class StackedRNNCells(Layer):
+    """Keras 3's stack of cells run as one: each step feeds a cell's output to the next cell.
+    ``state_size`` is the list of the cells' state sizes (nested, as Keras); ``RNN`` carries the
+    states flat and regroups them per cell for ``return_state``, as Keras returns them."""
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        for cell in cells:
+            if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+                raise ValueError(f"StackedRNNCells: all cells must have a `call` method and a `state_size` "
+                                 f"attribute, got {cell!r}")
+        self.cells = list(cells)
+
+    @property
+    def state_size(self):
+        return [c.state_size for c in self.cells]
+
+    @property
+    def output_size(self):
+        last = self.cells[-1]
+        return getattr(last, "output_size", None) or _sizes(last.state_size)[0]
+
+    def _counts(self):
+        return [len(_sizes(c.state_size)) for c in self.cells]
+
+    def nest(self, flat):
+        """Flat states -> one list per cell (Keras' structure for ``return_state``)."""
+        out, i = [], 0
+        for n in self._counts():
+            out.append(list(flat[i:i + n]))
+            i += n
+        return out
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        for cell in self.cells:
+            if not cell.built:
+                cell._build_input_shape = shape
+                cell.build(shape)
+                cell.built = True
+            shape = (shape[0], getattr(cell, "output_size", None) or _sizes(cell.state_size)[0])
+        self.built = True
+
+    def get_initial_state(self, batch_size=None):
+        return [c.get_initial_state(batch_size) if hasattr(c, "get_initial_state")
+                else [A.zeros((batch_size, d), self.dtype) for d in _sizes(c.state_size)] for c in self.cells]
+
+    def dropout_masks(self, x0, flat_states, training):
+        """Per cell, the masks its fast step takes (drawn once per sequence, as a lone cell's):
+        a cell's input is shaped like the previous cell's first state."""
+        masks, like = [], x0
+        for cell, st in zip(self.cells, self.nest(flat_states)):
+            masks.append(cell.dropout_masks(like, st[0], training) if isinstance(cell, _Cell) else (None, None))
+            like = st[0]
+        return masks
+
+    def step_flat(self, x, flat_states, masks, training=None):
+        """One time step on flat states: (output, new flat states)."""
+        new = []
+        for cell, st, (dp, rdp) in zip(self.cells, self.nest(flat_states), masks):
+            if isinstance(cell, _Cell):
+                x, ns = cell.step(cell.project(x, dp), st, rdp)
+            else:
+                x, ns = cell(x, st, training=training) if "training" in _call_args(cell) else cell(x, st)
+            new.extend(ns if isinstance(ns, (list, tuple)) else [ns])
+        return x, new
+
+    def call(self, inputs, states, training=None):
+        # Keras' structure: one entry per cell, a list or (a single state) a tensor
+        flat, shapes = [], []
+        for cell_states in states:
+            single = not isinstance(cell_states, (list, tuple))
+            shapes.append(single)
+            flat.extend([cell_states] if single else cell_states)
+        masks = self.dropout_masks(inputs, flat, training)
+        out, new = self.step_flat(inputs, flat, masks, training)
+        nested = [ns[0] if single else ns for ns, single in zip(self.nest(new), shapes)]
+        return out, nested
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        cfg = super().get_config()
+        cfg["cells"] = [serialize_keras_object(c) for c in self.cells]
+        return cfg
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        config = dict(config)
+        cells = [deserialize_keras_object(c, custom_objects) if isinstance(c, dict) else c
+                 for c in config.pop("cells")]
+        return cls(cells, **config)
+
+
 def _time_mask(mask, batch, steps):
     """A (batch, time) mask as a (time, batch, 1) bool tensor (or None)."""
     if mask is None:
@@ -352,8 +450,7 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN: a list of cells (StackedRNNCells) is not supported by tapeflow; "
-                                      "stack RNN layers with return_sequences=True instead")
+            cell = StackedRNNCells(cell)
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError(f"RNN: the cell must have a `call` method and a `state_size` attribute, "
                              f"got {cell!r}")
@@ -374,8 +471,8 @@ class RNN(Layer):
         self.input_spec = InputSpec(ndim=3)
 
     def _state_sizes(self):
-        s = self.cell.state_size
-        return list(s) if isinstance(s, (list, tuple)) else [s]
+        """The flat list of state sizes (a StackedRNNCells' nested sizes flattened)."""
+        return [d for s in _sizes(self.cell.state_size) for d in _sizes(s)]
 
     def build(self, input_shape):
         if isinstance(input_shape, list):   # (sequences, initial states...) given as a list
@@ -390,7 +487,8 @@ class RNN(Layer):
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         if self.return_state:
-            return [out] + [None] * len(self._state_sizes())
+            states = [None] * len(self._state_sizes())
+            return [out] + (self.cell.nest(states) if isinstance(self.cell, StackedRNNCells) else states)
         return out
 
     def compute_output_shape(self, input_shape):
@@ -398,7 +496,8 @@ class RNN(Layer):
         out = (b, t, self.cell.output_size) if self.return_sequences else (b, self.cell.output_size)
         if self.return_state:
             # a tuple, as Keras 3 returns (TF 2.21: ((2, 5, 4), (2, 4)) for return_sequences + return_state)
-            return (out,) + tuple((b, s) for s in self._state_sizes())
+            states = [(b, s) for s in self._state_sizes()]
+            return (out,) + tuple(self.cell.nest(states) if isinstance(self.cell, StackedRNNCells) else states)
         return out
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
@@ -424,13 +523,21 @@ class RNN(Layer):
                       else A.zeros(A.stack([batch, s]), inputs.dtype) for s in self._state_sizes()]
         else:
             states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            if isinstance(cell, StackedRNNCells):    # Keras' nested per-cell states, flattened
+                states = [t for s in states for t in (s if isinstance(s, (list, tuple)) else [s])]
             if len(states) != len(self._state_sizes()):
                 raise ValueError(f"{type(self).__name__}: expected {len(self._state_sizes())} initial state "
                                  f"tensor(s), got {len(states)}")
             states = [M.cast(s, inputs.dtype) if aval_of(s).dtype != aval_of(inputs).dtype else s
                       for s in (convert_to_tensor(s) for s in states)]
         fast = isinstance(cell, _Cell)
-        if fast:
+        if isinstance(cell, StackedRNNCells):
+            masks = cell.dropout_masks(inputs[:, 0], states, training)
+            xs, rdp = inputs, None
+
+            def step(x_t, st, _):
+                return cell.step_flat(x_t, list(st), masks, training)
+        elif fast:
             dp, rdp = cell.dropout_masks(inputs[:, 0], states[0], training)
             xs = inputs
 
@@ -455,7 +562,7 @@ class RNN(Layer):
         else:
             output = last
         if self.return_state:
-            return [output] + list(states)
+            return [output] + (cell.nest(states) if isinstance(cell, StackedRNNCells) else list(states))
         return output
 
     def _loop(self, step, xs, states, tmask, rdp, steps):
@@ -474,7 +581,7 @@ class RNN(Layer):
         if STATE.trace is None or self.unroll:
             xs_t = A.unstack(xs, steps, 0)
             ms = A.unstack(tmask, steps, 0) if masked else [None] * steps
-            prev = A.zeros_like(states[0]) if masked and not zero_out else None
+            prev = self._zero_output(states) if masked and not zero_out else None
             outs = []
             st = states
             for x_t, m_t in zip(xs_t, ms):
@@ -488,19 +595,21 @@ class RNN(Layer):
             x_t, m_t = (x[0], x[1]) if masked else (x, None)
             out, new = one(x_t, m_t, st, prev)
             return tuple(new) + (out,), out
-        # the previous output (carried for masking): Keras' output size defaults to the first state's
+        init = tuple(states) + (self._zero_output(states),)
+        carry, ys = CF.scan(body, init, (xs, tmask) if masked else xs)
+        return carry[n], ys, list(carry[:n])
+
+    def _zero_output(self, states):
+        """The output before the first step (what a masked first step emits): zeros of the
+        cell's output size, which Keras defaults to the first state's."""
         out_size = getattr(self.cell, "output_size", None) or self._state_sizes()[0]
         b = aval_of(states[0]).shape[0]
         if out_size == self._state_sizes()[0]:
-            out0 = A.zeros_like(states[0])
-        elif b is not None:
-            out0 = A.zeros((b, out_size), aval_of(states[0]).dtype)
-        else:
-            raise NotImplementedError("RNN: a custom cell whose output size differs from its first state's "
-                                      "size needs a known batch size in tapeflow.function (or unroll=True)")
-        init = tuple(states) + (out0,)
-        carry, ys = CF.scan(body, init, (xs, tmask) if masked else xs)
-        return carry[n], ys, list(carry[:n])
+            return A.zeros_like(states[0])
+        if b is not None:
+            return A.zeros((b, out_size), aval_of(states[0]).dtype)
+        raise NotImplementedError("RNN: a cell whose output size differs from its first state's size needs a "
+                                  "known batch size in tapeflow.function (or unroll=True)")
 
     def get_config(self):
         cfg = super().get_config()
