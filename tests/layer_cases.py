@@ -110,7 +110,22 @@ CASES = {
     "adaptive_max2d": ("AdaptiveMaxPooling2D", {"output_size": 3}, {}, [(2, 7, 4, 2)]),
     "adaptive_avg3d": ("AdaptiveAveragePooling3D", {"output_size": (2, 3, 2)}, {}, [(1, 5, 4, 3, 2)]),
     "adaptive_max3d": ("AdaptiveMaxPooling3D", {"output_size": 2}, {}, [(1, 3, 5, 4, 2)]),
+    # a nested layer is {"__layer__": [class, kwargs]}; training=True runs the power iteration
+    "spectral_dense": ("SpectralNormalization", {"layer": {"__layer__": ["Dense", {"units": 3}]}},
+                       {"training": True}, [(2, 4)]),
+    "spectral_conv_2it": ("SpectralNormalization",
+                          {"layer": {"__layer__": ["Conv2D", {"filters": 3, "kernel_size": 2}]}, "power_iterations": 2},
+                          {"training": True}, [(2, 4, 5, 2)]),
+    "spectral_eval": ("SpectralNormalization", {"layer": {"__layer__": ["Dense", {"units": 2}]}}, {"training": False},
+                      [(2, 4)]),
 }
+
+
+def build(layers, cls, kwargs):
+    """layers.<cls>(**kwargs), a nested {"__layer__": [class, kwargs]} (a wrapped layer) built first."""
+    kw = {k: build(layers, *v["__layer__"]) if isinstance(v, dict) and "__layer__" in v else v
+          for k, v in kwargs.items()}
+    return getattr(layers, cls)(**kw)
 
 
 def _mask(rng, shape):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from layer_cases import CASES
+from layer_cases import CASES, build
 from conftest import check_grads
 
 K = tf.keras
@@ -29,7 +29,7 @@ def _case(name):
             ckw[k] = v
     weights = [REF[f"{name}/w{i}"] for i in range(sum(1 for x in REF.files if x.startswith(f"{name}/w")))]
     outs = [REF[f"{name}/out{i}"] for i in range(sum(1 for x in REF.files if x.startswith(f"{name}/out")))]
-    return getattr(K.layers, cls)(**kwargs), args, ckw, weights, outs
+    return build(K.layers, cls, kwargs), args, ckw, weights, outs
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -111,7 +111,7 @@ def test_transformer_block_trains_with_fit():
 
 def test_configs_round_trip():
     for name, (cls, kwargs, _, _) in CASES.items():
-        layer = getattr(K.layers, cls)(**kwargs)
+        layer = build(K.layers, cls, kwargs)
         again = type(layer).from_config(layer.get_config())
         assert again.get_config() == layer.get_config(), name
     cfg = K.layers.MultiHeadAttention(num_heads=2, key_dim=3).get_config()
@@ -314,3 +314,30 @@ def test_mha_given_query_mask_is_used():
     b = layer(q, v, attention_mask=np.broadcast_to(qm[:, :, None], (2, 4, 6)), return_attention_scores=True)
     np.testing.assert_array_equal(a[0].numpy(), b[0].numpy())
     np.testing.assert_array_equal(a[1].numpy()[0, :, 2], 0.0)
+
+
+def test_spectral_normalization_state_and_errors():
+    # the power iteration's result is stored: after a training call the kernel's top singular value
+    # is ~1 (one iteration from a good u), vector_u moves; an all-zero kernel is left as it is
+    rng = np.random.default_rng(5)
+    sn = K.layers.SpectralNormalization(K.layers.Dense(3), power_iterations=20)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    sn(x)
+    sn.layer.kernel.assign(rng.standard_normal((5, 3)).astype(np.float32) * 3)
+    u0 = sn.vector_u.numpy().copy()
+    np.testing.assert_array_equal(sn(x).numpy(), x @ sn.layer.kernel.numpy())     # inference: as stored
+    sn(x, training=True)
+    assert abs(np.linalg.svd(sn.layer.kernel.numpy(), compute_uv=False)[0] - 1.0) < 1e-4
+    assert not np.allclose(sn.vector_u.numpy(), u0)
+    sn.layer.kernel.assign(np.zeros((5, 3), np.float32))
+    sn(x, training=True)
+    assert not sn.layer.kernel.numpy().any() and np.isfinite(sn.vector_u.numpy()).all()
+    with pytest.raises(ValueError, match="power_iterations"):
+        K.layers.SpectralNormalization(K.layers.Dense(3), power_iterations=0)
+    with pytest.raises(ValueError, match="no attribute 'kernel' nor 'embeddings'"):
+        K.layers.SpectralNormalization(K.layers.LayerNormalization())(x)
+    # fit passes training=True, so the kernel is normalized at every step
+    m = K.Sequential([K.Input((5,)), K.layers.SpectralNormalization(K.layers.Dense(1))])
+    m.compile(optimizer="sgd", loss="mse")
+    m.fit(x, np.ones((4, 1), np.float32), epochs=2, verbose=0)
+    assert abs(np.linalg.norm(m.layers[0].layer.kernel.numpy()) - 1.0) < 0.1

@@ -18,12 +18,12 @@ import tensorflow as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from layer_cases import CASES, inputs_for  # noqa: E402
+from layer_cases import CASES, build, inputs_for  # noqa: E402
 
 out = {}
 for name, (cls, kwargs, call_kwargs, in_shapes) in CASES.items():
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    layer = getattr(tf.keras.layers, cls)(**kwargs)
+    layer = build(tf.keras.layers, cls, kwargs)
     args, ckw = inputs_for(name, in_shapes, call_kwargs, rng)
     layer(*args, **ckw)
     weights = [rng.standard_normal(w.shape).astype(np.float32) * 0.5 for w in layer.weights]

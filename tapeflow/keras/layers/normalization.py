@@ -15,8 +15,10 @@ from .. import backend
 from .. import initializers as _inits
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
+from .recurrent import Wrapper
 
-__all__ = ["LayerNormalization", "BatchNormalization", "GroupNormalization", "RMSNormalization", "UnitNormalization"]
+__all__ = ["LayerNormalization", "BatchNormalization", "GroupNormalization", "RMSNormalization", "UnitNormalization",
+           "SpectralNormalization"]
 
 
 def _axes(axis, ndim):
@@ -312,4 +314,71 @@ class UnitNormalization(Layer):
     def get_config(self):
         cfg = super().get_config()
         cfg["axis"] = self.axis
+        return cfg
+
+
+class SpectralNormalization(Wrapper):
+    """Keras 3's spectral normalization of a wrapped layer's ``kernel`` (or ``embeddings``): at each
+    training call, ``power_iterations`` steps of the power method (from the stored ``vector_u``)
+    estimate the largest singular value sigma of the kernel reshaped to (-1, out), and the kernel
+    is assigned ``kernel / sigma`` before the wrapped layer runs; ``vector_u`` keeps the estimate.
+    u and v are held constant for the gradient (Keras' stop_gradient), and an all-zero kernel is
+    left as it is (sigma would be 0). Outside training the layer runs with the kernel as stored."""
+
+    def __init__(self, layer, power_iterations=1, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(power_iterations, numbers.Integral) or power_iterations <= 0:
+            raise ValueError("`power_iterations` should be greater than zero. Received: "
+                             f"`power_iterations={power_iterations}`")
+        self.layer = layer
+        self.power_iterations = int(power_iterations)
+
+    def build(self, input_shape):
+        if not self.layer.built:
+            self.layer.build(input_shape)
+            self.layer.built = True
+        kernel = getattr(self.layer, "kernel", None)
+        if kernel is None:
+            kernel = getattr(self.layer, "embeddings", None)
+        if kernel is None:
+            raise ValueError(f"{type(self.layer).__name__} object has no attribute 'kernel' nor 'embeddings'")
+        self.kernel = kernel
+        # Keras 3 tracks the wrapped kernel as this layer's own weight (its assignment above), so
+        # get_weights lists kernel, vector_u, then the wrapped layer's other weights
+        self._own_weights.append(kernel)
+        self.vector_u = self.add_weight("vector_u", shape=(1, kernel.shape[-1]),
+                                        initializer=_inits.TruncatedNormal(stddev=0.02), trainable=False,
+                                        dtype=kernel.dtype)
+        self.input_spec = InputSpec(min_ndim=1, axes={-1: input_shape[-1]})
+        self.built = True
+
+    def normalized_weights(self):
+        """(new vector_u, the kernel divided by its estimated spectral norm)."""
+        shape = tuple(self.kernel.shape)
+        w = A.reshape(self.kernel, (-1, shape[-1]))
+        u = self.vector_u
+        for _ in range(self.power_iterations):
+            # Keras' ops.normalize over all entries, epsilon 1e-7
+            v = backend.unit_normalize(M.matmul(u, w, transpose_b=True), None, 1e7)
+            u = backend.unit_normalize(M.matmul(v, w), None, 1e7)
+        u, v = M.stop_gradient(u), M.stop_gradient(v)
+        sigma = M.matmul(M.matmul(v, w), u, transpose_b=True)
+        return u, A.reshape(M.divide(self.kernel, sigma), shape)
+
+    def call(self, inputs, training=False):
+        if training:
+            u, k = self.normalized_weights()
+            zero = M.reduce_all(M.equal(self.kernel, 0))
+            self.vector_u.assign(M.where(zero, self.vector_u, u))
+            self.kernel.assign(M.where(zero, self.kernel, k))
+        out = self.layer(inputs)
+        return out if aval_of(out).dtype == aval_of(inputs).dtype else M.cast(out, aval_of(inputs).dtype)
+
+    def compute_output_shape(self, input_shape):
+        return self.layer.compute_output_shape(input_shape)
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        cfg = super().get_config()
+        cfg.update(layer=serialize_keras_object(self.layer), power_iterations=self.power_iterations)
         return cfg
