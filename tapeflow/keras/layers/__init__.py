@@ -24,7 +24,8 @@ GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 Convolution1D, Convolution2D, Convolution2DTranspose = Conv1D, Conv2D, Conv2DTranspose
 Convolution1DTranspose, SeparableConvolution2D = Conv1DTranspose, SeparableConv2D
 SeparableConvolution1D = SeparableConv1D
-from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, MultiHeadAttention)  # noqa: F401
+from .attention import (EinsumDense, Dot, dot, Attention, AdditiveAttention, MultiHeadAttention,  # noqa: F401
+                        GroupQueryAttention)
 from .reshaping import (Cropping1D, Cropping2D, Cropping3D, ZeroPadding1D, ZeroPadding3D,  # noqa: F401
                         UpSampling1D, UpSampling3D, Identity)
 from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropout, SpatialDropout1D,  # noqa: F401

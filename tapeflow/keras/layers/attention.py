@@ -30,7 +30,7 @@ from .. import regularizers as _regs
 from ..engine import Layer
 from .core import Dropout
 
-__all__ = ["EinsumDense", "Dot", "dot", "Attention", "AdditiveAttention", "MultiHeadAttention"]
+__all__ = ["EinsumDense", "Dot", "dot", "Attention", "AdditiveAttention", "MultiHeadAttention", "GroupQueryAttention"]
 
 #: Keras' masked-out score: large enough that exp underflows to 0 next to any real score,
 #: small enough that ``score - 1e9`` stays finite (an all-masked row then softmaxes to uniform,
@@ -605,6 +605,108 @@ class MultiHeadAttention(Layer):
                    output_shape=self._output_shape, attention_axes=self._attention_axes,
                    sliding_window=self._sliding_window,
                    kernel_initializer=_inits.serialize(self._kernel_initializer),
+                   bias_initializer=_inits.serialize(self._bias_initializer),
+                   kernel_regularizer=_regs.serialize(self._kernel_regularizer),
+                   bias_regularizer=_regs.serialize(self._bias_regularizer),
+                   activity_regularizer=_regs.serialize(self._activity_regularizer),
+                   kernel_constraint=self._kernel_constraint, bias_constraint=self._bias_constraint,
+                   seed=self.seed)
+        return cfg
+
+
+class GroupQueryAttention(MultiHeadAttention):
+    """Grouped-query attention (Ainslie et al. 2023) as Keras 3 builds it: ``num_query_heads``
+    query heads share ``num_key_value_heads`` key/value heads, each key/value head repeated for
+    its group of num_query_heads / num_key_value_heads query heads; projections are EinsumDense
+    ``query``/``key``/(``gate``)/``value`` and ``attention_output``; masks, the two softmax paths
+    and dropout are MultiHeadAttention's."""
+
+    def __init__(self, head_dim, num_query_heads, num_key_value_heads, dropout=0.0, use_bias=True,
+                 sliding_window=None, flash_attention=None, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, use_gate=False, seed=None, **kwargs):
+        for arg, val in (("head_dim", head_dim), ("num_query_heads", num_query_heads),
+                         ("num_key_value_heads", num_key_value_heads)):
+            if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val <= 0:
+                raise ValueError(f"GroupQueryAttention: received an invalid value for argument `{arg}`, expected a "
+                                 f"positive integer. Received: {arg}={val!r}")
+        if num_query_heads % num_key_value_heads:
+            raise ValueError("`num_query_heads` must be divisible by `num_key_value_heads`.")
+        super().__init__(num_query_heads, head_dim, dropout=dropout, use_bias=use_bias, sliding_window=sliding_window,
+                         flash_attention=flash_attention, kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint, use_gate=use_gate,
+                         seed=seed, **kwargs)
+        self._num_kv_heads = int(num_key_value_heads)
+
+    head_dim = property(lambda self: self._key_dim)
+    num_query_heads = property(lambda self: self._num_heads)
+    num_key_value_heads = property(lambda self: self._num_kv_heads)
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        if value_shape is None:
+            self.built = True      # built at the first call, as MultiHeadAttention
+            return
+        key_shape = value_shape if key_shape is None else key_shape
+        query_shape, value_shape, key_shape = (tuple(s) for s in (query_shape, value_shape, key_shape))
+        if any(len(s) != 3 for s in (query_shape, value_shape, key_shape)):
+            raise ValueError(f"GroupQueryAttention: query, value and key must have rank 3 (batch, sequence, "
+                             f"features); received query_shape={fmt_shape(query_shape)}, value_shape="
+                             f"{fmt_shape(value_shape)}, key_shape={fmt_shape(key_shape)}")
+        if value_shape[1] != key_shape[1]:
+            raise ValueError(f"GroupQueryAttention: all dimensions of `value` and `key`, except the last one, must "
+                             f"be equal. Received: value_shape={fmt_shape(value_shape)} and "
+                             f"key_shape={fmt_shape(key_shape)}")
+        nq, nkv, h = self._num_heads, self._num_kv_heads, self._key_dim
+        self._query_dense = self._dense("bqm,muh->bquh", "uh", (None, nq, h), "query")
+        self._query_dense.build(query_shape)
+        self._key_dense = self._dense("bkm,mvh->bkvh", "vh", (None, nkv, h), "key")
+        self._key_dense.build(key_shape)
+        if self._use_gate:
+            self._gate_dense = self._dense("bqm,muh->bquh", "uh", (None, nq, h), "gate", activation="sigmoid")
+            self._gate_dense.build(query_shape)
+        self._value_dense = self._dense("bkm,mvh->bkvh", "vh", (None, nkv, h), "value")
+        self._value_dense.build(value_shape)
+        # scores (batch, heads, T, S): MultiHeadAttention's masking expands a (B, T, S) mask at
+        # axis -3 for one attention axis, and normalizes over the last axis
+        self._attention_axes, self._norm_axes = (1,), (3,)
+        self._dropout_layer = Dropout(self._dropout, seed=self.seed)
+        self._output_dense = self._dense("bquh,uhm->bqm", "m", (None, query_shape[-1]), "attention_output")
+        self._output_dense.build((None, None, nq, h))
+        self._sublayers_built = True
+        self.built = True
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
+             return_attention_scores=False, training=None, use_causal_mask=False):
+        value = self._convert_input(value)
+        key = value if key is None else self._convert_input(key)
+        if not self._sublayers_built:
+            self.build(_shape(query), _shape(value), _shape(key))
+        mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
+        gate = self._gate_dense(query) if self._use_gate else None
+        q = self._query_dense(query)
+        reps = self._num_heads // self._num_kv_heads
+        k = A.repeat(self._key_dense(key), reps, axis=2)
+        v = A.repeat(self._value_dense(value), reps, axis=2)
+        q = q * M.cast(1.0 / float(np.sqrt(self._key_dim)), aval_of(q).dtype)
+        # Keras 3's Softmax-layer path (zeros for a fully masked row) with scores returned or
+        # dropout; its dot_product_attention otherwise (the inputs here are always rank 4)
+        zero_masked = return_attention_scores or self._dropout > 0
+        scores = self._masked_softmax(M.einsum("bquh,bkuh->buqk", q, k), mask, zero_masked)
+        dropped = self._dropout_layer(scores, training=training) if self._dropout > 0 else scores
+        out = M.einsum("buqk,bkuh->bquh", dropped, v)
+        out = self._output_dense(out * gate if gate is not None else out)
+        return (out, scores) if return_attention_scores else out
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        return tuple(query_shape)
+
+    def get_config(self):
+        cfg = Layer.get_config(self)
+        cfg.update(head_dim=self._key_dim, num_query_heads=self._num_heads, num_key_value_heads=self._num_kv_heads,
+                   use_bias=self._use_bias, use_gate=self._use_gate, sliding_window=self._sliding_window,
+                   dropout=self._dropout, kernel_initializer=_inits.serialize(self._kernel_initializer),
                    bias_initializer=_inits.serialize(self._bias_initializer),
                    kernel_regularizer=_regs.serialize(self._kernel_regularizer),
                    bias_regularizer=_regs.serialize(self._bias_regularizer),
