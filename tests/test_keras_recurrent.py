@@ -505,3 +505,25 @@ def test_stacked_cells_dropout_masks_once_per_sequence():
     y = np.asarray(rnn(x, training=True))
     np.testing.assert_allclose(y, np.repeat(y[:, :1], 6, axis=1), rtol=1e-6)
     assert not np.allclose(y, np.asarray(rnn(x, training=False)))
+
+
+def test_conv_lstm_trains_traces_and_has_fd_gradients():
+    # outputs against TF 2.21 are in test_keras_layer_reference (tests/layer_cases.py: convlstm*)
+    from conftest import check_grads
+    rng = np.random.default_rng(3)
+    layer = L.ConvLSTM2D(2, 2, padding="same", return_sequences=True, dtype="float64")
+    x = rng.standard_normal((2, 3, 4, 3, 2))
+    layer(x)
+    check_grads(lambda v: layer(v), [x], order=1)
+    inp = keras.Input((3, 4, 3, 2))                      # unknown batch: the zero states follow it
+    out = L.GlobalAveragePooling2D()(L.ConvLSTM2D(3, 2, padding="same")(inp))
+    m = keras.Model(inp, L.Dense(1)(out))
+    assert m.output_shape == (None, 1)
+    m.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
+    xs = rng.standard_normal((16, 3, 4, 3, 2)).astype(np.float32)
+    ys = xs.mean(axis=(1, 2, 3, 4))[:, None]
+    first = m.evaluate(xs, ys, verbose=0)
+    m.fit(xs, ys, epochs=20, batch_size=8, verbose=0)
+    assert m.evaluate(xs, ys, verbose=0) < 0.5 * first
+    with pytest.raises(ValueError, match="expected ndim=5"):
+        L.ConvLSTM2D(3, 2)(np.ones((2, 4, 5, 6), np.float32))

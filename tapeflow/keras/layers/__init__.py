@@ -34,3 +34,4 @@ from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, 
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
+from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

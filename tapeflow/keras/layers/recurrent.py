@@ -518,7 +518,9 @@ class RNN(Layer):
                              f"{fmt_shape(shape)}); an RNN needs at least one step")
         cell = self.cell
         batch = shape[0] if shape[0] is not None else A.shape(inputs)[0]
-        if initial_state is None:
+        if initial_state is None and hasattr(cell, "zero_states"):
+            states = cell.zero_states(inputs[:, 0])     # a ConvLSTM's states: the conv's output shape
+        elif initial_state is None:
             states = [A.zeros((batch, s), inputs.dtype) if isinstance(batch, int)
                       else A.zeros(A.stack([batch, s]), inputs.dtype) for s in self._state_sizes()]
         else:
@@ -558,7 +560,8 @@ class RNN(Layer):
             tmask = None if tmask is None else A.reverse(tmask, [0])
         last, outs, states = self._loop(step, xs, states, tmask, rdp, steps)
         if self.return_sequences:
-            output = A.transpose(outs, (1, 0, 2)) if not isinstance(outs, list) else A.stack(outs, 1)
+            output = A.stack(outs, 1) if isinstance(outs, list) else \
+                A.transpose(outs, (1, 0) + tuple(range(2, len(aval_of(outs).shape))))
         else:
             output = last
         if self.return_state:
@@ -573,6 +576,8 @@ class RNN(Layer):
 
         def one(x_t, m_t, st, prev):
             out, new = step(x_t, st, rdp)
+            if m_t is not None and len(aval_of(out).shape) > 2:     # (batch, 1) against conv states
+                m_t = A.reshape(m_t, (-1,) + (1,) * (len(aval_of(out).shape) - 1))
             if m_t is not None:
                 new = [M.where(m_t, n, s) for n, s in zip(new, st)]
                 out = M.where(m_t, out, A.zeros_like(out) if zero_out else prev)
