@@ -60,6 +60,9 @@ def test_sequential_unknown_time_dim():
 
 def test_sequential_summary_shows_unknown_dims():
     # tutorials/customization/custom_layers, my_seq.summary()
+    # a fresh session as the tutorial's: layer names carry a process-wide counter, and a longer
+    # name (batch_normalization_3, after other tests in the worker) wraps the summary's row
+    tf.keras.backend.clear_session()
     seq = tf.keras.Sequential([L.Conv2D(1, (1, 1), input_shape=(None, None, 3)), L.BatchNormalization(),
                                L.Conv2D(2, 1, padding="same")])
     seq(tf.zeros([1, 2, 3, 3]))
