@@ -601,11 +601,7 @@ class Variable(Tensor):
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
                                 f"{self._v.dtype.name}; use tapeflow.cast(value, {self._v.dtype.name!r})")
             if av.shape != self._v.shape and not _shape_compatible(av.shape, self._v.shape):
-                # InvalidArgumentError, a ValueError: TF 2.21 raises ValueError for assign and
-                # InvalidArgumentError for assign_add/assign_sub
-                from ..errors import InvalidArgumentError
-                raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(av.shape)}, variable "
-                                           f"has {fmt_shape(self._v.shape)}")
+                self._shape_mismatch(op, av.shape)
             return v
         # NumPy arrays and Python values convert to the variable's dtype, as
         # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
@@ -620,10 +616,18 @@ class Variable(Tensor):
                                            f"dtype {self._v.dtype.name}")
             arr = arr.astype(self._v.dtype)
         if arr.shape != self._v.shape:
-            from ..errors import InvalidArgumentError  # (a ValueError too: see above)
-            raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(arr.shape)}, variable has "
-                                       f"{fmt_shape(self._v.shape)}")
+            self._shape_mismatch(op, arr.shape)
         return arr
+
+    def _shape_mismatch(self, op, shape):
+        # TF 2.21: assign raises ValueError with this text (guides print it), assign_add/assign_sub
+        # an InvalidArgumentError (which is a ValueError too)
+        if op == "assign":
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
+                             f"{tuple(self._v.shape)}, and the assigned value shape {tuple(shape)} are incompatible.")
+        from ..errors import InvalidArgumentError
+        raise InvalidArgumentError(f"{self._name}.{op}: value has shape {fmt_shape(shape)}, variable has "
+                                   f"{fmt_shape(self._v.shape)}")
 
     def __getitem__(self, key):
         out = Tensor.__getitem__(self, key)
