@@ -32,6 +32,8 @@ from .compiler.function import function, Function, TensorSpec, RetracingWarning 
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401
 from .ops.control_flow_ops import scan, foldl, foldr  # noqa: F401  (TF's; JAX's scan is tapeflow.lax.scan)
 from . import lax  # noqa: F401
+from . import sparse  # noqa: F401,E402
+from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401,E402
 from .ops.logging_ops import tf_print as print  # noqa: F401
 from .util import nest  # noqa: F401
 from .ops.context_ops import executing_eagerly, init_scope, name_scope, group, no_op  # noqa: F401

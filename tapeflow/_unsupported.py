@@ -10,7 +10,6 @@ from __future__ import annotations
 FEATURES = {
     "strings": "string tensors",
     "ragged": "ragged tensors",
-    "sparse": "sparse tensors",
     "saved_model": "SavedModel (use tapeflow.train.Checkpoint, or Model.save for Keras models)",
     "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
@@ -21,7 +20,6 @@ FEATURES = {
 
 # top-level names of the same features: using the name raises at once
 NAMES = {
-    "SparseTensor": "sparse tensors",
     "RaggedTensor": "ragged tensors",
     "string": "string tensors (the tf.string dtype)",
     "complex64": "complex dtypes",

@@ -667,11 +667,19 @@ def boolean_mask(tensor, mask, axis=None, name=None):
 
 
 def _where_indices(condition):
-    c = convert_to_tensor(condition)
-    if c._v is None:
-        raise ValueError("where(condition) with one argument has a data-dependent shape and cannot be "
-                         "traced; use where(condition, x, y) or boolean_mask")
-    return constant(np.argwhere(c.numpy()).astype(np.int64))
+    """tf.where(condition): the (N, rank) int64 coordinates of the true (nonzero) entries, in
+    row-major order. Traced, N is data-dependent: the coordinates of every entry (a constant
+    of the static shape) masked by the condition, through boolean_mask's unknown-dimension path."""
+    c = condition if hasattr(condition, "aval") else convert_to_tensor(condition)
+    if c._v is not None:
+        return constant(np.argwhere(c.numpy()).astype(np.int64))
+    shape = tuple(aval_of(c).shape)
+    if None in shape:
+        raise ValueError(f"where(condition) with one argument, traced, needs the condition's shape; got "
+                         f"{fmt_shape(shape)} (give the function an input_signature with known dimensions)")
+    coords = np.indices(shape, dtype=np.int64).reshape(len(shape), -1).T
+    flat = reshape(c, (-1,))
+    return boolean_mask(constant(np.ascontiguousarray(coords)), flat)
 
 
 # -- sorting ----------------------------------------------------------------------------------

@@ -151,7 +151,16 @@ def _getitem_abstract(x, *idx, key, bounds=None):
                                            f"got {a.dtype.name} {fmt_shape(a.shape)}; cast them, e.g. "
                                            "tapeflow.cast(i, tapeflow.int32)")
     try:
-        r = _dummy(x.shape, x.dtype)[decode_key(key, dummies)]
+        try:
+            r = _dummy(x.shape, x.dtype)[decode_key(key, dummies)]
+        except IndexError:
+            # a mask of unknown length against an axis of unknown (or known) length: both are
+            # data-dependent (a traced where's rows masked by a flag of theirs), so align the
+            # mask's unknown dims with the axes it covers; an empty mask keeps the dummy small
+            aligned = _masks_aligned(x, idx, key)
+            if aligned is None:
+                raise
+            r = _dummy(x.shape, x.dtype)[decode_key(key, [aligned.get(i, d) for i, d in enumerate(dummies)])]
     except IndexError as e:
         raise InvalidArgumentIndexError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
     shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
@@ -171,6 +180,26 @@ def _getitem_abstract(x, *idx, key, bounds=None):
         # the masked axes collapse to one axis of unknown length
         shape = _mask_shape(x, idx, key, shape)
     return Aval(shape, x.dtype)
+
+
+def _masks_aligned(x, idx, key):
+    """{index position: an all-False mask dummy whose unknown dims take the dims of the axes the
+    mask covers}, for boolean masks with unknown dims; None when nothing to align (or an
+    ellipsis makes the axes ambiguous)."""
+    out, axis = {}, 0
+    for k in key:
+        if k[0] == "e":
+            return None
+        if k[0] in ("s", "i"):
+            axis += 1
+        elif k[0] == "a":
+            a = idx[k[1]]
+            if a.dtype.kind == "b" and None in a.shape:
+                dims = tuple(_SENTINEL if xd is None else xd if d is None else d
+                             for d, xd in zip(a.shape, tuple(x.shape[axis:axis + len(a.shape)])))
+                out[k[1]] = np.zeros(dims, bool)
+            axis += len(a.shape) if a.dtype.kind == "b" else 1
+    return out or None
 
 
 def _mask_shape(x, idx, key, shape):
