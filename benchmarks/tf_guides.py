@@ -74,6 +74,9 @@ for _path in ("customization/basics", "customization/custom_layers",
               "structured_data/time_series", "distribute/input", "distribute/custom_training",
               "keras/save_and_load", "images/cnn"):
     GUIDES["tut_" + _path.rsplit("/", 1)[1]] = f"site/en/tutorials/{_path}.ipynb"
+# Wave 19: the guides of the features this wave added (sparse tensors here; the helpers' lines
+# for their own guides follow)
+GUIDES["sparse_tensor"] = "site/en/guide/sparse_tensor.ipynb"
 
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")

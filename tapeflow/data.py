@@ -48,9 +48,17 @@ INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
 
-def _spec_of(element):
+def _leaf_spec(t, drop=0):
+    """A component's spec (a SparseTensor's is a SparseTensorSpec), less ``drop`` leading dims."""
     from .compiler.function import TensorSpec
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), element)
+    from .sparse import SparseTensor, SparseTensorSpec
+    if isinstance(t, SparseTensor):
+        return SparseTensorSpec(tuple(t.shape)[drop:], t.dtype)
+    return TensorSpec(tuple(t.shape)[drop:], t.dtype)
+
+
+def _spec_of(element):
+    return nest.map_structure(_leaf_spec, element)
 
 
 def _as_tensors(structure):
@@ -61,7 +69,8 @@ def _as_tensors(structure):
     if isinstance(structure, tuple):
         vals = [_as_tensors(v) for v in structure]
         return type(structure)(*vals) if hasattr(structure, "_fields") else tuple(vals)
-    return structure if isinstance(structure, Tensor) else convert_to_tensor(structure)
+    from .sparse import SparseTensor
+    return structure if isinstance(structure, (Tensor, SparseTensor)) else convert_to_tensor(structure)
 
 
 def _int_arg(name, value, allow_negative=False):
@@ -510,18 +519,20 @@ class _TensorSliceDataset(Dataset):
             if t.shape[0] != n:
                 raise ValueError(f"Dimensions {n} and {t.shape[0]} are not compatible")
         self._n = n
-        self._arrays = [t.numpy() for t in flat]
+        from .sparse import SparseTensor
+        self._arrays = [t if isinstance(t, SparseTensor) else t.numpy() for t in flat]
 
     def _elements(self):
+        from .sparse import SparseTensor, _row
         for i in range(self._n):
-            yield nest.pack_sequence_as(self._struct, [Tensor(a[i]) for a in self._arrays])
+            yield nest.pack_sequence_as(self._struct, [_row(a, i) if isinstance(a, SparseTensor) else Tensor(a[i])
+                                                       for a in self._arrays])
 
     def _cardinality(self):
         return self._n
 
     def _spec(self):
-        from .compiler.function import TensorSpec
-        return nest.map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._struct)
+        return nest.map_structure(lambda t: _leaf_spec(t, 1), self._struct)
 
 
 class _TensorDataset(Dataset):
@@ -680,9 +691,13 @@ def _upstream(ds, seen=None):
 
 def _stack(elements):
     """Stack a list of structurally equal elements along a new first axis."""
+    from .sparse import SparseTensor, _stack_rows
     flats = [nest.flatten(e) for e in elements]
     out = []
     for i, parts in enumerate(zip(*flats)):
+        if isinstance(parts[0], SparseTensor):
+            out.append(_stack_rows(parts))
+            continue
         shapes = {tuple(p.shape) for p in parts}
         if len(shapes) > 1:
             raise ValueError(f"Dataset.batch: cannot batch component {i} with different shapes "
@@ -715,9 +730,8 @@ class _BatchDataset(Dataset):
         return c // self._n if self._drop else -(-c // self._n)
 
     def _spec(self):
-        from .compiler.function import TensorSpec
         lead = self._n if self._drop else None
-        return nest.map_structure(lambda s: TensorSpec((lead,) + tuple(s.shape), s.dtype), self._source._spec())
+        return nest.map_structure(lambda s: type(s)((lead,) + tuple(s.shape), s.dtype), self._source._spec())
 
 
 class _UnbatchDataset(Dataset):
@@ -733,8 +747,7 @@ class _UnbatchDataset(Dataset):
         return c if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
 
     def _spec(self):
-        from .compiler.function import TensorSpec
-        return nest.map_structure(lambda s: TensorSpec(tuple(s.shape)[1:], s.dtype), self._source._spec())
+        return nest.map_structure(lambda s: type(s)(tuple(s.shape)[1:], s.dtype), self._source._spec())
 
 
 class _ShuffleDataset(_Seeded, Dataset):

@@ -117,15 +117,22 @@ class SparseTensor:
 
 
 class SparseTensorSpec:
-    """The TypeSpec of a SparseTensor: shape and dtype."""
+    """The TypeSpec of a SparseTensor: shape (None: any size) and dtype."""
 
     def __init__(self, shape=None, dtype=np.float32):
-        self.shape = TensorShape(shape)
-        self.dtype = dtype
+        from .core import dtypes as _dt
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype = _dt.as_dtype(dtype)
+
+    def __eq__(self, other):
+        return isinstance(other, SparseTensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
 
     def __repr__(self):
-        return f"SparseTensorSpec(TensorShape({self.shape.as_list() if self.shape.rank is not None else None}), " \
-               f"{self.dtype!r})"
+        shape = "None" if self.shape is None else f"TensorShape({list(self.shape)})"
+        return f"SparseTensorSpec({shape}, {self.dtype!r})"
 
 
 def _sp(x, where):
@@ -546,3 +553,25 @@ def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None, spa
 
 
 SparseTensorValue = SparseTensor
+
+
+# -- tf.data's element operations on SparseTensors (eager: datasets hold concrete values) ---------------
+
+def _row(sp, i):
+    """Row ``i`` of a SparseTensor: its entries with first coordinate i, one rank lower."""
+    idx, vals = sp.indices.numpy(), sp.values.numpy()
+    m = idx[:, 0] == i
+    return SparseTensor(idx[m][:, 1:], vals[m], sp.dense_shape.numpy()[1:])
+
+
+def _stack_rows(parts):
+    """SparseTensors of one rank stacked along a new first axis; the dense shape is the largest
+    of each dimension (as tf.data's batch of sparse elements)."""
+    shapes = [p.dense_shape.numpy() for p in parts]
+    if len({len(s) for s in shapes}) > 1:
+        raise ValueError(f"Dataset.batch: cannot batch SparseTensors of different ranks {[len(s) for s in shapes]}")
+    idx = [np.concatenate([np.full((len(p.values.numpy()), 1), k, np.int64), p.indices.numpy()], 1)
+           for k, p in enumerate(parts)]
+    vals = np.concatenate([p.values.numpy() for p in parts])
+    shape = np.concatenate([[len(parts)], np.max(np.stack(shapes), 0)]).astype(np.int64)
+    return SparseTensor(np.concatenate(idx, 0).reshape(-1, len(shape)), vals, shape)

@@ -124,3 +124,24 @@ def test_to_dense_checks_indices(build, needle, mode):
 def test_bad_inputs(fn, err, needle):
     with pytest.raises(err, match=needle):
         fn()
+
+
+def test_datasets_of_sparse_tensors():
+    # the sparse_tensor guide's cells: TF 2.21 slices a SparseTensor into its rows, batches rows into
+    # a SparseTensor of the largest shape, unbatches back, and maps functions over them
+    sp = tf.sparse.SparseTensor([(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)], [1] * 6, (6, 4))
+    ds = tf.data.Dataset.from_tensor_slices(sp)
+
+    def show(e):
+        return e.dense_shape.numpy().tolist(), e.indices.numpy().tolist(), e.values.numpy().tolist()
+    rows = [show(e) for e in ds]
+    assert rows == [([4], [[0], [1], [2]], [1, 1, 1]), ([4], [], []), ([4], [], []), ([4], [], []),
+                    ([4], [[3]], [1]), ([4], [[0], [1]], [1, 1])]
+    batched = ds.batch(2)
+    assert [show(e) for e in batched] == [([2, 4], [[0, 0], [0, 1], [0, 2]], [1, 1, 1]), ([2, 4], [], []),
+                                          ([2, 4], [[0, 3], [1, 0], [1, 1]], [1, 1, 1])]
+    assert [show(e) for e in batched.unbatch()] == rows
+    assert [show(e)[2] for e in ds.map(lambda x: x * 2)] == [[2, 2, 2], [], [], [], [2], [2, 2]]
+    # TF 2.21: SparseTensorSpec(TensorShape([4]), tf.int32) SparseTensorSpec(TensorShape([None, 4]), tf.int32)
+    assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([4]), tf.int32)"
+    assert repr(batched.element_spec) == "SparseTensorSpec(TensorShape([None, 4]), tf.int32)"
