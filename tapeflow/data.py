@@ -652,6 +652,21 @@ class _MapDataset(Dataset):
     def _cardinality(self):
         return self._source._cardinality()
 
+    def _spec(self):
+        # TF traces the map function on the source's element spec: no element is read (a CSV
+        # file that does not exist yet is only opened when iterated). A function that cannot be
+        # traced (it calls .numpy(), or takes SparseTensors) gets its first element's spec.
+        from .compiler.function import TensorSpec, function
+        src = self._source._spec()
+        if all(isinstance(s, TensorSpec) for s in nest.flatten(src)):
+            fn = self._fn
+            try:
+                cf = function(lambda el: _as_tensors(_apply(fn, el))).get_concrete_function(src)
+                return cf.structured_outputs
+            except Exception:  # noqa: BLE001  (the spec from an element, below)
+                pass
+        return super()._spec()
+
 
 class _FilterDataset(Dataset):
     def __init__(self, source, predicate):

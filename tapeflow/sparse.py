@@ -124,6 +124,8 @@ class SparseTensorSpec:
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
         self.dtype = _dt.as_dtype(dtype)
 
+    value_type = property(lambda self: SparseTensor)
+
     def __eq__(self, other):
         return isinstance(other, SparseTensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
 
