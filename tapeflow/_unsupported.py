@@ -11,7 +11,6 @@ FEATURES = {
     "strings": "string tensors",
     "ragged": "ragged tensors",
     "sparse": "sparse tensors",
-    "saved_model": "SavedModel (use tapeflow.train.Checkpoint, or Model.save for Keras models)",
     "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
     "lookup": "lookup tables over string keys",
