@@ -25,3 +25,13 @@ from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, 
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, RNN, SimpleRNN, LSTM, GRU, Masking,  # noqa: F401
                         Wrapper, Bidirectional, TimeDistributed)
+
+
+def __getattr__(name):
+    # TFSMLayer loads SavedModels: built on first use, so importing the layers does not
+    # import tapeflow.saved_model (and its checkpoint storage)
+    if name == "TFSMLayer":
+        from ...saved_model.keras_export import tfsm_layer_class
+        cls = globals()["TFSMLayer"] = tfsm_layer_class()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
