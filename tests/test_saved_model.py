@@ -311,3 +311,26 @@ def test_tfsm_layer_calls_the_endpoint_and_carries_its_weights(tmp_path):
     assert frozen.trainable_weights == [] and len(frozen.non_trainable_weights) == 4
     with pytest.raises(ValueError, match="no endpoint 'nope'"):
         tf.keras.layers.TFSMLayer(path, call_endpoint="nope")
+
+
+def test_a_signature_of_unknown_rank_serves_every_rank(tmp_path):
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(2.0)
+
+        @tf.function
+        def __call__(self, x):
+            print("Tracing with", x)  # the extra rank traces at save time stay quiet
+            return {"out": x * self.v}
+    m = Scale()
+    call = m.__call__.get_concrete_function(tf.TensorSpec(None, tf.float32))
+    path = str(tmp_path / "s")
+    tf.saved_model.save(m, path, signatures=call)
+    sig = tf.saved_model.load(path).signatures["serving_default"]
+    # TF 2.21: {'out': TensorSpec(shape=<unknown>, dtype=tf.float32, name='out')}
+    assert sig.structured_outputs["out"].shape is None
+    for x in (3.0, [1.0, 2.0], np.ones((2, 2, 2), np.float32)):
+        np.testing.assert_array_equal(sig(x=tf.constant(x))["out"].numpy(), 2.0 * np.asarray(x, np.float32))
+    with pytest.raises(ValueError, match="do not match"):
+        sig(x=tf.constant([1, 2]))

@@ -253,8 +253,10 @@ class _Saver:
         if not isinstance(signatures, dict):
             signatures = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: signatures}
         out = {}
+        from ..compiler.signature_text import RankGenericConcreteFunction
         for key, f in signatures.items():
             spec_names = None
+            more = []  # the traces of other ranks, for a spec of unknown rank
             if isinstance(f, Function):
                 if f.input_signature is not None:
                     spec_names = [getattr(x, "name", None) for x in nest.flatten(f.input_signature)]
@@ -262,7 +264,17 @@ class _Saver:
                     raise ValueError(
                         f"tf.saved_model.save: signature {key!r}: the function {f.__name__!r} has no "
                         "input_signature; pass f.get_concrete_function(tf.TensorSpec(...)) or give it one")
-                f = f.get_concrete_function()
+                fn, f = f, f.get_concrete_function()
+                if any(x.shape is None for x in nest.flatten(fn.input_signature)):
+                    more = _rank_traces(lambda r: fn.get_concrete_function(*[
+                        Tensor(np.zeros((1,) * r if x.shape is None else tuple(1 if d is None else d for d in x.shape),
+                                        x.dtype.np)) for x in fn.input_signature]))
+            elif isinstance(f, RankGenericConcreteFunction):
+                # TF traces a TensorSpec(None) once with an unknown rank; tapeflow has a trace
+                # per rank met (rank 0 at least): the signature keeps them all
+                rg, f = f, f._probe
+                more = _rank_traces(lambda r: rg._function.get_concrete_function(
+                    *rg._with_rank(rg._args, (None,) * r), **rg._with_rank(rg._kwargs, (None,) * r)))
             if not isinstance(f, ConcreteFunction):
                 raise ValueError(f"tf.saved_model.save: signature {key!r} must be a tapeflow.function with an "
                                  f"input_signature or a ConcreteFunction, got {type(f).__name__}")
@@ -274,8 +286,30 @@ class _Saver:
             if spec_names is not None and len(spec_names) == len(in_names):
                 in_names = [a or b for a, b in zip(spec_names, in_names)]  # TF: a spec's name names it
             out_keys = _signature_output_keys(f)
-            out[key] = {"concrete": i, "inputs": in_names, "outputs": out_keys}
+            others = [j for c in more if (j := self.concrete(c, f"signature {key}")) is not None]
+            out[key] = {"concrete": i, "more": others, "inputs": in_names, "outputs": out_keys}
         return out
+
+
+#: a signature whose TensorSpec has an unknown rank is saved with a trace for each rank
+#: up to this (TF saves one graph of unknown rank; tapeflow's graphs have ranks)
+MAX_SIGNATURE_RANK = 4
+
+
+def _rank_traces(trace):
+    import contextlib
+    import io
+    out = []
+    # TF traces such a signature once: the extra traces are tapeflow's, so the Python side
+    # effects of tracing (a print('Tracing with', x)) and the retracing warning stay quiet
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        for r in range(1, MAX_SIGNATURE_RANK + 1):
+            try:
+                out.append(trace(r))
+            except Exception:  # noqa: BLE001 -- a rank the function cannot take is not served
+                continue
+    return out
 
 
 class _SkipTrace(Exception):
@@ -698,25 +732,29 @@ class SignatureFunction:
     """A signature (``loaded.signatures["serving_default"]``): keyword arguments named
     after the inputs, a dict of named outputs (TF's signature calling convention)."""
 
-    def __init__(self, key, concrete, inputs, outputs):
+    def __init__(self, key, concretes, inputs, outputs):
         self.name = key
-        self._c = concrete
+        self._c = concretes[0]
+        self._all = concretes  # one per rank, for a signature of unknown rank
         self.inputs = inputs
         self.output_keys = outputs
 
+    def _specs(self, c, unknown_rank=False):
+        from ..compiler.function import TensorSpec
+        flat = [s for a in c.rec["args"] for s in _flat_specs(a)] + \
+            [s for _, a in c.rec["kwargs"] for s in _flat_specs(a)]
+        return {n: TensorSpec(None if unknown_rank else s[0], s[1], n) for n, s in zip(self.inputs, flat)}
+
     @property
     def structured_input_signature(self):
-        from ..compiler.function import TensorSpec
-        specs = [TensorSpec(s[0], s[1], n) for n, s in zip(
-            self.inputs, [s for a in self._c.rec["args"] for s in _flat_specs(a)]
-            + [s for _, a in self._c.rec["kwargs"] for s in _flat_specs(a)])]
-        return (), dict(zip(self.inputs, specs))
+        return (), self._specs(self._c, unknown_rank=len(self._all) > 1)
 
     @property
     def structured_outputs(self):
         from ..compiler.function import TensorSpec
         avals = [v.aval for v in self._c.raw_graph.outputs]
-        return {k: TensorSpec(a.shape, a.dtype, k) for k, a in zip(self.output_keys, avals)}
+        generic = len(self._all) > 1  # one trace per rank: the shapes are unknown, as TF prints them
+        return {k: TensorSpec(None if generic else a.shape, a.dtype, k) for k, a in zip(self.output_keys, avals)}
 
     def __call__(self, *args, **kwargs):
         if args:
@@ -725,12 +763,16 @@ class SignatureFunction:
         if set(kwargs) != set(self.inputs):
             raise TypeError(f"signature {self.name!r} takes the arguments {sorted(self.inputs)}; got "
                             f"{sorted(kwargs)}")
-        specs = self.structured_input_signature[1]
-        flat = []
-        for n in self.inputs:
-            if not _match(specs[n], kwargs[n], flat):
-                raise ValueError(f"signature {self.name!r}: argument {n!r} does not match {specs[n]!r}")
-        out = self._c.call_flat(flat)
+        for c in self._all:
+            specs = self._specs(c)
+            flat = []
+            if all(_match(specs[n], kwargs[n], flat) for n in self.inputs):
+                break
+        else:
+            specs = self.structured_input_signature[1]
+            raise ValueError(f"signature {self.name!r}: the arguments do not match its inputs "
+                             f"{[specs[n] for n in self.inputs]}")
+        out = c.call_flat(flat)
         outs = [x for x in nest.flatten(out) if isinstance(x, Tensor)]
         return dict(zip(self.output_keys, outs))
 
@@ -860,7 +902,8 @@ class _Loader:
         root = self.obj(0)
         sigs = _SignatureMap()
         for key, s in self.doc.get("signatures", {}).items():
-            sigs[key] = SignatureFunction(key, self.concrete(s["concrete"]), s["inputs"], s["outputs"])
+            sigs[key] = SignatureFunction(key, [self.concrete(j) for j in [s["concrete"]] + s.get("more", [])],
+                                          s["inputs"], s["outputs"])
         if isinstance(root, _UserObject):
             root.signatures = sigs
         return root
