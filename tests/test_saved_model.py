@@ -334,3 +334,14 @@ def test_a_signature_of_unknown_rank_serves_every_rank(tmp_path):
         np.testing.assert_array_equal(sig(x=tf.constant(x))["out"].numpy(), 2.0 * np.asarray(x, np.float32))
     with pytest.raises(ValueError, match="do not match"):
         sig(x=tf.constant([1, 2]))
+
+
+def test_checkpoint_reads_a_saved_models_variables_as_in_tf(tmp_path):
+    # TF 2.21: tf.train.Checkpoint(model).restore(path + "/variables/variables") works; the
+    # keys of tapeflow's variables/ are its Checkpoint's keys, so the same call restores
+    m, path = _saved(tmp_path)
+    fresh = Net()
+    fresh.v.assign([7.0, 7.0])
+    tf.train.Checkpoint(fresh).read(os.path.join(path, "variables", "variables")).assert_consumed()
+    np.testing.assert_array_equal(fresh.v.numpy(), m.v.numpy())
+    assert float(fresh.child.w.numpy()) == 3.0

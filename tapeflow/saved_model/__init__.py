@@ -19,8 +19,10 @@ Layout of ``export_dir``::
     functions/arrays.json     + .data-*.safetensors: the graphs' captured constants
 
 The variables are tapeflow's checkpoint format (safetensors), not TF's
-``variables.index``: ``tf.train.Checkpoint(...).read(export_dir + "/variables/variables")``
-does not restore them (TF's can); ``tf.saved_model.load`` does. The whole
+``variables.index``, keyed as ``tf.train.Checkpoint(obj)`` keys them (the same walk:
+attribute paths, the first path met), so as in TF
+``tf.train.Checkpoint(obj).read(export_dir + "/variables/variables")`` restores a live
+object's variables from a SavedModel; neither framework reads the other's files. The whole
 directory is written to a temporary sibling and renamed into place, so a crash
 mid-save leaves either the old directory or none at ``export_dir``, never a
 partial one that ``load`` accepts.
