@@ -345,3 +345,24 @@ def test_checkpoint_reads_a_saved_models_variables_as_in_tf(tmp_path):
     tf.train.Checkpoint(fresh).read(os.path.join(path, "variables", "variables")).assert_consumed()
     np.testing.assert_array_equal(fresh.v.numpy(), m.v.numpy())
     assert float(fresh.child.w.numpy()) == 3.0
+
+
+def test_a_function_only_called_inside_another_trace_is_saved_too(tmp_path):
+    # the saved_model migration guide: TF traces model.__call__ inside serving_default as a
+    # function of its own and saves it; loaded(5) then runs it (TF 2.21: 7.0)
+    class MyModel(tf.Module):
+        @tf.function
+        def __call__(self, input):
+            return input + 2
+
+    model = MyModel()
+
+    @tf.function
+    def serving_default(input):
+        return {"output": model(input)}
+    sig = serving_default.get_concrete_function(tf.TensorSpec(shape=[], dtype=tf.float32))
+    path = str(tmp_path / "tf2-save")
+    tf.saved_model.save(model, path, signatures={"serving_default": sig})
+    loaded = tf.saved_model.load(path)
+    assert float(loaded(5).numpy()) == 7.0
+    assert float(loaded.signatures["serving_default"](input=tf.constant(5.0))["output"].numpy()) == 7.0

@@ -530,6 +530,7 @@ class Function:
         self.retrace_reasons = []
         self._warned = False
         self._traced_once = False
+        self._inlined = []      # (args, kwargs) specs of calls inlined into other traces
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -643,9 +644,24 @@ class Function:
         elif RUN_EAGERLY[0]:  # tapeflow.config.run_functions_eagerly(True): plain Python, for debugging
             return self._call_fn(*args, **kwargs)
         elif st.trace is not None:
-            # called from inside another traced function: inline it
+            # called from inside another traced function: inline it. TF also traces it as a
+            # function of its own, which a SavedModel then holds: the call's specs are noted
+            # for tf.saved_model.save, which traces them (the saved_model migration guide
+            # calls a loaded model's __call__ that only a serving function had called)
+            if len(self._inlined) < 8:
+                self._note_inlined(args, kwargs)
             return self._call_traced(*args, **kwargs)
         return self._call_slow(args, kwargs)
+
+    def _note_inlined(self, args, kwargs):
+        def spec(x):
+            return TensorSpec.from_tensor(x) if isinstance(x, Tensor) and not isinstance(x, Variable) else x
+        try:
+            specs = nest.map_structure(spec, (tuple(args), dict(kwargs)))
+            if specs not in self._inlined:
+                self._inlined.append(specs)
+        except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
+            pass
 
     def _call_slow(self, args, kwargs):
         if STATE.tapes:

@@ -203,6 +203,14 @@ class _Saver:
     def function(self, fn, path):
         if fn.input_signature is not None and not fn._cache:
             fn.get_concrete_function()  # TF traces an input_signature function to save it
+        elif not fn._cache:
+            # only ever called inside other traces (inlined): TF traced it there as a function
+            # of its own and saves that trace; tapeflow traces it now from the noted specs
+            for a, k in list(getattr(fn, "_inlined", ())):
+                try:
+                    fn.get_concrete_function(*a, **k)
+                except Exception:  # noqa: BLE001 -- a call that cannot be traced alone is not saved
+                    pass
         out = []
         seen = set()
         for cf in list(fn._cache.values()):
