@@ -366,3 +366,45 @@ def test_a_function_only_called_inside_another_trace_is_saved_too(tmp_path):
     loaded = tf.saved_model.load(path)
     assert float(loaded(5).numpy()) == 7.0
     assert float(loaded.signatures["serving_default"](input=tf.constant(5.0))["output"].numpy()) == 7.0
+
+
+def test_a_custom_gradient_is_refused_at_save_unless_the_option_drops_it(tmp_path):
+    # advanced_autodiff#6: TF 2.21 saves the custom gradient (its grad_fn traced) and the
+    # loaded gradient is 2.0; tapeflow's graph holds the forward ops only, so saving it would
+    # silently give 4.0: save raises, naming the function; experimental_custom_gradients=False
+    # is TF's option for saving without it (the forward's gradient, 4.0, as TF then gives)
+    @tf.custom_gradient
+    def clip_gradients(y):
+        def backward(dy):
+            return tf.clip_by_norm(dy, 0.5)
+        return y, backward
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec(None)])
+        def call_custom_grad(self, x):
+            return clip_gradients(x)
+    model = M()
+    with pytest.raises(UnserializableError, match=r"'call_custom_grad'.*custom_gradient function 'clip_gradients'"):
+        tf.saved_model.save(model, str(tmp_path / "cg"))
+    assert not os.path.exists(tmp_path / "cg")
+    path = str(tmp_path / "cg2")
+    tf.saved_model.save(model, path, options=tf.saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = tf.saved_model.load(path)
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        out = loaded.call_custom_grad(v * v)
+    assert float(t.gradient(out, v).numpy()) == 4.0
+
+
+def test_recompute_grad_is_saved_its_gradient_being_the_functions_own(tmp_path):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return tf.recompute_grad(lambda a: a * a)(x)
+    path = str(tmp_path / "rg")
+    tf.saved_model.save(M(), path)
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.saved_model.load(path).f(x)
+    assert float(t.gradient(y, x).numpy()) == 6.0

@@ -831,6 +831,8 @@ class Function:
             self.retrace_reasons.append(reasons)
             self._maybe_warn()
         t0 = time.perf_counter()
+        from ..autodiff.custom_gradient import TRACED as _custom
+        custom_before = _custom[0]
         stand_ins = [] if pinned else [_stand_in(v) for v in variables]
         var_map = {id(v): p for v, p in zip(variables, stand_ins)}
         trace, out, created = self._trace_once(args, kwargs, key, var_map)
@@ -884,6 +886,8 @@ class Function:
             (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
+        #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
+        cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
         for p in stand_ins:
             # between calls a stand-in holds no variable's buffer (run_bound binds it)

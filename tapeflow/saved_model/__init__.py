@@ -129,8 +129,9 @@ def _is_plain_object(v):
 
 
 class _Saver:
-    def __init__(self, root):
+    def __init__(self, root, custom_gradients=True):
         self.root = root
+        self.custom_gradients = custom_gradients
         self.nodes = []
         self.memo = {}
         self.variables = {}     # key -> Variable
@@ -226,6 +227,13 @@ class _Saver:
         i = self.cf_index.get(id(cf))
         if i is not None:
             return i
+        if getattr(cf, "custom_gradient", None) and self.custom_gradients:
+            raise S.UnserializableError(
+                f"tf.saved_model.save: {where!r} calls custom_gradient function {cf.custom_gradient!r}, whose "
+                "gradient function is Python code: a SavedModel holds the traced graph only, so the loaded "
+                "function's gradient would be that of the forward ops, not the custom one. Save with "
+                "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to accept that (TF's meaning "
+                "of the option), or save a function without it")
         if cf.var_slots:
             warnings.warn(f"tf.saved_model.save: a trace of {where!r} takes Variables as arguments; it is not "
                           "saved (pass tensors, or let the function reach the variables as attributes)",
@@ -455,7 +463,7 @@ def save(obj, export_dir, signatures=None, options=None):
         # TF 2.21: a Keras model gets serving_default, its call on inputs named "inputs"
         from .keras_export import serving_function
         signatures = serving_function(obj, names=["inputs"] if len(_keras_specs(obj)) == 1 else None)
-    s = _Saver(obj)
+    s = _Saver(obj, custom_gradients=options is None or options.experimental_custom_gradients)
     if s.node(obj, "") is None:
         raise ValueError(f"tf.saved_model.save: expected a trackable object (a tf.Module, a Keras model, an "
                          f"object holding variables or functions), got {type(obj).__name__}")
