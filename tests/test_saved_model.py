@@ -408,3 +408,20 @@ def test_recompute_grad_is_saved_its_gradient_being_the_functions_own(tmp_path):
         t.watch(x)
         y = tf.saved_model.load(path).f(x)
     assert float(t.gradient(y, x).numpy()) == 6.0
+
+
+def test_the_one_array_fast_path_keeps_matching_tapes_and_errors(tmp_path):
+    m, path = _saved(tmp_path)
+    loaded = tf.saved_model.load(path)
+    x = tf.constant([[1.0, 2.0]])
+    first = loaded.f(x).numpy()
+    assert loaded.f(x.numpy()).numpy().tobytes() == first.tobytes()  # a NumPy array: same trace
+    assert loaded.f(x).numpy().tobytes() == m.f(x).numpy().tobytes()
+    with tf.GradientTape() as tape:  # after fast calls, a tape still sees the ops
+        tape.watch(x)
+        y = tf.reduce_sum(loaded.f(x))
+    assert tape.gradient(y, x) is not None
+    with pytest.raises(ValueError, match="Could not find matching"):
+        loaded.f(tf.constant([[1, 2]]))  # int32: no trace (the fast path is keyed by dtype)
+    with pytest.raises(ValueError, match="Could not find matching"):
+        loaded.f(tf.constant([1.0, 2.0]))  # rank 1
