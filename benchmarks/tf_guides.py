@@ -75,6 +75,10 @@ for _path in ("customization/basics", "customization/custom_layers",
               "keras/save_and_load", "images/cnn"):
     GUIDES["tut_" + _path.rsplit("/", 1)[1]] = f"site/en/tutorials/{_path}.ipynb"
 
+# Wave 19: the SavedModel guides (tf.saved_model.save/load, signatures, Keras export).
+GUIDES["saved_model"] = "site/en/guide/saved_model.ipynb"
+GUIDES["migrate_saved_model"] = "site/en/guide/migrate/saved_model.ipynb"
+
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")
