@@ -425,3 +425,19 @@ def test_the_one_array_fast_path_keeps_matching_tapes_and_errors(tmp_path):
         loaded.f(tf.constant([[1, 2]]))  # int32: no trace (the fast path is keyed by dtype)
     with pytest.raises(ValueError, match="Could not find matching"):
         loaded.f(tf.constant([1.0, 2.0]))  # rank 1
+
+
+def test_a_compiled_and_fitted_keras_model_saves_and_serves(tmp_path):
+    keras = tf.keras
+    tf.keras.utils.set_random_seed(2)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.BatchNormalization(), keras.layers.Dropout(0.2), keras.layers.Dense(2)])
+    model.compile("adam", "mse")
+    x = np.random.default_rng(0).random((64, 3)).astype(np.float32)
+    model.fit(x, np.zeros((64, 2), np.float32), epochs=1, verbose=0)
+    path = str(tmp_path / "fitted")
+    tf.saved_model.save(model, path)  # lists holding numbers among the layers' state: saved as null
+    out = tf.saved_model.load(path).signatures["serving_default"](inputs=x)["output_0"]
+    np.testing.assert_array_equal(out.numpy(), model(x, training=False).numpy())
+    model.export(str(tmp_path / "exp"), verbose=False)
+    assert len(tf.saved_model.load(str(tmp_path / "exp")).non_trainable_variables) == 2  # BN's moments

@@ -904,7 +904,8 @@ class _Loader:
         elif kind == "function":
             o = self.objs[i] = RestoredFunction(rec["name"], [self.concrete(j) for j in rec["concrete"]])
         elif kind in ("list", "tuple"):
-            items = [self.obj(j) for j in rec["items"]]
+            # an item that holds nothing trackable (a number in a list) is saved as null
+            items = [None if j is None else self.obj(j) for j in rec["items"]]
             o = self.objs[i] = items if kind == "list" else tuple(items)
         elif kind == "dict":
             o = self.objs[i] = {}
