@@ -441,3 +441,18 @@ def test_a_compiled_and_fitted_keras_model_saves_and_serves(tmp_path):
     np.testing.assert_array_equal(out.numpy(), model(x, training=False).numpy())
     model.export(str(tmp_path / "exp"), verbose=False)
     assert len(tf.saved_model.load(str(tmp_path / "exp")).non_trainable_variables) == 2  # BN's moments
+
+
+def test_save_checks_its_file_loads_before_writing_anything(tmp_path, monkeypatch):
+    import tapeflow.saved_model as sm
+    real = sm.S.graph_to_json
+
+    def broken(graph, tables, where="graph"):  # a writer bug: a primitive name no reader knows
+        doc = real(graph, tables, where)
+        if doc["graph"]["eqns"]:
+            doc["graph"]["eqns"][0][0] = "not_a_primitive"
+        return doc
+    monkeypatch.setattr(sm.S, "graph_to_json", broken)
+    with pytest.raises(RuntimeError, match="would not load.*not_a_primitive.*nothing was written"):
+        tf.saved_model.save(Net(), str(tmp_path / "bad"))
+    assert os.listdir(tmp_path) == []

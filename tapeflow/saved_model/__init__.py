@@ -474,6 +474,15 @@ def save(obj, export_dir, signatures=None, options=None):
     text = json.dumps(doc, allow_nan=False)
     arrays = {k: v.numpy() if hasattr(v, "numpy") else np.asarray(v._v) for k, v in s.variables.items()}
     info = {k: {"name": v._name, "trainable": bool(v.trainable)} for k, v in s.variables.items()}
+    try:
+        # the file must load: build the object graph from it now (no variables, no compiling),
+        # so a save bug raises here with nothing written, never at load in another process
+        _Loader(json.loads(text), arrays, {str(i): a for i, a in enumerate(s.tables.arrays)}, export_dir,
+                dry=True).build()
+    except Exception as e:  # noqa: BLE001 -- any failure is a bug of this module
+        raise RuntimeError(f"tf.saved_model.save: the SavedModel for {export_dir!r} would not load "
+                           f"({type(e).__name__}: {e}); nothing was written (a tapeflow bug: please "
+                           "report it)") from e
     parent = os.path.dirname(os.path.abspath(export_dir))
     os.makedirs(parent, exist_ok=True)
     if os.path.exists(export_dir) and not (os.path.isdir(export_dir) and (
@@ -855,8 +864,16 @@ def load(export_dir, tags=None, options=None):
         raise _load_error(export_dir, f"malformed {SAVED_MODEL_FILENAME} ({type(e).__name__}: {e})") from None
 
 
+class _DryVariable:
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
 class _Loader:
-    def __init__(self, doc, values, arrays, export_dir):
+    def __init__(self, doc, values, arrays, export_dir, dry=False):
+        self.dry = dry  # save's check that its file loads: no Variables made, nothing compiled
         self.doc = doc
         self.values = values
         self.export_dir = export_dir
@@ -876,6 +893,9 @@ class _Loader:
             if key not in self.values:
                 raise S.SerializedGraphError(f"variable {key!r} is not in {VARIABLES_DIRECTORY}/")
             rec = self._var_recs().get(key, {})
+            if self.dry:
+                v = self.vars[key] = _DryVariable(key)
+                return v
             v = self.vars[key] = Variable(self.values[key], name=rec.get("name") or key.rsplit("/", 1)[-1],
                                           trainable=rec.get("trainable", True))
         return v
