@@ -456,3 +456,30 @@ def test_save_checks_its_file_loads_before_writing_anything(tmp_path, monkeypatc
     with pytest.raises(RuntimeError, match="would not load.*not_a_primitive.*nothing was written"):
         tf.saved_model.save(Net(), str(tmp_path / "bad"))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_loaded_object_saves_again_with_its_functions_signatures_and_new_values(tmp_path):
+    m, path = _saved(tmp_path)
+    loaded = tf.saved_model.load(path)
+    loaded.v.assign([10.0, 20.0])  # fine-tuned, then exported again
+    again = str(tmp_path / "again")
+    tf.saved_model.save(loaded, again)
+    twice = tf.saved_model.load(again)
+    x = tf.constant([[1.0, 2.0]])
+    np.testing.assert_array_equal(twice.f(x).numpy(), loaded.f(x).numpy())
+    assert twice.v.numpy().tolist() == [10.0, 20.0]
+    assert sorted(twice.signatures) == ["both", "serving_default"]
+    assert twice.signatures["serving_default"](x=x)["output_0"].numpy().tolist() == [[13.0, 43.0]]
+    assert [a.numpy().tobytes() for a in twice(x)] == [a.numpy().tobytes() for a in loaded(x)]
+
+
+def test_an_exported_keras_artifact_exports_again(tmp_path):
+    model = _keras_model()
+    model.export(str(tmp_path / "a"), verbose=False)
+    first = tf.saved_model.load(str(tmp_path / "a"))
+    tf.saved_model.save(first, str(tmp_path / "b"))
+    second = tf.saved_model.load(str(tmp_path / "b"))
+    x = np.ones((2, 3), np.float32)
+    assert second.serve(x).numpy().tobytes() == model(x).numpy().tobytes()
+    assert sorted(second.signatures) == ["serve", "serving_default"]
+    assert len(second.trainable_variables) == 4 and len(second.variables) == 4

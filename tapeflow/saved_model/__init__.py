@@ -156,7 +156,7 @@ class _Saver:
             self.variables[key] = obj
             self.var_keys[id(obj)] = key
             rec = {"kind": "variable", "key": key, "name": obj._name, "trainable": bool(obj.trainable)}
-        elif isinstance(obj, Function):
+        elif isinstance(obj, (Function, RestoredFunction)):
             rec = {"kind": "function", "name": obj.__name__, "concrete": []}
         elif isinstance(obj, (list, tuple)):
             rec = {"kind": "list" if isinstance(obj, list) else "tuple", "items": []}
@@ -180,7 +180,11 @@ class _Saver:
         elif rec["kind"] == "object":
             from ..module import _children
             seen = set()
-            for name, v in list(_children(obj)) + _functions_of(obj):
+            extra = [("__call__", obj._restored_call)] if isinstance(obj, _UserObject) and \
+                obj._restored_call is not None else []
+            for name, v in list(_children(obj)) + _functions_of(obj) + extra:
+                if isinstance(obj, _UserObject) and name.startswith("_saved_") and name[7:] in obj._saved_lists:
+                    name = name[7:]  # a loaded Model.export's variable lists keep their names
                 if name in seen or name.startswith("__") and name != "__call__":
                     continue
                 c = self.node(v, sub + name, depth + 1)
@@ -202,6 +206,8 @@ class _Saver:
 
     # -- functions -----------------------------------------------------------------------------------
     def function(self, fn, path):
+        if isinstance(fn, RestoredFunction):  # a loaded object saved again: its saved traces
+            return [i for c in fn._concretes if (i := self.concrete(c, path or fn.__name__)) is not None]
         if fn.input_signature is not None and not fn._cache:
             fn.get_concrete_function()  # TF traces an input_signature function to save it
         elif not fn._cache:
@@ -226,6 +232,16 @@ class _Saver:
     def concrete(self, cf, where):
         i = self.cf_index.get(id(cf))
         if i is not None:
+            return i
+        if isinstance(cf, _Concrete):
+            rec = dict(cf.rec, where=where,
+                       args=[_enc(a, self.tables) for a in cf.args],
+                       kwargs=[[k, _enc(v, self.tables)] for k, v in cf.kwargs.items()],
+                       outputs=_enc_outputs(cf, self.tables),
+                       graph=S.graph_to_json(cf.raw_graph, self.tables, f"function {where!r}"))
+            i = self.cf_index[id(cf)] = len(self.functions)
+            self._keep.append(cf)
+            self.functions.append(rec)
             return i
         if getattr(cf, "custom_gradient", None) and self.custom_gradients:
             raise S.UnserializableError(
@@ -273,6 +289,11 @@ class _Saver:
         out = {}
         from ..compiler.signature_text import RankGenericConcreteFunction
         for key, f in signatures.items():
+            if isinstance(f, SignatureFunction):  # a loaded object's signature, saved again
+                idx = [self.concrete(c, f"signature {key}") for c in f._all]
+                out[key] = {"concrete": idx[0], "more": idx[1:], "inputs": list(f.inputs),
+                            "outputs": list(f.output_keys)}
+                continue
             spec_names = None
             more = []  # the traces of other ranks, for a spec of unknown rank
             if isinstance(f, Function):
@@ -463,6 +484,8 @@ def save(obj, export_dir, signatures=None, options=None):
         # TF 2.21: a Keras model gets serving_default, its call on inputs named "inputs"
         from .keras_export import serving_function
         signatures = serving_function(obj, names=["inputs"] if len(_keras_specs(obj)) == 1 else None)
+    if signatures is None and isinstance(obj, _UserObject) and obj.signatures:
+        signatures = dict(obj.signatures)  # a loaded object keeps its signatures when saved again
     s = _Saver(obj, custom_gradients=options is None or options.experimental_custom_gradients)
     if s.node(obj, "") is None:
         raise ValueError(f"tf.saved_model.save: expected a trackable object (a tf.Module, a Keras model, an "
