@@ -483,3 +483,25 @@ def test_an_exported_keras_artifact_exports_again(tmp_path):
     assert second.serve(x).numpy().tobytes() == model(x).numpy().tobytes()
     assert sorted(second.signatures) == ["serve", "serving_default"]
     assert len(second.trainable_variables) == 4 and len(second.variables) == 4
+
+
+@pytest.mark.parametrize("kw", [dict(jit_compile=True), dict(jit_compile=False), dict(backend="interpreter")])
+def test_a_loaded_function_compiles_as_the_saved_one_did(tmp_path, kw):
+    class J(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(np.linspace(-1, 1, 48, dtype=np.float32).reshape(6, 8))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32)], **kw)
+        def f(self, x):
+            return tf.reduce_sum(tf.tanh(tf.matmul(x, self.w)) * 1.7 + tf.exp(-x[:, :1]), axis=1)
+    j = J()
+    path = str(tmp_path / "j")
+    tf.saved_model.save(j, path)
+    loaded = tf.saved_model.load(path)
+    x = tf.constant(np.random.default_rng(3).normal(size=(5, 6)).astype(np.float32))
+    for _ in range(3):  # the first calls too: jit_compile=True runs the fused tier from call 1
+        assert loaded.f(x).numpy().tobytes() == j.f(x).numpy().tobytes()
+    cf = loaded.f.concrete_functions[0].concrete
+    orig = j.f.get_concrete_function()
+    assert cf.backend == orig.backend and cf.fuse_at == orig.fuse_at  # the same tiers

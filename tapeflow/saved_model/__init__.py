@@ -226,6 +226,10 @@ class _Saver:
             seen.add(id(cf))
             i = self.concrete(cf, f"{path or fn.__name__}")
             if i is not None:
+                rec = self.functions[i]
+                # the loaded trace compiles as this one did: the same tiers give the same bits
+                rec["jit_compile"] = fn._jit_compile
+                rec["backend"] = fn._backend if isinstance(fn._backend, str) else None
                 out.append(i)
         return out
 
@@ -616,9 +620,13 @@ class _Concrete:
             from ..compiler import pipeline
             from ..compiler.function import ConcreteFunction
             graph, plan, log = pipeline.optimize(self.raw_graph, name=self.name)
-            compiled, backend = pipeline.compile(graph, plan, name=self.name)
+            jit = self.rec.get("jit_compile")
+            backend = self.rec.get("backend")
+            compiled, backend = pipeline.compile(graph, plan, name=self.name,
+                                                 backend=backend if isinstance(backend, str) else None)
             cf = ConcreteFunction(self.name, self.raw_graph, graph, compiled, self.out_tree,
-                                  len(self.raw_graph.outputs), backend, {}, log)
+                                  len(self.raw_graph.outputs), backend, {}, log,
+                                  jit_compile=jit if isinstance(jit, bool) else None)
             cf.captured_ids = {id(v) for v in self.raw_graph.variables}
             self._cf = cf
         return self._cf
