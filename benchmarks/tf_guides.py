@@ -78,6 +78,10 @@ for _path in ("customization/basics", "customization/custom_layers",
 # for their own guides follow)
 GUIDES["sparse_tensor"] = "site/en/guide/sparse_tensor.ipynb"
 
+# Wave 19: the SavedModel guides (tf.saved_model.save/load, signatures, Keras export).
+GUIDES["saved_model"] = "site/en/guide/saved_model.ipynb"
+GUIDES["migrate_saved_model"] = "site/en/guide/migrate/saved_model.ipynb"
+
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")

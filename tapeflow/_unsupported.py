@@ -10,7 +10,6 @@ from __future__ import annotations
 FEATURES = {
     "strings": "string tensors",
     "ragged": "ragged tensors",
-    "saved_model": "SavedModel (use tapeflow.train.Checkpoint, or Model.save for Keras models)",
     "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
     "lookup": "lookup tables over string keys",

@@ -9,7 +9,6 @@ from tapeflow._unsupported import FEATURES, UnsupportedFeatureError
     ("ragged", "constant", "ragged tensors"),
     ("strings", "split", "string tensors"),
     ("lookup", "StaticHashTable", "lookup tables"),
-    ("saved_model", "save", "SavedModel"),
     ("compat", "v1", "TF1's API"),
 ])
 def test_use_names_the_feature(ns, attr, words):

@@ -78,13 +78,23 @@ def _fresh(t):
     return n
 
 
-def custom_gradient(f=None):
+#: custom gradients met while tracing: [count, last function's name]. A traced graph holds
+#: only the forward ops (the gradient function is Python, applied by tapes), so
+#: tapeflow.function notes the count around each trace and tf.saved_model.save refuses a
+#: trace that lost one (its loaded gradient would be the forward ops' own)
+TRACED = [0, None]
+
+
+def custom_gradient(f=None, *, _autodiff_equivalent=False):
     if f is None:
         return custom_gradient
     name = getattr(f, "__name__", "f")
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
+        if STATE.trace is not None and not _autodiff_equivalent:
+            TRACED[0] += 1
+            TRACED[1] = name
         tapes = STATE.tapes
         rec = _AccessRecorder()
         STATE.tapes = (rec,)
@@ -135,7 +145,8 @@ def recompute_grad(f):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        @custom_gradient
+        # its gradient is f's own (recomputed): a graph without it differentiates the same
+        @functools.partial(custom_gradient, _autodiff_equivalent=True)
         def inner(*xs):
             y = f(*xs, **kwargs)
 

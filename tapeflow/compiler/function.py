@@ -530,6 +530,7 @@ class Function:
         self.retrace_reasons = []
         self._warned = False
         self._traced_once = False
+        self._inlined = []      # (args, kwargs) specs of calls inlined into other traces
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -643,9 +644,24 @@ class Function:
         elif RUN_EAGERLY[0]:  # tapeflow.config.run_functions_eagerly(True): plain Python, for debugging
             return self._call_fn(*args, **kwargs)
         elif st.trace is not None:
-            # called from inside another traced function: inline it
+            # called from inside another traced function: inline it. TF also traces it as a
+            # function of its own, which a SavedModel then holds: the call's specs are noted
+            # for tf.saved_model.save, which traces them (the saved_model migration guide
+            # calls a loaded model's __call__ that only a serving function had called)
+            if len(self._inlined) < 8:
+                self._note_inlined(args, kwargs)
             return self._call_traced(*args, **kwargs)
         return self._call_slow(args, kwargs)
+
+    def _note_inlined(self, args, kwargs):
+        def spec(x):
+            return TensorSpec.from_tensor(x) if isinstance(x, Tensor) and not isinstance(x, Variable) else x
+        try:
+            specs = nest.map_structure(spec, (tuple(args), dict(kwargs)))
+            if specs not in self._inlined:
+                self._inlined.append(specs)
+        except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
+            pass
 
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
@@ -815,6 +831,8 @@ class Function:
             self.retrace_reasons.append(reasons)
             self._maybe_warn()
         t0 = time.perf_counter()
+        from ..autodiff.custom_gradient import TRACED as _custom
+        custom_before = _custom[0]
         stand_ins = [] if pinned else [_stand_in(v) for v in variables]
         var_map = {id(v): p for v, p in zip(variables, stand_ins)}
         trace, out, created = self._trace_once(args, kwargs, key, var_map)
@@ -868,6 +886,8 @@ class Function:
             (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
+        #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
+        cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
         for p in stand_ins:
             # between calls a stand-in holds no variable's buffer (run_bound binds it)

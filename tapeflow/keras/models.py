@@ -385,6 +385,11 @@ class Model(Layer):
                              "own .keras format (give a path ending in .keras)")
         save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
+    def export(self, filepath, format="tf_saved_model", verbose=True, input_signature=None):
+        """Keras 3's export: a SavedModel with the ``serve`` endpoint (``tapeflow.saved_model``)."""
+        from ..saved_model.keras_export import export
+        return export(self, filepath, format=format, verbose=verbose, input_signature=input_signature)
+
     # -- training conveniences -----------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):

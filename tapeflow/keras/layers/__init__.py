@@ -35,3 +35,13 @@ from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, 
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
+
+
+def __getattr__(name):
+    # TFSMLayer loads SavedModels: built on first use, so importing the layers does not
+    # import tapeflow.saved_model (and its checkpoint storage)
+    if name == "TFSMLayer":
+        from ...saved_model.keras_export import tfsm_layer_class
+        cls = globals()["TFSMLayer"] = tfsm_layer_class()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
