@@ -27,7 +27,7 @@ BACKENDS = ["python", "interpreter"]
 TABLE = {**TP.GRAD_CASES, **TP.FORWARD_CASES}
 #: primitives tested below on their own: effects, or sub-graphs in their params (and the
 #: compiler-made fused_elementwise, which test_fusion.py covers)
-SPECIAL = {"random_normal", "random_uniform", "read_variable", "assign_variable", "print", "assert",
+SPECIAL = {"random_normal", "random_uniform", "random_truncated_normal", "read_variable", "assign_variable", "print", "assert",
            "cond", "while_loop", "scan", "fused_elementwise",
            "py_call"}  # py_call: tests/test_script_ops.py and test_primitives.py; assert: test_debugging.py
 
@@ -198,11 +198,11 @@ def test_numba_variables_reads_and_writes_keep_program_order():
 
 # -- primitives with effects or sub-graphs ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["random_normal", "random_uniform"])
+@pytest.mark.parametrize("name", ["random_normal", "random_uniform", "random_truncated_normal"])
 def test_random_primitives_draw_from_their_generator_in_every_backend(name):
     gen = np.random.default_rng(0)
     params = dict(shape=(2, 3), dtype=np.dtype(F32), gen=gen)
-    params.update(mean=0.5, stddev=2.0) if name == "random_normal" else params.update(minval=-1.0, maxval=3.0)
+    params.update(minval=-1.0, maxval=3.0) if name == "random_uniform" else params.update(mean=0.5, stddev=2.0)
 
     def draw():
         return bind(P[name], **params) * 1.0

@@ -1061,6 +1061,19 @@ def test_random_normal_seeded_and_distribution():
     assert P["random_normal"].effect == "random"
 
 
+def test_random_truncated_normal_seeded_and_distribution():
+    # a NumPy generator redraws until every value is inside 2 standard deviations (the Philox
+    # streams' TF numbers are checked in test_random_philox.py)
+    g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
+    kw = dict(shape=(40000,), dtype=np.dtype(np.float32), mean=1.0, stddev=2.0)
+    a = np_of(bind(P["random_truncated_normal"], gen=g1, **kw))
+    np.testing.assert_array_equal(a, np_of(bind(P["random_truncated_normal"], gen=g2, **kw)))
+    assert a.dtype == np.float32 and np.abs(a - 1.0).max() < 4.0
+    assert abs(a.mean() - 1.0) < 0.05 and abs(a.std() - 2.0 * 0.8796) < 0.03
+    assert not np.array_equal(a, np_of(bind(P["random_truncated_normal"], gen=g1, **kw)))
+    assert P["random_truncated_normal"].effect == "random" and not P["random_truncated_normal"].differentiable
+
+
 def test_random_uniform_seeded_and_distribution():
     g1, g2 = np.random.default_rng(9), np.random.default_rng(9)
     kw = dict(shape=(4, 5000), dtype=np.dtype(np.float32), minval=-1.0, maxval=3.0)
@@ -1102,6 +1115,7 @@ EFFECT_TESTS = {
     "assert": [test_assert_raises_with_its_message_only_when_the_condition_fails],
     "random_normal": [test_random_normal_seeded_and_distribution, test_random_primitives_reject_unknown_shapes],
     "random_uniform": [test_random_uniform_seeded_and_distribution],
+    "random_truncated_normal": [test_random_truncated_normal_seeded_and_distribution],
     "py_call": [test_py_call_runs_the_function_each_call_and_checks_declared_outputs],
 }
 

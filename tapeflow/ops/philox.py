@@ -31,11 +31,12 @@ _LO32 = np.uint64(0xFFFFFFFF)
 _SKIP_PER_OUTPUT = 256  # TF's kReservedSamplesPerOutput
 
 
-def _blocks(base_lo, base_hi, key, n):
-    """Philox-4x32-10 outputs for the n counters base + g (a 128-bit
+def _blocks(base_lo, base_hi, key, n, offsets=None):
+    """Philox-4x32-10 outputs for the n counters base + g (or base + offsets[g]; a 128-bit
     counter given as two uint64 halves; key as 2 uint32). Returns (n, 4) uint32."""
     with np.errstate(over="ignore"):
-        lo = np.uint64(base_lo) + np.arange(n, dtype=np.uint64)
+        steps = np.arange(n, dtype=np.uint64) if offsets is None else np.asarray(offsets, np.uint64)
+        lo = np.uint64(base_lo) + steps
         hi = np.uint64(base_hi) + (lo < np.uint64(base_lo)).astype(np.uint64)  # carry out of the low half
         c = [(lo & _LO32).astype(np.uint32), (lo >> np.uint64(32)).astype(np.uint32),
              (hi & _LO32).astype(np.uint32), (hi >> np.uint64(32)).astype(np.uint32)]
@@ -151,6 +152,50 @@ class PhiloxStream:
             v1 = (2.0 * np.pi * _u32_to_float(w[..., 1]).astype(np.float64)).astype(np.float32).ravel()
             out = _box_muller(u1, v1)
         return out[:n].reshape(shape).astype(dtype, copy=False)
+
+    def truncated_normal(self, shape=(), dtype=np.float32):
+        """TF's TruncatedNormalDistribution through its fill for variable-sample distributions:
+        output group g (4 float32 / 2 float64 values) reads its own Philox blocks from counter
+        ``state + g * skip`` on (skip = group * 256 / 4: TF reserves 256 samples per output), one
+        word at a time (SingleSampleAdapter), turns word pairs (float32) or quads (float64) into
+        Box-Muller pairs, and keeps values with |z| < 2 in order until the group is full. Here
+        every group's first blocks are drawn at once and the rare group still short (each value is
+        kept with probability 0.954) draws more; the state advances by 256 per output."""
+        n = int(np.prod(shape, dtype=np.int64))
+        wide = np.dtype(dtype) == np.float64
+        group = 2 if wide else 4
+        skip = group * _SKIP_PER_OUTPUT // 4
+        n_groups = -(-n // group)
+        s = self.state_var._v.view(np.uint64)
+        key = (int(s[2]) & 0xFFFFFFFF, int(s[2]) >> 32)
+        out = np.empty((n_groups, group), np.float64 if wide else np.float32)
+        kept = np.zeros(n_groups, np.int64)
+        todo = np.arange(n_groups)
+        first, per_pass = 0, 2            # blocks per group per pass (8 candidates for 4 float32 values)
+        while todo.size:
+            offs = (todo[:, None] * skip + first + np.arange(per_pass)[None, :]).ravel()
+            w = _blocks(int(s[0]), int(s[1]), key, offs.size, offsets=offs).reshape(todo.size, per_pass, 4)
+            if wide:    # one Box-Muller pair per block: u1 from words 0-1, the angle from words 2-3
+                u1 = np.maximum(_u64_to_double(w[..., 0], w[..., 1]), 1e-7).ravel()
+                v1 = (2.0 * np.pi * _u64_to_double(w[..., 2], w[..., 3])).ravel()
+            else:       # two pairs per block: (word 0, word 1), (word 2, word 3)
+                ww = w.reshape(todo.size, per_pass, 2, 2)
+                u1 = np.maximum(_u32_to_float(ww[..., 0]), np.float32(1e-7)).ravel()
+                v1 = (2.0 * np.pi * _u32_to_float(ww[..., 1]).astype(np.float64)).astype(np.float32).ravel()
+            cand = _box_muller(u1, v1).reshape(todo.size, -1)
+            ok = np.abs(cand) < 2.0
+            # the kept candidates in order, as many as each group still needs
+            need = group - kept[todo]
+            rank = np.cumsum(ok, axis=1)
+            rows, cols = np.nonzero(ok & (rank <= need[:, None]))
+            out[todo[rows], kept[todo][rows] + rank[rows, cols] - 1] = cand[rows, cols]
+            kept[todo] += np.minimum(rank[:, -1], need)
+            todo = todo[kept[todo] < group]
+            first += per_pass
+        if self.advance:
+            new = ((int(s[0]) | (int(s[1]) << 64)) + _SKIP_PER_OUTPUT * n) % (1 << 128)
+            self.state_var._v = np.array([new & ((1 << 64) - 1), new >> 64, int(s[2])], np.uint64).view(np.int64)
+        return out.ravel()[:n].reshape(shape).astype(dtype, copy=False)
 
     def full_int(self, shape, dtype):
         """Integers over the dtype's whole range: the generator's bits reinterpreted."""

@@ -149,12 +149,9 @@ class Generator(Module):
         return bind(RP.random_uniform_p, shape=_shape(shape), dtype=d, minval=minval, maxval=maxval, gen=self._gen)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
-        # resample outside 2 stddev (as TF): two redraws, then clip the rare rest
-        z = self.normal(shape, dtype=dtype)
-        for _ in range(3):
-            z = M.where(M.greater(M.abs(z), 2.0), self.normal(shape, dtype=dtype), z)
-        z = M.clip_by_value(z, -2.0, 2.0)
-        return M.add(M.multiply(z, stddev), mean)
+        """Normals redrawn while outside 2 standard deviations (TF's numbers for Philox streams)."""
+        return bind(RP.random_truncated_normal_p, shape=_shape(shape), dtype=_dt.np_dtype(dtype), mean=float(mean),
+                    stddev=float(stddev), gen=self._gen)
 
     def categorical(self, logits, num_samples, dtype=np.int64, seed=None, name=None):
         """Samples class ids from unnormalised log-probabilities (batch, classes).
@@ -317,7 +314,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg="auto_select"):
-    """Deterministic per seed pair, but not TF's numbers (TF's rejection sampler is not reproduced)."""
+    """TF's numbers for the seed pair (its rejection layout: see PhiloxStream.truncated_normal)."""
     return _stateless_gen("stateless_truncated_normal", seed).truncated_normal(shape, mean, stddev, dtype)
 
 

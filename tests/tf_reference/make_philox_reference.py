@@ -30,6 +30,10 @@ draws = [
     ("normal", 7, {"shape": [1000]}), ("normal", 7, {"shape": [123457]}),
     ("normal", 2**40 + 3, {"shape": [10], "mean": 2.0, "stddev": 0.5}),
     ("uniform", 99, {"shape": [100001]}), ("normal", 99, {"shape": [3001], "dtype": "float64"}),
+    # truncated normals: TF's per-group rejection layout (and the state advance after it)
+    ("truncated_normal", 3, {"shape": [6]}), ("truncated_normal", 3, {"shape": [3]}),
+    ("truncated_normal", 3, {"shape": [50001]}), ("truncated_normal", 3, {"shape": [2001], "dtype": "float64"}),
+    ("truncated_normal", 8, {"shape": [7], "mean": -1.0, "stddev": 3.0}),
 ]
 out = {"tensorflow": tf.__version__, "draws": []}
 gens = {}
@@ -52,7 +56,11 @@ for method, kw in [("stateless_normal", {"shape": [6], "seed": [1, 2]}),
                    ("stateless_normal", {"shape": [40001], "seed": [11, 12]}),
                    ("stateless_uniform", {"shape": [5], "seed": [3, 4]}),
                    ("stateless_uniform", {"shape": [3], "seed": [3, 4], "dtype": "float64"}),
-                   ("stateless_uniform", {"shape": [5], "seed": [5, 6], "minval": 0, "maxval": 100, "dtype": "int32"})]:
+                   ("stateless_uniform", {"shape": [5], "seed": [5, 6], "minval": 0, "maxval": 100, "dtype": "int32"}),
+                   ("stateless_truncated_normal", {"shape": [3], "seed": [5, 0]}),
+                   ("stateless_truncated_normal", {"shape": [7, 3], "seed": [1, 2]}),
+                   ("stateless_truncated_normal", {"shape": [5], "seed": [1, 2], "dtype": "float64"}),
+                   ("stateless_truncated_normal", {"shape": [30001], "seed": [9, 9], "mean": 2.0, "stddev": 0.5})]:
     kw2 = dict(kw)
     if "dtype" in kw2:
         kw2["dtype"] = getattr(tf, kw2["dtype"])

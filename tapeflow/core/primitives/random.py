@@ -56,3 +56,32 @@ def _uniform_abstract(shape, dtype, minval, maxval, gen):
 
 random_uniform_p = Primitive("random_uniform", _uniform_kernel, _uniform_abstract, differentiable=False,
                              effect="random", aliases=False)
+
+
+def _truncated_normal_kernel(shape, dtype, mean, stddev, gen):
+    """A normal redrawn while outside 2 standard deviations (TF's truncated normal). A Philox
+    stream (tf.random.Generator, the stateless ops) draws TF's numbers with TF's rejection layout;
+    a NumPy generator redraws the rejected entries until none is left."""
+    dt = np.dtype(dtype)
+    wide = dt if dt in (np.float32, np.float64) else np.dtype(np.float32)
+    if hasattr(gen, "truncated_normal"):
+        r = gen.truncated_normal(shape, dtype=wide)
+    else:
+        r = gen.standard_normal(shape, dtype=wide)
+        bad = np.abs(r) >= 2.0
+        while bad.any():
+            r[bad] = gen.standard_normal(int(bad.sum()), dtype=wide)
+            bad = np.abs(r) >= 2.0
+    r = r.astype(dt, copy=False)
+    if stddev != 1.0:
+        r *= stddev
+    if mean != 0.0:
+        r += mean
+    return r
+
+
+# A primitive of its own (not normal draws and where()s): a fixed number of redraws leaves a point
+# mass at the cut (the stateless form, whose redraws repeat the first draw, put 4.6% of its values
+# at exactly +-2), and TF's numbers need its per-group rejection layout.
+random_truncated_normal_p = Primitive("random_truncated_normal", _truncated_normal_kernel, _normal_abstract,
+                                      differentiable=False, effect="random", aliases=False)
