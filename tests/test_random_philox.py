@@ -103,3 +103,34 @@ def test_bad_arguments():
         tf.random.Generator(state=[1, 2])
     with pytest.raises(TypeError, match="seed must be known when the function is traced"):
         tf.function(lambda s: tf.random.stateless_normal([2], seed=s))(tf.constant([1, 2]))
+
+
+def test_truncated_normal_has_no_mass_at_the_cut():
+    # a fixed number of where() redraws left a point mass at +-2 (the stateless form, whose redraws
+    # repeated the first draw, put 4.6% of its values at exactly +-2); TF redraws until inside
+    for x in (tf.random.stateless_truncated_normal((200000,), seed=[5, 0]).numpy(),
+              tf.random.Generator.from_seed(4).truncated_normal((200000,)).numpy(),
+              tf.random.truncated_normal((200000,), seed=3).numpy()):
+        assert np.abs(x).max() < 2.0
+        assert abs(x.std() - 0.8796) < 0.005          # the standard normal truncated at 2: std 0.8796
+
+
+def test_keras_random_is_tfs_stateless_stream():
+    # TF 2.21's Keras 3: keras.random.normal((3,), seed=42) == tf.random.stateless_normal((3,), [42, 0])
+    k = tf.keras.random
+
+    def f32(v):
+        return np.array(v, np.float32)
+    np.testing.assert_array_equal(k.normal((3,), seed=42).numpy(),
+                                  f32([0.015817075967788696, -1.5900869369506836, 0.10359445959329605]))
+    np.testing.assert_array_equal(k.truncated_normal((3,), seed=5).numpy(),
+                                  f32([1.158187747001648, 0.19160862267017365, -0.1297789067029953]))
+    np.testing.assert_array_equal(k.randint((4,), 0, 10, seed=3).numpy(), [8, 7, 2, 2])
+    np.testing.assert_array_equal(k.shuffle(tf.range(6), seed=2).numpy(), [4, 5, 2, 1, 3, 0])
+    np.testing.assert_array_equal(k.dropout(tf.ones((6,)), 0.5, seed=2).numpy(), [2, 2, 2, 2, 0, 2])
+    sg = k.SeedGenerator(7)        # TF 2.21: two draws, then the state is [7, 2]
+    np.testing.assert_array_equal(k.normal((2,), seed=sg).numpy(), f32([-0.6741727590560913, -0.35869255661964417]))
+    np.testing.assert_array_equal(k.normal((2,), seed=sg).numpy(), f32([-0.6668517589569092, -2.4468414783477783]))
+    assert sg.state.numpy().tolist() == [7, 2]
+    with pytest.raises(ValueError, match="must be either an integer or an instance of `SeedGenerator`"):
+        k.normal((2,), seed=1.5)
