@@ -16,3 +16,30 @@ def test_map_element_spec_traces_the_function_without_reading(tmp_path):
     d4 = tf.data.Dataset.range(3).map(lambda x: tf.constant([float(x.numpy())] * 2))
     assert d4.element_spec.shape == (2,) and d4.element_spec.dtype == tf.float32
     assert [v.tolist() for v in d4.as_numpy_iterator()] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+
+
+def test_keras_tree_and_config_as_keras_3():
+    t = tf.keras.tree
+    # TF 2.21's Keras 3 outputs
+    assert t.flatten([1, None, {"b": 2, "a": 3}, (4,)]) == [1, None, 3, 2, 4]
+    assert t.flatten_with_path({"b": [1, 2], "a": (3, None)}) == [(("a", 0), 3), (("a", 1), None), (("b", 0), 1),
+                                                                (("b", 1), 2)]
+    assert t.lists_to_tuples([1, [2, {"a": [3]}]]) == (1, (2, {"a": (3,)}))
+    assert t.map_structure_up_to(([1], 2), lambda a, b: (a, b), ([10], 20), ([30], 40)) == ([(10, 30)], (20, 40))
+    assert t.map_shape_structure(lambda s: s, {"x": (None, 3), "y": [(2,), (4, 5)]}) == \
+        {"x": (None, 3), "y": [(2,), (4, 5)]}
+    assert t.pack_sequence_as({"b": 0, "a": [0, 0]}, [1, 2, 3]) == {"b": 3, "a": [1, 2]}
+    assert t.traverse(lambda x: None, [1, (2, 3)]) == [1, (2, 3)]
+    assert t.traverse(lambda x: t.MAP_TO_NONE if x == 2 else None, [1, 2]) == [1, None]
+    assert t.is_nested([1]) and not t.is_nested(1) and not t.is_nested(None)
+    import pytest
+    with pytest.raises(ValueError, match="Expected an instance of list"):
+        t.assert_same_structure([1, [2]], [1, 2])
+    with pytest.raises(ValueError, match="Expected an instance of list"):
+        t.assert_same_structure([1, 2], (1, 2))
+    c = tf.keras.config
+    assert c.floatx() == "float32" and c.epsilon() == 1e-7 and c.image_data_format() == "channels_last"
+    assert c.backend() == "tensorflow"
+    with pytest.raises(ValueError, match="channels_last only"):
+        c.set_image_data_format("channels_first")
+    assert tf.keras.Layer is tf.keras.layers.Layer and tf.keras.Loss is tf.keras.losses.Loss
