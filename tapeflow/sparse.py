@@ -577,3 +577,17 @@ def _stack_rows(parts):
     vals = np.concatenate([p.values.numpy() for p in parts])
     shape = np.concatenate([[len(parts)], np.max(np.stack(shapes), 0)]).astype(np.int64)
     return SparseTensor(np.concatenate(idx, 0).reshape(-1, len(shape)), vals, shape)
+
+
+def _take_rows(sp, idx):
+    """The rows ``idx`` (an index array or a slice) of a SparseTensor, renumbered in that order and
+    reordered (Keras' fit/predict batches of a sparse input)."""
+    ind, vals, shape = sp.indices.numpy(), sp.values.numpy(), sp.dense_shape.numpy()
+    rows = np.arange(shape[0])[idx]
+    pos = np.full(shape[0], -1, np.int64)
+    pos[rows] = np.arange(len(rows))
+    keep = pos[ind[:, 0]] >= 0
+    new = ind[keep].copy()
+    new[:, 0] = pos[new[:, 0]]
+    order = np.lexsort(new.T[::-1]) if len(new) else np.arange(0)
+    return SparseTensor(new[order], vals[keep][order], np.concatenate([[len(rows)], shape[1:]]).astype(np.int64))

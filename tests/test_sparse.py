@@ -145,3 +145,19 @@ def test_datasets_of_sparse_tensors():
     # TF 2.21: SparseTensorSpec(TensorShape([4]), tf.int32) SparseTensorSpec(TensorShape([None, 4]), tf.int32)
     assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([4]), tf.int32)"
     assert repr(batched.element_spec) == "SparseTensorSpec(TensorShape([None, 4]), tf.int32)"
+
+
+def test_keras_dense_takes_sparse_batches():
+    # the sparse_tensor guide: keras.Input(sparse=True) -> Dense; the model's output equals the
+    # dense input's, in a call, predict (batches of rows) and fit
+    x = tf.keras.Input(shape=(4,), sparse=True)
+    model = tf.keras.Model(x, tf.keras.layers.Dense(4)(x))
+    sp = tf.sparse.SparseTensor([(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)], [1] * 6, (6, 4))
+    dense = tf.sparse.to_dense(sp).numpy().astype(np.float32)
+    want = model(dense).numpy()
+    np.testing.assert_allclose(model(sp).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(model.predict(sp, batch_size=4, verbose=0), want, rtol=1e-6)
+    model.compile(optimizer="sgd", loss="mse")
+    losses = model.fit(sp, np.ones((6, 4), np.float32), epochs=3, batch_size=4, shuffle=False,
+                       verbose=0).history["loss"]
+    assert losses[2] < losses[0]

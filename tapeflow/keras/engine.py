@@ -149,6 +149,9 @@ def _shape_of(x):
 def _shapes(inputs):
     if isinstance(inputs, (Tensor, np.ndarray, KerasTensor)):
         return _shape_of(inputs) if not isinstance(inputs, KerasTensor) else inputs.shape
+    from ..sparse import SparseTensor
+    if isinstance(inputs, SparseTensor):
+        return tuple(inputs.shape)
     if isinstance(inputs, (list, tuple)):
         return [_shapes(x) for x in inputs]
     if isinstance(inputs, dict):

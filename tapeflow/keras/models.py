@@ -23,6 +23,7 @@ from ..core.primitive import aval_of
 from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
 from ..util import nest
+from .. import sparse as _sparse
 from . import backend
 from .engine import (Layer, InputLayer, KerasTensor, Input, _Node, _TRAINING, masked_call, arg_masks, _batchless, _fmt_shapes,
                      _shapes, call_path, _fmt)
@@ -1248,6 +1249,8 @@ def _num_samples(x):
     flat = nest.flatten(x)
     if not flat:
         raise ValueError("no input data")
+    if isinstance(flat[0], _sparse.SparseTensor):
+        return int(flat[0].shape[0])
     shape = np.shape(flat[0].numpy() if isinstance(flat[0], Tensor) else flat[0])
     if not shape:
         # a nested Python list of numbers flattens to scalars (Keras 3 refuses it too, with a ValueError)
@@ -1264,7 +1267,8 @@ def _short_repr(x):
 def _take(x, idx):
     if x is None:
         return None
-    return nest.map_structure(lambda a: np.asarray(a.numpy() if isinstance(a, Tensor) else a)[idx], x)
+    return nest.map_structure(lambda a: _sparse._take_rows(a, idx) if isinstance(a, _sparse.SparseTensor)
+                              else np.asarray(a.numpy() if isinstance(a, Tensor) else a)[idx], x)
 
 
 def _to_tensor_like(y, pred):

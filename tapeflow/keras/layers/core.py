@@ -13,6 +13,7 @@ from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
 from ...ops import random_ops as R
+from ... import sparse as _sparse
 from .. import activations as _acts
 from .. import backend
 from .. import initializers as _inits
@@ -71,6 +72,15 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        if isinstance(inputs, _sparse.SparseTensor):
+            # Keras 3: a sparse batch (keras.Input(sparse=True)) multiplies the kernel as a sparse
+            # matmul, its values cast to the kernel's dtype
+            sp = inputs if inputs.dtype == self.kernel.dtype else \
+                inputs.with_values(M.cast(inputs.values, self.kernel.dtype))
+            out = _sparse.sparse_dense_matmul(sp, self.kernel)
+            if self.use_bias:
+                out = out + self.bias
+            return out if self.activation is _acts.linear else self.activation(out)
         v = getattr(inputs, "_v", None)
         act = self.activation
         if v is not None and v.dtype.kind != "f" or v is None and aval_of(inputs).dtype.kind != "f":
