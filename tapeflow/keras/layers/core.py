@@ -72,16 +72,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        if isinstance(inputs, _sparse.SparseTensor):
-            # Keras 3: a sparse batch (keras.Input(sparse=True)) multiplies the kernel as a sparse
-            # matmul, its values cast to the kernel's dtype
-            sp = inputs if inputs.dtype == self.kernel.dtype else \
-                inputs.with_values(M.cast(inputs.values, self.kernel.dtype))
-            out = _sparse.sparse_dense_matmul(sp, self.kernel)
-            if self.use_bias:
-                out = out + self.bias
-            return out if self.activation is _acts.linear else self.activation(out)
         v = getattr(inputs, "_v", None)
+        if v is None and isinstance(inputs, _sparse.SparseTensor):   # (after the eager tensors' test)
+            return self._call_sparse(inputs)
         act = self.activation
         if v is not None and v.dtype.kind != "f" or v is None and aval_of(inputs).dtype.kind != "f":
             # integer or bool inputs (a NumPy int array) are cast to the kernel's dtype, as Keras'
@@ -106,6 +99,15 @@ class Dense(Layer):
         if self.use_bias:
             out = out + self.bias
         return out if act is _acts.linear else act(out)
+
+    def _call_sparse(self, inputs):
+        # Keras 3: a sparse batch (keras.Input(sparse=True)) multiplies the kernel as a sparse
+        # matmul, its values cast to the kernel's dtype
+        sp = inputs if inputs.dtype == self.kernel.dtype else inputs.with_values(M.cast(inputs.values, self.kernel.dtype))
+        out = _sparse.sparse_dense_matmul(sp, self.kernel)
+        if self.use_bias:
+            out = out + self.bias
+        return out if self.activation is _acts.linear else self.activation(out)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)
