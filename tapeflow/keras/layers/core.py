@@ -103,7 +103,8 @@ class Dense(Layer):
     def _call_sparse(self, inputs):
         # Keras 3: a sparse batch (keras.Input(sparse=True)) multiplies the kernel as a sparse
         # matmul, its values cast to the kernel's dtype
-        sp = inputs if inputs.dtype == self.kernel.dtype else inputs.with_values(M.cast(inputs.values, self.kernel.dtype))
+        dt = self.kernel.dtype
+        sp = inputs if inputs.dtype == dt else inputs.with_values(M.cast(inputs.values, dt))
         out = _sparse.sparse_dense_matmul(sp, self.kernel)
         if self.use_bias:
             out = out + self.bias
