@@ -115,6 +115,29 @@ class SparseTensor:
     def consumers(self):
         return []
 
+    # tf.function takes and returns a SparseTensor as its index and value tensors
+    # (compiler/function.py's composite protocol): calls of any entry count share the trace of
+    # a dtype and dense shape (TF's SparseTensorSpec), the dense shape a constant of the trace
+    # so the ops that size their output by it (to_dense, matmul's rows) know it
+    def _tf_components(self):
+        return (self._indices, self._values)
+
+    def _tf_static(self):
+        s = _static(self._dense_shape)
+        return ("shape", tuple(int(d) for d in s)) if s is not None else ("rank", len(self.shape))
+
+    def _tf_component_shapes(self):
+        rank = aval_of(self._dense_shape).shape[0]
+        return ((None, rank), (None,))
+
+    @classmethod
+    def _tf_from_components(cls, static, components):
+        kind, v = static
+        if kind != "shape":
+            raise NotImplementedError("a SparseTensor whose dense shape is not known cannot be passed to "
+                                      "tf.function in tapeflow (pass its dense shape as a Python tuple)")
+        return cls(components[0], components[1], np.array(v, np.int64))
+
 
 class SparseTensorSpec:
     """The TypeSpec of a SparseTensor: shape (None: any size) and dtype."""

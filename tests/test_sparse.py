@@ -161,3 +161,24 @@ def test_keras_dense_takes_sparse_batches():
     losses = model.fit(sp, np.ones((6, 4), np.float32), epochs=3, batch_size=4, shuffle=False,
                        verbose=0).history["loss"]
     assert losses[2] < losses[0]
+
+
+def test_tf_function_takes_and_returns_sparse_tensors_without_retracing():
+    # TF passes a SparseTensor through tf.function as its components: calls with other entries
+    # (and another entry count) of the same dtype and dense shape share one trace
+    @tf.function
+    def f(x, y):
+        return tf.sparse.sparse_dense_matmul(x, y), tf.sparse.map_values(tf.multiply, x, 2)
+
+    d = np.arange(30, dtype=np.int32).reshape(10, 3)
+    a = tf.SparseTensor([[0, 3], [2, 4]], [15, 25], [3, 10])
+    b = tf.SparseTensor([[0, 3], [1, 1], [2, 4]], [1, 2, 3], [3, 10])
+    for sp in (a, b, a):
+        prod, doubled = f(sp, d)
+        np.testing.assert_array_equal(prod.numpy(), tf.sparse.to_dense(sp).numpy() @ d)
+        assert isinstance(doubled, tf.SparseTensor)
+        np.testing.assert_array_equal(doubled.values.numpy(), sp.values.numpy() * 2)
+        assert doubled.dense_shape.numpy().tolist() == [3, 10]
+    assert f.experimental_get_tracing_count() == 1
+    f(tf.SparseTensor([[0, 0]], [1], [3, 7]), d[:7])        # another dense shape: a trace of its own
+    assert f.experimental_get_tracing_count() == 2

@@ -174,6 +174,82 @@ def _is_array(x):
     return isinstance(x, (Tensor, np.ndarray)) or _numpy_scalar(x)
 
 
+# -- composite tensors (SparseTensor...) as arguments and results --------------------------------------
+# TF passes a composite tensor into and out of a tf.function as its component tensors, so a new
+# SparseTensor of the same dtype and rank shares the trace. A composite class says how: its
+# ``_tf_components()`` (a tuple of tensors), ``_tf_static()`` (hashable Python values that pick the
+# trace) and ``_tf_from_components(static, components)``. A call's composites become ``_Parts``
+# tuples (a tag, then the components), which the cache key and the traced inputs see as tensors;
+# the traced body and the caller get the composites back.
+
+class _Parts(tuple):
+    """(_CompositeTag, component, ...): a composite value taken apart."""
+    __slots__ = ()
+
+
+#: id(component) -> its traced shape (None where calls differ: a SparseTensor's entry count),
+#: filled by _expand_composites for the call being keyed
+_RELAXED = {}
+
+
+class _CompositeTag(tuple):
+    """(class name, static): a composite's kind, a hashable Python leaf of the cache key."""
+    __slots__ = ()
+
+
+_COMPOSITE_CLASSES = {}
+
+
+def _is_composite(x):
+    return hasattr(type(x), "_tf_from_components")
+
+
+def _expand_composites(structure):
+    """The structure with each composite replaced by its _Parts (None when it has none: the
+    common case pays one flatten)."""
+    if not any(_is_composite(x) for x in nest.flatten(structure)):
+        return None
+
+    def walk(x):
+        if _is_composite(x):
+            cls = type(x)
+            _COMPOSITE_CLASSES[cls.__name__] = cls
+            comps = tuple(x._tf_components())
+            shapes = getattr(x, "_tf_component_shapes", None)
+            if shapes is not None:
+                for c, shape in zip(comps, shapes()):
+                    _RELAXED[id(c)] = tuple(shape)
+            return _Parts((_CompositeTag((cls.__name__, x._tf_static())),) + comps)
+        if isinstance(x, dict):
+            return type(x)((k, walk(v)) for k, v in x.items())
+        if nest._is_namedtuple(x):
+            return type(x)(*[walk(v) for v in x])
+        if isinstance(x, (list, tuple)):
+            return type(x)(walk(v) for v in x)
+        return x
+    return walk(structure)
+
+
+def _rebuild(tag, components):
+    name, static = tag
+    return _COMPOSITE_CLASSES[name]._tf_from_components(static, tuple(components))
+
+
+def _rebuild_composites(structure):
+    """The inverse of _expand_composites (on the traced inputs, or on packed results)."""
+    def walk(x):
+        if isinstance(x, _Parts):
+            return _rebuild(x[0], x[1:])
+        if isinstance(x, dict):
+            return type(x)((k, walk(v)) for k, v in x.items())
+        if nest._is_namedtuple(x):
+            return type(x)(*[walk(v) for v in x])
+        if isinstance(x, (list, tuple)):
+            return type(x)(walk(v) for v in x)
+        return x
+    return walk(structure)
+
+
 def _arg_variables(args, kwargs):
     """The distinct Variables among the arguments, in argument order."""
     seen = {}
@@ -466,6 +542,9 @@ def _packer(out_tree):
             if type(s) is dict:
                 return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
             return f"{const(type(s))}([" + ", ".join(f"({k}, {v})" for k, v in items) + "])"
+        if isinstance(s, _Parts):      # a composite result: built again from its components
+            parts = [expr(v) for v in s]
+            return f"{const(_rebuild)}({parts[0]}, ({''.join(p + ', ' for p in parts[1:])}))"
         if nest._is_namedtuple(s):
             return f"{const(type(s))}(" + ", ".join([expr(v) for v in s]) + ")"
         if isinstance(s, (list, tuple)):
@@ -666,6 +745,16 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
+        if self._input_signature is None:
+            expanded = _expand_composites((args, kwargs))
+            if expanded is not None:     # composites in, taken apart (never the fast path)
+                try:
+                    return self._call_slow_expanded(*expanded)
+                finally:
+                    _RELAXED.clear()
+        return self._call_slow_expanded(args, kwargs)
+
+    def _call_slow_expanded(self, args, kwargs):
         fast = _fast_key(args, kwargs)  # of the call as made: __call__ looks it up before _canonical
         if fast is not None and self._input_signature is not None and (
                 kwargs or len(fast[1]) != len(args) or not self._flat_signature(len(args))):
@@ -735,6 +824,8 @@ class Function:
 
         def leaf(x):
             k = _leaf_key(x, ordinal)
+            if _RELAXED and k[0] == "Tensor" and id(x) in _RELAXED:
+                k = ("Tensor", _RELAXED[id(x)], k[2])
             # a pinned trace holds its variables (graph params), so their ids stay theirs
             return k + (id(x),) if pinned and k[0] == "Variable" else k
         return nest.structure_key((args, kwargs), leaf), leaves
@@ -914,7 +1005,11 @@ class Function:
             with trace:
                 t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
                 trace.name_inputs(self._python_function, t_args, t_kwargs, bound=self._instance is not None)
+                t_args, t_kwargs = _rebuild_composites((t_args, t_kwargs))
                 out = self._call_traced(*t_args, **t_kwargs)
+                expanded = _expand_composites(out)
+                if expanded is not None:       # composite results go out as their components
+                    out = expanded
         finally:
             _CREATION_HOOKS.remove(hook)
         return trace, out, created
