@@ -8,3 +8,34 @@ from .ops.array_ops import top_k  # noqa: F401,E402  (tf.nn.top_k and tf.math.to
 from .ops.nn_ops import batch_normalization, embedding_lookup, in_top_k  # noqa: F401,E402
 from .ops.special_ops import log_poisson_loss, weighted_cross_entropy_with_logits  # noqa: F401,E402
 from .ops.math_ops import zero_fraction  # noqa: F401,E402
+
+
+class experimental:  # noqa: N801  (TF's namespace tf.nn.experimental)
+    """tf.nn.experimental: dropout with a stateless seed, or a sampler of your own."""
+
+    @staticmethod
+    def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+        """TF's dropout with ``stateless_uniform(noise_shape, seed)`` draws: kept where the draw >=
+        rate, scaled by 1 / (1 - rate) (TF's numbers: its stateless uniform is tapeflow's)."""
+        from .ops.random_ops import stateless_uniform
+        return experimental.general_dropout(x, rate, lambda shape, dtype: stateless_uniform(shape, seed, dtype=dtype),
+                                            noise_shape=noise_shape)
+
+    @staticmethod
+    def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+        """Dropout drawing its uniforms from ``uniform_sampler(shape, dtype)``."""
+        from .core.primitive import aval_of
+        from .core.tensor import convert_to_tensor
+        from .ops import array_ops as _A, math_ops as _M
+        x = x if hasattr(x, "aval") else convert_to_tensor(x)
+        if not 0 <= rate < 1:
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
+        if aval_of(x).dtype.kind != "f":
+            raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+                             f"x_dtype={x.dtype}")
+        if rate == 0:
+            return x
+        shape = tuple(x.shape) if noise_shape is None else tuple(noise_shape)
+        u = uniform_sampler(shape=shape, dtype=x.dtype)
+        scaled = _M.multiply(x, _M.cast(1.0 / (1.0 - rate), x.dtype))
+        return _M.where(_M.greater_equal(u, _M.cast(rate, x.dtype)), scaled, _A.zeros_like(scaled))

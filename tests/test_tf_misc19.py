@@ -43,3 +43,20 @@ def test_keras_tree_and_config_as_keras_3():
     with pytest.raises(ValueError, match="channels_last only"):
         c.set_image_data_format("channels_first")
     assert tf.keras.Layer is tf.keras.layers.Layer and tf.keras.Loss is tf.keras.losses.Loss
+
+
+def test_stateless_dropout_and_layer_serialize():
+    # TF 2.21: tf.nn.experimental.stateless_dropout(tf.ones((6,)), 0.5, seed=[1, 2])
+    got = tf.nn.experimental.stateless_dropout(tf.ones((6,)), 0.5, seed=[1, 2]).numpy().tolist()
+    assert got == [2.0, 0.0, 2.0, 0.0, 0.0, 2.0]
+    f = tf.function(lambda x: tf.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2]))
+    assert f(tf.ones((6,))).numpy().tolist() == got
+    rows = tf.nn.experimental.stateless_dropout(tf.ones((2, 3)), 0.3, seed=[4, 5], noise_shape=[2, 1]).numpy()
+    assert (rows == rows[:, :1]).all()            # one draw per row, broadcast over the columns
+    import pytest
+    with pytest.raises(ValueError, match="floating point"):
+        tf.nn.experimental.stateless_dropout(tf.ones((2,), tf.int32), 0.5, seed=[1, 2])
+    layer = tf.keras.layers.Dense(3, name="d")
+    cfg = tf.keras.layers.serialize(layer)
+    assert cfg["class_name"] == "Dense" and cfg["module"] == "keras.layers"
+    assert tf.keras.layers.deserialize(cfg).get_config() == layer.get_config()

@@ -37,6 +37,19 @@ from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, 
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
 
 
+
+def serialize(layer):
+    """Keras 3's layer config dict ({"module", "class_name", "config", ...})."""
+    from ..saving import serialize_keras_object
+    return serialize_keras_object(layer)
+
+
+def deserialize(config, custom_objects=None):
+    """A layer from serialize()'s dict."""
+    from ..saving import deserialize_keras_object
+    return deserialize_keras_object(config, custom_objects)
+
+
 def __getattr__(name):
     # TFSMLayer loads SavedModels: built on first use, so importing the layers does not
     # import tapeflow.saved_model (and its checkpoint storage)
