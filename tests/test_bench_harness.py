@@ -305,7 +305,10 @@ def test_cpu_while_settling_is_not_idle_cpu(tmp_path):
     time.sleep(0.5)
     w.request({"cmd": "time", "impl": "x", "calls": 1}, 30)
     s = w.close()
-    assert s["settle_cpu_s"] >= 0.1, s
+    # the claim is where that CPU is counted, not how much the host lets the spinner have: with a
+    # load average of 9 on the two cores it got 0.08 s of the 0.45 s window (a 0.1 bar failed CI
+    # runs beside other jobs), so the bar is the idle bar's 0.03, which no spin-free settle reaches
+    assert s["settle_cpu_s"] > 0.03, s
     assert s["idle_cpu_s"] <= 0.03 and s["idle_wall_s"] >= 0.5, s
 
 
