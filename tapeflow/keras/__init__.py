@@ -4,7 +4,7 @@ from . import backend, initializers, activations, regularizers, losses, layers, 
 from . import models, metrics, datasets, callbacks, saving, constraints  # noqa: F401
 from .engine import Input, InputSpec  # noqa: F401
 from .models import Model, Sequential, clone_model  # noqa: F401
-from . import random, tree, config  # noqa: F401,E402
+from . import random, tree, config, applications  # noqa: F401,E402
 # Keras 3's top-level names for its base classes
 from .engine import Layer, KerasTensor  # noqa: F401,E402
 from .losses import Loss  # noqa: F401,E402
@@ -16,5 +16,5 @@ from ..core.tensor import Variable  # noqa: F401,E402
 
 __all__ = ["backend", "initializers", "activations", "regularizers", "losses", "layers", "optimizers", "utils",
            "models", "metrics", "datasets", "callbacks", "saving", "constraints", "Input", "InputSpec", "Model",
-           "Sequential", "clone_model", "random", "tree", "config", "Layer", "KerasTensor", "Loss", "Metric",
+           "Sequential", "clone_model", "random", "tree", "config", "applications", "Layer", "KerasTensor", "Loss", "Metric",
            "Optimizer", "Initializer", "Regularizer", "Variable"]

@@ -114,10 +114,7 @@ class Model(Layer):
             order.append(node)
         for kt in flat_out:
             visit(kt, frozenset())
-        layers = [kt._node.layer for kt in flat_in]
-        for node in order:
-            if all(node.layer is not l for l in layers):
-                layers.append(node.layer)
+        layers = _keras_layer_order(flat_in, flat_out)
         names = [l.name for l in layers]
         for n in names:
             if names.count(n) > 1:
@@ -1243,6 +1240,39 @@ def _summary_text(model, line_length, positions, expand_nested, show_trainable):
     if opt_vars is not None:
         lines.append(f" Optimizer params: {o_n:,} ({_readable_size(o_b)})")
     return "\n".join(lines)
+
+
+def _keras_layer_order(flat_in, flat_out):
+    """A functional model's layers in Keras 3's order (its map_graph): by depth from the outputs,
+    deepest (nearest the inputs) first, ties in the order a depth-first walk from the outputs
+    first meets the layers. ``model.layers``, ``summary()`` and the weights' order follow it, so
+    set_weights(tf_model.get_weights()) fills a branched model (ResNet's shortcut convolutions)
+    as Keras does; a walk of each branch in turn put the shortcut's weights first."""
+    index, post, done = {}, [], set()
+
+    def visit(kt):
+        node = kt._node
+        if id(node) in done:
+            return
+        index.setdefault(id(node.layer), (len(index), node.layer))
+        for p in node.parents:
+            visit(p)
+        done.add(id(node))
+        post.append(node)
+    for kt in flat_out:
+        visit(kt)
+    node_depth, layer_depth = {}, {}
+    for node in reversed(post):
+        d = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = d
+        for p in node.parents:
+            node_depth[id(p._node)] = max(d + 1, node_depth.get(id(p._node), 0))
+    for kt in flat_in:       # an input no output depends on (Keras keeps it, at depth 0)
+        layer = kt._node.layer
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)] = 0
+            index[id(layer)] = (-1, layer)
+    return [layer for _, layer in sorted(((-layer_depth[k], i), layer) for k, (i, layer) in index.items())]
 
 
 def _num_samples(x):

@@ -1,0 +1,31 @@
+"""What the application builders share: the input, the top, the model and its weights."""
+from __future__ import annotations
+
+from .. import layers
+from ..models import Model
+from . import imagenet_utils
+
+
+def image_input(input_tensor, input_shape):
+    return layers.Input(shape=input_shape) if input_tensor is None else input_tensor
+
+
+def top(x, include_top, pooling, classes, classifier_activation, weights, flatten=None):
+    """Keras' heads: the classifier (``flatten`` layers first, VGG's) or the optional pooling."""
+    if include_top:
+        for layer in flatten or [layers.GlobalAveragePooling2D(name="avg_pool")]:
+            x = layer(x)
+        imagenet_utils.validate_activation(classifier_activation, weights)
+        return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D(name="avg_pool" if flatten is None else None)(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D(name="max_pool" if flatten is None else None)(x)
+    return x
+
+
+def finish(inputs, x, name, weights):
+    model = Model(inputs, x, name=name)
+    if weights is not None:
+        model.load_weights(weights)
+    return model
