@@ -60,3 +60,15 @@ def test_stateless_dropout_and_layer_serialize():
     cfg = tf.keras.layers.serialize(layer)
     assert cfg["class_name"] == "Dense" and cfg["module"] == "keras.layers"
     assert tf.keras.layers.deserialize(cfg).get_config() == layer.get_config()
+
+
+def test_functional_layer_order_is_keras_3s():
+    # TF 2.21: layers ['input_layer', 'c', 'a', 'b', 'add'], weights (4, 5) (5,) (4, 3) (3,) (5, 3) (3,)
+    # -- by depth from the output, the longer branch's first layer before the shorter branch
+    tf.keras.backend.clear_session()
+    L = tf.keras.layers
+    inp = tf.keras.Input((4,))
+    out = L.Add(name="add")([L.Dense(3, name="a")(inp), L.Dense(3, name="b")(L.Dense(5, name="c")(inp))])
+    m = tf.keras.Model(inp, out)
+    assert [layer.name for layer in m.layers] == ["input_layer", "c", "a", "b", "add"]
+    assert [tuple(w.shape) for w in m.weights] == [(4, 5), (5,), (4, 3), (3,), (5, 3), (3,)]
