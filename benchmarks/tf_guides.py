@@ -74,6 +74,10 @@ for _path in ("customization/basics", "customization/custom_layers",
               "structured_data/time_series", "distribute/input", "distribute/custom_training",
               "keras/save_and_load", "images/cnn"):
     GUIDES["tut_" + _path.rsplit("/", 1)[1]] = f"site/en/tutorials/{_path}.ipynb"
+# Wave 19: tf.distribute on one machine (MirroredStrategy over logical CPUs, strategy.run, Keras fit
+# under a strategy scope): the distributed training guide and the MirroredStrategy migration guide.
+GUIDES["distributed_training"] = "site/en/guide/distributed_training.ipynb"
+GUIDES["migrate_mirrored_strategy"] = "site/en/guide/migrate/mirrored_strategy.ipynb"
 
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")

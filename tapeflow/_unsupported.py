@@ -12,7 +12,6 @@ FEATURES = {
     "ragged": "ragged tensors",
     "sparse": "sparse tensors",
     "saved_model": "SavedModel (use tapeflow.train.Checkpoint, or Model.save for Keras models)",
-    "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
     "lookup": "lookup tables over string keys",
     "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
