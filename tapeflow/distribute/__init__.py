@@ -107,6 +107,10 @@ class PerReplicaSpec(tuple):
     TensorSpecs matching the PerReplica arguments' tensors."""
 
     def __new__(cls, *specs):
+        if len(specs) == 1 and not hasattr(specs[0], "dtype"):
+            # rebuilt from an iterable of values (nest.pack_sequence_as over an input_signature
+            # packs the traced tensors into the signature's structure): the value is a PerReplica
+            return PerReplica(specs[0])
         return tuple.__new__(cls, specs)
 
     def __repr__(self):
