@@ -194,7 +194,7 @@ class _MirroredGenerator(Generator):
 
     @staticmethod
     def _mirror(gen, strategy):
-        object.__setattr__(gen, "__class__", _MirroredGenerator)
+        gen.__class__ = _MirroredGenerator   # (Module.__setattr__ passes dunder names through)
         d = gen.__dict__
         d["_primary"] = d.pop("_gen")
         d["_views"] = {}
