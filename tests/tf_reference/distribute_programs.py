@@ -108,6 +108,16 @@ def random_streams(tf):
         out["inside_after"] = [r.numpy().tolist() for r in s3.experimental_local_results(
             s3.run(lambda: h.uniform([1], 0, 10, dtype=tf.int32)))]
         out["state"] = h.state.numpy().tolist()
+    with s2.scope():
+        k = tf.random.Generator.from_seed(9)
+    f = tf.function(lambda: s2.run(lambda: k.normal([2])))   # the replicas traced into one graph
+    out["compiled"] = [[r.numpy().tolist() for r in s2.experimental_local_results(f())] for _ in range(2)]
+    out["compiled_state"] = k.state.numpy().tolist()
+    one = tf.distribute.OneDeviceStrategy("cpu:0")
+    with one.scope():
+        o = tf.random.Generator.from_seed(9)
+    out["one_device"] = one.run(lambda: o.normal([2])).numpy().tolist()   # replica 0's hashed key
+    out["one_device_cross_replica"] = o.normal([2]).numpy().tolist()
     return out
 
 
