@@ -324,6 +324,7 @@ class _ReplicaThread(threading.Thread):
         self.should_run, self.has_paused = threading.Event(), threading.Event()
         self.done, self.abort = False, False
         self.result = self.error = self.pending = self.merge_result = None
+        self.created, self.n_created = {}, 0   # Generators made in the replicas (random_ops): shared dict
 
     def run(self):
         self.should_run.wait()
@@ -363,6 +364,8 @@ def _run_replicas(strategy, fn, args, kwargs):
     n = strategy.num_replicas_in_sync
     traced = STATE.trace is not None
     threads = [_ReplicaThread(strategy, r, fn, _select(args, r), _select(kwargs, r), traced) for r in range(n)]
+    for t in threads[1:]:
+        t.created = threads[0].created
     for g in strategy._generators():
         g._sync_replica_states(n)
     _context.RUNNING[0] += 1

@@ -201,6 +201,18 @@ class _MirroredGenerator(Generator):
         d["_dispatch"] = _DispatchStream(gen)
         if hasattr(strategy, "_gens"):
             strategy._gens.add(gen)
+        ctx = _dist_current()[1]
+        t = getattr(ctx, "_thread", None)
+        if t is not None:
+            # made inside the replicas of a run: TF makes one mirrored state variable of the
+            # replicas' k-th creations, every replica starting from replica 0's initial value
+            # (a split() inside the replicas gives replica 1 replica 0's new key, then its hash)
+            k = t.n_created
+            t.n_created += 1
+            if t.replica == 0:
+                t.created[k] = gen._state_var._v.copy()
+            elif k in t.created:
+                gen._state_var._v = t.created[k].copy()
 
     def _view(self, replica):
         v = self._views.get(replica)

@@ -118,6 +118,12 @@ def random_streams(tf):
         o = tf.random.Generator.from_seed(9)
     out["one_device"] = one.run(lambda: o.normal([2])).numpy().tolist()   # replica 0's hashed key
     out["one_device_cross_replica"] = o.normal([2]).numpy().tolist()
+    with s2.scope():
+        sg = tf.random.Generator.from_seed(3)
+        out["split_in_scope"] = [x.normal([2]).numpy().tolist() for x in sg.split(2)]
+    # a Generator made in the replicas: every replica starts from replica 0's new state
+    out["split_in_replicas"] = [x.numpy().tolist() for x in s2.experimental_local_results(
+        s2.run(lambda: sg.split(1)[0].normal([1])))]
     return out
 
 
