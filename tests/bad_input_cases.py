@@ -784,3 +784,10 @@ case("imgrand18_draw_boxes_3d", "lambda x, b: tf.image.draw_bounding_boxes(x, b,
      [IMGB[0], _a([[0.1, 0.1, 0.5, 0.5]])], "draw_bounding_boxes")
 case("imgrand18_draw_boxes_batch", "lambda x, b: tf.image.draw_bounding_boxes(x, b, [[1.0, 0.0, 0.0, 1.0]])",
      [IMGB, _a([[[0.1, 0.1, 0.5, 0.5]]])], "draw_bounding_boxes")
+
+# -- branch dist19 (wave 19): tf.distribute's loss helpers -----------------------------------------------
+case("dist19_average_loss_scalar", "lambda x: tf.nn.compute_average_loss(x)", [_a(2.0)], "per_example_loss")
+case("dist19_average_loss_negative_batch", "lambda x: tf.nn.compute_average_loss(x, global_batch_size=-2)", [V3],
+     "global_batch_size")
+case("dist19_average_loss_float_batch", "lambda x: tf.nn.compute_average_loss(x, global_batch_size=2.5)", [V3],
+     "global_batch_size")

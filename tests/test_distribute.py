@@ -160,3 +160,14 @@ def test_apply_gradients_hook_off_outside_runs():
     opt = tf.keras.optimizers.SGD(0.5)
     opt.apply_gradients([(tf.constant([1.0, 1.0]), v)])
     np.testing.assert_array_equal(v.numpy(), [0.5, 1.5])
+
+
+def test_average_loss_edges():
+    # TF 2.21: an empty batch gives 0 (div_no_nan), a tensor of regularization losses is summed
+    assert float(tf.nn.compute_average_loss(tf.zeros([0]))) == 0.0
+    assert float(tf.nn.compute_average_loss(tf.constant([1.0, 2.0]), global_batch_size=0)) == 0.0
+    assert float(tf.nn.compute_average_loss(tf.constant([[1.0, 2.0], [3.0, 4.0]]))) == 5.0
+    assert float(tf.nn.compute_average_loss(tf.constant([1.0, 2.0]), sample_weight=3.0)) == 4.5
+    assert float(tf.nn.scale_regularization_loss(tf.constant([1.0, 2.0]))) == 3.0
+    f = tf.function(lambda x, n: tf.nn.compute_average_loss(x, global_batch_size=n))
+    assert float(f(tf.constant([1.0, 2.0]), tf.constant(4))) == 0.75   # a traced batch size
