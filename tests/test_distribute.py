@@ -147,6 +147,8 @@ def test_errors(three_cpus):
         tf.distribute.MirroredStrategy(["cpu:0", "cpu:0"])
     with pytest.raises(tf._unsupported.UnsupportedFeatureError, match="TPU"):
         tf.distribute.TPUStrategy()
+    with pytest.raises(tf._unsupported.UnsupportedFeatureError, match="cluster resolvers"):
+        tf.distribute.cluster_resolver.TFConfigClusterResolver()
     # a failed run leaves no replica context behind
     assert not tf.distribute.has_strategy()
     assert tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync == 1   # TF 2.21, no TF_CONFIG

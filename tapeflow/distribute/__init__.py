@@ -47,7 +47,7 @@ __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirr
            "InputOptions", "InputReplicationMode", "DistributedDataset", "DistributedIterator", "DistributedValues",
            "PerReplica", "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
            "get_cross_replica_context", "experimental_set_strategy", "CrossDeviceOps", "HierarchicalCopyAllReduce",
-           "NcclAllReduce", "ReductionToOneDevice", "StrategyExtended", "experimental"]
+           "NcclAllReduce", "ReductionToOneDevice", "StrategyExtended", "experimental", "cluster_resolver"]
 
 
 # -- values ----------------------------------------------------------------------------------------
@@ -872,6 +872,14 @@ class CommunicationOptions:
     def __init__(self, bytes_per_pack=0, timeout_seconds=None, implementation=CommunicationImplementation.AUTO):
         self.bytes_per_pack, self.timeout_seconds, self.implementation = bytes_per_pack, timeout_seconds, \
             implementation
+
+
+def _cluster_resolver():
+    from .._unsupported import UnsupportedNamespace
+    return UnsupportedNamespace("distribute.cluster_resolver")
+
+
+cluster_resolver = _cluster_resolver()
 
 
 class experimental:  # noqa: N801  (tf.distribute.experimental namespace)
