@@ -21,7 +21,8 @@ tapeflow does the same, with TF's results:
   MirroredVariable holds the same value after each step (updates are all-reduced), so one copy
   gives the same numbers. (Their repr is the plain variable's, not TF's ``MirroredVariable:{...}``.)
 * ``experimental_distribute_dataset`` cuts each global batch into per-replica batches as TF's
-  rebatch does (``ceil(rows / N)`` each, in turn); ``distribute_datasets_from_function`` deals one element to each replica in turn.
+  rebatch does (``ceil(rows / N)`` each, in turn); ``distribute_datasets_from_function`` deals
+  one element to each replica in turn.
 * A ``tf.random.Generator`` made under a strategy draws, in replica ``r``, with its key hashed
   with ``r`` (TF's ``_preprocess_key``), each replica advancing a copy of the state of its own.
 
