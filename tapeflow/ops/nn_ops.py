@@ -9,6 +9,7 @@ from ..core.aval import fmt_shape
 from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..distribute._context import current as _dist_current
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from . import array_ops as A
 from . import math_ops as M
@@ -525,8 +526,7 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
 def _replicas(fn_name):
     """The number of replicas in sync where a loss is scaled (tf.distribute): 1 outside every
     strategy; in a strategy's scope but outside ``run`` (the cross-replica context) TF raises."""
-    from ..distribute import _context
-    top = _context.current()
+    top = _dist_current()
     if top is None:
         return 1
     if top[1] is None:
