@@ -156,7 +156,7 @@ def test_errors(three_cpus):
 
 def test_apply_gradients_hook_off_outside_runs():
     # outside strategy.run the optimizers' replica hook is one list load that reads 0
-    from tapeflow.distribute import _context
+    from tapeflow import _distribute_context as _context
     assert _context.RUNNING[0] == 0
     v = tf.Variable([1.0, 2.0])
     opt = tf.keras.optimizers.SGD(0.5)

@@ -40,8 +40,8 @@ import numpy as np
 
 from ..core.tensor import Tensor, convert_to_tensor
 from ..util import nest
-from . import _context
-from ._context import CTX
+from .. import _distribute_context as _context
+from .._distribute_context import CTX
 
 __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirroredStrategy",
            "ParameterServerStrategy", "TPUStrategy", "ReduceOp", "ReplicaContext", "InputContext",

@@ -9,7 +9,7 @@ from ..core.aval import fmt_shape
 from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
-from ..distribute._context import current as _dist_current
+from .._distribute_context import current as _dist_current
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from . import array_ops as A
 from . import math_ops as M

@@ -15,7 +15,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import constant
 from ..module import Module
 from .philox import PhiloxStream, ReplicaStream, _Box
-from ..distribute._context import current as _dist_current
+from .._distribute_context import current as _dist_current
 from ..core.primitive import bind, aval_of
 from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
@@ -227,7 +227,7 @@ class _MirroredGenerator(Generator):
             self._view(r).state_var._v = self._state_var._v.copy()
 
     def _replica(self):
-        from ..distribute._context import replica_context_of_run
+        from .._distribute_context import replica_context_of_run
         ctx = replica_context_of_run()
         if ctx is None or not hasattr(ctx._strategy, "_gens"):
             return None

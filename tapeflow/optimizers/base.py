@@ -31,7 +31,7 @@ from ..core.aval import fmt_shape, shapes_compatible
 from ..core.primitive import aval_of
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, _own_array, convert_to_tensor
-from ..distribute._context import RUNNING as _RUNNING, replica_context_of_run as _replica_context_of_run
+from .._distribute_context import RUNNING as _RUNNING, replica_context_of_run as _replica_context_of_run
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import rules as _rules

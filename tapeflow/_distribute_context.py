@@ -1,7 +1,7 @@
-"""Where the running thread stands with tf.distribute: kept apart from the strategies so that
-the modules asking (``ops/random_ops.py``'s Generator, ``ops/nn_ops.py``'s loss scaling, the
-optimizers' ``apply_gradients``) need only this (the package's ``__init__``, which importing it
-runs, imports nothing at the top beyond ``core.tensor`` and ``util.nest``).
+"""Where the running thread stands with tf.distribute: kept apart from the strategies
+(``tapeflow/distribute/``) so that the modules asking (``ops/random_ops.py``'s Generator,
+``ops/nn_ops.py``'s loss scaling, the optimizers' ``apply_gradients``) load only this small
+module, and ``tapeflow.distribute`` itself loads on first use of ``tf.distribute``.
 
 ``CTX.stack`` holds ``(strategy, replica_context)`` pairs, innermost last: ``strategy.scope()``
 pushes ``(strategy, None)`` (the cross-replica context), a replica of ``strategy.run`` starts
