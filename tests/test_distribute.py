@@ -173,3 +173,19 @@ def test_average_loss_edges():
     assert float(tf.nn.scale_regularization_loss(tf.constant([1.0, 2.0]))) == 3.0
     f = tf.function(lambda x, n: tf.nn.compute_average_loss(x, global_batch_size=n))
     assert float(f(tf.constant([1.0, 2.0]), tf.constant(4))) == 0.75   # a traced batch size
+
+
+def test_mirrored_variable_repr(three_cpus):
+    s2 = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+    with s2.scope():
+        u = tf.Variable([[1, 2]], name="u")
+    u.assign([[3, 4]])
+    # TF 2.21
+    assert repr(u) == str(u) == (
+        "MirroredVariable:{\n"
+        "  0: <tf.Variable 'u:0' shape=(1, 2) dtype=int32, numpy=array([[3, 4]], dtype=int32)>,\n"
+        "  1: <tf.Variable 'u/replica_1:0' shape=(1, 2) dtype=int32, numpy=array([[3, 4]], dtype=int32)>\n}")
+    with tf.distribute.OneDeviceStrategy("cpu:0").scope():
+        w = tf.Variable([1.0, 2.0], name="w")
+    assert repr(w) == "<tf.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>"
+    assert repr(tf.Variable(1.0)) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"

@@ -19,7 +19,7 @@ tapeflow does the same, with TF's results:
   returned as the same object comes back as itself (TF's regroup).
 * Variables made under ``scope()`` are ordinary variables: every mirror of a TF
   MirroredVariable holds the same value after each step (updates are all-reduced), so one copy
-  gives the same numbers. (Their repr is the plain variable's, not TF's ``MirroredVariable:{...}``.)
+  gives the same numbers (a MirroredStrategy's print as TF's ``MirroredVariable:{...}``).
 * ``experimental_distribute_dataset`` cuts each global batch into per-replica batches as TF's
   rebatch does (``ceil(rows / N)`` each, in turn); ``distribute_datasets_from_function`` deals
   one element to each replica in turn.
@@ -35,6 +35,7 @@ from __future__ import annotations
 import enum
 import itertools
 import threading
+import weakref
 
 import numpy as np
 
@@ -470,7 +471,6 @@ class Strategy:
 
     def __init__(self, devices):
         self.extended = StrategyExtended(self, devices)
-        import weakref
         self._gens = weakref.WeakSet()   # Generators made under this strategy (per-replica streams)
 
     @property
@@ -625,6 +625,19 @@ class MirroredStrategy(Strategy):
                 raise AssertionError(f"No duplicates allowed in `devices` argument: {tuple(devs)}")
         super().__init__(devs)
         self._cross_device_ops = cross_device_ops
+        from ..core.tensor import _CREATION_HOOKS
+        if _note_mirrored not in _CREATION_HOOKS:   # programs without a MirroredStrategy never pay for it
+            _CREATION_HOOKS.append(_note_mirrored)
+
+
+def _note_mirrored(var):
+    """Creation hook (installed by the first MirroredStrategy): a variable made in its scope or
+    replicas prints as TF's MirroredVariable, one component per replica."""
+    top = _context.current()
+    if top is not None and type(top[0]) is MirroredStrategy:
+        from ..core.tensor import _MIRRORED
+        key = id(var)
+        _MIRRORED[key] = (weakref.ref(var, lambda _, k=key: _MIRRORED.pop(k, None)), top[0].num_replicas_in_sync)
 
 
 class OneDeviceStrategy(Strategy):
