@@ -246,16 +246,20 @@ class _MirroredGenerator(Generator):
         return self._view(ctx._id)
 
 
-class _DispatchStream:
+class _DispatchStream(PhiloxStream):
     """The stream of a _MirroredGenerator inside a function traced in a replica: picks the
-    replica's stream when the function runs."""
+    replica's stream when the function runs. A PhiloxStream on the generator's state, so a
+    graph holding it serializes (tf.saved_model) as the plain stream on that state: TF saves
+    the non-distributed function, whose draws use the key unhashed."""
 
     def __init__(self, gen):
+        super().__init__(gen._state_var)
         self._g = gen
 
-    def __getattr__(self, name):
-        ctx = self._g._replica()
-        return getattr(self._g._primary if ctx is None else self._g._view(ctx._id), name)
+    def _take(self, n_out, per_block):
+        g = self._g
+        ctx = g._replica()
+        return (g._primary if ctx is None else g._view(ctx._id))._take(n_out, per_block)
 
 
 def _shape(shape):
