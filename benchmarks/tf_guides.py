@@ -82,6 +82,11 @@ GUIDES["sparse_tensor"] = "site/en/guide/sparse_tensor.ipynb"
 GUIDES["saved_model"] = "site/en/guide/saved_model.ipynb"
 GUIDES["migrate_saved_model"] = "site/en/guide/migrate/saved_model.ipynb"
 
+# Wave 19: tf.distribute on one machine (MirroredStrategy over logical CPUs, strategy.run, Keras fit
+# under a strategy scope): the distributed training guide and the MirroredStrategy migration guide.
+GUIDES["distributed_training"] = "site/en/guide/distributed_training.ipynb"
+GUIDES["migrate_mirrored_strategy"] = "site/en/guide/migrate/mirrored_strategy.ipynb"
+
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")

@@ -10,8 +10,10 @@ from __future__ import annotations
 FEATURES = {
     "strings": "string tensors",
     "ragged": "ragged tensors",
-    "distribute": "tf.distribute strategies",
     "io": "tf.io (file reading and serialized protos)",
+    # a sub-namespace (tapeflow.distribute makes it an UnsupportedNamespace): clusters of machines
+    "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
+                                   "need none)",
     "lookup": "lookup tables over string keys",
     "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
 }

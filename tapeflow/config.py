@@ -33,8 +33,9 @@ class LogicalDeviceConfiguration(collections.namedtuple(
 
 
 def set_logical_device_configuration(device, logical_devices):
-    """As TF on a CPU: split the CPU into ``len(logical_devices)`` logical CPUs (they exist for
-    tf.distribute, which tapeflow does not implement; every op still runs on the one CPU)."""
+    """As TF on a CPU: split the CPU into ``len(logical_devices)`` logical CPUs: a
+    tf.distribute.MirroredStrategy then has one replica per logical CPU (tapeflow/distribute);
+    every op still runs on the one CPU."""
     if device not in list_physical_devices():
         raise ValueError(f"Unrecognized device: {device!r}")
     configs = list(logical_devices)

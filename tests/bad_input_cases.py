@@ -793,3 +793,10 @@ case("lead19_avg_pool3d_int", "lambda x: tf.nn.avg_pool3d(tf.cast(x, tf.int32), 
      "avg_pool3d")
 case("lead19_conv3d_explicit_padding", "lambda x: tf.nn.conv3d(x, tf.ones([2, 2, 2, 3, 4]), [1, 1, 1, 1, 1], "
      "[[0, 0], [1, 1], [1, 1], [1, 1], [0, 0]])", [VOL], "padding")
+
+# -- branch dist19 (wave 19): tf.distribute's loss helpers -----------------------------------------------
+case("dist19_average_loss_scalar", "lambda x: tf.nn.compute_average_loss(x)", [_a(2.0)], "per_example_loss")
+case("dist19_average_loss_negative_batch", "lambda x: tf.nn.compute_average_loss(x, global_batch_size=-2)", [V3],
+     "global_batch_size")
+case("dist19_average_loss_float_batch", "lambda x: tf.nn.compute_average_loss(x, global_batch_size=2.5)", [V3],
+     "global_batch_size")

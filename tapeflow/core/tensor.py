@@ -540,8 +540,18 @@ class Variable(Tensor):
 
     def __repr__(self):
         # TF 2.21: str is the repr; while tracing a tf.function the value is not shown
+        m = _MIRRORED.get(id(self))
+        if m is not None and m[0]() is self:
+            # made under a MirroredStrategy of n replicas (tapeflow/distribute): TF's MirroredVariable
+            # lists one component per replica; tapeflow's one copy holds every component's value
+            return "MirroredVariable:{\n" + ",\n".join(
+                f"  {r}: {self._repr(self.name if r == 0 else self.name[:-2] + f'/replica_{r}:0')}"
+                for r in range(m[1])) + "\n}"
+        return self._repr(self.name)
+
+    def _repr(self, name):
         v = self._v
-        head = f"<tf.Variable '{self.name}' shape={TensorShape(v.shape)} dtype={v.dtype.name}"
+        head = f"<tf.Variable '{name}' shape={TensorShape(v.shape)} dtype={v.dtype.name}"
         if STATE.trace is not None:
             return head + ">"
         return f"{head}, numpy={_numpy_text(v, True)}>"
@@ -851,6 +861,9 @@ def _lift_symbolic(t):
 #: callbacks run on each Variable's creation (tracing's "first trace only"
 #: rule and checkpoints' deferred restore subscribe here)
 _CREATION_HOOKS: list = []
+# id(variable) -> (weakref to it, replicas): variables made under a MirroredStrategy's scope,
+# noted by tapeflow/distribute's creation hook (installed once a strategy is made), read by repr
+_MIRRORED: dict = {}
 #: constraints by variable id: (variable, fn), from Variable(constraint=) and Keras' add_weight;
 #: optimizers apply them after updates (Variable.constraint reads it)
 _CONSTRAINTS: dict = {}

@@ -9,6 +9,7 @@ from ..core.aval import fmt_shape
 from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from .._distribute_context import current as _dist_current
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from . import array_ops as A
 from . import math_ops as M
@@ -525,19 +526,57 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     return mean, var
 
 
+def _replicas(fn_name):
+    """The number of replicas in sync where a loss is scaled (tf.distribute): 1 outside every
+    strategy; in a strategy's scope but outside ``run`` (the cross-replica context) TF raises."""
+    top = _dist_current()
+    if top is None:
+        return 1
+    if top[1] is None:
+        raise RuntimeError(f"You are calling `{fn_name}` in cross replica context, while it was expected to be "
+                           "called in replica context.")
+    return top[0].num_replicas_in_sync
+
+
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None, name=None):
-    """sum(loss * weight) / global batch size (default: the loss's batch size; one replica)."""
+    """sum(loss * weight) / global batch size; by default the loss's batch size times the number
+    of replicas (tf.distribute), as TF. div_no_nan, as TF's: a replica's empty batch gives 0."""
     loss = _tensor(per_example_loss)
+    if not aval_of(loss).shape:
+        raise ValueError(f"Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
+                         f"Received per_example_loss={per_example_loss} with rank 0")
     if sample_weight is not None:
         loss = M.multiply(loss, M.cast(_tensor(sample_weight), aval_of(loss).dtype))
-    n = aval_of(loss).shape[0] if global_batch_size is None else global_batch_size
-    return M.divide(M.reduce_sum(loss), M.cast(n, aval_of(loss).dtype))
+    if global_batch_size is None:
+        n = aval_of(loss).shape[0] * _replicas("compute_average_loss")
+    else:
+        n = global_batch_size
+        try:
+            g = n.numpy() if isinstance(n, Tensor) else np.asarray(n)
+        except Exception:   # a traced tensor argument: used as it is (divide_no_nan below)
+            g = None
+        if g is not None:
+            if g.dtype.kind not in "iu":   # (TF's assert_integer_v2 / assert_non_negative_v2: same classes)
+                raise TypeError(f"global_batch_size must be an integer. Found: {n!r} of dtype {g.dtype}")
+            if g.shape != () or int(g) < 0:
+                raise InvalidArgumentError(None, None, f"global_batch_size must be a non-negative integer scalar, "
+                                                       f"got {n!r}")
+            n = int(g)
+    total = M.reduce_sum(loss)
+    if isinstance(n, (int, np.integer)) and n > 0:   # the common case: divide's bits, one op
+        return M.divide(total, M.cast(n, aval_of(loss).dtype))
+    return M.divide_no_nan(total, M.cast(n, aval_of(loss).dtype))
 
 
 def scale_regularization_loss(regularization_loss, name=None):
-    """The loss divided by the number of replicas: itself, with one."""
-    return M.add_n(regularization_loss) if isinstance(regularization_loss, (list, tuple)) else \
+    """The loss divided by the number of replicas (tf.distribute): itself, with one."""
+    # reduce_sum, as TF: a tensor of losses (not only a list) is summed
+    loss = M.add_n(regularization_loss) if isinstance(regularization_loss, (list, tuple)) else \
         _tensor(regularization_loss)
+    if aval_of(loss).shape:
+        loss = M.reduce_sum(loss)
+    n = _replicas("scale_regularization_loss")
+    return loss if n == 1 else M.divide(loss, M.cast(n, aval_of(loss).dtype))
 
 
 def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002

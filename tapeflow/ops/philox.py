@@ -224,6 +224,29 @@ class PhiloxStream:
         return vals[:n].reshape(size).astype(dtype)
 
 
+class ReplicaStream(PhiloxStream):
+    """Replica ``replica``'s stream of a Generator made under a tf.distribute strategy: TF's
+    ``_preprocess_key`` hashes the key with the replica id (one Philox call: counter
+    ``[replica, 0]`` under the key, TF's stateless_random_uniform_full_int_v2), so every replica
+    draws other numbers from the same counter. ``state_var``: the generator's state for replica
+    0, a copy of it (a ``_Box``) for the others (TF's MirroredVariable holds one per replica)."""
+
+    def __init__(self, state_var, replica):
+        super().__init__(state_var)
+        self.replica = int(replica)
+
+    def _take(self, n_out, per_block):
+        s = self.state_var._v.view(np.uint64)
+        raw = int(s[2])
+        h = _blocks(self.replica, 0, (raw & 0xFFFFFFFF, raw >> 32), 1)[0]
+        k = int(h[0]) | (int(h[1]) << 32)
+        n_groups = -(-n_out // per_block)
+        words = _blocks(int(s[0]), int(s[1]), (k & 0xFFFFFFFF, k >> 32), n_groups)
+        new = ((int(s[0]) | (int(s[1]) << 64)) + _SKIP_PER_OUTPUT * n_out) % (1 << 128)
+        self.state_var._v = np.array([new & ((1 << 64) - 1), new >> 64, raw], np.uint64).view(np.int64)
+        return words
+
+
 class _Box:
     """A bare holder of a state array (stateless streams need no Variable)."""
 

@@ -14,7 +14,8 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.tensor import constant
 from ..module import Module
-from .philox import PhiloxStream
+from .philox import PhiloxStream, ReplicaStream, _Box
+from .._distribute_context import current as _dist_current
 from ..core.primitive import bind, aval_of
 from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
@@ -58,6 +59,8 @@ class Generator(Module):
         from ..core.tensor import Variable
         self._state_var = Variable(st, trainable=False, name="generator_state")
         self._gen = PhiloxStream(self._state_var)
+        if _dist_current() is not None:
+            _MirroredGenerator._mirror(self, _dist_current()[0])
 
     @classmethod
     def _numpy(cls, seed):
@@ -175,6 +178,85 @@ class Generator(Module):
         n = aval_of(value).shape[0]
         keys = self.uniform((n,))
         return gather(value, bind(R.argsort_p, keys, axis=0, descending=False))
+
+
+class _MirroredGenerator(Generator):
+    """A Generator made under a tf.distribute strategy (``strategy.scope()`` or a replica of
+    ``run``), as TF's: in replica ``r`` of a run it draws with its key hashed with ``r``
+    (``ReplicaStream``) and advances a state of that replica's own (replica 0's is ``state``,
+    the others' copies of it taken at the start of each ``run``, as every mirror of TF's state
+    variable holds the same value between runs); outside a replica (the cross-replica context,
+    or outside the strategy) it is a plain Generator on ``state``. Only generators made under
+    a strategy are of this class: the others' ``_gen`` stays a plain attribute."""
+
+    @staticmethod
+    def _mirror(gen, strategy):
+        gen.__class__ = _MirroredGenerator   # (Module.__setattr__ passes dunder names through)
+        d = gen.__dict__
+        d["_primary"] = d.pop("_gen")
+        d["_views"] = {}
+        d["_dispatch"] = _DispatchStream(gen)
+        if hasattr(strategy, "_gens"):
+            strategy._gens.add(gen)
+        ctx = _dist_current()[1]
+        t = getattr(ctx, "_thread", None)
+        if t is not None:
+            # made inside the replicas of a run: TF makes one mirrored state variable of the
+            # replicas' k-th creations, every replica starting from replica 0's initial value
+            # (a split() inside the replicas gives replica 1 replica 0's new key, then its hash)
+            k = t.n_created
+            t.n_created += 1
+            if t.replica == 0:
+                t.created[k] = gen._state_var._v.copy()
+            elif k in t.created:
+                gen._state_var._v = t.created[k].copy()
+
+    def _view(self, replica):
+        v = self._views.get(replica)
+        if v is None:
+            state = self._state_var if replica == 0 else _Box(self._state_var._v.copy())
+            v = self._views[replica] = ReplicaStream(state, replica)
+        return v
+
+    def _sync_replica_states(self, n):
+        """The start of a run: the other replicas' states copy replica 0's."""
+        for r in range(1, n):
+            self._view(r).state_var._v = self._state_var._v.copy()
+
+    def _replica(self):
+        from .._distribute_context import replica_context_of_run
+        ctx = replica_context_of_run()
+        if ctx is None or not hasattr(ctx._strategy, "_gens"):
+            return None
+        return ctx
+
+    @property
+    def _gen(self):
+        ctx = self._replica()
+        if ctx is None:
+            return self._primary
+        from ..core.state import STATE
+        if STATE.trace is not None and not ctx._traced:
+            # a function traced inside a replica: its graph may run in any replica, which the
+            # stream asks when it draws
+            return self._dispatch
+        return self._view(ctx._id)
+
+
+class _DispatchStream(PhiloxStream):
+    """The stream of a _MirroredGenerator inside a function traced in a replica: picks the
+    replica's stream when the function runs. A PhiloxStream on the generator's state, so a
+    graph holding it serializes (tf.saved_model) as the plain stream on that state: TF saves
+    the non-distributed function, whose draws use the key unhashed."""
+
+    def __init__(self, gen):
+        super().__init__(gen._state_var)
+        self._g = gen
+
+    def _take(self, n_out, per_block):
+        g = self._g
+        ctx = g._replica()
+        return (g._primary if ctx is None else g._view(ctx._id))._take(n_out, per_block)
 
 
 def _shape(shape):

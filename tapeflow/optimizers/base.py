@@ -31,6 +31,7 @@ from ..core.aval import fmt_shape, shapes_compatible
 from ..core.primitive import aval_of
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, _own_array, convert_to_tensor
+from .._distribute_context import RUNNING as _RUNNING, replica_context_of_run as _replica_context_of_run
 from ..module import Module, _notify, TRACKING_HOOKS, _VERSION
 from ..ops import math_ops as M
 from . import rules as _rules
@@ -463,6 +464,14 @@ class Optimizer(Module):
         """Apply one update; ``grads_and_vars`` is an iterable of (gradient,
         variable). Variables whose gradient is None are skipped with a warning
         (an error if every gradient is None). Returns ``iterations``."""
+        if _RUNNING[0] and not skip_gradients_aggregation:
+            # a replica of a multi-replica strategy.run (tapeflow/distribute): the replicas'
+            # gradients are summed and applied once, as TF's optimizers do (one list load here
+            # when no strategy runs)
+            ctx = _replica_context_of_run()
+            if ctx is not None and ctx._thread is not None:
+                from ..distribute import _apply_gradients_in_replica
+                return _apply_gradients_in_replica(self, ctx, grads_and_vars, name, kwargs)
         pairs = list(grads_and_vars)
         grads, variables, missing = [], [], []
         index = self._slot_index
