@@ -134,3 +134,24 @@ def test_keras_random_is_tfs_stateless_stream():
     assert sg.state.numpy().tolist() == [7, 2]
     with pytest.raises(ValueError, match="must be either an integer or an instance of `SeedGenerator`"):
         k.normal((2,), seed=1.5)
+
+
+def test_mirrored_generator_truncated_normal_is_tfs_per_replica():
+    # TF 2.21, MirroredStrategy over two logical CPUs, Generator.from_seed(1) made in its scope:
+    # each replica's truncated normals come from the key hashed with its replica id
+    import subprocess
+    import sys
+    code = """
+import tapeflow as tf
+tf.config.set_logical_device_configuration(tf.config.list_physical_devices("CPU")[0],
+                                           [tf.config.LogicalDeviceConfiguration()] * 2)
+s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+with s.scope():
+    g = tf.random.Generator.from_seed(1)
+r = s.run(lambda: g.truncated_normal([3]))
+print([t.numpy().tolist() for t in s.experimental_local_results(r)])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))})
+    assert out.stdout.strip() == ("[[-0.8793044686317444, 1.468078851699829, 0.5950567722320557], "
+                                  "[0.020661573857069016, 1.9473345279693604, -1.693806767463684]]")

@@ -117,11 +117,16 @@ class PhiloxStream:
         self.advance = advance
 
     # -- the counter ------------------------------------------------------------------------------
+    def _key(self):
+        """The Philox key (2 uint32) the draws use: the state's."""
+        raw = int(self.state_var._v.view(np.uint64)[2])
+        return (raw & 0xFFFFFFFF, raw >> 32)
+
     def _take(self, n_out, per_block):
         """(n_blocks, 4) uint32 words for n_out outputs with per_block outputs per
         Philox block, laid out as TF's fill; advances the state."""
         s = self.state_var._v.view(np.uint64)
-        key = (int(s[2]) & 0xFFFFFFFF, int(s[2]) >> 32)
+        key = self._key()
         n_groups = -(-n_out // per_block)
         words = _blocks(int(s[0]), int(s[1]), key, n_groups)
         if self.advance:
@@ -167,7 +172,7 @@ class PhiloxStream:
         skip = group * _SKIP_PER_OUTPUT // 4
         n_groups = -(-n // group)
         s = self.state_var._v.view(np.uint64)
-        key = (int(s[2]) & 0xFFFFFFFF, int(s[2]) >> 32)
+        key = self._key()
         out = np.empty((n_groups, group), np.float64 if wide else np.float32)
         kept = np.zeros(n_groups, np.int64)
         todo = np.arange(n_groups)
@@ -235,16 +240,9 @@ class ReplicaStream(PhiloxStream):
         super().__init__(state_var)
         self.replica = int(replica)
 
-    def _take(self, n_out, per_block):
-        s = self.state_var._v.view(np.uint64)
-        raw = int(s[2])
-        h = _blocks(self.replica, 0, (raw & 0xFFFFFFFF, raw >> 32), 1)[0]
-        k = int(h[0]) | (int(h[1]) << 32)
-        n_groups = -(-n_out // per_block)
-        words = _blocks(int(s[0]), int(s[1]), (k & 0xFFFFFFFF, k >> 32), n_groups)
-        new = ((int(s[0]) | (int(s[1]) << 64)) + _SKIP_PER_OUTPUT * n_out) % (1 << 128)
-        self.state_var._v = np.array([new & ((1 << 64) - 1), new >> 64, raw], np.uint64).view(np.int64)
-        return words
+    def _key(self):
+        h = _blocks(self.replica, 0, PhiloxStream._key(self), 1)[0]
+        return (int(h[0]), int(h[1]))
 
 
 class _Box:

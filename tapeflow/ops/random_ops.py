@@ -253,10 +253,16 @@ class _DispatchStream(PhiloxStream):
         super().__init__(gen._state_var)
         self._g = gen
 
-    def _take(self, n_out, per_block):
+    def _stream(self):
         g = self._g
         ctx = g._replica()
-        return (g._primary if ctx is None else g._view(ctx._id))._take(n_out, per_block)
+        return g._primary if ctx is None else g._view(ctx._id)
+
+    def _take(self, n_out, per_block):
+        return self._stream()._take(n_out, per_block)
+
+    def truncated_normal(self, shape=(), dtype=np.float32):
+        return self._stream().truncated_normal(shape, dtype)
 
 
 def _shape(shape):
