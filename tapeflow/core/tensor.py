@@ -210,11 +210,12 @@ class Tensor:
     # print options (np.set_printoptions / np.printoptions) apply as they do in TF
     def __str__(self):
         v = self._v
-        return f"tf.Tensor({_numpy_text(v, False)}, shape={TensorShape(v.shape)}, dtype={v.dtype.name})"
+        return f"tf.Tensor({_numpy_text(v, False)}, shape={TensorShape(v.shape)}, dtype={_dt.from_np(v.dtype).name})"
 
     def __repr__(self):
         v = self._v
-        return f"<tf.Tensor: shape={TensorShape(v.shape)}, dtype={v.dtype.name}, numpy={_numpy_text(v, True)}>"
+        return (f"<tf.Tensor: shape={TensorShape(v.shape)}, dtype={_dt.from_np(v.dtype).name}, "
+                f"numpy={_numpy_text(v, True)}>")
 
     def __format__(self, format_spec):
         # NumPy's own formatting: f"{loss:.4f}" works on a scalar, a spec on an
@@ -328,7 +329,7 @@ class Tensor:
         return self if self.aval.dtype == npd else bind(_E.cast_p, self, dtype=npd)
 
 
-_TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple)
+_TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple, str, bytes)
 
 
 def _numpy_text(v, is_repr):
@@ -339,7 +340,7 @@ def _numpy_text(v, is_repr):
     v = np.asarray(v)
     if v.ndim == 0:
         v = v[()]  # a NumPy scalar: its str ignores the print options, as TF's does
-        text = repr(v.item()) if is_repr else str(v)
+        text = (repr(v.item()) if v.__class__ is not bytes else repr(v)) if is_repr else str(v)
     else:
         text = repr(v) if is_repr else str(v)
     return "\n" + text if "\n" in text else text
@@ -382,6 +383,8 @@ def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
     if dtype is None and value.__class__ is np.ndarray and value.dtype in _SUPPORTED:
         return value  # what an environment or a data pipeline hands over: taken as it is
+    if dtype is None and value.__class__ in _TEXT:
+        return _dt.string_array(value)   # tf.constant("Gray wolf"): a 0-d string tensor
     npd = _dt.np_dtype(dtype)
     if isinstance(value, Tensor):
         v = value.read_value()._v if isinstance(value, Variable) else value._v
@@ -393,7 +396,7 @@ def _to_array(value, dtype=None):
         return v
     if npd is None:
         if isinstance(value, np.ndarray):
-            arr = value
+            arr = _dt.string_array(value) if value.dtype.kind in "OUS" else value
         elif isinstance(value, np.generic):
             arr = np.asarray(value)
         else:
@@ -409,7 +412,9 @@ def _to_array(value, dtype=None):
                         arr.min() >= -2**31 and arr.max() < 2**31)):
                     arr = arr.astype(np.int32)
             elif arr.dtype.kind in "OUS":
-                raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
+                arr = _dt.string_array(value)
+    elif npd.kind == "O":   # dtype=tf.string
+        arr = _dt.string_array(value, dtype_given=True)
     else:
         if npd.kind in "iub" and not isinstance(value, (np.ndarray, np.generic)) and _prim._only_python(value) \
                 and _has_python_float(value):
@@ -421,13 +426,15 @@ def _to_array(value, dtype=None):
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
             from ..errors import InvalidArgumentError
             raise InvalidArgumentError(f"constant: {value!r} is out of range for dtype {npd.name}") from None
-    if arr.dtype not in _SUPPORTED:
+    if arr.dtype not in _SUPPORTED and arr.dtype.kind != "O":
         try:
             _dt.as_dtype(arr.dtype)
         except TypeError as e:
             raise TypeError(f"cannot make a tensor: {e}") from None
     return arr
 
+
+_TEXT = (str, bytes)
 
 #: the dtypes a tensor may have, for membership tests (a hash, not a walk of == over a tuple)
 _SUPPORTED = frozenset(_dt.SUPPORTED)
@@ -541,7 +548,7 @@ class Variable(Tensor):
     def __repr__(self):
         # TF 2.21: str is the repr; while tracing a tf.function the value is not shown
         v = self._v
-        head = f"<tf.Variable '{self.name}' shape={TensorShape(v.shape)} dtype={v.dtype.name}"
+        head = f"<tf.Variable '{self.name}' shape={TensorShape(v.shape)} dtype={_dt.from_np(v.dtype).name}"
         if STATE.trace is not None:
             return head + ">"
         return f"{head}, numpy={_numpy_text(v, True)}>"

@@ -93,5 +93,5 @@ def _print_impl(*values, template, output_stream, summarize, end):
 print_p = Primitive("print", _print_impl, lambda *values, template, output_stream, summarize, end: (),
                     differentiable=False, effect="io", multiple_results=True,
                     doc="tf.print: template (strings; None = the next operand), output_stream "
-                        "('stderr', 'stdout' or 'file://path'), summarize, end")
+                        "('stderr', 'stdout' or 'file://path'), summarize, end", strings=True)
 __all__ = ["print_p", "format_tensor"]
