@@ -519,13 +519,25 @@ class CompositeTensor:
     """TF's CompositeTensor: a value made of tensors (tf.RaggedTensor). As an operand of ``bind``
     (eagerly: it is never a Tensor, so bind's fast path misses and ``eager_apply`` meets it) its
     class's ``_bind_composite(p, args, params)`` computes the op from the record's facts: the
-    ragged tensor maps elementwise primitives over its flat values and refuses the others."""
+    ragged tensor maps elementwise primitives over its flat values and raises CompositeOperand
+    for the others. ``aval_of`` raises CompositeOperand too. The public ops TF dispatches for
+    ragged tensors (reductions, concat, tile, cast, ...) catch it and call their ragged form:
+    a try costs nothing in Python 3.11 until it raises, so the tensor path pays nothing."""
 
     __slots__ = ()
 
     @classmethod
     def _bind_composite(cls, p, args, params):
-        raise TypeError(f"{p.name}: does not accept a {cls.__name__} operand")
+        raise CompositeOperand(p.name, cls.__name__)
+
+
+class CompositeOperand(TypeError):
+    """A composite tensor (a RaggedTensor) where an op needs a dense tensor."""
+
+    def __init__(self, op, kind="RaggedTensor"):
+        super().__init__(f"{op}: does not accept a {kind} operand (elementwise ops map over its flat_values, and "
+                         "TF's ragged forms of reductions, concat, tile, gather and map_fn take one); convert it "
+                         "first: rt.to_tensor(), or use tf.ragged.map_flat_values")
 
 
 def refuse_strings(p, avals):
@@ -666,6 +678,8 @@ def aval_of(x) -> Aval:
         return Aval((), np.float32, weak=True)
     if isinstance(x, (str, bytes)):   # a Python text operand: a 0-d tf.string (TF converts it so)
         return Aval((), _STRING)
+    if isinstance(x, CompositeTensor):
+        raise CompositeOperand("a tensor op")
     a = _py_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
     return Aval(a.shape, _STRING if a.dtype.kind in "US" else a.dtype)
 

@@ -383,8 +383,6 @@ def _to_array(value, dtype=None):
     """Convert a Python/NumPy value to an array with TF's dtype defaults."""
     if dtype is None and value.__class__ is np.ndarray and value.dtype in _SUPPORTED:
         return value  # what an environment or a data pipeline hands over: taken as it is
-    if dtype is None and value.__class__ in _TEXT:
-        return _dt.string_array(value)   # tf.constant("Gray wolf"): a 0-d string tensor
     npd = _dt.np_dtype(dtype)
     if isinstance(value, Tensor):
         v = value.read_value()._v if isinstance(value, Variable) else value._v
@@ -411,7 +409,7 @@ def _to_array(value, dtype=None):
                 if _prim._only_python(value) and (arr.size == 0 or (
                         arr.min() >= -2**31 and arr.max() < 2**31)):
                     arr = arr.astype(np.int32)
-            elif arr.dtype.kind in "OUS":
+            elif arr.dtype.kind in "OUS":   # text (tf.constant("Gray wolf")): tf.string's bytes
                 arr = _dt.string_array(value)
     elif npd.kind == "O":   # dtype=tf.string
         arr = _dt.string_array(value, dtype_given=True)
@@ -433,8 +431,6 @@ def _to_array(value, dtype=None):
             raise TypeError(f"cannot make a tensor: {e}") from None
     return arr
 
-
-_TEXT = (str, bytes)
 
 #: the dtypes a tensor may have, for membership tests (a hash, not a walk of == over a tuple)
 _SUPPORTED = frozenset(_dt.SUPPORTED)

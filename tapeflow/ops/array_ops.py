@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
-from ..core.primitive import bind, aval_of, _only_python, CompositeTensor
+from ..core.primitive import bind, aval_of, _only_python, CompositeTensor, CompositeOperand
 from ..core.primitives import elementwise as E
 from ..core.primitives import indexing as I
 from ..core.primitives import reductions as R
@@ -215,10 +215,11 @@ def identity(input, name=None):  # noqa: A002
 # -- shape --------------------------------------------------------------------------------------
 
 def shape(input, out_type=np.int32, name=None):  # noqa: A002
-    if isinstance(input, CompositeTensor):
+    try:
+        s = aval_of(input).shape
+    except CompositeOperand:   # a RaggedTensor (TF's ragged dispatch; see CompositeTensor)
         from ..ragged.ops import shape as _ragged_shape
         return _ragged_shape(input, out_type)
-    s = aval_of(input).shape
     dt = _index_dtype("shape", "out_type", out_type)
     if any(d is None for d in s):   # a dimension known only at run time (an input_signature's None)
         return bind(S.shape_p, input, out_type=dt)
@@ -282,25 +283,35 @@ def concat(values, axis, name=None):
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one tensor")
-    if any(isinstance(v, CompositeTensor) for v in values):   # RaggedTensors: TF's ragged concat
+    try:
+        nd = len(aval_of(values[0]).shape)
+        if len(values) == 1:
+            return convert_to_tensor(values[0])
+        return bind(S.concat_p, *values, axis=norm_axis("concat", axis, nd)[0])
+    except CompositeOperand:   # RaggedTensors among the values: TF's ragged concat
+        if not any(isinstance(v, CompositeTensor) for v in values):
+            raise
         from ..ragged.ops import concat as _ragged_concat
         return _ragged_concat(values, axis)
-    nd = len(aval_of(values[0]).shape)
-    if len(values) == 1:
-        return convert_to_tensor(values[0])
-    return bind(S.concat_p, *values, axis=norm_axis("concat", axis, nd)[0])
 
 
 def stack(values, axis=0, name=None):
+    try:
+        return _stack(values, axis)
+    except CompositeOperand:
+        if not any(isinstance(v, CompositeTensor) for v in values):
+            raise
+        from ..ragged.ops import stack as _ragged_stack
+        return _ragged_stack(values, axis)
+
+
+def _stack(values, axis):
     if axis == 0 and isinstance(values, (list, tuple)) and values and _only_python(values):
         # as TF: Python numbers are converted as one list (tf.stack([1, 2.5]) is float32)
         return convert_to_tensor(values)
     values = list(values)
     if not values:
         raise ValueError("stack: needs at least one tensor")
-    if any(isinstance(v, CompositeTensor) for v in values):
-        from ..ragged.ops import stack as _ragged_stack
-        return _ragged_stack(values, axis)
     shapes = {aval_of(v).shape for v in values}
     if len(shapes) > 1:
         raise InvalidArgumentError("stack: all tensors need the same shape, got " + ", ".join(fmt_shape(s) for s in shapes))
@@ -353,10 +364,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
 
 
 def tile(input, multiples, name=None):  # noqa: A002
-    if isinstance(input, CompositeTensor):
+    try:
+        s = aval_of(input).shape
+    except CompositeOperand:
         from ..ragged.ops import tile as _ragged_tile
         return _ragged_tile(input, multiples)
-    s = aval_of(input).shape
     m = _shape_arg(multiples, "tile")
     if any(k < 0 for k in m):
         raise InvalidArgumentError(f"tile: multiples {list(m)} has a negative entry; each must be >= 0")
@@ -489,10 +501,13 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
             # the common eager gather (Q at the actions): the getitem _gather binds, without
             # its shape reads and key encoding (~3 us a call)
             return bind(I.getitem_p, params, indices, key=_FIRST_AXIS, bounds="gather")
-    if isinstance(params, CompositeTensor):
+    try:
+        return _gather(params, indices, axis, batch_dims, "gather")
+    except CompositeOperand:
+        if not isinstance(params, CompositeTensor):
+            raise
         from ..ragged.ops import gather as _ragged_gather
         return _ragged_gather(params, indices, axis or 0)
-    return _gather(params, indices, axis, batch_dims, "gather")
 
 
 #: indexing's key template of x[indices] (encode_key of one index tensor)
@@ -679,12 +694,13 @@ def _scatter_update_unique(tensor, indices, updates, ones=None):
 
 
 def boolean_mask(tensor, mask, axis=None, name=None):
-    if isinstance(tensor, CompositeTensor) or isinstance(mask, CompositeTensor):
+    try:
+        ms = aval_of(mask).shape
+        ts = aval_of(tensor).shape
+    except CompositeOperand:
         from ..ragged import boolean_mask as _ragged_mask
         return _ragged_mask(tensor, mask)
-    ms = aval_of(mask).shape
     ax = 0 if axis is None else axis
-    ts = aval_of(tensor).shape
     part = tuple(ts[ax:ax + len(ms)])
     if not ms or len(part) != len(ms) or any(t is not None and m is not None and t != m for t, m in zip(part, ms)):
         raise InvalidArgumentError(f"boolean_mask: mask shape {tuple(ms)} does not match the tensor's shape "

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..core.aval import fmt_shape
 from ..core import dtypes as _dt
-from ..core.primitive import bind, aval_of, _only_python, CompositeTensor
+from ..core.primitive import bind, aval_of, _only_python, CompositeTensor, CompositeOperand
 from ..core.tensor import TensorShape
 from ..core.primitives import elementwise as E
 from ..core.primitives import reductions as R
@@ -253,15 +253,12 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def cast(x, dtype, name=None):
     npd = _dt.np_dtype(dtype)
-    if isinstance(x, CompositeTensor):   # a RaggedTensor: its flat values cast (TF's dispatch)
+    try:
+        xd = aval_of(x).dtype
+    except CompositeOperand:   # a RaggedTensor: its flat values cast (TF's dispatch)
         return x.with_flat_values(cast(x.flat_values, dtype))
-    xd = aval_of(x).dtype
     if xd == npd and isinstance(x, Tensor):
         return x
-    if (xd.kind == "O") != (npd.kind == "O"):  # TF's Cast kernel has no string conversions
-        from ..errors import UnimplementedError
-        raise UnimplementedError(f"Cast {_dt.from_np(xd).name} to {_dt.from_np(npd).name} is not supported; "
-                                 "use tf.strings.to_number / tf.strings.as_string")
     if not isinstance(x, Tensor):
         return convert_to_tensor(np.asarray(x, dtype=npd) if not isinstance(x, (list, tuple)) else np.array(x, dtype=npd))
     return bind(E.cast_p, x, dtype=npd)
@@ -313,9 +310,10 @@ def _ragged_reduce(kind, rt, axis, keepdims):
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
+    try:
+        return bind(R.reduce_sum_p, input_tensor, axis=_axes("reduce_sum", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
         return _ragged_reduce("sum", input_tensor, axis, keepdims)
-    return bind(R.reduce_sum_p, input_tensor, axis=_axes("reduce_sum", input_tensor, axis), keepdims=keepdims)
 
 
 def _count(x, axes):
@@ -335,9 +333,10 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if eager_float:
         axes = norm_axis("reduce_mean", axis, v.ndim)
     else:
-        if isinstance(x, CompositeTensor):
+        try:
+            kind = aval_of(x).dtype.kind
+        except CompositeOperand:   # a RaggedTensor (TF's ragged reduce_mean)
             return _ragged_reduce("mean", x, axis, keepdims)
-        kind = aval_of(x).dtype.kind
         if kind not in "fiu":
             raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
                                            "cast first: tapeflow.cast(x, tapeflow.float32)")
@@ -364,33 +363,32 @@ def _integer_mean(x, axes, keepdims):
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
+    try:
+        return bind(R.reduce_max_p, input_tensor, axis=_axes("reduce_max", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
         return _ragged_reduce("max", input_tensor, axis, keepdims)
-    return bind(R.reduce_max_p, input_tensor, axis=_axes("reduce_max", input_tensor, axis), keepdims=keepdims)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
+    try:
+        return bind(R.reduce_min_p, input_tensor, axis=_axes("reduce_min", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
         return _ragged_reduce("min", input_tensor, axis, keepdims)
-    return bind(R.reduce_min_p, input_tensor, axis=_axes("reduce_min", input_tensor, axis), keepdims=keepdims)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
+    try:
+        return bind(R.reduce_prod_p, input_tensor, axis=_axes("reduce_prod", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
         return _ragged_reduce("prod", input_tensor, axis, keepdims)
-    return bind(R.reduce_prod_p, input_tensor, axis=_axes("reduce_prod", input_tensor, axis), keepdims=keepdims)
 
 
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
-        return _ragged_reduce("any", input_tensor, axis, keepdims)
     x = cast(input_tensor, np.int32)
     return greater(reduce_max(x, axis, keepdims), 0)
 
 
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
-    if input_tensor.__class__ is not Tensor and isinstance(input_tensor, CompositeTensor):
-        return _ragged_reduce("all", input_tensor, axis, keepdims)
     x = cast(input_tensor, np.int32)
     return greater(reduce_min(x, axis, keepdims), 0)
 

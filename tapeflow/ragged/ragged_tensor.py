@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.primitive import CompositeTensor, aval_of
+from ..core.primitive import CompositeOperand, CompositeTensor, aval_of
 from ..core.state import STATE
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..errors import InvalidArgumentError
@@ -494,8 +494,7 @@ def elementwise_apply(p, args, params):
     ragged, is gathered row by row (TF's ragged broadcasting, ragged_rank 1)."""
     from ..core.primitive import bind
     if p.fusion != "elementwise" or p.multiple_results:
-        raise TypeError(f"{p.name}: does not accept a RaggedTensor operand (only elementwise ops map over "
-                        "its flat_values); convert it first: rt.to_tensor(), or use tf.ragged.map_flat_values")
+        raise CompositeOperand(p.name)   # (the public ops with a ragged form catch it: tf.concat, ...)
     base = next(a for a in args if isinstance(a, RaggedTensor))
     flat = []
     for a in args:

@@ -670,6 +670,11 @@ def _cast_kernel(x, dtype):
 
 
 def _cast_abstract(x, dtype):
+    if (x.dtype.kind == "O") != (np.dtype(dtype).kind == "O"):   # TF's Cast kernel has no string conversions
+        from ...errors import UnimplementedError
+        name = lambda d: "string" if d.kind == "O" else d.name  # noqa: E731
+        raise UnimplementedError(f"cast: Cast {name(x.dtype)} to {name(np.dtype(dtype))} is not supported; use "
+                                 "tf.strings.to_number / tf.strings.as_string")
     return Aval(x.shape, dtype)
 
 
@@ -686,8 +691,10 @@ def _cast_vjp_np(need, g, out, x, dtype):
 
 
 # astype(copy=False) returns its input when the dtype already matches: it may alias
+# strings: the rule raises TF's UnimplementedError for a string <-> number cast (string -> string
+# never binds: tf.cast returns its input)
 cast_p = Primitive("cast", _cast_kernel, _cast_abstract, _cast_vjp, vjp_np=_cast_vjp_np, fusion="elementwise",
-                   lowerings={"numba": "{dt}({0})"})
+                   lowerings={"numba": "{dt}({0})"}, strings=True)
 
 
 def _identity(x):
