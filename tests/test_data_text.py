@@ -57,3 +57,11 @@ def test_string_tensors_in_datasets():
     assert [b.tolist() for b in ds.batch(2).as_numpy_iterator()] == [[b"a", b"bb"], [b"a"]]
     labels = tf.data.Dataset.from_tensor_slices((["cat", "dog"], [0, 1]))
     assert [(s.numpy(), int(y)) for s, y in labels] == [(b"cat", 0), (b"dog", 1)]
+
+
+def test_map_returning_a_list_gives_a_tuple():
+    # TF 2.21 (StructuredFunctionWrapper): a returned list is a tuple, not one stacked tensor (the
+    # data_performance guide's py_function outputs, of different shapes and dtypes)
+    ds = tf.data.Dataset.range(2).map(lambda i: tf.py_function(lambda j: [tf.strings.as_string(j), j * 2.0],
+                                                               [tf.cast(i, tf.float32)], [tf.string, tf.float32]))
+    assert [(a.numpy(), float(b)) for a, b in ds] == [(b"0.000000", 0.0), (b"1.000000", 2.0)]

@@ -94,6 +94,8 @@ def test_elementwise_dispatch():
         tf.ragged.constant([[1, 2, 3], [4], [5, 6]]) + tf.ragged.constant([[10, 20], [30, 40], [50]])
     with pytest.raises(InvalidArgumentError):
         tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    with pytest.raises(InvalidArgumentError, match="row partitions differ"):   # as many values, other rows
+        tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1], [2, 3]])
     with pytest.raises(TypeError, match="does not accept a RaggedTensor"):
         tf.matmul(d, d)
     assert tf.cast(d, tf.float32).dtype is tf.float32
