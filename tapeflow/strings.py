@@ -307,32 +307,17 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
                                                       int(width), fill))
 
 
-def _tensor_text(v):
-    """One tensor as TF's StringFormat prints it (strings quoted, NumPy's layout)."""
-    a = np.asarray(v)
-    if a.dtype == _STRING:
-        if a.ndim == 0:
-            return '"' + a[()].decode("utf-8", "replace") + '"'
-        return "[" + " ".join(_tensor_text(np.asarray(x, object) if not isinstance(x, np.ndarray) else x)
-                              for x in a) + "]"
-    if a.ndim == 0:
-        v = a[()]
-        if a.dtype.kind == "f":   # TF's shortest text of the value in its dtype (2.0 prints as 2)
-            return np.format_float_positional(v, trim="-")
-        return str(v) if a.dtype.kind != "b" else ("1" if v else "0")
-    return "[" + " ".join(_tensor_text(x) for x in a) + "]"
-
-
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
-    """tf.strings.format: each ``{}`` replaced by a tensor's text (strings quoted, as TF); eager
-    only values are formatted by Python (traced: their values when run)."""
+    """tf.strings.format: each ``{}`` replaced by a tensor's text as tf.print writes it (TF's
+    SummarizeValue: ``summarize`` entries each side, strings quoted)."""
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     parts = template.split(placeholder)
     if len(parts) - 1 != len(inputs):
         raise InvalidArgumentError(f"format: {len(parts) - 1} placeholders in the template, {len(inputs)} inputs")
     xs = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in inputs]
-    return _bind(string_map_p, *[_boxed(x) for x in xs], fn=_format_boxes, args=(tuple(parts),), out=_STRING)
+    return _bind(string_map_p, *[_boxed(x) for x in xs], fn=_format_boxes, args=(tuple(parts), int(summarize)),
+                 out=_STRING)
 
 
 def _boxed(x):
@@ -383,10 +368,11 @@ class _Box:
 
 
 def _format_boxes(*boxes_and_parts):
-    *boxes, parts = boxes_and_parts
+    from .core.primitives.print_op import format_tensor
+    *boxes, parts, summarize = boxes_and_parts
     out = parts[0]
     for b, p in zip(boxes, parts[1:]):
-        out += _tensor_text(b.a) + p
+        out += format_tensor(b.a, summarize, quote_scalar=True) + p
     return out.encode()
 
 

@@ -269,3 +269,15 @@ def test_string_gradients_are_none():
         s = tf.strings.as_string(x)
         y = tf.strings.to_number(s)
     assert tape.gradient(y, x) is None
+
+
+def test_print_and_format_strings(capsys):
+    # TF 2.21's texts: a scalar string raw, strings in arrays quoted, rows on new lines
+    tf.print(tf.constant("Gray wolf"))
+    tf.print(tf.constant(["a", "b"]), "x", tf.constant(1))
+    tf.print("lbl", tf.constant([["a", "b"], ["c", "d"]]))
+    tf.function(lambda s: tf.print(s))(tf.constant(["q"]))
+    assert capsys.readouterr().err == 'Gray wolf\n["a" "b"] x 1\nlbl [["a" "b"]\n ["c" "d"]]\n["q"]\n'
+    assert tf.strings.format("{}", tf.constant([[1, 2], [3, 4]])).numpy() == b"[[1 2]\n [3 4]]"
+    assert tf.strings.format("{}", tf.constant(list(range(10)))).numpy() == b"[0 1 2 ... 7 8 9]"
+    assert tf.strings.format("{}", tf.constant("a")).numpy() == b'"a"'
