@@ -281,3 +281,20 @@ def test_print_and_format_strings(capsys):
     assert tf.strings.format("{}", tf.constant([[1, 2], [3, 4]])).numpy() == b"[[1 2]\n [3 4]]"
     assert tf.strings.format("{}", tf.constant(list(range(10)))).numpy() == b"[0 1 2 ... 7 8 9]"
     assert tf.strings.format("{}", tf.constant("a")).numpy() == b'"a"'
+
+
+def test_string_variables_and_numpy_scalars():
+    v = tf.Variable("a")
+    v.assign("bcd")
+    assert repr(v).startswith("<tf.Variable 'Variable:0' shape=() dtype=string, numpy=b'bcd'")
+    with pytest.raises(TypeError, match="Cannot convert 3 to EagerTensor of dtype string"):
+        v.assign(3)
+    assert tf.constant(np.str_("ab")).numpy() == b"ab" and tf.constant(np.bytes_(b"c")).numpy() == b"c"
+
+
+def test_compiled_shape_ops_on_strings():
+    @tf.function
+    def g(s, m):
+        return tf.boolean_mask(s, m), tf.gather(s, [1, 0]), tf.where(m, s, "z"), tf.concat([s, ["k"]], 0)
+    out = g(tf.constant(["a", "b"]), tf.constant([True, False]))
+    assert [o.numpy().tolist() for o in out] == [[b"a"], [b"b", b"a"], [b"a", b"z"], [b"a", b"b", b"k"]]

@@ -396,7 +396,7 @@ def _to_array(value, dtype=None):
         if isinstance(value, np.ndarray):
             arr = _dt.string_array(value) if value.dtype.kind in "OUS" else value
         elif isinstance(value, np.generic):
-            arr = np.asarray(value)
+            arr = _dt.string_array(value) if isinstance(value, (str, bytes)) else np.asarray(value)
         else:
             arr = _asarray(value)
             # TF's defaults apply to values made of Python scalars only: a list of
@@ -612,7 +612,7 @@ class Variable(Tensor):
             return v
         # NumPy arrays and Python values convert to the variable's dtype, as
         # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
-        arr = np.asarray(v)
+        arr = _dt.string_array(v, dtype_given=True) if self._v.dtype.kind == "O" else np.asarray(v)
         if arr.dtype != self._v.dtype:
             if arr.dtype.kind == "f" and self._v.dtype.kind in "iub":
                 raise TypeError(f"{self._name}.{op}: float value for a {self._v.dtype.name} variable")
