@@ -321,7 +321,8 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
 
 
 def _boxed(x):
-    """A tensor as a 0-d object element holding its whole value (format prints whole tensors)."""
+    """A tensor as a 0-d object element holding its whole value (format prints whole tensors, and
+    string_map is elementwise): an intermediate of format's graph only, never returned."""
     return _bind(string_join_rows_p, _flat(x), _one_row(x), fn=_box_row(tuple(_aval_of(x).shape)), out=_STRING)[0]
 
 
