@@ -152,6 +152,13 @@ def test_ragged_range_boolean_mask():
     m = tf.ragged.constant([[True, False, True], [False], [True, True]])
     assert tf.ragged.boolean_mask(d, m).to_list() == [[1, 3], [], [5, 6]]
     assert tf.ragged.boolean_mask(d, [True, False, True]).to_list() == [[1, 2, 3], [5, 6]]
+    # TF 2.21: empty rows (also trailing ones) and a 3-D mask
+    e = tf.ragged.constant([[1, 2, 3], [], [5, 6], []])
+    me = tf.ragged.constant([[True, False, True], [], [False, True], []])
+    assert repr(tf.ragged.boolean_mask(e, me)) == "<tf.RaggedTensor [[1, 3], [], [6], []]>"
+    d3 = tf.ragged.constant([[[1, 2], [3]], [], [[4]]])
+    m3 = tf.ragged.constant([[[True, False], [False]], [], [[True]]])
+    assert repr(tf.ragged.boolean_mask(d3, m3)) == "<tf.RaggedTensor [[[1], []], [], [[4]]]>"
 
 
 def test_gradient_through_flat_values():

@@ -133,8 +133,8 @@ def boolean_mask(data, mask, name=None):
         lens = []
         level_keep = keep
         for s in reversed([_np(x) for x in data.nested_row_splits]):
-            lens.append(np.add.reduceat(level_keep.astype(np.int64), s[:-1]) * (np.diff(s) > 0)
-                        if s.size > 1 else np.zeros(0, np.int64))
+            kept = np.concatenate([[0], np.cumsum(level_keep, dtype=np.int64)])
+            lens.append(kept[s[1:]] - kept[s[:-1]])   # each row's kept values (an empty row: 0)
             level_keep = np.ones(s.size - 1, bool)
         r = Tensor(fv[keep])
         for ln in lens:
