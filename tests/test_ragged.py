@@ -178,3 +178,15 @@ def test_compiled_mode_says_ragged_is_eager_only():
     with pytest.raises(NotImplementedError, match="RaggedTensor inside tapeflow.function"):
         g(tf.constant(["a b"]))
     assert g(tf.constant("a b")).numpy().tolist() == [b"a", b"b"]   # a scalar's split is dense: compiles
+
+
+def test_expressions_print_what_tf_prints():
+    # tests/ragged_cases.py run under TF 2.21 (tests/tf_reference/make_ragged_reference.py)
+    import json
+    from pathlib import Path
+    import ragged_cases
+    want = json.loads((Path(__file__).parent / "data" / "ragged_tf.json").read_text())
+    got = ragged_cases.run(tf)
+    assert set(got) == set(want)
+    bad = {c: (got[c], want[c]) for c in want if got[c] != want[c]}
+    assert not bad, bad

@@ -14,17 +14,21 @@ __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "r
 
 
 def _depth(x):
-    """The nesting depth of the scalars in ``x`` (a list of lists ...), or ValueError where it varies."""
+    """(the nesting depth of the scalars in ``x``, None if it holds none; the deepest list's),
+    TF's _find_scalar_and_max_depth; ValueError where the scalars' depth varies."""
     if isinstance(x, (list, tuple)):
-        if not x:
-            return None   # an empty list fits any depth
-        ds = {d for d in (_depth(v) for v in x) if d is not None}
+        ds, deepest = set(), 1
+        for v in x:
+            d, m = _depth(v)
+            if d is not None:
+                ds.add(d)
+            deepest = max(deepest, m + 1)
         if len(ds) > 1:
             raise ValueError("all scalar values must have the same nesting depth")
-        return (ds.pop() + 1) if ds else None
+        return ((ds.pop() + 1) if ds else None), deepest
     if isinstance(x, np.ndarray):
-        return x.ndim
-    return 0
+        return x.ndim, x.ndim
+    return 0, 0
 
 
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=_dt.int64):
@@ -34,9 +38,9 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
         return pylist
     if isinstance(pylist, Tensor):
         pylist = pylist.numpy().tolist()
-    d = _depth(pylist)
-    if d is None:
-        d = 1 + (len(inner_shape) if inner_shape else 0) + (ragged_rank or 0)
+    d, deepest = _depth(pylist)
+    if d is None:   # no scalars (empty lists): the lists' depth, and any inner_shape below it
+        d = deepest + (len(inner_shape) if inner_shape else 0)
     inner = 0 if inner_shape is None else len(inner_shape)
     if ragged_rank is None:
         ragged_rank = max(d - 1 - inner, 0) if inner else max(d - 1, 0)

@@ -339,9 +339,6 @@ class RaggedTensor(CompositeTensor):
     def __bool__(self):
         raise TypeError("the truth value of a RaggedTensor is ambiguous")
 
-    def __len__(self):
-        return self.nrows_static()
-
     def __iter__(self):
         return (self[i] for i in range(self.nrows_static()))
 
