@@ -81,7 +81,7 @@ def _substr(s, pos, n, unit):
         raise InvalidArgumentError(f"substr: pos {pos} out of range for string {s!r}")
     if pos < 0:
         pos += m
-    r = t[pos:pos + max(n, 0)]
+    r = t[pos:] if n < 0 else t[pos:pos + n]   # (TF: a negative len takes the rest)
     return r.encode("utf-8") if unit == "UTF8_CHAR" else r
 
 
@@ -150,7 +150,20 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
 
 
 def _replace(s, pattern, rewrite, count):
-    return _compiled(pattern).sub(rewrite, s, count=count)
+    """RE2's (Global)Replace: as re.sub, except that an empty match right where the previous match
+    ended is skipped (RE2 replaces "aaa" ~ /a*/ once; Python 3.7+ twice)."""
+    out, pos, last, n = [], 0, -1, 0
+    for m in _compiled(pattern).finditer(s):
+        if m.start() == m.end() == last:
+            continue
+        out.append(s[pos:m.start()])
+        out.append(m.expand(rewrite))
+        pos = last = m.end()
+        n += 1
+        if count and n >= count:
+            break
+    out.append(s[pos:])
+    return b"".join(out)
 
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
@@ -171,7 +184,7 @@ def join(inputs, separator="", name=None):
     scalars (TF does not broadcast other shapes: InvalidArgumentError)."""
     xs = [_strings_or_ragged("join", x) for x in inputs]
     if not xs:
-        raise ValueError("join: needs at least one input")
+        return convert_to_tensor(b"")   # (TF 2.21: joining nothing is b'')
     shapes = [tuple(_aval_of(x).shape) for x in xs if not _is_ragged(x) and tuple(_aval_of(x).shape) != ()]
     for s in shapes[1:]:
         if s != shapes[0]:
@@ -202,21 +215,31 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     x = _strings("reduce_join", inputs)
     shape = tuple(_aval_of(x).shape)
     nd = len(shape)
-    axes = tuple(range(nd)) if axis is None else tuple(
-        a % nd for a in (axis if isinstance(axis, (list, tuple)) else [int(axis)]))
-    keep = [d for d in range(nd) if d not in axes]
-    xt = A.transpose(x, keep + list(axes)) if keep + list(axes) != list(range(nd)) else x
-    outer = [shape[d] for d in keep]
-    k = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-    n = int(np.prod(outer, dtype=np.int64))
-    flat = A.reshape(xt, [-1])
-    splits = convert_to_tensor(np.arange(n + 1, dtype=np.int64) * k)
     sep = separator.encode() if isinstance(separator, str) else separator
-    r = _bind(string_join_rows_p, flat, splits, fn=_join_row_sep(sep), out=_STRING)
-    r = A.reshape(r, outer)
+    # TF reduces the listed axes one after another (axis=[0, 1] of [[a, b], [c, d]] is "acbd");
+    # axis None is every axis, row-major ("abcd")
+    axes = list(reversed(range(nd))) if axis is None else [
+        int(a) % nd for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    left = list(range(nd))   # the original axes still in x, in order
+    for a in axes:
+        x = _join_axis(x, left.index(a), sep)
+        left.remove(a)
     if keepdims:
-        r = A.reshape(r, [1 if d in axes else shape[d] for d in range(nd)])
-    return r
+        x = A.reshape(x, [1 if d in axes else shape[d] for d in range(nd)])
+    return x
+
+
+def _join_axis(x, ax, sep):
+    """``x``'s strings along its axis ``ax`` joined: that axis moved last, each row folded."""
+    from .ops import array_ops as A
+    shape = tuple(_aval_of(x).shape)
+    perm = [d for d in range(len(shape)) if d != ax] + [ax]
+    xt = A.transpose(x, perm) if perm != list(range(len(shape))) else x
+    outer = [shape[d] for d in perm[:-1]]
+    n = int(np.prod(outer, dtype=np.int64))
+    splits = convert_to_tensor(np.arange(n + 1, dtype=np.int64) * shape[ax])
+    r = _bind(string_join_rows_p, A.reshape(xt, [-1]), splits, fn=_join_row_sep(sep), out=_STRING)
+    return A.reshape(r, outer)
 
 
 class _join_row_sep:
@@ -249,9 +272,14 @@ def _to_number(s, out):
     try:
         if d.kind == "f":
             t = s.strip()
-            if not t:
+            if not t or b"_" in t:   # (C's strtod, which TF uses, reads no 1_0 as Python does)
                 raise ValueError
-            v = float(t)
+            try:
+                v = float(t)
+            except ValueError:   # strtod reads C99 hex floats too: 0x1p3 is 8
+                if not t.lstrip(b"+-").lower().startswith(b"0x"):
+                    raise
+                v = float.fromhex(t.decode("ascii"))
         else:
             if not _INT_RE.fullmatch(s):
                 raise ValueError
@@ -384,7 +412,12 @@ def _bytes_of(s):
 def _words(sep, maxsplit):
     def split_fn(s):
         if sep is None:
-            return s.split(None, -1 if maxsplit is None or maxsplit < 0 else maxsplit)
+            if maxsplit is None or maxsplit < 0:
+                return s.split()
+            parts = s.split(None, maxsplit)
+            # TF's whitespace split with maxsplit: after maxsplit words it always takes the rest,
+            # even an empty one ("d" with maxsplit=1 is [b"d", b""])
+            return parts + [b""] if len(parts) == maxsplit else parts
         if s == b"":
             return [b""]   # TF: splitting "" on a separator gives one empty string
         return s.split(sep, -1 if maxsplit is None or maxsplit < 0 else maxsplit)

@@ -298,3 +298,17 @@ def test_compiled_shape_ops_on_strings():
         return tf.boolean_mask(s, m), tf.gather(s, [1, 0]), tf.where(m, s, "z"), tf.concat([s, ["k"]], 0)
     out = g(tf.constant(["a", "b"]), tf.constant([True, False]))
     assert [o.numpy().tolist() for o in out] == [[b"a"], [b"b", b"a"], [b"a", b"z"], [b"a", b"b", b"k"]]
+
+
+def test_expressions_print_what_tf_prints():
+    # tests/strings_cases.py run under TF 2.21 (tests/tf_reference/make_strings_reference.py);
+    # exception classes compared by name (tapeflow's InvalidArgumentTypeError where TF raises
+    # InvalidArgumentError, ValueError or TypeError: it is each)
+    import strings_cases
+    want = json.loads((Path(__file__).parent / "data" / "strings_tf.json").read_text())
+    got = strings_cases.run(tf)
+    assert set(got) == set(want)
+    both = {"InvalidArgumentError", "TypeError", "ValueError"}
+    bad = {c: (got[c], want[c]) for c in want if got[c] != want[c]
+           and not (got[c] == "!! InvalidArgumentTypeError" and want[c][3:] in both)}
+    assert not bad, bad
