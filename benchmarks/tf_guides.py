@@ -61,6 +61,8 @@ for _name in ("quickstart_core", "logistic_regression_core", "mlp_core", "matrix
     GUIDES[_name] = f"site/en/guide/core/{_name}.ipynb"
 for _name in ("effective_tf2", "data", "data_performance", "tf_numpy"):
     GUIDES[_name] = f"site/en/guide/{_name}.ipynb"
+# Wave 19: string and ragged tensors (tf.string, tf.strings, tf.RaggedTensor)
+GUIDES["ragged_tensor"] = "site/en/guide/ragged_tensor.ipynb"
 for _name in ("early_stopping", "metrics_optimizers", "validate_correctness", "tf1_vs_tf2",
               "migration_debugging", "checkpoint_saver", "tensorboard", "logging_stop_hook"):
     GUIDES[f"migrate_{_name}"] = f"site/en/guide/migrate/{_name}.ipynb"

@@ -6,7 +6,7 @@ Port a TF2 eager program by changing ``import tensorflow as tf`` to
 """
 from .core import primitives as _primitives  # noqa: F401  (registers the primitive table)
 from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
-                          int32, int64, uint8, bool_ as bool)
+                          int32, int64, uint8, bool_ as bool, string)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
 from .core.tensor import VariableAggregation, VariableSynchronization  # noqa: F401
 from .ops.math_ops import *  # noqa: F401,F403
@@ -69,7 +69,7 @@ from .keras.initializers import (RandomNormal as random_normal_initializer,  # n
 # tf.train / tf.summary / tf.profile / tf.rl load on first use (PEP 562): they
 # pull in safetensors and TensorBoard's writer, which `import tapeflow` should not pay for.
 _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "autograph", "types", "eager",
-                    "experimental", "saved_model", "distribute"}
+                    "experimental", "saved_model", "distribute", "strings", "ragged"}
 
 
 # tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it
@@ -86,6 +86,10 @@ def __getattr__(name):
         from .profiler import profile as p
         globals()["profile"] = p
         return p
+    if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
+        from . import ragged
+        globals()[name] = getattr(ragged, name)
+        return globals()[name]
     from ._unsupported import FEATURES, NAMES, UnsupportedNamespace, unsupported_name
     if name in FEATURES:   # out-of-scope TF namespaces: their use names the feature
         return UnsupportedNamespace(name)

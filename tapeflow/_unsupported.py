@@ -1,15 +1,14 @@
 """TF namespaces tapeflow does not implement (issue 11, item 9: out of scope, documented).
 
-A ported program that reaches `tf.ragged.constant(...)` must stop with an error that names the
+A ported program that reaches `tf.sparse.to_dense(...)` must stop with an error that names the
 feature and says it is out of scope, not with `module 'tapeflow' has no attribute 'ragged'`,
-which reads like a typo or a broken install.
+which reads like a typo or a broken install. (String and ragged tensors left this list in
+wave 19: tapeflow/strings.py, tapeflow/ragged/.)
 """
 from __future__ import annotations
 
 # namespace -> what it is, as the error message names it
 FEATURES = {
-    "strings": "string tensors",
-    "ragged": "ragged tensors",
     "io": "tf.io (file reading and serialized protos)",
     # a sub-namespace (tapeflow.distribute makes it an UnsupportedNamespace): clusters of machines
     "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
@@ -21,11 +20,8 @@ FEATURES = {
 
 # top-level names of the same features: using the name raises at once
 NAMES = {
-    "RaggedTensor": "ragged tensors",
-    "string": "string tensors (the tf.string dtype)",
     "complex64": "complex dtypes",
     "complex128": "complex dtypes",
-    "dtypes.string": "string tensors (the tf.string dtype)",
     "dtypes.complex64": "complex dtypes",
     "dtypes.complex128": "complex dtypes",
     # TF1's API, reached through TF2's namespaces

@@ -14,9 +14,9 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * ``shuffle`` uses TF's buffer algorithm (fill ``buffer_size`` elements, emit a
   random one, refill), but its own random stream: a seeded shuffle is
   reproducible within tapeflow, not equal to TF's order.
-* File readers of string data (TFRecordDataset, TextLineDataset,
-  FixedLengthRecordDataset) raise NotImplementedError naming the feature;
-  ``experimental.CsvDataset`` reads numeric CSV columns.
+* ``TextLineDataset`` yields each line as a tf.string scalar; ``experimental.CsvDataset`` and
+  ``make_csv_dataset`` read numeric and string columns. TFRecordDataset and
+  FixedLengthRecordDataset (serialized records) raise NotImplementedError naming the feature.
 * ``interleave``/``flat_map``/``window``/``padded_batch``/``group_by_window``/``rebatch``/
   ``sample_from_datasets``/``choose_from_datasets`` follow TF's algorithms and element orders; a
   parallel interleave yields the sequential order. ``bucket_by_sequence_length``,
@@ -71,6 +71,12 @@ def _as_tensors(structure):
         return type(structure)(*vals) if hasattr(structure, "_fields") else tuple(vals)
     from .sparse import SparseTensor
     return structure if isinstance(structure, (Tensor, SparseTensor)) else convert_to_tensor(structure)
+
+
+def _map_result(r):
+    """A map function's result as TF's StructuredFunctionWrapper takes it: a returned list (a
+    py_function's outputs, of different shapes and dtypes) is a tuple, not one stacked tensor."""
+    return tuple(r) if r.__class__ is list else r
 
 
 def _int_arg(name, value, allow_negative=False):
@@ -647,7 +653,7 @@ class _MapDataset(Dataset):
 
     def _elements(self):
         fn = self._fn
-        return _PerElement(self._source._elements(), lambda el: _as_tensors(_apply(fn, el)))
+        return _PerElement(self._source._elements(), lambda el: _as_tensors(_map_result(_apply(fn, el))))
 
     def _cardinality(self):
         return self._source._cardinality()
@@ -661,7 +667,7 @@ class _MapDataset(Dataset):
         if all(isinstance(s, TensorSpec) for s in nest.flatten(src)):
             fn = self._fn
             try:
-                cf = function(lambda el: _as_tensors(_apply(fn, el))).get_concrete_function(src)
+                cf = function(lambda el: _as_tensors(_map_result(_apply(fn, el)))).get_concrete_function(src)
                 return cf.structured_outputs
             except Exception:  # noqa: BLE001  (the spec from an element, below)
                 pass
@@ -1287,16 +1293,16 @@ class _UniqueDataset(Dataset):
         flat = nest.flatten(source._spec())
         if len(flat) != 1:
             raise errors.InvalidArgumentError(None, None, "UniqueDataset only supports inputs with a single component.")
-        if flat[0].dtype.name not in ("int32", "int64"):
+        if flat[0].dtype.name not in ("int32", "int64", "string"):
             raise TypeError(f"`tf.data.Dataset.unique` does not support type {flat[0].dtype!r} -- only `tf.int32`, "
-                            f"`tf.int64`, and `tf.string` are supported (tf.string is out of scope in tapeflow).")
+                            f"`tf.int64`, and `tf.string` are supported.")
         self._source = source
 
     def _elements(self):
         seen = set()
         for el in self._source._elements():
-            a = nest.flatten(el)[0].numpy()
-            k = (a.shape, a.tobytes())
+            a = np.asarray(nest.flatten(el)[0].numpy())
+            k = (a.shape, a.tobytes() if a.dtype.kind != "O" else tuple(a.reshape(-1).tolist()))
             if k not in seen:
                 seen.add(k)
                 yield el
@@ -1635,8 +1641,56 @@ def _file_reader(feature):
 
 
 TFRecordDataset = _file_reader("TFRecordDataset")
-TextLineDataset = _file_reader("TextLineDataset")
 FixedLengthRecordDataset = _file_reader("FixedLengthRecordDataset")
+
+
+def _filenames(filenames):
+    if isinstance(filenames, Tensor):
+        filenames = filenames.numpy().tolist()
+    return [os.fspath(f.decode() if isinstance(f, bytes) else f)
+            for f in ([filenames] if isinstance(filenames, (str, bytes, os.PathLike)) else filenames)]
+
+
+def _string_scalar(b):
+    a = np.empty((), object)
+    a[()] = b
+    return Tensor(a)
+
+
+class TextLineDataset(Dataset):
+    """``tf.data.TextLineDataset``: each line of the files (one after the other) as a tf.string
+    scalar, without its line end ("\n", and a "\r" before it, as TF); the files are opened when
+    iterated (a missing one is TF's NotFoundError then)."""
+
+    _kind = "TextLineDataset"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        if compression_type:
+            raise NotImplementedError(f"TextLineDataset: compression_type={compression_type!r} is not supported; "
+                                      "decompress the files first")
+        self._files = _filenames(filenames)
+
+    def _elements(self):
+        for path in self._files:
+            try:
+                f = open(path, "rb")
+            except FileNotFoundError:
+                raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+            with f:
+                for line in f:
+                    if line.endswith(b"\n"):
+                        line = line[:-1]
+                        if line.endswith(b"\r"):
+                            line = line[:-1]
+                    yield _string_scalar(line)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        from .core import dtypes
+        return TensorSpec((), dtypes.string)
 
 
 class CsvDataset(Dataset):
@@ -1644,8 +1698,8 @@ class CsvDataset(Dataset):
     line, typed by ``record_defaults`` (a value: its dtype, and what an empty or ``na_value``
     field becomes; a dtype: a required column). TF's parsing rules and error texts: fields are
     parsed in order, an int column refuses "2.5", a record with too few fields is an error, the
-    files are opened when iterated. String columns are out of scope (no tf.string): select the
-    numeric ones with ``select_cols``/``exclude_cols``."""
+    files are opened when iterated. A string column (a str default, or tf.string) gives the
+    field's text as bytes."""
 
     _kind = "CsvDatasetV2"
 
@@ -1657,10 +1711,7 @@ class CsvDataset(Dataset):
         if compression_type:
             raise NotImplementedError(f"CsvDataset: compression_type={compression_type!r} is not supported; "
                                       "decompress the files first")
-        if isinstance(filenames, Tensor):
-            filenames = filenames.numpy().tolist()
-        self._files = [os.fspath(f.decode() if isinstance(f, bytes) else f)
-                       for f in ([filenames] if isinstance(filenames, (str, bytes, os.PathLike)) else filenames)]
+        self._files = _filenames(filenames)
         self._defaults, specs = [], []
         for i, d in enumerate(record_defaults):
             if isinstance(d, (list, tuple)) and len(d) == 1:   # TF1's [[0.0]] form
@@ -1668,15 +1719,11 @@ class CsvDataset(Dataset):
             if isinstance(d, (dtypes.DType, type, np.dtype)) and not isinstance(d, Tensor):
                 t, value = dtypes.as_dtype(d), None
             else:
-                if isinstance(d, (str, bytes)):
-                    raise NotImplementedError(
-                        f"CsvDataset: record_defaults[{i}] is a string: string columns (tf.string) are out of "
-                        "scope in tapeflow; pick the numeric columns with select_cols or exclude_cols")
                 tensor = d if isinstance(d, Tensor) else convert_to_tensor(d)
                 t, value = tensor.dtype, tensor.numpy()
-            if t.name not in ("float32", "float64", "int32", "int64"):
+            if t.name not in ("float32", "float64", "int32", "int64", "string"):
                 raise TypeError(f"CsvDataset: record_defaults[{i}] has dtype {t.name}; TF's CsvDataset takes "
-                                "float32, float64, int32, int64 (or string, out of scope here)")
+                                "float32, float64, int32, int64 or string")
             self._defaults.append((t, value))
             specs.append(TensorSpec((), t))
         self._spec_value = tuple(specs)
@@ -1707,7 +1754,9 @@ class CsvDataset(Dataset):
         if text == "" or text == self._na:
             if value is None:
                 raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
-            return Tensor(np.asarray(value, t.np))
+            return _string_scalar(value) if t.np.kind == "O" else Tensor(np.asarray(value, t.np))
+        if t.np.kind == "O":   # a string column: the field's text
+            return _string_scalar(text.encode())
         try:
             if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
                 raise ValueError
@@ -1800,8 +1849,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     read from CSV files, built as TF builds it: the files (sorted, or shuffled), read one after the
     other (``num_parallel_reads`` > 1: interleaved), shuffled and repeated, batched (the last batch
     dropped when ``num_epochs`` is None, as TF), turned into dicts. Column types are inferred from
-    the first ``num_rows_for_inference`` rows as TF does (int32, int64, float32, float64);
-    string columns are out of scope (no tf.string): select the numeric ones with select_columns."""
+    the first ``num_rows_for_inference`` rows as TF does (int32, int64, float32, float64, string)."""
     import glob
     if compression_type:
         raise NotImplementedError(f"make_csv_dataset: compression_type={compression_type!r} is not supported; "
@@ -1863,12 +1911,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
             for i in idx:
                 types[i] = _infer_csv_type(fields[i], na_value, types[i])
         types = [types[i] or "string" for i in idx]
-        strings = [n for n, t in zip(names, types) if t == "string"]
-        if strings:
-            raise NotImplementedError(
-                f"make_csv_dataset: column(s) {strings} hold strings; string tensors (tf.string) are out of scope "
-                f"in tapeflow: pass select_columns with the numeric columns")
-        column_defaults = [np.zeros((), t) for t in types]
+        column_defaults = [_string_scalar(b"") if t == "string" else np.zeros((), t) for t in types]
     elif len(column_defaults) != len(idx):
         raise ValueError(f"make_csv_dataset: {len(column_defaults)} column_defaults for {len(idx)} columns "
                          f"({names}); give one per selected column")

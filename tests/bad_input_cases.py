@@ -800,3 +800,19 @@ case("dist19_average_loss_negative_batch", "lambda x: tf.nn.compute_average_loss
      "global_batch_size")
 case("dist19_average_loss_float_batch", "lambda x: tf.nn.compute_average_loss(x, global_batch_size=2.5)", [V3],
      "global_batch_size")
+
+# -- str19 (wave 19): string tensors; numeric ops refuse them, tf.strings' own errors ---------------
+S2 = np.array([b"ab", b"c"], object)           # string (2,)
+S3 = np.array([b"ab", b"c", b"d"], object)     # string (3,)
+SNUM = np.array([b"1.5", b"x"], object)        # string (2,): "x" is not a number
+case("str19_sub_strings", "lambda s: s - s", [S2], "sub")
+case("str19_add_string_int", "lambda s: s + 1", [S2], "add")
+case("str19_mul_string_int", "lambda s: s * 2", [S2], "mul")
+case("str19_reduce_sum_strings", "lambda s: tf.reduce_sum(s)", [S2], "reduce_sum")
+case("str19_matmul_strings", "lambda s: tf.matmul(tf.reshape(s, [1, 2]), tf.reshape(s, [2, 1]))", [S2], "matmul")
+case("str19_equal_string_float", "lambda s, x: tf.equal(s, x)", [S2, V3[:2]], "equal")
+case("str19_cast_string_float", "lambda s: tf.cast(s, tf.float32)", [S2], "cast")
+case("str19_to_number_bad", "lambda s: tf.strings.to_number(s)", [SNUM], "StringToNumber")
+case("str19_substr_pos", "lambda s: tf.strings.substr(s, 7, 2)", [S2], "pos 7")
+case("str19_join_shapes", "lambda a, b: tf.strings.join([a, b])", [S2, S3], "Input shapes")
+case("str19_length_int", "lambda x: tf.strings.length(x)", [I3], "length")

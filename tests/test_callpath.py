@@ -189,8 +189,7 @@ def test_constant_of_numpy_arrays_keeps_dtype_and_rejects_what_it_rejected():
         assert t.numpy().dtype == dt and tf.convert_to_tensor(a).numpy().dtype == dt
     with pytest.raises(TypeError, match="dtype complex64 is not supported"):
         tf.constant(np.zeros(2, np.complex64))
-    with pytest.raises(TypeError, match="cannot make a tensor"):
-        tf.constant(np.array(["a", "b"]))
+    assert tf.constant(np.array(["a", "b"])).numpy().tolist() == [b"a", b"b"]   # tf.string (wave 19)
     with pytest.raises(TypeError, match="cannot make a tensor"):
         tf.constant(np.array([object()]))
     assert tf.constant(np.arange(3, dtype=np.int64), dtype=tf.float32).dtype == tf.float32

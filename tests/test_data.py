@@ -174,7 +174,7 @@ def test_training_loop_over_a_dataset():
     np.testing.assert_allclose(w.numpy().ravel(), [1., -2., 0.5], atol=1e-3)
 
 
-@pytest.mark.parametrize("name", ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset"])
+@pytest.mark.parametrize("name", ["TFRecordDataset", "FixedLengthRecordDataset"])  # (TextLineDataset: wave 19)
 def test_file_readers_name_the_unsupported_feature(name):
     with pytest.raises(NotImplementedError, match=name):
         getattr(tf.data, name)("x.tfrecord")
@@ -461,7 +461,6 @@ def test_csv_dataset_argument_errors(tmp_path):
         tf.data.experimental.CsvDataset(n, [0, 0, 0], select_cols=[0, 1])
     with pytest.raises(tf.errors.InvalidArgumentError, match="select_cols should be strictly increasing"):
         tf.data.experimental.CsvDataset(n, [0, 0], select_cols=[1, 0])
-    with pytest.raises(NotImplementedError, match="string columns .* out of scope"):
-        tf.data.experimental.CsvDataset(n, ["", 0])
+    assert [tuple(t.numpy() for t in r) for r in tf.data.experimental.CsvDataset(n, ["", 0])] == [(b"1", 2)]
     with pytest.raises(TypeError, match="record_defaults\\[0\\] has dtype bool"):
         tf.data.experimental.CsvDataset(n, [True, 0])

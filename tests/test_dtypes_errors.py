@@ -191,8 +191,7 @@ def test_conversion_with_a_conflicting_dtype_raises():
 def test_unsupported_dtypes_raise():
     with pytest.raises(TypeError, match="not supported"):
         tf.constant(np.array([1 + 2j]))
-    with pytest.raises(TypeError, match="cannot make a tensor"):
-        tf.constant("abc")
+    assert tf.constant("abc").dtype is tf.string   # (wave 19: string tensors)
     with pytest.raises(TypeError, match="not a dtype"):
         tf.as_dtype("floatyfloat")
     assert tf.as_dtype("float32") is tf.float32 and tf.as_dtype(float) is tf.float32
@@ -301,7 +300,7 @@ def test_bad_axes_raise_value_error(fn):
 # -- wrong types ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn,pattern", [
-    (lambda: tf.add(F32, "a"), r"add: cannot convert argument of type str"),
+    (lambda: tf.add(F32, "a"), r"add: dtypes differ: float32 .* vs string"),  # TF 2.21: TypeError too
     (lambda: F32 + None, r"add: cannot convert argument of type NoneType"),
     (lambda: F32 * object(), r"mul: cannot convert argument of type object"),
     (lambda: tf.reduce_sum({"a": 1}), r"reduce_sum: cannot convert argument of type dict"),

@@ -404,6 +404,47 @@ def _unique_forward_cases():
             for x, w, d in ((x, want, np.dtype(np.int32)), (xi, want_i, np.dtype(np.int64))) for k in range(3)]
 
 
+def _strings(*items):
+    out = np.empty(len(items), object)
+    out[:] = list(items)
+    return out
+
+
+def _string_map_cases():
+    """string_map: each element through a tapeflow.strings function (broadcast operands)."""
+    from tapeflow import strings as S
+    x = _strings(b"ab c", b"", b"\xc3\xa9!")
+    bang = np.array(b"!", object)
+    return [
+        Case("string_map[length]", prim("string_map", fn=S._length_bytes, args=(), out=np.dtype(np.int32)),
+             lambda a: np.array([len(s) for s in a], np.int32), (x,)),
+        Case("string_map[length utf8]", prim("string_map", fn=S._length_chars, args=(), out=np.dtype(np.int32)),
+             lambda a: np.array([len(s.decode()) for s in a], np.int32), (x,)),
+        Case("string_map[join, broadcast]", prim("string_map", fn=S._join, args=(b"-",), out=np.dtype(object)),
+             lambda a, b: _strings(*[s + b"-" + b[()] for s in a]), (x, bang)),
+        Case("string_map[to_number]", prim("string_map", fn=S._to_number, args=("<f4",), out=np.dtype(np.float32)),
+             lambda a: np.array([1.5, -2, 300], np.float32), (_strings(b"1.5", b" -2", b"3e2"),)),
+    ]
+
+
+def _string_split_cases():
+    from tapeflow import strings as S
+    x = _strings(b"a b  c", b"", b" d ")
+    sp = S._words(None, -1)
+    want = (_strings(b"a", b"b", b"c", b"d"), np.array([0, 3, 3, 4], np.int64))
+    return [Case(f"string_split[{k}]", (lambda a, k=k: bind(P["string_split"], a, fn=sp, out=np.dtype(object))[k]),
+                 (lambda a, k=k: want[k]), (x,)) for k in range(2)]
+
+
+def _string_join_rows_cases():
+    from tapeflow import strings as S
+    vals = _strings(b"a", b"b", b"c")
+    splits = np.array([0, 2, 2, 3], np.int64)
+    return [Case("string_join_rows[reduce_join]",
+                 prim("string_join_rows", fn=S._join_row_sep(b","), out=np.dtype(object)),
+                 lambda v, s: _strings(b"a,b", b"", b"c"), (vals, splits))]
+
+
 def _getitem_add_cases():
     rng = _rng("getitem_add")
     like = rng.uniform(-2, 2, (4, 3))
@@ -739,6 +780,9 @@ FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
                            lambda a, dt=dt: np.asarray(np.shape(a), dt), (a,))
                       for a in (_XF, _XI, np.float32(1.5), np.zeros((2, 0, 3), np.float32)) for dt in (np.int32, np.int64)],
     "unique": _unique_forward_cases,
+    "string_map": _string_map_cases,
+    "string_split": _string_split_cases,
+    "string_join_rows": _string_join_rows_cases,
     "searchsorted": _searchsorted_cases,
     "floordiv": _floordiv_cases,
     "sign": _nd_unary("sign", np.sign, [_XF, _XI, _SPECIAL[1:]]),

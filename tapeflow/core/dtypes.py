@@ -19,6 +19,11 @@ Promotion rules (enforced by every primitive, eager and traced):
    (it would have to change the tensor's dtype).
 3. A value made only of Python scalars gets TF's defaults: ``float`` ->
    float32, ``int`` -> int32, ``bool`` -> bool.
+
+``string`` (TF's tf.string) is a NumPy object array whose elements are ``bytes``, as TF's
+``.numpy()`` returns them (str input is UTF-8 encoded, as TF does). Only the primitives whose
+record says ``strings=True`` (shape ops, gathers, select, equality, add) accept it; every other
+rule refuses it (core/primitive.py ``Primitive.strings``), so NumPy never computes on the objects.
 """
 from __future__ import annotations
 
@@ -30,14 +35,14 @@ class DType:
 
     __slots__ = ("np", "name")
 
-    def __init__(self, np_dtype):
+    def __init__(self, np_dtype, name=None):
         self.np = np.dtype(np_dtype)
-        self.name = self.np.name
+        self.name = name or self.np.name
 
     # TF spellings
     @property
     def as_numpy_dtype(self):
-        return self.np.type
+        return object if self.np.kind == "O" else self.np.type  # (TF: tf.string.as_numpy_dtype is object)
 
     @property
     def is_floating(self):
@@ -52,16 +57,26 @@ class DType:
         return self.np.kind == "b"
 
     @property
+    def is_string(self):
+        return self.np.kind == "O"
+
+    @property
     def size(self):
-        return self.np.itemsize
+        return 0 if self.np.kind == "O" else self.np.itemsize  # (TF: tf.string.size is 0)
 
     @property
     def min(self):
+        self._numeric("minimum")
         return np.finfo(self.np).min if self.is_floating else np.iinfo(self.np).min
 
     @property
     def max(self):
+        self._numeric("maximum")
         return np.finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
+
+    def _numeric(self, what):
+        if self.np.kind == "O":  # TF 2.21's TypeError text
+            raise TypeError(f"Cannot find {what} value of {self} with type {self}.")
 
     def __eq__(self, other):
         if isinstance(other, DType):
@@ -96,9 +111,13 @@ int64 = DType(np.int64)
 uint8 = DType(np.uint8)
 bool_ = DType(np.bool_)
 half, double = float16, float64
+#: tf.string: an object array of bytes (see the module's docstring)
+string = DType(np.object_, "string")
+STRING = string.np
 
-_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
-SUPPORTED = tuple(_BY_NP)
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string)}
+#: the numeric dtypes (an array of one is taken as it is; an object array is checked for bytes)
+SUPPORTED = tuple(d for d in _BY_NP if d.kind != "O")
 FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -112,15 +131,64 @@ def as_dtype(x) -> DType:
         return int32
     if x is bool:
         return bool_
+    if x is str or x is bytes or (isinstance(x, str) and x == "string"):
+        return string
     try:
         npd = np.dtype(x)
     except TypeError:
         raise TypeError(f"not a dtype: {x!r}; use e.g. tapeflow.float32") from None
     d = _BY_NP.get(npd)
+    if d is None and npd.kind in "US":  # NumPy's text dtypes: TF's tf.string, as tf.as_dtype maps them
+        return string
     if d is None:
         raise TypeError(f"dtype {npd} is not supported by tapeflow; supported: "
                         + ", ".join(str(k) for k in _BY_NP))
     return d
+
+
+def string_array(value, dtype_given=False):
+    """``value`` (str, bytes, a nested list of them, a NumPy text or object array) as tf.string's
+    array: NumPy object dtype, each element ``bytes`` (str is UTF-8 encoded, as TF encodes it).
+    Anything else among the elements is TF's error: ValueError for a sequence of mixed types,
+    TypeError for a non-text value given dtype=tf.string."""
+    if isinstance(value, bytes):
+        out = np.empty((), object)
+        out[()] = bytes(value)
+        return out
+    if isinstance(value, str):
+        out = np.empty((), object)
+        out[()] = value.encode()
+        return out
+    if isinstance(value, np.ndarray) and value.dtype.kind == "S":
+        # np.bytes_ drops trailing NULs; tolist gives the bytes NumPy holds (as TF's conversion does)
+        arr = np.empty(value.shape, object)
+        arr[...] = value.tolist() if value.ndim else value[()]
+        return arr
+    try:
+        arr = np.array(value, dtype=object)
+    except ValueError:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+    flat = arr.reshape(-1)
+    for i, x in enumerate(flat):
+        c = x.__class__
+        if c is bytes:
+            continue
+        if isinstance(x, str):
+            flat[i] = x.encode()
+        elif isinstance(x, bytes):
+            flat[i] = bytes(x)
+        elif hasattr(x, "numpy") and getattr(x, "dtype", None) == string and not getattr(x, "shape", (1,)):
+            flat[i] = x.numpy()   # a 0-d string tensor in a list
+        elif isinstance(x, (list, tuple)):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
+        elif dtype_given:
+            raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype string")
+        elif not any(isinstance(y, (str, bytes)) for y in flat):   # no text at all: not a string tensor
+            raise TypeError(f"cannot make a tensor from {type(value).__name__} holding {type(x).__name__} "
+                            f"objects: {x!r}")
+        else:  # TF 2.21's words for ["a", 1]
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    return arr
 
 
 def np_dtype(x) -> np.dtype:

@@ -81,6 +81,11 @@ class Primitive:
     numpy_operands: "adopt" for ops whose operands share one dtype: a NumPy operand
         takes the tensor operands' dtype (adopt_numpy), eager and traced alike.
         None (the default): NumPy values keep their dtype.
+    strings: True for a primitive whose kernel is right on string tensors (NumPy object arrays
+        of bytes): shape ops, gathers, select, equality, add (TF's string concatenation). False
+        (the default, the safe answer): its rule refuses a string operand with TF's error
+        (``refuse_strings``, run before the rule in eager and traced code alike), so NumPy never
+        computes on the objects (np.sum would concatenate them, np.negative raise a TypeError).
     specialize(*avals, **params): optional; an eager kernel for one signature, or
         None for ``impl``. Asked once, when eager's rule cache first meets the
         signature (``_run_rule``); bind's fast path then calls that kernel instead of
@@ -91,14 +96,14 @@ class Primitive:
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "alias_map", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np", "vjp_np_into", "specialize", "numpy_operands")
+                 "bind2", "vjp_np", "vjp_np_into", "specialize", "numpy_operands", "strings")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
                  aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
-                 specialize=None, alias_map=None, numpy_operands=None):
+                 specialize=None, alias_map=None, numpy_operands=None, strings=False):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -127,6 +132,7 @@ class Primitive:
         #: takes the tensor operands' dtype, as TF converts it (x_f32 * np.ones(3) is float32);
         #: None (the default): a NumPy value keeps its dtype, and a mismatch is the rule's error
         self.numpy_operands = numpy_operands
+        self.strings = bool(strings)
         #: bind(self, a, b, **params) for two operands, as a plain function (see _make_bind2)
         self.bind2 = _make_bind2(self)
         REGISTRY[name] = self
@@ -420,6 +426,8 @@ def eager_apply(p, args, params, kernel=None):
             v = a
         elif isinstance(a, T):  # a symbolic tensor used outside its trace
             raise _leaked(p, a)
+        elif isinstance(a, CompositeTensor):  # a RaggedTensor operand: its class applies p (TF's dispatch)
+            return a._bind_composite(p, args, params)
         else:
             v = _py_array(a) if isinstance(a, (list, tuple)) else _convert_other(p, a)
             # the tape records the array, not the list: a vjp rule reads its operands as arrays
@@ -483,6 +491,8 @@ def _run_rule(p, vals, params, key):
     cache entry (rule result, result signature), cached under ``key`` if given."""
     avals = [_PY_AVAL[v.__class__] if v.__class__ in _PY_SCALARS else _sig(v.shape, v.dtype).aval
              for v in vals]
+    if not p.strings:
+        refuse_strings(p, avals)
     try:
         out = p.abstract(*avals, **params)
     except (ValueError, TypeError, IndexError) as e:
@@ -503,6 +513,52 @@ def _run_rule(p, vals, params, key):
             spec = p.specialize
             _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
     return hit
+
+
+class CompositeTensor:
+    """TF's CompositeTensor: a value made of tensors (tf.RaggedTensor). As an operand of ``bind``
+    (eagerly: it is never a Tensor, so bind's fast path misses and ``eager_apply`` meets it) its
+    class's ``_bind_composite(p, args, params)`` computes the op from the record's facts: the
+    ragged tensor maps elementwise primitives over its flat values and raises CompositeOperand
+    for the others. ``aval_of`` raises CompositeOperand too. The public ops TF dispatches for
+    ragged tensors (reductions, concat, tile, cast, ...) catch it and call their ragged form:
+    a try costs nothing in Python 3.11 until it raises, so the tensor path pays nothing."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _bind_composite(cls, p, args, params):
+        raise CompositeOperand(p.name, cls.__name__)
+
+
+class CompositeOperand(TypeError):
+    """A composite tensor (a RaggedTensor) where an op needs a dense tensor."""
+
+    def __init__(self, op, kind="RaggedTensor"):
+        super().__init__(f"{op}: does not accept a {kind} operand (elementwise ops map over its flat_values, and "
+                         "TF's ragged forms of reductions, concat, tile, gather and map_fn take one); convert it "
+                         "first: rt.to_tensor(), or use tf.ragged.map_flat_values")
+
+
+def refuse_strings(p, avals):
+    """TF's error for a string operand of a primitive whose record does not say ``strings``
+    (``tf.constant("a") - "b"``, ``tf.reduce_sum`` of strings): InvalidArgumentError (TF raises
+    it eagerly) that is also a TypeError (what TF's conversion raises for ``"a" * 2``). Run
+    before the rule, eagerly (on a rule-cache miss only) and while tracing."""
+    for a in avals:
+        if getattr(a, "dtype", None) is _STRING:
+            from ..errors import InvalidArgumentTypeError
+            raise InvalidArgumentTypeError(
+                f"{p.name}: does not accept string tensors (got {_describe_avals(avals)}); TF's op is "
+                f"numeric too. Convert first: tf.strings.to_number(s), or tf.strings.length(s)")
+
+
+def _describe_avals(avals):
+    return ", ".join(f"{fmt_shape(a.shape)} {'string' if a.dtype is _STRING else a.dtype.name}"
+                     if getattr(a, "shape", None) is not None else repr(a) for a in avals)
+
+
+_STRING = np.dtype(object)
 
 
 def _read_eager(var):
@@ -533,7 +589,12 @@ def _conform(p, v, aval):
         d = v.dtype
         s = v.shape
     except AttributeError:  # a kernel returned a Python scalar
-        v = np.asarray(v)
+        if aval.dtype is _STRING:  # one element of a string array (bytes): np.asarray would drop trailing NULs
+            o = np.empty((), _STRING)
+            o[()] = v
+            v = o
+        else:
+            v = np.asarray(v)
         d = v.dtype
         s = v.shape
     if d is not aval.dtype and d != aval.dtype:
@@ -603,7 +664,7 @@ def _read_vjp(ct, out, var):
 
 READ_VARIABLE = Primitive("read_variable", _read_impl, lambda var: var.aval, _read_vjp, effect="read",
                           vjp_np=lambda need, ct, out, var: (ct,),
-                          doc="A snapshot of a Variable's value: bind(READ_VARIABLE, var=v).")
+                          doc="A snapshot of a Variable's value: bind(READ_VARIABLE, var=v).", strings=True)
 
 
 def aval_of(x) -> Aval:
@@ -615,8 +676,12 @@ def aval_of(x) -> Aval:
         return Aval((), np.int32, weak=True)
     if isinstance(x, float):
         return Aval((), np.float32, weak=True)
+    if isinstance(x, (str, bytes)):   # a Python text operand: a 0-d tf.string (TF converts it so)
+        return Aval((), _STRING)
+    if isinstance(x, CompositeTensor):
+        raise CompositeOperand("a tensor op")
     a = _py_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
-    return Aval(a.shape, a.dtype)
+    return Aval(a.shape, _STRING if a.dtype.kind in "US" else a.dtype)
 
 
 def _only_python(x):
@@ -629,6 +694,12 @@ def _py_array(x):
     """A list/tuple argument as an array. Made of Python scalars only, it gets
     TF's defaults (float32, int32; dtypes rule 3), as tapeflow.constant would."""
     a = np.asarray(x)
+    if a.dtype.kind in "US":   # a list of str/bytes: tf.string's object array of bytes
+        from .dtypes import string_array
+        try:
+            return string_array(x)
+        except (ValueError, TypeError):   # text mixed with numbers: the op's rule names the problem
+            return a
     if a.dtype.itemsize == 8 and a.dtype.kind in "fi" and _only_python(x):
         if a.dtype.kind == "f":
             a = a.astype(np.float32)
@@ -703,7 +774,8 @@ def _describe(args):
     for a in args:
         try:
             av = aval_of(a)
-            parts.append(f"{fmt_shape(av.shape)} {av.dtype}" + (" (Python scalar)" if av.weak else ""))
+            parts.append(f"{fmt_shape(av.shape)} {'string' if av.dtype is _STRING else av.dtype}"
+                         + (" (Python scalar)" if av.weak else ""))
         except Exception:
             parts.append(type(a).__name__)
     return ", ".join(parts)
@@ -725,6 +797,9 @@ def _leaked(p, a):
 
 
 def _convert_other(p, a):
+    if isinstance(a, (str, bytes)):   # `s == "a"`, tf.strings ops: a 0-d tf.string, as TF converts it
+        from .dtypes import string_array
+        return string_array(a)
     if hasattr(a, "__array__"):
         return np.asarray(a)
     raise _InvalidArgumentTypeError(f"{p.name}: cannot convert argument of type {type(a).__name__} to a tensor: {a!r}")

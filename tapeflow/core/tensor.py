@@ -210,11 +210,12 @@ class Tensor:
     # print options (np.set_printoptions / np.printoptions) apply as they do in TF
     def __str__(self):
         v = self._v
-        return f"tf.Tensor({_numpy_text(v, False)}, shape={TensorShape(v.shape)}, dtype={v.dtype.name})"
+        return f"tf.Tensor({_numpy_text(v, False)}, shape={TensorShape(v.shape)}, dtype={_dt.from_np(v.dtype).name})"
 
     def __repr__(self):
         v = self._v
-        return f"<tf.Tensor: shape={TensorShape(v.shape)}, dtype={v.dtype.name}, numpy={_numpy_text(v, True)}>"
+        return (f"<tf.Tensor: shape={TensorShape(v.shape)}, dtype={_dt.from_np(v.dtype).name}, "
+                f"numpy={_numpy_text(v, True)}>")
 
     def __format__(self, format_spec):
         # NumPy's own formatting: f"{loss:.4f}" works on a scalar, a spec on an
@@ -328,7 +329,7 @@ class Tensor:
         return self if self.aval.dtype == npd else bind(_E.cast_p, self, dtype=npd)
 
 
-_TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple)
+_TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple, str, bytes)
 
 
 def _numpy_text(v, is_repr):
@@ -339,7 +340,7 @@ def _numpy_text(v, is_repr):
     v = np.asarray(v)
     if v.ndim == 0:
         v = v[()]  # a NumPy scalar: its str ignores the print options, as TF's does
-        text = repr(v.item()) if is_repr else str(v)
+        text = (repr(v.item()) if v.__class__ is not bytes else repr(v)) if is_repr else str(v)
     else:
         text = repr(v) if is_repr else str(v)
     return "\n" + text if "\n" in text else text
@@ -393,9 +394,9 @@ def _to_array(value, dtype=None):
         return v
     if npd is None:
         if isinstance(value, np.ndarray):
-            arr = value
+            arr = _dt.string_array(value) if value.dtype.kind in "OUS" else value
         elif isinstance(value, np.generic):
-            arr = np.asarray(value)
+            arr = _dt.string_array(value) if isinstance(value, (str, bytes)) else np.asarray(value)
         else:
             arr = _asarray(value)
             # TF's defaults apply to values made of Python scalars only: a list of
@@ -408,8 +409,10 @@ def _to_array(value, dtype=None):
                 if _prim._only_python(value) and (arr.size == 0 or (
                         arr.min() >= -2**31 and arr.max() < 2**31)):
                     arr = arr.astype(np.int32)
-            elif arr.dtype.kind in "OUS":
-                raise TypeError(f"cannot make a tensor from {type(value).__name__} {value!r}")
+            elif arr.dtype.kind in "OUS":   # text (tf.constant("Gray wolf")): tf.string's bytes
+                arr = _dt.string_array(value)
+    elif npd.kind == "O":   # dtype=tf.string
+        arr = _dt.string_array(value, dtype_given=True)
     else:
         if npd.kind in "iub" and not isinstance(value, (np.ndarray, np.generic)) and _prim._only_python(value) \
                 and _has_python_float(value):
@@ -421,7 +424,7 @@ def _to_array(value, dtype=None):
         except OverflowError:  # a Python int outside the dtype's range (TF 2.21 wraps it silently)
             from ..errors import InvalidArgumentError
             raise InvalidArgumentError(f"constant: {value!r} is out of range for dtype {npd.name}") from None
-    if arr.dtype not in _SUPPORTED:
+    if arr.dtype not in _SUPPORTED and arr.dtype.kind != "O":
         try:
             _dt.as_dtype(arr.dtype)
         except TypeError as e:
@@ -551,7 +554,7 @@ class Variable(Tensor):
 
     def _repr(self, name):
         v = self._v
-        head = f"<tf.Variable '{name}' shape={TensorShape(v.shape)} dtype={v.dtype.name}"
+        head = f"<tf.Variable '{name}' shape={TensorShape(v.shape)} dtype={_dt.from_np(v.dtype).name}"
         if STATE.trace is not None:
             return head + ">"
         return f"{head}, numpy={_numpy_text(v, True)}>"
@@ -615,7 +618,7 @@ class Variable(Tensor):
             return v
         # NumPy arrays and Python values convert to the variable's dtype, as
         # TF's convert_to_tensor(value, dtype=var.dtype) does; tensors don't (above).
-        arr = np.asarray(v)
+        arr = _dt.string_array(v, dtype_given=True) if self._v.dtype.kind == "O" else np.asarray(v)
         if arr.dtype != self._v.dtype:
             if arr.dtype.kind == "f" and self._v.dtype.kind in "iub":
                 raise TypeError(f"{self._name}.{op}: float value for a {self._v.dtype.name} variable")

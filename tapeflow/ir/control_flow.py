@@ -190,7 +190,7 @@ def _cond_alias_map(eqn):
 
 
 cond_p = Primitive("cond", _cond_impl, _cond_abstract, _cond_vjp, multiple_results=True,
-                   interpret=_cond_interpret, alias_map=_cond_alias_map, doc="branches=(false_graph, true_graph); operands shared by both")
+                   interpret=_cond_interpret, alias_map=_cond_alias_map, doc="branches=(false_graph, true_graph); operands shared by both", strings=True)
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
@@ -296,7 +296,7 @@ def _while_vjp(*args, **kw):
 
 
 while_p = Primitive("while_loop", _while_impl, _while_abstract, _while_vjp, multiple_results=True,
-                    interpret=_while_interpret)
+                    interpret=_while_interpret, strings=True)
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
@@ -466,7 +466,7 @@ def _scan_vjp(cts, outs, *operands, body, length, n_carry, n_xs, start, reverse)
 
 scan_p = Primitive("scan", _scan_impl, _scan_abstract, _scan_vjp, multiple_results=True,
                    interpret=_scan_interpret,
-                   doc="body(i, *carry, *x_slices, *captures) -> (*carry, *y); stacks the ys")
+                   doc="body(i, *carry, *x_slices, *captures) -> (*carry, *y); stacks the ys", strings=True)
 
 
 def _scan_raw(f, init, xs, length, start=0, reverse=False):

@@ -281,6 +281,8 @@ class Trace:
             return self.const(_to_array(x))
         if isinstance(x, Tensor):
             return self.const(x._v, keep=x)
+        if c is str or c is bytes:   # a Python text operand: a tf.string constant, as eagerly
+            return self.const(_to_array(x))
         raise TypeError(f"cannot use a {type(x).__name__} as a tensor: {x!r}")
 
     def _is_ancestor(self, t):
@@ -394,11 +396,14 @@ class Trace:
             args = _prim.adopt_numpy(p, args)
         try:
             in_vars = [self.to_var(a) for a in args]
-        except TypeError as e:  # a str/None/object argument: name the op it was passed to
+        except (TypeError, ValueError) as e:  # a None/object argument, a mixed list: name the op it was passed to
             from ..errors import InvalidArgumentTypeError
             raise InvalidArgumentTypeError(f"{p.name}: {e}") from None
         try:
-            out_aval = p.abstract(*[v.aval for v in in_vars], **params)
+            in_avals = [v.aval for v in in_vars]
+            if not p.strings:
+                _prim.refuse_strings(p, in_avals)
+            out_aval = p.abstract(*in_avals, **params)
         except (ValueError, TypeError, IndexError) as e:
             src = user_frame()
             raise type(e)(f"{e}\n  while tracing, at {fmt_src(src)}") from None

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
-from ..core.primitive import bind, aval_of, _only_python
+from ..core.primitive import bind, aval_of, _only_python, CompositeTensor, CompositeOperand
 from ..core.primitives import elementwise as E
 from ..core.primitives import indexing as I
 from ..core.primitives import reductions as R
@@ -78,12 +78,23 @@ def _sized(op, shape, dtype):
 
 def zeros(shape, dtype=np.float32, name=None):
     d = _dt.np_dtype(dtype)
-    return constant(np.zeros(_sized("zeros", shape, d), d))
+    return constant(np.full(_sized("zeros", shape, d), _string_value(0, d), d))
 
 
 def ones(shape, dtype=np.float32, name=None):
     d = _dt.np_dtype(dtype)
-    return constant(np.ones(_sized("ones", shape, d), d))
+    return constant(np.full(_sized("ones", shape, d), _string_value(1, d), d))
+
+
+def _string_value(value, d):
+    """A creation op's fill value: for tf.string, zeros are b'' (TF's zero string) and ones
+    TF's TypeError."""
+    if d.kind != "O":
+        return value
+    if value == 0:
+        return b""
+    from ..errors import InvalidArgumentTypeError  # (TF: TypeError for ones, InvalidArgumentError for ones_like)
+    raise InvalidArgumentTypeError(f"Cannot convert {value} to EagerTensor of dtype string")
 
 
 def fill(dims, value, name=None):
@@ -99,6 +110,7 @@ def fill(dims, value, name=None):
 def _like(x, value, dtype):
     av = aval_of(x)
     d = _dt.np_dtype(dtype) if dtype is not None else av.dtype
+    value = _string_value(value, d)
     if all(s is not None for s in av.shape):
         return constant(np.full(av.shape, value, d))
     r = bind(E.select_p, True, value, x)  # unknown traced dims: shape at run time
@@ -203,7 +215,11 @@ def identity(input, name=None):  # noqa: A002
 # -- shape --------------------------------------------------------------------------------------
 
 def shape(input, out_type=np.int32, name=None):  # noqa: A002
-    s = aval_of(input).shape
+    try:
+        s = aval_of(input).shape
+    except CompositeOperand:   # a RaggedTensor (TF's ragged dispatch; see CompositeTensor)
+        from ..ragged.ops import shape as _ragged_shape
+        return _ragged_shape(input, out_type)
     dt = _index_dtype("shape", "out_type", out_type)
     if any(d is None for d in s):   # a dimension known only at run time (an input_signature's None)
         return bind(S.shape_p, input, out_type=dt)
@@ -267,13 +283,29 @@ def concat(values, axis, name=None):
     values = list(values)
     if not values:
         raise ValueError("concat: needs at least one tensor")
-    nd = len(aval_of(values[0]).shape)
-    if len(values) == 1:
-        return convert_to_tensor(values[0])
-    return bind(S.concat_p, *values, axis=norm_axis("concat", axis, nd)[0])
+    try:
+        nd = len(aval_of(values[0]).shape)
+        if len(values) == 1:
+            return convert_to_tensor(values[0])
+        return bind(S.concat_p, *values, axis=norm_axis("concat", axis, nd)[0])
+    except CompositeOperand:   # RaggedTensors among the values: TF's ragged concat
+        if not any(isinstance(v, CompositeTensor) for v in values):
+            raise
+        from ..ragged.ops import concat as _ragged_concat
+        return _ragged_concat(values, axis)
 
 
 def stack(values, axis=0, name=None):
+    try:
+        return _stack(values, axis)
+    except CompositeOperand:
+        if not any(isinstance(v, CompositeTensor) for v in values):
+            raise
+        from ..ragged.ops import stack as _ragged_stack
+        return _ragged_stack(values, axis)
+
+
+def _stack(values, axis):
     if axis == 0 and isinstance(values, (list, tuple)) and values and _only_python(values):
         # as TF: Python numbers are converted as one list (tf.stack([1, 2.5]) is float32)
         return convert_to_tensor(values)
@@ -332,7 +364,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
 
 
 def tile(input, multiples, name=None):  # noqa: A002
-    s = aval_of(input).shape
+    try:
+        s = aval_of(input).shape
+    except CompositeOperand:
+        from ..ragged.ops import tile as _ragged_tile
+        return _ragged_tile(input, multiples)
     m = _shape_arg(multiples, "tile")
     if any(k < 0 for k in m):
         raise InvalidArgumentError(f"tile: multiples {list(m)} has a negative entry; each must be >= 0")
@@ -465,7 +501,13 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
             # the common eager gather (Q at the actions): the getitem _gather binds, without
             # its shape reads and key encoding (~3 us a call)
             return bind(I.getitem_p, params, indices, key=_FIRST_AXIS, bounds="gather")
-    return _gather(params, indices, axis, batch_dims, "gather")
+    try:
+        return _gather(params, indices, axis, batch_dims, "gather")
+    except CompositeOperand:
+        if not isinstance(params, CompositeTensor):
+            raise
+        from ..ragged.ops import gather as _ragged_gather
+        return _ragged_gather(params, indices, axis or 0)
 
 
 #: indexing's key template of x[indices] (encode_key of one index tensor)
@@ -652,9 +694,13 @@ def _scatter_update_unique(tensor, indices, updates, ones=None):
 
 
 def boolean_mask(tensor, mask, axis=None, name=None):
-    ms = aval_of(mask).shape
+    try:
+        ms = aval_of(mask).shape
+        ts = aval_of(tensor).shape
+    except CompositeOperand:
+        from ..ragged import boolean_mask as _ragged_mask
+        return _ragged_mask(tensor, mask)
     ax = 0 if axis is None else axis
-    ts = aval_of(tensor).shape
     part = tuple(ts[ax:ax + len(ms)])
     if not ms or len(part) != len(ms) or any(t is not None and m is not None and t != m for t, m in zip(part, ms)):
         raise InvalidArgumentError(f"boolean_mask: mask shape {tuple(ms)} does not match the tensor's shape "

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
-from ..core.primitive import bind, aval_of
+from ..core.primitive import bind, aval_of, CompositeTensor
 from ..core.primitives import assert_op as AS
 from ..core.state import STATE
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
@@ -38,6 +38,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     the results must have elems' structure and dtypes, as in TF."""
     if fn_output_signature is None:
         fn_output_signature = dtype
+    if isinstance(elems, CompositeTensor):   # a RaggedTensor: fn on each row (TF's ragged map_fn)
+        from ..ragged.ops import map_fn as _ragged_map_fn
+        return _ragged_map_fn(fn, elems, fn_output_signature)
     leaves = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in nest.flatten(elems)]
     if not leaves:
         raise ValueError("map_fn: elems must hold at least one tensor")

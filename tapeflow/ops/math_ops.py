@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..core.aval import fmt_shape
 from ..core import dtypes as _dt
-from ..core.primitive import bind, aval_of, _only_python
+from ..core.primitive import bind, aval_of, _only_python, CompositeTensor, CompositeOperand
 from ..core.tensor import TensorShape
 from ..core.primitives import elementwise as E
 from ..core.primitives import reductions as R
@@ -35,6 +35,8 @@ def match_lists(name, *args):
     else:
         return args
     first = next((a for a in args if isinstance(a, (Tensor, np.ndarray, np.generic))), args[0])
+    if isinstance(first, CompositeTensor):   # a RaggedTensor: a list takes its values' dtype
+        first = first.flat_values
     dtype = aval_of(first).dtype
     return tuple(_list_as(name, a, dtype) if _is_py_list(a) else a for a in args)
 
@@ -251,7 +253,11 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def cast(x, dtype, name=None):
     npd = _dt.np_dtype(dtype)
-    if aval_of(x).dtype == npd and isinstance(x, Tensor):
+    try:
+        xd = aval_of(x).dtype
+    except CompositeOperand:   # a RaggedTensor: its flat values cast (TF's dispatch)
+        return x.with_flat_values(cast(x.flat_values, dtype))
+    if xd == npd and isinstance(x, Tensor):
         return x
     if not isinstance(x, Tensor):
         return convert_to_tensor(np.asarray(x, dtype=npd) if not isinstance(x, (list, tuple)) else np.array(x, dtype=npd))
@@ -297,8 +303,17 @@ def _axes(name, x, axis):
     return norm_axis(name, axis, v.ndim if v is not None else len(aval_of(x).shape))
 
 
+def _ragged_reduce(kind, rt, axis, keepdims):
+    """A reduction of a RaggedTensor (TF dispatches it to its ragged reduction)."""
+    from ..ragged.ops import reduce
+    return reduce(kind, rt, axis.numpy().tolist() if isinstance(axis, Tensor) else axis, keepdims)
+
+
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    return bind(R.reduce_sum_p, input_tensor, axis=_axes("reduce_sum", input_tensor, axis), keepdims=keepdims)
+    try:
+        return bind(R.reduce_sum_p, input_tensor, axis=_axes("reduce_sum", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
+        return _ragged_reduce("sum", input_tensor, axis, keepdims)
 
 
 def _count(x, axes):
@@ -318,7 +333,10 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     if eager_float:
         axes = norm_axis("reduce_mean", axis, v.ndim)
     else:
-        kind = aval_of(x).dtype.kind
+        try:
+            kind = aval_of(x).dtype.kind
+        except CompositeOperand:   # a RaggedTensor (TF's ragged reduce_mean)
+            return _ragged_reduce("mean", x, axis, keepdims)
         if kind not in "fiu":
             raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
                                            "cast first: tapeflow.cast(x, tapeflow.float32)")
@@ -345,15 +363,24 @@ def _integer_mean(x, axes, keepdims):
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
-    return bind(R.reduce_max_p, input_tensor, axis=_axes("reduce_max", input_tensor, axis), keepdims=keepdims)
+    try:
+        return bind(R.reduce_max_p, input_tensor, axis=_axes("reduce_max", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
+        return _ragged_reduce("max", input_tensor, axis, keepdims)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
-    return bind(R.reduce_min_p, input_tensor, axis=_axes("reduce_min", input_tensor, axis), keepdims=keepdims)
+    try:
+        return bind(R.reduce_min_p, input_tensor, axis=_axes("reduce_min", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
+        return _ragged_reduce("min", input_tensor, axis, keepdims)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
-    return bind(R.reduce_prod_p, input_tensor, axis=_axes("reduce_prod", input_tensor, axis), keepdims=keepdims)
+    try:
+        return bind(R.reduce_prod_p, input_tensor, axis=_axes("reduce_prod", input_tensor, axis), keepdims=keepdims)
+    except CompositeOperand:
+        return _ragged_reduce("prod", input_tensor, axis, keepdims)
 
 
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
@@ -456,6 +483,9 @@ def add_n(inputs, name=None):
         if not TensorShape(s).is_compatible_with(s0):
             raise InvalidArgumentError(f"add_n: input {i} has shape {fmt_shape(s)}, input 0 {fmt_shape(s0)}; "
                                        "AddN's inputs must all have the same shape (it does not broadcast)")
+    if aval_of(r).dtype.kind == "O":  # (add concatenates strings; TF's AddN is numeric only)
+        from ..core.primitive import refuse_strings
+        refuse_strings(E.add_p, [aval_of(r)])
     for t in inputs[1:]:
         r = add(r, t)
     return r

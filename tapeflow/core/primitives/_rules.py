@@ -157,6 +157,10 @@ def broadcast_shapes(name, *shapes):
     return tuple(out)
 
 
+def _name(d):
+    return "string" if d.kind == "O" else d.name   # (tf.string is NumPy's object dtype)
+
+
 def result_dtype(name, avals):
     """Rule 1-3 of tapeflow.core.dtypes: strong dtypes must agree; weak adapt."""
     strong = [a for a in avals if not a.weak]
@@ -165,9 +169,13 @@ def result_dtype(name, avals):
         for a in strong[1:]:
             if a.dtype != d:
                 raise InvalidArgumentTypeError(
-                    f"{name}: dtypes differ: {d.name} {fmt_shape(strong[0].shape)} vs {a.dtype.name} "
-                    f"{fmt_shape(a.shape)}. tapeflow does not convert silently; cast one side, "
-                    f"e.g. tapeflow.cast(y, tapeflow.{d.name})")
+                    f"{name}: dtypes differ: {_name(d)} {fmt_shape(strong[0].shape)} vs {_name(a.dtype)} "
+                    f"{fmt_shape(a.shape)}. tapeflow does not convert silently; "
+                    + ("convert the strings first: tf.strings.to_number / tf.strings.as_string"
+                       if "O" in (d.kind, a.dtype.kind) else f"cast one side, e.g. tapeflow.cast(y, tapeflow.{d.name})"))
+        if d.kind == "O" and len(strong) != len(avals):  # "a" + 1: TF converts 1 to a string tensor and fails
+            raise InvalidArgumentTypeError(f"{name}: a Python number cannot combine with a string tensor; "
+                                           "convert it first: tf.strings.as_string(x)")
         for a in avals:
             if a.weak and a.dtype.kind == "f" and d.kind in "iub":
                 raise InvalidArgumentTypeError(f"{name}: a Python float cannot combine with a {d.name} tensor without "

@@ -37,7 +37,7 @@ def _assert_abstract(cond, *values, template, summarize):
 assert_p = Primitive("assert", _assert_impl, _assert_abstract, differentiable=False, effect="io",
                      multiple_results=True,
                      doc="raise InvalidArgumentError with the message (template: strings, None = the next "
-                         "value after the condition) unless every entry of the condition holds")
+                         "value after the condition) unless every entry of the condition holds", strings=True)
 
 __all__ = ["assert_p"]
 
@@ -74,6 +74,6 @@ def _ensure_shape_abstract(x, *, shape):
 
 ensure_shape_p = Primitive("ensure_shape", _ensure_shape_impl, _ensure_shape_abstract,
                            lambda ct, out, x, *, shape: (ct,),
-                           doc="x unchanged, after checking its shape against shape (None: any size)")
+                           doc="x unchanged, after checking its shape against shape (None: any size)", strings=True)
 
 __all__ += ["ensure_shape_p"]

@@ -21,4 +21,4 @@ def _assign_impl(value, *, var):
 
 assign_variable_p = Primitive("assign_variable", _assign_impl, lambda value, var: (), differentiable=False,
                               effect="write", multiple_results=True,
-                              doc="var <- value (ordered after earlier reads/writes of var)")
+                              doc="var <- value (ordered after earlier reads/writes of var)", strings=True)

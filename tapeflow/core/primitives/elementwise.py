@@ -45,9 +45,10 @@ def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=T
 
 
 def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
-            specialize=None):
+            specialize=None, strings=False):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
                   differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize, numpy_operands="adopt",
+                  strings=strings,
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
@@ -160,8 +161,10 @@ def _build_bias_add(numba):
 
 
 _ndarray = np.ndarray
-add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiu",
-                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g), specialize=_add_specialize)
+# strings: TF's Add concatenates string tensors (np.add does the same on object arrays of bytes)
+add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiuO",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g), specialize=_add_specialize,
+                strings=True)
 sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
 
@@ -583,8 +586,8 @@ logical_not_p = _unary("logical_not", np.logical_not, require="b", differentiabl
 
 # -- comparisons and logic (non-differentiable) ----------------------------------------------
 _B = np.dtype(np.bool_)
-equal_p = _binary("equal", np.equal, out_dtype=_B, differentiable=False)
-not_equal_p = _binary("not_equal", np.not_equal, out_dtype=_B, differentiable=False)
+equal_p = _binary("equal", np.equal, out_dtype=_B, differentiable=False, strings=True)
+not_equal_p = _binary("not_equal", np.not_equal, out_dtype=_B, differentiable=False, strings=True)
 less_p = _binary("less", np.less, out_dtype=_B, differentiable=False)
 less_equal_p = _binary("less_equal", np.less_equal, out_dtype=_B, differentiable=False)
 greater_p = _binary("greater", np.greater, out_dtype=_B, differentiable=False)
@@ -657,7 +660,7 @@ def _keep_bits(v, keep, it):
 
 select_p = Primitive("select", _select_kernel, _select_abstract, _select_vjp, vjp_np=_select_vjp_np, **_elementwise_facts(
                          _select_kernel, 3, "({1} if {0} else {2})", fresh=True),
-                     impl_out=None, doc="where(c, x, y) with broadcasting")
+                     impl_out=None, doc="where(c, x, y) with broadcasting", strings=True)
 
 
 # -- dtype conversion and gradient blocking ------------------------------------------------------
@@ -667,6 +670,11 @@ def _cast_kernel(x, dtype):
 
 
 def _cast_abstract(x, dtype):
+    if (x.dtype.kind == "O") != (np.dtype(dtype).kind == "O"):   # TF's Cast kernel has no string conversions
+        from ...errors import UnimplementedError
+        name = lambda d: "string" if d.kind == "O" else d.name  # noqa: E731
+        raise UnimplementedError(f"cast: Cast {name(x.dtype)} to {name(np.dtype(dtype))} is not supported; use "
+                                 "tf.strings.to_number / tf.strings.as_string")
     return Aval(x.shape, dtype)
 
 
@@ -683,8 +691,10 @@ def _cast_vjp_np(need, g, out, x, dtype):
 
 
 # astype(copy=False) returns its input when the dtype already matches: it may alias
+# strings: the rule raises TF's UnimplementedError for a string <-> number cast (string -> string
+# never binds: tf.cast returns its input)
 cast_p = Primitive("cast", _cast_kernel, _cast_abstract, _cast_vjp, vjp_np=_cast_vjp_np, fusion="elementwise",
-                   lowerings={"numba": "{dt}({0})"})
+                   lowerings={"numba": "{dt}({0})"}, strings=True)
 
 
 def _identity(x):
@@ -694,7 +704,7 @@ def _identity(x):
 stop_gradient_p = Primitive("stop_gradient", _identity, lambda x: Aval(x.shape, x.dtype), fusion="elementwise",
                             lowerings={"numba": "{0}"},
                             differentiable=False,
-                            doc="identity whose output is never recorded: gradients stop here")
+                            doc="identity whose output is never recorded: gradients stop here", strings=True)
 
 
 # -- multiply_no_nan (branch ops18) ---------------------------------------------------------------------

@@ -134,6 +134,8 @@ def _getitem_kernel(x, *idx, key, bounds=None):
 
 
 def _dummy(shape, dtype):
+    if dtype.kind == "O":  # a string tensor: only the result's shape is wanted (an object 0 indexes to an int)
+        dtype = np.bool_
     return np.broadcast_to(np.zeros((), dtype), tuple(_SENTINEL if d is None else d for d in shape))
 
 
@@ -245,7 +247,7 @@ def _getitem_vjp_np(need, g, out, x, *idx, key, bounds=None):
 
 
 getitem_p = Primitive("getitem", _getitem_kernel, _getitem_abstract, _getitem_vjp, vjp_np=_getitem_vjp_np,
-                      doc="x[key]: slices, ints, None, Ellipsis, integer and boolean index tensors")
+                      doc="x[key]: slices, ints, None, Ellipsis, integer and boolean index tensors", strings=True)
 
 
 def _getitem_add_kernel(like, g, *idx, key, bounds=None):

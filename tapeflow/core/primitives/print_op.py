@@ -18,6 +18,8 @@ from ..primitive import Primitive
 
 
 def _element(x, kind, double):
+    if kind == "O":   # a string element: quoted, as TF's SummarizeValue
+        return '"' + x.decode("utf-8", "backslashreplace") + '"'
     if kind == "b":
         return "1" if x else "0"
     if kind in "iu":
@@ -31,11 +33,14 @@ def _element(x, kind, double):
     return "%.17g" % v if double else "%.9g" % v
 
 
-def format_tensor(value, summarize=3):
-    """A tensor's value as tf.print writes it (summarize < 0: every element)."""
+def format_tensor(value, summarize=3, quote_scalar=False):
+    """A tensor's value as tf.print writes it (summarize < 0: every element). A 0-d string is its
+    text (tf.print); ``quote_scalar``: quoted, as tf.strings.format writes it."""
     a = np.asarray(value)
     kind, double = a.dtype.kind, a.dtype == np.float64
     if a.ndim == 0:
+        if kind == "O" and not quote_scalar:
+            return a[()].decode("utf-8", "backslashreplace")
         return _element(a[()], kind, double)
     limit = a.size if summarize < 0 else min(summarize, a.size)
     ndim = a.ndim
@@ -46,8 +51,8 @@ def format_tensor(value, summarize=3):
 
     def walk(sub, dim):
         # TF's PrintOneDimV2: the first and last `limit` entries of every dimension
-        if dim == ndim:
-            out.append(_element(sub[()], kind, double))
+        if dim == ndim:   # (an object array's element is the object itself: bytes)
+            out.append(_element(sub if kind == "O" else sub[()], kind, double))
             return
         out.append("[")
         n = sub.shape[0]
@@ -93,5 +98,5 @@ def _print_impl(*values, template, output_stream, summarize, end):
 print_p = Primitive("print", _print_impl, lambda *values, template, output_stream, summarize, end: (),
                     differentiable=False, effect="io", multiple_results=True,
                     doc="tf.print: template (strings; None = the next operand), output_stream "
-                        "('stderr', 'stdout' or 'file://path'), summarize, end")
+                        "('stderr', 'stdout' or 'file://path'), summarize, end", strings=True)
 __all__ = ["print_p", "format_tensor"]

@@ -36,5 +36,5 @@ def _pycall_impl(*values, fn, out_avals, name):
 
 py_call_p = Primitive("py_call", _pycall_impl, lambda *avals, fn, out_avals, name: tuple(out_avals),
                       differentiable=False, effect="io", multiple_results=True,
-                      doc="a Python function on NumPy values, called on every run")
+                      doc="a Python function on NumPy values, called on every run", strings=True)
 __all__ = ["py_call_p"]

@@ -79,7 +79,7 @@ def _unique_abstract(x, *, out_idx):
 unique_p = Primitive("unique", _unique_kernel, _unique_abstract, differentiable=False, multiple_results=True,
                      aliases=False,
                      doc="(first positions of the distinct values (int64), each element's group (out_idx), "
-                         "group sizes (out_idx)) of a 1-D tensor, groups in order of first occurrence")
+                         "group sizes (out_idx)) of a 1-D tensor, groups in order of first occurrence", strings=True)
 
 
 # -- segment_reduce ------------------------------------------------------------------------------

@@ -85,11 +85,11 @@ def _shape_abstract(x, out_type):
 
 
 shape_p = Primitive("shape", lambda x, out_type: np.asarray(x.shape, out_type), _shape_abstract,
-                    differentiable=False, aliases=False, doc="x's shape as a 1-D int tensor, at run time")
+                    differentiable=False, aliases=False, doc="x's shape as a 1-D int tensor, at run time", strings=True)
 
 
 reshape_p = Primitive("reshape", _reshape_kernel, _reshape_abstract, _reshape_vjp,
-                      vjp_np=lambda need, g, out, x, shape: (g.reshape(x.shape),))
+                      vjp_np=lambda need, g, out, x, shape: (g.reshape(x.shape),), strings=True)
 
 
 def _transpose_abstract(x, perm):
@@ -113,7 +113,7 @@ def _transpose_python(ctx, e, ins, outs):
 transpose_p = Primitive("transpose", lambda x, perm: np.transpose(x, perm), _transpose_abstract,
                         lambda g, out, x, perm: (transpose(g, tuple(int(i) for i in np.argsort(perm))),),
                         vjp_np=lambda need, g, out, x, perm: (g.transpose(np.argsort(perm)),),
-                        lowerings={"python": _transpose_python})
+                        lowerings={"python": _transpose_python}, strings=True)
 
 
 def _broadcast_to_abstract(x, shape):
@@ -136,7 +136,7 @@ def _broadcast_to_kernel(x, shape):
 
 broadcast_to_p = Primitive("broadcast_to", _broadcast_to_kernel, _broadcast_to_abstract,
                            lambda g, out, x, shape: (E.unbroadcast(g, aval_of(x).shape),),
-                           vjp_np=lambda need, g, out, x, shape: (E.unbroadcast_np(g, x.shape),))
+                           vjp_np=lambda need, g, out, x, shape: (E.unbroadcast_np(g, x.shape),), strings=True)
 
 
 def _concat_abstract(*xs, axis):
@@ -194,7 +194,7 @@ def _concat_out(out, *xs, axis):
 
 
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis), _concat_abstract, _concat_vjp,
-                     aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out, numpy_operands="adopt")
+                     aliases=False, vjp_np=_concat_vjp_np, impl_out=_concat_out, numpy_operands="adopt", strings=True)
 
 
 def check_paddings(paddings, ndim):
@@ -218,10 +218,15 @@ def _pad_vjp(g, out, x, paddings, constant_values):
 
 def _pad_kernel(x, paddings, constant_values):
     check_paddings(paddings, np.ndim(x))
+    if x.dtype.kind == "O":  # a string tensor: TF pads with b'' (np.pad would store np.bytes_ objects)
+        out = np.full(tuple(d + a + b for d, (a, b) in zip(x.shape, paddings)),
+                      b"" if constant_values == 0 else constant_values, object)
+        out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, paddings))] = x
+        return out
     return np.pad(x, paddings, constant_values=constant_values)
 
 
 pad_p = Primitive("pad", _pad_kernel,
                   _pad_abstract, _pad_vjp, aliases=False,
                   vjp_np=lambda need, g, out, x, paddings, constant_values: (
-                      g[tuple(slice(a, (-b if b else None)) for a, b in paddings)],))
+                      g[tuple(slice(a, (-b if b else None)) for a, b in paddings)],), strings=True)

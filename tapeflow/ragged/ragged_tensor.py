@@ -1,0 +1,534 @@
+"""tf.RaggedTensor: rows of different lengths, as TF stores them.
+
+A RaggedTensor is ``values`` (a Tensor, or another RaggedTensor for more ragged dims) and
+``row_splits`` (int64, nrows + 1 offsets into values); a dim of fixed row length (TF's
+``uniform_row_length``) keeps its length too, so ``shape`` knows it. ``flat_values`` is the
+innermost Tensor: elementwise ops map over it (``map_flat_values``), which is how TF's
+dispatch runs ``rt + 3`` or ``tf.math.square(rt)``; in tapeflow every primitive whose record
+says ``fusion="elementwise"`` does the same when an operand is a RaggedTensor (core/primitive.py
+``CompositeTensor``), so tf.add, tf.math.*, the operators and gradients through flat_values need
+nothing per op.
+
+Eager only: the row partitions are computed with NumPy on concrete values. Inside
+``tapeflow.function`` a RaggedTensor (an argument, or one made while tracing) is a clear
+NotImplementedError, the same in every backend, instead of TF's composite decomposition.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.primitive import CompositeOperand, CompositeTensor, aval_of
+from ..core.state import STATE
+from ..core.tensor import Tensor, TensorShape, convert_to_tensor
+from ..errors import InvalidArgumentError
+
+
+def _np(x):
+    if isinstance(x, Tensor):
+        if x._v is None:
+            raise _traced_error()
+        return np.asarray(x._v)
+    return np.asarray(x)
+
+
+def _traced_error():
+    return NotImplementedError(
+        "tf.RaggedTensor inside tapeflow.function is not supported (tapeflow's ragged tensors are eager): "
+        "call the function eagerly (tf.config.run_functions_eagerly(True)), or pass the ragged tensor's "
+        "flat_values and row_splits as separate tensor arguments")
+
+
+def _splits_tensor(s):
+    return Tensor(np.asarray(s, np.int64))
+
+
+class RaggedTensor(CompositeTensor):
+    """A ragged tensor (TF's tf.RaggedTensor), eager: see the module's docstring."""
+
+    __slots__ = ("_values", "_row_splits", "_uniform")
+
+    def __init__(self, values, row_splits, uniform_row_length=None, internal=False):
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
+                             "instead (e.g., RaggedTensor.from_row_lengths())")
+        if STATE.trace is not None:
+            raise _traced_error()
+        self._values = values
+        self._row_splits = row_splits
+        self._uniform = uniform_row_length
+
+    # -- TF's tracing protocol: an argument of tapeflow.function
+    def __tf_tracing_type__(self, context):
+        raise _traced_error()
+
+    @classmethod
+    def _from_parts(cls, values, splits, uniform=None):
+        if not isinstance(values, (Tensor, RaggedTensor)):
+            values = convert_to_tensor(values)
+        return cls(values, splits if isinstance(splits, Tensor) else _splits_tensor(splits), uniform, internal=True)
+
+    # -- factories --------------------------------------------------------------------------
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        s = _np(row_splits).astype(np.int64).reshape(-1)
+        values = _as_values(values)
+        n = _nrows_of(values)
+        if validate:
+            if s.size == 0 or s[0] != 0 or np.any(np.diff(s) < 0) or s[-1] != n:
+                raise InvalidArgumentError(
+                    f"from_row_splits: row_splits must start at 0, be sorted and end at the number of values "
+                    f"({n}); got {s.tolist()}")
+        return cls._from_parts(values, s)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        ln = _np(row_lengths).astype(np.int64).reshape(-1)
+        if validate and np.any(ln < 0):
+            raise InvalidArgumentError(f"from_row_lengths: row_lengths must be >= 0, got {ln.tolist()}")
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(ln)]), validate=validate)
+
+    @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate=True):
+        values = _as_values(values)
+        st = _np(row_starts).astype(np.int64).reshape(-1)
+        return cls.from_row_splits(values, np.concatenate([st, [_nrows_of(values)]]), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate=True):
+        lim = _np(row_limits).astype(np.int64).reshape(-1)
+        return cls.from_row_splits(values, np.concatenate([[0], lim]), validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        ids = _np(value_rowids).astype(np.int64).reshape(-1)
+        if validate and (np.any(np.diff(ids) < 0) or np.any(ids < 0)):
+            raise InvalidArgumentError(f"from_value_rowids: value_rowids must be sorted and >= 0, got {ids.tolist()}")
+        n = int(_np(nrows)) if nrows is not None else (int(ids[-1]) + 1 if ids.size else 0)
+        counts = np.bincount(ids, minlength=n)[:n] if ids.size else np.zeros(n, np.int64)
+        return cls.from_row_lengths(values, counts, validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        values = _as_values(values)
+        k = int(_np(uniform_row_length))
+        nv = _nrows_of(values)
+        n = int(_np(nrows)) if nrows is not None else (nv // k if k else 0)
+        if validate and k * n != nv:
+            raise InvalidArgumentError(f"from_uniform_row_length: {nv} values do not make rows of {k}")
+        return cls._from_parts(values, np.arange(n + 1, dtype=np.int64) * k, uniform=k)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        r = flat_values
+        for s in reversed(list(nested_row_splits)):
+            r = cls.from_row_splits(r, s, validate=validate)
+        return r
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+        r = flat_values
+        for s in reversed(list(nested_row_lengths)):
+            r = cls.from_row_lengths(r, s, validate=validate)
+        return r
+
+    @classmethod
+    def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None, name=None,
+                                 validate=True):
+        r = flat_values
+        ids = list(nested_value_rowids)
+        nn = list(nested_nrows) if nested_nrows is not None else [None] * len(ids)
+        for s, n in zip(reversed(ids), reversed(nn)):
+            r = cls.from_value_rowids(r, s, n, validate=validate)
+        return r
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):
+        """Each row of a dense tensor cut at ``lengths``, or before its trailing ``padding``."""
+        t = _np(tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor))
+        if t.ndim < 2:
+            raise ValueError(f"from_tensor: tensor must have rank >= 2, got shape {t.shape}")
+        if ragged_rank != 1:
+            inner = cls.from_tensor(Tensor(t.reshape((-1,) + t.shape[2:])), lengths, padding, ragged_rank - 1)
+            return cls.from_uniform_row_length(inner, t.shape[1])
+        if lengths is not None:
+            ln = _np(lengths).astype(np.int64)
+        elif padding is not None:
+            pad = _np(padding if isinstance(padding, Tensor) else convert_to_tensor(padding))
+            is_pad = np.all((t == pad).reshape(t.shape[:2] + (-1,)), axis=2)
+            # a row's length: up to its last value that is not padding
+            keep = ~is_pad
+            idx = np.arange(1, t.shape[1] + 1)
+            ln = np.max(np.where(keep, idx, 0), axis=1).astype(np.int64) if t.shape[1] else \
+                np.zeros(t.shape[0], np.int64)
+        else:
+            ln = np.full(t.shape[0], t.shape[1], np.int64)
+        rows = [t[i, :ln[i]] for i in range(t.shape[0])]
+        vals = np.concatenate(rows, 0) if rows else np.zeros((0,) + t.shape[2:], t.dtype)
+        return cls.from_row_lengths(Tensor(vals), ln)
+
+    # -- the parts --------------------------------------------------------------------------
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def row_splits(self):
+        return self._row_splits
+
+    @property
+    def flat_values(self):
+        v = self._values
+        while isinstance(v, RaggedTensor):
+            v = v._values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        out = [self._row_splits]
+        v = self._values
+        while isinstance(v, RaggedTensor):
+            out.append(v._row_splits)
+            v = v._values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self):
+        return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+    @property
+    def row_splits_dtype(self):
+        return _dt.int64
+
+    @property
+    def uniform_row_length(self):
+        return None if self._uniform is None else Tensor(np.int64(self._uniform))
+
+    @property
+    def shape(self):
+        inner = tuple(self._values.shape)[1:]
+        return TensorShape((self.nrows_static(), self._uniform) + inner)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def nrows_static(self):
+        return int(self._row_splits._v.shape[0]) - 1
+
+    def nrows(self, out_type=None, name=None):
+        return Tensor(np.asarray(self.nrows_static(), _dt.np_dtype(out_type or _dt.int64)))
+
+    def row_lengths(self, axis=1, name=None):
+        if axis != 1:
+            return self.with_values(self._values.row_lengths(axis - 1))
+        return Tensor(np.diff(_np(self._row_splits)))
+
+    def row_starts(self, name=None):
+        return Tensor(_np(self._row_splits)[:-1])
+
+    def row_limits(self, name=None):
+        return Tensor(_np(self._row_splits)[1:])
+
+    def value_rowids(self, name=None):
+        ln = np.diff(_np(self._row_splits))
+        return Tensor(np.repeat(np.arange(ln.size, dtype=np.int64), ln))
+
+    def nested_row_lengths(self, name=None):
+        return tuple(Tensor(np.diff(_np(s))) for s in self.nested_row_splits)
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        dims = [self.nrows_static()]
+        v = self
+        while isinstance(v, RaggedTensor):
+            ln = np.diff(_np(v._row_splits))
+            dims.append(int(ln.max()) if ln.size else 0)
+            v = v._values
+        dims += list(v.shape)[1:]
+        out = np.asarray(dims, _dt.np_dtype(out_type or _dt.int64))
+        return Tensor(out if axis is None else out[axis])
+
+    def with_values(self, new_values):
+        return RaggedTensor._from_parts(new_values, self._row_splits, self._uniform)
+
+    def with_flat_values(self, new_values):
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.with_flat_values(new_values))
+        return self.with_values(new_values)
+
+    def with_row_splits_dtype(self, dtype):
+        return self
+
+    # -- conversions ------------------------------------------------------------------------
+    def to_list(self):
+        """Nested Python lists (TF's to_list: Python ints/floats/bytes)."""
+        vals = self._values.to_list() if isinstance(self._values, RaggedTensor) else _np(self._values).tolist()
+        s = _np(self._row_splits)
+        return [vals[s[i]:s[i + 1]] for i in range(s.size - 1)]
+
+    def numpy(self):
+        """TF's numpy(): rows of one length stack into one array, else a 1-D object array of rows."""
+        values = self._values.numpy() if isinstance(self._values, RaggedTensor) else _np(self._values)
+        splits = _np(self._row_splits)
+        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
+        if any(len(r) != len(rows[0]) for r in rows):
+            out = np.empty(len(rows), object)
+            out[:] = rows
+            return out
+        return np.array(rows)
+
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """Dense, padded with ``default_value`` (0, or b'' for strings) to the bounding shape or
+        ``shape`` (None dims: the bounding one; smaller dims cut the rows, as TF)."""
+        bound = [int(d) for d in _np(self.bounding_shape())]
+        if shape is not None:
+            shape = list(shape)
+            bound = [b if s is None or s == -1 else int(s) for b, s in zip(bound, shape)]
+        fv = _np(self.flat_values)
+        if default_value is None:
+            default_value = b"" if fv.dtype.kind == "O" else 0
+        dv = _np(default_value if isinstance(default_value, Tensor) else
+                 convert_to_tensor(default_value, dtype=self.dtype if fv.dtype.kind != "O" else None))
+        out = np.empty(bound, fv.dtype)
+        out[...] = dv
+        self._fill(out, fv)
+        return Tensor(out)
+
+    def _fill(self, out, fv):
+        s = _np(self._row_splits)
+        n = min(out.shape[0], s.size - 1)
+        for i in range(n):
+            row = self._values[int(s[i]):int(s[i + 1])] if isinstance(self._values, RaggedTensor) else \
+                _np(self._values)[s[i]:s[i + 1]]
+            if isinstance(row, RaggedTensor):
+                row._fill(out[i], fv)
+            else:
+                m = min(len(row), out.shape[1])
+                out[i, :m] = row[:m][(slice(None),) + tuple(slice(0, d) for d in out.shape[2:])]
+
+    def to_sparse(self, name=None):
+        raise NotImplementedError("RaggedTensor.to_sparse: tapeflow does not implement sparse tensors "
+                                  "(tf.sparse is out of scope)")
+
+    # -- text: TF 2.21's (eager __repr__ and __str__ are one)
+    def __repr__(self):
+        with np.printoptions(formatter={"all": _formatter}):
+            text = _formatter(self.numpy())
+        return f"<tf.RaggedTensor {text}>"
+
+    __str__ = __repr__
+
+    def __array__(self, dtype=None, copy=None):
+        # (np.asarray would make an object array of rows, or fail; tapeflow.function's argument
+        # conversion lands here too)
+        raise TypeError("a RaggedTensor is not a dense array: use rt.to_tensor(), rt.numpy() or rt.flat_values. "
+                        + str(_traced_error()) if STATE.trace is not None else
+                        "a RaggedTensor is not a dense array: use rt.to_tensor(), rt.numpy() or rt.flat_values "
+                        "(tapeflow.function does not take RaggedTensor arguments: tapeflow's ragged tensors are "
+                        "eager)")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a RaggedTensor is ambiguous")
+
+    def __iter__(self):
+        return (self[i] for i in range(self.nrows_static()))
+
+    # -- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        if not key:
+            return self
+        k0, rest = key[0], key[1:]
+        if k0 is Ellipsis:
+            if rest and rest[-1] is not Ellipsis and len(rest) < self.ndim:
+                key = (slice(None),) * (self.ndim - len(rest)) + rest
+                return self[key]
+            return self
+        s = _np(self._row_splits)
+        n = s.size - 1
+        if isinstance(k0, Tensor):
+            k0 = int(k0) if not k0.shape else k0
+        if isinstance(k0, (int, np.integer)):
+            i = int(k0)
+            if not -n <= i < n:
+                raise InvalidArgumentError(f"RaggedTensor index {i} is out of bounds for {n} rows")
+            i %= n
+            row = self._values[int(s[i]):int(s[i + 1])]
+            return row[rest] if rest else row
+        if isinstance(k0, slice):
+            idx = range(n)[k0]
+            if k0.step not in (None, 1):
+                rows = [self[i] for i in idx]
+                picked = _stack_rows(rows, self)
+            else:
+                a, b = (idx.start, idx.stop) if len(idx) else (0, 0)
+                lo, hi = int(s[a]), int(s[b]) if len(idx) else int(s[0])
+                vals = self._values[lo:hi] if len(idx) else self._values[0:0]
+                picked = RaggedTensor._from_parts(vals, s[a:b + 1] - s[a] if len(idx) else np.zeros(1, np.int64),
+                                                  self._uniform)
+            if not rest:
+                return picked
+            return picked._index_inner(rest)
+        raise TypeError(f"RaggedTensor indices must be ints or slices, got {type(k0).__name__}")
+
+    def _index_inner(self, rest):
+        """rt[:, rest...]: each row indexed by ``rest`` (a slice keeps the rows ragged)."""
+        k1, more = rest[0], rest[1:]
+        rows = []
+        for i in range(self.nrows_static()):
+            row = self[i]
+            r = row[(k1,) + more] if more or not isinstance(row, RaggedTensor) else row[k1]
+            rows.append(r)
+        if isinstance(k1, slice):
+            return _stack_rows(rows, self)
+        from ..ops import array_ops as A
+        return A.stack(rows) if rows else Tensor(np.zeros((0,), _np(self.flat_values).dtype))
+
+    # -- operators: elementwise primitives map over flat_values (core/primitive.py) -----------
+    def __add__(self, o): return _E.add(self, o)
+    def __radd__(self, o): return _E.add(o, self)
+    def __sub__(self, o): return _E.subtract(self, o)
+    def __rsub__(self, o): return _E.subtract(o, self)
+    def __mul__(self, o): return _E.multiply(self, o)
+    def __rmul__(self, o): return _E.multiply(o, self)
+    def __truediv__(self, o): return _E.divide(self, o)
+    def __rtruediv__(self, o): return _E.divide(o, self)
+    def __floordiv__(self, o): return _E.floordiv(self, o)
+    def __mod__(self, o): return _E.floormod(self, o)
+    def __pow__(self, o): return _E.pow(self, o)
+    def __neg__(self): return _E.negative(self)
+    def __abs__(self): return _E.abs(self)
+    def __lt__(self, o): return _E.less(self, o)
+    def __le__(self, o): return _E.less_equal(self, o)
+    def __gt__(self, o): return _E.greater(self, o)
+    def __ge__(self, o): return _E.greater_equal(self, o)
+    def __and__(self, o): return _E.logical_and(self, o)
+    def __or__(self, o): return _E.logical_or(self, o)
+    def __invert__(self): return _E.logical_not(self)
+
+    __hash__ = object.__hash__
+
+    def _bind_composite(self_or_cls, p, args, params):
+        return elementwise_apply(p, args, params)
+
+    _bind_composite = classmethod(_bind_composite)
+
+
+from ..ops import math_ops as _E  # noqa: E402  (the ops import core; this module is imported after them)
+
+
+def _formatter(x):
+    """TF's: NumPy's text with commas between elements; empty arrays as their nested list."""
+    if isinstance(x, np.ndarray):
+        if x.size != 0:
+            return np.array2string(x, separator=", ")
+        return repr(x.tolist())
+    return str(x)
+
+
+def _as_values(values):
+    if isinstance(values, (Tensor, RaggedTensor)):
+        return values
+    return convert_to_tensor(values)
+
+
+def _nrows_of(values):
+    if isinstance(values, RaggedTensor):
+        return values.nrows_static()
+    sh = aval_of(values).shape
+    if not sh:
+        raise ValueError("RaggedTensor values must have rank >= 1")
+    return sh[0]
+
+
+def _stack_rows(rows, like):
+    """Rows (Tensors or RaggedTensors) as one RaggedTensor with a ragged dim 1."""
+    from ..ops import array_ops as A
+    if rows and isinstance(rows[0], RaggedTensor):
+        vals = _concat_ragged_rows(rows)
+        return RaggedTensor.from_row_lengths(vals, [r.nrows_static() for r in rows])
+    lens = [int(aval_of(r).shape[0]) for r in rows]
+    fv = _np(like.flat_values)
+    vals = A.concat(rows, 0) if rows else Tensor(np.zeros((0,) + fv.shape[1:], fv.dtype))
+    return RaggedTensor.from_row_lengths(vals, lens)
+
+
+def _concat_ragged_rows(rts):
+    """RaggedTensors of the same ragged rank, their rows one after another."""
+    from ..ops import array_ops as A
+    if isinstance(rts[0]._values, RaggedTensor):
+        vals = _concat_ragged_rows([r._values for r in rts])
+    else:
+        vals = A.concat([r._values for r in rts], 0)
+    lens = np.concatenate([np.diff(_np(r._row_splits)) for r in rts])
+    return RaggedTensor.from_row_lengths(vals, lens)
+
+
+def _partitions(rt):
+    return [_np(s) for s in rt.nested_row_splits]
+
+
+def _same_partitions(a, b):
+    pa, pb = _partitions(a), _partitions(b)
+    return len(pa) == len(pb) and all(x.shape == y.shape and np.array_equal(x, y) for x, y in zip(pa, pb))
+
+
+def elementwise_apply(p, args, params):
+    """``bind(p, *args)`` for an elementwise primitive with RaggedTensor operands: TF's ragged
+    dispatch. Ragged operands must share their row partitions (else TF's InvalidArgumentError);
+    a dense operand broadcasts against the flat values when it has no more dims than one flat
+    value (its trailing dims), or, of the ragged tensor's full rank with dims 1 where rows are
+    ragged, is gathered row by row (TF's ragged broadcasting, ragged_rank 1)."""
+    from ..core.primitive import bind
+    if p.fusion != "elementwise" or p.multiple_results:
+        raise CompositeOperand(p.name)   # (the public ops with a ragged form catch it: tf.concat, ...)
+    base = next(a for a in args if isinstance(a, RaggedTensor))
+    flat = []
+    for a in args:
+        if isinstance(a, RaggedTensor):
+            if a is not base and not _same_partitions(a, base):
+                raise InvalidArgumentError("Input tensors have incompatible shapes: the ragged operands' row "
+                                           f"partitions differ ({_shape_text(base)} vs {_shape_text(a)})")
+            flat.append(a.flat_values)
+        else:
+            flat.append(_broadcast_dense(p, a, base))
+    return base.with_flat_values(bind(p, *flat, **params))
+
+
+def _shape_text(rt):
+    return "[" + ", ".join(str(n) for n in [len(s) - 1 for s in _partitions(rt)]) + "]"
+
+
+def _broadcast_dense(p, a, base):
+    if isinstance(a, (int, float, bool)):
+        return a
+    t = a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=base.dtype if isinstance(a, list) else None)
+    sh = tuple(aval_of(t).shape)
+    inner = tuple(base.flat_values.shape)[1:]
+    if len(sh) <= len(inner):
+        return t   # broadcasts against each flat value's dims
+    full = len(base.shape)
+    if len(sh) > full:
+        raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} has more dims than the "
+                                   f"RaggedTensor of shape {base.shape}")
+    sh = (1,) * (full - len(sh)) + sh   # TF's broadcasting: leading dims of 1
+    t = _np(t).reshape(sh)
+    outer = base.ragged_rank + 1
+    if all(d == 1 for d in sh[:outer]):   # one value for every row: broadcast against the flat values
+        return Tensor(t.reshape(sh[outer:]))
+    if base.ragged_rank == 1 and sh[1] == 1 and sh[0] in (1, base.nrows_static()):
+        v = t[:, 0]   # row i's value for each of its elements
+        ids = _np(base.value_rowids())
+        return Tensor(v[ids] if sh[0] != 1 else np.broadcast_to(v, (ids.size,) + v.shape[1:]).copy())
+    raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} does not broadcast against a "
+                               f"RaggedTensor of shape {base.shape}")
