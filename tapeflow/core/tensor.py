@@ -296,6 +296,12 @@ class Tensor:
         """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask).
         A Python list is the index tuple, as in TF (``x[[0, 1]]`` is ``x[0, 1]``; NumPy would
         gather rows 0 and 1, which a ported TF program does not mean)."""
+        if _prim.NUMPY_MODE.enabled:  # NumPy's indexing rules, as TF's after enable_numpy_behavior
+            from ..experimental import numpy as _tnp  # (experimental imports core: not at import time)
+            if _tnp._advanced(key):
+                out = _tnp._np_getitem(self, key)
+                if out is not None:
+                    return out
         if key.__class__ is list:
             key = tuple(key)
         elif not isinstance(key, tuple):
@@ -327,6 +333,26 @@ class Tensor:
         npd = _dt.np_dtype(dtype)
         return self if self.aval.dtype == npd else bind(_E.cast_p, self, dtype=npd)
 
+    def __getattr__(self, name):
+        # only reached for a missing attribute. TF adds NumPy's methods to tensors when the
+        # program calls tnp.experimental_enable_numpy_behavior(); so does tapeflow (and says
+        # so where a program asks for one before that call)
+        if name[:1] == "_":  # _s, __array_interface__ probes: the common misses, kept cheap
+            raise AttributeError(name)
+        if name in _NUMPY_METHODS:
+            if _prim.NUMPY_MODE.enabled:
+                from ..experimental import numpy as _tnp
+                fn = _tnp.METHODS[name]
+                return lambda *a, **k: fn(self, *a, **k)
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute {name!r}: NumPy's methods on tensors come with "
+                "tnp.experimental_enable_numpy_behavior() (import tapeflow.experimental.numpy as tnp), as in TF")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+
+
+#: the NumPy methods tensors have once NumPy behaviour is on (TF 2.21's list, less those
+#: tapeflow's Tensor always has: T, reshape, astype, size, ndim)
+_NUMPY_METHODS = frozenset(("ravel", "flatten", "clip", "mean", "max", "min", "transpose", "tolist"))
 
 _TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple)
 
