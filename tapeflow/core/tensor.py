@@ -622,6 +622,13 @@ class Variable(Tensor):
             v = v.read_value()
         if isinstance(v, Tensor):
             av = v.aval if v._v is None else v._v  # (an array has .shape and .dtype too: no Aval to build)
+            lattice = _prim.NUMPY_MODE.lattice
+            if av.dtype != self._v.dtype and lattice is not None and lattice.get((av.dtype, self._v.dtype)) \
+                    == self._v.dtype:
+                # TF's "all"/"safe" promotion (tnp.experimental_enable_numpy_behavior) writes a value
+                # whose promotion with the variable's dtype is that dtype (int16 into int32)
+                v = bind(_E.cast_p, v, dtype=self._v.dtype)
+                av = v.aval if v._v is None else v._v
             if av.dtype != self._v.dtype:
                 from ..errors import InvalidArgumentTypeError  # TF: ValueError; TypeError kept for old code
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "

@@ -60,23 +60,97 @@ finfo, iinfo, issubdtype, promote_types = np.finfo, np.iinfo, np.issubdtype, np.
 
 # --- dtypes -------------------------------------------------------------------------------
 
+# TF 2.21's "all" and "safe" promotion tables (the JAX-like lattice of the
+# tf_numpy_type_promotion guide), recorded from TF (`a + b` for each pair; rows: the left operand,
+# Python scalars weak). "X": TF raises TypeError (SAFE mode's risky promotions); "-": TF makes no
+# promotion (the op's own rule decides: bool + bool).
+_ALL = """
+         bool    uint8   int8    int16   int32   int64   float16 float32 float64
+bool     -       u8      i8      i16     i32     i64     f16     f32     f64
+uint8    u8      u8      i16     i16     i32     i64     f16     f32     f64
+int8     i8      i16     i8      i16     i32     i64     f16     f32     f64
+int16    i16     i16     i16     i16     i32     i64     f16     f32     f64
+int32    i32     i32     i32     i32     i32     i64     f16     f32     f64
+int64    i64     i64     i64     i64     i64     i64     f16     f32     f64
+float16  f16     f16     f16     f16     f16     f16     f16     f32     f64
+float32  f32     f32     f32     f32     f32     f32     f32     f32     f64
+float64  f64     f64     f64     f64     f64     f64     f64     f64     f64
+pyint    i32     u8      i8      i16     i32     i64     f16     f32     f64
+pyfloat  f32     f64     f64     f64     f64     f64     f16     f32     f64
+pybool   -       X       X       X       i32     i64     f16     f32     f64
+"""
+_SAFE = """
+         bool    uint8   int8    int16   int32   int64   float16 float32 float64
+bool     -       u8      i8      i16     i32     i64     f16     f32     f64
+uint8    u8      u8      X       i16     i32     i64     f16     f32     f64
+int8     i8      X       i8      i16     i32     i64     f16     f32     f64
+int16    i16     i16     i16     i16     i32     i64     X       f32     f64
+int32    i32     i32     i32     i32     i32     i64     X       X       f64
+int64    i64     i64     i64     i64     i64     i64     X       X       X
+float16  f16     f16     f16     X       X       X       f16     f32     f64
+float32  f32     f32     f32     f32     X       X       f32     f32     f64
+float64  f64     f64     f64     f64     f64     X       f64     f64     f64
+pyint    i32     u8      i8      i16     i32     i64     f16     f32     f64
+pyfloat  f32     X       X       X       X       X       f16     f32     f64
+pybool   -       X       X       X       i32     i64     f16     f32     f64
+"""
+_SHORT = {"u8": "uint8", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+          "f16": "float16", "f32": "float32", "f64": "float64"}
+_WEAK_AS = {"pyint": "int32", "pyfloat": "float32", "pybool": "bool"}
+
+
+def _kind_text(k):
+    return f"(<dtype: '{_WEAK_AS[k]}'>, weak=True)" if isinstance(k, str) else f"(<dtype: '{k.name}'>, weak=False)"
+
+
+def _lattice(text, mode):
+    """The table as {(kind, kind): dtype | TypeError}, both operand orders (TF's table is symmetric)."""
+    rows = [line.split() for line in text.strip().splitlines()]
+    cols = [np.dtype(c) for c in rows[0]]
+    table = {}
+    for row in rows[1:]:
+        k = row[0] if row[0].startswith("py") else np.dtype(row[0])
+        for c, cell in zip(cols, row[1:]):
+            for x, y in ((k, c), (c, k)):
+                if cell == "-" or (x, y) in table:
+                    continue
+                table[(x, y)] = np.dtype(_SHORT[cell]) if cell != "X" else TypeError(
+                    f"In promotion mode PromoMode.{mode}, implicit dtype promotion between {_kind_text(x)} and "
+                    f"{_kind_text(y)} is disallowed. You need to explicitly specify the dtype in your op, or relax "
+                    "your dtype promotion rules (such as from SAFE mode to ALL mode).")
+    return table
+
+
+_LATTICES = {}
+
+
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
-    """TF's switch: NumPy promotion in Tensor operators, NumPy indexing, NumPy methods on
-    tensors. ``prefer_float32``: Python floats become float32 (``asarray(1.)``, ``add(1., 2.)``).
-    Only TF's ``"legacy"`` conversion mode is implemented; TF's ``"all"``/``"safe"`` modes
-    (the JAX-like lattice) raise rather than run with a different rule."""
-    if dtype_conversion_mode != "legacy":
-        raise NotImplementedError(
-            f"experimental_enable_numpy_behavior: dtype_conversion_mode={dtype_conversion_mode!r} is not "
-            "implemented in tapeflow; only 'legacy' (NumPy's promotion) is")
+    """TF's switch: promotion in Tensor operators, NumPy indexing, NumPy methods on tensors.
+    ``prefer_float32``: Python floats become float32 (``asarray(1.)``, ``add(1., 2.)``).
+    ``dtype_conversion_mode``: ``"legacy"`` NumPy's promotion (``int32 + float32`` is float64);
+    ``"all"`` TF's JAX-like lattice (``int32 + float32`` is float32, ``int64 + float16``
+    float16); ``"safe"`` the lattice less its risky promotions, which raise TypeError. (TF's
+    weak tensors, ``weak=True`` in its reprs, are not modelled: a tensor is always strong.)"""
+    mode = str(dtype_conversion_mode).lower()
+    if mode not in ("legacy", "all", "safe"):
+        raise ValueError(f"experimental_enable_numpy_behavior: dtype_conversion_mode must be 'legacy', 'all' or "
+                         f"'safe', got {dtype_conversion_mode!r}")
     _MODE.enabled = True
     _MODE.prefer_float32 = bool(prefer_float32)
+    if mode == "legacy":
+        _MODE.lattice = None
+    else:
+        if mode not in _LATTICES:
+            _LATTICES[mode] = _lattice(_ALL if mode == "all" else _SAFE, mode.upper())
+        _MODE.lattice = _LATTICES[mode]
 
 
-def _set_numpy_behavior(enabled, prefer_float32=False):
+def _set_numpy_behavior(enabled, prefer_float32=False, mode="legacy"):
     """Tests only: TF has no way back from the switch; tapeflow's tests need one."""
-    _MODE.enabled = bool(enabled)
-    _MODE.prefer_float32 = bool(prefer_float32)
+    experimental_enable_numpy_behavior(prefer_float32, mode)
+    if not enabled:
+        _MODE.enabled = False
+        _MODE.lattice = None
 
 
 def _default_float():

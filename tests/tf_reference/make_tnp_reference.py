@@ -120,7 +120,14 @@ F32 = ["tnp.asarray(1.)", "tnp.asarray([1., 2.])", "tnp.add(1., 2.)", "tnp.ones(
 OFF = ["tnp.asarray(1.)", "tnp.add(i, f)", "tnp.ones(3)", "hasattr(a, 'ravel')", "hasattr(a, 'clip')",
        "hasattr(a, 'tolist')", "i + f", "tnp.sum(i)"]
 
-MODES = {"off": OFF, "on": ON, "f32": F32}
+# TF's JAX-like lattice (dtype_conversion_mode "all" / "safe"): operators over dtype pairs
+LATTICE = ["tf.constant(10, tf.int32) + tf.constant(5., tf.float32)", "tf.constant(1, tf.int64) + tf.constant(3.5, tf.float16)",
+           "tf.constant(1, tf.int8) + tf.constant(2, tf.uint8)", "tf.constant([1, 2], tf.int16) * tf.constant(3, tf.int32)",
+           "tf.constant([1, 2], tf.int32) + 1.5", "tf.constant([1., 2.], tf.float16) + 1.5", "tf.constant(True) + 1",
+           "tf.constant([1., 2.], tf.float32) < tf.constant([2, 1], tf.int8)",
+           "tf.constant(2., tf.float64) * tf.constant(3, tf.int64)", "tf.constant(1, tf.uint8) - tf.constant(1, tf.int64)",
+           "tf.Variable(10, dtype=tf.int32).assign_add(tf.constant(5, tf.int16))"]
+MODES = {"off": OFF, "on": ON, "f32": F32, "all": LATTICE, "safe": LATTICE}
 
 
 def encode(out):
@@ -130,7 +137,9 @@ def encode(out):
         return {"seq": [encode(o) for o in out], "kind": type(out).__name__}
     if isinstance(out, tf.TensorShape):
         return {"shape_value": out.as_list()}
-    if isinstance(out, tf.Tensor):
+    if isinstance(out, tf.Variable):
+        out = out.read_value()
+    if isinstance(out, tf.Tensor) or type(out).__name__ == "EagerWeakTensor":
         a = out.numpy()
         return {"dtype": a.dtype.name, "shape": list(a.shape), "values": _vals(a)}
     if isinstance(out, tf.dtypes.DType):
@@ -160,6 +169,8 @@ def run_mode(mode):
         tnp.experimental_enable_numpy_behavior()
     elif mode == "f32":
         tnp.experimental_enable_numpy_behavior(prefer_float32=True)
+    elif mode in ("all", "safe"):
+        tnp.experimental_enable_numpy_behavior(dtype_conversion_mode=mode)
     ns = {"tnp": tnp, "np": np, "tf": tf}
     exec(SETUP, ns)
     out = []
