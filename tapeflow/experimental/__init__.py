@@ -10,8 +10,8 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     if name == "numpy":  # (a submodule: loaded on first use, as `import tapeflow.experimental.numpy` does)
-        from . import numpy
-        return numpy
+        import importlib
+        return importlib.import_module(".numpy", __name__)
     raise UnsupportedFeatureError(
         f"tf.experimental.{name}: tapeflow does not implement {_WHAT}; it is out of scope (see docs/differences.md, "
         "'Differences from TensorFlow')")

@@ -1012,6 +1012,9 @@ def expand_dims(a, axis):
     a = asarray(a)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     nd = a.aval.ndim + len(axes)
+    for ax in axes:
+        if not -nd <= ax < nd:
+            raise ValueError(f"expand_dims: axis {ax} is out of bounds for an array with dimension {nd}")
     for ax in sorted(x % nd for x in axes):
         a = _A.expand_dims(a, ax)
     return a
