@@ -1181,8 +1181,10 @@ def take(a, indices, axis=None, mode=None):
     if axis is None:
         a, axis = ravel(a), 0
     idx = asarray(indices)
-    if mode == "clip":
-        idx = _M.clip_by_value(idx, 0, a.aval.shape[axis] - 1)
+    if mode in (None, "clip", "raise"):
+        # TF 2.21's tnp.take clips out-of-range indices whatever the mode says (take([1, 2, 3], [5]) is 3)
+        n = a.aval.shape[axis]
+        idx = _M.clip_by_value(idx, _M.cast(0, idx.aval.dtype), _M.cast(n - 1, idx.aval.dtype))
     elif mode == "wrap":
         idx = _M.floormod(idx, a.aval.shape[axis])
     return _A.gather(a, idx, axis=axis)
