@@ -480,9 +480,17 @@ def _same(name, n_tensor=1):
 
 for _name in ("reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
               "flip", "fliplr", "flipud", "rot90", "roll", "tile", "repeat", "split", "hsplit", "vsplit", "dsplit",
-              "diagonal", "diagflat", "tril", "triu", "diff", "take", "take_along_axis", "trace"):
+              "diagonal", "diagflat", "tril", "triu", "diff", "take_along_axis", "trace"):
     globals()[_name] = _same(_name)
 flatten = ravel
+
+
+def take(x, indices, axis=None):
+    """A gather (out-of-range indices raise, as Keras' TF backend; tnp.take clips, as TF's tnp)."""
+    x = _t(x)
+    if axis is None:
+        x, axis = _A.reshape(x, [-1]), 0
+    return _A.gather(x, _t(indices), axis=axis)
 
 
 def diag(x, k=0):
@@ -1327,21 +1335,15 @@ def associative_scan(f, elems, reverse=False, axis=0):
 
 
 def map(f, xs):  # noqa: A001
-    from ..ops.control_flow_ops import map_fn
-    from ..util import nest
-    first = f(nest.map_structure(lambda x: _t(x)[0], xs))
-    sig = nest.map_structure(lambda o: _t(o).aval.dtype, first)
-    return map_fn(f, xs, fn_output_signature=sig)
+    """``f`` of each slice of ``xs`` along axis 0, stacked (tapeflow.vectorized_map's loop: f's
+    own output structure and dtypes)."""
+    from ..ops.control_flow_ops import vectorized_map as vm
+    return vm(f, xs)
 
 
-vectorized_map = None  # (set below: the same loop as map; Keras' result, not a vectorisation)
-
-
-def _vectorized_map(function, elements):
-    return map(function, elements)
-
-
-vectorized_map = _vectorized_map
+def vectorized_map(function, elements):
+    from ..ops.control_flow_ops import vectorized_map as vm
+    return vm(function, elements)
 
 
 def switch(index, branches, *operands):
