@@ -296,7 +296,7 @@ class Tensor:
         """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask).
         A Python list is the index tuple, as in TF (``x[[0, 1]]`` is ``x[0, 1]``; NumPy would
         gather rows 0 and 1, which a ported TF program does not mean)."""
-        if _prim.NUMPY_MODE.enabled:  # NumPy's indexing rules, as TF's after enable_numpy_behavior
+        if _NUMPY_MODE.enabled:  # NumPy's indexing rules, as TF's after enable_numpy_behavior
             from ..experimental import numpy as _tnp  # (experimental imports core: not at import time)
             if _tnp._advanced(key):
                 out = _tnp._np_getitem(self, key)
@@ -887,6 +887,7 @@ _new = object.__new__
 
 
 _READ = _prim.READ_VARIABLE
+_NUMPY_MODE = _prim.NUMPY_MODE  # (one global load in __getitem__'s check)
 _prim.set_tensor_types(Tensor, Variable)
 
 
