@@ -168,3 +168,31 @@ def test_coverage_and_missing_names():
     assert tf.keras.ops is ops
     with pytest.raises(NotImplementedError, match="keras.ops.nn.ctc_loss"):
         ops.nn.ctc_loss
+
+
+def test_custom_layer_written_for_keras3_trains():
+    """A custom layer in Keras 3's style (keras.ops only) inside a model that fit trains: its
+    weights get gradients and the loss falls."""
+    keras = tf.keras
+
+    class GatedDense(keras.layers.Layer):
+        def __init__(self, units):
+            super().__init__()
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], 2 * self.units), initializer="glorot_uniform")
+            self.b = self.add_weight(shape=(2 * self.units,), initializer="zeros")
+
+        def call(self, x):
+            h = ops.add(ops.matmul(x, self.w), self.b)
+            a, g = ops.split(h, 2, axis=-1)
+            return ops.multiply(a, ops.sigmoid(g))
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 4)).astype(np.float32)
+    y = (x @ rng.normal(size=(4, 1))).astype(np.float32)
+    model = keras.Sequential([keras.Input((4,)), GatedDense(8), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
+    hist = model.fit(x, y, epochs=15, batch_size=16, verbose=0)
+    assert hist.history["loss"][-1] < 0.5 * hist.history["loss"][0]
