@@ -1356,6 +1356,100 @@ def custom_gradient(f):
     return cg(f)
 
 
+# --- keras.ops.image (channels_last; tapeflow.image underneath) -------------------------------
+
+def _image_format(data_format):
+    if _data_format(data_format) != "channels_last":
+        raise NotImplementedError("keras.ops.image: only data_format='channels_last' is implemented in tapeflow")
+
+
+def _img_resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspect_ratio=False,
+                pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0, data_format=None):
+    _image_format(data_format)
+    if crop_to_aspect_ratio or pad_to_aspect_ratio:
+        raise NotImplementedError("keras.ops.image.resize: crop_to_aspect_ratio / pad_to_aspect_ratio are not "
+                                  "implemented in tapeflow")
+    from .. import image
+    x = _floating(images)
+    return image.resize(x, list(size), method=interpolation, antialias=antialias)
+
+
+def _img_rgb_to_grayscale(images, data_format=None):
+    _image_format(data_format)
+    from .. import image
+    return image.rgb_to_grayscale(_floating(images))
+
+
+def _img_rgb_to_hsv(images, data_format=None):
+    _image_format(data_format)
+    from .. import image
+    return image.rgb_to_hsv(_floating(images))
+
+
+def _img_hsv_to_rgb(images, data_format=None):
+    _image_format(data_format)
+    from .. import image
+    return image.hsv_to_rgb(_floating(images))
+
+
+def _img_extract_patches(images, size, strides=None, dilation_rate=1, padding="valid", data_format=None):
+    _image_format(data_format)
+    from .. import image
+    size = (size, size) if isinstance(size, int) else tuple(size)
+    strides = size if strides is None else (strides, strides) if isinstance(strides, int) else tuple(strides)
+    rates = (dilation_rate, dilation_rate) if isinstance(dilation_rate, int) else tuple(dilation_rate)
+    x = _t(images)
+    single = x.aval.ndim == 3
+    if single:
+        x = _A.expand_dims(x, 0)
+    out = image.extract_patches(x, [1, *size, 1], [1, *strides, 1], [1, *rates, 1], padding.upper())
+    return out[0] if single else out
+
+
+def _crop_pad_box(shape, top, left, bottom, right, target_h, target_w, pad):
+    word = "padding" if pad else "cropping"
+    for a, b_, t, names in ((top, bottom, target_h, ("top", "bottom", "target_height")),
+                            (left, right, target_w, ("left", "right", "target_width"))):
+        if builtins.sum(v is not None for v in (a, b_, t)) != 2:
+            raise ValueError(f"Must specify exactly two of {names[0]}_{word}, {names[1]}_{word}, {names[2]}. "
+                             f"Received: {names[0]}_{word}={a}, {names[1]}_{word}={b_}, {names[2]}={t}")
+    h, w = shape[-3], shape[-2]
+    if target_h is None:
+        target_h = h + (top or 0) + (bottom or 0) if pad else h - (top or 0) - (bottom or 0)
+    if target_w is None:
+        target_w = w + (left or 0) + (right or 0) if pad else w - (left or 0) - (right or 0)
+    if top is None:
+        top = (target_h - h - (bottom or 0)) if pad else (h - target_h - (bottom or 0))
+    if left is None:
+        left = (target_w - w - (right or 0)) if pad else (w - target_w - (right or 0))
+    return int(top), int(left), int(target_h), int(target_w)
+
+
+def _img_crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=None, right_cropping=None,
+                     target_height=None, target_width=None, data_format=None):
+    _image_format(data_format)
+    from .. import image
+    x = _t(images)
+    top, left, th, tw = _crop_pad_box(x.aval.shape, top_cropping, left_cropping, bottom_cropping, right_cropping,
+                                      target_height, target_width, pad=False)
+    return image.crop_to_bounding_box(x, top, left, th, tw)
+
+
+def _img_pad_images(images, top_padding=None, left_padding=None, bottom_padding=None, right_padding=None,
+                    target_height=None, target_width=None, data_format=None):
+    _image_format(data_format)
+    from .. import image
+    x = _t(images)
+    top, left, th, tw = _crop_pad_box(x.aval.shape, top_padding, left_padding, bottom_padding, right_padding,
+                                      target_height, target_width, pad=True)
+    return image.pad_to_bounding_box(x, top, left, th, tw)
+
+
+_IMAGE = {"resize": _img_resize, "rgb_to_grayscale": _img_rgb_to_grayscale, "rgb_to_hsv": _img_rgb_to_hsv,
+          "hsv_to_rgb": _img_hsv_to_rgb, "extract_patches": _img_extract_patches, "crop_images": _img_crop_images,
+          "pad_images": _img_pad_images}
+
+
 # --- namespaces and the names left out ----------------------------------------------------
 
 #: the Keras 3 ops tapeflow does not implement (FFT, signal windows, image ops, CTC, ...): a
@@ -1398,5 +1492,8 @@ linalg = _namespace("linalg", _LINALG_NAMES)
 numpy = _namespace("numpy", [n for n in list(globals()) if not n.startswith("_")
                              and callable(globals()[n]) and n not in _NN_NAMES])
 image = _namespace("image", ())
+for _name, _fn in _IMAGE.items():
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(image, _name, _fn)
 
 del _name

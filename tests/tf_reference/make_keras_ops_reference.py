@@ -128,6 +128,14 @@ EXPRS = [
     "ops.average_pool(x4, 2, padding='same')",
     "ops.depthwise_conv(x4, k4[..., :1])", "ops.dot_product_attention(q, q, q)",
     "ops.dot_product_attention(q, q, q, is_causal=True)", "ops.nn.relu(a)", "ops.nn.softmax(a)",
+    # image (channels_last)
+    "ops.image.resize(x4, (3, 4))", "ops.image.resize(x4, (7, 8), interpolation='nearest')",
+    "ops.image.rgb_to_grayscale(x4)", "ops.image.rgb_to_hsv(x4)", "ops.image.hsv_to_rgb(x4 / 3.)",
+    "ops.image.extract_patches(x4, 2)", "ops.image.extract_patches(x4, (2, 3), strides=1)",
+    "ops.image.crop_images(x4, top_cropping=1, left_cropping=2, target_height=3, target_width=2)",
+    "ops.image.crop_images(x4, bottom_cropping=1, right_cropping=1)",
+    "ops.image.pad_images(x4, top_padding=1, left_padding=2, target_height=8, target_width=9)",
+    "ops.image.pad_images(x4[0], bottom_padding=1, right_padding=2)",
     # bad inputs
     "ops.matmul(a, b)", "ops.reshape(a, [4, 2])", "ops.concatenate([a, v])", "ops.sum(a, axis=3)", "ops.add(a, v[:2])",
     "ops.split(v, 2)", "ops.softmax(a, axis=5)", "ops.one_hot(np.array([0.5]), 3)", "ops.transpose(a, [0, 0])",
