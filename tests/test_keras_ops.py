@@ -196,3 +196,83 @@ def test_custom_layer_written_for_keras3_trains():
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
     hist = model.fit(x, y, epochs=15, batch_size=16, verbose=0)
     assert hist.history["loss"][-1] < 0.5 * hist.history["loss"][0]
+
+
+import tapeflow.experimental.numpy as tnp  # noqa: E402
+
+# compositions this wave wrote (not thin maps onto one op): each differentiated against central
+# finite differences in float64, first order, and second order for the smooth ones
+_X = np.array([[0.7, -1.3, 2.1], [-0.4, 1.6, 0.25]])
+GRAD_FNS = {
+    "tnp.logaddexp": lambda x: tnp.logaddexp(x, x[::-1]),
+    "tnp.logaddexp2": lambda x: tnp.logaddexp2(x, 0.5 * x),
+    "tnp.hypot": lambda x: tnp.hypot(x, x + 2.0),
+    "tnp.cbrt": lambda x: tnp.cbrt(x),
+    "tnp.sinc": lambda x: tnp.sinc(x),
+    "tnp.log2": lambda x: tnp.log2(tnp.abs(x) + 0.1),
+    "tnp.exp2": lambda x: tnp.exp2(x),
+    "tnp.var": lambda x: tnp.var(x, axis=1),
+    "tnp.std": lambda x: tnp.std(x),
+    "tnp.average": lambda x: tnp.average(x, axis=1, weights=[1.0, 2.0, 3.0]),
+    "tnp.cross": lambda x: tnp.cross(x, x[::-1]),
+    "tnp.kron": lambda x: tnp.kron(x, x[:, :2]),
+    "tnp.trace": lambda x: tnp.trace(tnp.matmul(x, tnp.transpose(x))),
+    "tnp.diagonal": lambda x: tnp.diagonal(x, 1),
+    "tnp.tril": lambda x: tnp.tril(x),
+    "tnp.rot90": lambda x: tnp.rot90(x, 3) * tnp.arange(6.).reshape(3, 2),
+    "tnp.polyval": lambda x: tnp.polyval(x[0], x[1]),
+    "tnp.getitem": lambda x: x[(1, 0, 1), (2, 0, 0)],
+    "ops.celu": lambda x: ops.celu(x),
+    "ops.elu": lambda x: ops.elu(x),
+    "ops.squareplus": lambda x: ops.squareplus(x),
+    "ops.glu": lambda x: ops.glu(tnp.concatenate([x, x * 2.0], axis=1)),
+    "ops.soft_shrink": lambda x: ops.soft_shrink(x),
+    "ops.hard_silu": lambda x: ops.hard_silu(x),
+    "ops.log_softmax_axes": lambda x: ops.log_softmax(x, axis=(0, 1)),
+    "ops.layer_normalization": lambda x: ops.layer_normalization(x),
+    "ops.rms_normalization": lambda x: ops.rms_normalization(x),
+    "ops.dot_product_attention": lambda x: ops.dot_product_attention(*[tnp.reshape(x, (1, 2, 1, 3))] * 3,
+                                                                     is_causal=True),
+    "ops.quantile": lambda x: ops.quantile(x, [0.3, 0.8], axis=1),
+    "ops.cdist": lambda x: ops.cdist(x, x[::-1] + 0.5),
+    "ops.binary_crossentropy": lambda x: ops.binary_crossentropy(ops.sigmoid(x[::-1]), ops.sigmoid(x)),
+    "ops.trapezoid": lambda x: ops.trapezoid(x, axis=1),
+    "ops.nanmean": lambda x: ops.nanmean(x, axis=0),
+}
+SECOND_ORDER = ("tnp.logaddexp", "tnp.hypot", "tnp.var", "ops.celu", "ops.squareplus", "ops.layer_normalization",
+                "ops.dot_product_attention")
+
+
+def _fd(fn, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        d = np.zeros_like(x)
+        d[idx] = eps
+        g[idx] = (float(fn(x + d)) - float(fn(x - d))) / (2 * eps)
+    return g
+
+
+def _grad(fn, x):
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        out = tf.reduce_sum(fn(x))
+    return tape.gradient(out, x).numpy()
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_FNS))
+def test_composed_ops_gradients(name):
+    fn = GRAD_FNS[name]
+    loss = lambda x: tf.reduce_sum(fn(tf.constant(x))).numpy()  # noqa: E731
+    np.testing.assert_allclose(_grad(fn, _X), _fd(loss, _X), rtol=1e-6, atol=1e-7, err_msg=name)
+    if name in SECOND_ORDER:   # the gradient's own gradient (sum of the first gradient)
+        first = lambda x: tf.constant(_grad(fn, x).sum())  # noqa: E731
+        x = tf.constant(_X)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                out = tf.reduce_sum(fn(x))
+            g = tf.reduce_sum(inner.gradient(out, x))
+        np.testing.assert_allclose(outer.gradient(g, x).numpy(), _fd(lambda v: float(first(v)), _X, 1e-5),
+                                   rtol=1e-4, atol=1e-6, err_msg=name)
