@@ -89,7 +89,7 @@ def test_keras_ops_match_keras(expr, want):
     _check(eval(expr, ns), want, expr)
 
 
-_EAGER_ONLY = ("ops.shape", "ops.dtype", "is_tensor", ".shape", "segment_", "nonzero", "where(i > 3)", "ops.cond",
+_EAGER_ONLY = ("ops.shape", "ops.dtype", "is_tensor", ".shape", "segment_", "ops.cond",
                "ops.while_loop", "ops.fori_loop", "ops.scan", "ops.map", "vectorized_map", "ops.switch",
                "associative_scan", "in_top_k", "bincount", "unravel_index", "np.zeros_like",
                "ops.gcd")

@@ -264,7 +264,7 @@ def _float_of(x):
     """``x`` as a tensor, integers and bools as the default float (NumPy's float functions)."""
     x = asarray(x)
     if x.aval.dtype.kind not in "fc":
-        x = _M.cast(x, _default_float() if x.aval.dtype.itemsize < 8 or True else np.float64)
+        x = _M.cast(x, _default_float())
     return x
 
 
@@ -389,7 +389,7 @@ def logaddexp2(x1, x2):
 
 def heaviside(x1, x2):
     a, b = _promote(x1, x2)
-    zero = _M.zeros_like(a) if hasattr(_M, "zeros_like") else a * 0
+    zero = _A.zeros_like(a)
     return _M.where(a < 0, zero, _M.where(a > 0, zero + 1, b))
 
 
@@ -456,8 +456,8 @@ exp2 = _unary_float(lambda x: _M.pow(_M.cast(2.0, x.aval.dtype), x), "exp2")
 log2 = _unary_float(lambda x: _M.log(x) / np.log(2.0).astype(x.aval.dtype), "log2")
 log10 = _unary_float(lambda x: _M.log(x) / np.log(10.0).astype(x.aval.dtype), "log10")
 cbrt = _unary_float(lambda x: _M.sign(x) * _M.pow(_M.abs(x), _M.cast(1.0 / 3.0, x.aval.dtype)), "cbrt")
-reciprocal = _unary(lambda x: _M.reciprocal(x) if x.aval.dtype.kind == "f" else _M.floordiv(_M.ones_like_(x), x)
-                    if hasattr(_M, "ones_like_") else 1 // x, "reciprocal")
+reciprocal = _unary(lambda x: _M.reciprocal(x) if x.aval.dtype.kind == "f" else _M.floordiv(_A.ones_like(x), x),
+                    "reciprocal")
 deg2rad = radians = _unary_float(lambda x: x * np.asarray(np.pi / 180.0, x.aval.dtype), "deg2rad")
 rad2deg = degrees = _unary_float(lambda x: x * np.asarray(180.0 / np.pi, x.aval.dtype), "rad2deg")
 negative = _unary(_M.negative, "negative")
@@ -590,10 +590,16 @@ def select(condlist, choicelist, default=0):
 
 
 def nonzero(a):
+    """Per axis, the indices of the true/nonzero elements in row-major order, each a
+    ``boolean_mask`` of that axis' index grid: traceable (the count is an unknown dimension)."""
     a = _bool(asarray(a))
-    idx = _A._where_indices(a) if hasattr(_A, "_where_indices") else _M.where(a)
-    idx = _M.cast(idx, np.int64)
-    return tuple(idx[:, i] for i in builtins.range(a.aval.ndim))
+    shape = a.aval.shape
+    out = []
+    for d, n in enumerate(shape):
+        grid = np.broadcast_to(np.arange(n, dtype=np.int64).reshape([-1 if k == d else 1 for k in range(len(shape))]),
+                               shape)
+        out.append(_A.boolean_mask(_to_tensor(np.ascontiguousarray(grid)), a))
+    return tuple(out)
 
 
 def polyval(p, x):
