@@ -123,6 +123,19 @@ def _logic_or_bits(logical, bitwise):
     return op, rop
 
 
+def _numpy_method(name):
+    def get(self):
+        if not _prim.NUMPY_MODE.enabled:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute {name!r}: NumPy's methods on tensors come with "
+                "tnp.experimental_enable_numpy_behavior() (import tapeflow.experimental.numpy as tnp), as in TF")
+        from ..experimental import numpy as _tnp  # (experimental imports core: not at import time)
+        fn = _tnp.METHODS[name]
+        return lambda *a, **k: fn(self, *a, **k)
+    get.__name__ = name
+    return property(get)
+
+
 class Tensor:
     """An immutable n-d array value. Shapes and dtypes as NumPy's."""
 
@@ -333,26 +346,20 @@ class Tensor:
         npd = _dt.np_dtype(dtype)
         return self if self.aval.dtype == npd else bind(_E.cast_p, self, dtype=npd)
 
-    def __getattr__(self, name):
-        # only reached for a missing attribute. TF adds NumPy's methods to tensors when the
-        # program calls tnp.experimental_enable_numpy_behavior(); so does tapeflow (and says
-        # so where a program asks for one before that call)
-        if name[:1] == "_":  # _s, __array_interface__ probes: the common misses, kept cheap
-            raise AttributeError(name)
-        if name in _NUMPY_METHODS:
-            if _prim.NUMPY_MODE.enabled:
-                from ..experimental import numpy as _tnp
-                fn = _tnp.METHODS[name]
-                return lambda *a, **k: fn(self, *a, **k)
-            raise AttributeError(
-                f"'{type(self).__name__}' object has no attribute {name!r}: NumPy's methods on tensors come with "
-                "tnp.experimental_enable_numpy_behavior() (import tapeflow.experimental.numpy as tnp), as in TF")
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+    # NumPy's methods (TF adds them to tensors with tnp.experimental_enable_numpy_behavior(); so does
+    # tapeflow): properties that hand out the method while the switch is on and otherwise raise an
+    # AttributeError naming the switch (hasattr sees them missing, as in TF). Properties, not a
+    # __getattr__: a __getattr__ would put a Python frame on every missing-attribute probe of a tensor
+    # (1.6 us a getattr(t, "_x", None), measured)
+    ravel = _numpy_method("ravel")
+    flatten = _numpy_method("flatten")
+    clip = _numpy_method("clip")
+    mean = _numpy_method("mean")
+    max = _numpy_method("max")
+    min = _numpy_method("min")
+    transpose = _numpy_method("transpose")
+    tolist = _numpy_method("tolist")
 
-
-#: the NumPy methods tensors have once NumPy behaviour is on (TF 2.21's list, less those
-#: tapeflow's Tensor always has: T, reshape, astype, size, ndim)
-_NUMPY_METHODS = frozenset(("ravel", "flatten", "clip", "mean", "max", "min", "transpose", "tolist"))
 
 _TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple)
 

@@ -1397,14 +1397,28 @@ def _advanced(key):
     return False
 
 
+def _no_out(out):
+    if out is not None:
+        raise TypeError("tnp: out= is not supported (tensors are immutable)")
+
+
+def _m_transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return transpose(self, axes or None)
+
+
+#: the NumPy methods tensors get with the switch (TF 2.21's list); ``out=`` is accepted as NumPy's
+#: functions pass it (``np.mean(t)`` calls ``t.mean(axis=None, dtype=None, out=None)``)
 METHODS = {
     "ravel": ravel,
     "flatten": ravel,
+    # (no out=, as TF's: np.clip(t, ...) then falls back to NumPy and returns an ndarray, as in TF)
     "clip": lambda self, min=None, max=None: clip(self, min, max),  # noqa: A002
-    "mean": lambda self, axis=None, dtype=None, keepdims=None: mean(self, axis, dtype, keepdims=keepdims),
-    "max": lambda self, axis=None, keepdims=None: amax(self, axis, keepdims=keepdims),
-    "min": lambda self, axis=None, keepdims=None: amin(self, axis, keepdims=keepdims),
-    "transpose": lambda self, *axes: transpose(self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list))
-                                               else (axes or None)),
+    "mean": lambda self, axis=None, dtype=None, out=None, keepdims=None, **kw: (
+        _no_out(out), mean(self, axis, dtype, keepdims=keepdims))[1],
+    "max": lambda self, axis=None, out=None, keepdims=None, **kw: (_no_out(out), amax(self, axis, keepdims=keepdims))[1],
+    "min": lambda self, axis=None, out=None, keepdims=None, **kw: (_no_out(out), amin(self, axis, keepdims=keepdims))[1],
+    "transpose": _m_transpose,
     "tolist": lambda self: self.numpy().tolist(),
 }
