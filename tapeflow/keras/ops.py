@@ -24,6 +24,7 @@ import types as _types
 import numpy as np
 
 from .. import linalg as _linalg
+from .._unsupported import UnsupportedFeatureError
 from .. import nn as _nn
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor, Variable, convert_to_tensor as _tf_convert
@@ -960,6 +961,46 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
                                 dilations=d)
 
 
+def _tuple(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None, data_format=None,
+                   dilation_rate=1):
+    """1-D and 2-D transposed convolution (kernel: spatial..., out_channels, in_channels, as Keras'),
+    output size Keras' (``output_padding=None``): valid ``(n - 1) * s + (k - 1) * d + 1``, same ``n * s``."""
+    x = _floating(inputs)
+    nd = x.aval.ndim
+    if nd not in (3, 4):
+        raise NotImplementedError("keras.ops.conv_transpose: 1-D and 2-D inputs only in tapeflow")
+    if output_padding is not None:
+        raise NotImplementedError("keras.ops.conv_transpose: output_padding is not implemented in tapeflow")
+    fmt = _nd_format(nd, data_format)
+    k = _t(kernel, x.aval.dtype)
+    sp = nd - 2
+    s, d = _tuple(strides, sp), _tuple(dilation_rate, sp)
+    ks = k.aval.shape[:sp]
+    ins = x.aval.shape[1:1 + sp]
+    if padding.lower() == "same":
+        outs = [n * st for n, st in zip(ins, s)]
+    else:
+        outs = [(n - 1) * st + (kk - 1) * dd + 1 for n, st, kk, dd in zip(ins, s, ks, d)]
+    shape = [x.aval.shape[0], *outs, k.aval.shape[-2]]
+    fn = _nn.conv2d_transpose if sp == 2 else _nn.conv1d_transpose
+    return fn(x, k, shape, list(s), padding=padding.upper(), data_format=fmt, dilations=list(d))
+
+
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid", data_format=None,
+                   dilation_rate=1):
+    x = _floating(inputs)
+    if x.aval.ndim != 4:
+        raise NotImplementedError("keras.ops.separable_conv: only 2-D inputs (batch, h, w, c) in tapeflow")
+    _nd_format(4, data_format)
+    s, d = _tuple(strides, 2), _tuple(dilation_rate, 2)
+    return _nn.separable_conv2d(x, _t(depthwise_kernel, x.aval.dtype), _t(pointwise_kernel, x.aval.dtype),
+                                [1, *s, 1], padding.upper(), dilations=list(d))
+
+
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     x = _floating(inputs)
     fmt = _nd_format(x.aval.ndim, data_format)
@@ -1458,9 +1499,10 @@ _MISSING_WHAT = "not implemented in tapeflow's keras.ops (see docs/differences.m
 
 
 def __getattr__(name):
+    # UnsupportedFeatureError: a NotImplementedError and an AttributeError, so hasattr(ops, "fft") is False
     if name.startswith("__"):
         raise AttributeError(name)
-    raise NotImplementedError(f"keras.ops.{name}: {_MISSING_WHAT}")
+    raise UnsupportedFeatureError(f"keras.ops.{name}: {_MISSING_WHAT}")
 
 
 def _namespace(name, names):
@@ -1473,7 +1515,7 @@ def _namespace(name, names):
     def missing(attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise NotImplementedError(f"keras.ops.{name}.{attr}: {_MISSING_WHAT}")
+        raise UnsupportedFeatureError(f"keras.ops.{name}.{attr}: {_MISSING_WHAT}")
     mod.__getattr__ = missing
     return mod
 
@@ -1484,7 +1526,7 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "moments", "batch_normalization", "normalize", "rms_normalization", "layer_normalization",
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
-             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr")
+             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv")
 _LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
                  "solve_triangular", "svd")
 nn = _namespace("nn", _NN_NAMES)
