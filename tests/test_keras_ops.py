@@ -277,3 +277,12 @@ def test_composed_ops_gradients(name):
             g = tf.reduce_sum(inner.gradient(out, x))
         np.testing.assert_allclose(outer.gradient(g, x).numpy(), _fd(lambda v: float(first(v)), _X, 1e-5),
                                    rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_result_type_is_keras():
+    """Keras' result_type (the JAX-like lattice): Keras 3.15 gives these."""
+    assert ops.result_type("int64", float) == np.float32       # Keras 3.15: float32
+    assert ops.result_type("int32", "float32") == np.float32   # float32 (tnp: float64)
+    assert ops.result_type("int8", "uint8") == np.int16        # int16
+    assert ops.result_type(int, float) == np.float32           # float32
+    assert ops.result_type(tf.constant([1]), 2.5) == np.float32

@@ -61,8 +61,12 @@ def result_type(*xs):
     integer or bool gives floatx (float32)."""
     d = None
     for x in xs:
-        k = _kind(x) if not isinstance(x, (type, np.dtype, _dt.DType, str)) or x in (int, float, bool) \
-            else np.dtype(_dt.np_dtype(x))
+        if x is int or x is float or x is bool:   # Python's types are weak, as their values
+            k = {int: "pyint", float: "pyfloat", bool: "pybool"}[x]
+        elif isinstance(x, (type, np.dtype, _dt.DType, str)):
+            k = np.dtype(_dt.np_dtype(x))
+        else:
+            k = _kind(x)
         if d is None:
             d = k
             continue
