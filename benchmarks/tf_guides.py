@@ -63,6 +63,8 @@ for _name in ("effective_tf2", "data", "data_performance", "tf_numpy"):
     GUIDES[_name] = f"site/en/guide/{_name}.ipynb"
 # Wave 19: string and ragged tensors (tf.string, tf.strings, tf.RaggedTensor)
 GUIDES["ragged_tensor"] = "site/en/guide/ragged_tensor.ipynb"
+# Wave 19: TF's NumPy API (tnp): its type promotion guide (the tf_numpy guide is above)
+GUIDES["tf_numpy_type_promotion"] = "site/en/guide/tf_numpy_type_promotion.ipynb"
 for _name in ("early_stopping", "metrics_optimizers", "validate_correctness", "tf1_vs_tf2",
               "migration_debugging", "checkpoint_saver", "tensorboard", "logging_stop_hook"):
     GUIDES[f"migrate_{_name}"] = f"site/en/guide/migrate/{_name}.ipynb"

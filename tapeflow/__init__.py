@@ -46,7 +46,7 @@ from .ops.math_ops import realdiv, truncatediv, truncatemod  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, histogram_fixed_width_bins  # noqa: F401,E501
-from .ops.control_flow_ops import map_fn, switch_case, case  # noqa: F401
+from .ops.control_flow_ops import map_fn, switch_case, case, vectorized_map  # noqa: F401
 from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
 from .ops.special_ops import unravel_index  # noqa: F401

@@ -816,3 +816,21 @@ case("str19_to_number_bad", "lambda s: tf.strings.to_number(s)", [SNUM], "String
 case("str19_substr_pos", "lambda s: tf.strings.substr(s, 7, 2)", [S2], "pos 7")
 case("str19_join_shapes", "lambda a, b: tf.strings.join([a, b])", [S2, S3], "Input shapes")
 case("str19_length_int", "lambda x: tf.strings.length(x)", [I3], "length")
+
+# -- np19 (wave 19): tf.experimental.numpy and keras.ops ----------------------------------------
+_TNP = "tf.experimental.numpy"
+case("np19_tnp_matmul_shapes", f"lambda x, y: {_TNP}.matmul(x, y)", [M23, M23], "matmul")
+case("np19_tnp_reshape_size", f"lambda x: {_TNP}.reshape(x, [4, 2])", [M23], "reshape")
+case("np19_tnp_sum_bad_axis", f"lambda x: {_TNP}.sum(x, axis=3)", [M23], "axis")
+case("np19_tnp_concatenate_ranks", f"lambda x, y: {_TNP}.concatenate([x, y])", [M23, V3], "concat")
+case("np19_tnp_add_shapes", f"lambda x, y: {_TNP}.add(x, y)", [M23, _a([1.0, 2.0])], "add")
+case("np19_tnp_split_uneven", f"lambda x: {_TNP}.split(x, 2)", [V3], "split")
+case("np19_tnp_take_range", f"lambda x: {_TNP}.take(x, [5])", [V3], "gather")
+case("np19_kops_matmul_shapes", "lambda x, y: tf.keras.ops.matmul(x, y)", [M23, M23], "matmul")
+case("np19_kops_reshape_size", "lambda x: tf.keras.ops.reshape(x, [4, 2])", [M23], "reshape")
+case("np19_kops_softmax_axis", "lambda x: tf.keras.ops.softmax(x, axis=5)", [M23], "axis")
+case("np19_kops_transpose_perm", "lambda x: tf.keras.ops.transpose(x, [0, 0])", [M23], "transpose")
+case("np19_kops_squeeze_axis", "lambda x: tf.keras.ops.squeeze(x, axis=0)", [M23], "squeeze")
+case("np19_kops_expand_dims_axis", "lambda x: tf.keras.ops.expand_dims(x, 3)", [V3], "expand_dims")
+case("np19_kops_concatenate_ranks", "lambda x, y: tf.keras.ops.concatenate([x, y])", [M23, V3], "concat")
+case("np19_kops_sum_bad_axis", "lambda x: tf.keras.ops.sum(x, axis=3)", [M23], "axis")

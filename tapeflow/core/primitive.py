@@ -724,13 +724,102 @@ def _py_defaults(vals):
     return out
 
 
+class _NumpyMode:
+    """TF's ``tnp.experimental_enable_numpy_behavior()`` switch (set by
+    ``tapeflow.experimental.numpy``): while ``enabled``, operands of the ops that adopt NumPy
+    operands (``numpy_operands="adopt"``: arithmetic, comparisons, matmul, concat) are promoted
+    with NumPy's rules (``int32 + float32`` is float64; a Python scalar is weak) instead of
+    having to agree, in eager and traced code alike (both call ``adopt_numpy``). The one
+    global switch is TF's: the program turns it on once, at its start."""
+
+    __slots__ = ("enabled", "prefer_float32", "lattice")
+
+    def __init__(self):
+        self.enabled = False
+        self.prefer_float32 = False
+        #: None: NumPy's rules (TF's "legacy" mode); else TF's "all"/"safe" table (the JAX-like
+        #: lattice): {(kind, kind): result dtype | an exception to raise}; a pair not in it makes
+        #: no promotion (the op's rule decides); kinds are dtypes and "pyint"/"pyfloat"/"pybool"
+        self.lattice = None
+
+
+NUMPY_MODE = _NumpyMode()
+
+
+def _lattice_promote(args, table):
+    """TF's "all"/"safe" promotion: the table folded over the operands (the lattice is
+    associative), Python scalars weak."""
+    kinds = []
+    for a in args:
+        if isinstance(a, _Tensor):
+            kinds.append(aval_of(a).dtype)
+        elif a.__class__ in _PY_SCALARS:
+            kinds.append("pybool" if a.__class__ is bool else "pyint" if a.__class__ is int else "pyfloat")
+        elif isinstance(a, (np.ndarray, np.generic)):
+            kinds.append(a.dtype)
+        else:
+            return args
+    d = kinds[0] if kinds else None
+    for k in kinds[1:]:
+        r = table.get((d, k))
+        if r is None:
+            return args
+        if isinstance(r, Exception):
+            raise type(r)(str(r))
+        d = r
+    if d is None or isinstance(d, str):  # Python scalars only: nothing to promote
+        return args
+    return _cast_all(args, d)
+
+
+def _cast_all(args, d):
+    out = []
+    for a in args:
+        if isinstance(a, _Tensor):
+            if aval_of(a).dtype != d:
+                a = bind(REGISTRY["cast"], a, dtype=d)
+        elif isinstance(a, (np.ndarray, np.generic)) and a.dtype != d:
+            a = np.asarray(a).astype(d)
+            a = a if a.ndim else a[()]
+        out.append(a)
+    return tuple(out)
+
+
+def _numpy_promote(args):
+    """NumPy's promotion of ``args`` (NUMPY_MODE on): tensors and NumPy operands of another
+    dtype are cast to ``np.result_type`` of all of them (a tensor by the cast primitive, so
+    tapes and traces see it); Python scalars stay weak, so the op's rule gives them that dtype."""
+    if NUMPY_MODE.lattice is not None:
+        return _lattice_promote(args, NUMPY_MODE.lattice)
+    ds = []
+    for a in args:
+        if isinstance(a, _Tensor):
+            ds.append(aval_of(a).dtype)
+        elif a.__class__ in _PY_SCALARS:
+            ds.append(np.float32(a) if a.__class__ is float and NUMPY_MODE.prefer_float32 else a)
+        elif isinstance(a, (np.ndarray, np.generic)):
+            ds.append(a.dtype)
+        else:
+            return args  # lists and other values: the op's own conversion (and its errors)
+    try:
+        d = np.result_type(*ds)
+    except (TypeError, OverflowError):
+        return args  # (no common dtype: the op's rule says what is wrong)
+    if d.kind not in "biuf":
+        return args
+    return _cast_all(args, d)
+
+
 def adopt_numpy(p, args):
     """``args`` with each NumPy operand converted to the dtype of the op's tensor operands
     (primitives whose record says ``numpy_operands="adopt"``; eager_apply and the tracer both
     call this, so every mode converts alike). As TF's conversion, floats round to float32 and
     integers become floats; unlike it, values the conversion would change are refused: TF
     wraps 300 to 44 in uint8 and truncates 1.5 to 1 in int32 without a word. A NumPy float64
-    scalar is a Python float (its subclass) and stays weak."""
+    scalar is a Python float (its subclass) and stays weak. Under NUMPY_MODE the operands
+    are promoted with NumPy's rules instead (``_numpy_promote``)."""
+    if NUMPY_MODE.enabled:
+        return _numpy_promote(args)
     d = None
     found = False
     for a in args:

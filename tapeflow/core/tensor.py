@@ -123,6 +123,19 @@ def _logic_or_bits(logical, bitwise):
     return op, rop
 
 
+def _numpy_method(name):
+    def get(self):
+        if not _prim.NUMPY_MODE.enabled:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute {name!r}: NumPy's methods on tensors come with "
+                "tnp.experimental_enable_numpy_behavior() (import tapeflow.experimental.numpy as tnp), as in TF")
+        from ..experimental import numpy as _tnp  # (experimental imports core: not at import time)
+        fn = _tnp.METHODS[name]
+        return lambda *a, **k: fn(self, *a, **k)
+    get.__name__ = name
+    return property(get)
+
+
 class Tensor:
     """An immutable n-d array value. Shapes and dtypes as NumPy's."""
 
@@ -297,6 +310,12 @@ class Tensor:
         """x[key]: slices, ints, None, Ellipsis; integer/bool tensors index (gather/mask).
         A Python list is the index tuple, as in TF (``x[[0, 1]]`` is ``x[0, 1]``; NumPy would
         gather rows 0 and 1, which a ported TF program does not mean)."""
+        if _NUMPY_MODE.enabled:  # NumPy's indexing rules, as TF's after enable_numpy_behavior
+            from ..experimental import numpy as _tnp  # (experimental imports core: not at import time)
+            if _tnp._advanced(key):
+                out = _tnp._np_getitem(self, key)
+                if out is not None:
+                    return out
         if key.__class__ is list:
             key = tuple(key)
         elif not isinstance(key, tuple):
@@ -327,6 +346,20 @@ class Tensor:
     def astype(self, dtype):
         npd = _dt.np_dtype(dtype)
         return self if self.aval.dtype == npd else bind(_E.cast_p, self, dtype=npd)
+
+    # NumPy's methods (TF adds them to tensors with tnp.experimental_enable_numpy_behavior(); so does
+    # tapeflow): properties that hand out the method while the switch is on and otherwise raise an
+    # AttributeError naming the switch (hasattr sees them missing, as in TF). Properties, not a
+    # __getattr__: a __getattr__ would put a Python frame on every missing-attribute probe of a tensor
+    # (1.6 us a getattr(t, "_x", None), measured)
+    ravel = _numpy_method("ravel")
+    flatten = _numpy_method("flatten")
+    clip = _numpy_method("clip")
+    mean = _numpy_method("mean")
+    max = _numpy_method("max")
+    min = _numpy_method("min")
+    transpose = _numpy_method("transpose")
+    tolist = _numpy_method("tolist")
 
 
 _TENSORLIKE = (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple, str, bytes)
@@ -609,6 +642,13 @@ class Variable(Tensor):
             v = v.read_value()
         if isinstance(v, Tensor):
             av = v.aval if v._v is None else v._v  # (an array has .shape and .dtype too: no Aval to build)
+            lattice = _prim.NUMPY_MODE.lattice
+            if av.dtype != self._v.dtype and lattice is not None and lattice.get((av.dtype, self._v.dtype)) \
+                    == self._v.dtype:
+                # TF's "all"/"safe" promotion (tnp.experimental_enable_numpy_behavior) writes a value
+                # whose promotion with the variable's dtype is that dtype (int16 into int32)
+                v = bind(_E.cast_p, v, dtype=self._v.dtype)
+                av = v.aval if v._v is None else v._v
             if av.dtype != self._v.dtype:
                 from ..errors import InvalidArgumentTypeError  # TF: ValueError; TypeError kept for old code
                 raise InvalidArgumentTypeError(f"{self._name}.{op}: value has dtype {av.dtype.name}, variable has "
@@ -874,6 +914,7 @@ _new = object.__new__
 
 
 _READ = _prim.READ_VARIABLE
+_NUMPY_MODE = _prim.NUMPY_MODE  # (one global load in __getitem__'s check)
 _prim.set_tensor_types(Tensor, Variable)
 
 

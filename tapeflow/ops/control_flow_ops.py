@@ -280,3 +280,20 @@ def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
 def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None):
     """``fn(acc, x)`` over ``elems`` from the last element; the final accumulator."""
     return _fold("foldr", fn, elems, initializer, True)
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """TF's ``vectorized_map``: ``fn`` of each slice of ``elems`` along axis 0, stacked; its results'
+    structure and dtypes are fn's own (no signature needed, unlike map_fn). TF vectorises fn with
+    pfor; tapeflow runs it as the same loop map_fn does (one ``scan``): the same values, without
+    pfor's speed."""
+    leaves = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in nest.flatten(elems)]
+    if not leaves or aval_of(leaves[0]).shape[0] is None:
+        raise ValueError("vectorized_map: elems must hold tensors whose first dimension is known")
+    packed = nest.pack_sequence_as(elems, leaves)
+
+    def body(carry, x):
+        out = fn(x)
+        return carry, nest.map_structure(lambda o: o if isinstance(o, Tensor) else convert_to_tensor(o), out)
+    _, outs = CF.scan(body, (), packed)
+    return outs
