@@ -401,3 +401,348 @@ class RandomTranslation(_Affine):
         cfg = super().get_config()
         cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
         return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's colour augmentation layers (wave 19). Each follows its Keras 3 source's math
+# (keras/src/layers/preprocessing/image_preprocessing/*.py), including its quirks, so a ported
+# program sees TF's images: the draws are tapeflow's (per image, fresh per compiled call), the
+# map given a draw is Keras'. Images are channels_last; a single (h, w, c) image is handled as a
+# batch of one, as Keras' transform_single_image.
+
+_VR_MSG = "The `value_range` argument should be a list of two numbers. Received: value_range={!r}"
+
+
+def _sorted_range(layer, value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(f"{layer}: " + _VR_MSG.format(value_range))
+    return tuple(sorted(float(v) for v in value_range))
+
+
+def _to_range(x, src, dst):
+    """Keras' _transform_value_range: identity when the ranges are equal, else an affine map
+    through [0, 1] (in that order of operations, for TF's bits)."""
+    if tuple(src) == tuple(dst):
+        return x
+    return (x - float(src[0])) / float(src[1] - src[0]) * float(dst[1] - dst[0]) + float(dst[0])
+
+
+def _luma(x):
+    """Keras' backend rgb_to_grayscale on float images: one channel (a 1-channel image as is)."""
+    c = aval_of(x).shape[-1]
+    if c not in (1, 3):
+        raise ValueError(f"Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with shape: "
+                         f"images.shape={tuple(aval_of(x).shape)}")
+    return x if c == 1 else _image.rgb_to_grayscale(x)
+
+
+class _Colour(_ImageLayer):
+    """A batch-wise colour map: ``_map(x4, n)`` on a (batch, h, w, c) float batch of ``n``
+    images; a single image goes through as a batch of one."""
+
+    def _augment(self, x):
+        one = len(aval_of(x).shape) == 3
+        x4 = A.expand_dims(x, 0) if one else x
+        out = self._map(x4, aval_of(x4).shape[0])
+        return A.squeeze(out, 0) if one else out
+
+    def _draw(self, n, lo, hi, shape=(1, 1, 1)):
+        """Uniform in [lo, hi) per image, shaped (n, 1, 1, 1) to broadcast over pixels."""
+        return lo + self._uniform((n,) + tuple(shape)) * (hi - lo)
+
+
+class RandomGrayscale(_Colour):
+    """Turns each image into its luma (repeated over the channels) with probability ``factor``."""
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+        if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not 0 <= factor <= 1:
+            raise ValueError(f"RandomGrayscale: `factor` should be between 0 and 1. Received: factor={factor!r}")
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = float(factor)
+
+    def _map(self, x, n):
+        apply = M.less(self._uniform((n, 1, 1, 1)), self.factor)
+        return M.where(apply, _luma(x) + A.zeros_like(x), x)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, data_format=self.data_format, seed=self.seed)
+        return cfg
+
+
+class _FactorRange(_Colour):
+    """``factor`` read by Keras' _set_factor within _BOUNDS, ``value_range`` (sorted, checked)."""
+
+    _SORT_RANGE = True
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        name = type(self).__name__
+        self.factor = _factor(name, factor, self._BOUNDS)
+        if self._SORT_RANGE:
+            self.value_range = _sorted_range(name, value_range)
+        else:   # Keras keeps RandomHue's and RandomInvert's value_range as given (unchecked)
+            self.value_range = tuple(float(v) for v in value_range)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, value_range=self.value_range, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _shift_hue(x, delta):
+    hsv = _image.rgb_to_hsv(x)
+    h = hsv[..., 0] + delta
+    h = M.where(M.greater(h, 1.0), h - 1.0, h)
+    h = M.where(M.less(h, 0.0), h + 1.0, h)
+    return _image.hsv_to_rgb(A.stack([h, hsv[..., 1], hsv[..., 2]], axis=-1))
+
+
+class RandomHue(_FactorRange):
+    """Shifts each image's hue by ``+-f / 2`` (a random sign, f uniform in the factor's range
+    within [0, 1]) in HSV on the images mapped to [0, 1], clipped there and mapped back."""
+
+    _BOUNDS = (0, 1)
+    _SORT_RANGE = False
+
+    def _map(self, x, n):
+        sign = M.where(M.greater(self._uniform((n, 1, 1)), 0.5), -1.0, 1.0)
+        delta = sign * self._draw(n, self.factor[0], self.factor[1], (1, 1)) * 0.5
+        y = _shift_hue(_to_range(x, self.value_range, (0, 1)), delta)
+        return _to_range(M.clip_by_value(y, 0.0, 1.0), (0, 1), self.value_range)
+
+
+class RandomSaturation(_FactorRange):
+    """Multiplies each image's HSV saturation by ``f / (1 - f + 1e-7)``, f uniform in the
+    factor's range within [-1, 1]; the saturation is clipped to ``value_range`` (Keras 3 does so,
+    not to [0, 1]: with value_range (0, 255) a saturation above 1 passes to hsv_to_rgb)."""
+
+    _BOUNDS = (-1, 1)
+
+    def _map(self, x, n):
+        f = self._draw(n, self.factor[0], self.factor[1], (1, 1))
+        f = f / (1.0 - f + 1e-7)
+        hsv = _image.rgb_to_hsv(x)
+        s = M.clip_by_value(hsv[..., 1] * f, self.value_range[0], self.value_range[1])
+        return _image.hsv_to_rgb(A.stack([hsv[..., 0], s, hsv[..., 2]], axis=-1))
+
+
+class RandomColorDegeneration(_FactorRange):
+    """Blends each image toward its luma: ``x + f (luma - x)``, f uniform in the factor's range
+    within [-1, 1], clipped to ``value_range``."""
+
+    _BOUNDS = (-1, 1)
+
+    def _map(self, x, n):
+        f = self._draw(n, self.factor[0], self.factor[1])
+        return M.clip_by_value(x + f * (_luma(x) - x), self.value_range[0], self.value_range[1])
+
+
+class RandomInvert(_FactorRange):
+    """``value_range[1] - x`` for each image with probability p, p itself uniform in the
+    factor's range within [0, 1] (Keras 3: the default factor 1.0 inverts half the images)."""
+
+    _BOUNDS = (0, 1)
+    _SORT_RANGE = False
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(factor, value_range, data_format=data_format, seed=seed, **kwargs)
+
+    def _map(self, x, n):
+        p = self._draw(n, self.factor[0], self.factor[1])
+        return M.where(M.less(self._uniform((n, 1, 1, 1)), p), self.value_range[1] - x, x)
+
+
+class RandomPosterization(_FactorRange):
+    """Keeps the top b bits of each 8-bit channel value (images mapped to [0, 255] and truncated
+    to uint8 first), b an integer drawn per image in [lower, upper) -- Keras 3's randint, so the
+    upper bound itself is never drawn -- or lower when lower == upper; bounds [1, 8]."""
+
+    _BOUNDS = (1, 8)
+
+    def _map(self, x, n):
+        lo, hi = self.factor
+        if lo != hi:
+            bits = M.floor(self._draw(n, lo, hi))
+        else:
+            bits = M.cast(A.fill((n, 1, 1, 1), lo), np.float32)
+        # x >> s << s on uint8 values == floor(v / 2^s) * 2^s, exact in float32
+        step = M.pow(2.0, 8.0 - bits)
+        v = M.cast(M.cast(_to_range(x, self.value_range, (0, 255)), np.uint8), aval_of(x).dtype)
+        v = M.floor(v / M.cast(step, aval_of(x).dtype)) * M.cast(step, aval_of(x).dtype)
+        return _to_range(v, (0, 255), self.value_range)
+
+
+def _solar_factor(name, factor):
+    msg = ("Solarization: the `addition_factor` and `threshold_factor` arguments should be a number (or a list "
+           "of two numbers) in the range [0, 1]. Received: ")
+
+    def check(v):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v > 1.0 or v < 0:
+            raise ValueError(msg + f"input_number={v!r}")
+
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(msg + f"{name}={factor!r}")
+        check(factor[0])
+        check(factor[1])
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        check(factor)
+        return 0.0, float(factor)
+    raise ValueError(msg + f"{name}={factor!r}")
+
+
+class Solarization(_Colour):
+    """Adds a (per-image) uniform amount, clips to [0, 255], and inverts the values at or above
+    a (per-image) uniform threshold, on the images mapped to [0, 255]. Keras 3 draws the
+    addition from [lower, upper * 255] and the threshold alike (only the upper end is scaled)."""
+
+    def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self.addition_factor = _solar_factor("addition_factor", addition_factor)
+        self.threshold_factor = _solar_factor("threshold_factor", threshold_factor)
+        self.value_range = _sorted_range("Solarization", value_range)
+
+    def _map(self, x, n):
+        add = self._draw(n, self.addition_factor[0], self.addition_factor[1] * 255)
+        thr = self._draw(n, self.threshold_factor[0], self.threshold_factor[1] * 255)
+        r = M.clip_by_value(_to_range(x, self.value_range, (0, 255)) + add, 0.0, 255.0)
+        return _to_range(M.where(M.less(r, thr), r, 255.0 - r), (0, 255), self.value_range)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, addition_factor=self.addition_factor,
+                   threshold_factor=self.threshold_factor, seed=self.seed)
+        return cfg
+
+
+class RandomSharpness(_FactorRange):
+    """Blends each image with its 3x3 smoothing (centre 5/13, the rest 1/13, zero padding):
+    ``x + (1 - 2f) (smooth - x)``, f uniform in the factor's range within [0, 1] (f = 0.5 is the
+    identity, larger sharpens), clipped to ``value_range``."""
+
+    _BOUNDS = (0, 1)
+
+    def _map(self, x, n):
+        from ...ops import nn_ops as N
+        s = self._draw(n, self.factor[0], self.factor[1]) * 2.0
+        c, dt = aval_of(x).shape[-1], aval_of(x).dtype
+        a, b = 1.0 / 13.0, 5.0 / 13.0
+        k = np.tile(np.array([[a, a, a], [a, b, a], [a, a, a]], dt).reshape(3, 3, 1, 1), (1, 1, c, 1))
+        smooth = N.depthwise_conv2d(x, k, [1, 1, 1, 1], "SAME")
+        return M.clip_by_value(x + (1.0 - M.cast(s, dt)) * (smooth - x), self.value_range[0], self.value_range[1])
+
+
+class AutoContrast(_Colour):
+    """Stretches each image's channels to the full ``value_range`` (per image and channel: min
+    to the low end, max to the high end); a flat channel (max == min: 0/0) keeps its input
+    values. As Keras 3, it applies whatever ``training`` says (it draws nothing)."""
+
+    def __init__(self, value_range=(0, 255), **kwargs):
+        super().__init__(**kwargs)
+        self.value_range = _sorted_range("AutoContrast", value_range)
+
+    def call(self, inputs, training=True):
+        _hw(inputs)
+        x = M.cast(inputs, self._np_dtype)
+        return self._augment(x)
+
+    def _map(self, x, n):
+        y = _to_range(x, self.value_range, (0, 255))
+        low = M.reduce_min(y, axis=(1, 2), keepdims=True)
+        high = M.reduce_max(y, axis=(1, 2), keepdims=True)
+        # a flat channel's scale is inf, and inf * 0 or inf - inf is NaN: Keras keeps the input
+        # there, which where() does without evaluating a different formula
+        scale = 255.0 / (high - low)
+        r = _to_range(M.clip_by_value(y * scale + (-low * scale), 0.0, 255.0), (0, 255), self.value_range)
+        return M.where(M.is_nan(r), x, r)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range)
+        return cfg
+
+
+class Equalization(_ImageLayer):
+    """Histogram equalization per channel with ``bins`` bins on the images mapped to [0, 255].
+    As Keras 3, one histogram per channel over the whole batch (not per image), the lookup table
+    ``round((cdf - cdf_min) * 255 / (n - cdf_min))``, and a channel whose values fill at most one
+    bin passes unchanged; applied when training (the call's default)."""
+
+    def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.bins = int(bins)
+        self.value_range = _sorted_range("Equalization", value_range)
+
+    def _channel(self, ch):
+        from ...ops import segment_ops as SG
+        bins = self.bins
+        # Keras compares a list with a tuple here, so it always rescales (exactly for (0, 255))
+        sc = 255.0 / (self.value_range[1] - self.value_range[0])
+        ch = ch * sc + (0.0 - self.value_range[0] * sc)
+        idx = M.clip_by_value(M.cast(ch * float(bins - 1) / 255.0, np.int32), 0, bins - 1)
+        flat = A.reshape(idx, (-1,))
+        hist = SG.unsorted_segment_sum(M.ones_like_(flat), flat, bins)
+        cdf = M.cumsum(hist)
+        # the first non-zero cdf value (cdf never decreases; the total is > 0 for a non-empty image)
+        cdf_min = M.reduce_min(M.where(M.greater(cdf, 0), cdf, A.fill((bins,), np.int32(np.iinfo(np.int32).max))))
+        den = cdf[-1] - cdf_min
+        den = M.where(M.equal(den, 0), A.ones_like(den), den)
+        # float64 as Keras' integer true-divide: the rounding of near-half quotients depends on it
+        lut = M.clip_by_value(M.round(M.cast((cdf - cdf_min) * 255, np.float64) / M.cast(den, np.float64)),
+                              0.0, 255.0)
+        at = M.cast(M.clip_by_value(ch / 255.0 * float(bins - 1), 0.0, float(bins - 1)), np.int32)
+        eq = A.gather(lut, at)
+        nonzero = M.reduce_sum(M.cast(M.greater(hist, 0), np.int32))
+        out = M.where(M.less_equal(nonzero, 1), M.cast(ch, np.float64), eq)
+        back = (self.value_range[1] - self.value_range[0]) / 255.0
+        return out * back + (self.value_range[0] - 0.0 * back)
+
+    def _augment(self, x):
+        c = aval_of(x).shape[-1]
+        return M.cast(A.stack([self._channel(x[..., i]) for i in range(c)], axis=-1), aval_of(x).dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(bins=self.bins, value_range=self.value_range, data_format=self.data_format)
+        return cfg
+
+
+class RandomColorJitter(_Colour):
+    """RandomBrightness, RandomContrast, RandomSaturation, RandomHue in that order, each present
+    when its factor is given, drawing from this layer's random stream (Keras 3)."""
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None, saturation_factor=None,
+                 hue_factor=None, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range) if isinstance(value_range, (tuple, list)) else value_range
+        self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
+        self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
+        parts = []
+        for cls, f in ((RandomBrightness, brightness_factor), (RandomContrast, contrast_factor),
+                       (RandomSaturation, saturation_factor), (RandomHue, hue_factor)):
+            if f is not None:
+                part = cls(f, value_range=value_range, seed=seed)
+                parts.append(part)
+        self._parts = parts
+
+    def _map(self, x, n):
+        for part in self._parts:
+            # one stream for all four (the sub-layers' own streams, seeded alike, would draw
+            # the same numbers for brightness and contrast)
+            part._gen = self._gen
+            x = part._augment(x)
+        return x
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, brightness_factor=self.brightness_factor,
+                   contrast_factor=self.contrast_factor, saturation_factor=self.saturation_factor,
+                   hue_factor=self.hue_factor, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandomGrayscale", "RandomHue", "RandomSaturation", "RandomColorDegeneration", "RandomInvert",
+            "RandomPosterization", "Solarization", "RandomSharpness", "AutoContrast", "Equalization",
+            "RandomColorJitter"]
