@@ -208,4 +208,25 @@ CALLS = {
     "RandomColorJitter_some": lambda tf, x: tf.keras.layers.RandomColorJitter(
         value_range=(0, 17), brightness_factor=(-0.2, -0.2), saturation_factor=(0.3, 0.3))(x),
     "RandomColorJitter_none": lambda tf, x: tf.keras.layers.RandomColorJitter()(x * 15),
+    # RandomErasing, RandomGaussianBlur, RandomShear (branch aug19): fixed maps -- no erasing, or a
+    # box of scale 1 (the whole image); blur sigma ranges of width 0; shears through Keras'
+    # transform_images hook with given factors (the map a draw selects)
+    "RandomErasing_never": lambda tf, x: tf.keras.layers.RandomErasing((0.0, 0.0))(x * 15),
+    "RandomErasing_all": lambda tf, x: tf.keras.layers.RandomErasing((1.0, 1.0), scale=(1.0, 1.0), fill_value=300)(
+        x * 15),
+    "RandomErasing_rgb": lambda tf, x: tf.keras.layers.RandomErasing(
+        (1.0, 1.0), scale=(1.0, 1.0), fill_value=[1.0, -2.0, 30.0], value_range=(0, 17))(x[0]),
+    "RandomGaussianBlur": lambda tf, x: tf.keras.layers.RandomGaussianBlur((1.0, 1.0), sigma=(0.5, 0.5))(x * 15),
+    "RandomGaussianBlur_5": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (1.0, 1.0), kernel_size=5, sigma=(0.9, 0.9), value_range=(0, 17))(x[1]),
+    "RandomGaussianBlur_never_clips": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (0.0, 0.0), value_range=(2, 10))(x),
+    "RandomShear_factors": lambda tf, x: tf.keras.layers.RandomShear(0.5, 0.5).transform_images(
+        x, {"shear_factor": tf.constant([[0.3, -0.2], [-0.45, 0.1]])}, training=True),
+    **{f"RandomShear_{m}_{i}": (lambda m, i: lambda tf, x: tf.keras.layers.RandomShear(
+        0.5, 0.5, fill_mode=m, interpolation=i, fill_value=2.5).transform_images(
+        x, {"shear_factor": tf.constant([[0.25, 0.4], [-0.35, -0.15]])}, training=True))(m, i)
+       for m in ("reflect", "wrap", "constant", "nearest") for i in ("bilinear", "nearest")},
+    "RandomShear_zero": lambda tf, x: tf.keras.layers.RandomShear(0.0, 0.0)(x),
+    "RandomShear_inference": lambda tf, x: tf.keras.layers.RandomShear(0.3, 0.3)(x, training=False),
 }

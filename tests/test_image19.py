@@ -179,3 +179,104 @@ def test_deterministic_colour_layers_round_trip_and_compile(make):
 def test_colour_layer_errors(make, needle):
     with pytest.raises(ValueError, match=needle):
         make()
+
+
+def test_erasing_fills_one_box_per_image_with_keras_sizes():
+    x = np.random.default_rng(20).uniform(1, 255, (300, 40, 30, 3)).astype(np.float32)
+    y = L.RandomErasing(scale=(0.1, 0.5), fill_value=0.0, seed=21)(x).numpy()   # factor 1.0: p ~ U[0, 1]
+    erased = (y == 0).all(-1)
+    assert ((y == x) | (y == 0)).all()
+    hit = erased.reshape(300, -1).any(1)
+    assert 0.42 < hit.mean() < 0.58
+    widths, heights = [], []
+    for e in erased[hit]:
+        rows, cols = e.any(1), e.any(0)
+        np.testing.assert_array_equal(e, rows[:, None] & cols[None, :])            # a rectangle
+        assert np.diff(np.flatnonzero(rows)).max(initial=1) == 1 and np.diff(np.flatnonzero(cols)).max(initial=1) == 1
+        widths.append(cols.sum() / 30.0)
+        heights.append(rows.sum() / 40.0)
+    # sides sqrt(s) of the image's, s ~ U[0.1, 0.5], each side its own s (+-1 pixel of flooring)
+    for side, n in ((np.array(widths), 30), (np.array(heights), 40)):
+        _check_spread(side, np.sqrt(0.1), np.sqrt(0.5), slack=1.5 / n / (np.sqrt(0.5) - np.sqrt(0.1)))
+    assert np.corrcoef(widths, heights)[0, 1] < 0.3                                   # drawn apart
+
+
+def test_gaussian_blur_one_sigma_pair_per_call_within_range():
+    x = np.zeros((40, 9, 9, 1), np.float32)
+    x[:, 4, 4] = 100.0                                  # an impulse: the output is the kernel
+    layer = L.RandomGaussianBlur(factor=0.5, kernel_size=5, sigma=(0.3, 1.0), value_range=(0, 100), seed=22)
+    step = tf.function(lambda v: layer(v))
+    sx, sy, applied = [], [], []
+    for _ in range(60):
+        y = step(x).numpy()[..., 0]
+        blurred = y[:, 4, 4] < 100.0
+        applied.append(blurred.mean())
+        k = y[blurred]
+        if len(k):
+            np.testing.assert_allclose(k, np.repeat(k[:1], len(k), 0), rtol=1e-5)     # one kernel per call
+            k = k[0]
+            np.testing.assert_allclose(k.sum(), 100.0, rtol=1e-4)
+            # k[4, 4] / k[4, 5] = exp(0.5 / sigma_x^2); rows use sigma_y
+            sx.append(np.sqrt(0.5 / np.log(k[4, 4] / k[4, 5])))
+            sy.append(np.sqrt(0.5 / np.log(k[4, 4] / k[5, 4])))
+    # Keras 3: factor 0.5 -> p ~ U[0, 0.5] per image, so a quarter blurred on average
+    assert 0.2 < np.mean(applied) < 0.3
+    for s in (np.array(sx), np.array(sy)):
+        assert s.min() > 0.29 and s.max() < 1.01 and s.min() < 0.45 and s.max() > 0.85
+    assert np.abs(np.array(sx) - np.array(sy)).max() > 0.1          # two sigmas, not one
+
+
+def test_shear_draws_per_image_factors_with_one_sign():
+    n, s = 200, 21
+    yy, xx = np.meshgrid(np.arange(s, dtype=np.float32), np.arange(s, dtype=np.float32), indexing="ij")
+    x = np.repeat(np.stack([xx, yy, xx * 0], -1)[None], n, 0)
+    y = L.RandomShear((0.1, 0.4), (0.2, 0.3), fill_mode="constant", fill_value=-1.0, seed=23)(x).numpy()
+    sxs, sys_ = [], []
+    for o in y:
+        # output (r, c) reads input (c + sx r, r + sy c): where it is inside, the coordinates
+        ok = (o[..., 0] >= 0) & (o[..., 1] >= 0) & (yy > 0) & (xx > 0)
+        sxs.append(np.median(((o[..., 0] - xx) / yy)[ok]))
+        sys_.append(np.median(((o[..., 1] - yy) / xx)[ok]))
+    sxs, sys_ = np.array(sxs), np.array(sys_)
+    assert (np.sign(sxs) == np.sign(sys_)).all() and 0.38 < (sxs > 0).mean() < 0.62   # one sign, random
+    _check_spread(np.abs(sxs), 0.1, 0.4)
+    _check_spread(np.abs(sys_), 0.2, 0.3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: L.RandomErasing(seed=1), lambda: L.RandomGaussianBlur(sigma=(0.2, 1.0), seed=1),
+    lambda: L.RandomShear(0.3, 0.3, seed=1)])
+def test_geometric_layers_draw_per_compiled_call_and_round_trip(make):
+    x = np.repeat(_imgs(1, seed=24), 8, axis=0)
+    layer = make()
+    step = tf.function(lambda v: layer(v, training=True))
+    a, b = step(x).numpy(), step(x).numpy()
+    assert not np.array_equal(a, b)
+    if not isinstance(layer, L.RandomGaussianBlur):       # Keras 3: one blur kernel per batch
+        assert len({a[i].tobytes() for i in range(8)}) > 1
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    clone = type(layer).from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    twin = type(layer).from_config(layer.get_config())
+    np.testing.assert_allclose(tf.function(lambda v: twin(v))(x).numpy(), clone(x).numpy(), rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("make,needle", [
+    # TF 2.21 (Keras 3): ValueError with these messages
+    (lambda: L.RandomErasing(1.5), r"in the range \[0, 1\]"),
+    (lambda: L.RandomErasing(scale=(0.1, 0.2, 0.3)), r"`scale` argument should be a number"),
+    (lambda: L.RandomErasing(fill_value="x")(np.zeros((1, 4, 4, 3), np.float32)), "`fill_value` argument"),
+    (lambda: L.RandomGaussianBlur(kernel_size=4), "kernel_size must be an odd number"),
+    (lambda: L.RandomGaussianBlur(sigma=2.0), r"`sigma` argument should be a number"),
+    (lambda: L.RandomShear(1.5), r"in the range \[0, 1.0\]. Received: input_number=1.5"),
+    (lambda: L.RandomShear(0.1, (0.1, 0.2, 0.3)), "y_factor="),
+])
+def test_geometric_layer_errors(make, needle):
+    with pytest.raises(ValueError, match=needle):
+        make()
+
+
+def test_shear_bad_modes_raise_not_implemented():
+    # TF 2.21: NotImplementedError "Unknown `fill_mode` ..."
+    with pytest.raises(NotImplementedError, match="fill_mode"):
+        L.RandomShear(0.1, fill_mode="mirror")

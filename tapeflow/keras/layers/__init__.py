@@ -34,7 +34,8 @@ from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, 
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
 from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation,  # noqa: F401  (aug19)
                                   RandomColorDegeneration, RandomInvert, RandomPosterization, Solarization,
-                                  RandomSharpness, AutoContrast, Equalization, RandomColorJitter)
+                                  RandomSharpness, AutoContrast, Equalization, RandomColorJitter,
+                                  RandomErasing, RandomGaussianBlur, RandomShear)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

@@ -746,3 +746,206 @@ class RandomColorJitter(_Colour):
 __all__ += ["RandomGrayscale", "RandomHue", "RandomSaturation", "RandomColorDegeneration", "RandomInvert",
             "RandomPosterization", "Solarization", "RandomSharpness", "AutoContrast", "Equalization",
             "RandomColorJitter"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's RandomErasing, RandomGaussianBlur and RandomShear (wave 19), same conventions.
+
+def _named_factor(layer, name, factor):
+    """Keras' _set_factor_by_name within [0, 1]: f -> (0, |f|), a pair sorted."""
+    msg = (f"{layer}: The `{name}` argument should be a number (or a list of two numbers) in the range [0, 1]. "
+           f"Received: factor={factor!r}")
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > 1 or factor[1] < 0:
+            raise ValueError(msg)
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if not 0 <= factor <= 1:
+            raise ValueError(msg)
+        return 0.0, abs(float(factor))
+    raise ValueError(msg)
+
+
+class RandomErasing(_Colour):
+    """Fills a random box of each image (with probability p, p uniform in the factor's range;
+    Keras 3's default factor 1.0 erases half the images) with ``fill_value`` (a number or three
+    channel values; None: Gaussian noise times value_range[1]), clipped to ``value_range``. The
+    box's sides are sqrt(s) of the image's, s uniform in ``scale`` per side, at a uniform
+    offset (Keras 3's draws)."""
+
+    def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255), seed=None,
+                 data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomErasing", factor, (0, 1))
+        self.scale = _named_factor("RandomErasing", "scale", scale)
+        self.fill_value = list(fill_value) if isinstance(fill_value, tuple) else fill_value
+        self.value_range = tuple(value_range)
+
+    def _fill(self, x):
+        f, dt = self.fill_value, aval_of(x).dtype
+        if f is None:
+            fill = self._generator().normal(tuple(aval_of(x).shape), dtype=dt) * float(self.value_range[1])
+        elif isinstance(f, list) and len(f) == 3:
+            fill = A.zeros_like(x) + np.asarray(f, dt)
+        elif isinstance(f, (int, float)) and not isinstance(f, bool):
+            fill = A.zeros_like(x) + dt.type(f)
+        else:
+            raise ValueError(f"RandomErasing: The `fill_value` argument should be a number (or a list of three "
+                             f"numbers). Received: fill_value={f!r}")
+        return M.clip_by_value(fill, float(self.value_range[0]), float(self.value_range[1]))
+
+    def _map(self, x, n):
+        h, w = aval_of(x).shape[1:3]
+        dt = aval_of(x).dtype
+        mix = M.sqrt(self._draw(n, self.scale[0], self.scale[1], (2,)))
+
+        def bounds(length, ratio):
+            crop = ratio * float(length)
+            start = self._uniform((n,)) * (float(length) - crop)
+            return A.reshape(start, (n, 1, 1, 1)), A.reshape(start + crop, (n, 1, 1, 1))
+
+        x0, x1 = bounds(w, mix[:, 0])
+        y0, y1 = bounds(h, mix[:, 1])
+        gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
+        gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
+        box = M.logical_and(M.logical_and(M.greater_equal(gx, x0), M.less(gx, x1)),
+                            M.logical_and(M.greater_equal(gy, y0), M.less(gy, y1)))
+        p = self._draw(n, self.factor[0], self.factor[1])
+        apply = M.logical_and(M.less(self._uniform((n, 1, 1, 1)), p), box)
+        return M.where(apply, self._fill(x), x)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, scale=self.scale, fill_value=self.fill_value, value_range=self.value_range,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _kernel_size(ks):
+    msg = f"RandomGaussianBlur: kernel_size must be an odd number. Received: kernel_size={ks!r}"
+    if isinstance(ks, (tuple, list)):
+        if len(ks) != 2:
+            raise ValueError(f"RandomGaussianBlur: The `kernel_size` argument should be a number (or a list of two "
+                             f"numbers) Received: kernel_size={ks!r}")
+        if ks[0] % 2 == 0 or ks[1] % 2 == 0:
+            raise ValueError(msg)
+        return int(ks[0]), int(ks[1])
+    if isinstance(ks, (int, float)) and not isinstance(ks, bool):
+        if ks % 2 == 0:
+            raise ValueError(msg)
+        return int(ks), int(ks)
+    raise ValueError(msg)
+
+
+class RandomGaussianBlur(_Colour):
+    """Blurs each image (with probability p, p uniform in the factor's range) with a Gaussian
+    kernel of ``kernel_size`` (zero padding); Keras 3 draws ONE (sigma_x, sigma_y) pair per call
+    for the whole batch, uniform in ``sigma``'s range (+1e-6), and clips every image to
+    ``value_range``, blurred or not."""
+
+    def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255), data_format=None, seed=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomGaussianBlur", factor, (0, 1))
+        self.kernel_size = _kernel_size(kernel_size)
+        self.sigma = _named_factor("RandomGaussianBlur", "sigma", sigma)
+        self.value_range = tuple(value_range)
+
+    def _map(self, x, n):
+        from ...ops import nn_ops as N
+        dt = aval_of(x).dtype
+        p = self._draw(n, self.factor[0], self.factor[1])
+        apply = M.less(self._uniform((n, 1, 1, 1)), p)
+        sig = self.sigma[0] + self._uniform((2,)) * (self.sigma[1] - self.sigma[0]) + 1e-6
+
+        def k1d(size, s):
+            t = np.arange(size, dtype=dt) - dt.type((size - 1) / 2)
+            k = M.exp(-0.5 * M.square(t / s))
+            return k / M.reduce_sum(k)
+
+        # Keras: the x kernel (size[0], sigma[0]) along the width, the y kernel (size[1],
+        # sigma[1]) along the height, reshaped to (size[0], size[1]) as it does
+        k2 = A.reshape(k1d(self.kernel_size[1], sig[1])[:, None] * k1d(self.kernel_size[0], sig[0])[None, :],
+                       (self.kernel_size[0], self.kernel_size[1], 1, 1))
+        k2 = A.tile(k2, [1, 1, aval_of(x).shape[-1], 1])
+        blurred = N.depthwise_conv2d(x, k2, [1, 1, 1, 1], "SAME")
+        return M.clip_by_value(M.where(apply, blurred, x), float(self.value_range[0]), float(self.value_range[1]))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, kernel_size=self.kernel_size, sigma=self.sigma, value_range=self.value_range,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _shear_factor(name, factor):
+    msg = "RandomShear: The `factor` argument should be a number (or a list of two numbers) in the range [0, 1.0]. "
+
+    def check(v):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v > 1.0 or v < 0.0:
+            raise ValueError(msg + f"Received: input_number={v!r}")
+
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(msg + f"Received: {name}={factor!r}")
+        check(factor[0])
+        check(factor[1])
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        check(factor)
+        return -abs(float(factor)), abs(float(factor))
+    raise ValueError(msg + f"Received: {name}={factor!r}")
+
+
+class RandomShear(_Affine):
+    """Shears each image: output (x, y) reads input (x + s_x y, y + s_y x) (Keras 3's matrix,
+    about the top-left corner), s_x and s_y uniform in their factors' ranges (each within
+    [0, 1]; a number f is [-f, f]) and one random sign per image for both."""
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear", fill_mode="reflect", fill_value=0.0,
+                 data_format=None, seed=None, **kwargs):
+        self.x_factor = _shear_factor("x_factor", x_factor)
+        self.y_factor = _shear_factor("y_factor", y_factor)
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+
+    @staticmethod
+    def _shear_matrices(sf):
+        ones, zeros = A.ones_like(sf[:, 0]), A.zeros_like(sf[:, 0])
+        return A.stack([ones, sf[:, 0], zeros, sf[:, 1], ones, zeros, zeros, zeros], axis=1)
+
+    def _matrices(self, n, h, w):
+        sign = M.where(M.greater(self._uniform((n, 1)), 0.5), -1.0, 1.0)
+        sy = self._draw(n, *self.y_factor)[:, None]
+        sx = self._draw(n, *self.x_factor)[:, None]
+        return self._shear_matrices(A.concat([sx, sy], axis=1) * sign)
+
+    def transform_images(self, images, transformation, training=True):
+        """Keras 3's hook: the shear of a given ``{"shear_factor": (batch, 2)}`` (s_x, s_y)."""
+        x = M.cast(images, self._np_dtype)
+        if not training or transformation is None:
+            return x
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        sf = M.cast(transformation["shear_factor"], self._np_dtype)
+        out = _image._projective_transform(batch, self._shear_matrices(sf), self.interpolation, self.fill_mode,
+                                           self.fill_value)
+        return A.squeeze(out, 0) if one else out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(x_factor=self.x_factor, y_factor=self.y_factor)
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        # the config holds Keras' (-f, f) for a number f, which Keras 3's own constructor then
+        # refuses (TF 2.21 cannot rebuild RandomShear(0.3) from its config); read it back as f
+        config = dict(config)
+        for k in ("x_factor", "y_factor"):
+            v = config.get(k)
+            if isinstance(v, (tuple, list)) and len(v) == 2 and v[0] < 0 and v[0] == -v[1]:
+                config[k] = v[1]
+        return super().from_config(config)
+
+
+__all__ += ["RandomErasing", "RandomGaussianBlur", "RandomShear"]
