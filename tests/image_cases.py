@@ -229,4 +229,22 @@ CALLS = {
        for m in ("reflect", "wrap", "constant", "nearest") for i in ("bilinear", "nearest")},
     "RandomShear_zero": lambda tf, x: tf.keras.layers.RandomShear(0.0, 0.0)(x),
     "RandomShear_inference": lambda tf, x: tf.keras.layers.RandomShear(0.3, 0.3)(x, training=False),
+    # MixUp, CutMix (a batch of copies, or one image: the mix is the image), RandomHeight /
+    # RandomWidth with fixed factors, Pipeline of fixed maps (branch aug19)
+    "MixUp_one": lambda tf, x: tf.keras.layers.MixUp()(x[0]),
+    "MixUp_copies": lambda tf, x: tf.keras.layers.MixUp(0.5)(tf.concat([x[:1]] * 3, 0)),
+    "MixUp_inference": lambda tf, x: tf.keras.layers.MixUp()(x, training=False),
+    "CutMix_one": lambda tf, x: tf.keras.layers.CutMix()(x[1]),
+    "CutMix_copies": lambda tf, x: tf.keras.layers.CutMix(0.7)(tf.concat([x[1:]] * 3, 0)),
+    "CutMix_inference": lambda tf, x: tf.keras.layers.CutMix()(x, training=False),
+    "RandomHeight": lambda tf, x: tf.keras.layers.RandomHeight((0.5, 0.5))(x),
+    "RandomHeight_nearest": lambda tf, x: tf.keras.layers.RandomHeight((-0.5, -0.5), interpolation="nearest")(x[0]),
+    "RandomWidth": lambda tf, x: tf.keras.layers.RandomWidth((0.9, 0.9))(x),
+    "RandomWidth_inference": lambda tf, x: tf.keras.layers.RandomWidth(0.5)(x, training=False),
+    "Pipeline": lambda tf, x: tf.keras.layers.Pipeline([
+        tf.keras.layers.Resizing(4, 6), tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17)),
+        tf.keras.layers.AutoContrast(value_range=(0, 17))])(x),
+    "Pipeline_inference": lambda tf, x: tf.keras.layers.Pipeline([
+        tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17)), tf.keras.layers.AutoContrast()])(
+        x, training=False),
 }

@@ -280,3 +280,103 @@ def test_shear_bad_modes_raise_not_implemented():
     # TF 2.21: NotImplementedError "Unknown `fill_mode` ..."
     with pytest.raises(NotImplementedError, match="fill_mode"):
         L.RandomShear(0.1, fill_mode="mirror")
+
+
+def _labelled(n, h, w):
+    x = np.repeat(np.arange(n, dtype=np.float32)[:, None, None, None], h * w * 3, 1).reshape(n, h, w, 3)
+    return x, np.eye(n, dtype=np.float32)
+
+
+def _partners(lab):
+    """the permutation a mix used, from its mixed one-hot labels: each image's partner (itself
+    where the row is one-hot, or its partner's weight too small to read); partners are distinct."""
+    n = len(lab)
+    other = lab.copy()
+    other[np.arange(n), np.arange(n)] = 0
+    known = other.max(1) > 1e-4
+    perm = np.where(known, other.argmax(1), np.arange(n))
+    assert len(set(perm[known])) == known.sum() and known.mean() > 0.5
+    return perm
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_mixup_mixes_images_and_labels_with_beta_weights(compiled):
+    n = 300
+    x, y = _labelled(n, 3, 2)
+    layer = L.MixUp(alpha=0.2, seed=30)
+    call = tf.function(lambda d: layer(d)) if compiled else layer
+    out = call({"images": x, "labels": y})
+    img, lab = out["images"].numpy(), out["labels"].numpy()
+    np.testing.assert_allclose(lab.sum(1), 1.0, rtol=1e-5)
+    perm = _partners(lab)
+    np.testing.assert_allclose(img[:, 0, 0, 0], lab @ np.arange(n), rtol=1e-4)   # images mix as labels
+    w = lab[np.arange(n), np.arange(n)]       # (a true fixed point, 1/n a row, reads w = 1)
+    # Beta(0.2, 0.2): mean 1/2, variance 1 / (4 (2 alpha + 1)) = 0.179 (Beta(1, 1): 0.083)
+    assert 0.44 < w.mean() < 0.56 and 0.15 < w.var() < 0.21
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_cutmix_pastes_one_box_and_mixes_labels_by_its_area(compiled):
+    n, h, w = 200, 40, 30
+    x, y = _labelled(n, h, w)
+    layer = L.CutMix(seed=31)
+    call = tf.function(lambda d: layer(d)) if compiled else layer
+    out = call({"images": x, "labels": y})
+    img, lab = out["images"].numpy()[..., 0], out["labels"].numpy()
+    perm = _partners(lab)
+    fracs = []
+    for i in range(n):
+        if perm[i] == i:
+            continue
+        pasted = img[i] == perm[i]
+        assert ((img[i] == i) | pasted).all()
+        rows, cols = pasted.any(1), pasted.any(0)
+        np.testing.assert_array_equal(pasted, rows[:, None] & cols[None, :])     # a rectangle
+        # the label weight is 1 - box area / image area, the box's real-valued area: within
+        # a pixel's row and column of the pasted pixels' share
+        assert abs(pasted.mean() - (1 - lab[i, i])) <= (h + w + 1) / (h * w)
+        fracs.append(pasted.mean())
+    fracs = np.array(fracs)
+    assert fracs.min() < 0.05 and fracs.max() > 0.8 and fracs.std() > 0.15     # lambda ~ Beta(a, a), a ~ U(0, 1)
+
+
+def test_random_height_and_width_draw_sizes_eagerly_and_refuse_to_trace_a_random_size():
+    x = _imgs(2, 10, 20, seed=32)
+    hs = {L.RandomHeight(0.5, seed=33)(x).shape[1] for _ in range(1)}
+    layer = L.RandomHeight((-0.5, 0.5), seed=33)
+    hs = [layer(x).shape[1] for _ in range(60)]
+    assert min(hs) >= 5 and max(hs) <= 15 and min(hs) <= 6 and max(hs) >= 14     # int(f * 10), f ~ U[0.5, 1.5)
+    ws = [L.RandomWidth((0.1, 0.3), seed=s)(x).shape[2] for s in range(30)]
+    assert set(ws) <= {22, 23, 24, 25} and len(set(ws)) >= 3
+    assert tf.function(lambda v: L.RandomWidth((0.25, 0.25))(v))(x).shape == (2, 10, 25, 3)
+    with pytest.raises(ValueError, match="cannot be traced"):
+        tf.function(lambda v: layer(v))(x)
+    with pytest.raises(ValueError, match="larger than -1"):            # TF 2.21: ValueError
+        L.RandomHeight((-1.5, 0.2))
+    with pytest.raises(ValueError, match="upper bound lesser than the lower"):
+        L.RandomWidth((0.5, 0.2))
+
+
+def test_pipeline_applies_in_order_and_round_trips():
+    x = _imgs(4, seed=34)
+    p = L.Pipeline([L.RandomInvert((1.0, 1.0), seed=1), L.Resizing(3, 3), L.AutoContrast()])
+    want = L.AutoContrast()(L.Resizing(3, 3)(255 - x)).numpy()
+    np.testing.assert_allclose(p(x).numpy(), want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(tf.function(lambda v: p(v))(x).numpy(), want, rtol=1e-5, atol=1e-4)
+    # training=False reaches the random layers (RandomInvert passes; AutoContrast still applies)
+    np.testing.assert_allclose(p(x, training=False).numpy(), L.AutoContrast()(L.Resizing(3, 3)(x)).numpy(),
+                               rtol=1e-5, atol=1e-4)
+    q = L.Pipeline.from_config(p.get_config())
+    assert [type(a).__name__ for a in q.layers] == ["RandomInvert", "Resizing", "AutoContrast"]
+    np.testing.assert_allclose(q(x).numpy(), want, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="`layers` key"):
+        L.Pipeline.from_config({"name": "p"})
+
+
+@pytest.mark.parametrize("make", [lambda: L.MixUp(0.4, seed=3), lambda: L.CutMix(0.5, seed=3),
+                                  lambda: L.RandomHeight((0.2, 0.2), seed=3), lambda: L.RandomWidth(0.3)])
+def test_mix_and_side_layers_round_trip(make):
+    layer = make()
+    clone = type(layer).from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()

@@ -35,7 +35,8 @@ from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, 
 from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation,  # noqa: F401  (aug19)
                                   RandomColorDegeneration, RandomInvert, RandomPosterization, Solarization,
                                   RandomSharpness, AutoContrast, Equalization, RandomColorJitter,
-                                  RandomErasing, RandomGaussianBlur, RandomShear)
+                                  RandomErasing, RandomGaussianBlur, RandomShear, MixUp, CutMix, Pipeline,
+                                  RandomHeight, RandomWidth)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

@@ -949,3 +949,195 @@ class RandomShear(_Affine):
 
 
 __all__ += ["RandomErasing", "RandomGaussianBlur", "RandomShear"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's MixUp and CutMix (batch mixes, also of a {"images", "labels"} dict), Pipeline, and
+# tf.keras' legacy RandomHeight / RandomWidth (wave 19).
+
+def _beta(gen, shape, a, dtype):
+    """Beta(a, a) as G1 / (G1 + G2), two Gamma(a) draws (Keras' backend beta does the same)."""
+    from ...ops.random_ops import _gamma_draw
+    g1 = _gamma_draw(gen, shape, a, None, dtype, "beta")
+    g2 = _gamma_draw(gen, shape, a, None, dtype, "beta")
+    return g1 / (g1 + g2)
+
+
+class _Mix(_ImageLayer):
+    """A batch mix: ``call`` takes images, or a dict with "images" (and "labels", mixed with the
+    images' weights), as Keras 3's preprocessing layers do."""
+
+    def call(self, inputs, training=True):
+        data = dict(inputs) if isinstance(inputs, dict) else {"images": inputs}
+        x = M.cast(data["images"], self._np_dtype)
+        _hw(x)
+        if training is None or training is False or len(aval_of(x).shape) == 3:
+            data["images"] = x
+        else:
+            if isinstance(training, Tensor):
+                raise TypeError(f"{type(self).__name__}: `training` must be a Python bool")
+            n = aval_of(x).shape[0]
+            perm = self._generator().shuffle(np.arange(n, dtype=np.int32))
+            data["images"], w = self._mix(x, n, perm)
+            if "labels" in data:
+                y = M.cast(data["labels"], self._np_dtype)
+                w2 = A.reshape(w, (-1,) + (1,) * (len(aval_of(y).shape) - 1))
+                data["labels"] = w2 * y + (1.0 - w2) * A.gather(y, perm)
+        return data if isinstance(inputs, dict) else data["images"]
+
+
+class MixUp(_Mix):
+    """Mixes each image with another of the batch (a random permutation): ``w x + (1 - w) x[perm]``,
+    w ~ Beta(alpha, alpha) per image (Zhang et al. 2017; Keras 3)."""
+
+    def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.alpha = alpha
+
+    def _mix(self, x, n, perm):
+        w = _beta(self._generator(), (n,), float(self.alpha), aval_of(x).dtype)
+        w4 = A.reshape(w, (-1, 1, 1, 1))
+        return w4 * x + (1.0 - w4) * A.gather(x, perm), w
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(alpha=self.alpha, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+class CutMix(_Mix):
+    """Pastes a box of another image of the batch into each image (Yun et al. 2019; Keras 3):
+    lambda ~ Beta(a, a) with a uniform in the factor's range (+1e-6, one per call), box sides
+    sqrt(1 - lambda) of the image's at uniform offsets; the labels mix with the weight
+    1 - box area / image area. A single image passes unchanged (Keras 3)."""
+
+    def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("CutMix", factor, (0, 1))
+
+    def _mix(self, x, n, perm):
+        h, w = aval_of(x).shape[1:3]
+        dt = aval_of(x).dtype
+        a = self.factor[0] + self._uniform(()) * (self.factor[1] - self.factor[0]) + 1e-6
+        lam = _beta(self._generator(), (n,), a, dt)
+        ratio = M.sqrt(1.0 - lam)
+
+        def bounds(length):
+            crop = ratio * float(length)
+            start = self._uniform((n,)) * (float(length) - crop)
+            return start, start + crop
+
+        x0, x1 = bounds(w)
+        y0, y1 = bounds(h)
+        r = lambda t: A.reshape(t, (n, 1, 1, 1))  # noqa: E731
+        gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
+        gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
+        box = M.logical_and(M.logical_and(M.greater_equal(gx, r(x0)), M.less(gx, r(x1))),
+                            M.logical_and(M.greater_equal(gy, r(y0)), M.less(gy, r(y1))))
+        weight = 1.0 - (x1 - x0) * (y1 - y0) / float(w * h)
+        return M.where(box, A.gather(x, perm), x), weight
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+class Pipeline(Layer):
+    """Applies its layers in order (Keras 3's augmentation pipeline), handing ``training`` to
+    those whose call takes it."""
+
+    def __init__(self, layers, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._pipeline_layers = list(layers)
+
+    @property
+    def layers(self):
+        return self._pipeline_layers
+
+    def call(self, inputs, training=True):
+        import inspect
+        x = inputs
+        for layer in self._pipeline_layers:
+            takes = "training" in inspect.signature(layer.call).parameters
+            x = layer(x, training=training) if takes and training is not None else layer(x)
+        return x
+
+    def compute_output_shape(self, input_shape):
+        for layer in self._pipeline_layers:
+            input_shape = layer.compute_output_shape(input_shape)
+        return input_shape
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        return {"layers": [serialize_keras_object(layer) for layer in self._pipeline_layers], "name": self.name}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        layers = config.get("layers")
+        if not isinstance(layers, (list, tuple)):
+            raise ValueError("`Pipeline` config must contain a `layers` key mapping to a list of serialized "
+                             f"layers. Received config with layers={layers!r}.")
+        config = dict(config)
+        config["layers"] = [deserialize_keras_object(c, custom_objects) if isinstance(c, dict) else c for c in layers]
+        return cls(**config)
+
+
+class _RandomSide(SeedStream, Layer):
+    """tf.keras' legacy RandomHeight/RandomWidth: resizes one side by 1 + f, f uniform in the
+    factor's range (one draw per call). The output's size depends on the draw, so inside
+    ``tapeflow.function`` only a fixed factor (lower == upper) traces; eagerly any."""
+
+    _AXIS = None
+
+    def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self._set_seed(seed)
+        self.factor = factor
+        lo, hi = (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
+        if hi < lo:
+            raise ValueError(f"{type(self).__name__}: `factor` argument cannot have an upper bound lesser than the "
+                             f"lower bound. Received: factor={factor!r}")
+        if lo < -1.0 or hi < -1.0:
+            raise ValueError(f"{type(self).__name__}: `factor` argument must have values larger than -1. "
+                             f"Received: factor={factor!r}")
+        self._lo, self._hi = float(lo), float(hi)
+        self.interpolation = interpolation
+
+    def call(self, inputs, training=True):
+        from ...ops.context_ops import executing_eagerly
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        if isinstance(training, Tensor):
+            raise TypeError(f"{type(self).__name__}: `training` must be a Python bool: the output's shape depends "
+                            "on it")
+        hw = list(_hw(x))
+        side = hw[self._AXIS]
+        if self._lo == self._hi:
+            f = np.float32(1.0 + self._lo)
+        elif executing_eagerly():
+            f = self._generator().uniform((), 1.0 + self._lo, 1.0 + self._hi).numpy()
+        else:
+            raise ValueError(f"{type(self).__name__}: a random output size cannot be traced (tapeflow.function "
+                             f"compiles static shapes); call the layer eagerly or give a fixed factor "
+                             f"(lower == upper). Got factor={self.factor!r}")
+        hw[self._AXIS] = int(np.float32(f) * np.float32(side))
+        return M.cast(_image.resize(x, hw, method=self.interpolation), self._np_dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, interpolation=self.interpolation, seed=self.seed)
+        return cfg
+
+
+class RandomHeight(_RandomSide):
+    _AXIS = 0
+
+
+class RandomWidth(_RandomSide):
+    _AXIS = 1
+
+
+__all__ += ["MixUp", "CutMix", "Pipeline", "RandomHeight", "RandomWidth"]
