@@ -247,4 +247,14 @@ CALLS = {
     "Pipeline_inference": lambda tf, x: tf.keras.layers.Pipeline([
         tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17)), tf.keras.layers.AutoContrast()])(
         x, training=False),
+    # RandomPerspective through Keras' transform_images hook with given corner moves (aug19)
+    **{f"RandomPerspective_{i}_{d}": (lambda i, d: lambda tf, x: tf.keras.layers.RandomPerspective(
+        interpolation=i, fill_value=1.5).transform_images(x, {
+            "apply_perspective": tf.constant([True, d]),
+            "start_points": tf.constant([[[0.0, 0.0], [3.0, 0.0], [0.0, 4.0], [3.0, 4.0]]] * 2),
+            "end_points": tf.constant([[[0.3, -0.2], [3.4, 0.5], [-0.6, 3.7], [2.5, 4.2]],
+                                       [[-0.4, 0.1], [2.8, -0.3], [0.2, 4.5], [3.3, 3.6]]])}, training=True))(i, d)
+       for i, d in (("bilinear", True), ("nearest", True), ("bilinear", False))},
+    "RandomPerspective_zero_scale": lambda tf, x: tf.keras.layers.RandomPerspective((1.0, 1.0), scale=0.0)(x),
+    "RandomPerspective_inference": lambda tf, x: tf.keras.layers.RandomPerspective()(x[0], training=False),
 }

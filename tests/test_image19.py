@@ -380,3 +380,50 @@ def test_mix_and_side_layers_round_trip(make):
     layer = make()
     clone = type(layer).from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
+
+
+def test_perspective_moves_corners_within_scale_per_image():
+    n, h, w = 120, 16, 12
+    yy, xx = np.meshgrid(np.arange(h, dtype=np.float32), np.arange(w, dtype=np.float32), indexing="ij")
+    x = np.repeat(np.stack([xx, yy, xx * 0], -1)[None], n, 0)
+    out = L.RandomPerspective(factor=(1.0, 1.0), scale=0.4, fill_value=-100.0, seed=40)(x).numpy()
+    moves, same = [], 0
+    start = np.array([[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1]], np.float64)
+    for o in out:
+        # output pixel (c, r) reads input H(c, r): fit H from the inside pixels (bilinear reads of
+        # a linear image are exact), then the end corners are H^-1 of the start corners
+        # Keras moves corner (x, y) to (x, y) (1 + u), |u| <= 0.2: the output box
+        # [0, 0.8 (w - 1)] x [0, 0.8 (h - 1)] lies inside the warped quad, so (with a pixel and a
+        # half of margin for the bilinear taps) it reads no fill
+        ok = (xx <= 0.8 * (w - 1) - 1.5) & (yy <= 0.8 * (h - 1) - 1.5)
+        c, r, sx, sy = xx[ok], yy[ok], o[..., 0][ok].astype(np.float64), o[..., 1][ok].astype(np.float64)
+        z, one = np.zeros_like(c), np.ones_like(c)
+        a = np.concatenate([np.stack([c, r, one, z, z, z, -sx * c, -sx * r], 1),
+                            np.stack([z, z, z, c, r, one, -sy * c, -sy * r], 1)])
+        hm = np.linalg.lstsq(a, np.concatenate([sx, sy]), rcond=None)[0]
+        assert np.abs(a @ hm - np.concatenate([sx, sy])).max() < 1e-3      # a homography
+        m = np.append(hm, 1.0).reshape(3, 3)
+        ends = np.linalg.solve(m, np.concatenate([start, np.ones((4, 1))], 1).T).T
+        ends = ends[:, :2] / ends[:, 2:]
+        nz = start != 0
+        moves.append((ends[nz] / start[nz]) - 1)                 # (x, y) (1 + u), u ~ U[-0.2, 0.2]
+        same += np.allclose(ends, start, atol=1e-3)
+    moves = np.concatenate(moves)
+    _check_spread(moves, -0.2, 0.2, slack=0.02)
+    assert np.abs(moves.mean()) < 0.02 and same == 0
+
+
+def test_perspective_probability_config_and_errors():
+    x = np.repeat(_imgs(1, 10, 10, seed=41), 300, 0)
+    y = L.RandomPerspective(seed=42)(x).numpy()                 # factor 1.0: p ~ U[0, 1] -> half
+    moved = ~np.isclose(y, x).reshape(300, -1).all(1)
+    assert 0.42 < moved.mean() < 0.58
+    layer = L.RandomPerspective(0.5, scale=0.3, seed=1)
+    clone = L.RandomPerspective.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    step = tf.function(lambda v: layer(v))
+    assert not np.array_equal(step(x[:8]).numpy(), step(x[:8]).numpy())
+    with pytest.raises(ValueError, match=r"`scale` argument should be a number in the range \[0,1\]"):   # TF 2.21
+        L.RandomPerspective(scale=1.5)
+    with pytest.raises(NotImplementedError, match="interpolation"):
+        L.RandomPerspective(interpolation="cubic")

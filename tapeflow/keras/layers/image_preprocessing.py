@@ -1141,3 +1141,76 @@ class RandomWidth(_RandomSide):
 
 
 __all__ += ["MixUp", "CutMix", "Pipeline", "RandomHeight", "RandomWidth"]
+
+
+def _homography(start, end):
+    """Keras' compute_homography_matrix: the 8 projective coefficients mapping end points to
+    start points (output pixel -> input pixel, ImageProjectiveTransform's convention), solved
+    per image from the 8x8 system of the four point pairs."""
+    from ... import linalg as _linalg
+    rows = []
+    for i in range(4):
+        sx, sy, ex, ey = start[:, i, 0], start[:, i, 1], end[:, i, 0], end[:, i, 1]
+        one, zero = A.ones_like(ex), A.zeros_like(ex)
+        rows.append(A.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(A.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+    coeff = A.stack(rows, axis=1)
+    target = A.reshape(start, (-1, 8, 1))
+    return A.reshape(_linalg.solve(coeff, target), (-1, 8))
+
+
+class RandomPerspective(_ImageLayer):
+    """Moves each image's four corners by up to ``scale / 2`` of their coordinates (uniform per
+    corner and axis, Keras 3's draw: corner (x, y) -> (x, y) (1 + u)), with probability p, p
+    uniform in the factor's range (default 1.0: half the images), and resamples through the
+    homography (constant ``fill_value`` outside)."""
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0, seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomPerspective", factor, (0, 1))
+        if scale < 0.0 or scale > 1.0:
+            raise ValueError(f"RandomPerspective: The `scale` argument should be a number in the range [0,1]. "
+                             f"Received: scale={scale!r}")
+        if interpolation not in ("nearest", "bilinear"):
+            raise NotImplementedError(f"RandomPerspective: Unknown `interpolation` {interpolation}. Expected of one "
+                                      "('nearest', 'bilinear').")
+        self.scale, self.interpolation, self.fill_value = float(scale), interpolation, float(fill_value)
+
+    def _warp(self, batch, start, end):
+        return _image._projective_transform(batch, _homography(start, end), self.interpolation, "constant",
+                                            self.fill_value)
+
+    def _augment(self, x):
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        n, h, w = aval_of(batch).shape[:3]
+        p = self.factor[0] + self._uniform((n, 1, 1, 1)) * (self.factor[1] - self.factor[0])
+        apply = M.less(self._uniform((n, 1, 1, 1)), p)
+        pf = -0.5 * self.scale + self._uniform((n, 4, 2)) * self.scale
+        start = np.repeat(np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32), n, 0)
+        end = start + start * pf
+        out = M.where(apply, self._warp(batch, start, end), batch)
+        return A.squeeze(out, 0) if one else out
+
+    def transform_images(self, images, transformation, training=True):
+        """Keras 3's hook: the warp of given {"apply_perspective", "start_points", "end_points"}."""
+        x = M.cast(images, self._np_dtype)
+        if not training or transformation is None:
+            return x
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        start = M.cast(transformation["start_points"], np.float32)
+        end = M.cast(transformation["end_points"], np.float32)
+        apply = A.reshape(M.cast(transformation["apply_perspective"], np.bool_), (-1, 1, 1, 1))
+        out = M.where(apply, self._warp(batch, start, end), batch)
+        return A.squeeze(out, 0) if one else out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, scale=self.scale, interpolation=self.interpolation,
+                   fill_value=self.fill_value, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandomPerspective"]
