@@ -257,4 +257,7 @@ CALLS = {
        for i, d in (("bilinear", True), ("nearest", True), ("bilinear", False))},
     "RandomPerspective_zero_scale": lambda tf, x: tf.keras.layers.RandomPerspective((1.0, 1.0), scale=0.0)(x),
     "RandomPerspective_inference": lambda tf, x: tf.keras.layers.RandomPerspective()(x[0], training=False),
+    # RandAugment: no ops, or outside training, is a fixed map (aug19)
+    "RandAugment_no_ops": lambda tf, x: tf.keras.layers.RandAugment(num_ops=0)(x * 15),
+    "RandAugment_inference": lambda tf, x: tf.keras.layers.RandAugment()(x * 15, training=False),
 }

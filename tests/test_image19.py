@@ -427,3 +427,28 @@ def test_perspective_probability_config_and_errors():
         L.RandomPerspective(scale=1.5)
     with pytest.raises(NotImplementedError, match="interpolation"):
         L.RandomPerspective(interpolation="cubic")
+
+
+def test_randaugment_picks_one_of_eleven_ops_per_call():
+    # factor 0: shear, translation, rotation, brightness, degeneration and contrast are the
+    # identity; sharpness (f = 0) is the 3x3 smoothing, posterization keeps 1 bit, solarization
+    # inverts, auto-contrast and equalization are fixed maps: each call gives one of six images
+    # (TF 2.21: 60 calls of its RandAugment(num_ops=1, factor=0.0) all fell in the same six)
+    x = _imgs(3, 8, 7, seed=50)
+    layer = L.RandAugment(num_ops=1, factor=0.0, seed=51)
+    cands = [x, L.RandomSharpness((0.0, 0.0))(x).numpy(), L.RandomPosterization((1, 1))(x).numpy(),
+             L.Solarization()(x).numpy(), L.AutoContrast()(x).numpy(), L.Equalization()(x).numpy()]
+    step = tf.function(lambda v: layer(v))
+    counts = np.zeros(6)
+    for _ in range(220):
+        y = step(x).numpy()
+        hits = [np.allclose(y, c, rtol=1e-5, atol=1e-3) for c in cands]
+        assert sum(hits) == 1
+        counts[hits.index(True)] += 1
+    # 6 of 11 ops are the identity, each other op 1/11 (220 calls: 120 and 20 expected)
+    assert 95 < counts[0] < 145 and (counts[1:] > 7).all() and (counts[1:] < 36).all()
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    clone = L.RandAugment.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    with pytest.raises(ValueError, match=r"in the range \[0, 1\]"):        # TF 2.21: ValueError
+        L.RandAugment(factor=1.5)

@@ -36,7 +36,7 @@ from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation, 
                                   RandomColorDegeneration, RandomInvert, RandomPosterization, Solarization,
                                   RandomSharpness, AutoContrast, Equalization, RandomColorJitter,
                                   RandomErasing, RandomGaussianBlur, RandomShear, MixUp, CutMix, Pipeline,
-                                  RandomHeight, RandomWidth, RandomPerspective)
+                                  RandomHeight, RandomWidth, RandomPerspective, RandAugment)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

@@ -1214,3 +1214,59 @@ class RandomPerspective(_ImageLayer):
 
 
 __all__ += ["RandomPerspective"]
+
+
+class RandAugment(_ImageLayer):
+    """Keras 3's RandAugment (Cubuk et al. 2019): ``num_ops`` times, one of eleven augmentations
+    drawn uniformly per call (shared by the batch): shear, translation, rotation, brightness,
+    colour degeneration, contrast, sharpness, posterization, solarization, auto-contrast,
+    equalization, built from ``factor`` as Keras 3 builds them. Each op evaluates all eleven
+    and selects (as Keras' where chain), so a compiled step draws its ops anew per call. One
+    difference: an augmentation drawn twice in a call draws its parameters twice (Keras reuses
+    one draw per call)."""
+
+    _AUGMENT_LAYERS = ["random_shear", "random_translation", "random_rotation", "random_brightness",
+                       "random_color_degeneration", "random_contrast", "random_sharpness", "random_posterization",
+                       "solarization", "auto_contrast", "equalization"]
+
+    def __init__(self, value_range=(0, 255), num_ops=2, factor=0.5, interpolation="bilinear", seed=None,
+                 data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range)
+        self.num_ops = int(num_ops)
+        self.factor = _factor("RandAugment", factor, (0, 1))
+        self.interpolation = interpolation
+        f, vr = self.factor, self.value_range
+        self._ops = [
+            RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),
+            RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation, seed=seed),
+            RandomRotation(factor=f, interpolation=interpolation, seed=seed),
+            RandomBrightness(factor=f, value_range=vr, seed=seed),
+            RandomColorDegeneration(factor=f, value_range=vr, seed=seed),
+            RandomContrast(factor=f, value_range=vr, seed=seed),
+            RandomSharpness(factor=f, value_range=vr, seed=seed),
+            RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed),
+            Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
+            AutoContrast(value_range=vr),
+            Equalization(value_range=vr),
+        ]
+
+    def _augment(self, x):
+        k = len(self._ops)
+        idx = M.minimum(M.cast(M.floor(self._uniform((max(self.num_ops, 1),)) * float(k)), np.int32), k - 1)
+        for i in range(self.num_ops):
+            chosen = x
+            for j, op in enumerate(self._ops):
+                op._gen = self._gen   # this layer's stream (seeded sub-layers would draw alike)
+                chosen = M.where(M.equal(idx[i], j), op._augment(x), chosen)
+            x = chosen
+        return x
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, num_ops=self.num_ops, factor=self.factor,
+                   interpolation=self.interpolation, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandAugment"]
