@@ -219,6 +219,8 @@ CALLS = {
     "RandomGaussianBlur": lambda tf, x: tf.keras.layers.RandomGaussianBlur((1.0, 1.0), sigma=(0.5, 0.5))(x * 15),
     "RandomGaussianBlur_5": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
         (1.0, 1.0), kernel_size=5, sigma=(0.9, 0.9), value_range=(0, 17))(x[1]),
+    "RandomGaussianBlur_3x5": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (1.0, 1.0), kernel_size=(3, 5), sigma=(0.7, 0.7))(x * 15),
     "RandomGaussianBlur_never_clips": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
         (0.0, 0.0), value_range=(2, 10))(x),
     "RandomShear_factors": lambda tf, x: tf.keras.layers.RandomShear(0.5, 0.5).transform_images(
@@ -260,4 +262,6 @@ CALLS = {
     # RandAugment: no ops, or outside training, is a fixed map (aug19)
     "RandAugment_no_ops": lambda tf, x: tf.keras.layers.RandAugment(num_ops=0)(x * 15),
     "RandAugment_inference": lambda tf, x: tf.keras.layers.RandAugment()(x * 15, training=False),
+    "AugMix_inference": lambda tf, x: tf.keras.layers.AugMix()(x * 15, training=False),
+    "AugMix_no_chains_depth": lambda tf, x: tf.keras.layers.AugMix(chain_depth=0, num_chains=2)(x * 15),
 }

@@ -354,8 +354,10 @@ def test_random_height_and_width_draw_sizes_eagerly_and_refuse_to_trace_a_random
         tf.function(lambda v: layer(v))(x)
     with pytest.raises(ValueError, match="larger than -1"):            # TF 2.21: ValueError
         L.RandomHeight((-1.5, 0.2))
-    with pytest.raises(ValueError, match="upper bound lesser than the lower"):
+    with pytest.raises(ValueError, match="upper bound less than the lower"):
         L.RandomWidth((0.5, 0.2))
+    with pytest.raises(ValueError, match="upper bound lesser than the lower"):
+        L.RandomHeight((0.5, 0.2))
 
 
 def test_pipeline_applies_in_order_and_round_trips():
@@ -452,3 +454,36 @@ def test_randaugment_picks_one_of_eleven_ops_per_call():
     assert clone.get_config() == layer.get_config()
     with pytest.raises(ValueError, match=r"in the range \[0, 1\]"):        # TF 2.21: ValueError
         L.RandAugment(factor=1.5)
+
+
+def test_augmix_blends_the_input_with_one_chain_by_a_uniform_weight():
+    # one chain of one step, factor 0: the step is one of the six fixed maps of factor 0 (see
+    # RandAugment) or none, and the blend weight is Beta(1, 1) = U(0, 1): y = w x + (1 - w) op(x)
+    x = _imgs(3, 8, 7, seed=60)
+    layer = L.AugMix(num_chains=1, chain_depth=1, factor=0.0, seed=61)
+    cands = [L.RandomSharpness((0.0, 0.0))(x).numpy(), L.RandomPosterization((1, 1))(x).numpy(),
+             L.Solarization()(x).numpy(), L.AutoContrast()(x).numpy(), L.Equalization()(x).numpy()]
+    step = tf.function(lambda v: layer(v))
+    ws, counts, same = [], np.zeros(5), 0
+    for _ in range(150):
+        y = step(x).numpy()
+        if np.allclose(y, x, atol=1e-3):
+            same += 1
+            continue
+        fits = []
+        for c in cands:
+            d = (x - c).ravel()
+            w = float(np.dot((y - c).ravel(), d) / np.dot(d, d))
+            fits.append((np.abs(w * x + (1 - w) * c - y).max(), w))
+        best = int(np.argmin([f[0] for f in fits]))
+        assert fits[best][0] < 1e-2
+        counts[best] += 1
+        ws.append(fits[best][1])
+    # 7 of 12 choices leave x (six identities and none): 150 * 7/12 = 87.5 expected
+    assert 65 < same < 110 and (counts > 2).all()
+    _check_spread(np.array(ws), 0.0, 1.0)
+    np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+    clone = L.AugMix.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config()
+    with pytest.raises(ValueError, match=r"in the range \[0, 1\]"):        # TF 2.21: ValueError
+        L.AugMix(factor=-0.5)

@@ -36,7 +36,8 @@ from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation, 
                                   RandomColorDegeneration, RandomInvert, RandomPosterization, Solarization,
                                   RandomSharpness, AutoContrast, Equalization, RandomColorJitter,
                                   RandomErasing, RandomGaussianBlur, RandomShear, MixUp, CutMix, Pipeline,
-                                  RandomHeight, RandomWidth, RandomPerspective, RandAugment)
+                                  RandomHeight, RandomWidth, RandomPerspective, RandAugment,
+                                  AugMix)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

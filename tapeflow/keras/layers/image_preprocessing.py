@@ -1097,8 +1097,8 @@ class _RandomSide(SeedStream, Layer):
         self.factor = factor
         lo, hi = (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
         if hi < lo:
-            raise ValueError(f"{type(self).__name__}: `factor` argument cannot have an upper bound lesser than the "
-                             f"lower bound. Received: factor={factor!r}")
+            raise ValueError(f"{type(self).__name__}: `factor` argument cannot have an upper bound {self._LESS} than "
+                             f"the lower bound. Received: factor={factor!r}")
         if lo < -1.0 or hi < -1.0:
             raise ValueError(f"{type(self).__name__}: `factor` argument must have values larger than -1. "
                              f"Received: factor={factor!r}")
@@ -1134,10 +1134,12 @@ class _RandomSide(SeedStream, Layer):
 
 class RandomHeight(_RandomSide):
     _AXIS = 0
+    _LESS = "lesser"    # (tf.keras' two messages differ by this word)
 
 
 class RandomWidth(_RandomSide):
     _AXIS = 1
+    _LESS = "less"
 
 
 __all__ += ["MixUp", "CutMix", "Pipeline", "RandomHeight", "RandomWidth"]
@@ -1270,3 +1272,72 @@ class RandAugment(_ImageLayer):
 
 
 __all__ += ["RandAugment"]
+
+
+class AugMix(_ImageLayer):
+    """Keras 3's AugMix (Hendrycks et al. 2020): ``num_chains`` chains of ``chain_depth`` steps,
+    each step one of Keras' augmentations or none (uniform; all eleven with ``all_ops``, else the
+    seven geometric/tonal ones), the chains mixed with Dirichlet(alpha) weights and the result
+    blended with the input by a Beta(alpha, alpha) weight, clipped to ``value_range``. Keras
+    picks the steps with Python's ``random`` (fixed once a graph is traced); here they are
+    tensor draws, so a compiled step picks anew per call."""
+
+    _ALL = ["random_shear", "random_translation", "random_rotation", "random_posterization", "solarization",
+            "auto_contrast", "equalization", "random_brightness", "random_color_degeneration", "random_contrast",
+            "random_sharpness"]
+
+    def __init__(self, value_range=(0, 255), num_chains=3, chain_depth=3, factor=0.3, alpha=1.0, all_ops=True,
+                 interpolation="bilinear", seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range)
+        self.num_chains, self.chain_depth = int(num_chains), int(chain_depth)
+        self.factor = _factor("AugMix", factor, (0, 1))
+        self.alpha, self.all_ops, self.interpolation = float(alpha), bool(all_ops), interpolation
+        f, vr = self.factor, self.value_range
+        ops = {
+            "random_shear": RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),
+            "random_translation": RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation,
+                                                    seed=seed),
+            "random_rotation": RandomRotation(factor=f, interpolation=interpolation, seed=seed),
+            "random_posterization": RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed),
+            "solarization": Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
+            "auto_contrast": AutoContrast(value_range=vr),
+            "equalization": Equalization(value_range=vr),
+        }
+        if self.all_ops:
+            ops.update(random_brightness=RandomBrightness(factor=f, value_range=vr, seed=seed),
+                       random_color_degeneration=RandomColorDegeneration(factor=f, value_range=vr, seed=seed),
+                       random_contrast=RandomContrast(factor=f, value_range=vr, seed=seed),
+                       random_sharpness=RandomSharpness(factor=f, value_range=vr, seed=seed))
+        self._ops = [ops[k] for k in self._ALL if k in ops]
+
+    def _augment(self, x):
+        from ...ops.random_ops import _gamma_draw
+        dt = aval_of(x).dtype
+        k = len(self._ops) + 1                       # the ops and "none"
+        g = _gamma_draw(self._generator(), (self.num_chains,), self.alpha, None, dt, "AugMix")
+        chain_w = g / M.reduce_sum(g)
+        blend = _beta(self._generator(), (), self.alpha, dt)
+        mixed = A.zeros_like(x)
+        for c in range(self.num_chains):
+            y = x
+            picks = M.minimum(M.cast(M.floor(self._uniform((max(self.chain_depth, 1),)) * float(k)), np.int32), k - 1)
+            for d in range(self.chain_depth):
+                chosen = y
+                for j, op in enumerate(self._ops):
+                    op._gen = self._gen
+                    chosen = M.where(M.equal(picks[d], j), op._augment(y), chosen)
+                y = chosen
+            mixed = mixed + y * chain_w[c]
+        out = blend * x + (1.0 - blend) * mixed
+        return M.clip_by_value(out, float(self.value_range[0]), float(self.value_range[1]))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, num_chains=self.num_chains, chain_depth=self.chain_depth,
+                   factor=self.factor, alpha=self.alpha, all_ops=self.all_ops, interpolation=self.interpolation,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["AugMix"]
