@@ -1,9 +1,16 @@
 """Keras 3's image preprocessing layers that tf.image's resizing makes possible (channels_last):
 Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast, RandomBrightness, and the affine
 ones RandomRotation, RandomZoom and RandomTranslation (tf.image's projective transform: TF's
-sampling and fill modes). The random ones act when ``training`` is true,
-which is their call's default, as in Keras 3 (a direct call augments; ``predict``/``evaluate``
-and ``training=False`` do not); their draws are not TF's bits."""
+sampling and fill modes). Wave 19 adds the rest of Keras 3's augmentation layers: the colour
+ones (RandomGrayscale, RandomHue, RandomSaturation, RandomColorJitter, RandomColorDegeneration,
+RandomInvert, RandomPosterization, Solarization, RandomSharpness, AutoContrast, Equalization),
+RandomErasing, RandomGaussianBlur, RandomShear, RandomPerspective (Keras' homography), MixUp,
+CutMix, Pipeline, RandAugment, AugMix, and tf.keras' legacy RandomHeight/RandomWidth. Each
+follows its Keras 3 source's map, quirks included (documented per class); all are composed of
+tapeflow ops, so a compiled step draws fresh numbers per call. The random ones act when
+``training`` is true, which is their call's default, as in Keras 3 (a direct call augments;
+``predict``/``evaluate`` and ``training=False`` do not; AutoContrast always applies, as Keras');
+their draws are not TF's bits."""
 from __future__ import annotations
 
 import numpy as np
