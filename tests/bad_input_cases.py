@@ -793,3 +793,10 @@ case("lead19_avg_pool3d_int", "lambda x: tf.nn.avg_pool3d(tf.cast(x, tf.int32), 
      "avg_pool3d")
 case("lead19_conv3d_explicit_padding", "lambda x: tf.nn.conv3d(x, tf.ones([2, 2, 2, 3, 4]), [1, 1, 1, 1, 1], "
      "[[0, 0], [1, 1], [1, 1], [1, 1], [0, 0]])", [VOL], "padding")
+
+# -- branch aug19: Keras 3 augmentation layers, call-time errors ----------------------------------
+case("aug19_grayscale_two_channels", "lambda x: tf.keras.layers.RandomGrayscale(1.0)(x[..., :2])", [IMGB],
+     "channel")
+case("aug19_hue_rank2", "lambda x: tf.keras.layers.RandomHue(0.5)(x[0, 0])", [IMGB], "shape")
+case("aug19_saturation_one_channel", "lambda x: tf.keras.layers.RandomSaturation(0.5)(x[..., :1])", [IMGB], "3")
+case("aug19_erasing_bad_fill", "lambda x: tf.keras.layers.RandomErasing(fill_value='x')(x)", [IMGB], "fill_value")
