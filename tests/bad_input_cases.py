@@ -834,3 +834,10 @@ case("np19_kops_squeeze_axis", "lambda x: tf.keras.ops.squeeze(x, axis=0)", [M23
 case("np19_kops_expand_dims_axis", "lambda x: tf.keras.ops.expand_dims(x, 3)", [V3], "expand_dims")
 case("np19_kops_concatenate_ranks", "lambda x, y: tf.keras.ops.concatenate([x, y])", [M23, V3], "concat")
 case("np19_kops_sum_bad_axis", "lambda x: tf.keras.ops.sum(x, axis=3)", [M23], "axis")
+
+# -- branch aug19: Keras 3 augmentation layers, call-time errors ----------------------------------
+case("aug19_grayscale_two_channels", "lambda x: tf.keras.layers.RandomGrayscale(1.0)(x[..., :2])", [IMGB],
+     "channel")
+case("aug19_hue_rank2", "lambda x: tf.keras.layers.RandomHue(0.5)(x[0, 0])", [IMGB], "shape")
+case("aug19_saturation_one_channel", "lambda x: tf.keras.layers.RandomSaturation(0.5)(x[..., :1])", [IMGB], "3")
+case("aug19_erasing_bad_fill", "lambda x: tf.keras.layers.RandomErasing(fill_value='x')(x)", [IMGB], "fill_value")

@@ -162,4 +162,106 @@ CALLS = {
     "draw_bounding_boxes_grey": lambda tf, x: tf.image.draw_bounding_boxes(
         tf.image.resize(x[..., :1], (6, 5)), tf.constant([[[0.2, 0.2, 0.8, 0.8]], [[0.0, 0.5, 0.5, 1.0]]]),
         tf.constant([[-1.0, 0.0, 0.0, 0.0]])),
+    # Keras 3's colour augmentation layers (branch aug19) with degenerate factor ranges (lower ==
+    # upper) or draws that cannot change the map, so the outputs are fixed; x * 15 is in [0, 255)
+    "RandomGrayscale_all": lambda tf, x: tf.keras.layers.RandomGrayscale(1.0)(x * 15),
+    "RandomGrayscale_none": lambda tf, x: tf.keras.layers.RandomGrayscale(0.0)(x * 15),
+    "RandomGrayscale_3d": lambda tf, x: tf.keras.layers.RandomGrayscale(1.0)(x[1]),
+    "RandomGrayscale_inference": lambda tf, x: tf.keras.layers.RandomGrayscale(1.0)(x, training=False),
+    # hue +-0.5 (a random sign) is the same shift mod 1
+    "RandomHue_half": lambda tf, x: tf.keras.layers.RandomHue((1.0, 1.0))(x * 15),
+    "RandomHue_zero_range": lambda tf, x: tf.keras.layers.RandomHue(0.0, value_range=(0, 17))(x),
+    "RandomHue_3d": lambda tf, x: tf.keras.layers.RandomHue((1.0, 1.0), value_range=(-1, 20))(x[0]),
+    "RandomSaturation": lambda tf, x: tf.keras.layers.RandomSaturation((0.3, 0.3))(x * 15),
+    "RandomSaturation_neg": lambda tf, x: tf.keras.layers.RandomSaturation((-0.5, -0.5))(x * 15),
+    "RandomSaturation_unit": lambda tf, x: tf.keras.layers.RandomSaturation((0.8, 0.8), value_range=(0, 1))(x / 17),
+    "RandomColorDegeneration": lambda tf, x: tf.keras.layers.RandomColorDegeneration((0.4, 0.4))(x * 15),
+    "RandomColorDegeneration_3d": lambda tf, x: tf.keras.layers.RandomColorDegeneration(
+        (-0.7, -0.7), value_range=(0, 17))(x[0]),
+    "RandomInvert": lambda tf, x: tf.keras.layers.RandomInvert((1.0, 1.0))(x * 15),
+    "RandomInvert_never": lambda tf, x: tf.keras.layers.RandomInvert((0.0, 0.0), value_range=(0, 17))(x),
+    "RandomInvert_range": lambda tf, x: tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17))(x[0]),
+    "RandomPosterization": lambda tf, x: tf.keras.layers.RandomPosterization((3, 3))(x * 15),
+    "RandomPosterization_range": lambda tf, x: tf.keras.layers.RandomPosterization((5, 5), value_range=(0, 17))(x),
+    "RandomPosterization_uint8": lambda tf, x: tf.keras.layers.RandomPosterization((2, 2))(tf.cast(x * 15, tf.uint8)),
+    "Solarization": lambda tf, x: tf.keras.layers.Solarization()(x * 15),
+    "Solarization_range": lambda tf, x: tf.keras.layers.Solarization(value_range=(0, 17))(x[0]),
+    "Solarization_uint8": lambda tf, x: tf.keras.layers.Solarization()(tf.cast(x * 15, tf.uint8)),
+    "Solarization_inference": lambda tf, x: tf.keras.layers.Solarization(0.5, 0.5)(x, training=False),
+    "RandomSharpness": lambda tf, x: tf.keras.layers.RandomSharpness((0.3, 0.3))(x * 15),
+    "RandomSharpness_range": lambda tf, x: tf.keras.layers.RandomSharpness((0.9, 0.9), value_range=(0, 17))(x),
+    "RandomSharpness_3d": lambda tf, x: tf.keras.layers.RandomSharpness((0.0, 0.0))(x[1] * 15),
+    "AutoContrast": lambda tf, x: tf.keras.layers.AutoContrast()(x * 15),
+    "AutoContrast_range": lambda tf, x: tf.keras.layers.AutoContrast(value_range=(0, 17))(x[0]),
+    "AutoContrast_flat": lambda tf, x: tf.keras.layers.AutoContrast()(tf.concat([x[..., :2] * 15, x[..., 2:] * 0 + 3], -1)),
+    "AutoContrast_uint8": lambda tf, x: tf.keras.layers.AutoContrast()(tf.cast(x * 10, tf.uint8)),
+    "AutoContrast_inference": lambda tf, x: tf.keras.layers.AutoContrast()(x * 15, training=False),
+    "Equalization": lambda tf, x: tf.keras.layers.Equalization()(x * 15),
+    "Equalization_bins": lambda tf, x: tf.keras.layers.Equalization(value_range=(0, 17), bins=16)(x),
+    "Equalization_flat": lambda tf, x: tf.keras.layers.Equalization()(tf.concat([x[..., :2] * 15, x[..., 2:] * 0 + 3], -1)),
+    "Equalization_3d": lambda tf, x: tf.keras.layers.Equalization(bins=7)(x[0] * 15),
+    "Equalization_uint8": lambda tf, x: tf.keras.layers.Equalization()(tf.cast(x * 15, tf.uint8)),
+    "Equalization_inference": lambda tf, x: tf.keras.layers.Equalization()(x * 15, training=False),
+    "RandomColorJitter": lambda tf, x: tf.keras.layers.RandomColorJitter(
+        brightness_factor=(0.1, 0.1), contrast_factor=(0.0, 0.0), saturation_factor=(0.6, 0.6),
+        hue_factor=(1.0, 1.0))(x * 15),
+    "RandomColorJitter_some": lambda tf, x: tf.keras.layers.RandomColorJitter(
+        value_range=(0, 17), brightness_factor=(-0.2, -0.2), saturation_factor=(0.3, 0.3))(x),
+    "RandomColorJitter_none": lambda tf, x: tf.keras.layers.RandomColorJitter()(x * 15),
+    # RandomErasing, RandomGaussianBlur, RandomShear (branch aug19): fixed maps -- no erasing, or a
+    # box of scale 1 (the whole image); blur sigma ranges of width 0; shears through Keras'
+    # transform_images hook with given factors (the map a draw selects)
+    "RandomErasing_never": lambda tf, x: tf.keras.layers.RandomErasing((0.0, 0.0))(x * 15),
+    "RandomErasing_all": lambda tf, x: tf.keras.layers.RandomErasing((1.0, 1.0), scale=(1.0, 1.0), fill_value=300)(
+        x * 15),
+    "RandomErasing_rgb": lambda tf, x: tf.keras.layers.RandomErasing(
+        (1.0, 1.0), scale=(1.0, 1.0), fill_value=[1.0, -2.0, 30.0], value_range=(0, 17))(x[0]),
+    "RandomGaussianBlur": lambda tf, x: tf.keras.layers.RandomGaussianBlur((1.0, 1.0), sigma=(0.5, 0.5))(x * 15),
+    "RandomGaussianBlur_5": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (1.0, 1.0), kernel_size=5, sigma=(0.9, 0.9), value_range=(0, 17))(x[1]),
+    "RandomGaussianBlur_3x5": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (1.0, 1.0), kernel_size=(3, 5), sigma=(0.7, 0.7))(x * 15),
+    "RandomGaussianBlur_never_clips": lambda tf, x: tf.keras.layers.RandomGaussianBlur(
+        (0.0, 0.0), value_range=(2, 10))(x),
+    "RandomShear_factors": lambda tf, x: tf.keras.layers.RandomShear(0.5, 0.5).transform_images(
+        x, {"shear_factor": tf.constant([[0.3, -0.2], [-0.45, 0.1]])}, training=True),
+    **{f"RandomShear_{m}_{i}": (lambda m, i: lambda tf, x: tf.keras.layers.RandomShear(
+        0.5, 0.5, fill_mode=m, interpolation=i, fill_value=2.5).transform_images(
+        x, {"shear_factor": tf.constant([[0.25, 0.4], [-0.35, -0.15]])}, training=True))(m, i)
+       for m in ("reflect", "wrap", "constant", "nearest") for i in ("bilinear", "nearest")},
+    "RandomShear_zero": lambda tf, x: tf.keras.layers.RandomShear(0.0, 0.0)(x),
+    "RandomShear_inference": lambda tf, x: tf.keras.layers.RandomShear(0.3, 0.3)(x, training=False),
+    # MixUp, CutMix (a batch of copies, or one image: the mix is the image), RandomHeight /
+    # RandomWidth with fixed factors, Pipeline of fixed maps (branch aug19)
+    "MixUp_one": lambda tf, x: tf.keras.layers.MixUp()(x[0]),
+    "MixUp_copies": lambda tf, x: tf.keras.layers.MixUp(0.5)(tf.concat([x[:1]] * 3, 0)),
+    "MixUp_inference": lambda tf, x: tf.keras.layers.MixUp()(x, training=False),
+    "CutMix_one": lambda tf, x: tf.keras.layers.CutMix()(x[1]),
+    "CutMix_copies": lambda tf, x: tf.keras.layers.CutMix(0.7)(tf.concat([x[1:]] * 3, 0)),
+    "CutMix_inference": lambda tf, x: tf.keras.layers.CutMix()(x, training=False),
+    "RandomHeight": lambda tf, x: tf.keras.layers.RandomHeight((0.5, 0.5))(x),
+    "RandomHeight_nearest": lambda tf, x: tf.keras.layers.RandomHeight((-0.5, -0.5), interpolation="nearest")(x[0]),
+    "RandomWidth": lambda tf, x: tf.keras.layers.RandomWidth((0.9, 0.9))(x),
+    "RandomWidth_inference": lambda tf, x: tf.keras.layers.RandomWidth(0.5)(x, training=False),
+    "Pipeline": lambda tf, x: tf.keras.layers.Pipeline([
+        tf.keras.layers.Resizing(4, 6), tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17)),
+        tf.keras.layers.AutoContrast(value_range=(0, 17))])(x),
+    "Pipeline_inference": lambda tf, x: tf.keras.layers.Pipeline([
+        tf.keras.layers.RandomInvert((1.0, 1.0), value_range=(0, 17)), tf.keras.layers.AutoContrast()])(
+        x, training=False),
+    # RandomPerspective through Keras' transform_images hook with given corner moves (aug19)
+    **{f"RandomPerspective_{i}_{d}": (lambda i, d: lambda tf, x: tf.keras.layers.RandomPerspective(
+        interpolation=i, fill_value=1.5).transform_images(x, {
+            "apply_perspective": tf.constant([True, d]),
+            "start_points": tf.constant([[[0.0, 0.0], [3.0, 0.0], [0.0, 4.0], [3.0, 4.0]]] * 2),
+            "end_points": tf.constant([[[0.3, -0.2], [3.4, 0.5], [-0.6, 3.7], [2.5, 4.2]],
+                                       [[-0.4, 0.1], [2.8, -0.3], [0.2, 4.5], [3.3, 3.6]]])}, training=True))(i, d)
+       for i, d in (("bilinear", True), ("nearest", True), ("bilinear", False))},
+    "RandomPerspective_zero_scale": lambda tf, x: tf.keras.layers.RandomPerspective((1.0, 1.0), scale=0.0)(x),
+    "RandomPerspective_inference": lambda tf, x: tf.keras.layers.RandomPerspective()(x[0], training=False),
+    # RandAugment: no ops, or outside training, is a fixed map (aug19)
+    "RandAugment_no_ops": lambda tf, x: tf.keras.layers.RandAugment(num_ops=0)(x * 15),
+    "RandAugment_inference": lambda tf, x: tf.keras.layers.RandAugment()(x * 15, training=False),
+    "AugMix_inference": lambda tf, x: tf.keras.layers.AugMix()(x * 15, training=False),
+    "AugMix_no_chains_depth": lambda tf, x: tf.keras.layers.AugMix(chain_depth=0, num_chains=2)(x * 15),
 }

@@ -32,6 +32,12 @@ from .regularization import (ActivityRegularization, GaussianDropout, AlphaDropo
                              SpatialDropout2D, SpatialDropout3D)
 from .image_preprocessing import (Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast,  # noqa: F401
                                   RandomBrightness, RandomRotation, RandomZoom, RandomTranslation)
+from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation,  # noqa: F401  (aug19)
+                                  RandomColorDegeneration, RandomInvert, RandomPosterization, Solarization,
+                                  RandomSharpness, AutoContrast, Equalization, RandomColorJitter,
+                                  RandomErasing, RandomGaussianBlur, RandomShear, MixUp, CutMix, Pipeline,
+                                  RandomHeight, RandomWidth, RandomPerspective, RandAugment,
+                                  AugMix)
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401

@@ -1,9 +1,16 @@
 """Keras 3's image preprocessing layers that tf.image's resizing makes possible (channels_last):
 Resizing, CenterCrop, RandomFlip, RandomCrop, RandomContrast, RandomBrightness, and the affine
 ones RandomRotation, RandomZoom and RandomTranslation (tf.image's projective transform: TF's
-sampling and fill modes). The random ones act when ``training`` is true,
-which is their call's default, as in Keras 3 (a direct call augments; ``predict``/``evaluate``
-and ``training=False`` do not); their draws are not TF's bits."""
+sampling and fill modes). Wave 19 adds the rest of Keras 3's augmentation layers: the colour
+ones (RandomGrayscale, RandomHue, RandomSaturation, RandomColorJitter, RandomColorDegeneration,
+RandomInvert, RandomPosterization, Solarization, RandomSharpness, AutoContrast, Equalization),
+RandomErasing, RandomGaussianBlur, RandomShear, RandomPerspective (Keras' homography), MixUp,
+CutMix, Pipeline, RandAugment, AugMix, and tf.keras' legacy RandomHeight/RandomWidth. Each
+follows its Keras 3 source's map, quirks included (documented per class); all are composed of
+tapeflow ops, so a compiled step draws fresh numbers per call. The random ones act when
+``training`` is true, which is their call's default, as in Keras 3 (a direct call augments;
+``predict``/``evaluate`` and ``training=False`` do not; AutoContrast always applies, as Keras');
+their draws are not TF's bits."""
 from __future__ import annotations
 
 import numpy as np
@@ -401,3 +408,943 @@ class RandomTranslation(_Affine):
         cfg = super().get_config()
         cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
         return cfg
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's colour augmentation layers (wave 19). Each follows its Keras 3 source's math
+# (keras/src/layers/preprocessing/image_preprocessing/*.py), including its quirks, so a ported
+# program sees TF's images: the draws are tapeflow's (per image, fresh per compiled call), the
+# map given a draw is Keras'. Images are channels_last; a single (h, w, c) image is handled as a
+# batch of one, as Keras' transform_single_image.
+
+_VR_MSG = "The `value_range` argument should be a list of two numbers. Received: value_range={!r}"
+
+
+def _sorted_range(layer, value_range):
+    if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+        raise ValueError(f"{layer}: " + _VR_MSG.format(value_range))
+    return tuple(sorted(float(v) for v in value_range))
+
+
+def _to_range(x, src, dst):
+    """Keras' _transform_value_range: identity when the ranges are equal, else an affine map
+    through [0, 1] (in that order of operations, for TF's bits)."""
+    if tuple(src) == tuple(dst):
+        return x
+    return (x - float(src[0])) / float(src[1] - src[0]) * float(dst[1] - dst[0]) + float(dst[0])
+
+
+def _luma(x):
+    """Keras' backend rgb_to_grayscale on float images: one channel (a 1-channel image as is)."""
+    c = aval_of(x).shape[-1]
+    if c not in (1, 3):
+        raise ValueError(f"Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received input with shape: "
+                         f"images.shape={tuple(aval_of(x).shape)}")
+    return x if c == 1 else _image.rgb_to_grayscale(x)
+
+
+class _Colour(_ImageLayer):
+    """A batch-wise colour map: ``_map(x4, n)`` on a (batch, h, w, c) float batch of ``n``
+    images; a single image goes through as a batch of one."""
+
+    def _augment(self, x):
+        one = len(aval_of(x).shape) == 3
+        x4 = A.expand_dims(x, 0) if one else x
+        out = self._map(x4, aval_of(x4).shape[0])
+        return A.squeeze(out, 0) if one else out
+
+    def _draw(self, n, lo, hi, shape=(1, 1, 1)):
+        """Uniform in [lo, hi) per image, shaped (n, 1, 1, 1) to broadcast over pixels."""
+        return lo + self._uniform((n,) + tuple(shape)) * (hi - lo)
+
+
+class RandomGrayscale(_Colour):
+    """Turns each image into its luma (repeated over the channels) with probability ``factor``."""
+
+    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+        if not isinstance(factor, (int, float)) or isinstance(factor, bool) or not 0 <= factor <= 1:
+            raise ValueError(f"RandomGrayscale: `factor` should be between 0 and 1. Received: factor={factor!r}")
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = float(factor)
+
+    def _map(self, x, n):
+        apply = M.less(self._uniform((n, 1, 1, 1)), self.factor)
+        return M.where(apply, _luma(x) + A.zeros_like(x), x)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, data_format=self.data_format, seed=self.seed)
+        return cfg
+
+
+class _FactorRange(_Colour):
+    """``factor`` read by Keras' _set_factor within _BOUNDS, ``value_range`` (sorted, checked)."""
+
+    _SORT_RANGE = True
+
+    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        name = type(self).__name__
+        self.factor = _factor(name, factor, self._BOUNDS)
+        if self._SORT_RANGE:
+            self.value_range = _sorted_range(name, value_range)
+        else:   # Keras keeps RandomHue's and RandomInvert's value_range as given (unchecked)
+            self.value_range = tuple(float(v) for v in value_range)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, value_range=self.value_range, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _shift_hue(x, delta):
+    hsv = _image.rgb_to_hsv(x)
+    h = hsv[..., 0] + delta
+    h = M.where(M.greater(h, 1.0), h - 1.0, h)
+    h = M.where(M.less(h, 0.0), h + 1.0, h)
+    return _image.hsv_to_rgb(A.stack([h, hsv[..., 1], hsv[..., 2]], axis=-1))
+
+
+class RandomHue(_FactorRange):
+    """Shifts each image's hue by ``+-f / 2`` (a random sign, f uniform in the factor's range
+    within [0, 1]) in HSV on the images mapped to [0, 1], clipped there and mapped back."""
+
+    _BOUNDS = (0, 1)
+    _SORT_RANGE = False
+
+    def _map(self, x, n):
+        sign = M.where(M.greater(self._uniform((n, 1, 1)), 0.5), -1.0, 1.0)
+        delta = sign * self._draw(n, self.factor[0], self.factor[1], (1, 1)) * 0.5
+        y = _shift_hue(_to_range(x, self.value_range, (0, 1)), delta)
+        return _to_range(M.clip_by_value(y, 0.0, 1.0), (0, 1), self.value_range)
+
+
+class RandomSaturation(_FactorRange):
+    """Multiplies each image's HSV saturation by ``f / (1 - f + 1e-7)``, f uniform in the
+    factor's range within [-1, 1]; the saturation is clipped to ``value_range`` (Keras 3 does so,
+    not to [0, 1]: with value_range (0, 255) a saturation above 1 passes to hsv_to_rgb)."""
+
+    _BOUNDS = (-1, 1)
+
+    def _map(self, x, n):
+        f = self._draw(n, self.factor[0], self.factor[1], (1, 1))
+        f = f / (1.0 - f + 1e-7)
+        hsv = _image.rgb_to_hsv(x)
+        s = M.clip_by_value(hsv[..., 1] * f, self.value_range[0], self.value_range[1])
+        return _image.hsv_to_rgb(A.stack([hsv[..., 0], s, hsv[..., 2]], axis=-1))
+
+
+class RandomColorDegeneration(_FactorRange):
+    """Blends each image toward its luma: ``x + f (luma - x)``, f uniform in the factor's range
+    within [-1, 1], clipped to ``value_range``."""
+
+    _BOUNDS = (-1, 1)
+
+    def _map(self, x, n):
+        f = self._draw(n, self.factor[0], self.factor[1])
+        return M.clip_by_value(x + f * (_luma(x) - x), self.value_range[0], self.value_range[1])
+
+
+class RandomInvert(_FactorRange):
+    """``value_range[1] - x`` for each image with probability p, p itself uniform in the
+    factor's range within [0, 1] (Keras 3: the default factor 1.0 inverts half the images)."""
+
+    _BOUNDS = (0, 1)
+    _SORT_RANGE = False
+
+    def __init__(self, factor=1.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(factor, value_range, data_format=data_format, seed=seed, **kwargs)
+
+    def _map(self, x, n):
+        p = self._draw(n, self.factor[0], self.factor[1])
+        return M.where(M.less(self._uniform((n, 1, 1, 1)), p), self.value_range[1] - x, x)
+
+
+class RandomPosterization(_FactorRange):
+    """Keeps the top b bits of each 8-bit channel value (images mapped to [0, 255] and truncated
+    to uint8 first), b an integer drawn per image in [lower, upper) -- Keras 3's randint, so the
+    upper bound itself is never drawn -- or lower when lower == upper; bounds [1, 8]."""
+
+    _BOUNDS = (1, 8)
+
+    def _map(self, x, n):
+        lo, hi = self.factor
+        if lo != hi:
+            bits = M.floor(self._draw(n, lo, hi))
+        else:
+            bits = M.cast(A.fill((n, 1, 1, 1), lo), np.float32)
+        # x >> s << s on uint8 values == floor(v / 2^s) * 2^s, exact in float32
+        step = M.pow(2.0, 8.0 - bits)
+        v = M.cast(M.cast(_to_range(x, self.value_range, (0, 255)), np.uint8), aval_of(x).dtype)
+        v = M.floor(v / M.cast(step, aval_of(x).dtype)) * M.cast(step, aval_of(x).dtype)
+        return _to_range(v, (0, 255), self.value_range)
+
+
+def _solar_factor(name, factor):
+    msg = ("Solarization: the `addition_factor` and `threshold_factor` arguments should be a number (or a list "
+           "of two numbers) in the range [0, 1]. Received: ")
+
+    def check(v):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v > 1.0 or v < 0:
+            raise ValueError(msg + f"input_number={v!r}")
+
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(msg + f"{name}={factor!r}")
+        check(factor[0])
+        check(factor[1])
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        check(factor)
+        return 0.0, float(factor)
+    raise ValueError(msg + f"{name}={factor!r}")
+
+
+class Solarization(_Colour):
+    """Adds a (per-image) uniform amount, clips to [0, 255], and inverts the values at or above
+    a (per-image) uniform threshold, on the images mapped to [0, 255]. Keras 3 draws the
+    addition from [lower, upper * 255] and the threshold alike (only the upper end is scaled)."""
+
+    def __init__(self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self.addition_factor = _solar_factor("addition_factor", addition_factor)
+        self.threshold_factor = _solar_factor("threshold_factor", threshold_factor)
+        self.value_range = _sorted_range("Solarization", value_range)
+
+    def _map(self, x, n):
+        add = self._draw(n, self.addition_factor[0], self.addition_factor[1] * 255)
+        thr = self._draw(n, self.threshold_factor[0], self.threshold_factor[1] * 255)
+        r = M.clip_by_value(_to_range(x, self.value_range, (0, 255)) + add, 0.0, 255.0)
+        return _to_range(M.where(M.less(r, thr), r, 255.0 - r), (0, 255), self.value_range)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, addition_factor=self.addition_factor,
+                   threshold_factor=self.threshold_factor, seed=self.seed)
+        return cfg
+
+
+class RandomSharpness(_FactorRange):
+    """Blends each image with its 3x3 smoothing (centre 5/13, the rest 1/13, zero padding):
+    ``x + (1 - 2f) (smooth - x)``, f uniform in the factor's range within [0, 1] (f = 0.5 is the
+    identity, larger sharpens), clipped to ``value_range``."""
+
+    _BOUNDS = (0, 1)
+
+    def _map(self, x, n):
+        from ...ops import nn_ops as N
+        s = self._draw(n, self.factor[0], self.factor[1]) * 2.0
+        c, dt = aval_of(x).shape[-1], aval_of(x).dtype
+        a, b = 1.0 / 13.0, 5.0 / 13.0
+        k = np.tile(np.array([[a, a, a], [a, b, a], [a, a, a]], dt).reshape(3, 3, 1, 1), (1, 1, c, 1))
+        smooth = N.depthwise_conv2d(x, k, [1, 1, 1, 1], "SAME")
+        return M.clip_by_value(x + (1.0 - M.cast(s, dt)) * (smooth - x), self.value_range[0], self.value_range[1])
+
+
+class AutoContrast(_Colour):
+    """Stretches each image's channels to the full ``value_range`` (per image and channel: min
+    to the low end, max to the high end); a flat channel (max == min: 0/0) keeps its input
+    values. As Keras 3, it applies whatever ``training`` says (it draws nothing)."""
+
+    def __init__(self, value_range=(0, 255), **kwargs):
+        super().__init__(**kwargs)
+        self.value_range = _sorted_range("AutoContrast", value_range)
+
+    def call(self, inputs, training=True):
+        _hw(inputs)
+        x = M.cast(inputs, self._np_dtype)
+        return self._augment(x)
+
+    def _map(self, x, n):
+        y = _to_range(x, self.value_range, (0, 255))
+        low = M.reduce_min(y, axis=(1, 2), keepdims=True)
+        high = M.reduce_max(y, axis=(1, 2), keepdims=True)
+        # a flat channel's scale is inf, and inf * 0 or inf - inf is NaN: Keras keeps the input
+        # there, which where() does without evaluating a different formula
+        scale = 255.0 / (high - low)
+        r = _to_range(M.clip_by_value(y * scale + (-low * scale), 0.0, 255.0), (0, 255), self.value_range)
+        return M.where(M.is_nan(r), x, r)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range)
+        return cfg
+
+
+class Equalization(_ImageLayer):
+    """Histogram equalization per channel with ``bins`` bins on the images mapped to [0, 255].
+    As Keras 3, one histogram per channel over the whole batch (not per image), the lookup table
+    ``round((cdf - cdf_min) * 255 / (n - cdf_min))``, and a channel whose values fill at most one
+    bin passes unchanged; applied when training (the call's default)."""
+
+    def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.bins = int(bins)
+        self.value_range = _sorted_range("Equalization", value_range)
+
+    def _channel(self, ch):
+        from ...ops import segment_ops as SG
+        bins = self.bins
+        # Keras compares a list with a tuple here, so it always rescales (exactly for (0, 255))
+        sc = 255.0 / (self.value_range[1] - self.value_range[0])
+        ch = ch * sc + (0.0 - self.value_range[0] * sc)
+        idx = M.clip_by_value(M.cast(ch * float(bins - 1) / 255.0, np.int32), 0, bins - 1)
+        flat = A.reshape(idx, (-1,))
+        hist = SG.unsorted_segment_sum(M.ones_like_(flat), flat, bins)
+        cdf = M.cumsum(hist)
+        # the first non-zero cdf value (cdf never decreases; the total is > 0 for a non-empty image)
+        cdf_min = M.reduce_min(M.where(M.greater(cdf, 0), cdf, A.fill((bins,), np.int32(np.iinfo(np.int32).max))))
+        den = cdf[-1] - cdf_min
+        den = M.where(M.equal(den, 0), A.ones_like(den), den)
+        # float64 as Keras' integer true-divide: the rounding of near-half quotients depends on it
+        lut = M.clip_by_value(M.round(M.cast((cdf - cdf_min) * 255, np.float64) / M.cast(den, np.float64)),
+                              0.0, 255.0)
+        at = M.cast(M.clip_by_value(ch / 255.0 * float(bins - 1), 0.0, float(bins - 1)), np.int32)
+        eq = A.gather(lut, at)
+        nonzero = M.reduce_sum(M.cast(M.greater(hist, 0), np.int32))
+        out = M.where(M.less_equal(nonzero, 1), M.cast(ch, np.float64), eq)
+        back = (self.value_range[1] - self.value_range[0]) / 255.0
+        return out * back + (self.value_range[0] - 0.0 * back)
+
+    def _augment(self, x):
+        c = aval_of(x).shape[-1]
+        return M.cast(A.stack([self._channel(x[..., i]) for i in range(c)], axis=-1), aval_of(x).dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(bins=self.bins, value_range=self.value_range, data_format=self.data_format)
+        return cfg
+
+
+class RandomColorJitter(_Colour):
+    """RandomBrightness, RandomContrast, RandomSaturation, RandomHue in that order, each present
+    when its factor is given, drawing from this layer's random stream (Keras 3)."""
+
+    def __init__(self, value_range=(0, 255), brightness_factor=None, contrast_factor=None, saturation_factor=None,
+                 hue_factor=None, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range) if isinstance(value_range, (tuple, list)) else value_range
+        self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
+        self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
+        parts = []
+        for cls, f in ((RandomBrightness, brightness_factor), (RandomContrast, contrast_factor),
+                       (RandomSaturation, saturation_factor), (RandomHue, hue_factor)):
+            if f is not None:
+                part = cls(f, value_range=value_range, seed=seed)
+                parts.append(part)
+        self._parts = parts
+
+    def _map(self, x, n):
+        for part in self._parts:
+            # one stream for all four (the sub-layers' own streams, seeded alike, would draw
+            # the same numbers for brightness and contrast)
+            part._gen = self._gen
+            x = part._augment(x)
+        return x
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, brightness_factor=self.brightness_factor,
+                   contrast_factor=self.contrast_factor, saturation_factor=self.saturation_factor,
+                   hue_factor=self.hue_factor, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandomGrayscale", "RandomHue", "RandomSaturation", "RandomColorDegeneration", "RandomInvert",
+            "RandomPosterization", "Solarization", "RandomSharpness", "AutoContrast", "Equalization",
+            "RandomColorJitter"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's RandomErasing, RandomGaussianBlur and RandomShear (wave 19), same conventions.
+
+def _named_factor(layer, name, factor):
+    """Keras' _set_factor_by_name within [0, 1]: f -> (0, |f|), a pair sorted."""
+    msg = (f"{layer}: The `{name}` argument should be a number (or a list of two numbers) in the range [0, 1]. "
+           f"Received: factor={factor!r}")
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > 1 or factor[1] < 0:
+            raise ValueError(msg)
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if not 0 <= factor <= 1:
+            raise ValueError(msg)
+        return 0.0, abs(float(factor))
+    raise ValueError(msg)
+
+
+class RandomErasing(_Colour):
+    """Fills a random box of each image (with probability p, p uniform in the factor's range;
+    Keras 3's default factor 1.0 erases half the images) with ``fill_value`` (a number or three
+    channel values; None: Gaussian noise times value_range[1]), clipped to ``value_range``. The
+    box's sides are sqrt(s) of the image's, s uniform in ``scale`` per side, at a uniform
+    offset (Keras 3's draws)."""
+
+    def __init__(self, factor=1.0, scale=(0.02, 0.33), fill_value=None, value_range=(0, 255), seed=None,
+                 data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomErasing", factor, (0, 1))
+        self.scale = _named_factor("RandomErasing", "scale", scale)
+        self.fill_value = list(fill_value) if isinstance(fill_value, tuple) else fill_value
+        self.value_range = tuple(value_range)
+
+    def _fill(self, x):
+        f, dt = self.fill_value, aval_of(x).dtype
+        if f is None:
+            fill = self._generator().normal(tuple(aval_of(x).shape), dtype=dt) * float(self.value_range[1])
+        elif isinstance(f, list) and len(f) == 3:
+            fill = A.zeros_like(x) + np.asarray(f, dt)
+        elif isinstance(f, (int, float)) and not isinstance(f, bool):
+            fill = A.zeros_like(x) + dt.type(f)
+        else:
+            raise ValueError(f"RandomErasing: The `fill_value` argument should be a number (or a list of three "
+                             f"numbers). Received: fill_value={f!r}")
+        return M.clip_by_value(fill, float(self.value_range[0]), float(self.value_range[1]))
+
+    def _map(self, x, n):
+        h, w = aval_of(x).shape[1:3]
+        dt = aval_of(x).dtype
+        mix = M.sqrt(self._draw(n, self.scale[0], self.scale[1], (2,)))
+
+        def bounds(length, ratio):
+            crop = ratio * float(length)
+            start = self._uniform((n,)) * (float(length) - crop)
+            return A.reshape(start, (n, 1, 1, 1)), A.reshape(start + crop, (n, 1, 1, 1))
+
+        x0, x1 = bounds(w, mix[:, 0])
+        y0, y1 = bounds(h, mix[:, 1])
+        gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
+        gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
+        box = M.logical_and(M.logical_and(M.greater_equal(gx, x0), M.less(gx, x1)),
+                            M.logical_and(M.greater_equal(gy, y0), M.less(gy, y1)))
+        p = self._draw(n, self.factor[0], self.factor[1])
+        apply = M.logical_and(M.less(self._uniform((n, 1, 1, 1)), p), box)
+        return M.where(apply, self._fill(x), x)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, scale=self.scale, fill_value=self.fill_value, value_range=self.value_range,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _kernel_size(ks):
+    msg = f"RandomGaussianBlur: kernel_size must be an odd number. Received: kernel_size={ks!r}"
+    if isinstance(ks, (tuple, list)):
+        if len(ks) != 2:
+            raise ValueError(f"RandomGaussianBlur: The `kernel_size` argument should be a number (or a list of two "
+                             f"numbers) Received: kernel_size={ks!r}")
+        if ks[0] % 2 == 0 or ks[1] % 2 == 0:
+            raise ValueError(msg)
+        return int(ks[0]), int(ks[1])
+    if isinstance(ks, (int, float)) and not isinstance(ks, bool):
+        if ks % 2 == 0:
+            raise ValueError(msg)
+        return int(ks), int(ks)
+    raise ValueError(msg)
+
+
+class RandomGaussianBlur(_Colour):
+    """Blurs each image (with probability p, p uniform in the factor's range) with a Gaussian
+    kernel of ``kernel_size`` (zero padding); Keras 3 draws ONE (sigma_x, sigma_y) pair per call
+    for the whole batch, uniform in ``sigma``'s range (+1e-6), and clips every image to
+    ``value_range``, blurred or not."""
+
+    def __init__(self, factor=1.0, kernel_size=3, sigma=1.0, value_range=(0, 255), data_format=None, seed=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomGaussianBlur", factor, (0, 1))
+        self.kernel_size = _kernel_size(kernel_size)
+        self.sigma = _named_factor("RandomGaussianBlur", "sigma", sigma)
+        self.value_range = tuple(value_range)
+
+    def _map(self, x, n):
+        from ...ops import nn_ops as N
+        dt = aval_of(x).dtype
+        p = self._draw(n, self.factor[0], self.factor[1])
+        apply = M.less(self._uniform((n, 1, 1, 1)), p)
+        sig = self.sigma[0] + self._uniform((2,)) * (self.sigma[1] - self.sigma[0]) + 1e-6
+
+        def k1d(size, s):
+            t = np.arange(size, dtype=dt) - dt.type((size - 1) / 2)
+            k = M.exp(-0.5 * M.square(t / s))
+            return k / M.reduce_sum(k)
+
+        # Keras: the x kernel (size[0], sigma[0]) along the width, the y kernel (size[1],
+        # sigma[1]) along the height, reshaped to (size[0], size[1]) as it does
+        k2 = A.reshape(k1d(self.kernel_size[1], sig[1])[:, None] * k1d(self.kernel_size[0], sig[0])[None, :],
+                       (self.kernel_size[0], self.kernel_size[1], 1, 1))
+        k2 = A.tile(k2, [1, 1, aval_of(x).shape[-1], 1])
+        blurred = N.depthwise_conv2d(x, k2, [1, 1, 1, 1], "SAME")
+        return M.clip_by_value(M.where(apply, blurred, x), float(self.value_range[0]), float(self.value_range[1]))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, kernel_size=self.kernel_size, sigma=self.sigma, value_range=self.value_range,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+def _shear_factor(name, factor):
+    msg = "RandomShear: The `factor` argument should be a number (or a list of two numbers) in the range [0, 1.0]. "
+
+    def check(v):
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v > 1.0 or v < 0.0:
+            raise ValueError(msg + f"Received: input_number={v!r}")
+
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2:
+            raise ValueError(msg + f"Received: {name}={factor!r}")
+        check(factor[0])
+        check(factor[1])
+        return tuple(sorted(float(f) for f in factor))
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        check(factor)
+        return -abs(float(factor)), abs(float(factor))
+    raise ValueError(msg + f"Received: {name}={factor!r}")
+
+
+class RandomShear(_Affine):
+    """Shears each image: output (x, y) reads input (x + s_x y, y + s_y x) (Keras 3's matrix,
+    about the top-left corner), s_x and s_y uniform in their factors' ranges (each within
+    [0, 1]; a number f is [-f, f]) and one random sign per image for both."""
+
+    def __init__(self, x_factor=0.0, y_factor=0.0, interpolation="bilinear", fill_mode="reflect", fill_value=0.0,
+                 data_format=None, seed=None, **kwargs):
+        self.x_factor = _shear_factor("x_factor", x_factor)
+        self.y_factor = _shear_factor("y_factor", y_factor)
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
+
+    @staticmethod
+    def _shear_matrices(sf):
+        ones, zeros = A.ones_like(sf[:, 0]), A.zeros_like(sf[:, 0])
+        return A.stack([ones, sf[:, 0], zeros, sf[:, 1], ones, zeros, zeros, zeros], axis=1)
+
+    def _matrices(self, n, h, w):
+        sign = M.where(M.greater(self._uniform((n, 1)), 0.5), -1.0, 1.0)
+        sy = self._draw(n, *self.y_factor)[:, None]
+        sx = self._draw(n, *self.x_factor)[:, None]
+        return self._shear_matrices(A.concat([sx, sy], axis=1) * sign)
+
+    def transform_images(self, images, transformation, training=True):
+        """Keras 3's hook: the shear of a given ``{"shear_factor": (batch, 2)}`` (s_x, s_y)."""
+        x = M.cast(images, self._np_dtype)
+        if not training or transformation is None:
+            return x
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        sf = M.cast(transformation["shear_factor"], self._np_dtype)
+        out = _image._projective_transform(batch, self._shear_matrices(sf), self.interpolation, self.fill_mode,
+                                           self.fill_value)
+        return A.squeeze(out, 0) if one else out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(x_factor=self.x_factor, y_factor=self.y_factor)
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        # the config holds Keras' (-f, f) for a number f, which Keras 3's own constructor then
+        # refuses (TF 2.21 cannot rebuild RandomShear(0.3) from its config); read it back as f
+        config = dict(config)
+        for k in ("x_factor", "y_factor"):
+            v = config.get(k)
+            if isinstance(v, (tuple, list)) and len(v) == 2 and v[0] < 0 and v[0] == -v[1]:
+                config[k] = v[1]
+        return super().from_config(config)
+
+
+__all__ += ["RandomErasing", "RandomGaussianBlur", "RandomShear"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keras 3's MixUp and CutMix (batch mixes, also of a {"images", "labels"} dict), Pipeline, and
+# tf.keras' legacy RandomHeight / RandomWidth (wave 19).
+
+def _beta(gen, shape, a, dtype):
+    """Beta(a, a) as G1 / (G1 + G2), two Gamma(a) draws (Keras' backend beta does the same)."""
+    from ...ops.random_ops import _gamma_draw
+    g1 = _gamma_draw(gen, shape, a, None, dtype, "beta")
+    g2 = _gamma_draw(gen, shape, a, None, dtype, "beta")
+    return g1 / (g1 + g2)
+
+
+class _Mix(_ImageLayer):
+    """A batch mix: ``call`` takes images, or a dict with "images" (and "labels", mixed with the
+    images' weights), as Keras 3's preprocessing layers do."""
+
+    def call(self, inputs, training=True):
+        data = dict(inputs) if isinstance(inputs, dict) else {"images": inputs}
+        x = M.cast(data["images"], self._np_dtype)
+        _hw(x)
+        if training is None or training is False or len(aval_of(x).shape) == 3:
+            data["images"] = x
+        else:
+            if isinstance(training, Tensor):
+                raise TypeError(f"{type(self).__name__}: `training` must be a Python bool")
+            n = aval_of(x).shape[0]
+            perm = self._generator().shuffle(np.arange(n, dtype=np.int32))
+            data["images"], w = self._mix(x, n, perm)
+            if "labels" in data:
+                y = M.cast(data["labels"], self._np_dtype)
+                w2 = A.reshape(w, (-1,) + (1,) * (len(aval_of(y).shape) - 1))
+                data["labels"] = w2 * y + (1.0 - w2) * A.gather(y, perm)
+        return data if isinstance(inputs, dict) else data["images"]
+
+
+class MixUp(_Mix):
+    """Mixes each image with another of the batch (a random permutation): ``w x + (1 - w) x[perm]``,
+    w ~ Beta(alpha, alpha) per image (Zhang et al. 2017; Keras 3)."""
+
+    def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.alpha = alpha
+
+    def _mix(self, x, n, perm):
+        w = _beta(self._generator(), (n,), float(self.alpha), aval_of(x).dtype)
+        w4 = A.reshape(w, (-1, 1, 1, 1))
+        return w4 * x + (1.0 - w4) * A.gather(x, perm), w
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(alpha=self.alpha, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+class CutMix(_Mix):
+    """Pastes a box of another image of the batch into each image (Yun et al. 2019; Keras 3):
+    lambda ~ Beta(a, a) with a uniform in the factor's range (+1e-6, one per call), box sides
+    sqrt(1 - lambda) of the image's at uniform offsets; the labels mix with the weight
+    1 - box area / image area. A single image passes unchanged (Keras 3)."""
+
+    def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("CutMix", factor, (0, 1))
+
+    def _mix(self, x, n, perm):
+        h, w = aval_of(x).shape[1:3]
+        dt = aval_of(x).dtype
+        a = self.factor[0] + self._uniform(()) * (self.factor[1] - self.factor[0]) + 1e-6
+        lam = _beta(self._generator(), (n,), a, dt)
+        ratio = M.sqrt(1.0 - lam)
+
+        def bounds(length):
+            crop = ratio * float(length)
+            start = self._uniform((n,)) * (float(length) - crop)
+            return start, start + crop
+
+        x0, x1 = bounds(w)
+        y0, y1 = bounds(h)
+        r = lambda t: A.reshape(t, (n, 1, 1, 1))  # noqa: E731
+        gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
+        gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
+        box = M.logical_and(M.logical_and(M.greater_equal(gx, r(x0)), M.less(gx, r(x1))),
+                            M.logical_and(M.greater_equal(gy, r(y0)), M.less(gy, r(y1))))
+        weight = 1.0 - (x1 - x0) * (y1 - y0) / float(w * h)
+        return M.where(box, A.gather(x, perm), x), weight
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+class Pipeline(Layer):
+    """Applies its layers in order (Keras 3's augmentation pipeline), handing ``training`` to
+    those whose call takes it."""
+
+    def __init__(self, layers, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._pipeline_layers = list(layers)
+
+    @property
+    def layers(self):
+        return self._pipeline_layers
+
+    def call(self, inputs, training=True):
+        import inspect
+        x = inputs
+        for layer in self._pipeline_layers:
+            takes = "training" in inspect.signature(layer.call).parameters
+            x = layer(x, training=training) if takes and training is not None else layer(x)
+        return x
+
+    def compute_output_shape(self, input_shape):
+        for layer in self._pipeline_layers:
+            input_shape = layer.compute_output_shape(input_shape)
+        return input_shape
+
+    def get_config(self):
+        from ..saving import serialize_keras_object
+        return {"layers": [serialize_keras_object(layer) for layer in self._pipeline_layers], "name": self.name}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import deserialize_keras_object
+        layers = config.get("layers")
+        if not isinstance(layers, (list, tuple)):
+            raise ValueError("`Pipeline` config must contain a `layers` key mapping to a list of serialized "
+                             f"layers. Received config with layers={layers!r}.")
+        config = dict(config)
+        config["layers"] = [deserialize_keras_object(c, custom_objects) if isinstance(c, dict) else c for c in layers]
+        return cls(**config)
+
+
+class _RandomSide(SeedStream, Layer):
+    """tf.keras' legacy RandomHeight/RandomWidth: resizes one side by 1 + f, f uniform in the
+    factor's range (one draw per call). The output's size depends on the draw, so inside
+    ``tapeflow.function`` only a fixed factor (lower == upper) traces; eagerly any."""
+
+    _AXIS = None
+
+    def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self._set_seed(seed)
+        self.factor = factor
+        lo, hi = (factor[0], factor[1]) if isinstance(factor, (tuple, list)) else (-factor, factor)
+        if hi < lo:
+            raise ValueError(f"{type(self).__name__}: `factor` argument cannot have an upper bound {self._LESS} than "
+                             f"the lower bound. Received: factor={factor!r}")
+        if lo < -1.0 or hi < -1.0:
+            raise ValueError(f"{type(self).__name__}: `factor` argument must have values larger than -1. "
+                             f"Received: factor={factor!r}")
+        self._lo, self._hi = float(lo), float(hi)
+        self.interpolation = interpolation
+
+    def call(self, inputs, training=True):
+        from ...ops.context_ops import executing_eagerly
+        x = M.cast(inputs, self._np_dtype)
+        if training is None or training is False:
+            return x
+        if isinstance(training, Tensor):
+            raise TypeError(f"{type(self).__name__}: `training` must be a Python bool: the output's shape depends "
+                            "on it")
+        hw = list(_hw(x))
+        side = hw[self._AXIS]
+        if self._lo == self._hi:
+            f = np.float32(1.0 + self._lo)
+        elif executing_eagerly():
+            f = self._generator().uniform((), 1.0 + self._lo, 1.0 + self._hi).numpy()
+        else:
+            raise ValueError(f"{type(self).__name__}: a random output size cannot be traced (tapeflow.function "
+                             f"compiles static shapes); call the layer eagerly or give a fixed factor "
+                             f"(lower == upper). Got factor={self.factor!r}")
+        hw[self._AXIS] = int(np.float32(f) * np.float32(side))
+        return M.cast(_image.resize(x, hw, method=self.interpolation), self._np_dtype)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, interpolation=self.interpolation, seed=self.seed)
+        return cfg
+
+
+class RandomHeight(_RandomSide):
+    _AXIS = 0
+    _LESS = "lesser"    # (tf.keras' two messages differ by this word)
+
+
+class RandomWidth(_RandomSide):
+    _AXIS = 1
+    _LESS = "less"
+
+
+__all__ += ["MixUp", "CutMix", "Pipeline", "RandomHeight", "RandomWidth"]
+
+
+def _homography(start, end):
+    """Keras' compute_homography_matrix: the 8 projective coefficients mapping end points to
+    start points (output pixel -> input pixel, ImageProjectiveTransform's convention), solved
+    per image from the 8x8 system of the four point pairs."""
+    from ... import linalg as _linalg
+    rows = []
+    for i in range(4):
+        sx, sy, ex, ey = start[:, i, 0], start[:, i, 1], end[:, i, 0], end[:, i, 1]
+        one, zero = A.ones_like(ex), A.zeros_like(ex)
+        rows.append(A.stack([ex, ey, one, zero, zero, zero, -sx * ex, -sx * ey], axis=-1))
+        rows.append(A.stack([zero, zero, zero, ex, ey, one, -sy * ex, -sy * ey], axis=-1))
+    coeff = A.stack(rows, axis=1)
+    target = A.reshape(start, (-1, 8, 1))
+    return A.reshape(_linalg.solve(coeff, target), (-1, 8))
+
+
+class RandomPerspective(_ImageLayer):
+    """Moves each image's four corners by up to ``scale / 2`` of their coordinates (uniform per
+    corner and axis, Keras 3's draw: corner (x, y) -> (x, y) (1 + u)), with probability p, p
+    uniform in the factor's range (default 1.0: half the images), and resamples through the
+    homography (constant ``fill_value`` outside)."""
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0, seed=None, data_format=None,
+                 **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.factor = _factor("RandomPerspective", factor, (0, 1))
+        if scale < 0.0 or scale > 1.0:
+            raise ValueError(f"RandomPerspective: The `scale` argument should be a number in the range [0,1]. "
+                             f"Received: scale={scale!r}")
+        if interpolation not in ("nearest", "bilinear"):
+            raise NotImplementedError(f"RandomPerspective: Unknown `interpolation` {interpolation}. Expected of one "
+                                      "('nearest', 'bilinear').")
+        self.scale, self.interpolation, self.fill_value = float(scale), interpolation, float(fill_value)
+
+    def _warp(self, batch, start, end):
+        return _image._projective_transform(batch, _homography(start, end), self.interpolation, "constant",
+                                            self.fill_value)
+
+    def _augment(self, x):
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        n, h, w = aval_of(batch).shape[:3]
+        p = self.factor[0] + self._uniform((n, 1, 1, 1)) * (self.factor[1] - self.factor[0])
+        apply = M.less(self._uniform((n, 1, 1, 1)), p)
+        pf = -0.5 * self.scale + self._uniform((n, 4, 2)) * self.scale
+        start = np.repeat(np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32), n, 0)
+        end = start + start * pf
+        out = M.where(apply, self._warp(batch, start, end), batch)
+        return A.squeeze(out, 0) if one else out
+
+    def transform_images(self, images, transformation, training=True):
+        """Keras 3's hook: the warp of given {"apply_perspective", "start_points", "end_points"}."""
+        x = M.cast(images, self._np_dtype)
+        if not training or transformation is None:
+            return x
+        one = len(aval_of(x).shape) == 3
+        batch = A.expand_dims(x, 0) if one else x
+        start = M.cast(transformation["start_points"], np.float32)
+        end = M.cast(transformation["end_points"], np.float32)
+        apply = A.reshape(M.cast(transformation["apply_perspective"], np.bool_), (-1, 1, 1, 1))
+        out = M.where(apply, self._warp(batch, start, end), batch)
+        return A.squeeze(out, 0) if one else out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(factor=self.factor, scale=self.scale, interpolation=self.interpolation,
+                   fill_value=self.fill_value, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandomPerspective"]
+
+
+class RandAugment(_ImageLayer):
+    """Keras 3's RandAugment (Cubuk et al. 2019): ``num_ops`` times, one of eleven augmentations
+    drawn uniformly per call (shared by the batch): shear, translation, rotation, brightness,
+    colour degeneration, contrast, sharpness, posterization, solarization, auto-contrast,
+    equalization, built from ``factor`` as Keras 3 builds them. Each op evaluates all eleven
+    and selects (as Keras' where chain), so a compiled step draws its ops anew per call. One
+    difference: an augmentation drawn twice in a call draws its parameters twice (Keras reuses
+    one draw per call)."""
+
+    _AUGMENT_LAYERS = ["random_shear", "random_translation", "random_rotation", "random_brightness",
+                       "random_color_degeneration", "random_contrast", "random_sharpness", "random_posterization",
+                       "solarization", "auto_contrast", "equalization"]
+
+    def __init__(self, value_range=(0, 255), num_ops=2, factor=0.5, interpolation="bilinear", seed=None,
+                 data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range)
+        self.num_ops = int(num_ops)
+        self.factor = _factor("RandAugment", factor, (0, 1))
+        self.interpolation = interpolation
+        f, vr = self.factor, self.value_range
+        self._ops = [
+            RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),
+            RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation, seed=seed),
+            RandomRotation(factor=f, interpolation=interpolation, seed=seed),
+            RandomBrightness(factor=f, value_range=vr, seed=seed),
+            RandomColorDegeneration(factor=f, value_range=vr, seed=seed),
+            RandomContrast(factor=f, value_range=vr, seed=seed),
+            RandomSharpness(factor=f, value_range=vr, seed=seed),
+            RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed),
+            Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
+            AutoContrast(value_range=vr),
+            Equalization(value_range=vr),
+        ]
+
+    def _augment(self, x):
+        k = len(self._ops)
+        idx = M.minimum(M.cast(M.floor(self._uniform((max(self.num_ops, 1),)) * float(k)), np.int32), k - 1)
+        for i in range(self.num_ops):
+            chosen = x
+            for j, op in enumerate(self._ops):
+                op._gen = self._gen   # this layer's stream (seeded sub-layers would draw alike)
+                chosen = M.where(M.equal(idx[i], j), op._augment(x), chosen)
+            x = chosen
+        return x
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, num_ops=self.num_ops, factor=self.factor,
+                   interpolation=self.interpolation, seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["RandAugment"]
+
+
+class AugMix(_ImageLayer):
+    """Keras 3's AugMix (Hendrycks et al. 2020): ``num_chains`` chains of ``chain_depth`` steps,
+    each step one of Keras' augmentations or none (uniform; all eleven with ``all_ops``, else the
+    seven geometric/tonal ones), the chains mixed with Dirichlet(alpha) weights and the result
+    blended with the input by a Beta(alpha, alpha) weight, clipped to ``value_range``. Keras
+    picks the steps with Python's ``random`` (fixed once a graph is traced); here they are
+    tensor draws, so a compiled step picks anew per call."""
+
+    _ALL = ["random_shear", "random_translation", "random_rotation", "random_posterization", "solarization",
+            "auto_contrast", "equalization", "random_brightness", "random_color_degeneration", "random_contrast",
+            "random_sharpness"]
+
+    def __init__(self, value_range=(0, 255), num_chains=3, chain_depth=3, factor=0.3, alpha=1.0, all_ops=True,
+                 interpolation="bilinear", seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, seed=seed, **kwargs)
+        self.value_range = tuple(value_range)
+        self.num_chains, self.chain_depth = int(num_chains), int(chain_depth)
+        self.factor = _factor("AugMix", factor, (0, 1))
+        self.alpha, self.all_ops, self.interpolation = float(alpha), bool(all_ops), interpolation
+        f, vr = self.factor, self.value_range
+        ops = {
+            "random_shear": RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),
+            "random_translation": RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation,
+                                                    seed=seed),
+            "random_rotation": RandomRotation(factor=f, interpolation=interpolation, seed=seed),
+            "random_posterization": RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed),
+            "solarization": Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
+            "auto_contrast": AutoContrast(value_range=vr),
+            "equalization": Equalization(value_range=vr),
+        }
+        if self.all_ops:
+            ops.update(random_brightness=RandomBrightness(factor=f, value_range=vr, seed=seed),
+                       random_color_degeneration=RandomColorDegeneration(factor=f, value_range=vr, seed=seed),
+                       random_contrast=RandomContrast(factor=f, value_range=vr, seed=seed),
+                       random_sharpness=RandomSharpness(factor=f, value_range=vr, seed=seed))
+        self._ops = [ops[k] for k in self._ALL if k in ops]
+
+    def _augment(self, x):
+        from ...ops.random_ops import _gamma_draw
+        dt = aval_of(x).dtype
+        k = len(self._ops) + 1                       # the ops and "none"
+        g = _gamma_draw(self._generator(), (self.num_chains,), self.alpha, None, dt, "AugMix")
+        chain_w = g / M.reduce_sum(g)
+        blend = _beta(self._generator(), (), self.alpha, dt)
+        mixed = A.zeros_like(x)
+        for c in range(self.num_chains):
+            y = x
+            picks = M.minimum(M.cast(M.floor(self._uniform((max(self.chain_depth, 1),)) * float(k)), np.int32), k - 1)
+            for d in range(self.chain_depth):
+                chosen = y
+                for j, op in enumerate(self._ops):
+                    op._gen = self._gen
+                    chosen = M.where(M.equal(picks[d], j), op._augment(y), chosen)
+                y = chosen
+            mixed = mixed + y * chain_w[c]
+        out = blend * x + (1.0 - blend) * mixed
+        return M.clip_by_value(out, float(self.value_range[0]), float(self.value_range[1]))
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=self.value_range, num_chains=self.num_chains, chain_depth=self.chain_depth,
+                   factor=self.factor, alpha=self.alpha, all_ops=self.all_ops, interpolation=self.interpolation,
+                   seed=self.seed, data_format=self.data_format)
+        return cfg
+
+
+__all__ += ["AugMix"]
