@@ -72,3 +72,25 @@ def test_functional_layer_order_is_keras_3s():
     m = tf.keras.Model(inp, out)
     assert [layer.name for layer in m.layers] == ["input_layer", "c", "a", "b", "add"]
     assert [tuple(w.shape) for w in m.weights] == [(4, 5), (5,), (4, 3), (3,), (5, 3), (3,)]
+
+
+def test_string_functions_as_the_function_guide():
+    # TF 2.21 (the function guide): a traced string function prints, returns and describes strings
+    import io
+    import contextlib
+
+    @tf.function
+    def double(a):
+        print("Tracing with", a)
+        return a + a
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        r = double(tf.constant("a"))
+    assert buf.getvalue() == 'Tracing with Tensor("a:0", shape=(), dtype=string)\n'
+    assert str(r) == "tf.Tensor(b'aa', shape=(), dtype=string)"
+    assert double(tf.constant("b")).numpy() == b"bb"                       # no retrace, a bytes scalar back
+    cf = double.get_concrete_function(tf.constant("a"))
+    assert "TensorSpec(shape=(), dtype=tf.string, name=None)" in str(cf)
+    assert cf(a=tf.constant("b")).numpy() == b"bb"
+    cf2 = double.get_concrete_function(tf.TensorSpec(shape=[], dtype=tf.string))
+    assert cf2(tf.constant("c")).numpy() == b"cc"

@@ -347,7 +347,7 @@ class ConcreteFunction:
         self.name = fn_name
         self.raw_graph = raw_graph
         self.graph = graph
-        self.compiled = compiled
+        self.compiled = _object_outputs(compiled, graph)
         self.out_tree = out_tree
         self.n_out = n_out
         self.backend = backend
@@ -397,6 +397,7 @@ class ConcreteFunction:
         r = pipeline.tier_up(self.graph, self.name)
         if r is not None:
             self.compiled, self.backend, self.fused_graph = r
+            self.compiled = _object_outputs(self.compiled, self.graph)
         self.timings["tier_up_s"] = time.perf_counter() - t
 
     def __str__(self):
@@ -512,6 +513,26 @@ def _fast_key(args, kwargs):
             key.append(c)
             key.append(a)
     return tuple(key), arrays
+
+
+def _object_outputs(compiled, graph):
+    """``compiled``, or for a graph with string (object) outputs, a wrapper keeping them arrays:
+    NumPy's ufuncs return a 0-d object result as the bare Python object (b'aa'), where a numeric
+    one is a NumPy scalar (which has a shape and dtype). Numeric graphs keep the bare function."""
+    idx = [i for i, v in enumerate(graph.outputs)
+           if getattr(getattr(getattr(v, "aval", None), "dtype", None), "kind", None) == "O"]
+    if not idx:
+        return compiled
+
+    def run(*arrays):
+        outs = list(compiled(*arrays))
+        for i in idx:
+            if not isinstance(outs[i], np.ndarray):
+                o = np.empty((), object)
+                o[()] = outs[i]
+                outs[i] = o
+        return tuple(outs)
+    return run
 
 
 def _packer(out_tree):
@@ -1207,8 +1228,9 @@ def _spec_example(s):
     if not isinstance(s, TensorSpec):
         return s
     shape = tuple(1 if d is None else d for d in (s.shape or ()))
-    t = Tensor(np.zeros(shape, s.dtype.np))
-    return t
+    if s.dtype.np.kind == "O":     # a string spec: empty strings (np.zeros of objects holds int 0s)
+        return Tensor(np.full(shape, b"", object))
+    return Tensor(np.zeros(shape, s.dtype.np))
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,

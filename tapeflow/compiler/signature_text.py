@@ -45,11 +45,12 @@ def _key_text(k) -> str:
     """A structure key of function.py's (nest.structure_key of the call's arguments)."""
     tag = k[0] if isinstance(k, tuple) and k else None
     if tag == "Tensor":
-        return spec_text(k[1], np.dtype(k[2]).name)
+        return spec_text(k[1], np.dtype(k[2]))
     if tag == "py":
         return f"Literal[{k[2]!r}]"
     if tag == "Variable":
-        return f"VariableSpec(shape={shape_text(k[1])}, dtype=tf.{np.dtype(k[2]).name}, trainable={k[3]}, " \
+        dt = _dt.as_dtype(np.dtype(k[2])).name
+        return f"VariableSpec(shape={shape_text(k[1])}, dtype=tf.{dt}, trainable={k[3]}, " \
                f"alias_id={k[4]})"
     if tag in ("list", "tuple") and isinstance(k[1], tuple):
         inner = ", ".join(_key_text(x) for x in k[1])
@@ -145,7 +146,7 @@ def output_text(cf, unknown_shapes=False) -> str:
     avals = iter(v.aval for v in cf.raw_graph.outputs)
 
     def spec(aval):
-        return spec_text(None if unknown_shapes else aval.shape, aval.dtype.name)
+        return spec_text(None if unknown_shapes else aval.shape, aval.dtype)
 
     kind, payload = cf.out_tree
     if kind == "single":
@@ -156,7 +157,7 @@ def output_text(cf, unknown_shapes=False) -> str:
         return "Literal[None]"
     # a Python number returned comes back as a constant tensor (function.py): a scalar spec
     texts = [spec(next(avals)) if leaf is _TENSOR else
-             spec_text((), np.asarray(leaf._v).dtype.name) if hasattr(leaf, "_v") else f"Literal[{leaf!r}]"
+             spec_text((), np.asarray(leaf._v).dtype) if hasattr(leaf, "_v") else f"Literal[{leaf!r}]"
              for leaf in leaves]
     return _structure_text(nest.pack_sequence_as(out, texts))
 

@@ -163,11 +163,13 @@ class Tracer(Tensor):
     # repr <tf.Tensor 'x:0' shape=(None,) dtype=int32>
     def __str__(self):
         av = self._var.aval
-        return f'Tensor("{self._trace.tf_name(self._var)}", shape={TensorShape(av.shape)}, dtype={av.dtype.name})'
+        dt = _dt.from_np(av.dtype).name
+        return f'Tensor("{self._trace.tf_name(self._var)}", shape={TensorShape(av.shape)}, dtype={dt})'
 
     def __repr__(self):
         av = self._var.aval
-        return f"<tf.Tensor '{self._trace.tf_name(self._var)}' shape={TensorShape(av.shape)} dtype={av.dtype.name}>"
+        dt = _dt.from_np(av.dtype).name
+        return f"<tf.Tensor '{self._trace.tf_name(self._var)}' shape={TensorShape(av.shape)} dtype={dt}>"
 
     # f"{x}" is str(x) while tracing (no value to format; a spec is a TypeError, as in TF)
     __format__ = object.__format__
