@@ -94,3 +94,14 @@ def test_string_functions_as_the_function_guide():
     assert cf(a=tf.constant("b")).numpy() == b"bb"
     cf2 = double.get_concrete_function(tf.TensorSpec(shape=[], dtype=tf.string))
     assert cf2(tf.constant("c")).numpy() == b"cc"
+
+
+def test_concrete_function_type_and_inference_fn():
+    # TF 2.21: str(cf.function_type) and cf.inference_fn(t) of the function guide
+    @tf.function
+    def double(a):
+        return a + a
+    cf = double.get_concrete_function(tf.constant("a"))
+    assert str(cf.function_type) == ("(a: TensorSpec(shape=(), dtype=tf.string, name=None)) -> "
+                                     "TensorSpec(shape=(), dtype=tf.string, name=None)")
+    assert cf.inference_fn(tf.constant("a")).numpy() == b"aa"

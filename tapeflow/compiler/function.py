@@ -109,6 +109,19 @@ class TraceType:
 
 # -- signatures ----------------------------------------------------------------------------------
 
+class _Text:
+    """An object whose str and repr are a given text (TF's FunctionType prints as its signature)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+    __repr__ = __str__
+
+
 class _Obj:
     """Cache-key leaf for an arbitrary object: by identity. The object is held weakly
     when possible (strongly otherwise), so a new object that reuses a dead one's id()
@@ -384,6 +397,17 @@ class ConcreteFunction:
         parameters, Python values as they are."""
         from .signature_text import public_signature
         return public_signature(self, self._signature_key)
+
+    @property
+    def function_type(self):
+        """TF's FunctionType of the trace: its text is ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
+        from .signature_text import function_type_text
+        return _Text(function_type_text(self))
+
+    @property
+    def inference_fn(self):
+        """TF's AtomicFunction of the trace: called with the flat tensor arguments."""
+        return self
 
     @property
     def structured_outputs(self):

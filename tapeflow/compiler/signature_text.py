@@ -186,6 +186,13 @@ def signature_text(cf, key=None, unknown_shapes=False) -> str:
     return "\n".join(lines)
 
 
+def function_type_text(cf) -> str:
+    """TF's ``str(ConcreteFunction.function_type)``: ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
+    params = ", ".join(f"{name}: {_key_text(k)}" for name, _, k in _params(cf.python_signature, cf.bound_method,
+                                                                             cf._signature_key))
+    return f"({params}) -> {output_text(cf)}"
+
+
 def check_python_arguments(cf, args, kwargs):
     """As TF binds a call of a concrete function: a Python value (or structure) other than the
     traced one is a TypeError -- the trace has the traced value built in, so running it would
