@@ -203,3 +203,106 @@ def test_image_dataset_trains_a_model(roots):
     model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     h = model.fit(ds, epochs=2, verbose=0)
     assert len(h.history["loss"]) == 2 and np.isfinite(h.history["loss"]).all()
+
+
+def _cs(a):
+    a = np.asarray(a, np.float64)
+    return [float(a.sum()), float((a * (1 + np.arange(a.size).reshape(a.shape) % 7)).sum())]
+
+
+def test_smart_resize_and_preprocessing_aliases():
+    P = tf.keras.preprocessing
+    assert P.image_dataset_from_directory is U.image_dataset_from_directory      # TF 2.21: the same function
+    assert P.timeseries_dataset_from_array is U.timeseries_dataset_from_array
+    assert P.image.load_img is U.load_img and P.image.save_img is U.save_img
+    assert P.sequence.pad_sequences is U.pad_sequences
+    x = np.arange(2 * 5 * 7 * 3, dtype=np.uint8).reshape(2, 5, 7, 3)
+    r = P.image.smart_resize(x, (4, 4))
+    # TF 2.21: ndarray float32 (2, 4, 4, 3), checksum [10032.0, 39906.5]
+    assert isinstance(r, np.ndarray) and r.dtype == np.float32 and r.shape == (2, 4, 4, 3)
+    np.testing.assert_allclose(_cs(r), [10032.0, 39906.5], rtol=1e-7)
+    r = P.image.smart_resize(tf.constant(x[0]), (6, 3), interpolation="nearest")
+    # TF 2.21: a uint8 tensor (6, 3, 3) summing to 2754
+    assert isinstance(r, tf.Tensor) and r.dtype == tf.uint8 and tuple(r.shape) == (6, 3, 3)
+    assert float(np.asarray(r, np.float64).sum()) == 2754.0
+    r = P.image.smart_resize(x[0].transpose(2, 0, 1).astype(np.float32), (4, 6), data_format="channels_first")
+    # TF 2.21: float32 (3, 4, 6), checksum [2988.0, 11781.749985158443]
+    assert r.shape == (3, 4, 6)
+    np.testing.assert_allclose(_cs(r), [2988.0, 11781.749985158443], rtol=1e-6)
+    with pytest.raises(ValueError, match=r"incorrect rank, of shape \(7, 3\)"):
+        P.image.smart_resize(x[0, 0], (4, 4))
+
+
+def test_get_file_offline(tmp_path, capsys):
+    """get_file on file:// URLs and its cache (TF 2.21's behaviour, recorded by running the same
+    calls: paths, printed lines, errors). No network: the http case is a refused local port."""
+    import hashlib
+    import tarfile
+    import zipfile
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    src.mkdir()
+    cache.mkdir()
+    (src / "a.txt").write_text("hello")
+    with tarfile.open(src / "arch.tar.gz", "w:gz") as t:
+        t.add(src / "a.txt", arcname="d/a.txt")
+    with zipfile.ZipFile(src / "z.zip", "w") as z:
+        z.writestr("e/b.txt", "bye")
+    G, C, url = U.get_file, str(cache), f"file://{src}/"
+    assert G("a.txt", url + "a.txt", cache_dir=C) == f"{C}/datasets/a.txt"
+    assert capsys.readouterr().out.startswith(f"Downloading data from {url}a.txt")
+    assert G("a.txt", url + "a.txt", cache_dir=C) == f"{C}/datasets/a.txt"     # cached: nothing printed
+    assert capsys.readouterr().out == ""
+    assert G(origin=url + "a.txt", cache_dir=C, cache_subdir="sub") == f"{C}/sub/a.txt"
+    # TF 2.21: extract with fname "arch" -> <C>/datasets/arch (archive kept as arch_archive);
+    # "arch.tar.gz" -> arch_extracted; no fname and a zip -> <C>/datasets/z.zip (a directory)
+    assert G("arch", url + "arch.tar.gz", cache_dir=C, extract=True) == f"{C}/datasets/arch"
+    assert (cache / "datasets" / "arch" / "d" / "a.txt").read_text() == "hello"
+    assert os.path.exists(f"{C}/datasets/arch_archive")
+    assert G("arch.tar.gz", url + "arch.tar.gz", cache_dir=C, extract=True) == f"{C}/datasets/arch_extracted"
+    assert G(origin=url + "z.zip", cache_dir=C, extract=True) == f"{C}/datasets/z.zip"
+    assert (cache / "datasets" / "z.zip" / "e" / "b.txt").read_text() == "bye"
+    assert G("u", url + "arch.tar.gz", cache_dir=C, untar=True) == f"{C}/datasets/u"
+    sha, md5 = hashlib.sha256(b"hello").hexdigest(), hashlib.md5(b"hello").hexdigest()
+    assert G("h.txt", url + "a.txt", cache_dir=C, file_hash=sha) == f"{C}/datasets/h.txt"
+    assert G("h2.txt", url + "a.txt", cache_dir=C, md5_hash=md5) == f"{C}/datasets/h2.txt"
+    assert G("b.txt", url + "a.txt", cache_dir=C, file_hash=md5) == f"{C}/datasets/b.txt"   # auto: 32 hex = md5
+    with pytest.raises(ValueError, match="Incomplete or corrupted file detected. The auto file hash does not match "
+                                         "the provided value of 0{64}."):
+        G("h3.txt", url + "a.txt", cache_dir=C, file_hash="0" * 64)
+    (cache / "datasets" / "a.txt").write_text("stale")
+    capsys.readouterr()
+    assert G("a.txt", url + "a.txt", cache_dir=C, file_hash=sha) == f"{C}/datasets/a.txt"
+    assert capsys.readouterr().out.startswith("A local file was found, but it seems to be incomplete or outdated "
+                                              "because the auto file hash does not match the original value of "
+                                              + sha + " so we will re-download the data.")
+    assert (cache / "datasets" / "a.txt").read_text() == "hello"
+    # TF 2.21: Exception "URL fetch failure on http://127.0.0.1:9/x.txt: None -- [Errno 111] Connection refused"
+    with pytest.raises(Exception, match=r"URL fetch failure on http://127.0.0.1:9/x.txt: None -- .*with no "
+                                        r"network, put the file at .*/datasets/x.txt"):
+        G("x.txt", "http://127.0.0.1:9/x.txt", cache_dir=C)
+    assert not os.path.exists(f"{C}/datasets/x.txt")
+    with pytest.raises(Exception, match="URL fetch failure on .*missing.txt: None -- .*No such file"):
+        G("y.txt", url + "missing.txt", cache_dir=C)
+    with pytest.raises(ValueError, match=r'Please specify the "origin" argument \(URL of the file to download\).'):
+        G("a.txt")
+    with pytest.raises(ValueError, match="Can't parse the file name from the origin provided: "
+                                         "'http://127.0.0.1:9/'.Please specify the `fname` argument."):
+        G(origin="http://127.0.0.1:9/", cache_dir=C)
+    with pytest.raises(ValueError, match="Paths are no longer accepted as the `fname` argument."):
+        G("d/a.txt", url + "a.txt", cache_dir=C)
+    (src / "a.txt").write_text("new")
+    assert G("a.txt", url + "a.txt", cache_dir=C, force_download=True) == f"{C}/datasets/a.txt"
+    assert (cache / "datasets" / "a.txt").read_text() == "new"
+
+
+def test_get_file_refuses_paths_escaping_the_archive(tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "evil.zip", "w") as z:
+        z.writestr("../evil.txt", "x")
+        z.writestr("ok.txt", "y")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    with pytest.warns(UserWarning, match="Skipping invalid path during archive extraction: '../evil.txt'"):
+        out = U.get_file("evil", f"file://{tmp_path}/evil.zip", cache_dir=str(cache), extract=True)
+    assert os.path.exists(os.path.join(out, "ok.txt"))
+    assert not os.path.exists(cache / "datasets" / "evil.txt")

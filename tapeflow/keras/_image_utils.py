@@ -497,3 +497,27 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
     if not paths:
         raise ValueError(f"No images found in directory {directory}. Allowed formats: {ALLOWLIST_FORMATS}")
     return finish(_image_dataset(paths, labels, shuffle=shuffle, buffer=buffer, seed=seed, **common), paths)
+
+
+def smart_resize(x, size, interpolation="bilinear", data_format="channels_last", **kwargs):
+    """Keras' smart_resize: crops the largest centred box of the target's aspect ratio, then
+    resizes (tf.image.resize: float32 but for "nearest"). A NumPy input gives a NumPy array."""
+    from ..core.tensor import convert_to_tensor
+    from ..ops import array_ops as A
+    from .layers.image_preprocessing import _smart_resize
+    if kwargs:
+        raise TypeError(f"smart_resize() got unexpected keyword arguments: {list(kwargs.keys())}")
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers, but got: {size}.")
+    img = convert_to_tensor(x)
+    if not 3 <= len(img.shape) <= 4:
+        raise ValueError("Expected an image array with shape `(height, width, channels)`, or `(batch_size, height, "
+                         f"width, channels)`, but got input with incorrect rank, of shape {tuple(img.shape)}.")
+    first = _data_format(data_format) == "channels_first"
+    perm = (0, 2, 3, 1) if len(img.shape) == 4 else (1, 2, 0)
+    if first:
+        img = A.transpose(img, perm)
+    img = _smart_resize(img, int(size[0]), int(size[1]), interpolation)
+    if first:
+        img = A.transpose(img, tuple(perm.index(i) for i in range(len(perm))))
+    return np.array(img) if isinstance(x, np.ndarray) else img

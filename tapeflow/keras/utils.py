@@ -15,6 +15,7 @@ from . import backend
 
 from ._image_utils import (array_to_img, image_dataset_from_directory, img_to_array, load_img,  # noqa: F401
                            save_img)
+from ._file_utils import get_file  # noqa: F401
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
 
@@ -24,7 +25,7 @@ __all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical", "p
            "is_keras_tensor", "custom_object_scope",
            "deserialize_keras_object", "get_custom_objects", "register_keras_serializable",
            "serialize_keras_object", "load_img", "img_to_array", "array_to_img", "save_img",
-           "image_dataset_from_directory"]   # the last five: Keras also exports them from keras.utils
+           "image_dataset_from_directory", "get_file"]   # the last five: Keras also exports them from keras.utils
 
 
 def _vars(x, what, tensors_ok=False):
