@@ -54,6 +54,17 @@ def write_jpegs(root):
     Image.fromarray(rng.randint(0, 256, (12, 16)).astype(np.uint8), "L").save(os.path.join(root, "b", "gray.jpg"))
 
 
+def write_extra(root):
+    """A nested symlink to another class (listed only with follow_links) and a 16-bit PNG."""
+    rng = np.random.RandomState(3)
+    for cls in ("a", "b"):
+        os.makedirs(os.path.join(root, cls), exist_ok=True)
+    _save(rng, "RGB", 6, 8, os.path.join(root, "a", "x.png"))
+    _save(rng, "RGBA", 7, 5, os.path.join(root, "b", "y.png"))
+    Image.fromarray(rng.randint(0, 65536, (5, 6)).astype(np.uint16)).save(os.path.join(root, "a", "g16.png"))
+    os.symlink(os.path.join("..", "b"), os.path.join(root, "a", "link"))
+
+
 def checksum(a):
     """Order-sensitive pixel checksum (a permutation of pixels changes it)."""
     a = np.asarray(a, np.float64).ravel()
@@ -77,6 +88,10 @@ CONFIGS = {
                                 label_mode="categorical", batch_size=2)),
     "training_split": ("tree", dict(image_size=(5, 5), seed=7, validation_split=0.3, subset="training")),
     "validation_split": ("tree", dict(image_size=(5, 5), seed=7, validation_split=0.3, subset="validation")),
+    "verbose_false": ("tree", dict(image_size=(3, 3), seed=3, validation_split=0.25, subset="validation",
+                                   verbose=False)),
+    "links_not_followed": ("extra", dict(image_size=(4, 4), shuffle=False, color_mode="grayscale")),
+    "links_followed": ("extra", dict(image_size=(4, 4), shuffle=False, follow_links=True)),
     "jpeg_rgb": ("jpeg", dict(image_size=(12, 16), shuffle=False)),
     "jpeg_gray": ("jpeg", dict(image_size=(12, 16), shuffle=False, color_mode="grayscale")),
 }

@@ -13,7 +13,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import _image_utils as IU
-from image_dir_cases import BAD, CONFIGS, checksum, write_jpegs, write_tree
+from image_dir_cases import BAD, CONFIGS, checksum, write_extra, write_jpegs, write_tree
 
 U = tf.keras.utils
 REF = json.load(open(os.path.join(os.path.dirname(__file__), "data", "image_dataset_reference.json")))
@@ -22,7 +22,9 @@ REF = json.load(open(os.path.join(os.path.dirname(__file__), "data", "image_data
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory):
     base = tmp_path_factory.mktemp("imgdirs")
-    r = {"tree": str(base / "tree"), "jpeg": str(base / "jpeg"), "empty": str(base / "empty")}
+    r = {"tree": str(base / "tree"), "jpeg": str(base / "jpeg"), "empty": str(base / "empty"),
+         "extra": str(base / "extra"), "base": str(base)}
+    write_extra(r["extra"])
     write_tree(r["tree"])
     write_jpegs(r["jpeg"])
     os.makedirs(os.path.join(r["empty"], "x"))
@@ -111,7 +113,7 @@ def test_image_dataset_bad_inputs_match_tf(roots, name):
 
 def test_decode_png_matches_tf_bit_for_bit(roots):
     for rel, per in REF["decode_png"].items():
-        data = open(os.path.join(roots["tree"], rel), "rb").read()
+        data = open(os.path.join(roots["base"], rel), "rb").read()
         for c, (shape, cs) in per.items():
             a = IU._decode_image(data, int(c), rel)
             assert a.dtype == np.uint8 and list(a.shape) == shape, (rel, c)
@@ -134,7 +136,7 @@ def test_decode_jpeg_vs_tf(roots):
 def test_load_img_matches_tf(roots):
     for key, (mode, shape, dtype, cs) in REF["load_img"].items():
         rel, cm, ts, interp, keep = key.split("|")
-        im = U.load_img(os.path.join(roots["tree"], rel), color_mode=cm, target_size=eval(ts),
+        im = U.load_img(os.path.join(roots["base"], rel), color_mode=cm, target_size=eval(ts),
                         interpolation=interp, keep_aspect_ratio=keep == "True")
         a = U.img_to_array(im)
         assert [im.mode, list(a.shape), a.dtype.name] == [mode, shape, dtype], key

@@ -20,7 +20,7 @@ import tensorflow as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from image_dir_cases import BAD, CONFIGS, checksum, write_jpegs, write_tree  # noqa: E402
+from image_dir_cases import BAD, CONFIGS, checksum, write_extra, write_jpegs, write_tree  # noqa: E402
 
 U = tf.keras.utils
 
@@ -54,7 +54,8 @@ def main():
     ref = {"configs": {}, "bad": {}, "decode_png": {}, "decode_jpeg": {}, "load_img": {}}
     with tempfile.TemporaryDirectory() as tmp:
         roots = {"tree": os.path.join(tmp, "tree"), "jpeg": os.path.join(tmp, "jpeg"),
-                 "empty": os.path.join(tmp, "empty")}
+                 "empty": os.path.join(tmp, "empty"), "extra": os.path.join(tmp, "extra")}
+        write_extra(roots["extra"])
         write_tree(roots["tree"])
         write_jpegs(roots["jpeg"])
         os.makedirs(os.path.join(roots["empty"], "x"))
@@ -71,12 +72,12 @@ def main():
             except Exception as e:  # noqa: BLE001
                 ref["bad"][name] = [type(e).__name__, str(e)]
             print(name, ref["bad"][name])
-        for dirpath, _, files in sorted(os.walk(roots["tree"])):
+        for dirpath, _, files in sorted(os.walk(roots["tree"])) + sorted(os.walk(roots["extra"])):
             for f in sorted(files):
                 if not f.lower().endswith(".png"):
                     continue
                 p = os.path.join(dirpath, f)
-                rel = os.path.relpath(p, roots["tree"])
+                rel = os.path.relpath(p, tmp)
                 data = tf.io.read_file(p)
                 ref["decode_png"][rel] = {str(c): [list(x.shape), checksum(x)] for c in (0, 1, 3, 4) for x in
                                           [tf.io.decode_image(data, channels=c, expand_animations=False).numpy()]}
