@@ -200,6 +200,14 @@ def test_image_dataset_trains_a_model(roots):
     """The port's point: the dataset feeds Model.fit."""
     with contextlib.redirect_stdout(io.StringIO()):
         ds = U.image_dataset_from_directory(roots["tree"], image_size=(8, 8), batch_size=4, seed=1)
+    # TF 2.21: <_PrefetchDataset element_spec=(TensorSpec(shape=(None, 8, 8, 3), dtype=tf.float32, ...
+    assert repr(ds).startswith("<_PrefetchDataset element_spec=(TensorSpec(shape=(None, 8, 8, 3), dtype=tf.float32")
+    # the tutorial's pipeline: cache, shuffle, a Rescaling map (its spec traced on the static spec)
+    ds = ds.cache().shuffle(100).prefetch(tf.data.AUTOTUNE)
+    mapped = ds.map(lambda x, y: (tf.keras.layers.Rescaling(1 / 255.)(x), y))
+    assert repr(mapped.element_spec[0]) == "TensorSpec(shape=(None, 8, 8, 3), dtype=tf.float32, name=None)"
+    x, _ = next(iter(mapped))
+    assert 0.0 <= float(np.min(x)) and float(np.max(x)) <= 1.0
     model = tf.keras.Sequential([tf.keras.layers.Rescaling(1 / 255.), tf.keras.layers.Flatten(),
                                  tf.keras.layers.Dense(3)])
     model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))

@@ -478,6 +478,9 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
         if batch_size is not None:
             ds = ds.batch(batch_size)
         ds = ds.prefetch(-1)
+        # tapeflow's prefetch returns its source (nothing to overlap); TF's object is a prefetch
+        # dataset and its repr says so: this one is ours alone, so it may say the same
+        ds._kind = "_PrefetchDataset"
         ds.class_names = class_names
         ds.file_paths = file_paths
         return ds
