@@ -368,7 +368,6 @@ def _load_image(path, image_size, num_channels, interpolation, data_format, crop
 def _image_dataset(paths, labels, label_mode, num_classes, image_size, num_channels, interpolation, data_format,
                    crop, pad, shuffle, buffer, seed):
     from ..compiler.function import TensorSpec
-    from ..core.tensor import Tensor
     n = len(paths)
     # TF: from_tensor_slices(paths) zipped with the labels, shuffled, then mapped to images. Here the
     # slices are the paths' indices (tapeflow's tensors hold no strings); the map reads the path.
