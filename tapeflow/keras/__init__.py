@@ -1,7 +1,7 @@
 """tapeflow.keras: layers, models, losses, optimizers with TF2 Keras' API,
 written in tapeflow ops (so ``tapeflow.function`` can trace them)."""
 from . import backend, initializers, activations, regularizers, losses, layers, optimizers, utils  # noqa: F401
-from . import models, metrics, datasets, callbacks, saving, constraints  # noqa: F401
+from . import models, metrics, datasets, callbacks, saving, constraints, preprocessing  # noqa: F401
 from . import ops  # noqa: F401  (Keras 3's backend-neutral ops)
 from .engine import Input, InputSpec  # noqa: F401
 from .models import Model, Sequential, clone_model  # noqa: F401
@@ -16,6 +16,6 @@ from .regularizers import Regularizer  # noqa: F401,E402
 from ..core.tensor import Variable  # noqa: F401,E402
 
 __all__ = ["backend", "initializers", "activations", "regularizers", "losses", "layers", "optimizers", "utils",
-           "models", "metrics", "datasets", "callbacks", "saving", "constraints", "ops", "Input", "InputSpec", "Model",
-           "Sequential", "clone_model", "random", "tree", "config", "applications", "Layer", "KerasTensor", "Loss",
-           "Metric", "Optimizer", "Initializer", "Regularizer", "Variable"]
+           "models", "metrics", "datasets", "callbacks", "saving", "constraints", "preprocessing", "ops", "Input",
+           "InputSpec", "Model", "Sequential", "clone_model", "random", "tree", "config", "applications", "Layer",
+           "KerasTensor", "Loss", "Metric", "Optimizer", "Initializer", "Regularizer", "Variable"]

@@ -13,6 +13,9 @@ from ..optimizers import rules as _rules
 from ..optimizers.base import _put
 from . import backend
 
+from ._image_utils import (array_to_img, image_dataset_from_directory, img_to_array, load_img,  # noqa: F401
+                           save_img)
+from ._file_utils import get_file  # noqa: F401
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
 
@@ -21,7 +24,8 @@ __all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical", "p
            "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "split_dataset", "clear_session",
            "is_keras_tensor", "custom_object_scope",
            "deserialize_keras_object", "get_custom_objects", "register_keras_serializable",
-           "serialize_keras_object"]   # the last five: Keras also exports them from keras.utils
+           "serialize_keras_object", "load_img", "img_to_array", "array_to_img", "save_img",
+           "image_dataset_from_directory", "get_file"]   # the last five: Keras also exports them from keras.utils
 
 
 def _vars(x, what, tensors_ok=False):
