@@ -348,6 +348,21 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return bind(P.conv2d_p, x, w, strides=st, padding=pad, dilations=dl, groups=groups)
 
 
+def _transpose_output_shape(name, output_shape, ws, layout):
+    """A transposed convolution's output_shape as a tuple: the batch may be None (it comes from
+    the input; unknown while tracing), the rest must be given, and the channels must be the ones
+    the filter ``ws`` (spatial..., out_channels, in_channels) makes."""
+    if isinstance(output_shape, Tensor):
+        output_shape = output_shape.numpy().tolist()
+    out = tuple(None if d is None else int(d) for d in output_shape)
+    if len(out) != len(ws) or None in out[1:]:
+        raise ValueError(f"{name}: output_shape must be {layout}, got {out}")
+    if out[-1] != ws[-2]:
+        raise ValueError(f"{name}: output_shape {out} has {out[-1]} channels but the filter {tuple(ws)} makes "
+                         f"{ws[-2]} (its dimension {len(ws) - 1})")
+    return out
+
+
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",  # noqa: A002
                      dilations=None, name=None):
     """TF's tf.nn.conv2d_transpose: the gradient of conv2d w.r.t. its input.
@@ -359,19 +374,11 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     if len(ws) != 4:
         raise ValueError(f"conv2d_transpose: filters must have rank 4 (kh, kw, out_channels, in_channels), "
                          f"got {tuple(ws)}")
-    if isinstance(output_shape, Tensor):
-        output_shape = output_shape.numpy().tolist()
-    # the batch comes from the input (None: unknown while tracing); height, width and channels must be given
-    out = tuple(None if d is None else int(d) for d in output_shape)
-    if len(out) != 4 or None in out[1:]:
-        raise ValueError(f"conv2d_transpose: output_shape must be (batch, height, width, channels), got {out}")
+    out = _transpose_output_shape("conv2d_transpose", output_shape, ws, "(batch, height, width, channels)")
     n = aval_of(g).shape[0]
     if out[0] is not None and n is not None and out[0] != n:
         raise ValueError(f"conv2d_transpose: output_shape {out} has batch {out[0]}, the input {aval_of(g).shape} "
                          f"has {n}")
-    if out[3] != ws[2]:
-        raise ValueError(f"conv2d_transpose: output_shape {out} has {out[3]} channels but the filter {tuple(ws)} "
-                         f"makes {ws[2]} (its third dimension)")
     st = _pair("conv2d_transpose", "strides", strides)
     dl = _pair("conv2d_transpose", "dilations", 1 if dilations is None else dilations)
     pad = _padding("conv2d_transpose", padding, out[1:3], ws[:2], st, dl)
@@ -699,15 +706,7 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
     if len(ws) != 5:
         raise ValueError(f"conv3d_transpose: filters must have rank 5 (kd, kh, kw, out_channels, in_channels), "
                          f"got {tuple(ws)}")
-    if isinstance(output_shape, Tensor):
-        output_shape = output_shape.numpy().tolist()
-    out = tuple(None if d is None else int(d) for d in output_shape)
-    if len(out) != 5 or None in out[1:]:
-        raise ValueError(f"conv3d_transpose: output_shape must be (batch, depth, height, width, channels), "
-                         f"got {out}")
-    if out[4] != ws[3]:
-        raise ValueError(f"conv3d_transpose: output_shape {out} has {out[4]} channels but the filter {tuple(ws)} "
-                         f"makes {ws[3]} (its fourth dimension)")
+    out = _transpose_output_shape("conv3d_transpose", output_shape, ws, "(batch, depth, height, width, channels)")
     st = _pair("conv3d_transpose", "strides", strides, rank=3)
     dl = _pair("conv3d_transpose", "dilations", 1 if dilations is None else dilations, rank=3)
     (pb, pa), phw = _pads3("conv3d_transpose", padding, out[1:4], ws[:3], st, dl)

@@ -585,11 +585,16 @@ class MultiHeadAttention(Layer):
         q = self._query_dense(query)
         k = self._key_dense(key)
         v = self._value_dense(value)
-        q = q * M.cast(1.0 / float(np.sqrt(self._key_dim)), aval_of(q).dtype)
         softmax_layer_path = return_attention_scores or self._dropout > 0 or _rank(q) != 4
-        scores = self._masked_softmax(M.einsum(self._dot_eq, k, q), mask, softmax_layer_path)
+        return self._attend(q, k, v, gate, mask, softmax_layer_path, return_attention_scores, training,
+                            lambda q, k: M.einsum(self._dot_eq, k, q), lambda w, v: M.einsum(self._combine_eq, w, v))
+
+    def _attend(self, q, k, v, gate, mask, zero_masked, return_attention_scores, training, scores_of, combine):
+        """softmax(q k / sqrt(key_dim)) (masked) times v, then the output projection (gated)."""
+        q = q * M.cast(1.0 / float(np.sqrt(self._key_dim)), aval_of(q).dtype)
+        scores = self._masked_softmax(scores_of(q, k), mask, zero_masked)
         dropped = self._dropout_layer(scores, training=training) if self._dropout > 0 else scores
-        out = M.einsum(self._combine_eq, dropped, v)
+        out = combine(dropped, v)
         out = self._output_dense(out * gate if gate is not None else out)
         return (out, scores) if return_attention_scores else out
 
@@ -689,15 +694,12 @@ class GroupQueryAttention(MultiHeadAttention):
         reps = self._num_heads // self._num_kv_heads
         k = A.repeat(self._key_dense(key), reps, axis=2)
         v = A.repeat(self._value_dense(value), reps, axis=2)
-        q = q * M.cast(1.0 / float(np.sqrt(self._key_dim)), aval_of(q).dtype)
         # Keras 3's Softmax-layer path (zeros for a fully masked row) with scores returned or
         # dropout; its dot_product_attention otherwise (the inputs here are always rank 4)
         zero_masked = return_attention_scores or self._dropout > 0
-        scores = self._masked_softmax(M.einsum("bquh,bkuh->buqk", q, k), mask, zero_masked)
-        dropped = self._dropout_layer(scores, training=training) if self._dropout > 0 else scores
-        out = M.einsum("buqk,bkuh->bquh", dropped, v)
-        out = self._output_dense(out * gate if gate is not None else out)
-        return (out, scores) if return_attention_scores else out
+        return self._attend(q, k, v, gate, mask, zero_masked, return_attention_scores, training,
+                            lambda q, k: M.einsum("bquh,bkuh->buqk", q, k),
+                            lambda w, v: M.einsum("buqk,bkuh->bquh", w, v))
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         return tuple(query_shape)

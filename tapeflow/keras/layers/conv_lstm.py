@@ -99,23 +99,14 @@ class ConvLSTMCell(LSTMCell):
                             for m, k in zip(dp, ks)], -1)
         return out if self.bias is None else out + self.bias
 
-    def step(self, xw, states, rdp):
-        h, c = states
-        xi, xf, xc, xo = A.split(xw, 4, axis=-1)
+    def _recurrent_products(self, h, rdp):
+        """The state's four gate convolutions (stride 1, 'same'); LSTMCell.step does the rest."""
         one = (1,) * self.rank
         if rdp is None or len(rdp) == 1:
             hh = h if rdp is None else h * rdp[0]
-            ri, rf, rc, ro = A.split(_conv(hh, self.recurrent_kernel, self.rank, one, "SAME", one), 4, axis=-1)
-        else:
-            ri, rf, rc, ro = [_conv(h * m, k, self.rank, one, "SAME", one)
-                              for m, k in zip(rdp, A.split(self.recurrent_kernel, 4, axis=-1))]
-        ra = self.recurrent_activation
-        i = ra(xi + ri)
-        f = ra(xf + rf)
-        c = f * c + i * self.activation(xc + rc)
-        o = ra(xo + ro)
-        h = o * self.activation(c)
-        return h, [h, c]
+            return A.split(_conv(hh, self.recurrent_kernel, self.rank, one, "SAME", one), 4, axis=-1)
+        return [_conv(h * m, k, self.rank, one, "SAME", one)
+                for m, k in zip(rdp, A.split(self.recurrent_kernel, 4, axis=-1))]
 
     def get_initial_state(self, batch_size=None):
         raise NotImplementedError("ConvLSTMCell.get_initial_state: the state's shape depends on the input's spatial "

@@ -247,10 +247,14 @@ class LSTMCell(_Cell):
             return np.concatenate([part(u), np.ones(u, dt), part(2 * u)])
         return forget_ones
 
+    def _recurrent_products(self, h, rdp):
+        """h's four gate products (ConvLSTMCell's are convolutions)."""
+        return _gate_products(h, self.recurrent_kernel, rdp, 4)
+
     def step(self, xw, states, rdp):
         h, c = states
-        xi, xf, xc, xo = A.split(xw, 4, axis=1)
-        ri, rf, rc, ro = _gate_products(h, self.recurrent_kernel, rdp, 4)
+        xi, xf, xc, xo = A.split(xw, 4, axis=-1)
+        ri, rf, rc, ro = self._recurrent_products(h, rdp)
         ra = self.recurrent_activation
         i = ra(xi + ri)
         f = ra(xf + rf)
