@@ -223,16 +223,24 @@ def _expand_composites(structure):
     if not any(_is_composite(x) for x in nest.flatten(structure)):
         return None
 
+    def parts(x):
+        cls = type(x)
+        _COMPOSITE_CLASSES[cls.__name__] = cls
+        comps = tuple(x._tf_components())
+        shapes = getattr(x, "_tf_component_shapes", None)
+        if shapes is not None:
+            for c, shape in zip(comps, shapes()):
+                _RELAXED[id(c)] = tuple(shape)
+        return _Parts((_CompositeTag((cls.__name__, x._tf_static())),) + comps)
+    return _replace(structure, _is_composite, parts)
+
+
+def _replace(structure, hit, fn):
+    """``structure`` with each part for which ``hit`` holds replaced by ``fn(part)`` (the
+    containers rebuilt as they are, namedtuples and dict types kept)."""
     def walk(x):
-        if _is_composite(x):
-            cls = type(x)
-            _COMPOSITE_CLASSES[cls.__name__] = cls
-            comps = tuple(x._tf_components())
-            shapes = getattr(x, "_tf_component_shapes", None)
-            if shapes is not None:
-                for c, shape in zip(comps, shapes()):
-                    _RELAXED[id(c)] = tuple(shape)
-            return _Parts((_CompositeTag((cls.__name__, x._tf_static())),) + comps)
+        if hit(x):
+            return fn(x)
         if isinstance(x, dict):
             return type(x)((k, walk(v)) for k, v in x.items())
         if nest._is_namedtuple(x):
@@ -250,17 +258,7 @@ def _rebuild(tag, components):
 
 def _rebuild_composites(structure):
     """The inverse of _expand_composites (on the traced inputs, or on packed results)."""
-    def walk(x):
-        if isinstance(x, _Parts):
-            return _rebuild(x[0], x[1:])
-        if isinstance(x, dict):
-            return type(x)((k, walk(v)) for k, v in x.items())
-        if nest._is_namedtuple(x):
-            return type(x)(*[walk(v) for v in x])
-        if isinstance(x, (list, tuple)):
-            return type(x)(walk(v) for v in x)
-        return x
-    return walk(structure)
+    return _replace(structure, lambda x: isinstance(x, _Parts), lambda x: _rebuild(x[0], x[1:]))
 
 
 def _arg_variables(args, kwargs):
