@@ -230,12 +230,29 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     sp = _sp(sp_input, "to_dense")
     if validate_indices:
         _validate(sp, "to_dense")
+    if aval_of(sp.values).dtype.kind == "O":
+        return _strings_to_dense(sp, default_value)
     dense = A.scatter_nd(sp.indices, sp.values, sp.dense_shape)
     if default_value is None:
         return dense
     d = M.cast(default_value, sp.dtype)
     filled = A.scatter_nd(sp.indices, A.ones_like(sp.values, dtype=np.bool_), sp.dense_shape)
     return M.where(filled, dense, A.broadcast_to(d, A.shape(dense)))
+
+
+def _strings_to_dense(sp, default_value):
+    """String values (object arrays: scatter_nd is numeric) placed eagerly; b'' elsewhere by default."""
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.sparse.to_dense of string values inside tapeflow.function is not supported; "
+                                  "call it eagerly")
+    fill = b"" if default_value is None else default_value
+    fill = fill.encode() if isinstance(fill, str) else getattr(fill, "numpy", lambda: fill)()
+    out = np.empty(tuple(int(d) for d in sp.dense_shape.numpy()), object)
+    out.fill(fill)
+    idx = sp.indices.numpy()
+    if idx.size:
+        out[tuple(idx.T)] = sp.values.numpy()
+    return convert_to_tensor(out)
 
 
 def reorder(sp_input, name=None):

@@ -182,3 +182,21 @@ def test_tf_function_takes_and_returns_sparse_tensors_without_retracing():
     assert f.experimental_get_tracing_count() == 1
     f(tf.SparseTensor([[0, 0]], [1], [3, 7]), d[:7])        # another dense shape: a trace of its own
     assert f.experimental_get_tracing_count() == 2
+
+
+def test_ragged_to_and_from_sparse_as_tf():
+    # TF 2.21 (the ragged_tensor guide): to_sparse gives every flat value's coordinates and the
+    # bounding shape; from_sparse reads the rows of a row-major 2-D SparseTensor; strings densify
+    rt = tf.ragged.constant([[[1, 2], [3]], [], [[4]]])
+    sp = rt.to_sparse()
+    assert sp.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [2, 0, 0]]
+    assert sp.values.numpy().tolist() == [1, 2, 3, 4] and sp.dense_shape.numpy().tolist() == [3, 2, 2]
+    uni = tf.RaggedTensor.from_row_lengths(tf.ones([3, 2]), [1, 2]).to_sparse()   # a uniform inner dim
+    assert uni.indices.numpy().tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]]
+    st = tf.SparseTensor([[0, 0], [2, 0], [2, 1]], ["a", "b", "c"], [3, 3])
+    assert tf.RaggedTensor.from_sparse(st).to_list() == [[b"a"], [], [b"b", b"c"]]
+    x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]]).to_sparse()
+    y = tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]]).to_sparse()
+    dense = tf.sparse.to_dense(tf.sparse.concat(sp_inputs=[x, y], axis=1), "")
+    assert dense.numpy().tolist() == [[b"John", b"", b"", b"fell", b"asleep"], [b"a", b"big", b"dog", b"barked", b""],
+                                      [b"my", b"cat", b"", b"is", b"fuzzy"]]

@@ -315,9 +315,43 @@ class RaggedTensor(CompositeTensor):
                 m = min(len(row), out.shape[1])
                 out[i, :m] = row[:m][(slice(None),) + tuple(slice(0, d) for d in out.shape[2:])]
 
+    def _coords(self):
+        """(the (N, rank) coordinates of every flat value in row-major order, the flat values)."""
+        s = _np(self._row_splits).astype(np.int64)
+        lens = np.diff(s)
+        row = np.repeat(np.arange(lens.size, dtype=np.int64), lens)
+        pos = np.arange(int(s[-1]), dtype=np.int64) - s[:-1][row]
+        outer = np.stack([row, pos], 1)
+        if isinstance(self._values, RaggedTensor):
+            inner, flat = self._values._coords()
+            return np.concatenate([outer[inner[:, 0]], inner[:, 1:]], 1), flat
+        flat = _np(self._values)
+        if flat.ndim > 1:   # uniform inner dimensions: every element of each value gets a coordinate
+            inner = np.indices(flat.shape[1:]).reshape(flat.ndim - 1, -1).T.astype(np.int64)
+            n, k = flat.shape[0], inner.shape[0]
+            coords = np.concatenate([np.repeat(outer, k, 0), np.tile(inner, (n, 1))], 1)
+            return coords, flat.reshape(-1)
+        return outer, flat
+
     def to_sparse(self, name=None):
-        raise NotImplementedError("RaggedTensor.to_sparse: tapeflow does not implement sparse tensors "
-                                  "(tf.sparse is out of scope)")
+        """The SparseTensor of the stored values at their coordinates, of the bounding shape."""
+        from ..sparse import SparseTensor
+        coords, flat = self._coords()
+        return SparseTensor(coords, flat, _np(self.bounding_shape()).astype(np.int64))
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=np.int64):
+        """A 2-D SparseTensor (entries in row-major order) as a RaggedTensor of its rows' stored values."""
+        idx, dense_shape = _np(st_input.indices), _np(st_input.dense_shape)
+        if idx.shape[1] != 2:
+            raise ValueError(f"RaggedTensor.from_sparse: the SparseTensor must have rank 2, got rank {idx.shape[1]}")
+        lin = idx[:, 0] * dense_shape[1] + idx[:, 1]
+        if lin.size and (np.any(np.diff(lin) <= 0)):
+            from ..errors import InvalidArgumentError
+            raise InvalidArgumentError("RaggedTensor.from_sparse: the SparseTensor's indices must be in row-major "
+                                       "order without repeats (tf.sparse.reorder)")
+        counts = np.bincount(idx[:, 0], minlength=int(dense_shape[0])).astype(np.dtype(row_splits_dtype))
+        return cls.from_row_lengths(st_input.values, counts)
 
     # -- text: TF 2.21's (eager __repr__ and __str__ are one)
     def __repr__(self):
