@@ -11,8 +11,10 @@ parsing, serialized tensors, raw bytes and whole files.
   checksums). No protobuf or crc32c dependency.
 * **parse_single_example / parse_example** decode ``tf.train.Example`` bytes by hand
   (``train/example.py``) into FixedLenFeature tensors and VarLenFeature ``SparseTensor`` s, with
-  TF's error texts. They run eagerly (in ``Dataset.map`` the function runs per element); inside
-  ``tapeflow.function`` they raise a clear error (the parse is not an IR primitive).
+  TF's error texts. Inside ``tapeflow.function`` (and the trace ``Dataset.map`` makes for its
+  element spec) the parse is one ``numpy_function`` with TF's output shapes: no new primitive;
+  there VarLenFeatures raise (a SparseTensor of a data-dependent dense shape cannot leave a
+  function), and a map's element spec then comes from its first element.
 * **serialize_tensor / parse_tensor**: the ``TensorProto`` bytes TF writes (dtype, shape, and
   ``tensor_content`` little-endian, or ``string_val`` for strings).
 """
@@ -290,7 +292,8 @@ def _check_features(features):
             out[k] = ("fixed", dt, shape, default)
         else:
             out[k] = ("var", dt, None, None)
-    return out
+    # TF 2.21's result order: the VarLenFeatures' keys sorted, then the FixedLenFeatures' sorted
+    return {k: out[k] for k in sorted(out, key=lambda k: (out[k][0] == "fixed", k))}
 
 
 def _example_features(s):
@@ -363,11 +366,68 @@ def _string_tensor(arr):
     return Tensor(a)
 
 
+def _traced_parse(serialized, features, spec, batch):
+    """The parse inside ``tapeflow.function`` (and so in the trace ``Dataset.map`` makes for its
+    element spec): one ``numpy_function`` (a ``py_call`` equation) that runs the eager parse on every
+    call, its outputs declared with TF's static shapes (a VarLenFeature's count, and the batch
+    size of an unknown-length batch, are unknown dimensions)."""
+    from .compiler.function import TensorSpec
+    from .ops.script_ops import numpy_function
+    from .sparse import SparseTensor
+    if any(v[0] == "var" for v in spec.values()):
+        # a SparseTensor whose dense shape the values decide cannot leave a tapeflow.function
+        # (sparse.py refuses it), and a map's element spec is then read off its first element
+        raise NotImplementedError(
+            f"tf.io.parse_{'example' if batch else 'single_example'}: a VarLenFeature inside tapeflow.function "
+            "is not supported (its SparseTensor's dense shape depends on the data); parse eagerly, or in "
+            "Dataset.map (which runs the map function per element)")
+    s = convert_to_tensor(serialized)
+    if s.dtype != _dtypes.string:
+        raise TypeError(f"tf.io.parse_{'example' if batch else 'single_example'}: serialized must be a string "
+                        f"tensor, got {s.dtype.name}")
+    if not batch and s.shape.rank not in (None, 0):
+        raise ValueError("Input serialized must be a scalar")
+    lead = [s.shape[0]] if batch else []
+    rank = 2 if batch else 1
+    touts, keys = [], list(spec)
+    for k in keys:
+        kind, dt, shape, _ = spec[k]
+        if kind == "fixed":
+            touts.append(TensorSpec(lead + shape, dt))
+        else:
+            touts += [TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], dt), TensorSpec([rank], _dtypes.int64)]
+    parse = parse_example if batch else parse_single_example
+
+    def run(a):
+        out = parse(_string_tensor(np.asarray(a, object)), features)
+        flat = []
+        for k in keys:
+            v = out[k]
+            flat += [v.numpy()] if spec[k][0] == "fixed" else [v.indices.numpy(), v.values.numpy(),
+                                                               v.dense_shape.numpy()]
+        return flat
+    flat = list(numpy_function(run, [s], touts))
+    out = {}
+    for k in keys:
+        if spec[k][0] == "fixed":
+            out[k] = flat.pop(0)
+        else:
+            out[k] = SparseTensor(flat.pop(0), flat.pop(0), flat.pop(0))
+    return out
+
+
+def _tracing():
+    from .core.state import STATE
+    return STATE.trace is not None
+
+
 def parse_single_example(serialized, features, name=None, example_names=None):
     """``tf.io.parse_single_example``: one serialized Example (a scalar string) -> a dict of
     FixedLenFeature tensors (their ``shape``) and VarLenFeature SparseTensors (rank 1)."""
     from .sparse import SparseTensor
     spec = _check_features(features)
+    if _tracing():
+        return _traced_parse(serialized, features, spec, batch=False)
     s = _serialized_values(serialized, "parse_single_example")
     if s.ndim != 0:
         raise ValueError("Input serialized must be a scalar")
@@ -388,6 +448,8 @@ def parse_example(serialized, features, example_names=None, name=None):
     (``(batch,) + shape``) and VarLenFeature SparseTensors (rank 2: [example, position])."""
     from .sparse import SparseTensor
     spec = _check_features(features)
+    if _tracing():
+        return _traced_parse(serialized, features, spec, batch=convert_to_tensor(serialized).shape.rank != 0)
     s = _serialized_values(serialized, "parse_example")
     if s.ndim == 0:
         return parse_single_example(serialized, features)

@@ -220,9 +220,35 @@ def test_parse_in_dataset_map_and_batch(tmp_path):
     # batch then parse_example (TF's recommended order)
     b = next(iter(tf.data.TFRecordDataset(p).batch(5).map(lambda r: tf.io.parse_example(r, feats))))
     assert b["y"].numpy().tolist() == [0, 1, 0, 1, 0] and b["tags"].dense_shape.numpy().tolist() == [5, 4]
-    # in a compiled function: a clear error, not a wrong answer
-    with pytest.raises(NotImplementedError, match="parses Examples eagerly"):
+    # a VarLenFeature in a compiled function: a clear error, not a wrong answer
+    with pytest.raises(NotImplementedError, match="VarLenFeature inside tapeflow.function"):
         tf.function(lambda r: tf.io.parse_single_example(r, feats)["y"])(tf.constant(b"x"))
+
+
+def test_parse_traced_fixed_len_features_and_map_spec(tmp_path):
+    feats = {"y": tf.io.FixedLenFeature([], tf.int64), "s": tf.io.FixedLenFeature([2], tf.string),
+             "f": tf.io.FixedLenFeature([2], tf.float32, default_value=[1, 2])}
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[3])),
+        "s": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x", b"yy"]))})).SerializeToString()
+    eager = tf.io.parse_single_example(ex, feats)
+    assert list(eager) == ["f", "s", "y"]   # TF 2.21: keys sorted (VarLen ones first)
+    compiled = tf.function(lambda r: tf.io.parse_single_example(r, feats))(tf.constant(ex))
+    for k in feats:
+        assert compiled[k].dtype == eager[k].dtype and compiled[k].numpy().tolist() == eager[k].numpy().tolist()
+    batched = tf.function(lambda r: tf.io.parse_example(r, feats))(tf.constant([ex, ex]))
+    assert batched["s"].shape == (2, 2) and batched["y"].numpy().tolist() == [3, 3]
+    # TF traces the map function: the spec is known without reading a file (here: an empty one)
+    p = tmp_path / "empty.tfrecord"
+    p.write_bytes(b"")
+    ds = tf.data.TFRecordDataset(str(p)).map(lambda r: tf.io.parse_single_example(r, feats))
+    # TF 2.21: {'f': TensorSpec(shape=(2,), dtype=tf.float32, name=None), 's': ..., 'y': TensorSpec(shape=(), ...)}
+    assert repr(ds.element_spec) == ("{'f': TensorSpec(shape=(2,), dtype=tf.float32, name=None), "
+                                     "'s': TensorSpec(shape=(2,), dtype=tf.string, name=None), "
+                                     "'y': TensorSpec(shape=(), dtype=tf.int64, name=None)}")
+    # the same error compiled as eagerly
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse example input, value: 'abc'"):
+        tf.function(lambda r: tf.io.parse_single_example(r, feats))(tf.constant(b"abc"))
 
 
 @pytest.mark.parametrize("i", range(len(REF["tensors"])))
