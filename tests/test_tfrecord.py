@@ -59,6 +59,9 @@ def test_example_access_and_errors():
     # TF 2.21: TypeError "'float' object cannot be interpreted as an integer"; "expected bytes, str found"
     with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
         tf.train.Int64List(value=[1.5])
+    # TF 2.21 (the TFRecord tutorial's cell 2): "Field tensorflow.Int64List.value: Expected an int, got a boolean."
+    with pytest.raises(TypeError, match="Expected an int, got a boolean"):
+        tf.train.Int64List(value=[True])
     with pytest.raises(TypeError, match="expected bytes, str found"):
         tf.train.BytesList(value=["str"])
     # TF 2.21: DecodeError "Error parsing message with type 'tensorflow.Example'"

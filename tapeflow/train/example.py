@@ -252,7 +252,9 @@ class Int64List(_List):
 
     @staticmethod
     def _check(v):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        if isinstance(v, (bool, np.bool_)):   # TF 2.21 (protobuf 7) refuses bools
+            raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+        if not isinstance(v, (int, np.integer)):
             if isinstance(v, (float, np.floating)):
                 raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
             raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
