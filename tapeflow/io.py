@@ -335,7 +335,8 @@ def _parse_one(s, spec, where, batch=False):
         n = int(np.prod(shape))
         if len(vals) != n:
             raise errors.InvalidArgumentError(
-                None, None, (f"{where(k)}Number of {_TF_NAME[dt.name]} values != expected.  Values size: {len(vals)} but "
+                None, None, (f"{where(k)}Number of {_TF_NAME[dt.name]} values != expected.  "
+                             f"Values size: {len(vals)} but "
                              f"output shape: {shape}") if batch else
                 (f"{where(k)}Can't parse serialized Example: " +
                  ("Parsing bytes_list failed." if want == "bytes_list" else f"Some {want} slice was not parsed.") +
@@ -395,7 +396,8 @@ def _traced_parse(serialized, features, spec, batch):
         if kind == "fixed":
             touts.append(TensorSpec(lead + shape, dt))
         else:
-            touts += [TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], dt), TensorSpec([rank], _dtypes.int64)]
+            touts += [TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], dt),
+                      TensorSpec([rank], _dtypes.int64)]
     parse = parse_example if batch else parse_single_example
 
     def run(a):
@@ -463,8 +465,8 @@ def parse_example(serialized, features, example_names=None, name=None):
     rows = []
     for i, x in enumerate(s):
         nm = "<unknown>" if names is None else names[i]
-        rows.append(_parse_one(x, spec, lambda k, i=i, nm=nm: f"Name: {nm}, " + ("" if k is None else
-                                                                                     f"Key: {k}, Index: {i}.  "), batch=True))
+        where = (lambda k, i=i, nm=nm: f"Name: {nm}, " + ("" if k is None else f"Key: {k}, Index: {i}.  "))
+        rows.append(_parse_one(x, spec, where, batch=True))
     out = {}
     for k, (kind, dt, shape, _) in spec.items():
         if kind == "fixed":
@@ -487,9 +489,26 @@ _DT_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int
 _ENUM_DT = {v: k for k, v in _DT_ENUM.items()}
 
 
+def _as_numpy_function(fn, args, tout):
+    """``fn`` (an eager tf.io op) inside ``tapeflow.function``: one ``numpy_function`` that runs it on
+    every call, its output declared by ``tout`` (a TensorSpec, or a dtype: unknown shape); its errors
+    are the eager ones, raised when the function runs."""
+    from .ops.script_ops import numpy_function
+
+    def run(*arrays):
+        outs = fn(*[_string_tensor(a) if np.asarray(a).dtype == object else Tensor(np.asarray(a))
+                    for a in arrays])
+        o = outs.numpy()
+        return np.asarray(o, object) if outs.dtype.is_string else np.asarray(o)
+    return numpy_function(run, list(args), tout)
+
+
 def serialize_tensor(tensor, name=None):
     """``tf.io.serialize_tensor``: TF's TensorProto bytes (dtype, shape, ``tensor_content`` little-endian
     for numbers, one ``string_val`` per element for strings) as a scalar string tensor."""
+    if _tracing():
+        from .compiler.function import TensorSpec
+        return _as_numpy_function(serialize_tensor, [tensor], TensorSpec([], _dtypes.string))
     t = convert_to_tensor(tensor)
     a = np.asarray(t.numpy())
     dt = t.dtype.name
@@ -506,6 +525,8 @@ def serialize_tensor(tensor, name=None):
 
 def parse_tensor(serialized, out_type, name=None):
     """``tf.io.parse_tensor``: the tensor of TensorProto bytes; ``out_type`` must be its dtype."""
+    if _tracing():   # (its shape is in the bytes: unknown while tracing, as TF's)
+        return _as_numpy_function(lambda x: parse_tensor(x, out_type), [serialized], _dtypes.as_dtype(out_type))
     s = _serialized_values(serialized, "parse_tensor")
     if s.ndim != 0:
         raise errors.InvalidArgumentError(None, None, "Expected `serialized` to be a scalar, got shape: "
@@ -564,6 +585,13 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     """``tf.io.decode_raw``: each string's bytes as a vector of ``out_type`` (shape ``input.shape +
     [len / itemsize]``); all strings must be the same length (or ``fixed_length``: cut or zero-padded)."""
     dt = _dtypes.as_dtype(out_type)
+    if _tracing():
+        from .compiler.function import TensorSpec
+        x = convert_to_tensor(input_bytes)
+        shape = None if x.shape.rank is None else list(x.shape) + [
+            None if fixed_length is None else int(fixed_length) // max(dt.np.itemsize, 1)]
+        return _as_numpy_function(lambda b: decode_raw(b, out_type, little_endian, fixed_length), [x],
+                                  TensorSpec(shape, dt))
     a = np.asarray(_serialized_values(input_bytes, "decode_raw"), object)
     size = dt.np.itemsize if dt.name != "string" else 0
     if dt.name in ("string", "bool") or size == 0:
@@ -577,7 +605,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     for i, x in enumerate(flat):
         if len(x) != width:
             raise errors.InvalidArgumentError(None, None, f"DecodeRaw requires input strings to all be the same size, "
-                                              f"but element {i} has size {len(x)} != {width}")
+                                              f"but element {i} has size {width} != {len(x)}")  # (TF's order)
     if width % size:
         raise errors.InvalidArgumentError(None, None, f"Input to DecodeRaw has length {width} that is not a multiple "
                                           f"of {size}, the size of {dt.name}")

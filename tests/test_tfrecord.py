@@ -199,7 +199,8 @@ def test_parse_errors_match_tf():
         tf.io.parse_example([s, b"abc"], {"d": tf.io.VarLenFeature(tf.int64)})
     with pytest.raises(E, match=r"Name: <unknown>, Feature: q \(data type: int64\) is required"):
         tf.io.parse_example([s, s], {"q": tf.io.FixedLenFeature([], tf.int64)})
-    with pytest.raises(E, match=r"Name: <unknown>, Key: b, Index: 0.  Number of float values != expected.  Values size: 2 but output shape: \[3\]"):
+    with pytest.raises(E, match=r"Name: <unknown>, Key: b, Index: 0.  Number of float values != expected.  "
+                                r"Values size: 2 but output shape: \[3\]"):
         tf.io.parse_example([s, s], {"b": tf.io.FixedLenFeature([3], tf.float32)})
 
 
@@ -286,6 +287,17 @@ def test_decode_raw_matches_tf(i):
                            little_endian=c["little_endian"])
     assert out.shape == tuple(c["shape"]) and out.dtype.name == c["dtype"]
     assert [repr(float(x)) for x in np.ravel(out.numpy())] == c["values"]
+
+
+def test_io_ops_compiled_equal_eager():
+    x = tf.constant(np.array([b"\x01\x00\x02\x00", b"\x03\x00\x04\x00"], object))
+    f = tf.function(lambda b: tf.io.decode_raw(b, tf.int16, little_endian=False))
+    np.testing.assert_array_equal(f(x).numpy(), tf.io.decode_raw(x, tf.int16, little_endian=False).numpy())
+    g = tf.function(lambda t: tf.io.serialize_tensor(t))
+    t = tf.constant([[1.0, 2.0]])
+    assert g(t).numpy() == tf.io.serialize_tensor(t).numpy()
+    h = tf.function(lambda s: tf.io.parse_tensor(s, tf.float32))
+    np.testing.assert_array_equal(h(tf.io.serialize_tensor(t)).numpy(), t.numpy())
 
 
 def test_decode_raw_errors_and_fixed_length():
