@@ -78,6 +78,8 @@ for _path in ("customization/basics", "customization/custom_layers",
               "structured_data/time_series", "distribute/input", "distribute/custom_training",
               "keras/save_and_load", "images/cnn"):
     GUIDES["tut_" + _path.rsplit("/", 1)[1]] = f"site/en/tutorials/{_path}.ipynb"
+# Wave 19: the TFRecord tutorial (tf.train.Example, TFRecordWriter/TFRecordDataset, parsing)
+GUIDES["tut_tfrecord"] = "site/en/tutorials/load_data/tfrecord.ipynb"
 # Wave 19: the guides of the features this wave added (sparse tensors here; the helpers' lines
 # for their own guides follow)
 GUIDES["sparse_tensor"] = "site/en/guide/sparse_tensor.ipynb"

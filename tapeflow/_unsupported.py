@@ -3,13 +3,12 @@
 A ported program that reaches `tf.sparse.to_dense(...)` must stop with an error that names the
 feature and says it is out of scope, not with `module 'tapeflow' has no attribute 'ragged'`,
 which reads like a typo or a broken install. (String and ragged tensors left this list in
-wave 19: tapeflow/strings.py, tapeflow/ragged/.)
+wave 19: tapeflow/strings.py, tapeflow/ragged/; so did tf.io: tapeflow/io.py.)
 """
 from __future__ import annotations
 
 # namespace -> what it is, as the error message names it
 FEATURES = {
-    "io": "tf.io (file reading and serialized protos)",
     # a sub-namespace (tapeflow.distribute makes it an UnsupportedNamespace): clusters of machines
     "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
                                    "need none)",

@@ -15,8 +15,9 @@ What differs from TF (see "Differences from TensorFlow" in the README):
   random one, refill), but its own random stream: a seeded shuffle is
   reproducible within tapeflow, not equal to TF's order.
 * ``TextLineDataset`` yields each line as a tf.string scalar; ``experimental.CsvDataset`` and
-  ``make_csv_dataset`` read numeric and string columns. TFRecordDataset and
-  FixedLengthRecordDataset (serialized records) raise NotImplementedError naming the feature.
+  ``make_csv_dataset`` read numeric and string columns; ``TFRecordDataset`` yields each record of
+  TFRecord files (tapeflow/io.py reads the framing). FixedLengthRecordDataset raises
+  NotImplementedError naming the feature.
 * ``interleave``/``flat_map``/``window``/``padded_batch``/``group_by_window``/``rebatch``/
   ``sample_from_datasets``/``choose_from_datasets`` follow TF's algorithms and element orders; a
   parallel interleave yields the sequential order. ``bucket_by_sequence_length``,
@@ -723,7 +724,10 @@ def _stack(elements):
         if len(shapes) > 1:
             raise ValueError(f"Dataset.batch: cannot batch component {i} with different shapes "
                              f"{sorted(shapes)}; use padded_batch, or map the elements to one shape")
-        out.append(Tensor(np.stack([p.numpy() for p in parts])))
+        # (a string scalar's .numpy() is bare bytes, which np.stack makes an 'S' array: that drops
+        # trailing NUL bytes, and a serialized Example often ends in one; stack the object arrays)
+        out.append(Tensor(np.stack([np.asarray(p.numpy(), object) if p.dtype.is_string else p.numpy()
+                                    for p in parts])))
     return nest.pack_sequence_as(elements[0], out)
 
 
@@ -1640,7 +1644,6 @@ def _file_reader(feature):
     return _Unsupported
 
 
-TFRecordDataset = _file_reader("TFRecordDataset")
 FixedLengthRecordDataset = _file_reader("FixedLengthRecordDataset")
 
 
@@ -2247,3 +2250,34 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+
+class TFRecordDataset(Dataset):
+    """``tf.data.TFRecordDataset``: each record of TFRecord files (one after the other) as a tf.string
+    scalar; ``compression_type`` '', 'GZIP' or 'ZLIB'; ``buffer_size`` and ``num_parallel_reads`` are
+    accepted (a parallel read yields the sequential order). ``filenames``: a path, a list, a string
+    tensor or a dataset of strings. Files are opened when iterated: a missing one is TF's
+    NotFoundError, a corrupt record TF's DataLossError (tapeflow/io.py ``read_records``)."""
+
+    _kind = "TFRecordDatasetV2"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        from .io import _compression
+        self._compression = _compression(compression_type)
+        if isinstance(filenames, Dataset):
+            filenames = [t.numpy() for t in filenames]
+        self._files = _filenames(filenames)
+
+    def _elements(self):
+        from .io import read_records
+        for path in self._files:
+            for rec in read_records(path, self._compression):
+                yield _string_scalar(rec)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        from .compiler.function import TensorSpec
+        from .core import dtypes
+        return TensorSpec((), dtypes.string)

@@ -841,3 +841,16 @@ case("aug19_grayscale_two_channels", "lambda x: tf.keras.layers.RandomGrayscale(
 case("aug19_hue_rank2", "lambda x: tf.keras.layers.RandomHue(0.5)(x[0, 0])", [IMGB], "shape")
 case("aug19_saturation_one_channel", "lambda x: tf.keras.layers.RandomSaturation(0.5)(x[..., :1])", [IMGB], "3")
 case("aug19_erasing_bad_fill", "lambda x: tf.keras.layers.RandomErasing(fill_value='x')(x)", [IMGB], "fill_value")
+
+# -- branch tfrec19: tf.io (decode_raw, parse_tensor, Example parsing) ----------------------------
+_RAW = np.array([b"\x01\x00\x02\x00", b"\x03\x00\x04"], object)
+_F32_PROTO = np.array(b"\x08\x01\x12\x04\x12\x02\x08\x01\"\x04\x00\x00\x80?", object)   # serialize_tensor([1.0])
+_EMPTY_EXAMPLE = np.array(b"\n\x00", object)
+case("tfrec19_decode_raw_sizes", "lambda s: tf.io.decode_raw(s, tf.int16)", [_RAW], "DecodeRaw")
+case("tfrec19_decode_raw_odd_length", "lambda s: tf.io.decode_raw(s, tf.int16)", [np.array([b"abc"], object)],
+     "DecodeRaw")
+case("tfrec19_parse_tensor_dtype", "lambda s: tf.io.parse_tensor(s, tf.float64)", [_F32_PROTO], "Type mismatch")
+case("tfrec19_parse_example_missing", "lambda s: tf.io.parse_single_example(s, {'q': tf.io.FixedLenFeature([], "
+     "tf.int64)})['q']", [_EMPTY_EXAMPLE], "is required")
+case("tfrec19_parse_example_garbage", "lambda s: tf.io.parse_single_example(s, {'q': tf.io.FixedLenFeature([], "
+     "tf.int64)})['q']", [np.array(b"abc", object)], "Could not parse example")

@@ -19,10 +19,12 @@ from .manager import CheckpointManager, latest_checkpoint, get_checkpoint_state
 from .storage import (CheckpointError, CheckpointNotFoundError, CorruptCheckpointError,  # noqa: F401
                       CheckpointMismatchError)
 from .trackable import collect as list_checkpoint_keys  # noqa: F401
+from .example import Example, Features, Feature, BytesList, FloatList, Int64List  # noqa: F401
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "latest_checkpoint", "get_checkpoint_state",
            "save_weights", "load_weights", "CheckpointError", "CheckpointNotFoundError", "CorruptCheckpointError",
-           "CheckpointMismatchError", "list_variables", "load_checkpoint", "load_variable"]
+           "CheckpointMismatchError", "Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
+           "list_variables", "load_checkpoint", "load_variable"]
 
 
 def list_variables(ckpt_dir_or_file):

@@ -1,0 +1,417 @@
+"""``tf.train.Example`` and its parts (``Features``, ``Feature``, ``BytesList``, ``FloatList``,
+``Int64List``): the protobuf messages of TF's input pipelines, encoded and decoded by hand.
+
+No protobuf dependency: the messages are five small ones (tensorflow/core/example/example.proto,
+feature.proto) and the wire format is varints and length-delimited fields, so a hand encoder is
+~150 lines and gives the same bytes as protobuf's ``SerializeToString(deterministic=True)``
+(tests/test_tfrecord.py checks against TF 2.21's bytes). ``Features.feature`` is a protobuf map;
+protobuf's default serialization writes it in its hash table's order, which differs between
+protobuf builds; tapeflow always writes TF's deterministic order (``_map_order``), which any
+reader accepts (docs/differences.md).
+
+Only the API a port uses is here: construction with keyword arguments, attribute access
+(``ex.features.feature["x"].int64_list.value``), ``SerializeToString``, ``FromString``,
+``ParseFromString``, ``WhichOneof("kind")``, ``CopyFrom``, ``==``, and protobuf's text format
+as ``str``/``repr``.
+"""
+from __future__ import annotations
+
+import functools
+import struct
+
+import numpy as np
+
+
+class DecodeError(Exception):
+    """protobuf's ``google.protobuf.message.DecodeError``: bytes that are not the message."""
+
+
+# ---- the wire format ---------------------------------------------------------------------------
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1        # negative int64s are their 64-bit two's complement: 10 bytes
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(num: int, payload: bytes) -> bytes:
+    """A length-delimited field (wire type 2)."""
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _read_varint(b, i):
+    shift = n = 0
+    while True:
+        if i >= len(b) or shift > 63:
+            raise DecodeError("Wire format was corrupt")
+        c = b[i]
+        i += 1
+        n |= (c & 0x7F) << shift
+        if c < 0x80:
+            return n, i
+        shift += 7
+
+
+def _fields(b):
+    """(field number, wire type, value) of each field of message bytes ``b``: the value is an int
+    (varint, fixed32/64 as raw ints) or a memoryview slice (length-delimited)."""
+    b = memoryview(b)
+    i = 0
+    while i < len(b):
+        key, i = _read_varint(b, i)
+        num, wt = key >> 3, key & 7
+        if num == 0:
+            raise DecodeError("Wire format was corrupt")
+        if wt == 0:
+            v, i = _read_varint(b, i)
+        elif wt == 2:
+            n, i = _read_varint(b, i)
+            if i + n > len(b):
+                raise DecodeError("Wire format was corrupt")
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            if i + 4 > len(b):
+                raise DecodeError("Wire format was corrupt")
+            v, i = int.from_bytes(b[i:i + 4], "little"), i + 4
+        elif wt == 1:
+            if i + 8 > len(b):
+                raise DecodeError("Wire format was corrupt")
+            v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
+        else:
+            raise DecodeError("Wire format was corrupt")
+        yield num, wt, v
+
+
+def _varints(payload):
+    b, i, out = memoryview(payload), 0, []
+    while i < len(b):
+        v, i = _read_varint(b, i)
+        out.append(v)
+    return out
+
+
+def _int64(u):
+    u &= (1 << 64) - 1
+    return u - (1 << 64) if u >> 63 else u
+
+
+# ---- text format (protobuf's str()) ------------------------------------------------------------
+
+def _upb_cmp(a: bytes, b: bytes) -> int:
+    n = min(len(a), len(b))
+    if a[:n] != b[:n]:
+        return -1 if a[:n] < b[:n] else 1
+    return len(b) - len(a)
+
+
+#: The key order of TF 2.21's deterministic map serialization (upb, ``deterministic=True``): upb
+#: sorts keys by their common prefix descending, then the shorter first, and writes the buffer
+#: back to front, so the bytes hold keys ascending by common prefix with a longer key before its
+#: prefix ("eb", "ef", "e"; recorded in tests/data/tfrecord_tf_reference.json).
+_map_order = functools.cmp_to_key(lambda a, b: _upb_cmp(a.encode(), b.encode()))
+
+
+def _text_bytes(b: bytes) -> str:
+    out = []
+    for c in b:
+        ch = chr(c)
+        if ch in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+        elif ch in "'\"\\":
+            out.append("\\" + ch)
+        elif 0x20 <= c < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{c:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def _text_float(x: float) -> str:
+    # protobuf's SimpleFtoa: 6 significant digits when they read back as the same float32, else 9
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    s = "%.6g" % x
+    return s if np.float32(float(s)) == np.float32(x) else "%.9g" % x
+
+
+# ---- the messages ------------------------------------------------------------------------------
+
+class _Message:
+    _fields_: tuple = ()
+
+    def SerializeToString(self, deterministic=None) -> bytes:  # noqa: N802 (protobuf's name)
+        return bytes(self._encode())
+
+    @classmethod
+    def FromString(cls, s):  # noqa: N802
+        m = cls()
+        m.ParseFromString(s)
+        return m
+
+    def ParseFromString(self, s):  # noqa: N802
+        if not isinstance(s, (bytes, bytearray, memoryview)):
+            raise TypeError(f"expected bytes, {type(s).__name__} found")
+        self.Clear()
+        try:
+            self._decode(s)
+        except DecodeError:
+            raise DecodeError(f"Error parsing message with type 'tensorflow.{type(self).__name__}'") from None
+        return len(s)
+
+    def MergeFromString(self, s):  # noqa: N802
+        self._decode(s)
+        return len(s)
+
+    def CopyFrom(self, other):  # noqa: N802
+        self.ParseFromString(other.SerializeToString())
+
+    def ByteSize(self):  # noqa: N802
+        return len(self.SerializeToString())
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self.SerializeToString() == other.SerializeToString()
+
+    __hash__ = None
+
+    def __str__(self):
+        return "".join(line + "\n" for line in self._text())
+
+    __repr__ = __str__
+
+
+class _List(_Message):
+    _kind = ""
+
+    def __init__(self, value=()):
+        self.value = []
+        self.value.extend(self._check(v) for v in value)
+
+    def Clear(self):  # noqa: N802
+        self.value = []
+
+    def _text(self):
+        return [f"value: {self._fmt(v)}" for v in self.value]
+
+
+class BytesList(_List):
+    """``tf.train.BytesList``: ``value`` a list of bytes (a str is a TypeError, as protobuf's)."""
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, np.bytes_):
+            v = bytes(v)
+        if not isinstance(v, bytes):
+            raise TypeError(f"expected bytes, {type(v).__name__} found")
+        return v
+
+    _fmt = staticmethod(_text_bytes)
+
+    def _encode(self):
+        return b"".join(_field(1, v) for v in self.value)
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                self.value.append(bytes(v))
+
+
+class FloatList(_List):
+    """``tf.train.FloatList``: float32 values (packed on the wire)."""
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, (bytes, str)) or not np.isscalar(v) and not isinstance(v, np.ndarray):
+            raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int, float")
+        return float(np.float32(v))
+
+    _fmt = staticmethod(_text_float)
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        return _field(1, np.asarray(self.value, "<f4").tobytes())
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                if len(v) % 4:
+                    raise DecodeError("Wire format was corrupt")
+                self.value.extend(np.frombuffer(v, "<f4").astype(float).tolist())
+            elif num == 1 and wt == 5:
+                self.value.append(struct.unpack("<f", v.to_bytes(4, "little"))[0])
+
+
+class Int64List(_List):
+    """``tf.train.Int64List``: int64 values (packed varints on the wire)."""
+
+    @staticmethod
+    def _check(v):
+        if isinstance(v, (bool, np.bool_)):   # TF 2.21 (protobuf 7) refuses bools
+            raise TypeError("Field tensorflow.Int64List.value: Expected an int, got a boolean.")
+        if not isinstance(v, (int, np.integer)):
+            if isinstance(v, (float, np.floating)):
+                raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+            raise TypeError(f"{v!r} has type {type(v).__name__}, but expected one of: int")
+        v = int(v)
+        if not -2**63 <= v < 2**63:
+            raise ValueError(f"Value out of range: {v}")
+        return v
+
+    _fmt = staticmethod(str)
+
+    def _encode(self):
+        if not self.value:
+            return b""
+        return _field(1, b"".join(_varint(v) for v in self.value))
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                self.value.extend(_int64(u) for u in _varints(v))
+            elif num == 1 and wt == 0:
+                self.value.append(_int64(v))
+
+
+_KINDS = (("bytes_list", BytesList, 1), ("float_list", FloatList, 2), ("int64_list", Int64List, 3))
+
+
+class Feature(_Message):
+    """``tf.train.Feature``: one of ``bytes_list``, ``float_list``, ``int64_list`` (the oneof
+    ``kind``); reading an unset one gives an empty list, as protobuf's."""
+
+    def __init__(self, bytes_list=None, float_list=None, int64_list=None):
+        self.Clear()
+        given = [(name, v) for name, v in (("bytes_list", bytes_list), ("float_list", float_list),
+                                           ("int64_list", int64_list)) if v is not None]
+        for name, v in given[-1:]:   # (protobuf: the last one set wins the oneof)
+            cls = dict((n, c) for n, c, _ in _KINDS)[name]
+            if not isinstance(v, cls):
+                raise TypeError(f"Message must be initialized with a dict or {cls.__name__}: got {type(v).__name__}")
+            self._kind, self._value = name, v
+
+    def Clear(self):  # noqa: N802
+        self._kind, self._value = None, None
+
+    def WhichOneof(self, group):  # noqa: N802
+        if group != "kind":
+            raise ValueError(f'Protocol message has no oneof "{group}" field.')
+        return self._kind
+
+    def HasField(self, name):  # noqa: N802
+        return self._kind == name
+
+    def __getattr__(self, name):
+        for n, cls, _ in _KINDS:
+            if name == n:
+                if self._kind != n:   # reading an unset member gives a default, which is not set
+                    return cls()
+                return self._value
+        raise AttributeError(name)
+
+    def _encode(self):
+        if self._kind is None:
+            return b""
+        num = dict((n, k) for n, _, k in _KINDS)[self._kind]
+        return _field(num, self._value._encode())
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            for n, cls, k in _KINDS:
+                if num == k and wt == 2:
+                    m = cls()
+                    m._decode(v)
+                    self._kind, self._value = n, m
+
+    def _text(self):
+        if self._kind is None:
+            return []
+        return [f"{self._kind} {{"] + ["  " + line for line in self._value._text()] + ["}"]
+
+
+class Features(_Message):
+    """``tf.train.Features``: ``feature`` a dict of name -> Feature (written in ``_map_order``)."""
+
+    def __init__(self, feature=None):
+        self.feature = {}
+        for k, v in (feature or {}).items():
+            if not isinstance(k, str):
+                raise TypeError(f"bad argument type for built-in operation: feature key {k!r} is not a str")
+            if not isinstance(v, Feature):
+                raise TypeError(f"Parameter to MergeFrom() must be instance of same class: expected Feature "
+                                f"got {type(v).__name__}.")
+            self.feature[k] = v
+
+    def Clear(self):  # noqa: N802
+        self.feature = {}
+
+    def _encode(self):
+        return b"".join(_field(1, _field(1, k.encode()) + _field(2, self.feature[k]._encode()))
+                        for k in sorted(self.feature, key=_map_order))
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                key, value = "", Feature()
+                for n2, w2, v2 in _fields(v):
+                    if n2 == 1 and w2 == 2:
+                        try:
+                            key = bytes(v2).decode()
+                        except UnicodeDecodeError:
+                            raise DecodeError("Wire format was corrupt") from None
+                    elif n2 == 2 and w2 == 2:
+                        value = Feature()
+                        value._decode(v2)
+                self.feature[key] = value
+
+    def _text(self):
+        out = []
+        for k, f in self.feature.items():
+            out += ["feature {", f"  key: {_text_bytes(k.encode())}", "  value {"]
+            out += ["    " + line for line in f._text()] + ["  }", "}"]
+        return out
+
+
+class Example(_Message):
+    """``tf.train.Example``: ``features`` (a Features)."""
+
+    def __init__(self, features=None):
+        if features is not None and not isinstance(features, Features):
+            raise TypeError(f"Message must be initialized with a dict or Features: got {type(features).__name__}")
+        self._features = features
+
+    def Clear(self):  # noqa: N802
+        self._features = None
+
+    @property
+    def features(self):
+        if self._features is None:   # (protobuf: reading a sub-message creates it)
+            self._features = Features()
+        return self._features
+
+    def HasField(self, name):  # noqa: N802
+        return name == "features" and self._features is not None
+
+    def _encode(self):
+        if self._features is None:
+            return b""
+        return _field(1, self._features._encode())
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                self._features = Features()
+                self._features._decode(v)
+
+    def _text(self):
+        if self._features is None:
+            return []
+        return ["features {"] + ["  " + line for line in self._features._text()] + ["}"]
+
+
+__all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "DecodeError"]
