@@ -1,0 +1,107 @@
+"""Keras 3's lookup and text layers (wave 19, lookup19): StringLookup, IntegerLookup, Hashing,
+HashedCrossing, TextVectorization. Values, dtypes, vocabularies, configs and errors are TF
+2.21's, recorded by tests/tf_reference/make_lookup_reference.py from tests/lookup_cases.py into
+tests/data/lookup_tf.json; compiled (tapeflow.function) calls give the eager results and errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.errors import InvalidArgumentError
+
+L = tf.keras.layers
+
+
+def _same(got, want):
+    """A case's outcome as TF's: values/dtypes/shapes (floats to 1e-4), lists, configs; for an
+    error the class, and the message's start unless TF's is Keras' wrapper line ('Exception
+    encountered when calling ...', whose cause tapeflow's message names instead)."""
+    if isinstance(want, str) and want.startswith("!! "):
+        if not (isinstance(got, str) and got.startswith("!! ")):
+            return False
+        wc, wm = want[3:].split(": ", 1)
+        gc, gm = got[3:].split(": ", 1)
+        return wc == gc and (wm.startswith("Exception encountered") or gm[:60] == wm[:60])
+    if isinstance(want, dict) and "value" in want and want.get("dtype") == "float32":
+        return isinstance(got, dict) and got["dtype"] == "float32" and got["shape"] == want["shape"] \
+            and np.allclose(got["value"], want["value"], atol=1e-4)
+    return got == want
+
+
+def test_layers_match_tf():
+    import lookup_cases
+    want = json.loads((Path(__file__).parent / "data" / "lookup_tf.json").read_text())
+    got = lookup_cases.run(tf)
+    assert set(got) == set(want)
+    bad = {c: (got[c], want[c]) for c in want if not _same(got[c], want[c])}
+    assert not bad, bad
+
+
+def _vocab_layer(**kw):
+    return L.StringLookup(vocabulary=["a", "b", "c", "d"], **kw)
+
+
+@pytest.mark.parametrize("backend", [None, "python", "interpreter"])
+@pytest.mark.parametrize("kw", [{}, {"num_oov_indices": 3, "mask_token": ""}, {"output_mode": "count"},
+                                {"output_mode": "multi_hot"}, {"output_mode": "one_hot"}])
+def test_string_lookup_compiled_equals_eager(backend, kw):
+    layer = _vocab_layer(**kw)
+    f = tf.function(layer.__call__) if backend is None else tf.function(layer.__call__, backend=backend)
+    for x in (tf.constant(["a", "", "zz", "d"]), tf.constant(["c", "q", "b", "b"])):
+        want = layer(x)
+        got = f(x)
+        assert got.dtype == want.dtype and np.array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("backend", [None, "python"])
+def test_invert_and_integer_lookup_compiled(backend):
+    inv = _vocab_layer(invert=True)
+    il = L.IntegerLookup(vocabulary=[12, 36, 1138], num_oov_indices=2)
+    for layer, x in ((inv, tf.constant([[1, 0, 4], [2, 9, 3]])), (il, tf.constant([12, 5, 36, -7]))):
+        f = tf.function(layer.__call__) if backend is None else tf.function(layer.__call__, backend=backend)
+        want, got = layer(x), f(x)
+        assert got.dtype == want.dtype and got.numpy().tolist() == want.numpy().tolist()
+
+
+def test_oov_error_same_eager_and_compiled():
+    layer = _vocab_layer(num_oov_indices=0)
+    x = tf.constant(["a", "zz"])
+    with pytest.raises(InvalidArgumentError, match="num_oov_indices=0.*'zz'"):
+        layer(x)
+    with pytest.raises(InvalidArgumentError, match="num_oov_indices=0.*'zz'"):
+        tf.function(layer.__call__)(x)
+
+
+def test_adapt_on_tapeflow_dataset_and_ragged():
+    ds = tf.data.Dataset.from_tensor_slices(["b", "a", "b", "c", "c", "c"]).batch(4)
+    layer = L.StringLookup()
+    layer.adapt(ds)
+    assert layer.get_vocabulary() == ["[UNK]", "c", "b", "a"]
+    rt = tf.ragged.constant([["x", "y"], ["y"]])
+    layer = L.StringLookup(output_mode="tf_idf")
+    layer.adapt(rt)
+    assert layer.get_vocabulary() == ["[UNK]", "y", "x"]
+    # idf = log(1 + docs / (1 + doc_count)), the OOV slot the mean: y in 2 docs, x in 1
+    idf = np.log(1 + 2 / np.array([3.0, 2.0]))
+    np.testing.assert_allclose(layer.idf_weights, [idf.mean(), *idf], rtol=1e-6)
+
+
+def test_config_round_trip():
+    for layer in (_vocab_layer(mask_token="", num_oov_indices=2, output_mode="count"),
+                  L.IntegerLookup(vocabulary=[3, 9], invert=True),
+                  L.StringLookup(vocabulary=["a", "b"], output_mode="tf_idf", idf_weights=[0.5, 2.0])):
+        cfg = layer.get_config()
+        new = type(layer).from_config(json.loads(json.dumps(cfg)))
+        assert new.get_config() == cfg and new.get_vocabulary() == layer.get_vocabulary()
+
+
+def test_set_vocabulary_replaces_and_refuses_files():
+    layer = L.StringLookup()
+    layer.set_vocabulary(["p", "q"])
+    assert layer(tf.constant(["q", "p", "r"])).numpy().tolist() == [2, 1, 0]
+    with pytest.raises(ValueError, match="vocabulary file"):
+        layer.set_vocabulary("/nonexistent/vocab.txt")
