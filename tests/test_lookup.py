@@ -105,3 +105,55 @@ def test_set_vocabulary_replaces_and_refuses_files():
     assert layer(tf.constant(["q", "p", "r"])).numpy().tolist() == [2, 1, 0]
     with pytest.raises(ValueError, match="vocabulary file"):
         layer.set_vocabulary("/nonexistent/vocab.txt")
+
+
+def test_text_vectorization_callables_ragged_and_config():
+    def std(x):
+        return tf.strings.regex_replace(tf.strings.lower(x), "[0-9]", "")
+
+    def split(x):
+        return tf.strings.split(x, sep="-")
+
+    layer = L.TextVectorization(standardize=std, split=split, ragged=True)
+    layer.adapt(["A1-b-b", "c-A"])
+    assert layer.get_vocabulary() == ["", "[UNK]", "b", "a", "c"]
+    out = layer(tf.constant(["b-a-q", "c"]))
+    assert isinstance(out, tf.RaggedTensor) and out.to_list() == [[2, 3, 1], [4]]
+    tv = L.TextVectorization(max_tokens=8, ngrams=2, output_sequence_length=5)
+    tv.adapt(["x y z", "x y"])
+    cfg = json.loads(json.dumps(tv.get_config()))
+    new = L.TextVectorization.from_config(cfg)
+    # an adapted vocabulary is not in the config (Keras keeps it as an asset): set it again
+    new.set_vocabulary(tv.get_vocabulary())
+    x = tf.constant(["x y z q", "z"])
+    assert new(x).numpy().tolist() == tv(x).numpy().tolist()
+
+
+def test_text_vectorization_in_function():
+    x = tf.constant([["y"], ["q"]])
+    layer = L.TextVectorization(vocabulary=["x", "y"], split=None)
+    assert tf.function(layer.__call__)(x).numpy().tolist() == layer(x).numpy().tolist() == [[3], [1]]
+    layer = L.TextVectorization(vocabulary=["x", "y"])
+    with pytest.raises(NotImplementedError, match="ragged token rows"):
+        tf.function(layer.__call__)(tf.constant(["x y"]))
+
+
+@pytest.mark.parametrize("backend", [None, "python"])
+def test_hashing_compiled_equals_eager(backend):
+    for layer, x in ((L.Hashing(num_bins=7, mask_value=""), tf.constant([["a"], [""], ["zz"]])),
+                     (L.Hashing(num_bins=5, salt=[1, 2], output_mode="count"), tf.constant([[3, 4], [5, 5]])),
+                     (L.HashedCrossing(num_bins=9), (tf.constant(["a", "b"]), tf.constant([1, -2])))):
+        f = tf.function(layer.__call__) if backend is None else tf.function(layer.__call__, backend=backend)
+        want, got = layer(x), f(x)
+        assert got.dtype == want.dtype and got.numpy().tolist() == want.numpy().tolist()
+
+
+def test_siphash_vectors():
+    from tapeflow.util.siphash import siphash24
+    # the SipHash paper's test vector: key 00..0f, message 00..0e
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    assert siphash24(k0, k1, bytes(range(15))) == 0xA129CA6149BE45E5
+    # TF 2.21: tf.strings.to_hash_bucket_strong(s, 2**31 - 1, key=[133, 137])
+    assert siphash24(133, 137, b"A") % (2 ** 31 - 1) == 719117595
+    assert siphash24(133, 133, b"") % (2 ** 31 - 1) == 1817338569

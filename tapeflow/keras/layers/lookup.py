@@ -375,7 +375,10 @@ class _IndexLookup(Layer):
             if arr.ndim == 1:
                 arr = arr[None]
             rows = [r.reshape(-1) for r in arr]
-        keys = [[self._key(v) for v in r] for r in rows]
+        self._update_rows([[self._key(v) for v in r] for r in rows])
+
+    def _update_rows(self, keys):
+        """Counts the tokens of ``keys`` (one list of keys per document)."""
         for r in keys:
             self._counts.update(r)
         if self.output_mode == "tf_idf":
@@ -702,6 +705,203 @@ class HashedCrossing(Layer):
                 "name": self.name, "dtype": self.dtype}
 
 
+
+# Keras' lower_and_strip_punctuation pattern (text_vectorization.py), verbatim
+_PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
+
+
 class TextVectorization(Layer):
-    def __init__(self, *a, **k):
-        raise NotImplementedError("TextVectorization")
+    """Keras 3's TextVectorization: standardize (tf.strings ops or a callable), split into tokens
+    (whitespace, characters or a callable), ngrams, then a StringLookup with mask token '' (the
+    padding): 'int' ids padded with 0 (to ``output_sequence_length`` when set, truncating), or
+    the lookup's encodings. Splitting makes ragged rows, which tapeflow keeps eager: inside
+    ``tapeflow.function`` a layer that splits raises NotImplementedError (``split=None`` traces)."""
+
+    def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
+                 output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
+                 idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None, **kwargs):
+        stds = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
+        if not (standardize is None or callable(standardize) or standardize in stds):
+            raise ValueError(f"Unknown value for `standardize` argument of TextVectorization. Allowed values are: "
+                             f"{stds}. Received: standardize={standardize}")
+        if not (split is None or callable(split) or split in ("whitespace", "character")):
+            raise ValueError("Unknown value for `split` argument of TextVectorization. Allowed values are: "
+                             f"('whitespace', 'character'). Received: split={split}")
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode == "tf-idf":
+            output_mode = "tf_idf"
+        if output_mode not in _MODES:
+            raise ValueError(f"Unknown value for `output_mode` argument of TextVectorization. Allowed values are: "
+                             f"{_MODES}. Received: output_mode={output_mode}")
+        if not (ngrams is None or isinstance(ngrams, int)
+                or isinstance(ngrams, tuple) and all(isinstance(i, int) for i in ngrams)):
+            raise ValueError(f"`ngrams` must be None, an integer, or a tuple of integers. Received: ngrams={ngrams}")
+        if output_mode == "int" and not (output_sequence_length is None or isinstance(output_sequence_length, int)):
+            raise ValueError("`output_sequence_length` must be either None or an integer when `output_mode` is "
+                             f"'int'. Received: output_sequence_length={output_sequence_length}")
+        if output_mode != "int" and output_sequence_length is not None:
+            raise ValueError("`output_sequence_length` must not be set if `output_mode` is not 'int'. Received "
+                             f"output_sequence_length={output_sequence_length}.")
+        if ragged and output_mode != "int":
+            raise ValueError(f"`ragged` must not be true if `output_mode` is `'int'`. Received: ragged={ragged} and "
+                             f"output_mode={output_mode}")
+        has_vocab = kwargs.pop("has_input_vocabulary", vocabulary is not None)
+        vocabulary_size = kwargs.pop("vocabulary_size", None)
+        kwargs.pop("dtype", None)
+        super().__init__(name=name, **kwargs)
+        self._autocast = False
+        self._standardize, self._split, self._ngrams_arg = standardize, split, ngrams
+        self._ngrams = tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) else ngrams
+        self._ragged, self._output_mode = bool(ragged), output_mode
+        self._output_sequence_length, self._encoding = output_sequence_length, encoding
+        self._lookup_layer = StringLookup(max_tokens=max_tokens, vocabulary=vocabulary, idf_weights=idf_weights,
+                                          pad_to_max_tokens=pad_to_max_tokens, mask_token="",
+                                          output_mode=output_mode, sparse=sparse, has_input_vocabulary=has_vocab,
+                                          encoding=encoding, vocabulary_size=vocabulary_size)
+
+    # -- vocabulary (the lookup layer's) -------------------------------------------------------------
+    def get_vocabulary(self, include_special_tokens=True):
+        return self._lookup_layer.get_vocabulary(include_special_tokens)
+
+    def vocabulary_size(self):
+        return self._lookup_layer.vocabulary_size()
+
+    def set_vocabulary(self, vocabulary, idf_weights=None):
+        self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
+
+    def reset_state(self):
+        self._lookup_layer.reset_state()
+
+    def finalize_state(self):
+        self._lookup_layer.finalize_state()
+
+    def update_state(self, data):
+        x, rows = self._preprocess(data)
+        if rows is None:
+            self._lookup_layer.update_state(x)
+        else:
+            self._lookup_layer._update_rows(rows)
+
+    def adapt(self, data, batch_size=None, steps=None):
+        """Learns the vocabulary of the standardized, split tokens of ``data`` (a dataset of
+        batches, an iterable of batches, or an array/list/tensor of strings)."""
+        from ...data import Dataset
+        self.reset_state()
+        if isinstance(data, Dataset):
+            if steps is not None:
+                data = data.take(steps)
+            for batch in data:
+                self.update_state(batch)
+        elif hasattr(data, "__iter__") and not isinstance(data, (list, tuple, np.ndarray, Tensor)):
+            for i, batch in enumerate(data):
+                if steps is not None and i >= steps:
+                    break
+                self.update_state(batch)
+        else:
+            x = data if isinstance(data, Tensor) else convert_to_tensor(self._lookup_layer._as_array(data))
+            if len(aval_of(x).shape) == 1:
+                x = A.expand_dims(x, -1)
+            self.update_state(x)
+        self.finalize_state()
+
+    # -- preprocessing ---------------------------------------------------------------------------
+    def _preprocess(self, inputs):
+        """-> (x, None) when not split (a dense string tensor), else (shape, rows): the leading
+        shape and one token list (bytes) per element."""
+        from ... import strings as S
+        x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(self._lookup_layer._as_array(inputs))
+        if aval_of(x).dtype != _OBJ:
+            x = M.cast(x, _OBJ)      # TF's rule: number -> string is an UnimplementedError
+        if self._standardize in ("lower", "lower_and_strip_punctuation"):
+            x = S.lower(x)
+        if self._standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
+            x = S.regex_replace(x, _PUNCTUATION, "")
+        if callable(self._standardize):
+            x = self._standardize(x)
+        if self._split is None:
+            if self._ngrams is not None:
+                raise NotImplementedError("TextVectorization: ngrams without split is not supported in tapeflow")
+            return x, None
+        from ...core.state import STATE
+        if STATE.trace is not None:
+            raise NotImplementedError(
+                "TextVectorization: splitting text makes ragged token rows, which tapeflow keeps eager; call the "
+                "layer outside tapeflow.function (e.g. on the dataset before the model), or use split=None")
+        shape = tuple(aval_of(x).shape)
+        if len(shape) > 1:
+            if shape[-1] != 1:
+                raise ValueError("When using `TextVectorization` to tokenize strings, the input rank must be 1 or "
+                                 f"the last shape dimension must be 1. Received: inputs.shape={shape} with "
+                                 f"rank={len(shape)}")
+            shape = shape[:-1]
+            x = A.reshape(x, shape)
+        flat = np.asarray(x.numpy()).reshape(-1)
+        rows = []
+        for el in flat:
+            if self._split == "whitespace":
+                toks = el.split()
+            elif self._split == "character":
+                toks = [c.encode("utf-8") for c in el.decode("utf-8", "replace")]
+            else:
+                out = self._split(convert_to_tensor(np.array([el], object)))
+                out = out.to_list()[0] if hasattr(out, "to_list") else np.asarray(out.numpy()).reshape(-1).tolist()
+                toks = [_as_bytes(t) for t in out]
+            if self._ngrams is not None:
+                toks = [b" ".join(toks[i:i + w]) for w in self._ngrams for i in range(len(toks) - w + 1)]
+            rows.append(toks)
+        return shape, rows
+
+    def call(self, inputs):
+        x, rows = self._preprocess(inputs)
+        lk = self._lookup_layer
+        if rows is None:
+            return lk(x)
+        shape, rows = x, rows
+        if self._output_mode == "int" and self._ragged:
+            from ...ragged.ragged_tensor import RaggedTensor
+            ids = lk(convert_to_tensor(_obj_array([t for r in rows for t in r])))
+            splits = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+            return RaggedTensor.from_row_splits(ids, splits)
+        width = max((len(r) for r in rows), default=0)
+        if self._output_mode == "int" and self._output_sequence_length is not None:
+            width = self._output_sequence_length
+        # pad with the mask token '': id 0 in 'int' mode, dropped by the encodings (Keras' to_tensor)
+        dense = _obj_array([(r + [b""] * width)[:width] for r in rows] if rows else [], (len(rows), width))
+        out = lk(convert_to_tensor(dense.reshape(shape + (width,))))
+        return out
+
+    def compute_output_shape(self, input_shape):
+        if self._output_mode == "int":
+            return (input_shape[0], self._output_sequence_length)
+        s = tuple(input_shape) + ((None,) if self._split is not None else ((1,) if len(input_shape) <= 1 else ()))
+        return self._lookup_layer.compute_output_shape(s)
+
+    def get_config(self):
+        lk = self._lookup_layer
+        cfg = super().get_config()
+        cfg.pop("dtype", None)
+        cfg.update(max_tokens=lk.max_tokens, standardize=self._standardize, split=self._split,
+                   ngrams=self._ngrams_arg, output_mode=self._output_mode,
+                   output_sequence_length=self._output_sequence_length, pad_to_max_tokens=lk.pad_to_max_tokens,
+                   sparse=lk.sparse, ragged=self._ragged, vocabulary=lk.get_config()["vocabulary"],
+                   idf_weights=lk.get_config()["idf_weights"], encoding=self._encoding,
+                   vocabulary_size=self.vocabulary_size())
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if isinstance(config.get("ngrams"), list):
+            config["ngrams"] = tuple(config["ngrams"])
+        return cls(**config)
+
+
+def _obj_array(rows, shape=None):
+    a = np.empty(len(rows) if shape is None else shape, object)
+    if shape is None:
+        a[:] = rows
+    else:
+        for i, r in enumerate(rows):
+            a[i, :] = r if len(r) else a[i, :]
+    return a
