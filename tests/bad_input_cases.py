@@ -841,3 +841,17 @@ case("aug19_grayscale_two_channels", "lambda x: tf.keras.layers.RandomGrayscale(
 case("aug19_hue_rank2", "lambda x: tf.keras.layers.RandomHue(0.5)(x[0, 0])", [IMGB], "shape")
 case("aug19_saturation_one_channel", "lambda x: tf.keras.layers.RandomSaturation(0.5)(x[..., :1])", [IMGB], "3")
 case("aug19_erasing_bad_fill", "lambda x: tf.keras.layers.RandomErasing(fill_value='x')(x)", [IMGB], "fill_value")
+
+# -- branch lookup19: Keras 3 lookup and text layers, call-time errors ------------------------------
+_SL = "tf.keras.layers.StringLookup"
+case("lookup19_stringlookup_oov_without_oov_indices",
+     f"layer = {_SL}(vocabulary=['ab'], num_oov_indices=0)\nf = lambda s: layer(s)", [S2], "num_oov_indices")
+case("lookup19_stringlookup_number_input", f"layer = {_SL}(vocabulary=['ab'])\nf = lambda x: layer(x)", [I3],
+     "cast")
+case("lookup19_integerlookup_string_input",
+     "layer = tf.keras.layers.IntegerLookup(vocabulary=[1, 2])\nf = lambda s: layer(s)", [S2], "cast")
+case("lookup19_integerlookup_oov_without_oov_indices",
+     "layer = tf.keras.layers.IntegerLookup(vocabulary=[1, 2], num_oov_indices=0)\nf = lambda x: layer(x)", [I3],
+     "num_oov_indices")
+case("lookup19_stringlookup_valid", f"layer = {_SL}(vocabulary=['ab', 'c'])\nf = lambda s: layer(s)", [S2])
+case("lookup19_hashing_valid", "layer = tf.keras.layers.Hashing(num_bins=4)\nf = lambda s: layer(s)", [S2])
