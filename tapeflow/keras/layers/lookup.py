@@ -183,8 +183,8 @@ class _IndexLookup(Layer):
             raise ValueError(f"`output_mode` must be `'int'` when `invert` is true. Received: "
                              f"output_mode={output_mode}")
         if sparse:
-            raise ValueError(f"{type(self).__name__}: sparse=True is not supported (tapeflow has no sparse "
-                             "tensors); use sparse=False")
+            raise ValueError(f"{type(self).__name__}: sparse=True is not supported by tapeflow's lookup layers; "
+                             "use sparse=False")
         if idf_weights is not None and output_mode != "tf_idf":
             raise ValueError(f"`idf_weights` should only be set if `output_mode` is `'tf_idf'`. Received: "
                              f"idf_weights={idf_weights} and output_mode={output_mode}")
@@ -594,7 +594,7 @@ class Hashing(Layer):
             raise ValueError(f"Invalid value for argument `output_mode`. Expected one of {modes}. Received: "
                              f"output_mode={output_mode}")
         if sparse:
-            raise ValueError("Hashing: sparse=True is not supported (tapeflow has no sparse tensors); use "
+            raise ValueError("Hashing: sparse=True is not supported by tapeflow's lookup layers; use "
                              "sparse=False")
         self.num_bins, self.mask_value, self.output_mode, self.sparse = int(num_bins), mask_value, output_mode, False
         self.strong_hash = salt is not None
@@ -668,7 +668,8 @@ class HashedCrossing(Layer):
         super().__init__(name=name, dtype=dtype, **kwargs)
         self._autocast = False
         if sparse:
-            raise ValueError("HashedCrossing: sparse=True is not supported (tapeflow has no sparse tensors)")
+            raise ValueError("HashedCrossing: sparse=True is not supported by tapeflow's lookup layers; use "
+                             "sparse=False")
         if output_mode not in ("int", "one_hot"):
             raise ValueError(f"Unknown value for `output_mode` argument of HashedCrossing. Allowed values are: "
                              f"('int', 'one_hot'). Received: output_mode={output_mode}")
