@@ -40,6 +40,12 @@ CASES = [
     f"L.StringLookup(vocabulary={V}, invert=True, mask_token='[M]')(C([[1, 0, 5], [2, 9, 3]]))",
     f"L.StringLookup(vocabulary={V}, invert=True).get_vocabulary()",
     f"L.StringLookup(vocabulary=C({V}))(C(['b']))",
+    f"L.StringLookup(vocabulary={V})([['a', 'c'], ['q', 'b']])",
+    f"L.StringLookup(vocabulary={V})('d')",
+    f"L.StringLookup(vocabulary={V})(np.array(['b', 'a']))",
+    "L.IntegerLookup(vocabulary=[3, 4])([[3, 5]])",
+    "L.Hashing(num_bins=3)(['A', 'B'])",
+    "L.TextVectorization(vocabulary=['x', 'y'])(['y x', 'x'])",
     # -- StringLookup: adapted (frequency, then ties: the token sort order high to low)
     f"adapted(L.StringLookup(), {DATA}).get_vocabulary()",
     f"adapted(L.StringLookup(), {DATA})(C([['c', 'a', 'q']]))",
@@ -197,9 +203,6 @@ def _decode(v):
 def adapted(layer, data):
     layer.adapt(data)
     return layer
-
-
-_CFG_KEYS = ("name", "dtype", "trainable")
 
 
 def cfg(layer):

@@ -136,13 +136,18 @@ def _flat_rows(x):
     return rows
 
 
-def _to_np(x):
-    if hasattr(x, "numpy"):
-        return x.numpy()
-    return x
+class _ConvertsInputs:
+    """Keras' lookup layers take Python lists, strings and NumPy arrays as inputs
+    (``layer([["a", "b"]])``, Keras' docstring examples): converted to a tensor here, before
+    Layer's input check (which refuses a bare str elsewhere)."""
+
+    def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, (str, bytes, list, tuple, np.ndarray, np.generic)):
+            inputs = convert_to_tensor(inputs)
+        return super().__call__(inputs, *args, **kwargs)
 
 
-class _IndexLookup(Layer):
+class _IndexLookup(_ConvertsInputs, Layer):
     """Keras 3's IndexLookup: the vocabulary, special tokens, OOV rule, adapt and encodings."""
 
     _string = True          # StringLookup: keys are strings
@@ -573,7 +578,7 @@ class _HashBins:
         return f"hash_bins({self.num_bins}, mask={self.mask!r}, salt={self.salt})"
 
 
-class Hashing(Layer):
+class Hashing(_ConvertsInputs, Layer):
     """Keras 3's Hashing: values -> ``num_bins`` bins by FarmHash Fingerprint64 (TF's
     to_hash_bucket_fast), or by SipHash-2-4 with ``salt`` (TF's to_hash_bucket_strong); numbers
     hash as their decimal text. ``mask_value`` goes to bin 0."""
@@ -711,7 +716,7 @@ class HashedCrossing(Layer):
 _PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 
 
-class TextVectorization(Layer):
+class TextVectorization(_ConvertsInputs, Layer):
     """Keras 3's TextVectorization: standardize (tf.strings ops or a callable), split into tokens
     (whitespace, characters or a callable), ngrams, then a StringLookup with mask token '' (the
     padding): 'int' ids padded with 0 (to ``output_sequence_length`` when set, truncating), or
