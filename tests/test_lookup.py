@@ -157,3 +157,14 @@ def test_siphash_vectors():
     # TF 2.21: tf.strings.to_hash_bucket_strong(s, 2**31 - 1, key=[133, 137])
     assert siphash24(133, 137, b"A") % (2 ** 31 - 1) == 719117595
     assert siphash24(133, 133, b"") % (2 ** 31 - 1) == 1817338569
+
+
+@pytest.mark.parametrize("kw", [{}, {"num_oov_indices": 3, "mask_token": ""}, {"num_oov_indices": 0},
+                                {"mask_token": "[M]", "output_mode": "count"}])
+def test_whole_list_lookup_equals_per_element(kw):
+    # string_map's map_list path (what every call takes) against the per-element function
+    table = _vocab_layer(**kw)._table()
+    items = [b"a", b"d", b"c"] + ([] if kw.get("num_oov_indices") == 0 else [b"", b"[M]", b"zz", b"q", b"x"])
+    assert table.map_list(items) == [table(s) for s in items]
+    il = L.IntegerLookup(vocabulary=[12, 36], num_oov_indices=3, mask_token=0)._table()
+    assert il.map_list([12, 0, 5, -7, 36]) == [il(v) for v in [12, 0, 5, -7, 36]]

@@ -73,6 +73,23 @@ class _Lookup:
         i = self.table.get(x)
         if i is not None:
             return i
+        return self._oov(x)
+
+    def map_list(self, items):
+        """The lookups of a flat list (string_map's whole-list path): one dict comprehension."""
+        fast = self.__dict__.get("_fast")
+        if fast is None:
+            fast = dict(self.table)
+            if self.mask is not None:
+                fast[self.mask] = self.mask_value     # the mask wins over a vocabulary entry
+            self._fast = fast
+        if self.num_oov == 1:
+            get, d = fast.get, self.oov_start
+            return [get(x, d) for x in items]
+        oov = self._oov
+        return [fast[x] if x in fast else oov(x) for x in items]
+
+    def _oov(self, x):
         n = self.num_oov
         if n == 1:
             return self.oov_start
