@@ -129,13 +129,47 @@ def test_text_vectorization_callables_ragged_and_config():
     assert new(x).numpy().tolist() == tv(x).numpy().tolist()
 
 
-def test_text_vectorization_in_function():
-    x = tf.constant([["y"], ["q"]])
-    layer = L.TextVectorization(vocabulary=["x", "y"], split=None)
-    assert tf.function(layer.__call__)(x).numpy().tolist() == layer(x).numpy().tolist() == [[3], [1]]
-    layer = L.TextVectorization(vocabulary=["x", "y"])
-    with pytest.raises(NotImplementedError, match="ragged token rows"):
+@pytest.mark.parametrize("backend", [None, "python", "interpreter"])
+@pytest.mark.parametrize("kw", [{}, {"output_sequence_length": 3}, {"output_mode": "multi_hot"},
+                                {"output_mode": "tf_idf"}, {"output_mode": "one_hot"}, {"split": None}])
+def test_text_vectorization_in_function(backend, kw):
+    layer = L.TextVectorization(**kw)
+    layer.adapt(["the cat sat", "the dog", "a cat"])
+    f = tf.function(layer.__call__) if backend is None else tf.function(layer.__call__, backend=backend)
+    for x in (tf.constant([["the cat sat on"], ["dog"]]), tf.constant(["a b c d e", "cat", ""])):
+        if kw.get("split", "whitespace") is None and len(x.shape) == 1:
+            x = tf.reshape(x, [-1, 1])
+        want, got = layer(x), f(x)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # the traced result's static shape is the declared one
+    shapes = []
+
+    def g(x):
+        y = layer(x)
+        shapes.append(tuple(y.shape))
+        return y
+
+    tf.function(g)(tf.constant([["the cat"], ["dog"]]))
+    depth = layer.vocabulary_size()
+    assert shapes == [{"output_sequence_length": (2, 3), "multi_hot": (2, depth), "tf_idf": (2, depth),
+                       "one_hot": (2, None, depth), "split": (2, 1)}.get(
+        next(iter(kw.values())) if "output_mode" in kw else next(iter(kw), None), (2, None))]
+    # the trace holds no vocabulary: a new one is used by the next call ('int' mode: the
+    # encodings' vocabulary size is frozen once called, as Keras')
+    if not kw or "output_sequence_length" in kw:
+        layer.adapt(["dog dog cat"])
+        x = tf.constant([["dog cat"], ["zz"]])
+        np.testing.assert_array_equal(f(x).numpy(), layer(x).numpy())
+
+
+def test_text_vectorization_in_function_refusals():
+    layer = L.TextVectorization(vocabulary=["x"], ragged=True)
+    with pytest.raises(NotImplementedError, match="ragged=True"):
         tf.function(layer.__call__)(tf.constant(["x y"]))
+    layer = L.TextVectorization(vocabulary=["x"])
+    with pytest.raises(ValueError, match="last shape dimension must be 1"):
+        tf.function(layer.__call__)(tf.constant([["x", "y"]]))
 
 
 @pytest.mark.parametrize("backend", [None, "python"])

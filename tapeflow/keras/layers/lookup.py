@@ -738,7 +738,8 @@ class TextVectorization(_ConvertsInputs, Layer):
     (whitespace, characters or a callable), ngrams, then a StringLookup with mask token '' (the
     padding): 'int' ids padded with 0 (to ``output_sequence_length`` when set, truncating), or
     the lookup's encodings. Splitting makes ragged rows, which tapeflow keeps eager: inside
-    ``tapeflow.function`` a layer that splits raises NotImplementedError (``split=None`` traces)."""
+    ``tapeflow.function`` a layer that splits is one ``py_call`` of the eager call with a declared
+    dense result (``_traced_call``; ``ragged=True`` raises NotImplementedError there)."""
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
@@ -846,11 +847,6 @@ class TextVectorization(_ConvertsInputs, Layer):
             if self._ngrams is not None:
                 raise NotImplementedError("TextVectorization: ngrams without split is not supported in tapeflow")
             return x, None
-        from ...core.state import STATE
-        if STATE.trace is not None:
-            raise NotImplementedError(
-                "TextVectorization: splitting text makes ragged token rows, which tapeflow keeps eager; call the "
-                "layer outside tapeflow.function (e.g. on the dataset before the model), or use split=None")
         shape = tuple(aval_of(x).shape)
         if len(shape) > 1:
             if shape[-1] != 1:
@@ -876,6 +872,9 @@ class TextVectorization(_ConvertsInputs, Layer):
         return shape, rows
 
     def call(self, inputs):
+        from ...core.state import STATE
+        if STATE.trace is not None and self._split is not None:
+            return self._traced_call(inputs)
         x, rows = self._preprocess(inputs)
         lk = self._lookup_layer
         if rows is None:
@@ -893,6 +892,47 @@ class TextVectorization(_ConvertsInputs, Layer):
         dense = _obj_array([(r + [b""] * width)[:width] for r in rows] if rows else [], (len(rows), width))
         out = lk(convert_to_tensor(dense.reshape(shape + (width,))))
         return out
+
+    def _traced_call(self, inputs):
+        """Inside tapeflow.function: the token rows are ragged, which traced code cannot hold, so
+        the whole eager call is one ``py_call`` equation (run at every call, on NumPy values)
+        whose result, dense, has a declared aval: (batch, output_sequence_length or unknown)
+        int64 ids, or (batch, depth) encodings. ``ragged=True`` cannot be declared: refused."""
+        from ...core.aval import Aval
+        from ...core.primitives.pycall import py_call_p
+        if self._ragged:
+            raise NotImplementedError("TextVectorization(ragged=True) inside tapeflow.function: a RaggedTensor "
+                                      "result is eager-only in tapeflow; call the layer eagerly (e.g. in "
+                                      "Dataset.map) or use ragged=False")
+        x = inputs if isinstance(inputs, Tensor) else convert_to_tensor(inputs)
+        shape = tuple(aval_of(x).shape)
+        if len(shape) > 1:
+            if shape[-1] != 1:
+                raise ValueError("When using `TextVectorization` to tokenize strings, the input rank must be 1 or "
+                                 f"the last shape dimension must be 1. Received: inputs.shape={shape} with "
+                                 f"rank={len(shape)}")
+            shape = shape[:-1]
+        width = self._output_sequence_length if self._output_mode == "int" else None
+        ids = shape + (width,)
+        if self._output_mode == "int":
+            aval = Aval(ids, np.dtype(np.int64))
+        else:
+            lk = self._lookup_layer
+            depth = lk.max_tokens if lk.pad_to_max_tokens else lk._frozen_vocab_size
+            if depth is None:
+                raise RuntimeError(f"When using `output_mode={self._output_mode}` and `pad_to_max_tokens=False`, "
+                                   "you must set the layer's vocabulary before calling it. Either pass a "
+                                   "`vocabulary` argument to the layer, or call `adapt` with some sample data.")
+            if self._output_mode == "one_hot":
+                out = ids + (depth,)
+            else:     # the encodings reduce axis 1 (axis 0 of a rank-1 id array), as _encode
+                ax = 1 if len(ids) > 1 else 0
+                out = ids[:ax] + ids[ax + 1:] + (depth,)
+            aval = Aval(out, np.dtype(np.float32 if self._output_mode == "tf_idf" else np.int64))
+        return bind(py_call_p, x, fn=self._eager_values, out_avals=(aval,), name="TextVectorization")[0]
+
+    def _eager_values(self, x):
+        return self.call(convert_to_tensor(np.asarray(x))).numpy()
 
     def compute_output_shape(self, input_shape):
         if self._output_mode == "int":
