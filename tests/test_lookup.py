@@ -202,3 +202,15 @@ def test_whole_list_lookup_equals_per_element(kw):
     assert table.map_list(items) == [table(s) for s in items]
     il = L.IntegerLookup(vocabulary=[12, 36], num_oov_indices=3, mask_token=0)._table()
     assert il.map_list([12, 0, 5, -7, 36]) == [il(v) for v in [12, 0, 5, -7, 36]]
+
+
+def test_text_model_predict_compiles():
+    # the text tutorials' export model: TextVectorization in front of a model, predict compiled
+    tv = L.TextVectorization(max_tokens=20, output_sequence_length=5)
+    tv.adapt(["good movie", "bad movie", "great film"])
+    inner = tf.keras.Sequential([L.Embedding(20, 4), L.GlobalAveragePooling1D(), L.Dense(1)])
+    export = tf.keras.Sequential([tv, inner, L.Activation("sigmoid")])
+    x = np.array(["good film", "bad", "great great movie"])
+    got = export.predict(x, verbose=0)
+    want = tf.sigmoid(inner(tv(tf.constant(x)))).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
