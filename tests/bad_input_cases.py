@@ -854,3 +854,17 @@ case("tfrec19_parse_example_missing", "lambda s: tf.io.parse_single_example(s, {
      "tf.int64)})['q']", [_EMPTY_EXAMPLE], "is required")
 case("tfrec19_parse_example_garbage", "lambda s: tf.io.parse_single_example(s, {'q': tf.io.FixedLenFeature([], "
      "tf.int64)})['q']", [np.array(b"abc", object)], "Could not parse example")
+
+# -- branch lookup19: Keras 3 lookup and text layers, call-time errors ------------------------------
+_SL = "tf.keras.layers.StringLookup"
+case("lookup19_stringlookup_oov_without_oov_indices",
+     f"layer = {_SL}(vocabulary=['ab'], num_oov_indices=0)\nf = lambda s: layer(s)", [S2], "num_oov_indices")
+case("lookup19_stringlookup_number_input", f"layer = {_SL}(vocabulary=['ab'])\nf = lambda x: layer(x)", [I3],
+     "cast")
+case("lookup19_integerlookup_string_input",
+     "layer = tf.keras.layers.IntegerLookup(vocabulary=[1, 2])\nf = lambda s: layer(s)", [S2], "cast")
+case("lookup19_integerlookup_oov_without_oov_indices",
+     "layer = tf.keras.layers.IntegerLookup(vocabulary=[1, 2], num_oov_indices=0)\nf = lambda x: layer(x)", [I3],
+     "num_oov_indices")
+case("lookup19_stringlookup_valid", f"layer = {_SL}(vocabulary=['ab', 'c'])\nf = lambda s: layer(s)", [S2])
+case("lookup19_hashing_valid", "layer = tf.keras.layers.Hashing(num_bins=4)\nf = lambda s: layer(s)", [S2])

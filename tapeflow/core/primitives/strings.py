@@ -4,7 +4,8 @@ hashable like an axis, printed by name in the IR).
 
 * ``string_map(*xs, fn, args, out)``: elementwise with broadcasting; ``fn(*elements, *args)``
   gives one element of dtype ``out`` (length, substr, lower, regex_replace, to_number,
-  as_string, join, hashes).
+  as_string, join, hashes; Keras' lookup tables, over integer operands too). A function with a
+  ``map_list(items)`` method (one operand, no args) maps the flat list in one call.
 * ``string_split(x, fn, out)``: every element of a 1-D ``x`` becomes a list of items (split,
   bytes_split, unicode_split/decode): the results are (values, row_splits), a ragged tensor's
   parts; the number of values depends on the data (an unknown dim when traced, as unique's).
@@ -33,6 +34,12 @@ def _map_kernel(*xs, fn, args, out):
     shape = np.broadcast_shapes(*[x.shape for x in xs])
     res = np.empty(shape, out if out is not _STRING else object)
     flat = res.reshape(-1)
+    map_list = getattr(fn, "map_list", None)
+    if map_list is not None and len(xs) == 1 and not args:
+        # a per-element function that maps a whole list (the Keras lookup tables: one dict
+        # comprehension, ~20x faster than a call per element on 100k strings)
+        flat[:] = map_list(xs[0].reshape(-1).tolist())
+        return res
     cols = [np.broadcast_to(x, shape).reshape(-1) for x in xs]
     for i in range(flat.size):
         flat[i] = fn(*[c[i] for c in cols], *args)

@@ -41,6 +41,8 @@ from .image_preprocessing import (RandomGrayscale, RandomHue, RandomSaturation, 
 from .recurrent import (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, RNN, SimpleRNN,  # noqa: F401
                         LSTM, GRU, Masking, Wrapper, Bidirectional, TimeDistributed)
 from .conv_lstm import ConvLSTMCell, ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
+from .lookup import (StringLookup, IntegerLookup, Hashing, HashedCrossing,  # noqa: F401  (lookup19)
+                     TextVectorization)
 
 
 

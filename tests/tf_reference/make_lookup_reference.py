@@ -1,0 +1,15 @@
+"""TF 2.21's results of tests/lookup_cases.py (Keras 3's lookup and text layers), for
+tests/test_lookup.py. Run with the peers venv: python tests/tf_reference/make_lookup_reference.py"""
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import tensorflow as tf  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from lookup_cases import run  # noqa: E402
+
+(HERE.parent / "data" / "lookup_tf.json").write_text(json.dumps(run(tf), indent=1))
