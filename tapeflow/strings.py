@@ -25,7 +25,7 @@ _STRING = np.dtype(object)
 __all__ = ["length", "substr", "split", "join", "reduce_join", "to_number", "string_to_number", "as_string",
            "format", "regex_full_match", "regex_replace", "lower", "upper", "strip", "bytes_split",
            "unicode_decode", "unicode_encode", "unicode_split", "unicode_transcode", "ngrams",
-           "to_hash_bucket_fast", "unsorted_segment_join"]
+           "to_hash_bucket_fast", "to_hash_bucket_strong", "unsorted_segment_join"]
 
 
 def _is_ragged(x):
@@ -605,6 +605,23 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
         raise InvalidArgumentError(f"to_hash_bucket_fast: num_buckets must be >= 1, got {num_buckets}")
     return _map("to_hash_bucket_fast", _fingerprint_bucket, [_strings_or_ragged("to_hash_bucket_fast", input)],
                 np.int64, args=(int(num_buckets),))
+
+
+def _siphash_bucket(s, num_buckets, k0, k1):
+    from .util.siphash import siphash24
+    return siphash24(k0, k1, s) % num_buckets
+
+
+def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """tf.strings.to_hash_bucket_strong: SipHash-2-4 of each string under the 128-bit ``key`` (two
+    uint64), modulo num_buckets, int64 (TF's buckets)."""
+    if num_buckets < 1:
+        raise InvalidArgumentError(f"to_hash_bucket_strong: num_buckets must be >= 1, got {num_buckets}")
+    k = list(key.numpy().tolist() if hasattr(key, "numpy") else key)
+    if len(k) != 2:   # TF 2.21: InvalidArgumentError "Key must have 2 elements"
+        raise InvalidArgumentError(f"to_hash_bucket_strong: Key must have 2 elements, got {k!r}")
+    return _map("to_hash_bucket_strong", _siphash_bucket, [_strings_or_ragged("to_hash_bucket_strong", input)],
+                np.int64, args=(int(num_buckets), int(k[0]) % (1 << 64), int(k[1]) % (1 << 64)))
 
 
 def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):

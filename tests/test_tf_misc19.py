@@ -105,3 +105,14 @@ def test_concrete_function_type_and_inference_fn():
     assert str(cf.function_type) == ("(a: TensorSpec(shape=(), dtype=tf.string, name=None)) -> "
                                      "TensorSpec(shape=(), dtype=tf.string, name=None)")
     assert cf.inference_fn(tf.constant("a")).numpy() == b"aa"
+
+
+def test_to_hash_bucket_strong_is_tfs():
+    # TF 2.21: SipHash-2-4 under the key, modulo the buckets; eager and compiled
+    got = tf.strings.to_hash_bucket_strong(["Hello", "TensorFlow", "2.x", ""], 3, [1, 2])
+    assert got.dtype == tf.int64 and got.numpy().tolist() == [2, 2, 1, 1]
+    f = tf.function(lambda x: tf.strings.to_hash_bucket_strong(x, 1000, [10, 20]))
+    assert f(tf.constant([["a", "b"], ["c", ""]])).numpy().tolist() == [[28, 62], [161, 816]]
+    import pytest
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key must have 2 elements"):
+        tf.strings.to_hash_bucket_strong(["a"], 3, [1])
