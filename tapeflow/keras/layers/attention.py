@@ -571,8 +571,9 @@ class MultiHeadAttention(Layer):
             return N.softmax(scores, axis=axes[0])
         return M.exp(scores - M.reduce_logsumexp(scores, axis=list(axes), keepdims=True))
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
-             return_attention_scores=False, training=None, use_causal_mask=False):
+    def _project(self, query, value, key, query_mask, value_mask, key_mask, attention_mask, use_causal_mask):
+        """(mask, gate, q, k, v): the inputs converted, the sublayers built at the first call, the
+        attention mask, and the projections."""
         value = self._convert_input(value)
         key = value if key is None else self._convert_input(key)
         if not self._sublayers_built:
@@ -582,9 +583,12 @@ class MultiHeadAttention(Layer):
         # it, as Keras documents the argument (docs/differences.md)
         mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
         gate = self._gate_dense(query) if self._use_gate else None
-        q = self._query_dense(query)
-        k = self._key_dense(key)
-        v = self._value_dense(value)
+        return mask, gate, self._query_dense(query), self._key_dense(key), self._value_dense(value)
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
+             return_attention_scores=False, training=None, use_causal_mask=False):
+        mask, gate, q, k, v = self._project(query, value, key, query_mask, value_mask, key_mask, attention_mask,
+                                            use_causal_mask)
         softmax_layer_path = return_attention_scores or self._dropout > 0 or _rank(q) != 4
         return self._attend(q, k, v, gate, mask, softmax_layer_path, return_attention_scores, training,
                             lambda q, k: M.einsum(self._dot_eq, k, q), lambda w, v: M.einsum(self._combine_eq, w, v))
@@ -684,16 +688,10 @@ class GroupQueryAttention(MultiHeadAttention):
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
              return_attention_scores=False, training=None, use_causal_mask=False):
-        value = self._convert_input(value)
-        key = value if key is None else self._convert_input(key)
-        if not self._sublayers_built:
-            self.build(_shape(query), _shape(value), _shape(key))
-        mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
-        gate = self._gate_dense(query) if self._use_gate else None
-        q = self._query_dense(query)
-        reps = self._num_heads // self._num_kv_heads
-        k = A.repeat(self._key_dense(key), reps, axis=2)
-        v = A.repeat(self._value_dense(value), reps, axis=2)
+        mask, gate, q, k, v = self._project(query, value, key, query_mask, value_mask, key_mask, attention_mask,
+                                            use_causal_mask)
+        reps = self._num_heads // self._num_kv_heads      # each key/value head serves its query group
+        k, v = A.repeat(k, reps, axis=2), A.repeat(v, reps, axis=2)
         # Keras 3's Softmax-layer path (zeros for a fully masked row) with scores returned or
         # dropout; its dot_product_attention otherwise (the inputs here are always rank 4)
         zero_masked = return_attention_scores or self._dropout > 0
