@@ -116,3 +116,32 @@ def test_to_hash_bucket_strong_is_tfs():
     import pytest
     with pytest.raises(tf.errors.InvalidArgumentError, match="Key must have 2 elements"):
         tf.strings.to_hash_bucket_strong(["a"], 3, [1])
+
+
+def test_string_inputs_and_adapted_lookups_survive_save_and_load(tmp_path):
+    # keras.Input(dtype="string") builds a functional model (it raised: 'string' is no NumPy dtype), and an
+    # adapted vocabulary is saved: a loaded StringLookup had none and mapped every token to OOV.
+    # TF 2.21: [[3, 1], [0, 2]] before and after load_model
+    import numpy as np
+    inp = tf.keras.Input(shape=(2,), dtype="string")
+    lookup = tf.keras.layers.StringLookup()
+    lookup.adapt(tf.constant(["a", "b", "b", "c", "c", "c"]))
+    m = tf.keras.Model(inp, lookup(inp))
+    x = tf.constant([["a", "c"], ["z", "b"]])
+    assert m(x).numpy().tolist() == [[3, 1], [0, 2]]
+    m.save(str(tmp_path / "lookup.keras"))
+    assert tf.keras.models.load_model(str(tmp_path / "lookup.keras"))(x).numpy().tolist() == [[3, 1], [0, 2]]
+    tv = tf.keras.layers.TextVectorization(output_mode="tf_idf")
+    tv.adapt(tf.constant(["the cat sat", "the dog ran", "a cat ran"]))
+    inp = tf.keras.Input(shape=(1,), dtype="string")
+    m = tf.keras.Model(inp, tv(inp))
+    t = tf.constant([["the cat ran"], ["zebra dog"]])
+    m.save(str(tmp_path / "tv.keras"))
+    np.testing.assert_array_equal(tf.keras.models.load_model(str(tmp_path / "tv.keras"))(t).numpy(), m(t).numpy())
+    il = tf.keras.layers.IntegerLookup()
+    il.adapt(np.array([5, 5, 7, 9]))
+    inp = tf.keras.Input(shape=(2,), dtype="int64")
+    m = tf.keras.Model(inp, il(inp))
+    m.save(str(tmp_path / "il.keras"))
+    assert tf.keras.models.load_model(str(tmp_path / "il.keras"))(np.array([[5, 9], [1, 7]])).numpy().tolist() == \
+        m(np.array([[5, 9], [1, 7]])).numpy().tolist()

@@ -345,7 +345,7 @@ class Layer(Module):
         if isinstance(dtype, dict):  # a serialized policy
             dtype = dtype.get("config", {}).get("name", None)
         self._dtype = _dt.as_dtype(dtype).name if dtype is not None else backend.floatx()
-        self._np_dtype = np.dtype(self._dtype)
+        self._np_dtype = _dt.as_dtype(self._dtype).np     # (tf.string's NumPy dtype is object)
         self._build_input_shape = None
         self._build_input_dtypes = None
         self._last_output_shape = None
@@ -880,7 +880,9 @@ class Layer(Module):
                 if isinstance(x, KerasTensor):
                     shape = tuple(x.shape)
                     shape = tuple((1 if i == 0 else size) if d is None else d for i, d in enumerate(shape))
-                    return convert_to_tensor(np.zeros(shape, x.dtype.as_numpy_dtype))
+                    npd = np.dtype(x.dtype.as_numpy_dtype)
+                    # (a string input probes with empty strings: np.zeros of objects holds int 0s)
+                    return convert_to_tensor(np.full(shape, b"", object) if npd.kind == "O" else np.zeros(shape, npd))
                 return x
             c_args = nest.map_structure(concrete, list(args))
             c_kwargs = nest.map_structure(concrete, dict(kwargs))

@@ -255,6 +255,11 @@ def serialize_keras_object(obj):
             shape = obj.__dict__.get("_build_input_shape")
             if obj.built and shape is not None and not isinstance(shape, dict):
                 out["build_config"] = {"input_shape": serialize_keras_object(shape)}
+        # state that is neither a config value nor a weight (an adapted vocabulary): Keras 3 writes
+        # it as asset files (save_assets / load_assets); tapeflow keeps it beside the config
+        assets = obj.save_assets_dict() if hasattr(obj, "save_assets_dict") else None
+        if assets:
+            out["assets"] = serialize_keras_object(assets)
         return out
     if callable(obj):
         return _function_ref(obj)
@@ -348,6 +353,8 @@ def deserialize_keras_object(config, custom_objects=None, where=""):
             params = {}
         obj = cls.from_config(inner, custom_objects=custom_objects) if "custom_objects" in params \
             else cls.from_config(inner)
+    if config.get("assets") and hasattr(obj, "load_assets_dict"):
+        obj.load_assets_dict(config["assets"])
     return obj
 
 

@@ -489,6 +489,19 @@ class _IndexLookup(_ConvertsInputs, Layer):
             return (s[:-1] if len(s) > 1 and s[-1] == 1 else s) + (depth,)
         return s[:-1] + (depth,)
 
+    # -- saving: an adapted vocabulary is not in the config (as Keras 3's, whose asset files hold
+    # it); without these a loaded layer had no vocabulary and mapped every token to the OOV index
+    def save_assets_dict(self):
+        if self.input_vocabulary is not None or not self._tokens:
+            return None
+        out = {"vocabulary": list(self.get_vocabulary(include_special_tokens=True))}
+        if self.output_mode == "tf_idf" and getattr(self, "idf_weights", None) is not None:
+            out["idf_weights"] = np.asarray(self.idf_weights, np.float64)[:len(out["vocabulary"])].tolist()
+        return out
+
+    def load_assets_dict(self, assets):
+        self.set_vocabulary(assets["vocabulary"], idf_weights=assets.get("idf_weights"))
+
     def get_config(self):
         cfg = super().get_config()
         cfg.pop("dtype", None)
@@ -785,6 +798,12 @@ class TextVectorization(_ConvertsInputs, Layer):
                                           encoding=encoding, vocabulary_size=vocabulary_size)
 
     # -- vocabulary (the lookup layer's) -------------------------------------------------------------
+    def save_assets_dict(self):
+        return self._lookup_layer.save_assets_dict()
+
+    def load_assets_dict(self, assets):
+        self._lookup_layer.load_assets_dict(assets)
+
     def get_vocabulary(self, include_special_tokens=True):
         return self._lookup_layer.get_vocabulary(include_special_tokens)
 
