@@ -53,6 +53,10 @@ class DType:
         return self.np.kind in "iu"
 
     @property
+    def is_unsigned(self):
+        return self.np.kind == "u"   # (TF 2.21: False for tf.bool)
+
+    @property
     def is_bool(self):
         return self.np.kind == "b"
 
@@ -109,13 +113,17 @@ int16 = DType(np.int16)
 int32 = DType(np.int32)
 int64 = DType(np.int64)
 uint8 = DType(np.uint8)
+uint16 = DType(np.uint16)
+uint32 = DType(np.uint32)
+uint64 = DType(np.uint64)
 bool_ = DType(np.bool_)
 half, double = float16, float64
 #: tf.string: an object array of bytes (see the module's docstring)
 string = DType(np.object_, "string")
 STRING = string.np
 
-_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, string)}
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                                  bool_, string)}
 #: the numeric dtypes (an array of one is taken as it is; an object array is checked for bytes)
 SUPPORTED = tuple(d for d in _BY_NP if d.kind != "O")
 FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))

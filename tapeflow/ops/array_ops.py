@@ -180,8 +180,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, 
     d = _dt.np_dtype(dtype)
     idx = indices
     ia = aval_of(idx)
-    if ia.dtype.kind not in "iu":
-        raise InvalidArgumentTypeError(f"one_hot: indices must be integers (uint8, int32 or int64), got "
+    if ia.dtype.kind not in "iu" or ia.dtype.name in ("int16", "uint16", "uint32", "uint64"):  # TF's kernels' list
+        raise InvalidArgumentTypeError(f"one_hot: indices must be uint8, int8, int32 or int64, got "
                                        f"{ia.dtype.name} {fmt_shape(ia.shape)}; cast them: "
                                        "tapeflow.cast(indices, tapeflow.int32)")
     depth = _scalar_int(depth)

@@ -355,7 +355,13 @@ def _integer_mean(x, axes, keepdims):
     is 2**30, not an overflow), divided with truncation toward zero (mean([-1, -2]) is -1),
     in the input's dtype; the mean of nothing is 0."""
     d = aval_of(x).dtype
-    wide = cast(x, np.int64)  # holds any sum of uint8..uint32 and int8..int32 values
+    if d.kind == "u":  # no sign to truncate toward; uint64's own width (TF sums uint64 in uint64)
+        wide = cast(x, np.uint64)
+        s = bind(R.reduce_sum_p, wide, axis=axes, keepdims=keepdims)
+        n = _count(wide, axes)
+        n = builtins.max(n, 1) if isinstance(n, int) else maximum(n, 1)
+        return cast(floordiv(s, cast(n, np.uint64) if not isinstance(n, int) else n), d)
+    wide = cast(x, np.int64)  # holds any sum of int8..int32 values
     s = bind(R.reduce_sum_p, wide, axis=axes, keepdims=keepdims)
     n = _count(wide, axes)
     n = builtins.max(n, 1) if isinstance(n, int) else maximum(n, 1)

@@ -21,7 +21,7 @@ from ..ir.graph import Graph, Literal, Var
 _DT = {"float32": types_pb2.DT_FLOAT, "float64": types_pb2.DT_DOUBLE, "int32": types_pb2.DT_INT32,
        "int64": types_pb2.DT_INT64, "bool": types_pb2.DT_BOOL, "float16": types_pb2.DT_HALF,
        "uint8": types_pb2.DT_UINT8, "int8": types_pb2.DT_INT8, "int16": types_pb2.DT_INT16,
-       "uint16": types_pb2.DT_UINT16}
+       "uint16": types_pb2.DT_UINT16, "uint32": 22, "uint64": 23}  # (types.proto DT_UINT32/64: tensorboardX's copy lacks them)
 
 
 def _shape(aval):

@@ -278,7 +278,8 @@ _NP_TO_DT = {np.dtype(np.float32): types_pb2.DT_FLOAT, np.dtype(np.float64): typ
              np.dtype(np.int32): types_pb2.DT_INT32, np.dtype(np.int64): types_pb2.DT_INT64,
              np.dtype(np.bool_): types_pb2.DT_BOOL, np.dtype(np.float16): types_pb2.DT_HALF,
              np.dtype(np.uint8): types_pb2.DT_UINT8, np.dtype(np.int8): types_pb2.DT_INT8,
-             np.dtype(np.int16): types_pb2.DT_INT16}
+             np.dtype(np.int16): types_pb2.DT_INT16, np.dtype(np.uint16): types_pb2.DT_UINT16,
+             np.dtype(np.uint32): 22, np.dtype(np.uint64): 23}  # (types.proto; tensorboardX lacks the names)
 
 
 def tensor_summary(tag, data, metadata=None):

@@ -189,7 +189,8 @@ mul_p = _binary("mul", np.multiply,
 
 #: TF's truediv: small integers divide in float32, int32/int64 in float64 (exact for every int32)
 _TRUEDIV_FLOAT = {"int8": np.dtype(np.float32), "int16": np.dtype(np.float32), "uint8": np.dtype(np.float32),
-                  "uint16": np.dtype(np.float32), "int32": np.dtype(np.float64), "int64": np.dtype(np.float64)}
+                  "uint16": np.dtype(np.float32), "int32": np.dtype(np.float64), "int64": np.dtype(np.float64),
+                  "uint32": np.dtype(np.float64), "uint64": np.dtype(np.float64)}
 
 
 def _div_kernel(a, b, out=None):
