@@ -4,7 +4,17 @@
 Port a TF2 eager program by changing ``import tensorflow as tf`` to
 ``import tapeflow as tf``.
 """
-from .core import primitives as _primitives  # noqa: F401  (registers the primitive table)
+import warnings as _warnings
+
+# NumPy's floating-point RuntimeWarnings ("divide by zero encountered in log", "invalid value in
+# sqrt") raised inside tapeflow's kernels and compiled code: TF computes the same IEEE results
+# (-inf, nan) silently, so a ported program printed warnings that it did not print under TF. The
+# filter names tapeflow's modules only (compiled code runs in a namespace named "tapeflow.compiled"),
+# so NumPy code of the user's own still warns; tf.debugging.check_numerics is the way to catch them.
+# A filter costs nothing until a warning is raised (NumPy's errstate would cost every call).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
+
+from .core import primitives as _primitives  # noqa: F401,E402  (registers the primitive table)
 from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
                           int32, int64, uint8, uint16, uint32, uint64, bool_ as bool, string)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401

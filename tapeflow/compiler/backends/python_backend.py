@@ -48,7 +48,8 @@ class Ctx:
     the graph being emitted (``plan.copies``: writes that must copy)."""
 
     def __init__(self, plan=None):
-        self.ns = {"np": np}
+        # (the module name NumPy's RuntimeWarnings are attributed to: tapeflow/__init__.py filters them)
+        self.ns = {"np": np, "__name__": "tapeflow.compiled"}
         self.n = itertools.count()
         self.plan = plan
         self.arrays = {}  # Var -> the array of its planned slot (for lowerings: a fused loop's results)
