@@ -1,0 +1,221 @@
+"""tf.experimental.ExtensionType: fields, conversion, errors, specs, tf.function, dispatch.
+
+Expected texts and error messages are TF 2.21's (run with the same programs; marked ``# TF 2.21:``)."""
+from typing import Mapping, Optional, Tuple, Union, List
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+
+class MaskedTensor(tf.experimental.ExtensionType):
+    values: tf.Tensor
+    mask: tf.Tensor
+
+
+class Pencil(tf.experimental.ExtensionType):
+    color: str = "black"
+    has_erasor: bool = True
+    length: tf.Tensor = 1.0
+
+
+class Player(tf.experimental.ExtensionType):
+    name: tf.Tensor
+    attributes: Mapping[str, tf.Tensor]
+
+
+class Fields(tf.experimental.ExtensionType):
+    name: str
+    n: int
+    f: float
+    b: bool = True
+    shape: tf.TensorShape = None
+    dt: tf.DType = tf.float32
+    t: Tuple[int, ...] = ()
+    m: Mapping[str, tf.Tensor] = {}
+    u: Union[int, str] = 0
+    o: Optional[tf.Tensor] = None
+
+
+class Nested(tf.experimental.ExtensionType):
+    inner: MaskedTensor
+    k: Tuple[MaskedTensor, ...]
+
+
+class Validated(tf.experimental.ExtensionType):
+    values: tf.Tensor
+    mask: tf.Tensor
+
+    def __validate__(self):
+        self.values.shape.assert_is_compatible_with(self.mask.shape)
+        assert self.mask.dtype.is_bool, "mask.dtype must be bool"
+
+
+class Toy(tf.experimental.ExtensionType):
+    name: str
+    price: tf.Tensor
+
+    def __init__(self, name, price, discount=0):
+        self.name = name
+        self.price = price * (1 - discount)
+
+
+def test_generated_init_converts_and_reprs():
+    mt = MaskedTensor([1, 2], [True, False])
+    # TF 2.21:
+    assert repr(mt) == ("MaskedTensor(values=<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>, "
+                        "mask=<tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>)")
+    assert repr(Pencil()) == ("Pencil(color='black', has_erasor=True, "
+                              "length=<tf.Tensor: shape=(), dtype=float32, numpy=1.0>)")
+    assert repr(Pencil(length=0.5, color="blue")) == ("Pencil(color='blue', has_erasor=True, "
+                                                      "length=<tf.Tensor: shape=(), dtype=float32, numpy=0.5>)")
+    # TF 2.21: P(name='a', n=1, f=2.0, b=True, shape=TensorShape([2, None]), dt=tf.int32, t=(1, 2),
+    # m=ImmutableDict({'a': <...float32 1.0>}), u='x', o=<... shape=(2,) float32>)
+    f = Fields("a", 1, 2.0, shape=[2, None], dt=tf.int32, t=[1, 2], m={"a": 1.0}, u="x", o=[1.0, 2.0])
+    assert isinstance(f.shape, tf.TensorShape) and f.shape == tf.TensorShape([2, None])
+    assert f.t == (1, 2) and type(f.t) is tuple and f.dt == tf.int32
+    assert repr(f.m).startswith("ImmutableDict({'a': <tf.Tensor: shape=(), dtype=float32")
+    assert f.o.dtype == tf.float32 and f.o.shape == (2,)
+    assert repr(Fields("a", 1, 2.0)) == ("Fields(name='a', n=1, f=2.0, b=True, shape=TensorShape(None), dt=tf.float32, "
+                                         "t=(), m=ImmutableDict({}), u=0, o=None)")
+    assert Fields("a", 1, 2.0, dt=np.float64).dt == tf.float64          # TF 2.21: tf.float64
+    assert Fields("a", True, 2.0).n is True                             # TF 2.21: a bool is an int
+    assert MaskedTensor(np.float64(1.5), True).values.dtype == tf.float64
+
+
+@pytest.mark.parametrize("make, exc, msg", [
+    # TF 2.21's classes and messages
+    (lambda: MaskedTensor([1, 2, 3], None), TypeError, "mask: expected a Tensor, got 'NoneType'"),
+    (lambda: MaskedTensor(object(), [True]), TypeError, "values: expected a Tensor, got 'object'"),
+    (lambda: MaskedTensor([1, 2]), TypeError, "missing a required argument: 'mask'"),
+    (lambda: MaskedTensor([1], [True], [3]), TypeError, "too many positional arguments"),
+    (lambda: MaskedTensor(values=[1], mask=[True], foo=1), TypeError, "got an unexpected keyword argument 'foo'"),
+    (lambda: Fields("a", 1, 2), TypeError, "f: expected 'float', got 'int'"),
+    (lambda: Fields("a", 1.5, 2.0), TypeError, "n: expected 'int', got 'float'"),
+    (lambda: Fields(1, 1, 2.0), TypeError, "name: expected 'str', got 'int'"),
+    (lambda: Fields("a", 1, 2.0, t=[1, "x"]), TypeError, "t[1]: expected 'int', got 'str'"),
+    (lambda: Fields("a", 1, 2.0, u=1.5), TypeError, "u: expected typing.Union[int, str], got 'float'"),
+    (lambda: Nested(1, ()), TypeError, "inner: expected 'MaskedTensor', got 'int'"),
+    (lambda: Validated([1, 2, 3], [0, 1, 0]), AssertionError, "mask.dtype must be bool"),
+    (lambda: Validated([1, 2, 3], [True, False]), ValueError, "Shapes (3,) and (2,) are incompatible"),
+    (lambda: tf.experimental.ExtensionType(), AssertionError,
+     "Cannot create an instance of ExtensionType because ExtensionType is an abstract base class."),
+    (lambda: MaskedTensor.Spec(values=3, mask=tf.TensorSpec([2], tf.bool)), TypeError,
+     "values: expected a TensorSpec, got 'int'"),
+])
+def test_bad_fields(make, exc, msg):
+    with pytest.raises(exc) as e:
+        make()
+    assert str(e.value).splitlines()[0] == msg   # (pytest adds its own lines to an assert in this file)
+
+
+def test_bad_annotation_and_forward_reference():
+    with pytest.raises(TypeError, match="In field 'x': Unsupported type annotation 'list'"):   # TF 2.21
+        type("Bad", (tf.experimental.ExtensionType,), {"__annotations__": {"x": list}})
+
+    class Node(tf.experimental.ExtensionType):
+        value: tf.Tensor
+        children: Tuple["Node", ...] = ()
+    assert Node(3).children == ()
+    # TF 2.21: TypeError: children[0]: Unsupported type annotation ForwardRef('Node')
+    with pytest.raises(TypeError, match=r"children\[0\]: Unsupported type annotation ForwardRef\('Node'\)"):
+        Node(3, [Node(5)])
+
+
+def test_immutable():
+    mt = MaskedTensor([1, 2, 3], [True, False, True])
+    # TF 2.21's message, for assignment, a new attribute and deletion
+    for act in (lambda: setattr(mt, "mask", [True] * 3), lambda: setattr(mt, "foo", 1), lambda: delattr(mt, "mask")):
+        with pytest.raises(AttributeError, match="Cannot mutate attribute `(mask|foo)` outside the custom constructor "
+                                                 "of ExtensionType."):
+            act()
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        mt.mask[0] = False
+    m = Player("Anne", {"height": 8.3}).attributes
+    with pytest.raises(AttributeError, match="'ImmutableDict' object has no attribute '__setitem__'"):
+        m.__setitem__("b", 1)
+    with pytest.raises(TypeError, match="unhashable type: 'MaskedTensor'"):   # TF 2.21
+        hash(mt)
+
+
+def test_custom_init_methods_and_subclass():
+    # TF 2.21: Toy(name='ball', price=<tf.Tensor: shape=(), dtype=float32, numpy=4.0>)
+    assert repr(Toy("ball", 5.0, discount=0.2)) == "Toy(name='ball', price=<tf.Tensor: shape=(), dtype=float32, numpy=4.0>)"
+
+    class Unset(tf.experimental.ExtensionType):
+        x: tf.Tensor
+
+        def __init__(self, a):
+            pass
+    with pytest.raises(ValueError, match=r"Missing required fields: \{'x'\}"):   # TF 2.21
+        Unset(1)
+
+    class Graph(tf.experimental.ExtensionType):
+        num_nodes: tf.Tensor
+        edge_src: tf.Tensor
+
+    class WithFeature(Graph):
+        node_features: tf.Tensor
+
+        @property
+        def dtype(self):
+            return self.node_features.dtype
+    g = WithFeature(5, [0, 4], [1.0, 2.0])      # base fields first (TF's order)
+    assert [int(v) for v in g.edge_src] == [0, 4] and g.dtype == tf.float32
+
+
+def test_equality():
+    a = MaskedTensor([1, 2], [True, False])
+    b = MaskedTensor([[3, 4], [5, 6]], [[False, True], [True, True]])
+    # TF 2.21: a == a: True (a scalar bool tensor), a == b: False, a == a.values: False (Python bools)
+    eq = a == MaskedTensor([1, 2], [True, False])
+    assert isinstance(eq, tf.Tensor) and eq.dtype == tf.bool and bool(eq)
+    assert (a == b) is False and (a == a.values) is False
+    assert not bool(a == MaskedTensor([1, 3], [True, False]))
+    assert bool(a != MaskedTensor([1, 3], [True, False]))
+    assert (a == MaskedTensor([1.0, 2.0], [True, False])) is False            # another spec (dtype)
+    assert (Fields("a", 1, 2.0, o=1.0) == Fields("b", 1, 2.0, o=1.0)) is False  # a Python field differs
+
+
+def test_specs():
+    mt = MaskedTensor([1, 2], [True, False])
+    spec = tf.type_spec_from_value(mt)
+    # TF 2.21:
+    assert repr(spec) == ("MaskedTensor.Spec(values=TensorSpec(shape=(2,), dtype=tf.int32, name=None), "
+                          "mask=TensorSpec(shape=(2,), dtype=tf.bool, name=None))")
+    assert spec == MaskedTensor.Spec(values=tf.TensorSpec([2], tf.int32), mask=tf.TensorSpec([2], tf.bool))
+    assert spec != MaskedTensor.Spec(values=tf.TensorSpec([3], tf.int32), mask=tf.TensorSpec([3], tf.bool))
+    assert spec.value_type is MaskedTensor and isinstance(spec, tf.experimental.ExtensionTypeSpec)
+    with pytest.raises(AttributeError, match="outside the custom constructor of ExtensionTypeSpec"):
+        spec.values = 1
+    anne = tf.type_spec_from_value(Player("Anne", {"height": 8.3, "speed": 28.1}))
+    assert repr(anne.name) == "TensorSpec(shape=(), dtype=tf.string, name=None)"          # TF 2.21
+    assert repr(anne.attributes) == ("ImmutableDict({'height': TensorSpec(shape=(), dtype=tf.float32, name=None), "
+                                     "'speed': TensorSpec(shape=(), dtype=tf.float32, name=None)})")
+    # TF 2.21: N.Spec(inner=MT.Spec(...), k=(MT.Spec(...),))
+    assert repr(tf.type_spec_from_value(Nested(mt, (mt,)))).startswith(
+        "Nested.Spec(inner=MaskedTensor.Spec(values=TensorSpec(shape=(2,), dtype=tf.int32, name=None), ")
+    assert repr(tf.type_spec_from_value(tf.constant(1.0))) == "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+
+    class S(tf.experimental.ExtensionType):
+        a: tf.Tensor
+
+        class Spec:
+            def __init__(self, shape, dtype=tf.float32):
+                self.a = tf.TensorSpec(shape, dtype)
+    # TF 2.21: the user's Spec body, the generated spec beneath it; a local class's qualified name
+    assert repr(S.Spec([2])) == "test_specs.<locals>.S.Spec(a=TensorSpec(shape=(2,), dtype=tf.float32, name=None))"
+    assert S.Spec([2]) == tf.type_spec_from_value(S([1.0, 2.0]))
+
+
+def test_tensor_shape_helpers():
+    s = tf.TensorShape([2, None, 3])
+    assert isinstance(s[:-1], tf.TensorShape) and s[:-1] == tf.TensorShape([2, None]) and s[0] == 2
+    assert s.merge_with([None, 4, 3]) == tf.TensorShape([2, 4, 3])
+    with pytest.raises(ValueError):
+        s.merge_with([3, 4, 3])
+    assert tf.TensorShape([2]).concatenate([3]) == tf.TensorShape([2, 3])
+    with pytest.raises(ValueError, match=r"Shapes \(2, None, 3\) and \(2,\) are incompatible"):
+        s.assert_is_compatible_with(tf.TensorShape([2]))
+    assert tf.TensorSpec(2).shape == (2,)   # TF 2.21: TensorSpec(shape=(2,), ...)
