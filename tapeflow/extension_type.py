@@ -488,7 +488,7 @@ class ExtensionTypeSpec:
     def _tf_spec_components(self):
         """(static, TensorSpecs): the static half matches _decompose of every value of this spec."""
         specs = []
-        return _spec_decompose(self, specs), specs
+        return _Static(_spec_decompose(self, specs)), specs
 
 
 class BatchableExtensionTypeSpec(ExtensionTypeSpec):

@@ -219,3 +219,100 @@ def test_tensor_shape_helpers():
     with pytest.raises(ValueError, match=r"Shapes \(2, None, 3\) and \(2,\) are incompatible"):
         s.assert_is_compatible_with(tf.TensorShape([2]))
     assert tf.TensorSpec(2).shape == (2,)   # TF 2.21: TensorSpec(shape=(2,), ...)
+
+
+# -- tapeflow.function ------------------------------------------------------------------------------
+
+def test_function_retraces_where_tf_does():
+    traces = []
+
+    @tf.function
+    def f(m):
+        traces.append(1)
+        return MaskedTensor(m.values * 2, m.mask)
+    out = f(MaskedTensor([1, 2], [True, False]))
+    assert isinstance(out, MaskedTensor) and out.values.numpy().tolist() == [2, 4]
+    assert out.mask.numpy().tolist() == [True, False]
+    f(MaskedTensor([3, 4], [True, True]))             # same spec: no trace
+    f(MaskedTensor([3, 4, 5], [True, True, True]))    # another shape
+    f(MaskedTensor([3.0, 4.0], [True, True]))         # another dtype
+    assert len(traces) == 3                            # TF 2.21: 3 traces for these 4 calls
+
+    @tf.function
+    def anonymize(player):
+        traces.append(2)
+        return Player("<anonymous>", player.attributes)
+    r = anonymize(Player("Anne", {"height": 8.3, "speed": 28.1}))
+    anonymize(Player("Bart", {"height": 8.1, "speed": 25.3}))
+    anonymize(Player("Chuck", {"height": 11.0, "jump": 5.3}))   # other keys: another spec
+    assert traces.count(2) == 2                                  # TF 2.21: <<TRACING>> twice
+    assert r.name.numpy() == b"<anonymous>" and float(r.attributes["speed"]) == pytest.approx(28.1)
+
+    @tf.function
+    def g(pencil):
+        traces.append(3)
+        return pencil.length * 2
+    assert float(g(Pencil())) == 2.0 and float(g(Pencil(length=3.0))) == 6.0
+    g(Pencil(color="red"))                               # a Python field is part of the spec
+    assert traces.count(3) == 2
+
+
+def test_function_nested_and_results_match_eager():
+    def body(n):
+        return Nested(MaskedTensor(n.inner.values + 1, n.inner.mask), tuple(
+            MaskedTensor(k.values * 3, ~k.mask) for k in n.k))
+    n = Nested(MaskedTensor([1.0, 2.0], [True, False]), (MaskedTensor([3], [True]), MaskedTensor([4], [False])))
+    eager, compiled = body(n), tf.function(body)(n)
+    assert type(compiled) is Nested and bool(compiled == eager)
+    assert compiled.k[1].mask.numpy().tolist() == [True]
+
+
+def test_input_signature_and_concrete_functions():
+    class Pastry(tf.experimental.ExtensionType):
+        sweetness: tf.Tensor
+        chewiness: tf.Tensor
+    spec = Pastry.Spec(tf.TensorSpec([2]), tf.TensorSpec(2))
+    traces = []
+
+    @tf.function(input_signature=[spec])
+    def increase(x, delta=1.0):
+        traces.append(1)
+        return Pastry(x.sweetness + delta, x.chewiness)
+    cookie = Pastry(sweetness=[1.2, 0.4], chewiness=[0.8, 0.2])
+    r = increase(cookie)
+    # TF 2.21: Pastry(sweetness=[2.2, 1.4], chewiness=[0.8, 0.2])
+    np.testing.assert_allclose(r.sweetness.numpy(), [2.2, 1.4], rtol=1e-6)
+    increase(Pastry([0.0, 1.0], [1.0, 1.0]))
+    assert len(traces) == 1 and increase.input_signature == [spec]
+    with pytest.raises(TypeError, match="can not cast .*TensorSpec\\(shape=\\(3,\\)"):   # TF 2.21: TypeError
+        increase(Pastry([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]))
+
+    @tf.function
+    def combine(x):
+        return (x.sweetness + x.chewiness) / 2
+    cf = combine.get_concrete_function(spec)
+    np.testing.assert_allclose(cf(cookie).numpy(), [1.0, 0.3], rtol=1e-6)   # TF 2.21: [1. , 0.3]
+    vspec = Pastry.Spec(tf.TensorSpec([None]), tf.TensorSpec([None]))
+    cf = combine.get_concrete_function(vspec)          # None dims: one trace for every length
+    np.testing.assert_allclose(cf(Pastry([1.0, 2.0, 3.0], [3.0, 2.0, 1.0])).numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(increase.get_concrete_function()(cookie).sweetness.numpy(), [2.2, 1.4], rtol=1e-6)
+
+
+def test_gradients_through_fields():
+    x = tf.constant([1.0, 2.0])
+
+    @tf.function
+    def loss(m):
+        return tf.reduce_sum(tf.where(m.mask, m.values * m.values, 0.0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = loss(MaskedTensor(x * 3.0, [True, False]))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [18.0, 0.0])
+
+    @tf.function
+    def inner_grad(m):
+        with tf.GradientTape() as t:
+            t.watch(m.values)
+            y = tf.reduce_sum(m.values * m.values)
+        return t.gradient(y, m.values)
+    np.testing.assert_allclose(inner_grad(MaskedTensor([1.0, 3.0], [True, True])).numpy(), [2.0, 6.0])
