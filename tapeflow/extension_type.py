@@ -381,11 +381,21 @@ class ExtensionType(CompositeTensor):
     def _bind_composite(cls, p, args, params):
         r = _elementwise_dispatch(p, args, params)
         if r is NotImplemented:
-            raise CompositeOperand(p.name, cls.__name__)
+            raise ExtensionTypeOperand(p.name, next(a for a in args if isinstance(a, ExtensionType)))
         return r
 
 
-# the building flag lives in __dict__; hide it from instances' field lookups
+class ExtensionTypeOperand(CompositeOperand, ValueError):
+    """An extension type where an op needs a tensor and no dispatch handler takes it: TF 2.21's
+    ValueError (and a CompositeOperand, which the public ops with a dispatch table catch)."""
+
+    def __init__(self, op, value):
+        TypeError.__init__(self, f"{op}: does not accept a {type(value).__name__} operand: Attempt to convert a value "
+                                 f"({value!r}) with an unsupported type ({type(value)}) to a Tensor. Register a "
+                                 "handler (tf.experimental.dispatch_for_unary_elementwise_apis, "
+                                 "dispatch_for_binary_elementwise_apis, dispatch_for_api) or pass its tensor fields")
+
+
 def _custom_init(init):
     def __init__(self, *args, **kwargs):
         d = self.__dict__
@@ -685,16 +695,9 @@ def _dispatch_types(ann):
     return {ann} if isinstance(ann, type) and issubclass(ann, CompositeTensor) else set()
 
 
-def _check_dispatch_type(ann, what):
-    if not _dispatch_types(ann):
-        raise TypeError(f"{what}: the annotation {ann!r} names no ExtensionType (the dispatch is chosen by "
-                        "an extension type among the arguments)")
-
-
 def dispatch_for_unary_elementwise_apis(x_type):
     """``tf.experimental.dispatch_for_unary_elementwise_apis``: ``handler(api_func, x)`` computes every
     unary elementwise op (tf.abs, tf.math.exp, ...) on an ``x`` of ``x_type``."""
-    _check_dispatch_type(x_type, "dispatch_for_unary_elementwise_apis")
 
     def decorator(handler):
         _UNARY.append((x_type, handler))
@@ -705,8 +708,6 @@ def dispatch_for_unary_elementwise_apis(x_type):
 def dispatch_for_binary_elementwise_apis(x_type, y_type):
     """``tf.experimental.dispatch_for_binary_elementwise_apis``: ``handler(api_func, x, y)`` computes
     every binary elementwise op (tf.math.add, tf.maximum, ...) on operands of these types."""
-    if not (_dispatch_types(x_type) or _dispatch_types(y_type)):
-        _check_dispatch_type(x_type, "dispatch_for_binary_elementwise_apis")
 
     def decorator(handler):
         _BINARY.append((x_type, y_type, handler))
@@ -768,6 +769,15 @@ def api_dispatch(api, args, kwargs):
             continue
         if all(_matches(ann, ba.arguments.get(name)) for name, ann in sig.items() if name in ba.arguments):
             return handler(*args, **kwargs)
+    return NotImplemented
+
+
+def unary_dispatch(api_func, x):
+    """``handler(api_func, x)`` of the unary elementwise handler registered for ``x``'s type, or
+    NotImplemented (public unary ops that are no primitive: ones_like, zeros_like)."""
+    for ann, handler in reversed(_UNARY):
+        if _matches(ann, x):
+            return handler(api_func, x)
     return NotImplemented
 
 

@@ -316,3 +316,85 @@ def test_gradients_through_fields():
             y = tf.reduce_sum(m.values * m.values)
         return t.gradient(y, m.values)
     np.testing.assert_allclose(inner_grad(MaskedTensor([1.0, 3.0], [True, True])).numpy(), [2.0, 6.0])
+
+
+# -- dispatch ---------------------------------------------------------------------------------------
+
+class Masked(tf.experimental.ExtensionType):
+    values: tf.Tensor
+    mask: tf.Tensor
+
+
+def _as_masked(x):
+    return x if isinstance(x, Masked) else Masked(x, tf.ones_like(x, tf.bool))
+
+
+def _lists(m):
+    return m.values.numpy().tolist(), m.mask.numpy().tolist()
+
+
+@pytest.fixture
+def handlers():
+    @tf.experimental.dispatch_for_unary_elementwise_apis(Masked)
+    def unary(api_func, x):
+        return Masked(api_func(x.values), x.mask)
+
+    @tf.experimental.dispatch_for_binary_elementwise_apis(Union[Masked, tf.Tensor], Union[Masked, tf.Tensor])
+    def binary(api_func, x, y):
+        x, y = _as_masked(x), _as_masked(y)
+        return Masked(api_func(x.values, y.values), x.mask & y.mask)
+
+    @tf.experimental.dispatch_for_api(tf.stack)
+    def stack(values: List[Union[Masked, tf.Tensor]], axis=0):
+        values = [_as_masked(v) for v in values]
+        return Masked(tf.stack([v.values for v in values], axis), tf.stack([v.mask for v in values], axis))
+    yield unary, binary, stack
+    for h in (unary, binary, stack):
+        tf.experimental.unregister_dispatch_for(h)
+
+
+def test_elementwise_dispatch(handlers):
+    x = Masked([1, -2, -3], [True, False, True])
+    y = Masked([[4], [5]], [[True], [False]])
+    assert _lists(tf.abs(x)) == ([1, 2, 3], [True, False, True])
+    # TF 2.21: <MaskedTensor [[5, _, 1], [_, _, _]]>
+    assert _lists(tf.math.add(x, y)) == ([[5, 2, 1], [6, 3, 2]], [[True, False, True], [False, False, False]])
+    assert _lists(tf.maximum(x, tf.constant([0, 0, 0]))) == ([1, 0, 0], [True, False, True])
+    assert _lists(tf.function(lambda a, b: tf.abs(tf.math.add(a, b)))(x, y)) == \
+        ([[5, 2, 1], [6, 3, 2]], [[True, False, True], [False, False, False]])
+    assert float(tf.abs(tf.constant(-1.5))) == 1.5     # tensors: the dense path, untouched
+    # TF 2.21: ones_like is a unary elementwise API: the handler gets it (its dtype bound)
+    assert _lists(tf.ones_like(x, dtype=tf.float32)) == ([1.0, 1.0, 1.0], [True, False, True])
+
+
+def test_api_dispatch(handlers):
+    x = Masked([1, 2, 3], [True, True, False])
+    y = tf.constant([4, 5, 6])
+    # TF 2.21: <MaskedTensor [[1, 2, _], [4, 5, 6], [1, 2, _]]>
+    assert _lists(tf.stack([x, y, x])) == ([[1, 2, 3], [4, 5, 6], [1, 2, 3]],
+                                           [[True, True, False], [True, True, True], [True, True, False]])
+    assert _lists(tf.function(lambda a: tf.stack([a, a], axis=1))(x))[0] == [[1, 1], [2, 2], [3, 3]]
+    assert tf.stack([y, y]).numpy().tolist() == [[4, 5, 6], [4, 5, 6]]
+
+
+def test_dispatch_errors_and_unregister():
+    x = Masked([1, -2], [True, False])
+    # no handler: TF 2.21 refuses the value (ValueError "Attempt to convert a value ... unsupported type");
+    # tapeflow adds which op
+    with pytest.raises(ValueError, match="abs: does not accept a Masked operand: Attempt to convert a value"):
+        tf.abs(x)
+
+    def h(api_func, x):
+        return Masked(api_func(x.values), x.mask)
+    tf.experimental.dispatch_for_unary_elementwise_apis(Masked)(h)
+    assert _lists(tf.negative(x))[0] == [-1, 2]
+    tf.experimental.unregister_dispatch_for(h)
+    with pytest.raises(TypeError):
+        tf.negative(x)
+    with pytest.raises(ValueError, match="was not registered using a `@dispatch_for_\\*` decorator"):   # TF 2.21
+        tf.experimental.unregister_dispatch_for(h)
+
+    def bad(vals, axis=0):
+        return vals
+    with pytest.raises(ValueError, match="does not match API's signature"):
+        tf.experimental.dispatch_for_api(tf.stack)(bad)

@@ -253,6 +253,15 @@ def _replace(structure, hit, fn):
     return walk(structure)
 
 
+def _has_parts(structure):
+    """Does ``structure`` hold a composite taken apart (_Parts)?"""
+    if isinstance(structure, _Parts):
+        return True
+    if isinstance(structure, dict):
+        return any(_has_parts(v) for v in structure.values())
+    return isinstance(structure, (list, tuple)) and any(_has_parts(v) for v in structure)
+
+
 def _is_composite_spec(x):
     """A composite's spec (an ExtensionType's Spec): ``_tf_spec_components()`` gives (static,
     TensorSpecs), the static half equal to its values' ``_tf_static()``."""
@@ -403,6 +412,8 @@ class ConcreteFunction:
         self.var_slots = []
         #: the Function's composite input_signature entries (position -> spec), or None
         self._composite_sig = None
+        #: traced with composite arguments (taken apart: a direct call takes them apart too)
+        self._composite_args = False
         #: ids of the Variables the graph touches by identity (closures, attributes)
         self.captured_ids = set()
         self._single = out_tree[0] == "single"
@@ -500,13 +511,14 @@ class ConcreteFunction:
                 p._v = old
 
     def __call__(self, *args, **kwargs):
-        if self._composite_sig is not None:    # an input_signature with composite specs
-            args, kwargs = _flatten_for_signature(self.name, self._composite_sig, args, kwargs)
-        else:
-            expanded = _expand_composites((args, kwargs))
-            _RELAXED.clear()
-            if expanded is not None:           # composites in, as their components (Function's call)
-                args, kwargs = expanded
+        if self._composite_args:               # traced with composites: they come as their components
+            if self._composite_sig is not None:    # (an input_signature's composite specs)
+                args, kwargs = _flatten_for_signature(self.name, self._composite_sig, args, kwargs)
+            else:
+                expanded = _expand_composites((args, kwargs))
+                _RELAXED.clear()
+                if expanded is not None:
+                    args, kwargs = expanded
         check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if _is_array(a)
                 and not isinstance(a, Variable)]
@@ -1077,6 +1089,7 @@ class Function:
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
         cf._composite_sig = self._composite_sig
+        cf._composite_args = self._composite_sig is not None or _has_parts((args, kwargs))
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}

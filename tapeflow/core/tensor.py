@@ -104,11 +104,11 @@ class TensorShape(tuple):
             return TensorShape(None)
         return TensorShape(tuple(self) + tuple(other))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key, _get=tuple.__getitem__, _slice=slice):
         # a slice of a shape is a shape (TF: shape[:-1].merge_with(...)); an index is a dim
-        if key.__class__ is slice:
-            return TensorShape(None) if self._unknown_rank else TensorShape(tuple.__getitem__(self, key))
-        return tuple.__getitem__(self, key)
+        if key.__class__ is _slice:
+            return TensorShape(None) if self._unknown_rank else TensorShape(_get(self, key))
+        return _get(self, key)
 
     # TF 2.21's text: str (2, 3) / (None, 3) / (2,) / () / <unknown>, repr
     # TensorShape([2, 3]) / TensorShape(None). Dims print as Python ints (a NumPy
