@@ -176,7 +176,7 @@ def _convert(t, value, path):
 
 
 def _convertible(value):
-    return isinstance(value, (int, float, bool, str, bytes, list, tuple, np.ndarray, np.generic))
+    return isinstance(value, (int, float, bool, str, bytes, list, tuple, range, np.ndarray, np.generic))
 
 
 # -- the value's structure: components and static parts (compiler/function.py's protocol) ------------
@@ -189,6 +189,8 @@ def _decompose(value, comps):
         return ("T",)
     if isinstance(value, ExtensionType):
         return ("E", type(value), tuple(_decompose(getattr(value, f), comps) for f in type(value)._tf_fields))
+    if isinstance(value, TensorShape):   # (a tuple too: first)
+        return ("shape", None if value.rank is None else tuple(value))
     if isinstance(value, tuple):
         return ("tuple", tuple(_decompose(v, comps) for v in value))
     if isinstance(value, ImmutableDict):
@@ -197,8 +199,6 @@ def _decompose(value, comps):
         sub = tuple(value._tf_components())
         comps.extend(sub)
         return ("C", type(value), value._tf_static(), len(sub))
-    if isinstance(value, TensorShape):
-        return ("shape", None if value.rank is None else tuple(value))
     return ("py", value)
 
 
@@ -798,3 +798,113 @@ def _elementwise_dispatch(p, args, params):
             if _matches(xa, x) and _matches(ya, y):
                 return handler(api_func, x, y)
     return NotImplemented
+
+
+# -- batching (BatchableExtensionType: tf.data, tf.map_fn) -------------------------------------------
+# TF's batch encoder: a batch of values stacks each tensor leaf along a new axis 0 and puts the
+# batch size in front of each tf.TensorShape field (the batch shape); a row slices both back.
+# Composed of tapeflow ops (indexing, stack), so they run eagerly and inside traces alike.
+
+def _restatic(static, shape_fn):
+    kind = static[0]
+    if kind == "E":
+        return ("E", static[1], tuple(_restatic(s, shape_fn) for s in static[2]))
+    if kind == "tuple":
+        return ("tuple", tuple(_restatic(s, shape_fn) for s in static[1]))
+    if kind == "map":
+        return ("map", tuple((k, _restatic(s, shape_fn)) for k, s in static[1]))
+    if kind == "shape":
+        return ("shape", None if static[1] is None else shape_fn(static[1]))
+    return static
+
+
+def _check_batchable(value, what):
+    if not isinstance(value, BatchableExtensionType):
+        raise TypeError(f"{what}: {type(value).__qualname__} is an ExtensionType whose values do not batch; "
+                        "derive it from tf.experimental.BatchableExtensionType")
+
+
+def batch_size(value, what="Dataset.from_tensor_slices"):
+    """The leading dimension the tensor leaves of a batched ``value`` share."""
+    _check_batchable(value, what)
+    comps = []
+    _decompose(value, comps)
+    if not comps or any(len(c.shape) == 0 for c in comps):
+        raise ValueError(f"{what}: cannot slice {type(value).__qualname__}: every tensor field needs a leading "
+                         "(batch) dimension")
+    dims = {c.shape[0] for c in comps}
+    if len(dims) > 1:
+        raise ValueError(f"{what}: the tensor fields of {type(value).__qualname__} have different leading "
+                         f"dimensions {sorted(dims, key=str)}")
+    return dims.pop()
+
+
+def row(value, i):
+    """Row ``i`` of a batched value (TF's unbatch of one element)."""
+    comps = []
+    static = _restatic(_decompose(value, comps), lambda d: d[1:])
+    return _compose(static, iter([c[i] for c in comps]))
+
+
+def stack_rows(values, what="Dataset.batch"):
+    """The batch of values of one spec (tensor leaves stacked, TensorShape fields given the batch size)."""
+    from .ops.array_ops import stack
+    _check_batchable(values[0], what)
+    comps_list, statics = [], []
+    for v in values:
+        c = []
+        statics.append(_decompose(v, c))
+        comps_list.append(c)
+    if any(s != statics[0] for s in statics[1:]):
+        raise ValueError(f"{what}: cannot batch {type(values[0]).__qualname__} values whose non-tensor fields "
+                         "or structure differ")
+    n = len(values)
+    stacked = []
+    for i, parts in enumerate(zip(*comps_list)):
+        shapes = {tuple(p.shape) for p in parts}
+        if len(shapes) > 1:
+            raise ValueError(f"{what}: cannot batch {type(values[0]).__qualname__} values whose tensor leaf {i} "
+                             f"has different shapes {sorted(shapes, key=str)}")
+        stacked.append(stack(list(parts)))
+    return _compose(_restatic(statics[0], lambda d: (n,) + d), iter(stacked))
+
+
+def _spec_compose(static, it):
+    kind = static[0]
+    if kind == "T":
+        return next(it)
+    if kind == "E":
+        cls = static[1]
+        spec = object.__new__(cls.Spec)
+        spec.__dict__.update(zip(cls._tf_fields, [_spec_compose(s, it) for s in static[2]]))
+        return spec
+    return _compose(static, it)
+
+
+def spec_with_batch(spec, lead):
+    """The spec of a batch (``lead``: the batch size or None) of values of ``spec``; ``lead=-1``:
+    the spec of a row of values of ``spec``."""
+    from .compiler.function import TensorSpec
+    specs = []
+    static = _spec_decompose(spec, specs)
+    if lead == -1:
+        new = [TensorSpec(None if s.shape is None else s.shape[1:], s.dtype) for s in specs]
+        static = _restatic(static, lambda d: d[1:])
+    else:
+        new = [TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape), s.dtype) for s in specs]
+        static = _restatic(static, lambda d: (lead,) + d)
+    return _spec_compose(static, iter(new))
+
+
+def map_rows(fn, elems):
+    """tf.map_fn over a batched extension type: fn on each row, the results batched again."""
+    n = batch_size(elems, "map_fn")
+    if n is None:
+        raise ValueError("map_fn: the batch dimension of the extension type must be known (it is the loop's "
+                         "trip count)")
+    outs = [fn(row(elems, i)) for i in range(n)]
+    if isinstance(outs[0], ExtensionType):
+        return stack_rows(outs, "map_fn")
+    from .ops.array_ops import stack
+    from .util import nest
+    return nest.map_structure(lambda *xs: stack(list(xs)), *outs)

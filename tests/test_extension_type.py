@@ -398,3 +398,69 @@ def test_dispatch_errors_and_unregister():
         return vals
     with pytest.raises(ValueError, match="does not match API's signature"):
         tf.experimental.dispatch_for_api(tf.stack)(bad)
+
+
+# -- BatchableExtensionType: tf.data, tf.map_fn ---------------------------------------------------
+
+class Network(tf.experimental.BatchableExtensionType):
+    shape: tf.TensorShape  # batch shape
+    work: tf.Tensor
+    bandwidth: tf.Tensor
+
+    def __init__(self, work, bandwidth):
+        self.work = tf.convert_to_tensor(work)
+        self.bandwidth = tf.convert_to_tensor(bandwidth)
+        self.shape = self.work.shape[:-1].merge_with(self.bandwidth.shape[:-2])
+
+
+class BMasked(tf.experimental.BatchableExtensionType):
+    values: tf.Tensor
+    mask: tf.Tensor
+
+
+def _balance(network):
+    delta = (tf.expand_dims(network.work, -1) - tf.expand_dims(network.work, -2)) / 4
+    delta = tf.maximum(tf.minimum(delta, network.bandwidth), -network.bandwidth)
+    return Network(network.work + tf.reduce_sum(delta, -1), network.bandwidth)
+
+
+def test_batchable_slices_and_map_fn():
+    net1 = Network([5.0, 3, 8], [[0.0, 2, 0], [2, 0, 3], [0, 3, 0]])
+    net2 = Network([3.0, 4, 2], [[0.0, 2, 2], [2, 0, 2], [2, 2, 0]])
+    batch = Network(tf.stack([net1.work, net2.work]), tf.stack([net1.bandwidth, net2.bandwidth]))
+    assert net1.shape == tf.TensorShape([]) and batch.shape == tf.TensorShape([2])
+    rows = list(tf.data.Dataset.from_tensor_slices(batch))
+    # TF 2.21: Batch element 0: <Network shape=() work=[5. 3. 8.] ...>, element 1: work=[3. 4. 2.]
+    assert [r.shape for r in rows] == [tf.TensorShape([]), tf.TensorShape([])]
+    assert [r.work.numpy().tolist() for r in rows] == [[5, 3, 8], [3, 4, 2]]
+    out = tf.map_fn(_balance, batch)
+    # TF 2.21: <Network shape=(2,) work=[[5.5 1.25 9.25] [3. 4.75 1.25]] ...>
+    assert out.shape == tf.TensorShape([2])
+    np.testing.assert_allclose(out.work.numpy(), [[5.5, 1.25, 9.25], [3.0, 4.75, 1.25]])
+    with pytest.raises(TypeError, match="do not batch; derive it from tf.experimental.BatchableExtensionType"):
+        tf.data.Dataset.from_tensor_slices(MaskedTensor([1, 2], [True, False]))
+
+
+def test_datasets_of_extension_types():
+    mt = BMasked(tf.reshape(range(20), [5, 4]), tf.ones([5, 4]))
+    assert mt.values.dtype == tf.int32                  # TF 2.21: range converts as int32
+    rows = list(tf.data.Dataset.from_tensor_slices(mt))
+    assert len(rows) == 5 and rows[1].values.numpy().tolist() == [4, 5, 6, 7]
+    pastry = next(iter(tf.data.Dataset.from_tensors(MaskedTensor(5, 5))))   # any extension type
+    assert int(pastry.values) == 5 and pastry.values.dtype == tf.int32
+
+    def gen():
+        for i in range(2, 7):
+            yield BMasked(range(10), [j % i != 0 for j in range(10)])
+    spec = BMasked.Spec(values=tf.TensorSpec([10], tf.int32), mask=tf.TensorSpec([10], tf.bool))
+    ds = tf.data.Dataset.from_generator(gen, output_signature=spec)
+    assert ds.element_spec == spec
+    batched = ds.batch(2)
+    # TF 2.21: three batches, of 2, 2 and 1 rows; the spec's leading dim None
+    assert [b.mask.shape for b in batched] == [(2, 10), (2, 10), (1, 10)]
+    assert repr(batched.element_spec.values) == "TensorSpec(shape=(None, 10), dtype=tf.int32, name=None)"
+    masks = [r.mask.numpy().tolist() for r in batched.unbatch()]
+    assert masks == [[j % i != 0 for j in range(10)] for i in range(2, 7)]
+    assert batched.unbatch().element_spec == spec
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        list(tf.data.Dataset.from_generator(lambda: iter([MaskedTensor([1], [True])]), output_signature=spec))

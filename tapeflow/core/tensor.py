@@ -459,6 +459,8 @@ def _to_array(value, dtype=None):
         elif isinstance(value, np.generic):
             arr = _dt.string_array(value) if isinstance(value, (str, bytes)) else np.asarray(value)
         else:
+            if value.__class__ is range:   # TF converts a range as the list of its ints (int32)
+                value = list(value)
             arr = _asarray(value)
             # TF's defaults apply to values made of Python scalars only: a list of
             # float64 tensors or NumPy float64 scalars keeps float64, and ints that
