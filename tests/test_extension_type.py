@@ -464,3 +464,45 @@ def test_datasets_of_extension_types():
     assert batched.unbatch().element_spec == spec
     with pytest.raises(tf.errors.InvalidArgumentError):
         list(tf.data.Dataset.from_generator(lambda: iter([MaskedTensor([1], [True])]), output_signature=spec))
+
+
+# -- control flow inside tapeflow.function ---------------------------------------------------------
+
+class MT2(tf.experimental.ExtensionType):
+    values: tf.Tensor
+    mask: tf.Tensor
+
+    def with_values(self, v):
+        return MT2(v, self.mask)
+
+
+def test_cond_and_loops_carry_extension_types():
+    @tf.function
+    def fn(x, b):
+        if b:
+            x = MT2(x, tf.less(x, 0))
+        else:
+            x = MT2(x, tf.greater(x, 0))
+        for i in tf.range(5 if b else 7):
+            x = x.with_values(x.values + 1 / 2)
+        return x
+    # TF 2.21: <MaskedTensor [_, 0.5, _]> and <MaskedTensor [4.5, _, 6.5]>
+    r = fn(tf.constant([1.0, -2, 3]), tf.constant(True))
+    assert r.values.numpy().tolist() == [3.5, 0.5, 5.5] and r.mask.numpy().tolist() == [False, True, False]
+    r = fn(tf.constant([1.0, -2, 3]), tf.constant(False))
+    assert r.values.numpy().tolist() == [4.5, 1.5, 6.5] and r.mask.numpy().tolist() == [True, False, True]
+
+    @tf.function
+    def loop(m):
+        return tf.while_loop(lambda i, _: i < 10, lambda i, mt: (i + 1, mt.with_values(mt.values + 3 / 7)), [0, m])[1]
+    b = MT2([22.0, 33, 108, 55], [True, True, True, False])
+    eager = tf.while_loop(lambda i, _: i < 10, lambda i, mt: (i + 1, mt.with_values(mt.values + 3 / 7)), [0, b])[1]
+    # TF 2.21: <MaskedTensor [26.285717, 37.285698, 112.285736, _]>
+    np.testing.assert_allclose(loop(b).values.numpy(), [26.285717, 37.285698, 112.285736, 59.285717], rtol=1e-6)
+    np.testing.assert_allclose(eager.values.numpy(), loop(b).values.numpy(), rtol=1e-6)
+
+    @tf.function
+    def bad(x, c):
+        return tf.cond(c, lambda: MT2(x, x > 0), lambda: MaskedTensor(x * 2, x > 1))   # another class
+    with pytest.raises(ValueError, match="cond: true_fn and false_fn return composite values"):
+        bad(tf.constant([1.0, 2.0, 3.0]), tf.constant(True))
