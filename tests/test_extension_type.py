@@ -506,3 +506,22 @@ def test_cond_and_loops_carry_extension_types():
         return tf.cond(c, lambda: MT2(x, x > 0), lambda: MaskedTensor(x * 2, x > 1))   # another class
     with pytest.raises(ValueError, match="cond: true_fn and false_fn return composite values"):
         bad(tf.constant([1.0, 2.0, 3.0]), tf.constant(True))
+
+
+def test_concrete_function_of_unknown_rank_spec():
+    class Grower(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(100.0)
+
+        @tf.function
+        def grow(self, x):
+            return MaskedTensor(x.values * self.v, x.mask)
+    m = Grower()
+    spec = MaskedTensor.Spec(values=tf.TensorSpec(None, tf.float32), mask=tf.TensorSpec(None, tf.bool))
+    cf = m.grow.get_concrete_function(spec)
+    # TF 2.21: <MaskedTensor [_, 200.0, _]> (one trace for every rank; tapeflow: one per rank met)
+    assert cf(MaskedTensor([1.0, 2, 3], [False, True, False])).values.numpy().tolist() == [100, 200, 300]
+    assert cf(MaskedTensor([[1.0]], [[True]])).values.numpy().tolist() == [[100]]
+    with pytest.raises(TypeError, match="can not cast"):
+        cf(MaskedTensor([1, 2], [True, True]))

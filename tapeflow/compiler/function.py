@@ -1214,6 +1214,10 @@ class Function:
     def _concrete_for_composite_specs(self, args, kwargs):
         """get_concrete_function(MaskedTensor.Spec(...)): the trace of values of that spec, as a call
         with one would trace it (its components' None dims stay unknown: _RELAXED)."""
+        if any(t.shape is None for a in nest.flatten((args, kwargs)) if _is_composite_spec(a)
+               for t in a._tf_spec_components()[1]):
+            return _SpecGenericConcreteFunction(self, args, kwargs)
+
         def example(s):
             if isinstance(s, TensorSpec):
                 c = _spec_example(s)
@@ -1334,6 +1338,23 @@ def _match_leaf(r, k):
             all(x is None or x == y for x, y in zip(r[1], k[1])):
         return k
     return k if r == k else None
+
+
+class _SpecGenericConcreteFunction:
+    """get_concrete_function(Spec) whose TensorSpecs have an unknown rank (``MaskedTensor.Spec(shape=None)``):
+    TF traces once for every rank; tapeflow's graphs have ranks, so each call is checked against the specs
+    (TF's TypeError for a value of another spec) and runs the Function, which traces once per spec met."""
+
+    def __init__(self, function, args, kwargs):
+        self._function, self._args, self._kwargs = function, tuple(args), dict(kwargs)
+        self.name = function.__name__
+
+    def __call__(self, *args, **kwargs):
+        for spec, a in zip(nest.flatten((self._args, self._kwargs)), nest.flatten((args, kwargs))):
+            if _is_composite_spec(spec) and not (isinstance(a, spec.value_type) and spec.is_compatible_with(a)):
+                raise TypeError(f"Binding inputs to the concrete function {self.name!r} failed: can not cast "
+                                f"{type_spec_text(a)} to {spec!r}")
+        return self._function(*args, **kwargs)
 
 
 def _relax_key(old, new):
