@@ -362,6 +362,9 @@ def test_elementwise_dispatch(handlers):
     assert _lists(tf.maximum(x, tf.constant([0, 0, 0]))) == ([1, 0, 0], [True, False, True])
     assert _lists(tf.function(lambda a, b: tf.abs(tf.math.add(a, b)))(x, y)) == \
         ([[5, 2, 1], [6, 3, 2]], [[True, False, True], [False, False, False]])
+    # a traced tensor beside the extension type: the tracer hands the op to the handler
+    assert _lists(tf.function(lambda a, t: tf.math.add(a, t))(x, tf.constant([10, 20, 30]))) == \
+        ([11, 18, 27], [True, False, True])
     assert float(tf.abs(tf.constant(-1.5))) == 1.5     # tensors: the dense path, untouched
     # TF 2.21: ones_like is a unary elementwise API: the handler gets it (its dtype bound)
     assert _lists(tf.ones_like(x, dtype=tf.float32)) == ([1.0, 1.0, 1.0], [True, False, True])
