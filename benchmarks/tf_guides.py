@@ -93,6 +93,10 @@ GUIDES["migrate_saved_model"] = "site/en/guide/migrate/saved_model.ipynb"
 GUIDES["distributed_training"] = "site/en/guide/distributed_training.ipynb"
 GUIDES["migrate_mirrored_strategy"] = "site/en/guide/migrate/mirrored_strategy.ipynb"
 
+# Wave 20: tf.experimental.ExtensionType (user-defined tensor-like records, their specs in
+# tf.function, and the dispatch_for_* decorators)
+GUIDES["extension_type"] = "site/en/guide/extension_type.ipynb"
+
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")

@@ -96,6 +96,10 @@ def __getattr__(name):
         from .profiler import profile as p
         globals()["profile"] = p
         return p
+    if name == "type_spec_from_value":   # (with tf.experimental's extension types)
+        from .extension_type import type_spec_from_value as f
+        globals()[name] = f
+        return f
     if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
         from . import ragged
         globals()[name] = getattr(ragged, name)

@@ -50,9 +50,14 @@ UNKNOWN_CARDINALITY = -2
 
 
 def _leaf_spec(t, drop=0):
-    """A component's spec (a SparseTensor's is a SparseTensorSpec), less ``drop`` leading dims."""
+    """A component's spec (a SparseTensor's is a SparseTensorSpec, an extension type's its Spec),
+    less ``drop`` leading dims."""
     from .compiler.function import TensorSpec
     from .sparse import SparseTensor, SparseTensorSpec
+    from .extension_type import ExtensionType, type_spec_from_value, spec_with_batch
+    if isinstance(t, ExtensionType):
+        s = type_spec_from_value(t)
+        return spec_with_batch(s, -1) if drop else s
     if isinstance(t, SparseTensor):
         return SparseTensorSpec(tuple(t.shape)[drop:], t.dtype)
     return TensorSpec(tuple(t.shape)[drop:], t.dtype)
@@ -71,7 +76,8 @@ def _as_tensors(structure):
         vals = [_as_tensors(v) for v in structure]
         return type(structure)(*vals) if hasattr(structure, "_fields") else tuple(vals)
     from .sparse import SparseTensor
-    return structure if isinstance(structure, (Tensor, SparseTensor)) else convert_to_tensor(structure)
+    from .extension_type import ExtensionType
+    return structure if isinstance(structure, (Tensor, SparseTensor, ExtensionType)) else convert_to_tensor(structure)
 
 
 def _map_result(r):
@@ -162,8 +168,9 @@ class Dataset:
                 output_types, [TensorSpec(None if s is None else tuple(s), dtypes.as_dtype(t))
                                for t, s in zip(types, shapes)])
         else:
+            from .extension_type import ExtensionTypeSpec
             for spec in nest.flatten(output_signature):
-                if not isinstance(spec, TensorSpec):
+                if not isinstance(spec, (TensorSpec, ExtensionTypeSpec)):
                     raise TypeError(f"Dataset.from_generator: output_signature must be a (nested) structure of "
                                     f"tf.TensorSpec, got {spec!r}")
         return _GeneratorDataset(generator, args or (), output_signature, output_types if strict else None)
@@ -463,6 +470,8 @@ class OwnedIterator:
         self._count += 1
         return el
 
+    next = __next__   # (TF's iterator has it too: iter(ds).next())
+
     def get_next(self):
         try:
             return next(self)
@@ -517,23 +526,29 @@ class _TensorSliceDataset(Dataset):
         flat = nest.flatten(self._struct)
         if not flat:
             raise ValueError("Dataset.from_tensor_slices: got an empty structure")
-        for t in flat:
-            if t.shape == ():
+        from .extension_type import ExtensionType, batch_size, row
+        lead = [batch_size(t) if isinstance(t, ExtensionType) else None for t in flat]
+        for t, b in zip(flat, lead):
+            if b is None and t.shape == ():
                 raise ValueError(f"Dataset.from_tensor_slices: cannot slice a scalar ({t!r}); every component "
                                  "needs a leading dimension")
-        n = flat[0].shape[0]
-        for t in flat[1:]:
-            if t.shape[0] != n:
-                raise ValueError(f"Dimensions {n} and {t.shape[0]} are not compatible")
+        lead = [t.shape[0] if b is None else b for t, b in zip(flat, lead)]
+        n = lead[0]
+        for m in lead[1:]:
+            if m != n:
+                raise ValueError(f"Dimensions {n} and {m} are not compatible")
         self._n = n
         from .sparse import SparseTensor
-        self._arrays = [t if isinstance(t, SparseTensor) else t.numpy() for t in flat]
+        self._arrays = [t if isinstance(t, (SparseTensor, ExtensionType)) else t.numpy() for t in flat]
+        self._row = row
 
     def _elements(self):
         from .sparse import SparseTensor, _row
+        from .extension_type import ExtensionType
         for i in range(self._n):
-            yield nest.pack_sequence_as(self._struct, [_row(a, i) if isinstance(a, SparseTensor) else Tensor(a[i])
-                                                       for a in self._arrays])
+            yield nest.pack_sequence_as(self._struct, [
+                _row(a, i) if isinstance(a, SparseTensor) else self._row(a, i) if isinstance(a, ExtensionType)
+                else Tensor(a[i]) for a in self._arrays])
 
     def _cardinality(self):
         return self._n
@@ -593,6 +608,11 @@ class _GeneratorDataset(Dataset):
                         f"The expected structure was {expected!r}, but the yielded element was {el!r}.")
 
     def _convert(self, value, spec, el):
+        from .extension_type import ExtensionTypeSpec
+        if isinstance(spec, ExtensionTypeSpec):   # a value of that spec
+            if not (isinstance(value, spec.value_type) and spec.is_compatible_with(value)):
+                raise self._mismatch(el)
+            return value
         dt = spec.dtype.np
         try:
             if self._types is not None and not isinstance(value, (np.ndarray, np.generic, Tensor)):
@@ -714,11 +734,15 @@ def _upstream(ds, seen=None):
 def _stack(elements):
     """Stack a list of structurally equal elements along a new first axis."""
     from .sparse import SparseTensor, _stack_rows
+    from .extension_type import ExtensionType, stack_rows
     flats = [nest.flatten(e) for e in elements]
     out = []
     for i, parts in enumerate(zip(*flats)):
         if isinstance(parts[0], SparseTensor):
             out.append(_stack_rows(parts))
+            continue
+        if isinstance(parts[0], ExtensionType):
+            out.append(stack_rows(parts))
             continue
         shapes = {tuple(p.shape) for p in parts}
         if len(shapes) > 1:
@@ -756,7 +780,9 @@ class _BatchDataset(Dataset):
 
     def _spec(self):
         lead = self._n if self._drop else None
-        return nest.map_structure(lambda s: type(s)((lead,) + tuple(s.shape), s.dtype), self._source._spec())
+        from .extension_type import ExtensionTypeSpec, spec_with_batch
+        return nest.map_structure(lambda s: spec_with_batch(s, lead) if isinstance(s, ExtensionTypeSpec) else
+                                  type(s)((lead,) + tuple(s.shape), s.dtype), self._source._spec())
 
 
 class _UnbatchDataset(Dataset):
@@ -772,7 +798,9 @@ class _UnbatchDataset(Dataset):
         return c if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
 
     def _spec(self):
-        return nest.map_structure(lambda s: type(s)(tuple(s.shape)[1:], s.dtype), self._source._spec())
+        from .extension_type import ExtensionTypeSpec, spec_with_batch
+        return nest.map_structure(lambda s: spec_with_batch(s, -1) if isinstance(s, ExtensionTypeSpec) else
+                                  type(s)(tuple(s.shape)[1:], s.dtype), self._source._spec())
 
 
 class _ShuffleDataset(_Seeded, Dataset):

@@ -868,3 +868,9 @@ case("lookup19_integerlookup_oov_without_oov_indices",
      "num_oov_indices")
 case("lookup19_stringlookup_valid", f"layer = {_SL}(vocabulary=['ab', 'c'])\nf = lambda s: layer(s)", [S2])
 case("lookup19_hashing_valid", "layer = tf.keras.layers.Hashing(num_bins=4)\nf = lambda s: layer(s)", [S2])
+
+# -- branch ext20: tf.experimental.ExtensionType ----------------------------------------------------
+_EXT = "class _MT(tf.experimental.ExtensionType):\n    values: tf.Tensor\n"
+case("ext20_abs_without_handler", _EXT + "f = lambda x: tf.abs(_MT(x))", [V3], "Attempt to convert a value")
+case("ext20_field_none", _EXT + "f = lambda x: _MT(None).values + x", [V3], "values: expected a Tensor")
+case("ext20_valid", _EXT + "f = lambda x: _MT(x * 2.0).values", [V3])

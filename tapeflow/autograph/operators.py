@@ -107,7 +107,8 @@ def _tensors(values):
                             "on a tensor inside tapeflow.function: tapeflow's graphs have static shapes, so give "
                             "it a fixed size known when tracing and an element_shape (TensorArray(dtype, size=n, "
                             "element_shape=[...]))")
-    return tuple(v if isinstance(v, (Tensor, tuple, list, dict)) else convert_to_tensor(v) for v in values)
+    return tuple(v if isinstance(v, (Tensor, tuple, list, dict)) or hasattr(type(v), "_tf_from_components")
+                 else convert_to_tensor(v) for v in values)   # (a composite: control flow takes it apart)
 
 
 def not_(x):

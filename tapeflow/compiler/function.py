@@ -64,6 +64,8 @@ class TensorSpec:
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
 
     def __init__(self, shape=None, dtype=np.float32, name=None):
+        if isinstance(shape, (int, np.integer)):   # TF: TensorSpec(2) is the shape (2,)
+            shape = (shape,)
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
         self.dtype = _dt.as_dtype(dtype)
         self.name = name
@@ -251,6 +253,45 @@ def _replace(structure, hit, fn):
     return walk(structure)
 
 
+def _has_parts(structure):
+    """Does ``structure`` hold a composite taken apart (_Parts)?"""
+    if isinstance(structure, _Parts):
+        return True
+    if isinstance(structure, dict):
+        return any(_has_parts(v) for v in structure.values())
+    return isinstance(structure, (list, tuple)) and any(_has_parts(v) for v in structure)
+
+
+def _is_composite_spec(x):
+    """A composite's spec (an ExtensionType's Spec): ``_tf_spec_components()`` gives (static,
+    TensorSpecs), the static half equal to its values' ``_tf_static()``."""
+    return hasattr(type(x), "_tf_spec_components")
+
+
+def _flatten_for_signature(name, composite_sig, args, kwargs):
+    """The call's composite arguments (at the input_signature's composite specs) checked against
+    their specs and replaced by their components (TF's error for a value of another spec)."""
+    args = list(args)
+    for i, spec in composite_sig.items():
+        if i >= len(args):
+            continue   # (a missing argument: _check_signature's count error says so)
+        a = args[i]
+        if not (isinstance(a, spec.value_type) and spec.is_compatible_with(a)):
+            got = type_spec_text(a)
+            raise TypeError(f"Binding inputs to tf.function {name!r} failed: can not cast {got} to {spec!r} "
+                            f"(argument {i})")
+        args[i] = tuple(a._tf_components())
+    return tuple(args), kwargs
+
+
+def type_spec_text(a):
+    try:
+        from ..extension_type import type_spec_from_value
+        return repr(type_spec_from_value(a))
+    except Exception:  # noqa: BLE001 -- (a value without a spec: its type)
+        return type(a).__name__
+
+
 def _rebuild(tag, components):
     name, static = tag
     return _COMPOSITE_CLASSES[name]._tf_from_components(static, tuple(components))
@@ -369,6 +410,10 @@ class ConcreteFunction:
         self.bound_method = False
         #: stand-ins of the Variable arguments, in argument order (see run_bound)
         self.var_slots = []
+        #: the Function's composite input_signature entries (position -> spec), or None
+        self._composite_sig = None
+        #: traced with composite arguments (taken apart: a direct call takes them apart too)
+        self._composite_args = False
         #: ids of the Variables the graph touches by identity (closures, attributes)
         self.captured_ids = set()
         self._single = out_tree[0] == "single"
@@ -466,6 +511,14 @@ class ConcreteFunction:
                 p._v = old
 
     def __call__(self, *args, **kwargs):
+        if self._composite_args:               # traced with composites: they come as their components
+            if self._composite_sig is not None:    # (an input_signature's composite specs)
+                args, kwargs = _flatten_for_signature(self.name, self._composite_sig, args, kwargs)
+            else:
+                expanded = _expand_composites((args, kwargs))
+                _RELAXED.clear()
+                if expanded is not None:
+                    args, kwargs = expanded
         check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if _is_array(a)
                 and not isinstance(a, Variable)]
@@ -645,6 +698,17 @@ class Function:
         self.__name__ = name or getattr(python_function, "__name__", type(python_function).__name__)
         self.__doc__ = getattr(python_function, "__doc__", None)
         self._input_signature = None if input_signature is None else list(input_signature)
+        #: position -> composite spec (an ExtensionType's Spec) of the input_signature: the
+        #: signature holds its TensorSpecs (a tuple) there, the trace rebuilds the value from them
+        self._composite_sig = None
+        if self._input_signature is not None and any(_is_composite_spec(x) for x in nest.flatten(input_signature)):
+            self._composite_sig = {i: x for i, x in enumerate(self._input_signature) if _is_composite_spec(x)}
+            if len(self._composite_sig) != sum(_is_composite_spec(x) for x in nest.flatten(input_signature)):
+                raise NotImplementedError(f"tapeflow.function {name or python_function.__name__!r}: a composite "
+                                          "spec (an ExtensionType's Spec) nested in an input_signature entry; give "
+                                          "it as an entry of its own")
+            self._input_signature = [tuple(x._tf_spec_components()[1]) if i in self._composite_sig else x
+                                     for i, x in enumerate(self._input_signature)]
         self._backend = backend
         self._cache = {}        # full key -> ConcreteFunction
         self._fast = {}         # (shape, dtype, ...) of all-Tensor positional calls -> ConcreteFunction
@@ -682,7 +746,7 @@ class Function:
         hit = self._bound.get(id(obj))
         if hit is not None and hit[0]() is obj:
             return hit[1]
-        bound = Function(self._python_function, self._input_signature, self.__name__, self._backend,
+        bound = Function(self._python_function, self.input_signature, self.__name__, self._backend,
                          jit_compile=self._jit_compile, autograph=self._autograph,
                          reduce_retracing=self._reduce_retracing, _instance=obj)
         key = id(obj)
@@ -701,6 +765,8 @@ class Function:
 
     @property
     def input_signature(self):
+        if self._composite_sig:   # (as given: the composite specs, not their TensorSpecs)
+            return [self._composite_sig.get(i, s) for i, s in enumerate(self._input_signature)]
         return self._input_signature
 
     @property
@@ -788,6 +854,8 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
+        if self._composite_sig is not None:
+            args, kwargs = _flatten_for_signature(self.__name__, self._composite_sig, *self._canonical(args, kwargs))
         if self._input_signature is None:
             expanded = _expand_composites((args, kwargs))
             if expanded is not None:     # composites in, taken apart (never the fast path)
@@ -1020,6 +1088,8 @@ class Function:
             (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
         cf.var_slots = stand_ins
+        cf._composite_sig = self._composite_sig
+        cf._composite_args = self._composite_sig is not None or _has_parts((args, kwargs))
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
@@ -1065,6 +1135,8 @@ class Function:
                     for s, a in zip(specs, self._check_signature(args, kwargs)[1])]
             n = len(args)
             packed = nest.pack_sequence_as(list(self._input_signature), flat)
+            for i, spec in (self._composite_sig or {}).items():
+                packed[i] = spec.value_type._tf_from_components(spec._tf_spec_components()[0], packed[i])
             return tuple(packed[:n]), {}
 
         # the key's leaves give each tensor argument its traced shape (None dims
@@ -1115,7 +1187,9 @@ class Function:
         """The ConcreteFunction (graph + compiled code) for these arguments (traces if needed).
         Arguments may be TensorSpecs."""
         if self._input_signature is not None and not args and not kwargs:
-            args = tuple(_spec_example(s) for s in self._input_signature)
+            args = tuple(nest.map_structure(_spec_example, s) for s in self._input_signature)
+        elif self._input_signature is None and any(_is_composite_spec(a) for a in nest.flatten((args, kwargs))):
+            return self._concrete_for_composite_specs(args, kwargs)
         elif unknown_rank(args, kwargs, TensorSpec):  # TensorSpec(None): a trace per rank met
             return RankGenericConcreteFunction(self, args, kwargs)
         args, kwargs = self._canonical(tuple(args), kwargs)
@@ -1136,6 +1210,34 @@ class Function:
         if cf is None:
             cf = self._trace(args, kwargs, key)
         return cf
+
+    def _concrete_for_composite_specs(self, args, kwargs):
+        """get_concrete_function(MaskedTensor.Spec(...)): the trace of values of that spec, as a call
+        with one would trace it (its components' None dims stay unknown: _RELAXED)."""
+        if any(t.shape is None for a in nest.flatten((args, kwargs)) if _is_composite_spec(a)
+               for t in a._tf_spec_components()[1]):
+            return _SpecGenericConcreteFunction(self, args, kwargs)
+
+        def example(s):
+            if isinstance(s, TensorSpec):
+                c = _spec_example(s)
+                if s.shape is not None:
+                    _RELAXED[id(c)] = s.shape
+                return c
+            if not _is_composite_spec(s):
+                return s
+            static, specs = s._tf_spec_components()
+            return s.value_type._tf_from_components(static, [example(t) for t in specs])
+        try:
+            args, kwargs = nest.map_structure(example, (tuple(args), dict(kwargs)))
+            args, kwargs = self._canonical(tuple(args), kwargs)
+            variables = _arg_variables(args, kwargs)
+            args, kwargs = _expand_composites((args, kwargs))
+            key, _ = self._signature(args, kwargs, variables)
+            cf = self._cache.get(key) or self._relaxed_for(key)
+            return cf if cf is not None else self._trace(args, kwargs, key, variables)
+        finally:
+            _RELAXED.clear()
 
     def graph_dot(self, *args, **kwargs):
         return self.get_concrete_function(*args, **kwargs).graph_dot()
@@ -1236,6 +1338,23 @@ def _match_leaf(r, k):
             all(x is None or x == y for x, y in zip(r[1], k[1])):
         return k
     return k if r == k else None
+
+
+class _SpecGenericConcreteFunction:
+    """get_concrete_function(Spec) whose TensorSpecs have an unknown rank (``MaskedTensor.Spec(shape=None)``):
+    TF traces once for every rank; tapeflow's graphs have ranks, so each call is checked against the specs
+    (TF's TypeError for a value of another spec) and runs the Function, which traces once per spec met."""
+
+    def __init__(self, function, args, kwargs):
+        self._function, self._args, self._kwargs = function, tuple(args), dict(kwargs)
+        self.name = function.__name__
+
+    def __call__(self, *args, **kwargs):
+        for spec, a in zip(nest.flatten((self._args, self._kwargs)), nest.flatten((args, kwargs))):
+            if _is_composite_spec(spec) and not (isinstance(a, spec.value_type) and spec.is_compatible_with(a)):
+                raise TypeError(f"Binding inputs to the concrete function {self.name!r} failed: can not cast "
+                                f"{type_spec_text(a)} to {spec!r}")
+        return self._function(*args, **kwargs)
 
 
 def _relax_key(old, new):

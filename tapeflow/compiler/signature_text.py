@@ -100,6 +100,10 @@ def _public_leaf(k, name, TensorSpec):
         return k[2]
     if isinstance(k, tuple) and len(k) == 2 and isinstance(k[1], tuple):  # a structure
         kind, subs = k
+        if kind in ("_Parts", "_CompositeTag"):
+            raise NotImplementedError("a concrete function with a composite argument (an ExtensionType, a "
+                                      "SparseTensor) has no public signature in tapeflow yet (tf.saved_model.save "
+                                      "of it): pass its tensor fields as the arguments")
         if kind == "dict":
             return {kk: _public_leaf(v, None, TensorSpec) for kk, v in subs}
         items = [_public_leaf(v, None, TensorSpec) for v in subs]

@@ -891,6 +891,8 @@ def _convert_other(p, a):
         return string_array(a)
     if hasattr(a, "__array__"):
         return np.asarray(a)
+    if a.__class__ is range:   # tf.reshape(range(20), ...): TF converts the list of its ints (int32)
+        return _py_array(list(a))
     raise _InvalidArgumentTypeError(f"{p.name}: cannot convert argument of type {type(a).__name__} to a tensor: {a!r}")
 
 

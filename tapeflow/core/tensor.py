@@ -82,6 +82,34 @@ class TensorShape(tuple):
             return True
         return shapes_compatible(tuple(self), tuple(other))
 
+    def assert_is_compatible_with(self, other):
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
+
+    def merge_with(self, other):
+        """TF's: the shape both describe (known dims from either); ValueError if they conflict."""
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._unknown_rank:
+            return other
+        if other._unknown_rank:
+            return self
+        if len(self) != len(other) or not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([a if a is not None else b for a, b in zip(self, other)])
+
+    def concatenate(self, other):
+        other = other if isinstance(other, TensorShape) else TensorShape(other)
+        if self._unknown_rank or other._unknown_rank:
+            return TensorShape(None)
+        return TensorShape(tuple(self) + tuple(other))
+
+    def __getitem__(self, key, _get=tuple.__getitem__, _slice=slice):
+        # a slice of a shape is a shape (TF: shape[:-1].merge_with(...)); an index is a dim
+        if key.__class__ is _slice:
+            return TensorShape(None) if self._unknown_rank else TensorShape(_get(self, key))
+        return _get(self, key)
+
     # TF 2.21's text: str (2, 3) / (None, 3) / (2,) / () / <unknown>, repr
     # TensorShape([2, 3]) / TensorShape(None). Dims print as Python ints (a NumPy
     # integer would print as np.int64(2)).
@@ -431,6 +459,8 @@ def _to_array(value, dtype=None):
         elif isinstance(value, np.generic):
             arr = _dt.string_array(value) if isinstance(value, (str, bytes)) else np.asarray(value)
         else:
+            if value.__class__ is range:   # TF converts a range as the list of its ints (int32)
+                value = list(value)
             arr = _asarray(value)
             # TF's defaults apply to values made of Python scalars only: a list of
             # float64 tensors or NumPy float64 scalars keeps float64, and ints that

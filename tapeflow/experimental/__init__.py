@@ -1,9 +1,13 @@
-"""``tf.experimental``: TF's NumPy API ``tf.experimental.numpy`` (``tapeflow.experimental.numpy``);
-the rest (DTensor, extension types) is out of scope in tapeflow: those names raise an error that
-says so, as the other out-of-scope namespaces do (``tapeflow._unsupported``)."""
+"""``tf.experimental``: TF's NumPy API ``tf.experimental.numpy`` (``tapeflow.experimental.numpy``) and
+extension types (``ExtensionType``, ``BatchableExtensionType``, their specs and the ``dispatch_for_*``
+decorators: ``tapeflow/extension_type.py``); DTensor is out of scope in tapeflow: its names raise an
+error that says so, as the other out-of-scope namespaces do (``tapeflow._unsupported``)."""
 from .._unsupported import UnsupportedFeatureError
+from ..extension_type import (ExtensionType, BatchableExtensionType, ExtensionTypeSpec,  # noqa: F401
+                              BatchableExtensionTypeSpec, dispatch_for_api, dispatch_for_unary_elementwise_apis,
+                              dispatch_for_binary_elementwise_apis, unregister_dispatch_for)
 
-_WHAT = "tf.experimental's DTensor and extension types"
+_WHAT = "tf.experimental's DTensor"
 
 
 def __getattr__(name):

@@ -205,8 +205,18 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         # (TF 2.21: ValueError from AutoGraph's `if`, InvalidArgumentError from tf.cond in a graph;
         # this class is both, and the TypeError it always was)
         raise InvalidArgumentTypeError(f"cond: pred must be a scalar bool tensor, got {aval_of(pred).str_short()}")
-    tg, t_caps, t_out, _, t_nin = _trace_sub(lambda: true_fn(), [], "branch")
-    fg, f_caps, f_out, _, f_nin = _trace_sub(lambda: false_fn(), [], "branch")
+    raw = {}
+
+    def stripped(fn, key):   # composites (extension types) go out as their components
+        def run():
+            raw[key] = out = fn()
+            return nest.strip_composites(out)
+        return run
+    tg, t_caps, t_out, _, t_nin = _trace_sub(stripped(true_fn, "t"), [], "branch")
+    fg, f_caps, f_out, _, f_nin = _trace_sub(stripped(false_fn, "f"), [], "branch")
+    if nest.composite_statics(raw["t"]) != nest.composite_statics(raw["f"]):
+        raise ValueError("cond: true_fn and false_fn return composite values (extension types) of different "
+                         f"specs; both branches must return the same: {raw['t']!r} and {raw['f']!r}")
     t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
     if len(t_flat) != len(f_flat):
         # (TF 2.21: TypeError from AutoGraph's `if`, ValueError from tf.cond; this class is both)
@@ -223,7 +233,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     tg = Graph(tg.inputs + [Var(c.aval) for c in f_caps], tg.consts, tg.eqns, tg.outputs, tg.variables)
     fg = Graph([Var(c.aval) for c in t_caps] + fg.inputs, fg.consts, fg.eqns, fg.outputs, fg.variables)
     outs = iter(bind(cond_p, _scalar(pred), *operands, branches=(fg, tg)))
-    return nest.pack_sequence_as(t_out, [None if a is None else next(outs) for a in t_flat])
+    return nest.restore_composites(raw["t"], nest.pack_sequence_as(t_out, [None if a is None else next(outs)
+                                                                          for a in t_flat]))
 
 
 def _scalar(pred):
@@ -321,19 +332,23 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         res = nest.pack_sequence_as(lv0, nest.flatten(lv))
         return res[0] if single else res
     lv = (loop_vars,) if single else loop_vars
-    lv = _as_tensor_leaves(lv)
+    lv_raw = lv   # composites (extension types) are carried as their components
+    lv = _as_tensor_leaves(nest.strip_composites(lv))
     in_avals = _flat_avals(lv)
     tree = lv
 
     def cfn(*flat):
-        r = cond(*nest.pack_sequence_as(tree, list(flat)))
+        r = cond(*nest.restore_composites(lv_raw, nest.pack_sequence_as(tree, list(flat))))
         return r
 
     def bfn(*flat):
-        r = body(*nest.pack_sequence_as(tree, list(flat)))
+        r = body(*nest.restore_composites(lv_raw, nest.pack_sequence_as(tree, list(flat))))
         if single and not isinstance(r, (list, tuple)):
             r = (r,)
-        return list(nest.flatten(r))
+        if nest.composite_statics(r) != nest.composite_statics(lv_raw):
+            raise ValueError("while_loop: the body returns composite values (extension types) of other specs "
+                             f"than the loop variables': {r!r}")
+        return list(nest.flatten(nest.strip_composites(r)))
 
     # the body first: variables it writes must be read inside the cond graph (on every
     # test), not hoisted out of the loop as a value read once before it
@@ -351,7 +366,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     outs = bind(while_p, *nest.flatten(lv), *c_caps, *b_caps, cond_graph=cg, body_graph=bg,
                 n_carry=len(in_avals), n_cond_caps=len(c_caps),
                 max_iter=None if maximum_iterations is None else int(maximum_iterations))
-    res = nest.pack_sequence_as(tree, list(outs))
+    res = nest.restore_composites(lv_raw, nest.pack_sequence_as(tree, list(outs)))
     return res[0] if single else res
 
 

@@ -399,6 +399,11 @@ class Trace:
         try:
             in_vars = [self.to_var(a) for a in args]
         except (TypeError, ValueError) as e:  # a None/object argument, a mixed list: name the op it was passed to
+            for a in args:
+                if isinstance(a, _prim.CompositeTensor):
+                    # a composite operand (an ExtensionType, a RaggedTensor): its class applies p, as
+                    # eager_apply hands it over (TF's dispatch); tried only once the conversion failed
+                    return a._bind_composite(p, args, params)
             from ..errors import InvalidArgumentTypeError
             raise InvalidArgumentTypeError(f"{p.name}: {e}") from None
         try:

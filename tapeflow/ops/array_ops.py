@@ -108,7 +108,14 @@ def fill(dims, value, name=None):
 
 
 def _like(x, value, dtype):
-    av = aval_of(x)
+    try:
+        av = aval_of(x)
+    except CompositeOperand:   # TF's unary elementwise dispatch (an ExtensionType's registered handler)
+        from ..extension_type import unary_dispatch
+        r = unary_dispatch(lambda v: _like(v, value, dtype), x)
+        if r is NotImplemented:
+            raise
+        return r
     d = _dt.np_dtype(dtype) if dtype is not None else av.dtype
     value = _string_value(value, d)
     if all(s is not None for s in av.shape):
@@ -291,6 +298,10 @@ def concat(values, axis, name=None):
     except CompositeOperand:   # RaggedTensors among the values: TF's ragged concat
         if not any(isinstance(v, CompositeTensor) for v in values):
             raise
+        from ..extension_type import api_dispatch   # (tf.experimental.dispatch_for_api's handlers)
+        r = api_dispatch(concat, (values, axis), {})
+        if r is not NotImplemented:
+            return r
         from ..ragged.ops import concat as _ragged_concat
         return _ragged_concat(values, axis)
 
@@ -301,6 +312,10 @@ def stack(values, axis=0, name=None):
     except CompositeOperand:
         if not any(isinstance(v, CompositeTensor) for v in values):
             raise
+        from ..extension_type import api_dispatch   # (tf.experimental.dispatch_for_api's handlers)
+        r = api_dispatch(stack, (values, axis), {})
+        if r is not NotImplemented:
+            return r
         from ..ragged.ops import stack as _ragged_stack
         return _ragged_stack(values, axis)
 

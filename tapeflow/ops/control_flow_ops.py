@@ -38,6 +38,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     the results must have elems' structure and dtypes, as in TF."""
     if fn_output_signature is None:
         fn_output_signature = dtype
+    if isinstance(elems, CompositeTensor) and hasattr(type(elems), "_tf_fields"):   # a BatchableExtensionType
+        from ..extension_type import map_rows
+        return map_rows(fn, elems)
     if isinstance(elems, CompositeTensor):   # a RaggedTensor: fn on each row (TF's ragged map_fn)
         from ..ragged.ops import map_fn as _ragged_map_fn
         return _ragged_map_fn(fn, elems, fn_output_signature)

@@ -86,3 +86,62 @@ def structure_key(x, leaf_key):
     if isinstance(x, (list, tuple)):
         return (type(x).__name__, tuple(structure_key(v, leaf_key) for v in x))
     return leaf_key(x)
+
+
+# -- composite values (an ExtensionType, a SparseTensor) in control flow --------------------------------
+# A composite is a leaf of the structures above. Control flow (cond's branch outputs, while_loop's
+# loop variables) needs tensors, so it strips each composite to a tuple of its components
+# (``_tf_components()``) and restores it afterwards from the original structure's composites
+# (their ``_tf_static()`` and ``_tf_from_components``: compiler/function.py's protocol).
+
+def _is_composite(x):
+    return hasattr(type(x), "_tf_from_components")
+
+
+def strip_composites(x):
+    """``x`` with each composite replaced by a tuple of its components."""
+    if _is_composite(x):
+        return tuple(x._tf_components())
+    if isinstance(x, dict):
+        return type(x)((k, strip_composites(v)) for k, v in x.items())
+    if _is_namedtuple(x):
+        return type(x)(*[strip_composites(v) for v in x])
+    if isinstance(x, (list, tuple)):
+        return type(x)(strip_composites(v) for v in x)
+    return x
+
+
+def composite_statics(x):
+    """The static halves of ``x``'s composites, in order (two structures whose composites differ in
+    spec cannot share a graph)."""
+    out = []
+
+    def walk(v):
+        if _is_composite(v):
+            out.append((type(v), v._tf_static()))
+        elif isinstance(v, dict):
+            for k in v:
+                walk(v[k])
+        elif isinstance(v, (list, tuple)):
+            for e in v:
+                walk(e)
+    walk(x)
+    return out
+
+
+def restore_composites(template, x):
+    """The inverse of strip_composites: ``x`` (stripped) with each composite of ``template`` rebuilt
+    from the components at its place."""
+    if _is_composite(template):
+        return type(template)._tf_from_components(template._tf_static(), tuple(x))
+    if isinstance(template, dict):
+        return type(x)((k, restore_composites(template[k], v)) for k, v in x.items())
+    if _is_namedtuple(template):
+        return type(x)(*[restore_composites(t, v) for t, v in zip(template, x)])
+    if isinstance(template, (list, tuple)):
+        return type(x)(restore_composites(t, v) for t, v in zip(template, x))
+    return x
+
+
+def has_composites(x):
+    return any(_is_composite(v) for v in flatten(x))
