@@ -621,11 +621,24 @@ class Model(Layer):
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
+        skip = 0
+        resume = self.__dict__.pop("_resume_at", None)     # (epoch, step): set by BackupAndRestore
+        if resume is not None:
+            if batches._steps is not None:
+                # one iterator runs across epochs: pass over the batches of the epochs trained
+                # before, so the resumed epochs take the batches an uninterrupted fit takes
+                for _ in range(max(0, resume[0] - initial_epoch)):
+                    for _ in batches.epoch(rng):
+                        pass
+            initial_epoch, skip = resume
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
             logs = {}
-            for step, batch in enumerate(batches.epoch(rng)):
+            numbered = enumerate(batches.epoch(rng))
+            if skip:        # the resumed epoch: the batches the backup had trained are skipped
+                numbered, skip = itertools.islice(numbered, skip, None), 0
+            for step, batch in numbered:
                 cbs.on_train_batch_begin(step, {})
                 logs = _pythonify(self.train_step(batch))
                 cbs.on_train_batch_end(step, dict(logs))
