@@ -97,6 +97,12 @@ GUIDES["migrate_mirrored_strategy"] = "site/en/guide/migrate/mirrored_strategy.i
 # tf.function, and the dispatch_for_* decorators)
 GUIDES["extension_type"] = "site/en/guide/extension_type.ipynb"
 
+# Wave 20: Keras 3 mixed precision (policies, LossScaleOptimizer), tf.config.optimizer's options,
+# and Keras' BackupAndRestore (the fault tolerance migration guide; its Estimator cells are TF1).
+GUIDES["mixed_precision"] = "site/en/guide/mixed_precision.ipynb"
+GUIDES["graph_optimization"] = "site/en/guide/graph_optimization.ipynb"
+GUIDES["migrate_fault_tolerance"] = "site/en/guide/migrate/fault_tolerance.ipynb"
+
 NETWORK = re.compile(r"get_file\(|tfds\.|urllib|requests\.|https?://|tensorflow_datasets|"
                      r"tf\.io\.gfile|wget|curl ")
 PLOTTING = re.compile(r"\bplt\.|matplotlib|\.plot\(|sns\.|plot_model")

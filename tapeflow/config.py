@@ -14,7 +14,7 @@ import collections
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "get_visible_devices", "set_visible_devices", "run_functions_eagerly", "functions_run_eagerly",
            "LogicalDeviceConfiguration", "set_logical_device_configuration", "get_logical_device_configuration",
-           "experimental", "threading"]
+           "experimental", "threading", "optimizer"]
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
@@ -134,3 +134,50 @@ class threading:  # noqa: N801  (tf.config.threading namespace)
     @staticmethod
     def get_inter_op_parallelism_threads():
         return threading._inter[0]
+
+
+# Grappler's rewriter options as TF 2.21's eager context reports them: the toggles in
+# RewriterConfig's order (get_experimental_options lists only those set), then min_graph_nodes
+_TOGGLES = ("layout_optimizer", "constant_folding", "shape_optimization", "remapping", "arithmetic_optimization",
+            "dependency_optimization", "loop_optimization", "function_optimization", "debug_stripper",
+            "disable_model_pruning", "scoped_allocator_optimization", "pin_to_host_optimization",
+            "implementation_selector", "auto_mixed_precision", "use_plugin_optimizers", "disable_meta_optimizer",
+            "auto_mixed_precision_onednn_bfloat16", "auto_mixed_precision_mkl")
+#: the two plain booleans of RewriterConfig: always reported (False unless set)
+_BOOLS = ("disable_model_pruning", "disable_meta_optimizer")
+
+
+class optimizer:  # noqa: N801  (tf.config.optimizer namespace)
+    """TF's graph-optimizer (Grappler) options and XLA's auto-clustering switch. They are
+    recorded and reported as TF 2.21 does (``set_experimental_options`` merges into the
+    options set before; unknown keys are kept but not reported), and change nothing:
+    tapeflow's own graph passes (``compiler/passes``) run on every traced function whatever
+    they say, and there is no XLA (docs/differences.md)."""
+    _options = {}
+    _jit = [None]
+
+    @staticmethod
+    def set_experimental_options(options):
+        optimizer._options.update(options)     # (TF 2.21: a dict update, its TypeErrors included)
+
+    @staticmethod
+    def get_experimental_options():
+        opts = optimizer._options
+        out = {}
+        for k in _TOGGLES:
+            if k in _BOOLS:
+                out[k] = bool(opts.get(k, False))
+            elif opts.get(k) is not None:
+                out[k] = bool(opts[k])
+        if opts.get("min_graph_nodes"):
+            out["min_graph_nodes"] = int(opts["min_graph_nodes"])
+        return out
+
+    @staticmethod
+    def set_jit(enabled):
+        """``True`` or ``"autoclustering"`` turn XLA auto-clustering on in TF; anything else off."""
+        optimizer._jit[0] = enabled in (True, "autoclustering")
+
+    @staticmethod
+    def get_jit():
+        return "autoclustering" if optimizer._jit[0] else ""

@@ -5,7 +5,7 @@ from . import models, metrics, datasets, callbacks, saving, constraints, preproc
 from . import ops  # noqa: F401  (Keras 3's backend-neutral ops)
 from .engine import Input, InputSpec  # noqa: F401
 from .models import Model, Sequential, clone_model  # noqa: F401
-from . import random, tree, config, applications  # noqa: F401,E402
+from . import random, tree, config, applications, mixed_precision  # noqa: F401,E402
 # Keras 3's top-level names for its base classes
 from .engine import Layer, KerasTensor  # noqa: F401,E402
 from .losses import Loss  # noqa: F401,E402
@@ -17,5 +17,5 @@ from ..core.tensor import Variable  # noqa: F401,E402
 
 __all__ = ["backend", "initializers", "activations", "regularizers", "losses", "layers", "optimizers", "utils",
            "models", "metrics", "datasets", "callbacks", "saving", "constraints", "preprocessing", "ops", "Input",
-           "InputSpec", "Model", "Sequential", "clone_model", "random", "tree", "config", "applications", "Layer",
+           "InputSpec", "Model", "Sequential", "clone_model", "random", "tree", "config", "applications", "mixed_precision", "Layer",
            "KerasTensor", "Loss", "Metric", "Optimizer", "Initializer", "Regularizer", "Variable"]

@@ -1,6 +1,6 @@
 """``tapeflow.keras.callbacks``: Keras' training hooks (Callback, History,
 LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard, LearningRateScheduler,
-ReduceLROnPlateau, CSVLogger, TerminateOnNaN) with Keras 3 semantics."""
+ReduceLROnPlateau, CSVLogger, TerminateOnNaN, BackupAndRestore) with Keras 3 semantics."""
 import collections
 import csv
 import os
@@ -575,3 +575,115 @@ class TerminateOnNaN(Callback):
                                    "training immediately.")
             print(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
+
+
+class BackupAndRestore(Callback):
+    """Keras 3's fault-tolerance callback: back up the training state to ``backup_dir`` at the
+    end of every epoch (``save_freq="epoch"``) or every ``save_freq`` batches, and, when a later
+    ``fit`` starts with a backup there (the earlier one was interrupted by an exception), restore
+    it: the model's weights, the optimizer's state (slots, iterations, a loss-scale optimizer's
+    scale) and where training was, so ``fit`` goes on from that epoch and step.
+
+    The backup is one tapeflow checkpoint (``tapeflow.train.Checkpoint`` of the model, its
+    optimizer and the progress as two int64 variables): written to temporary files and renamed,
+    its index last, so an interruption while saving leaves the previous backup whole, never a
+    half-written one. ``double_checkpoint=True`` writes two checkpoints in turn and restores the
+    newer one that reads, falling back to the other if that one is damaged (Keras keeps a
+    ``.bkp`` copy for the same purpose). ``delete_checkpoint=True`` removes ``backup_dir`` when
+    ``fit`` ends normally.
+
+    Where TF 2.21 differs: Keras 3 restores the weights of a mid-epoch backup but restarts that
+    epoch from its first batch (it records the batch and does not use it), so batches are
+    trained twice; tapeflow skips the batches the backup had trained, so an interrupted and
+    resumed ``fit`` with ``shuffle=False`` ends with an uninterrupted one's weights. (With
+    shuffling, the resumed epoch's order is drawn anew.) Its files are tapeflow checkpoints
+    (``latest.json`` + a ``.safetensors``), not Keras' ``latest.weights.h5``."""
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")        # TF 2.21's message
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and not isinstance(save_freq, bool)):
+            # TF 2.21's message
+            raise ValueError(f"Invalid value for argument `save_freq`. Received: save_freq={save_freq}. "
+                             "Expected either 'epoch' or an integer value.")
+        if isinstance(save_freq, int) and save_freq <= 0:
+            raise ValueError(f"BackupAndRestore: save_freq must be a positive number of batches, got {save_freq}")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self._batches_since_save = 0
+        self._epoch = 0             # the epoch in progress
+        self._turn = 0              # double_checkpoint: which of the two prefixes is written next
+        self._progress = None
+
+    def _prefixes(self):
+        names = ("latest", "previous") if self.double_checkpoint else ("latest",)
+        return [os.path.join(self.backup_dir, n) for n in names]
+
+    def _checkpoint(self):
+        from ..core.tensor import Variable
+        from ..train.checkpoint import Checkpoint
+        if self._progress is None:
+            self._progress = (Variable(np.int64(0), trainable=False, name="backup/epoch"),
+                              Variable(np.int64(0), trainable=False, name="backup/step"))
+        # (the model's checkpoint keys hold its compiled optimizer's state too: model/optimizer/...)
+        return Checkpoint(model=self.model, epoch=self._progress[0], step=self._progress[1])
+
+    def on_train_begin(self, logs=None):
+        from ..train import storage
+        found = []
+        for prefix in self._prefixes():
+            if storage.exists(prefix):
+                try:
+                    meta = storage.read_index(prefix)
+                except storage.CheckpointError:
+                    continue
+                found.append((meta.get("time", 0), prefix))
+        errors = []
+        for _, prefix in sorted(found, reverse=True):       # the newer first, then the other
+            try:
+                self._checkpoint().read(prefix)
+            except storage.CheckpointError as e:
+                errors.append(f"{prefix}: {e}")
+                continue
+            epoch, step = int(self._progress[0].numpy()), int(self._progress[1].numpy())
+            self._epoch = epoch
+            self.model.__dict__["_resume_at"] = (epoch, step)     # read by fit after on_train_begin
+            # the next backup goes to the other prefix (the one read stays the fallback)
+            self._turn = 1 - self._prefixes().index(prefix) if self.double_checkpoint else 0
+            return
+        if errors:
+            raise storage.CheckpointError("BackupAndRestore: no backup in " + repr(self.backup_dir) +
+                                          " could be read: " + "; ".join(errors))
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch + 1, 0)
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches_since_save += 1
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
+            self._save(self._epoch, batch + 1)
+
+    def _save(self, epoch, step):
+        ckpt = self._checkpoint()
+        self._progress[0].assign(np.int64(epoch))
+        self._progress[1].assign(np.int64(step))
+        os.makedirs(self.backup_dir, exist_ok=True)
+        prefixes = self._prefixes()
+        ckpt.write(prefixes[self._turn])
+        if self.double_checkpoint:
+            self._turn = 1 - self._turn
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint and os.path.isdir(self.backup_dir):
+            import shutil
+            shutil.rmtree(self.backup_dir)

@@ -69,14 +69,5 @@ def is_flash_attention_enabled():
     return _STATE["flash_attention"]
 
 
-def dtype_policy():
-    return floatx()
-
-
-def set_dtype_policy(policy):
-    name = getattr(policy, "name", policy)
-    if name in ("float16", "float32", "float64"):
-        set_floatx(name)
-        return
-    raise NotImplementedError(f"set_dtype_policy({name!r}): tapeflow has no mixed-precision policies; use "
-                              "'float32', 'float64' or 'float16'")
+# Keras 3's keras.config.dtype_policy / set_dtype_policy are keras.mixed_precision's global policy
+from .mixed_precision import dtype_policy, set_dtype_policy  # noqa: E402,F401

@@ -39,6 +39,7 @@ from . import backend
 from . import initializers as _inits
 from . import regularizers as _regs
 from . import constraints as _constraints
+from . import mixed_precision as _mp
 
 __all__ = ["Layer", "InputSpec", "InputLayer", "Input", "KerasTensor", "masked_call"]
 
@@ -316,7 +317,8 @@ class Layer(Module):
         "_own_weights", "_own_names", "_own_inits", "_regularized", "_activity_losses", "_trainable", "built",
         "_dtype", "_np_dtype", "_build_input_shape", "_build_input_dtypes", "_batch_input_shape",
         "_last_output_shape", "_init_args", "_explicit_name", "_autocast", "input_spec", "supports_masking",
-        "_building_from_call", "_build_rest", "_initial_weights", "_spec_passed", "_inbound_nodes"})
+        "_building_from_call", "_build_rest", "_initial_weights", "_spec_passed", "_inbound_nodes", "_policy",
+        "_mixed", "_no_autocast"})
     #: Keras 3 keeps a list attribute a list (tf.Module's ListWrapper is not Keras')
     _WRAP_LISTS = False
 
@@ -342,10 +344,7 @@ class Layer(Module):
         self._activity_losses = []
         self._trainable = bool(trainable)
         self.built = False
-        if isinstance(dtype, dict):  # a serialized policy
-            dtype = dtype.get("config", {}).get("name", None)
-        self._dtype = _dt.as_dtype(dtype).name if dtype is not None else backend.floatx()
-        self._np_dtype = _dt.as_dtype(self._dtype).np     # (tf.string's NumPy dtype is object)
+        self._set_dtype(dtype)
         self._build_input_shape = None
         self._build_input_dtypes = None
         self._last_output_shape = None
@@ -362,6 +361,29 @@ class Layer(Module):
         self.activity_regularizer = _regs.get(ar) if ar is not None else None
         self._initial_weights = kwargs.get("weights")
 
+    def _set_dtype(self, dtype):
+        """The layer's dtype policy from its ``dtype=`` (``keras/mixed_precision.py``): ``_dtype``
+        is the variable dtype's name (``layer.dtype``, add_weight's default), ``_np_dtype`` the
+        compute dtype (inputs are cast to it); a policy whose two differ (mixed) is kept in
+        ``_policy`` and sets ``_mixed`` (``__call__`` then reads the weights in the compute dtype)."""
+        policy = None
+        if dtype is None:
+            policy = _mp._GLOBAL[0]
+        elif isinstance(dtype, (dict, _mp.DTypePolicy)) or isinstance(dtype, str) and dtype in _mp._MIXED:
+            policy = _mp.as_policy(dtype)
+        if policy is None:
+            var = comp = _dt.as_dtype(dtype).name if dtype is not None else backend.floatx()
+        else:
+            var, comp = policy.variable_dtype, policy.compute_dtype
+            if comp == "bfloat16":
+                raise NotImplementedError(f"{type(self).__name__}: the dtype policy {policy.name!r} computes in "
+                                          "bfloat16, which tapeflow (NumPy) has no dtype for; use 'mixed_float16' "
+                                          "or 'float32'")
+        self._dtype = var
+        self._np_dtype = _dt.as_dtype(comp).np     # (tf.string's NumPy dtype is object)
+        self._mixed = comp != var
+        self._policy = policy if self._mixed else None
+
     # -- properties -----------------------------------------------------------------------
     @property
     def name(self):
@@ -374,8 +396,23 @@ class Layer(Module):
     def dtype(self):
         return self.__dict__.get("_dtype", backend.floatx())
 
-    compute_dtype = dtype
     variable_dtype = dtype
+
+    @property
+    def compute_dtype(self):
+        p = self.__dict__.get("_policy")
+        return p.compute_dtype if p is not None else self.dtype
+
+    @property
+    def dtype_policy(self):
+        """The layer's ``DTypePolicy`` (``keras.mixed_precision``)."""
+        p = self.__dict__.get("_policy")
+        return p if p is not None else _mp.DTypePolicy(self.dtype)
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        self._set_dtype(_mp.as_policy(value))
+        _VERSION[0] += 1
 
     @property
     def input(self):
@@ -509,7 +546,7 @@ class Layer(Module):
         if isinstance(name, (tuple, list)) and shape is None:  # Keras 3 order: add_weight(shape, ...)
             name, shape = None, name
         init_kwargs = kwargs.pop("_init_kwargs", None) or {}
-        kwargs.pop("experimental_autocast", None)
+        autocast = kwargs.pop("autocast", kwargs.pop("experimental_autocast", True))
         kwargs.pop("getter", None)
         kwargs.pop("partitioner", None)
         if kwargs:
@@ -540,6 +577,8 @@ class Layer(Module):
                             name=f"{self.name}/{name}")
         self._own_weights.append(var)
         self._own_names.append(name)
+        if not autocast:    # kept in the variable dtype under a mixed policy (mixed_precision.autocast_call)
+            self.__dict__.setdefault("_no_autocast", set()).add(id(var))
         self._own_inits.append((init, init_kwargs))
         reg = _regs.get(regularizer)
         if reg is not None:
@@ -797,7 +836,10 @@ class Layer(Module):
                     self._check_inputs(inputs)
             # (the plain call when there is nothing to unpack: every layer of a model pays
             # this on every call, and an empty *rest/**kwargs still builds a tuple and a dict)
-            outputs = self.call(inputs, *rest, **kwargs) if rest or kwargs else self.call(inputs)
+            if d.get("_mixed"):    # a mixed policy: weights read in the compute dtype
+                outputs = _mp.autocast_call(self, inputs, rest, kwargs)
+            else:
+                outputs = self.call(inputs, *rest, **kwargs) if rest or kwargs else self.call(inputs)
         except Exception as e:
             new = _annotate(e, self, inputs)
             if new is None:
@@ -939,7 +981,10 @@ class Layer(Module):
 
     # -- config -------------------------------------------------------------------------------
     def get_config(self):
-        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        p = self.__dict__.get("_policy")
+        # (a plain policy stays its dtype's name, as tapeflow wrote it before; a mixed one is
+        # Keras 3's serialized DTypePolicy, which __init__ reads back)
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype if p is None else _mp.serialize(p)}
         bis = self.__dict__.get("_batch_input_shape")
         if bis is not None:
             cfg["batch_input_shape"] = bis

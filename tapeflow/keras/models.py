@@ -22,6 +22,7 @@ from ..core.aval import fmt_shape, shapes_compatible
 from ..core.primitive import aval_of
 from ..core.tensor import Tensor, convert_to_tensor
 from ..module import _VERSION
+from ..optimizers.loss_scale import LossScaleOptimizer
 from ..util import nest
 from .. import sparse as _sparse
 from . import backend
@@ -400,6 +401,11 @@ class Model(Layer):
         from . import losses as _losses
         from . import metrics as _metrics
         self.optimizer = _opt.get(optimizer)
+        if kwargs.pop("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16" and \
+                isinstance(self.optimizer, _opt.Optimizer):
+            # as Keras 3: a model under 'mixed_float16' trains with dynamic loss scaling
+            # (float16 gradients underflow without it); train_step scales the loss
+            self.optimizer = _opt.LossScaleOptimizer(self.optimizer)
         if isinstance(loss, (list, tuple, dict)) or (loss is not None and loss_weights is not None):
             # a loss per output (or weighted): resolved against the outputs at the first batch
             lf = _OutputLosses(loss, loss_weights)
@@ -527,8 +533,10 @@ class Model(Layer):
         with GradientTape() as tape:
             pred = self(x, training=True)
             loss = self.compute_loss(x, y, pred, sw, training=True)
+            # a LossScaleOptimizer's scaled loss (it unscales the gradients); the logs keep the loss
+            scaled = self.optimizer.scale_loss(loss) if isinstance(self.optimizer, LossScaleOptimizer) else loss
         tv = self.trainable_variables
-        grads = tape.gradient(loss, tv)
+        grads = tape.gradient(scaled, tv)
         self.optimizer.apply_gradients(zip(grads, tv))
         self._track_loss(loss, x)
         return self.compute_metrics(x, y, pred, sw)
@@ -613,11 +621,24 @@ class Model(Layer):
         self.stop_training = False
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
+        skip = 0
+        resume = self.__dict__.pop("_resume_at", None)     # (epoch, step): set by BackupAndRestore
+        if resume is not None:
+            if batches._steps is not None:
+                # one iterator runs across epochs: pass over the batches of the epochs trained
+                # before, so the resumed epochs take the batches an uninterrupted fit takes
+                for _ in range(max(0, resume[0] - initial_epoch)):
+                    for _ in batches.epoch(rng):
+                        pass
+            initial_epoch, skip = resume
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch, {})
             logs = {}
-            for step, batch in enumerate(batches.epoch(rng)):
+            numbered = enumerate(batches.epoch(rng))
+            if skip:        # the resumed epoch: the batches the backup had trained are skipped
+                numbered, skip = itertools.islice(numbered, skip, None), 0
+            for step, batch in numbered:
                 cbs.on_train_batch_begin(step, {})
                 logs = _pythonify(self.train_step(batch))
                 cbs.on_train_batch_end(step, dict(logs))

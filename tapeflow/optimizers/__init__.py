@@ -5,9 +5,10 @@ from . import schedules  # noqa: F401
 from .base import Optimizer  # noqa: F401
 from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion  # noqa: F401
 from .lbfgs import LBFGS, lbfgs_minimize, LBFGSResult  # noqa: F401
+from .loss_scale import LossScaleOptimizer  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "Lion", "LBFGS",
-           "lbfgs_minimize", "LBFGSResult",
+           "lbfgs_minimize", "LBFGSResult", "LossScaleOptimizer",
            "schedules", "get", "serialize", "deserialize", "legacy"]
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad, "nadam": Nadam,
@@ -16,7 +17,7 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagr
 
 def get(identifier, **kwargs):
     """An optimizer from a name ("adam"), a config dict, or an Optimizer."""
-    if isinstance(identifier, Optimizer):
+    if isinstance(identifier, (Optimizer, LossScaleOptimizer)):    # (the latter wraps an Optimizer)
         return identifier
     if isinstance(identifier, str):
         cls = _BY_NAME.get(identifier.lower())
@@ -33,6 +34,8 @@ def serialize(optimizer):
 
 
 def deserialize(config):
+    if config.get("class_name") == "LossScaleOptimizer":     # (its config holds the inner optimizer's)
+        return LossScaleOptimizer.from_config(config.get("config", {}))
     cls = _BY_NAME.get(config["class_name"].lower())
     if cls is None:
         raise ValueError(f"unknown optimizer class {config['class_name']!r}")

@@ -58,14 +58,26 @@ class _Normalization(Layer):
         if any(d is None for d in pshape):
             raise ValueError(f"{type(self).__name__}: {unknown_size}, input shape {fmt_shape(input_shape)}")
         self._bshape = tuple(input_shape[a] if a in axes else 1 for a in range(nd))
+        # autocast=False: under a mixed policy the statistics are computed in the variable dtype
+        # (float32), as Keras 3 does (float16 sums of squares overflow): see _upcast
         self.gamma = self.add_weight("gamma", pshape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) \
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
+                                     autocast=False) \
             if (self.scale if scale is None else scale) else None
         self.beta = self.add_weight("beta", pshape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) \
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint,
+                                    autocast=False) \
             if (self.center if center is None else center) else None
         self.input_spec = InputSpec(ndim=nd, axes={a: input_shape[a] for a in axes})
         return nd, axes, pshape
+
+    def _upcast(self, inputs):
+        """Under a mixed policy (float16 compute, float32 weights) the inputs in the variable
+        dtype, as Keras 3's normalizations compute; else the inputs. ``_downcast`` undoes it."""
+        return M.cast(inputs, self.dtype) if self.__dict__.get("_mixed") else inputs
+
+    def _downcast(self, out):
+        return M.cast(out, self._np_dtype) if self.__dict__.get("_mixed") else out
 
     def get_config(self):
         cfg = super().get_config()
@@ -102,6 +114,9 @@ class LayerNormalization(_Normalization):
         self.built = True
 
     def call(self, inputs):
+        return self._downcast(self._call(self._upcast(inputs)))
+
+    def _call(self, inputs):
         axes = self._norm_axes
         mean, var = N.moments(inputs, axes, keepdims=True)
         inv = M.rsqrt(M.add(var, self.epsilon))
@@ -149,9 +164,10 @@ class BatchNormalization(_Normalization):
         self._param_axes = axes
         self._reduce_axes = [a for a in range(nd) if a not in axes]
         self.moving_mean = self.add_weight("moving_mean", pshape, initializer=self.moving_mean_initializer,
-                                           trainable=False)
+                                           trainable=False, autocast=False)
         self.moving_variance = self.add_weight("moving_variance", pshape,
-                                               initializer=self.moving_variance_initializer, trainable=False)
+                                               initializer=self.moving_variance_initializer, trainable=False,
+                                               autocast=False)
         self.built = True
 
     def _b(self, t):
@@ -169,6 +185,9 @@ class BatchNormalization(_Normalization):
         return M.add(M.multiply(x, inv), shift)
 
     def call(self, inputs, training=None):
+        return self._downcast(self._call(self._upcast(inputs), training))
+
+    def _call(self, inputs, training):
         if not self.trainable:
             training = False
         if training is None or training is False:
@@ -235,6 +254,9 @@ class GroupNormalization(_Normalization):
         self.built = True
 
     def call(self, inputs):
+        return self._downcast(self._call(self._upcast(inputs)))
+
+    def _call(self, inputs):
         shape = aval_of(inputs).shape
         ax, g = self._axis, self.groups
         gshape = [-1] + [s for s in shape[1:ax]] + [g, shape[ax] // g] + list(shape[ax + 1:])
