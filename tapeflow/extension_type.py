@@ -46,7 +46,8 @@ class ImmutableDict(_abc.Mapping):
     __slots__ = ("_d",)
 
     def __init__(self, *args, **kwargs):
-        object.__setattr__(self, "_d", dict(*args, **kwargs))
+        # (through the slot's descriptor: this class's own __setattr__ refuses every write)
+        ImmutableDict._d.__set__(self, dict(*args, **kwargs))
 
     def __getitem__(self, k):
         return self._d[k]
