@@ -155,7 +155,8 @@ class Profile:
     def _start(self, root_frame):
         cur = STATE.profiler
         if cur is not None and cur is not self:
-            raise RuntimeError("tapeflow.profile: another profiler is already active (profilers do not nest)")
+            raise RuntimeError("tapeflow.profile: another profiler or tf.debugging.enable_check_numerics is already "
+                               "active (they observe the same ops and do not nest)")
         if self._depth == 0:
             self._c_enter = _cpu()
             self._t_enter = _pc()
