@@ -249,3 +249,31 @@ def test_vectorized_map_per_example_gradients(mode):
     # eager: the same loop
     g2, _ = tf.vectorized_map(grads, xs)
     np.testing.assert_allclose(g2.numpy(), g.numpy(), rtol=1e-6)
+
+
+# TF 2.21 (the lattice rows of tapeflow/experimental/numpy.py for uint16/32/64, recorded with
+# tf.uint* tensors of value 1; Python scalars on the left): (left, right dtype) -> result dtype, or
+# TypeError (SAFE mode's risky promotions)
+_UINT_LATTICE = {
+    "all": [("int8", "uint32", "int64"), ("uint16", "int8", "int32"), ("uint64", "int8", "float64"),
+            ("uint32", "float16", "float16"), ("uint16", "uint64", "uint64"), (1.5, "uint16", "float64"),
+            (True, "uint64", "uint64"), (True, "uint8", TypeError), (3, "uint32", "uint32")],
+    "safe": [("int8", "uint32", TypeError), ("uint16", "int32", "int32"), ("uint32", "int64", "int64"),
+             ("uint64", "float64", TypeError), ("float32", "uint16", "float32"), (1.5, "uint32", TypeError),
+             ("uint8", "uint64", "uint64")],
+}
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("conv", ["all", "safe"])
+def test_unsigned_promotion_lattice(mode, conv, compiled):
+    _set_numpy_behavior(True, False, conv)
+    for left, right, want in _UINT_LATTICE[conv]:
+        a = left if not isinstance(left, str) else tf.constant(1, getattr(tf, left))
+        b = tf.constant(1, getattr(tf, right))
+        fn = (lambda x: a + x) if not compiled else tf.function(lambda x: a + x)
+        if want is TypeError:
+            with pytest.raises(TypeError, match=f"PromoMode.{conv.upper()}"):
+                fn(b)
+        else:
+            assert fn(b).dtype.name == want, (conv, left, right)
