@@ -123,7 +123,10 @@ def _checking_apply(graph_name):
     def apply(e, vals):
         p = e.prim
         out = p.interpret(apply, *vals, **e.params) if p.interpret is not None else p.impl(*vals, **e.params)
-        if p.effect != "write":
+        # Variable reads are not checked in graphs: the tracer hoists a read out of the cond branch
+        # that uses it, so a NaN "no value yet" read only on the branch not taken (TD3's
+        # last_actor_loss) would raise; a NaN a variable holds raises at the first op that uses it.
+        if p.effect is None or p.effect not in ("write", "read"):
             outs = out if p.multiple_results else (out,)
             for i, o in enumerate(outs):
                 arr = _array(o)

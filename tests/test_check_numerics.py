@@ -136,3 +136,18 @@ def test_enable_is_idempotent_disable_restores_and_profile_refuses():
     with tf.profile():
         with pytest.raises(RuntimeError, match="a tapeflow.profile is active"):
             tf.debugging.enable_check_numerics()
+
+
+def test_untaken_branch_reading_a_nan_variable_passes_in_every_mode():
+    # TF 2.21: the read runs inside the branch, so a NaN "no value yet" on the branch not taken
+    # raises nothing (tapeflow's tracer hoists the read out of the cond: graph reads are unchecked)
+    v = tf.Variable(np.float32(np.nan))
+
+    def f(p):
+        return tf.cond(p, lambda: v.read_value(), lambda: tf.constant(0.0))
+    g = tf.function(f)
+    assert float(f(tf.constant(False))) == 0.0
+    assert float(g(tf.constant(False))) == 0.0
+    m = _err(lambda: g(tf.constant(True)))    # the NaN leaves the cond: raised there
+    assert 'graph op "cond"' in m and m.endswith("Tensor had NaN values")
+    assert 'op "read_variable"' in _err(lambda: f(tf.constant(True)))
