@@ -29,7 +29,8 @@ TABLE = {**TP.GRAD_CASES, **TP.FORWARD_CASES}
 #: compiler-made fused_elementwise, which test_fusion.py covers)
 SPECIAL = {"random_normal", "random_uniform", "random_truncated_normal", "read_variable", "assign_variable", "print", "assert",
            "cond", "while_loop", "scan", "fused_elementwise",
-           "py_call"}  # py_call: tests/test_script_ops.py and test_primitives.py; assert: test_debugging.py
+           "py_call",  # py_call: tests/test_script_ops.py and test_primitives.py; assert: test_debugging.py
+           "while_loop_grad"}  # tests/test_while_grad.py: every backend against eager and finite differences
 
 
 def _cases():

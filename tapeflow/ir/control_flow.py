@@ -9,8 +9,10 @@ close over become extra operands.
 Gradients: ``cond`` differentiates the taken branch; ``scan`` (and so
 ``fori_loop`` with Python-int bounds) differentiates through every
 iteration (the forward carries are recomputed once and stacked, then a
-reverse scan runs the body's vjp). ``while_loop`` has no gradient (its trip
-count is data dependent): use fori_loop/scan with a fixed trip count.
+reverse scan runs the body's vjp). ``while_loop`` (a data-dependent trip
+count) differentiates through ``while_loop_grad``, one equation that re-runs
+the loop keeping the carries in a list and runs the body's vjp over it in
+reverse (first order only).
 
 Gradient rules re-run the sub-graph under a tape without its variable
 writes and prints; a branch or loop body that draws random numbers or reads
@@ -299,15 +301,108 @@ def _while_abstract(*operands, cond_graph, body_graph, n_carry, n_cond_caps, max
     return tuple(v.aval for v in body_graph.outputs)
 
 
-def _while_vjp(*args, **kw):
-    raise NotImplementedError(
-        "gradients through tapeflow.while_loop are not supported (its trip count depends on the data). "
-        "Use tapeflow.fori_loop with Python-int bounds, or tapeflow.scan / tapeflow.lax.scan, which are "
-        "differentiable.")
+def _random_eqns(graph):
+    """Does ``graph`` (or a sub-graph of it) draw random numbers?"""
+    from .graph import subgraphs
+    return any(e.prim.effect == "random" or any(_random_eqns(g) for g in subgraphs(e)) for e in graph.eqns)
+
+
+def _while_vjp(cts, outs, *operands, cond_graph, body_graph, n_carry, n_cond_caps, max_iter):
+    """Reverse-mode through a traced while_loop (TF differentiates it; JAX's while_loop does not).
+    Its trip count is known only when it runs, and a graph's arrays have static shapes, so the
+    forward carries cannot be stacked by graph ops as scan's vjp stacks them: one equation,
+    ``while_loop_grad``, re-runs the loop at run time keeping each step's input carry in a Python
+    list, then runs the body's vjp graph (traced here, once) over that list in reverse. Time and
+    memory are O(trip count), as TF's stacks of the forward values."""
+    if _random_eqns(body_graph) or _random_eqns(cond_graph):
+        raise NotImplementedError(
+            "gradients through a tapeflow.while_loop whose body draws random numbers are not supported: the "
+            "gradient re-runs the loop and would draw other numbers. Draw them before the loop and pass them "
+            "in, or use tapeflow.scan with a fixed length.")
+    carry0 = list(operands[:n_carry])
+    ccaps = list(operands[n_carry:n_carry + n_cond_caps])
+    bcaps = list(operands[n_carry + n_cond_caps:])
+    floats = [aval_of(c).dtype.kind == "f" for c in carry0]
+    fcaps = [aval_of(c).dtype.kind == "f" for c in bcaps]
+    if not any(floats):
+        return (None,) * len(operands)
+    ct = [c if c is not None else _zeros_like(o) for c, o in zip(cts, outs)]
+    in_avals = [aval_of(c) for c in carry0] + [aval_of(c) for c in bcaps] + [aval_of(c) for c in carry0]
+
+    def step_vjp(*vals):   # (carry_k, body captures, ct of carry_k+1) -> (ct of carry_k, ct of the captures)
+        carry, caps, ctc = vals[:n_carry], vals[n_carry:n_carry + len(bcaps)], vals[n_carry + len(bcaps):]
+        g = graph_vjp(body_graph, list(carry) + list(caps), list(ctc))
+        # (a carry or capture without a gradient gets zeros: the equation's outputs are all arrays)
+        return [x if x is not None else _zeros_like(v) for x, v in zip(g, list(carry) + list(caps))]
+    vg, vcaps, _, _, _ = _trace_sub(step_vjp, in_avals, "loop")
+    res = bind(while_grad_p, *carry0, *ccaps, *bcaps, *ct, *vcaps, cond_graph=cond_graph, body_graph=body_graph,
+               vjp_graph=vg, n_carry=n_carry, n_cond_caps=n_cond_caps, n_body_caps=len(bcaps), max_iter=max_iter)
+    g_carry, g_caps = res[:n_carry], res[n_carry:]
+    return (tuple(g if f else None for g, f in zip(g_carry, floats)) + (None,) * n_cond_caps
+            + tuple(g if f else None for g, f in zip(g_caps, fcaps)))
 
 
 while_p = Primitive("while_loop", _while_impl, _while_abstract, _while_vjp, multiple_results=True,
                     interpret=_while_interpret, strings=True)
+
+
+def _replay_apply(apply):
+    """``apply`` for re-running a loop for its gradient: the writes and prints of the forward run
+    already happened (as _replay_eqn), sub-graphs re-run the same way."""
+    def run(e, vals):
+        if e.prim.effect in ("write", "io"):
+            return ()
+        if e.prim.interpret is not None:
+            return e.prim.interpret(run, *vals, **e.params)
+        return apply(e, vals)
+    return run
+
+
+def _while_grad_interpret(apply, *operands, cond_graph, body_graph, vjp_graph, n_carry, n_cond_caps, n_body_caps,
+                          max_iter):
+    carry = list(operands[:n_carry])
+    ccaps = list(operands[n_carry:n_carry + n_cond_caps])
+    k = n_carry + n_cond_caps
+    bcaps = list(operands[k:k + n_body_caps])
+    ct = list(operands[k + n_body_caps:k + n_body_caps + n_carry])
+    vcaps = list(operands[k + n_body_caps + n_carry:])
+    replay = _replay_apply(apply)
+    seen = []   # the input carry of every step, in order
+    while max_iter is None or len(seen) < max_iter:
+        if not bool(interpreter.evaluate(cond_graph, carry + ccaps, replay)[0]):
+            break
+        seen.append(carry)
+        carry = interpreter.evaluate(body_graph, carry + bcaps, replay)
+    ct_caps = None
+    for c in reversed(seen):
+        g = interpreter.evaluate(vjp_graph, c + bcaps + ct + vcaps, apply)
+        ct = g[:n_carry]
+        ct_caps = g[n_carry:] if ct_caps is None else [a + b for a, b in zip(ct_caps, g[n_carry:])]
+    if ct_caps is None:   # the loop ran no step: the captures had no part in the result
+        ct_caps = [np.zeros(np.shape(b), np.asarray(b).dtype) for b in bcaps]
+    return tuple(np.asarray(x) for x in ct) + tuple(np.asarray(x) for x in ct_caps)
+
+
+def _while_grad_impl(*vals, **params):
+    return _while_grad_interpret(interpreter.apply_eqn, *vals, **params)
+
+
+def _while_grad_abstract(*operands, cond_graph, body_graph, vjp_graph, n_carry, n_cond_caps, n_body_caps, max_iter):
+    return tuple(v.aval for v in vjp_graph.outputs)
+
+
+def _while_grad_vjp(*args, **kw):
+    raise NotImplementedError(
+        "second-order gradients through a tapeflow.while_loop with a data-dependent trip count are not supported; "
+        "use tapeflow.scan (or fori_loop with Python-int bounds), which differentiates to any order.")
+
+
+#: the gradient of a traced while_loop (see _while_vjp): a primitive because its work needs a stack
+#: of the forward carries whose length is known only at run time, which graph arrays cannot hold
+while_grad_p = Primitive("while_loop_grad", _while_grad_impl, _while_grad_abstract, _while_grad_vjp,
+                         multiple_results=True, interpret=_while_grad_interpret,
+                         doc="the vjp of a while_loop: re-runs it, stacking the carries, then the body's vjp "
+                             "in reverse")
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
@@ -549,7 +644,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
     With Python-int bounds this is a scan with a fixed trip count
     (differentiable; compiled as one loop). With tensor bounds it is a
-    while_loop (not differentiable)."""
+    while_loop (differentiable to first order: while_loop_grad)."""
     static = isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer))
     if STATE.trace is None:
         v = init_val
