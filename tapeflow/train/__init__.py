@@ -35,7 +35,9 @@ def list_variables(ckpt_dir_or_file):
     if os.path.isdir(p):
         p = latest_checkpoint(p) or p
     meta = storage.read_index(storage.normalize_prefix(p))
-    return sorted((k, list(e["shape"])) for k, e in meta["tensors"].items())
+    # (a string tensor is stored as its bytes: its shape is the one its "strings" entry notes)
+    return sorted((k, list(e["strings"]["shape"] if "strings" in e else e["shape"]))
+                  for k, e in meta["tensors"].items())
 
 
 def load_checkpoint(ckpt_dir_or_file):

@@ -334,6 +334,14 @@ def _read_aliases(meta, path, arrays):
 
 #: what TF appends to a variable's path to make its checkpoint key
 TF_KEY_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+#: between an object's path and the name of a tensor it saves itself (TF's table-keys)
+TABLE_KEY_INFIX = "/.ATTRIBUTES/"
+
+
+def tf_key(k):
+    """TF's checkpoint key of a stored key: a variable's path + TF_KEY_SUFFIX; a key an object
+    saved itself (``t/.ATTRIBUTES/table-keys``) is TF's already."""
+    return k if TABLE_KEY_INFIX in k else k + TF_KEY_SUFFIX
 
 
 class CheckpointReader:
@@ -351,10 +359,10 @@ class CheckpointReader:
         return k if k in self._arrays else None
 
     def get_variable_to_shape_map(self):
-        return {k + TF_KEY_SUFFIX: list(a.shape) for k, a in self._arrays.items()}
+        return {tf_key(k): list(a.shape) for k, a in self._arrays.items()}
 
     def get_variable_to_dtype_map(self):
-        return {k + TF_KEY_SUFFIX: _dt.as_dtype(a.dtype) for k, a in self._arrays.items()}
+        return {tf_key(k): _dt.as_dtype(a.dtype) for k, a in self._arrays.items()}
 
     def has_tensor(self, name):
         return self._key(name) is not None
@@ -430,8 +438,8 @@ class Checkpoint:
                                Variable(np.int64(0), trainable=False, name="save_counter"))
         return self._save_counter
 
-    def _live(self):
-        live = collect(self._roots)
+    def _live(self, tables=None):
+        live = collect(self._roots, tables)
         if self._save_counter is not None:
             live.setdefault(_SAVE_COUNTER, self._save_counter)
         return live
@@ -440,9 +448,15 @@ class Checkpoint:
     def write(self, file_prefix, options=None):
         """Save to exactly ``file_prefix`` (no numbering); returns the path."""
         _no_trace("write")
-        live = self._live()
+        tables = []
+        live = self._live(tables)
         arrays = {k: np.asarray(v._v) for k, v in live.items()}
         info = {k: {"name": v._name, "trainable": bool(v.trainable)} for k, v in live.items()}
+        # objects saving tensors of their own (a MutableHashTable's keys and values), under TF's
+        # keys <path>/.ATTRIBUTES/<name> (a Variable's key is its path; readers add the suffix)
+        for path, obj in tables:
+            for name, a in obj._checkpoint_tensors().items():
+                arrays[f"{path}{TABLE_KEY_INFIX}{name}"] = a
         objects = {name or "<root>": f"{type(o).__module__}.{type(o).__qualname__}"
                    for name, o in self._roots.items()}
         extra = {}
@@ -501,8 +515,16 @@ class Checkpoint:
         arrays, meta, path = storage.read_checkpoint(save_path)
         if _SAVE_COUNTER in arrays:
             self.save_counter  # noqa: B018  (create it so it is restored)
-        live = self._live()
+        tables = []
+        live = self._live(tables)
         status = CheckpointLoadStatus(self, path, arrays.keys())
+        for tpath, obj in tables:
+            prefix = f"{tpath}{TABLE_KEY_INFIX}"
+            mine = {k[len(prefix):]: a for k, a in arrays.items() if k.startswith(prefix)}
+            if mine:
+                obj._restore_tensors(mine)
+                for k in mine:
+                    status._matched[prefix + k] = obj
         aliases = _read_aliases(meta, path, arrays)
         # a live key found under another saved key (see _aliases): (live key, saved key)
         via = [(k, k) for k in arrays if k in live] + \
