@@ -108,7 +108,7 @@ def test_name_scope_names_variables_as_tf():
         with tf.name_scope("t"):
             w = tf.Variable(1.0)
         u = tf.Variable(1.0, name="a/b")
-        d = tf.keras.layers.Dense(2)
+        d = tf.keras.layers.Dense(2, name="dense")   # (named: the counter depends on earlier tests)
         d.build((None, 3))
     with tf.name_scope("abs/"):
         a = tf.Variable(1.0)
