@@ -31,7 +31,7 @@ from .core.primitive import aval_of, bind
 from .core.primitives.pycall import py_call_p
 from .core.primitives.strings import string_map_p
 from .core.tensor import Tensor, convert_to_tensor
-from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, OutOfRangeError
 
 __all__ = ["KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex", "StaticHashTable",
            "StaticVocabularyTable", "experimental"]
@@ -256,6 +256,68 @@ class TextFileInitializer(TableInitializerBase):
                 v += self._offset
             values.append(v)
         return _array(keys, kd), _array(values, vd)
+
+
+class DatasetInitializer(TableInitializerBase):
+    """``tf.data.experimental.DatasetInitializer``: the table's entries from a dataset of
+    (key, value) scalar pairs, read when the table is built (TF 2.21's checks and messages)."""
+
+    def __init__(self, dataset):
+        spec = dataset.element_spec
+        pre = ("Datasets used to initialize lookup tables must produce elements in the form (key, value), where "
+               "the keys and values are scalar tensors. However, the given dataset produces ")
+        if len(spec) != 2:
+            raise ValueError(f"{pre}{len(spec)} components instead of two (key, value) components. Full dataset "
+                             f"element spec: {spec}.")
+        for what, s in (("key", spec[0]), ("value", spec[1])):
+            rank = len(s.shape)
+            if rank != 0:
+                raise ValueError(f"{pre}non-scalar {what} Tensors of rank {rank}.")
+        self._dataset = dataset
+        self._expected = None       # table_from_dataset's vocab_size: the count TF asserts
+        super().__init__(spec[0].dtype, spec[1].dtype)
+
+    def _load(self):
+        keys, values = [], []
+        for k, v in self._dataset.as_numpy_iterator():
+            keys.append(k)
+            values.append(v)
+        if self._expected is not None and len(keys) < self._expected:
+            raise FailedPreconditionError(f"Input dataset was expected to contain {self._expected} elements but "
+                                          f"contained only {len(keys)} elements.")
+        if not keys:
+            raise OutOfRangeError("end of iterator")    # TF 2.21's message for an empty dataset
+        return _array(keys, _npd(self._key_dtype)), _array(values, _npd(self._value_dtype))
+
+
+def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default_value=None, hasher_spec=None,
+                       key_dtype=_dt.string, name=None):
+    """``tf.data.experimental.table_from_dataset``: a StaticHashTable of a dataset's (key, value)
+    pairs (its first ``vocab_size``), or with ``num_oov_buckets`` a vocabulary table whose other keys
+    hash into buckets after its values (TF's IdTableWithHashBuckets: the FarmHash buckets of
+    StaticVocabularyTable)."""
+    _fast_hash_only(hasher_spec)
+    init = DatasetInitializer(dataset if vocab_size is None else dataset.take(vocab_size))
+    init._expected = vocab_size
+    if num_oov_buckets:
+        lookup_dtype = key_dtype if _npd(key_dtype).kind in "iu" and _npd(init.key_dtype).kind in "iu" else None
+        return StaticVocabularyTable(init, num_oov_buckets, lookup_key_dtype=lookup_dtype, name=name)
+    # TF 2.21 builds the table with default_value None: its lookups give -1 for a missing key
+    return StaticHashTable(init, -1 if default_value is None else default_value, name=name)
+
+
+def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default_value=-1,
+                             hasher_spec=None, key_dtype=_dt.string, name=None):
+    """``tf.data.experimental.index_table_from_dataset``: each key of a dataset of keys -> its
+    position (int64), as ``table_from_dataset`` of ``dataset.enumerate()`` swapped."""
+    return table_from_dataset(dataset.enumerate().map(lambda i, k: (k, i)), num_oov_buckets, vocab_size,
+                              default_value, hasher_spec, key_dtype, name)
+
+
+def _fast_hash_only(hasher_spec):
+    if hasher_spec is not None and getattr(hasher_spec, "hasher", None) != "fasthash":
+        raise NotImplementedError("table_from_dataset: tapeflow hashes out-of-vocabulary keys with TF's "
+                                  "FastHashSpec (FarmHash) only; pass hasher_spec=None")
 
 
 def _array(items, dtype):

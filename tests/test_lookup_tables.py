@@ -413,3 +413,43 @@ def test_checkpoint_string_tensor_is_verified(tmp_path):
     (tmp_path / "ck.json").write_text(json.dumps(idx))
     with pytest.raises(tf.train.CheckpointError, match="strings"):
         tf.train.load_checkpoint(path)
+
+
+# -- tables built from datasets: tf.data.experimental.DatasetInitializer, table_from_dataset,
+#    index_table_from_dataset (tests/tf_reference/lookup_dataset_programs.py) ----------------------
+import sys  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "tf_reference"))
+import lookup_dataset_programs  # noqa: E402
+
+_CLASSES["OutOfRangeError"] = errors.OutOfRangeError
+
+
+@pytest.mark.parametrize("name", sorted(lookup_dataset_programs.PROGRAMS))
+def test_tables_from_datasets_as_tf(name):
+    want, prog = TF["datasets"][name], lookup_dataset_programs.PROGRAMS[name]
+    if "value" in want:
+        same(prog(tf), dec(want["value"]))
+        return
+    with pytest.raises(_CLASSES[want["raises"]]) as info:
+        prog(tf)
+    assert type(info.value).__name__ == want["raises"]
+    assert want["msg"].split("}} ")[-1] in str(info.value)
+
+
+def test_dataset_table_looks_up_inside_a_function_and_a_map():
+    ds = tf.data.Dataset.zip((tf.data.Dataset.from_tensor_slices(["a", "b", "c"]), tf.data.Dataset.range(3)))
+    t = tf.data.experimental.table_from_dataset(ds, num_oov_buckets=2)
+    eager, compiled = both(t.lookup, tf.constant(["a", "z", "q", "hello"]))
+    same(eager, np.array([0, 4, 4, 3]))     # TF 2.21 (the "table_oov" case)
+    same(compiled, np.array([0, 4, 4, 3]))
+    ids = tf.data.Dataset.from_tensor_slices(["c", "hello"]).map(t.lookup)
+    assert [int(x) for x in ids.as_numpy_iterator()] == [2, 3]
+
+
+def test_table_from_dataset_refuses_other_hashers():
+    class Strong:
+        hasher = "stronghash"
+    with pytest.raises(NotImplementedError, match="FastHashSpec"):
+        tf.data.experimental.table_from_dataset(
+            tf.data.Dataset.zip((tf.data.Dataset.from_tensor_slices(["a"]), tf.data.Dataset.range(1))),
+            num_oov_buckets=1, hasher_spec=Strong())

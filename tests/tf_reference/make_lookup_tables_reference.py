@@ -174,5 +174,11 @@ E["dense_deleted_key"] = err(lambda: tf.lookup.experimental.DenseHashTable(tf.in
     tf.constant([-1], tf.int64), tf.constant([5], tf.int64)))
 OUT["errors"] = E
 
+# -- tables built from datasets (tf.data.experimental): lookup_dataset_programs.py ---------------------
+import sys  # noqa: E402
+sys.path.insert(0, str(HERE))
+import lookup_dataset_programs  # noqa: E402
+OUT["datasets"] = {name: err(lambda: f(tf)) for name, f in lookup_dataset_programs.PROGRAMS.items()}
+
 (HERE.parent / "data" / "lookup_tables_tf.json").write_text(json.dumps(OUT, indent=1, ensure_ascii=True))
 print("wrote", HERE.parent / "data" / "lookup_tables_tf.json")
