@@ -117,3 +117,17 @@ def test_name_scope_names_variables_as_tf():
     assert (v.name, w.name, u.name, a.name, q.name) == ("s/x:0", "s/t/Variable:0", "s/a/b:0", "abs/Variable:0", "q:0")
     assert (d.kernel.name, d.kernel.path) == ("kernel", "dense/kernel")
     assert tf.Variable(1.0, name="x").name == "x:0"     # the scope is closed
+
+
+def test_malformed_index_fields_of_the_object_graph(tmp_path):
+    v = tf.Variable(2.0)
+    path = tf.train.Checkpoint(listed=[v], mapped={"one": v}).write(str(tmp_path / "a"))
+    index = path + ".json"
+    meta = json.loads(open(index).read())
+    meta["tf_children"] = "not a list"      # ignored: the children come in their keys' order
+    open(index, "w").write(json.dumps(meta))
+    assert tf.train.load_checkpoint(path).get_tensor(GRAPH)
+    meta["aliases"] = {"mapped/one": 5}
+    open(index, "w").write(json.dumps(meta))
+    with pytest.raises(tf.train.CorruptCheckpointError, match="'aliases' must map keys to saved keys"):
+        tf.train.load_checkpoint(path).get_tensor(GRAPH)

@@ -379,7 +379,7 @@ class CheckpointReader:
         if not isinstance(children, list):     # an older checkpoint: the roots in their keys' order
             children = []
         return tf_format.object_graph(variables, tables, [c for c in children if isinstance(c, str)],
-                                      self._meta.get("aliases") or {})
+                                      _read_aliases(self._meta, self.path, self._arrays))
 
     def get_variable_to_shape_map(self):
         return {k: [] if s is None else list(self._arrays[s].shape) for k, s in self._tf_keys()}
