@@ -20,7 +20,9 @@
   front of that bucket's run, the buckets grown through libstdc++'s prime list (13, 29, 59,
   127, ...) and the list rebuilt in that way on each growth, with ``std::hash<string>``
   (``_Hash_bytes``, MurmurHash64A-like with seed 0xc70f6907). Checked against TF 2.21's
-  readers for checkpoints of 2 to 3,001 keys (tests/test_checkpoint_inspection.py).
+  readers for checkpoints of 2 to 3,001 keys (tests/test_checkpoint_inspection.py), and once
+  against a C++ program filling a g++ 12 ``std::unordered_map`` for 2 to 400,001 keys (3,001 keys:
+  13 ms here; 400,001: 5 s). Past the primes listed (~528k keys) it gives the sorted order.
 
 ``CheckpointReader`` (train/checkpoint.py) and ``list_variables`` use them, so code that prints a
 checkpoint's contents (the checkpoint migration guide's ``print_checkpoint``) prints what TF prints.
