@@ -75,7 +75,7 @@ _FAST = [2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13]
 
 def reader_order(keys):
     """``keys`` in the iteration order of a libstdc++ unordered_map filled in sorted order
-    (see the module docstring). Past the primes listed here (a million keys) the sorted order."""
+    (see the module docstring). Past the primes listed here (about 528,000 keys) the sorted order."""
     keys = sorted(set(keys))
     if 2 * len(keys) > _PRIMES[-1]:
         return keys
