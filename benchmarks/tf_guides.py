@@ -92,6 +92,10 @@ GUIDES["migrate_saved_model"] = "site/en/guide/migrate/saved_model.ipynb"
 # under a strategy scope): the distributed training guide and the MirroredStrategy migration guide.
 GUIDES["distributed_training"] = "site/en/guide/distributed_training.ipynb"
 GUIDES["migrate_mirrored_strategy"] = "site/en/guide/migrate/mirrored_strategy.ipynb"
+# Wave 20 (tbl20): tf.lookup tables (tut_text is site/en/tutorials/load_data/text.ipynb) and the
+# checkpoint migration guide's inspection cells (tf.train.list_variables, load_checkpoint)
+GUIDES["tut_text"] = "site/en/tutorials/load_data/text.ipynb"
+GUIDES["migrate_migrating_checkpoints"] = "site/en/guide/migrate/migrating_checkpoints.ipynb"
 
 # Wave 20: tf.experimental.ExtensionType (user-defined tensor-like records, their specs in
 # tf.function, and the dispatch_for_* decorators)

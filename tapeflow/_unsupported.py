@@ -3,7 +3,8 @@
 A ported program that reaches `tf.sparse.to_dense(...)` must stop with an error that names the
 feature and says it is out of scope, not with `module 'tapeflow' has no attribute 'ragged'`,
 which reads like a typo or a broken install. (String and ragged tensors left this list in
-wave 19: tapeflow/strings.py, tapeflow/ragged/; so did tf.io: tapeflow/io.py.)
+wave 19: tapeflow/strings.py, tapeflow/ragged/; so did tf.io: tapeflow/io.py; tf.lookup left in
+wave 20: tapeflow/lookup.py.)
 """
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ FEATURES = {
     # a sub-namespace (tapeflow.distribute makes it an UnsupportedNamespace): clusters of machines
     "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
                                    "need none)",
-    "lookup": "lookup tables over string keys",
     "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
 }
 

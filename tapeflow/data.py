@@ -40,6 +40,7 @@ import os
 import numpy as np
 
 from . import errors
+from . import lookup as _lookup
 from .core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from .util import nest
 
@@ -2209,6 +2210,10 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     OptimizationOptions = OptimizationOptions
     ThreadingOptions = ThreadingOptions
     CsvDataset = CsvDataset
+    # tables built from datasets (tapeflow/lookup.py; TF 2.21 keeps them here, not in tf.lookup)
+    DatasetInitializer = _lookup.DatasetInitializer
+    table_from_dataset = staticmethod(_lookup.table_from_dataset)
+    index_table_from_dataset = staticmethod(_lookup.index_table_from_dataset)
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 

@@ -874,3 +874,16 @@ _EXT = "class _MT(tf.experimental.ExtensionType):\n    values: tf.Tensor\n"
 case("ext20_abs_without_handler", _EXT + "f = lambda x: tf.abs(_MT(x))", [V3], "Attempt to convert a value")
 case("ext20_field_none", _EXT + "f = lambda x: _MT(None).values + x", [V3], "values: expected a Tensor")
 case("ext20_valid", _EXT + "f = lambda x: _MT(x * 2.0).values", [V3])
+
+# -- branch tbl20: tf.lookup tables (a key of another dtype, an insert of mismatched shapes) ------------
+_KV = "tf.lookup.KeyValueTensorInitializer(['ab', 'c'], tf.constant([1, 2], tf.int64))"
+_MUT = "t = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)\n"
+case("tbl20_static_lookup_int_keys", f"t = tf.lookup.StaticHashTable({_KV}, -1)\nf = lambda x: t.lookup(x)", [I3],
+     "keys")
+case("tbl20_vocab_lookup_int_keys", f"t = tf.lookup.StaticVocabularyTable({_KV}, 3)\nf = lambda x: t.lookup(x)",
+     [I3], "keys")
+case("tbl20_mutable_lookup_int_keys", _MUT + "f = lambda x: t.lookup(x)", [I3], "keys")
+case("tbl20_mutable_insert_shapes", _MUT + "def f(s):\n    t.insert(s, tf.constant([1], tf.int64))\n"
+     "    return t.size()", [S2], "Expected shape")
+case("tbl20_static_lookup_valid", f"t = tf.lookup.StaticHashTable({_KV}, -1)\nf = lambda s: t.lookup(s)", [S2])
+case("tbl20_vocab_lookup_valid", f"t = tf.lookup.StaticVocabularyTable({_KV}, 3)\nf = lambda s: t.lookup(s)", [S2])

@@ -306,9 +306,10 @@ def test_load_checkpoint_reader_as_tf(tmp_path):
     path = ck.save(d + "/ckpt")
     r = tf.train.load_checkpoint(path)
     key = "v/.ATTRIBUTES/VARIABLE_VALUE"
-    # TF 2.21 (which also lists its object graph under '_CHECKPOINTABLE_OBJECT_GRAPH')
+    # TF 2.21 (with its object graph under '_CHECKPOINTABLE_OBJECT_GRAPH': test_checkpoint_inspection.py)
     assert r.get_variable_to_shape_map() == {key: [], "w/.ATTRIBUTES/VARIABLE_VALUE": [1, 3],
-                                             "save_counter/.ATTRIBUTES/VARIABLE_VALUE": []}
+                                             "save_counter/.ATTRIBUTES/VARIABLE_VALUE": [],
+                                             "_CHECKPOINTABLE_OBJECT_GRAPH": []}
     dtypes = r.get_variable_to_dtype_map()
     assert (dtypes[key], dtypes["w/.ATTRIBUTES/VARIABLE_VALUE"], dtypes["save_counter/.ATTRIBUTES/VARIABLE_VALUE"]) \
         == (tf.float32, tf.int32, tf.int64)

@@ -22,3 +22,8 @@ class _State:
 
 
 STATE = _State()
+
+#: the open ``tf.name_scope`` strings, innermost last (``"outer/inner/"``): ops/context_ops.py
+#: pushes and pops them; a Variable created inside one gets it as its name's prefix, as TF's
+#: (``scoped/c:0``; a checkpoint's object graph records that name)
+NAME_SCOPES: list = []

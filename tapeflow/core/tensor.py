@@ -20,6 +20,7 @@ from . import dtypes as _dt
 from ..util import placement as _placement
 from . import primitive as _prim
 from .aval import Aval, fmt_shape, shapes_compatible
+from .state import NAME_SCOPES
 from .primitive import bind
 from .primitives import elementwise as _E
 from .primitives import indexing as _I
@@ -532,6 +533,9 @@ class Variable(Tensor):
 
     __slots__ = ("_name", "trainable", "_uid", "_handle_name", "aggregation", "synchronization",
                  "_shape_spec")
+    #: a tf.Variable made inside ``tf.name_scope("s")`` is named ``s/<name>`` (TF; a checkpoint's
+    #: object graph records it); Keras 3's weights are not (keras/engine.py KerasVariable)
+    _NAME_SCOPED = True
 
     def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
                  validate_shape=True, **kwargs):
@@ -550,6 +554,8 @@ class Variable(Tensor):
         self.trainable = bool(trainable)
         self._uid = next(_var_uid)
         self._name = name if name is not None else "Variable"
+        if NAME_SCOPES and self._NAME_SCOPED:   # TF's name: the open tf.name_scope's prefix (scoped/c)
+            self._name = NAME_SCOPES[-1] + self._name
         self._shape_spec = None if shape is None else tuple(shape)
         if shape is not None and not TensorShape(v.shape).is_compatible_with(shape):
             raise ValueError(f"Variable: the initial value's shape {fmt_shape(v.shape)} is not compatible with "

@@ -69,6 +69,7 @@ class KerasVariable(Variable):
     so checkpoint keys and error messages do not depend on this."""
 
     __slots__ = ()
+    _NAME_SCOPED = False    # Keras 3 names weights by layer path, not by the open tf.name_scope
 
     @property
     def name(self):

@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from ..core.state import STATE
-
-_scopes: list = []
+from ..core.state import NAME_SCOPES as _scopes, STATE
 _VALID = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 
 

@@ -28,14 +28,22 @@ __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "latest_ch
 
 
 def list_variables(ckpt_dir_or_file):
-    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory: its latest)."""
+    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory: its latest), sorted by
+    key, with TF's keys (``net/w/.ATTRIBUTES/VARIABLE_VALUE``) and its
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry, as TF 2.21 lists them."""
     import os
-    from . import storage
+    from . import storage, tf_format
+    from .checkpoint import tf_key
     p = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(p):
         p = latest_checkpoint(p) or p
+    # the index alone (the data file is not read): a string tensor is stored as its bytes,
+    # its shape is the one its "strings" entry notes
     meta = storage.read_index(storage.normalize_prefix(p))
-    return sorted((k, list(e["shape"])) for k, e in meta["tensors"].items())
+    shapes = {tf_key(k): list(e["strings"]["shape"] if "strings" in e else e["shape"])
+              for k, e in meta["tensors"].items()}
+    shapes[tf_format.OBJECT_GRAPH_KEY] = []
+    return sorted(shapes.items())
 
 
 def load_checkpoint(ckpt_dir_or_file):

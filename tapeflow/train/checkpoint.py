@@ -32,7 +32,7 @@ from ..core import dtypes as _dt
 from ..core.state import STATE
 from ..errors import NotFoundError
 from ..core.tensor import Tensor, Variable, _CREATION_HOOKS
-from . import storage
+from . import storage, tf_format
 from .storage import CheckpointError, CheckpointMismatchError
 from .trackable import collect
 from ..module import wrap_list, _is_trackable, _track
@@ -334,33 +334,66 @@ def _read_aliases(meta, path, arrays):
 
 #: what TF appends to a variable's path to make its checkpoint key
 TF_KEY_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+#: between an object's path and the name of a tensor it saves itself (TF's table-keys)
+TABLE_KEY_INFIX = "/.ATTRIBUTES/"
+
+
+def tf_key(k):
+    """TF's checkpoint key of a stored key: a variable's path + TF_KEY_SUFFIX; a key an object
+    saved itself (``t/.ATTRIBUTES/table-keys``) is TF's already."""
+    return k if TABLE_KEY_INFIX in k else k + TF_KEY_SUFFIX
 
 
 class CheckpointReader:
     """``tf.train.load_checkpoint(path)``: a checkpoint's saved values by key (verified
     when opened). Keys are TF's, the variable's path + ``/.ATTRIBUTES/VARIABLE_VALUE``
     (``net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE``), so TF code that indexes the maps
-    works; ``get_tensor``/``has_tensor`` accept tapeflow's short key (``net/l1/kernel``,
-    as ``list_variables`` gives it) too."""
+    works; ``get_tensor``/``has_tensor`` accept tapeflow's short key (``net/l1/kernel``)
+    too. As TF's, it also holds ``_CHECKPOINTABLE_OBJECT_GRAPH`` (a scalar string: the
+    serialized object graph, rebuilt from the index: ``tf_format.object_graph``), and the
+    shape and dtype maps list the keys in the order TF's C++ reader hands them out
+    (``tf_format.reader_order``), so code that prints them prints what TF prints."""
 
     def __init__(self, path):
-        self._arrays, _, self.path = storage.read_checkpoint(path)
+        self._arrays, self._meta, self.path = storage.read_checkpoint(path)
+        self._order = None
 
     def _key(self, name):
         k = name[:-len(TF_KEY_SUFFIX)] if name.endswith(TF_KEY_SUFFIX) else name
         return k if k in self._arrays else None
 
+    def _tf_keys(self):
+        """[(TF key, stored key or None for the object graph)] in TF's reader order."""
+        if self._order is None:
+            back = {tf_key(k): k for k in self._arrays}
+            back[tf_format.OBJECT_GRAPH_KEY] = None
+            self._order = [(k, back[k]) for k in tf_format.reader_order(back)]
+        return self._order
+
+    def _object_graph(self):
+        tensors = self._meta.get("tensors", {})
+        variables = [(k, str(tensors.get(k, {}).get("name", "Variable"))) for k in self._arrays
+                     if TABLE_KEY_INFIX not in k]
+        tables = list(dict.fromkeys(k.split(TABLE_KEY_INFIX)[0] for k in self._arrays if TABLE_KEY_INFIX in k))
+        children = self._meta.get("tf_children")
+        if not isinstance(children, list):     # an older checkpoint: the roots in their keys' order
+            children = []
+        return tf_format.object_graph(variables, tables, [c for c in children if isinstance(c, str)],
+                                      _read_aliases(self._meta, self.path, self._arrays))
+
     def get_variable_to_shape_map(self):
-        return {k + TF_KEY_SUFFIX: list(a.shape) for k, a in self._arrays.items()}
+        return {k: [] if s is None else list(self._arrays[s].shape) for k, s in self._tf_keys()}
 
     def get_variable_to_dtype_map(self):
-        return {k + TF_KEY_SUFFIX: _dt.as_dtype(a.dtype) for k, a in self._arrays.items()}
+        return {k: _dt.string if s is None else _dt.as_dtype(self._arrays[s].dtype) for k, s in self._tf_keys()}
 
     def has_tensor(self, name):
-        return self._key(name) is not None
+        return name == tf_format.OBJECT_GRAPH_KEY or self._key(name) is not None
 
     def get_tensor(self, name):
-        """The saved value (a NumPy array, as TF's reader returns)."""
+        """The saved value (a NumPy array, as TF's reader returns; the object graph: bytes)."""
+        if name == tf_format.OBJECT_GRAPH_KEY:
+            return self._object_graph()
         k = self._key(name)
         if k is None:
             keys = sorted(self._arrays)
@@ -395,6 +428,9 @@ class Checkpoint:
     def __init__(self, root=None, **kwargs):
         object.__setattr__(self, "_roots", {})
         object.__setattr__(self, "_save_counter", None)
+        # the order TF tracks the children in (its keywords sorted, later attributes and the
+        # save counter as they come): the order of the object graph TF's readers show
+        object.__setattr__(self, "_tf_order", sorted(kwargs))
         if root is not None:
             self._roots[""] = root
         for k, v in kwargs.items():
@@ -413,6 +449,8 @@ class Checkpoint:
         # (a pending restore assigns it), as are the trackables in it now
         value = wrap_list(value, self, name)
         self._roots[name] = value
+        if name not in self._tf_order:
+            self._tf_order.append(name)
         if _is_trackable(value):
             _track(self, name, value)
 
@@ -428,10 +466,11 @@ class Checkpoint:
         if self._save_counter is None:
             object.__setattr__(self, "_save_counter",
                                Variable(np.int64(0), trainable=False, name="save_counter"))
+            self._tf_order.append(_SAVE_COUNTER)
         return self._save_counter
 
-    def _live(self):
-        live = collect(self._roots)
+    def _live(self, tables=None):
+        live = collect(self._roots, tables)
         if self._save_counter is not None:
             live.setdefault(_SAVE_COUNTER, self._save_counter)
         return live
@@ -440,9 +479,15 @@ class Checkpoint:
     def write(self, file_prefix, options=None):
         """Save to exactly ``file_prefix`` (no numbering); returns the path."""
         _no_trace("write")
-        live = self._live()
+        tables = []
+        live = self._live(tables)
         arrays = {k: np.asarray(v._v) for k, v in live.items()}
         info = {k: {"name": v._name, "trainable": bool(v.trainable)} for k, v in live.items()}
+        # objects saving tensors of their own (a MutableHashTable's keys and values), under TF's
+        # keys <path>/.ATTRIBUTES/<name> (a Variable's key is its path; readers add the suffix)
+        for path, obj in tables:
+            for name, a in obj._checkpoint_tensors().items():
+                arrays[f"{path}{TABLE_KEY_INFIX}{name}"] = a
         objects = {name or "<root>": f"{type(o).__module__}.{type(o).__qualname__}"
                    for name, o in self._roots.items()}
         extra = {}
@@ -451,6 +496,7 @@ class Checkpoint:
         aliases = self._aliases(live)
         if aliases:
             extra["aliases"] = aliases
+        extra["tf_children"] = list(self._tf_order)     # for the readers' object graph (tf_format)
         return storage.write_checkpoint(os.fspath(file_prefix), arrays, info, objects, extra)
 
     def _aliases(self, live):
@@ -501,8 +547,16 @@ class Checkpoint:
         arrays, meta, path = storage.read_checkpoint(save_path)
         if _SAVE_COUNTER in arrays:
             self.save_counter  # noqa: B018  (create it so it is restored)
-        live = self._live()
+        tables = []
+        live = self._live(tables)
         status = CheckpointLoadStatus(self, path, arrays.keys())
+        for tpath, obj in tables:
+            prefix = f"{tpath}{TABLE_KEY_INFIX}"
+            mine = {k[len(prefix):]: a for k, a in arrays.items() if k.startswith(prefix)}
+            if mine:
+                obj._restore_tensors(mine)
+                for k in mine:
+                    status._matched[prefix + k] = obj
         aliases = _read_aliases(meta, path, arrays)
         # a live key found under another saved key (see _aliases): (live key, saved key)
         via = [(k, k) for k in arrays if k in live] + \

@@ -305,6 +305,35 @@ def _crc(a):
     return zlib.crc32(_contig(a).reshape(-1).view(np.uint8)) & 0xFFFFFFFF
 
 
+def _encode_strings(k, a):
+    """A string (object) array -> (its elements' bytes joined, a uint8 array; the index entry
+    ``{"shape": ..., "lengths": [...]}`` that splits them again). safetensors has no string
+    dtype; the bytes are checksummed like any tensor's."""
+    items = a.reshape(-1).tolist()
+    if not all(isinstance(x, bytes) for x in items):
+        raise TypeError(f"checkpoint: variable {k!r} is an object array that is not all bytes (a string "
+                        "tensor's elements); it cannot be saved")
+    return np.frombuffer(b"".join(items), np.uint8).copy(), {"shape": list(a.shape),
+                                                              "lengths": [len(x) for x in items]}
+
+
+def _decode_strings(k, a, spec, where):
+    shape, lengths = spec.get("shape") if isinstance(spec, dict) else None, \
+        spec.get("lengths") if isinstance(spec, dict) else None
+    if not (isinstance(shape, list) and all(_is_int(n) and n >= 0 for n in shape) and isinstance(lengths, list)
+            and all(_is_int(n) and n >= 0 for n in lengths) and len(lengths) == int(np.prod(shape, dtype=object))
+            and sum(lengths) == a.size and a.dtype == np.uint8):
+        raise CorruptCheckpointError(f"{where}: malformed checkpoint index: variable {k!r}: its 'strings' entry "
+                                     "does not describe its bytes")
+    raw = a.tobytes()
+    out = np.empty(len(lengths), object)
+    pos = 0
+    for i, n in enumerate(lengths):
+        out[i] = raw[pos:pos + n]
+        pos += n
+    return out.reshape(shape)
+
+
 def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=None):
     """Write ``{key: ndarray}`` under ``prefix`` atomically; returns ``prefix``.
 
@@ -325,12 +354,17 @@ def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=No
     entries = {}
     for k, a in arrays.items():
         a = _contig(a)
+        strings = None
+        if a.dtype == object:   # a string tensor (a lookup table's keys): its bytes, their lengths
+            a, strings = _encode_strings(k, a)
         if a.dtype.name not in _DT_NAMES:
             raise TypeError(f"checkpoint: variable {k!r} has dtype {a.dtype}, which cannot be saved")
         if a.dtype.byteorder == ">":
             a = a.astype(a.dtype.newbyteorder("<"))
         tensors[k] = a
         e = {"dtype": a.dtype.name, "shape": list(a.shape), "crc32": _crc(a)}
+        if strings is not None:
+            e["strings"] = strings
         if variables_info and k in variables_info:
             e.update(variables_info[k])
         entries[k] = e
@@ -587,7 +621,7 @@ def read_checkpoint(path):
                     f"{e['dtype']}{e['shape']} in the index")
             if _crc(a) != e["crc32"]:
                 raise CorruptCheckpointError(f"{dp}: variable {k!r} is corrupted (checksum mismatch)")
-            arrays[k] = a
+            arrays[k] = a if "strings" not in e else _decode_strings(k, a, e["strings"], ip)
     return arrays, meta, prefix
 
 

@@ -72,8 +72,12 @@ def slot_triples(opt, primaries):
     return out
 
 
-def collect(roots):
+def collect(roots, tables=None):
     """``{key: Variable}`` for an ordered mapping ``{root_name: object}``.
+
+    With a list ``tables``, the objects met that save tensors of their own (a
+    ``tf.lookup.experimental.MutableHashTable``: ``_checkpoint_tensors()``) are appended to it
+    as ``(path, object)``.
 
     A root named ``""`` contributes its children at the top level (the
     ``Checkpoint(model)`` / ``save_weights`` form). Raises ValueError when
@@ -87,6 +91,8 @@ def collect(roots):
         for path, v, _ in items:
             if isinstance(v, Variable):
                 out.append((path, v))
+            elif tables is not None and callable(getattr(type(v), "_checkpoint_tensors", None)):
+                tables.append((path, v))
             elif is_optimizer(v):
                 optimizers.append((path, v))
 
@@ -99,6 +105,8 @@ def collect(roots):
         walk.seen[id(obj)] = obj
         if isinstance(obj, Variable):
             out.append((name or obj._name, obj))
+        elif tables is not None and callable(getattr(type(obj), "_checkpoint_tensors", None)):
+            tables.append((name, obj))
         elif is_optimizer(obj):
             optimizers.append((name, obj))
         else:
