@@ -373,6 +373,11 @@ class ExtensionType(CompositeTensor):
     def _tf_from_components(cls, static, components):
         return _compose(static.value, iter(components))
 
+    @classmethod
+    def _tf_spec(cls, static, specs):
+        """The Spec of a trace's component TensorSpecs (signature texts)."""
+        return _spec_compose(static.value, iter(specs))
+
     @property
     def _type_spec(self):
         return _spec_of(self)
@@ -496,10 +501,26 @@ class ExtensionTypeSpec:
             return False
         return all(_tensor_spec_compatible(x, y) for x, y in zip(a, b))
 
+    # -- the composite-spec protocol of tapeflow.function (compiler/function.py _spec_parts): a
+    # value of this spec is traced as _tf_component_specs()' tensors, its _tf_static() in the key
+    _tf_composite_class = property(lambda self: self.value_type)
+
     def _tf_spec_components(self):
         """(static, TensorSpecs): the static half matches _decompose of every value of this spec."""
         specs = []
         return _Static(_spec_decompose(self, specs)), specs
+
+    def _tf_static(self):
+        return self._tf_spec_components()[0]
+
+    def _tf_component_specs(self):
+        return tuple(self._tf_spec_components()[1])
+
+    def _tf_mismatch(self, fn_name, arg_name, value):
+        """TF 2.21's TypeError for a call whose argument is not of this spec."""
+        from .compiler.function import type_spec_text
+        return TypeError(f"Binding inputs to tf.function {fn_name!r} failed: can not cast {type_spec_text(value)} "
+                         f"to {self!r} (argument {arg_name!r})")
 
 
 class BatchableExtensionTypeSpec(ExtensionTypeSpec):

@@ -1,6 +1,6 @@
 """tf.RaggedTensor (wave 19, eager): TF 2.21's values and texts (recorded as literals: '# TF 2.21'),
 elementwise ops over flat_values, reductions, indexing, conversions, gradients through flat_values,
-and the clear error inside tapeflow.function."""
+and (wave 20) a RaggedTensor inside tapeflow.function."""
 from __future__ import annotations
 
 import numpy as np
@@ -94,8 +94,22 @@ def test_elementwise_dispatch():
         tf.ragged.constant([[1, 2, 3], [4], [5, 6]]) + tf.ragged.constant([[10, 20], [30, 40], [50]])
     with pytest.raises(InvalidArgumentError):
         tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
-    with pytest.raises(InvalidArgumentError, match="row partitions differ"):   # as many values, other rows
+    with pytest.raises(InvalidArgumentError) as e:   # as many values, other rows
         tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1], [2, 3]])
+    # TF 2.21's text (its assert_equal of the row splits)
+    assert str(e.value) == ("Condition x == y did not hold.\nIndices of first 1 different values:\n[[1]]\n"
+                            "Corresponding x values:\n[2]\nCorresponding y values:\n[1]\nFirst 3 elements of x:\n"
+                            "[0 2 3]\nFirst 3 elements of y:\n[0 1 3]")
+    with pytest.raises(InvalidArgumentError) as e:   # another row count (TF 2.21's text)
+        tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1], [2], [3]])
+    assert str(e.value) == "Condition x == y did not hold.\nFirst 1 elements of x:\n[False]\nFirst 1 elements of y:\n[ True]"
+    # a dense operand of rows as long as the ragged rows: TF makes it ragged and adds
+    assert repr(tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([[10, 20], [30, 40]])) == \
+        "<tf.RaggedTensor [[11, 22],\n [33, 44]]>"   # TF 2.21
+    f = tf.function(lambda a, b: a + b)
+    assert f(tf.ragged.constant([[1, 2], [3, 4]]), tf.constant([[10, 20], [30, 40]])).to_list() == [[11, 22], [33, 44]]
+    with pytest.raises(InvalidArgumentError, match="incompatible shapes"):
+        f(tf.ragged.constant([[1], [3, 4, 5]]), tf.constant([[10, 20], [30, 40]]))
     with pytest.raises(TypeError, match="does not accept a RaggedTensor"):
         tf.matmul(d, d)
     assert tf.cast(d, tf.float32).dtype is tf.float32
@@ -170,14 +184,13 @@ def test_gradient_through_flat_values():
     assert tape.gradient(y, x).numpy().tolist() == [2.0, 4.0, 60.0]
 
 
-def test_compiled_mode_says_ragged_is_eager_only():
+def test_compiled_mode_takes_ragged_tensors():
+    # (wave 20: tests/test_ragged_function.py has the cases; this was the eager-only error)
     f = tf.function(lambda x: x + 1)
-    with pytest.raises(NotImplementedError, match="RaggedTensor inside tapeflow.function"):
-        f(digits())
+    assert f(digits()).to_list() == [[4, 2, 5, 2], [], [6, 10, 3], [7], []]
     g = tf.function(lambda s: tf.strings.split(s))
-    with pytest.raises(NotImplementedError, match="RaggedTensor inside tapeflow.function"):
-        g(tf.constant(["a b"]))
-    assert g(tf.constant("a b")).numpy().tolist() == [b"a", b"b"]   # a scalar's split is dense: compiles
+    assert g(tf.constant(["a b"])).to_list() == [[b"a", b"b"]]
+    assert g(tf.constant("a b")).numpy().tolist() == [b"a", b"b"]   # a scalar's split is dense
 
 
 def test_expressions_print_what_tf_prints():
@@ -190,3 +203,34 @@ def test_expressions_print_what_tf_prints():
     assert set(got) == set(want)
     bad = {c: (got[c], want[c]) for c in want if got[c] != want[c]}
     assert not bad, bad
+
+
+def test_dynamic_ragged_shape_as_tf_prints_it():
+    # the ragged guide's cells (TF 2.21's texts and values, recorded as literals)
+    x = tf.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+    rt_shape = tf.shape(tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
+    assert repr(rt_shape) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
+    assert repr(tf.reshape(x, rt_shape)) == "<tf.RaggedTensor [[b'a'], [b'b', b'c', b'd'], [], [b'e', b'f']]>"
+    assert repr(tf.zeros(rt_shape)) == "<tf.RaggedTensor [[0.0], [0.0, 0.0, 0.0], [], [0.0, 0.0]]>"
+    assert repr(tf.ones(rt_shape)) == "<tf.RaggedTensor [[1.0], [1.0, 1.0, 1.0], [], [1.0, 1.0]]>"
+    assert repr(tf.fill(rt_shape, "x")) == "<tf.RaggedTensor [[b'x'], [b'x', b'x', b'x'], [], [b'x', b'x']]>"
+    assert repr(tf.zeros(tf.shape(tf.ragged.constant([[1], [2, 3]])), dtype=tf.int32)) == "<tf.RaggedTensor [[0], [0, 0]]>"
+    assert repr(rt_shape[0]) == "<tf.Tensor: shape=(), dtype=int32, numpy=4>"
+    with pytest.raises(ValueError, match="^Index 1 is not uniform$"):
+        rt_shape[1]
+    assert repr(rt_shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    DRS = tf.experimental.DynamicRaggedShape
+    s = DRS(row_partitions=[tf.experimental.RowPartition.from_row_lengths([5, 3, 2])], inner_shape=[10, 8])
+    assert repr(s) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    s = DRS.from_lengths([4, (2, 1, 0, 8), 12])
+    assert repr(s) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+    assert repr(s[2]) == "<tf.Tensor: shape=(), dtype=int64, numpy=12>" and s.rank == 3
+    assert repr(s[:2]) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8)] num_row_partitions=1>"
+    assert repr(tf.shape(tf.ragged.constant([[[1, 2], [3]], [[4]]]))) == \
+        "<DynamicRaggedShape lengths=[2, (2, 1), (2, 1, 1)] num_row_partitions=2>"
+    assert repr(tf.shape(tf.RaggedTensor.from_uniform_row_length(tf.constant([1, 2, 3, 4]), 2))) == \
+        "<DynamicRaggedShape lengths=[2, 2] num_row_partitions=1>"
+    with pytest.raises(InvalidArgumentError):   # TF 2.21: InvalidArgumentError (3 values for a shape of 6)
+        tf.reshape(tf.constant([1, 2, 3]), rt_shape)
+    with pytest.raises(TypeError):   # a plain bad shape is still TF's TypeError
+        tf.reshape(tf.constant([1, 2]), object())

@@ -57,8 +57,8 @@ def _user_stacklevel():
     return level
 
 
-from .signature_text import (RankGenericConcreteFunction, check_python_arguments, signature_text,  # noqa: E402
-                             spec_text, unknown_rank)
+from .signature_text import (RankGenericConcreteFunction, check_python_arguments,  # noqa: E402
+                             check_composite_arguments, signature_text, spec_text, unknown_rank)
 
 class TensorSpec:
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
@@ -253,38 +253,46 @@ def _replace(structure, hit, fn):
     return walk(structure)
 
 
-def _has_parts(structure):
-    """Does ``structure`` hold a composite taken apart (_Parts)?"""
-    if isinstance(structure, _Parts):
-        return True
-    if isinstance(structure, dict):
-        return any(_has_parts(v) for v in structure.values())
-    return isinstance(structure, (list, tuple)) and any(_has_parts(v) for v in structure)
+def _is_composite_spec(s):
+    """A composite's TypeSpec (tf.RaggedTensorSpec): it names its class and component TensorSpecs."""
+    return hasattr(type(s), "_tf_component_specs")
 
 
-def _is_composite_spec(x):
-    """A composite's spec (an ExtensionType's Spec): ``_tf_spec_components()`` gives (static,
-    TensorSpecs), the static half equal to its values' ``_tf_static()``."""
-    return hasattr(type(x), "_tf_spec_components")
+def _spec_parts(s):
+    """A composite spec as the _Parts of its component TensorSpecs (what a value of it is traced as)."""
+    cls = s._tf_composite_class
+    _COMPOSITE_CLASSES[cls.__name__] = cls
+    return _Parts((_CompositeTag((cls.__name__, s._tf_static())),) + tuple(s._tf_component_specs()))
 
 
-def _flatten_for_signature(name, composite_sig, args, kwargs):
-    """The call's composite arguments (at the input_signature's composite specs) checked against
-    their specs and replaced by their components (TF's error for a value of another spec)."""
-    args = list(args)
-    for i, spec in composite_sig.items():
-        if i >= len(args):
-            continue   # (a missing argument: _check_signature's count error says so)
-        a = args[i]
-        if not (isinstance(a, spec.value_type) and spec.is_compatible_with(a)):
-            got = type_spec_text(a)
-            raise TypeError(f"Binding inputs to tf.function {name!r} failed: can not cast {got} to {spec!r} "
-                            f"(argument {i})")
-        args[i] = tuple(a._tf_components())
-    return tuple(args), kwargs
+def _composite_leaves(fn_name, arg_name, spec, value):
+    """The component tensors of ``value`` for an input_signature's composite ``spec`` (TypeError
+    where it does not match, as TF's binding of the call)."""
+    if not isinstance(value, spec._tf_composite_class) or not spec.is_compatible_with(value):
+        mismatch = getattr(spec, "_tf_mismatch", None)   # (a spec with TF's own binding text)
+        if mismatch is not None:
+            raise mismatch(fn_name, arg_name, value)
+        got = type(value).__name__ if not hasattr(value, "dtype") else \
+            f"{type(value).__name__} of dtype {value.dtype!r} and shape {getattr(value, 'shape', '?')}"
+        raise TypeError(f"{fn_name}: argument {arg_name!r} is a {got}, which does not match input_signature "
+                        f"{spec!r}")
+    comps = tuple(value._tf_components())
+    specs = _spec_parts(spec)[1:]
+    if len(comps) != len(specs) or not all(cs.is_compatible_with(c) for cs, c in zip(specs, comps)):
+        raise TypeError(f"{fn_name}: argument {arg_name!r} ({value.dtype!r}, shape {value.shape}) does not match "
+                        f"input_signature {spec!r}")
+    return comps
+
+
+def _unknown_rank_spec(s):
+    """A composite spec with a component TensorSpec of unknown rank (``MaskedTensor.Spec(shape=None)``)."""
+    if not _is_composite_spec(s) or not hasattr(s, "_tf_mismatch"):
+        return False   # (a RaggedTensorSpec of unknown rank says itself that it needs one)
+    return any(t.shape is None for t in s._tf_component_specs())
 
 
 def type_spec_text(a):
+    """A value's TypeSpec as TF prints it in a binding error (its type where it has none)."""
     try:
         from ..extension_type import type_spec_from_value
         return repr(type_spec_from_value(a))
@@ -292,9 +300,25 @@ def type_spec_text(a):
         return type(a).__name__
 
 
+def _has_parts(structure):
+    """Does a call's structure (lists, tuples, dicts) hold a composite taken apart (_Parts)?"""
+    if isinstance(structure, _Parts):
+        return True
+    if isinstance(structure, dict):
+        return any(_has_parts(v) for v in structure.values())
+    if isinstance(structure, (list, tuple)):
+        return any(_has_parts(v) for v in structure)
+    return False
+
+
 def _rebuild(tag, components):
     name, static = tag
-    return _COMPOSITE_CLASSES[name]._tf_from_components(static, tuple(components))
+    cls = _COMPOSITE_CLASSES.get(name)
+    if cls is None:   # (a loaded SavedModel's result, in a process that never took one apart)
+        from ..ragged.ragged_tensor import RaggedTensor
+        from ..sparse import SparseTensor
+        cls = _COMPOSITE_CLASSES[name] = {"RaggedTensor": RaggedTensor, "SparseTensor": SparseTensor}[name]
+    return cls._tf_from_components(static, tuple(components))
 
 
 def _rebuild_composites(structure):
@@ -408,12 +432,10 @@ class ConcreteFunction:
         self._signature_key = None  # the call's structure key (what the cache matched)
         self.python_signature = None  # the Python function's inspect.Signature (for the texts)
         self.bound_method = False
+        #: traced with a composite argument (a RaggedTensor): calls take composites apart
+        self.takes_composites = False
         #: stand-ins of the Variable arguments, in argument order (see run_bound)
         self.var_slots = []
-        #: the Function's composite input_signature entries (position -> spec), or None
-        self._composite_sig = None
-        #: traced with composite arguments (taken apart: a direct call takes them apart too)
-        self._composite_args = False
         #: ids of the Variables the graph touches by identity (closures, attributes)
         self.captured_ids = set()
         self._single = out_tree[0] == "single"
@@ -511,14 +533,12 @@ class ConcreteFunction:
                 p._v = old
 
     def __call__(self, *args, **kwargs):
-        if self._composite_args:               # traced with composites: they come as their components
-            if self._composite_sig is not None:    # (an input_signature's composite specs)
-                args, kwargs = _flatten_for_signature(self.name, self._composite_sig, args, kwargs)
-            else:
-                expanded = _expand_composites((args, kwargs))
+        if self.takes_composites:   # a RaggedTensor argument: its component tensors (a trace of tensors skips it)
+            check_composite_arguments(self, args, kwargs)
+            expanded = _expand_composites((args, kwargs))
+            if expanded is not None:
                 _RELAXED.clear()
-                if expanded is not None:
-                    args, kwargs = expanded
+                args, kwargs = expanded
         check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if _is_array(a)
                 and not isinstance(a, Variable)]
@@ -698,17 +718,6 @@ class Function:
         self.__name__ = name or getattr(python_function, "__name__", type(python_function).__name__)
         self.__doc__ = getattr(python_function, "__doc__", None)
         self._input_signature = None if input_signature is None else list(input_signature)
-        #: position -> composite spec (an ExtensionType's Spec) of the input_signature: the
-        #: signature holds its TensorSpecs (a tuple) there, the trace rebuilds the value from them
-        self._composite_sig = None
-        if self._input_signature is not None and any(_is_composite_spec(x) for x in nest.flatten(input_signature)):
-            self._composite_sig = {i: x for i, x in enumerate(self._input_signature) if _is_composite_spec(x)}
-            if len(self._composite_sig) != sum(_is_composite_spec(x) for x in nest.flatten(input_signature)):
-                raise NotImplementedError(f"tapeflow.function {name or python_function.__name__!r}: a composite "
-                                          "spec (an ExtensionType's Spec) nested in an input_signature entry; give "
-                                          "it as an entry of its own")
-            self._input_signature = [tuple(x._tf_spec_components()[1]) if i in self._composite_sig else x
-                                     for i, x in enumerate(self._input_signature)]
         self._backend = backend
         self._cache = {}        # full key -> ConcreteFunction
         self._fast = {}         # (shape, dtype, ...) of all-Tensor positional calls -> ConcreteFunction
@@ -746,7 +755,7 @@ class Function:
         hit = self._bound.get(id(obj))
         if hit is not None and hit[0]() is obj:
             return hit[1]
-        bound = Function(self._python_function, self.input_signature, self.__name__, self._backend,
+        bound = Function(self._python_function, self._input_signature, self.__name__, self._backend,
                          jit_compile=self._jit_compile, autograph=self._autograph,
                          reduce_retracing=self._reduce_retracing, _instance=obj)
         key = id(obj)
@@ -765,8 +774,6 @@ class Function:
 
     @property
     def input_signature(self):
-        if self._composite_sig:   # (as given: the composite specs, not their TensorSpecs)
-            return [self._composite_sig.get(i, s) for i, s in enumerate(self._input_signature)]
         return self._input_signature
 
     @property
@@ -854,8 +861,6 @@ class Function:
     def _call_slow(self, args, kwargs):
         if STATE.tapes:
             return self._call_under_tape(args, kwargs)
-        if self._composite_sig is not None:
-            args, kwargs = _flatten_for_signature(self.__name__, self._composite_sig, *self._canonical(args, kwargs))
         if self._input_signature is None:
             expanded = _expand_composites((args, kwargs))
             if expanded is not None:     # composites in, taken apart (never the fast path)
@@ -961,7 +966,11 @@ class Function:
             raise TypeError(f"{self.__name__}: arguments do not match the structure of input_signature")
         names = self._arg_names(len(flat_args))
         leaves = []
+        ranks = []
         for i, (s, a) in enumerate(zip(flat_specs, flat_args)):
+            if _is_composite_spec(s):   # (a RaggedTensorSpec: the argument's component tensors)
+                leaves += _composite_leaves(self.__name__, names[i], s, a)
+                continue
             if isinstance(a, float) and s.dtype.np.kind in "iub":
                 raise TypeError(f"{self.__name__}: argument {names[i]!r} is the Python float {a!r}, but "
                                 f"input_signature wants {s!r}; pass an int (no silent truncation)")
@@ -973,11 +982,12 @@ class Function:
                     f"{self.__name__}: argument {names[i]!r} has shape {fmt_shape(t.aval.shape)} and dtype "
                     f"{t.aval.dtype.name}, which contradicts input_signature {s!r}")
             leaves.append(t)
-        # a TensorSpec of unknown rank (shape=None) gets a trace per rank met, as
-        # get_concrete_function's RankGenericConcreteFunction: one key for every rank would
-        # run a rank-2 call through the graph of the first call's rank (a silent wrong answer)
-        ranks = tuple(len(t.aval.shape) for s, t in zip(flat_specs, leaves) if s.shape is None)
-        return ("signature",) + ranks, leaves
+            # a TensorSpec of unknown rank (shape=None) gets a trace per rank met, as
+            # get_concrete_function's RankGenericConcreteFunction: one key for every rank would
+            # run a rank-2 call through the graph of the first call's rank (a silent wrong answer)
+            if s.shape is None:
+                ranks.append(len(t.aval.shape))
+        return ("signature",) + tuple(ranks), leaves
 
     def _arg_names(self, n):
         if self._sig is None:
@@ -1085,11 +1095,12 @@ class Function:
         # an input_signature's cache key is the bare ("signature",): the texts (str(cf),
         # pretty_printed_signature) describe the specs' shapes and dtypes instead
         cf._signature_key = key if self._input_signature is None else nest.structure_key(
-            (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
+            (tuple(self._input_signature), {}),
+            lambda s: ("spec", s) if _is_composite_spec(s) else ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
+        cf.takes_composites = _has_parts((args, kwargs)) or (self._input_signature is not None and any(
+            _is_composite_spec(s) for s in nest.flatten(self._input_signature)))
         cf.var_slots = stand_ins
-        cf._composite_sig = self._composite_sig
-        cf._composite_args = self._composite_sig is not None or _has_parts((args, kwargs))
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
@@ -1120,9 +1131,13 @@ class Function:
                 trace.name_inputs(self._python_function, t_args, t_kwargs, bound=self._instance is not None)
                 t_args, t_kwargs = _rebuild_composites((t_args, t_kwargs))
                 out = self._call_traced(*t_args, **t_kwargs)
+                relaxed = dict(_RELAXED)
                 expanded = _expand_composites(out)
                 if expanded is not None:       # composite results go out as their components
                     out = expanded
+                    # (the results' component shapes key nothing: only the call's arguments do)
+                    _RELAXED.clear()
+                    _RELAXED.update(relaxed)
         finally:
             _CREATION_HOOKS.remove(hook)
         return trace, out, created
@@ -1130,13 +1145,22 @@ class Function:
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
         if self._input_signature is not None:
             specs = nest.flatten(self._input_signature)
-            flat = [trace.new_input(Aval(s.shape if s.shape is not None else (None,) * len(a.aval.shape),
-                                         s.dtype.np))
-                    for s, a in zip(specs, self._check_signature(args, kwargs)[1])]
+            leaves = iter(self._check_signature(args, kwargs)[1])
+            flat = []
+            for s in specs:
+                if _is_composite_spec(s):   # its components' inputs; _trace_once rebuilds the value
+                    parts = _spec_parts(s)
+                    comps = []
+                    for cs in parts[1:]:
+                        next(leaves)
+                        comps.append(trace.new_input(Aval(cs.shape, cs.dtype.np)))
+                    flat.append(_Parts((parts[0],) + tuple(comps)))
+                    continue
+                a = next(leaves)
+                flat.append(trace.new_input(Aval(s.shape if s.shape is not None else (None,) * len(a.aval.shape),
+                                                 s.dtype.np)))
             n = len(args)
             packed = nest.pack_sequence_as(list(self._input_signature), flat)
-            for i, spec in (self._composite_sig or {}).items():
-                packed[i] = spec.value_type._tf_from_components(spec._tf_spec_components()[0], packed[i])
             return tuple(packed[:n]), {}
 
         # the key's leaves give each tensor argument its traced shape (None dims
@@ -1188,15 +1212,31 @@ class Function:
         Arguments may be TensorSpecs."""
         if self._input_signature is not None and not args and not kwargs:
             args = tuple(nest.map_structure(_spec_example, s) for s in self._input_signature)
-        elif self._input_signature is None and any(_is_composite_spec(a) for a in nest.flatten((args, kwargs))):
-            return self._concrete_for_composite_specs(args, kwargs)
         elif unknown_rank(args, kwargs, TensorSpec):  # TensorSpec(None): a trace per rank met
             return RankGenericConcreteFunction(self, args, kwargs)
+        elif self._input_signature is None and any(_unknown_rank_spec(a) for a in nest.flatten((args, kwargs))):
+            return _SpecGenericConcreteFunction(self, args, kwargs)
         args, kwargs = self._canonical(tuple(args), kwargs)
+        if self._input_signature is None:
+            # composite arguments (a RaggedTensor) and their specs (a RaggedTensorSpec) as the
+            # _Parts of their components, as a call takes them apart
+            args, kwargs = _replace((tuple(args), dict(kwargs)), _is_composite_spec, _spec_parts)
+            args, kwargs = _expand_composites((args, kwargs)) or (args, kwargs)
+        try:
+            return self._concrete_function(args, kwargs)
+        finally:
+            _RELAXED.clear()
+
+    def _concrete_function(self, args, kwargs):
         variables = _arg_variables(args, kwargs)
         ordinal = {id(v): i for i, v in enumerate(variables)}
-        spec_key = nest.structure_key((tuple(args), dict(kwargs)), lambda a: (
-            ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else _leaf_key(a, ordinal)))
+
+        def leaf(a):
+            if isinstance(a, TensorSpec):
+                return ("Tensor", a.shape, a.dtype.np)
+            k = _leaf_key(a, ordinal)
+            return ("Tensor", _RELAXED[id(a)], k[2]) if _RELAXED and k[0] == "Tensor" and id(a) in _RELAXED else k
+        spec_key = nest.structure_key((tuple(args), dict(kwargs)), leaf)
         args = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, args)
         kwargs = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, kwargs)
         if self._input_signature is None:
@@ -1210,34 +1250,6 @@ class Function:
         if cf is None:
             cf = self._trace(args, kwargs, key)
         return cf
-
-    def _concrete_for_composite_specs(self, args, kwargs):
-        """get_concrete_function(MaskedTensor.Spec(...)): the trace of values of that spec, as a call
-        with one would trace it (its components' None dims stay unknown: _RELAXED)."""
-        if any(t.shape is None for a in nest.flatten((args, kwargs)) if _is_composite_spec(a)
-               for t in a._tf_spec_components()[1]):
-            return _SpecGenericConcreteFunction(self, args, kwargs)
-
-        def example(s):
-            if isinstance(s, TensorSpec):
-                c = _spec_example(s)
-                if s.shape is not None:
-                    _RELAXED[id(c)] = s.shape
-                return c
-            if not _is_composite_spec(s):
-                return s
-            static, specs = s._tf_spec_components()
-            return s.value_type._tf_from_components(static, [example(t) for t in specs])
-        try:
-            args, kwargs = nest.map_structure(example, (tuple(args), dict(kwargs)))
-            args, kwargs = self._canonical(tuple(args), kwargs)
-            variables = _arg_variables(args, kwargs)
-            args, kwargs = _expand_composites((args, kwargs))
-            key, _ = self._signature(args, kwargs, variables)
-            cf = self._cache.get(key) or self._relaxed_for(key)
-            return cf if cf is not None else self._trace(args, kwargs, key, variables)
-        finally:
-            _RELAXED.clear()
 
     def graph_dot(self, *args, **kwargs):
         return self.get_concrete_function(*args, **kwargs).graph_dot()
@@ -1351,7 +1363,7 @@ class _SpecGenericConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         for spec, a in zip(nest.flatten((self._args, self._kwargs)), nest.flatten((args, kwargs))):
-            if _is_composite_spec(spec) and not (isinstance(a, spec.value_type) and spec.is_compatible_with(a)):
+            if _is_composite_spec(spec) and not (isinstance(a, spec._tf_composite_class) and spec.is_compatible_with(a)):
                 raise TypeError(f"Binding inputs to the concrete function {self.name!r} failed: can not cast "
                                 f"{type_spec_text(a)} to {spec!r}")
         return self._function(*args, **kwargs)
@@ -1366,6 +1378,9 @@ def _key_matches(relaxed, key):
 
 
 def _spec_example(s):
+    if _is_composite_spec(s):   # a value built from example components (only its specs are traced)
+        parts = _spec_parts(s)
+        return _rebuild(parts[0], [_spec_example(c) for c in parts[1:]])
     if not isinstance(s, TensorSpec):
         return s
     shape = tuple(1 if d is None else d for d in (s.shape or ()))

@@ -1,6 +1,7 @@
-"""``tf.experimental``: TF's NumPy API ``tf.experimental.numpy`` (``tapeflow.experimental.numpy``) and
+"""``tf.experimental``: TF's NumPy API ``tf.experimental.numpy`` (``tapeflow.experimental.numpy``),
 extension types (``ExtensionType``, ``BatchableExtensionType``, their specs and the ``dispatch_for_*``
-decorators: ``tapeflow/extension_type.py``); DTensor is out of scope in tapeflow: its names raise an
+decorators: ``tapeflow/extension_type.py``), ``DynamicRaggedShape`` and ``RowPartition``
+(tapeflow/ragged/dynamic_ragged_shape.py); DTensor is out of scope in tapeflow: its names raise an
 error that says so, as the other out-of-scope namespaces do (``tapeflow._unsupported``)."""
 from .._unsupported import UnsupportedFeatureError
 from ..extension_type import (ExtensionType, BatchableExtensionType, ExtensionTypeSpec,  # noqa: F401
@@ -16,6 +17,9 @@ def __getattr__(name):
     if name == "numpy":  # (a submodule: loaded on first use, as `import tapeflow.experimental.numpy` does)
         import importlib
         return importlib.import_module(".numpy", __name__)
+    if name in ("DynamicRaggedShape", "RowPartition"):   # (tf.ragged's shapes: tapeflow/ragged/)
+        from ..ragged import dynamic_ragged_shape
+        return getattr(dynamic_ragged_shape, name)
     raise UnsupportedFeatureError(
         f"tf.experimental.{name}: tapeflow does not implement {_WHAT}; it is out of scope (see docs/differences.md, "
         "'Differences from TensorFlow')")
