@@ -11,8 +11,9 @@ An extension type is a composite value (``core/primitive.py``'s ``CompositeTenso
 * in ``tapeflow.function`` it follows ``compiler/function.py``'s composite protocol
   (``_tf_components`` / ``_tf_static`` / ``_tf_from_components``): its tensor leaves are the traced
   inputs, the rest of its value (the class, its non-tensor fields, the structure) is part of the
-  cache key, so a new value of the same spec shares the trace, as TF's TypeSpec does. Specs take
-  the same road for ``input_signature`` (``_tf_spec_components``).
+  cache key, so a new value of the same spec shares the trace, as TF's TypeSpec does. Specs follow
+  the composite-spec protocol a RaggedTensorSpec follows (``_tf_component_specs`` / ``_tf_static`` /
+  ``_tf_composite_class``) in an ``input_signature`` or ``get_concrete_function``, at any depth.
 * as an operand of a primitive (``tf.abs(mt)``, ``tf.math.add(a, b)``) it misses ``bind``'s
   Tensor fast path; ``eager_apply`` (and, while tracing, the tracer's operand conversion, once it
   failed) hand the call to ``_bind_composite``, which consults the handlers registered with
