@@ -528,3 +528,24 @@ def test_concrete_function_of_unknown_rank_spec():
     assert cf(MaskedTensor([[1.0]], [[True]])).values.numpy().tolist() == [[100]]
     with pytest.raises(TypeError, match="can not cast"):
         cf(MaskedTensor([1, 2], [True, True]))
+
+
+def test_a_spec_nested_in_an_input_signature_entry():
+    # (one composite-spec protocol with RaggedTensorSpec: a Spec inside a tuple entry works, where the
+    # first design refused it; TF 2.21 takes it)
+    class MT(tf.experimental.ExtensionType):
+        values: tf.Tensor
+        mask: tf.Tensor
+    spec = MT.Spec(values=tf.TensorSpec([None], tf.float32), mask=tf.TensorSpec([None], tf.bool))
+
+    @tf.function(input_signature=[(spec, tf.TensorSpec([], tf.float32))])
+    def f(pair):
+        m, s = pair
+        return tf.where(m.mask, m.values * s, 0.0)
+    out = f((MT(tf.constant([1., 2., 3.]), tf.constant([True, False, True])), tf.constant(2.0)))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 0.0, 6.0])
+    np.testing.assert_array_equal(f((MT(tf.constant([1., 2.]), tf.constant([True, True])), tf.constant(3.0))).numpy(),
+                                  [3.0, 6.0])
+    with pytest.raises(TypeError, match="can not cast .*MT.Spec.*int32"):
+        f((MT(tf.constant([1, 2]), tf.constant([True, True])), tf.constant(3.0)))
+    assert "MT.Spec(values=TensorSpec(shape=(None,)" in str(f.get_concrete_function())
