@@ -30,6 +30,7 @@ from .core.aval import Aval
 from .core.primitive import aval_of, bind
 from .core.primitives.pycall import py_call_p
 from .core.primitives.strings import string_map_p
+from .core.serializable import serializable
 from .core.tensor import Tensor, convert_to_tensor
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, OutOfRangeError
 
@@ -340,6 +341,7 @@ def _build_dict(keys, values):
     return table
 
 
+@serializable("lookup.static_hash_table")
 class _StaticLookup:
     """key -> value or the default: string_map's per-element function, hashable by contents."""
 
@@ -366,7 +368,18 @@ class _StaticLookup:
     def __repr__(self):
         return f"table_lookup({len(self.table)} keys)"
 
+    # a SavedModel holds the entries (TF restores a static table from its initializer's
+    # saved keys and values, or its vocabulary asset: the same entries)
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.default]
 
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, default = state
+        return cls(dict(zip(keys, values, strict=True)), default)
+
+
+@serializable("lookup.static_vocabulary_table")
 class _VocabLookup:
     """StaticVocabularyTable's key -> id: the vocabulary's id, else ``size`` + the key's OOV
     bucket (FarmHash Fingerprint64 of its text, TF's string_to_hash_bucket_fast of as_string)."""
@@ -401,6 +414,14 @@ class _VocabLookup:
 
     def __repr__(self):
         return f"vocab_table_lookup({self.size} keys, {self.n} oov buckets)"
+
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.n]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, n = state
+        return cls(dict(zip(keys, values, strict=True)), int(n))
 
 
 class LookupInterface:
@@ -535,6 +556,12 @@ class _Call:
     def __init__(self, table, op):
         self.table, self.op = table, op
         self.__name__ = f"{type(table).__name__}.{op}"
+        # why a SavedModel refuses it (serialize.py's message): the entries change at run time
+        self._unserializable_reason = (
+            f"a {type(table).__name__}'s {op!r} cannot be saved in a SavedModel by tapeflow (TF saves the "
+            "table as a resource with its entries): its entries change at run time and tapeflow keeps them "
+            "in Python. Save the entries with tf.train.Checkpoint, or use a StaticHashTable built from "
+            "table.export() in the saved function")
 
     def __call__(self, *values):
         return getattr(self.table, "_" + self.op)(*values)

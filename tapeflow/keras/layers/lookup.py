@@ -20,6 +20,7 @@ import numpy as np
 
 from ...core.primitive import aval_of, bind
 from ...core.primitives.strings import string_map_p
+from ...core.serializable import serializable
 from ...core.tensor import Tensor, convert_to_tensor
 from ...errors import InvalidArgumentError
 from ...ops import array_ops as A
@@ -53,6 +54,7 @@ def _as_bytes(v):
     return str(v).encode("utf-8")
 
 
+@serializable("keras.vocab_lookup")
 class _Lookup:
     """Token -> index (a string_map per-element function, hashable by its contents):
     the mask token -> ``mask_value``; a vocabulary token -> its index; else an OOV index
@@ -113,7 +115,17 @@ class _Lookup:
     def __repr__(self):
         return f"vocab_lookup({self.layer}, {len(self.table)} tokens)"
 
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.mask, self.mask_value, self.oov_start,
+                self.num_oov, self.oov_hash, None if self.salt is None else list(self.salt), self.layer]
 
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, *rest = state
+        return cls(dict(zip(keys, values, strict=True)), *rest)
+
+
+@serializable("keras.vocab_invert")
 class _Invert:
     """Index -> token (``invert=True``): out-of-range indices give the OOV token, the mask index
     (0 with a mask token) the mask token."""
@@ -137,6 +149,14 @@ class _Invert:
 
     def __repr__(self):
         return f"vocab_invert({self.layer}, {len(self.tokens)} tokens)"
+
+    def _serial_state(self):
+        return [list(self.tokens), list(self.tokens.values()), self.default, self.mask, self.layer]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        ids, tokens, default, mask, layer = state
+        return cls(dict(zip(ids, tokens, strict=True)), default, mask, layer)
 
 
 def _flat_rows(x):
@@ -575,6 +595,7 @@ class IntegerLookup(_IndexLookup):
 
 
 
+@serializable("keras.hash_bins")
 class _HashBins:
     """A value -> its bin (Keras' Hashing): FarmHash Fingerprint64 (salt: SipHash-2-4, TF's
     to_hash_bucket_strong) of the string, or of a number's decimal text (floats truncated to
@@ -606,6 +627,13 @@ class _HashBins:
 
     def __repr__(self):
         return f"hash_bins({self.num_bins}, mask={self.mask!r}, salt={self.salt})"
+
+    def _serial_state(self):
+        return [self.num_bins, self.mask, self.salt]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        return cls(*state)
 
 
 class Hashing(_ConvertsInputs, Layer):
@@ -683,6 +711,7 @@ def _fingerprint_cat(fp1, fp2):
     return _shift_mix(r)
 
 
+@serializable("keras.hashed_crossing")
 def _cross_bins(*xs_and_bins):
     """TF's HashCrosser: FingerprintCat64 folded over the features from the default key, a
     string feature as its Fingerprint64, an integer as its two's-complement value."""
