@@ -349,7 +349,7 @@ class _StaticLookup:
 
     def __init__(self, table, default):
         self.table, self.default = table, default
-        self._key = (tuple(table.items()), default)
+        self._key = (tuple((k, _nan_key(v)) for k, v in table.items()), _nan_key(default))
         self._hash = hash(self._key)
 
     def __call__(self, x):
@@ -422,6 +422,12 @@ class _VocabLookup:
     def _from_serial_state(cls, state):
         keys, values, n = state
         return cls(dict(zip(keys, values, strict=True)), int(n))
+
+
+def _nan_key(v):
+    """A value as a table's identity holds it: NaN as one marker (nan != nan, and its hash is
+    by object), so a table rebuilt from a SavedModel equals the saved one."""
+    return ("nan",) if isinstance(v, float) and v != v else v
 
 
 class LookupInterface:

@@ -410,6 +410,9 @@ class _box_row:
     def __hash__(self):
         return hash(("box", self.shape))
 
+    def __repr__(self):
+        return f"format_box{self.shape!r}"
+
     def _serial_state(self):
         return self.shape
 
@@ -581,6 +584,9 @@ class _encoder:
 
     def __hash__(self):
         return hash(("unicode_encode", self.enc))
+
+    def __repr__(self):
+        return f"unicode_encode({self.enc!r})"
 
     def _serial_state(self):
         return self.enc

@@ -525,8 +525,9 @@ class _Cmp:
                 return f"{at}: keys differ"
             return next((r for k in x if (r := self.value(x[k], y[k], f"{at}[{k!r}]"))), "")
         if isinstance(x, np.ndarray):
-            # bits, not values: NaN payloads and -0.0 count
-            same = x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+            # bits, not values: NaN payloads and -0.0 count (a string array: its bytes objects)
+            same = x.dtype == y.dtype and x.shape == y.shape and (
+                x.tolist() == y.tolist() if x.dtype == object else x.tobytes() == y.tobytes())
             return "" if same else f"{at}: arrays differ"
         if isinstance(x, np.random.Generator):
             return "" if repr(x.bit_generator.state) == repr(y.bit_generator.state) else f"{at}: rng states differ"

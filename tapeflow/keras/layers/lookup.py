@@ -977,7 +977,7 @@ class TextVectorization(_ConvertsInputs, Layer):
                 ax = 1 if len(ids) > 1 else 0
                 out = ids[:ax] + ids[ax + 1:] + (depth,)
             aval = Aval(out, np.dtype(np.float32 if self._output_mode == "tf_idf" else np.int64))
-        return bind(py_call_p, x, fn=self._eager_values, out_avals=(aval,), name="TextVectorization")[0]
+        return bind(py_call_p, x, fn=_TextVectorizationCall(self), out_avals=(aval,), name="TextVectorization")[0]
 
     def _eager_values(self, x):
         return self.call(convert_to_tensor(np.asarray(x))).numpy()
@@ -1006,6 +1006,52 @@ class TextVectorization(_ConvertsInputs, Layer):
         if isinstance(config.get("ngrams"), list):
             config["ngrams"] = tuple(config["ngrams"])
         return cls(**config)
+
+
+@serializable("keras.text_vectorization")
+class _TextVectorizationCall:
+    """The py_call function of a traced TextVectorization that splits: the layer's eager call.
+    Saved as the layer's config and its assets (an adapted vocabulary is not in the config,
+    as Keras') and rebuilt from them on load, so a
+    SavedModel holds no Python code; a callable ``standardize``/``split`` (user code) is in the
+    config as a function, which has no serialized form: such a layer is refused when saving."""
+
+    __name__ = "TextVectorization"
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __call__(self, x):
+        return self.layer._eager_values(x)
+
+    def _serial_state(self):
+        return {"config": self.layer.get_config(), "assets": self.layer.save_assets_dict()}
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        layer = TextVectorization.from_config(state["config"])
+        if state.get("assets") is not None:
+            layer.load_assets_dict(state["assets"])
+        return cls(layer)
+
+    def __eq__(self, other):
+        # the same layer; or (a loaded graph vs the saved one) an equal config and vocabulary
+        return type(other) is _TextVectorizationCall and (
+            other.layer is self.layer or _same_config(other._serial_state(), self._serial_state()))
+
+    def __hash__(self):
+        return hash(("TextVectorization", self.layer.name))
+
+    def __repr__(self):
+        return f"TextVectorization({self.layer.name})"
+
+
+def _same_config(a, b):
+    try:
+        np.testing.assert_equal(a, b)
+        return True
+    except AssertionError:
+        return False
 
 
 def _obj_array(rows, shape=None):
