@@ -245,5 +245,28 @@ def test_bytes_and_string_arrays_round_trip_exactly():
     for v in (raw, a, (b"x", [b"y"])):
         back = r.value(json.loads(json.dumps(w.value(v, None))))
         assert S._Cmp().value(back, v, "v") == ""
+    b = a.copy()
+    b[1, 1] = b"e"
+    assert "arrays differ" in S._Cmp().value(b, a, "v")    # a changed string constant is seen
     with pytest.raises(SerializedGraphError, match="above U\\+00FF"):
         r.value({"$bytes": "\u0100"})
+
+
+def test_string_constants_and_a_string_signature(tmp_path):
+    class C(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.suffix = tf.constant(["!", "?", "."])
+
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.string)])
+        def f(self, x):
+            return tf.strings.join([x, self.suffix, tf.constant(["1", "2", "\xff"])])
+    m = C()
+    x = tf.constant(["a", "b", "c"])
+    want = [b"a!1", b"b?2", b"c.\xc3\xbf"]
+    assert m.f(x).numpy().tolist() == want
+    path = str(tmp_path / "c")
+    tf.saved_model.save(m, path, signatures=m.f)
+    loaded = tf.saved_model.load(path)
+    assert loaded.f(x).numpy().tolist() == want
+    assert loaded.signatures["serving_default"](x=x)["output_0"].numpy().tolist() == want
