@@ -141,11 +141,12 @@ class KerasText(tf.Module):
         self.tv.adapt(["the cat sat", "the dog ran far away"])
         self.mh = L.TextVectorization(output_mode="multi_hot", vocabulary=["dog", "cat"])
         self.nosplit = L.TextVectorization(split=None, vocabulary=["the dog", "c b zz"])
+        self.hc = L.HashedCrossing(num_bins=5)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string), tf.TensorSpec([None], tf.int64)])
     def f(self, x, n):
         return (self.sl(x), self.inv(self.sl(x)), self.il(n), self.h(x), self.hs(x), self.tv(x), self.mh(x),
-                self.nosplit(x))
+                self.nosplit(x), self.hc((x, n)))
 
 
 def test_keras_lookup_layers_and_text_vectorization_save(tmp_path):
@@ -156,6 +157,7 @@ def test_keras_lookup_layers_and_text_vectorization_save(tmp_path):
     # [a, [UNK], [UNK]], Hashing(7) [5, 1, 3], TextVectorization [[1,0,0,0],[2,6,0,0],[1,1,1,0]]
     assert before[0] == [1, 0, 0] and before[1] == [b"a", b"[UNK]", b"[UNK]"] and before[3] == [5, 1, 3]
     assert before[5] == [[1, 0, 0, 0], [2, 6, 0, 0], [1, 1, 1, 0]]
+    assert before[8] == [0, 0, 3]   # TF 2.21: HashedCrossing(5)((x, n))
     _golden(m.f.get_concrete_function(x, n))
     path, loaded = _saved(m, tmp_path)
     assert _values(loaded.f(x, n)) == before
