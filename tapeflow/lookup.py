@@ -14,6 +14,9 @@
   order inside ``tapeflow.function``); the contents are a Python dict in insertion order, and a
   ``tf.train.Checkpoint`` saves them as TF names them (``<path>/.ATTRIBUTES/table-keys`` and
   ``table-values``). Static tables save nothing: they are rebuilt from their initializer, as TF.
+  In a SavedModel a static table's lookup function is saved with its entries (its
+  ``_serial_state``, core/serializable.py); a mutable table's ``py_call`` is refused (its
+  ``_unserializable_reason``): its entries are Python state that changes at run time.
 
 Key/value dtypes are the ones TF's kernels are registered for (a float key is TF's
 NotFoundError); errors keep TF's classes and messages (duplicate keys, empty initializers,

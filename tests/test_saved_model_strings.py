@@ -228,6 +228,10 @@ def _fn_params(d):
     (lambda f: f.update({"$fn": 3}), "malformed serialized graph: function name 3"),
     (lambda f: f.update({"$fn": "lookup.static_hash_table", "state": [[1], [], 0]}),
      "the state of function 'lookup.static_hash_table'"),
+    (lambda f: f.update({"$fn": "keras.text_vectorization", "state": {"$dict": []}}),
+     "the state of function 'keras.text_vectorization': KeyError"),
+    (lambda f: f.update({"$fn": "strings.splitter", "state": {"$tuple": ["unicode_split", {"$tuple": [
+        "ebcdic", "strict", 0]}]}}), "the state of function 'strings.splitter': InvalidArgumentError"),
 ])
 def test_a_file_naming_an_unregistered_function_is_refused(edit, needle):
     doc, t = _doc()

@@ -12,7 +12,7 @@ opted in here under a stable name:
   param encoder writes it) and are rebuilt by the classmethod ``_from_serial_state(state)``.
 
 ``ir/serialize.py`` writes ``{"$fn": name, "state": ...}`` and reads it back through
-``lookup(name)`` only: an unknown name is an error, never an import. The modules that register
+``find(name)`` only: an unknown name is an error, never an import. The modules that register
 callables are listed in ``_PROVIDERS`` (a fixed list, imported on the first lookup) so that a
 load does not depend on which of them the loading program happened to import. Anything not
 registered (a user's py_function body, a lambda) stays unserializable.
@@ -62,12 +62,16 @@ def name_of(fn):
     return None
 
 
-def lookup(name, state):
-    """The callable saved as ``name`` (with ``state``); KeyError when no such name is registered."""
+def find(name):
+    """The function or class registered as ``name``; KeyError when there is none."""
     global _loaded
     if name not in _BY_NAME and not _loaded:
         _loaded = True
         for m in _PROVIDERS:
             importlib.import_module(m)
-    obj = _BY_NAME[name]
+    return _BY_NAME[name]
+
+
+def rebuild(obj, state):
+    """The callable ``find`` gave, with its saved ``state`` (a class's instance)."""
     return obj._from_serial_state(state) if isinstance(obj, type) else obj

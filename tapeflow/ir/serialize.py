@@ -398,12 +398,14 @@ class _Reader:
                 raise self.bad(f"function name {name!r}")
             state = self.value(v.get("state"))
             try:
-                return serializable.lookup(name, state)
+                obj = serializable.find(name)
             except KeyError:
                 raise SerializedGraphError(f"{self.where}: the graph uses function {name!r}, which this tapeflow "
                                            "does not have (saved by a newer tapeflow?); only the functions "
                                            "registered with @serializable can be loaded") from None
-            except (TypeError, ValueError, IndexError) as e:
+            try:
+                return serializable.rebuild(obj, state)
+            except Exception as e:  # noqa: BLE001 -- any failure to rebuild is a malformed file
                 raise self.bad(f"the state of function {name!r}: {type(e).__name__}: {e}") from None
         raise self.bad(f"param value with unknown tag {sorted(v)[0]!r}")
 

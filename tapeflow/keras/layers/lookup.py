@@ -781,7 +781,8 @@ class TextVectorization(_ConvertsInputs, Layer):
     padding): 'int' ids padded with 0 (to ``output_sequence_length`` when set, truncating), or
     the lookup's encodings. Splitting makes ragged rows, which tapeflow keeps eager: inside
     ``tapeflow.function`` a layer that splits is one ``py_call`` of the eager call with a declared
-    dense result (``_traced_call``; ``ragged=True`` raises NotImplementedError there)."""
+    dense result (``_traced_call``; ``ragged=True`` raises NotImplementedError there), whose
+    function (``_TextVectorizationCall``) a SavedModel holds as the layer's config and vocabulary."""
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
