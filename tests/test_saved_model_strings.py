@@ -276,3 +276,21 @@ def test_string_constants_and_a_string_signature(tmp_path):
     loaded = tf.saved_model.load(path)
     assert loaded.f(x).numpy().tolist() == want
     assert loaded.signatures["serving_default"](x=x)["output_0"].numpy().tolist() == want
+
+
+def test_a_keras_text_model_exports(tmp_path):
+    # the TF2 workflow: TextVectorization in the model, Model.export, load, serve raw strings
+    tf.keras.utils.set_random_seed(1)
+    tv = tf.keras.layers.TextVectorization(max_tokens=20, output_sequence_length=5)
+    tv.adapt(["the cat sat on the mat", "the dog ate my homework"])
+    inp = tf.keras.Input(shape=(1,), dtype="string")
+    x = tf.keras.layers.Embedding(20, 4)(tv(inp))
+    out = tf.keras.layers.Dense(1)(tf.keras.layers.GlobalAveragePooling1D()(x))
+    model = tf.keras.Model(inp, out)
+    data = tf.constant([["the cat"], ["my dog ate"], ["zebra"]])
+    want = model(data).numpy()
+    path = str(tmp_path / "text")
+    model.export(path, verbose=False)
+    loaded = tf.saved_model.load(path)
+    np.testing.assert_array_equal(loaded.serve(data).numpy(), want)
+    assert not np.array_equal(want[0], want[2])    # the vocabulary matters (an OOV row differs)
