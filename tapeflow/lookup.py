@@ -14,6 +14,9 @@
   order inside ``tapeflow.function``); the contents are a Python dict in insertion order, and a
   ``tf.train.Checkpoint`` saves them as TF names them (``<path>/.ATTRIBUTES/table-keys`` and
   ``table-values``). Static tables save nothing: they are rebuilt from their initializer, as TF.
+  In a SavedModel a static table's lookup function is saved with its entries (its
+  ``_serial_state``, core/serializable.py); a mutable table's ``py_call`` is refused (its
+  ``_unserializable_reason``): its entries are Python state that changes at run time.
 
 Key/value dtypes are the ones TF's kernels are registered for (a float key is TF's
 NotFoundError); errors keep TF's classes and messages (duplicate keys, empty initializers,
@@ -30,6 +33,7 @@ from .core.aval import Aval
 from .core.primitive import aval_of, bind
 from .core.primitives.pycall import py_call_p
 from .core.primitives.strings import string_map_p
+from .core.serializable import serializable
 from .core.tensor import Tensor, convert_to_tensor
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, OutOfRangeError
 
@@ -340,6 +344,7 @@ def _build_dict(keys, values):
     return table
 
 
+@serializable("lookup.static_hash_table")
 class _StaticLookup:
     """key -> value or the default: string_map's per-element function, hashable by contents."""
 
@@ -347,7 +352,7 @@ class _StaticLookup:
 
     def __init__(self, table, default):
         self.table, self.default = table, default
-        self._key = (tuple(table.items()), default)
+        self._key = (tuple((k, _nan_key(v)) for k, v in table.items()), _nan_key(default))
         self._hash = hash(self._key)
 
     def __call__(self, x):
@@ -366,7 +371,18 @@ class _StaticLookup:
     def __repr__(self):
         return f"table_lookup({len(self.table)} keys)"
 
+    # a SavedModel holds the entries (TF restores a static table from its initializer's
+    # saved keys and values, or its vocabulary asset: the same entries)
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.default]
 
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, default = state
+        return cls(dict(zip(keys, values, strict=True)), default)
+
+
+@serializable("lookup.static_vocabulary_table")
 class _VocabLookup:
     """StaticVocabularyTable's key -> id: the vocabulary's id, else ``size`` + the key's OOV
     bucket (FarmHash Fingerprint64 of its text, TF's string_to_hash_bucket_fast of as_string)."""
@@ -401,6 +417,20 @@ class _VocabLookup:
 
     def __repr__(self):
         return f"vocab_table_lookup({self.size} keys, {self.n} oov buckets)"
+
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.n]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, n = state
+        return cls(dict(zip(keys, values, strict=True)), int(n))
+
+
+def _nan_key(v):
+    """A value as a table's identity holds it: NaN as one marker (nan != nan, and its hash is
+    by object), so a table rebuilt from a SavedModel equals the saved one."""
+    return ("nan",) if isinstance(v, float) and v != v else v
 
 
 class LookupInterface:
@@ -535,6 +565,12 @@ class _Call:
     def __init__(self, table, op):
         self.table, self.op = table, op
         self.__name__ = f"{type(table).__name__}.{op}"
+        # why a SavedModel refuses it (serialize.py's message): the entries change at run time
+        self._unserializable_reason = (
+            f"a {type(table).__name__}'s {op!r} cannot be saved in a SavedModel by tapeflow (TF saves the "
+            "table as a resource with its entries): its entries change at run time and tapeflow keeps them "
+            "in Python. Save the entries with tf.train.Checkpoint, or use a StaticHashTable built from "
+            "table.export() in the saved function")
 
     def __call__(self, *values):
         return getattr(self.table, "_" + self.op)(*values)

@@ -17,6 +17,7 @@ import numpy as np
 from .core import dtypes as _dt
 from .core.primitive import bind as _bind, aval_of as _aval_of
 from .core.primitives.strings import string_map_p, string_split_p, string_join_rows_p
+from .core.serializable import serializable
 from .core.tensor import Tensor, convert_to_tensor
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
 
@@ -54,10 +55,12 @@ def _map(op, fn, xs, out=_STRING, args=(), ragged_ok=True):
 
 # -- per-element functions (module level: params of the primitives, named in the IR) ---------
 
+@serializable("strings.length_bytes")
 def _length_bytes(s):
     return len(s)
 
 
+@serializable("strings.length_chars")
 def _length_chars(s):
     return len(s.decode("utf-8", "replace"))
 
@@ -70,6 +73,7 @@ def length(input, unit="BYTE", name=None):  # noqa: A002
     return _map("length", _length_chars if unit == "UTF8_CHAR" else _length_bytes, [x], np.int32)
 
 
+@serializable("strings.substr")
 def _substr(s, pos, n, unit):
     if unit == "UTF8_CHAR":
         t = s.decode("utf-8")
@@ -94,10 +98,12 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
     return _map("substr", _substr, [x, convert_to_tensor(pos), convert_to_tensor(len)], args=(unit,))
 
 
+@serializable("strings.lower")
 def _lower(s, encoding):
     return s.decode("utf-8").lower().encode("utf-8") if encoding else s.lower()
 
 
+@serializable("strings.upper")
 def _upper(s, encoding):
     return s.decode("utf-8").upper().encode("utf-8") if encoding else s.upper()
 
@@ -111,6 +117,7 @@ def upper(input, encoding="", name=None):  # noqa: A002
     return _map("upper", _upper, [_strings_or_ragged("upper", input)], args=(bool(encoding),))
 
 
+@serializable("strings.strip")
 def _strip(s):
     return s.strip(b" \t\n\v\f\r")
 
@@ -127,6 +134,7 @@ def _strings_or_ragged(op, x):
     return _strings(op, x)
 
 
+@serializable("strings.full_match")
 def _full_match(s, pattern):
     return _compiled(pattern).fullmatch(s) is not None
 
@@ -149,6 +157,7 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
                 args=(pattern,))
 
 
+@serializable("strings.replace")
 def _replace(s, pattern, rewrite, count):
     """RE2's (Global)Replace: as re.sub, except that an empty match right where the previous match
     ended is skipped (RE2 replaces "aaa" ~ /a*/ once; Python 3.7+ twice)."""
@@ -174,6 +183,7 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
                 args=(pattern, rw, 0 if replace_global else 1))
 
 
+@serializable("strings.join")
 def _join(*parts):
     sep = parts[-1]
     return sep.join(parts[:-1])
@@ -198,6 +208,7 @@ def join(inputs, separator="", name=None):
     return _bind(string_map_p, *xs, fn=_join, args=(sep,), out=_STRING)
 
 
+@serializable("strings.join_row")
 def _join_row(row, sep):
     return sep.join(row.tolist())
 
@@ -242,6 +253,7 @@ def _join_axis(x, ax, sep):
     return A.reshape(r, outer)
 
 
+@serializable("strings.reduce_join")
 class _join_row_sep:
     """A row join with one separator: hashable and equal by separator (a primitive param)."""
 
@@ -263,10 +275,20 @@ class _join_row_sep:
     def __repr__(self):
         return f"reduce_join(separator={self.sep!r})"
 
+    def _serial_state(self):
+        return self.sep
+
+    @classmethod
+    def _from_serial_state(cls, sep):
+        if not isinstance(sep, bytes):
+            raise TypeError(f"reduce_join separator {sep!r}")
+        return cls(sep)
+
 
 _INT_RE = _re.compile(rb"\s*[+-]?\d+\s*")
 
 
+@serializable("strings.to_number")
 def _to_number(s, out):
     d = np.dtype(out)
     try:
@@ -305,6 +327,7 @@ def to_number(input, out_type=_dt.float32, name=None):  # noqa: A002
 string_to_number = to_number
 
 
+@serializable("strings.as_string")
 def _as_string(v, precision, scientific, shortest, width, fill):
     if isinstance(v, (bool, np.bool_)):
         s = "true" if v else "false"
@@ -368,6 +391,7 @@ def _one_row(x):
     return convert_to_tensor(np.array([0, n], np.int64))
 
 
+@serializable("strings.format_box")
 class _box_row:
     """A row -> one object holding the row reshaped to ``shape`` (hashable by shape)."""
 
@@ -386,6 +410,16 @@ class _box_row:
     def __hash__(self):
         return hash(("box", self.shape))
 
+    def __repr__(self):
+        return f"format_box{self.shape!r}"
+
+    def _serial_state(self):
+        return self.shape
+
+    @classmethod
+    def _from_serial_state(cls, shape):
+        return cls(tuple(shape))
+
 
 class _Box:
     """A whole array as one element of an object array (format's operands)."""
@@ -396,6 +430,7 @@ class _Box:
         self.a = a
 
 
+@serializable("strings.format_boxes")
 def _format_boxes(*boxes_and_parts):
     from .core.primitives.print_op import format_tensor
     *boxes, parts, summarize = boxes_and_parts
@@ -405,6 +440,7 @@ def _format_boxes(*boxes_and_parts):
     return out.encode()
 
 
+@serializable("strings.bytes_of")
 def _bytes_of(s):
     return [bytes([b]) for b in s]
 
@@ -425,8 +461,10 @@ def _words(sep, maxsplit):
     return _Splitter("split", (sep, maxsplit), split_fn)
 
 
+@serializable("strings.splitter")
 class _Splitter:
-    """A per-element split function, hashable and equal by (kind, its arguments): a primitive param."""
+    """A per-element split function, hashable and equal by (kind, its arguments): a primitive param.
+    Saved as (kind, arguments) and rebuilt by the factory of its kind (``_SPLITTERS``)."""
 
     __slots__ = ("kind", "key", "fn", "__name__")
 
@@ -444,6 +482,17 @@ class _Splitter:
 
     def __repr__(self):
         return f"{self.kind}{self.key!r}"
+
+    def _serial_state(self):
+        return (self.kind, self.key)
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        kind, key = state
+        make = _SPLITTERS.get(kind)
+        if make is None:
+            raise ValueError(f"unknown split kind {kind!r}")
+        return make(*key)
 
 
 def _split_by(op, input, splitter, out=_STRING):  # noqa: A002
@@ -516,6 +565,7 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
                                                         replacement_char, False), np.int32)
 
 
+@serializable("strings.unicode_encode")
 class _encoder:
     __slots__ = ("enc",)
     __name__ = "unicode_encode"
@@ -534,6 +584,16 @@ class _encoder:
 
     def __hash__(self):
         return hash(("unicode_encode", self.enc))
+
+    def __repr__(self):
+        return f"unicode_encode({self.enc!r})"
+
+    def _serial_state(self):
+        return self.enc
+
+    @classmethod
+    def _from_serial_state(cls, enc):
+        return cls(_check_encoding("unicode_encode", enc))
 
 
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
@@ -556,6 +616,16 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
     return A.reshape(r, list(outer))
 
 
+# a saved _Splitter's kind -> the factory that rebuilds it from its key (the kinds made here)
+_SPLITTERS = {
+    "split": lambda sep, maxsplit: _words(sep, maxsplit),
+    "bytes_split": lambda: _Splitter("bytes_split", (), _bytes_of),
+    "unicode_split": lambda enc, errors, repl: _decoder("unicode_split", enc, errors, repl, True),
+    "unicode_decode": lambda enc, errors, repl: _decoder("unicode_decode", enc, errors, repl, False),
+}
+
+
+@serializable("strings.transcode")
 def _transcode(s, src, dst):
     return s.decode(src, "replace").encode(dst)
 
@@ -594,6 +664,7 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     return outs[0] if len(outs) == 1 else A.concat(outs, -1)
 
 
+@serializable("strings.fingerprint_bucket")
 def _fingerprint_bucket(s, num_buckets):
     from .util.farmhash import fingerprint64
     return fingerprint64(s) % num_buckets
@@ -607,6 +678,7 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
                 np.int64, args=(int(num_buckets),))
 
 
+@serializable("strings.siphash_bucket")
 def _siphash_bucket(s, num_buckets, k0, k1):
     from .util.siphash import siphash24
     return siphash24(k0, k1, s) % num_buckets

@@ -28,6 +28,13 @@ not a parser of the text:
   (TF's Philox stream: its state is a Variable, or for a stateless op a fixed
   array, ``{"$box": ...}``).
 
+Strings: ``{"$bytes": text}`` (a ``bytes`` value, its bytes as Latin-1 characters: exact
+and readable for ASCII) and ``{"$strings": [shape, [text, ...]]}`` (an object array of bytes,
+a string tensor's value, kept in the JSON: the array table is numeric). A callable is
+``{"$fn": name, "state": value}`` when its function or class opted into
+``core/serializable.py``'s registry (the string ops' per-element functions, the lookup
+tables, Keras' lookup layers): it is read back through that registry only (an unknown name
+is a ``SerializedGraphError``), never by importing what the file names.
 Anything else (a Python callable: py_function's ``fn``, numpy_function's) has no
 serialized form: ``UnserializableError`` names the op, the param and the
 function being saved, at save time, never a file that fails at load.
@@ -41,6 +48,7 @@ import math
 
 import numpy as np
 
+from ..core import serializable
 from ..core.aval import Aval
 from .graph import Eqn, Graph, Literal, Var
 
@@ -168,6 +176,8 @@ class _Writer:
         from ..ops.philox import PhiloxStream, _Box
         if v is None or isinstance(v, (bool, str)):
             return v
+        if isinstance(v, bytes):
+            return {"$bytes": v.decode("latin-1")}
         if isinstance(v, int):
             return v
         if isinstance(v, float):
@@ -204,6 +214,8 @@ class _Writer:
         if isinstance(v, np.generic):
             return {"$np": v.dtype.name, "v": self.value(v.item(), at)}
         if isinstance(v, np.ndarray):
+            if v.dtype == object and all(isinstance(x, bytes) for x in v.flat):
+                return {"$strings": [list(v.shape), [x.decode("latin-1") for x in v.flat]]}
             if v.dtype.kind not in "biuf":
                 self._fail(at, v, f"an array of dtype {v.dtype}")
             return {"$array": self.t.add_array(v)}
@@ -213,6 +225,14 @@ class _Writer:
             return {"$slice": [self.value(v.start, at), self.value(v.stop, at), self.value(v.step, at)]}
         if v is Ellipsis:
             return {"$ellipsis": True}
+        if callable(v):
+            named = serializable.name_of(v)
+            if named is not None:
+                return {"$fn": named[0], "state": self.value(named[1], at)}
+            why = getattr(v, "_unserializable_reason", None)
+            if why is not None:
+                raise UnserializableError(f"{self.where}: op {at[0].prim.name!r}: {why}" if at else
+                                          f"{self.where}: {why}")
         self._fail(at, v, f"a {type(v).__module__}.{type(v).__qualname__}"
                    + (" (Python code)" if callable(v) else ""))
 
@@ -362,7 +382,41 @@ class _Reader:
             return slice(*(self.value(x) for x in v["$slice"]))
         if "$ellipsis" in v:
             return Ellipsis
+        if "$bytes" in v:
+            return _latin1(v["$bytes"], self.bad)
+        if "$strings" in v:
+            shape, items = v["$strings"]
+            a = np.empty(len(items), object)
+            a[:] = [_latin1(x, self.bad) for x in items]
+            try:
+                return a.reshape(shape)
+            except (TypeError, ValueError):
+                raise self.bad(f"string array of shape {shape!r} with {len(items)} items") from None
+        if "$fn" in v:
+            name = v["$fn"]
+            if not isinstance(name, str):
+                raise self.bad(f"function name {name!r}")
+            state = self.value(v.get("state"))
+            try:
+                obj = serializable.find(name)
+            except KeyError:
+                raise SerializedGraphError(f"{self.where}: the graph uses function {name!r}, which this tapeflow "
+                                           "does not have (saved by a newer tapeflow?); only the functions "
+                                           "registered with @serializable can be loaded") from None
+            try:
+                return serializable.rebuild(obj, state)
+            except Exception as e:  # noqa: BLE001 -- any failure to rebuild is a malformed file
+                raise self.bad(f"the state of function {name!r}: {type(e).__name__}: {e}") from None
         raise self.bad(f"param value with unknown tag {sorted(v)[0]!r}")
+
+
+def _latin1(text, bad):
+    if not isinstance(text, str):
+        raise bad(f"bytes {text!r}")
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise bad(f"bytes {text[:40]!r}: a character above U+00FF") from None
 
 
 def _dtype(name, bad):
@@ -473,8 +527,9 @@ class _Cmp:
                 return f"{at}: keys differ"
             return next((r for k in x if (r := self.value(x[k], y[k], f"{at}[{k!r}]"))), "")
         if isinstance(x, np.ndarray):
-            # bits, not values: NaN payloads and -0.0 count
-            same = x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+            # bits, not values: NaN payloads and -0.0 count (a string array: its bytes objects)
+            same = x.dtype == y.dtype and x.shape == y.shape and (
+                x.tolist() == y.tolist() if x.dtype == object else x.tobytes() == y.tobytes())
             return "" if same else f"{at}: arrays differ"
         if isinstance(x, np.random.Generator):
             return "" if repr(x.bit_generator.state) == repr(y.bit_generator.state) else f"{at}: rng states differ"

@@ -1,6 +1,7 @@
 """String primitives: the three shapes a tf.strings op takes, each with its per-element
 function as a parameter (a module-level function of ``tapeflow/strings.py``, static and
-hashable like an axis, printed by name in the IR).
+hashable like an axis, printed by name in the IR, saved in a SavedModel by the name it
+registered with ``core/serializable.py``).
 
 * ``string_map(*xs, fn, args, out)``: elementwise with broadcasting; ``fn(*elements, *args)``
   gives one element of dtype ``out`` (length, substr, lower, regex_replace, to_number,

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...core.primitive import aval_of, bind
 from ...core.primitives.strings import string_map_p
+from ...core.serializable import serializable
 from ...core.tensor import Tensor, convert_to_tensor
 from ...errors import InvalidArgumentError
 from ...ops import array_ops as A
@@ -53,6 +54,7 @@ def _as_bytes(v):
     return str(v).encode("utf-8")
 
 
+@serializable("keras.vocab_lookup")
 class _Lookup:
     """Token -> index (a string_map per-element function, hashable by its contents):
     the mask token -> ``mask_value``; a vocabulary token -> its index; else an OOV index
@@ -113,7 +115,17 @@ class _Lookup:
     def __repr__(self):
         return f"vocab_lookup({self.layer}, {len(self.table)} tokens)"
 
+    def _serial_state(self):
+        return [list(self.table), list(self.table.values()), self.mask, self.mask_value, self.oov_start,
+                self.num_oov, self.oov_hash, None if self.salt is None else list(self.salt), self.layer]
 
+    @classmethod
+    def _from_serial_state(cls, state):
+        keys, values, *rest = state
+        return cls(dict(zip(keys, values, strict=True)), *rest)
+
+
+@serializable("keras.vocab_invert")
 class _Invert:
     """Index -> token (``invert=True``): out-of-range indices give the OOV token, the mask index
     (0 with a mask token) the mask token."""
@@ -137,6 +149,14 @@ class _Invert:
 
     def __repr__(self):
         return f"vocab_invert({self.layer}, {len(self.tokens)} tokens)"
+
+    def _serial_state(self):
+        return [list(self.tokens), list(self.tokens.values()), self.default, self.mask, self.layer]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        ids, tokens, default, mask, layer = state
+        return cls(dict(zip(ids, tokens, strict=True)), default, mask, layer)
 
 
 def _flat_rows(x):
@@ -575,6 +595,7 @@ class IntegerLookup(_IndexLookup):
 
 
 
+@serializable("keras.hash_bins")
 class _HashBins:
     """A value -> its bin (Keras' Hashing): FarmHash Fingerprint64 (salt: SipHash-2-4, TF's
     to_hash_bucket_strong) of the string, or of a number's decimal text (floats truncated to
@@ -606,6 +627,13 @@ class _HashBins:
 
     def __repr__(self):
         return f"hash_bins({self.num_bins}, mask={self.mask!r}, salt={self.salt})"
+
+    def _serial_state(self):
+        return [self.num_bins, self.mask, self.salt]
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        return cls(*state)
 
 
 class Hashing(_ConvertsInputs, Layer):
@@ -683,6 +711,7 @@ def _fingerprint_cat(fp1, fp2):
     return _shift_mix(r)
 
 
+@serializable("keras.hashed_crossing")
 def _cross_bins(*xs_and_bins):
     """TF's HashCrosser: FingerprintCat64 folded over the features from the default key, a
     string feature as its Fingerprint64, an integer as its two's-complement value."""
@@ -752,7 +781,8 @@ class TextVectorization(_ConvertsInputs, Layer):
     padding): 'int' ids padded with 0 (to ``output_sequence_length`` when set, truncating), or
     the lookup's encodings. Splitting makes ragged rows, which tapeflow keeps eager: inside
     ``tapeflow.function`` a layer that splits is one ``py_call`` of the eager call with a declared
-    dense result (``_traced_call``; ``ragged=True`` raises NotImplementedError there)."""
+    dense result (``_traced_call``; ``ragged=True`` raises NotImplementedError there), whose
+    function (``_TextVectorizationCall``) a SavedModel holds as the layer's config and vocabulary."""
 
     def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation", split="whitespace", ngrams=None,
                  output_mode="int", output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
@@ -948,7 +978,7 @@ class TextVectorization(_ConvertsInputs, Layer):
                 ax = 1 if len(ids) > 1 else 0
                 out = ids[:ax] + ids[ax + 1:] + (depth,)
             aval = Aval(out, np.dtype(np.float32 if self._output_mode == "tf_idf" else np.int64))
-        return bind(py_call_p, x, fn=self._eager_values, out_avals=(aval,), name="TextVectorization")[0]
+        return bind(py_call_p, x, fn=_TextVectorizationCall(self), out_avals=(aval,), name="TextVectorization")[0]
 
     def _eager_values(self, x):
         return self.call(convert_to_tensor(np.asarray(x))).numpy()
@@ -977,6 +1007,52 @@ class TextVectorization(_ConvertsInputs, Layer):
         if isinstance(config.get("ngrams"), list):
             config["ngrams"] = tuple(config["ngrams"])
         return cls(**config)
+
+
+@serializable("keras.text_vectorization")
+class _TextVectorizationCall:
+    """The py_call function of a traced TextVectorization that splits: the layer's eager call.
+    Saved as the layer's config and its assets (an adapted vocabulary is not in the config,
+    as Keras') and rebuilt from them on load, so a
+    SavedModel holds no Python code; a callable ``standardize``/``split`` (user code) is in the
+    config as a function, which has no serialized form: such a layer is refused when saving."""
+
+    __name__ = "TextVectorization"
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __call__(self, x):
+        return self.layer._eager_values(x)
+
+    def _serial_state(self):
+        return {"config": self.layer.get_config(), "assets": self.layer.save_assets_dict()}
+
+    @classmethod
+    def _from_serial_state(cls, state):
+        layer = TextVectorization.from_config(state["config"])
+        if state.get("assets") is not None:
+            layer.load_assets_dict(state["assets"])
+        return cls(layer)
+
+    def __eq__(self, other):
+        # the same layer; or (a loaded graph vs the saved one) an equal config and vocabulary
+        return type(other) is _TextVectorizationCall and (
+            other.layer is self.layer or _same_config(other._serial_state(), self._serial_state()))
+
+    def __hash__(self):
+        return hash(("TextVectorization", self.layer.name))
+
+    def __repr__(self):
+        return f"TextVectorization({self.layer.name})"
+
+
+def _same_config(a, b):
+    try:
+        np.testing.assert_equal(a, b)
+        return True
+    except AssertionError:
+        return False
 
 
 def _obj_array(rows, shape=None):
