@@ -68,6 +68,45 @@ def test_control_flow_cond_while_fori_and_scan():
     check(f, x4)
 
 
+def test_a_while_loop_gradient_whose_passes_made_two_graphs_of_one_body():
+    # the optimized graph's while_loop and while_loop_grad hold two graphs a pass made from the one
+    # body they shared: they share its values, and the reader keeps each graph's values its own
+    # (before: "value #7 is defined twice" at load). (Not check(): the loaded sibling graphs have
+    # values of their own, so the printed names differ from the shared ones.)
+    W = tf.constant(np.eye(3) * 0.5)
+
+    def f(h0, n):
+        with tf.GradientTape() as t:
+            t.watch(h0)
+            _, h = tf.while_loop(lambda i, h: i < n, lambda i, h: (i + 1, tf.tanh(tf.linalg.matvec(W, h) + 1.0)),
+                                 (tf.constant(0), h0))
+            y = tf.reduce_sum(h * h)
+        return t.gradient(y, h0)
+    cf = tf.function(f).get_concrete_function(tf.constant(np.ones(3)), tf.constant(2))
+    assert any(e.prim.name == "while_loop_grad" for e in cf.graph.eqns)
+    for g in (cf.raw_graph, cf.graph):
+        back = roundtrip(g)
+        assert S.graph_equal(back, g, explain=True) == ""
+        args = [np.ones(3), np.array(2, np.int32)]
+        np.testing.assert_array_equal(eval_graph(back, args)[0], eval_graph(g, args)[0])
+
+
+def test_numpy_float64_constants_keep_their_type():
+    # np.float64 is a Python float: written as one, it was read back as a weak Python scalar (a
+    # float32 graph then computes float32 * float where it had float32 * float64: NumPy 2's float64)
+    from tapeflow.experimental.numpy import _set_numpy_behavior
+    import tapeflow.experimental.numpy as tnp
+    _set_numpy_behavior(True, False)
+    try:
+        g = tf.function(lambda: tnp.sqrt(4)).get_concrete_function().raw_graph
+    finally:
+        _set_numpy_behavior(False, False)
+    assert [type(v) for _, v in g.consts] == [np.float64]
+    back = roundtrip(g)
+    assert S.graph_equal(back, g, explain=True) == ""
+    assert [type(v) for _, v in back.consts] == [np.float64]
+
+
 def test_autograph_if_and_for_over_a_tensor():
     def f(x):
         t = tf.constant(0.0)

@@ -7,7 +7,9 @@ without running code. So the serialized form is JSON of the graph's structure,
 not a parser of the text:
 
 * values (``Var``) are numbered once across the whole document, nested
-  sub-graphs included (a sub-graph could name an outer value);
+  sub-graphs included (a sub-graph could name an outer value); a value is visible in
+  the graph that defines it and in that graph's sub-graphs, so two sibling sub-graphs
+  may both define it (two graphs a pass made from one body share its values);
 * an abstract value is ``[shape, dtype, weak]`` (``null`` for an unknown dim, or
   for the whole shape of an unknown-rank py_function output);
 * an equation is ``[primitive name, inputs, outputs, params, src]``; the
@@ -178,6 +180,10 @@ class _Writer:
             return v
         if isinstance(v, bytes):
             return {"$bytes": v.decode("latin-1")}
+        if isinstance(v, np.generic):
+            # (before float: np.float64 is a float, and read back as one it would compute as a
+            # weak Python scalar: float32 * float where the graph had float32 * float64)
+            return {"$np": v.dtype.name, "v": self.value(v.item(), at)}
         if isinstance(v, int):
             return v
         if isinstance(v, float):
@@ -303,6 +309,17 @@ class _Reader:
     def graph(self, d):
         if not isinstance(d, dict) or not {"consts", "inputs", "eqns", "outputs"} <= set(d):
             raise self.bad("a graph must be an object with consts, inputs, eqns and outputs")
+        # A graph's values are visible in it and in its sub-graphs only: two sibling sub-graphs
+        # may define the same value (a pass maps each equation's sub-graphs on its own, so a body
+        # two equations held -- a while_loop and its while_loop_grad -- becomes two graphs
+        # sharing values); they are read back as two graphs with values of their own.
+        outer = dict(self.vars)
+        try:
+            return self._graph(d)
+        finally:
+            self.vars = outer
+
+    def _graph(self, d):
         consts = []
         for c in d["consts"]:
             v = self.new_var(c[0])
