@@ -53,6 +53,14 @@ from .ops.special_ops import unravel_index  # noqa: F401
 from . import errors  # noqa: F401
 
 newaxis = None
+
+
+def get_logger():
+    """tf.get_logger(): the ``logging`` logger named "tensorflow" (TF 2.21's name), so programs that
+    set its level or handlers run unchanged."""
+    import logging
+    return logging.getLogger("tensorflow")
+
 __version__ = "0.1.0"
 from .module import Module  # noqa: E402,F401
 from . import keras, optimizers  # noqa: E402,F401
@@ -86,6 +94,10 @@ def __getattr__(name):
         from .profiler import profile as p
         globals()["profile"] = p
         return p
+    if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
+        from .strings import as_string
+        globals()[name] = as_string
+        return as_string
     if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
         from . import ragged
         globals()[name] = getattr(ragged, name)

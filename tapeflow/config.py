@@ -100,6 +100,22 @@ def functions_run_eagerly():
     return _function.RUN_EAGERLY[0]
 
 
+# TF 2.21 still exports the deprecated spellings (they warn "Use tf.config.functions_run_eagerly instead")
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly
+
+_soft_placement = [True]   # TF 2.21's default: get_soft_device_placement() is True
+
+
+def set_soft_device_placement(enabled):
+    """Recorded only: with one device (the CPU) every op is placed on it, soft or not."""
+    _soft_placement[0] = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement[0]
+
+
 class experimental:  # noqa: N801  (tf.config.experimental namespace)
     list_physical_devices = staticmethod(list_physical_devices)
     list_logical_devices = staticmethod(list_logical_devices)
@@ -134,3 +150,8 @@ class threading:  # noqa: N801  (tf.config.threading namespace)
     @staticmethod
     def get_inter_op_parallelism_threads():
         return threading._inter[0]
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("config", "tapeflow.config")

@@ -384,8 +384,7 @@ class Dataset:
         return OwnedIterator(self)
 
     def as_numpy_iterator(self):
-        for el in self._elements():
-            yield nest.map_structure(lambda t: t.numpy(), el)
+        return NumpyIterator(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
         state = _as_tensors(initial_state)
@@ -430,7 +429,31 @@ class Dataset:
         return out
 
 
-class OwnedIterator:
+class Iterator:
+    """``tf.data.Iterator``: the base class of what ``iter(dataset)`` returns, for ``isinstance``
+    checks (TF 2.21: ``isinstance(iter(ds), tf.data.Iterator)`` is True)."""
+
+
+class NumpyIterator:
+    """What ``Dataset.as_numpy_iterator()`` returns (TF's ``tf.data.NumpyIterator``): the elements
+    as NumPy values, made on demand; ``next()`` as well as ``next(it)``."""
+
+    def __init__(self, dataset):
+        self._it = dataset._elements()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return nest.map_structure(lambda t: t.numpy(), next(self._it))
+
+    next = __next__
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator=<{type(self._it).__name__} object at {id(self._it):#x}>)"
+
+
+class OwnedIterator(Iterator):
     """What ``iter(dataset)`` returns (TF's ``OwnedIterator``): ``next()``, ``get_next()``,
     ``element_spec``, and a place in a ``tf.train.Checkpoint``.
 
@@ -2172,8 +2195,39 @@ class _OptionsDataset(Dataset):
         return self._source._spec()
 
 
+class _AssertCardinalityDataset(Dataset):
+    """``tf.data.experimental.assert_cardinality(n)``: the source's elements, and TF's
+    FailedPreconditionError when they turn out to be more or fewer than ``n``."""
+
+    def __init__(self, source, expected):
+        self._source, self._expected = source, _int_arg("assert_cardinality", expected, allow_negative=True)
+
+    def _elements(self):
+        n, want = 0, self._expected
+        for el in self._source._elements():
+            n += 1
+            if 0 <= want < n:
+                # TF 2.21: "Input dataset was expected to contain 4 elements but contained at least 5 elements."
+                raise errors.FailedPreconditionError(
+                    None, None, f"Input dataset was expected to contain {want} elements but contained at least "
+                    f"{n} elements.")
+            yield el
+        if want != INFINITE_CARDINALITY and n < want:
+            raise errors.FailedPreconditionError(
+                None, None, f"Input dataset was expected to contain {want} elements but contained only {n} "
+                "elements.")
+
+    def _cardinality(self):
+        return self._expected
+
+    def _spec(self):
+        return self._source._spec()
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     AUTOTUNE = AUTOTUNE
+    AutotuneAlgorithm = AutotuneAlgorithm
+    SHARD_HINT = -1   # TF 2.21: tf.data.experimental.SHARD_HINT == -1 (a placeholder for shard's num_shards)
     AutoShardPolicy = AutoShardPolicy
     ExternalStatePolicy = ExternalStatePolicy
     AutotuneOptions = AutotuneOptions
@@ -2250,6 +2304,82 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+    # wave 20 (benchmarks/tf_api_surface.py): the rest of TF 2.21's transformations for Dataset.apply
+    # that compose existing ones
+    @staticmethod
+    def shuffle_and_repeat(buffer_size, count=None, seed=None):
+        # TF 2.21 gives ds.shuffle(buffer_size, seed).repeat(count)'s order (seed=7 over range(6), count=2)
+        return lambda ds: ds.shuffle(buffer_size, seed=seed).repeat(count)
+
+    @staticmethod
+    def assert_cardinality(expected_cardinality):
+        return lambda ds: _AssertCardinalityDataset(ds, expected_cardinality)
+
+    @staticmethod
+    def unbatch():
+        return lambda ds: ds.unbatch()
+
+    @staticmethod
+    def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                      num_parallel_calls=None):
+        return lambda ds: ds.map(map_func).batch(batch_size, drop_remainder=drop_remainder)
+
+    @staticmethod
+    def enumerate_dataset(start=0):
+        return lambda ds: ds.enumerate(start)
+
+    @staticmethod
+    def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+                            prefetch_input_elements=None):
+        # elements are made in this process one at a time: the deterministic (sloppy=False) order
+        return lambda ds: ds.interleave(map_func, cycle_length, block_length)
+
+    @staticmethod
+    def copy_to_device(target_device, source_device="/cpu:0"):
+        return lambda ds: ds   # one device (the CPU): nothing to copy
+
+    @staticmethod
+    def prefetch_to_device(device, buffer_size=None):
+        return lambda ds: ds.prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+
+    @staticmethod
+    def enable_debug_mode():
+        pass   # tapeflow's pipelines already run in Python, element by element, in order
+
+    @staticmethod
+    def get_structure(dataset_or_iterator):
+        spec = getattr(dataset_or_iterator, "element_spec", None)
+        if spec is None or not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+            # TF 2.21's TypeError message
+            raise TypeError("Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a `tf.data.Dataset` or "
+                            f"tf.data.Iterator object, but got {type(dataset_or_iterator)}.")
+        return spec
+
+    @staticmethod
+    def from_list(elements, name=None):
+        elements = list(elements)
+        if not elements:
+            raise ValueError("Invalid `elements`. `elements` should not be empty. If you want an empty dataset, use "
+                             "`tf.data.Dataset.range(0)`.")
+        # the elements as rows: each component stacked (TF converts each element, then checks they match)
+        flat = [nest.flatten(e) for e in elements]
+        cols = [_as_tensors(list(c)) for c in zip(*flat)]
+        return Dataset.from_tensor_slices(nest.pack_sequence_as(elements[0], cols))
+
+    @staticmethod
+    def at(dataset, index):
+        i = int(index)
+        n = dataset._cardinality()
+        if i < 0 or (n >= 0 and i >= n):
+            # TF 2.21: OutOfRangeError "Index out of range [0, 6):10"
+            raise errors.OutOfRangeError(None, None, f"Index out of range [0, {n}):{i}")
+        count = 0
+        for el in dataset._elements():
+            if count == i:
+                return el
+            count += 1
+        raise errors.OutOfRangeError(None, None, f"Index out of range [0, {count}):{i}")
 
 
 class TFRecordDataset(Dataset):

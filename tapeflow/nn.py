@@ -39,3 +39,8 @@ class experimental:  # noqa: N801  (TF's namespace tf.nn.experimental)
         u = uniform_sampler(shape=shape, dtype=x.dtype)
         scaled = _M.multiply(x, _M.cast(1.0 / (1.0 - rate), x.dtype))
         return _M.where(_M.greater_equal(u, _M.cast(rate, x.dtype)), scaled, _A.zeros_like(scaled))
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn", "tapeflow.nn")

@@ -229,4 +229,15 @@ def saturate_cast(value, dtype, name=None):
 
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("dtypes", "tapeflow.core.dtypes")
+_unsupported_getattr = _module_getattr("dtypes", "tapeflow.core.dtypes")
+
+
+def __getattr__(name):
+    # tf.dtypes.bool and tf.dtypes.cast (TF 2.21: `tf.dtypes.bool is tf.bool`, `tf.dtypes.cast is tf.cast`);
+    # resolved here, not bound: a module global named `bool` would shadow the builtin in this module
+    if name == "bool":
+        return bool_
+    if name == "cast":
+        from ..ops.math_ops import cast
+        return cast
+    return _unsupported_getattr(name)

@@ -956,3 +956,22 @@ from .losses import (mean_absolute_error as mae, mean_squared_error as mse,  # n
                      binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy, hinge,
                      squared_hinge, categorical_hinge, poisson, huber)
 MAE, MSE, MAPE, MSLE, KLD = mae, mse, mape, msle, kld
+
+
+# Keras 3 exports the focal losses' functions from keras.metrics too (TF 2.21: the same objects)
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+
+
+def serialize(metric):
+    """keras.metrics.serialize: Keras' config dict ({'module', 'class_name', 'config', 'registered_name'})."""
+    from .saving import serialize_keras_object
+    return serialize_keras_object(metric)
+
+
+def deserialize(config, custom_objects=None):
+    """keras.metrics.deserialize: a metric from serialize()'s dict (or a name, as keras.metrics.get)."""
+    if isinstance(config, str):
+        return get(config)
+    from .saving import deserialize_keras_object
+    return deserialize_keras_object(config, custom_objects)

@@ -1,0 +1,197 @@
+"""Wave 20's API surface fill (benchmarks/tf_api_surface.py): aliases, constants, tf.data.experimental's
+transformations and the out-of-scope names that now say so. Expected values are TF 2.21's (noted)."""
+import logging
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow._unsupported import NAMES, UnsupportedFeatureError
+
+
+# --- out of scope: a clear error naming the feature, never a bare AttributeError -------------------
+
+@pytest.mark.parametrize("path, words", [
+    ("Graph", "graphs"), ("Operation", "graph operations"), ("RegisterGradient", "custom_gradient"),
+    ("load_op_library", "custom C\\+\\+ ops"), ("complex", "complex dtypes"), ("eig", "eigh"),
+    ("qint8", "quantized"), ("dtypes.quint8", "quantized"), ("dtypes.complex", "complex"),
+    ("linalg.eigvals", "eigvalsh"), ("nn.RNNCellDropoutWrapper", "dropout="),
+    ("config.experimental_connect_to_cluster", "clusters"), ("train.ClusterSpec", "clusters"),
+    ("train.Coordinator", "queue-runner"), ("io.write_graph", "GraphDef"), ("distribute.Server", "clusters"),
+    ("keras.layers.JaxLayer", "JAX"), ("keras.callbacks.OrbaxCheckpoint", "ModelCheckpoint"),
+    ("keras.utils.plot_model", "summary"),
+])
+def test_out_of_scope_names_say_so(path, words):
+    assert path in NAMES
+    *ns, name = path.split(".")
+    mod = tf
+    for part in ns:
+        mod = getattr(mod, part)
+    with pytest.raises(UnsupportedFeatureError, match=rf"tf\.{path}: tapeflow does not implement .*{words}"):
+        getattr(mod, name)
+    assert not hasattr(mod, name)
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchName'") as info:
+        getattr(mod, "NoSuchName")   # a typo stays a plain AttributeError
+    assert not isinstance(info.value, NotImplementedError)
+
+
+@pytest.mark.parametrize("ns, words", [("feature_column", "Estimator"), ("lite", "Lite"), ("tpu", "TPU"),
+                                       ("signal", "complex"), ("raw_ops", "op name"), ("queue", "tf.data")])
+def test_out_of_scope_namespaces(ns, words):
+    with pytest.raises(NotImplementedError, match=rf"tf\.{ns}\.anything: .*{words}"):
+        getattr(getattr(tf, ns), "anything")
+
+
+# --- aliases and constants: TF 2.21 exports each (checked: `tf.dtypes.cast is tf.cast`, ...) --------
+
+def test_aliases_are_the_same_objects():
+    assert tf.dtypes.cast is tf.cast          # TF 2.21: True
+    assert tf.dtypes.bool is tf.bool          # TF 2.21: True
+    assert tf.as_string is tf.strings.as_string
+    assert tf.keras.initializers.IdentityInitializer is tf.keras.initializers.Identity
+    assert tf.keras.initializers.OrthogonalInitializer is tf.keras.initializers.Orthogonal
+    assert tf.keras.metrics.binary_focal_crossentropy is tf.keras.losses.binary_focal_crossentropy
+    assert tf.keras.metrics.categorical_focal_crossentropy is tf.keras.losses.categorical_focal_crossentropy
+    assert tf.keras.utils.CustomObjectScope is tf.keras.utils.custom_object_scope
+    assert bool(1) is True   # the dtypes module's `bool` is resolved lazily: the builtin is not shadowed
+    assert tf.dtypes.cast(tf.constant([1.7]), tf.int32).numpy().tolist() == [1]
+
+
+def test_focal_metrics_values():
+    # TF 2.21: keras.metrics.binary_focal_crossentropy([[0,1]], [[.2,.7]]) -> [0.02051324];
+    # categorical_focal_crossentropy([[0,1]], [[.2,.8]]) -> [0.00223144]
+    b = tf.keras.metrics.binary_focal_crossentropy([[0., 1.]], [[0.2, 0.7]]).numpy()
+    c = tf.keras.metrics.categorical_focal_crossentropy([[0., 1.]], [[0.2, 0.8]]).numpy()
+    np.testing.assert_allclose(b, [0.02051324], rtol=1e-5)
+    np.testing.assert_allclose(c, [0.00223144], rtol=1e-4)
+
+
+def test_saved_model_constants():
+    sm = tf.saved_model   # TF 2.21's values
+    assert (sm.ASSETS_KEY, sm.DEBUG_DIRECTORY, sm.DEBUG_INFO_FILENAME_PB) == (
+        "saved_model_assets", "debug", "saved_model_debug_info.pb")
+    assert sm.SAVED_MODEL_SCHEMA_VERSION == 1
+    assert (sm.CLASSIFY_INPUTS, sm.CLASSIFY_METHOD_NAME, sm.CLASSIFY_OUTPUT_CLASSES, sm.CLASSIFY_OUTPUT_SCORES) == (
+        "inputs", "tensorflow/serving/classify", "classes", "scores")
+    assert (sm.PREDICT_INPUTS, sm.PREDICT_METHOD_NAME, sm.PREDICT_OUTPUTS) == (
+        "inputs", "tensorflow/serving/predict", "outputs")
+    assert (sm.REGRESS_INPUTS, sm.REGRESS_METHOD_NAME, sm.REGRESS_OUTPUTS) == (
+        "inputs", "tensorflow/serving/regress", "outputs")
+
+
+def test_config_and_logger():
+    assert tf.config.get_soft_device_placement() is True   # TF 2.21's default
+    tf.config.set_soft_device_placement(False)
+    assert tf.config.get_soft_device_placement() is False
+    tf.config.set_soft_device_placement(True)
+    assert tf.config.experimental_functions_run_eagerly() is False
+    tf.config.experimental_run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly() is True
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert tf.get_logger() is logging.getLogger("tensorflow")   # TF 2.21: the logger named "tensorflow"
+
+
+def test_keras_utils():
+    su = tf.keras.utils.standardize_dtype
+    # TF 2.21 (Keras 3.15)
+    assert [su(d) for d in ("float32", tf.float32, "int64", None, "uint8", np.float32, np.dtype("int32"),
+                            float, int, bool)] == [
+        "float32", "float32", "int64", "float32", "uint8", "float32", "int32", "float32", "int64", "bool"]
+    with pytest.raises(ValueError, match="Invalid dtype: float"):
+        su("float")
+    assert tf.keras.utils.get_registered_name(tf.keras.layers.Dense) == "Dense"
+    assert tf.keras.utils.get_registered_object("Dense") is None   # TF 2.21: built-ins are not "registered"
+    m = tf.keras.metrics.deserialize(tf.keras.metrics.serialize(tf.keras.metrics.Mean(name="m2")))
+    assert type(m).__name__ == "Mean" and m.name == "m2"
+    assert tf.keras.metrics.serialize(tf.keras.metrics.Mean()) == {
+        "module": "keras.metrics", "class_name": "Mean", "config": {"name": "mean", "dtype": "float32"},
+        "registered_name": None}
+
+
+def test_interactive_logging_routes_the_progbar(capsys, caplog):
+    u = tf.keras.utils
+    assert u.is_interactive_logging_enabled()
+    u.disable_interactive_logging()
+    try:
+        assert not u.is_interactive_logging_enabled()
+        with caplog.at_level(logging.INFO, logger="absl"):
+            u.Progbar(2).update(2)
+        assert capsys.readouterr().out == ""
+        assert "2/2" in caplog.text
+    finally:
+        u.enable_interactive_logging()
+    u.Progbar(2).update(2)
+    assert "2/2" in capsys.readouterr().out
+
+
+# --- tf.data ---------------------------------------------------------------------------------------
+
+def test_data_iterator_classes():
+    ds = tf.data.Dataset.range(3)
+    assert isinstance(iter(ds), tf.data.Iterator)            # TF 2.21: True
+    it = ds.as_numpy_iterator()
+    assert isinstance(it, tf.data.NumpyIterator)              # TF 2.21: True
+    assert it.next() == 0 and next(it) == 1 and list(it) == [2]
+    assert repr(ds.as_numpy_iterator()).startswith("NumpyIterator(iterator=")
+
+
+def test_data_experimental_transformations():
+    E = tf.data.experimental
+    ds = tf.data.Dataset.range(6)
+    assert E.SHARD_HINT == -1   # TF 2.21
+    assert E.AutotuneAlgorithm.HILL_CLIMB == 1
+    # TF 2.21: shuffle_and_repeat(3, count=2, seed=7) gives ds.shuffle(3, seed=7).repeat(2)'s order
+    a = list(ds.apply(E.shuffle_and_repeat(3, count=2, seed=7)).as_numpy_iterator())
+    assert a == list(ds.shuffle(3, seed=7).repeat(2).as_numpy_iterator()) and sorted(a) == sorted(list(range(6)) * 2)
+    m = ds.apply(E.map_and_batch(lambda x: x * 2, 4))
+    assert [v.tolist() for v in m.as_numpy_iterator()] == [[0, 2, 4, 6], [8, 10]]     # TF 2.21
+    assert tuple(m.element_spec.shape) == (None,)
+    m = ds.apply(E.map_and_batch(lambda x: x * 2, 4, drop_remainder=True))
+    assert [v.tolist() for v in m.as_numpy_iterator()] == [[0, 2, 4, 6]] and tuple(m.element_spec.shape) == (4,)
+    assert list(ds.apply(E.enumerate_dataset(5)).take(2).as_numpy_iterator()) == [(5, 0), (6, 1)]
+    assert list(tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).apply(E.unbatch()).as_numpy_iterator()) == [
+        1, 2, 3, 4]
+    pi = tf.data.Dataset.range(3).apply(
+        E.parallel_interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2))
+    assert list(pi.as_numpy_iterator()) == [0, 1, 0, 1, 2, 2]     # TF 2.21
+    assert list(ds.apply(E.copy_to_device("/cpu:0")).as_numpy_iterator()) == list(range(6))
+    assert list(ds.apply(E.prefetch_to_device("/cpu:0")).as_numpy_iterator()) == list(range(6))
+    E.enable_debug_mode()
+    assert repr(E.get_structure(ds)) == "TensorSpec(shape=(), dtype=tf.int64, name=None)"
+    assert E.get_structure(iter(ds)) == E.get_structure(ds)
+    with pytest.raises(TypeError, match="must be a `tf.data.Dataset` or tf.data.Iterator object"):
+        E.get_structure([1])
+
+
+def test_assert_cardinality():
+    E = tf.data.experimental
+    ds = tf.data.Dataset.range(6)
+    d = ds.apply(E.assert_cardinality(6))
+    assert int(d.cardinality()) == 6 and list(d.as_numpy_iterator()) == list(range(6))
+    # TF 2.21: a filtered dataset's cardinality is unknown; the assertion makes it known
+    assert int(tf.data.Dataset.range(3).filter(lambda x: True).apply(E.assert_cardinality(3)).cardinality()) == 3
+    # TF 2.21: FailedPreconditionError at the 5th element / at the end
+    with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 4 elements but contained at "
+                                                                "least 5 elements"):
+        list(ds.apply(E.assert_cardinality(4)).as_numpy_iterator())
+    with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 8 elements but contained only "
+                                                                "6 elements"):
+        list(ds.apply(E.assert_cardinality(8)).as_numpy_iterator())
+
+
+def test_from_list_and_at():
+    E = tf.data.experimental
+    fl = E.from_list([(1, "a"), (2, "b")])
+    assert list(fl.as_numpy_iterator()) == [(1, b"a"), (2, b"b")]   # TF 2.21: int32 and string
+    assert [s.dtype for s in fl.element_spec] == [tf.int32, tf.string] and int(fl.cardinality()) == 2
+    with pytest.raises(ValueError, match="`elements` should not be empty"):
+        E.from_list([])
+    ds = tf.data.Dataset.range(6)
+    assert int(E.at(ds, 2)) == 2
+    a, b = E.at(tf.data.Dataset.from_tensor_slices(([1, 2], [3., 4.])), 1)
+    assert (int(a), float(b), a.dtype, b.dtype) == (2, 4.0, tf.int32, tf.float32)
+    for i in (10, -1):   # TF 2.21: OutOfRangeError "Index out of range [0, 6):10"
+        with pytest.raises(tf.errors.OutOfRangeError, match=rf"Index out of range \[0, 6\):{i}"):
+            E.at(ds, i)
