@@ -1777,26 +1777,8 @@ class CsvDataset(Dataset):
 
     def _parse(self, k, text):
         t, value = self._defaults[k]
-        if text == "" or text == self._na:
-            if value is None:
-                raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
-            return _string_scalar(value) if t.np.kind == "O" else Tensor(np.asarray(value, t.np))
-        if t.np.kind == "O":   # a string column: the field's text
-            return _string_scalar(text.encode())
-        try:
-            if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
-                raise ValueError
-            if t.np.kind == "i":
-                v = int(text)
-                info = np.iinfo(t.np)
-                if not info.min <= v <= info.max:
-                    raise ValueError
-            else:
-                v = float(text)
-        except ValueError:
-            kind = t.name if t.np.kind == "i" else ("float" if t.name == "float32" else "double")
-            raise errors.InvalidArgumentError(None, None, f"Field {k} in record is not a valid {kind}: {text}") from None
-        return Tensor(np.asarray(v, t.np))
+        v = _csv_field_value(k, text, t.np, value, self._na)
+        return _string_scalar(v) if t.np.kind == "O" else Tensor(np.asarray(v, t.np))
 
     def _elements(self):
         # records are parsed per element, so an unparsable one is that element's error and
@@ -1835,6 +1817,32 @@ class CsvDataset(Dataset):
 
     def _spec(self):
         return self._spec_value
+
+
+def _csv_field_value(k, text, np_dtype, default, na_value):
+    """Field ``k`` of a CSV record as TF's CSV parsers read it (CsvDataset, tf.io.decode_csv): an
+    empty or ``na_value`` field is the column's default (None: required), a string column keeps the
+    text (bytes), numbers parse as C's strtol/strtod do, else TF's InvalidArgumentError."""
+    if text == "" or text == na_value:
+        if default is None:
+            raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
+        return default
+    if np_dtype.kind == "O":   # a string column: the field's text
+        return text.encode()
+    try:
+        if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
+            raise ValueError
+        if np_dtype.kind == "i":
+            v = int(text)
+            info = np.iinfo(np_dtype)
+            if not info.min <= v <= info.max:
+                raise ValueError
+        else:
+            v = float(text)
+    except ValueError:
+        kind = np_dtype.name if np_dtype.kind == "i" else ("float" if np_dtype == np.float32 else "double")
+        raise errors.InvalidArgumentError(None, None, f"Field {k} in record is not a valid {kind}: {text}") from None
+    return v
 
 
 def _csv_fields(line, delim, quote):

@@ -657,6 +657,72 @@ def write_file(filename, contents, name=None):
         f.write(c)
 
 
+_CSV_TYPES = {"float32": "float", "float64": "double", "int32": "int32", "int64": "int64", "string": "string"}
+
+
+def _csv_column(record, k, delim, quote, na_value, select, columns):
+    """string_map's per-element function for tf.io.decode_csv: field ``k`` of one record, after
+    every field of the record has parsed (as TF: a bad field fails each output, not only its own).
+    ``columns``: (NumPy dtype str, default or None) per column. A column is one string_map, so the
+    op composes an existing primitive and runs the same eagerly and traced; the record is parsed
+    once per column (n columns: n parses; CSV rows are short)."""
+    import csv
+    from .data import _csv_field_value
+    line = record.decode("utf-8") if isinstance(record, bytes) else str(record)
+    fields = (next(csv.reader([line], delimiter=delim)) or [""]) if quote else line.split(delim)
+    if select is not None:
+        fields = [fields[c] for c in select if c < len(fields)]
+    n = len(columns)
+    if len(fields) != n:
+        # TF 2.21 names the record's index ("in record 1"); an elementwise map does not know it, so the
+        # record's text is named instead
+        raise errors.InvalidArgumentError(None, None, f"Expect {n} fields but have {len(fields)} in record "
+                                                      f"{line!r}")
+    values = [_csv_field_value(i, f, np.dtype(dt), default, na_value) for i, (f, (dt, default))
+              in enumerate(zip(fields, columns))]
+    return values[k]
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
+               select_cols=None):
+    """``tf.io.decode_csv``: one tensor per column, each of ``records``' shape, typed by
+    ``record_defaults`` (each a scalar or a one-element list: that value for an empty or ``na_value``
+    field; an empty tensor: a required column). TF 2.21's rules and error texts (CsvDataset's parser:
+    quotes, strtol/strtod numbers); float32, float64, int32, int64 and string columns."""
+    from .strings import _map, _strings
+    if isinstance(records, (list, tuple)) and not records:
+        records = np.array([], object)   # TF 2.21: decode_csv([], ...) gives empty columns (a [] is float32 here)
+    x = _strings("decode_csv", records)
+    if not isinstance(field_delim, str) or len(field_delim) != 1:
+        raise errors.InvalidArgumentError(None, None, f"field_delim should be only 1 char, got {field_delim!r}")
+    cols = []
+    for i, d in enumerate(record_defaults):
+        t = d if isinstance(d, Tensor) else convert_to_tensor(d)
+        if t.dtype.name not in _CSV_TYPES:
+            # TF 2.21: InvalidArgumentError "Value for attr 'OUT_TYPE' of bool is not in the list of allowed values"
+            raise errors.InvalidArgumentError(
+                None, None, f"Value for attr 'OUT_TYPE' of {t.dtype.name} is not in the list of allowed values: "
+                "float, double, int32, int64, string")
+        v = t.numpy()
+        if v.ndim > 1 or v.size > 1:
+            raise errors.InvalidArgumentError(None, None, f"record_defaults[{i}] must be a scalar or a one-element "
+                                                          f"vector, got shape {v.shape}")
+        default = None if v.size == 0 else v.reshape(-1)[0]
+        default = default.item() if isinstance(default, np.generic) else default
+        cols.append((t.dtype, default))
+    n = len(cols)
+    select = None if select_cols is None else tuple(int(c) for c in select_cols)
+    if select is not None:
+        if any(b <= a for a, b in zip(select, select[1:])) or (select and select[0] < 0):
+            raise errors.InvalidArgumentError(None, None, "select_cols is not strictly increasing.")
+        if len(select) != n:
+            raise errors.InvalidArgumentError(None, None, "select_cols should match record_defaults")
+    columns = tuple((dt.np.str, default) for dt, default in cols)
+    return [_map("decode_csv", _csv_column, [x], dt.np,
+                 args=(k, field_delim, bool(use_quote_delim), na_value, select, columns), ragged_ok=False)
+            for k, (dt, _) in enumerate(cols)]
+
+
 class gfile:  # noqa: N801  (tf.io.gfile namespace)
     """``tf.io.gfile`` on local files: the Python file system calls under TF's names."""
 

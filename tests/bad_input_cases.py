@@ -868,3 +868,11 @@ case("lookup19_integerlookup_oov_without_oov_indices",
      "num_oov_indices")
 case("lookup19_stringlookup_valid", f"layer = {_SL}(vocabulary=['ab', 'c'])\nf = lambda s: layer(s)", [S2])
 case("lookup19_hashing_valid", "layer = tf.keras.layers.Hashing(num_bins=4)\nf = lambda s: layer(s)", [S2])
+
+# -- branch api20: tf.io.decode_csv (wave 20's API surface fill) --------------------------------------
+_CSV = np.array([b"1,2.5", b"3,x"], object)
+case("api20_decode_csv_bad_float", "lambda s: tf.io.decode_csv(s, [[0], [0.0]])[1]", [_CSV], "not a valid float")
+case("api20_decode_csv_too_many_fields", "lambda s: tf.io.decode_csv(s, [[0]])[0]", [_CSV], "Expect 1 fields")
+case("api20_decode_csv_required_missing", "lambda s: tf.io.decode_csv(s, [[0], tf.constant([], tf.int32)])[0]",
+     [np.array([b"1,"], object)], "required")
+case("api20_decode_csv_valid", "lambda s: tf.io.decode_csv(s, [[0], ['']])[0]", [_CSV])

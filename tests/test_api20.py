@@ -195,3 +195,97 @@ def test_from_list_and_at():
     for i in (10, -1):   # TF 2.21: OutOfRangeError "Index out of range [0, 6):10"
         with pytest.raises(tf.errors.OutOfRangeError, match=rf"Index out of range \[0, 6\):{i}"):
             E.at(ds, i)
+
+
+# --- tf.io.decode_csv -------------------------------------------------------------------------------
+
+def _cols(r):
+    return [(np.asarray(x.numpy()).tolist(), x.dtype.name) for x in r]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_decode_csv_values(compiled):
+    def run(fn, records):
+        return fn(tf.constant(records)) if not compiled else tf.function(fn)(tf.constant(records))
+    # TF 2.21: [[1, 3] int32, [2.5, 1.0] float32, [b'a', b'b'] string]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [1.0], [""]]), ["1,2.5,a", "3,,b"])) == [
+        ([1, 3], "int32"), ([2.5, 1.0], "float32"), ([b"a", b"b"], "string")]
+    # TF 2.21: records of shape (2, 1) give columns of shape (2, 1)
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [0]]), [["1,2"], ["3,4"]])) == [
+        ([[1], [3]], "int32"), ([[2], [4]], "int32")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [""]]), ['1,"a,b"'])) == [([1], "int32"), ([b"a,b"], "string")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [0]], field_delim=";"), ["1;2"])) == [
+        ([1], "int32"), ([2], "int32")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [0]], select_cols=[0, 2]), ["1,2,3"])) == [
+        ([1], "int32"), ([3], "int32")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [7]], na_value="NA"), ["1,NA"])) == [
+        ([1], "int32"), ([7], "int32")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [0, 0]), ["1,2"])) == [([1], "int32"), ([2], "int32")]
+
+
+def test_decode_csv_scalar_and_dtypes():
+    # TF 2.21: a scalar record; int64/float64 defaults give int64/float64 columns
+    r = tf.io.decode_csv("1,2.5,a", [tf.constant(0, tf.int64), tf.constant(1.0, tf.float64), ["x"]])
+    assert _cols(r) == [(1, "int64"), (2.5, "float64"), (b"a", "string")]
+    assert _cols(tf.io.decode_csv([], [[0], [0]])) == [([], "int32"), ([], "int32")]   # TF 2.21: empty columns
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("records, defaults, needle", [
+    (["1,2", "3"], [[0], [0]], "Expect 2 fields but have 1 in record"),      # TF 2.21: "... in record 1"
+    (["1,2,3"], [[0], [0]], "Expect 2 fields but have 3"),
+    (["1,"], [[0], "required"], "Field 1 is required but missing in record"),
+    (["1,x"], [[0], [0]], "Field 1 in record is not a valid int32: x"),      # TF 2.21: "... in record 0 ..."
+    (["1,x"], [[0], [0.0]], "not a valid float: x"),
+])
+def test_decode_csv_errors(records, defaults, needle, compiled):
+    defaults = [tf.constant([], tf.int32) if d == "required" else d for d in defaults]
+
+    def fn(r):
+        return tf.io.decode_csv(r, defaults)[0]   # column 0 is fine: the bad field fails every output
+    with pytest.raises(tf.errors.InvalidArgumentError, match=needle):
+        (tf.function(fn) if compiled else fn)(tf.constant(records))
+
+
+def test_decode_csv_bad_default_dtype():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'OUT_TYPE' of bool is not in the list"):
+        tf.io.decode_csv(["1,2"], [[True], [0]])
+
+
+# --- keras.utils.text_dataset_from_directory ------------------------------------------------------------
+
+@pytest.fixture
+def text_dir(tmp_path):
+    for sub, name, text in [("pos", "a.txt", "good movie"), ("pos", "b.txt", "great fun ok"), ("neg", "c.txt", "bad"),
+                            ("neg", "d.txt", "awful film, really"), ("neg", "e.md", "meh")]:
+        (tmp_path / sub).mkdir(exist_ok=True)
+        (tmp_path / sub / name).write_text(text)
+    return str(tmp_path)
+
+
+def test_text_dataset_from_directory(text_dir, capsys):
+    u = tf.keras.utils
+    ds = u.text_dataset_from_directory(text_dir, batch_size=2, seed=3)
+    assert capsys.readouterr().out == "Found 4 files belonging to 2 classes.\n"   # TF 2.21's line
+    assert ds.class_names == ["neg", "pos"]
+    assert repr(ds) == ("<_PrefetchDataset element_spec=(TensorSpec(shape=(None,), dtype=tf.string, name=None), "
+                        "TensorSpec(shape=(None,), dtype=tf.int32, name=None))>")   # TF 2.21's repr
+    pairs = sorted((t, int(y)) for x, yy in ds for t, y in zip(x.numpy().tolist(), yy.numpy()))
+    assert pairs == [(b"awful film, really", 0), (b"bad", 0), (b"good movie", 1), (b"great fun ok", 1)]
+    # unshuffled: Keras' file order; max_length keeps the first bytes; categorical labels (TF 2.21's values)
+    ds = u.text_dataset_from_directory(text_dir, batch_size=None, shuffle=False, max_length=4, label_mode="categorical")
+    assert [(x.numpy(), y.numpy().tolist()) for x, y in ds] == [
+        (b"bad", [1.0, 0.0]), (b"awfu", [1.0, 0.0]), (b"good", [0.0, 1.0]), (b"grea", [0.0, 1.0])]
+    ds = u.text_dataset_from_directory(text_dir, batch_size=None, shuffle=False, label_mode="binary")
+    assert repr(ds.element_spec) == ("(TensorSpec(shape=(), dtype=tf.string, name=None), "
+                                     "TensorSpec(shape=(1,), dtype=tf.float32, name=None))")
+    capsys.readouterr()
+    ds = u.text_dataset_from_directory(text_dir, batch_size=None, shuffle=False, labels=None)
+    assert capsys.readouterr().out == "Found 4 files.\n"
+    assert list(ds.as_numpy_iterator()) == [b"bad", b"awful film, really", b"good movie", b"great fun ok"]
+    # TF 2.21: seed=1 puts the two 'pos' files in training, the two 'neg' ones in validation
+    tr, va = u.text_dataset_from_directory(text_dir, batch_size=None, seed=1, validation_split=0.5, subset="both")
+    assert sorted(tr.as_numpy_iterator()) == [(b"good movie", 1), (b"great fun ok", 1)]
+    assert list(va.as_numpy_iterator()) == [(b"bad", 0), (b"awful film, really", 0)]
+    with pytest.raises(ValueError, match='`label_mode` argument must be one of "int", "categorical", "binary", or None'):
+        u.text_dataset_from_directory(text_dir, label_mode="bad")
