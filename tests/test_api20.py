@@ -289,3 +289,75 @@ def test_text_dataset_from_directory(text_dir, capsys):
     assert list(va.as_numpy_iterator()) == [(b"bad", 0), (b"awful film, really", 0)]
     with pytest.raises(ValueError, match='`label_mode` argument must be one of "int", "categorical", "binary", or None'):
         u.text_dataset_from_directory(text_dir, label_mode="bad")
+
+
+# --- keras.metrics' IoU family (TF 2.21's Keras 3.15 values) -------------------------------------------
+
+_SCORES = np.array([[.9, .1, 0], [.2, .3, .5], [0, .1, .9], [.1, .8, .1]], np.float32)
+
+
+def test_mean_iou_values():
+    M = tf.keras.metrics
+    m = M.MeanIoU(num_classes=3)
+    assert m.total_cm.dtype == tf.int64 and m.total_cm.shape == (3, 3)
+    np.testing.assert_allclose(float(m([0, 1, 2, 2], [0, 2, 2, 1])), 0.44444442, rtol=1e-6)   # TF 2.21
+    assert m.total_cm.numpy().tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 1]]
+    m.update_state([[0, 1], [1, 1]], [[0, 1], [1, 0]], sample_weight=[[1, 2], [3, 4]])
+    assert m.total_cm.numpy().tolist() == [[2, 0, 0], [4, 5, 1], [0, 1, 1]]                 # TF 2.21
+    np.testing.assert_allclose(float(m.result()), 0.3737373650074005, rtol=1e-6)
+    assert m.get_config() == {"num_classes": 3, "name": "mean_io_u", "dtype": "int64", "ignore_class": None,
+                              "sparse_y_true": True, "sparse_y_pred": True, "axis": -1}
+    m.reset_state()
+    assert float(m.result()) == 0.0   # TF 2.21: no class seen -> 0
+    # ignore_class drops its labels; labels/predictions out of [0, num_classes) are dropped too (TF 2.21: 0.5)
+    np.testing.assert_allclose(float(M.MeanIoU(3, ignore_class=0)([0, 1, 2, 2, 5], [1, 1, 2, 0, 1])), 0.5, rtol=1e-6)
+    # float sample weights are truncated into the int64 matrix; a float32 metric keeps them (TF 2.21)
+    m = M.MeanIoU(num_classes=2)
+    m.update_state([0, 1], [0, 1], sample_weight=[0.5, 0.7])
+    assert m.total_cm.numpy().tolist() == [[0, 0], [0, 0]] and float(m.result()) == 0.0
+    m = M.MeanIoU(num_classes=2, dtype="float32")
+    m.update_state([0, 1], [0, 1], sample_weight=[0.5, 0.7])
+    np.testing.assert_allclose(m.total_cm.numpy(), [[0.5, 0], [0, 0.7]], rtol=1e-6)
+    np.testing.assert_allclose(float(m.result()), 0.9999997615814209, rtol=1e-6)
+
+
+def test_iou_variants():
+    M = tf.keras.metrics
+    m = M.IoU(num_classes=3, target_class_ids=[0, 2])
+    np.testing.assert_allclose(float(m([0, 1, 2, 2], [0, 2, 2, 1])), 0.6666666269302368, rtol=1e-6)   # TF 2.21
+    assert m.get_config() == {"name": "io_u", "dtype": "int64", "num_classes": 3, "target_class_ids": [0, 2],
+                              "ignore_class": None, "sparse_y_true": True, "sparse_y_pred": True, "axis": -1}
+    m = M.BinaryIoU(threshold=0.3)
+    np.testing.assert_allclose(float(m([0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7])), 0.3333333432674408, rtol=1e-6)
+    assert m.get_config() == {"target_class_ids": [0, 1], "threshold": 0.3, "name": "binary_io_u", "dtype": "int64"}
+    np.testing.assert_allclose(float(M.BinaryIoU(target_class_ids=[1])([0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7])),
+                               0.4999999403953552, rtol=1e-6)
+    onehot = np.eye(3, dtype=np.float32)[[0, 1, 2, 2]]
+    m = M.OneHotIoU(num_classes=3, target_class_ids=[0, 2])
+    np.testing.assert_allclose(float(m(onehot, _SCORES)), 0.6666666269302368, rtol=1e-6)
+    assert m.get_config()["name"] == "one_hot_io_u" and m.get_config()["sparse_y_pred"] is False
+    m = M.OneHotMeanIoU(num_classes=3)
+    np.testing.assert_allclose(float(m(onehot, _SCORES)), 0.4444444179534912, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"Target class id 3 is out of range, which is \[0, 3\)"):
+        M.IoU(num_classes=3, target_class_ids=[3])
+    clone = M.deserialize(M.serialize(M.MeanIoU(4, ignore_class=1)))
+    assert type(clone) is M.MeanIoU and clone.num_classes == 4 and clone.ignore_class == 1
+
+
+def test_mean_iou_compiled_and_in_fit():
+    m = tf.keras.metrics.MeanIoU(num_classes=3)
+
+    @tf.function
+    def step(a, b):
+        m.update_state(a, b)
+        return m.result()
+    np.testing.assert_allclose(float(step(tf.constant([0, 1, 2, 2]), tf.constant([0, 2, 2, 1]))), 0.44444442,
+                               rtol=1e-6)
+    np.testing.assert_allclose(float(step(tf.constant([0, 1, 2, 2]), tf.constant([0, 2, 2, 1]))), 0.44444442,
+                               rtol=1e-6)
+    assert m.total_cm.numpy().tolist() == [[2, 0, 0], [0, 0, 2], [0, 2, 2]]
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="softmax")])
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=[tf.keras.metrics.MeanIoU(3, sparse_y_pred=False)])
+    rng = np.random.default_rng(0)
+    h = model.fit(rng.random((16, 4), np.float32), rng.integers(0, 3, 16), epochs=1, verbose=0)
+    assert 0.0 <= h.history["mean_io_u"][0] <= 1.0

@@ -27,7 +27,7 @@ __all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Ac
            "CategoricalHinge", "CosineSimilarity", "LogCoshError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "RootMeanSquaredError", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
-           "FBetaScore", "F1Score", "get", "for_compile"]
+           "FBetaScore", "F1Score", "get", "for_compile", "IoU", "BinaryIoU", "MeanIoU", "OneHotIoU", "OneHotMeanIoU"]
 
 
 class Metric(Module):
@@ -867,6 +867,126 @@ class R2Score(Metric):
     def get_config(self):
         return {**super().get_config(), "class_aggregation": self.class_aggregation,
                 "num_regressors": self.num_regressors}
+
+
+class _IoUBase(Metric):
+    """Keras 3's IoU family: a (num_classes, num_classes) confusion matrix of (label, prediction)
+    pairs, summed over batches in the metric's dtype (int64 by default: integer sample weights, a
+    float weight is truncated as Keras' cast does). Pairs with a label or prediction outside
+    [0, num_classes), or with the label ``ignore_class``, are dropped (weight 0)."""
+    _direction = "up"
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True, sparse_y_pred=True,
+                 axis=-1):
+        super().__init__(name, dtype or "int64")
+        self.num_classes, self.ignore_class = num_classes, ignore_class
+        self.sparse_y_true, self.sparse_y_pred, self.axis = sparse_y_true, sparse_y_pred, axis
+        self.total_cm = self.add_variable("total_confusion_matrix", (num_classes, num_classes))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        from ..ops.segment_ops import confusion_matrix
+        y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+        if not self.sparse_y_true:
+            y_true = M.argmax(y_true, axis=self.axis)
+        if not self.sparse_y_pred:
+            y_pred = M.argmax(y_pred, axis=self.axis)
+        y_true = A.reshape(M.cast(y_true, self._dtype), [-1])
+        y_pred = A.reshape(M.cast(y_pred, self._dtype), [-1])
+        w = M.cast(convert_to_tensor(1 if sample_weight is None else sample_weight), self._dtype)
+        w = A.broadcast_to(A.reshape(w, [-1]) if len(w.shape) > 1 else w, A.shape(y_true))
+        n = self.num_classes
+        keep = M.logical_and(M.logical_and(M.greater_equal(y_true, 0), M.less(y_true, n)),
+                             M.logical_and(M.greater_equal(y_pred, 0), M.less(y_pred, n)))
+        if self.ignore_class is not None:
+            keep = M.logical_and(keep, M.not_equal(y_true, M.cast(self.ignore_class, self._dtype)))
+        zero = A.zeros_like(y_true)
+        cm = confusion_matrix(M.where(keep, y_true, zero), M.where(keep, y_pred, zero), n,
+                              weights=M.where(keep, w, A.zeros_like(w)), dtype=self._dtype)
+        self.total_cm.assign_add(cm)
+
+
+class IoU(_IoUBase):
+    """keras.metrics.IoU: the mean over ``target_class_ids`` of TP / (TP + FP + FN), from the
+    confusion matrix; a class never seen (denominator 0) is left out of the mean (Keras 3)."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_true=True,
+                 sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+        if max(target_class_ids) >= num_classes:
+            raise ValueError(f"Target class id {max(target_class_ids)} is out of range, which is [0, {num_classes}).")
+        self.target_class_ids = list(target_class_ids)
+
+    def result(self):
+        cm = M.cast(self.total_cm.read_value(), self._dtype)
+        tp = A.gather(A.reshape(cm, [-1]), [i * (self.num_classes + 1) for i in range(self.num_classes)])
+        denominator = M.reduce_sum(cm, axis=0) + M.reduce_sum(cm, axis=1) - tp
+        ids = self.target_class_ids
+        tp, denominator = M.cast(A.gather(tp, ids), "float32"), M.cast(A.gather(denominator, ids), "float32")
+        valid = M.greater(denominator, 1e-9)
+        iou = M.where(valid, tp / (denominator + backend.epsilon()), A.zeros_like(tp))
+        return M.reduce_sum(iou, axis=self.axis) / (M.reduce_sum(M.cast(valid, "float32")) + backend.epsilon())
+
+    def get_config(self):
+        return {**super().get_config(), "num_classes": self.num_classes, "target_class_ids": list(self.target_class_ids),
+                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class BinaryIoU(IoU):
+    """keras.metrics.BinaryIoU: IoU of two classes, a prediction >= ``threshold`` being class 1."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, target_class_ids, name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = M.cast(M.greater_equal(M.cast(convert_to_tensor(y_pred), "float32"), self.threshold), self._dtype)
+        return super().update_state(y_true, y_pred, sample_weight)
+
+    def get_config(self):
+        return {"target_class_ids": list(self.target_class_ids), "threshold": self.threshold, "name": self.name,
+                "dtype": self._dtype.name}
+
+
+class MeanIoU(IoU):
+    """keras.metrics.MeanIoU: IoU averaged over every class."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True, sparse_y_pred=True,
+                 axis=-1):
+        super().__init__(num_classes, list(range(num_classes)), name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=sparse_y_true, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self._dtype.name,
+                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class OneHotIoU(IoU):
+    """keras.metrics.OneHotIoU: IoU of one-hot labels (and, by default, per-class scores)."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_pred=False,
+                 axis=-1):
+        super().__init__(num_classes, target_class_ids, name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "target_class_ids": list(self.target_class_ids), "name": self.name,
+                "dtype": self._dtype.name, "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred,
+                "axis": self.axis}
+
+
+class OneHotMeanIoU(MeanIoU):
+    """keras.metrics.OneHotMeanIoU: MeanIoU of one-hot labels (and, by default, per-class scores)."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=False,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self._dtype.name,
+                "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
 
 
 _BY_NAME = {
