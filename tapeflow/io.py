@@ -660,16 +660,56 @@ def write_file(filename, contents, name=None):
 _CSV_TYPES = {"float32": "float", "float64": "double", "int32": "int32", "int64": "int64", "string": "string"}
 
 
+def _csv_split(line, delim, quote):
+    """One record's fields by TF 2.21's DecodeCSV rules (decode_csv_op.cc ExtractFields), which differ
+    from Python's csv module: an empty record has no fields (csv.reader gives one), a trailing
+    delimiter adds an empty field, and malformed quoting is an error, not a guess."""
+    fields = []
+    i, n = 0, len(line)
+    while i < n:
+        if quote and line[i] == '"':
+            i += 1
+            field = []
+            while True:
+                if i >= n:
+                    raise errors.InvalidArgumentError(None, None, "Quoted field has to end with quote followed by "
+                                                                  f"delim or end (record {line!r})")
+                if line[i] == '"':
+                    if i + 1 == n or line[i + 1] == delim:
+                        i += 2
+                        break
+                    if line[i + 1] != '"':
+                        raise errors.InvalidArgumentError(None, None, "Quote inside a string has to be escaped by "
+                                                                      f"another quote (record {line!r})")
+                    field.append('"')
+                    i += 2
+                else:
+                    field.append(line[i])
+                    i += 1
+            fields.append("".join(field))
+        else:
+            j = line.find(delim, i)
+            j = n if j < 0 else j
+            text = line[i:j]
+            if quote and any(c in text for c in '"\r\n'):
+                raise errors.InvalidArgumentError(None, None, "Unquoted fields cannot have quotes/CRLFs inside "
+                                                              f"(record {line!r})")
+            fields.append(text)
+            i = j + 1
+    if n and line[-1] == delim:
+        fields.append("")   # "a,b," has three fields, the last empty
+    return fields
+
+
 def _csv_column(record, k, delim, quote, na_value, select, columns):
     """string_map's per-element function for tf.io.decode_csv: field ``k`` of one record, after
     every field of the record has parsed (as TF: a bad field fails each output, not only its own).
     ``columns``: (NumPy dtype str, default or None) per column. A column is one string_map, so the
     op composes an existing primitive and runs the same eagerly and traced; the record is parsed
     once per column (n columns: n parses; CSV rows are short)."""
-    import csv
     from .data import _csv_field_value
     line = record.decode("utf-8") if isinstance(record, bytes) else str(record)
-    fields = (next(csv.reader([line], delimiter=delim)) or [""]) if quote else line.split(delim)
+    fields = _csv_split(line, delim, quote)
     if select is not None:
         fields = [fields[c] for c in select if c < len(fields)]
     n = len(columns)
@@ -705,18 +745,27 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                 "float, double, int32, int64, string")
         v = t.numpy()
         if v.ndim > 1 or v.size > 1:
-            raise errors.InvalidArgumentError(None, None, f"record_defaults[{i}] must be a scalar or a one-element "
-                                                          f"vector, got shape {v.shape}")
+            # TF 2.21's text
+            raise errors.InvalidArgumentError(None, None, f"There should only be 1 default per field but field {i} "
+                                                          f"has {v.size}")
         default = None if v.size == 0 else v.reshape(-1)[0]
         default = default.item() if isinstance(default, np.generic) else default
         cols.append((t.dtype, default))
     n = len(cols)
+    if n == 0:
+        # TF 2.21's InvalidArgumentError (the op's OUT_TYPE attr is empty)
+        raise errors.InvalidArgumentError(None, None, "Length for attr 'OUT_TYPE' of 0 must be at least minimum 1: "
+                                                      "decode_csv needs one record_defaults entry per column")
     select = None if select_cols is None else tuple(int(c) for c in select_cols)
     if select is not None:
-        if any(b <= a for a, b in zip(select, select[1:])) or (select and select[0] < 0):
-            raise errors.InvalidArgumentError(None, None, "select_cols is not strictly increasing.")
+        # TF 2.21 checks these in Python: ValueError
+        if any(b <= a for a, b in zip(select, select[1:])):
+            raise ValueError("select_cols is not strictly increasing.")
+        if select and select[0] < 0:
+            raise ValueError("select_cols contains negative values.")
         if len(select) != n:
-            raise errors.InvalidArgumentError(None, None, "select_cols should match record_defaults")
+            raise ValueError(f"Length of select_cols and record_defaults do not match: {len(select)} select_cols, "
+                             f"{n} record_defaults.")
     columns = tuple((dt.np.str, default) for dt, default in cols)
     return [_map("decode_csv", _csv_column, [x], dt.np,
                  args=(k, field_delim, bool(use_quote_delim), na_value, select, columns), ragged_ok=False)

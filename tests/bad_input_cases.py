@@ -876,3 +876,13 @@ case("api20_decode_csv_too_many_fields", "lambda s: tf.io.decode_csv(s, [[0]])[0
 case("api20_decode_csv_required_missing", "lambda s: tf.io.decode_csv(s, [[0], tf.constant([], tf.int32)])[0]",
      [np.array([b"1,"], object)], "required")
 case("api20_decode_csv_valid", "lambda s: tf.io.decode_csv(s, [[0], ['']])[0]", [_CSV])
+case("api20_decode_csv_empty_record", "lambda s: tf.io.decode_csv(s, [[7]])[0]", [np.array([b"1", b""], object)],
+     "Expect 1 fields but have 0")
+case("api20_decode_csv_unterminated_quote", "lambda s: tf.io.decode_csv(s, [[''], [0]])[1]",
+     [np.array([b'"ab,1'], object)], "Quoted field has to end with quote")
+case("api20_decode_csv_quote_in_unquoted", "lambda s: tf.io.decode_csv(s, [[''], [0]])[1]",
+     [np.array([b'a"b,1'], object)], "Unquoted fields cannot have quotes")
+case("api20_decode_csv_two_defaults", "lambda s: tf.io.decode_csv(s, [[0, 1]])[0]", [_CSV],
+     "only be 1 default per field")
+case("api20_decode_csv_select_cols_negative", "lambda s: tf.io.decode_csv(s, [[0], [0]], select_cols=[-1, 0])[0]",
+     [_CSV], "select_cols contains negative values")

@@ -237,6 +237,13 @@ def test_decode_csv_scalar_and_dtypes():
     (["1,"], [[0], "required"], "Field 1 is required but missing in record"),
     (["1,x"], [[0], [0]], "Field 1 in record is not a valid int32: x"),      # TF 2.21: "... in record 0 ..."
     (["1,x"], [[0], [0.0]], "not a valid float: x"),
+    # an empty record has no fields (Python's csv.reader would give one empty field, i.e. the default)
+    ([""], [[7]], "Expect 1 fields but have 0 in record"),                     # TF 2.21: "... in record 0"
+    (["1,2", ""], [[0], [0]], "Expect 2 fields but have 0 in record"),        # TF 2.21: "... in record 1"
+    (['"ab,1'], [[0], [0]], "Quoted field has to end with quote followed by delim or end"),   # TF 2.21's texts
+    (['a"b,1'], [[0], [0]], "Unquoted fields cannot have quotes/CRLFs inside"),
+    (['"a"b,1'], [[0], [0]], "Quote inside a string has to be escaped by another quote"),
+    (["1"], [[1, 2]], "There should only be 1 default per field but field 0 has 2"),
 ])
 def test_decode_csv_errors(records, defaults, needle, compiled):
     defaults = [tf.constant([], tf.int32) if d == "required" else d for d in defaults]
@@ -250,6 +257,37 @@ def test_decode_csv_errors(records, defaults, needle, compiled):
 def test_decode_csv_bad_default_dtype():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'OUT_TYPE' of bool is not in the list"):
         tf.io.decode_csv(["1,2"], [[True], [0]])
+    # TF 2.21: InvalidArgumentError "Length for attr 'OUT_TYPE' of 0 must be at least minimum 1"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Length for attr 'OUT_TYPE' of 0"):
+        tf.io.decode_csv(["1,2"], [])
+
+
+@pytest.mark.parametrize("select, needle", [
+    ([2, 0], "select_cols is not strictly increasing"),          # TF 2.21 checks select_cols in Python: ValueError
+    ([-1, 0], "select_cols contains negative values"),
+    ([0], "Length of select_cols and record_defaults do not match"),
+])
+def test_decode_csv_select_cols_errors(select, needle):
+    with pytest.raises(ValueError, match=needle):
+        tf.io.decode_csv(["1,2,3"], [[0], [0]], select_cols=select)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_decode_csv_quoting_and_empty_fields(compiled):
+    def run(fn, records):
+        return fn(tf.constant(records)) if not compiled else tf.function(fn)(tf.constant(records))
+    # TF 2.21: a trailing delimiter is one more (empty) field: [[b'a'], [b'b'], [b'z']]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[""], [""], ["z"]]), ["a,b,"])) == [
+        ([b"a"], "string"), ([b"b"], "string"), ([b"z"], "string")]
+    # TF 2.21: "" inside quotes is one quote; a quoted empty field takes the default; use_quote_delim=False
+    # keeps quotes as text: [[b'say "hi"', b'q'], [5, 2]] and [[b'"a'], [b'b"']]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [["q"], [5]]), ['"say ""hi""",', '"",2'])) == [
+        ([b'say "hi"', b"q"], "string"), ([5, 2], "int32")]
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[""], [""]], use_quote_delim=False), ['"a,b"'])) == [
+        ([b'"a'], "string"), ([b'b"'], "string")]
+    # TF 2.21: empty records tensors of shape (0,) and (0, 3) give empty columns of that shape
+    assert _cols(run(lambda r: tf.io.decode_csv(r, [[0], [0.0]]), np.zeros((0, 3), object))) == [
+        ([], "int32"), ([], "float32")]
 
 
 # --- keras.utils.text_dataset_from_directory ------------------------------------------------------------
