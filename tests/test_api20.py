@@ -399,3 +399,112 @@ def test_mean_iou_compiled_and_in_fit():
     rng = np.random.default_rng(0)
     h = model.fit(rng.random((16, 4), np.float32), rng.integers(0, 3, 16), epochs=1, verbose=0)
     assert 0.0 <= h.history["mean_io_u"][0] <= 1.0
+
+
+# --- tf.train.ExponentialMovingAverage (TF 2.21's values) ----------------------------------------------
+
+def test_ema_values_and_names():
+    v = tf.Variable([1.0, 2.0], name="w")
+    ema = tf.train.ExponentialMovingAverage(0.9)
+    assert ema.name == "ExponentialMovingAverage" and ema.average(v) is None
+    assert ema.apply([v]) is None                      # TF 2.21: eager apply returns None
+    avg = ema.average(v)
+    # TF 2.21: <tf.Variable 'w/ExponentialMovingAverage:0' ...>, non-trainable, the variable's value at creation
+    assert avg.name == "w/ExponentialMovingAverage:0" and not avg.trainable
+    assert ema.average_name(v) == "w/ExponentialMovingAverage"
+    np.testing.assert_array_equal(avg.numpy(), np.float32([1.0, 2.0]))
+    v.assign([3.0, 5.0])
+    ema.apply([v])
+    np.testing.assert_array_equal(avg.numpy(), np.float32([1.2, 2.3000002]))   # TF 2.21's bits
+    v.assign([0.0, -1.0])
+    ema.apply([v])
+    np.testing.assert_array_equal(avg.numpy(), np.float32([1.08, 1.97]))
+    assert list(ema.variables_to_restore()) == ["w/ExponentialMovingAverage"]
+    assert ema.variables_to_restore()["w/ExponentialMovingAverage"] is v
+    # TF 2.21: a variable never applied has no average; its name is still derived
+    assert ema.average(tf.Variable(1.0)) is None
+    assert ema.average_name(tf.Variable(1.0, name="zz")) == "zz/ExponentialMovingAverage"
+    k = tf.Variable(0.0, name="k")
+    named = tf.train.ExponentialMovingAverage(0.5, name="Avg")
+    named.apply([k])
+    assert named.average(k).name == "k/Avg:0"
+    # TF 2.21: a variable listed twice is updated twice (0 -> 2 -> 3 toward 4)
+    k.assign(4.0)
+    named.apply([k, k])
+    assert named.average(k).numpy() == np.float32(3.0)
+
+
+def test_ema_num_updates_dtypes_and_tensor_decay():
+    # TF 2.21: decay min(0.99, (1 + n) / (10 + n)) with n = 3 -> 4/13, float64 variable: [2.38461542, 3.38461542]
+    d = tf.Variable(np.array([1.0, 2.0]), name="d")
+    ema = tf.train.ExponentialMovingAverage(0.99, num_updates=3)
+    ema.apply([d])
+    d.assign([3.0, 4.0])
+    ema.apply([d])
+    np.testing.assert_allclose(ema.average(d).numpy(), [2.38461542, 3.38461542], rtol=1e-8)
+    assert ema.average(d).dtype == tf.float64
+    # TF 2.21: float16 shadows stay float16: [1.3, 1.55]
+    h = tf.Variable(np.array([1.0, 2.0], np.float16), name="h")
+    e2 = tf.train.ExponentialMovingAverage(0.7)
+    e2.apply([h])
+    h.assign(np.array([2.0, 0.5], np.float16))
+    e2.apply([h])
+    np.testing.assert_array_equal(e2.average(h).numpy(), np.float16([1.3, 1.55]))
+    assert e2.apply() is None                          # TF 2.21: no var_list in eager: nothing to do
+    g = tf.Variable(3.0, name="g")
+    e3 = tf.train.ExponentialMovingAverage(tf.constant(0.5))   # a tensor decay
+    e3.apply([g])
+    g.assign(1.0)
+    e3.apply([g])
+    assert e3.average(g).numpy() == np.float32(2.0)
+
+
+def test_ema_inside_function_and_checkpoint(tmp_path):
+    # the shadow is created once, eagerly (init_scope), on the first traced apply; later calls update it
+    v3 = tf.Variable([1.0, 2.0], name="f")
+    ema3 = tf.train.ExponentialMovingAverage(0.5)
+
+    @tf.function
+    def step(x):
+        v3.assign(x)
+        ema3.apply([v3])
+        return ema3.average(v3).read_value()
+    # TF 2.21: [2. 2.5] then [3.5 1.75]
+    np.testing.assert_array_equal(step(tf.constant([3.0, 3.0])).numpy(), [2.0, 2.5])
+    np.testing.assert_array_equal(step(tf.constant([5.0, 1.0])).numpy(), [3.5, 1.75])
+    assert ema3.average(v3).name == "f/ExponentialMovingAverage:0" and not ema3.average(v3).trainable
+    # TF 2.21: num_updates from a variable (the optimizer.iterations idiom), all inside a function:
+    # decay 0.999 is capped by (1 + n) / (10 + n): [3.6013987, -0.6013986] after three steps
+    it = tf.Variable(0, dtype=tf.int64, name="step")
+    v = tf.Variable([1.0, 2.0], name="w")
+    ema = tf.train.ExponentialMovingAverage(0.999, num_updates=it)
+
+    @tf.function
+    def train(x):
+        v.assign_add(x)
+        it.assign_add(1)
+        ema.apply([v])
+    for _ in range(3):
+        train(tf.constant([1.0, -1.0]))
+    want = np.float32([3.6013987, -0.6013986])
+    np.testing.assert_array_equal(ema.average(v).numpy(), want)
+    # TF 2.21: the EMA object is not trackable; its shadows checkpoint as variables
+    ck = tf.train.Checkpoint(v=v, avg=ema.average(v))
+    path = ck.save(str(tmp_path / "c"))
+    ema.average(v).assign([0.0, 0.0])
+    ck.restore(path)
+    np.testing.assert_array_equal(ema.average(v).numpy(), want)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_ema_bad_inputs(compiled):
+    ema = tf.train.ExponentialMovingAverage(0.9)
+    iv = tf.Variable(1)
+
+    def run(fn):
+        return (tf.function(fn) if compiled else fn)()
+    # TF 2.21's TypeErrors (eager; the same inside tapeflow.function)
+    with pytest.raises(TypeError, match="does not support non-Variable tensors"):
+        run(lambda: ema.apply([tf.constant(1.0)]))
+    with pytest.raises(TypeError, match="The variables must be half, float, or double: Variable:0"):
+        run(lambda: ema.apply([iv]))
