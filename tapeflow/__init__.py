@@ -66,6 +66,17 @@ from .module import Module  # noqa: E402,F401
 from . import keras, optimizers  # noqa: E402,F401
 from .keras.utils import soft_update  # noqa: E402,F401
 from .keras import initializers  # noqa: E402,F401  (tf.initializers)
+# TF 2.21: tf.metrics is tf.keras.metrics and tf.losses is tf.keras.losses (the same objects); TF's docs
+# reach them by the short names 44 times (tf.metrics.Mean, tf.losses.SparseCategoricalCrossentropy, ...)
+from .keras import metrics, losses  # noqa: E402,F401
+
+
+class version:  # noqa: N801  (tf.version namespace)
+    """``tf.version``: tapeflow's own version (``tf.__version__``), not TF's; the GraphDef versions
+    are TF's runtime's and are not here."""
+    VERSION = __version__
+    GIT_VERSION = "unknown"   # TF's value when a build does not know its commit
+    COMPILER_VERSION = __import__("platform").python_compiler()
 # TF2's top-level initializer names are the Keras initializers with the same defaults
 from .keras.initializers import (RandomNormal as random_normal_initializer,  # noqa: E402,F401
                                  RandomUniform as random_uniform_initializer, Zeros as zeros_initializer,

@@ -26,6 +26,8 @@ FEATURES = {
     "raw_ops": "TF's C++ kernels called by op name (tf.raw_ops); use the public ops",
     "graph_util": "TF1's GraphDef utilities (tapeflow's traced graphs are IR: tapeflow.function(...).get_concrete_function()"
                   ".graph)",
+    "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
+                 "TF; tapeflow has no C++ op registry)",
     "signal": "signal processing (tf.signal: its FFTs, STFTs and MFCCs return or consume complex tensors, and complex "
               "dtypes are out of scope)",
 }

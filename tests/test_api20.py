@@ -36,7 +36,8 @@ def test_out_of_scope_names_say_so(path, words):
 
 
 @pytest.mark.parametrize("ns, words", [("feature_column", "Estimator"), ("lite", "Lite"), ("tpu", "TPU"),
-                                       ("signal", "complex"), ("raw_ops", "op name"), ("queue", "tf.data")])
+                                       ("signal", "complex"), ("raw_ops", "op name"), ("queue", "tf.data"),
+                                       ("sysconfig", "custom C\\+\\+ ops")])
 def test_out_of_scope_namespaces(ns, words):
     with pytest.raises(NotImplementedError, match=rf"tf\.{ns}\.anything: .*{words}"):
         getattr(getattr(tf, ns), "anything")
@@ -53,6 +54,12 @@ def test_aliases_are_the_same_objects():
     assert tf.keras.metrics.binary_focal_crossentropy is tf.keras.losses.binary_focal_crossentropy
     assert tf.keras.metrics.categorical_focal_crossentropy is tf.keras.losses.categorical_focal_crossentropy
     assert tf.keras.utils.CustomObjectScope is tf.keras.utils.custom_object_scope
+    # TF 2.21: tf.metrics is tf.keras.metrics, tf.losses is tf.keras.losses (`tf.metrics.Mean is tf.keras.metrics.Mean`)
+    assert tf.metrics is tf.keras.metrics and tf.losses is tf.keras.losses
+    assert tf.metrics.SparseCategoricalAccuracy is tf.keras.metrics.SparseCategoricalAccuracy
+    assert tf.losses.sparse_categorical_crossentropy is tf.keras.losses.sparse_categorical_crossentropy
+    # tf.version names tapeflow's version (TF 2.21: tf.version.VERSION == tf.__version__)
+    assert tf.version.VERSION == tf.__version__ and isinstance(tf.version.GIT_VERSION, str)
     assert bool(1) is True   # the dtypes module's `bool` is resolved lazily: the builtin is not shadowed
     assert tf.dtypes.cast(tf.constant([1.7]), tf.int32).numpy().tolist() == [1]
 
