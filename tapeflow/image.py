@@ -1004,3 +1004,10 @@ def draw_bounding_boxes(images, boxes, colors, name=None):
         mask = _A.reshape(ok & line, (B, H, W, 1))
         out = _M.where(mask, col[i % col.shape[0], :D].astype(x.dtype.as_numpy_dtype), out)
     return out
+
+
+# the image codecs (tf.image.decode_png, ...; also tf.io's): tapeflow/image_codecs.py
+from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
+                           decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
+__all__ += ["decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
+            "extract_jpeg_shape", "encode_png", "encode_jpeg"]

@@ -837,7 +837,12 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 
     Open = GFile
 
-__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
+# the image codecs (tf.io.decode_png, ...; also tf.image's): tapeflow/image_codecs.py
+from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
+                           decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
+
+__all__ = ["decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
+           "extract_jpeg_shape", "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]
 

@@ -886,3 +886,11 @@ case("api20_decode_csv_two_defaults", "lambda s: tf.io.decode_csv(s, [[0, 1]])[0
      "only be 1 default per field")
 case("api20_decode_csv_select_cols_negative", "lambda s: tf.io.decode_csv(s, [[0], [0]], select_cols=[-1, 0])[0]",
      [_CSV], "select_cols contains negative values")
+# api20: image codecs (tf.io.decode_* / encode_*)
+case("api20_decode_png_not_an_image", "lambda s: tf.io.decode_png(s)", [np.array(b"not an image", object)],
+     "Unknown image file format")
+case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, expand_animations=False)",
+     [np.array(b"", object)], "Input is empty")
+case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
+case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
+     "1 or 3 channels")

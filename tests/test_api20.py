@@ -1,6 +1,7 @@
 """Wave 20's API surface fill (benchmarks/tf_api_surface.py): aliases, constants, tf.data.experimental's
 transformations and the out-of-scope names that now say so. Expected values are TF 2.21's (noted)."""
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -515,3 +516,144 @@ def test_ema_bad_inputs(compiled):
         run(lambda: ema.apply([tf.constant(1.0)]))
     with pytest.raises(TypeError, match="The variables must be half, float, or double: Variable:0"):
         run(lambda: ema.apply([iv]))
+
+
+# --- image codecs: tf.io.decode_* / encode_* (TF 2.21's outputs: tests/data/image_codec_tf.npz) -----------
+
+_IMG = np.load(Path(__file__).resolve().parent / "data" / "image_codec_tf.npz")
+_IMG_FILES = sorted(k[5:] for k in _IMG.files if k.startswith("file:"))
+# the generator's (op, kwargs) list: a case missing from the npz is one TF 2.21 refused (InvalidArgumentError)
+_IMG_OPS = [
+    ("decode_image", "{}"), ("decode_image", "{'channels': 1}"), ("decode_image", "{'channels': 3}"),
+    ("decode_image", "{'channels': 4}"), ("decode_image", "{'expand_animations': False}"),
+    ("decode_image", "{'dtype': 'float32'}"), ("decode_image", "{'dtype': 'float16'}"),
+    ("decode_image", "{'dtype': 'uint16'}"),
+    ("decode_png", "{}"), ("decode_png", "{'channels': 3}"), ("decode_png", "{'dtype': 'uint16'}"),
+    ("decode_jpeg", "{}"), ("decode_jpeg", "{'channels': 1}"), ("decode_gif", "{}"), ("decode_bmp", "{}"),
+    ("decode_bmp", "{'channels': 4}"), ("extract_jpeg_shape", "{}"), ("is_jpeg", "{}"),
+]
+
+
+def _img_bytes(name):
+    return _IMG[f"file:{name}"].tobytes()
+
+
+@pytest.mark.parametrize("name", _IMG_FILES)
+@pytest.mark.parametrize("op, kw", _IMG_OPS)
+def test_image_decoders_match_tf(name, op, kw):
+    import ast
+    kwargs = ast.literal_eval(kw)
+    if kwargs.get("dtype") == "uint16" and not hasattr(tf, "uint16"):
+        pytest.skip("tapeflow has no uint16 dtype on this branch")
+    if "dtype" in kwargs:
+        kwargs["dtype"] = getattr(tf, kwargs["dtype"])
+    key = f"{name}|{op}|{kw}"
+    fn = getattr(tf.io, op)
+    if key not in _IMG.files:   # TF 2.21 raised InvalidArgumentError
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            fn(_img_bytes(name), **kwargs)
+        return
+    got = fn(_img_bytes(name), **kwargs).numpy()
+    want = _IMG[key]
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    if name.endswith(".jpg") and op != "extract_jpeg_shape" and op != "is_jpeg":
+        # Pillow's IDCT is libjpeg's accurate one: TF's dct_method="INTEGER_ACCURATE" exactly; TF's default
+        # (the fast IDCT) differs by a few levels (measured: at most 4 of 255 on these files)
+        if key + "|accurate" in _IMG.files:
+            np.testing.assert_array_equal(got, _IMG[key + "|accurate"])
+        scale = 1.0 if got.dtype == np.uint8 else (65535.0 / 255 if got.dtype == np.uint16 else 1 / 255)
+        assert np.abs(got.astype(np.float64) - want.astype(np.float64)).max() <= 5 * scale + 1e-3
+    else:
+        np.testing.assert_array_equal(got, want)   # PNG, GIF, BMP: TF's bits (floats too)
+
+
+def test_image_decoders_tf_image_names_and_compiled():
+    png, jpg, gif = _img_bytes("rgb.png"), _img_bytes("smooth.jpg"), _img_bytes("anim.gif")
+    for n in ("decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "encode_png", "encode_jpeg",
+              "is_jpeg", "extract_jpeg_shape", "decode_and_crop_jpeg"):
+        assert getattr(tf.image, n) is getattr(tf.io, n)   # TF 2.21 exports each under both names
+
+    @tf.function
+    def dec(b):
+        return tf.io.decode_image(b, channels=3, expand_animations=False)
+    np.testing.assert_array_equal(dec(tf.constant(png)).numpy(), _IMG["rgb.png|decode_image|{'channels': 3}"])
+    # TF 2.21's static shape inside the function: (None, None, 3)
+    assert list(dec.get_concrete_function(tf.TensorSpec([], tf.string)).structured_outputs.shape) == [None, None, 3]
+
+    @tf.function
+    def dec_all(b):
+        return tf.io.decode_gif(b), tf.io.is_jpeg(b), tf.io.decode_png(tf.io.encode_png(tf.io.decode_gif(b)[1]))
+    frames, isj, rt = dec_all(tf.constant(gif))
+    np.testing.assert_array_equal(frames.numpy(), _IMG["anim.gif|decode_gif|{}"])
+    np.testing.assert_array_equal(rt.numpy(), frames.numpy()[1])
+    assert not isj.numpy()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="animated gifs can only be decoded"):
+        tf.function(lambda b: tf.io.decode_png(b))(tf.constant(gif))
+    np.testing.assert_array_equal(tf.function(lambda b: tf.io.extract_jpeg_shape(b))(tf.constant(jpg)).numpy(),
+                                  [12, 16, 3])
+    # decode_and_crop_jpeg: TF 2.21 equals decode then crop [y, x, h, w]
+    full = tf.io.decode_jpeg(jpg).numpy()
+    np.testing.assert_array_equal(tf.io.decode_and_crop_jpeg(jpg, [2, 3, 4, 5]).numpy(), full[2:6, 3:8])
+    np.testing.assert_array_equal(tf.function(lambda b: tf.io.decode_and_crop_jpeg(b, [2, 3, 4, 5]))(
+        tf.constant(jpg)).numpy(), full[2:6, 3:8])
+    # is_jpeg of any shape (TF's substr composition)
+    assert tf.io.is_jpeg(tf.constant([jpg, png])).numpy().tolist() == [True, False]
+
+
+def test_image_decode_in_dataset_map(tmp_path):
+    p = tmp_path / "a.png"
+    p.write_bytes(_img_bytes("rgb.png"))
+    ds = tf.data.Dataset.from_tensor_slices([str(p), str(p)]).map(
+        lambda f: tf.image.convert_image_dtype(tf.io.decode_png(tf.io.read_file(f), channels=3), tf.float32))
+    got = [x.numpy() for x in ds]
+    # convert_image_dtype(uint8 -> float32) is v * (1/255) (TF's Python op)
+    np.testing.assert_array_equal(got[1], _IMG["rgb.png|decode_png|{}"].astype(np.float32) * np.float32(1 / 255))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("fn, arg, err, needle", [
+    # TF 2.21's texts (InvalidArgumentError)
+    (lambda b: tf.io.decode_image(b), b"", tf.errors.InvalidArgumentError, "Input is empty"),
+    (lambda b: tf.io.decode_png(b), b"not an image", tf.errors.InvalidArgumentError, "Unknown image file format"),
+    (lambda b: tf.io.decode_image(b, channels=2), "rgb.png", tf.errors.InvalidArgumentError,
+     "`channels` must be 0, 1, 3 or 4 but got 2"),
+    (lambda b: tf.io.decode_bmp(b), "rgb.png", tf.errors.InvalidArgumentError,
+     "Trying to decode PNG format using DecodeBmp op"),
+    (lambda b: tf.io.decode_jpeg(b), "rgb.bmp", tf.errors.InvalidArgumentError,
+     "Trying to decode BMP format using a wrong op. Use `decode_bmp`"),
+    (lambda b: tf.io.decode_image(b, channels=4), "smooth.jpg", tf.errors.InvalidArgumentError,
+     "JPEG does not support 4 channels"),
+    (lambda b: tf.io.extract_jpeg_shape(b), "rgb.png", tf.errors.InvalidArgumentError, "Invalid JPEG data, size 178"),
+    (lambda b: tf.io.decode_image(tf.stack([b, b])), "rgb.png", tf.errors.InvalidArgumentError,
+     r"`contents` must be scalar but got shape\[2\]"),
+])
+def test_image_decoder_errors(fn, arg, err, needle, compiled):
+    b = _img_bytes(arg) if isinstance(arg, str) else arg
+    with pytest.raises(err, match=needle):
+        out = (tf.function(fn) if compiled else fn)(tf.constant(b))
+        out.numpy()
+
+
+def test_image_encoders():
+    x = tf.io.decode_png(_img_bytes("rgba.png"))
+    for c in (1, 2, 3, 4):   # TF 2.21: encode_png then decode_png gives the pixels back, 1-4 channels
+        img = x[..., :c]
+        b = tf.io.encode_png(img)
+        assert b.shape == () and b.dtype == tf.string and tf.io.decode_png(b).numpy().tobytes() == img.numpy().tobytes()
+    assert tf.io.decode_png(tf.io.encode_png(x, compression=9)).numpy().tolist() == x.numpy().tolist()
+    smooth = tf.io.decode_jpeg(_img_bytes("smooth.jpg"), dct_method="INTEGER_ACCURATE")
+    errs = []
+    for q in (95, 50):
+        rt = tf.io.decode_jpeg(tf.io.encode_jpeg(smooth, quality=q)).numpy().astype(int)
+        errs.append(np.abs(rt - smooth.numpy().astype(int)).mean())
+    # TF 2.21's round trips of this image (accurate IDCT): mean |error| 1.74 (quality 95) and 3.79 (quality 50)
+    assert errs[0] < 2.5 and errs[0] < errs[1] < 5.0, errs
+    assert tf.io.decode_jpeg(tf.io.encode_jpeg(smooth[..., :1])).shape == (12, 16, 1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="image must have 1 or 3 channels"):
+        tf.io.encode_jpeg(x)                                    # TF 2.21: ... got [5,7,4]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="images must be at least rank 3"):
+        tf.io.encode_png(x[..., 0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of float32"):
+        tf.io.encode_png(tf.cast(x, tf.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'dtype' of float32"):
+        tf.io.decode_png(_img_bytes("rgb.png"), dtype=tf.float32)
