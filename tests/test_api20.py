@@ -1,6 +1,7 @@
 """Wave 20's API surface fill (benchmarks/tf_api_surface.py): aliases, constants, tf.data.experimental's
 transformations and the out-of-scope names that now say so. Expected values are TF 2.21's (noted)."""
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -657,3 +658,67 @@ def test_image_encoders():
         tf.io.encode_png(tf.cast(x, tf.float32))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'dtype' of float32"):
         tf.io.decode_png(_img_bytes("rgb.png"), dtype=tf.float32)
+
+
+# --- tf.test (TF 2.21's TestCase assertions and gradient checker) -----------------------------------------
+
+class TestTFTestCase(tf.test.TestCase):
+    def test_assertions_pass_and_fail_as_tf(self):
+        self.assertAllClose([1.0, 2.0], tf.constant([1.0, 2.0000001]))          # TF 2.21: within rtol=atol=1e-6
+        self.assertAllClose({"a": [1.0], "b": (tf.constant(2.0), [3])}, {"a": np.array([1.0]), "b": (2.0, [3])})
+        with self.assertRaisesRegex(AssertionError, "Not equal to tolerance rtol=1e-06, atol=1e-06"):
+            self.assertAllClose([1.0, 2.0], [1.0, 2.1])
+        with self.assertRaisesRegex(AssertionError, r"Shape mismatch: expected \(2,\), got \(3,\)"):   # TF's text
+            self.assertAllEqual([1, 2], [1, 2, 3])
+        with self.assertRaisesRegex(AssertionError, "Arrays are not equal"):
+            self.assertAllEqual(tf.constant([1, 2]), [1, 3])
+        with self.assertRaisesRegex(AssertionError, "mismatched keys"):
+            self.assertAllClose({"a": 1.0}, {"b": 1.0})
+        self.assertNotAllClose([1.0], [1.1])
+        with self.assertRaises(AssertionError):
+            self.assertNotAllClose([1.0], [1.0])
+        self.assertAllInRange(tf.constant([1, 2]), 1, 2)
+        with self.assertRaisesRegex(AssertionError, "outside the range"):
+            self.assertAllInRange([1, 2], 1, 2, open_upper_bound=True)
+        self.assertAllGreater(tf.constant([2.0, 3.0]), 1.0)
+        with self.assertRaises(AssertionError):
+            self.assertAllLess([2.0, 3.0], 3.0)
+        self.assertAllInSet([1, 2, 1], {1, 2})
+        self.assertDTypeEqual(tf.constant([1.0]), tf.float32)
+        self.assertShapeEqual(np.zeros((2, 3)), tf.zeros((2, 3)))
+        self.assertAllCloseAccordingToType(np.float16([1.0]), np.float16([1.0005]))   # half: 1e-3
+        self.assertNear(1.0, 1.05, 0.1)
+        self.assertArrayNear([1.0, 2.0], [1.05, 2.0], 0.1)
+        self.assertLen([1, 2], 2)
+        with self.assertRaisesOpError("not broadcastable"):
+            tf.constant([1, 2]) + tf.constant([1, 2, 3])
+        with self.assertRaisesRegex(AssertionError, "InvalidArgumentError"):   # an op error whose text differs
+            with self.assertRaisesOpError("no such text"):
+                tf.constant([1, 2]) + tf.constant([1, 2, 3])
+
+    def test_evaluate_session_and_temp_dir(self):
+        # TF 2.21: 3.0 and [1, {'k': 2.0}] as NumPy values
+        self.assertEqual(self.evaluate(tf.constant(3.0)), 3.0)
+        out = self.evaluate([tf.constant(1), {"k": tf.constant(2.0)}])
+        assert isinstance(out[1]["k"], (np.ndarray, np.generic)) and out[1]["k"] == 2.0
+        with self.cached_session() as sess:
+            self.assertEqual(sess.run(tf.constant(4)), 4)
+        d = self.get_temp_dir()
+        assert os.path.isdir(d) and d == self.get_temp_dir()
+
+
+def test_tf_test_queries_and_compute_gradient():
+    # TF 2.21 (CPU build): '' and False; tapeflow has no XLA either
+    assert tf.test.gpu_device_name() == "" and not tf.test.is_gpu_available()
+    assert not tf.test.is_built_with_cuda() and not tf.test.is_built_with_gpu_support()
+    th, nu = tf.test.compute_gradient(lambda x: x * x, [tf.constant([1.0, 2.0])])
+    # TF 2.21: ([[2, 0], [0, 4]] float32,) twice
+    assert th[0].dtype == np.float32 and th[0].tolist() == [[2, 0], [0, 4]] and nu[0].tolist() == [[2, 0], [0, 4]]
+    th, nu = tf.test.compute_gradient(lambda x, y: x * y, [np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+    assert [t.tolist() for t in th] == [[[3, 0], [0, 4]], [[1, 0], [0, 2]]] == [n.tolist() for n in nu]
+    # TF 2.21: ([[3, 12]],) and ([[3.00000095, 12.00000095]],): Jacobians are (y size, x size); step 1/1024
+    th, nu = tf.test.compute_gradient(lambda x: tf.reduce_sum(x ** 3), [tf.constant([[1.0, 2.0]], tf.float64)])
+    assert th[0].tolist() == [[3.0, 12.0]]
+    np.testing.assert_allclose(nu[0], [[3.00000095, 12.00000095]], rtol=0, atol=5e-9)
+    with pytest.raises(AssertionError, match="Cannot compute gradient for unsupported type int64 of argument 0"):
+        tf.test.compute_gradient(lambda x: x, [np.array([1, 2])])
