@@ -2232,7 +2232,34 @@ class _AssertCardinalityDataset(Dataset):
         return self._source._spec()
 
 
+class _DatasetTFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type=None)``: ``write(dataset)``
+    writes each scalar string element as one record (tf.io.TFRecordWriter's framing and zlib settings,
+    so TF's bytes); returns None, as TF 2.21's eager write."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset):
+        from .compiler.function import TensorSpec as _Spec
+        from .io import TFRecordWriter as _Writer
+        if not isinstance(dataset, Dataset):
+            # TF 2.21's TypeError and text
+            raise TypeError(f"Invalid `dataset.` Expected a `tf.data.Dataset` object but got {type(dataset)}.")
+        spec = dataset.element_spec
+        if not (isinstance(spec, _Spec) and spec.dtype.is_string and tuple(spec.shape) == ()):
+            shapes = getattr(spec, "shape", None)
+            types = getattr(spec, "dtype", None)
+            raise TypeError("Invalid `dataset`. Expected a`dataset` that produces scalar `tf.string` elements, but got "
+                            f"a dataset which produces elements with shapes {shapes} and types {types!r}.")
+        with _Writer(self._filename, self._compression or None) as w:
+            for x in dataset:
+                w.write(x)
+        return None
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
+    TFRecordWriter = _DatasetTFRecordWriter
     AUTOTUNE = AUTOTUNE
     AutotuneAlgorithm = AutotuneAlgorithm
     SHARD_HINT = -1   # TF 2.21: tf.data.experimental.SHARD_HINT == -1 (a placeholder for shard's num_shards)

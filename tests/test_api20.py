@@ -722,3 +722,24 @@ def test_tf_test_queries_and_compute_gradient():
     np.testing.assert_allclose(nu[0], [[3.00000095, 12.00000095]], rtol=0, atol=5e-9)
     with pytest.raises(AssertionError, match="Cannot compute gradient for unsupported type int64 of argument 0"):
         tf.test.compute_gradient(lambda x: x, [np.array([1, 2])])
+
+
+def test_data_experimental_tfrecord_writer(tmp_path):
+    ds = tf.data.Dataset.from_tensor_slices([b"a", b"bc", b""])
+    p = str(tmp_path / "r.tfrecord")
+    assert tf.data.experimental.TFRecordWriter(p).write(ds) is None
+    # TF 2.21's file, byte for byte
+    assert open(p, "rb").read().hex() == ("01000000000000000175de4161786ee428020000000000000078270b3462633433dba700"
+                                          "0000000000000029039807d8ea82a2")
+    g = str(tmp_path / "r.gz")
+    tf.data.experimental.TFRecordWriter(g, compression_type="GZIP").write(ds)
+    assert [x.numpy() for x in tf.data.TFRecordDataset(g, compression_type="GZIP")] == [b"a", b"bc", b""]
+    w = tf.data.experimental.TFRecordWriter(p)
+    # TF 2.21's TypeErrors
+    with pytest.raises(TypeError, match="produces scalar `tf.string` elements, but got a dataset which produces "
+                                        r"elements with shapes \(\) and types tf.int64"):
+        w.write(tf.data.Dataset.range(3))
+    with pytest.raises(TypeError, match=r"shapes \(1,\)"):
+        w.write(tf.data.Dataset.from_tensor_slices([[b"a"]]))
+    with pytest.raises(TypeError, match="Expected a `tf.data.Dataset` object but got <class 'list'>"):
+        w.write([b"a"])
