@@ -88,7 +88,7 @@ from .keras.initializers import (RandomNormal as random_normal_initializer,  # n
 # tf.train / tf.summary / tf.profile / tf.rl load on first use (PEP 562): they
 # pull in safetensors and TensorBoard's writer, which `import tapeflow` should not pay for.
 _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "autograph", "types", "eager",
-                    "experimental", "saved_model", "distribute", "strings", "ragged", "io", "test"}
+                    "experimental", "saved_model", "distribute", "strings", "ragged", "io", "test", "audio"}
 
 
 # tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it

@@ -743,3 +743,57 @@ def test_data_experimental_tfrecord_writer(tmp_path):
         w.write(tf.data.Dataset.from_tensor_slices([[b"a"]]))
     with pytest.raises(TypeError, match="Expected a `tf.data.Dataset` object but got <class 'list'>"):
         w.write([b"a"])
+
+
+# --- tf.audio (TF 2.21's bytes and values) ------------------------------------------------------------------
+
+_WAV_X = np.array([[0.0, 0.5], [-0.5, 1.0], [-1.0, 0.25], [0.3, -0.7]], np.float32)
+# TF 2.21: tf.audio.encode_wav(_WAV_X, 16000), byte for byte
+_WAV_TF = ("524946463400000057415645666d74201000000001000200803e000000fa00000400100064617461100000000000004000c0ff7f"
+           "00800020662666a6")
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_audio_wav_round_trip(compiled):
+    enc = tf.function(tf.audio.encode_wav) if compiled else tf.audio.encode_wav
+    dec = tf.function(tf.audio.decode_wav) if compiled else tf.audio.decode_wav
+    b = enc(_WAV_X, 16000)
+    assert b.dtype == tf.string and b.shape == () and b.numpy().hex() == _WAV_TF
+    a, sr = dec(b)
+    # TF 2.21: int16 / 32768 (1.0 saturates to 32767 -> 0.999969482421875)
+    assert a.dtype == tf.float32 and sr.dtype == tf.int32 and int(sr.numpy()) == 16000
+    assert a.numpy().tolist() == [[0.0, 0.5], [-0.5, 0.999969482421875], [-1.0, 0.25],
+                                  [0.29998779296875, -0.70001220703125]]
+    # TF 2.21: desired_channels takes the first channels, repeats the last; desired_samples cuts or zero-pads
+    assert dec(b, desired_channels=1)[0].numpy().tolist() == [[0.0], [-0.5], [-1.0], [0.29998779296875]]
+    assert dec(b, desired_channels=3)[0].numpy()[1].tolist() == [-0.5, 0.999969482421875, 0.999969482421875]
+    assert dec(b, desired_samples=2)[0].shape == (2, 2)
+    assert dec(b, desired_channels=1, desired_samples=6)[0].numpy()[4:].tolist() == [[0.0], [0.0]]
+    # TF 2.21: clamping and NaN -> 0, its bytes
+    m = enc(np.array([[2.0], [-3.0], [np.nan]], np.float32), 8000)
+    assert m.numpy().hex() == ("524946462a00000057415645666d74201000000001000100401f0000803e00000200100064617461"
+                               "06000000ff7f00800000")
+
+
+def test_audio_wav_static_shape_and_errors():
+    f = tf.function(lambda b: tf.audio.decode_wav(b, desired_channels=2))
+    audio, rate = f.get_concrete_function(tf.TensorSpec([], tf.string)).structured_outputs
+    assert list(audio.shape) == [None, 2] and list(rate.shape) == []   # TF 2.21: (None, 2) and ()
+    import io as _io
+    import wave
+    buf = _io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(1), w.setframerate(8000), w.writeframes(bytes(2))
+    for compiled in (False, True):
+        dec = tf.function(tf.audio.decode_wav) if compiled else tf.audio.decode_wav
+        # TF 2.21's texts (InvalidArgumentError)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Header mismatch: Expected RIFF but found junk"):
+            dec(tf.constant(b"junkjunkjunkjunk"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Data too short"):
+            dec(tf.constant(b""))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Can only read 16-bit WAV files, but received 8"):
+            dec(tf.constant(buf.getvalue()))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"audio must be 2-dimensional\[3\]"):
+        tf.audio.encode_wav(np.zeros(3, np.float32), 8000)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"contents must be scalar, got shape \[1\]"):
+        tf.audio.decode_wav([bytes.fromhex(_WAV_TF)])
