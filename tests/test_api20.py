@@ -797,3 +797,53 @@ def test_audio_wav_static_shape_and_errors():
         tf.audio.encode_wav(np.zeros(3, np.float32), 8000)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"contents must be scalar, got shape \[1\]"):
         tf.audio.decode_wav([bytes.fromhex(_WAV_TF)])
+
+
+# --- keras.optimizers.Ftrl (Keras 3 / TF 2.21's values) -------------------------------------------------------
+
+def _ftrl_run(**kw):
+    v = tf.Variable([1.0, -2.0, 0.5])
+    opt = tf.keras.optimizers.Ftrl(**kw)
+    for g in ([0.1, -0.2, 0.3], [0.5, 0.5, -0.5], [-1.0, 2.0, 0.0]):
+        opt.apply_gradients([(tf.constant(g), v)])
+    return v.numpy()
+
+
+def test_ftrl_values():
+    # TF 2.21, three steps from [1, -2, 0.5]
+    np.testing.assert_array_equal(_ftrl_run(learning_rate=0.1),
+                                  np.float32([0.01880224049091339, -0.4317581355571747, 0.14381499588489532]))
+    np.testing.assert_array_equal(
+        _ftrl_run(learning_rate=0.1, l1_regularization_strength=0.01, l2_regularization_strength=0.02),
+        np.float32([0.01748868264257908, -0.4257119596004486, 0.140467569231987]))
+    # a power other than 0.5: float32 pow may differ from Eigen's in the last bit (measured: 5e-9 here)
+    np.testing.assert_allclose(
+        _ftrl_run(learning_rate=0.1, learning_rate_power=-0.3, beta=0.5, l2_shrinkage_regularization_strength=0.05,
+                  initial_accumulator_value=0.2),
+        [0.013717751018702984, -0.15990863740444183, 0.03841984644532204], rtol=2e-6)
+    v = tf.Variable(np.array([1.0, 2.0]))
+    tf.keras.optimizers.Ftrl(0.05).apply_gradients([(tf.constant([0.3, -0.1], tf.float64), v)])
+    np.testing.assert_allclose(v.numpy(), [0.24011139, 0.10815039], rtol=1e-7)   # TF 2.21, float64
+    assert isinstance(tf.keras.optimizers.get("ftrl"), tf.keras.optimizers.Ftrl)
+    cfg = tf.keras.optimizers.Ftrl(0.05).get_config()
+    assert cfg["learning_rate_power"] == -0.5 and cfg["initial_accumulator_value"] == 0.1 and cfg["beta"] == 0.0
+
+
+def test_ftrl_in_function_and_errors():
+    w = tf.Variable([1.0, 2.0])
+    opt = tf.keras.optimizers.Ftrl(0.1)
+
+    @tf.function
+    def step(g):
+        opt.apply_gradients([(g, w)])
+    for g in ([0.1, -0.2], [0.3, 0.3]):
+        step(tf.constant(g))
+    np.testing.assert_array_equal(w.numpy(), np.float32([-0.050695765763521194, 0.3005894720554352]))   # TF 2.21
+    # Keras 3's ValueErrors
+    with pytest.raises(ValueError, match="`initial_accumulator_value` needs to be positive or zero. Received: "
+                                         "initial_accumulator_value=-1."):
+        tf.keras.optimizers.Ftrl(initial_accumulator_value=-1)
+    with pytest.raises(ValueError, match="`learning_rate_power` needs to be negative or zero"):
+        tf.keras.optimizers.Ftrl(learning_rate_power=0.5)
+    with pytest.raises(ValueError, match="`l1_regularization_strength` needs to be positive or zero"):
+        tf.keras.optimizers.Ftrl(l1_regularization_strength=-1)
