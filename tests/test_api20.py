@@ -847,3 +847,17 @@ def test_ftrl_in_function_and_errors():
         tf.keras.optimizers.Ftrl(learning_rate_power=0.5)
     with pytest.raises(ValueError, match="`l1_regularization_strength` needs to be positive or zero"):
         tf.keras.optimizers.Ftrl(l1_regularization_strength=-1)
+
+
+def test_timestamp_and_hessians():
+    t = tf.timestamp()
+    assert t.dtype == tf.float64 and t.shape == () and float(t.numpy()) > 1.7e9   # TF 2.21: float64 seconds
+    f = tf.function(lambda: tf.timestamp())
+    a = float(f().numpy())
+    import time
+    time.sleep(0.01)
+    assert float(f().numpy()) > a   # TF 2.21: stateful, runs at every call (not a constant of the trace)
+    with pytest.raises(RuntimeError, match="tf.gradients is not supported when eager execution is enabled"):
+        tf.hessians(tf.constant([1.0]) ** 3, tf.constant([1.0]))   # TF 2.21's eager RuntimeError
+    with pytest.raises(UnsupportedFeatureError, match="nest two tapeflow.GradientTapes"):
+        tf.function(lambda x: tf.hessians(tf.reduce_sum(x ** 3), x))(tf.constant([1.0]))

@@ -186,3 +186,15 @@ def erfcinv(x, name=None):
     """The inverse of erfc: erfinv(1 - x)."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     return cast(erfinv(subtract(1.0, cast(x, np.float64))), aval_of(x).dtype)   # (1 - x in float64, as ndtri)
+
+
+def timestamp(name=None):
+    """tf.timestamp: seconds since the epoch, a float64 scalar. Inside tapeflow.function it is one
+    py_call (an effect, run at every call: TF's op is stateful), not a constant of the trace."""
+    import time
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda: np.float64(time.time()), [], TensorSpec([], "float64"))
+    return Tensor(np.asarray(time.time(), np.float64))
