@@ -861,3 +861,63 @@ def test_timestamp_and_hessians():
         tf.hessians(tf.constant([1.0]) ** 3, tf.constant([1.0]))   # TF 2.21's eager RuntimeError
     with pytest.raises(UnsupportedFeatureError, match="nest two tapeflow.GradientTapes"):
         tf.function(lambda x: tf.hessians(tf.reduce_sum(x ** 3), x))(tf.constant([1.0]))
+
+
+# --- keras.utils.audio_dataset_from_directory (Keras 3.15 / TF 2.21) ---------------------------------------
+
+@pytest.fixture
+def wav_dir(tmp_path):
+    import wave
+    rng = np.random.RandomState(1)
+    for cls, n in (("no", 3), ("yes", 4)):
+        (tmp_path / cls).mkdir()
+        for i in range(n):
+            x = (rng.uniform(-1, 1, (5 + 3 * i + (cls == "yes"), 1)) * 32767).astype("<i2")
+            with wave.open(str(tmp_path / cls / f"{i}.wav"), "wb") as w:
+                w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000), w.writeframes(x.tobytes())
+    (tmp_path / "yes" / "readme.txt").write_text("x")
+    return str(tmp_path)
+
+
+def test_audio_dataset_from_directory(wav_dir, capsys):
+    ds = tf.keras.utils.audio_dataset_from_directory(wav_dir, batch_size=4, shuffle=False)
+    assert capsys.readouterr().out == "Found 7 files belonging to 2 classes.\n"   # TF 2.21's line
+    assert ds.class_names == ["no", "yes"]
+    batches = [(a.numpy(), y.numpy()) for a, y in ds]
+    # TF 2.21: padded batches (4, 11, 1) labels [0, 0, 0, 1] and (3, 15, 1) labels [1, 1, 1]; samples int16 / 32768
+    assert [(a.shape, y.tolist()) for a, y in batches] == [((4, 11, 1), [0, 0, 0, 1]), ((3, 15, 1), [1, 1, 1])]
+    assert batches[0][0].dtype == np.float32
+    np.testing.assert_allclose(batches[0][0][:, :3, 0], [[-0.1659, 0.4406, -0.9997], [-0.8153, -0.6274, -0.3089],
+                                                         [0.7562, -0.9452, 0.3409], [0.7527, 0.7892, -0.8299]],
+                               atol=5e-5)
+    assert batches[0][0][0, 5:, 0].tolist() == [0.0] * 6            # the 5-sample clip, zero-padded to 11
+    assert batches[1][0][-1, -3:, 0].tolist() == [-0.171630859375, -0.900054931640625, 0.07177734375]
+    # TF 2.21: output_sequence_length cuts/pads; categorical labels; no batching
+    ds = tf.keras.utils.audio_dataset_from_directory(wav_dir, batch_size=None, shuffle=False, output_sequence_length=8,
+                                                     label_mode="categorical", verbose=False)
+    assert [(tuple(a.shape), y.numpy().tolist()) for a, y in ds][:2] == [((8, 1), [1.0, 0.0])] * 2
+    tr, va = tf.keras.utils.audio_dataset_from_directory(wav_dir, batch_size=2, validation_split=0.3, subset="both",
+                                                         seed=3, output_sequence_length=6, verbose=False)
+    # TF 2.21: the seed's split puts labels [0, 1, 1, 1, 1] in training and [0, 0] in validation
+    assert sorted(v for _, y in tr for v in y.numpy().tolist()) == [0, 1, 1, 1, 1]
+    assert sorted(v for _, y in va for v in y.numpy().tolist()) == [0, 0]
+    ds = tf.keras.utils.audio_dataset_from_directory(wav_dir, labels=None, batch_size=3, shuffle=False, verbose=False)
+    assert [tuple(a.shape) for a in ds] == [(3, 11, 1), (3, 12, 1), (1, 15, 1)]   # TF 2.21
+    ds = tf.keras.utils.audio_dataset_from_directory(wav_dir, label_mode="binary", batch_size=7, shuffle=False,
+                                                     output_sequence_length=4, verbose=False)
+    assert [y.numpy().tolist() for _, y in ds] == [[[0.0]] * 3 + [[1.0]] * 4]
+
+
+def test_audio_dataset_from_directory_errors(wav_dir):
+    f = tf.keras.utils.audio_dataset_from_directory
+    # TF 2.21's ValueErrors / ImportError
+    with pytest.raises(ValueError, match="Cannot set both `ragged` and `output_sequence_length`"):
+        f(wav_dir, ragged=True, output_sequence_length=5)
+    with pytest.raises(ImportError, match="install tensorflow_io"):
+        f(wav_dir, sampling_rate=8000)
+    with pytest.raises(ValueError, match="`sampling_rate` should have an integer value. Received: sampling_rate=1.5"):
+        f(wav_dir, sampling_rate=1.5)
+    with pytest.raises(ValueError, match='`label_mode` argument must be one of "int"'):
+        f(wav_dir, label_mode="x")
+    with pytest.raises(NotImplementedError, match="ragged=True"):
+        f(wav_dir, ragged=True)
