@@ -921,3 +921,21 @@ def test_audio_dataset_from_directory_errors(wav_dir):
         f(wav_dir, label_mode="x")
     with pytest.raises(NotImplementedError, match="ragged=True"):
         f(wav_dir, ragged=True)
+
+
+def test_random_algorithm():
+    A = tf.random.Algorithm
+    # TF 2.21: [<Algorithm.PHILOX: 1>, <Algorithm.THREEFRY: 2>, <Algorithm.AUTO_SELECT: 3>]
+    assert [(a.name, a.value) for a in A] == [("PHILOX", 1), ("THREEFRY", 2), ("AUTO_SELECT", 3)]
+    assert repr(A.PHILOX) == "<Algorithm.PHILOX: 1>"
+    for alg in (A.PHILOX, "philox", 1, None):   # TF 2.21: the same stream, [0.43842274, -0.53439844]
+        g = tf.random.Generator.from_seed(1, alg=alg)
+        np.testing.assert_allclose(g.normal([2]).numpy(), [0.43842274, -0.53439844], rtol=1e-6)
+    np.testing.assert_allclose(tf.random.stateless_normal([2], [1, 2], alg=A.PHILOX).numpy(), [0.5441101, 0.20738031],
+                               rtol=1e-6)
+    assert tf.random.create_rng_state(1, A.PHILOX).numpy().tolist() == [1, 0, 0]
+    # TF 2.21: UnimplementedError "Non-XLA devices don't support the ThreeFry algorithm." (at the first draw)
+    with pytest.raises(tf.errors.UnimplementedError, match="Non-XLA devices don't support the ThreeFry algorithm"):
+        tf.random.Generator.from_seed(1, alg=A.THREEFRY).normal([2])
+    with pytest.raises(ValueError, match="Argument `alg` got unsupported value mersenne"):   # TF 2.21's text
+        tf.random.Generator.from_seed(1, alg="mersenne")
