@@ -939,3 +939,34 @@ def test_random_algorithm():
         tf.random.Generator.from_seed(1, alg=A.THREEFRY).normal([2])
     with pytest.raises(ValueError, match="Argument `alg` got unsupported value mersenne"):   # TF 2.21's text
         tf.random.Generator.from_seed(1, alg="mersenne")
+
+
+# --- keras.metrics PearsonCorrelation / ConcordanceCorrelation (Keras 3.15 / TF 2.21's bits) -----------------
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_correlation_metrics(compiled):
+    yt = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.1, 0.9, 0.3]], np.float32)
+    yp = np.array([[1.1, 1.9, 3.5, 3.7], [0.2, 0.4, 0.8, 0.1]], np.float32)
+    run = (lambda f, *a, **k: tf.function(lambda x, y: f(x, y, **k))(*a)) if compiled else \
+        (lambda f, *a, **k: f(*a, **k))
+
+    def check(got, want):
+        # TF 2.21's values: eagerly bit for bit; compiled, the fused tier's reductions sum in their loop's
+        # order (ARCHITECTURE.md: last bits differ from eager's), 1 ulp here
+        if compiled:
+            np.testing.assert_allclose(got.numpy(), want, rtol=3e-7, atol=0)
+        else:
+            assert got.numpy().tolist() == want
+    check(run(tf.keras.metrics.pearson_correlation, yt, yp), [0.9644196033477783, 0.6777750253677368])
+    check(run(tf.keras.metrics.concordance_correlation, yt, yp), [0.9631147384643555, 0.6515147686004639])
+    check(run(tf.keras.metrics.pearson_correlation, yt, yp, axis=0), [1.0, 1.0, 1.0000001192092896, 1.0])
+    m = tf.keras.metrics.PearsonCorrelation()
+    m.update_state(yt, yp)
+    assert m.result().numpy() == np.float32(0.8210973) and m.name == "pearson_correlation"
+    m.update_state(yt[:1], yp[::-1][:1])
+    assert m.result().numpy() == np.float32(0.56129915)
+    m2 = tf.keras.metrics.ConcordanceCorrelation()
+    m2.update_state(yt, yp, sample_weight=[1.0, 3.0])
+    assert m2.result().numpy() == np.float32(0.72941476)
+    assert m2.get_config() == {"name": "concordance_correlation", "dtype": "float32", "axis": -1}
+    assert isinstance(tf.keras.metrics.get("pearson_correlation"), tf.keras.metrics.PearsonCorrelation)

@@ -20,7 +20,8 @@ from ..ops import nn_ops as _nn
 from . import backend
 from . import losses as _losses
 
-__all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
+__all__ = ["PearsonCorrelation", "ConcordanceCorrelation", "pearson_correlation", "concordance_correlation",
+           "Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "Precision", "Recall", "AUC",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
            "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
@@ -355,6 +356,51 @@ class CosineSimilarity(MeanMetricWrapper):
 
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         super().__init__(_cosine_similarity, name, dtype, axis=axis)
+
+
+def pearson_correlation(y_true, y_pred, axis=-1):
+    """Keras 3's ``pearson_correlation``: the mean over ``axis`` of the product of the standardized
+    (population std) targets and predictions, one value per sample."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = M.cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+    t = y_true - M.reduce_mean(y_true, axis=axis, keepdims=True)
+    p = y_pred - M.reduce_mean(y_pred, axis=axis, keepdims=True)
+    t = t / M.reduce_std(t, axis=axis, keepdims=True)
+    p = p / M.reduce_std(p, axis=axis, keepdims=True)
+    return M.reduce_mean(t * p, axis=axis)
+
+
+def concordance_correlation(y_true, y_pred, axis=-1):
+    """Keras 3's ``concordance_correlation``, operation for operation. Its covariance centres y_true on
+    y_pred's mean (Keras 3.15's code: ``(y_true - y_pred_mean) * (y_pred - y_pred_mean)``), kept so the
+    values are TF 2.21's."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = M.cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+    t_mean = M.reduce_mean(y_true, axis=axis, keepdims=True)
+    p_mean = M.reduce_mean(y_pred, axis=axis, keepdims=True)
+    t_var = M.reduce_variance(y_true - t_mean, axis=axis, keepdims=True)
+    p_var = M.reduce_variance(y_pred - p_mean, axis=axis, keepdims=True)
+    covar = (y_true - p_mean) * (y_pred - p_mean)
+    norm = t_var + p_var + M.square(t_mean - p_mean)
+    return M.reduce_mean(2 * covar / (norm + backend.epsilon()), axis=axis)
+
+
+class PearsonCorrelation(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+        super().__init__(pearson_correlation, name, dtype, axis=axis)
+        self.axis = axis
+
+
+class ConcordanceCorrelation(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+        super().__init__(concordance_correlation, name, dtype, axis=axis)
+        self.axis = axis
 
 
 # -- confusion-matrix metrics -------------------------------------------------------------------------
@@ -998,6 +1044,7 @@ _BY_NAME = {
     "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy, "r2_score": R2Score,
     "kl_divergence": KLDivergence, "kld": KLDivergence, "poisson": Poisson, "hinge": Hinge,
     "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge, "cosine_similarity": CosineSimilarity,
+    "pearson_correlation": PearsonCorrelation, "concordance_correlation": ConcordanceCorrelation,
     "logcosh": LogCoshError, "mean_absolute_percentage_error": MeanAbsolutePercentageError,
     "mape": MeanAbsolutePercentageError, "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
     "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
