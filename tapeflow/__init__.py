@@ -24,7 +24,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
-from .autodiff import gradients, hessians, recompute_grad  # noqa: F401
+from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
@@ -49,7 +49,7 @@ from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, 
 from .ops.control_flow_ops import map_fn, switch_case, case, vectorized_map  # noqa: F401
 from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
-from .ops.special_ops import unravel_index, timestamp  # noqa: F401
+from .ops.special_ops import unravel_index, timestamp, guarantee_const, bitcast  # noqa: F401
 from . import errors  # noqa: F401
 
 newaxis = None

@@ -837,11 +837,86 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 
     Open = GFile
 
+# -- elementwise byte transforms (string_map: the same eagerly and traced) ---------------------------
+
+def _b64_encode(s, pad):
+    import base64
+    out = base64.urlsafe_b64encode(s)
+    return out if pad else out.rstrip(b"=")
+
+
+def _b64_decode(s):
+    import base64
+    import binascii
+    body = s.rstrip(b"=")
+    if len(body) % 4 == 1:
+        raise errors.InvalidArgumentError(None, None, "Base64 string length cannot be 1 modulo 4.")
+    if body.strip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"):
+        # TF 2.21's text: its alphabet is the web-safe one ('-' and '_'), '+' and '/' are invalid
+        raise errors.InvalidArgumentError(None, None, "Invalid character found in base64.")
+    try:
+        return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
+    except binascii.Error:
+        raise errors.InvalidArgumentError(None, None, "Invalid character found in base64.") from None
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    """tf.io.encode_base64: web-safe base64 of each string ('-' and '_'), '=' padding only with ``pad``."""
+    from .strings import _map, _strings
+    return _map("encode_base64", _b64_encode, [_strings("encode_base64", input)], args=(bool(pad),))
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    """tf.io.decode_base64: web-safe base64, padded or not; TF 2.21's errors."""
+    from .strings import _map, _strings
+    return _map("decode_base64", _b64_decode, [_strings("decode_base64", input)])
+
+
+def _decompress(s, kind):
+    if kind == "":
+        return s
+    try:
+        return zlib.decompress(s, 31 if kind == "GZIP" else 15)
+    except zlib.error as e:
+        # TF 2.21: DataLossError "inflate() failed with error -3: incorrect header check"
+        msg = str(e)
+        code = msg.split("Error ")[1].split(" ")[0] if msg.startswith("Error ") else "?"
+        raise errors.DataLossError(None, None, f"inflate() failed with error {code}: {msg.split(': ', 1)[-1]}") \
+            from None
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002
+    """tf.io.decode_compressed: each string inflated (``ZLIB``, ``GZIP``) or kept (``''``)."""
+    from .strings import _map, _strings
+    kind = (compression_type or "").upper()
+    if kind not in ("", "ZLIB", "GZIP"):
+        # TF 2.21 names ZSTD too; zstd is not in Python's standard library
+        raise errors.InvalidArgumentError(None, None, "Only ZLIB, GZIP or NONE are supported compressions (got "
+                                                      f"{compression_type!r}; TF 2.21 also reads ZSTD)")
+    return _map("decode_compressed", _decompress, [_strings("decode_compressed", bytes)], args=(kind,))
+
+
+def matching_files(pattern, name=None):
+    """tf.io.matching_files: the files matching a glob pattern (or any of several), sorted, as a
+    string vector (TF 2.21 sorts across patterns). Traced: a py_call of unknown length."""
+    if _tracing():
+        from .compiler.function import TensorSpec
+        return _as_numpy_function(matching_files, [pattern], TensorSpec([None], _dtypes.string))
+    import glob
+    pats = np.asarray(convert_to_tensor(pattern).numpy(), object).ravel()
+    found = set()
+    for p in pats:
+        found.update(glob.glob(p.decode() if isinstance(p, bytes) else str(p)))
+    out = np.empty(len(found), object)
+    out[:] = [f.encode() for f in sorted(found)]
+    return Tensor(out)
+
+
 # the image codecs (tf.io.decode_png, ...; also tf.image's): tapeflow/image_codecs.py
 from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
                            decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
 
-__all__ = ["decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
+__all__ = ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
            "extract_jpeg_shape", "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]

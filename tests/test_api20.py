@@ -970,3 +970,98 @@ def test_correlation_metrics(compiled):
     assert m2.result().numpy() == np.float32(0.72941476)
     assert m2.get_config() == {"name": "concordance_correlation", "dtype": "float32", "axis": -1}
     assert isinstance(tf.keras.metrics.get("pearson_correlation"), tf.keras.metrics.PearsonCorrelation)
+
+
+# --- small TF 2.21 names: bitcast, guarantee_const, AggregationMethod, base64, decode_compressed, ... ------
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_bitcast_and_byte_transforms(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    # TF 2.21's values and shapes
+    assert run(lambda x: tf.bitcast(x, tf.int32), tf.constant([1.0, -2.0])).numpy().tolist() == [1065353216,
+                                                                                                 -1073741824]
+    assert run(lambda x: tf.bitcast(x, tf.uint8), tf.constant([1, 256])).numpy().tolist() == [[1, 0, 0, 0],
+                                                                                              [0, 1, 0, 0]]
+    assert run(lambda x: tf.bitcast(x, tf.int32), tf.constant(np.arange(8, dtype=np.uint8).reshape(2, 4))
+               ).numpy().tolist() == [50462976, 117835012]
+    assert run(lambda x: tf.bitcast(x, tf.float32), tf.constant([1.0], tf.float64)).numpy().tolist() == [[0.0, 1.875]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot bitcast from 4 to 3"):   # TF 2.21's text
+        run(lambda x: tf.bitcast(x, tf.int32), tf.constant(np.arange(3, dtype=np.uint8)))
+    # TF 2.21: web-safe base64, unpadded unless pad=True
+    assert run(lambda s: tf.io.encode_base64(s), tf.constant([b"hello?>", b""])).numpy().tolist() == [b"aGVsbG8_Pg",
+                                                                                                     b""]
+    assert tf.io.encode_base64(b"hello?>", pad=True).numpy() == b"aGVsbG8_Pg=="
+    assert run(lambda s: tf.io.decode_base64(s), tf.constant([b"aGVsbG8_Pg", b"aGVsbG8_Pg=="])).numpy().tolist() == \
+        [b"hello?>"] * 2
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Base64 string length cannot be 1 modulo 4"):
+        run(lambda s: tf.io.decode_base64(s), tf.constant(b"a"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid character found in base64"):
+        run(lambda s: tf.io.decode_base64(s), tf.constant(b"aGVsbG8/Pg=="))
+    import gzip
+    import zlib
+    assert run(lambda s: tf.io.decode_compressed(s, compression_type="ZLIB"),
+               tf.constant([zlib.compress(b"abc")])).numpy().tolist() == [b"abc"]
+    assert tf.io.decode_compressed(gzip.compress(b"abcd", mtime=0), compression_type="GZIP").numpy() == b"abcd"
+    assert tf.io.decode_compressed(b"xyz").numpy() == b"xyz"
+    with pytest.raises(tf.errors.DataLossError, match="inflate\\(\\) failed with error -3: incorrect header check"):
+        run(lambda s: tf.io.decode_compressed(s, compression_type="ZLIB"), tf.constant(b"xyz"))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="supported compressions"):
+        tf.io.decode_compressed(b"xyz", compression_type="BZ2")
+
+
+def test_small_names(tmp_path):
+    assert tf.guarantee_const(tf.constant([1.0, 2.0])).numpy().tolist() == [1.0, 2.0]
+    A = tf.AggregationMethod   # TF 2.21: 0, 0, 1, 2
+    assert (A.ADD_N, A.DEFAULT, A.EXPERIMENTAL_TREE, A.EXPERIMENTAL_ACCUMULATE_N) == (0, 0, 1, 2)
+    for n in ("b.txt", "a.txt", "c.csv"):
+        (tmp_path / n).write_text("")
+    # TF 2.21: sorted across patterns; none matching: an empty string vector
+    assert tf.io.matching_files(str(tmp_path / "*.txt")).numpy().tolist() == [str(tmp_path / n).encode()
+                                                                               for n in ("a.txt", "b.txt")]
+    assert tf.io.matching_files([str(tmp_path / "*.csv"), str(tmp_path / "a*")]).numpy().tolist() == [
+        str(tmp_path / n).encode() for n in ("a.txt", "c.csv")]
+    got = tf.io.matching_files(str(tmp_path / "*.zzz"))
+    assert got.shape == (0,) and got.dtype == tf.string
+    assert len(tf.function(lambda p: tf.io.matching_files(p))(tf.constant(str(tmp_path / "*"))).numpy()) == 3
+    o = tf.train.CheckpointOptions(experimental_io_device="/job:localhost")
+    assert o.experimental_io_device == "/job:localhost" and o.enable_async is False   # TF 2.21
+    v = tf.Variable(1.0)
+    path = tf.train.Checkpoint(v=v).save(str(tmp_path / "ck"), options=o)
+    tf.train.Checkpoint(v=v).restore(path, options=o)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sufficient_statistics_and_global_batch_norm(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    x = tf.constant([[1.0, 2.0, 4.0], [3.0, 5.0, 7.0]])
+    c, m, v, s = run(lambda x: tf.nn.sufficient_statistics(x, [0]), x)
+    # TF 2.21: [2.0, [4, 7, 11], [10, 29, 65], None] and, shifted by 1 over both axes, [6, [[16]], [[66]], 1]
+    assert (c.numpy(), m.numpy().tolist(), v.numpy().tolist(), s) == (2.0, [4, 7, 11], [10, 29, 65], None)
+    c, m, v, s = run(lambda x: tf.nn.sufficient_statistics(x, [0, 1], shift=1.0, keepdims=True), x)
+    assert (c.numpy(), m.numpy().tolist(), v.numpy().tolist(), s.numpy()) == (6.0, [[16.0]], [[66.0]], 1.0)
+    args = (tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 4.0, 9.0]), tf.constant([0.1, 0.2, 0.3]),
+            tf.constant([2.0, 1.0, 0.5]))
+    # TF 2.21's values
+    np.testing.assert_allclose(run(lambda x: tf.nn.batch_norm_with_global_normalization(x, *args, 1e-3, True), x),
+                               [[0.10000002, 0.19999999, 0.4666574], [4.098002, 1.6998127, 0.96662956]], rtol=1e-6)
+    np.testing.assert_allclose(run(lambda x: tf.nn.batch_norm_with_global_normalization(x, *args, 1e-3, False), x),
+                               [[0.10000002, 0.19999999, 0.6333148], [2.099001, 1.6998127, 1.633259]], rtol=1e-6)
+    with tf.GradientTape() as tape:   # d/dx of the sums: 1 and 2 (x - shift)
+        tape.watch(x)
+        _, m, v, _ = tf.nn.sufficient_statistics(x, [0, 1], shift=1.0)
+        total = m + v
+    np.testing.assert_allclose(tape.gradient(total, x).numpy(), 1 + 2 * (x.numpy() - 1.0))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_stateless_random_flips(compiled):
+    img = tf.reshape(tf.range(24, dtype=tf.float32), (2, 3, 4, 1))
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    # TF 2.21's images for these seeds (its Philox draws; a batch flips where round(u) is 1)
+    assert run(lambda x: tf.image.stateless_random_flip_left_right(x, seed=(1, 2)), img).numpy()[:, 0, :, 0].tolist() \
+        == [[3, 2, 1, 0], [12, 13, 14, 15]]
+    assert run(lambda x: tf.image.stateless_random_flip_up_down(x, seed=(3, 4)), img).numpy()[:, :, 0, 0].tolist() \
+        == [[0, 4, 8], [20, 16, 12]]
+    assert tf.image.stateless_random_flip_left_right(img[0], seed=(5, 6)).numpy()[0, :, 0].tolist() == [0, 1, 2, 3]
+    firsts = [float(tf.image.stateless_random_flip_left_right(img[0], seed=(s, 0)).numpy()[0, 0, 0]) for s in range(8)]
+    assert firsts == [3.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0, 0.0]   # one image flips where u < 0.5

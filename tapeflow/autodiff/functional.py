@@ -129,3 +129,12 @@ def hessians(ys, xs, gate_gradients=False, aggregation_method=None, name="hessia
     raise UnsupportedFeatureError("tf.hessians inside tapeflow.function: tapeflow does not differentiate a traced "
                                   "graph after the fact; nest two tapeflow.GradientTapes inside the function "
                                   "(outer.jacobian(inner.gradient(y, x), x) gives the Hessian)")
+
+
+class AggregationMethod:
+    """tf.AggregationMethod (TF 2.21's constants): how tf.gradients sums a variable's gradients.
+    tapeflow's tape always adds them in order; the argument is accepted and has no effect."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2

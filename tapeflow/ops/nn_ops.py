@@ -177,6 +177,29 @@ def bias_add(value, bias, data_format=None, name=None):
     return M.add(value, bias)
 
 
+def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+    """tf.nn.sufficient_statistics: (count, sum(x - shift), sum((x - shift)^2), shift) over ``axes``;
+    the count in x's dtype, the shift returned as given (None: no shift), as TF 2.21."""
+    from .math_ops import reduce_sum, square, subtract, cast
+    x = convert_to_tensor(x)
+    axes = [a % max(x.shape.rank, 1) for a in ([axes] if isinstance(axes, int) else list(axes))]
+    count = cast(np.prod([tuple(x.shape)[a] for a in axes]) if axes else 1, x.dtype)
+    d = x if shift is None else subtract(x, cast(shift, x.dtype))
+    return (count, reduce_sum(d, axis=axes, keepdims=keepdims), reduce_sum(square(d), axis=axes, keepdims=keepdims),
+            None if shift is None else convert_to_tensor(shift, x.dtype))
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None,  # noqa: A002
+                                         mean=None, variance=None):
+    """tf.nn.batch_norm_with_global_normalization: batch_normalization with gamma applied only when
+    ``scale_after_normalization`` (TF 2.21's composition; ``input``/``mean``/``variance`` are the
+    new names of ``t``/``m``/``v``)."""
+    x = input if input is not None else t
+    return batch_normalization(x, mean if mean is not None else m, variance if variance is not None else v, beta,
+                               gamma if scale_after_normalization else None, variance_epsilon)
+
+
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """TF's tf.nn.batch_normalization: (x - mean) * scale / sqrt(variance + eps) + offset, in
     TF's order (x * inv + (offset - mean * inv)), offset and scale optional."""

@@ -198,3 +198,41 @@ def timestamp(name=None):
         from .script_ops import numpy_function
         return numpy_function(lambda: np.float64(time.time()), [], TensorSpec([], "float64"))
     return Tensor(np.asarray(time.time(), np.float64))
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """tf.guarantee_const (deprecated in TF, still exported): the identity; TF's promise that the
+    value is constant is a Grappler hint with no effect on values."""
+    from .array_ops import identity
+    return identity(input)
+
+
+def bitcast(input, type, name=None):  # noqa: A002
+    """tf.bitcast: the same bytes as another dtype (NumPy's view, little-endian as TF on x86). A wider
+    target eats the last dimension (which must be the size ratio), a narrower one appends it (TF 2.21's
+    shapes). No gradient, as TF. Traced: one py_call with the static output shape."""
+    from ..core import dtypes as _dtypes
+    x = convert_to_tensor(input)
+    dt = _dtypes.as_dtype(type)
+    src, dst = x.dtype.np.itemsize, dt.np.itemsize
+    shape = list(x.shape)
+    if x.dtype.is_string or dt.is_string or x.dtype.name == "bool" or dt.name == "bool":
+        raise InvalidArgumentTypeError(f"bitcast: {x.dtype.name} -> {dt.name}: numeric dtypes only")
+    if src > dst:
+        out_shape = shape + [src // dst]
+    elif src < dst:
+        if not shape or shape[-1] != dst // src:
+            # TF 2.21's text: "Cannot bitcast from 4 to 3" (the target size, the last dimension)
+            raise InvalidArgumentError(f"Cannot bitcast from {dst} to {shape[-1] if shape else 'a scalar'}: the last "
+                                       f"dimension of a {x.dtype.name} {tuple(shape)} input must be {dst // src} to "
+                                       f"make one {dt.name}")
+        out_shape = shape[:-1]
+    else:
+        out_shape = shape
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda a: np.ascontiguousarray(a).view(dt.np).reshape(out_shape), [x],
+                              TensorSpec(out_shape, dt))
+    return Tensor(np.ascontiguousarray(x.numpy()).view(dt.np).reshape(out_shape))

@@ -21,11 +21,12 @@ from .storage import (CheckpointError, CheckpointNotFoundError, CorruptCheckpoin
 from .trackable import collect as list_checkpoint_keys  # noqa: F401
 from .example import Example, Features, Feature, BytesList, FloatList, Int64List  # noqa: F401
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
+from .checkpoint import CheckpointOptions  # noqa: F401
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "latest_checkpoint", "get_checkpoint_state",
            "save_weights", "load_weights", "CheckpointError", "CheckpointNotFoundError", "CorruptCheckpointError",
            "CheckpointMismatchError", "Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
-           "list_variables", "load_checkpoint", "load_variable", "ExponentialMovingAverage"]
+           "list_variables", "load_checkpoint", "load_variable", "ExponentialMovingAverage", "CheckpointOptions"]
 
 
 def list_variables(ckpt_dir_or_file):
