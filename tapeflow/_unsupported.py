@@ -26,6 +26,9 @@ FEATURES = {
     "raw_ops": "TF's C++ kernels called by op name (tf.raw_ops); use the public ops",
     "graph_util": "TF1's GraphDef utilities (tapeflow's traced graphs are IR: tapeflow.function(...).get_concrete_function()"
                   ".graph)",
+    "security": "TF's fuzzing harness (tf.security.fuzzing tests TF's own C++ ops)",
+    "tools": "TF's own tooling (its API-docs generator and the TF1 -> TF2 upgrade script)",
+    "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
                  "TF; tapeflow has no C++ op registry)",
     "signal": "signal processing (tf.signal: its FFTs, STFTs and MFCCs return or consume complex tensors, and complex "
@@ -51,6 +54,13 @@ NAMES = {
     "train.Saver": "TF1's API (Saver); use tapeflow.train.Checkpoint",
     "train.get_or_create_global_step": "TF1's API (global steps); keep the step in a Variable",
     # wave 20 (benchmarks/tf_api_surface.py): names of TF's graph runtime, TF1, clusters, other hardware
+    "CriticalSection": "TF's runtime resources (a CriticalSection serializes ops on a resource in TF's executor); "
+                       "tapeflow runs a function's Python in order: guard shared Python state with a threading.Lock",
+    "nondifferentiable_batch_function": "TF Serving's request batching (it merges concurrent calls into one batch)",
+    "strings.unicode_script": "ICU's Unicode script table (tapeflow's string ops use Python's unicodedata, which has "
+                              "no script property)",
+    "strings.to_hash_bucket": "TF's legacy string hash; use tf.strings.to_hash_bucket_fast (FarmHash, TF's bits) or "
+                              "to_hash_bucket_strong",
     "Graph": "TF1's graphs (tf.Graph); tapeflow.function traces into its own IR: "
              "f.get_concrete_function(...).graph",
     "Operation": "TF's graph operations (tf.Operation); tapeflow's traced graphs are IR equations",

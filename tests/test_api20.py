@@ -22,6 +22,7 @@ from tapeflow._unsupported import NAMES, UnsupportedFeatureError
     ("train.Coordinator", "queue-runner"), ("io.write_graph", "GraphDef"), ("distribute.Server", "clusters"),
     ("keras.layers.JaxLayer", "JAX"), ("keras.callbacks.OrbaxCheckpoint", "ModelCheckpoint"),
     ("keras.utils.plot_model", "summary"),
+    ("CriticalSection", "threading.Lock"), ("strings.unicode_script", "ICU"), ("strings.to_hash_bucket", "FarmHash"),
 ])
 def test_out_of_scope_names_say_so(path, words):
     assert path in NAMES
@@ -39,7 +40,8 @@ def test_out_of_scope_names_say_so(path, words):
 
 @pytest.mark.parametrize("ns, words", [("feature_column", "Estimator"), ("lite", "Lite"), ("tpu", "TPU"),
                                        ("signal", "complex"), ("raw_ops", "op name"), ("queue", "tf.data"),
-                                       ("sysconfig", "custom C\\+\\+ ops")])
+                                       ("sysconfig", "custom C\\+\\+ ops"), ("quantization", "quantized"),
+                                       ("security", "fuzzing"), ("tools", "upgrade script")])
 def test_out_of_scope_namespaces(ns, words):
     with pytest.raises(NotImplementedError, match=rf"tf\.{ns}\.anything: .*{words}"):
         getattr(getattr(tf, ns), "anything")
