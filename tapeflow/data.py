@@ -395,6 +395,12 @@ class Dataset:
     def cardinality(self):
         return convert_to_tensor(np.int64(self._cardinality()))
 
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """``Dataset.snapshot``: TF writes the elements under ``path`` on the first pass and reads them
+        back on later ones (the same elements); tapeflow recomputes them each pass and writes
+        nothing. The elements, their order and the cardinality are the dataset's."""
+        return self
+
     def __len__(self):
         n = self._cardinality()
         if n == INFINITE_CARDINALITY:
@@ -432,6 +438,36 @@ class Dataset:
 class Iterator:
     """``tf.data.Iterator``: the base class of what ``iter(dataset)`` returns, for ``isinstance``
     checks (TF 2.21: ``isinstance(iter(ds), tf.data.Iterator)`` is True)."""
+
+
+class Optional:
+    """``tf.experimental.Optional`` (also ``tf.data.experimental.Optional``): a value of a given
+    structure, or none. ``from_value``/``empty``, ``has_value()`` (a bool tensor), ``get_value()``
+    (TF 2.21's InvalidArgumentError when empty), ``element_spec``."""
+
+    def __init__(self, value, element_spec):
+        self._value, self._spec = value, element_spec
+
+    @staticmethod
+    def from_value(value):
+        v = _as_tensors(value)
+        return Optional(v, _spec_of(v))
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, element_spec)
+
+    def has_value(self, name=None):
+        return convert_to_tensor(self._value is not None)
+
+    def get_value(self, name=None):
+        if self._value is None:
+            raise errors.InvalidArgumentError(None, None, "The given optional does not have a value.")
+        return self._value
+
+    @property
+    def element_spec(self):
+        return self._spec
 
 
 class NumpyIterator:
@@ -491,6 +527,13 @@ class OwnedIterator(Iterator):
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """The next element as an Optional, empty at the end (TF 2.21's Iterator method)."""
+        try:
+            return Optional(next(self), self.element_spec)
+        except StopIteration:
+            return Optional.empty(self.element_spec)
 
     @property
     def element_spec(self):
@@ -2258,8 +2301,82 @@ class _DatasetTFRecordWriter:
         return None
 
 
+class _Reducer:
+    """``tf.data.experimental.Reducer(init_func, reduce_func, finalize_func)``: a group's state from
+    its key, folded over its elements, then finalized (group_by_reducer's argument)."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self.init_func, self.reduce_func, self.finalize_func = init_func, reduce_func, finalize_func
+
+
+def _group_by_reducer(dataset, key_func, reducer):
+    """One element per key: the reducer's finalized state. Computed when applied (one pass over the
+    dataset, which must be finite), groups in order of their first element (TF's order is its hash
+    map's, unspecified)."""
+    states, order = {}, []
+    for el in dataset._elements():
+        args = el if isinstance(el, tuple) else (el,)
+        key = int(np.asarray(convert_to_tensor(key_func(*args)).numpy()))
+        if key not in states:
+            order.append(key)
+            states[key] = _as_tensors(reducer.init_func(convert_to_tensor(np.int64(key))))
+        states[key] = _as_tensors(reducer.reduce_func(states[key], *args))
+    outs = [_as_tensors(reducer.finalize_func(states[k])) for k in order]
+    if not outs:
+        raise ValueError("group_by_reducer of an empty dataset: no element gives the output structure")
+    ds = Dataset.from_tensors(outs[0])
+    for o in outs[1:]:
+        ds = ds.concatenate(Dataset.from_tensors(o))
+    return ds
+
+
+def _pad_to_cardinality(dataset, cardinality, mask_key):
+    spec = dataset.element_spec
+    if not isinstance(spec, dict):
+        raise ValueError("`pad_to_cardinality` requires its input dataset to be a dictionary.")
+    n = dataset._cardinality()
+    if n < 0:
+        raise ValueError("The dataset passed into `pad_to_cardinality` must have a known cardinalty, but has "
+                         f"cardinality {n}")
+    if n > cardinality:
+        raise ValueError("The dataset passed into `pad_to_cardinality` must have a cardinalty less than the target "
+                         f"cardinality ({cardinality}), but has cardinality {n}")
+    valid = dataset.map(lambda x: {**x, mask_key: convert_to_tensor(True)})
+    if n == cardinality:
+        return valid
+    from .ops import array_ops as _A
+    pad = {k: _A.zeros([d if d is not None else 0 for d in v.shape], v.dtype) for k, v in spec.items()}
+    pad[mask_key] = convert_to_tensor(False)
+    return valid.concatenate(Dataset.from_tensors(pad).repeat(cardinality - n))
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
     TFRecordWriter = _DatasetTFRecordWriter
+    Optional = Optional
+    Reducer = _Reducer
+
+    @staticmethod
+    def get_next_as_optional(iterator):
+        return iterator.get_next_as_optional()
+
+    @staticmethod
+    def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+        return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
+
+    @staticmethod
+    def group_by_reducer(key_func, reducer):
+        return lambda ds: _group_by_reducer(ds, key_func, reducer)
+
+    @staticmethod
+    def pad_to_cardinality(cardinality, mask_key="valid"):
+        """TF 2.21: dict elements gain ``mask_key`` (True), then zero elements (False) up to ``cardinality``."""
+        return lambda ds: _pad_to_cardinality(ds, int(cardinality), mask_key)
+
+    @staticmethod
+    def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+        """``ds.map(lambda s: tf.io.parse_example(s, features))`` (TF 2.21's deprecation note's spelling)."""
+        from .io import parse_example
+        return lambda ds: ds.map(lambda s: parse_example(s, features))
     AUTOTUNE = AUTOTUNE
     AutotuneAlgorithm = AutotuneAlgorithm
     SHARD_HINT = -1   # TF 2.21: tf.data.experimental.SHARD_HINT == -1 (a placeholder for shard's num_shards)

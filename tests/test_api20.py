@@ -1067,3 +1067,37 @@ def test_stateless_random_flips(compiled):
     assert tf.image.stateless_random_flip_left_right(img[0], seed=(5, 6)).numpy()[0, :, 0].tolist() == [0, 1, 2, 3]
     firsts = [float(tf.image.stateless_random_flip_left_right(img[0], seed=(s, 0)).numpy()[0, 0, 0]) for s in range(8)]
     assert firsts == [3.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0, 0.0]   # one image flips where u < 0.5
+
+
+def test_data_experimental_optional_snapshot_reducer_padding(tmp_path):
+    E = tf.data.experimental
+    ds = tf.data.Dataset.range(10)
+    snap = ds.apply(E.snapshot(str(tmp_path / "snap")))
+    assert list(snap.as_numpy_iterator()) == list(range(10)) and int(snap.cardinality().numpy()) == 10
+    # TF 2.21: keys x % 3, states summed then times 10: [120, 150, 180]
+    r = E.Reducer(init_func=lambda k: np.int64(0), reduce_func=lambda s, x: s + x, finalize_func=lambda s: s * 10)
+    assert sorted(ds.apply(E.group_by_reducer(lambda x: x % 3, r)).as_numpy_iterator()) == [120, 150, 180]
+    it = iter(tf.data.Dataset.range(2))
+    o = E.get_next_as_optional(it)
+    assert bool(o.has_value().numpy()) and int(o.get_value().numpy()) == 0
+    next(it)
+    o = it.get_next_as_optional()
+    assert not bool(o.has_value().numpy()) and o.element_spec == tf.TensorSpec([], tf.int64)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value"):
+        o.get_value()   # TF 2.21's text
+    v = E.Optional.from_value({"a": tf.constant(1), "b": (2.0, "x")})
+    assert v.element_spec == {"a": tf.TensorSpec([], tf.int32), "b": (tf.TensorSpec([], tf.float32),
+                                                                      tf.TensorSpec([], tf.string))}
+    # TF 2.21: [{'a': 1, 'valid': True}, {'a': 2, 'valid': True}, {'a': 0, 'valid': False} x 2]
+    d = tf.data.Dataset.from_tensor_slices({"a": [1, 2]}).apply(E.pad_to_cardinality(4))
+    assert [(int(x["a"]), bool(x["valid"])) for x in d.as_numpy_iterator()] == [(1, True), (2, True), (0, False),
+                                                                                (0, False)]
+    with pytest.raises(ValueError, match="`pad_to_cardinality` requires its input dataset to be a dictionary"):
+        tf.data.Dataset.range(3).apply(E.pad_to_cardinality(4))
+    with pytest.raises(ValueError, match=r"less than the target cardinality \(1\), but has cardinality 2"):
+        tf.data.Dataset.from_tensor_slices({"a": [1, 2]}).apply(E.pad_to_cardinality(1))
+    ex = tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+        float_list=tf.train.FloatList(value=[1.0, 2.0]))})).SerializeToString()
+    pds = tf.data.Dataset.from_tensor_slices([ex, ex]).batch(2).apply(
+        E.parse_example_dataset({"x": tf.io.FixedLenFeature([2], tf.float32)}))
+    assert [b["x"].tolist() for b in pds.as_numpy_iterator()] == [[[1.0, 2.0], [1.0, 2.0]]]
