@@ -1101,3 +1101,41 @@ def test_data_experimental_optional_snapshot_reducer_padding(tmp_path):
     pds = tf.data.Dataset.from_tensor_slices([ex, ex]).batch(2).apply(
         E.parse_example_dataset({"x": tf.io.FixedLenFeature([2], tf.float32)}))
     assert [b["x"].tolist() for b in pds.as_numpy_iterator()] == [[[1.0, 2.0], [1.0, 2.0]]]
+
+
+# --- keras.metrics at-constraint family (Keras 3's SensitivitySpecificityBase; TF 2.21's values) -------------
+
+# TF 2.21 on the data below: (first update, after a weighted second, num_thresholds=7, num_thresholds=1, class_id=1)
+_AT_CONSTRAINT = {
+    "SensitivityAtSpecificity": (0.7, [0.3809524, 0.5837571, 0.14285715, 0.0, 0.47368422], "specificity"),
+    "SpecificityAtSensitivity": (0.8, [0.47368422, 0.5203453, 0.47368422, 0.0, 0.2857143], "sensitivity"),
+    "PrecisionAtRecall": (0.6, [0.67741936, 0.6796085, 0.6666667, 0.0, 0.59090906], "recall"),
+    "RecallAtPrecision": (0.75, [0.14285715, 0.138038, 0.0, 0.0, 0.47368422], "precision"),
+}
+
+
+@pytest.mark.parametrize("cls", sorted(_AT_CONSTRAINT))
+def test_metrics_at_constraint(cls):
+    rng = np.random.RandomState(0)
+    yt = (rng.rand(40) > 0.6).astype(np.float32)
+    yp = np.clip(yt * 0.3 + rng.rand(40) * 0.7, 0, 1).astype(np.float32)
+    w = rng.rand(40).astype(np.float32)
+    v, want, arg = _AT_CONSTRAINT[cls]
+    make = getattr(tf.keras.metrics, cls)
+    m = make(v)
+    m.update_state(yt, yp)
+    got = [m.result().numpy()]
+    tf.function(lambda a, b, c: m.update_state(a, b, sample_weight=c))(yt[:10], yp[:10][::-1], w[:10])   # compiled
+    got.append(m.result().numpy())
+    for kw, (t, p) in ((dict(num_thresholds=7), (yt, yp)), (dict(num_thresholds=1), (yt, yp)),
+                       (dict(class_id=1), (np.stack([yt, 1 - yt], 1), np.stack([yp, 1 - yp], 1)))):
+        mk = make(v, **kw)
+        mk.update_state(t, p)
+        got.append(mk.result().numpy())
+    np.testing.assert_array_equal(np.float32(got), np.float32(want))
+    cfg = m.get_config()
+    assert cfg["name"] == m.name and cfg[arg] == v and cfg["num_thresholds"] == 200 and cfg["class_id"] is None
+    with pytest.raises(ValueError, match=rf"Argument `{arg}` must be in the range \[0, 1\]. Received: {arg}=1.5"):
+        make(1.5)
+    with pytest.raises(ValueError, match="Argument `num_thresholds` must be an integer > 0"):
+        make(0.5, num_thresholds=0)

@@ -20,7 +20,8 @@ from ..ops import nn_ops as _nn
 from . import backend
 from . import losses as _losses
 
-__all__ = ["PearsonCorrelation", "ConcordanceCorrelation", "pearson_correlation", "concordance_correlation",
+__all__ = ["SensitivityAtSpecificity", "SpecificityAtSensitivity", "PrecisionAtRecall", "RecallAtPrecision",
+           "PearsonCorrelation", "ConcordanceCorrelation", "pearson_correlation", "concordance_correlation",
            "Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "Precision", "Recall", "AUC",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
@@ -691,6 +692,97 @@ class F1Score(FBetaScore):
         cfg = super().get_config()
         del cfg["beta"]
         return cfg
+
+
+class _SensitivitySpecificityBase(Metric):
+    """Keras 3's SensitivitySpecificityBase: tp/fp/tn/fn at ``num_thresholds`` thresholds 0,
+    i / (n - 1), 1 (no epsilons here, unlike AUC; one threshold: 0.5), then the largest value of
+    one rate where the other is >= the target (0 when none is)."""
+    _direction = "up"
+    _ARG = None
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        if value < 0 or value > 1:
+            raise ValueError(f"Argument `{self._ARG}` must be in the range [0, 1]. Received: {self._ARG}={value}")
+        if num_thresholds <= 0:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 0. Received: "
+                             f"num_thresholds={num_thresholds}")
+        super().__init__(name or camel_to_snake(type(self).__name__), dtype)
+        self.value, self.class_id, self.num_thresholds = value, class_id, int(num_thresholds)
+        if num_thresholds == 1:
+            self.thresholds, self._evenly = [0.5], False
+        else:
+            self.thresholds = [0.0] + [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)] + [1.0]
+            self._evenly = True
+        for v in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            setattr(self, v, self.add_variable(v, (self.num_thresholds,)))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        tp, fp, tn, fn = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, evenly=self._evenly,
+                                           class_id=self.class_id, sample_weight=sample_weight)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def _rates(self):
+        tp, fp, tn, fn = (v.read_value() for v in (self.true_positives, self.false_positives, self.true_negatives,
+                                                   self.false_negatives))
+        return {"sensitivity": M.divide_no_nan(tp, tp + fn), "specificity": M.divide_no_nan(tn, tn + fp),
+                "precision": M.divide_no_nan(tp, tp + fp)}
+
+    def _max_under_constraint(self, constrained, dependent):
+        # Keras: max(take(dependent, nonzero(constrained >= value)), initial=0), 0 when nothing is feasible
+        feasible = M.greater_equal(constrained, M.cast(self.value, constrained.dtype))
+        return M.reduce_max(M.where(feasible, dependent, A.zeros_like(dependent)))
+
+    def get_config(self):
+        return {**super().get_config(), "num_thresholds": self.num_thresholds, "class_id": self.class_id,
+                self._ARG: self.value}
+
+
+class SensitivityAtSpecificity(_SensitivitySpecificityBase):
+    _ARG = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["specificity"], r["sensitivity"])
+
+
+class SpecificityAtSensitivity(_SensitivitySpecificityBase):
+    _ARG = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["sensitivity"], r["specificity"])
+
+
+class PrecisionAtRecall(_SensitivitySpecificityBase):
+    _ARG = "recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["sensitivity"], r["precision"])
+
+
+class RecallAtPrecision(_SensitivitySpecificityBase):
+    _ARG = "precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["precision"], r["sensitivity"])
 
 
 class AUC(Metric):
