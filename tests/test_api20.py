@@ -1139,3 +1139,28 @@ def test_metrics_at_constraint(cls):
         make(1.5)
     with pytest.raises(ValueError, match="Argument `num_thresholds` must be an integer > 0"):
         make(0.5, num_thresholds=0)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_sparsemax(compiled):
+    x = tf.constant([[1.0, 2.0, 0.5], [0.1, 0.1, 0.1], [3.0, -1.0, 2.9]])
+    f = tf.function(tf.keras.activations.sparsemax) if compiled else tf.keras.activations.sparsemax
+    # TF 2.21's values (Keras 3.15's tau sums the cumulative sums: [0.1] * 3 -> 0.2333 each, kept)
+    np.testing.assert_allclose(f(x).numpy(), [[0.0, 1.0, 0.0], [0.23333332, 0.23333332, 0.23333332], [0.0, 0.0, 0.0]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(tf.keras.ops.sparsemax(x, axis=0).numpy(), [[0, 1, 0], [0, 0, 0], [1, 0, 1]])
+    assert tf.keras.activations.get("sparsemax") is tf.keras.activations.sparsemax
+    # gradient vs central differences (float64, away from support changes)
+    x64 = np.array([[0.2, 0.5, -2.0, -3.0]])   # support of 2: outputs [0.1, 0.4, 0, 0], no kink nearby
+    w = np.array([[1.0, -2.0, 0.5, 3.0]])
+    with tf.GradientTape() as tape:
+        t = tf.constant(x64)
+        tape.watch(t)
+        y = tf.reduce_sum(tf.keras.activations.sparsemax(t) * w)
+    g = tape.gradient(y, t).numpy()
+
+    def fsum(a):
+        return float(np.sum(tf.keras.activations.sparsemax(tf.constant(a)).numpy() * w))
+    eps = 1e-6
+    fd = [(fsum(x64 + eps * e) - fsum(x64 - eps * e)) / (2 * eps) for e in np.eye(4).reshape(4, 1, 4)]
+    np.testing.assert_allclose(g.ravel(), fd, rtol=1e-6, atol=1e-8)

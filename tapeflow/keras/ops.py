@@ -870,7 +870,8 @@ def log_softmax(x, axis=-1):
 
 
 def sparsemax(x, axis=-1):
-    raise NotImplementedError("keras.ops.sparsemax: not implemented in tapeflow")
+    from .activations import sparsemax as _sparsemax   # Keras 3.15's formula, TF 2.21's values
+    return _sparsemax(_floating(x), axis=axis)
 
 
 def moments(x, axes, keepdims=False, synchronized=False):
