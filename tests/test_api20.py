@@ -1164,3 +1164,28 @@ def test_sparsemax(compiled):
     eps = 1e-6
     fd = [(fsum(x64 + eps * e) - fsum(x64 - eps * e)) / (2 * eps) for e in np.eye(4).reshape(4, 1, 4)]
     np.testing.assert_allclose(g.ravel(), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_lamb_values():
+    def run(**kw):
+        v, b = tf.Variable([1.0, -2.0, 0.5]), tf.Variable([0.0, 0.0])
+        opt = tf.keras.optimizers.Lamb(**kw)
+        for g in ([0.1, -0.2, 0.3], [0.5, 0.5, -0.5], [-1.0, 2.0, 0.0]):
+            opt.apply_gradients([(tf.constant(g), v), (tf.constant(g[:2]), b)])
+        return v.numpy(), b.numpy()
+    # TF 2.21, three steps (the second variable starts at 0: trust ratio 1)
+    v, b = run(learning_rate=0.1)
+    np.testing.assert_array_equal(v, np.float32([0.7614801526069641, -2.1491236686706543, 0.4895079731941223]))
+    np.testing.assert_array_equal(b, np.float32([-0.10740077495574951, 0.07984837889671326]))
+    v, b = run(learning_rate=0.01, beta_1=0.8, beta_2=0.99, epsilon=1e-3, weight_decay=0.1)
+    np.testing.assert_array_equal(v, np.float32([0.9738101363182068, -2.0111141204833984, 0.499126672744751]))
+    np.testing.assert_array_equal(b, np.float32([-0.009947593323886395, 0.00973353162407875]))
+    w = tf.Variable([1.0, 2.0])
+    opt = tf.keras.optimizers.Lamb(0.1)
+    step = tf.function(lambda g: opt.apply_gradients([(g, w)]))
+    for g in ([0.1, -0.2], [0.3, 0.3]):
+        step(tf.constant(g))
+    np.testing.assert_array_equal(w.numpy(), np.float32([0.6182372570037842, 2.097752809524536]))   # TF 2.21
+    cfg = tf.keras.optimizers.Lamb().get_config()
+    assert (cfg["beta_1"], cfg["beta_2"], cfg["epsilon"]) == (0.9, 0.999, 1e-7)
+    assert isinstance(tf.keras.optimizers.get("lamb"), tf.keras.optimizers.Lamb)

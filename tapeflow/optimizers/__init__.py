@@ -3,15 +3,15 @@ optimizers with Keras' API and update rules, learning-rate schedules, and
 PyTorch's L-BFGS (``LBFGS``, ``lbfgs_minimize``)."""
 from . import schedules  # noqa: F401
 from .base import Optimizer  # noqa: F401
-from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion, Ftrl  # noqa: F401
+from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion, Ftrl, Lamb  # noqa: F401
 from .lbfgs import LBFGS, lbfgs_minimize, LBFGSResult  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "Lion", "Ftrl", "LBFGS",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "Lion", "Ftrl", "Lamb", "LBFGS",
            "lbfgs_minimize", "LBFGSResult",
            "schedules", "get", "serialize", "deserialize", "legacy"]
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad, "nadam": Nadam,
-            "adamax": Adamax, "adadelta": Adadelta, "lion": Lion, "ftrl": Ftrl}
+            "adamax": Adamax, "adadelta": Adadelta, "lion": Lion, "ftrl": Ftrl, "lamb": Lamb}
 
 
 def get(identifier, **kwargs):

@@ -483,3 +483,53 @@ class Ftrl(Optimizer):
 
 
 __all__.append("Ftrl")
+
+
+class Lamb(Optimizer):
+    """Keras 3's LAMB (TF 2.21): Adam's moments, then the update scaled per variable by the trust
+    ratio ``||w|| / ||update||`` (1 when either norm is 0)::
+
+        m += (g - m)(1 - b1);  v += (g^2 - v)(1 - b2)
+        u = (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps);  w -= ratio * lr * u
+
+    On the op path (``_update_step``): the norms are reductions over the whole variable, outside the
+    rules' elementwise vocabulary."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name="lamb", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "momentum")
+        self.add_slot(var, "velocity")
+
+    def _update_step(self, grad, var, lr):
+        # Keras 3's update_step, operation for operation (its rounding in the variable's dtype)
+        m_slot, v_slot = self.get_slot(var, "momentum"), self.get_slot(var, "velocity")
+        g = M.cast(grad, var.dtype)
+        t = M.cast(self.iterations + 1, var.dtype)
+        b1_power = M.pow(M.cast(self.beta_1, var.dtype), t)
+        b2_power = M.pow(M.cast(self.beta_2, var.dtype), t)
+        m = m_slot.read_value()
+        v = v_slot.read_value()
+        m = m + (g - m) * (1 - self.beta_1)
+        v = v + (M.square(g) - v) * (1 - self.beta_2)
+        m_slot.assign(m)
+        v_slot.assign(v)
+        update = (m / (1.0 - b1_power)) / (M.sqrt(v / (1.0 - b2_power)) + self.epsilon)
+        w = var.read_value()
+        w_norm = M.sqrt(M.reduce_sum(M.pow(w, 2)))
+        g_norm = M.sqrt(M.reduce_sum(M.pow(update, 2)))
+        one = M.cast(1.0, var.dtype)
+        ratio = M.where(M.greater(w_norm, 0), M.where(M.greater(g_norm, 0), w_norm / g_norm, one), one)
+        var.assign(w - ratio * lr * update)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return cfg
+
+
+__all__.append("Lamb")
