@@ -49,7 +49,8 @@ from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, 
 from .ops.control_flow_ops import map_fn, switch_case, case, vectorized_map  # noqa: F401
 from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
-from .ops.special_ops import unravel_index, timestamp, guarantee_const, bitcast  # noqa: F401
+from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast, dynamic_partition,  # noqa: F401
+                               dynamic_stitch)
 from . import errors  # noqa: F401
 
 newaxis = None

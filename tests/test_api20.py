@@ -1189,3 +1189,46 @@ def test_lamb_values():
     cfg = tf.keras.optimizers.Lamb().get_config()
     assert (cfg["beta_1"], cfg["beta_2"], cfg["epsilon"]) == (0.9, 0.999, 1e-7)
     assert isinstance(tf.keras.optimizers.get("lamb"), tf.keras.optimizers.Lamb)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_dynamic_partition(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    data = tf.constant([10, 20, 30, 40, 50])
+    # TF 2.21's partitions (an empty one included) and shapes
+    out = run(lambda d, p: tf.dynamic_partition(d, p, 3), data, tf.constant([0, 0, 2, 2, 0]))
+    assert [o.numpy().tolist() for o in out] == [[10, 20, 50], [], [30, 40]] and out[1].dtype == tf.int32
+    out = run(lambda d, p: tf.dynamic_partition(d, p, 2), tf.reshape(tf.range(12.0), (3, 2, 2)),
+              tf.constant([[1, 0], [0, 0], [1, 1]]))
+    assert [o.numpy().tolist() for o in out] == [[[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]],
+                                                 [[0.0, 1.0], [8.0, 9.0], [10.0, 11.0]]]
+    x = tf.constant([1.0, 2.0, 3.0, 4.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        a, b = tf.dynamic_partition(x, [1, 0, 1, 0], 2)
+        y = tf.reduce_sum(a * tf.constant([1.0, 2.0])) + tf.reduce_sum(b * tf.constant([3.0, 5.0]))
+    assert tape.gradient(y, x).numpy().tolist() == [3.0, 1.0, 5.0, 2.0]   # TF 2.21
+    with pytest.raises(tf.errors.InvalidArgumentError, match="data.shape must start with partitions.shape"):
+        run(lambda d: tf.dynamic_partition(d, tf.constant([0, 1]), 2), data)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"partitions\[2\] = 3 is not in \[0, 2\)"):
+        tf.dynamic_partition(data, [0, 0, 3, 1, 0], 2)   # TF 2.21's text (eagerly)
+
+
+def test_dynamic_stitch():
+    # TF 2.21: later writes win, gaps are zero, the gradient gathers (overwritten entries too)
+    assert tf.dynamic_stitch([[0, 2], [1, 3]], [[1.0, 3.0], [2.0, 4.0]]).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert tf.dynamic_stitch([[0, 1], [1, 2]], [[1.0, 2.0], [20.0, 30.0]]).numpy().tolist() == [1.0, 20.0, 30.0]
+    assert tf.dynamic_stitch([[0, 3]], [[1.0, 4.0]]).numpy().tolist() == [1.0, 0.0, 0.0, 4.0]
+    assert tf.dynamic_stitch([[2], [0, 1]], [[[5, 6]], [[1, 2], [3, 4]]]).numpy().tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert tf.dynamic_stitch([1, 0], [7, 8]).numpy().tolist() == [8, 7]
+    p, q = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        tape.watch([p, q])
+        y = tf.reduce_sum(tf.dynamic_stitch([[0, 1], [1, 2]], [p, q]) * tf.constant([1.0, 10.0, 100.0]))
+    assert [g.numpy().tolist() for g in tape.gradient(y, [p, q])] == [[1.0, 10.0], [10.0, 100.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] is out of range"):
+        tf.dynamic_stitch([[0, -1]], [[1.0, 2.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"data\[0\].shape = \[3\] does not start with"):
+        tf.dynamic_stitch([[0, 1]], [[1.0, 2.0, 3.0]])
+    with pytest.raises(NotImplementedError, match="output length is max\\(indices\\) \\+ 1"):
+        tf.function(lambda a: tf.dynamic_stitch([a], [a]))(tf.constant([0, 1]))

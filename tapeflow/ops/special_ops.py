@@ -236,3 +236,69 @@ def bitcast(input, type, name=None):  # noqa: A002
         return numpy_function(lambda a: np.ascontiguousarray(a).view(dt.np).reshape(out_shape), [x],
                               TensorSpec(out_shape, dt))
     return Tensor(np.ascontiguousarray(x.numpy()).view(dt.np).reshape(out_shape))
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """tf.dynamic_partition: ``num_partitions`` tensors, the i-th holding the slices of ``data``
+    whose partition is i, in order. Each is a boolean_mask (so traced with an unknown first
+    dimension, and differentiable: TF's gradient, the slices scattered back). Eagerly a partition
+    outside [0, num_partitions) raises TF 2.21's InvalidArgumentError."""
+    from .array_ops import boolean_mask
+    from .math_ops import equal
+    from ..core.state import STATE
+    x = convert_to_tensor(data)
+    p = convert_to_tensor(partitions)
+    n = int(num_partitions)
+    ps, xs = tuple(p.shape), tuple(x.shape)
+    if xs[:len(ps)] != ps:
+        # TF 2.21's text
+        raise InvalidArgumentError(f"data.shape must start with partitions.shape, got data.shape = {list(xs)}, "
+                                   f"partitions.shape = {list(ps)}")
+    if STATE.trace is None:
+        flat = np.asarray(p.numpy()).ravel()
+        bad = np.flatnonzero((flat < 0) | (flat >= n))
+        if bad.size:
+            raise InvalidArgumentError(f"partitions[{bad[0]}] = {flat[bad[0]]} is not in [0, {n})")
+    return [boolean_mask(x, equal(p, i)) for i in range(n)]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """tf.dynamic_stitch: ``merged[indices[m][i]] = data[m][i]``, later writes winning, unwritten
+    rows zero, the length max(index) + 1. TF's gradient: each ``data[m]`` gets ``gather(grad,
+    indices[m])``, overwritten entries included (a custom gradient, as TF's op defines it). Eager
+    only: the output length depends on the indices' values, which a trace does not know."""
+    from ..core.state import STATE
+    from ..autodiff import custom_gradient
+    from .array_ops import gather
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.dynamic_stitch inside tapeflow.function: its output length is max(indices) + 1, "
+                                  "known only when it runs; call it eagerly, or scatter into a tensor of known length "
+                                  "(tf.tensor_scatter_nd_update)")
+    idx = [convert_to_tensor(i) for i in indices]
+    vals = [convert_to_tensor(d) for d in data]
+    for m, (i, d) in enumerate(zip(idx, vals)):
+        if tuple(d.shape)[:len(i.shape)] != tuple(i.shape):
+            # TF 2.21's text
+            raise InvalidArgumentError(f"data[{m}].shape = {list(d.shape)} does not start with indices[{m}].shape = "
+                                       f"{list(i.shape)}")
+    flat_idx = np.concatenate([np.asarray(i.numpy()).ravel() for i in idx]).astype(np.int64)
+    neg = np.flatnonzero(flat_idx < 0)
+    if neg.size:
+        raise InvalidArgumentError(f"indices[{neg[0]}] is out of range")
+    rows = [tuple(d.shape)[len(i.shape):] for i, d in zip(idx, vals)]
+    size = int(flat_idx.max()) + 1 if flat_idx.size else 0
+    last = np.full(size, -1, np.int64)
+    last[flat_idx] = np.arange(flat_idx.size)   # NumPy's fancy assignment: the last write wins
+    row_shape = rows[0] if rows else ()
+
+    @custom_gradient
+    def stitch(*vs):
+        flat = np.concatenate([np.asarray(v.numpy()).reshape((-1,) + row_shape) for v in vs]) if vs else \
+            np.zeros((0,) + row_shape)
+        out = np.zeros((size,) + row_shape, flat.dtype)
+        out[last >= 0] = flat[last[last >= 0]]
+
+        def grad(dy):
+            return [gather(dy, i) for i in idx]
+        return Tensor(out), grad
+    return stitch(*vals)
