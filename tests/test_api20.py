@@ -1232,3 +1232,35 @@ def test_dynamic_stitch():
         tf.dynamic_stitch([[0, 1]], [[1.0, 2.0, 3.0]])
     with pytest.raises(NotImplementedError, match="output length is max\\(indices\\) \\+ 1"):
         tf.function(lambda a: tf.dynamic_stitch([a], [a]))(tf.constant([0, 1]))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_space_to_batch_and_back(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    x = tf.reshape(tf.range(1.0, 17.0), (1, 4, 4, 1))
+    y = run(lambda v: tf.space_to_batch_nd(v, [2, 2], [[0, 0], [0, 0]]), x)
+    # TF 2.21's values
+    assert y.numpy()[..., 0].tolist() == [[[1, 3], [9, 11]], [[2, 4], [10, 12]], [[5, 7], [13, 15]], [[6, 8], [14, 16]]]
+    z = run(lambda v: tf.space_to_batch(v, [2, 2], [[1, 1], [0, 0]]), x)
+    assert z.shape == (4, 3, 2, 1) and z.numpy()[0, :, :, 0].tolist() == [[0, 0], [5, 7], [13, 15]]
+    assert tf.nn.space_to_batch(x, [2, 2], [[0, 0], [0, 0]]).shape == \
+        (4, 2, 2, 1)
+    assert run(lambda v: tf.space_to_batch_nd(v, [3], [[0, 0]]), tf.reshape(tf.range(12), (2, 6))).numpy().tolist() \
+        == [[0, 3], [6, 9], [1, 4], [7, 10], [2, 5], [8, 11]]
+    np.testing.assert_array_equal(run(lambda v: tf.batch_to_space(v, [2, 2], [[0, 0], [0, 0]]), y).numpy(), x.numpy())
+    assert run(lambda v: tf.batch_to_space(v, [2, 2], [[0, 1], [1, 0]]), y).numpy()[0, :, :, 0].tolist() == \
+        [[2, 3, 4], [6, 7, 8], [10, 11, 12]]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        zz = tf.space_to_batch_nd(x, [2, 2], [[1, 1], [0, 2]])
+        s = tf.reduce_sum(zz * tf.reshape(tf.range(float(np.prod(zz.shape))), zz.shape))
+    # TF 2.21's gradient
+    assert tape.gradient(s, x).numpy().ravel().tolist() == [18, 27, 19, 28, 3, 12, 4, 13, 21, 30, 22, 31, 6, 15, 7, 16]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"padded_shape\[0\]=5 is not divisible by block_shape"):
+        tf.space_to_batch_nd(tf.zeros((1, 5, 1)), [2], [[0, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input batch dimension \(3\) is not divisible"):
+        tf.batch_to_space(tf.zeros((3, 2, 2, 1)), [2, 2], [[0, 0], [0, 0]])
+    p, c = tf.required_space_to_batch_paddings([5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])
+    assert (p.numpy().tolist(), c.numpy().tolist()) == ([[1, 0], [0, 2]], [[0, 0], [0, 0]])   # TF 2.21
+    p, c = tf.required_space_to_batch_paddings([5, 7], [2, 3])
+    assert (p.numpy().tolist(), c.numpy().tolist()) == ([[0, 1], [0, 2]], [[0, 1], [0, 2]])

@@ -302,3 +302,75 @@ def dynamic_stitch(indices, data, name=None):
             return [gather(dy, i) for i in idx]
         return Tensor(out), grad
     return stitch(*vals)
+
+
+def _block_args(block_shape, pairs, what):
+    b = [int(v) for v in np.asarray(convert_to_tensor(block_shape).numpy()).ravel()]
+    p = np.asarray(convert_to_tensor(pairs).numpy()).astype(np.int64).reshape(-1, 2) if pairs is not None else \
+        np.zeros((len(b), 2), np.int64)
+    if p.shape[0] != len(b):
+        raise InvalidArgumentError(f"{what} should have shape [{len(b)}, 2] (one pair per block dimension), got "
+                                   f"{list(p.shape)}")
+    return b, p
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """tf.space_to_batch_nd (tf.space_to_batch, tf.nn.space_to_batch in TF 2): pad the M spatial
+    dimensions after the batch, cut them into ``block_shape`` blocks and move the block offsets into
+    the batch (TF's pad, reshape, transpose, reshape: differentiable and traceable as those are)."""
+    from .array_ops import pad, reshape, transpose
+    x = convert_to_tensor(input)
+    b, p = _block_args(block_shape, paddings, "paddings")
+    m = len(b)
+    shape = list(x.shape)
+    full = [[0, 0]] + p.tolist() + [[0, 0]] * (len(shape) - 1 - m)
+    padded = [shape[1 + i] + int(p[i, 0]) + int(p[i, 1]) for i in range(m)]
+    for i in range(m):
+        if padded[i] % b[i]:
+            # TF 2.21's text
+            raise InvalidArgumentError(f"padded_shape[{i}]={padded[i]} is not divisible by block_shape[{i}]={b[i]}")
+    y = pad(x, full) if p.any() else x
+    rest = shape[1 + m:]
+    y = reshape(y, [shape[0]] + [v for i in range(m) for v in (padded[i] // b[i], b[i])] + rest)
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, 1 + 2 * m +
+                                                                                          len(rest)))
+    y = transpose(y, perm)
+    return reshape(y, [shape[0] * int(np.prod(b))] + [padded[i] // b[i] for i in range(m)] + rest)
+
+
+def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002
+    """tf.batch_to_space (TF 2's batch_to_space_nd): the inverse of space_to_batch_nd, then ``crops``."""
+    from .array_ops import reshape, transpose
+    x = convert_to_tensor(input)
+    b, c = _block_args(block_shape, crops, "crops")
+    m = len(b)
+    shape = list(x.shape)
+    nb = int(np.prod(b))
+    if shape[0] % nb:
+        # TF 2.21's text
+        raise InvalidArgumentError(f"Input batch dimension ({shape[0]}) is not divisible by product of block sizes "
+                                   f"({nb})")
+    batch = shape[0] // nb
+    spatial, rest = shape[1:1 + m], shape[1 + m:]
+    y = reshape(x, b + [batch] + spatial + rest)
+    perm = [m] + [v for i in range(m) for v in (m + 1 + i, i)] + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    y = transpose(y, perm)
+    full = [spatial[i] * b[i] for i in range(m)]
+    y = reshape(y, [batch] + full + rest)
+    if c.any():
+        y = y[(slice(None),) + tuple(slice(int(c[i, 0]), full[i] - int(c[i, 1])) for i in range(m))]
+    return y
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """tf.required_space_to_batch_paddings: (paddings, crops) making ``input_shape`` plus
+    ``base_paddings`` divisible by ``block_shape`` (the extra padding at the end, cropped back)."""
+    shp = np.asarray(convert_to_tensor(input_shape).numpy()).astype(np.int32).ravel()
+    blk = np.asarray(convert_to_tensor(block_shape).numpy()).astype(np.int32).ravel()
+    base = np.zeros((len(blk), 2), np.int32) if base_paddings is None else \
+        np.asarray(convert_to_tensor(base_paddings).numpy()).astype(np.int32).reshape(-1, 2)
+    full = shp + base[:, 0] + base[:, 1]
+    extra = (blk - full % blk) % blk
+    paddings = np.stack([base[:, 0], base[:, 1] + extra], 1)
+    crops = np.stack([np.zeros_like(extra), extra], 1)
+    return Tensor(paddings), Tensor(crops)
