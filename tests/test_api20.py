@@ -1264,3 +1264,39 @@ def test_space_to_batch_and_back(compiled):
     assert (p.numpy().tolist(), c.numpy().tolist()) == ([[1, 0], [0, 2]], [[0, 0], [0, 0]])   # TF 2.21
     p, c = tf.required_space_to_batch_paddings([5, 7], [2, 3])
     assert (p.numpy().tolist(), c.numpy().tolist()) == ([[0, 1], [0, 2]], [[0, 1], [0, 2]])
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_nn_pool_and_conv_transpose(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    x = tf.reshape(tf.range(1.0, 33.0), (1, 4, 4, 2))
+    # TF 2.21's values
+    assert run(lambda v: tf.nn.pool(v, [2, 2], "MAX", strides=[2, 2]), x).numpy().ravel().tolist() == \
+        [11, 12, 15, 16, 27, 28, 31, 32]
+    assert run(lambda v: tf.nn.pool(v, [3, 3], "AVG", strides=[1, 1], padding="SAME"), x).numpy().ravel()[:6].tolist() \
+        == [6, 7, 7, 8, 9, 10]
+    assert run(lambda v: tf.nn.pool(v, [3], "MAX", strides=[2]), tf.reshape(tf.range(8.0), (1, 8, 1))
+               ).numpy().ravel().tolist() == [2, 4, 6]
+    assert run(lambda v: tf.nn.pool(v, [1, 2, 2], "AVG", strides=[1, 1, 2]), tf.reshape(tf.range(16.0), (1, 2, 2, 4, 1))
+               ).numpy().ravel().tolist() == [2.5, 4.5, 10.5, 12.5]
+    # dilated windows (TF 2.21's with_space_to_batch results)
+    assert run(lambda v: tf.nn.pool(v, [2, 2], "MAX", dilations=[2, 2]), x).numpy().ravel().tolist() == \
+        [21, 22, 23, 24, 29, 30, 31, 32]
+    assert run(lambda v: tf.nn.pool(v, [2, 2], "AVG", dilations=[2, 2]), x).numpy().ravel().tolist() == \
+        [11, 12, 13, 14, 19, 20, 21, 22]
+    assert tf.nn.pool(tf.reshape(tf.range(10.0), (1, 10, 1)), [3], "AVG", dilations=[3]).numpy().ravel().tolist() == \
+        [3, 4, 5, 6]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.nn.pool(x, [2, 2], "MAX", dilations=[2, 1]) * tf.reshape(tf.range(12.0), (1, 2, 3, 2)))
+    assert tape.gradient(y, x).numpy().ravel().tolist() == [0.0] * 19 + [1, 2, 3, 4, 5, 0, 0, 6, 7, 8, 9, 10, 11]
+    with pytest.raises(ValueError, match="2-D MIN pooling is not supported"):
+        tf.nn.pool(x, [2, 2], "MIN")
+    w = tf.reshape(tf.range(1.0, 9.0), (2, 2, 1, 2)) / 10
+    y2 = run(lambda v: tf.nn.conv_transpose(v, w, [1, 8, 8, 1], strides=2), x)
+    np.testing.assert_allclose(y2.numpy().ravel()[:6], [0.5, 1.1, 1.1, 2.5, 1.7, 3.9], rtol=1e-6)
+    assert y2.shape == (1, 8, 8, 1)
+    assert run(lambda v: tf.nn.conv_transpose(v, tf.ones((3, 1, 2)), [1, 8, 1], strides=2),
+               tf.reshape(tf.range(8.0), (1, 4, 2))).numpy().ravel().tolist() == [1, 1, 6, 5, 14, 9, 22, 13]
+    with pytest.raises(ValueError, match="`output_shape` must be of length 3, 4 or 5"):
+        tf.nn.conv_transpose(x, w, [1, 8], strides=2)

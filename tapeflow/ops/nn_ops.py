@@ -800,3 +800,46 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
 
 
 lrn = local_response_normalization
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,  # noqa: A002
+                   name=None):
+    """tf.nn.conv_transpose: conv1d/2d/3d_transpose chosen by ``output_shape``'s length (TF 2.21's dispatch
+    and ValueError)."""
+    n = (int(tuple(output_shape.shape)[0]) if isinstance(output_shape, Tensor) else len(output_shape)) - 2
+    if not 1 <= n <= 3:
+        raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} of "
+                         f"length {n + 2}.")
+    op = (conv1d_transpose, conv2d_transpose, conv3d_transpose)[n - 1]
+    kw = {} if data_format is None else {"data_format": data_format}
+    if dilations is not None:
+        kw["dilations"] = dilations
+    return op(input, filters, output_shape, strides, padding=padding, **kw)
+
+
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
+         name=None):
+    """tf.nn.pool: N-D max or average pooling (TF 2.21's pool_v2). With dilations (VALID padding, unit
+    strides, as TF requires) the window's taps are spaced: the max/mean over the shifted slices (a
+    composition, so differentiable and traceable)."""
+    x = convert_to_tensor(input)
+    n = len(window_shape)
+    kind = str(pooling_type).upper()
+    if kind not in ("MAX", "AVG"):
+        raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")   # TF 2.21's text
+    strides = [1] * n if strides is None else list(strides)
+    dil = [1] * n if dilations is None else ([int(dilations)] * n if np.ndim(dilations) == 0 else list(dilations))
+    if all(d == 1 for d in dil):
+        return (max_pool if kind == "MAX" else avg_pool)(x, list(window_shape), strides, padding, data_format)
+    if any(s != 1 for s in strides):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")   # TF 2.21's text
+    if str(padding).upper() != "VALID" or data_format not in (None, "NWC", "NHWC", "NDHWC"):
+        raise NotImplementedError("tf.nn.pool with dilations: padding='VALID' and channels-last only in tapeflow")
+    shape = tuple(x.shape)
+    out = [shape[1 + i] - (window_shape[i] - 1) * dil[i] for i in range(n)]
+    taps = []
+    for off in np.ndindex(*window_shape):
+        idx = (slice(None),) + tuple(slice(o * d, o * d + m) for o, d, m in zip(off, dil, out))
+        taps.append(x[idx])
+    stacked = A.stack(taps, axis=0)
+    return M.reduce_max(stacked, axis=0) if kind == "MAX" else M.reduce_mean(stacked, axis=0)
