@@ -50,7 +50,8 @@ from .ops.control_flow_ops import map_fn, switch_case, case, vectorized_map  # n
 from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
 from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast, dynamic_partition,  # noqa: F401
-                               dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings)
+                               dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings,
+                               fingerprint)
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
 from . import errors  # noqa: F401
 

@@ -1300,3 +1300,25 @@ def test_nn_pool_and_conv_transpose(compiled):
                tf.reshape(tf.range(8.0), (1, 4, 2))).numpy().ravel().tolist() == [1, 1, 6, 5, 14, 9, 22, 13]
     with pytest.raises(ValueError, match="`output_shape` must be of length 3, 4 or 5"):
         tf.nn.conv_transpose(x, w, [1, 8], strides=2)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_fingerprint(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    fp = lambda x: tf.fingerprint(x)   # noqa: E731
+    # TF 2.21's bytes (FarmHash Fingerprint64 per row, little-endian)
+    assert run(fp, tf.constant([[1, 2], [3, 4]])).numpy().tolist() == [[76, 18, 253, 133, 168, 204, 240, 10],
+                                                                       [254, 162, 60, 240, 103, 244, 53, 255]]
+    assert run(fp, tf.constant([[[1, 2]], [[3, 4]]], tf.int64)).numpy().tolist() == [
+        [13, 174, 106, 137, 46, 191, 85, 144], [243, 64, 135, 33, 239, 128, 109, 162]]
+    assert run(fp, tf.constant([1.5, 2.5])).numpy().tolist() == [[64, 181, 56, 72, 223, 224, 189, 72],
+                                                                 [215, 206, 200, 229, 128, 42, 67, 207]]
+    assert run(fp, tf.constant([b"abc", b""])).numpy().tolist() == [[105, 243, 231, 116, 160, 179, 165, 36],
+                                                                    [79, 64, 144, 47, 59, 106, 225, 154]]
+    out = run(fp, tf.constant([[b"a", b"bc"]]))
+    assert out.dtype == tf.uint8 and out.numpy().tolist() == [[85, 27, 103, 37, 147, 177, 144, 87]]
+    assert tf.fingerprint(tf.zeros((0, 3))).shape == (0, 8)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="`data` should have at least one dimension"):
+        tf.fingerprint(tf.constant(3))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Unsupported fingerprint method: md5"):
+        tf.fingerprint(tf.constant([1]), method="md5")

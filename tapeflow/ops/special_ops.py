@@ -374,3 +374,42 @@ def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=Non
     paddings = np.stack([base[:, 0], base[:, 1] + extra], 1)
     crops = np.stack([np.zeros_like(extra), extra], 1)
     return Tensor(paddings), Tensor(crops)
+
+
+def _fingerprint_rows(a):
+    import struct
+    from ..util.farmhash import fingerprint64
+    n = a.shape[0]
+    out = np.zeros((n, 8), np.uint8)
+    if a.dtype == object:
+        # TF: a row of one string is that string's fingerprint; a longer row, the fingerprint of its strings'
+        # fingerprints (8 little-endian bytes each)
+        rows = a.reshape(n, int(np.prod(a.shape[1:])))
+        for i in range(n):
+            b = [s if isinstance(s, bytes) else str(s).encode() for s in rows[i]]
+            v = fingerprint64(b[0]) if len(b) == 1 else fingerprint64(b"".join(struct.pack("<Q", fingerprint64(s))
+                                                                             for s in b))
+            out[i] = np.frombuffer(struct.pack("<Q", v), np.uint8)
+    else:
+        rows = np.ascontiguousarray(a).reshape(n, int(np.prod(a.shape[1:])))
+        for i in range(n):
+            out[i] = np.frombuffer(struct.pack("<Q", fingerprint64(rows[i].tobytes())), np.uint8)
+    return out
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """tf.fingerprint: FarmHash Fingerprint64 of each row (the first dimension) of ``data``, as 8
+    little-endian bytes: (rows, 8) uint8, TF 2.21's bytes (numbers: the row's bytes; strings: see
+    ``_fingerprint_rows``). Traced: one py_call."""
+    if method != "farmhash64":
+        raise InvalidArgumentError(f"Unsupported fingerprint method: {method}")   # TF 2.21's text
+    x = convert_to_tensor(data)
+    if x.shape.rank == 0:
+        raise InvalidArgumentError(f"`data` should have at least one dimension: {list(x.shape)}")
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda a: _fingerprint_rows(np.asarray(a)), [x], TensorSpec([tuple(x.shape)[0], 8],
+                                                                                          "uint8"))
+    return Tensor(_fingerprint_rows(np.asarray(x.numpy())))
