@@ -1322,3 +1322,38 @@ def test_fingerprint(compiled):
         tf.fingerprint(tf.constant(3))
     with pytest.raises(tf.errors.InvalidArgumentError, match="Unsupported fingerprint method: md5"):
         tf.fingerprint(tf.constant([1]), method="md5")
+
+
+def test_checkpoints_iterator_and_keras_config(tmp_path):
+    v = tf.Variable(1.0)
+    ck = tf.train.Checkpoint(v=v)
+    p1 = ck.save(str(tmp_path / "c"))
+    # TF 2.21: the current checkpoint, then (no new one within the timeout) the end
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.5)) == [p1]
+    calls = []
+
+    def timeout_fn():   # TF 2.21: False keeps waiting (a new checkpoint appears meanwhile), True ends
+        calls.append(1)
+        if len(calls) == 1:
+            ck.save(str(tmp_path / "c"))
+            return False
+        return True
+    got = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.3, timeout_fn=timeout_fn))
+    assert [g.rsplit("/", 1)[1] for g in got] == ["c-1", "c-2"] and len(calls) == 2
+    assert list(tf.train.checkpoints_iterator(str(tmp_path / "none"), timeout=0.2)) == []
+    # keras.utils.Config (Keras 3.15's behaviour, TF 2.21)
+    c = tf.keras.utils.Config(a=1, b={"x": 2})
+    c.d = 3
+    assert (c.a, c["b"], c.d, c.as_dict(), c.to_json()) == (1, {"x": 2}, 3, {"a": 1, "b": {"x": 2}, "d": 3},
+                                                          '{"a": 1, "b": {"x": 2}, "d": 3}')
+    assert repr(c) == "<Config {'a': 1, 'b': {'x': 2}, 'd': 3}>" and list(c) == ["a", "b", "d"] and "a" in c
+    c.freeze()
+    with pytest.raises(ValueError, match="Cannot mutate attribute\\(s\\) because the config is frozen."):
+        c.e = 5
+    with pytest.raises(ValueError, match="frozen"):
+        c["f"] = 5
+    c.unfreeze()
+    c.e = 5
+    assert c.e == 5 and len(c) == 4
+    with pytest.raises(AttributeError, match="Unknown attribute: 'zz'."):
+        c.zz
