@@ -1357,3 +1357,36 @@ def test_checkpoints_iterator_and_keras_config(tmp_path):
     assert c.e == 5 and len(c) == 4
     with pytest.raises(AttributeError, match="Unknown attribute: 'zz'."):
         c.zz
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_linalg_expm(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    rng = np.random.RandomState(0)
+    # TF 2.21's first four entries for float32 / float64 (norms across every Pade order and squarings)
+    want = {0.01: ([1.0178895, 0.0040675355, 0.009849678, 0.022773324],
+                   [1.0178895970065966, 0.00406753556070786, 0.00984967778846907, 0.02277332508362302]),
+            0.3: ([0.82080114, -0.10288361, -0.718589, 0.13552071],
+                  [0.8208011436333471, -0.10288363098857488, -0.7185889484102306, 0.13552073329782421]),
+            1.5: ([10.378637, 2.3030505, -3.305798, 2.0720575],
+                  [10.378637503769689, 2.3030500702682, -3.3057974328546798, 2.0720570150102358]),
+            5.0: ([2.0433078, 1.1185262, -0.24913973, 1.464158],
+                  [2.043308812205118, 1.1185270451400782, -0.2491396301655525, 1.4641587112919454]),
+            40.0: ([3.9531416e+24, -2.1056404e+24, 1.0873758e+24, -1.0562007e+24],
+                   [3.9530919130121610e+24, -2.1056143796500866e+24, 1.0873622689175021e+24, -1.0561874075074322e+24])}
+    f = lambda a: tf.linalg.expm(a)   # noqa: E731
+    for scale, (w32, w64) in want.items():
+        a = rng.randn(2, 3, 3) * scale
+        # float32: TF's and NumPy's matmuls round differently; the squarings amplify it (2e-5 at 40)
+        np.testing.assert_allclose(run(f, tf.constant(a.astype(np.float32))).numpy().ravel()[:4], w32, rtol=2e-5)
+        np.testing.assert_allclose(run(f, tf.constant(a)).numpy().ravel()[:4], w64, rtol=1e-13)
+    assert tf.linalg.expm(tf.zeros((2, 2))).numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert np.isnan(tf.linalg.expm(tf.constant([[np.inf, 0.0], [0.0, 1.0]])).numpy()).all()   # TF 2.21: all NaN
+    x = tf.constant([[0.1, 0.4], [-0.3, 0.2]], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.linalg.expm(x) * tf.constant([[1.0, 2.0], [3.0, 4.0]], tf.float64))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [[0.9123832059396554, 1.4211480923318762],
+                                                             [4.56068728047007, 4.61578867159599]], rtol=1e-13)
+    with pytest.raises(ValueError, match="tf.linalg.expm does not support matrices of type"):
+        tf.linalg.expm(tf.constant([[1, 2], [3, 4]]))

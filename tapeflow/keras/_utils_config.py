@@ -59,7 +59,7 @@ class Config:
     def __setattr__(self, name, value):
         attrs = object.__getattribute__(self, "__attrs__")
         if attrs is None or name in attrs:
-            return object.__setattr__(self, name, value)
+            return super().__setattr__(name, value)
         self._raise_if_frozen()
         self._config[name] = value
 
