@@ -418,6 +418,66 @@ def _expm(x):
     return _A.reshape(result, shape)
 
 
+# -- tridiagonal matrices (TF 2.21's formats: compact [..., 3, M], sequence (super, main, sub), matrix) ---
+
+def _tri_parts(diagonals, diagonals_format, op):
+    """(super, main, sub), each [..., M]: super's last and sub's first entries are ignored, as TF."""
+    if diagonals_format == "compact":
+        d = convert_to_tensor(diagonals)
+        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    if diagonals_format == "sequence":
+        sup, main, sub = (convert_to_tensor(t) for t in diagonals)
+        return sup, main, sub
+    if diagonals_format == "matrix":
+        m = convert_to_tensor(diagonals)
+        n = tuple(m.shape)[-1]
+        up = _M.reduce_sum(m * np.eye(n, k=1, dtype=m.dtype.np), axis=-1)      # row i: m[i, i + 1]
+        low = _M.reduce_sum(m * np.eye(n, k=-1, dtype=m.dtype.np), axis=-1)    # row i: m[i, i - 1]
+        return up, _A.matrix_diag_part(m) if hasattr(_A, "matrix_diag_part") else \
+            _M.reduce_sum(m * np.eye(n, dtype=m.dtype.np), axis=-1), low
+    raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")   # TF 2.21's text
+
+
+def _rhs(rhs, main, transpose_rhs):
+    r = convert_to_tensor(rhs)
+    vector = r.shape.rank == main.shape.rank
+    if transpose_rhs and not vector:
+        r = _M._swap_last(r)
+    if vector:
+        r = r[..., None]
+    return r, vector
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """tf.linalg.tridiagonal_matmul: ``main * x + super * x[i + 1] + sub * x[i - 1]`` per row (elementwise
+    with shifts: differentiable and traceable)."""
+    sup, main, sub = _tri_parts(diagonals, diagonals_format, "tridiagonal_matmul")
+    x, vector = _rhs(rhs, main, False)
+    zero = _A.zeros_like(x[..., :1, :])
+    nxt = _A.concat([x[..., 1:, :], zero], axis=-2)
+    prv = _A.concat([zero, x[..., :-1, :]], axis=-2)
+    y = main[..., :, None] * x + sup[..., :, None] * nxt + sub[..., :, None] * prv
+    return y[..., 0] if vector else y
+
+
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False, name=None,
+                      partial_pivoting=True, perturb_singular=False):
+    """tf.linalg.tridiagonal_solve: the tridiagonal system solved as the dense one it is (``solve`` with
+    partial pivoting: TF's values to rounding, and ``solve``'s gradient, which is TF's). ``M`` is small
+    in practice; a banded solver would save the O(M^3)."""
+    sup, main, sub = _tri_parts(diagonals, diagonals_format, "tridiagonal_solve")
+    x, vector = _rhs(rhs, main, transpose_rhs)
+    n = tuple(main.shape)[-1]
+    if tuple(x.shape)[-2] != n:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be equal, got {n} and "
+                         f"{tuple(x.shape)[-2]}")   # TF 2.21's text
+    dt = main.dtype.np
+    a = (main[..., :, None] * np.eye(n, dtype=dt) + sup[..., :, None] * np.eye(n, k=1, dtype=dt)
+         + sub[..., :, None] * np.eye(n, k=-1, dtype=dt))
+    y = solve(a, x)
+    return y[..., 0] if vector else y
+
+
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", "tapeflow.linalg")

@@ -1390,3 +1390,42 @@ def test_linalg_expm(compiled):
                                                              [4.56068728047007, 4.61578867159599]], rtol=1e-13)
     with pytest.raises(ValueError, match="tf.linalg.expm does not support matrices of type"):
         tf.linalg.expm(tf.constant([[1, 2], [3, 4]]))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_linalg_tridiagonal(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    d = tf.constant([[1.0, 2.0, 3.0, 99.0], [4.0, 5.0, 6.0, 7.0], [99.0, 8.0, 9.0, 10.0]])   # 99: ignored, as TF
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    want_mm = [[7, 12], [33, 48], [78, 96], [99, 116]]   # TF 2.21
+    assert run(lambda a, b: tf.linalg.tridiagonal_matmul(a, b), d, x).numpy().tolist() == want_mm
+    assert run(lambda a, b: tf.linalg.tridiagonal_matmul((a[0], a[1], a[2]), b, diagonals_format="sequence"), d, x
+               ).numpy().tolist() == want_mm
+    m = tf.constant([[1.0, 2, 0], [3, 4, 5], [0, 6, 7]])
+    assert tf.linalg.tridiagonal_matmul(m, tf.constant([[1.0], [2], [3]]), diagonals_format="matrix").numpy().tolist() \
+        == [[5], [26], [33]]
+    # TF 2.21's solutions (its Thomas algorithm; LAPACK's pivoted solve here: equal to float32 rounding)
+    want = [[0.20555557, 0.39999998], [0.17777777, 0.40000004], [0.2333333, -0.6], [0.66666675, 2.0]]
+    np.testing.assert_allclose(run(lambda a, b: tf.linalg.tridiagonal_solve(a, b), d, x).numpy(), want, rtol=2e-7 * 4)
+    np.testing.assert_allclose(tf.linalg.tridiagonal_solve(d, tf.transpose(x), transpose_rhs=True).numpy(), want,
+                               rtol=1e-6)
+    np.testing.assert_allclose(tf.linalg.tridiagonal_solve((d[0], d[1], d[2]), x[:, 0], diagonals_format="sequence"
+                                                           ).numpy(), [w[0] for w in want], rtol=1e-6)
+    np.testing.assert_allclose(tf.linalg.tridiagonal_solve(m, tf.constant([[1.0], [2], [3]]), diagonals_format="matrix"
+                                                           ).numpy(), [[0.0], [0.5], [0.0]], atol=1e-7)
+    dd, xx = tf.constant(d), tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch([dd, xx])
+        y = tf.reduce_sum(tf.linalg.tridiagonal_solve(dd, xx) * tf.reshape(tf.range(8.0), (4, 2)))
+    gd, gx = tape.gradient(y, [dd, xx])
+    # TF 2.21's gradients (the ignored corners get 0)
+    np.testing.assert_allclose(gd.numpy(), [[-4.425926, -1.5111113, -4.1074076, 0.0],
+                                            [-4.6185184, 2.162963, 0.63518524, -0.8111111],
+                                            [0.0, 2.2592592, -0.88271606, 0.1277778]], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gx.numpy(), [[6.933333, 7.983333], [-3.4666665, -3.8666666], [1.3777777, 1.5944444],
+                                            [0.26666665, 0.31666666]], rtol=1e-5)
+    with pytest.raises(ValueError, match="Expected number of left-hand sided and right-hand sides to be equal, got 4 "
+                                         "and 3"):
+        tf.linalg.tridiagonal_solve(d, x[:3])
+    with pytest.raises(ValueError, match="Unrecognized diagonals_format: bad"):
+        tf.linalg.tridiagonal_matmul(d, x, diagonals_format="bad")
