@@ -91,11 +91,14 @@ from .keras.initializers import (RandomNormal as random_normal_initializer,  # n
 # tf.train / tf.summary / tf.profile / tf.rl load on first use (PEP 562): they
 # pull in safetensors and TensorBoard's writer, which `import tapeflow` should not pay for.
 _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "autograph", "types", "eager",
-                    "experimental", "saved_model", "distribute", "strings", "ragged", "io", "test", "audio"}
+                    "experimental", "saved_model", "distribute", "strings", "ragged", "io"}
 
 
 # tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it
 tuple = _tuple_op  # noqa: A001
+
+# wave 20 (api20): tf.test and tf.audio load on first use too
+_LAZY_SUBMODULES |= {"test", "audio"}
 
 
 def __getattr__(name):
@@ -108,14 +111,14 @@ def __getattr__(name):
         from .profiler import profile as p
         globals()["profile"] = p
         return p
-    if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
-        from .strings import as_string
-        globals()[name] = as_string
-        return as_string
     if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
         from . import ragged
         globals()[name] = getattr(ragged, name)
         return globals()[name]
+    if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
+        from .strings import as_string
+        globals()[name] = as_string
+        return as_string
     from ._unsupported import FEATURES, NAMES, UnsupportedNamespace, unsupported_name
     if name in FEATURES:   # out-of-scope TF namespaces: their use names the feature
         return UnsupportedNamespace(name)

@@ -19,6 +19,10 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_log
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("config", "tapeflow.config")
+
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 _visible = [_CPU]
 _cpu_configs = []  # set_logical_device_configuration(CPU, [...]): one logical CPU per entry
@@ -150,8 +154,3 @@ class threading:  # noqa: N801  (tf.config.threading namespace)
     @staticmethod
     def get_inter_op_parallelism_threads():
         return threading._inter[0]
-
-
-# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
-from ._unsupported import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("config", "tapeflow.config")

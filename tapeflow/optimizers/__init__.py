@@ -3,15 +3,15 @@ optimizers with Keras' API and update rules, learning-rate schedules, and
 PyTorch's L-BFGS (``LBFGS``, ``lbfgs_minimize``)."""
 from . import schedules  # noqa: F401
 from .base import Optimizer  # noqa: F401
-from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion, Ftrl, Lamb  # noqa: F401
+from .first_order import SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion  # noqa: F401
 from .lbfgs import LBFGS, lbfgs_minimize, LBFGSResult  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "Lion", "Ftrl", "Lamb", "LBFGS",
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Adadelta", "Lion", "LBFGS",
            "lbfgs_minimize", "LBFGSResult",
            "schedules", "get", "serialize", "deserialize", "legacy"]
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad, "nadam": Nadam,
-            "adamax": Adamax, "adadelta": Adadelta, "lion": Lion, "ftrl": Ftrl, "lamb": Lamb}
+            "adamax": Adamax, "adadelta": Adadelta, "lion": Lion}
 
 
 def get(identifier, **kwargs):
@@ -45,3 +45,9 @@ class legacy:  # noqa: N801  (tf.keras.optimizers.legacy.Adam etc. map to the sa
     Adam = Adam
     RMSprop = RMSprop
     Adagrad = Adagrad
+
+
+# wave 20 (api20): Keras 3's Ftrl and Lamb
+from .first_order import Ftrl, Lamb  # noqa: E402
+__all__ += ["Ftrl", "Lamb"]
+_BY_NAME.update(ftrl=Ftrl, lamb=Lamb)

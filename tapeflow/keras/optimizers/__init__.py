@@ -1,5 +1,6 @@
 """keras.optimizers: the optimizers of ``tapeflow.optimizers``."""
 from ...optimizers import (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Nadam, Adamax, Adadelta, Lion,  # noqa: F401
-                           Ftrl, Lamb, LBFGS, lbfgs_minimize,
+                           LBFGS, lbfgs_minimize,
                            LBFGSResult, get, serialize, deserialize, legacy)
 from . import schedules  # noqa: F401
+from ...optimizers import Ftrl, Lamb  # noqa: F401,E402  (wave 20)
