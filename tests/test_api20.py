@@ -775,6 +775,10 @@ def test_audio_wav_round_trip(compiled):
     m = enc(np.array([[2.0], [-3.0], [np.nan]], np.float32), 8000)
     assert m.numpy().hex() == ("524946462a00000057415645666d74201000000001000100401f0000803e00000200100064617461"
                                "06000000ff7f00800000")
+    # TF 2.21: rounding half away from zero (0.7 -> 22938, -0.3 -> -9830, +-0.00002 -> +-1), not flooring
+    r = enc(np.array([[0.7], [-0.3], [0.00002], [-0.00002]], np.float32), 8000)
+    assert r.numpy().hex() == ("524946462c00000057415645666d74201000000001000100401f0000803e0000020010006461746108"
+                               "0000009a599ad90100ffff")
 
 
 def test_audio_wav_static_shape_and_errors():
@@ -1135,6 +1139,11 @@ def test_metrics_at_constraint(cls):
     np.testing.assert_array_equal(np.float32(got), np.float32(want))
     cfg = m.get_config()
     assert cfg["name"] == m.name and cfg[arg] == v and cfg["num_thresholds"] == 200 and cfg["class_id"] is None
+    # a constraint met exactly (TF 2.21: >= counts it): 1.0 for these four points
+    exact = make(0.5)
+    exact.update_state([0, 0, 1, 1], [0.1, 0.6, 0.4, 0.8])
+    if cls in ("SensitivityAtSpecificity", "PrecisionAtRecall"):
+        assert exact.result().numpy() == 1.0
     with pytest.raises(ValueError, match=rf"Argument `{arg}` must be in the range \[0, 1\]. Received: {arg}=1.5"):
         make(1.5)
     with pytest.raises(ValueError, match="Argument `num_thresholds` must be an integer > 0"):
