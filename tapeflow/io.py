@@ -916,10 +916,11 @@ def matching_files(pattern, name=None):
 from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
                            decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
 
-__all__ = ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png", "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
-           "extract_jpeg_shape", "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
-           "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
-           "write_file", "gfile", "tf_record_iterator"]
+__all__ = ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
+           "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
+           "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
+           "FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "serialize_tensor",
+           "parse_tensor", "decode_raw", "read_file", "write_file", "gfile", "tf_record_iterator", "decode_csv"]
 
 
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError

@@ -33,7 +33,8 @@ def _flat_pairs(a, b, path=""):
     as TF's _assertAllCloseRecursive walks them; a structure mismatch is an AssertionError."""
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)):
-            raise AssertionError(f"{path or 'value'}: one is a dict, the other {type(a if not isinstance(a, dict) else b).__name__}")
+            other = type(a if not isinstance(a, dict) else b).__name__
+            raise AssertionError(f"{path or 'value'}: one is a dict, the other {other}")
         if set(a) != set(b):
             raise AssertionError(f"{path or 'value'}: mismatched keys: {sorted(map(str, a))} vs {sorted(map(str, b))}")
         for k in a:

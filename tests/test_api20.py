@@ -1438,3 +1438,47 @@ def test_linalg_tridiagonal(compiled):
         tf.linalg.tridiagonal_solve(d, x[:3])
     with pytest.raises(ValueError, match="Unrecognized diagonals_format: bad"):
         tf.linalg.tridiagonal_matmul(d, x, diagonals_format="bad")
+
+
+# --- CTC: tf.nn.ctc_loss, keras.ops.ctc_loss, keras.losses.ctc / CTC (TF 2.21's values and gradients) --------
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_ctc_loss(compiled):
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    rng = np.random.RandomState(0)
+    logits = rng.randn(3, 6, 5).astype(np.float32)
+    labels = np.array([[1, 2, 2], [3, 0, 0], [4, 1, 0]], np.int32)
+    ll, tl = np.array([3, 1, 2], np.int32), np.array([6, 4, 5], np.int32)
+    # TF 2.21: repeated labels need a blank between them; frames past logit_length are ignored
+    got = run(lambda x: tf.nn.ctc_loss(labels, x, ll, tl, logits_time_major=False, blank_index=0), tf.constant(logits))
+    np.testing.assert_allclose(got.numpy(), [9.449357032775879, 4.516608238220215, 4.391458988189697], rtol=1e-6)
+    got = run(lambda x: tf.nn.ctc_loss(labels[:2], x, ll[:2], tl[:2], blank_index=-1),
+              tf.constant(np.transpose(logits, (1, 0, 2))[:, :2]))
+    np.testing.assert_allclose(got.numpy(), [7.04135799407959, 5.036346912384033], rtol=1e-6)
+    lab3 = np.array([[1, 3, 3], [3, 0, 0], [4, 1, 0]], np.int32)
+    got = run(lambda x: tf.nn.ctc_loss(lab3, x, ll, tl, logits_time_major=False, blank_index=2), tf.constant(logits))
+    np.testing.assert_allclose(got.numpy(), [7.2080278396606445, 3.750171422958374, 3.6557376384735107], rtol=1e-6)
+    x = tf.constant(logits)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        total = tf.reduce_sum(tf.nn.ctc_loss(labels, x, ll, tl, logits_time_major=False, blank_index=0))
+    g = tape.gradient(total, x).numpy()
+    np.testing.assert_allclose(g[0, :2], [[-0.468485, -0.248177, 0.10289, 0.363515, 0.250256],   # TF 2.21
+                                          [0.032596, -0.453118, 0.033831, 0.144738, 0.241953]], atol=2e-6)
+    assert np.all(g[1, 4:] == 0)   # frames past logit_length get no gradient
+    np.testing.assert_allclose(tf.keras.ops.ctc_loss(labels, logits, ll, tl).numpy(),
+                               [9.449357032775879, 4.516608238220215, 4.391458988189697], rtol=1e-6)
+    probs = tf.nn.softmax(tf.constant(logits))
+    # TF 2.21: Keras feeds y_pred to tf.nn.ctc_loss as logits (its log_softmax applies to the probabilities)
+    np.testing.assert_allclose(tf.keras.losses.ctc(labels.astype(np.float32), probs).numpy(),
+                               [6.76978063583374, 6.588140487670898, 5.200069427490234], rtol=1e-6)
+    loss = tf.keras.losses.CTC()
+    assert loss.name == "ctc" and isinstance(tf.keras.losses.get("CTC"), tf.keras.losses.CTC)
+    np.testing.assert_allclose(loss(labels, probs).numpy(), 6.185997009277344, rtol=1e-6)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        lk = tf.keras.losses.CTC()(labels, tf.nn.softmax(x))
+    np.testing.assert_allclose(tape.gradient(lk, x).numpy()[1, 0], [-0.051113, 0.03194, 0.007028, -0.000778, 0.012923],
+                               atol=2e-6)
+    with pytest.raises(ValueError, match="Targets `y_true` are expected to be a tensor of shape"):
+        tf.keras.losses.ctc(labels[0], probs)

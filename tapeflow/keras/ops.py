@@ -869,6 +869,18 @@ def log_softmax(x, axis=-1):
     return _nn.log_softmax(x, axis=axis)
 
 
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    """Keras 3's ctc_loss (TF backend): tf.nn.ctc_loss on (batch, time, classes) ``output`` taken as
+    logits, blank = ``mask_index``; float16 computed in float32, as Keras."""
+    out = _tf_convert(output)
+    dt = out.dtype
+    if dt.name == "float16":
+        out = _M.cast(out, "float32")
+    loss = _nn.ctc_loss(_M.cast(_tf_convert(target), "int32"), out, target_length, output_length,
+                        logits_time_major=False, blank_index=mask_index)
+    return _M.cast(loss, dt)
+
+
 def sparsemax(x, axis=-1):
     from .activations import sparsemax as _sparsemax   # Keras 3.15's formula, TF 2.21's values
     return _sparsemax(_floating(x), axis=axis)
@@ -1531,7 +1543,8 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "moments", "batch_normalization", "normalize", "rms_normalization", "layer_normalization",
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
-             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv")
+             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
+             "ctc_loss", "sparsemax")
 _LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
                  "solve_triangular", "svd")
 nn = _namespace("nn", _NN_NAMES)

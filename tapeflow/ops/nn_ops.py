@@ -802,8 +802,8 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
 lrn = local_response_normalization
 
 
-def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,  # noqa: A002
-                   name=None):
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
     """tf.nn.conv_transpose: conv1d/2d/3d_transpose chosen by ``output_shape``'s length (TF 2.21's dispatch
     and ValueError)."""
     n = (int(tuple(output_shape.shape)[0]) if isinstance(output_shape, Tensor) else len(output_shape)) - 2
@@ -817,8 +817,8 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
     return op(input, filters, output_shape, strides, padding=padding, **kw)
 
 
-def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None, dilations=None,  # noqa: A002
-         name=None):
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
+         dilations=None, name=None):
     """tf.nn.pool: N-D max or average pooling (TF 2.21's pool_v2). With dilations (VALID padding, unit
     strides, as TF requires) the window's taps are spaced: the max/mean over the shifted slices (a
     composition, so differentiable and traceable)."""
@@ -843,3 +843,57 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
         taps.append(x[idx])
     stacked = A.stack(taps, axis=0)
     return M.reduce_max(stacked, axis=0) if kind == "MAX" else M.reduce_mean(stacked, axis=0)
+
+
+def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
+             name=None):
+    """tf.nn.ctc_loss with dense labels: per example, -log p(labels | logits) summed over the CTC
+    alignments (log_softmax of the logits inside, as TF). The forward (alpha) recursion in log space
+    over the label sequence with blanks between, one step per frame (frames past ``logit_length``
+    leave alpha as it is); the gradient is the tape's through it (TF's is the same derivative,
+    written out). ``blank_index`` None is TF's default, the last class; a negative index counts from
+    the end. Sparse labels and ``unique`` (TF's fast path for precomputed label structure) are not
+    supported. Eagerly and traced (a Python loop over the frames: T steps unrolled)."""
+    from ..core.tensor import Tensor as _T
+    if unique is not None:
+        raise NotImplementedError("tf.nn.ctc_loss(unique=...): the precomputed-label fast path is not supported; "
+                                  "pass unique=None")
+    if not isinstance(labels, _T) and type(labels).__name__ == "SparseTensor":
+        raise NotImplementedError("tf.nn.ctc_loss with SparseTensor labels is not supported: pass dense labels "
+                                  "(batch, max_label_length) and label_length")
+    x = convert_to_tensor(logits)
+    if not x.dtype.is_floating:
+        x = M.cast(x, "float32")
+    if not logits_time_major:
+        x = A.transpose(x, [1, 0, 2])
+    T, B, C = tuple(x.shape)
+    y = M.cast(convert_to_tensor(labels), "int32")
+    L = tuple(y.shape)[1]
+    blank = C - 1 if blank_index is None else int(blank_index) % C
+    lab_len = M.cast(convert_to_tensor(label_length), "int32")
+    log_len = M.cast(convert_to_tensor(logit_length), "int32")
+    lp = log_softmax(x, axis=-1)                                     # (T, B, C)
+    S = 2 * L + 1
+    # the extended label sequence: blank, l1, blank, l2, ..., blank
+    ext = A.reshape(A.stack([A.fill([B, L], blank), y], axis=2), [B, 2 * L])
+    ext = A.concat([ext, A.fill([B, 1], blank)], axis=1)            # (B, S)
+    onehot = M.cast(A.one_hot(ext, C), x.dtype)                      # (B, S, C)
+    lp_ext = M.einsum("tbc,bsc->tbs", lp, onehot)                    # (T, B, S)
+    # a label may follow the one two back (skipping a blank) unless it repeats it
+    prev2 = A.concat([A.fill([B, 2], -1), ext[:, :-2]], axis=1)
+    s_idx = A.range(S)
+    skip = M.logical_and(M.equal(s_idx % 2, 1), M.not_equal(ext, prev2))
+    neg = M.cast(-1e30, x.dtype)   # log(0): finite, so logsumexp of three "zeros" has a gradient (0)
+    valid = M.less(s_idx[None, :], 2 * lab_len[:, None] + 1)        # positions inside this example's sequence
+    init = M.where(M.logical_and(M.less(s_idx, 2)[None, :], valid), lp_ext[0], A.fill([B, S], neg))
+    alpha = init
+    for t in range(1, T):
+        a1 = A.concat([A.fill([B, 1], neg), alpha[:, :-1]], axis=1)
+        a2 = M.where(skip, A.concat([A.fill([B, 2], neg), alpha[:, :-2]], axis=1), A.fill([B, S], neg))
+        new = M.reduce_logsumexp(A.stack([alpha, a1, a2], axis=0), axis=0) + lp_ext[t]
+        alpha = M.where(M.less(t, log_len)[:, None], new, alpha)
+    end = 2 * lab_len                                                # the last blank, then the last label
+    last = M.reduce_sum(alpha * M.cast(A.one_hot(end, S), x.dtype), axis=1)
+    prev = M.reduce_sum(alpha * M.cast(A.one_hot(end - 1, S), x.dtype), axis=1)
+    both = M.reduce_logsumexp(A.stack([last, M.where(M.greater(lab_len, 0), prev, A.fill([B], neg))], axis=0), axis=0)
+    return -both

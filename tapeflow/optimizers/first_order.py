@@ -475,7 +475,8 @@ class Ftrl(Optimizer):
 
     def get_config(self):
         cfg = super().get_config()
-        cfg.update(learning_rate_power=self.learning_rate_power, initial_accumulator_value=self.initial_accumulator_value,
+        cfg.update(learning_rate_power=self.learning_rate_power,
+                   initial_accumulator_value=self.initial_accumulator_value,
                    l1_regularization_strength=self.l1_regularization_strength,
                    l2_regularization_strength=self.l2_regularization_strength,
                    l2_shrinkage_regularization_strength=self.l2_shrinkage_regularization_strength, beta=self.beta)
