@@ -837,6 +837,83 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 
     Open = GFile
 
+# -- SparseTensor serialization (TF's three TensorProtos: indices, values, dense_shape) ----------------
+
+def _sparse_parts(sp_input, op):
+    from .sparse import SparseTensor
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError(f"{op}: expected a tf.SparseTensor, got {type(sp_input).__name__}")
+    return (np.asarray(sp_input.indices.numpy(), np.int64), np.asarray(sp_input.values.numpy()),
+            np.asarray(sp_input.dense_shape.numpy(), np.int64))
+
+
+def _serialized3(ind, vals, shape, dtype):
+    from .core.tensor import convert_to_tensor as _c
+    out = np.empty(3, object)
+    out[:] = [serialize_tensor(Tensor(ind)).numpy(), serialize_tensor(_c(vals, dtype)).numpy(),
+              serialize_tensor(Tensor(shape)).numpy()]
+    return out
+
+
+def serialize_sparse(sp_input, out_type=_dtypes.string, name=None):
+    """tf.io.serialize_sparse: a string vector [3] of the indices', values' and dense shape's TensorProto
+    bytes (serialize_tensor's: TF 2.21's bytes)."""
+    if _dtypes.as_dtype(out_type) != _dtypes.string:
+        raise NotImplementedError("serialize_sparse(out_type=tf.variant): variant tensors are out of scope")
+    ind, vals, shape = _sparse_parts(sp_input, "serialize_sparse")
+    return _string_tensor(_serialized3(ind, vals, shape, sp_input.values.dtype))
+
+
+def serialize_many_sparse(sp_input, out_type=_dtypes.string, name=None):
+    """tf.io.serialize_many_sparse: one serialized SparseTensor per row of the first dimension, the row's
+    entries with that dimension dropped: a string matrix [N, 3] (TF 2.21's bytes)."""
+    if _dtypes.as_dtype(out_type) != _dtypes.string:
+        raise NotImplementedError("serialize_many_sparse(out_type=tf.variant): variant tensors are out of scope")
+    ind, vals, shape = _sparse_parts(sp_input, "serialize_many_sparse")
+    if len(shape) < 2:
+        raise errors.InvalidArgumentError(None, None, f"Rank of input SparseTensor should be > 1, but saw rank: "
+                                                      f"{len(shape)}")
+    out = np.empty((int(shape[0]), 3), object)
+    for r in range(int(shape[0])):
+        sel = ind[:, 0] == r
+        out[r] = _serialized3(ind[sel][:, 1:].reshape(-1, len(shape) - 1), vals[sel], shape[1:],
+                              sp_input.values.dtype)
+    return _string_tensor(out)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """tf.io.deserialize_many_sparse: the [N, 3] serialized SparseTensors stacked along a new first
+    dimension (the dense shape the elementwise maximum of theirs); TF 2.21's dtype check."""
+    from .sparse import SparseTensor
+    a = np.asarray(convert_to_tensor(serialized_sparse).numpy(), object)
+    dt = _dtypes.as_dtype(dtype)
+    rows_i, rows_v, shapes = [], [], []
+    for r in range(a.shape[0]):
+        ind = parse_tensor(a[r, 0], _dtypes.int64).numpy()
+        try:
+            vals = parse_tensor(a[r, 1], dt).numpy()
+        except errors.InvalidArgumentError:
+            got = _dtype_of_proto(a[r, 1])
+            raise errors.InvalidArgumentError(None, None, f"Requested SparseTensor of type {dt.name} but "
+                                                          f"SparseTensor[{r}].values.dtype() == {got}") from None
+        shp = parse_tensor(a[r, 2], _dtypes.int64).numpy()
+        ind = ind.reshape(-1, len(shp))
+        rows_i.append(np.concatenate([np.full((ind.shape[0], 1), r, np.int64), ind], 1))
+        rows_v.append(vals)
+        shapes.append(shp)
+    width = (len(shapes[0]) if shapes else (rank - 1 if rank else 1)) + 1
+    indices = np.concatenate(rows_i) if rows_i else np.zeros((0, width), np.int64)
+    values = np.concatenate(rows_v) if rows_v else np.zeros((0,), dt.np)
+    dense = np.concatenate([[a.shape[0]], np.max(np.stack(shapes), 0)]) if shapes else np.zeros(width, np.int64)
+    return SparseTensor(indices, values, dense)
+
+
+def _dtype_of_proto(b):
+    # the TensorProto's dtype field (field 1, a varint): TF's enum -> its name
+    b = bytes(b)
+    return _ENUM_DT.get(b[1], "?") if len(b) > 1 and b[0] == 0x08 else "?"
+
+
 # -- elementwise byte transforms (string_map: the same eagerly and traced) ---------------------------
 
 def _b64_encode(s, pad):
@@ -920,7 +997,8 @@ __all__ = ["encode_base64", "decode_base64", "decode_compressed", "matching_file
            "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
            "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "serialize_tensor",
-           "parse_tensor", "decode_raw", "read_file", "write_file", "gfile", "tf_record_iterator", "decode_csv"]
+           "parse_tensor", "decode_raw", "read_file", "write_file", "gfile", "tf_record_iterator", "decode_csv",
+           "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"]
 
 
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError

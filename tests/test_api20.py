@@ -1482,3 +1482,29 @@ def test_ctc_loss(compiled):
                                atol=2e-6)
     with pytest.raises(ValueError, match="Targets `y_true` are expected to be a tensor of shape"):
         tf.keras.losses.ctc(labels[0], probs)
+
+
+def test_sparse_serialization():
+    sp = tf.SparseTensor(indices=[[0, 1], [2, 3]], values=[1.5, 2.5], dense_shape=[3, 4])
+    s = tf.io.serialize_sparse(sp)
+    # TF 2.21's TensorProto bytes (indices, values, dense_shape)
+    assert s.shape == (3,) and s.dtype == tf.string and [x.hex() for x in s.numpy()] == [
+        "08091208120208021202080222200000000000000000010000000000000002000000000000000300000000000000",
+        "080112041202080222080000c03f00002040", "0809120412020802221003000000000000000400000000000000"]
+    m = tf.io.serialize_many_sparse(sp)
+    # TF 2.21: one SparseTensor per row, the row dimension dropped (an empty row: indices of shape [0, 1])
+    assert m.shape == (3, 3) and [x.hex() for x in m.numpy()[1]] == ["08091206120012020801", "080112021200",
+                                                                     "080912041202080122080400000000000000"]
+    assert m.numpy()[0, 1].hex() == "080112041202080122040000c03f"
+    d = tf.io.deserialize_many_sparse(m, tf.float32)
+    assert (d.indices.numpy().tolist(), d.values.numpy().tolist(), d.dense_shape.numpy().tolist()) == (
+        [[0, 1], [2, 3]], [1.5, 2.5], [3, 4])
+    sp2 = tf.SparseTensor(indices=[[0, 0, 1], [1, 2, 0]], values=[7, 8], dense_shape=[2, 3, 2])
+    d2 = tf.io.deserialize_many_sparse(tf.io.serialize_many_sparse(sp2), tf.int32, rank=3)
+    assert (d2.indices.numpy().tolist(), d2.values.numpy().tolist(), d2.dense_shape.numpy().tolist()) == (
+        [[0, 0, 1], [1, 2, 0]], [7, 8], [2, 3, 2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Requested SparseTensor of type float32 but "
+                                                             r"SparseTensor\[0\].values.dtype\(\) == int32"):
+        tf.io.deserialize_many_sparse(tf.io.serialize_many_sparse(sp2), tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Rank of input SparseTensor should be > 1, but saw rank: 1"):
+        tf.io.serialize_many_sparse(tf.SparseTensor([[1]], [1.0], [3]))
