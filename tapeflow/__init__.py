@@ -97,8 +97,8 @@ _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "aut
 # tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it
 tuple = _tuple_op  # noqa: A001
 
-# wave 20 (api20): tf.test and tf.audio load on first use too
-_LAZY_SUBMODULES |= {"test", "audio"}
+# wave 20 (api20): tf.test, tf.audio and tf.sets load on first use too
+_LAZY_SUBMODULES |= {"test", "audio", "sets"}
 
 
 def __getattr__(name):

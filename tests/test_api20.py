@@ -1508,3 +1508,31 @@ def test_sparse_serialization():
         tf.io.deserialize_many_sparse(tf.io.serialize_many_sparse(sp2), tf.float32)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Rank of input SparseTensor should be > 1, but saw rank: 1"):
         tf.io.serialize_many_sparse(tf.SparseTensor([[1]], [1.0], [3]))
+
+
+def test_sets():
+    a = tf.constant([[1, 2, 3, 3], [4, 5, 4, 6]])
+    b = tf.constant([[3, 1, 9], [7, 7, 7]])
+
+    def parts(sp):
+        return sp.indices.numpy().tolist(), sp.values.numpy().tolist(), sp.dense_shape.numpy().tolist()
+    # TF 2.21: sorted, duplicate-free rows; the last dimension the largest row's size
+    assert parts(tf.sets.intersection(a, b)) == ([[0, 0], [0, 1]], [1, 3], [2, 2])
+    assert parts(tf.sets.union(a, b)) == ([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1], [1, 2], [1, 3]],
+                                          [1, 2, 3, 9, 4, 5, 6, 7], [2, 4])
+    assert parts(tf.sets.difference(a, b)) == ([[0, 0], [1, 0], [1, 1], [1, 2]], [2, 4, 5, 6], [2, 3])
+    assert parts(tf.sets.difference(a, b, aminusb=False)) == ([[0, 0], [1, 0]], [9, 7], [2, 1])
+    sa = tf.sparse.from_dense(a)
+    assert tf.sets.size(sa).numpy().tolist() == [3, 3]
+    assert parts(tf.sets.intersection(sa, b)) == ([[0, 0], [0, 1]], [1, 3], [2, 2])
+    assert parts(tf.sets.union(tf.constant([["a", "b"]]), tf.constant([["c", "a"]]))) == (
+        [[0, 0], [0, 1], [0, 2]], [b"a", b"b", b"c"], [1, 3])
+    assert parts(tf.sets.intersection(tf.constant([[[1, 2], [3, 4]]]), tf.constant([[[2, 2], [5, 6]]]))) == (
+        [[0, 0, 0]], [2], [1, 2, 1])
+    assert parts(tf.sets.intersection(tf.constant([[1, 2]]), tf.constant([[3, 4]]))) == ([], [], [1, 0])
+    with pytest.raises(TypeError, match="Expected `SparseTensor`"):
+        tf.sets.size(a)
+    with pytest.raises(TypeError, match="'a' has invalid dtype"):
+        tf.sets.union(tf.constant([[1.0]]), tf.constant([[2.0]]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Shape \[2\] has rank 1 < 2"):
+        tf.sets.union(tf.constant([1, 2]), tf.constant([2, 3]))
