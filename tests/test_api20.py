@@ -1536,3 +1536,32 @@ def test_sets():
         tf.sets.union(tf.constant([[1.0]]), tf.constant([[2.0]]))
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Shape \[2\] has rank 1 < 2"):
         tf.sets.union(tf.constant([1, 2]), tf.constant([2, 3]))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_max_pool_with_argmax(compiled):
+    rng = np.random.RandomState(0)
+    x = tf.constant(rng.randn(2, 5, 4, 3).astype(np.float32))
+    run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
+    # TF 2.21: shapes and the first flat indices ((y * width + x) * channels + c)
+    for kw, shape, first in ((dict(ksize=2, strides=2, padding="VALID"), (2, 2, 2, 3), [3, 4, 2, 6, 22, 11, 24, 28, 29, 30]),
+                             (dict(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), (2, 3, 2, 3),
+                              [3, 4, 2, 6, 22, 11, 24, 43, 29, 21]),
+                             (dict(ksize=2, strides=1, padding="VALID", include_batch_in_index=True), (2, 4, 3, 3),
+                              [3, 4, 2, 3, 4, 8, 6, 22, 11, 24])):
+        o, a = run(lambda v: tf.nn.max_pool_with_argmax(v, **kw), x)
+        assert o.shape == shape and a.dtype == tf.int64 and a.numpy().ravel()[:10].tolist() == first
+        flat = x.numpy().ravel() if kw.get("include_batch_in_index") else None
+        if flat is not None:   # the indices point at the maxima
+            np.testing.assert_array_equal(flat[a.numpy()], o.numpy())
+    assert tf.nn.max_pool_with_argmax(x, 2, 2, "VALID", output_dtype=tf.int32)[1].dtype == tf.int32
+    t = tf.constant([[[[1.0], [1.0]], [[1.0], [1.0]]]])
+    assert tf.nn.max_pool_with_argmax(t, 2, 2, "VALID")[1].numpy().ravel().tolist() == [0]   # ties: the first
+    with tf.GradientTape() as g:
+        g.watch(x)
+        o, _ = tf.nn.max_pool_with_argmax(x, 2, 2, "VALID")
+        y = tf.reduce_sum(o * o)
+    np.testing.assert_allclose(g.gradient(y, x).numpy().ravel()[:12], [0, 0, 1.95748, 4.48179, 3.73512, 0, 1.90018,
+                                                                      0, 0, 0, 0, 2.90855], atol=1e-5)   # TF 2.21
+    with pytest.raises(ValueError, match="`data_format` values other  than 'NHWC' are not supported"):
+        tf.nn.max_pool_with_argmax(x, 2, 2, "VALID", data_format="NCHW")

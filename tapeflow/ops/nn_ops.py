@@ -897,3 +897,50 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
     prev = M.reduce_sum(alpha * M.cast(A.one_hot(end - 1, S), x.dtype), axis=1)
     both = M.reduce_logsumexp(A.stack([last, M.where(M.greater(lab_len, 0), prev, A.fill([B], neg))], axis=0), axis=0)
     return -both
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", output_dtype="int64",  # noqa: A002
+                         include_batch_in_index=False, name=None):
+    """tf.nn.max_pool_with_argmax: 2-D max pooling (NHWC) and the flat index of each maximum,
+    ``(y * width + x) * channels + c`` (plus ``b * height * width * channels`` with
+    ``include_batch_in_index``), the first maximum of a window winning ties, as TF 2.21. The windows
+    are shifted strided slices of the input padded with -inf (SAME), stacked: the max's gradient is
+    reduce_max's, traceable."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: "
+                         f"data_format={data_format}")   # TF 2.21's text (two spaces included)
+    x = convert_to_tensor(input)
+    n, h, w, c = tuple(x.shape)
+
+    def pair(v, what):
+        v = [v] * 2 if np.ndim(v) == 0 else list(v)
+        return [int(v[1]), int(v[2])] if len(v) == 4 else [int(v[0]), int(v[-1])]
+    kh, kw = pair(ksize, "ksize")
+    sh, sw = pair(strides, "strides")
+    if str(padding).upper() == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+        ph, pw = max((oh - 1) * sh + kh - h, 0), max((ow - 1) * sw + kw - w, 0)
+        top, left = ph // 2, pw // 2
+        lowest = np.finfo(x.dtype.np).min if x.dtype.is_floating else np.iinfo(x.dtype.np).min
+        xp = A.pad(x, [[0, 0], [top, ph - top], [left, pw - left], [0, 0]], constant_values=-np.inf
+                   if x.dtype.is_floating else lowest)
+    else:
+        oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+        top = left = 0
+        xp = x
+    taps, pos = [], []
+    for dy in range(kh):
+        for dx in range(kw):
+            taps.append(xp[:, dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw, :])
+            pos.append((dy, dx))
+    stacked = A.stack(taps, axis=0)                                  # (kh*kw, n, oh, ow, c)
+    out = M.reduce_max(stacked, axis=0)
+    k = M.argmax(stacked, axis=0, output_type="int64")               # the first maximum
+    dy = M.cast(A.gather(np.array([p[0] for p in pos], np.int64), k), "int64")
+    dx = M.cast(A.gather(np.array([p[1] for p in pos], np.int64), k), "int64")
+    yy = dy + np.arange(oh, dtype=np.int64)[None, :, None, None] * sh - top
+    xx = dx + np.arange(ow, dtype=np.int64)[None, None, :, None] * sw - left
+    idx = (yy * w + xx) * c + np.arange(c, dtype=np.int64)[None, None, None, :]
+    if include_batch_in_index:
+        idx = idx + np.arange(n, dtype=np.int64)[:, None, None, None] * (h * w * c)
+    return out, M.cast(idx, output_dtype)
