@@ -1565,3 +1565,41 @@ def test_max_pool_with_argmax(compiled):
                                                                       0, 0, 0, 0, 2.90855], atol=1e-5)   # TF 2.21
     with pytest.raises(ValueError, match="`data_format` values other  than 'NHWC' are not supported"):
         tf.nn.max_pool_with_argmax(x, 2, 2, "VALID", data_format="NCHW")
+
+
+def test_embedding_lookup_sparse():
+    params = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 3)
+    idx = [[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]]
+    ids = tf.SparseTensor(idx, tf.constant([1, 3, 0, 0, 2], tf.int64), [4, 3])
+    w = tf.SparseTensor(idx, [2.0, 1.0, 0.5, 0.5, 3.0], [4, 3])
+    els = tf.nn.embedding_lookup_sparse
+    # TF 2.21: rows up to the last one with ids (3 of 4), duplicates counted, empty rows zero
+    want = {("sum", False): [[4.0, 4.666666, 5.333334], [0, 0, 0], [2.0, 3.0, 4.0]],
+            ("sum", True): [[5.0, 6.0, 7.0], [0, 0, 0], [6.0, 7.333334, 8.666667]],
+            ("mean", False): [[2.0, 2.333333, 2.666667], [0, 0, 0], [0.666667, 1.0, 1.333333]],
+            ("mean", True): [[1.666667, 2.0, 2.333333], [0, 0, 0], [1.5, 1.833333, 2.166667]],
+            ("sqrtn", False): [[2.828427, 3.299832, 3.771236], [0, 0, 0], [1.1547, 1.732051, 2.309401]],
+            ("sqrtn", True): [[2.236068, 2.683282, 3.130495], [0, 0, 0], [1.946657, 2.379248, 2.811838]]}
+    for (comb, weighted), v in want.items():
+        np.testing.assert_allclose(els(params, ids, w if weighted else None, combiner=comb).numpy(), v, atol=2e-6)
+    np.testing.assert_allclose(els(params, ids, None, combiner="sum", max_norm=1.0).numpy(),
+                               [[0.942156, 1.141121, 1.340086], [0, 0, 0], [0.491539, 1.240129, 1.988719]], atol=2e-6)
+    ids2 = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, -1, 2], tf.int64), [3, 2])
+    w2 = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [1.0, 5.0, 0.0], [3, 2])
+    safe = tf.nn.safe_embedding_lookup_sparse
+    # TF 2.21: ids < 0 and weights <= 0 dropped; empty rows zero or default_id's row
+    np.testing.assert_allclose(safe(params, ids2, w2).numpy(), [[1.0, 1.333333, 1.666667], [0, 0, 0], [0, 0, 0]],
+                               atol=2e-6)
+    np.testing.assert_allclose(safe(params, ids2, None, default_id=3).numpy(),
+                               [[1.0, 1.333333, 1.666667], [3.0, 3.333333, 3.666667], [2.0, 2.333333, 2.666667]],
+                               atol=2e-6)
+    np.testing.assert_allclose(safe([params], ids2, None, combiner="sum").numpy(),
+                               [[1.0, 1.333333, 1.666667], [0, 0, 0], [2.0, 2.333333, 2.666667]], atol=2e-6)
+    with pytest.raises(ValueError, match="combiner must be one of 'mean', 'sqrtn' or 'sum', got max"):
+        els(params, ids, None, combiner="max")
+    p = tf.Variable(params)
+    with tf.GradientTape() as g:
+        y = tf.reduce_sum(els(p, ids, w, combiner="mean") * tf.constant([1.0, 2.0, 3.0]))
+    # TF 2.21's gradient (an IndexedSlices there, dense here)
+    np.testing.assert_allclose(g.gradient(y, p).numpy(), [[0.25, 0.5, 0.75], [0.666667, 1.333333, 2.0],
+                                                          [0.75, 1.5, 2.25], [0.333333, 0.666667, 1.0]], atol=2e-6)

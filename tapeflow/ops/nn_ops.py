@@ -944,3 +944,72 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", out
     if include_batch_in_index:
         idx = idx + np.arange(n, dtype=np.int64)[:, None, None, None] * (h * w * c)
     return out, M.cast(idx, output_dtype)
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
+                            allow_fast_lookup=False):
+    """tf.nn.embedding_lookup_sparse: per row of the SparseTensor ``sp_ids``, its ids' embeddings
+    (clipped to ``max_norm``) combined by ``combiner`` ('mean', the default; 'sum'; 'sqrtn': the sum over
+    the root of the summed squared weights), weighted by ``sp_weights``' values if given. As TF 2.21, the
+    result has (largest row with an id) + 1 rows, rows without ids are zeros, and duplicate ids count
+    twice. Composed of gather and segment sums: TF's values and gradient (dense here, IndexedSlices in TF).
+    Eager: the row count depends on the ids."""
+    from ..core.state import STATE
+    from .segment_ops import unsorted_segment_sum
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")   # TF 2.21's text
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.embedding_lookup_sparse inside tapeflow.function: its row count is the "
+                                  "largest row id + 1, known when it runs; call it eagerly (or tf.nn.embedding_lookup "
+                                  "with dense ids)")
+    ind = np.asarray(sp_ids.indices.numpy())
+    seg = ind[:, 0].astype(np.int64) if ind.size else np.zeros(0, np.int64)
+    n = int(seg.max()) + 1 if seg.size else 0
+    emb = embedding_lookup(params, sp_ids.values, max_norm=max_norm)
+    if sp_weights is None:
+        w = A.ones_like(M.cast(sp_ids.values, emb.dtype))
+    else:
+        w = M.cast(sp_weights.values, emb.dtype)
+    total = unsorted_segment_sum(emb * w[:, None], seg, n)
+    if combiner == "sum":
+        return total
+    denom = unsorted_segment_sum(w if combiner == "mean" else M.square(w), seg, n)
+    if combiner == "sqrtn":
+        denom = M.sqrt(denom)
+    return M.divide_no_nan(total, denom[:, None])
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """tf.nn.safe_embedding_lookup_sparse: embedding_lookup_sparse after dropping ids < 0 and weights
+    <= 0, with one row per row of ``sparse_ids`` (its dense_shape[0]), empty rows given ``default_id``'s
+    embedding or zeros (TF 2.21's rules; 2-D ids)."""
+    from ..sparse import SparseTensor
+    ind = np.asarray(sparse_ids.indices.numpy())
+    ids = np.asarray(sparse_ids.values.numpy())
+    keep = ids >= 0
+    wv = None
+    if sparse_weights is not None:
+        wv = np.asarray(sparse_weights.values.numpy())
+        keep &= wv > 0
+    rows = int(np.asarray(sparse_ids.dense_shape.numpy())[0])
+    shape = sparse_ids.dense_shape
+    ids_k = SparseTensor(ind[keep].reshape(-1, ind.shape[1]), ids[keep], shape)
+    w_k = None if wv is None else SparseTensor(ind[keep].reshape(-1, ind.shape[1]), wv[keep], shape)
+    # the empty rows get default_id (weight 1) or stay empty (zeros), as TF's sparse.fill_empty_rows
+    present = set(ind[keep][:, 0].tolist())
+    empty = [r for r in range(rows) if r not in present]
+    if default_id is not None and empty:
+        extra = np.array([[r] + [0] * (ind.shape[1] - 1) for r in empty], np.int64)
+        order = np.argsort(np.concatenate([ind[keep][:, 0], extra[:, 0]]), kind="stable")
+        all_ind = np.concatenate([ind[keep].reshape(-1, ind.shape[1]), extra])[order]
+        ids_k = SparseTensor(all_ind, np.concatenate([ids[keep], np.full(len(empty), default_id, ids.dtype)])[order],
+                             shape)
+        if wv is not None:
+            w_k = SparseTensor(all_ind, np.concatenate([wv[keep], np.ones(len(empty), wv.dtype)])[order], shape)
+    out = embedding_lookup_sparse(embedding_weights, ids_k, w_k, combiner=combiner, max_norm=max_norm)
+    got = tuple(out.shape)[0]
+    if got < rows:   # trailing empty rows: zeros
+        out = A.concat([out, A.zeros([rows - got] + list(out.shape)[1:], out.dtype)], axis=0)
+    return out
