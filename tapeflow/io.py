@@ -841,6 +841,8 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 
 def _sparse_parts(sp_input, op):
     from .sparse import SparseTensor
+    if _tracing():
+        raise NotImplementedError(f"tf.io.{op} inside tapeflow.function is not supported: call it eagerly")
     if not isinstance(sp_input, SparseTensor):
         raise TypeError(f"{op}: expected a tf.SparseTensor, got {type(sp_input).__name__}")
     return (np.asarray(sp_input.indices.numpy(), np.int64), np.asarray(sp_input.values.numpy()),
@@ -885,6 +887,9 @@ def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
     """tf.io.deserialize_many_sparse: the [N, 3] serialized SparseTensors stacked along a new first
     dimension (the dense shape the elementwise maximum of theirs); TF 2.21's dtype check."""
     from .sparse import SparseTensor
+    if _tracing():
+        raise NotImplementedError("tf.io.deserialize_many_sparse inside tapeflow.function is not supported: its "
+                                  "output's size depends on the data; call it eagerly")
     a = np.asarray(convert_to_tensor(serialized_sparse).numpy(), object)
     dt = _dtypes.as_dtype(dtype)
     rows_i, rows_v, shapes = [], [], []
