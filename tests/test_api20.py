@@ -1603,3 +1603,12 @@ def test_embedding_lookup_sparse():
     # TF 2.21's gradient (an IndexedSlices there, dense here)
     np.testing.assert_allclose(g.gradient(y, p).numpy(), [[0.25, 0.5, 0.75], [0.666667, 1.333333, 2.0],
                                                           [0.75, 1.5, 2.25], [0.333333, 0.666667, 1.0]], atol=2e-6)
+
+
+def test_eager_only_fills_refuse_inside_function():
+    with pytest.raises(NotImplementedError, match="deserialize_many_sparse inside tapeflow.function"):
+        tf.function(lambda s: tf.io.deserialize_many_sparse(s, tf.float32))(tf.constant([["a", "b", "c"]]))
+    with pytest.raises(NotImplementedError, match="tf.sets inside tapeflow.function"):
+        tf.function(lambda a: tf.sets.union(a, a))(tf.constant([[1, 2]]))
+    with pytest.raises(NotImplementedError, match="embedding_lookup_sparse inside tapeflow.function"):
+        tf.function(lambda a: tf.nn.embedding_lookup_sparse(a, None, None))(tf.constant([[1.0, 2.0]]))
