@@ -1612,3 +1612,27 @@ def test_eager_only_fills_refuse_inside_function():
         tf.function(lambda a: tf.sets.union(a, a))(tf.constant([[1, 2]]))
     with pytest.raises(NotImplementedError, match="embedding_lookup_sparse inside tapeflow.function"):
         tf.function(lambda a: tf.nn.embedding_lookup_sparse(a, None, None))(tf.constant([[1.0, 2.0]]))
+
+
+def test_ctc_greedy_decoding():
+    rng = np.random.RandomState(1)
+    logits = rng.randn(6, 2, 4).astype(np.float32)   # time-major; the blank is the last class by default
+    seq = np.array([6, 4], np.int32)
+    (d,), neg = tf.nn.ctc_greedy_decoder(logits, seq)
+    # TF 2.21: argmax per frame [[0, 2, 3, 0, 3, 3], [2, 2, 1, 1]], repeats merged, blanks dropped
+    assert (d.indices.numpy().tolist(), d.values.numpy().tolist(), d.dense_shape.numpy().tolist()) == (
+        [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], [0, 2, 0, 2, 1], [2, 3])
+    assert neg.numpy().tolist() == [[-6.249914169311523], [-4.5536603927612305]]
+    (d,), _ = tf.nn.ctc_greedy_decoder(logits, seq, merge_repeated=False)
+    assert (d.values.numpy().tolist(), d.dense_shape.numpy().tolist()) == ([0, 2, 0, 2, 2, 1, 1], [2, 4])
+    (d,), _ = tf.nn.ctc_greedy_decoder(logits, seq, blank_index=0)
+    assert d.values.numpy().tolist() == [2, 3, 3, 2, 1]
+    p = tf.nn.softmax(np.transpose(logits, (1, 0, 2)))
+    dec, lp = tf.keras.ops.ctc_decode(p, seq, strategy="greedy")
+    # TF 2.21: decodes padded with -1 to (top_paths, batch, time), the scores of Keras' probabilities-as-logits
+    assert dec.dtype == tf.int32 and dec.numpy().tolist() == [[[2, 3, 3, -1, -1, -1], [2, 1, -1, -1, -1, -1]]]
+    np.testing.assert_allclose(lp.numpy(), [[-3.6135830879211426], [-2.1827757358551025]], rtol=1e-6)
+    dec, _ = tf.keras.ops.ctc_decode(p, seq, strategy="greedy", mask_index=3)
+    assert dec.numpy().tolist() == [[[0, 2, 0, -1, -1, -1], [2, 1, -1, -1, -1, -1]]]
+    with pytest.raises(NotImplementedError, match="only 'greedy'"):
+        tf.keras.ops.ctc_decode(p, seq, strategy="beam_search")

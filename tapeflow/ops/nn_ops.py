@@ -1013,3 +1013,39 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     if got < rows:   # trailing empty rows: zeros
         out = A.concat([out, A.zeros([rows - got] + list(out.shape)[1:], out.dtype)], axis=0)
     return out
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+    """tf.nn.ctc_greedy_decoder: per example, the argmax class of each frame up to its length, repeats
+    merged (``merge_repeated``) then blanks dropped (``blank_index``, default the last class): a list of
+    one SparseTensor (batch, longest decode) and the negative sum of the chosen logits, (batch, 1), as
+    TF 2.21. Time-major ``inputs`` (max_time, batch, classes). Eager: the decodes' lengths depend on
+    the values."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.ctc_greedy_decoder inside tapeflow.function: its output's size depends on "
+                                  "the values; call it eagerly")
+    x = np.asarray(convert_to_tensor(inputs).numpy())
+    lens = np.asarray(convert_to_tensor(sequence_length).numpy()).astype(np.int64).ravel()
+    t, b, c = x.shape
+    blank = c - 1 if blank_index is None else int(blank_index) % c
+    ind, vals, neg, width = [], [], np.zeros((b, 1), x.dtype), 0
+    for i in range(b):
+        n = int(lens[i])
+        best = np.argmax(x[:n, i], axis=-1)
+        acc = x.dtype.type(0)
+        for v in np.max(x[:n, i], axis=-1):   # TF's order: one frame at a time (NumPy's pairwise sum rounds
+            acc = acc - v                       # differently in the last bit)
+        neg[i, 0] = acc
+        out, prev = [], -1
+        for k in best.tolist():
+            if k != blank and not (merge_repeated and k == prev):
+                out.append(k)
+            prev = k
+        width = max(width, len(out))
+        ind += [[i, j] for j in range(len(out))]
+        vals += out
+    sp = SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
+                      np.asarray([b, width], np.int64))
+    return [sp], Tensor(neg)
