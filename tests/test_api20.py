@@ -1636,3 +1636,29 @@ def test_ctc_greedy_decoding():
     assert dec.numpy().tolist() == [[[0, 2, 0, -1, -1, -1], [2, 1, -1, -1, -1, -1]]]
     with pytest.raises(NotImplementedError, match="only 'greedy'"):
         tf.keras.ops.ctc_decode(p, seq, strategy="beam_search")
+
+
+def test_summary_audio(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.plugins.audio import metadata as audio_md
+    from tensorboard.util import tensor_util
+    clips = np.array([[[0.5], [-0.25]], [[0.1], [0.2]]], np.float32)
+    w = tf.summary.create_file_writer(str(tmp_path))
+    with w.as_default():
+        assert tf.summary.audio("snd", clips, 8000, step=3, max_outputs=1, description="d")
+        with pytest.raises(ValueError, match="Unknown encoding: 'mp3'"):
+            tf.summary.audio("bad", clips, 8000, step=1, encoding="mp3")
+        with pytest.raises(ValueError, match="rank 3"):
+            tf.summary.audio("bad", clips[0], 8000, step=1)
+    w.flush()
+    acc = EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    acc.Reload()
+    ev = acc.Tensors("snd")[0]
+    rows = tensor_util.make_ndarray(ev.tensor_proto)
+    # tensorboard's audio summary_v2 layout: (clips, 2) [wav bytes, label], plugin "audio", WAV encoding
+    assert ev.step == 3 and rows.shape == (1, 2) and rows[0, 1] == b""
+    assert rows[0, 0] == tf.audio.encode_wav(clips[0], 8000).numpy()
+    md = acc.SummaryMetadata("snd")
+    assert md.plugin_data.plugin_name == "audio" and md.summary_description == "d"
+    assert md.plugin_data.content == audio_md.create_summary_metadata(
+        None, None, audio_md.Encoding.Value("WAV")).plugin_data.content
