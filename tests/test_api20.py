@@ -1639,6 +1639,7 @@ def test_ctc_greedy_decoding():
 
 
 def test_summary_audio(tmp_path):
+    pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from tensorboard.plugins.audio import metadata as audio_md
     from tensorboard.util import tensor_util
