@@ -440,6 +440,30 @@ class Iterator:
     checks (TF 2.21: ``isinstance(iter(ds), tf.data.Iterator)`` is True)."""
 
 
+class IteratorSpec:
+    """``tf.data.IteratorSpec(element_spec)``: the type of an iterator over elements of ``element_spec``
+    (TF 2.21's repr, equality and hash; ``value_type`` is the OwnedIterator)."""
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    @property
+    def value_type(self):
+        return OwnedIterator
+
+    def is_compatible_with(self, other):
+        return isinstance(other, IteratorSpec) and self == other
+
+    def __eq__(self, other):
+        return isinstance(other, IteratorSpec) and self._element_spec == other._element_spec
+
+    def __hash__(self):
+        return hash(("IteratorSpec", repr(self._element_spec)))
+
+    def __repr__(self):
+        return f"IteratorSpec({self._element_spec!r},)"
+
+
 class Optional:
     """``tf.experimental.Optional`` (also ``tf.data.experimental.Optional``): a value of a given
     structure, or none. ``from_value``/``empty``, ``has_value()`` (a bool tensor), ``get_value()``

@@ -1663,3 +1663,13 @@ def test_summary_audio(tmp_path):
     assert md.plugin_data.plugin_name == "audio" and md.summary_description == "d"
     assert md.plugin_data.content == audio_md.create_summary_metadata(
         None, None, audio_md.Encoding.Value("WAV")).plugin_data.content
+
+
+def test_iterator_spec():
+    s = tf.data.IteratorSpec(tf.TensorSpec([2], tf.float32))
+    # TF 2.21: IteratorSpec(TensorSpec(shape=(2,), dtype=tf.float32, name=None),), equality by element spec
+    assert repr(s) == "IteratorSpec(TensorSpec(shape=(2,), dtype=tf.float32, name=None),)"
+    assert s == tf.data.IteratorSpec(tf.TensorSpec([2], tf.float32)) != tf.data.IteratorSpec(tf.TensorSpec([3]))
+    assert hash(s) == hash(tf.data.IteratorSpec(tf.TensorSpec([2], tf.float32)))
+    assert s.is_compatible_with(tf.data.IteratorSpec(tf.TensorSpec([2], tf.float32)))
+    assert isinstance(iter(tf.data.Dataset.range(2)), s.value_type)
