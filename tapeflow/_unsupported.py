@@ -24,7 +24,8 @@ FEATURES = {
     "mlir": "TF's MLIR compiler API (tapeflow.function compiles to its own backends)",
     "queue": "TF1's input queues (use tf.data)",
     "raw_ops": "TF's C++ kernels called by op name (tf.raw_ops); use the public ops",
-    "graph_util": "TF1's GraphDef utilities (tapeflow's traced graphs are IR: tapeflow.function(...).get_concrete_function()"
+    "graph_util": "TF1's GraphDef utilities (tapeflow's traced graphs are IR: "
+                  "tapeflow.function(...).get_concrete_function()"
                   ".graph)",
     "security": "TF's fuzzing harness (tf.security.fuzzing tests TF's own C++ ops)",
     "tools": "TF's own tooling (its API-docs generator and the TF1 -> TF2 upgrade script)",

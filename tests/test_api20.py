@@ -336,7 +336,8 @@ def test_text_dataset_from_directory(text_dir, capsys):
     tr, va = u.text_dataset_from_directory(text_dir, batch_size=None, seed=1, validation_split=0.5, subset="both")
     assert sorted(tr.as_numpy_iterator()) == [(b"good movie", 1), (b"great fun ok", 1)]
     assert list(va.as_numpy_iterator()) == [(b"bad", 0), (b"awful film, really", 0)]
-    with pytest.raises(ValueError, match='`label_mode` argument must be one of "int", "categorical", "binary", or None'):
+    with pytest.raises(ValueError, match='`label_mode` argument must be one of "int", "categorical", "binary", or '
+                                         'None'):
         u.text_dataset_from_directory(text_dir, label_mode="bad")
 
 
@@ -1506,7 +1507,8 @@ def test_sparse_serialization():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Requested SparseTensor of type float32 but "
                                                              r"SparseTensor\[0\].values.dtype\(\) == int32"):
         tf.io.deserialize_many_sparse(tf.io.serialize_many_sparse(sp2), tf.float32)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="Rank of input SparseTensor should be > 1, but saw rank: 1"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Rank of input SparseTensor should be > 1, but saw "
+                                                             "rank: 1"):
         tf.io.serialize_many_sparse(tf.SparseTensor([[1]], [1.0], [3]))
 
 
@@ -1544,7 +1546,8 @@ def test_max_pool_with_argmax(compiled):
     x = tf.constant(rng.randn(2, 5, 4, 3).astype(np.float32))
     run = (lambda f, *a: tf.function(f)(*a)) if compiled else (lambda f, *a: f(*a))
     # TF 2.21: shapes and the first flat indices ((y * width + x) * channels + c)
-    for kw, shape, first in ((dict(ksize=2, strides=2, padding="VALID"), (2, 2, 2, 3), [3, 4, 2, 6, 22, 11, 24, 28, 29, 30]),
+    for kw, shape, first in ((dict(ksize=2, strides=2, padding="VALID"), (2, 2, 2, 3),
+                              [3, 4, 2, 6, 22, 11, 24, 28, 29, 30]),
                              (dict(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), (2, 3, 2, 3),
                               [3, 4, 2, 6, 22, 11, 24, 43, 29, 21]),
                              (dict(ksize=2, strides=1, padding="VALID", include_batch_in_index=True), (2, 4, 3, 3),

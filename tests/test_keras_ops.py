@@ -163,7 +163,8 @@ def test_coverage_and_missing_names():
             have += 1
         except NotImplementedError as e:
             assert f"keras.ops.{name}" in str(e)
-    # wave 19: 308 of Keras 3.15's 341 names (left: FFT/STFT, signal windows, CTC, eig, ...); wave 20: ctc_loss, ctc_decode (greedy), sparsemax
+    # wave 19: 308 of Keras 3.15's 341 names (left: FFT/STFT, signal windows, CTC, eig, ...);
+    # wave 20: ctc_loss, ctc_decode (greedy), sparsemax
     assert have >= 308, have
     assert not hasattr(ops, "fft") and hasattr(ops, "matmul")   # (the error is an AttributeError too)
     assert tf.keras.ops is ops

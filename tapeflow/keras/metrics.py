@@ -1066,7 +1066,8 @@ class IoU(_IoUBase):
         return M.reduce_sum(iou, axis=self.axis) / (M.reduce_sum(M.cast(valid, "float32")) + backend.epsilon())
 
     def get_config(self):
-        return {**super().get_config(), "num_classes": self.num_classes, "target_class_ids": list(self.target_class_ids),
+        return {**super().get_config(), "num_classes": self.num_classes,
+                "target_class_ids": list(self.target_class_ids),
                 "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
                 "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
 
