@@ -772,71 +772,6 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
             for k, (dt, _) in enumerate(cols)]
 
 
-class gfile:  # noqa: N801  (tf.io.gfile namespace)
-    """``tf.io.gfile`` on local files: the Python file system calls under TF's names."""
-
-    @staticmethod
-    def exists(path):
-        return os.path.exists(_path(path))
-
-    @staticmethod
-    def makedirs(path):
-        os.makedirs(_path(path), exist_ok=True)
-
-    mkdir = makedirs
-
-    @staticmethod
-    def isdir(path):
-        return os.path.isdir(_path(path))
-
-    @staticmethod
-    def listdir(path):
-        p = _path(path)
-        if not os.path.isdir(p):
-            raise errors.NotFoundError(None, None, f"Could not find directory {p}")
-        return os.listdir(p)
-
-    @staticmethod
-    def glob(pattern):
-        import glob as _glob
-        return sorted(_glob.glob(_path(pattern)))
-
-    @staticmethod
-    def remove(path):
-        p = _path(path)
-        try:
-            os.remove(p)
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
-
-    @staticmethod
-    def rmtree(path):
-        import shutil
-        shutil.rmtree(_path(path))
-
-    @staticmethod
-    def copy(src, dst, overwrite=False):
-        import shutil
-        if os.path.exists(_path(dst)) and not overwrite:
-            raise errors.AlreadyExistsError(None, None, f"file already exists: {_path(dst)}")
-        shutil.copyfile(_path(src), _path(dst))
-
-    @staticmethod
-    def rename(src, dst, overwrite=False):
-        if os.path.exists(_path(dst)) and not overwrite:
-            raise errors.AlreadyExistsError(None, None, f"file already exists: {_path(dst)}")
-        os.replace(_path(src), _path(dst))
-
-    @staticmethod
-    def GFile(name, mode="r"):  # noqa: N802 (TF's name)
-        p = _path(name)
-        try:
-            return open(p, mode)
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
-
-    Open = GFile
-
 # -- SparseTensor serialization (TF's three TensorProtos: indices, values, dense_shape) ----------------
 
 def _sparse_parts(sp_input, op):
@@ -998,14 +933,77 @@ def matching_files(pattern, name=None):
 from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
                            decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
 
-__all__ = ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
-           "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
-           "encode_png", "encode_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
-           "FixedLenFeature", "VarLenFeature", "parse_single_example", "parse_example", "serialize_tensor",
-           "parse_tensor", "decode_raw", "read_file", "write_file", "gfile", "tf_record_iterator", "decode_csv",
-           "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"]
 
+class gfile:  # noqa: N801  (tf.io.gfile namespace)
+    """``tf.io.gfile`` on local files: the Python file system calls under TF's names."""
 
-# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
-from ._unsupported import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("io", "tapeflow.io")
+    @staticmethod
+    def exists(path):
+        return os.path.exists(_path(path))
+
+    @staticmethod
+    def makedirs(path):
+        os.makedirs(_path(path), exist_ok=True)
+
+    mkdir = makedirs
+
+    @staticmethod
+    def isdir(path):
+        return os.path.isdir(_path(path))
+
+    @staticmethod
+    def listdir(path):
+        p = _path(path)
+        if not os.path.isdir(p):
+            raise errors.NotFoundError(None, None, f"Could not find directory {p}")
+        return os.listdir(p)
+
+    @staticmethod
+    def glob(pattern):
+        import glob as _glob
+        return sorted(_glob.glob(_path(pattern)))
+
+    @staticmethod
+    def remove(path):
+        p = _path(path)
+        try:
+            os.remove(p)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
+
+    @staticmethod
+    def rmtree(path):
+        import shutil
+        shutil.rmtree(_path(path))
+
+    @staticmethod
+    def copy(src, dst, overwrite=False):
+        import shutil
+        if os.path.exists(_path(dst)) and not overwrite:
+            raise errors.AlreadyExistsError(None, None, f"file already exists: {_path(dst)}")
+        shutil.copyfile(_path(src), _path(dst))
+
+    @staticmethod
+    def rename(src, dst, overwrite=False):
+        if os.path.exists(_path(dst)) and not overwrite:
+            raise errors.AlreadyExistsError(None, None, f"file already exists: {_path(dst)}")
+        os.replace(_path(src), _path(dst))
+
+    @staticmethod
+    def GFile(name, mode="r"):  # noqa: N802 (TF's name)
+        p = _path(name)
+        try:
+            return open(p, mode)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
+
+    Open = GFile
+
+__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
+           "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
+           "write_file", "gfile", "tf_record_iterator"]
+# wave 20 (api20): decode_csv, the image codecs, base64/decompression/glob, sparse serialization
+__all__ += ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
+            "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
+            "encode_png", "encode_jpeg", "decode_csv", "serialize_sparse", "serialize_many_sparse",
+            "deserialize_many_sparse"]
