@@ -1007,3 +1007,8 @@ __all__ += ["encode_base64", "decode_base64", "decode_compressed", "matching_fil
             "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
             "encode_png", "encode_jpeg", "decode_csv", "serialize_sparse", "serialize_many_sparse",
             "deserialize_many_sparse"]
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("io", "tapeflow.io")
