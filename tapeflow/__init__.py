@@ -34,7 +34,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             boolean_mask, argsort, sort, sequence_mask, meshgrid, tensor_scatter_nd_sub,
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
-from .autodiff import gradients, recompute_grad  # noqa: F401
+from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
@@ -59,15 +59,37 @@ from .ops.segment_ops import unique, unique_with_counts, histogram_fixed_width, 
 from .ops.control_flow_ops import map_fn, switch_case, case, vectorized_map  # noqa: F401
 from .ops.check_ops import Assert, assert_equal, assert_less, assert_greater, assert_rank, ensure_shape  # noqa: F401
 from .core import dtypes  # noqa: F401
-from .ops.special_ops import unravel_index  # noqa: F401
+from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast, dynamic_partition,  # noqa: F401
+                               dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings,
+                               fingerprint)
+from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
 from . import errors  # noqa: F401
 
 newaxis = None
+
+
+def get_logger():
+    """tf.get_logger(): the ``logging`` logger named "tensorflow" (TF 2.21's name), so programs that
+    set its level or handlers run unchanged."""
+    import logging
+    return logging.getLogger("tensorflow")
+
 __version__ = "0.1.0"
 from .module import Module  # noqa: E402,F401
 from . import keras, optimizers  # noqa: E402,F401
 from .keras.utils import soft_update  # noqa: E402,F401
 from .keras import initializers  # noqa: E402,F401  (tf.initializers)
+# TF 2.21: tf.metrics is tf.keras.metrics and tf.losses is tf.keras.losses (the same objects); TF's docs
+# reach them by the short names 44 times (tf.metrics.Mean, tf.losses.SparseCategoricalCrossentropy, ...)
+from .keras import metrics, losses  # noqa: E402,F401
+
+
+class version:  # noqa: N801  (tf.version namespace)
+    """``tf.version``: tapeflow's own version (``tf.__version__``), not TF's; the GraphDef versions
+    are TF's runtime's and are not here."""
+    VERSION = __version__
+    GIT_VERSION = "unknown"   # TF's value when a build does not know its commit
+    COMPILER_VERSION = __import__("platform").python_compiler()
 # TF2's top-level initializer names are the Keras initializers with the same defaults
 from .keras.initializers import (RandomNormal as random_normal_initializer,  # noqa: E402,F401
                                  RandomUniform as random_uniform_initializer, Zeros as zeros_initializer,
@@ -84,6 +106,9 @@ _LAZY_SUBMODULES = {"train", "summary", "profiler", "rl", "data", "config", "aut
 
 # tf.tuple shadows Python's tuple in this module's namespace: bound here, after every use of it
 tuple = _tuple_op  # noqa: A001
+
+# wave 20 (api20): tf.test, tf.audio and tf.sets load on first use too
+_LAZY_SUBMODULES |= {"test", "audio", "sets"}
 
 
 def __getattr__(name):
@@ -104,6 +129,10 @@ def __getattr__(name):
         from . import ragged
         globals()[name] = getattr(ragged, name)
         return globals()[name]
+    if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
+        from .strings import as_string
+        globals()[name] = as_string
+        return as_string
     from ._unsupported import FEATURES, NAMES, UnsupportedNamespace, unsupported_name
     if name in FEATURES:   # out-of-scope TF namespaces: their use names the feature
         return UnsupportedNamespace(name)

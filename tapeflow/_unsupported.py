@@ -14,6 +14,26 @@ FEATURES = {
     "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
                                    "need none)",
     "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
+    # wave 20 (benchmarks/tf_api_surface.py): TF's namespaces that are TF's runtime, TF1 or other hardware
+    "feature_column": "feature columns (TF1's Estimator input API, deprecated in TF 2; use Keras preprocessing "
+                      "layers: keras.layers.Normalization, StringLookup, CategoryEncoding, Hashing)",
+    "lite": "TensorFlow Lite (a converter to TF's mobile runtime)",
+    "tpu": "TPUs",
+    "dtensor": "DTensor (tensors sharded over device meshes)",
+    "xla": "TF's XLA compiler API (tapeflow.function compiles to its own backends)",
+    "mlir": "TF's MLIR compiler API (tapeflow.function compiles to its own backends)",
+    "queue": "TF1's input queues (use tf.data)",
+    "raw_ops": "TF's C++ kernels called by op name (tf.raw_ops); use the public ops",
+    "graph_util": "TF1's GraphDef utilities (tapeflow's traced graphs are IR: "
+                  "tapeflow.function(...).get_concrete_function()"
+                  ".graph)",
+    "security": "TF's fuzzing harness (tf.security.fuzzing tests TF's own C++ ops)",
+    "tools": "TF's own tooling (its API-docs generator and the TF1 -> TF2 upgrade script)",
+    "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
+    "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
+                 "TF; tapeflow has no C++ op registry)",
+    "signal": "signal processing (tf.signal: its FFTs, STFTs and MFCCs return or consume complex tensors, and complex "
+              "dtypes are out of scope)",
 }
 
 
@@ -34,6 +54,65 @@ NAMES = {
     "train.AdagradOptimizer": "TF1's optimizers; use tapeflow.keras.optimizers.Adagrad",
     "train.Saver": "TF1's API (Saver); use tapeflow.train.Checkpoint",
     "train.get_or_create_global_step": "TF1's API (global steps); keep the step in a Variable",
+    # wave 20 (benchmarks/tf_api_surface.py): names of TF's graph runtime, TF1, clusters, other hardware
+    "CriticalSection": "TF's runtime resources (a CriticalSection serializes ops on a resource in TF's executor); "
+                       "tapeflow runs a function's Python in order: guard shared Python state with a threading.Lock",
+    "nondifferentiable_batch_function": "TF Serving's request batching (it merges concurrent calls into one batch)",
+    "strings.unicode_script": "ICU's Unicode script table (tapeflow's string ops use Python's unicodedata, which has "
+                              "no script property)",
+    "strings.to_hash_bucket": "TF's legacy string hash; use tf.strings.to_hash_bucket_fast (FarmHash, TF's bits) or "
+                              "to_hash_bucket_strong",
+    "Graph": "TF1's graphs (tf.Graph); tapeflow.function traces into its own IR: "
+             "f.get_concrete_function(...).graph",
+    "Operation": "TF's graph operations (tf.Operation); tapeflow's traced graphs are IR equations",
+    "import_graph_def": "TF's GraphDef protos",
+    "RegisterGradient": "TF's C++ op registry (gradients by op name); use tf.custom_gradient",
+    "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
+    "load_op_library": "custom C++ ops compiled against TF",
+    "load_library": "custom C++ ops compiled against TF",
+    "complex": "complex dtypes",
+    "eig": "complex dtypes (tf.eig returns complex eigenvalues); for symmetric matrices use tf.linalg.eigh",
+    "eigvals": "complex dtypes (tf.eigvals returns complex eigenvalues); for symmetric matrices use "
+               "tf.linalg.eigvalsh",
+    "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
+                  "tf.linalg.eigh",
+    "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
+    "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
+    "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
+    "dtypes.complex": "complex dtypes",
+    "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
+    "quint8": "quantized dtypes", "quint16": "quantized dtypes",
+    "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",
+    "dtypes.quint8": "quantized dtypes", "dtypes.quint16": "quantized dtypes",
+    "dtypes.QUANTIZED_DTYPES": "quantized dtypes",
+    "resource": "TF's resource handles (a dtype of TF's runtime); tapeflow's Variables are Python objects",
+    "variant": "TF's variant tensors (a dtype of TF's runtime)",
+    "dtypes.resource": "TF's resource handles (a dtype of TF's runtime); tapeflow's Variables are Python objects",
+    "dtypes.variant": "TF's variant tensors (a dtype of TF's runtime)",
+    "config.experimental_connect_to_cluster": "clusters of machines (TF servers); one machine's strategies need none",
+    "config.experimental_connect_to_host": "clusters of machines (TF servers); one machine's strategies need none",
+    "distribute.Server": "clusters of machines (TF servers); one machine's strategies need none",
+    "distribute.coordinator": "clusters of machines (ParameterServerStrategy's coordinator)",
+    "train.ClusterSpec": "clusters of machines (TF servers)",
+    "train.ClusterDef": "clusters of machines (TF servers' protos)",
+    "train.JobDef": "clusters of machines (TF servers' protos)",
+    "train.ServerDef": "clusters of machines (TF servers' protos)",
+    "train.Coordinator": "TF1's queue-runner threads (use tf.data)",
+    "io.write_graph": "TF's GraphDef protos",
+    "io.decode_proto": "protobuf messages by descriptor (TF's proto ops)",
+    "io.encode_proto": "protobuf messages by descriptor (TF's proto ops)",
+    "io.match_filenames_once": "TF1's API (a local variable initialised by a session); use tf.io.gfile.glob",
+    "nn.RNNCellDeviceWrapper": "TF1's RNN cell wrappers (device placement); wrap a Keras cell in keras.layers.RNN",
+    "nn.RNNCellDropoutWrapper": "TF1's RNN cell wrappers; use the Keras cells' dropout= and recurrent_dropout=",
+    "nn.RNNCellResidualWrapper": "TF1's RNN cell wrappers; add the residual in a Keras layer",
+    "keras.layers.JaxLayer": "other Keras backends' models (JAX)",
+    "keras.layers.FlaxLayer": "other Keras backends' models (Flax)",
+    "keras.layers.TorchModuleWrapper": "other Keras backends' models (PyTorch)",
+    "keras.callbacks.OrbaxCheckpoint": "Orbax checkpoints (a JAX library); use keras.callbacks.ModelCheckpoint",
+    "keras.utils.plot_model": "model plots (pydot and Graphviz are not dependencies); Model.summary() prints the "
+                              "layers",
+    "keras.utils.model_to_dot": "model plots (pydot and Graphviz are not dependencies); Model.summary() prints the "
+                                "layers",
 }
 
 

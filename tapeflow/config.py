@@ -19,6 +19,10 @@ __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_log
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("config", "tapeflow.config")
+
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 _visible = [_CPU]
 _cpu_configs = []  # set_logical_device_configuration(CPU, [...]): one logical CPU per entry
@@ -98,6 +102,22 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     from .compiler import function as _function
     return _function.RUN_EAGERLY[0]
+
+
+# TF 2.21 still exports the deprecated spellings (they warn "Use tf.config.functions_run_eagerly instead")
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly
+
+_soft_placement = [True]   # TF 2.21's default: get_soft_device_placement() is True
+
+
+def set_soft_device_placement(enabled):
+    """Recorded only: with one device (the CPU) every op is placed on it, soft or not."""
+    _soft_placement[0] = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement[0]
 
 
 class experimental:  # noqa: N801  (tf.config.experimental namespace)

@@ -422,8 +422,7 @@ class Dataset:
         return OwnedIterator(self)
 
     def as_numpy_iterator(self):
-        for el in self._elements():
-            yield nest.map_structure(lambda t: t.numpy(), el)
+        return NumpyIterator(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
         state = _as_tensors(initial_state)
@@ -433,6 +432,12 @@ class Dataset:
 
     def cardinality(self):
         return convert_to_tensor(np.int64(self._cardinality()))
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """``Dataset.snapshot``: TF writes the elements under ``path`` on the first pass and reads them
+        back on later ones (the same elements); tapeflow recomputes them each pass and writes
+        nothing. The elements, their order and the cardinality are the dataset's."""
+        return self
 
     def __len__(self):
         n = self._cardinality()
@@ -468,7 +473,85 @@ class Dataset:
         return out
 
 
-class OwnedIterator:
+class Iterator:
+    """``tf.data.Iterator``: the base class of what ``iter(dataset)`` returns, for ``isinstance``
+    checks (TF 2.21: ``isinstance(iter(ds), tf.data.Iterator)`` is True)."""
+
+
+class IteratorSpec:
+    """``tf.data.IteratorSpec(element_spec)``: the type of an iterator over elements of ``element_spec``
+    (TF 2.21's repr, equality and hash; ``value_type`` is the OwnedIterator)."""
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    @property
+    def value_type(self):
+        return OwnedIterator
+
+    def is_compatible_with(self, other):
+        return isinstance(other, IteratorSpec) and self == other
+
+    def __eq__(self, other):
+        return isinstance(other, IteratorSpec) and self._element_spec == other._element_spec
+
+    def __hash__(self):
+        return hash(("IteratorSpec", repr(self._element_spec)))
+
+    def __repr__(self):
+        return f"IteratorSpec({self._element_spec!r},)"
+
+
+class Optional:
+    """``tf.experimental.Optional`` (also ``tf.data.experimental.Optional``): a value of a given
+    structure, or none. ``from_value``/``empty``, ``has_value()`` (a bool tensor), ``get_value()``
+    (TF 2.21's InvalidArgumentError when empty), ``element_spec``."""
+
+    def __init__(self, value, element_spec):
+        self._value, self._spec = value, element_spec
+
+    @staticmethod
+    def from_value(value):
+        v = _as_tensors(value)
+        return Optional(v, _spec_of(v))
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, element_spec)
+
+    def has_value(self, name=None):
+        return convert_to_tensor(self._value is not None)
+
+    def get_value(self, name=None):
+        if self._value is None:
+            raise errors.InvalidArgumentError(None, None, "The given optional does not have a value.")
+        return self._value
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+
+class NumpyIterator:
+    """What ``Dataset.as_numpy_iterator()`` returns (TF's ``tf.data.NumpyIterator``): the elements
+    as NumPy values, made on demand; ``next()`` as well as ``next(it)``."""
+
+    def __init__(self, dataset):
+        self._it = dataset._elements()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return nest.map_structure(lambda t: t.numpy(), next(self._it))
+
+    next = __next__
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator=<{type(self._it).__name__} object at {id(self._it):#x}>)"
+
+
+class OwnedIterator(Iterator):
     """What ``iter(dataset)`` returns (TF's ``OwnedIterator``): ``next()``, ``get_next()``,
     ``element_spec``, and a place in a ``tf.train.Checkpoint``.
 
@@ -508,6 +591,13 @@ class OwnedIterator:
             return next(self)
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """The next element as an Optional, empty at the end (TF 2.21's Iterator method)."""
+        try:
+            return Optional(next(self), self.element_spec)
+        except StopIteration:
+            return Optional.empty(self.element_spec)
 
     @property
     def element_spec(self):
@@ -1867,26 +1957,8 @@ class CsvDataset(Dataset):
 
     def _parse(self, k, text):
         t, value = self._defaults[k]
-        if text == "" or text == self._na:
-            if value is None:
-                raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
-            return _string_scalar(value) if t.np.kind == "O" else Tensor(np.asarray(value, t.np))
-        if t.np.kind == "O":   # a string column: the field's text
-            return _string_scalar(text.encode())
-        try:
-            if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
-                raise ValueError
-            if t.np.kind == "i":
-                v = int(text)
-                info = np.iinfo(t.np)
-                if not info.min <= v <= info.max:
-                    raise ValueError
-            else:
-                v = float(text)
-        except ValueError:
-            kind = t.name if t.np.kind == "i" else ("float" if t.name == "float32" else "double")
-            raise errors.InvalidArgumentError(None, None, f"Field {k} in record is not a valid {kind}: {text}") from None
-        return Tensor(np.asarray(v, t.np))
+        v = _csv_field_value(k, text, t.np, value, self._na)
+        return _string_scalar(v) if t.np.kind == "O" else Tensor(np.asarray(v, t.np))
 
     def _elements(self):
         # records are parsed per element, so an unparsable one is that element's error and
@@ -1925,6 +1997,32 @@ class CsvDataset(Dataset):
 
     def _spec(self):
         return self._spec_value
+
+
+def _csv_field_value(k, text, np_dtype, default, na_value):
+    """Field ``k`` of a CSV record as TF's CSV parsers read it (CsvDataset, tf.io.decode_csv): an
+    empty or ``na_value`` field is the column's default (None: required), a string column keeps the
+    text (bytes), numbers parse as C's strtol/strtod do, else TF's InvalidArgumentError."""
+    if text == "" or text == na_value:
+        if default is None:
+            raise errors.InvalidArgumentError(None, None, f"Field {k} is required but missing in record!")
+        return default
+    if np_dtype.kind == "O":   # a string column: the field's text
+        return text.encode()
+    try:
+        if "_" in text:   # Python's numeric literals allow 1_000; C's strtod/strtol, which TF uses, do not
+            raise ValueError
+        if np_dtype.kind == "i":
+            v = int(text)
+            info = np.iinfo(np_dtype)
+            if not info.min <= v <= info.max:
+                raise ValueError
+        else:
+            v = float(text)
+    except ValueError:
+        kind = np_dtype.name if np_dtype.kind == "i" else ("float" if np_dtype == np.float32 else "double")
+        raise errors.InvalidArgumentError(None, None, f"Field {k} in record is not a valid {kind}: {text}") from None
+    return v
 
 
 def _csv_fields(line, delim, quote):
@@ -2285,8 +2383,140 @@ class _OptionsDataset(Dataset):
         return self._source._spec()
 
 
+class _AssertCardinalityDataset(Dataset):
+    """``tf.data.experimental.assert_cardinality(n)``: the source's elements, and TF's
+    FailedPreconditionError when they turn out to be more or fewer than ``n``."""
+
+    def __init__(self, source, expected):
+        self._source, self._expected = source, _int_arg("assert_cardinality", expected, allow_negative=True)
+
+    def _elements(self):
+        n, want = 0, self._expected
+        for el in self._source._elements():
+            n += 1
+            if 0 <= want < n:
+                # TF 2.21: "Input dataset was expected to contain 4 elements but contained at least 5 elements."
+                raise errors.FailedPreconditionError(
+                    None, None, f"Input dataset was expected to contain {want} elements but contained at least "
+                    f"{n} elements.")
+            yield el
+        if want != INFINITE_CARDINALITY and n < want:
+            raise errors.FailedPreconditionError(
+                None, None, f"Input dataset was expected to contain {want} elements but contained only {n} "
+                "elements.")
+
+    def _cardinality(self):
+        return self._expected
+
+    def _spec(self):
+        return self._source._spec()
+
+
+class _DatasetTFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type=None)``: ``write(dataset)``
+    writes each scalar string element as one record (tf.io.TFRecordWriter's framing and zlib settings,
+    so TF's bytes); returns None, as TF 2.21's eager write."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset):
+        from .compiler.function import TensorSpec as _Spec
+        from .io import TFRecordWriter as _Writer
+        if not isinstance(dataset, Dataset):
+            # TF 2.21's TypeError and text
+            raise TypeError(f"Invalid `dataset.` Expected a `tf.data.Dataset` object but got {type(dataset)}.")
+        spec = dataset.element_spec
+        if not (isinstance(spec, _Spec) and spec.dtype.is_string and tuple(spec.shape) == ()):
+            shapes = getattr(spec, "shape", None)
+            types = getattr(spec, "dtype", None)
+            raise TypeError("Invalid `dataset`. Expected a`dataset` that produces scalar `tf.string` elements, but got "
+                            f"a dataset which produces elements with shapes {shapes} and types {types!r}.")
+        with _Writer(self._filename, self._compression or None) as w:
+            for x in dataset:
+                w.write(x)
+        return None
+
+
+class _Reducer:
+    """``tf.data.experimental.Reducer(init_func, reduce_func, finalize_func)``: a group's state from
+    its key, folded over its elements, then finalized (group_by_reducer's argument)."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self.init_func, self.reduce_func, self.finalize_func = init_func, reduce_func, finalize_func
+
+
+def _group_by_reducer(dataset, key_func, reducer):
+    """One element per key: the reducer's finalized state. Computed when applied (one pass over the
+    dataset, which must be finite), groups in order of their first element (TF's order is its hash
+    map's, unspecified)."""
+    states, order = {}, []
+    for el in dataset._elements():
+        args = el if isinstance(el, tuple) else (el,)
+        key = int(np.asarray(convert_to_tensor(key_func(*args)).numpy()))
+        if key not in states:
+            order.append(key)
+            states[key] = _as_tensors(reducer.init_func(convert_to_tensor(np.int64(key))))
+        states[key] = _as_tensors(reducer.reduce_func(states[key], *args))
+    outs = [_as_tensors(reducer.finalize_func(states[k])) for k in order]
+    if not outs:
+        raise ValueError("group_by_reducer of an empty dataset: no element gives the output structure")
+    ds = Dataset.from_tensors(outs[0])
+    for o in outs[1:]:
+        ds = ds.concatenate(Dataset.from_tensors(o))
+    return ds
+
+
+def _pad_to_cardinality(dataset, cardinality, mask_key):
+    spec = dataset.element_spec
+    if not isinstance(spec, dict):
+        raise ValueError("`pad_to_cardinality` requires its input dataset to be a dictionary.")
+    n = dataset._cardinality()
+    if n < 0:
+        raise ValueError("The dataset passed into `pad_to_cardinality` must have a known cardinalty, but has "
+                         f"cardinality {n}")
+    if n > cardinality:
+        raise ValueError("The dataset passed into `pad_to_cardinality` must have a cardinalty less than the target "
+                         f"cardinality ({cardinality}), but has cardinality {n}")
+    valid = dataset.map(lambda x: {**x, mask_key: convert_to_tensor(True)})
+    if n == cardinality:
+        return valid
+    from .ops import array_ops as _A
+    pad = {k: _A.zeros([d if d is not None else 0 for d in v.shape], v.dtype) for k, v in spec.items()}
+    pad[mask_key] = convert_to_tensor(False)
+    return valid.concatenate(Dataset.from_tensors(pad).repeat(cardinality - n))
+
+
 class experimental:  # noqa: N801  (tf.data.experimental namespace)
+    TFRecordWriter = _DatasetTFRecordWriter
+    Optional = Optional
+    Reducer = _Reducer
+
+    @staticmethod
+    def get_next_as_optional(iterator):
+        return iterator.get_next_as_optional()
+
+    @staticmethod
+    def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+        return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
+
+    @staticmethod
+    def group_by_reducer(key_func, reducer):
+        return lambda ds: _group_by_reducer(ds, key_func, reducer)
+
+    @staticmethod
+    def pad_to_cardinality(cardinality, mask_key="valid"):
+        """TF 2.21: dict elements gain ``mask_key`` (True), then zero elements (False) up to ``cardinality``."""
+        return lambda ds: _pad_to_cardinality(ds, int(cardinality), mask_key)
+
+    @staticmethod
+    def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+        """``ds.map(lambda s: tf.io.parse_example(s, features))`` (TF 2.21's deprecation note's spelling)."""
+        from .io import parse_example
+        return lambda ds: ds.map(lambda s: parse_example(s, features))
     AUTOTUNE = AUTOTUNE
+    AutotuneAlgorithm = AutotuneAlgorithm
+    SHARD_HINT = -1   # TF 2.21: tf.data.experimental.SHARD_HINT == -1 (a placeholder for shard's num_shards)
     AutoShardPolicy = AutoShardPolicy
     ExternalStatePolicy = ExternalStatePolicy
     AutotuneOptions = AutotuneOptions
@@ -2371,6 +2601,82 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
         return lambda ds: ds.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+    # wave 20 (benchmarks/tf_api_surface.py): the rest of TF 2.21's transformations for Dataset.apply
+    # that compose existing ones
+    @staticmethod
+    def shuffle_and_repeat(buffer_size, count=None, seed=None):
+        # TF 2.21 gives ds.shuffle(buffer_size, seed).repeat(count)'s order (seed=7 over range(6), count=2)
+        return lambda ds: ds.shuffle(buffer_size, seed=seed).repeat(count)
+
+    @staticmethod
+    def assert_cardinality(expected_cardinality):
+        return lambda ds: _AssertCardinalityDataset(ds, expected_cardinality)
+
+    @staticmethod
+    def unbatch():
+        return lambda ds: ds.unbatch()
+
+    @staticmethod
+    def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                      num_parallel_calls=None):
+        return lambda ds: ds.map(map_func).batch(batch_size, drop_remainder=drop_remainder)
+
+    @staticmethod
+    def enumerate_dataset(start=0):
+        return lambda ds: ds.enumerate(start)
+
+    @staticmethod
+    def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+                            prefetch_input_elements=None):
+        # elements are made in this process one at a time: the deterministic (sloppy=False) order
+        return lambda ds: ds.interleave(map_func, cycle_length, block_length)
+
+    @staticmethod
+    def copy_to_device(target_device, source_device="/cpu:0"):
+        return lambda ds: ds   # one device (the CPU): nothing to copy
+
+    @staticmethod
+    def prefetch_to_device(device, buffer_size=None):
+        return lambda ds: ds.prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+
+    @staticmethod
+    def enable_debug_mode():
+        pass   # tapeflow's pipelines already run in Python, element by element, in order
+
+    @staticmethod
+    def get_structure(dataset_or_iterator):
+        spec = getattr(dataset_or_iterator, "element_spec", None)
+        if spec is None or not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+            # TF 2.21's TypeError message
+            raise TypeError("Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a `tf.data.Dataset` or "
+                            f"tf.data.Iterator object, but got {type(dataset_or_iterator)}.")
+        return spec
+
+    @staticmethod
+    def from_list(elements, name=None):
+        elements = list(elements)
+        if not elements:
+            raise ValueError("Invalid `elements`. `elements` should not be empty. If you want an empty dataset, use "
+                             "`tf.data.Dataset.range(0)`.")
+        # the elements as rows: each component stacked (TF converts each element, then checks they match)
+        flat = [nest.flatten(e) for e in elements]
+        cols = [_as_tensors(list(c)) for c in zip(*flat)]
+        return Dataset.from_tensor_slices(nest.pack_sequence_as(elements[0], cols))
+
+    @staticmethod
+    def at(dataset, index):
+        i = int(index)
+        n = dataset._cardinality()
+        if i < 0 or (n >= 0 and i >= n):
+            # TF 2.21: OutOfRangeError "Index out of range [0, 6):10"
+            raise errors.OutOfRangeError(None, None, f"Index out of range [0, {n}):{i}")
+        count = 0
+        for el in dataset._elements():
+            if count == i:
+                return el
+            count += 1
+        raise errors.OutOfRangeError(None, None, f"Index out of range [0, {count}):{i}")
 
 
 class TFRecordDataset(Dataset):

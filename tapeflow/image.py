@@ -340,6 +340,30 @@ def random_flip_up_down(image, seed=None):
     return _random_flip("random_flip_up_down", image, seed, -3)
 
 
+def _stateless_flip(fn, image, seed, axis):
+    """TF 2.21's _random_flip with stateless_random_uniform (Philox: TF's draws, so TF's images). Its
+    two branches differ, kept: one image flips when u < 0.5; a batch flips image i when round(u_i) is
+    1 (u_i > 0.5) and blends ``flips * flipped + (1 - flips) * image``."""
+    from .ops import random_ops as _R
+    x = _rank34(fn, image)
+    if x.shape.rank == 3:
+        return _M.where(_R.stateless_uniform((), seed=seed, minval=0, maxval=1.0) < 0.5, _A.reverse(x, [axis]), x)
+    n = tuple(x.shape)[0]
+    flips = _M.cast(_M.round(_A.reshape(_R.stateless_uniform((n,), seed=seed, minval=0, maxval=1.0), (n, 1, 1, 1))),
+                    x.dtype)
+    return flips * _A.reverse(x, [axis]) + (1 - flips) * x
+
+
+def stateless_random_flip_left_right(image, seed):
+    """Each image flipped left-right for the seed (TF 2.21's draws and rule)."""
+    return _stateless_flip("stateless_random_flip_left_right", image, seed, -2)
+
+
+def stateless_random_flip_up_down(image, seed):
+    """Each image flipped upside down for the seed (TF 2.21's draws and rule)."""
+    return _stateless_flip("stateless_random_flip_up_down", image, seed, -3)
+
+
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
 
@@ -1004,3 +1028,11 @@ def draw_bounding_boxes(images, boxes, colors, name=None):
         mask = _A.reshape(ok & line, (B, H, W, 1))
         out = _M.where(mask, col[i % col.shape[0], :D].astype(x.dtype.as_numpy_dtype), out)
     return out
+
+
+# the image codecs (tf.image.decode_png, ...; also tf.io's): tapeflow/image_codecs.py
+from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
+                           decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
+__all__ += ["stateless_random_flip_left_right", "stateless_random_flip_up_down", "decode_image", "decode_png",
+            "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
+            "extract_jpeg_shape", "encode_png", "encode_jpeg"]

@@ -687,6 +687,283 @@ def write_file(filename, contents, name=None):
         f.write(c)
 
 
+_CSV_TYPES = {"float32": "float", "float64": "double", "int32": "int32", "int64": "int64", "string": "string"}
+
+
+def _csv_split(line, delim, quote):
+    """One record's fields by TF 2.21's DecodeCSV rules (decode_csv_op.cc ExtractFields), which differ
+    from Python's csv module: an empty record has no fields (csv.reader gives one), a trailing
+    delimiter adds an empty field, and malformed quoting is an error, not a guess."""
+    fields = []
+    i, n = 0, len(line)
+    while i < n:
+        if quote and line[i] == '"':
+            i += 1
+            field = []
+            while True:
+                if i >= n:
+                    raise errors.InvalidArgumentError(None, None, "Quoted field has to end with quote followed by "
+                                                                  f"delim or end (record {line!r})")
+                if line[i] == '"':
+                    if i + 1 == n or line[i + 1] == delim:
+                        i += 2
+                        break
+                    if line[i + 1] != '"':
+                        raise errors.InvalidArgumentError(None, None, "Quote inside a string has to be escaped by "
+                                                                      f"another quote (record {line!r})")
+                    field.append('"')
+                    i += 2
+                else:
+                    field.append(line[i])
+                    i += 1
+            fields.append("".join(field))
+        else:
+            j = line.find(delim, i)
+            j = n if j < 0 else j
+            text = line[i:j]
+            if quote and any(c in text for c in '"\r\n'):
+                raise errors.InvalidArgumentError(None, None, "Unquoted fields cannot have quotes/CRLFs inside "
+                                                              f"(record {line!r})")
+            fields.append(text)
+            i = j + 1
+    if n and line[-1] == delim:
+        fields.append("")   # "a,b," has three fields, the last empty
+    return fields
+
+
+def _csv_column(record, k, delim, quote, na_value, select, columns):
+    """string_map's per-element function for tf.io.decode_csv: field ``k`` of one record, after
+    every field of the record has parsed (as TF: a bad field fails each output, not only its own).
+    ``columns``: (NumPy dtype str, default or None) per column. A column is one string_map, so the
+    op composes an existing primitive and runs the same eagerly and traced; the record is parsed
+    once per column (n columns: n parses; CSV rows are short)."""
+    from .data import _csv_field_value
+    line = record.decode("utf-8") if isinstance(record, bytes) else str(record)
+    fields = _csv_split(line, delim, quote)
+    if select is not None:
+        fields = [fields[c] for c in select if c < len(fields)]
+    n = len(columns)
+    if len(fields) != n:
+        # TF 2.21 names the record's index ("in record 1"); an elementwise map does not know it, so the
+        # record's text is named instead
+        raise errors.InvalidArgumentError(None, None, f"Expect {n} fields but have {len(fields)} in record "
+                                                      f"{line!r}")
+    values = [_csv_field_value(i, f, np.dtype(dt), default, na_value) for i, (f, (dt, default))
+              in enumerate(zip(fields, columns))]
+    return values[k]
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
+               select_cols=None):
+    """``tf.io.decode_csv``: one tensor per column, each of ``records``' shape, typed by
+    ``record_defaults`` (each a scalar or a one-element list: that value for an empty or ``na_value``
+    field; an empty tensor: a required column). TF 2.21's rules and error texts (CsvDataset's parser:
+    quotes, strtol/strtod numbers); float32, float64, int32, int64 and string columns."""
+    from .strings import _map, _strings
+    if isinstance(records, (list, tuple)) and not records:
+        records = np.array([], object)   # TF 2.21: decode_csv([], ...) gives empty columns (a [] is float32 here)
+    x = _strings("decode_csv", records)
+    if not isinstance(field_delim, str) or len(field_delim) != 1:
+        raise errors.InvalidArgumentError(None, None, f"field_delim should be only 1 char, got {field_delim!r}")
+    cols = []
+    for i, d in enumerate(record_defaults):
+        t = d if isinstance(d, Tensor) else convert_to_tensor(d)
+        if t.dtype.name not in _CSV_TYPES:
+            # TF 2.21: InvalidArgumentError "Value for attr 'OUT_TYPE' of bool is not in the list of allowed values"
+            raise errors.InvalidArgumentError(
+                None, None, f"Value for attr 'OUT_TYPE' of {t.dtype.name} is not in the list of allowed values: "
+                "float, double, int32, int64, string")
+        v = t.numpy()
+        if v.ndim > 1 or v.size > 1:
+            # TF 2.21's text
+            raise errors.InvalidArgumentError(None, None, f"There should only be 1 default per field but field {i} "
+                                                          f"has {v.size}")
+        default = None if v.size == 0 else v.reshape(-1)[0]
+        default = default.item() if isinstance(default, np.generic) else default
+        cols.append((t.dtype, default))
+    n = len(cols)
+    if n == 0:
+        # TF 2.21's InvalidArgumentError (the op's OUT_TYPE attr is empty)
+        raise errors.InvalidArgumentError(None, None, "Length for attr 'OUT_TYPE' of 0 must be at least minimum 1: "
+                                                      "decode_csv needs one record_defaults entry per column")
+    select = None if select_cols is None else tuple(int(c) for c in select_cols)
+    if select is not None:
+        # TF 2.21 checks these in Python: ValueError
+        if any(b <= a for a, b in zip(select, select[1:])):
+            raise ValueError("select_cols is not strictly increasing.")
+        if select and select[0] < 0:
+            raise ValueError("select_cols contains negative values.")
+        if len(select) != n:
+            raise ValueError(f"Length of select_cols and record_defaults do not match: {len(select)} select_cols, "
+                             f"{n} record_defaults.")
+    columns = tuple((dt.np.str, default) for dt, default in cols)
+    return [_map("decode_csv", _csv_column, [x], dt.np,
+                 args=(k, field_delim, bool(use_quote_delim), na_value, select, columns), ragged_ok=False)
+            for k, (dt, _) in enumerate(cols)]
+
+
+# -- SparseTensor serialization (TF's three TensorProtos: indices, values, dense_shape) ----------------
+
+def _sparse_parts(sp_input, op):
+    from .sparse import SparseTensor
+    if _tracing():
+        raise NotImplementedError(f"tf.io.{op} inside tapeflow.function is not supported: call it eagerly")
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError(f"{op}: expected a tf.SparseTensor, got {type(sp_input).__name__}")
+    return (np.asarray(sp_input.indices.numpy(), np.int64), np.asarray(sp_input.values.numpy()),
+            np.asarray(sp_input.dense_shape.numpy(), np.int64))
+
+
+def _serialized3(ind, vals, shape, dtype):
+    from .core.tensor import convert_to_tensor as _c
+    out = np.empty(3, object)
+    out[:] = [serialize_tensor(Tensor(ind)).numpy(), serialize_tensor(_c(vals, dtype)).numpy(),
+              serialize_tensor(Tensor(shape)).numpy()]
+    return out
+
+
+def serialize_sparse(sp_input, out_type=_dtypes.string, name=None):
+    """tf.io.serialize_sparse: a string vector [3] of the indices', values' and dense shape's TensorProto
+    bytes (serialize_tensor's: TF 2.21's bytes)."""
+    if _dtypes.as_dtype(out_type) != _dtypes.string:
+        raise NotImplementedError("serialize_sparse(out_type=tf.variant): variant tensors are out of scope")
+    ind, vals, shape = _sparse_parts(sp_input, "serialize_sparse")
+    return _string_tensor(_serialized3(ind, vals, shape, sp_input.values.dtype))
+
+
+def serialize_many_sparse(sp_input, out_type=_dtypes.string, name=None):
+    """tf.io.serialize_many_sparse: one serialized SparseTensor per row of the first dimension, the row's
+    entries with that dimension dropped: a string matrix [N, 3] (TF 2.21's bytes)."""
+    if _dtypes.as_dtype(out_type) != _dtypes.string:
+        raise NotImplementedError("serialize_many_sparse(out_type=tf.variant): variant tensors are out of scope")
+    ind, vals, shape = _sparse_parts(sp_input, "serialize_many_sparse")
+    if len(shape) < 2:
+        raise errors.InvalidArgumentError(None, None, f"Rank of input SparseTensor should be > 1, but saw rank: "
+                                                      f"{len(shape)}")
+    out = np.empty((int(shape[0]), 3), object)
+    for r in range(int(shape[0])):
+        sel = ind[:, 0] == r
+        out[r] = _serialized3(ind[sel][:, 1:].reshape(-1, len(shape) - 1), vals[sel], shape[1:],
+                              sp_input.values.dtype)
+    return _string_tensor(out)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """tf.io.deserialize_many_sparse: the [N, 3] serialized SparseTensors stacked along a new first
+    dimension (the dense shape the elementwise maximum of theirs); TF 2.21's dtype check."""
+    from .sparse import SparseTensor
+    if _tracing():
+        raise NotImplementedError("tf.io.deserialize_many_sparse inside tapeflow.function is not supported: its "
+                                  "output's size depends on the data; call it eagerly")
+    a = np.asarray(convert_to_tensor(serialized_sparse).numpy(), object)
+    dt = _dtypes.as_dtype(dtype)
+    rows_i, rows_v, shapes = [], [], []
+    for r in range(a.shape[0]):
+        ind = parse_tensor(a[r, 0], _dtypes.int64).numpy()
+        try:
+            vals = parse_tensor(a[r, 1], dt).numpy()
+        except errors.InvalidArgumentError:
+            got = _dtype_of_proto(a[r, 1])
+            raise errors.InvalidArgumentError(None, None, f"Requested SparseTensor of type {dt.name} but "
+                                                          f"SparseTensor[{r}].values.dtype() == {got}") from None
+        shp = parse_tensor(a[r, 2], _dtypes.int64).numpy()
+        ind = ind.reshape(-1, len(shp))
+        rows_i.append(np.concatenate([np.full((ind.shape[0], 1), r, np.int64), ind], 1))
+        rows_v.append(vals)
+        shapes.append(shp)
+    width = (len(shapes[0]) if shapes else (rank - 1 if rank else 1)) + 1
+    indices = np.concatenate(rows_i) if rows_i else np.zeros((0, width), np.int64)
+    values = np.concatenate(rows_v) if rows_v else np.zeros((0,), dt.np)
+    dense = np.concatenate([[a.shape[0]], np.max(np.stack(shapes), 0)]) if shapes else np.zeros(width, np.int64)
+    return SparseTensor(indices, values, dense)
+
+
+def _dtype_of_proto(b):
+    # the TensorProto's dtype field (field 1, a varint): TF's enum -> its name
+    b = bytes(b)
+    return _ENUM_DT.get(b[1], "?") if len(b) > 1 and b[0] == 0x08 else "?"
+
+
+# -- elementwise byte transforms (string_map: the same eagerly and traced) ---------------------------
+
+def _b64_encode(s, pad):
+    import base64
+    out = base64.urlsafe_b64encode(s)
+    return out if pad else out.rstrip(b"=")
+
+
+def _b64_decode(s):
+    import base64
+    import binascii
+    body = s.rstrip(b"=")
+    if len(body) % 4 == 1:
+        raise errors.InvalidArgumentError(None, None, "Base64 string length cannot be 1 modulo 4.")
+    if body.strip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"):
+        # TF 2.21's text: its alphabet is the web-safe one ('-' and '_'), '+' and '/' are invalid
+        raise errors.InvalidArgumentError(None, None, "Invalid character found in base64.")
+    try:
+        return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
+    except binascii.Error:
+        raise errors.InvalidArgumentError(None, None, "Invalid character found in base64.") from None
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    """tf.io.encode_base64: web-safe base64 of each string ('-' and '_'), '=' padding only with ``pad``."""
+    from .strings import _map, _strings
+    return _map("encode_base64", _b64_encode, [_strings("encode_base64", input)], args=(bool(pad),))
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    """tf.io.decode_base64: web-safe base64, padded or not; TF 2.21's errors."""
+    from .strings import _map, _strings
+    return _map("decode_base64", _b64_decode, [_strings("decode_base64", input)])
+
+
+def _decompress(s, kind):
+    if kind == "":
+        return s
+    try:
+        return zlib.decompress(s, 31 if kind == "GZIP" else 15)
+    except zlib.error as e:
+        # TF 2.21: DataLossError "inflate() failed with error -3: incorrect header check"
+        msg = str(e)
+        code = msg.split("Error ")[1].split(" ")[0] if msg.startswith("Error ") else "?"
+        raise errors.DataLossError(None, None, f"inflate() failed with error {code}: {msg.split(': ', 1)[-1]}") \
+            from None
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002
+    """tf.io.decode_compressed: each string inflated (``ZLIB``, ``GZIP``) or kept (``''``)."""
+    from .strings import _map, _strings
+    kind = (compression_type or "").upper()
+    if kind not in ("", "ZLIB", "GZIP"):
+        # TF 2.21 names ZSTD too; zstd is not in Python's standard library
+        raise errors.InvalidArgumentError(None, None, "Only ZLIB, GZIP or NONE are supported compressions (got "
+                                                      f"{compression_type!r}; TF 2.21 also reads ZSTD)")
+    return _map("decode_compressed", _decompress, [_strings("decode_compressed", bytes)], args=(kind,))
+
+
+def matching_files(pattern, name=None):
+    """tf.io.matching_files: the files matching a glob pattern (or any of several), sorted, as a
+    string vector (TF 2.21 sorts across patterns). Traced: a py_call of unknown length."""
+    if _tracing():
+        from .compiler.function import TensorSpec
+        return _as_numpy_function(matching_files, [pattern], TensorSpec([None], _dtypes.string))
+    import glob
+    pats = np.asarray(convert_to_tensor(pattern).numpy(), object).ravel()
+    found = set()
+    for p in pats:
+        found.update(glob.glob(p.decode() if isinstance(p, bytes) else str(p)))
+    out = np.empty(len(found), object)
+    out[:] = [f.encode() for f in sorted(found)]
+    return Tensor(out)
+
+
+# the image codecs (tf.io.decode_png, ...; also tf.image's): tapeflow/image_codecs.py
+from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, decode_bmp,  # noqa: E402,F401
+                           decode_and_crop_jpeg, is_jpeg, extract_jpeg_shape, encode_png, encode_jpeg)
+
+
 class gfile:  # noqa: N801  (tf.io.gfile namespace)
     """``tf.io.gfile`` on local files: the Python file system calls under TF's names."""
 
@@ -755,3 +1032,13 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature", "RaggedFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]
+# wave 20 (api20): decode_csv, the image codecs, base64/decompression/glob, sparse serialization
+__all__ += ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
+            "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",
+            "encode_png", "encode_jpeg", "decode_csv", "serialize_sparse", "serialize_many_sparse",
+            "deserialize_many_sparse"]
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("io", "tapeflow.io")

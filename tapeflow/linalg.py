@@ -327,3 +327,157 @@ def cross(a, b, name=None):
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     return _A.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+
+# -- tf.linalg.expm: TF 2.21's scaling-and-squaring Pade algorithm (linalg_impl.matrix_exponential) ------
+
+_PADE = {
+    3: [120.0, 60.0, 12.0],
+    5: [30240.0, 15120.0, 3360.0, 420.0, 30.0],
+    7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0],
+    9: [17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0],
+    13: [64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0],
+}
+
+
+def _pade(m, order, ident):
+    """(U, V) of the order-``order`` Pade approximant, TF's expressions term for term."""
+    dt = m.dtype
+    b = [_M.cast(c, dt) for c in _PADE[order]]
+    m2 = matmul(m, m)
+    if order == 3:
+        return matmul(m, m2 + b[1] * ident), b[2] * m2 + b[0] * ident
+    m4 = matmul(m2, m2)
+    if order == 5:
+        return (matmul(m, m4 + b[3] * m2 + b[1] * ident), b[4] * m4 + b[2] * m2 + b[0] * ident)
+    m6 = matmul(m4, m2)
+    if order == 7:
+        return (matmul(m, m6 + b[5] * m4 + b[3] * m2 + b[1] * ident),
+                b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident)
+    if order == 9:
+        m8 = matmul(m6, m2)
+        return (matmul(m, m8 + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident),
+                b[8] * m8 + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident)
+    tmp_u = matmul(m6, m6 + b[11] * m4 + b[9] * m2) + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * ident
+    tmp_v = b[12] * m6 + b[10] * m4 + b[8] * m2
+    return matmul(m, tmp_u), matmul(m6, tmp_v) + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * ident
+
+
+def expm(input, name=None):  # noqa: A002
+    """tf.linalg.expm: the matrix exponential of each (..., n, n) matrix, TF 2.21's algorithm (Higham
+    2005 as TF writes it): the Pade order chosen per matrix by its 1-norm (3/5/7 for float32, up to 13
+    for float64), the highest order on the matrix scaled by 2^-s, solve(-U + V, U + V), then s
+    squarings (per matrix: a ``where`` in a while_loop, so traceable); non-finite norms give NaNs.
+    Composed of matmul/solve/where: differentiable as they are."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # every order is evaluated for every matrix (TF's where-selection): the unused high orders of a
+        # large matrix overflow, silently in TF
+        return _expm(convert_to_tensor(input))
+
+
+def _expm(x):
+    from .ir.control_flow import while_loop
+    dt = x.dtype
+    if dt.name not in ("float16", "float32", "float64"):
+        raise ValueError(f"tf.linalg.expm does not support matrices of type {dt!r}")
+    shape = tuple(x.shape)
+    if shape[-2:] == (0, 0):
+        return x
+    n = shape[-1]
+    m = _A.reshape(x, (-1, n, n))
+    l1 = _M.reduce_max(_M.reduce_sum(_M.abs(m), axis=1), axis=-1)[:, None, None]
+
+    def const(v):
+        return _M.cast(v, l1.dtype)
+
+    def nest_where(vals, cases):
+        if len(vals) == 1:
+            return _M.where(_M.less(l1, const(vals[0])), cases[0], cases[1])
+        return _M.where(_M.less(l1, const(vals[0])), cases[0], nest_where(vals[1:], cases[1:]))
+    ident = _A.eye(n, batch_shape=[tuple(m.shape)[0]], dtype=dt)
+    if dt.name in ("float16", "float32"):
+        squarings = _M.maximum(_M.floor(_M.log(l1 / const(3.925724783138660)) / _M.log(const(2.0))), const(0.0))
+        orders, conds = (3, 5, 7), (4.258730016922831e-001, 1.880152677804762e+000)
+    else:
+        squarings = _M.maximum(_M.floor(_M.log(l1 / const(5.371920351148152)) / _M.log(const(2.0))), const(0.0))
+        orders = (3, 5, 7, 9, 13)
+        conds = (1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e+000)
+    uv = [_pade(m, o, ident) for o in orders[:-1]]
+    uv.append(_pade(m / _M.cast(_M.pow(const(2.0), squarings), dt), orders[-1], ident))
+    u = nest_where(conds, [p[0] for p in uv])
+    v = nest_where(conds, [p[1] for p in uv])
+    finite = _M.is_finite(_M.reduce_max(l1))
+    result = _M.where(finite, solve(-u + v, u + v), _M.cast(np.nan, dt) * _A.ones_like(m))
+    max_sq = _M.where(finite, _M.reduce_max(squarings), const(0.0))
+
+    def body(i, r):
+        return i + 1, _M.where(_M.less(i, squarings), matmul(r, r), r)
+    _, result = while_loop(lambda i, r: _M.less(i, max_sq), body, [const(0.0), result])
+    return _A.reshape(result, shape)
+
+
+# -- tridiagonal matrices (TF 2.21's formats: compact [..., 3, M], sequence (super, main, sub), matrix) ---
+
+def _tri_parts(diagonals, diagonals_format, op):
+    """(super, main, sub), each [..., M]: super's last and sub's first entries are ignored, as TF."""
+    if diagonals_format == "compact":
+        d = convert_to_tensor(diagonals)
+        return d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    if diagonals_format == "sequence":
+        sup, main, sub = (convert_to_tensor(t) for t in diagonals)
+        return sup, main, sub
+    if diagonals_format == "matrix":
+        m = convert_to_tensor(diagonals)
+        n = tuple(m.shape)[-1]
+        up = _M.reduce_sum(m * np.eye(n, k=1, dtype=m.dtype.np), axis=-1)      # row i: m[i, i + 1]
+        low = _M.reduce_sum(m * np.eye(n, k=-1, dtype=m.dtype.np), axis=-1)    # row i: m[i, i - 1]
+        return up, _A.matrix_diag_part(m) if hasattr(_A, "matrix_diag_part") else \
+            _M.reduce_sum(m * np.eye(n, dtype=m.dtype.np), axis=-1), low
+    raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")   # TF 2.21's text
+
+
+def _rhs(rhs, main, transpose_rhs):
+    r = convert_to_tensor(rhs)
+    vector = r.shape.rank == main.shape.rank
+    if transpose_rhs and not vector:
+        r = _M._swap_last(r)
+    if vector:
+        r = r[..., None]
+    return r, vector
+
+
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """tf.linalg.tridiagonal_matmul: ``main * x + super * x[i + 1] + sub * x[i - 1]`` per row (elementwise
+    with shifts: differentiable and traceable)."""
+    sup, main, sub = _tri_parts(diagonals, diagonals_format, "tridiagonal_matmul")
+    x, vector = _rhs(rhs, main, False)
+    zero = _A.zeros_like(x[..., :1, :])
+    nxt = _A.concat([x[..., 1:, :], zero], axis=-2)
+    prv = _A.concat([zero, x[..., :-1, :]], axis=-2)
+    y = main[..., :, None] * x + sup[..., :, None] * nxt + sub[..., :, None] * prv
+    return y[..., 0] if vector else y
+
+
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False, name=None,
+                      partial_pivoting=True, perturb_singular=False):
+    """tf.linalg.tridiagonal_solve: the tridiagonal system solved as the dense one it is (``solve`` with
+    partial pivoting: TF's values to rounding, and ``solve``'s gradient, which is TF's). ``M`` is small
+    in practice; a banded solver would save the O(M^3)."""
+    sup, main, sub = _tri_parts(diagonals, diagonals_format, "tridiagonal_solve")
+    x, vector = _rhs(rhs, main, transpose_rhs)
+    n = tuple(main.shape)[-1]
+    if tuple(x.shape)[-2] != n:
+        raise ValueError(f"Expected number of left-hand sided and right-hand sides to be equal, got {n} and "
+                         f"{tuple(x.shape)[-2]}")   # TF 2.21's text
+    dt = main.dtype.np
+    a = (main[..., :, None] * np.eye(n, dtype=dt) + sup[..., :, None] * np.eye(n, k=1, dtype=dt)
+         + sub[..., :, None] * np.eye(n, k=-1, dtype=dt))
+    y = solve(a, x)
+    return y[..., 0] if vector else y
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("linalg", "tapeflow.linalg")

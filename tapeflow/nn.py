@@ -5,8 +5,12 @@ from .ops.nn_ops import (relu, relu6, leaky_relu, elu, selu, gelu, swish, silu, 
                          softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
                          l2_loss, l2_normalize, bias_add, moments, dropout)
 from .ops.array_ops import top_k  # noqa: F401,E402  (tf.nn.top_k and tf.math.top_k)
-from .ops.nn_ops import batch_normalization, embedding_lookup, in_top_k  # noqa: F401,E402
+from .ops.nn_ops import (batch_normalization, embedding_lookup, in_top_k, sufficient_statistics,  # noqa: F401,E402
+                         batch_norm_with_global_normalization, conv_transpose, pool, ctc_loss,
+                         max_pool_with_argmax, embedding_lookup_sparse, safe_embedding_lookup_sparse,
+                         ctc_greedy_decoder)
 from .ops.special_ops import log_poisson_loss, weighted_cross_entropy_with_logits  # noqa: F401,E402
+from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (tf.nn.space_to_batch, TF 2)
 from .ops.math_ops import zero_fraction  # noqa: F401,E402
 
 
@@ -39,3 +43,8 @@ class experimental:  # noqa: N801  (TF's namespace tf.nn.experimental)
         u = uniform_sampler(shape=shape, dtype=x.dtype)
         scaled = _M.multiply(x, _M.cast(1.0 / (1.0 - rate), x.dtype))
         return _M.where(_M.greater_equal(u, _M.cast(rate, x.dtype)), scaled, _A.zeros_like(scaled))
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn", "tapeflow.nn")

@@ -705,3 +705,8 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=
     for k in range(int(num_segments)):
         out[k] = sep.join(x[ids == k].tolist())
     return convert_to_tensor(out)
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("strings", "tapeflow.strings")

@@ -905,3 +905,29 @@ case("rag20_add_same_partitions", "lambda v, a: (tf.RaggedTensor.from_row_length
      "tf.RaggedTensor.from_row_lengths(v, a)).flat_values", [_RV, _a([1, 2], i64)])
 case("rag20_reduce_sum_rows", "lambda v, a: tf.reduce_sum(tf.RaggedTensor.from_row_lengths(v, a), axis=1)",
      [_RV, _a([1, 2], i64)])
+
+# -- branch api20: tf.io.decode_csv (wave 20's API surface fill) --------------------------------------
+_CSV = np.array([b"1,2.5", b"3,x"], object)
+case("api20_decode_csv_bad_float", "lambda s: tf.io.decode_csv(s, [[0], [0.0]])[1]", [_CSV], "not a valid float")
+case("api20_decode_csv_too_many_fields", "lambda s: tf.io.decode_csv(s, [[0]])[0]", [_CSV], "Expect 1 fields")
+case("api20_decode_csv_required_missing", "lambda s: tf.io.decode_csv(s, [[0], tf.constant([], tf.int32)])[0]",
+     [np.array([b"1,"], object)], "required")
+case("api20_decode_csv_valid", "lambda s: tf.io.decode_csv(s, [[0], ['']])[0]", [_CSV])
+case("api20_decode_csv_empty_record", "lambda s: tf.io.decode_csv(s, [[7]])[0]", [np.array([b"1", b""], object)],
+     "Expect 1 fields but have 0")
+case("api20_decode_csv_unterminated_quote", "lambda s: tf.io.decode_csv(s, [[''], [0]])[1]",
+     [np.array([b'"ab,1'], object)], "Quoted field has to end with quote")
+case("api20_decode_csv_quote_in_unquoted", "lambda s: tf.io.decode_csv(s, [[''], [0]])[1]",
+     [np.array([b'a"b,1'], object)], "Unquoted fields cannot have quotes")
+case("api20_decode_csv_two_defaults", "lambda s: tf.io.decode_csv(s, [[0, 1]])[0]", [_CSV],
+     "only be 1 default per field")
+case("api20_decode_csv_select_cols_negative", "lambda s: tf.io.decode_csv(s, [[0], [0]], select_cols=[-1, 0])[0]",
+     [_CSV], "select_cols contains negative values")
+# api20: image codecs (tf.io.decode_* / encode_*)
+case("api20_decode_png_not_an_image", "lambda s: tf.io.decode_png(s)", [np.array(b"not an image", object)],
+     "Unknown image file format")
+case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, expand_animations=False)",
+     [np.array(b"", object)], "Input is empty")
+case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
+case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
+     "1 or 3 channels")

@@ -115,3 +115,26 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     raise UnsupportedFeatureError("tf.gradients inside tapeflow.function: tapeflow does not differentiate a traced "
                                   "graph after the fact; open a tapeflow.GradientTape inside the function "
                                   "(tape.gradient(ys, xs, output_gradients=grad_ys) gives the same values)")
+
+
+def hessians(ys, xs, gate_gradients=False, aggregation_method=None, name="hessians"):
+    """tf.hessians: tf.gradients applied twice, so TF 2.21's eager RuntimeError, and inside
+    tapeflow.function the same refusal as tf.gradients (nested GradientTapes give Hessians:
+    ``t2.jacobian(t1.gradient(y, x), x)``)."""
+    from ..core.state import STATE
+    if STATE.trace is None:
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
+                           "instead.")
+    from .._unsupported import UnsupportedFeatureError
+    raise UnsupportedFeatureError("tf.hessians inside tapeflow.function: tapeflow does not differentiate a traced "
+                                  "graph after the fact; nest two tapeflow.GradientTapes inside the function "
+                                  "(outer.jacobian(inner.gradient(y, x), x) gives the Hessian)")
+
+
+class AggregationMethod:
+    """tf.AggregationMethod (TF 2.21's constants): how tf.gradients sums a variable's gradients.
+    tapeflow's tape always adds them in order; the argument is accepted and has no effect."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2

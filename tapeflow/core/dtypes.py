@@ -237,4 +237,23 @@ def saturate_cast(value, dtype, name=None):
 
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("dtypes", "tapeflow.core.dtypes")
+_unsupported_getattr = _module_getattr("dtypes", "tapeflow.core.dtypes")
+
+
+def _math_op(op):
+    def load():
+        from ..ops import math_ops
+        return getattr(math_ops, op)
+    return load
+
+
+# tf.dtypes.bool and tf.dtypes.cast (TF 2.21: `tf.dtypes.bool is tf.bool`, `tf.dtypes.cast is tf.cast`);
+# resolved on access, not bound: a module global named `bool` would shadow the builtin in this module
+# (and math_ops imports this module)
+_ALIASES = {"bool": lambda: bool_, "cast": _math_op("cast")}
+
+
+def __getattr__(name):
+    if name in _ALIASES:
+        return _ALIASES[name]()
+    return _unsupported_getattr(name)

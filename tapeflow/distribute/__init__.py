@@ -906,3 +906,8 @@ class experimental:  # noqa: N801  (tf.distribute.experimental namespace)
     CommunicationOptions = CommunicationOptions
     ValueContext = ValueContext
 
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from .._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("distribute", "tapeflow.distribute")

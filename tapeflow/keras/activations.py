@@ -9,7 +9,7 @@ from ..ops import nn_ops as N
 __all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "softplus", "softsign", "elu", "selu", "gelu",
            "swish", "silu", "leaky_relu", "relu6", "exponential", "hard_sigmoid", "linear", "celu", "glu",
            "hard_silu", "hard_swish", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink", "log_sigmoid",
-           "mish", "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "get",
+           "mish", "sparse_plus", "sparse_sigmoid", "squareplus", "sparsemax", "threshold", "get",
            "serialize", "deserialize"]
 
 
@@ -172,10 +172,32 @@ def threshold(x, threshold, default_value):
 
 hard_swish = hard_silu
 
+
+def sparsemax(x, axis=-1):
+    """Keras 3.15's sparsemax (its TF backend, so TF 2.21's values), operation for operation: sort
+    descending, cumulative sums, the support ``sorted - (cumsum - 1) / r > 0``, ``tau = (sum of the
+    cumulative sums over the support - 1) / k``, ``max(x - tau, 0)``. Keras' tau sums the cumulative
+    sums where the sparsemax paper takes the one at k, so with more than one element in the support
+    the outputs need not sum to 1 (TF 2.21: [0.1, 0.1, 0.1] -> 0.2333 each); kept: TF is the spec."""
+    x = convert_to_tensor(x)
+    rank = x.shape.rank
+    ax = axis % rank
+    s = A.sort(x, axis=ax, direction="DESCENDING")
+    c = M.cumsum(s, axis=ax)
+    n = tuple(x.shape)[ax]
+    r_shape = [1] * rank
+    r_shape[ax] = n
+    r = A.reshape(M.cast(A.range(1, n + 1), x.dtype), r_shape)
+    support = M.cast(M.greater(s - (c - 1) / r, 0), x.dtype)
+    k = M.reduce_sum(support, axis=ax, keepdims=True)
+    c_safe = M.where(M.greater(support, 0), c, A.zeros_like(c))
+    tau = (M.reduce_sum(c_safe, axis=ax, keepdims=True) - 1) / k
+    return M.maximum(x - tau, M.cast(0.0, x.dtype))
+
 _BY_NAME = {f.__name__: f for f in (relu, tanh, sigmoid, softmax, log_softmax, softplus, softsign, elu, selu,
                                      gelu, swish, leaky_relu, relu6, exponential, hard_sigmoid, linear, celu, glu,
                                      hard_silu, hard_tanh, hard_shrink, soft_shrink, tanh_shrink, log_sigmoid, mish,
-                                     sparse_plus, sparse_sigmoid, squareplus)}
+                                     sparse_plus, sparse_sigmoid, squareplus, sparsemax)}
 _BY_NAME["hard_swish"] = hard_silu
 _BY_NAME["swish"] = silu
 _BY_NAME["identity"] = linear

@@ -8,6 +8,10 @@ import warnings
 
 import numpy as np
 
+from .._unsupported import module_getattr as _module_getattr
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+__getattr__ = _module_getattr("keras.callbacks", "tapeflow.keras.callbacks")
+
 
 class Callback:
     """Base class: override any ``on_{train,epoch,batch}_{begin,end}``.

@@ -279,6 +279,10 @@ lecun_uniform = LecunUniform
 lecun_normal = LecunNormal
 orthogonal = Orthogonal
 identity = Identity
+# Keras 3's long names (TF 2.21: keras.initializers.IdentityInitializer is Identity, OrthogonalInitializer
+# is Orthogonal)
+IdentityInitializer = Identity
+OrthogonalInitializer = Orthogonal
 torch_linear = TorchLinear
 
 _BY_NAME = {

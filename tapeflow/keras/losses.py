@@ -30,7 +30,8 @@ __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "Mean
            "squared_hinge", "categorical_hinge", "poisson", "logcosh", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "mape",
            "MAPE", "msle", "MSLE", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "Dice", "Tversky",
-           "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky", "get", "serialize",
+           "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky", "CTC", "ctc", "get",
+           "serialize",
            "deserialize"]
 
 
@@ -369,6 +370,25 @@ class Loss:
         return cls(**config)
 
 
+def ctc(y_true, y_pred):
+    """Keras 3's ``ctc``: per example, ops.ctc_loss of the labels (padded with 0, the blank) and
+    ``y_pred`` (batch, time, classes), every frame used, the label lengths counted from the nonzeros.
+    Keras passes ``y_pred`` to tf.nn.ctc_loss as logits (its log_softmax applies to them), kept."""
+    from .ops import ctc_loss
+    y_pred = _tensor(y_pred)
+    y_true = convert_to_tensor(y_true)
+    if y_true.shape.rank != 2:
+        raise ValueError("Targets `y_true` are expected to be a tensor of shape `(batch_size, max_length)` in integer "
+                         f"format. Received: y_true.shape={tuple(y_true.shape)}")   # Keras 3's texts
+    if y_pred.shape.rank != 3:
+        raise ValueError("Logits `y_pred` are expected to be a tensor of shape `(batch_size, max_length, "
+                         f"num_classes)`. Received: y_pred.shape={tuple(y_pred.shape)}")
+    b, t = tuple(y_pred.shape)[:2]
+    label_length = M.cast(M.reduce_sum(M.cast(M.not_equal(y_true, M.cast(0, y_true.dtype)), "int32"), axis=-1),
+                          "int32")
+    return ctc_loss(y_true, y_pred, label_length, M.cast(A.fill([b], t), "int32"), mask_index=0)
+
+
 class LossFunctionWrapper(Loss):
     def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
         super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", None))
@@ -444,6 +464,10 @@ class SquaredHinge(_PlainLoss):
 
 class CategoricalHinge(_PlainLoss):
     _fn, _default_name = staticmethod(categorical_hinge), "categorical_hinge"
+
+
+class CTC(_PlainLoss):
+    _fn, _default_name = staticmethod(ctc), "ctc"
 
 
 class Poisson(_PlainLoss):
@@ -592,12 +616,13 @@ _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
           "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error,
           "binary_focal_crossentropy": binary_focal_crossentropy,
-          "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky}
+          "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky,
+          "ctc": ctc}
 _CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
                                             CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence,
                                             CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson,
                                             MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-                                            BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky)}
+                                            BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky, CTC)}
 
 
 def get(identifier):

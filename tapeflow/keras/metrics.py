@@ -20,14 +20,16 @@ from ..ops import nn_ops as _nn
 from . import backend
 from . import losses as _losses
 
-__all__ = ["Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
+__all__ = ["SensitivityAtSpecificity", "SpecificityAtSensitivity", "PrecisionAtRecall", "RecallAtPrecision",
+           "PearsonCorrelation", "ConcordanceCorrelation", "pearson_correlation", "concordance_correlation",
+           "Metric", "Mean", "Sum", "MeanSquaredError", "MeanAbsoluteError", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "Precision", "Recall", "AUC",
            "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "R2Score", "top_k_categorical_accuracy",
            "sparse_top_k_categorical_accuracy", "KLDivergence", "Poisson", "Hinge", "SquaredHinge",
            "CategoricalHinge", "CosineSimilarity", "LogCoshError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "RootMeanSquaredError", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
-           "FBetaScore", "F1Score", "get", "for_compile"]
+           "FBetaScore", "F1Score", "get", "for_compile", "IoU", "BinaryIoU", "MeanIoU", "OneHotIoU", "OneHotMeanIoU"]
 
 
 class Metric(Module):
@@ -357,6 +359,51 @@ class CosineSimilarity(MeanMetricWrapper):
         super().__init__(_cosine_similarity, name, dtype, axis=axis)
 
 
+def pearson_correlation(y_true, y_pred, axis=-1):
+    """Keras 3's ``pearson_correlation``: the mean over ``axis`` of the product of the standardized
+    (population std) targets and predictions, one value per sample."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = M.cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+    t = y_true - M.reduce_mean(y_true, axis=axis, keepdims=True)
+    p = y_pred - M.reduce_mean(y_pred, axis=axis, keepdims=True)
+    t = t / M.reduce_std(t, axis=axis, keepdims=True)
+    p = p / M.reduce_std(p, axis=axis, keepdims=True)
+    return M.reduce_mean(t * p, axis=axis)
+
+
+def concordance_correlation(y_true, y_pred, axis=-1):
+    """Keras 3's ``concordance_correlation``, operation for operation. Its covariance centres y_true on
+    y_pred's mean (Keras 3.15's code: ``(y_true - y_pred_mean) * (y_pred - y_pred_mean)``), kept so the
+    values are TF 2.21's."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = M.cast(convert_to_tensor(y_true), y_pred.dtype)
+    y_true, y_pred = _losses._squeeze_or_expand(y_true, y_pred)
+    t_mean = M.reduce_mean(y_true, axis=axis, keepdims=True)
+    p_mean = M.reduce_mean(y_pred, axis=axis, keepdims=True)
+    t_var = M.reduce_variance(y_true - t_mean, axis=axis, keepdims=True)
+    p_var = M.reduce_variance(y_pred - p_mean, axis=axis, keepdims=True)
+    covar = (y_true - p_mean) * (y_pred - p_mean)
+    norm = t_var + p_var + M.square(t_mean - p_mean)
+    return M.reduce_mean(2 * covar / (norm + backend.epsilon()), axis=axis)
+
+
+class PearsonCorrelation(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+        super().__init__(pearson_correlation, name, dtype, axis=axis)
+        self.axis = axis
+
+
+class ConcordanceCorrelation(MeanMetricWrapper):
+    _direction = "up"
+
+    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+        super().__init__(concordance_correlation, name, dtype, axis=axis)
+        self.axis = axis
+
+
 # -- confusion-matrix metrics -------------------------------------------------------------------------
 
 _NEG_INF = -1e10   # Keras' NEG_INF: top_k drops the other scores to it, below every threshold
@@ -647,6 +694,97 @@ class F1Score(FBetaScore):
         return cfg
 
 
+class _SensitivitySpecificityBase(Metric):
+    """Keras 3's SensitivitySpecificityBase: tp/fp/tn/fn at ``num_thresholds`` thresholds 0,
+    i / (n - 1), 1 (no epsilons here, unlike AUC; one threshold: 0.5), then the largest value of
+    one rate where the other is >= the target (0 when none is)."""
+    _direction = "up"
+    _ARG = None
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        if value < 0 or value > 1:
+            raise ValueError(f"Argument `{self._ARG}` must be in the range [0, 1]. Received: {self._ARG}={value}")
+        if num_thresholds <= 0:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 0. Received: "
+                             f"num_thresholds={num_thresholds}")
+        super().__init__(name or camel_to_snake(type(self).__name__), dtype)
+        self.value, self.class_id, self.num_thresholds = value, class_id, int(num_thresholds)
+        if num_thresholds == 1:
+            self.thresholds, self._evenly = [0.5], False
+        else:
+            self.thresholds = [0.0] + [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)] + [1.0]
+            self._evenly = True
+        for v in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
+            setattr(self, v, self.add_variable(v, (self.num_thresholds,)))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        tp, fp, tn, fn = _confusion_counts(y_true, y_pred, self.thresholds, self._dtype, evenly=self._evenly,
+                                           class_id=self.class_id, sample_weight=sample_weight)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def _rates(self):
+        tp, fp, tn, fn = (v.read_value() for v in (self.true_positives, self.false_positives, self.true_negatives,
+                                                   self.false_negatives))
+        return {"sensitivity": M.divide_no_nan(tp, tp + fn), "specificity": M.divide_no_nan(tn, tn + fp),
+                "precision": M.divide_no_nan(tp, tp + fp)}
+
+    def _max_under_constraint(self, constrained, dependent):
+        # Keras: max(take(dependent, nonzero(constrained >= value)), initial=0), 0 when nothing is feasible
+        feasible = M.greater_equal(constrained, M.cast(self.value, constrained.dtype))
+        return M.reduce_max(M.where(feasible, dependent, A.zeros_like(dependent)))
+
+    def get_config(self):
+        return {**super().get_config(), "num_thresholds": self.num_thresholds, "class_id": self.class_id,
+                self._ARG: self.value}
+
+
+class SensitivityAtSpecificity(_SensitivitySpecificityBase):
+    _ARG = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["specificity"], r["sensitivity"])
+
+
+class SpecificityAtSensitivity(_SensitivitySpecificityBase):
+    _ARG = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["sensitivity"], r["specificity"])
+
+
+class PrecisionAtRecall(_SensitivitySpecificityBase):
+    _ARG = "recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["sensitivity"], r["precision"])
+
+
+class RecallAtPrecision(_SensitivitySpecificityBase):
+    _ARG = "precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def result(self):
+        r = self._rates()
+        return self._max_under_constraint(r["precision"], r["sensitivity"])
+
+
 class AUC(Metric):
     """Area under the ROC or PR curve from tp/fp/tn/fn counted at ``num_thresholds``
     thresholds (Keras 3): 0 - eps, i / (n - 1) for 0 < i < n - 1, 1 + eps; a Riemann sum
@@ -869,6 +1007,127 @@ class R2Score(Metric):
                 "num_regressors": self.num_regressors}
 
 
+class _IoUBase(Metric):
+    """Keras 3's IoU family: a (num_classes, num_classes) confusion matrix of (label, prediction)
+    pairs, summed over batches in the metric's dtype (int64 by default: integer sample weights, a
+    float weight is truncated as Keras' cast does). Pairs with a label or prediction outside
+    [0, num_classes), or with the label ``ignore_class``, are dropped (weight 0)."""
+    _direction = "up"
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True, sparse_y_pred=True,
+                 axis=-1):
+        super().__init__(name, dtype or "int64")
+        self.num_classes, self.ignore_class = num_classes, ignore_class
+        self.sparse_y_true, self.sparse_y_pred, self.axis = sparse_y_true, sparse_y_pred, axis
+        self.total_cm = self.add_variable("total_confusion_matrix", (num_classes, num_classes))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        from ..ops.segment_ops import confusion_matrix
+        y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+        if not self.sparse_y_true:
+            y_true = M.argmax(y_true, axis=self.axis)
+        if not self.sparse_y_pred:
+            y_pred = M.argmax(y_pred, axis=self.axis)
+        y_true = A.reshape(M.cast(y_true, self._dtype), [-1])
+        y_pred = A.reshape(M.cast(y_pred, self._dtype), [-1])
+        w = M.cast(convert_to_tensor(1 if sample_weight is None else sample_weight), self._dtype)
+        w = A.broadcast_to(A.reshape(w, [-1]) if len(w.shape) > 1 else w, A.shape(y_true))
+        n = self.num_classes
+        keep = M.logical_and(M.logical_and(M.greater_equal(y_true, 0), M.less(y_true, n)),
+                             M.logical_and(M.greater_equal(y_pred, 0), M.less(y_pred, n)))
+        if self.ignore_class is not None:
+            keep = M.logical_and(keep, M.not_equal(y_true, M.cast(self.ignore_class, self._dtype)))
+        zero = A.zeros_like(y_true)
+        cm = confusion_matrix(M.where(keep, y_true, zero), M.where(keep, y_pred, zero), n,
+                              weights=M.where(keep, w, A.zeros_like(w)), dtype=self._dtype)
+        self.total_cm.assign_add(cm)
+
+
+class IoU(_IoUBase):
+    """keras.metrics.IoU: the mean over ``target_class_ids`` of TP / (TP + FP + FN), from the
+    confusion matrix; a class never seen (denominator 0) is left out of the mean (Keras 3)."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_true=True,
+                 sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+        if max(target_class_ids) >= num_classes:
+            raise ValueError(f"Target class id {max(target_class_ids)} is out of range, which is [0, {num_classes}).")
+        self.target_class_ids = list(target_class_ids)
+
+    def result(self):
+        cm = M.cast(self.total_cm.read_value(), self._dtype)
+        tp = A.gather(A.reshape(cm, [-1]), [i * (self.num_classes + 1) for i in range(self.num_classes)])
+        denominator = M.reduce_sum(cm, axis=0) + M.reduce_sum(cm, axis=1) - tp
+        ids = self.target_class_ids
+        tp, denominator = M.cast(A.gather(tp, ids), "float32"), M.cast(A.gather(denominator, ids), "float32")
+        valid = M.greater(denominator, 1e-9)
+        iou = M.where(valid, tp / (denominator + backend.epsilon()), A.zeros_like(tp))
+        return M.reduce_sum(iou, axis=self.axis) / (M.reduce_sum(M.cast(valid, "float32")) + backend.epsilon())
+
+    def get_config(self):
+        return {**super().get_config(), "num_classes": self.num_classes,
+                "target_class_ids": list(self.target_class_ids),
+                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class BinaryIoU(IoU):
+    """keras.metrics.BinaryIoU: IoU of two classes, a prediction >= ``threshold`` being class 1."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, target_class_ids, name=name, dtype=dtype)
+        self.threshold = threshold
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = M.cast(M.greater_equal(M.cast(convert_to_tensor(y_pred), "float32"), self.threshold), self._dtype)
+        return super().update_state(y_true, y_pred, sample_weight)
+
+    def get_config(self):
+        return {"target_class_ids": list(self.target_class_ids), "threshold": self.threshold, "name": self.name,
+                "dtype": self._dtype.name}
+
+
+class MeanIoU(IoU):
+    """keras.metrics.MeanIoU: IoU averaged over every class."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True, sparse_y_pred=True,
+                 axis=-1):
+        super().__init__(num_classes, list(range(num_classes)), name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=sparse_y_true, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self._dtype.name,
+                "ignore_class": self.ignore_class, "sparse_y_true": self.sparse_y_true,
+                "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+class OneHotIoU(IoU):
+    """keras.metrics.OneHotIoU: IoU of one-hot labels (and, by default, per-class scores)."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_pred=False,
+                 axis=-1):
+        super().__init__(num_classes, target_class_ids, name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "target_class_ids": list(self.target_class_ids), "name": self.name,
+                "dtype": self._dtype.name, "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred,
+                "axis": self.axis}
+
+
+class OneHotMeanIoU(MeanIoU):
+    """keras.metrics.OneHotMeanIoU: MeanIoU of one-hot labels (and, by default, per-class scores)."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=False,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        return {"num_classes": self.num_classes, "name": self.name, "dtype": self._dtype.name,
+                "ignore_class": self.ignore_class, "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
 _BY_NAME = {
     "mean_squared_error": MeanSquaredError, "mse": MeanSquaredError,
     "mean_absolute_error": MeanAbsoluteError, "mae": MeanAbsoluteError,
@@ -878,6 +1137,7 @@ _BY_NAME = {
     "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy, "r2_score": R2Score,
     "kl_divergence": KLDivergence, "kld": KLDivergence, "poisson": Poisson, "hinge": Hinge,
     "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge, "cosine_similarity": CosineSimilarity,
+    "pearson_correlation": PearsonCorrelation, "concordance_correlation": ConcordanceCorrelation,
     "logcosh": LogCoshError, "mean_absolute_percentage_error": MeanAbsolutePercentageError,
     "mape": MeanAbsolutePercentageError, "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
     "msle": MeanSquaredLogarithmicError, "root_mean_squared_error": RootMeanSquaredError,
@@ -956,3 +1216,22 @@ from .losses import (mean_absolute_error as mae, mean_squared_error as mse,  # n
                      binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy, hinge,
                      squared_hinge, categorical_hinge, poisson, huber)
 MAE, MSE, MAPE, MSLE, KLD = mae, mse, mape, msle, kld
+
+
+# Keras 3 exports the focal losses' functions from keras.metrics too (TF 2.21: the same objects)
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+
+
+def serialize(metric):
+    """keras.metrics.serialize: Keras' config dict ({'module', 'class_name', 'config', 'registered_name'})."""
+    from .saving import serialize_keras_object
+    return serialize_keras_object(metric)
+
+
+def deserialize(config, custom_objects=None):
+    """keras.metrics.deserialize: a metric from serialize()'s dict (or a name, as keras.metrics.get)."""
+    if isinstance(config, str):
+        return get(config)
+    from .saving import deserialize_keras_object
+    return deserialize_keras_object(config, custom_objects)

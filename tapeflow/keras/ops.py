@@ -869,8 +869,41 @@ def log_softmax(x, axis=-1):
     return _nn.log_softmax(x, axis=axis)
 
 
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    """Keras 3's ctc_loss (TF backend): tf.nn.ctc_loss on (batch, time, classes) ``output`` taken as
+    logits, blank = ``mask_index``; float16 computed in float32, as Keras."""
+    out = _tf_convert(output)
+    dt = out.dtype
+    if dt.name == "float16":
+        out = _M.cast(out, "float32")
+    loss = _nn.ctc_loss(_M.cast(_tf_convert(target), "int32"), out, target_length, output_length,
+                        logits_time_major=False, blank_index=mask_index)
+    return _M.cast(loss, dt)
+
+
+def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1, merge_repeated=True,
+               mask_index=0):
+    """Keras 3's ctc_decode (TF backend), the greedy strategy: tf.nn.ctc_greedy_decoder on the
+    (batch, time, classes) ``inputs`` (Keras passes them as logits), blank = ``mask_index``; the decodes
+    padded with -1 to (1, batch, time) int32, and the scores (batch, 1). Beam search is not implemented."""
+    if strategy != "greedy":
+        raise NotImplementedError(f"keras.ops.ctc_decode(strategy={strategy!r}): only 'greedy' is implemented in "
+                                  "tapeflow")
+    x = _tf_convert(inputs)
+    if not x.dtype.is_floating:
+        x = _M.cast(x, "float32")
+    b, t = tuple(x.shape)[:2]
+    (sp,), scores = _nn.ctc_greedy_decoder(_A.transpose(x, [1, 0, 2]), sequence_lengths,
+                                           merge_repeated=merge_repeated, blank_index=mask_index)
+    dense = np.full((b, t), -1, np.int32)
+    ind = np.asarray(sp.indices.numpy())
+    dense[ind[:, 0], ind[:, 1]] = np.asarray(sp.values.numpy())
+    return Tensor(dense[None]), scores
+
+
 def sparsemax(x, axis=-1):
-    raise NotImplementedError("keras.ops.sparsemax: not implemented in tapeflow")
+    from .activations import sparsemax as _sparsemax   # Keras 3.15's formula, TF 2.21's values
+    return _sparsemax(_floating(x), axis=axis)
 
 
 def moments(x, axes, keepdims=False, synchronized=False):
@@ -1530,7 +1563,8 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "moments", "batch_normalization", "normalize", "rms_normalization", "layer_normalization",
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
-             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv")
+             "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
+             "ctc_loss", "ctc_decode", "sparsemax")
 _LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
                  "solve_triangular", "svd")
 nn = _namespace("nn", _NN_NAMES)

@@ -16,8 +16,12 @@ from . import backend
 from ._image_utils import (array_to_img, image_dataset_from_directory, img_to_array, load_img,  # noqa: F401
                            save_img)
 from ._file_utils import get_file  # noqa: F401
+from ._text_utils import text_dataset_from_directory  # noqa: F401
+from ._audio_utils import audio_dataset_from_directory  # noqa: F401
+from ._utils_config import Config  # noqa: F401
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
+from .saving import CustomObjectScope, get_registered_name, get_registered_object  # noqa: F401,E402
 
 __all__ = ["soft_update", "hard_update", "set_random_seed", "to_categorical", "pad_sequences",
            "timeseries_dataset_from_array", "PyDataset", "Sequence", "normalize", "Progbar",
@@ -417,9 +421,67 @@ class Progbar:
                 head = f"{current}/{self.target} [{bar}]"
             else:
                 head = f"{current}/Unknown"
+            if not _interactive_logging[0]:   # Keras 3: through the logging module (absl's logger, INFO)
+                import logging
+                logging.getLogger("absl").info(head + (" - " + info if info else ""))
+                return
             self._out.write(("\r" if self.verbose == 1 else "") + head + (" - " + info if info else "")
                             + ("\n" if finalize else ""))
             self._out.flush()
 
     def add(self, n, values=None):
         self.update(self._seen + n, values)
+
+
+# Keras 3's dtype names: what keras.utils.standardize_dtype accepts as a string (TF 2.21's Keras 3.15)
+_KERAS_DTYPES = frozenset((
+    "float16", "float32", "float64", "bfloat16", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+    "int64", "bool", "string", "complex64", "complex128", "int4", "uint4", "float8_e4m3fn", "float8_e5m2"))
+
+
+def standardize_dtype(dtype):
+    """keras.utils.standardize_dtype: a dtype's Keras name. None is floatx(); Python's float, int and
+    bool are 'float32', 'int64' and 'bool'; a tf/NumPy dtype gives its name; an unknown string is
+    TF 2.21's ``ValueError: Invalid dtype: float``."""
+    from . import backend
+    if dtype is None:
+        return backend.floatx()
+    py = {float: "float32", int: "int64", bool: "bool", str: "string"}
+    if isinstance(dtype, type) and dtype in py:
+        return py[dtype]
+    name = getattr(dtype, "name", None)
+    if not isinstance(name, str):
+        if isinstance(dtype, str):
+            name = dtype
+        else:
+            import numpy as _np
+            try:
+                name = _np.dtype(dtype).name
+            except TypeError:
+                name = str(dtype)
+    if name not in _KERAS_DTYPES:
+        raise ValueError(f"Invalid dtype: {dtype}")
+    return name
+
+
+_interactive_logging = [True]
+
+
+def enable_interactive_logging():
+    """Keras' switch for its progress bars (printed to stdout when enabled, TF 2.21's default; through
+    the ``logging`` module, logger "absl" at INFO, when disabled). tapeflow's Progbar (fit's progress)
+    reads it; Model.summary prints either way (Keras logs it too when disabled)."""
+    _interactive_logging[0] = True
+
+
+def disable_interactive_logging():
+    _interactive_logging[0] = False
+
+
+def is_interactive_logging_enabled():
+    return _interactive_logging[0]
+
+
+# out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+from .._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("keras.utils", "tapeflow.keras.utils")

@@ -177,6 +177,29 @@ def bias_add(value, bias, data_format=None, name=None):
     return M.add(value, bias)
 
 
+def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+    """tf.nn.sufficient_statistics: (count, sum(x - shift), sum((x - shift)^2), shift) over ``axes``;
+    the count in x's dtype, the shift returned as given (None: no shift), as TF 2.21."""
+    from .math_ops import reduce_sum, square, subtract, cast
+    x = convert_to_tensor(x)
+    axes = [a % max(x.shape.rank, 1) for a in ([axes] if isinstance(axes, int) else list(axes))]
+    count = cast(np.prod([tuple(x.shape)[a] for a in axes]) if axes else 1, x.dtype)
+    d = x if shift is None else subtract(x, cast(shift, x.dtype))
+    return (count, reduce_sum(d, axis=axes, keepdims=keepdims), reduce_sum(square(d), axis=axes, keepdims=keepdims),
+            None if shift is None else convert_to_tensor(shift, x.dtype))
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None, variance_epsilon=None,
+                                         scale_after_normalization=None, name=None, input=None,  # noqa: A002
+                                         mean=None, variance=None):
+    """tf.nn.batch_norm_with_global_normalization: batch_normalization with gamma applied only when
+    ``scale_after_normalization`` (TF 2.21's composition; ``input``/``mean``/``variance`` are the
+    new names of ``t``/``m``/``v``)."""
+    x = input if input is not None else t
+    return batch_normalization(x, mean if mean is not None else m, variance if variance is not None else v, beta,
+                               gamma if scale_after_normalization else None, variance_epsilon)
+
+
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """TF's tf.nn.batch_normalization: (x - mean) * scale / sqrt(variance + eps) + offset, in
     TF's order (x * inv + (offset - mean * inv)), offset and scale optional."""
@@ -777,3 +800,252 @@ def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0, bet
 
 
 lrn = local_response_normalization
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """tf.nn.conv_transpose: conv1d/2d/3d_transpose chosen by ``output_shape``'s length (TF 2.21's dispatch
+    and ValueError)."""
+    n = (int(tuple(output_shape.shape)[0]) if isinstance(output_shape, Tensor) else len(output_shape)) - 2
+    if not 1 <= n <= 3:
+        raise ValueError(f"`output_shape` must be of length 3, 4 or 5. Received: output_shape={output_shape} of "
+                         f"length {n + 2}.")
+    op = (conv1d_transpose, conv2d_transpose, conv3d_transpose)[n - 1]
+    kw = {} if data_format is None else {"data_format": data_format}
+    if dilations is not None:
+        kw["dilations"] = dilations
+    return op(input, filters, output_shape, strides, padding=padding, **kw)
+
+
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,  # noqa: A002
+         dilations=None, name=None):
+    """tf.nn.pool: N-D max or average pooling (TF 2.21's pool_v2). With dilations (VALID padding, unit
+    strides, as TF requires) the window's taps are spaced: the max/mean over the shifted slices (a
+    composition, so differentiable and traceable)."""
+    x = convert_to_tensor(input)
+    n = len(window_shape)
+    kind = str(pooling_type).upper()
+    if kind not in ("MAX", "AVG"):
+        raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")   # TF 2.21's text
+    strides = [1] * n if strides is None else list(strides)
+    dil = [1] * n if dilations is None else ([int(dilations)] * n if np.ndim(dilations) == 0 else list(dilations))
+    if all(d == 1 for d in dil):
+        return (max_pool if kind == "MAX" else avg_pool)(x, list(window_shape), strides, padding, data_format)
+    if any(s != 1 for s in strides):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")   # TF 2.21's text
+    if str(padding).upper() != "VALID" or data_format not in (None, "NWC", "NHWC", "NDHWC"):
+        raise NotImplementedError("tf.nn.pool with dilations: padding='VALID' and channels-last only in tapeflow")
+    shape = tuple(x.shape)
+    out = [shape[1 + i] - (window_shape[i] - 1) * dil[i] for i in range(n)]
+    taps = []
+    for off in np.ndindex(*window_shape):
+        idx = (slice(None),) + tuple(slice(o * d, o * d + m) for o, d, m in zip(off, dil, out))
+        taps.append(x[idx])
+    stacked = A.stack(taps, axis=0)
+    return M.reduce_max(stacked, axis=0) if kind == "MAX" else M.reduce_mean(stacked, axis=0)
+
+
+def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
+             name=None):
+    """tf.nn.ctc_loss with dense labels: per example, -log p(labels | logits) summed over the CTC
+    alignments (log_softmax of the logits inside, as TF). The forward (alpha) recursion in log space
+    over the label sequence with blanks between, one step per frame (frames past ``logit_length``
+    leave alpha as it is); the gradient is the tape's through it (TF's is the same derivative,
+    written out). ``blank_index`` None is TF's default, the last class; a negative index counts from
+    the end. Sparse labels and ``unique`` (TF's fast path for precomputed label structure) are not
+    supported. Eagerly and traced (a Python loop over the frames: T steps unrolled)."""
+    from ..core.tensor import Tensor as _T
+    if unique is not None:
+        raise NotImplementedError("tf.nn.ctc_loss(unique=...): the precomputed-label fast path is not supported; "
+                                  "pass unique=None")
+    if not isinstance(labels, _T) and type(labels).__name__ == "SparseTensor":
+        raise NotImplementedError("tf.nn.ctc_loss with SparseTensor labels is not supported: pass dense labels "
+                                  "(batch, max_label_length) and label_length")
+    x = convert_to_tensor(logits)
+    if not x.dtype.is_floating:
+        x = M.cast(x, "float32")
+    if not logits_time_major:
+        x = A.transpose(x, [1, 0, 2])
+    T, B, C = tuple(x.shape)
+    y = M.cast(convert_to_tensor(labels), "int32")
+    L = tuple(y.shape)[1]
+    blank = C - 1 if blank_index is None else int(blank_index) % C
+    lab_len = M.cast(convert_to_tensor(label_length), "int32")
+    log_len = M.cast(convert_to_tensor(logit_length), "int32")
+    lp = log_softmax(x, axis=-1)                                     # (T, B, C)
+    S = 2 * L + 1
+    # the extended label sequence: blank, l1, blank, l2, ..., blank
+    ext = A.reshape(A.stack([A.fill([B, L], blank), y], axis=2), [B, 2 * L])
+    ext = A.concat([ext, A.fill([B, 1], blank)], axis=1)            # (B, S)
+    onehot = M.cast(A.one_hot(ext, C), x.dtype)                      # (B, S, C)
+    lp_ext = M.einsum("tbc,bsc->tbs", lp, onehot)                    # (T, B, S)
+    # a label may follow the one two back (skipping a blank) unless it repeats it
+    prev2 = A.concat([A.fill([B, 2], -1), ext[:, :-2]], axis=1)
+    s_idx = A.range(S)
+    skip = M.logical_and(M.equal(s_idx % 2, 1), M.not_equal(ext, prev2))
+    neg = M.cast(-1e30, x.dtype)   # log(0): finite, so logsumexp of three "zeros" has a gradient (0)
+    valid = M.less(s_idx[None, :], 2 * lab_len[:, None] + 1)        # positions inside this example's sequence
+    init = M.where(M.logical_and(M.less(s_idx, 2)[None, :], valid), lp_ext[0], A.fill([B, S], neg))
+    alpha = init
+    for t in range(1, T):
+        a1 = A.concat([A.fill([B, 1], neg), alpha[:, :-1]], axis=1)
+        a2 = M.where(skip, A.concat([A.fill([B, 2], neg), alpha[:, :-2]], axis=1), A.fill([B, S], neg))
+        new = M.reduce_logsumexp(A.stack([alpha, a1, a2], axis=0), axis=0) + lp_ext[t]
+        alpha = M.where(M.less(t, log_len)[:, None], new, alpha)
+    end = 2 * lab_len                                                # the last blank, then the last label
+    last = M.reduce_sum(alpha * M.cast(A.one_hot(end, S), x.dtype), axis=1)
+    prev = M.reduce_sum(alpha * M.cast(A.one_hot(end - 1, S), x.dtype), axis=1)
+    both = M.reduce_logsumexp(A.stack([last, M.where(M.greater(lab_len, 0), prev, A.fill([B], neg))], axis=0), axis=0)
+    return -both
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", output_dtype="int64",  # noqa: A002
+                         include_batch_in_index=False, name=None):
+    """tf.nn.max_pool_with_argmax: 2-D max pooling (NHWC) and the flat index of each maximum,
+    ``(y * width + x) * channels + c`` (plus ``b * height * width * channels`` with
+    ``include_batch_in_index``), the first maximum of a window winning ties, as TF 2.21. The windows
+    are shifted strided slices of the input padded with -inf (SAME), stacked: the max's gradient is
+    reduce_max's, traceable."""
+    if data_format != "NHWC":
+        raise ValueError(f"`data_format` values other  than 'NHWC' are not supported. Received: "
+                         f"data_format={data_format}")   # TF 2.21's text (two spaces included)
+    x = convert_to_tensor(input)
+    n, h, w, c = tuple(x.shape)
+
+    def pair(v, what):
+        v = [v] * 2 if np.ndim(v) == 0 else list(v)
+        return [int(v[1]), int(v[2])] if len(v) == 4 else [int(v[0]), int(v[-1])]
+    kh, kw = pair(ksize, "ksize")
+    sh, sw = pair(strides, "strides")
+    if str(padding).upper() == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+        ph, pw = max((oh - 1) * sh + kh - h, 0), max((ow - 1) * sw + kw - w, 0)
+        top, left = ph // 2, pw // 2
+        lowest = np.finfo(x.dtype.np).min if x.dtype.is_floating else np.iinfo(x.dtype.np).min
+        xp = A.pad(x, [[0, 0], [top, ph - top], [left, pw - left], [0, 0]], constant_values=-np.inf
+                   if x.dtype.is_floating else lowest)
+    else:
+        oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+        top = left = 0
+        xp = x
+    taps, pos = [], []
+    for dy in range(kh):
+        for dx in range(kw):
+            taps.append(xp[:, dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw, :])
+            pos.append((dy, dx))
+    stacked = A.stack(taps, axis=0)                                  # (kh*kw, n, oh, ow, c)
+    out = M.reduce_max(stacked, axis=0)
+    k = M.argmax(stacked, axis=0, output_type="int64")               # the first maximum
+    dy = M.cast(A.gather(np.array([p[0] for p in pos], np.int64), k), "int64")
+    dx = M.cast(A.gather(np.array([p[1] for p in pos], np.int64), k), "int64")
+    yy = dy + np.arange(oh, dtype=np.int64)[None, :, None, None] * sh - top
+    xx = dx + np.arange(ow, dtype=np.int64)[None, None, :, None] * sw - left
+    idx = (yy * w + xx) * c + np.arange(c, dtype=np.int64)[None, None, None, :]
+    if include_batch_in_index:
+        idx = idx + np.arange(n, dtype=np.int64)[:, None, None, None] * (h * w * c)
+    return out, M.cast(idx, output_dtype)
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
+                            allow_fast_lookup=False):
+    """tf.nn.embedding_lookup_sparse: per row of the SparseTensor ``sp_ids``, its ids' embeddings
+    (clipped to ``max_norm``) combined by ``combiner`` ('mean', the default; 'sum'; 'sqrtn': the sum over
+    the root of the summed squared weights), weighted by ``sp_weights``' values if given. As TF 2.21, the
+    result has (largest row with an id) + 1 rows, rows without ids are zeros, and duplicate ids count
+    twice. Composed of gather and segment sums: TF's values and gradient (dense here, IndexedSlices in TF).
+    Eager: the row count depends on the ids."""
+    from ..core.state import STATE
+    from .segment_ops import unsorted_segment_sum
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")   # TF 2.21's text
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.embedding_lookup_sparse inside tapeflow.function: its row count is the "
+                                  "largest row id + 1, known when it runs; call it eagerly (or tf.nn.embedding_lookup "
+                                  "with dense ids)")
+    ind = np.asarray(sp_ids.indices.numpy())
+    seg = ind[:, 0].astype(np.int64) if ind.size else np.zeros(0, np.int64)
+    n = int(seg.max()) + 1 if seg.size else 0
+    emb = embedding_lookup(params, sp_ids.values, max_norm=max_norm)
+    if sp_weights is None:
+        w = A.ones_like(M.cast(sp_ids.values, emb.dtype))
+    else:
+        w = M.cast(sp_weights.values, emb.dtype)
+    total = unsorted_segment_sum(emb * w[:, None], seg, n)
+    if combiner == "sum":
+        return total
+    denom = unsorted_segment_sum(w if combiner == "mean" else M.square(w), seg, n)
+    if combiner == "sqrtn":
+        denom = M.sqrt(denom)
+    return M.divide_no_nan(total, denom[:, None])
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, max_norm=None, name=None, allow_fast_lookup=False):
+    """tf.nn.safe_embedding_lookup_sparse: embedding_lookup_sparse after dropping ids < 0 and weights
+    <= 0, with one row per row of ``sparse_ids`` (its dense_shape[0]), empty rows given ``default_id``'s
+    embedding or zeros (TF 2.21's rules; 2-D ids)."""
+    from ..sparse import SparseTensor
+    ind = np.asarray(sparse_ids.indices.numpy())
+    ids = np.asarray(sparse_ids.values.numpy())
+    keep = ids >= 0
+    wv = None
+    if sparse_weights is not None:
+        wv = np.asarray(sparse_weights.values.numpy())
+        keep &= wv > 0
+    rows = int(np.asarray(sparse_ids.dense_shape.numpy())[0])
+    shape = sparse_ids.dense_shape
+    ids_k = SparseTensor(ind[keep].reshape(-1, ind.shape[1]), ids[keep], shape)
+    w_k = None if wv is None else SparseTensor(ind[keep].reshape(-1, ind.shape[1]), wv[keep], shape)
+    # the empty rows get default_id (weight 1) or stay empty (zeros), as TF's sparse.fill_empty_rows
+    present = set(ind[keep][:, 0].tolist())
+    empty = [r for r in range(rows) if r not in present]
+    if default_id is not None and empty:
+        extra = np.array([[r] + [0] * (ind.shape[1] - 1) for r in empty], np.int64)
+        order = np.argsort(np.concatenate([ind[keep][:, 0], extra[:, 0]]), kind="stable")
+        all_ind = np.concatenate([ind[keep].reshape(-1, ind.shape[1]), extra])[order]
+        ids_k = SparseTensor(all_ind, np.concatenate([ids[keep], np.full(len(empty), default_id, ids.dtype)])[order],
+                             shape)
+        if wv is not None:
+            w_k = SparseTensor(all_ind, np.concatenate([wv[keep], np.ones(len(empty), wv.dtype)])[order], shape)
+    out = embedding_lookup_sparse(embedding_weights, ids_k, w_k, combiner=combiner, max_norm=max_norm)
+    got = tuple(out.shape)[0]
+    if got < rows:   # trailing empty rows: zeros
+        out = A.concat([out, A.zeros([rows - got] + list(out.shape)[1:], out.dtype)], axis=0)
+    return out
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+    """tf.nn.ctc_greedy_decoder: per example, the argmax class of each frame up to its length, repeats
+    merged (``merge_repeated``) then blanks dropped (``blank_index``, default the last class): a list of
+    one SparseTensor (batch, longest decode) and the negative sum of the chosen logits, (batch, 1), as
+    TF 2.21. Time-major ``inputs`` (max_time, batch, classes). Eager: the decodes' lengths depend on
+    the values."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.ctc_greedy_decoder inside tapeflow.function: its output's size depends on "
+                                  "the values; call it eagerly")
+    x = np.asarray(convert_to_tensor(inputs).numpy())
+    lens = np.asarray(convert_to_tensor(sequence_length).numpy()).astype(np.int64).ravel()
+    t, b, c = x.shape
+    blank = c - 1 if blank_index is None else int(blank_index) % c
+    ind, vals, neg, width = [], [], np.zeros((b, 1), x.dtype), 0
+    for i in range(b):
+        n = int(lens[i])
+        best = np.argmax(x[:n, i], axis=-1)
+        acc = x.dtype.type(0)
+        for v in np.max(x[:n, i], axis=-1):   # TF's order: one frame at a time (NumPy's pairwise sum rounds
+            acc = acc - v                       # differently in the last bit)
+        neg[i, 0] = acc
+        out, prev = [], -1
+        for k in best.tolist():
+            if k != blank and not (merge_repeated and k == prev):
+                out.append(k)
+            prev = k
+        width = max(width, len(out))
+        ind += [[i, j] for j in range(len(out))]
+        vals += out
+    sp = SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
+                      np.asarray([b, width], np.int64))
+    return [sp], Tensor(neg)

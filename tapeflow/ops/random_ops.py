@@ -9,6 +9,8 @@ An op-level ``seed=`` derives a stream from (global seed, op seed), as TF.
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ..core import dtypes as _dt
@@ -21,13 +23,41 @@ from ..core.primitives import random as RP
 from ..core.primitives import reductions as R
 from . import math_ops as M
 from ..core.aval import fmt_shape
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError, UnimplementedError
 
 
 def _state_from_seed(seed):
     """TF's create_rng_state(seed, "philox"): the int cut into 3 x 64-bit words, low first."""
     seed = int(seed) % (1 << 192)
     return np.array([(seed >> (64 * i)) & ((1 << 64) - 1) for i in range(3)], np.uint64).view(np.int64)
+
+
+class Algorithm(enum.Enum):
+    """``tf.random.Algorithm`` (TF 2.21's values). tapeflow's Generators and stateless ops are Philox:
+    AUTO_SELECT picks it, as TF on the CPU; THREEFRY is refused as TF refuses it without XLA."""
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _check_alg(alg):
+    """None, an Algorithm, its name or its number -> the Algorithm; THREEFRY raises TF's error."""
+    if alg is None:
+        return Algorithm.AUTO_SELECT
+    if isinstance(alg, Algorithm):
+        a = alg
+    elif isinstance(alg, str) and alg.lower() in ("philox", "threefry", "auto_select"):
+        a = Algorithm[alg.upper()]
+    elif isinstance(alg, (int, np.integer)) and int(alg) in (1, 2, 3):
+        a = Algorithm(int(alg))
+    else:
+        # TF 2.21's text
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
+                         "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
+    if a is Algorithm.THREEFRY:
+        # TF 2.21 raises this at the first draw; tapeflow when the generator is made
+        raise UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry algorithm.")
+    return a
 
 
 class Generator(Module):
@@ -44,6 +74,7 @@ class Generator(Module):
 
     def __init__(self, copy_from=None, state=None, alg=None, *, _np=None):
         super().__init__(name="generator")
+        _check_alg(alg)
         self.seed = None
         if _np is not None:  # NumPy-backed (the global stream and op-seeded streams)
             self._gen = _np

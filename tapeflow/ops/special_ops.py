@@ -186,3 +186,230 @@ def erfcinv(x, name=None):
     """The inverse of erfc: erfinv(1 - x)."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     return cast(erfinv(subtract(1.0, cast(x, np.float64))), aval_of(x).dtype)   # (1 - x in float64, as ndtri)
+
+
+def timestamp(name=None):
+    """tf.timestamp: seconds since the epoch, a float64 scalar. Inside tapeflow.function it is one
+    py_call (an effect, run at every call: TF's op is stateful), not a constant of the trace."""
+    import time
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda: np.float64(time.time()), [], TensorSpec([], "float64"))
+    return Tensor(np.asarray(time.time(), np.float64))
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """tf.guarantee_const (deprecated in TF, still exported): the identity; TF's promise that the
+    value is constant is a Grappler hint with no effect on values."""
+    from .array_ops import identity
+    return identity(input)
+
+
+def bitcast(input, type, name=None):  # noqa: A002
+    """tf.bitcast: the same bytes as another dtype (NumPy's view, little-endian as TF on x86). A wider
+    target eats the last dimension (which must be the size ratio), a narrower one appends it (TF 2.21's
+    shapes). No gradient, as TF. Traced: one py_call with the static output shape."""
+    from ..core import dtypes as _dtypes
+    x = convert_to_tensor(input)
+    dt = _dtypes.as_dtype(type)
+    src, dst = x.dtype.np.itemsize, dt.np.itemsize
+    shape = list(x.shape)
+    if x.dtype.is_string or dt.is_string or x.dtype.name == "bool" or dt.name == "bool":
+        raise InvalidArgumentTypeError(f"bitcast: {x.dtype.name} -> {dt.name}: numeric dtypes only")
+    if src > dst:
+        out_shape = shape + [src // dst]
+    elif src < dst:
+        if not shape or shape[-1] != dst // src:
+            # TF 2.21's text: "Cannot bitcast from 4 to 3" (the target size, the last dimension)
+            raise InvalidArgumentError(f"Cannot bitcast from {dst} to {shape[-1] if shape else 'a scalar'}: the last "
+                                       f"dimension of a {x.dtype.name} {tuple(shape)} input must be {dst // src} to "
+                                       f"make one {dt.name}")
+        out_shape = shape[:-1]
+    else:
+        out_shape = shape
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda a: np.ascontiguousarray(a).view(dt.np).reshape(out_shape), [x],
+                              TensorSpec(out_shape, dt))
+    return Tensor(np.ascontiguousarray(x.numpy()).view(dt.np).reshape(out_shape))
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """tf.dynamic_partition: ``num_partitions`` tensors, the i-th holding the slices of ``data``
+    whose partition is i, in order. Each is a boolean_mask (so traced with an unknown first
+    dimension, and differentiable: TF's gradient, the slices scattered back). Eagerly a partition
+    outside [0, num_partitions) raises TF 2.21's InvalidArgumentError."""
+    from .array_ops import boolean_mask
+    from .math_ops import equal
+    from ..core.state import STATE
+    x = convert_to_tensor(data)
+    p = convert_to_tensor(partitions)
+    n = int(num_partitions)
+    ps, xs = tuple(p.shape), tuple(x.shape)
+    if xs[:len(ps)] != ps:
+        # TF 2.21's text
+        raise InvalidArgumentError(f"data.shape must start with partitions.shape, got data.shape = {list(xs)}, "
+                                   f"partitions.shape = {list(ps)}")
+    if STATE.trace is None:
+        flat = np.asarray(p.numpy()).ravel()
+        bad = np.flatnonzero((flat < 0) | (flat >= n))
+        if bad.size:
+            raise InvalidArgumentError(f"partitions[{bad[0]}] = {flat[bad[0]]} is not in [0, {n})")
+    return [boolean_mask(x, equal(p, i)) for i in range(n)]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """tf.dynamic_stitch: ``merged[indices[m][i]] = data[m][i]``, later writes winning, unwritten
+    rows zero, the length max(index) + 1. TF's gradient: each ``data[m]`` gets ``gather(grad,
+    indices[m])``, overwritten entries included (a custom gradient, as TF's op defines it). Eager
+    only: the output length depends on the indices' values, which a trace does not know."""
+    from ..core.state import STATE
+    from ..autodiff import custom_gradient
+    from .array_ops import gather
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.dynamic_stitch inside tapeflow.function: its output length is max(indices) + 1, "
+                                  "known only when it runs; call it eagerly, or scatter into a tensor of known length "
+                                  "(tf.tensor_scatter_nd_update)")
+    idx = [convert_to_tensor(i) for i in indices]
+    vals = [convert_to_tensor(d) for d in data]
+    for m, (i, d) in enumerate(zip(idx, vals)):
+        if tuple(d.shape)[:len(i.shape)] != tuple(i.shape):
+            # TF 2.21's text
+            raise InvalidArgumentError(f"data[{m}].shape = {list(d.shape)} does not start with indices[{m}].shape = "
+                                       f"{list(i.shape)}")
+    flat_idx = np.concatenate([np.asarray(i.numpy()).ravel() for i in idx]).astype(np.int64)
+    neg = np.flatnonzero(flat_idx < 0)
+    if neg.size:
+        raise InvalidArgumentError(f"indices[{neg[0]}] is out of range")
+    rows = [tuple(d.shape)[len(i.shape):] for i, d in zip(idx, vals)]
+    size = int(flat_idx.max()) + 1 if flat_idx.size else 0
+    last = np.full(size, -1, np.int64)
+    last[flat_idx] = np.arange(flat_idx.size)   # NumPy's fancy assignment: the last write wins
+    row_shape = rows[0] if rows else ()
+
+    @custom_gradient
+    def stitch(*vs):
+        flat = np.concatenate([np.asarray(v.numpy()).reshape((-1,) + row_shape) for v in vs]) if vs else \
+            np.zeros((0,) + row_shape)
+        out = np.zeros((size,) + row_shape, flat.dtype)
+        out[last >= 0] = flat[last[last >= 0]]
+
+        def grad(dy):
+            return [gather(dy, i) for i in idx]
+        return Tensor(out), grad
+    return stitch(*vals)
+
+
+def _block_args(block_shape, pairs, what):
+    b = [int(v) for v in np.asarray(convert_to_tensor(block_shape).numpy()).ravel()]
+    p = np.asarray(convert_to_tensor(pairs).numpy()).astype(np.int64).reshape(-1, 2) if pairs is not None else \
+        np.zeros((len(b), 2), np.int64)
+    if p.shape[0] != len(b):
+        raise InvalidArgumentError(f"{what} should have shape [{len(b)}, 2] (one pair per block dimension), got "
+                                   f"{list(p.shape)}")
+    return b, p
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """tf.space_to_batch_nd (tf.space_to_batch, tf.nn.space_to_batch in TF 2): pad the M spatial
+    dimensions after the batch, cut them into ``block_shape`` blocks and move the block offsets into
+    the batch (TF's pad, reshape, transpose, reshape: differentiable and traceable as those are)."""
+    from .array_ops import pad, reshape, transpose
+    x = convert_to_tensor(input)
+    b, p = _block_args(block_shape, paddings, "paddings")
+    m = len(b)
+    shape = list(x.shape)
+    full = [[0, 0]] + p.tolist() + [[0, 0]] * (len(shape) - 1 - m)
+    padded = [shape[1 + i] + int(p[i, 0]) + int(p[i, 1]) for i in range(m)]
+    for i in range(m):
+        if padded[i] % b[i]:
+            # TF 2.21's text
+            raise InvalidArgumentError(f"padded_shape[{i}]={padded[i]} is not divisible by block_shape[{i}]={b[i]}")
+    y = pad(x, full) if p.any() else x
+    rest = shape[1 + m:]
+    y = reshape(y, [shape[0]] + [v for i in range(m) for v in (padded[i] // b[i], b[i])] + rest)
+    perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, 1 + 2 * m +
+                                                                                          len(rest)))
+    y = transpose(y, perm)
+    return reshape(y, [shape[0] * int(np.prod(b))] + [padded[i] // b[i] for i in range(m)] + rest)
+
+
+def batch_to_space(input, block_shape, crops, name=None):  # noqa: A002
+    """tf.batch_to_space (TF 2's batch_to_space_nd): the inverse of space_to_batch_nd, then ``crops``."""
+    from .array_ops import reshape, transpose
+    x = convert_to_tensor(input)
+    b, c = _block_args(block_shape, crops, "crops")
+    m = len(b)
+    shape = list(x.shape)
+    nb = int(np.prod(b))
+    if shape[0] % nb:
+        # TF 2.21's text
+        raise InvalidArgumentError(f"Input batch dimension ({shape[0]}) is not divisible by product of block sizes "
+                                   f"({nb})")
+    batch = shape[0] // nb
+    spatial, rest = shape[1:1 + m], shape[1 + m:]
+    y = reshape(x, b + [batch] + spatial + rest)
+    perm = [m] + [v for i in range(m) for v in (m + 1 + i, i)] + list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    y = transpose(y, perm)
+    full = [spatial[i] * b[i] for i in range(m)]
+    y = reshape(y, [batch] + full + rest)
+    if c.any():
+        y = y[(slice(None),) + tuple(slice(int(c[i, 0]), full[i] - int(c[i, 1])) for i in range(m))]
+    return y
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """tf.required_space_to_batch_paddings: (paddings, crops) making ``input_shape`` plus
+    ``base_paddings`` divisible by ``block_shape`` (the extra padding at the end, cropped back)."""
+    shp = np.asarray(convert_to_tensor(input_shape).numpy()).astype(np.int32).ravel()
+    blk = np.asarray(convert_to_tensor(block_shape).numpy()).astype(np.int32).ravel()
+    base = np.zeros((len(blk), 2), np.int32) if base_paddings is None else \
+        np.asarray(convert_to_tensor(base_paddings).numpy()).astype(np.int32).reshape(-1, 2)
+    full = shp + base[:, 0] + base[:, 1]
+    extra = (blk - full % blk) % blk
+    paddings = np.stack([base[:, 0], base[:, 1] + extra], 1)
+    crops = np.stack([np.zeros_like(extra), extra], 1)
+    return Tensor(paddings), Tensor(crops)
+
+
+def _fingerprint_rows(a):
+    import struct
+    from ..util.farmhash import fingerprint64
+    n = a.shape[0]
+    out = np.zeros((n, 8), np.uint8)
+    if a.dtype == object:
+        # TF: a row of one string is that string's fingerprint; a longer row, the fingerprint of its strings'
+        # fingerprints (8 little-endian bytes each)
+        rows = a.reshape(n, int(np.prod(a.shape[1:])))
+        for i in range(n):
+            b = [s if isinstance(s, bytes) else str(s).encode() for s in rows[i]]
+            v = fingerprint64(b[0]) if len(b) == 1 else fingerprint64(b"".join(struct.pack("<Q", fingerprint64(s))
+                                                                             for s in b))
+            out[i] = np.frombuffer(struct.pack("<Q", v), np.uint8)
+    else:
+        rows = np.ascontiguousarray(a).reshape(n, int(np.prod(a.shape[1:])))
+        for i in range(n):
+            out[i] = np.frombuffer(struct.pack("<Q", fingerprint64(rows[i].tobytes())), np.uint8)
+    return out
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """tf.fingerprint: FarmHash Fingerprint64 of each row (the first dimension) of ``data``, as 8
+    little-endian bytes: (rows, 8) uint8, TF 2.21's bytes (numbers: the row's bytes; strings: see
+    ``_fingerprint_rows``). Traced: one py_call."""
+    if method != "farmhash64":
+        raise InvalidArgumentError(f"Unsupported fingerprint method: {method}")   # TF 2.21's text
+    x = convert_to_tensor(data)
+    if x.shape.rank == 0:
+        raise InvalidArgumentError(f"`data` should have at least one dimension: {list(x.shape)}")
+    from ..core.state import STATE
+    if STATE.trace is not None:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        return numpy_function(lambda a: _fingerprint_rows(np.asarray(a)), [x], TensorSpec([tuple(x.shape)[0], 8],
+                                                                                          "uint8"))
+    return Tensor(_fingerprint_rows(np.asarray(x.numpy())))

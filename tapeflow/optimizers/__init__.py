@@ -48,3 +48,9 @@ class legacy:  # noqa: N801  (tf.keras.optimizers.legacy.Adam etc. map to the sa
     Adam = Adam
     RMSprop = RMSprop
     Adagrad = Adagrad
+
+
+# wave 20 (api20): Keras 3's Ftrl and Lamb
+from .first_order import Ftrl, Lamb  # noqa: E402
+__all__ += ["Ftrl", "Lamb"]
+_BY_NAME.update(ftrl=Ftrl, lamb=Lamb)

@@ -419,3 +419,118 @@ class Lion(Optimizer):
         cfg = super().get_config()
         cfg.update(beta_1=self.beta_1, beta_2=self.beta_2)
         return cfg
+
+
+class Ftrl(Optimizer):
+    """Keras 3's FTRL-Proximal (TF 2.21): per coordinate, with ``n`` the accumulator and ``z`` the
+    linear slot, ``p = -learning_rate_power``::
+
+        n' = n + g^2;   z += (g + 2 l2_shrinkage w) - (n'^p - n^p) / lr * w
+        w = (clip(z, -l1, l1) - z) / (n'^p / lr + 2 (l2 + beta / (2 lr)));   n = n'
+
+    Written on the op path only (``_update_step``): ``n^p`` for any power is outside the rules'
+    elementwise vocabulary, and FTRL is a sparse-features optimizer, not a hot one here."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 l2_shrinkage_regularization_strength=0.0, beta=0.0, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name="ftrl", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        # Keras 3's checks and texts (ValueError)
+        for arg, value, sign in (("initial_accumulator_value", initial_accumulator_value, "positive"),
+                                 ("learning_rate_power", learning_rate_power, "negative"),
+                                 ("l1_regularization_strength", l1_regularization_strength, "positive"),
+                                 ("l2_regularization_strength", l2_regularization_strength, "positive"),
+                                 ("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength,
+                                  "positive")):
+            if (value < 0.0) if sign == "positive" else (value > 0.0):
+                raise ValueError(f"`{arg}` needs to be {sign} or zero. Received: {arg}={value}.")
+        self.learning_rate_power = float(learning_rate_power)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.l1_regularization_strength = float(l1_regularization_strength)
+        self.l2_regularization_strength = float(l2_regularization_strength)
+        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
+        self.beta = float(beta)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "accumulator", self.initial_accumulator_value)
+        self.add_slot(var, "linear")
+
+    def _update_step(self, grad, var, lr):
+        # Keras 3's update_step, operation for operation (its rounding in the variable's dtype)
+        accum, linear = self.get_slot(var, "accumulator"), self.get_slot(var, "linear")
+        w, n = var.read_value(), accum.read_value()
+        g = M.cast(grad, var.dtype)
+        p = -self.learning_rate_power
+        l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
+        g_use = g + (2 * self.l2_shrinkage_regularization_strength) * w
+        new_n = n + M.square(g)
+        new_z = linear.read_value() + (g_use - (M.pow(new_n, p) - M.pow(n, p)) / lr * w)
+        linear.assign(new_z)
+        quadratic = M.pow(new_n, p) / lr + 2 * l2
+        l1 = self.l1_regularization_strength
+        var.assign((M.clip_by_value(new_z, -l1, l1) - new_z) / quadratic)
+        accum.assign(new_n)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(learning_rate_power=self.learning_rate_power,
+                   initial_accumulator_value=self.initial_accumulator_value,
+                   l1_regularization_strength=self.l1_regularization_strength,
+                   l2_regularization_strength=self.l2_regularization_strength,
+                   l2_shrinkage_regularization_strength=self.l2_shrinkage_regularization_strength, beta=self.beta)
+        return cfg
+
+
+__all__.append("Ftrl")
+
+
+class Lamb(Optimizer):
+    """Keras 3's LAMB (TF 2.21): Adam's moments, then the update scaled per variable by the trust
+    ratio ``||w|| / ||update||`` (1 when either norm is 0)::
+
+        m += (g - m)(1 - b1);  v += (g^2 - v)(1 - b2)
+        u = (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps);  w -= ratio * lr * u
+
+    On the op path (``_update_step``): the norms are reductions over the whole variable, outside the
+    rules' elementwise vocabulary."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name="lamb", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _create_slots(self, var):
+        self.add_slot(var, "momentum")
+        self.add_slot(var, "velocity")
+
+    def _update_step(self, grad, var, lr):
+        # Keras 3's update_step, operation for operation (its rounding in the variable's dtype)
+        m_slot, v_slot = self.get_slot(var, "momentum"), self.get_slot(var, "velocity")
+        g = M.cast(grad, var.dtype)
+        t = M.cast(self.iterations + 1, var.dtype)
+        b1_power = M.pow(M.cast(self.beta_1, var.dtype), t)
+        b2_power = M.pow(M.cast(self.beta_2, var.dtype), t)
+        m = m_slot.read_value()
+        v = v_slot.read_value()
+        m = m + (g - m) * (1 - self.beta_1)
+        v = v + (M.square(g) - v) * (1 - self.beta_2)
+        m_slot.assign(m)
+        v_slot.assign(v)
+        update = (m / (1.0 - b1_power)) / (M.sqrt(v / (1.0 - b2_power)) + self.epsilon)
+        w = var.read_value()
+        w_norm = M.sqrt(M.reduce_sum(M.pow(w, 2)))
+        g_norm = M.sqrt(M.reduce_sum(M.pow(update, 2)))
+        one = M.cast(1.0, var.dtype)
+        ratio = M.where(M.greater(w_norm, 0), M.where(M.greater(g_norm, 0), w_norm / g_norm, one), one)
+        var.assign(w - ratio * lr * update)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
+        return cfg
+
+
+__all__.append("Lamb")

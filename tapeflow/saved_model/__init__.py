@@ -57,6 +57,22 @@ DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 VARIABLES_DIRECTORY = "variables"
 VARIABLES_FILENAME = "variables"
 ASSETS_DIRECTORY = "assets"
+# TF 2.21's tf.saved_model constants (signature-def keys and method names of TF Serving's APIs; file
+# names of its format), the same strings, so programs that build signatures with them run unchanged
+ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+SAVED_MODEL_SCHEMA_VERSION = 1
+CLASSIFY_INPUTS = "inputs"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+CLASSIFY_OUTPUT_CLASSES = "classes"
+CLASSIFY_OUTPUT_SCORES = "scores"
+PREDICT_INPUTS = "inputs"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+PREDICT_OUTPUTS = "outputs"
+REGRESS_INPUTS = "inputs"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+REGRESS_OUTPUTS = "outputs"
 SERVING, TRAINING, GPU, TPU = "serve", "train", "gpu", "tpu"
 _ARRAYS = os.path.join("functions", "arrays")
 

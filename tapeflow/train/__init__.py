@@ -20,11 +20,13 @@ from .storage import (CheckpointError, CheckpointNotFoundError, CorruptCheckpoin
                       CheckpointMismatchError)
 from .trackable import collect as list_checkpoint_keys  # noqa: F401
 from .example import Example, Features, Feature, BytesList, FloatList, Int64List  # noqa: F401
+from .moving_averages import ExponentialMovingAverage  # noqa: F401
+from .checkpoint import CheckpointOptions  # noqa: F401
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "latest_checkpoint", "get_checkpoint_state",
            "save_weights", "load_weights", "CheckpointError", "CheckpointNotFoundError", "CorruptCheckpointError",
            "CheckpointMismatchError", "Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
-           "list_variables", "load_checkpoint", "load_variable"]
+           "list_variables", "load_checkpoint", "load_variable", "ExponentialMovingAverage", "CheckpointOptions"]
 
 
 def list_variables(ckpt_dir_or_file):
@@ -71,3 +73,35 @@ def load_variable(ckpt_dir_or_file, name):
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("train", "tapeflow.train")
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """tf.train.checkpoints_iterator: yield each new checkpoint path of ``checkpoint_dir`` as it
+    appears (``latest_checkpoint``), at most one per ``min_interval_secs``; stop when none comes
+    within ``timeout`` seconds, unless ``timeout_fn()`` says to keep waiting (TF 2.21's loop)."""
+    import time
+    last = None
+    while True:
+        deadline = None if timeout is None else time.time() + timeout
+        path = None
+        while True:
+            path = latest_checkpoint(checkpoint_dir)
+            if path is not None and path != last:
+                break
+            if deadline is not None and time.time() + 1 > deadline:
+                path = None
+                break
+            time.sleep(1 if deadline is None else max(0.0, min(1.0, deadline - time.time())))
+        if path is None:
+            if timeout_fn is not None and not timeout_fn():
+                continue
+            return
+        start = time.time()
+        last = path
+        yield path
+        wait = start + min_interval_secs - time.time()
+        if wait > 0:
+            time.sleep(wait)
+
+
+__all__.append("checkpoints_iterator")

@@ -603,3 +603,18 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, options=No
 
 
 __all__ += ["CheckpointError"]
+
+
+class CheckpointOptions:
+    """tf.train.CheckpointOptions (TF 2.21's arguments): accepted by save/restore/write/read and
+    recorded; tapeflow writes one local file set synchronously, so none changes what is written."""
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False, experimental_sharding_callback=None,
+                 experimental_skip_slot_variables=False):
+        self.experimental_io_device = experimental_io_device
+        self.experimental_enable_async_checkpoint = bool(experimental_enable_async_checkpoint)
+        self.enable_async = bool(enable_async) or self.experimental_enable_async_checkpoint
+        self.experimental_write_callbacks = experimental_write_callbacks
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.experimental_skip_slot_variables = bool(experimental_skip_slot_variables)

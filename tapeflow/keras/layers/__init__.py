@@ -65,4 +65,7 @@ def __getattr__(name):
         from ...saved_model.keras_export import tfsm_layer_class
         cls = globals()["TFSMLayer"] = tfsm_layer_class()
         return cls
+    from ..._unsupported import NAMES, unsupported_name
+    if f"keras.layers.{name}" in NAMES:   # other backends' wrappers (JaxLayer, ...): say so
+        raise unsupported_name(f"keras.layers.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
