@@ -13,31 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import data as _data
-from ._image_utils import _check_split, _split, index_directory
+from ._image_utils import _check_split, _split, index_directory, read_labelled_files
 
 ALLOWED_FORMATS = (".wav",)
 
 
 def _audio_dataset(paths, labels, label_mode, num_classes, output_sequence_length, shuffle, buffer, seed):
     from .. import audio as _audio, io as _io
-    ds = _data.Dataset.from_tensor_slices(list(paths))
-    if label_mode:
-        y = np.asarray(labels, dtype=np.int32)   # TF: from_tensor_slices of the Python ints: int32
-        if label_mode == "binary":
-            y = y.astype(np.float32)[:, None]
-        elif label_mode == "categorical":
-            y = np.eye(num_classes, dtype=np.float32)[y] if len(y) else np.zeros((0, num_classes), np.float32)
-        ds = _data.Dataset.zip((ds, _data.Dataset.from_tensor_slices(y)))
-    if shuffle:   # Keras shuffles the (path, label) pairs, then reads the files
-        ds = ds.shuffle(buffer_size=buffer, seed=seed)
     n = -1 if output_sequence_length is None else int(output_sequence_length)
 
     def read(path):
         return _audio.decode_wav(_io.read_file(path), desired_samples=n)[0]
-    if label_mode:
-        return ds.map(lambda p, y: (read(p), y))
-    return ds.map(read)
+    return read_labelled_files(paths, labels, label_mode, num_classes, shuffle, buffer, seed, read)
 
 
 def audio_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,

@@ -523,3 +523,22 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last",
     if first:
         img = A.transpose(img, tuple(perm.index(i) for i in range(len(perm))))
     return np.array(img) if isinstance(x, np.ndarray) else img
+
+
+def read_labelled_files(paths, labels, label_mode, num_classes, shuffle, buffer, seed, read):
+    """The dataset of a text or audio ``*_dataset_from_directory``: the paths (and their labels, in
+    ``label_mode``'s form) shuffled as Keras shuffles them, the (path, label) pairs first, then each
+    file read by ``read(path)``."""
+    ds = _data.Dataset.from_tensor_slices(list(paths))
+    if label_mode:
+        y = np.asarray(labels, dtype=np.int32)   # TF: from_tensor_slices of the Python ints: int32
+        if label_mode == "binary":
+            y = y.astype(np.float32)[:, None]
+        elif label_mode == "categorical":
+            y = np.eye(num_classes, dtype=np.float32)[y] if len(y) else np.zeros((0, num_classes), np.float32)
+        ds = _data.Dataset.zip((ds, _data.Dataset.from_tensor_slices(y)))
+    if shuffle:
+        ds = ds.shuffle(buffer_size=buffer, seed=seed)
+    if label_mode:
+        return ds.map(lambda p, y: (read(p), y))
+    return ds.map(read)

@@ -11,30 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import data as _data
-from ._image_utils import _check_split, _split, index_directory
+from ._image_utils import _check_split, _split, index_directory, read_labelled_files
 
 
 def _text_dataset(paths, labels, label_mode, num_classes, max_length, shuffle, buffer, seed):
     from .. import io as _io
     from .. import strings as _strings
-    ds = _data.Dataset.from_tensor_slices(list(paths))
-    if label_mode:
-        y = np.asarray(labels, dtype=np.int32)   # TF: from_tensor_slices of the Python ints: int32
-        if label_mode == "binary":
-            y = y.astype(np.float32)[:, None]
-        elif label_mode == "categorical":
-            y = np.eye(num_classes, dtype=np.float32)[y] if len(y) else np.zeros((0, num_classes), np.float32)
-        ds = _data.Dataset.zip((ds, _data.Dataset.from_tensor_slices(y)))
-    if shuffle:   # Keras shuffles the (path, label) pairs, then reads the files
-        ds = ds.shuffle(buffer_size=buffer, seed=seed)
 
     def read(path):
         text = _io.read_file(path)
         return _strings.substr(text, 0, max_length) if max_length is not None else text
-    if label_mode:
-        return ds.map(lambda p, y: (read(p), y))
-    return ds.map(read)
+    return read_labelled_files(paths, labels, label_mode, num_classes, shuffle, buffer, seed, read)
 
 
 def text_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,
