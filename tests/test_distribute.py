@@ -196,6 +196,7 @@ def test_a_graph_drawing_a_per_replica_stream_is_not_saved_as_a_plain_one(three_
     import json
     from tapeflow.ir import serialize as S
     s = tf.distribute.MirroredStrategy(devices=["cpu:0", "cpu:1"])
+    graphs = []
 
     @tf.function
     def draw():
