@@ -189,23 +189,3 @@ def test_mirrored_variable_repr(three_cpus):
         w = tf.Variable([1.0, 2.0], name="w")
     assert repr(w) == "<tf.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>"
     assert repr(tf.Variable(1.0)) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
-
-
-def test_a_graph_drawing_a_per_replica_stream_is_not_saved_as_a_plain_one(three_cpus):
-    # (a replica's stream written as $philox would load as the plain stream: the replicas' numbers lost)
-    import json
-    from tapeflow.ir import serialize as S
-    s = tf.distribute.MirroredStrategy(devices=["cpu:0", "cpu:1"])
-    graphs = []
-
-    @tf.function
-    def draw():
-        return g.normal([])
-    with s.scope():
-        g = tf.random.Generator.from_seed(0)
-        s.run(draw)
-    graphs = [cf.raw_graph for cf in draw._cache.values()]
-    assert graphs
-    for gr in graphs:
-        with pytest.raises(S.UnserializableError, match="per-replica random stream"):
-            json.dumps(S.graph_to_json(gr, S.Tables(variable_ref=id, variable_of=None), "draw"))

@@ -210,11 +210,6 @@ class _Writer:
         if isinstance(v, _Box):  # a stateless stream's fixed state (no Variable)
             return {"$box": self.value(v._v, at)}
         if isinstance(v, PhiloxStream):
-            if type(v) is not PhiloxStream:
-                # (tf.distribute's per-replica streams: written as the plain stream they would load
-                # as one, and a replica would draw the unreplicated numbers)
-                self._fail(at, v, "a per-replica random stream (a Generator used inside a tf.distribute "
-                                  "strategy's run)")
             return {"$philox": self.value(v.state_var, at), "advance": bool(v.advance)}
         if isinstance(v, np.random.Generator):
             return {"$rng": self.t.add_rng(v)}
