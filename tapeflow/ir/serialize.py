@@ -210,6 +210,8 @@ class _Writer:
         if isinstance(v, _Box):  # a stateless stream's fixed state (no Variable)
             return {"$box": self.value(v._v, at)}
         if isinstance(v, PhiloxStream):
+            # (a tf.distribute replica's stream saves as its Generator's plain stream: a loaded
+            # function draws from the generator's state, as TF 2.21's random_numbers guide shows)
             return {"$philox": self.value(v.state_var, at), "advance": bool(v.advance)}
         if isinstance(v, np.random.Generator):
             return {"$rng": self.t.add_rng(v)}
