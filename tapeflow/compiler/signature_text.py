@@ -70,6 +70,8 @@ def _composite_spec(k):
     from .function import TensorSpec, _COMPOSITE_CLASSES
     tag, comps = k[1][0], k[1][1:]
     name, static = _public_leaf(tag[1][0], None, TensorSpec), _public_leaf(tag[1][1], None, TensorSpec)
+    if isinstance(static, tuple) and len(static) == 2 and static[0] == "trace_type":
+        static = static[1]   # (an extension type's static half keys as its tracing type: _Static)
     return _COMPOSITE_CLASSES[name]._tf_spec(static, [_public_leaf(c, None, TensorSpec) for c in comps])
 
 

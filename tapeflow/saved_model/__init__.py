@@ -385,6 +385,10 @@ def _enc(x, tables):
     if type(x).__name__ == "RaggedTensorSpec":   # a ragged argument's spec (wave 20)
         dims = None if x.shape.rank is None else list(x.shape)
         return {"$ragged_spec": [dims, x.dtype.np.name, x.ragged_rank]}
+    if hasattr(type(x), "_tf_mismatch"):   # an ExtensionType's Spec: its class is the user's code
+        raise NotImplementedError(
+            f"tf.saved_model.save: a concrete function with an extension-type argument or result ({x!r}) cannot be "
+            "saved by tapeflow (loading would need the user's class): pass its tensor fields as the arguments")
     from ..compiler.function import _CompositeTag, _Parts
     if isinstance(x, (_Parts, _CompositeTag)):   # a composite result taken apart (its kind, its parts)
         return {"$parts" if isinstance(x, _Parts) else "$ctag": [_enc(v, tables) for v in x]}
