@@ -251,6 +251,45 @@ def _replace(structure, hit, fn):
     return walk(structure)
 
 
+def _is_composite_spec(s):
+    """A composite's TypeSpec (tf.RaggedTensorSpec): it names its class and component TensorSpecs."""
+    return hasattr(type(s), "_tf_component_specs")
+
+
+def _spec_parts(s):
+    """A composite spec as the _Parts of its component TensorSpecs (what a value of it is traced as)."""
+    cls = s._tf_composite_class
+    _COMPOSITE_CLASSES[cls.__name__] = cls
+    return _Parts((_CompositeTag((cls.__name__, s._tf_static())),) + tuple(s._tf_component_specs()))
+
+
+def _composite_leaves(fn_name, arg_name, spec, value):
+    """The component tensors of ``value`` for an input_signature's composite ``spec`` (TypeError
+    where it does not match, as TF's binding of the call)."""
+    if not isinstance(value, spec._tf_composite_class) or not spec.is_compatible_with(value):
+        got = type(value).__name__ if not hasattr(value, "dtype") else \
+            f"{type(value).__name__} of dtype {value.dtype!r} and shape {getattr(value, 'shape', '?')}"
+        raise TypeError(f"{fn_name}: argument {arg_name!r} is a {got}, which does not match input_signature "
+                        f"{spec!r}")
+    comps = tuple(value._tf_components())
+    specs = _spec_parts(spec)[1:]
+    if len(comps) != len(specs) or not all(cs.is_compatible_with(c) for cs, c in zip(specs, comps)):
+        raise TypeError(f"{fn_name}: argument {arg_name!r} ({value.dtype!r}, shape {value.shape}) does not match "
+                        f"input_signature {spec!r}")
+    return comps
+
+
+def _has_parts(structure):
+    """Does a call's structure (lists, tuples, dicts) hold a composite taken apart (_Parts)?"""
+    if isinstance(structure, _Parts):
+        return True
+    if isinstance(structure, dict):
+        return any(_has_parts(v) for v in structure.values())
+    if isinstance(structure, (list, tuple)):
+        return any(_has_parts(v) for v in structure)
+    return False
+
+
 def _rebuild(tag, components):
     name, static = tag
     return _COMPOSITE_CLASSES[name]._tf_from_components(static, tuple(components))
@@ -367,6 +406,8 @@ class ConcreteFunction:
         self._signature_key = None  # the call's structure key (what the cache matched)
         self.python_signature = None  # the Python function's inspect.Signature (for the texts)
         self.bound_method = False
+        #: traced with a composite argument (a RaggedTensor): calls take composites apart
+        self.takes_composites = False
         #: stand-ins of the Variable arguments, in argument order (see run_bound)
         self.var_slots = []
         #: ids of the Variables the graph touches by identity (closures, attributes)
@@ -466,6 +507,11 @@ class ConcreteFunction:
                 p._v = old
 
     def __call__(self, *args, **kwargs):
+        if self.takes_composites:   # a RaggedTensor argument: its component tensors (a trace of tensors skips it)
+            expanded = _expand_composites((args, kwargs))
+            if expanded is not None:
+                _RELAXED.clear()
+                args, kwargs = expanded
         check_python_arguments(self, args, kwargs)
         flat = [a for a in nest.flatten((args, kwargs)) if _is_array(a)
                 and not isinstance(a, Variable)]
@@ -893,7 +939,11 @@ class Function:
             raise TypeError(f"{self.__name__}: arguments do not match the structure of input_signature")
         names = self._arg_names(len(flat_args))
         leaves = []
+        ranks = []
         for i, (s, a) in enumerate(zip(flat_specs, flat_args)):
+            if _is_composite_spec(s):   # (a RaggedTensorSpec: the argument's component tensors)
+                leaves += _composite_leaves(self.__name__, names[i], s, a)
+                continue
             if isinstance(a, float) and s.dtype.np.kind in "iub":
                 raise TypeError(f"{self.__name__}: argument {names[i]!r} is the Python float {a!r}, but "
                                 f"input_signature wants {s!r}; pass an int (no silent truncation)")
@@ -905,11 +955,12 @@ class Function:
                     f"{self.__name__}: argument {names[i]!r} has shape {fmt_shape(t.aval.shape)} and dtype "
                     f"{t.aval.dtype.name}, which contradicts input_signature {s!r}")
             leaves.append(t)
-        # a TensorSpec of unknown rank (shape=None) gets a trace per rank met, as
-        # get_concrete_function's RankGenericConcreteFunction: one key for every rank would
-        # run a rank-2 call through the graph of the first call's rank (a silent wrong answer)
-        ranks = tuple(len(t.aval.shape) for s, t in zip(flat_specs, leaves) if s.shape is None)
-        return ("signature",) + ranks, leaves
+            # a TensorSpec of unknown rank (shape=None) gets a trace per rank met, as
+            # get_concrete_function's RankGenericConcreteFunction: one key for every rank would
+            # run a rank-2 call through the graph of the first call's rank (a silent wrong answer)
+            if s.shape is None:
+                ranks.append(len(t.aval.shape))
+        return ("signature",) + tuple(ranks), leaves
 
     def _arg_names(self, n):
         if self._sig is None:
@@ -1017,8 +1068,11 @@ class Function:
         # an input_signature's cache key is the bare ("signature",): the texts (str(cf),
         # pretty_printed_signature) describe the specs' shapes and dtypes instead
         cf._signature_key = key if self._input_signature is None else nest.structure_key(
-            (tuple(self._input_signature), {}), lambda s: ("Tensor", s.shape, s.dtype.np))
+            (tuple(self._input_signature), {}),
+            lambda s: ("spec", s) if _is_composite_spec(s) else ("Tensor", s.shape, s.dtype.np))
         cf.python_signature, cf.bound_method = self._sig, self._instance is not None
+        cf.takes_composites = _has_parts((args, kwargs)) or (self._input_signature is not None and any(
+            _is_composite_spec(s) for s in nest.flatten(self._input_signature)))
         cf.var_slots = stand_ins
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
@@ -1050,9 +1104,13 @@ class Function:
                 trace.name_inputs(self._python_function, t_args, t_kwargs, bound=self._instance is not None)
                 t_args, t_kwargs = _rebuild_composites((t_args, t_kwargs))
                 out = self._call_traced(*t_args, **t_kwargs)
+                relaxed = dict(_RELAXED)
                 expanded = _expand_composites(out)
                 if expanded is not None:       # composite results go out as their components
                     out = expanded
+                    # (the results' component shapes key nothing: only the call's arguments do)
+                    _RELAXED.clear()
+                    _RELAXED.update(relaxed)
         finally:
             _CREATION_HOOKS.remove(hook)
         return trace, out, created
@@ -1060,9 +1118,20 @@ class Function:
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
         if self._input_signature is not None:
             specs = nest.flatten(self._input_signature)
-            flat = [trace.new_input(Aval(s.shape if s.shape is not None else (None,) * len(a.aval.shape),
-                                         s.dtype.np))
-                    for s, a in zip(specs, self._check_signature(args, kwargs)[1])]
+            leaves = iter(self._check_signature(args, kwargs)[1])
+            flat = []
+            for s in specs:
+                if _is_composite_spec(s):   # its components' inputs; _trace_once rebuilds the value
+                    parts = _spec_parts(s)
+                    comps = []
+                    for cs in parts[1:]:
+                        next(leaves)
+                        comps.append(trace.new_input(Aval(cs.shape, cs.dtype.np)))
+                    flat.append(_Parts((parts[0],) + tuple(comps)))
+                    continue
+                a = next(leaves)
+                flat.append(trace.new_input(Aval(s.shape if s.shape is not None else (None,) * len(a.aval.shape),
+                                                 s.dtype.np)))
             n = len(args)
             packed = nest.pack_sequence_as(list(self._input_signature), flat)
             return tuple(packed[:n]), {}
@@ -1119,10 +1188,26 @@ class Function:
         elif unknown_rank(args, kwargs, TensorSpec):  # TensorSpec(None): a trace per rank met
             return RankGenericConcreteFunction(self, args, kwargs)
         args, kwargs = self._canonical(tuple(args), kwargs)
+        if self._input_signature is None:
+            # composite arguments (a RaggedTensor) and their specs (a RaggedTensorSpec) as the
+            # _Parts of their components, as a call takes them apart
+            args, kwargs = _replace((tuple(args), dict(kwargs)), _is_composite_spec, _spec_parts)
+            args, kwargs = _expand_composites((args, kwargs)) or (args, kwargs)
+        try:
+            return self._concrete_function(args, kwargs)
+        finally:
+            _RELAXED.clear()
+
+    def _concrete_function(self, args, kwargs):
         variables = _arg_variables(args, kwargs)
         ordinal = {id(v): i for i, v in enumerate(variables)}
-        spec_key = nest.structure_key((tuple(args), dict(kwargs)), lambda a: (
-            ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else _leaf_key(a, ordinal)))
+
+        def leaf(a):
+            if isinstance(a, TensorSpec):
+                return ("Tensor", a.shape, a.dtype.np)
+            k = _leaf_key(a, ordinal)
+            return ("Tensor", _RELAXED[id(a)], k[2]) if _RELAXED and k[0] == "Tensor" and id(a) in _RELAXED else k
+        spec_key = nest.structure_key((tuple(args), dict(kwargs)), leaf)
         args = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, args)
         kwargs = nest.map_structure(lambda a: _spec_example(a) if isinstance(a, TensorSpec) else a, kwargs)
         if self._input_signature is None:
@@ -1247,6 +1332,9 @@ def _key_matches(relaxed, key):
 
 
 def _spec_example(s):
+    if _is_composite_spec(s):   # a value built from example components (only its specs are traced)
+        parts = _spec_parts(s)
+        return _rebuild(parts[0], [_spec_example(c) for c in parts[1:]])
     if not isinstance(s, TensorSpec):
         return s
     shape = tuple(1 if d is None else d for d in (s.shape or ()))

@@ -57,9 +57,19 @@ def _key_text(k) -> str:
         return f"{'List' if tag == 'list' else 'Tuple'}[{inner}]"
     if tag == "dict" and isinstance(k[1], tuple):
         return "Dict[" + ", ".join(f"[{name!r}, {_key_text(v)}]" for name, v in k[1]) + "]"
-    if tag in ("trace_type", "obj"):
+    if tag in ("trace_type", "obj", "spec"):
         return repr(k[1])
+    if tag == "_Parts":   # a composite argument (a RaggedTensor): its TypeSpec, as TF prints it
+        return repr(_composite_spec(k))
     return repr(k)
+
+
+def _composite_spec(k):
+    """The TypeSpec (tf.RaggedTensorSpec) of a composite's key: ('_Parts', (tag, components...))."""
+    from .function import TensorSpec, _COMPOSITE_CLASSES
+    tag, comps = k[1][0], k[1][1:]
+    name, static = _public_leaf(tag[1][0], None, TensorSpec), _public_leaf(tag[1][1], None, TensorSpec)
+    return _COMPOSITE_CLASSES[name]._tf_spec(static, [_public_leaf(c, None, TensorSpec) for c in comps])
 
 
 def _params(pysig, bound_method, key):
@@ -98,6 +108,8 @@ def _public_leaf(k, name, TensorSpec):
         return TensorSpec(k[1], k[2], name)  # (TF: a VariableSpec)
     if isinstance(k, tuple) and k and k[0] == "py":
         return k[2]
+    if isinstance(k, tuple) and k and k[0] == "_Parts":
+        return _composite_spec(k)
     if isinstance(k, tuple) and len(k) == 2 and isinstance(k[1], tuple):  # a structure
         kind, subs = k
         if kind == "dict":
@@ -156,10 +168,29 @@ def output_text(cf, unknown_shapes=False) -> str:
     if out is None:
         return "Literal[None]"
     # a Python number returned comes back as a constant tensor (function.py): a scalar spec
-    texts = [spec(next(avals)) if leaf is _TENSOR else
+    texts = [next(avals) if leaf is _TENSOR else
              spec_text((), np.asarray(leaf._v).dtype) if hasattr(leaf, "_v") else f"Literal[{leaf!r}]"
              for leaf in leaves]
-    return _structure_text(nest.pack_sequence_as(out, texts))
+    return _structure_text(_composite_results(nest.pack_sequence_as(out, texts), out, spec))
+
+
+def _composite_results(x, orig, spec):
+    """The packed output texts with a composite result (a RaggedTensor's _Parts of avals) as its
+    TypeSpec's text and each aval as its TensorSpec's."""
+    from .function import TensorSpec, _COMPOSITE_CLASSES, _Parts
+    from ..core.aval import Aval
+    if isinstance(x, Aval):
+        return spec(x)
+    if isinstance(x, _Parts):
+        name, static = orig[0]   # (the packed tag's leaves are texts now)
+        specs = [TensorSpec(None if unknown else a.shape, a.dtype) for a in x[1:]
+                 for unknown in [spec(a).startswith("TensorSpec(shape=<unknown>")]]
+        return repr(_COMPOSITE_CLASSES[name]._tf_spec(static, specs))
+    if isinstance(x, dict):
+        return type(x)((k, _composite_results(v, orig[k], spec)) for k, v in x.items())
+    if isinstance(x, (list, tuple)) and not nest._is_namedtuple(x):
+        return type(x)(_composite_results(v, o, spec) for v, o in zip(x, orig))
+    return x
 
 
 def _structure_text(x) -> str:

@@ -399,6 +399,11 @@ class Trace:
         try:
             in_vars = [self.to_var(a) for a in args]
         except (TypeError, ValueError) as e:  # a None/object argument, a mixed list: name the op it was passed to
+            for a in args:
+                if isinstance(a, _prim.CompositeTensor):
+                    # a RaggedTensor operand: its class applies p to its traced components, as
+                    # eager_apply hands it over (found here, on the error path: tensors pay nothing)
+                    return a._bind_composite(p, args, params)
             from ..errors import InvalidArgumentTypeError
             raise InvalidArgumentTypeError(f"{p.name}: {e}") from None
         try:

@@ -468,7 +468,11 @@ def roll(input, shift, axis, name=None):  # noqa: A002
 
 
 def reverse(tensor, axis, name=None):
-    nd = len(aval_of(tensor).shape)
+    try:
+        nd = len(aval_of(tensor).shape)
+    except CompositeOperand:
+        from ..ragged.ops import reverse as _ragged_reverse
+        return _ragged_reverse(tensor, axis)
     axes = norm_axis("reverse", axis, nd)
     return I.getitem(tensor, tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
                                    for i in builtins.range(nd)))

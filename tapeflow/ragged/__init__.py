@@ -175,24 +175,77 @@ def is_ragged(x):
 
 
 class RaggedTensorSpec:
-    """tf.RaggedTensorSpec: shape, dtype and ragged_rank of a RaggedTensor (a description; tapeflow's
-    ragged tensors are eager, so a tapeflow.function with one in its input_signature raises)."""
+    """tf.RaggedTensorSpec: shape, dtype and ragged_rank of a RaggedTensor. In a tapeflow.function's
+    input_signature (or given to get_concrete_function) it stands for the component tensors a
+    RaggedTensor is traced as (``_tf_component_specs``): flat_values and one row_splits per
+    ragged dim, their lengths unknown unless the shape gives the number of rows."""
 
     def __init__(self, shape=None, dtype=_dt.float32, ragged_rank=None, row_splits_dtype=_dt.int64,
                  flat_values_spec=None):
         from ..core.tensor import TensorShape
         self.shape = TensorShape(shape)
         self.dtype = _dt.as_dtype(dtype)
-        self.ragged_rank = (len(self.shape) - 1 if self.shape.rank else 1) if ragged_rank is None else ragged_rank
+        rank = self.shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if rank is not None and not 0 <= ragged_rank < max(rank, 1):
+            raise ValueError(f"ragged_rank must be non-negative and less than the rank ({rank}), got "
+                             f"{ragged_rank}")
+        self.ragged_rank = ragged_rank
         self.row_splits_dtype = _dt.as_dtype(row_splits_dtype)
 
+    value_type = property(lambda self: RaggedTensor)
+
     def __repr__(self):
-        return (f"RaggedTensorSpec(TensorShape({list(self.shape)}), {self.dtype!r}, {self.ragged_rank}, "
+        dims = None if self.shape.rank is None else list(self.shape)
+        return (f"RaggedTensorSpec(TensorShape({dims}), {self.dtype!r}, {self.ragged_rank}, "
                 f"{self.row_splits_dtype!r})")
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        dims = None if self.shape.rank is None else tuple(self.shape)
+        return (dims, self.dtype, self.ragged_rank, self.row_splits_dtype)
 
     @classmethod
     def from_value(cls, value):
         return cls(value.shape, value.dtype, value.ragged_rank)
 
     def is_compatible_with(self, other):
-        return isinstance(other, (RaggedTensor, RaggedTensorSpec)) and other.dtype == self.dtype
+        if isinstance(other, RaggedTensorSpec):
+            o = other
+        elif isinstance(other, RaggedTensor):
+            o = RaggedTensorSpec.from_value(other)
+        else:
+            return False
+        if o.dtype != self.dtype or o.ragged_rank != self.ragged_rank:
+            return False
+        a, b = self.shape, o.shape
+        if a.rank is None or b.rank is None:
+            return True
+        return a.rank == b.rank and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+    # -- compiler/function.py's composite protocol, for a spec
+    _tf_composite_class = property(lambda self: RaggedTensor)
+
+    def _inner_dims(self):
+        if self.shape.rank is None:
+            raise ValueError(f"{self!r}: tapeflow.function needs the rank of a RaggedTensorSpec's shape")
+        return tuple(self.shape)[self.ragged_rank + 1:]
+
+    def _tf_static(self):
+        dims = tuple(self.shape) if self.shape.rank is not None else (None,) * (self.ragged_rank + 1)
+        return ("ragged", tuple(dims[1:self.ragged_rank + 1]))
+
+    def _tf_component_specs(self):
+        from ..compiler.function import TensorSpec
+        n = tuple(self.shape)[0] if self.shape.rank else None
+        return ((TensorSpec((None,) + self._inner_dims(), self.dtype),
+                 TensorSpec((None if n is None else n + 1,), _dt.int64))
+                + tuple(TensorSpec((None,), _dt.int64) for _ in _builtins.range(self.ragged_rank - 1)))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError
-from .ragged_tensor import RaggedTensor, _np, _concat_ragged_rows
+from .ragged_tensor import RaggedTensor, _np, _concat_ragged_rows, _is_traced, _positions
 
 
 def _as_ragged(x, like=None):
@@ -28,6 +28,8 @@ def concat(values, axis, name=None):
     ax = axis + nd if axis < 0 else axis
     if ax == 0:
         return _concat_ragged_rows(rts)
+    if ax == 1 and _is_traced(*rts):
+        return _traced_concat_columns(rts)
     if ax == 1:
         n = rts[0].nrows_static()
         if any(r.nrows_static() != n for r in rts):
@@ -48,6 +50,77 @@ def concat(values, axis, name=None):
     raise NotImplementedError(f"concat of RaggedTensors along axis {axis}: tapeflow joins axes 0 and 1")
 
 
+def _traced_concat_columns(rts):
+    """concat along axis 1, traced (ragged_rank 1): each value's place in the result is its row's
+    start there, plus the lengths of the row's pieces before its own, plus its position in its
+    row; the result's values are the inputs' values gathered in the order of those places."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    if any(r.ragged_rank != 1 for r in rts):
+        raise NotImplementedError("concat along axis 1 of RaggedTensors with ragged_rank > 1 inside "
+                                  "tapeflow.function: tapeflow joins ragged_rank 1 there")
+    ns = {r.nrows_static() for r in rts}
+    if len(ns) > 1 and None not in ns:
+        raise InvalidArgumentError(f"concat: inputs must have the same number of rows along axis 1, got "
+                                   f"{[r.nrows_static() for r in rts]}")
+    lens = [r.row_lengths() for r in rts]
+    total = lens[0]
+    for ln in lens[1:]:
+        total = total + ln
+    splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(total)], 0)
+    before = None
+    places = []
+    for r, ln in zip(rts, lens):
+        ids = r.value_rowids()
+        start = A.gather(splits, ids) + (_positions(r.values) - A.gather(r.row_splits, ids))
+        places.append(start if before is None else start + A.gather(before, ids))
+        before = ln if before is None else before + ln
+    order = A.argsort(A.concat(places, 0), stable=True)
+    vals = A.gather(A.concat([r.values for r in rts], 0), order)
+    return RaggedTensor._from_parts(vals, splits)
+
+
+def reverse(rt, axis):
+    """tf.reverse of a RaggedTensor (TF's ragged dispatch): axis 0 reverses the order of the rows,
+    the innermost ragged axis each row's values, a uniform inner axis each flat value. One gather
+    of the values, eager and traced."""
+    from ..ops import array_ops as A
+    axes = [int(a) for a in np.asarray(axis if not isinstance(axis, Tensor) else _np(axis, "reverse")).reshape(-1)]
+    nd = rt.ndim
+    for a in axes:
+        if not -nd <= a < nd:
+            raise InvalidArgumentError(f"reverse: axis {a} is out of range for a RaggedTensor of rank {nd}")
+    axes = sorted({a % nd for a in axes})
+    out = rt
+    for a in axes:
+        out = _reverse_axis(out, a, A)
+    return out
+
+
+def _reverse_axis(rt, a, A):
+    if a > rt.ragged_rank:   # a uniform axis of the flat values
+        return rt.with_flat_values(A.reverse(rt.flat_values, [a - rt.ragged_rank]))
+    if a > 1:
+        return rt.with_values(_reverse_axis(rt.values, a - 1, A))
+    if isinstance(rt.values, RaggedTensor):
+        raise NotImplementedError("reverse along an outer axis of a RaggedTensor with ragged_rank > 1: "
+                                  "tapeflow reverses ragged_rank 1, and the innermost ragged axis")
+    s = rt.row_splits
+    ids = rt.value_rowids()
+    pos = _positions(rt.values)
+    if a == 1:   # row r's value at j comes from splits[r] + splits[r + 1] - 1 - j
+        src = A.gather(s, ids) + A.gather(s[1:], ids) - 1 - pos
+        return RaggedTensor._from_parts(A.gather(rt.values, src), s, rt._uniform)
+    # axis 0: the rows in reverse order; row r of the result is row n - 1 - r
+    lens = A.reverse(s[1:] - s[:-1], [0])
+    from ..ops import math_ops as M
+    splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(lens)], 0)
+    new_ids = RaggedTensor._from_parts(rt.values, splits).value_rowids()
+    n = rt.nrows() if rt.nrows_static() is None else rt.nrows_static()
+    src = A.gather(s, (n - 1) - new_ids) + (pos - A.gather(splits, new_ids))
+    return RaggedTensor._from_parts(A.gather(rt.values, src), splits, rt._uniform)
+
+
 def stack(values, axis=0, name=None):
     if axis != 0:
         raise NotImplementedError("stack of RaggedTensors: only axis=0 is implemented")
@@ -59,9 +132,10 @@ def stack(values, axis=0, name=None):
 def reduce(kind, rt, axis=None, keepdims=False):
     """tf.reduce_<kind> of a RaggedTensor: all values (axis None), each row (axis 1: a segment
     reduction of flat_values by row id, TF's; an empty row gives the reduction's identity, NaN
-    for a mean), or each column (axis 0)."""
+    for a mean), or each column (axis 0). Traced, the row ids are value_rowids' composition and
+    the segment count is the static number of rows where the trace knows it (the same kernel
+    as eagerly), else data-dependent (see _segments)."""
     from ..ops import math_ops as M
-    from ..ops import segment_ops as S
     fv = rt.flat_values
     if axis is None:
         r = getattr(M, "reduce_" + kind)(fv)
@@ -72,36 +146,69 @@ def reduce(kind, rt, axis=None, keepdims=False):
         if ax > 1:
             return rt.with_values(reduce(kind, rt.values, ax - 1, keepdims))
         raise NotImplementedError("reduce along axis 1 of a RaggedTensor with ragged_rank > 1")
+    traced = _is_traced(rt)
     if ax == 1:
         ids = rt.value_rowids()
         n = rt.nrows_static()
     elif ax == 0:
-        s = _np(rt.row_splits)
-        ids = Tensor(np.arange(int(s[-1]), dtype=np.int64) - np.repeat(s[:-1], np.diff(s)))
-        n = int(np.diff(s).max()) if s.size > 1 else 0
+        if traced:   # each value's position in its row; the longest row's length segments
+            ids = _positions(rt.values) - _gather(rt.row_splits, rt.value_rowids())
+            n = None
+        else:
+            s = _np(rt.row_splits)
+            ids = Tensor(np.arange(int(s[-1]), dtype=np.int64) - np.repeat(s[:-1], np.diff(s)))
+            n = int(np.diff(s).max()) if s.size > 1 else 0
     else:
         return rt.with_flat_values(getattr(M, "reduce_" + kind)(fv, axis=ax - rt.ragged_rank, keepdims=keepdims))
     if kind == "mean":
         x = fv if fv.dtype.is_floating else M.cast(fv, np.float64)
-        tot = S.unsorted_segment_sum(x, ids, n)
-        cnt = S.unsorted_segment_sum(M.cast(Tensor(np.ones(int(fv.shape[0]), np.float64)), x.dtype), ids, n)
-        cnt = M.cast(cnt, x.dtype)
+        tot = _segments("sum", x, ids, n, rt, ax)
+        cnt = _segments("sum", _ones(ids, x.dtype), ids, n, rt, ax)
         if len(x.shape) > 1:
             from ..ops import array_ops as A
             cnt = A.reshape(cnt, [-1] + [1] * (len(x.shape) - 1))
         r = tot / cnt
     elif kind in ("any", "all"):
         v = M.cast(fv, np.int32)
-        r = M.cast(getattr(S, "unsorted_segment_" + ("max" if kind == "any" else "min"))(v, ids, n), bool)
+        r = M.cast(_segments("max" if kind == "any" else "min", v, ids, n, rt, ax), bool)
         if kind == "all":   # an empty row: all() is True (the segment min's fill is int32's max)
-            r = M.logical_or(r, M.equal(_row_counts(ids, n), 0))
+            r = M.logical_or(r, M.equal(_segments("sum", _ones(ids, np.int32), ids, n, rt, ax), 0))
     else:
-        seg = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}[kind]
-        r = getattr(S, "unsorted_segment_" + seg)(fv, ids, n)
+        r = _segments(kind, fv, ids, n, rt, ax)
     if keepdims:
         from ..ops import array_ops as A
         r = A.expand_dims(r, ax)
     return r
+
+
+def _ones(ids, dtype):
+    from ..ops import array_ops as A
+    return A.ones_like(ids, dtype=dtype)
+
+
+def _gather(params, ids):
+    from ..ops import array_ops as A
+    return A.gather(params, ids)
+
+
+def _segments(kind, data, ids, n, rt, ax):
+    """unsorted_segment_<kind> of data by ids into n segments. With n unknown (traced: rows of an
+    input_signature's None, or the longest row) the segment_reduce primitive counts them from the
+    ids (its "bincount" rule: max id + 1); for rows, one extra value with id nrows makes the
+    trailing empty rows count too, and is cut off after."""
+    from ..ops import segment_ops as S
+    if n is not None:
+        return getattr(S, "unsorted_segment_" + kind)(data, ids, n)
+    from ..core.primitive import bind
+    from ..core.primitives import segment as SG
+    from ..ops import array_ops as A
+    op = "unsorted_segment_" + kind
+    if ax == 1:
+        pad = A.zeros_like(data[:1])
+        data = A.concat([data, pad], 0)
+        ids = A.concat([ids, A.reshape(rt.nrows(), [1])], 0)
+    r = bind(SG.segment_reduce_p, data, ids, kind=kind, num_segments=None, ids_rule="bincount", op=op)
+    return r[:-1] if ax == 1 else r
 
 
 def _row_counts(ids, n):

@@ -9,9 +9,18 @@ says ``fusion="elementwise"`` does the same when an operand is a RaggedTensor (c
 ``CompositeTensor``), so tf.add, tf.math.*, the operators and gradients through flat_values need
 nothing per op.
 
-Eager only: the row partitions are computed with NumPy on concrete values. Inside
-``tapeflow.function`` a RaggedTensor (an argument, or one made while tracing) is a clear
-NotImplementedError, the same in every backend, instead of TF's composite decomposition.
+Eagerly the row partitions are computed with NumPy on concrete values. Inside
+``tapeflow.function`` a RaggedTensor is its component tensors (TF's composite decomposition,
+JAX's pytree): an argument goes into the trace as ``flat_values`` and its ``nested_row_splits``
+(compiler/function.py's composite protocol: ``_tf_components`` / ``_tf_static`` /
+``_tf_from_components``) and is rebuilt from them in the traced Python, so the IR stays dense
+(no ragged primitive). The cache key holds TF's RaggedTensorSpec: dtype, ragged_rank, row_splits
+dtype, the number of rows and the uniform dims, so a new raggedness (other row lengths) shares
+the trace, and another row count retraces, as in TF 2.21. The traced forms of the partition
+queries (value_rowids, row_lengths, nrows) and of the ops TF's ragged guide uses inside
+tf.function (elementwise, reductions, concat, reverse) are compositions of dense ops on the
+components; an op that needs the partition's values while tracing (indexing, to_tensor, to_list)
+raises a NotImplementedError naming itself.
 """
 from __future__ import annotations
 
@@ -19,24 +28,53 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.primitive import CompositeOperand, CompositeTensor, aval_of
-from ..core.state import STATE
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from ..errors import InvalidArgumentError
 
 
-def _np(x):
+def _np(x, what=None):
     if isinstance(x, Tensor):
         if x._v is None:
-            raise _traced_error()
+            raise _traced_error(what)
         return np.asarray(x._v)
     return np.asarray(x)
 
 
-def _traced_error():
+def _traced_error(what=None):
     return NotImplementedError(
-        "tf.RaggedTensor inside tapeflow.function is not supported (tapeflow's ragged tensors are eager): "
-        "call the function eagerly (tf.config.run_functions_eagerly(True)), or pass the ragged tensor's "
-        "flat_values and row_splits as separate tensor arguments")
+        f"{what or 'this op'} of a tf.RaggedTensor inside tapeflow.function needs the row partition's values, "
+        "which a trace does not have (tapeflow traces ragged tensors as their flat_values and row_splits; "
+        "elementwise ops, reductions, concat, stack and reverse work traced): call it outside the function, "
+        "or run functions eagerly (tf.config.run_functions_eagerly(True))")
+
+
+def _is_traced(*xs):
+    """Does any of these (Tensors, RaggedTensors) lack a value (a tracer of tapeflow.function)?"""
+    for x in xs:
+        if isinstance(x, RaggedTensor):
+            if _is_traced(x._values, x._row_splits):
+                return True
+        elif isinstance(x, Tensor) and x._v is None:
+            return True
+    return False
+
+
+def _positions(values):
+    """int64 [0, 1, ..., n-1] for the n rows of ``values`` (a Tensor or RaggedTensor), traced
+    or not: a cumulative sum of ones over its leading dim (a traced leading dim is unknown)."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    if isinstance(values, RaggedTensor):
+        v = values._row_splits[1:]
+    else:
+        v = values
+        while len(aval_of(v).shape) > 1:
+            v = v[:, 0] if aval_of(v).shape[1] != 0 else A.reshape(v[:, :1], [-1] + list(aval_of(v).shape[2:]))
+            if aval_of(v).shape and aval_of(v).shape[0] == 0:
+                break
+    if aval_of(v).dtype.kind in "OSU":
+        v = M.cast(M.equal(v, v), _dt.int64)   # (ones_like takes no strings)
+    return M.cumsum(A.ones_like(v, dtype=_dt.int64)) - 1
 
 
 def _splits_tensor(s):
@@ -52,15 +90,45 @@ class RaggedTensor(CompositeTensor):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
-        if STATE.trace is not None:
-            raise _traced_error()
         self._values = values
         self._row_splits = row_splits
         self._uniform = uniform_row_length
 
-    # -- TF's tracing protocol: an argument of tapeflow.function
-    def __tf_tracing_type__(self, context):
-        raise _traced_error()
+    # -- tapeflow.function's composite protocol (compiler/function.py): an argument or result of a
+    # traced function is its flat_values and nested row_splits; the static part is what TF's
+    # RaggedTensorSpec keys a trace by besides the components' shapes and dtypes
+    def _tf_components(self):
+        return (self.flat_values,) + self.nested_row_splits
+
+    def _tf_static(self):
+        uniform, v = [], self
+        while isinstance(v, RaggedTensor):
+            uniform.append(v._uniform)
+            v = v._values
+        return ("ragged", tuple(uniform))
+
+    def _tf_component_shapes(self):
+        # the number of rows is part of TF's spec (shape [3, None] for three rows: another row count
+        # retraces, other row lengths do not); the values' count and the inner splits' lengths vary
+        fv = aval_of(self.flat_values).shape
+        splits = self.nested_row_splits
+        return ((None,) + tuple(fv[1:]), tuple(aval_of(splits[0]).shape)) + tuple((None,) for _ in splits[1:])
+
+    @classmethod
+    def _tf_spec(cls, static, specs):
+        """The RaggedTensorSpec of a trace's components' TensorSpecs (signature texts, SavedModels)."""
+        from . import RaggedTensorSpec
+        n = specs[1].shape[0]
+        shape = (None if n is None else n - 1,) + tuple(static[1]) + tuple(specs[0].shape[1:])
+        return RaggedTensorSpec(shape, specs[0].dtype, len(specs) - 1)
+
+    @classmethod
+    def _tf_from_components(cls, static, components):
+        _, uniform = static
+        r = components[0]
+        for s, u in zip(reversed(components[1:]), reversed(uniform)):
+            r = cls._from_parts(r, s, u)
+        return r
 
     @classmethod
     def _from_parts(cls, values, splits, uniform=None):
@@ -71,8 +139,10 @@ class RaggedTensor(CompositeTensor):
     # -- factories --------------------------------------------------------------------------
     @classmethod
     def from_row_splits(cls, values, row_splits, name=None, validate=True):
-        s = _np(row_splits).astype(np.int64).reshape(-1)
         values = _as_values(values)
+        if _is_traced(values, row_splits):
+            return cls._traced_from_row_splits(values, row_splits, validate)
+        s = _np(row_splits).astype(np.int64).reshape(-1)
         n = _nrows_of(values)
         if validate:
             if s.size == 0 or s[0] != 0 or np.any(np.diff(s) < 0) or s[-1] != n:
@@ -83,10 +153,37 @@ class RaggedTensor(CompositeTensor):
 
     @classmethod
     def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        if _is_traced(values, row_lengths):
+            from ..ops import array_ops as A
+            from ..ops import math_ops as M
+            ln = M.cast(row_lengths if isinstance(row_lengths, Tensor) else convert_to_tensor(row_lengths),
+                        _dt.int64)
+            if validate:
+                _assert(M.reduce_all(M.greater_equal(ln, 0)), "from_row_lengths: row_lengths must be >= 0, got ",
+                        ln)
+            splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(ln)], 0)
+            return cls.from_row_splits(values, splits, validate=validate)
         ln = _np(row_lengths).astype(np.int64).reshape(-1)
         if validate and np.any(ln < 0):
             raise InvalidArgumentError(f"from_row_lengths: row_lengths must be >= 0, got {ln.tolist()}")
         return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(ln)]), validate=validate)
+
+    @classmethod
+    def _traced_from_row_splits(cls, values, row_splits, validate):
+        """from_row_splits inside tapeflow.function: the checks become assert equations (TF's
+        graph-mode validation), run on every call."""
+        from ..ops import array_ops as A
+        from ..ops import math_ops as M
+        s = row_splits if isinstance(row_splits, Tensor) else convert_to_tensor(row_splits)
+        s = M.cast(A.reshape(s, [-1]), _dt.int64)
+        if validate:
+            nv = values.nrows() if isinstance(values, RaggedTensor) else \
+                A.shape(values, out_type=_dt.int64)[0]
+            ok = M.logical_and(M.logical_and(M.equal(s[0], 0), M.equal(s[-1], nv)),
+                               M.reduce_all(M.greater_equal(s[1:] - s[:-1], 0)))
+            _assert(ok, "from_row_splits: row_splits must start at 0, be sorted and end at the number of "
+                        "values (", nv, "); got ", s)
+        return cls._from_parts(values, s)
 
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
@@ -221,30 +318,54 @@ class RaggedTensor(CompositeTensor):
         return len(self.shape)
 
     def nrows_static(self):
-        return int(self._row_splits._v.shape[0]) - 1
+        """The number of rows as a Python int (None: traced with an input_signature's None)."""
+        n = aval_of(self._row_splits).shape[0]
+        return None if n is None else n - 1
 
     def nrows(self, out_type=None, name=None):
-        return Tensor(np.asarray(self.nrows_static(), _dt.np_dtype(out_type or _dt.int64)))
+        d = _dt.np_dtype(out_type or _dt.int64)
+        n = self.nrows_static()
+        if n is None:   # traced, unknown: the splits' length - 1
+            from ..ops import array_ops as A
+            from ..ops import math_ops as M
+            return M.cast(A.shape(self._row_splits, out_type=_dt.int64)[0] - 1, d)
+        return Tensor(np.asarray(n, d))
 
     def row_lengths(self, axis=1, name=None):
         if axis != 1:
             return self.with_values(self._values.row_lengths(axis - 1))
+        if _is_traced(self._row_splits):
+            return self._row_splits[1:] - self._row_splits[:-1]
         return Tensor(np.diff(_np(self._row_splits)))
 
     def row_starts(self, name=None):
+        if _is_traced(self._row_splits):
+            return self._row_splits[:-1]
         return Tensor(_np(self._row_splits)[:-1])
 
     def row_limits(self, name=None):
+        if _is_traced(self._row_splits):
+            return self._row_splits[1:]
         return Tensor(_np(self._row_splits)[1:])
 
     def value_rowids(self, name=None):
+        if _is_traced(self._row_splits, self._values):
+            # traced: each value's row is the number of row limits at or below its position
+            # (splits are sorted), TF's RowPartition.value_rowids computed without the values
+            from ..ops import array_ops as A
+            return A.searchsorted(self._row_splits[1:], _positions(self._values), side="right",
+                                  out_type=_dt.int64)
         ln = np.diff(_np(self._row_splits))
         return Tensor(np.repeat(np.arange(ln.size, dtype=np.int64), ln))
 
     def nested_row_lengths(self, name=None):
+        if _is_traced(self):
+            return tuple(s[1:] - s[:-1] for s in self.nested_row_splits)
         return tuple(Tensor(np.diff(_np(s))) for s in self.nested_row_splits)
 
     def bounding_shape(self, axis=None, name=None, out_type=None):
+        if _is_traced(self):
+            return self._traced_bounding_shape(axis, out_type)
         dims = [self.nrows_static()]
         v = self
         while isinstance(v, RaggedTensor):
@@ -254,6 +375,21 @@ class RaggedTensor(CompositeTensor):
         dims += list(v.shape)[1:]
         out = np.asarray(dims, _dt.np_dtype(out_type or _dt.int64))
         return Tensor(out if axis is None else out[axis])
+
+    def _traced_bounding_shape(self, axis, out_type):
+        from ..ops import array_ops as A
+        from ..ops import math_ops as M
+        d = _dt.np_dtype(out_type or _dt.int64)
+        dims = [self.nrows(out_type=d)]
+        v = self
+        while isinstance(v, RaggedTensor):
+            ln = v._row_splits[1:] - v._row_splits[:-1]
+            # the longest row (0 without rows: the max of [0, lengths...])
+            dims.append(M.cast(M.reduce_max(A.concat([Tensor(np.zeros(1, np.int64)), ln], 0)), d))
+            v = v._values
+        dims += [Tensor(np.asarray(k, d)) for k in aval_of(v).shape[1:]]
+        out = A.stack(dims)
+        return out if axis is None else out[axis]
 
     def with_values(self, new_values):
         return RaggedTensor._from_parts(new_values, self._row_splits, self._uniform)
@@ -269,14 +405,16 @@ class RaggedTensor(CompositeTensor):
     # -- conversions ------------------------------------------------------------------------
     def to_list(self):
         """Nested Python lists (TF's to_list: Python ints/floats/bytes)."""
-        vals = self._values.to_list() if isinstance(self._values, RaggedTensor) else _np(self._values).tolist()
-        s = _np(self._row_splits)
+        vals = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
+            _np(self._values, "to_list()").tolist()
+        s = _np(self._row_splits, "to_list()")
         return [vals[s[i]:s[i + 1]] for i in range(s.size - 1)]
 
     def numpy(self):
         """TF's numpy(): rows of one length stack into one array, else a 1-D object array of rows."""
-        values = self._values.numpy() if isinstance(self._values, RaggedTensor) else _np(self._values)
-        splits = _np(self._row_splits)
+        values = self._values.numpy() if isinstance(self._values, RaggedTensor) else \
+            _np(self._values, "numpy()")
+        splits = _np(self._row_splits, "numpy()")
         rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
@@ -289,6 +427,8 @@ class RaggedTensor(CompositeTensor):
     def to_tensor(self, default_value=None, name=None, shape=None):
         """Dense, padded with ``default_value`` (0, or b'' for strings) to the bounding shape or
         ``shape`` (None dims: the bounding one; smaller dims cut the rows, as TF)."""
+        if _is_traced(self):
+            raise _traced_error("to_tensor()")
         bound = [int(d) for d in _np(self.bounding_shape())]
         if shape is not None:
             shape = list(shape)
@@ -355,6 +495,8 @@ class RaggedTensor(CompositeTensor):
 
     # -- text: TF 2.21's (eager __repr__ and __str__ are one)
     def __repr__(self):
+        if _is_traced(self):   # TF's text of a symbolic ragged tensor
+            return f"tf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
         with np.printoptions(formatter={"all": _formatter}):
             text = _formatter(self.numpy())
         return f"<tf.RaggedTensor {text}>"
@@ -364,11 +506,7 @@ class RaggedTensor(CompositeTensor):
     def __array__(self, dtype=None, copy=None):
         # (np.asarray would make an object array of rows, or fail; tapeflow.function's argument
         # conversion lands here too)
-        raise TypeError("a RaggedTensor is not a dense array: use rt.to_tensor(), rt.numpy() or rt.flat_values. "
-                        + str(_traced_error()) if STATE.trace is not None else
-                        "a RaggedTensor is not a dense array: use rt.to_tensor(), rt.numpy() or rt.flat_values "
-                        "(tapeflow.function does not take RaggedTensor arguments: tapeflow's ragged tensors are "
-                        "eager)")
+        raise TypeError("a RaggedTensor is not a dense array: use rt.to_tensor(), rt.numpy() or rt.flat_values")
 
     def __bool__(self):
         raise TypeError("the truth value of a RaggedTensor is ambiguous")
@@ -388,7 +526,7 @@ class RaggedTensor(CompositeTensor):
                 key = (slice(None),) * (self.ndim - len(rest)) + rest
                 return self[key]
             return self
-        s = _np(self._row_splits)
+        s = _np(self._row_splits, "indexing")
         n = s.size - 1
         if isinstance(k0, Tensor):
             k0 = int(k0) if not k0.shape else k0
@@ -470,6 +608,14 @@ def _formatter(x):
     return str(x)
 
 
+def _assert(cond, *message):
+    """An assert equation (core/primitives/assert_op.py): a traced check of a partition's values."""
+    from ..core.primitive import bind
+    from ..core.primitives import assert_op as AS
+    template = tuple(None if isinstance(m, Tensor) else m for m in message)
+    bind(AS.assert_p, cond, *[m for m in message if isinstance(m, Tensor)], template=template, summarize=6)
+
+
 def _as_values(values):
     if isinstance(values, (Tensor, RaggedTensor)):
         return values
@@ -500,6 +646,14 @@ def _stack_rows(rows, like):
 def _concat_ragged_rows(rts):
     """RaggedTensors of the same ragged rank, their rows one after another."""
     from ..ops import array_ops as A
+    if _is_traced(*rts):   # the splits offset by the values before them, in ops
+        vals = _concat_ragged_rows([r._values for r in rts]) if isinstance(rts[0]._values, RaggedTensor) else \
+            A.concat([r._values for r in rts], 0)
+        parts, off = [rts[0]._row_splits], rts[0]._row_splits[-1]
+        for r in rts[1:]:
+            parts.append(r._row_splits[1:] + off)
+            off = off + r._row_splits[-1]
+        return RaggedTensor._from_parts(vals, A.concat(parts, 0))
     if isinstance(rts[0]._values, RaggedTensor):
         vals = _concat_ragged_rows([r._values for r in rts])
     else:
@@ -513,8 +667,30 @@ def _partitions(rt):
 
 
 def _same_partitions(a, b):
+    sa, sb = a.nested_row_splits, b.nested_row_splits
+    if len(sa) != len(sb):
+        return False
+    if all(x is y for x, y in zip(sa, sb)):
+        return True   # (one partition: x + x, rt + rt * 2; traced too)
+    if _is_traced(a, b):
+        return _traced_same_partitions(sa, sb)
     pa, pb = _partitions(a), _partitions(b)
     return len(pa) == len(pb) and all(x.shape == y.shape and np.array_equal(x, y) for x, y in zip(pa, pb))
+
+
+def _traced_same_partitions(sa, sb):
+    """Traced operands' partitions: different static lengths differ now; else an assert equation
+    checks the values on every call (TF's assert_equal of the row splits in a tf.function)."""
+    from ..ops import math_ops as M
+    for x, y in zip(sa, sb):
+        nx, ny = aval_of(x).shape[0], aval_of(y).shape[0]
+        if nx is not None and ny is not None and nx != ny:
+            return False
+    for x, y in zip(sa, sb):
+        if x is not y:
+            _assert(M.reduce_all(M.equal(x, y)), "Input tensors have incompatible shapes: the ragged operands' "
+                    "row partitions differ (row_splits ", x, " vs ", y, ")")
+    return True
 
 
 def elementwise_apply(p, args, params):
@@ -556,6 +732,8 @@ def _broadcast_dense(p, a, base):
         raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} has more dims than the "
                                    f"RaggedTensor of shape {base.shape}")
     sh = (1,) * (full - len(sh)) + sh   # TF's broadcasting: leading dims of 1
+    if _is_traced(t, base):
+        return _traced_broadcast_dense(p, t, sh, base)
     t = _np(t).reshape(sh)
     outer = base.ragged_rank + 1
     if all(d == 1 for d in sh[:outer]):   # one value for every row: broadcast against the flat values
@@ -564,5 +742,20 @@ def _broadcast_dense(p, a, base):
         v = t[:, 0]   # row i's value for each of its elements
         ids = _np(base.value_rowids())
         return Tensor(v[ids] if sh[0] != 1 else np.broadcast_to(v, (ids.size,) + v.shape[1:]).copy())
+    raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} does not broadcast against a "
+                               f"RaggedTensor of shape {base.shape}")
+
+
+def _traced_broadcast_dense(p, t, sh, base):
+    """_broadcast_dense's cases in ops (the row ids traced)."""
+    from ..ops import array_ops as A
+    outer = base.ragged_rank + 1
+    if all(d == 1 for d in sh[:outer]):
+        return A.reshape(t, sh[outer:])
+    n = base.nrows_static()
+    if base.ragged_rank == 1 and sh[1] == 1 and (sh[0] == 1 or sh[0] == n):
+        v = A.reshape(t, sh[:1] + sh[2:])
+        ids = base.value_rowids()
+        return A.gather(v, ids if sh[0] != 1 else ids * 0)
     raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} does not broadcast against a "
                                f"RaggedTensor of shape {base.shape}")

@@ -1,0 +1,119 @@
+"""RaggedTensors inside tapeflow.function (wave 20): arguments, results, captures and
+input_signature=[tf.RaggedTensorSpec] trace as their component tensors (flat_values, row_splits).
+TF 2.21's printed results and trace counts come from tests/ragged_fn_cases.py (recorded by
+tests/tf_reference/make_ragged_fn_reference.py into tests/data/ragged_fn_tf.json)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.errors import InvalidArgumentError
+
+import ragged_fn_cases
+
+WANT = json.loads((Path(__file__).parent / "data" / "ragged_fn_tf.json").read_text())
+
+
+@pytest.mark.parametrize("backend", ["python", "interpreter"])
+def test_cases_print_and_retrace_as_tf(backend):
+    got = ragged_fn_cases.run(tf, backend=backend)
+    assert set(got) == set(WANT)
+    bad = {c: (got[c], WANT[c]) for c in WANT if got[c] != WANT[c]}
+    assert not bad, bad
+
+
+def test_compiled_equals_eager():
+    # every case's result compiled equals the same Python run eagerly (values, dtypes, classes)
+    tf.config.run_functions_eagerly(True)
+    try:
+        eager = ragged_fn_cases.run(tf)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    compiled = ragged_fn_cases.run(tf)
+    for name in compiled:
+        # (eagerly nothing traces, and an error inside a trace is the same class eagerly; a call
+        # that does not match an input_signature is refused before it runs, so eagerly it runs)
+        pairs = [(c[0], e[0]) for c, e in zip(compiled[name], eager[name]) if c[0] != "!! TypeError"]
+        assert pairs and all(c == e for c, e in pairs), (name, pairs)
+
+
+R = tf.ragged.constant
+
+
+def test_results_are_ragged_and_share_traces():
+    f = tf.function(lambda x: x * 2)
+    a, b = R([[1, 2], [3], [4, 5, 6]]), R([[1], [2, 3, 4], [5, 6]])
+    ra, rb = f(a), f(b)
+    assert isinstance(ra, tf.RaggedTensor) and ra.to_list() == [[2, 4], [6], [8, 10, 12]]
+    assert rb.to_list() == [[2], [4, 6, 8], [10, 12]]
+    assert f.experimental_get_tracing_count() == 1   # TF 2.21: 1 (spec [3, None] both)
+    cf = f.get_concrete_function(a)
+    assert cf(b).to_list() == [[2], [4, 6, 8], [10, 12]]
+
+
+def test_captured_ragged_and_spec_concrete_function():
+    cap = R([[1, 2], [3]])
+    f = tf.function(lambda x: cap * x)
+    assert repr(f(tf.constant(2))) == "<tf.RaggedTensor [[2, 4], [6]]>"   # TF 2.21
+    g = tf.function(lambda x: x * 100.0)
+    cf = g.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+    assert repr(cf(R([[1.0, 4.0, 3.0], [2.0]]))) == "<tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>"
+    assert g.experimental_get_tracing_count() == 1
+    assert g(R([[1.0], [2.0, 3.0], []])).to_list() == [[100.0], [200.0, 300.0], []]
+    assert g.experimental_get_tracing_count() == 1   # the spec's trace serves any row count
+
+
+def test_signature_mismatch_is_a_type_error():
+    f = tf.function(lambda x: x + 1, input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+    with pytest.raises(TypeError, match="RaggedTensorSpec"):   # TF 2.21: TypeError (binding inputs)
+        f(R([[1.0]]))
+    with pytest.raises(TypeError):
+        f(tf.constant([[1, 2]]))
+    with pytest.raises(TypeError):
+        f(R([[[1]]]))
+
+
+def test_partition_mismatch_raises_at_run_time():
+    f = tf.function(lambda x, y: x + y)
+    f(R([[1], [2, 3]]), R([[1], [2, 3]]))
+    with pytest.raises(InvalidArgumentError, match="row partitions differ"):   # TF 2.21: InvalidArgumentError
+        f(R([[1, 2], [3]]), R([[1], [2, 3]]))
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_gradient_through_traced_ragged_ops():
+    x = tf.Variable([1.0, 2.0, 3.0, 4.0])
+
+    @tf.function
+    def step(splits):
+        with tf.GradientTape() as tape:
+            rt = tf.RaggedTensor.from_row_splits(x * 1.0, splits)
+            y = tf.reduce_sum(tf.reduce_max(rt * rt, axis=1) * tf.constant([1.0, 10.0]))
+        return tape.gradient(y, x)
+    g = step(tf.constant([0, 2, 4], tf.int64)).numpy().tolist()
+    assert g == [0.0, 4.0, 0.0, 80.0]   # d/dx of x1^2 + 10 x3^2 (the rows' maxima)
+    assert step(tf.constant([0, 3, 4], tf.int64)).numpy().tolist() == [0.0, 0.0, 6.0, 80.0]
+
+
+def test_ops_needing_partition_values_say_so():
+    f = tf.function(lambda x: x.to_tensor())
+    with pytest.raises(NotImplementedError, match=r"to_tensor\(\) of a tf.RaggedTensor inside tapeflow.function"):
+        f(R([[1], [2, 3]]))
+    g = tf.function(lambda x: x[1])
+    with pytest.raises(NotImplementedError, match="indexing of a tf.RaggedTensor"):
+        g(R([[1], [2, 3]]))
+
+
+def test_signature_text_names_ragged_specs():
+    f = tf.function(lambda x: x * 2.0)
+    cf = f.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+    text = cf.pretty_printed_signature()
+    assert "x (POSITIONAL_OR_KEYWORD): RaggedTensorSpec(TensorShape([None, None]), tf.float32, 1, tf.int64)" in text
+    assert "Output Type:\n  RaggedTensorSpec(TensorShape([None, None]), tf.float32, 1, tf.int64)" in text
+    g = tf.function(lambda x: (x, tf.reduce_sum(x, axis=1)))
+    text = g.get_concrete_function(R([[1], [2, 3]])).pretty_printed_signature()
+    assert "RaggedTensorSpec(TensorShape([2, None]), tf.int32, 1, tf.int64)" in text
