@@ -117,3 +117,33 @@ def test_signature_text_names_ragged_specs():
     g = tf.function(lambda x: (x, tf.reduce_sum(x, axis=1)))
     text = g.get_concrete_function(R([[1], [2, 3]])).pretty_printed_signature()
     assert "RaggedTensorSpec(TensorShape([2, None]), tf.int32, 1, tf.int64)" in text
+
+
+def test_saved_model_keeps_ragged_traces(tmp_path):
+    # the ragged tensor guide's CustomModule: a trace for a RaggedTensorSpec, saved and loaded
+    class CustomModule(tf.Module):
+        def __init__(self, value):
+            super().__init__()
+            self.v = tf.Variable(value)
+
+        @tf.function
+        def grow(self, x):
+            return x * self.v, tf.reduce_sum(x, axis=1)
+
+    module = CustomModule(100.0)
+    module.grow.get_concrete_function(tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32))
+    tf.saved_model.save(module, str(tmp_path))
+    from tapeflow.compiler import function as F
+    F._COMPOSITE_CLASSES.pop("RaggedTensor", None)   # as in a new process: the load finds the class
+    loaded = tf.saved_model.load(str(tmp_path))
+    grown, sums = loaded.grow(R([[1.0, 4.0, 3.0], [2.0]]))
+    # TF 2.21: <tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>
+    assert repr(grown) == "<tf.RaggedTensor [[100.0, 400.0, 300.0], [200.0]]>"
+    assert sums.numpy().tolist() == [8.0, 2.0]
+    with tf.GradientTape() as tape:   # the op-by-op path (a tape records it) rebuilds the result too
+        x = tf.constant([1.0, 2.0])
+        tape.watch(x)
+        g, _ = loaded.grow(tf.RaggedTensor.from_row_lengths(x, [2, 0]))
+    assert isinstance(g, tf.RaggedTensor) and g.to_list() == [[100.0, 200.0], []]
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        loaded.grow(R([[1, 2]]))

@@ -292,7 +292,12 @@ def _has_parts(structure):
 
 def _rebuild(tag, components):
     name, static = tag
-    return _COMPOSITE_CLASSES[name]._tf_from_components(static, tuple(components))
+    cls = _COMPOSITE_CLASSES.get(name)
+    if cls is None:   # (a loaded SavedModel's result, in a process that never took one apart)
+        from ..ragged.ragged_tensor import RaggedTensor
+        from ..sparse import SparseTensor
+        cls = _COMPOSITE_CLASSES[name] = {"RaggedTensor": RaggedTensor, "SparseTensor": SparseTensor}[name]
+    return cls._tf_from_components(static, tuple(components))
 
 
 def _rebuild_composites(structure):

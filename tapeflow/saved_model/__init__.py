@@ -366,6 +366,12 @@ def _enc(x, tables):
         return {"$spec": [None if x.shape is None else list(x.shape), x.dtype.np.name, x.name]}
     if isinstance(x, Tensor):
         return {"$tensor": tables.add_array(x._v)}
+    if type(x).__name__ == "RaggedTensorSpec":   # a ragged argument's spec (wave 20)
+        dims = None if x.shape.rank is None else list(x.shape)
+        return {"$ragged_spec": [dims, x.dtype.np.name, x.ragged_rank]}
+    from ..compiler.function import _CompositeTag, _Parts
+    if isinstance(x, (_Parts, _CompositeTag)):   # a composite result taken apart (its kind, its parts)
+        return {"$parts" if isinstance(x, _Parts) else "$ctag": [_enc(v, tables) for v in x]}
     if isinstance(x, tuple):
         return {"$tuple": [_enc(v, tables) for v in x]}
     if isinstance(x, list):
@@ -385,6 +391,10 @@ def _dec(x, tables, leaf):
     if isinstance(x, dict):
         if "$tuple" in x:
             return tuple(_dec(v, tables, leaf) for v in x["$tuple"])
+        if "$parts" in x or "$ctag" in x:
+            from ..compiler.function import _CompositeTag, _Parts
+            kind = _Parts if "$parts" in x else _CompositeTag
+            return kind(_dec(v, tables, leaf) for v in x["$parts" if kind is _Parts else "$ctag"])
         if "$dict" in x:
             return {k: _dec(v, tables, leaf) for k, v in x["$dict"]}
         return leaf(x)
@@ -412,7 +422,11 @@ def _enc_outputs(cf, tables):
         if leaf is _TENSOR:
             index[j] = next(n)
 
+    from ..compiler.function import _CompositeTag, _Parts
+
     def enc(m):
+        if isinstance(m, (_Parts, _CompositeTag)):   # (before tuple: the composite's kind must survive)
+            return {"$parts" if isinstance(m, _Parts) else "$ctag": [enc(v) for v in m]}
         if isinstance(m, _Out):
             leaf = leaves[m.i]
             return {"$out": index[m.i]} if leaf is _TENSOR else {"$const": _enc(leaf, tables)}
@@ -603,7 +617,8 @@ class _Concrete:
         self.raw_graph = graph
         from ..compiler.function import TensorSpec
         spec = lambda d: TensorSpec(d["$spec"][0], d["$spec"][1], d["$spec"][2]) if "$spec" in d else \
-            Tensor(tables.arrays[d["$tensor"]]) if "$tensor" in d else d  # noqa: E731
+            Tensor(tables.arrays[d["$tensor"]]) if "$tensor" in d else \
+            _ragged_spec(d["$ragged_spec"]) if "$ragged_spec" in d else d  # noqa: E731
         self.args = [_dec(a, tables, spec) for a in rec["args"]]
         self.kwargs = {k: _dec(v, tables, spec) for k, v in rec["kwargs"]}
         self.names = rec["names"]
@@ -688,8 +703,19 @@ def _describe(a, spec_text):
 _MISSING = object()
 
 
+def _ragged_spec(enc):
+    from ..ragged import RaggedTensorSpec
+    return RaggedTensorSpec(enc[0], enc[1], enc[2])
+
+
 def _match(want, got, flat):
-    from ..compiler.function import TensorSpec
+    from ..compiler.function import TensorSpec, _composite_leaves, _is_composite_spec
+    if _is_composite_spec(want):   # a RaggedTensorSpec: the argument's component tensors
+        try:
+            flat.extend(_composite_leaves("", "", want, got))
+        except TypeError:
+            return False
+        return True
     if isinstance(want, TensorSpec):
         if isinstance(got, Variable):
             got = got.read_value()
@@ -749,7 +775,10 @@ def _pack(out_tree, outs):
     structure, leaves = payload
     it = iter(outs)
     vals = [next(it) if leaf is _TENSOR else leaf for leaf in leaves]
-    return nest.pack_sequence_as(structure, vals) if structure is not None else vals[0]
+    if structure is None:
+        return vals[0]
+    from ..compiler.function import _rebuild_composites
+    return _rebuild_composites(nest.pack_sequence_as(structure, vals))
 
 
 class RestoredFunction:
