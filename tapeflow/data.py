@@ -55,7 +55,30 @@ def _leaf_spec(t, drop=0):
     from .sparse import SparseTensor, SparseTensorSpec
     if isinstance(t, SparseTensor):
         return SparseTensorSpec(tuple(t.shape)[drop:], t.dtype)
+    if _is_ragged(t):   # (a slice of a ragged_rank-1 tensor is ragged_rank 0: TF's spec of its rows)
+        from .ragged import RaggedTensorSpec
+        return RaggedTensorSpec(tuple(t.shape)[drop:], t.dtype, t.ragged_rank - drop)
     return TensorSpec(tuple(t.shape)[drop:], t.dtype)
+
+
+def _is_ragged(x):
+    return type(x).__name__ == "RaggedTensor"
+
+
+def _is_ragged_spec(s):
+    return type(s).__name__ == "RaggedTensorSpec"
+
+
+def _ragged_rows(parts, i):
+    """Elements' component ``i`` (Tensors or RaggedTensors, rows of any length) as the rows of
+    one RaggedTensor (TF's batch of a ragged component, and ragged_batch)."""
+    from .ragged.ragged_tensor import RaggedTensor, _stack_rows
+    if not isinstance(parts[0], RaggedTensor):
+        inner = {tuple(p.shape)[1:] for p in parts}
+        if len(inner) > 1 or any(p.shape.rank == 0 for p in parts):
+            raise ValueError(f"Dataset.ragged_batch: component {i} has rows of shapes {sorted({tuple(p.shape) for p in parts})}: "
+                             "tapeflow batches rows that differ in their first dimension only")
+    return _stack_rows(list(parts), parts[0] if isinstance(parts[0], RaggedTensor) else None)
 
 
 def _spec_of(element):
@@ -71,7 +94,8 @@ def _as_tensors(structure):
         vals = [_as_tensors(v) for v in structure]
         return type(structure)(*vals) if hasattr(structure, "_fields") else tuple(vals)
     from .sparse import SparseTensor
-    return structure if isinstance(structure, (Tensor, SparseTensor)) else convert_to_tensor(structure)
+    return structure if isinstance(structure, (Tensor, SparseTensor)) or _is_ragged(structure) else \
+        convert_to_tensor(structure)
 
 
 def _map_result(r):
@@ -217,6 +241,12 @@ class Dataset:
         ds = _BatchDataset(self, _int_arg("batch", batch_size), bool(drop_remainder))
         if num_parallel_calls is not None:
             ds._kind = "_ParallelBatchDataset"
+        return ds
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None, name=None):
+        """Batches whose components of a non-static shape (and ragged ones) are RaggedTensors."""
+        ds = _BatchDataset(self, _int_arg("ragged_batch", batch_size), bool(drop_remainder), ragged=True)
+        ds._kind = "_DenseToRaggedDataset"
         return ds
 
     def unbatch(self, name=None):
@@ -527,12 +557,15 @@ class _TensorSliceDataset(Dataset):
                 raise ValueError(f"Dimensions {n} and {t.shape[0]} are not compatible")
         self._n = n
         from .sparse import SparseTensor
-        self._arrays = [t if isinstance(t, SparseTensor) else t.numpy() for t in flat]
+        #: a ragged component: batching this dataset's rows makes RaggedTensors again (TF's spec)
+        self._has_ragged = any(_is_ragged(t) for t in flat)
+        self._arrays = [t if isinstance(t, SparseTensor) or _is_ragged(t) else t.numpy() for t in flat]
 
     def _elements(self):
         from .sparse import SparseTensor, _row
         for i in range(self._n):
-            yield nest.pack_sequence_as(self._struct, [_row(a, i) if isinstance(a, SparseTensor) else Tensor(a[i])
+            yield nest.pack_sequence_as(self._struct, [_row(a, i) if isinstance(a, SparseTensor) else
+                                                       a[i] if _is_ragged(a) else Tensor(a[i])
                                                        for a in self._arrays])
 
     def _cardinality(self):
@@ -732,10 +765,26 @@ def _stack(elements):
 
 
 class _BatchDataset(Dataset):
-    def __init__(self, source, n, drop_remainder):
+    def __init__(self, source, n, drop_remainder, ragged=False):
         if n <= 0:
             raise ValueError(f"Dataset.batch: batch_size must be positive, got {n}")
         self._source, self._n, self._drop = source, n, drop_remainder
+        #: ragged_batch / dense_to_ragged_batch: components whose shape is not static batch ragged
+        self._ragged = ragged
+        self._ragged_parts = None   # per component: batched as a RaggedTensor (from the spec, once)
+
+    def _which_ragged(self):
+        """Which components batch into RaggedTensors: those of a RaggedTensorSpec (slices of a ragged
+        tensor), and under ragged_batch those whose spec shape is not fully known. The spec is read
+        only where a ragged source or ragged_batch asks (it may trace a map function)."""
+        if self._ragged_parts is None:
+            if self._ragged or any(getattr(d, "_has_ragged", False) for d in _upstream(self._source)):
+                specs = nest.flatten(self._source._spec())
+                self._ragged_parts = [_is_ragged_spec(sp) or (self._ragged and (
+                    sp.shape is None or None in tuple(sp.shape))) for sp in specs]
+            else:
+                self._ragged_parts = []
+        return self._ragged_parts
 
     def _elements(self):
         it = self._source._elements()
@@ -746,7 +795,22 @@ class _BatchDataset(Dataset):
             yield self._combine(chunk)
 
     def _combine(self, chunk):
-        return _stack(chunk)
+        which = self._which_ragged()
+        if not which and not any(_is_ragged(x) for x in nest.flatten(chunk[0])):
+            return _stack(chunk)
+        flats = [nest.flatten(e) for e in chunk]
+        out = []
+        for i, parts in enumerate(zip(*flats)):
+            if self._ragged and i < len(which) and not which[i] and len({tuple(p.shape) for p in parts}) > 1:
+                # ragged_batch of rows whose spec looked static: a map function that could not be
+                # traced has its first element's spec; rows of other lengths make it ragged, from
+                # this batch on (a component keeps one kind)
+                which[i] = True
+            if (i < len(which) and which[i]) or _is_ragged(parts[0]):
+                out.append(_ragged_rows(parts, i))
+            else:
+                out.append(_stack(list(parts)))
+        return nest.pack_sequence_as(chunk[0], out)
 
     def _cardinality(self):
         c = self._source._cardinality()
@@ -756,7 +820,19 @@ class _BatchDataset(Dataset):
 
     def _spec(self):
         lead = self._n if self._drop else None
-        return nest.map_structure(lambda s: type(s)((lead,) + tuple(s.shape), s.dtype), self._source._spec())
+        which = iter(self._which_ragged())
+
+        def batched(s):
+            ragged = next(which, False)
+            if _is_ragged_spec(s) or ragged:
+                from .ragged import RaggedTensorSpec
+                shape = tuple(s.shape)
+                # (ragged_batch: the dims up to the last unknown one are ragged)
+                rr = s.ragged_rank + 1 if _is_ragged_spec(s) else \
+                    1 + max(i for i, d in enumerate(shape) if d is None)
+                return RaggedTensorSpec((lead,) + shape, s.dtype, rr)
+            return type(s)((lead,) + tuple(s.shape), s.dtype)
+        return nest.map_structure(batched, self._source._spec())
 
 
 class _UnbatchDataset(Dataset):
@@ -772,7 +848,12 @@ class _UnbatchDataset(Dataset):
         return c if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
 
     def _spec(self):
-        return nest.map_structure(lambda s: type(s)(tuple(s.shape)[1:], s.dtype), self._source._spec())
+        def unbatched(s):
+            if _is_ragged_spec(s):
+                from .ragged import RaggedTensorSpec
+                return RaggedTensorSpec(tuple(s.shape)[1:], s.dtype, s.ragged_rank - 1)
+            return type(s)(tuple(s.shape)[1:], s.dtype)
+        return nest.map_structure(unbatched, self._source._spec())
 
 
 class _ShuffleDataset(_Seeded, Dataset):
@@ -2208,6 +2289,10 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
     @staticmethod
     def unique():
         return lambda ds: ds.unique()
+
+    @staticmethod
+    def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+        return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
     @staticmethod
     def take_while(predicate):

@@ -269,6 +269,19 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """``tf.io.VarLenFeature(dtype)``: a SparseTensor of the feature's values."""
 
 
+class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key", "partitions",
+                                                             "row_splits_dtype", "validate"])):
+    """``tf.io.RaggedFeature(dtype, value_key=None)``: the feature's values as ragged rows (a
+    RaggedTensor of one row per Example from parse_example, the values from parse_single_example).
+    ``value_key`` names the feature read (default: the key); partitions are not implemented."""
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dtypes.int64, validate=False):
+        if partitions:
+            raise NotImplementedError("tf.io.RaggedFeature: partitions are not implemented in tapeflow (the values "
+                                      "of one feature become one ragged dimension)")
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+
+
 _KIND_OF = {"int64": "int64_list", "float32": "float_list", "string": "bytes_list"}
 _TF_NAME = {"int64": "int64", "float32": "float", "string": "string"}
 _LIST_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
@@ -279,9 +292,9 @@ def _check_features(features):
         raise ValueError(f"Missing: features was {features!r}.")
     out = {}
     for k, f in features.items():
-        if not isinstance(f, (FixedLenFeature, VarLenFeature)):
+        if not isinstance(f, (FixedLenFeature, VarLenFeature, RaggedFeature)):
             raise ValueError(f"Unsupported feature type for {k!r}: {type(f).__name__} (tapeflow parses "
-                             "FixedLenFeature and VarLenFeature)")
+                             "FixedLenFeature, VarLenFeature and RaggedFeature)")
         dt = _dtypes.as_dtype(f.dtype)
         if dt.name not in _KIND_OF:
             attr = "Tdense" if isinstance(f, FixedLenFeature) else "sparse_types"
@@ -304,10 +317,16 @@ def _check_features(features):
                                     f"shape has {int(np.prod(shape))}")
                 default = default.reshape(shape)
             out[k] = ("fixed", dt, shape, default)
+        elif isinstance(f, RaggedFeature):   # (the shape slot holds the feature read)
+            out[k] = ("ragged", dt, f.value_key or k, None)
         else:
             out[k] = ("var", dt, None, None)
-    # TF 2.21's result order: the VarLenFeatures' keys sorted, then the FixedLenFeatures' sorted
-    return {k: out[k] for k in sorted(out, key=lambda k: (out[k][0] == "fixed", k))}
+    # TF 2.21's result order: the VarLenFeatures' keys sorted, then the FixedLenFeatures' sorted, then
+    # the RaggedFeatures' in the order given
+    order = {"var": 0, "fixed": 1, "ragged": 2}
+    given = {k: i for i, k in enumerate(out)}
+    return {k: out[k] for k in sorted(out, key=lambda k: (order[out[k][0]], given[k] if out[k][0] == "ragged" else 0,
+                                                          k))}
 
 
 def _example_features(s):
@@ -323,10 +342,10 @@ def _parse_one(s, spec, where, batch=False):
     feats = _example_features(s)
     out = {}
     for k, (kind, dt, shape, default) in spec.items():
-        f = feats.get(k)
+        f = feats.get(shape if kind == "ragged" else k)
         have = None if f is None else f.WhichOneof("kind")
         want = _KIND_OF[dt.name]
-        if kind == "var":
+        if kind in ("var", "ragged"):
             if have is not None and have != want:
                 raise errors.InvalidArgumentError(
                     None, None, f"{where(k)}Data types don't match. Expected type: {_TF_NAME[dt.name]}, "
@@ -389,7 +408,7 @@ def _traced_parse(serialized, features, spec, batch):
     from .compiler.function import TensorSpec
     from .ops.script_ops import numpy_function
     from .sparse import SparseTensor
-    if any(v[0] == "var" for v in spec.values()):
+    if any(v[0] in ("var", "ragged") for v in spec.values()):
         # a SparseTensor whose dense shape the values decide cannot leave a tapeflow.function
         # (sparse.py refuses it), and a map's element spec is then read off its first element
         raise NotImplementedError(
@@ -451,7 +470,9 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     out = {}
     for k, (kind, dt, _, _) in spec.items():
         v = vals[k]
-        if kind == "var":
+        if kind == "ragged":
+            out[k] = _dense(dt, v)
+        elif kind == "var":
             out[k] = SparseTensor(np.arange(len(v), dtype=np.int64).reshape(-1, 1), _dense(dt, v),
                                   np.array([len(v)], np.int64))
         else:
@@ -489,6 +510,11 @@ def parse_example(serialized, features, example_names=None, name=None):
             out[k] = _dense(dt, stacked)
             continue
         lens = [len(r[k]) for r in rows]
+        if kind == "ragged":
+            from .ragged.ragged_tensor import RaggedTensor
+            vals = np.concatenate([r[k] for r in rows]) if rows else np.zeros(0, object if dt.name == "string" else dt.np)
+            out[k] = RaggedTensor.from_row_lengths(_dense(dt, vals), lens)
+            continue
         idx = np.array([(i, j) for i, n in enumerate(lens) for j in range(n)], np.int64).reshape(-1, 2)
         vals = np.concatenate([r[k] for r in rows]) if rows else np.zeros(0, object if dt.name == "string" else dt.np)
         out[k] = SparseTensor(idx, _dense(dt, vals), np.array([len(rows), max(lens, default=0)], np.int64))
@@ -722,6 +748,6 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 
     Open = GFile
 
-__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature",
+__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature", "RaggedFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]

@@ -110,7 +110,8 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
         starts, limits = 0, starts
     s, lim, dl = (np.asarray(_np(convert_to_tensor(v)) if not isinstance(v, Tensor) else _np(v))
                   for v in (starts, limits, deltas))
-    n = max(s.size, lim.size, dl.size) if max(s.ndim, lim.ndim, dl.ndim) else 1
+    # (vectors broadcast as NumPy's: an empty one gives no rows; scalars alone make one row)
+    n = np.broadcast_shapes(s.shape, lim.shape, dl.shape)[0] if max(s.ndim, lim.ndim, dl.ndim) else 1
     s, lim, dl = (np.broadcast_to(v, (n,)) for v in (s, lim, dl))
     kind = np.result_type(s, lim, dl)
     if dtype is not None:

@@ -638,8 +638,11 @@ def _stack_rows(rows, like):
         vals = _concat_ragged_rows(rows)
         return RaggedTensor.from_row_lengths(vals, [r.nrows_static() for r in rows])
     lens = [int(aval_of(r).shape[0]) for r in rows]
-    fv = _np(like.flat_values)
-    vals = A.concat(rows, 0) if rows else Tensor(np.zeros((0,) + fv.shape[1:], fv.dtype))
+    if rows:
+        vals = A.concat(rows, 0)
+    else:
+        fv = _np(like.flat_values)
+        vals = Tensor(np.zeros((0,) + fv.shape[1:], fv.dtype))
     return RaggedTensor.from_row_lengths(vals, lens)
 
 
