@@ -94,8 +94,22 @@ def test_elementwise_dispatch():
         tf.ragged.constant([[1, 2, 3], [4], [5, 6]]) + tf.ragged.constant([[10, 20], [30, 40], [50]])
     with pytest.raises(InvalidArgumentError):
         tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]]) + tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
-    with pytest.raises(InvalidArgumentError, match="row partitions differ"):   # as many values, other rows
+    with pytest.raises(InvalidArgumentError) as e:   # as many values, other rows
         tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1], [2, 3]])
+    # TF 2.21's text (its assert_equal of the row splits)
+    assert str(e.value) == ("Condition x == y did not hold.\nIndices of first 1 different values:\n[[1]]\n"
+                            "Corresponding x values:\n[2]\nCorresponding y values:\n[1]\nFirst 3 elements of x:\n"
+                            "[0 2 3]\nFirst 3 elements of y:\n[0 1 3]")
+    with pytest.raises(InvalidArgumentError) as e:   # another row count (TF 2.21's text)
+        tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1], [2], [3]])
+    assert str(e.value) == "Condition x == y did not hold.\nFirst 1 elements of x:\n[False]\nFirst 1 elements of y:\n[ True]"
+    # a dense operand of rows as long as the ragged rows: TF makes it ragged and adds
+    assert repr(tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([[10, 20], [30, 40]])) == \
+        "<tf.RaggedTensor [[11, 22],\n [33, 44]]>"   # TF 2.21
+    f = tf.function(lambda a, b: a + b)
+    assert f(tf.ragged.constant([[1, 2], [3, 4]]), tf.constant([[10, 20], [30, 40]])).to_list() == [[11, 22], [33, 44]]
+    with pytest.raises(InvalidArgumentError, match="incompatible shapes"):
+        f(tf.ragged.constant([[1], [3, 4, 5]]), tf.constant([[10, 20], [30, 40]]))
     with pytest.raises(TypeError, match="does not accept a RaggedTensor"):
         tf.matmul(d, d)
     assert tf.cast(d, tf.float32).dtype is tf.float32

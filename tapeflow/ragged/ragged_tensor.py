@@ -710,12 +710,31 @@ def elementwise_apply(p, args, params):
     for a in args:
         if isinstance(a, RaggedTensor):
             if a is not base and not _same_partitions(a, base):
-                raise InvalidArgumentError("Input tensors have incompatible shapes: the ragged operands' row "
-                                           f"partitions differ ({_shape_text(base)} vs {_shape_text(a)})")
+                raise InvalidArgumentError(_mismatch_text(base, a))
             flat.append(a.flat_values)
         else:
             flat.append(_broadcast_dense(p, a, base))
     return base.with_flat_values(bind(p, *flat, **params))
+
+
+def _assert_equal_text(x, y):
+    """TF 2.21's eager assert_equal message, which its ragged broadcasting raises for row splits
+    that differ (the first 3 differing indices and values, and the first 3 of each)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape:   # (TF compares the row counts first: its text shows the flags)
+        return "Condition x == y did not hold.\nFirst 1 elements of x:\n[False]\nFirst 1 elements of y:\n[ True]"
+    diff = np.nonzero(x != y)[0][:3]
+    return (f"Condition x == y did not hold.\nIndices of first {diff.size} different values:\n"
+            f"{diff.reshape(-1, 1)}\nCorresponding x values:\n{x[diff]}\nCorresponding y values:\n{y[diff]}\n"
+            f"First 3 elements of x:\n{x[:3]}\nFirst 3 elements of y:\n{y[:3]}")
+
+
+def _mismatch_text(x, y):
+    """The message for ragged operands whose partitions differ: TF's, of the first level that does."""
+    for sx, sy in zip(_partitions(x), _partitions(y)):
+        if sx.shape != sy.shape or not np.array_equal(sx, sy):
+            return _assert_equal_text(sx, sy)
+    return f"Input tensors have incompatible shapes: ragged ranks {x.ragged_rank} and {y.ragged_rank}"
 
 
 def _shape_text(rt):
@@ -745,6 +764,13 @@ def _broadcast_dense(p, a, base):
         v = t[:, 0]   # row i's value for each of its elements
         ids = _np(base.value_rowids())
         return Tensor(v[ids] if sh[0] != 1 else np.broadcast_to(v, (ids.size,) + v.shape[1:]).copy())
+    if base.ragged_rank == 1 and sh[0] == base.nrows_static():
+        # rows of sh[1] values: TF makes the dense operand ragged (uniform rows) and checks the
+        # row splits are equal; then its values line up with the flat values
+        dense = np.arange(sh[0] + 1, dtype=np.int64) * sh[1]
+        if not np.array_equal(dense, _np(base.row_splits)):
+            raise InvalidArgumentError(_assert_equal_text(dense, _np(base.row_splits)))
+        return Tensor(t.reshape((-1,) + sh[2:]))
     raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} does not broadcast against a "
                                f"RaggedTensor of shape {base.shape}")
 
@@ -760,5 +786,11 @@ def _traced_broadcast_dense(p, t, sh, base):
         v = A.reshape(t, sh[:1] + sh[2:])
         ids = base.value_rowids()
         return A.gather(v, ids if sh[0] != 1 else ids * 0)
+    if base.ragged_rank == 1 and n is not None and sh[0] == n:   # (as _broadcast_dense: the splits checked)
+        from ..ops import math_ops as M
+        dense = Tensor(np.arange(n + 1, dtype=np.int64) * sh[1])
+        _assert(M.reduce_all(M.equal(dense, base.row_splits)), "Input tensors have incompatible shapes: the dense "
+                "operand's rows ", dense, " vs the RaggedTensor's row_splits ", base.row_splits)
+        return A.reshape(t, (-1,) + sh[2:])
     raise InvalidArgumentError(f"{p.name}: a dense operand of shape {list(sh)} does not broadcast against a "
                                f"RaggedTensor of shape {base.shape}")
