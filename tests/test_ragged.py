@@ -203,3 +203,34 @@ def test_expressions_print_what_tf_prints():
     assert set(got) == set(want)
     bad = {c: (got[c], want[c]) for c in want if got[c] != want[c]}
     assert not bad, bad
+
+
+def test_dynamic_ragged_shape_as_tf_prints_it():
+    # the ragged guide's cells (TF 2.21's texts and values, recorded as literals)
+    x = tf.constant([["a", "b"], ["c", "d"], ["e", "f"]])
+    rt_shape = tf.shape(tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
+    assert repr(rt_shape) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
+    assert repr(tf.reshape(x, rt_shape)) == "<tf.RaggedTensor [[b'a'], [b'b', b'c', b'd'], [], [b'e', b'f']]>"
+    assert repr(tf.zeros(rt_shape)) == "<tf.RaggedTensor [[0.0], [0.0, 0.0, 0.0], [], [0.0, 0.0]]>"
+    assert repr(tf.ones(rt_shape)) == "<tf.RaggedTensor [[1.0], [1.0, 1.0, 1.0], [], [1.0, 1.0]]>"
+    assert repr(tf.fill(rt_shape, "x")) == "<tf.RaggedTensor [[b'x'], [b'x', b'x', b'x'], [], [b'x', b'x']]>"
+    assert repr(tf.zeros(tf.shape(tf.ragged.constant([[1], [2, 3]])), dtype=tf.int32)) == "<tf.RaggedTensor [[0], [0, 0]]>"
+    assert repr(rt_shape[0]) == "<tf.Tensor: shape=(), dtype=int32, numpy=4>"
+    with pytest.raises(ValueError, match="^Index 1 is not uniform$"):
+        rt_shape[1]
+    assert repr(rt_shape[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    DRS = tf.experimental.DynamicRaggedShape
+    s = DRS(row_partitions=[tf.experimental.RowPartition.from_row_lengths([5, 3, 2])], inner_shape=[10, 8])
+    assert repr(s) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    s = DRS.from_lengths([4, (2, 1, 0, 8), 12])
+    assert repr(s) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+    assert repr(s[2]) == "<tf.Tensor: shape=(), dtype=int64, numpy=12>" and s.rank == 3
+    assert repr(s[:2]) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8)] num_row_partitions=1>"
+    assert repr(tf.shape(tf.ragged.constant([[[1, 2], [3]], [[4]]]))) == \
+        "<DynamicRaggedShape lengths=[2, (2, 1), (2, 1, 1)] num_row_partitions=2>"
+    assert repr(tf.shape(tf.RaggedTensor.from_uniform_row_length(tf.constant([1, 2, 3, 4]), 2))) == \
+        "<DynamicRaggedShape lengths=[2, 2] num_row_partitions=1>"
+    with pytest.raises(InvalidArgumentError):   # TF 2.21: InvalidArgumentError (3 values for a shape of 6)
+        tf.reshape(tf.constant([1, 2, 3]), rt_shape)
+    with pytest.raises(TypeError):   # a plain bad shape is still TF's TypeError
+        tf.reshape(tf.constant([1, 2]), object())

@@ -48,6 +48,8 @@ def _shape_arg(shape, op="shape"):
         if isinstance(shape, (str, bytes)) or any(isinstance(d, (str, bytes, float)) for d in shape):
             raise TypeError
         return tuple(int(d) for d in shape)
+    except CompositeOperand:
+        raise   # (a tf.experimental.DynamicRaggedShape: the op's ragged form, _ragged_shape_op)
     except TypeError:
         raise InvalidArgumentTypeError(f"{op}: a shape must be a list of ints, got {shape!r}") from None
 
@@ -78,12 +80,27 @@ def _sized(op, shape, dtype):
 
 def zeros(shape, dtype=np.float32, name=None):
     d = _dt.np_dtype(dtype)
-    return constant(np.full(_sized("zeros", shape, d), _string_value(0, d), d))
+    try:
+        return constant(np.full(_sized("zeros", shape, d), _string_value(0, d), d))
+    except CompositeOperand:
+        return _ragged_shape_op("zeros", shape, dtype)
 
 
 def ones(shape, dtype=np.float32, name=None):
     d = _dt.np_dtype(dtype)
-    return constant(np.full(_sized("ones", shape, d), _string_value(1, d), d))
+    try:
+        return constant(np.full(_sized("ones", shape, d), _string_value(1, d), d))
+    except CompositeOperand:
+        return _ragged_shape_op("ones", shape, dtype)
+
+
+def _ragged_shape_op(op, shape, *args):
+    """tf.reshape/zeros/ones/fill of a tf.experimental.DynamicRaggedShape: a RaggedTensor."""
+    from ..ragged.dynamic_ragged_shape import ragged_form
+    r = ragged_form(op, shape, *args)
+    if r is None:
+        raise
+    return r
 
 
 def _string_value(value, d):
@@ -98,6 +115,13 @@ def _string_value(value, d):
 
 
 def fill(dims, value, name=None):
+    try:
+        return _fill(dims, value)
+    except CompositeOperand:
+        return _ragged_shape_op("fill", dims, value)
+
+
+def _fill(dims, value):
     if isinstance(value, Tensor):   # a tensor value: broadcast, so its gradient flows (TF's FillGrad sums)
         av = aval_of(value)
         if av.shape != ():
@@ -238,7 +262,10 @@ def rank(input, name=None):  # noqa: A002
 
 
 def reshape(tensor, shape, name=None):
-    return S.reshape(tensor, _shape_arg(shape, "reshape"))
+    try:
+        return S.reshape(tensor, _shape_arg(shape, "reshape"))
+    except CompositeOperand:
+        return _ragged_shape_op("reshape", shape, tensor)
 
 
 def transpose(a, perm=None, conjugate=False, name=None):

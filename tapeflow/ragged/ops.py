@@ -250,10 +250,13 @@ def _ragged_spec(s):
 
 
 def shape(rt, out_type=None):
-    """tf.shape of a RaggedTensor: TF returns a DynamicRaggedShape; tapeflow returns the bounding
-    shape (the dims a dense tensor of it would need), int32 like tf.shape."""
+    """tf.shape of a RaggedTensor: TF's DynamicRaggedShape (int32 like tf.shape); traced, the
+    bounding shape (the dims a dense tensor of it would need: tapeflow's DynamicRaggedShape is eager)."""
     from ..core import dtypes as _dt
-    return Tensor(_np(rt.bounding_shape()).astype(_dt.np_dtype(out_type or _dt.int32)))
+    if _is_traced(rt):
+        return rt.bounding_shape(out_type=out_type or _dt.int32)
+    from .dynamic_ragged_shape import DynamicRaggedShape
+    return DynamicRaggedShape.from_tensor(rt, dtype=out_type or _dt.int32)
 
 
 def gather(params, indices, axis=0):
