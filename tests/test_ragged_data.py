@@ -96,3 +96,32 @@ def test_ragged_feature_in_parse_example():
     # the guide's pipeline over the parsed features
     ds = tf.data.Dataset.from_tensor_slices(out["colors"]).batch(2)
     assert [repr(e) for e in ds] == ["<tf.RaggedTensor [[b'red', b'blue'], [b'orange']]>"]
+
+
+def test_text_format_merge_into_example():
+    # the guide builds its Examples with google.protobuf.text_format.Merge(s, tf.train.Example())
+    pbtext = pytest.importorskip("google.protobuf.text_format")
+    s = r'''features {
+      feature {key: "colors" value {bytes_list {value: ["red", "blue"]} } }
+      feature {key: "f" value {float_list {value: [0.1, 2]} } }
+      feature {key: "lengths" value {int64_list {value: [7]} } } }'''
+    e = pbtext.Merge(s, tf.train.Example())
+    # TF 2.21: SerializeToString(deterministic=True) of the same Merge into tf.train.Example()
+    assert e.SerializeToString() == (b'\n>\n\x17\n\x06colors\x12\r\n\x0b\n\x03red\n\x04blue\n\x11\n\x01f\x12\x0c'
+                                     b'\x12\n\n\x08\xcd\xcc\xcc=\x00\x00\x00@\n\x10\n\x07lengths\x12\x05\x1a\x03\n\x01\x07')
+    assert list(e.features.feature["f"].float_list.value) == [0.10000000149011612, 2.0]   # TF 2.21 (float32)
+    # Merge lets a later oneof member win (TF 2.21: bytes_list "a"); Parse refuses it
+    e2 = pbtext.Merge('features { feature {key: "x" value {int64_list {value: 1} bytes_list {value: "a"}}}}',
+                      tf.train.Example())
+    assert e2.features.feature["x"].WhichOneof("kind") == "bytes_list"
+    with pytest.raises(pbtext.ParseError, match='"bytes_list" is specified along with field "int64_list"'):  # TF 2.21
+        pbtext.Parse('features { feature {key: "x" value {int64_list {value: 1} bytes_list {value: "a"}}}}',
+                     tf.train.Example())
+    with pytest.raises(pbtext.ParseError, match='has no field named "foo"'):   # TF 2.21
+        pbtext.Merge("foo: 1", tf.train.Example())
+    with pytest.raises(pbtext.ParseError, match="Couldn't parse integer"):   # TF 2.21
+        pbtext.Merge('features { feature {key: "x" value {int64_list {value: ["a"]}}}}', tf.train.Example())
+    with pytest.raises(TypeError, match="Expected an int, got a boolean"):   # a checked repeated append
+        tf.train.Int64List().value.append(True)
+    out = tf.io.parse_example([e.SerializeToString()], {"colors": tf.io.RaggedFeature(tf.string)})
+    assert repr(out["colors"]) == "<tf.RaggedTensor [[b'red', b'blue']]>"

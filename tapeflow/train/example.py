@@ -12,7 +12,10 @@ reader accepts (docs/differences.md).
 Only the API a port uses is here: construction with keyword arguments, attribute access
 (``ex.features.feature["x"].int64_list.value``), ``SerializeToString``, ``FromString``,
 ``ParseFromString``, ``WhichOneof("kind")``, ``CopyFrom``, ``==``, and protobuf's text format
-as ``str``/``repr``.
+as ``str``/``repr``. ``google.protobuf.text_format.Merge/Parse`` into these messages (TF's ragged
+guide builds its Examples so) works through protobuf's reflection API: each class has a real
+``DESCRIPTOR`` (built on first use in a private descriptor pool, so importing tapeflow loads no
+protobuf), plus ``SetInParent``, the map's ``GetEntryClass`` and checked repeated ``append``.
 """
 from __future__ import annotations
 
@@ -140,10 +143,68 @@ def _text_float(x: float) -> str:
     return s if np.float32(float(s)) == np.float32(x) else "%.9g" % x
 
 
+# ---- descriptors (for google.protobuf.text_format) ----------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _descriptors():
+    """example.proto/feature.proto's message descriptors, in a private pool (built on first use:
+    only text_format, which walks ``message.DESCRIPTOR``, needs them)."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    F = descriptor_pb2.FieldDescriptorProto
+    fdp = descriptor_pb2.FileDescriptorProto(name="tapeflow/example.proto", package="tensorflow",
+                                             syntax="proto3")
+
+    def message(name, fields, parent=None):
+        m = (parent.nested_type if parent is not None else fdp.message_type).add(name=name)
+        for fname, num, ftype, label, type_name, oneof in fields:
+            f = m.field.add(name=fname, number=num, type=ftype, label=label, json_name=fname)
+            if type_name:
+                f.type_name = type_name
+            if oneof is not None:
+                f.oneof_index = oneof
+        return m
+
+    rep, opt = F.LABEL_REPEATED, F.LABEL_OPTIONAL
+    message("BytesList", [("value", 1, F.TYPE_BYTES, rep, None, None)])
+    message("FloatList", [("value", 1, F.TYPE_FLOAT, rep, None, None)])
+    message("Int64List", [("value", 1, F.TYPE_INT64, rep, None, None)])
+    feature = message("Feature", [("bytes_list", 1, F.TYPE_MESSAGE, opt, ".tensorflow.BytesList", 0),
+                                  ("float_list", 2, F.TYPE_MESSAGE, opt, ".tensorflow.FloatList", 0),
+                                  ("int64_list", 3, F.TYPE_MESSAGE, opt, ".tensorflow.Int64List", 0)])
+    feature.oneof_decl.add(name="kind")
+    features = message("Features", [("feature", 1, F.TYPE_MESSAGE, rep, ".tensorflow.Features.FeatureEntry",
+                                     None)])
+    entry = message("FeatureEntry", [("key", 1, F.TYPE_STRING, opt, None, None),
+                                     ("value", 2, F.TYPE_MESSAGE, opt, ".tensorflow.Feature", None)], features)
+    entry.options.map_entry = True
+    message("Example", [("features", 1, F.TYPE_MESSAGE, opt, ".tensorflow.Features", None)])
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fdp)
+    return pool
+
+
+class _DescriptorAttr:
+    """A class attribute ``DESCRIPTOR``: the message's protobuf Descriptor (tensorflow.<class name>
+    unless named), looked up on access."""
+
+    def __init__(self, full_name=None):
+        self.full_name = full_name
+
+    def __get__(self, obj, owner):
+        return _descriptors().FindMessageTypeByName(self.full_name or "tensorflow." + owner.__name__)
+
+
 # ---- the messages ------------------------------------------------------------------------------
 
 class _Message:
     _fields_: tuple = ()
+    DESCRIPTOR = _DescriptorAttr()
+
+    def SetInParent(self):  # noqa: N802
+        """Marks a default sub-message read from an unset field as set (text_format calls it)."""
+        parent = self.__dict__.pop("_parent", None)
+        if parent is not None:
+            parent[0]._adopt(parent[1], self)
 
     def SerializeToString(self, deterministic=None) -> bytes:  # noqa: N802 (protobuf's name)
         return bytes(self._encode())
@@ -185,15 +246,31 @@ class _Message:
     __repr__ = __str__
 
 
+class _Repeated(list):
+    """A repeated scalar field: ``append``/``extend`` check and convert as protobuf's (float32
+    rounding, no bools in an Int64List)."""
+    __slots__ = ("_check",)
+
+    def __init__(self, check):
+        super().__init__()
+        self._check = check
+
+    def append(self, v):
+        super().append(self._check(v))
+
+    def extend(self, vs):
+        super().extend(self._check(v) for v in vs)
+
+
 class _List(_Message):
     _kind = ""
 
     def __init__(self, value=()):
-        self.value = []
-        self.value.extend(self._check(v) for v in value)
+        self.Clear()
+        self.value.extend(value)
 
     def Clear(self):  # noqa: N802
-        self.value = []
+        self.value = _Repeated(self._check)
 
     def _text(self):
         return [f"value: {self._fmt(v)}" for v in self.value]
@@ -218,7 +295,7 @@ class BytesList(_List):
     def _decode(self, b):
         for num, wt, v in _fields(b):
             if num == 1 and wt == 2:
-                self.value.append(bytes(v))
+                list.append(self.value, bytes(v))
 
 
 class FloatList(_List):
@@ -242,9 +319,9 @@ class FloatList(_List):
             if num == 1 and wt == 2:
                 if len(v) % 4:
                     raise DecodeError("Wire format was corrupt")
-                self.value.extend(np.frombuffer(v, "<f4").astype(float).tolist())
+                list.extend(self.value, np.frombuffer(v, "<f4").astype(float).tolist())
             elif num == 1 and wt == 5:
-                self.value.append(struct.unpack("<f", v.to_bytes(4, "little"))[0])
+                list.append(self.value, struct.unpack("<f", v.to_bytes(4, "little"))[0])
 
 
 class Int64List(_List):
@@ -273,9 +350,9 @@ class Int64List(_List):
     def _decode(self, b):
         for num, wt, v in _fields(b):
             if num == 1 and wt == 2:
-                self.value.extend(_int64(u) for u in _varints(v))
+                list.extend(self.value, (_int64(u) for u in _varints(v)))
             elif num == 1 and wt == 0:
-                self.value.append(_int64(v))
+                list.append(self.value, _int64(v))
 
 
 _KINDS = (("bytes_list", BytesList, 1), ("float_list", FloatList, 2), ("int64_list", Int64List, 3))
@@ -310,9 +387,14 @@ class Feature(_Message):
         for n, cls, _ in _KINDS:
             if name == n:
                 if self._kind != n:   # reading an unset member gives a default, which is not set
-                    return cls()
+                    m = cls()
+                    m._parent = (self, n)   # (until SetInParent)
+                    return m
                 return self._value
         raise AttributeError(name)
+
+    def _adopt(self, name, m):
+        self._kind, self._value = name, m
 
     def _encode(self):
         if self._kind is None:
@@ -334,11 +416,42 @@ class Feature(_Message):
         return [f"{self._kind} {{"] + ["  " + line for line in self._value._text()] + ["}"]
 
 
+class _FeatureEntry(_Message):
+    """``Features.FeatureEntry``: the map's entry message (text_format parses one, then copies it in)."""
+    DESCRIPTOR = _DescriptorAttr("tensorflow.Features.FeatureEntry")
+
+    def __init__(self):
+        self.key, self._value = "", None
+
+    @property
+    def value(self):
+        if self._value is None:
+            self._value = Feature()
+        return self._value
+
+    def HasField(self, name):  # noqa: N802
+        return name == "value" and self._value is not None
+
+
+class _FeatureMap(dict):
+    """``Features.feature``: a protobuf map; reading a missing key adds an empty Feature, as protobuf's."""
+
+    def __missing__(self, key):
+        if not isinstance(key, str):
+            raise TypeError(f"bad argument type for built-in operation: feature key {key!r} is not a str")
+        f = self[key] = Feature()
+        return f
+
+    @staticmethod
+    def GetEntryClass():  # noqa: N802
+        return _FeatureEntry
+
+
 class Features(_Message):
     """``tf.train.Features``: ``feature`` a dict of name -> Feature (written in ``_map_order``)."""
 
     def __init__(self, feature=None):
-        self.feature = {}
+        self.feature = _FeatureMap()
         for k, v in (feature or {}).items():
             if not isinstance(k, str):
                 raise TypeError(f"bad argument type for built-in operation: feature key {k!r} is not a str")
@@ -348,7 +461,7 @@ class Features(_Message):
             self.feature[k] = v
 
     def Clear(self):  # noqa: N802
-        self.feature = {}
+        self.feature = _FeatureMap()
 
     def _encode(self):
         return b"".join(_field(1, _field(1, k.encode()) + _field(2, self.feature[k]._encode()))
