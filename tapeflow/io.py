@@ -408,12 +408,16 @@ def _traced_parse(serialized, features, spec, batch):
     from .compiler.function import TensorSpec
     from .ops.script_ops import numpy_function
     from .sparse import SparseTensor
-    if any(v[0] in ("var", "ragged") for v in spec.values()):
+    kinds = {v[0] for v in spec.values()}
+    if kinds & {"var", "ragged"}:
         # a SparseTensor whose dense shape the values decide cannot leave a tapeflow.function
-        # (sparse.py refuses it), and a map's element spec is then read off its first element
+        # (sparse.py refuses it), and a map's element spec is then read off its first element; a
+        # RaggedTensor's row lengths come out of a numpy_function, which gives dense results only
+        what = ("a VarLenFeature", "its SparseTensor's dense shape") if "var" in kinds else \
+            ("a RaggedFeature", "its RaggedTensor's row lengths")
         raise NotImplementedError(
-            f"tf.io.parse_{'example' if batch else 'single_example'}: a VarLenFeature inside tapeflow.function "
-            "is not supported (its SparseTensor's dense shape depends on the data); parse eagerly, or in "
+            f"tf.io.parse_{'example' if batch else 'single_example'}: {what[0]} inside tapeflow.function "
+            f"is not supported ({what[1]} depends on the data); parse eagerly, or in "
             "Dataset.map (which runs the map function per element)")
     s = convert_to_tensor(serialized)
     if s.dtype != _dtypes.string:

@@ -93,6 +93,9 @@ def test_ragged_feature_in_parse_example():
     assert repr(one["lengths"]) == "<tf.Tensor: shape=(1,), dtype=int64, numpy=array([7])>"
     with pytest.raises(tf.errors.InvalidArgumentError, match="Data types don't match"):   # TF 2.21
         tf.io.parse_example(batch, {"colors": tf.io.RaggedFeature(tf.int64)})
+    with pytest.raises(NotImplementedError, match="a RaggedFeature inside tapeflow.function"):
+        tf.function(lambda b: tf.io.parse_example(b, {"lengths": tf.io.RaggedFeature(tf.int64)}))(
+            tf.constant(batch))
     # the guide's pipeline over the parsed features
     ds = tf.data.Dataset.from_tensor_slices(out["colors"]).batch(2)
     assert [repr(e) for e in ds] == ["<tf.RaggedTensor [[b'red', b'blue'], [b'orange']]>"]

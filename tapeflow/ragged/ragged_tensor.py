@@ -709,7 +709,7 @@ def elementwise_apply(p, args, params):
     flat = []
     for a in args:
         if isinstance(a, RaggedTensor):
-            if a is not base and not _same_partitions(a, base):
+            if a is not base and not _same_partitions(base, a):
                 raise InvalidArgumentError(_mismatch_text(base, a))
             flat.append(a.flat_values)
         else:
