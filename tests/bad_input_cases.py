@@ -868,3 +868,20 @@ case("lookup19_integerlookup_oov_without_oov_indices",
      "num_oov_indices")
 case("lookup19_stringlookup_valid", f"layer = {_SL}(vocabulary=['ab', 'c'])\nf = lambda s: layer(s)", [S2])
 case("lookup19_hashing_valid", "layer = tf.keras.layers.Hashing(num_bins=4)\nf = lambda s: layer(s)", [S2])
+
+# -- branch rag20: RaggedTensors built from dense tensors (eagerly, and traced inside tapeflow.function) -----
+_RV = _a([1.0, 2.0, 3.0])
+case("rag20_from_row_splits_not_zero", "lambda v, s: tf.RaggedTensor.from_row_splits(v, s).flat_values",
+     [_RV, _a([1, 2, 3], i64)], "from_row_splits")
+case("rag20_from_row_splits_decreasing", "lambda v, s: tf.RaggedTensor.from_row_splits(v, s).flat_values",
+     [_RV, _a([0, 2, 1, 3], i64)], "from_row_splits")
+case("rag20_from_row_splits_last_not_nvals", "lambda v, s: tf.RaggedTensor.from_row_splits(v, s).flat_values",
+     [_RV, _a([0, 1, 2], i64)], "from_row_splits")
+case("rag20_from_row_lengths_sum", "lambda v, n: tf.RaggedTensor.from_row_lengths(v, n).flat_values",
+     [_RV, _a([1, 1], i64)], "from_row_lengths")
+case("rag20_add_other_partitions", "lambda v, a, b: (tf.RaggedTensor.from_row_lengths(v, a) + "
+     "tf.RaggedTensor.from_row_lengths(v, b)).flat_values", [_RV, _a([1, 2], i64), _a([2, 1], i64)], "")
+case("rag20_add_same_partitions", "lambda v, a: (tf.RaggedTensor.from_row_lengths(v, a) + "
+     "tf.RaggedTensor.from_row_lengths(v, a)).flat_values", [_RV, _a([1, 2], i64)])
+case("rag20_reduce_sum_rows", "lambda v, a: tf.reduce_sum(tf.RaggedTensor.from_row_lengths(v, a), axis=1)",
+     [_RV, _a([1, 2], i64)])

@@ -158,15 +158,24 @@ class RaggedTensor(CompositeTensor):
             from ..ops import math_ops as M
             ln = M.cast(row_lengths if isinstance(row_lengths, Tensor) else convert_to_tensor(row_lengths),
                         _dt.int64)
+            splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(ln)], 0)
             if validate:
+                # (checked as lengths, not as the splits made of them: the error names what was passed)
                 _assert(M.reduce_all(M.greater_equal(ln, 0)), "from_row_lengths: row_lengths must be >= 0, got ",
                         ln)
-            splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(ln)], 0)
-            return cls.from_row_splits(values, splits, validate=validate)
+                nv = values.nrows() if isinstance(values, RaggedTensor) else A.shape(values, out_type=_dt.int64)[0]
+                _assert(M.equal(splits[-1], nv), "from_row_lengths: row_lengths must sum to the number of values (",
+                        nv, "); got ", ln)
+            return cls.from_row_splits(values, splits, validate=False)
         ln = _np(row_lengths).astype(np.int64).reshape(-1)
-        if validate and np.any(ln < 0):
-            raise InvalidArgumentError(f"from_row_lengths: row_lengths must be >= 0, got {ln.tolist()}")
-        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(ln)]), validate=validate)
+        if validate:
+            if np.any(ln < 0):
+                raise InvalidArgumentError(f"from_row_lengths: row_lengths must be >= 0, got {ln.tolist()}")
+            n = _nrows_of(values)
+            if ln.sum() != n:
+                raise InvalidArgumentError(f"from_row_lengths: row_lengths must sum to the number of values ({n}); "
+                                           f"got {ln.tolist()}")
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(ln)]), validate=False)
 
     @classmethod
     def _traced_from_row_splits(cls, values, row_splits, validate):
