@@ -880,7 +880,8 @@ case("rag20_from_row_splits_last_not_nvals", "lambda v, s: tf.RaggedTensor.from_
 case("rag20_from_row_lengths_sum", "lambda v, n: tf.RaggedTensor.from_row_lengths(v, n).flat_values",
      [_RV, _a([1, 1], i64)], "from_row_lengths")
 case("rag20_add_other_partitions", "lambda v, a, b: (tf.RaggedTensor.from_row_lengths(v, a) + "
-     "tf.RaggedTensor.from_row_lengths(v, b)).flat_values", [_RV, _a([1, 2], i64), _a([2, 1], i64)], "")
+     "tf.RaggedTensor.from_row_lengths(v, b)).flat_values", [_RV, _a([1, 2], i64), _a([2, 1], i64)],
+     "Condition x == y did not hold")
 case("rag20_add_same_partitions", "lambda v, a: (tf.RaggedTensor.from_row_lengths(v, a) + "
      "tf.RaggedTensor.from_row_lengths(v, a)).flat_values", [_RV, _a([1, 2], i64)])
 case("rag20_reduce_sum_rows", "lambda v, a: tf.reduce_sum(tf.RaggedTensor.from_row_lengths(v, a), axis=1)",

@@ -700,7 +700,8 @@ def _traced_same_partitions(sa, sb):
             return False
     for x, y in zip(sa, sb):
         if x is not y:
-            _assert(M.reduce_all(M.equal(x, y)), "Input tensors have incompatible shapes: the ragged operands' "
+            # (TF's graph text starts so too: its assert_equal of the splits, element-wise)
+            _assert(M.reduce_all(M.equal(x, y)), "Condition x == y did not hold element-wise: the ragged operands' "
                     "row partitions differ (row_splits ", x, " vs ", y, ")")
     return True
 
