@@ -77,6 +77,20 @@ def test_signature_mismatch_is_a_type_error():
         f(R([[[1]]]))
 
 
+
+def test_concrete_function_of_a_spec_signature_takes_ragged_values():
+    f = tf.function(lambda r: tf.reduce_sum(r, axis=1),
+                    input_signature=[tf.RaggedTensorSpec([None, None], tf.int32)])
+    cf = f.get_concrete_function()
+    # TF 2.21: array([3, 3]) and, by keyword with another row count, array([1, 5, 4])
+    assert cf(R([[1, 2], [3]])).numpy().tolist() == [3, 3]
+    assert cf(r=R([[1], [2, 3], [4]])).numpy().tolist() == [1, 5, 4]
+    for bad in (R([[[1]], [[2]]]), R([[1.0]]), tf.constant([[1, 2]])):
+        with pytest.raises(TypeError, match="RaggedTensorSpec"):   # TF 2.21: TypeError (binding inputs)
+            cf(bad)
+    assert f.experimental_get_tracing_count() == 1   # TF 2.21: 1
+
+
 def test_partition_mismatch_raises_at_run_time():
     f = tf.function(lambda x, y: x + y)
     f(R([[1], [2, 3]]), R([[1], [2, 3]]))

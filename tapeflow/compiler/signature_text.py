@@ -246,6 +246,13 @@ def check_python_arguments(cf, args, kwargs):
         kind = pysig.parameters[name].kind
         if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
             continue  # (their parts are named differently in the trace's key)
+        if isinstance(k, tuple) and len(k) == 2 and k[0] == "spec":
+            # an input_signature's composite spec (a RaggedTensorSpec): __call__ took the value
+            # apart; its TypeError if the value is not of the spec (TF's binding error)
+            from .function import _Parts, _composite_leaves, _rebuild
+            _composite_leaves(cf.name, name, k[1], _rebuild(value[0], value[1:]) if isinstance(value, _Parts)
+                              else value)
+            continue
         want = [] if k is None else _key_leaves(k)
         got = nest.flatten(value)
         if k is None or len(want) != len(got):
