@@ -89,6 +89,13 @@ def test_concrete_function_of_a_spec_signature_takes_ragged_values():
         with pytest.raises(TypeError, match="RaggedTensorSpec"):   # TF 2.21: TypeError (binding inputs)
             cf(bad)
     assert f.experimental_get_tracing_count() == 1   # TF 2.21: 1
+    # specs nested in an input_signature entry (TF 2.21: <tf.RaggedTensor [[2, 4], [6]]> both ways)
+    sp = tf.RaggedTensorSpec([None, None], tf.int32)
+    g = tf.function(lambda rs: rs[0] + rs[1], input_signature=[[sp, sp]])
+    rt = R([[1, 2], [3]])
+    assert repr(g([rt, rt])) == repr(g.get_concrete_function()([rt, rt])) == "<tf.RaggedTensor [[2, 4], [6]]>"
+    with pytest.raises(TypeError, match="RaggedTensorSpec"):
+        g.get_concrete_function()([rt, R([[1.0]])])
 
 
 def test_partition_mismatch_raises_at_run_time():

@@ -1189,7 +1189,7 @@ class Function:
         """The ConcreteFunction (graph + compiled code) for these arguments (traces if needed).
         Arguments may be TensorSpecs."""
         if self._input_signature is not None and not args and not kwargs:
-            args = tuple(_spec_example(s) for s in self._input_signature)
+            args = tuple(nest.map_structure(_spec_example, s) for s in self._input_signature)
         elif unknown_rank(args, kwargs, TensorSpec):  # TensorSpec(None): a trace per rank met
             return RankGenericConcreteFunction(self, args, kwargs)
         args, kwargs = self._canonical(tuple(args), kwargs)

@@ -228,7 +228,7 @@ def check_python_arguments(cf, args, kwargs):
     """As TF binds a call of a concrete function: a Python value (or structure) other than the
     traced one is a TypeError -- the trace has the traced value built in, so running it would
     silently compute with that value instead. Tensor arguments are not checked here."""
-    from .function import _key_leaves
+    from .function import _key_leaves, _Parts, _composite_leaves, _rebuild, _replace
     key = cf._signature_key
     pysig = cf.python_signature
     if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
@@ -246,19 +246,18 @@ def check_python_arguments(cf, args, kwargs):
         kind = pysig.parameters[name].kind
         if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
             continue  # (their parts are named differently in the trace's key)
-        if isinstance(k, tuple) and len(k) == 2 and k[0] == "spec":
-            # an input_signature's composite spec (a RaggedTensorSpec): __call__ took the value
-            # apart; its TypeError if the value is not of the spec (TF's binding error)
-            from .function import _Parts, _composite_leaves, _rebuild
-            _composite_leaves(cf.name, name, k[1], _rebuild(value[0], value[1:]) if isinstance(value, _Parts)
-                              else value)
-            continue
         want = [] if k is None else _key_leaves(k)
+        if any(w[0] == "spec" for w in want):
+            # an input_signature's composite specs (RaggedTensorSpecs, at any depth): __call__ took
+            # their values apart; compared whole with their specs below
+            value = _replace(value, lambda x: isinstance(x, _Parts), lambda p: _rebuild(p[0], p[1:]))
         got = nest.flatten(value)
         if k is None or len(want) != len(got):
             raise TypeError(f"concrete function {cf.name!r}: argument {name!r} does not match the traced "
                             f"signature:\n{signature_text(cf)}")
         for w, g in zip(want, got):
+            if w[0] == "spec":   # (TF's TypeError for a value of another spec, or a dense tensor)
+                _composite_leaves(cf.name, name, w[1], g)
             if w[0] == "py" and not (type(g).__name__ == w[1] and g == w[2]):
                 raise TypeError(f"concrete function {cf.name!r}: argument {name!r} is {g!r}, but it was traced "
                                 f"with Literal[{w[2]!r}]; get another concrete function for that value")
