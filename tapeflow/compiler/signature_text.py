@@ -228,7 +228,7 @@ def check_python_arguments(cf, args, kwargs):
     """As TF binds a call of a concrete function: a Python value (or structure) other than the
     traced one is a TypeError -- the trace has the traced value built in, so running it would
     silently compute with that value instead. Tensor arguments are not checked here."""
-    from .function import _key_leaves, _Parts, _composite_leaves, _rebuild, _replace
+    from .function import _key_leaves
     key = cf._signature_key
     pysig = cf.python_signature
     if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
@@ -247,9 +247,11 @@ def check_python_arguments(cf, args, kwargs):
         if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
             continue  # (their parts are named differently in the trace's key)
         want = [] if k is None else _key_leaves(k)
-        if any(w[0] == "spec" for w in want):
+        if k is not None and k[0] != "Tensor" and any(w[0] == "spec" for w in want):
             # an input_signature's composite specs (RaggedTensorSpecs, at any depth): __call__ took
-            # their values apart; compared whole with their specs below
+            # their values apart; compared whole with their specs below (a tensor argument's key,
+            # the common case, is not searched)
+            from .function import _Parts, _rebuild, _replace
             value = _replace(value, lambda x: isinstance(x, _Parts), lambda p: _rebuild(p[0], p[1:]))
         got = nest.flatten(value)
         if k is None or len(want) != len(got):
@@ -257,6 +259,7 @@ def check_python_arguments(cf, args, kwargs):
                             f"signature:\n{signature_text(cf)}")
         for w, g in zip(want, got):
             if w[0] == "spec":   # (TF's TypeError for a value of another spec, or a dense tensor)
+                from .function import _composite_leaves
                 _composite_leaves(cf.name, name, w[1], g)
             if w[0] == "py" and not (type(g).__name__ == w[1] and g == w[2]):
                 raise TypeError(f"concrete function {cf.name!r}: argument {name!r} is {g!r}, but it was traced "
