@@ -57,8 +57,8 @@ def _user_stacklevel():
     return level
 
 
-from .signature_text import (RankGenericConcreteFunction, check_python_arguments, signature_text,  # noqa: E402
-                             spec_text, unknown_rank)
+from .signature_text import (RankGenericConcreteFunction, check_python_arguments,  # noqa: E402
+                             check_composite_arguments, signature_text, spec_text, unknown_rank)
 
 class TensorSpec:
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
@@ -513,6 +513,7 @@ class ConcreteFunction:
 
     def __call__(self, *args, **kwargs):
         if self.takes_composites:   # a RaggedTensor argument: its component tensors (a trace of tensors skips it)
+            check_composite_arguments(self, args, kwargs)
             expanded = _expand_composites((args, kwargs))
             if expanded is not None:
                 _RELAXED.clear()

@@ -247,23 +247,45 @@ def check_python_arguments(cf, args, kwargs):
         if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
             continue  # (their parts are named differently in the trace's key)
         want = [] if k is None else _key_leaves(k)
-        if k is not None and k[0] != "Tensor" and any(w[0] == "spec" for w in want):
-            # an input_signature's composite specs (RaggedTensorSpecs, at any depth): __call__ took
-            # their values apart; compared whole with their specs below (a tensor argument's key,
-            # the common case, is not searched)
-            from .function import _Parts, _rebuild, _replace
-            value = _replace(value, lambda x: isinstance(x, _Parts), lambda p: _rebuild(p[0], p[1:]))
         got = nest.flatten(value)
         if k is None or len(want) != len(got):
+            if k is not None and any(w[0] == "spec" for w in want):
+                continue   # (composite specs' values, taken apart: check_composite_arguments compared them)
             raise TypeError(f"concrete function {cf.name!r}: argument {name!r} does not match the traced "
                             f"signature:\n{signature_text(cf)}")
         for w, g in zip(want, got):
-            if w[0] == "spec":   # (TF's TypeError for a value of another spec, or a dense tensor)
-                from .function import _composite_leaves
-                _composite_leaves(cf.name, name, w[1], g)
             if w[0] == "py" and not (type(g).__name__ == w[1] and g == w[2]):
                 raise TypeError(f"concrete function {cf.name!r}: argument {name!r} is {g!r}, but it was traced "
                                 f"with Literal[{w[2]!r}]; get another concrete function for that value")
+
+
+def check_composite_arguments(cf, args, kwargs):
+    """A call of a concrete function whose input_signature holds composite specs (RaggedTensorSpecs,
+    at any depth), before its values are taken apart: TF's TypeError for a value not of its spec (a
+    dense tensor, another dtype or ragged_rank). Only such calls run it: a trace of tensors never
+    does (check_python_arguments lets the specs' taken-apart values through)."""
+    from .function import _composite_leaves, _key_leaves
+    key, pysig = cf._signature_key, cf.python_signature
+    if pysig is None or not (isinstance(key, tuple) and len(key) == 2 and key[0] == "tuple"):
+        return
+    pre = (object(),) if cf.bound_method else ()
+    try:
+        given = pysig.bind_partial(*pre, *args, **kwargs).arguments
+    except TypeError:
+        return   # (check_python_arguments raises it)
+    traced = {name: k for name, _, k in _params(pysig, cf.bound_method, key)}
+    for name, value in given.items():
+        k = traced.get(name)
+        want = [] if k is None else _key_leaves(k)
+        if not any(w[0] == "spec" for w in want):
+            continue
+        got = nest.flatten(value)
+        if len(want) != len(got):
+            raise TypeError(f"concrete function {cf.name!r}: argument {name!r} does not match the traced "
+                            f"signature:\n{signature_text(cf)}")
+        for w, g in zip(want, got):
+            if w[0] == "spec":
+                _composite_leaves(cf.name, name, w[1], g)
 
 
 # -- unknown rank (TensorSpec(None)) --------------------------------------------------------------
