@@ -14,6 +14,7 @@ import re as _re
 
 import numpy as np
 
+from .core.aval import fmt_shape
 from .core import dtypes as _dt
 from .core.primitive import bind as _bind, aval_of as _aval_of
 from .core.primitives.strings import string_map_p, string_split_p, string_join_rows_p
@@ -247,6 +248,9 @@ def _join_axis(x, ax, sep):
     perm = [d for d in range(len(shape)) if d != ax] + [ax]
     xt = A.transpose(x, perm) if perm != list(range(len(shape))) else x
     outer = [shape[d] for d in perm[:-1]]
+    if None in shape:   # (the rows' splits are built from the static shape, as tapeflow's shapes are)
+        from .ops.array_ops import _RUNTIME_SIZE
+        raise TypeError(f"reduce_join: a dimension of its input {fmt_shape(shape)} is {_RUNTIME_SIZE}")
     n = int(np.prod(outer, dtype=np.int64))
     splits = convert_to_tensor(np.arange(n + 1, dtype=np.int64) * shape[ax])
     r = _bind(string_join_rows_p, A.reshape(xt, [-1]), splits, fn=_join_row_sep(sep), out=_STRING)
