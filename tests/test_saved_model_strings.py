@@ -295,13 +295,3 @@ def test_a_keras_text_model_exports(tmp_path):
     np.testing.assert_array_equal(loaded.serve(data).numpy(), want)
     assert not np.array_equal(want[0], want[2])    # the vocabulary matters (an OOV row differs)
 
-
-def test_reduce_join_over_a_dimension_the_signature_leaves_unknown_says_what_to_do():
-    # (svstr20 found it raising "unsupported operand type(s) for *: 'int' and 'NoneType'")
-    f = tf.function(lambda s: tf.strings.reduce_join(s, separator=","),
-                    input_signature=[tf.TensorSpec([None], tf.string)])
-    with pytest.raises(TypeError, match=r"reduce_join: a dimension of its input \(\?,\) is a size known only when "
-                                        r"the function runs.*give the input_signature that dimension"):
-        f(tf.constant(["a", "b"]))
-    g = tf.function(lambda s: tf.strings.reduce_join(s, separator=","))   # traced per shape: TF 2.21's b'a,b'
-    assert g(tf.constant(["a", "b"])).numpy() == b"a,b"
