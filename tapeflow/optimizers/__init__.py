@@ -51,6 +51,6 @@ class legacy:  # noqa: N801  (tf.keras.optimizers.legacy.Adam etc. map to the sa
 
 
 # wave 20 (api20): Keras 3's Ftrl and Lamb
-from .first_order import Ftrl, Lamb  # noqa: E402
-__all__ += ["Ftrl", "Lamb"]
-_BY_NAME.update(ftrl=Ftrl, lamb=Lamb)
+from .first_order import Adafactor, Ftrl, Lamb  # noqa: E402
+__all__ += ["Adafactor", "Ftrl", "Lamb"]
+_BY_NAME.update(adafactor=Adafactor, ftrl=Ftrl, lamb=Lamb)

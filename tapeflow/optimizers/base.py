@@ -323,14 +323,15 @@ class Optimizer(Module):
     def _create_slots(self, var):
         """Subclasses: create this variable's slots with ``add_slot``."""
 
-    def add_slot(self, var, slot_name, initializer="zeros"):
-        """A slot variable for ``var`` (zeros, or a constant/array initial value)."""
+    def add_slot(self, var, slot_name, initializer="zeros", shape=None):
+        """A slot variable for ``var`` (zeros, or a constant/array initial value), of ``var``'s
+        shape unless ``shape`` says otherwise (Adafactor's factored row and column moments)."""
         i = self._slot_index[id(var)]
         slots = self._slots[id(var)]
         if slot_name in slots:
             return slots[slot_name]
         npd = var.dtype.as_numpy_dtype
-        shape = tuple(var.shape)
+        shape = tuple(var.shape) if shape is None else tuple(shape)
         if isinstance(initializer, str):
             if initializer != "zeros":
                 raise ValueError(f"add_slot: unknown initializer {initializer!r}")

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
+from ..ops import array_ops as A
 from ..ops import math_ops as M
 from . import rules as _rules
 from .base import Optimizer
@@ -534,3 +535,75 @@ class Lamb(Optimizer):
 
 
 __all__.append("Lamb")
+
+
+class Adafactor(Optimizer):
+    """Keras 3's Adafactor (TF 2.21): second moments factored over a variable's last two axes (a row
+    and a column mean, their outer product normalised by the rows' mean), unfactored below rank 2;
+    the step relative to the variable's RMS and clipped by the update's own RMS::
+
+        rho = min(lr, 1/sqrt(t));  alpha = max(eps_2, rms(w)) * rho;  b2 = 1 - t^decay
+        g2 = g^2 + eps_1;  r = b2 r + (1-b2) mean(g2, -1);  c = b2 c + (1-b2) mean(g2, -2)
+        v = (r / mean(r, -1))[..., None] * c[..., None, :]     (rank < 2: v = b2 v + (1-b2) g2)
+        u = g / sqrt(v);  w -= alpha * u / max(1, rms(u) / clip_threshold)
+
+    With ``relative_step`` and a constant learning rate Keras 3 first caps lr at 1/sqrt(t) as well,
+    which rho's own min makes a no-op (kept: the same operations). On the op path
+    (``_update_step``): the means and RMS are reductions, outside the fused rules."""
+
+    def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3, clip_threshold=1.0,
+                 relative_step=True, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
+                 name="adafactor", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm,
+                         clipvalue=clipvalue, global_clipnorm=global_clipnorm, **kwargs)
+        self.beta_2_decay, self.epsilon_1, self.epsilon_2 = float(beta_2_decay), float(epsilon_1), float(epsilon_2)
+        self.clip_threshold, self.relative_step = float(clip_threshold), bool(relative_step)
+
+    def _create_slots(self, var):
+        shape = tuple(var.shape)
+        if len(shape) >= 2:   # (Keras 3 makes scalar placeholders below rank 2; nothing reads them)
+            self.add_slot(var, "r", shape=shape[:-1])
+            self.add_slot(var, "c", shape=shape[:-2] + shape[-1:])
+        self.add_slot(var, "velocity")
+
+    @staticmethod
+    def _rms(x):
+        return M.sqrt(M.reduce_mean(M.square(x)))
+
+    def _update_step(self, grad, var, lr):
+        # Keras 3's update_step, operation for operation (its rounding in the variable's dtype)
+        dt = var.dtype
+        lr = M.cast(lr, dt)
+        g = M.cast(grad, dt)
+        one = M.cast(1.0, dt)
+        t = M.cast(self.iterations + 1, dt)
+        if self._schedule is None and self.relative_step:
+            lr = M.minimum(lr, 1 / M.sqrt(t))
+        rho = M.minimum(lr, 1 / M.sqrt(t))
+        w = var.read_value()
+        alpha = M.maximum(M.cast(self.epsilon_2, dt), self._rms(w)) * rho
+        g2 = M.square(g) + self.epsilon_1
+        b2 = 1 - M.pow(t, M.cast(self.beta_2_decay, dt))
+        v_slot = self.get_slot(var, "velocity")
+        if len(tuple(var.shape)) >= 2:
+            r_slot, c_slot = self.get_slot(var, "r"), self.get_slot(var, "c")
+            r = b2 * r_slot.read_value() + (1 - b2) * M.reduce_mean(g2, axis=-1)
+            c = b2 * c_slot.read_value() + (1 - b2) * M.reduce_mean(g2, axis=-2)
+            r_slot.assign(r)
+            c_slot.assign(c)
+            v = A.expand_dims(r / M.reduce_mean(r, axis=-1, keepdims=True), -1) * A.expand_dims(c, -2)
+        else:
+            v = b2 * v_slot.read_value() + (1 - b2) * g2
+        v_slot.assign(v)
+        u = g / M.sqrt(v)
+        u_hat = u / M.maximum(one, self._rms(u) / self.clip_threshold)
+        var.assign(w - alpha * u_hat)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(beta_2_decay=self.beta_2_decay, epsilon_1=self.epsilon_1, epsilon_2=self.epsilon_2,
+                   clip_threshold=self.clip_threshold, relative_step=self.relative_step)
+        return cfg
+
+
+__all__.append("Adafactor")
