@@ -479,5 +479,78 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
 
 
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
+# -- LU with partial pivoting ------------------------------------------------------------------------------
+
+def lu(input, output_idx_type=np.int32, name=None):  # noqa: A002
+    """tf.linalg.lu: ``(lower_upper, perm)`` with ``input[..., perm, :] = L @ U`` (L unit lower, stored
+    below the diagonal; U on and above it). Partial pivoting as LAPACK's getrf and Eigen's PartialPivLU:
+    at step k the row of largest |a| at or below k, the first of equals. Composed of tapeflow ops (one
+    masked rank-1 update per column), so it traces and differentiates (TF 2.21 registers no gradient
+    for Lu: a LookupError there). A zero pivot is TF's "Input is not invertible." (an assert when traced)."""
+    from .core.primitive import bind
+    from .core.primitives import assert_op as _AS
+    from .errors import InvalidArgumentTypeError
+    a = _t(input)
+    av = aval_of(a)
+    if av.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"lu: Value for attr 'T' of {av.dtype.name} is not in the list of allowed "
+                                       "values: double, float, half (TF 2.21's complex ones are out of scope)")
+    shape = tuple(av.shape)
+    if len(shape) < 2:
+        raise InvalidArgumentError(f"lu: Input tensor must have rank >= 2, got {len(shape)}")
+    if shape[-1] != shape[-2]:
+        raise InvalidArgumentError(f"lu: Input matrix must be square. (got shape {shape})")
+    n, batch = shape[-1], shape[:-2]
+    idx = np.arange(n)
+    perm = _A.broadcast_to(np.arange(n, dtype=np.int64), batch + (n,))
+    invertible = []
+    for k in range(n):
+        col = _M.where(idx >= k, _M.abs(a[..., :, k]), -1.0)   # (rows above k never pivot)
+        invertible.append(_M.reduce_all(_M.greater(_M.reduce_max(col, axis=-1), 0.0)))   # (a zero pivot)
+        piv = _A.expand_dims(_M.argmax(col, axis=-1), -1)
+        swap = _M.where(idx == k, piv, _M.where(_M.equal(idx, piv), np.int64(k), idx))
+        a = _A.gather(a, swap, axis=len(batch), batch_dims=len(batch))
+        perm = _A.gather(perm, swap, axis=len(batch), batch_dims=len(batch))
+        below = (idx > k)[:, None]
+        mult = _M.where(below, a[..., :, k:k + 1] / a[..., k:k + 1, k:k + 1], 0.0)   # (..., n, 1)
+        a = a - mult * _M.where((idx > k)[None, :], a[..., k:k + 1, :], 0.0)
+        a = _M.where(below & (idx == k)[None, :], mult, a)
+    bind(_AS.assert_p, _M.reduce_all(_A.stack(invertible)), template=("lu: Input is not invertible.",),
+         summarize=3)
+    return a, _M.cast(perm, output_idx_type)
+
+
+def _lu_factors(lower_upper):
+    lu_ = _t(lower_upper)
+    n = aval_of(lu_).shape[-1]
+    lower = set_diag(band_part(lu_, -1, 0), _A.ones(tuple(aval_of(lu_).shape[:-1]), aval_of(lu_).dtype))
+    return lower, band_part(lu_, 0, -1), n
+
+
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
+    """tf.linalg.lu_reconstruct: ``L @ U`` with its rows put back (the inverse permutation of ``perm``)."""
+    lower, upper, _ = _lu_factors(lower_upper)
+    p = _t(perm)
+    batch = len(aval_of(p).shape) - 1
+    return _A.gather(matmul(lower, upper), _A.argsort(p, axis=-1), axis=batch, batch_dims=batch)
+
+
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """tf.linalg.lu_solve: ``x`` with ``A x = rhs`` for ``A``'s LU factors: rhs's rows permuted, then the
+    unit-lower and the upper triangular solves."""
+    lower, upper, _ = _lu_factors(lower_upper)
+    p, b = _t(perm), _t(rhs)
+    batch = len(aval_of(p).shape) - 1
+    pb = _A.gather(b, p, axis=batch, batch_dims=batch)
+    return triangular_solve(upper, triangular_solve(lower, pb, lower=True), lower=False)
+
+
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """tf.linalg.lu_matrix_inverse: ``lu_solve`` of the identity."""
+    shape = tuple(aval_of(_t(lower_upper)).shape)
+    eye_ = _A.broadcast_to(np.eye(shape[-1], dtype=aval_of(_t(lower_upper)).dtype), shape)
+    return lu_solve(lower_upper, perm, eye_)
+
+
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", "tapeflow.linalg")
