@@ -4,3 +4,4 @@ from .ops.random_ops import (Algorithm, Generator, set_seed, get_global_generato
                              stateless_normal, stateless_uniform, stateless_truncated_normal,
                              split, fold_in, create_rng_state, stateless_categorical,
                              gamma, poisson, stateless_gamma, stateless_poisson)
+from .ops.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler  # noqa: F401,E402

@@ -1,0 +1,149 @@
+"""Candidate sampling (wave 20): ``tf.random.log_uniform_candidate_sampler`` / ``uniform_candidate_sampler``
+and the sampled losses ``tf.nn.nce_loss`` / ``tf.nn.sampled_softmax_loss`` built on them, as TF 2.21 defines
+them. All are compositions of tapeflow ops (random draws from the seeded generators), so they run eagerly
+and inside ``tapeflow.function`` alike and the losses differentiate.
+
+TF samples ``unique`` candidates by rejection: iid draws from the class distribution P until
+``num_sampled`` distinct classes came up, ``num_tries`` draws in all, and reports each class's expected
+count as ``-expm1(num_tries * log1p(-p))`` (``p * num_sampled`` when no draw repeated). A rejection loop's
+length depends on the draws, so here the same process is drawn in two traceable steps: the distinct
+classes in selection order by Gumbel top-k (top-k of log P + Gumbel noise is sequential sampling without
+replacement, the order of first appearance), then the number of repeated draws before each new class,
+geometric with the mass already chosen (``floor(log U / log m)``). Same joint distribution of (samples,
+num_tries) as TF's loop; other random numbers (tapeflow's generators are not TF's kernels'), so samples
+and counts are TF's in distribution, not bit for bit (docs/differences.md). Gumbel top-k costs O(range_max)
+per call where TF's loop costs O(num_sampled)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.primitive import aval_of
+from ..core.tensor import convert_to_tensor
+from . import array_ops as A
+from . import math_ops as M
+from . import nn_ops as N
+from .random_ops import _gen_for
+
+__all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss"]
+
+
+def _log_uniform_p(ids, range_max):
+    """TF's LogUniformSampler: P(k) = log((k + 2) / (k + 1)) / log(range_max + 1), in float64."""
+    k = M.cast(ids, np.float64)
+    return M.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)
+
+
+def _check(op, true_classes, num_true, num_sampled, unique, range_max):
+    tc = M.cast(convert_to_tensor(true_classes), np.int64)
+    shape = tuple(aval_of(tc).shape)
+    from ..errors import InvalidArgumentError
+    if len(shape) != 2 or shape[1] != num_true:   # (TF 2.21: InvalidArgumentError "true_classes must be a matrix")
+        raise InvalidArgumentError(f"{op}: true_classes must be a matrix of shape [batch_size, num_true={num_true}], "
+                                   f"got shape {shape}")
+    if unique and num_sampled > range_max:   # (TF 2.21: InvalidArgumentError "Sampler's range is too small.")
+        raise InvalidArgumentError(f"{op}: Sampler's range is too small (num_sampled={num_sampled} unique "
+                                   f"candidates from range_max={range_max})")
+    return tc
+
+
+def _sample(op, kind, true_classes, num_true, num_sampled, unique, range_max, seed):
+    num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
+    tc = _check(op, true_classes, num_true, num_sampled, unique, range_max)
+    gen = _gen_for(seed)
+
+    def prob(ids):
+        if kind == "log_uniform":
+            return _log_uniform_p(ids, range_max)
+        return M.cast(A.zeros_like(ids), np.float64) + 1.0 / range_max
+
+    if not unique:
+        u = gen.uniform([num_sampled], dtype=np.float64)
+        if kind == "log_uniform":   # TF: exp(u * log(range_max + 1)) - 1, truncated
+            s = M.cast(M.floor(M.exp(u * np.log(range_max + 1.0))), np.int64) - 1
+        else:
+            s = M.cast(M.floor(u * range_max), np.int64)
+        s = M.minimum(M.maximum(s, np.int64(0)), np.int64(range_max - 1))
+        num_tries = None
+    else:
+        k = np.arange(range_max, dtype=np.float64)
+        logp = np.log(np.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)) if kind == "log_uniform" else \
+            np.full(range_max, -np.log(range_max))
+        gumbel = -M.log(-M.log(gen.uniform([range_max], minval=np.finfo(np.float64).tiny, maxval=1.0,
+                                           dtype=np.float64)))
+        _, order = A.top_k(logp + gumbel, num_sampled)
+        s = M.cast(order, np.int64)
+        chosen = M.cumsum(prob(s), exclusive=True)   # the mass already drawn before each new class
+        v = gen.uniform([num_sampled], minval=np.finfo(np.float64).tiny, maxval=1.0, dtype=np.float64)
+        repeats = M.where(chosen > 0.0, M.floor(M.log(v) / M.log(M.maximum(chosen, 1e-300))), 0.0)
+        num_tries = num_sampled + M.reduce_sum(repeats)
+
+    def expected(ids):
+        p = prob(ids)
+        if num_tries is None:
+            return M.cast(p * num_sampled, np.float32)
+        return M.cast(M.where(M.equal(num_tries, float(num_sampled)), p * num_sampled,
+                              -M.expm1(num_tries * M.log1p(-p))), np.float32)
+    return M.stop_gradient(s), M.stop_gradient(expected(tc)), M.stop_gradient(expected(s))
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """TF's ``tf.random.log_uniform_candidate_sampler``: ``(sampled_candidates, true_expected_count,
+    sampled_expected_count)`` under Zipf's law P(k) = log((k+2)/(k+1)) / log(range_max+1)."""
+    return _sample("log_uniform_candidate_sampler", "log_uniform", true_classes, num_true, num_sampled, unique,
+                   range_max, seed)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """TF's ``tf.random.uniform_candidate_sampler``: candidates uniform over [0, range_max)."""
+    return _sample("uniform_candidate_sampler", "uniform", true_classes, num_true, num_sampled, unique, range_max,
+                   seed)
+
+
+def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
+                    remove_accidental_hits, seed, op):
+    """TF's ``_compute_sampled_logits``: the true classes' and the sampled classes' logits (less log Q, the
+    log of their expected counts), the sampled ones that hit a true class pushed to float32's lowest, and the
+    labels (1/num_true for each true column, 0 for the sampled)."""
+    if isinstance(weights, (list, tuple)):
+        weights = A.concat(list(weights), 0)
+    w, b, x = convert_to_tensor(weights), convert_to_tensor(biases), convert_to_tensor(inputs)
+    labels = M.cast(convert_to_tensor(labels), np.int64)
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed)
+    sampled, true_expected, sampled_expected = (M.stop_gradient(convert_to_tensor(v)) for v in sampled_values)
+    sampled = M.cast(sampled, np.int64)
+    batch = aval_of(labels).shape[0]
+    dim = aval_of(x).shape[-1]
+    flat = A.reshape(labels, [-1])
+    true_w = A.reshape(A.gather(w, flat), [batch, num_true, dim])
+    true_b = A.reshape(A.gather(b, flat), [batch, num_true])
+    true_logits = M.reduce_sum(A.expand_dims(x, 1) * true_w, -1) + true_b
+    sampled_logits = M.matmul(x, A.gather(w, sampled), transpose_b=True) + A.gather(b, sampled)
+    if remove_accidental_hits:
+        hits = M.reduce_any(M.equal(A.expand_dims(labels, -1), sampled), axis=1)   # (batch, num_sampled)
+        lowest = M.cast(-np.finfo(np.float32).max, sampled_logits.dtype)
+        sampled_logits = sampled_logits + M.where(hits, lowest, A.zeros_like(sampled_logits))
+    true_logits = true_logits - M.log(M.cast(true_expected, true_logits.dtype))
+    sampled_logits = sampled_logits - M.log(M.cast(sampled_expected, sampled_logits.dtype))
+    logits = A.concat([true_logits, sampled_logits], 1)
+    out_labels = A.concat([A.ones_like(true_logits) / num_true, A.zeros_like(sampled_logits)], 1)
+    return logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
+             remove_accidental_hits=False, name="nce_loss"):
+    """TF's ``tf.nn.nce_loss``: per example, the sum of the sigmoid cross-entropies of the true classes
+    (label 1/num_true) and the sampled ones (label 0). Its negatives come from
+    ``log_uniform_candidate_sampler(unique=True)`` unless ``sampled_values`` gives them."""
+    logits, labels_ = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                      sampled_values, remove_accidental_hits, None, "nce_loss")
+    return M.reduce_sum(N.sigmoid_cross_entropy_with_logits(labels=labels_, logits=logits), 1)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, seed=None, name="sampled_softmax_loss"):
+    """TF's ``tf.nn.sampled_softmax_loss``: the softmax cross-entropy over the true and the sampled classes
+    (an estimate of the full softmax loss, for training; evaluate with the full one)."""
+    logits, labels_ = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                      sampled_values, remove_accidental_hits, seed, "sampled_softmax_loss")
+    return N.softmax_cross_entropy_with_logits(labels=M.stop_gradient(labels_), logits=logits)
