@@ -45,7 +45,7 @@ class experimental:  # noqa: N801  (TF's namespace tf.nn.experimental)
         return _M.where(_M.greater_equal(u, _M.cast(rate, x.dtype)), scaled, _A.zeros_like(scaled))
 
 
-from .ops.candidate_sampling import nce_loss, sampled_softmax_loss  # noqa: F401,E402  (wave 20)
+from .ops.candidate_sampling import compute_accidental_hits, nce_loss, sampled_softmax_loss  # noqa: F401,E402
 
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402

@@ -24,7 +24,8 @@ from . import math_ops as M
 from . import nn_ops as N
 from .random_ops import _gen_for
 
-__all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss"]
+__all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "compute_accidental_hits", "nce_loss",
+           "sampled_softmax_loss"]
 
 
 def _log_uniform_p(ids, range_max):
@@ -99,6 +100,36 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
                    seed)
 
 
+def _hits(true_classes, sampled):
+    """TF's ComputeAccidentalHits, as masks: for each (row, true label), whether the label was sampled and
+    the position of its LAST occurrence among the samples (the kernel maps a sampled id to the last
+    position it saw), shapes (batch, num_true)."""
+    eq = M.equal(A.expand_dims(true_classes, -1), sampled)            # (batch, num_true, num_sampled)
+    n = aval_of(sampled).shape[-1]
+    last = (n - 1) - M.argmax(A.reverse(eq, [-1]), axis=-1)          # (its last True; any if none)
+    return M.reduce_any(eq, axis=-1), last
+
+
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """TF's ``tf.nn.compute_accidental_hits``: ``(indices, ids, weights)``, one entry per (row, true label)
+    that was sampled, in row then label order: the row (int32), the label's last position among the samples
+    (int64) and float32's lowest (the weight to add to that sampled logit)."""
+    from ..errors import InvalidArgumentError
+    tc = M.cast(convert_to_tensor(true_classes), np.int64)
+    shape = tuple(aval_of(tc).shape)
+    if len(shape) != 2 or shape[1] != int(num_true):   # TF 2.21's text
+        raise InvalidArgumentError("compute_accidental_hits: true_candidates must be a batch_size * num_true "
+                                   f"matrix (got shape {shape}, num_true={num_true})")
+    sampled = M.cast(convert_to_tensor(sampled_candidates), np.int64)
+    hit, last = _hits(tc, sampled)
+    rows = A.broadcast_to(A.expand_dims(np.arange(shape[0], dtype=np.int32), -1), shape)
+    flat = A.reshape(hit, [-1])
+    indices = A.boolean_mask(A.reshape(rows, [-1]), flat)
+    ids = A.boolean_mask(A.reshape(last, [-1]), flat)
+    lowest = np.full(flat.shape, -np.finfo(np.float32).max, np.float32)   # (masked as the rows: a run-time length)
+    return indices, ids, A.boolean_mask(lowest, flat)
+
+
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
                     remove_accidental_hits, seed, op):
     """TF's ``_compute_sampled_logits``: the true classes' and the sampled classes' logits (less log Q, the
@@ -120,7 +151,10 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     true_logits = M.reduce_sum(A.expand_dims(x, 1) * true_w, -1) + true_b
     sampled_logits = M.matmul(x, A.gather(w, sampled), transpose_b=True) + A.gather(b, sampled)
     if remove_accidental_hits:
-        hits = M.reduce_any(M.equal(A.expand_dims(labels, -1), sampled), axis=1)   # (batch, num_sampled)
+        # TF's compute_accidental_hits: a sampled id that is a true label is masked at its last position
+        hit, last = _hits(labels, sampled)
+        at = M.equal(A.expand_dims(last, -1), np.arange(aval_of(sampled).shape[-1], dtype=np.int64))
+        hits = M.reduce_any(M.logical_and(A.expand_dims(hit, -1), at), axis=1)       # (batch, num_sampled)
         lowest = M.cast(-np.finfo(np.float32).max, sampled_logits.dtype)
         sampled_logits = sampled_logits + M.where(hits, lowest, A.zeros_like(sampled_logits))
     true_logits = true_logits - M.log(M.cast(true_expected, true_logits.dtype))

@@ -32,6 +32,15 @@ def losses(tf):
             loss = tf.reduce_sum(fn(Wv, bv, labels1, X, 4, 10, sampled_values=sampled_values(tf, 1)))
         gw, gb = t.gradient(loss, [Wv, bv])
         out[f"{name}/grad"] = [tf.convert_to_tensor(gw).numpy().tolist(), tf.convert_to_tensor(gb).numpy().tolist()]
+    # duplicates among the samples (a unique=False draw): TF masks a hit at its last position only
+    dup = (tf.constant([4, 0, 4, 2], tf.int64), tf.constant([[0.5, 0.3], [0.25, 0.9], [0.125, 0.2]]),
+           tf.constant([0.5, 0.75, 0.5, 0.2]))
+    for name, fn in (("nce", tf.nn.nce_loss), ("ssm", tf.nn.sampled_softmax_loss)):
+        out[f"{name}/dup"] = fn(W, b, labels2, X, 4, 10, num_true=2, sampled_values=dup,
+                                remove_accidental_hits=True).numpy().tolist()
+    hits = tf.nn.compute_accidental_hits(tf.constant([[1, 2], [4, 0], [7, 4]], tf.int64),
+                                         tf.constant([4, 0, 9, 2, 4], tf.int64), 2)
+    out["hits"] = [h.numpy().tolist() for h in hits] + [[h.dtype.name for h in hits]]
     # unique=False: the expected counts are num_sampled * P(class), whatever was drawn
     for kind, fn in (("log_uniform", tf.random.log_uniform_candidate_sampler),
                      ("uniform", tf.random.uniform_candidate_sampler)):
