@@ -32,7 +32,7 @@ from .core import dtypes as _dt
 from .core.aval import Aval
 from .core.primitive import aval_of, bind
 from .core.primitives.pycall import py_call_p
-from .core.primitives.strings import string_map_p
+from .core.primitives.strings import ByContents, string_map_p
 from .core.serializable import serializable
 from .core.tensor import Tensor, convert_to_tensor
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, OutOfRangeError
@@ -345,15 +345,14 @@ def _build_dict(keys, values):
 
 
 @serializable("lookup.static_hash_table")
-class _StaticLookup:
+class _StaticLookup(ByContents):
     """key -> value or the default: string_map's per-element function, hashable by contents."""
 
     __name__ = "table_lookup"
 
     def __init__(self, table, default):
         self.table, self.default = table, default
-        self._key = (tuple((k, _nan_key(v)) for k, v in table.items()), _nan_key(default))
-        self._hash = hash(self._key)
+        self._keyed((tuple((k, _nan_key(v)) for k, v in table.items()), _nan_key(default)))
 
     def __call__(self, x):
         return self.table.get(_py(x), self.default)
@@ -361,12 +360,6 @@ class _StaticLookup:
     def map_list(self, items):
         get, d = self.table.get, self.default
         return [get(x, d) for x in items]
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other._hash == self._hash and other._key == self._key
-
-    def __hash__(self):
-        return self._hash
 
     def __repr__(self):
         return f"table_lookup({len(self.table)} keys)"
@@ -383,7 +376,7 @@ class _StaticLookup:
 
 
 @serializable("lookup.static_vocabulary_table")
-class _VocabLookup:
+class _VocabLookup(ByContents):
     """StaticVocabularyTable's key -> id: the vocabulary's id, else ``size`` + the key's OOV
     bucket (FarmHash Fingerprint64 of its text, TF's string_to_hash_bucket_fast of as_string)."""
 
@@ -392,8 +385,7 @@ class _VocabLookup:
     def __init__(self, table, num_oov_buckets):
         self.table, self.n = table, num_oov_buckets
         self.size = len(table)
-        self._key = (tuple(table.items()), num_oov_buckets)
-        self._hash = hash(self._key)
+        self._keyed((tuple(table.items()), num_oov_buckets))
 
     def _bucket(self, x):
         from .util.farmhash import fingerprint64
@@ -408,12 +400,6 @@ class _VocabLookup:
     def map_list(self, items):
         get, bucket = self.table.get, self._bucket
         return [i if (i := get(x, -1)) != -1 else bucket(x) for x in items]
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other._hash == self._hash and other._key == self._key
-
-    def __hash__(self):
-        return self._hash
 
     def __repr__(self):
         return f"vocab_table_lookup({self.size} keys, {self.n} oov buckets)"

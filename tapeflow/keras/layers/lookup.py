@@ -19,7 +19,7 @@ import collections
 import numpy as np
 
 from ...core.primitive import aval_of, bind
-from ...core.primitives.strings import string_map_p
+from ...core.primitives.strings import ByContents, string_map_p
 from ...core.serializable import serializable
 from ...core.tensor import Tensor, convert_to_tensor
 from ...errors import InvalidArgumentError
@@ -55,7 +55,7 @@ def _as_bytes(v):
 
 
 @serializable("keras.vocab_lookup")
-class _Lookup:
+class _Lookup(ByContents):
     """Token -> index (a string_map per-element function, hashable by its contents):
     the mask token -> ``mask_value``; a vocabulary token -> its index; else an OOV index
     (``oov_start`` + the hash or floormod bucket when several, -1 -> an error when none)."""
@@ -66,8 +66,8 @@ class _Lookup:
         self.table, self.mask, self.mask_value = table, mask, mask_value
         self.oov_start, self.num_oov, self.oov_hash, self.salt = oov_start, num_oov, oov_hash, salt
         self.layer = layer
-        self._key = (tuple(table.items()), mask, mask_value, oov_start, num_oov, oov_hash,
-                     None if salt is None else tuple(salt), layer)
+        self._keyed((tuple(table.items()), mask, mask_value, oov_start, num_oov, oov_hash,
+                     None if salt is None else tuple(salt), layer))
 
     def __call__(self, x):
         if self.mask is not None and x == self.mask:
@@ -106,12 +106,6 @@ class _Lookup:
             return self.oov_start + h % n
         return self.oov_start + int(x) % n     # floormod (Python's % is a floor modulo, as TF's)
 
-    def __eq__(self, other):
-        return isinstance(other, _Lookup) and other._key == self._key
-
-    def __hash__(self):
-        return hash(self._key)
-
     def __repr__(self):
         return f"vocab_lookup({self.layer}, {len(self.table)} tokens)"
 
@@ -126,7 +120,7 @@ class _Lookup:
 
 
 @serializable("keras.vocab_invert")
-class _Invert:
+class _Invert(ByContents):
     """Index -> token (``invert=True``): out-of-range indices give the OOV token, the mask index
     (0 with a mask token) the mask token."""
 
@@ -134,18 +128,12 @@ class _Invert:
 
     def __init__(self, tokens, default, mask, layer):
         self.tokens, self.default, self.mask, self.layer = dict(tokens), default, mask, layer
-        self._key = (tuple(self.tokens.items()), default, mask, layer)
+        self._keyed((tuple(self.tokens.items()), default, mask, layer))
 
     def __call__(self, i):
         if self.mask is not None and i == 0:
             return self.mask
         return self.tokens.get(int(i), self.default)
-
-    def __eq__(self, other):
-        return isinstance(other, _Invert) and other._key == self._key
-
-    def __hash__(self):
-        return hash(self._key)
 
     def __repr__(self):
         return f"vocab_invert({self.layer}, {len(self.tokens)} tokens)"
