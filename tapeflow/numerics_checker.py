@@ -66,10 +66,20 @@ def _shown(values, like):
     return out
 
 
-def _message(op, slot, n_out, arr, inputs, graph=None, src=None):
+def _check(op, outs, inputs, graph=None, src=None):
+    """TF's InvalidArgumentError for the first output of ``outs`` holding a NaN or an Inf, else None."""
+    for slot, o in enumerate(outs):
+        arr = _array(o)
+        bad = _bad(arr)
+        if bad is not None:
+            return InvalidArgumentError(_message(op, slot, len(outs), arr, bad, inputs, graph, src))
+    return None
+
+
+def _message(op, slot, n_out, arr, bad, inputs, graph=None, src=None):
     from .core import dtypes as _dt
     where = "graph" if graph is not None else "eagerly-executing"
-    lines, kind = _bad(arr)
+    lines, kind = bad
     msg = (f"\n\n!!! Detected Infinity or NaN in output {slot} of {where} op \"{op}\" (# of outputs: {n_out}) !!!\n"
            f"  dtype: {_dt.as_dtype(arr.dtype)}\n  shape: {tuple(arr.shape)}\n" + lines)
     shown = _shown(inputs, arr)
@@ -96,11 +106,9 @@ class NumericsChecker:
         finally:
             st.profiler = self
         if p.effect != "write":    # (a variable write has no output in TF; its value is checked when read)
-            outs = out if isinstance(out, (tuple, list)) else (out,)
-            for i, o in enumerate(outs):
-                arr = _array(o)
-                if _bad(arr) is not None:
-                    raise InvalidArgumentError(_message(p.name, i, len(outs), arr, args))
+            err = _check(p.name, out if isinstance(out, (tuple, list)) else (out,), args)
+            if err is not None:
+                raise err
         return out
 
     def run_compiled(self, cf, arrays):
@@ -126,15 +134,11 @@ def _checking_apply(graph_name):
         # Variable reads are not checked in graphs: the tracer hoists a read out of the cond branch
         # that uses it, so a NaN "no value yet" read only on the branch not taken (TD3's
         # last_actor_loss) would raise; a NaN a variable holds raises at the first op that uses it.
-        if p.effect is None or p.effect not in ("write", "read"):
-            outs = out if p.multiple_results else (out,)
-            for i, o in enumerate(outs):
-                arr = _array(o)
-                if _bad(arr) is not None:
-                    err = InvalidArgumentError(_message(p.name, i, len(outs), arr, vals, graph_name,
-                                                        getattr(e, "src", None)))
-                    err._tapeflow_eqn = e
-                    raise err
+        if p.effect not in ("write", "read"):
+            err = _check(p.name, out if p.multiple_results else (out,), vals, graph_name, getattr(e, "src", None))
+            if err is not None:
+                err._tapeflow_eqn = e
+                raise err
         return out
     return apply
 
