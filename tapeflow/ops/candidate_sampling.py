@@ -11,8 +11,9 @@ classes in selection order by Gumbel top-k (top-k of log P + Gumbel noise is seq
 replacement, the order of first appearance), then the number of repeated draws before each new class,
 geometric with the mass already chosen (``floor(log U / log m)``). Same joint distribution of (samples,
 num_tries) as TF's loop; other random numbers (tapeflow's generators are not TF's kernels'), so samples
-and counts are TF's in distribution, not bit for bit (docs/differences.md). Gumbel top-k costs O(range_max)
-per call where TF's loop costs O(num_sampled)."""
+and counts are TF's in distribution, not bit for bit (docs/differences.md). The class probabilities (one
+formula, gathered for any ids) and Gumbel top-k cost O(range_max) per call where TF's loop costs
+O(num_sampled)."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,10 +29,13 @@ __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "comput
            "sampled_softmax_loss"]
 
 
-def _log_uniform_p(ids, range_max):
-    """TF's LogUniformSampler: P(k) = log((k + 2) / (k + 1)) / log(range_max + 1), in float64."""
-    k = M.cast(ids, np.float64)
-    return M.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)
+def _class_probabilities(kind, range_max):
+    """P(k) for k in [0, range_max), float64: TF's LogUniformSampler's log((k + 2) / (k + 1)) /
+    log(range_max + 1), or 1 / range_max."""
+    if kind == "log_uniform":
+        k = np.arange(range_max, dtype=np.float64)
+        return np.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)
+    return np.full(range_max, 1.0 / range_max)
 
 
 def _check(op, true_classes, num_true, num_sampled, unique, range_max):
@@ -52,10 +56,10 @@ def _sample(op, kind, true_classes, num_true, num_sampled, unique, range_max, se
     tc = _check(op, true_classes, num_true, num_sampled, unique, range_max)
     gen = _gen_for(seed)
 
+    p_all = _class_probabilities(kind, range_max)
+
     def prob(ids):
-        if kind == "log_uniform":
-            return _log_uniform_p(ids, range_max)
-        return M.cast(A.zeros_like(ids), np.float64) + 1.0 / range_max
+        return A.gather(p_all, ids)
 
     if not unique:
         u = gen.uniform([num_sampled], dtype=np.float64)
@@ -66,12 +70,9 @@ def _sample(op, kind, true_classes, num_true, num_sampled, unique, range_max, se
         s = M.minimum(M.maximum(s, np.int64(0)), np.int64(range_max - 1))
         num_tries = None
     else:
-        k = np.arange(range_max, dtype=np.float64)
-        logp = np.log(np.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)) if kind == "log_uniform" else \
-            np.full(range_max, -np.log(range_max))
         gumbel = -M.log(-M.log(gen.uniform([range_max], minval=np.finfo(np.float64).tiny, maxval=1.0,
                                            dtype=np.float64)))
-        _, order = A.top_k(logp + gumbel, num_sampled)
+        _, order = A.top_k(np.log(p_all) + gumbel, num_sampled)
         s = M.cast(order, np.int64)
         chosen = M.cumsum(prob(s), exclusive=True)   # the mass already drawn before each new class
         v = gen.uniform([num_sampled], minval=np.finfo(np.float64).tiny, maxval=1.0, dtype=np.float64)
@@ -131,7 +132,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
 
 
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
-                    remove_accidental_hits, seed, op):
+                    remove_accidental_hits, seed):
     """TF's ``_compute_sampled_logits``: the true classes' and the sampled classes' logits (less log Q, the
     log of their expected counts), the sampled ones that hit a true class pushed to float32's lowest, and the
     labels (1/num_true for each true column, 0 for the sampled)."""
@@ -170,7 +171,7 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     (label 1/num_true) and the sampled ones (label 0). Its negatives come from
     ``log_uniform_candidate_sampler(unique=True)`` unless ``sampled_values`` gives them."""
     logits, labels_ = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-                                      sampled_values, remove_accidental_hits, None, "nce_loss")
+                                      sampled_values, remove_accidental_hits, None)
     return M.reduce_sum(N.sigmoid_cross_entropy_with_logits(labels=labels_, logits=logits), 1)
 
 
@@ -179,5 +180,5 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     """TF's ``tf.nn.sampled_softmax_loss``: the softmax cross-entropy over the true and the sampled classes
     (an estimate of the full softmax loss, for training; evaluate with the full one)."""
     logits, labels_ = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-                                      sampled_values, remove_accidental_hits, seed, "sampled_softmax_loss")
+                                      sampled_values, remove_accidental_hits, seed)
     return N.softmax_cross_entropy_with_logits(labels=M.stop_gradient(labels_), logits=logits)
