@@ -521,15 +521,15 @@ def lu(input, output_idx_type=np.int32, name=None):  # noqa: A002
 
 
 def _lu_factors(lower_upper):
+    """(L with its unit diagonal, U) of lu's packed factors."""
     lu_ = _t(lower_upper)
-    n = aval_of(lu_).shape[-1]
     lower = set_diag(band_part(lu_, -1, 0), _A.ones(tuple(aval_of(lu_).shape[:-1]), aval_of(lu_).dtype))
-    return lower, band_part(lu_, 0, -1), n
+    return lower, band_part(lu_, 0, -1)
 
 
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     """tf.linalg.lu_reconstruct: ``L @ U`` with its rows put back (the inverse permutation of ``perm``)."""
-    lower, upper, _ = _lu_factors(lower_upper)
+    lower, upper = _lu_factors(lower_upper)
     p = _t(perm)
     batch = len(aval_of(p).shape) - 1
     return _A.gather(matmul(lower, upper), _A.argsort(p, axis=-1), axis=batch, batch_dims=batch)
@@ -538,7 +538,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
 def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     """tf.linalg.lu_solve: ``x`` with ``A x = rhs`` for ``A``'s LU factors: rhs's rows permuted, then the
     unit-lower and the upper triangular solves."""
-    lower, upper, _ = _lu_factors(lower_upper)
+    lower, upper = _lu_factors(lower_upper)
     p, b = _t(perm), _t(rhs)
     batch = len(aval_of(p).shape) - 1
     pb = _A.gather(b, p, axis=batch, batch_dims=batch)
@@ -547,8 +547,8 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
 
 def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     """tf.linalg.lu_matrix_inverse: ``lu_solve`` of the identity."""
-    shape = tuple(aval_of(_t(lower_upper)).shape)
-    eye_ = _A.broadcast_to(np.eye(shape[-1], dtype=aval_of(_t(lower_upper)).dtype), shape)
+    av = aval_of(_t(lower_upper))
+    eye_ = _A.broadcast_to(np.eye(av.shape[-1], dtype=av.dtype), tuple(av.shape))
     return lu_solve(lower_upper, perm, eye_)
 
 

@@ -302,9 +302,9 @@ def _while_abstract(*operands, cond_graph, body_graph, n_carry, n_cond_caps, max
 
 
 def _random_eqns(graph):
-    """Does ``graph`` (or a sub-graph of it) draw random numbers?"""
-    from .graph import subgraphs
-    return any(e.prim.effect == "random" or any(_random_eqns(g) for g in subgraphs(e)) for e in graph.eqns)
+    """Does ``graph`` (or a sub-graph of it, at any depth: variable_effects walks them) draw random numbers?"""
+    from .graph import variable_effects
+    return any("random" in variable_effects(e).other for e in graph.eqns)
 
 
 def _while_vjp(cts, outs, *operands, cond_graph, body_graph, n_carry, n_cond_caps, max_iter):
