@@ -91,6 +91,9 @@ def test_searchsorted_edges_and_errors(mode):
     assert run(mode, lambda a, b: tf.searchsorted(a, b, side="right"), s, v).numpy().tolist() == [2, 0, 2]
     got = run(mode, lambda a, b: tf.searchsorted(a, b, out_type=tf.int64), s, np.array([1.5], np.float32))
     assert got.dtype == tf.int64 and got.numpy().tolist() == [1]
+    # no values (a row of none, or none of the rows): TF 2.21 returns the empty shape
+    assert run(mode, tf.searchsorted, s, np.zeros(0, np.float32)).shape == (0,)
+    assert run(mode, tf.searchsorted, np.zeros((2, 3), np.float32), np.zeros((2, 0), np.float32)).shape == (2, 0)
     with pytest.raises(errors.InvalidArgumentError, match="leading dims"):   # TF 2.21: "Leading dim_size ... must match"
         run(mode, tf.searchsorted, np.zeros((2, 5), np.int32), np.zeros((3, 1), np.int32))
     with pytest.raises(errors.InvalidArgumentError, match="need one dtype"):                     # TF 2.21

@@ -296,7 +296,9 @@ argsort_p = Primitive("argsort", _argsort_kernel, lambda x, axis, descending: Av
 
 def _searchsorted_kernel(sorted_sequence, values, side, out_type):
     s, v = np.asarray(sorted_sequence), np.asarray(values)
-    rows_s, rows_v = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
+    # (rows counted from the leading dims: reshape(-1, 0) of an empty row is ambiguous)
+    rows_s = s.reshape(int(np.prod(s.shape[:-1])), s.shape[-1])
+    rows_v = v.reshape(int(np.prod(v.shape[:-1])), v.shape[-1])
     if rows_s.shape[0] != rows_v.shape[0]:
         raise InvalidArgumentError(f"searchsorted: the leading dims of sorted_sequence {fmt_shape(s.shape)} and "
                                    f"values {fmt_shape(v.shape)} must match (one row of values per sorted row)")
