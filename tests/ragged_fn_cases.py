@@ -41,7 +41,37 @@ CASES = [
      ["(tf.constant([1, 2, 3]), tf.constant([2, 0, 1], tf.int64))"]),
     ("strings_split", "x", "tf.strings.split(x)", ["tf.constant(['a b', 'c', ''])", "tf.constant(['d', 'e f g', 'h'])"]),
     ("strings_len", "x", "tf.strings.length(tf.strings.split(x))", ["tf.constant(['a bb', 'ccc'])"]),
+    # wave 21: indexing, to_tensor and tf.shape traced
+    ("getitem_rows", "x", "(x[0], x[1], x[-1], x[::2], x[::-1], x[1:], x[:0])", [A, C, E]),
+    ("getitem_cols", "x", "(x[:, 1:], x[:, -1:], x[:, :-1], x[:, ::2], x[:, 5:], x[0, 1:], x[2, 1:], x[0, 0])",
+     [A, C, D]),
+    ("getitem_inner", "x", "(x[:, 1:], x[:, :, 0:1], x[0, 1], x[1:], x[0, :, 1:])", [E]),
+    ("getitem_uniform_inner", "x", "(x[:, 1:, 0], x[1:, :, ::-1], x[0])",
+     ["tf.ragged.constant([[[1., 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)"]),
+    ("getitem_tensor", "x, y", "x[y]", ["(%s, tf.constant(2))" % A, "(%s, tf.constant(-3))" % B]),
+    ("getitem_ragged_col", "x", "x[:, 0]", [A]),
+    ("to_tensor", "x", "(x.to_tensor(), x.to_tensor(-1), x.to_tensor(shape=[2, 5]), x.to_tensor(shape=[4, 2]), "
+                      "x.to_tensor(shape=[None, 2]))", [A, C, D]),
+    ("to_tensor_rank2", "x", "(x.to_tensor(), x.to_tensor(7), x.to_tensor(shape=[None, 1, 2]))", [E]),
+    ("to_tensor_inner", "x", "(x.to_tensor(), x.to_tensor(default_value=[9., 8.]))",
+     ["tf.ragged.constant([[[1., 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)"]),
+    ("to_tensor_bad_shape", "x", "x.to_tensor(shape=[3, 1, 1])",
+     ["tf.ragged.constant([[[1., 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)"]),
+    ("to_tensor_empty", "x", "x.to_tensor()", ["R([[], []], dtype=tf.float32)"]),
+    ("to_tensor_strings", "x", "(x.to_tensor(), x[1], x[:, 1:])", ["R([['a', 'bc'], ['d']])"]),
+    ("to_list", "x", "tf.constant(x.to_list())", [A]),
+    ("shape", "x", "(tf.shape(x)[0], tf.constant(tf.shape(x).rank), tf.constant(tf.shape(x).num_row_partitions), tf.shape(x).inner_shape, "
+                   "tf.shape(x).row_partitions[0].row_splits(), tf.ones(tf.shape(x), tf.int64), "
+                   "tf.zeros(tf.shape(x)), tf.fill(tf.shape(x), 7))", [A, C]),
+    ("shape_reshape", "x", "tf.reshape(tf.range(6), tf.shape(x))", [A, B]),
+    ("shape_ragged_dim", "x", "tf.shape(x)[1]", [A]),
+    ("shape_text", "x", "tf.constant(str(tf.shape(x)))", [A, E,
+                                                          "tf.ragged.constant([[[1., 2]], []], ragged_rank=1)"]),
 ]
+
+# cases whose printed result differs eagerly as in TF: a traced DynamicRaggedShape prints a ragged
+# dim's lengths as None
+TEXT_DIFFERS_EAGERLY = {"shape_text"}
 
 # input_signature cases: (name, the spec's source, body, calls)
 SIGNATURE_CASES = [
@@ -53,6 +83,8 @@ SIGNATURE_CASES = [
     ("rows3", "tf.RaggedTensorSpec(shape=[3, None], dtype=tf.int32)", "tf.concat([x, tf.reverse(x, [1])], 1)",
      [A, B, F]),
     ("rank3", "tf.RaggedTensorSpec(shape=[None, None, None], dtype=tf.int32)", "x + 1", [E, A]),
+    ("rows_unknown", "tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)",
+     "(x[0], x[-1], x.to_tensor(), x[:, 1:], tf.shape(x)[0], tf.ones(tf.shape(x)))", [A, F, C]),
 ]
 
 

@@ -18,11 +18,21 @@ from ..errors import InvalidArgumentError
 from .ragged_tensor import RaggedTensor, _np
 
 
+def _traced(x):
+    return isinstance(x, Tensor) and x._v is None
+
+
 class RowPartition:
-    """tf.experimental.RowPartition: how one dimension splits into rows (its row_splits)."""
+    """tf.experimental.RowPartition: how one dimension splits into rows (its row_splits). Inside
+    tapeflow.function (``tf.shape`` of a traced RaggedTensor) the splits are a traced Tensor and
+    the queries are ops on it."""
 
     def __init__(self, row_splits, uniform_row_length=None, dtype=_dt.int64):
-        self._splits = np.asarray(row_splits, _dt.np_dtype(dtype))
+        if _traced(row_splits):
+            from ..ops import math_ops as M
+            self._splits = M.cast(row_splits, _dt.np_dtype(dtype))
+        else:
+            self._splits = np.asarray(row_splits, _dt.np_dtype(dtype))
         self._uniform = uniform_row_length
 
     @classmethod
@@ -52,27 +62,45 @@ class RowPartition:
     def dtype(self):
         return _dt.as_dtype(self._splits.dtype)
 
+    def _np_dtype(self):
+        return _dt.np_dtype(self._splits.dtype)
+
     def row_splits(self):
-        return Tensor(self._splits)
+        return self._splits if isinstance(self._splits, Tensor) else Tensor(self._splits)
 
     def row_lengths(self):
+        if isinstance(self._splits, Tensor):
+            return self._splits[1:] - self._splits[:-1]
         return Tensor(np.diff(self._splits))
 
+    def _static_nrows(self):
+        n = self._splits.shape[0]
+        return None if n is None else n - 1
+
     def nrows(self):
-        return Tensor(np.asarray(self._splits.size - 1, self._splits.dtype))
+        n = self._static_nrows()
+        if n is None:   # traced with an unknown row count
+            from ..ops import array_ops as A
+            return A.shape(self._splits, out_type=self._np_dtype())[0] - 1
+        return Tensor(np.asarray(n, self._np_dtype()))
 
     def nvals(self):
+        if isinstance(self._splits, Tensor):
+            return self._splits[-1]
         return Tensor(np.asarray(self._splits[-1], self._splits.dtype))
 
     def is_uniform(self):
         return self._uniform is not None
 
     def uniform_row_length(self):
-        return None if self._uniform is None else Tensor(np.asarray(self._uniform, self._splits.dtype))
+        return None if self._uniform is None else Tensor(np.asarray(self._uniform, self._np_dtype()))
 
     def _lengths(self):
-        ln = np.diff(self._splits)
-        return int(self._uniform) if self._uniform is not None else tuple(int(x) for x in ln)
+        if self._uniform is not None:
+            return int(self._uniform)
+        if isinstance(self._splits, Tensor):
+            return None   # traced: TF's text shows a ragged dim's lengths as None
+        return tuple(int(x) for x in np.diff(self._splits))
 
     def __repr__(self):
         return f"tf.RowPartition(row_splits={self.row_splits()!r})"
@@ -81,11 +109,19 @@ class RowPartition:
 class DynamicRaggedShape:
     """tf.experimental.DynamicRaggedShape: row partitions and an inner shape (see the module)."""
 
-    def __init__(self, row_partitions, inner_shape, dtype=None, validate=False, static_inner_shape=None):
+    def __init__(self, row_partitions, inner_shape, dtype=None, validate=False, static_inner_shape=None,
+                 _like=None):
         self._partitions = list(row_partitions)
+        # traced (tf.shape of a traced RaggedTensor): the inner shape's first dim, the values' count,
+        # is unknown (None) and ``_like`` holds the flat values it came from (tf.zeros/ones of the shape)
+        self._like = _like
+        if _like is not None:
+            self._dtype = np.dtype(_dt.np_dtype(dtype or _dt.int64))
+            self._inner = list(inner_shape)
+            return
         inner = inner_shape if not isinstance(inner_shape, Tensor) else _np(inner_shape)
         d = _dt.np_dtype(dtype) if dtype is not None else (
-            self._partitions[0]._splits.dtype if self._partitions else
+            self._partitions[0]._np_dtype() if self._partitions else
             (np.asarray(inner).dtype if np.asarray(inner).dtype.kind in "iu" else np.int64))
         self._inner = np.asarray(inner, d).reshape(-1)
         self._dtype = np.dtype(d)
@@ -119,6 +155,13 @@ class DynamicRaggedShape:
     @classmethod
     def from_tensor(cls, t, dtype=None):
         d = dtype or _dt.int64
+        if isinstance(t, RaggedTensor) and any(_traced(x) for x in (t.flat_values,) + t.nested_row_splits):
+            parts, v = [], t
+            while isinstance(v, RaggedTensor):
+                parts.append(RowPartition(v.row_splits, v._uniform, dtype=d))
+                v = v.values
+            from ..core.primitive import aval_of
+            return cls(parts, [None] + list(aval_of(v).shape[1:]), dtype=d, _like=v)
         if isinstance(t, RaggedTensor):
             parts, v = [], t
             while isinstance(v, RaggedTensor):
@@ -139,6 +182,9 @@ class DynamicRaggedShape:
 
     @property
     def inner_shape(self):
+        if self._like is not None:
+            from ..ops import array_ops as A
+            return A.shape(self._like, out_type=self._dtype)
         return Tensor(self._inner)
 
     @property
@@ -147,10 +193,10 @@ class DynamicRaggedShape:
 
     @property
     def rank(self):
-        return len(self._partitions) + self._inner.size
+        return len(self._partitions) + len(self._inner)
 
     def _nrows(self):
-        return self._partitions[0]._splits.size - 1 if self._partitions else int(self._inner[0])
+        return self._partitions[0]._static_nrows() if self._partitions else int(self._inner[0])
 
     def _lengths(self):
         if not self._partitions:
@@ -175,6 +221,8 @@ class DynamicRaggedShape:
             raise ValueError(f"Index {i} is out of range for a shape of rank {n}")
         i %= n
         if i == 0:
+            if self._partitions and self._nrows() is None:   # traced, an unknown row count
+                return self._partitions[0].nrows()
             return Tensor(np.asarray(self._nrows(), self._dtype))
         if i <= len(self._partitions):
             p = self._partitions[i - 1]
@@ -188,18 +236,24 @@ class DynamicRaggedShape:
         if start != 0 or step != 1:
             raise ValueError("DynamicRaggedShape: slices must start at 0 with step 1 (its leading dims)")
         if stop > len(self._partitions):
-            return DynamicRaggedShape(self._partitions, self._inner[:stop - len(self._partitions)], self._dtype)
+            return DynamicRaggedShape(self._partitions, self._inner[:stop - len(self._partitions)], self._dtype,
+                                      _like=self._like)
         if stop == 0:
             return DynamicRaggedShape([], [], self._dtype)
+        if self._like is not None:
+            raise NotImplementedError("slicing a traced DynamicRaggedShape inside its ragged dims (its values' "
+                                      "counts are only known when the function runs)")
         parts = self._partitions[:stop - 1]
         rows = int(parts[-1]._splits[-1]) if parts else self._nrows()
         return DynamicRaggedShape(parts, [rows], self._dtype)
 
     # -- a RaggedTensor of this shape
     def _wrap(self, flat):
+        from ..ops import math_ops as M
         rt = flat
         for p in reversed(self._partitions):
-            rt = RaggedTensor._from_parts(rt, Tensor(p._splits.astype(np.int64)), p._uniform)
+            s = M.cast(p._splits, _dt.int64) if isinstance(p._splits, Tensor) else Tensor(p._splits.astype(np.int64))
+            rt = RaggedTensor._from_parts(rt, s, p._uniform)
         return rt
 
     def _reshape(self, t):
@@ -207,10 +261,15 @@ class DynamicRaggedShape:
         if isinstance(t, RaggedTensor):
             t = t.flat_values
         t = t if isinstance(t, Tensor) else convert_to_tensor(t)
-        return self._wrap(A.reshape(t, [int(x) for x in self._inner]))
+        return self._wrap(A.reshape(t, [-1 if x is None else int(x) for x in self._inner]))
 
     def _full(self, value, dtype):
         from ..ops import array_ops as A
+        if self._like is not None:   # traced: the values' count is the traced flat values'
+            from ..ops import math_ops as M
+            v = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
+            like = A.zeros_like(self._like, dtype=dtype or v.dtype)
+            return self._wrap(like + M.cast(v, like.dtype))
         if dtype is None:
             return self._wrap(A.fill([int(x) for x in self._inner], value))
         d = _dt.np_dtype(dtype)

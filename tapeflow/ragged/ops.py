@@ -250,11 +250,9 @@ def _ragged_spec(s):
 
 
 def shape(rt, out_type=None):
-    """tf.shape of a RaggedTensor: TF's DynamicRaggedShape (int32 like tf.shape); traced, the
-    bounding shape (the dims a dense tensor of it would need: tapeflow's DynamicRaggedShape is eager)."""
+    """tf.shape of a RaggedTensor: TF's DynamicRaggedShape (int32 like tf.shape), traced too (its
+    row partitions then hold the traced splits)."""
     from ..core import dtypes as _dt
-    if _is_traced(rt):
-        return rt.bounding_shape(out_type=out_type or _dt.int32)
     from .dynamic_ragged_shape import DynamicRaggedShape
     return DynamicRaggedShape.from_tensor(rt, dtype=out_type or _dt.int32)
 

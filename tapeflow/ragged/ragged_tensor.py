@@ -19,8 +19,9 @@ dtype, the number of rows and the uniform dims, so a new raggedness (other row l
 the trace, and another row count retraces, as in TF 2.21. The traced forms of the partition
 queries (value_rowids, row_lengths, nrows) and of the ops TF's ragged guide uses inside
 tf.function (elementwise, reductions, concat, reverse) are compositions of dense ops on the
-components; an op that needs the partition's values while tracing (indexing, to_tensor, to_list)
-raises a NotImplementedError naming itself.
+components, and so are indexing and to_tensor (wave 21: gathers whose data-decided sizes come
+from a boolean_mask; see "to_tensor, and indexing traced" below); an op that needs the
+partition's values while tracing raises, naming itself.
 """
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def _traced_error(what=None):
     return NotImplementedError(
         f"{what or 'this op'} of a tf.RaggedTensor inside tapeflow.function needs the row partition's values, "
         "which a trace does not have (tapeflow traces ragged tensors as their flat_values and row_splits; "
-        "elementwise ops, reductions, concat, stack and reverse work traced): call it outside the function, "
+        "elementwise ops, reductions, concat, stack, reverse, indexing and to_tensor work traced): call it "
+        "outside the function, "
         "or run functions eagerly (tf.config.run_functions_eagerly(True))")
 
 
@@ -414,6 +416,8 @@ class RaggedTensor(CompositeTensor):
     # -- conversions ------------------------------------------------------------------------
     def to_list(self):
         """Nested Python lists (TF's to_list: Python ints/floats/bytes)."""
+        if _is_traced(self):
+            raise ValueError("to_list can only be used in eager mode.")
         vals = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
             _np(self._values, "to_list()").tolist()
         s = _np(self._row_splits, "to_list()")
@@ -436,33 +440,11 @@ class RaggedTensor(CompositeTensor):
     def to_tensor(self, default_value=None, name=None, shape=None):
         """Dense, padded with ``default_value`` (0, or b'' for strings) to the bounding shape or
         ``shape`` (None dims: the bounding one; smaller dims cut the rows, as TF)."""
-        if _is_traced(self):
-            raise _traced_error("to_tensor()")
-        bound = [int(d) for d in _np(self.bounding_shape())]
         if shape is not None:
-            shape = list(shape)
-            bound = [b if s is None or s == -1 else int(s) for b, s in zip(bound, shape)]
-        fv = _np(self.flat_values)
-        if default_value is None:
-            default_value = b"" if fv.dtype.kind == "O" else 0
-        dv = _np(default_value if isinstance(default_value, Tensor) else
-                 convert_to_tensor(default_value, dtype=self.dtype if fv.dtype.kind != "O" else None))
-        out = np.empty(bound, fv.dtype)
-        out[...] = dv
-        self._fill(out, fv)
-        return Tensor(out)
-
-    def _fill(self, out, fv):
-        s = _np(self._row_splits)
-        n = min(out.shape[0], s.size - 1)
-        for i in range(n):
-            row = self._values[int(s[i]):int(s[i + 1])] if isinstance(self._values, RaggedTensor) else \
-                _np(self._values)[s[i]:s[i + 1]]
-            if isinstance(row, RaggedTensor):
-                row._fill(out[i], fv)
-            else:
-                m = min(len(row), out.shape[1])
-                out[i, :m] = row[:m][(slice(None),) + tuple(slice(0, d) for d in out.shape[2:])]
+            _check_inner_shape(self, shape)
+        # one composition of gathers, eager and traced: a tape sees it (TF's to_tensor is
+        # differentiable), and rows are not copied one by one in Python
+        return _to_tensor(self, default_value, shape)
 
     def _coords(self):
         """(the (N, rank) coordinates of every flat value in row-major order, the flat values)."""
@@ -535,6 +517,8 @@ class RaggedTensor(CompositeTensor):
                 key = (slice(None),) * (self.ndim - len(rest)) + rest
                 return self[key]
             return self
+        if _is_traced(self) or (isinstance(k0, Tensor) and k0._v is None):
+            return _traced_getitem(self, k0, rest)
         s = _np(self._row_splits, "indexing")
         n = s.size - 1
         if isinstance(k0, Tensor):
@@ -542,7 +526,7 @@ class RaggedTensor(CompositeTensor):
         if isinstance(k0, (int, np.integer)):
             i = int(k0)
             if not -n <= i < n:
-                raise InvalidArgumentError(f"RaggedTensor index {i} is out of bounds for {n} rows")
+                raise IndexError(f"Row key {i} out of bounds")   # TF 2.21's eager text
             i %= n
             row = self._values[int(s[i]):int(s[i + 1])]
             return row[rest] if rest else row
@@ -565,6 +549,8 @@ class RaggedTensor(CompositeTensor):
     def _index_inner(self, rest):
         """rt[:, rest...]: each row indexed by ``rest`` (a slice keeps the rows ragged)."""
         k1, more = rest[0], rest[1:]
+        if not isinstance(k1, slice) and self._uniform is None:
+            raise ValueError("Cannot index into an inner ragged dimension.")   # TF 2.21's, even if every row has it
         rows = []
         for i in range(self.nrows_static()):
             row = self[i]
@@ -574,6 +560,43 @@ class RaggedTensor(CompositeTensor):
             return _stack_rows(rows, self)
         from ..ops import array_ops as A
         return A.stack(rows) if rows else Tensor(np.zeros((0,), _np(self.flat_values).dtype))
+
+    def _traced_index_inner(self, rest):
+        """rt[:, rest...] traced: a slice of every row (Python's bounds per row, positive steps)
+        keeps the values whose column it selects; ``rest``'s later keys index those values."""
+        from ..ops import math_ops as M
+        k1, more = rest[0], rest[1:]
+        if not isinstance(k1, slice):
+            if self._uniform is None:
+                raise ValueError("Cannot index into an inner ragged dimension.")
+            raise NotImplementedError("an int index of a uniform row dimension of a tf.RaggedTensor inside "
+                                      "tapeflow.function: slice it (rt[:, k:k + 1]) or index it eagerly")
+        step = 1 if k1.step is None else int(k1.step)
+        if step <= 0:
+            raise NotImplementedError("slicing the rows of a tf.RaggedTensor with a negative step inside "
+                                      "tapeflow.function (tf.reverse of the rows' values is not traced yet); "
+                                      "run it eagerly")
+        s = self._row_splits
+        ln = s[1:] - s[:-1]
+        zero = Tensor(np.int64(0))
+        start = _row_bound(k1.start, ln, ln * 0)
+        stop = _row_bound(k1.stop, ln, ln)
+        count = M.maximum(stop - start, zero)
+        if step != 1:
+            count = (count + (step - 1)) // step
+        rows = self.value_rowids()
+        pos = _positions(self._values)
+        from ..ops import array_ops as A
+        col = pos - A.gather(s[:-1], rows) - A.gather(start, rows)   # the column past the row's start
+        keep = M.logical_and(M.greater_equal(col, zero), M.less(col, A.gather(stop - start, rows)))
+        if step != 1:
+            keep = M.logical_and(keep, M.equal(M.floormod(col, step), zero))
+        values = _take_rows(self._values, A.boolean_mask(pos, keep))
+        if more:
+            values = values._traced_index_inner(more) if isinstance(values, RaggedTensor) else \
+                values[(slice(None),) + tuple(more)]
+        splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(count)], 0)
+        return RaggedTensor._from_parts(values, splits)
 
     # -- operators: elementwise primitives map over flat_values (core/primitive.py) -----------
     def __add__(self, o): return _E.add(self, o)
@@ -603,6 +626,173 @@ class RaggedTensor(CompositeTensor):
         return elementwise_apply(p, args, params)
 
     _bind_composite = classmethod(_bind_composite)
+
+
+# -- to_tensor, and indexing traced ------------------------------------------------------------
+# Inside tapeflow.function a partition's values are unknown, so every size they decide (a row's
+# length, the longest row) comes from a boolean_mask, the one way a trace gets a dimension the
+# data decides: the positions 0..k-1 of k values are the values' positions below k (k never
+# exceeds the values' count). Everything else is gathers, so memory stays linear in the output
+# and gradients reach the flat values through the gathers' vjps.
+
+def _i64(x):
+    from ..ops import math_ops as M
+    return M.cast(x if isinstance(x, Tensor) else convert_to_tensor(x), _dt.int64)
+
+
+def _first(n):
+    """int64 [0, ..., n-1], n a traced scalar no larger than ``bound``'s positions (see above)."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    def below(bound):
+        pos = _positions(bound)
+        return A.boolean_mask(pos, M.less(pos, n))
+    return below
+
+
+def _take_rows(v, idx):
+    """Rows ``idx`` (int64, distinct) of ``v`` (a Tensor, or a RaggedTensor: its rows with their
+    values, their splits rebuilt), traced."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    if not isinstance(v, RaggedTensor):
+        return A.gather(v, idx)
+    if aval_of(idx).shape[0] == 0:   # (no rows: the gathers below would check an index against nothing)
+        none = Tensor(np.zeros(0, np.int64))
+        return RaggedTensor._from_parts(_take_rows(v._values, none), Tensor(np.zeros(1, np.int64)), v._uniform)
+    s = v._row_splits
+    sel = A.gather(s[1:] - s[:-1], idx)
+    splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(sel)], 0)
+    q = _first(splits[-1])(v._values)                # the new values' positions
+    row = A.searchsorted(splits[1:], q, side="right", out_type=_dt.int64)
+    src = A.gather(A.gather(s[:-1], idx), row) + q - A.gather(splits, row)
+    return RaggedTensor._from_parts(_take_rows(v._values, src), splits, v._uniform)
+
+
+def _check_row(i, n, traced_index):
+    """A row index: static ones checked now (eager's IndexError), traced ones by an assert
+    equation (TF's InvalidArgumentError at run time)."""
+    from ..ops import math_ops as M
+    if not traced_index:
+        i = int(i)
+        if n is not None and not -n <= i < n:
+            raise IndexError(f"Row key {i} out of bounds")
+        return Tensor(np.asarray([i % n if n else i], np.int64))
+    i = _i64(i)
+    n_t = _i64(n) if n is not None else None
+    _assert(M.logical_and(M.greater_equal(i, -n_t), M.less(i, n_t)), "slice index ", i,
+            " of dimension 0 out of bounds.")
+    from ..ops import array_ops as A
+    return A.reshape(M.floormod(i, n_t), [1])
+
+
+def _traced_getitem(rt, k0, rest):
+    """rt[k0, rest...] traced: rows picked by _take_rows, then ``rest`` inside them."""
+    n = rt.nrows_static()
+    if isinstance(k0, (int, np.integer)) or (isinstance(k0, Tensor) and not aval_of(k0).shape):
+        traced_index = isinstance(k0, Tensor) and k0._v is None
+        if n is None and not traced_index:
+            from ..ops import math_ops as M
+            n = M.cast(rt.nrows(), _dt.int64)
+            traced_index, k0 = True, _i64(k0)
+        one = _take_rows(rt, _check_row(k0 if traced_index else int(k0), n, traced_index))
+        row = one._values
+        return row[rest] if rest else row
+    if isinstance(k0, slice):
+        if k0 == slice(None):
+            picked = rt
+        elif n is not None:
+            picked = _take_rows(rt, Tensor(np.arange(n, dtype=np.int64)[k0]))
+        else:   # an unknown row count (an input_signature's None): the slice's rows by a mask
+            picked = _take_rows(rt, _traced_slice_rows(rt, k0))
+        return picked._traced_index_inner(rest) if rest else picked
+    raise TypeError(f"RaggedTensor indices must be ints or slices, got {type(k0).__name__}")
+
+
+def _traced_slice_rows(rt, k):
+    """The rows ``k`` (a slice, positive step) selects of ``rt``, whose row count is traced."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    step = 1 if k.step is None else int(k.step)
+    if step <= 0:
+        raise NotImplementedError("slicing the rows of a tf.RaggedTensor with a negative step inside "
+                                  "tapeflow.function when its row count is unknown (an input_signature's None)")
+    n = M.cast(rt.nrows(), _dt.int64)
+    start, stop = _row_bound(k.start, n, Tensor(np.int64(0))), _row_bound(k.stop, n, n)
+    pos = _positions(rt._row_splits[1:])
+    keep = M.logical_and(M.greater_equal(pos, start), M.less(pos, stop))
+    if step != 1:
+        keep = M.logical_and(keep, M.equal(M.floormod(pos - start, step), 0))
+    return A.boolean_mask(pos, keep)
+
+
+def _row_bound(k, ln, default):
+    """Python's slice bound ``k`` (None, or an int: negative from the end) for rows of lengths ``ln``,
+    clipped to [0, ln]."""
+    from ..ops import math_ops as M
+    if k is None:
+        return default
+    k = int(k)
+    return M.minimum(Tensor(np.int64(k)), ln) if k >= 0 else M.maximum(ln + k, Tensor(np.int64(0)))
+
+
+def _to_tensor(rt, default_value, shape):
+    """to_tensor: see _dense; the rows dim cut or padded to ``shape[0]`` (a trace knows
+    the row count)."""
+    from ..ops import array_ops as A
+    fv = rt.flat_values
+    if default_value is None:
+        default_value = b"" if aval_of(fv).dtype.kind == "O" else 0
+    d = default_value if isinstance(default_value, Tensor) else \
+        convert_to_tensor(default_value, dtype=rt.dtype if aval_of(fv).dtype.kind != "O" else None)
+    shape = None if shape is None else [None if x is None or x == -1 else int(x) for x in list(shape)]
+    dense, pad = _dense(rt, d, shape)
+    n, want = aval_of(dense).shape[0], (shape or [None])[0]
+    if want is not None and n is not None and want != n:   # TF cuts the rows, or pads with default rows
+        if want < n:
+            return dense[:want]
+        return A.concat([dense, A.stack([pad] * (want - n))], 0)
+    return dense
+
+
+def _check_inner_shape(rt, shape):
+    """to_tensor's ``shape`` may cut or pad the ragged dims, not the flat values' own dims (TF's
+    graph-mode ValueError text; its eager kernel raises the same text as InvalidArgumentError)."""
+    shape = [None if x is None or x == -1 else int(x) for x in list(shape)]
+    inner = list(aval_of(rt.flat_values).shape[1:])
+    for k, (want, have) in enumerate(zip(shape[rt.ragged_rank + 1:], inner)):
+        if want is not None and have is not None and want != have:
+            raise ValueError(f"rt_input.shape and shape={shape} are incompatible: rt_input.shape"
+                             f"[{rt.ragged_rank + 1 + k}] = {have} but shape[{rt.ragged_rank + 1 + k}] = {want}")
+
+
+def _dense(rt, default, shape):
+    """(rt as a dense tensor, one padding row of it): row i's column j gathers flat position
+    splits[i] + j where j is below the row's length, else the padding row appended after the
+    values; the columns are the values' positions below the longest length, or ``shape``'s."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    sub = None if shape is None else [None] + list(shape[2:])
+    if isinstance(rt._values, RaggedTensor):
+        vals, vpad = _dense(rt._values, default, sub)
+    else:
+        vals = rt._values
+        vpad = A.broadcast_to(M.cast(default, aval_of(vals).dtype) if aval_of(vals).dtype.kind != "O" else default,
+                              aval_of(vals).shape[1:])
+    s = rt._row_splits
+    ln = s[1:] - s[:-1]
+    width = None if shape is None or len(shape) < 2 else shape[1]
+    if rt._uniform is not None and width is None:
+        width = rt._uniform
+    if width is not None:
+        col = Tensor(np.arange(width, dtype=np.int64))
+    else:
+        longest = M.reduce_max(A.concat([Tensor(np.zeros(1, np.int64)), ln], 0))
+        col = _first(longest)(rt._values)
+    padded = A.concat([vals, A.expand_dims(vpad, 0)], 0)
+    valid = M.less(col[None, :], ln[:, None])
+    idx = M.where(valid, s[:-1][:, None] + col[None, :], s[-1])
+    return A.gather(padded, idx), A.gather(padded, col * 0 + s[-1])
 
 
 from ..ops import math_ops as _E  # noqa: E402  (the ops import core; this module is imported after them)
