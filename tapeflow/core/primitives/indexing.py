@@ -166,6 +166,18 @@ def _getitem_abstract(x, *idx, key, bounds=None):
     except IndexError as e:
         raise InvalidArgumentIndexError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
     shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
+    for axis, d in enumerate(x.shape):
+        if d is None:
+            # a slice of an unknown dim: x[:1] of the sentinel has 1 row, but the dim may be 0 when the
+            # function runs (an empty ragged row). Each unknown dim taken as 0 in turn: the result dims
+            # that change with it are unknown (an int index into it raises here: that axis goes away)
+            small = tuple(0 if i == axis else dd for i, dd in enumerate(x.shape))
+            try:
+                r0 = _dummy(small, x.dtype)[decode_key(key, dummies)]
+            except IndexError:
+                continue
+            if r0.ndim == len(shape):
+                shape = tuple(None if a != b else a for a, b in zip(shape, r0.shape))
     if any(a.dtype.kind in "iu" and None in a.shape for a in idx):
         # an integer index of unknown length (unique's positions, a traced where): its dummy
         # had length 1; the dims that change with length 2 follow it, so they are unknown
