@@ -60,6 +60,10 @@ CASES = [
     ("to_tensor_empty", "x", "x.to_tensor()", ["R([[], []], dtype=tf.float32)"]),
     ("to_tensor_strings", "x", "(x.to_tensor(), x[1], x[:, 1:])", ["R([['a', 'bc'], ['d']])"]),
     ("to_list", "x", "tf.constant(x.to_list())", [A]),
+    ("map_fn", "x", "(tf.map_fn(tf.reduce_sum, x, fn_output_signature=tf.int32), tf.map_fn(lambda r: r * 2, x), "
+                    "tf.map_fn(lambda r: r[:1], x, fn_output_signature=tf.RaggedTensorSpec([None], tf.int32)))",
+     [A, C]),
+    ("map_fn_float", "x", "tf.map_fn(tf.math.reduce_mean, x, fn_output_signature=tf.float32)", [D]),
     ("shape", "x", "(tf.shape(x)[0], tf.constant(tf.shape(x).rank), tf.constant(tf.shape(x).num_row_partitions), tf.shape(x).inner_shape, "
                    "tf.shape(x).row_partitions[0].row_splits(), tf.ones(tf.shape(x), tf.int64), "
                    "tf.zeros(tf.shape(x)), tf.fill(tf.shape(x), 7))", [A, C]),

@@ -172,6 +172,11 @@ def test_traced_ops_still_refused_say_so():
         tf.function(lambda x: tf.constant(x.to_list()))(R([[1], [2, 3]]))
     with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension"):
         R([[1], [2, 3]])[:, 0]   # TF 2.21: even when every row has the column
+    # map_fn unrolls over the rows: an unknown row count is refused as for dense elems
+    f = tf.function(lambda x: tf.map_fn(tf.reduce_sum, x, fn_output_signature=tf.int32),
+                    input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+    with pytest.raises(ValueError, match="number of rows of a RaggedTensor must be known"):
+        f(R([[1], [2, 3]]))
 
 
 def test_signature_text_names_ragged_specs():

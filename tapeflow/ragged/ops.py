@@ -234,9 +234,16 @@ def map_fn(fn, rt, fn_output_signature=None):
     """tf.map_fn over the rows of a RaggedTensor: each row through ``fn``; ragged results (or
     rows of different lengths) stay ragged."""
     from ..ops import array_ops as A
+    if rt.nrows_static() is None:
+        raise ValueError("map_fn: the number of rows of a RaggedTensor must be known inside tapeflow.function (it "
+                         "is the loop's trip count); give the input_signature that dim")
     outs = [fn(rt[i]) for i in range(rt.nrows_static())]
     if outs and isinstance(outs[0], RaggedTensor):
         return stack(outs)
+    if any(len(o.shape) and o.shape[0] is None for o in outs):   # traced rows: their lengths are ops
+        from ..core import dtypes as _dt
+        lens = A.stack([A.shape(o, out_type=_dt.int64)[0] for o in outs])
+        return RaggedTensor.from_row_lengths(A.concat(outs, 0), lens, validate=False)
     lens = [int(o.shape[0]) if len(o.shape) else None for o in outs]
     if outs and None in lens:
         return A.stack(outs)
