@@ -183,6 +183,23 @@ def test_slices_of_unknown_dims_stay_unknown():
     assert g(tf.zeros([0])).shape == (0,) and g(tf.ones([3])).numpy().tolist() == [2.0]
 
 
+@pytest.mark.parametrize("jit", [None, True])
+def test_run_time_shape_errors_are_eagers(jit):
+    # a dim the signature leaves None fails only when the function runs: the kernel's NumPy error
+    # (a ValueError) becomes the op's eager error, class and text, with the compiled op's place
+    sig = [tf.TensorSpec([None]), tf.TensorSpec([None])]
+    f = tf.function(lambda a, b: tf.nn.relu(a * 2.0 + b), input_signature=sig, jit_compile=jit)
+    g = tf.function(lambda a: tf.reshape(a, [2, -1]), input_signature=sig[:1], jit_compile=jit)
+    f(tf.ones([3]), tf.ones([3]))
+    for call, eager in [(lambda: f(tf.ones([3]), tf.ones([4])), lambda: tf.ones([3]) * 2.0 + tf.ones([4])),
+                        (lambda: g(tf.ones([3])), lambda: tf.reshape(tf.ones([3]), [2, -1]))]:
+        with pytest.raises(tf.errors.InvalidArgumentError) as want:
+            eager()
+        with pytest.raises(tf.errors.InvalidArgumentError) as got:
+            call()
+        assert str(got.value).startswith(f"InvalidArgumentError: {want.value}\n  in compiled function")
+
+
 @pytest.mark.parametrize("bad,arg,what", [
     ((np.ones((3, 3), F32), 2), "a", r"shape \(3, 3\)"),
     ((np.ones(3, F32), 2), "a", r"shape \(3,\)"),

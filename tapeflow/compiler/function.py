@@ -685,8 +685,16 @@ def _runtime_error(cf, e):
     eqn = getattr(e, "_tapeflow_eqn", None) or eqn_for_traceback(cf.compiled, e.__traceback__)
     if eqn is None:
         return e
+    eager = _eager_error(cf, e)
+    if eager is not None:
+        e = eager
     msg = f"{type(e).__name__}: {e}\n  in compiled function {cf.name!r}, op {eqn.prim.name}, " \
           f"traced from {fmt_src(eqn.src)}"
+    if eager is not None:
+        try:
+            return type(e)(msg)
+        except Exception:
+            pass
     # a kernel's error reaches the caller as the same type as eagerly (eager_apply's
     # mapping): e.g. NumPy's OverflowError for an out-of-range constant is a ValueError
     kind = type(e) if isinstance(e, (ValueError, TypeError, IndexError)) else ValueError
@@ -694,6 +702,27 @@ def _runtime_error(cf, e):
         return kind(msg)
     except Exception:
         return RuntimeError(msg)
+
+
+def _eager_error(cf, e):
+    """The error eager mode raises for the failing equation, or None. A kernel that fails only
+    when the function runs (a dim an input_signature or a ragged partition leaves unknown) raised
+    NumPy's error, e.g. a ValueError for shapes that do not broadcast, where eagerly the op's rule
+    raises TF's class and tapeflow's text: the pure op runs again eagerly on the operands it had,
+    so both modes agree. Ops with effects are not run twice."""
+    from ..core.primitive import bind
+    from .backends.python_backend import operands_for_traceback
+    found = operands_for_traceback(cf.compiled, e.__traceback__)
+    if found is None:
+        return None
+    eqn, values = found
+    if eqn.prim.effect is not None or eqn.prim.interpret is not None:
+        return None
+    try:
+        bind(eqn.prim, *[Tensor(v) if isinstance(v, np.ndarray) else v for v in values], **eqn.params)
+    except Exception as eager:   # noqa: BLE001 - eager's error is the outcome wanted
+        return eager
+    return None
 
 
 # -- Function ----------------------------------------------------------------------------------

@@ -96,6 +96,7 @@ def build_function(ctx, graph, plan, name):
     args = [nm(v) for v in graph.inputs]
     lines = [f"def {name}({', '.join(args)}):"]
     eqn_at = {}
+    ins_of = {}   # each equation's operand expressions (names, literals), for operands_for_traceback
     buffers = plan.buffers if plan is not None else {}
     # this backend owns its buffers: one array per slot of the plan
     arrays = _slot_arrays(plan.slots) if plan is not None else []
@@ -122,6 +123,7 @@ def build_function(ctx, graph, plan, name):
         lines.extend("    " + ln for ln in emit_eqn(ctx, e, ins, outs, None if slot is None else arrays[slot.index]))
         for ln in range(start, len(lines) + 1):
             eqn_at[ln] = e
+        ins_of[e] = ins
     outs = ", ".join(nm(v) for v in graph.outputs)
     lines.append(f"    return [{outs}]")
     src = "\n".join(lines) + "\n"
@@ -133,6 +135,7 @@ def build_function(ctx, graph, plan, name):
     fn = ctx.ns[name]
     fn.__tapeflow_source__ = src
     fn.__tapeflow_eqn_at__ = eqn_at
+    fn.__tapeflow_ins_of__ = ins_of
     fn.__tapeflow_filename__ = filename
     # 16 KB of source per trace would otherwise stay in linecache for good
     weakref.finalize(fn, linecache.cache.pop, filename, None)
@@ -226,13 +229,33 @@ def emit_eqn(ctx, e, ins, outs, buf):
 
 def eqn_for_traceback(fn, tb):
     """The equation whose generated line raised, from a traceback."""
+    found = _failed_frame(fn, tb)
+    return None if found is None else found[0]
+
+
+def _failed_frame(fn, tb):
     fname = getattr(fn, "__tapeflow_filename__", None)
     found = None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == fname:
-            found = fn.__tapeflow_eqn_at__.get(tb.tb_lineno)
+            e = fn.__tapeflow_eqn_at__.get(tb.tb_lineno)
+            if e is not None:
+                found = (e, tb.tb_frame)
         tb = tb.tb_next
     return found
+
+
+def operands_for_traceback(fn, tb):
+    """(the equation whose generated line raised, the operand values it had), or None: the
+    values are read from the generated function's frame, which the traceback keeps."""
+    found = _failed_frame(fn, tb)
+    if found is None:
+        return None
+    e, frame = found
+    try:
+        return e, [eval(x, frame.f_globals, frame.f_locals) for x in fn.__tapeflow_ins_of__[e]]  # noqa: S307
+    except Exception:   # (a name already released: the caller keeps its own message)
+        return None
 
 
 # -- lowerings of the variable primitives (attached to their records) ----------------------------
