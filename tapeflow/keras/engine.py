@@ -312,6 +312,12 @@ class Layer(Module):
     ``call(inputs, training=None)`` for the computation.
     """
 
+    #: Keras 3 marks a layer without weights and without a build of its own built at construction
+    #: (its __init__ sets ``self.built = True``: Dropout, the pools, ReLU, Reshape, ...; not Flatten or
+    #: the merges): ``built`` reads so, and model.summary() shows their 0 parameters, not "0 (unbuilt)".
+    #: Such a layer never runs build, so it records no build shapes, as in Keras.
+    _BUILT_AT_INIT = False
+
     #: a layer's internal state (see ``tapeflow.module``): its own weights are
     #: walked from ``_own_weights`` (``_walk_children``), the rest holds no variables
     _bookkeeping = frozenset({
@@ -344,7 +350,7 @@ class Layer(Module):
         self._regularized = []
         self._activity_losses = []
         self._trainable = bool(trainable)
-        self.built = False
+        self.built = self._BUILT_AT_INIT
         self._set_dtype(dtype)
         self._build_input_shape = None
         self._build_input_dtypes = None

@@ -396,6 +396,7 @@ class SeparableConv1D(SeparableConv2D):
 # -- pooling -------------------------------------------------------------------------------------------
 
 class _Pool(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     rank = 2
     _fn = None
 
@@ -447,6 +448,7 @@ class AveragePooling3D(_Pool):
 
 
 class _GlobalPool(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     rank = 2
     _reduce = None
 

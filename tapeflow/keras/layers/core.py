@@ -126,6 +126,7 @@ class Dense(Layer):
 
 
 class Activation(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, activation, **kwargs):
@@ -145,6 +146,7 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
@@ -161,6 +163,7 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, alpha=0.3, **kwargs):
@@ -182,6 +185,7 @@ class LeakyReLU(Layer):
 
 
 class ELU(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, alpha=1.0, **kwargs):
@@ -198,6 +202,7 @@ class ELU(Layer):
 
 
 class Softmax(Layer):
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, axis=-1, **kwargs):
@@ -271,6 +276,7 @@ class Dropout(SeedStream, Layer):
     random stream seeded with it (each call draws fresh numbers from the
     stream); without a seed it draws from tapeflow's global stream.
     ``training`` may also be a boolean tensor (selected with ``where``)."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
@@ -307,6 +313,7 @@ class Dropout(SeedStream, Layer):
 
 class GaussianNoise(SeedStream, Layer):
     """Adds N(0, stddev) noise in training (seeded like Dropout)."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
     _passes_mask = True   # Keras 3's supports_masking: the mask goes on unchanged
 
     def __init__(self, stddev, seed=None, **kwargs):
@@ -356,6 +363,7 @@ class Flatten(Layer):
 
 class Reshape(Layer):
     """Reshape each sample to ``target_shape`` (batch dim kept; one -1 allowed)."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)

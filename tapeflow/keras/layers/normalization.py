@@ -320,6 +320,7 @@ class RMSNormalization(Layer):
 class UnitNormalization(Layer):
     """Scales each sample to unit L2 norm over ``axis``: ``x * min(rsqrt(sum(x^2)), 1e12)``
     (Keras' epsilon 1e-12: a zero vector stays zero)."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     _passes_mask = True   # Keras 3's supports_masking
 

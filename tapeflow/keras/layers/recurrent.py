@@ -711,6 +711,7 @@ class Masking(Layer):
     """Masks the time steps whose features all equal ``mask_value``: the output is the input
     with those steps zeroed (Keras 3 multiplies by the mask), and the mask
     (``any(inputs != mask_value, axis=-1)``) goes on to the next layers of a model."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)

@@ -30,6 +30,7 @@ def _rate(layer, rate):
 class ActivityRegularization(Layer):
     """Identity that adds ``l1 * sum|x| + l2 * sum x^2`` (per batch element, as every activity
     regularizer) to the layer's losses."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     _passes_mask = True   # Keras 3's supports_masking
 
@@ -52,6 +53,7 @@ class ActivityRegularization(Layer):
 
 class _Noise(SeedStream, Layer):
     """A seeded random stream (SeedStream), and ``training`` handling as Dropout's."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     _passes_mask = True   # Keras 3's supports_masking
 

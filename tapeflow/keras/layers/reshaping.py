@@ -23,6 +23,7 @@ def _pair(layer, what, v, allow_zero=True):
 
 class Identity(Layer):
     """Returns its inputs unchanged (a placeholder in a model)."""
+    _BUILT_AT_INIT = True   # as Keras 3 (engine.Layer)
 
     _passes_mask = True   # Keras 3's supports_masking
 
