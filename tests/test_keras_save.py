@@ -147,6 +147,25 @@ def test_registered_subclassed_model(tmp_path):
     np.testing.assert_allclose(m2(x).numpy(), m(x).numpy(), rtol=1e-6)
 
 
+def test_build_config_has_the_symbolic_batch(tmp_path):
+    # TF 2.21 writes the build shape of a layer built from keras.Input with batch None (tapeflow probed
+    # the layers with a batch of 1 and wrote [1, 4]); layers built at construction have none
+    want = [None, {"input_shape": [None, 4]}, None, {"input_shape": [None, 2]}]
+    seq = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2), keras.layers.Dropout(0.1),
+                            keras.layers.Flatten()])
+    i = keras.Input((4,))
+    fn = keras.Model(i, keras.layers.Flatten()(keras.layers.Dropout(0.1)(keras.layers.Dense(2)(i))))
+    for name, m in [("s.keras", seq), ("f.keras", fn)]:
+        p = str(tmp_path / name)
+        m.save(p)
+        with zipfile.ZipFile(p) as zf:
+            layers = json.loads(zf.read("config.json"))["config"]["layers"]
+        assert [layer.get("build_config") for layer in layers] == want, name
+        m2 = keras.models.load_model(p)
+        x = np.arange(8, dtype=np.float32).reshape(2, 4)
+        np.testing.assert_allclose(m2(x).numpy(), m(x).numpy(), rtol=1e-6)
+
+
 def test_unregistered_class_error_names_it_and_custom_objects_fix_it(tmp_path):
     x, _ = _data()
     m = _Unregistered(2)

@@ -920,6 +920,7 @@ class Layer(Module):
         on zeros, as ``_functional_call`` describes (an unknown batch probed as 1 and read back as
         unknown; other unknown dims probed as 8 and 16); also the default compute_output_shape."""
         kts = [x for x in nest.flatten((args, kwargs)) if isinstance(x, KerasTensor)]
+        built_before = self.built
         batch_unknown = all(len(k.shape) and k.shape[0] is None for k in kts)
         inner_unknown = any(d is None for k in kts for d in tuple(k.shape)[1:])
         had_last_shape = self.__dict__.get("_last_output_shape") is not None
@@ -984,6 +985,10 @@ class Layer(Module):
             outputs = nest.map_structure(spec, out)
         if not had_last_shape:   # summary() shows these symbolic shapes, not the probe's
             self._last_output_shape = nest.map_structure(lambda kt: tuple(kt.shape), outputs)
+        if not built_before and self.built:
+            # built by the probe: its build shape is the symbolic inputs' (a .keras build_config
+            # reads [None, 4] as Keras 3 writes it, not the probe's [1, 4])
+            self._build_input_shape = _shapes(args[0])
         return outputs
 
     # -- config -------------------------------------------------------------------------------

@@ -1538,9 +1538,13 @@ class Sequential(Model):
         try:
             x = dummy
             for l in self._layers:
+                built_before = l.built
                 x = l(x)
                 if l.__dict__.get("_last_output_shape") is not None and self._seq_input_shape[0] is None:
                     l._last_output_shape = _batchless(l._last_output_shape)
+                if not built_before and l.built and self._seq_input_shape[0] is None:
+                    # (the build shape Keras 3 records from its symbolic input: batch None, not the dummy's 1)
+                    l._build_input_shape = _batchless(l.__dict__.get("_build_input_shape"))
         finally:
             _TRAINING.pop()
         self._build_input_shape = tuple(self._seq_input_shape)
