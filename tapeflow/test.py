@@ -59,6 +59,21 @@ def _is_array_like(x):
     return arr.dtype != object
 
 
+_PROCESS_TEMP = []
+
+
+def _process_temp_dir():
+    """One directory per process that every test's get_temp_dir lives in, removed at exit (TF's
+    googletest.GetTempDir); a directory per test left in /tmp piled up one per TestCase test."""
+    if not _PROCESS_TEMP:
+        import atexit
+        import shutil
+        d = tempfile.mkdtemp(prefix="tapeflow_test_")
+        atexit.register(shutil.rmtree, d, True)
+        _PROCESS_TEMP.append(d)
+    return _PROCESS_TEMP[0]
+
+
 class TestCase(unittest.TestCase):
     """TF 2.21's ``tf.test.TestCase`` assertions on tapeflow tensors."""
 
@@ -83,7 +98,7 @@ class TestCase(unittest.TestCase):
 
     def get_temp_dir(self):
         if not getattr(self, "_tf_temp_dir", None):
-            self._tf_temp_dir = tempfile.mkdtemp(prefix=f"{type(self).__name__}_")
+            self._tf_temp_dir = tempfile.mkdtemp(prefix=f"{type(self).__name__}_", dir=_process_temp_dir())
         return self._tf_temp_dir
 
     # -- array assertions -------------------------------------------------------------------------------

@@ -708,6 +708,10 @@ class TestTFTestCase(tf.test.TestCase):
             self.assertEqual(sess.run(tf.constant(4)), 4)
         d = self.get_temp_dir()
         assert os.path.isdir(d) and d == self.get_temp_dir()
+        # inside the process's directory, which goes at exit (TF's googletest.GetTempDir): a directory
+        # per test in /tmp piled up before
+        from tapeflow.test import _process_temp_dir
+        assert os.path.dirname(d) == _process_temp_dir()
 
 
 def test_tf_test_queries_and_compute_gradient():
