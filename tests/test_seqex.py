@@ -1,0 +1,154 @@
+"""tf.train.SequenceExample / FeatureList / FeatureLists, tf.io.parse_(single_)sequence_example,
+FixedLenSequenceFeature and SparseFeature in parse_example, decode_json_example (wave 21, seqex21).
+
+Expected bytes, values and errors: TF 2.21's, recorded by tests/tf_reference/make_seqex_reference.py
+into tests/data/seqex_tf_reference.json (no TF needed here)."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "data", "seqex_tf_reference.json")) as _f:
+    REF = json.load(_f)
+b64 = base64.b64decode
+
+
+def feature(kind, values):
+    F = tf.train
+    if kind == "none":
+        return F.Feature()
+    if kind == "int64":
+        return F.Feature(int64_list=F.Int64List(value=values))
+    if kind == "float":
+        return F.Feature(float_list=F.FloatList(value=values))
+    return F.Feature(bytes_list=F.BytesList(value=[v.encode() for v in values]))
+
+
+def message(spec):
+    kw = {}
+    if "context" in spec:
+        kw["context"] = tf.train.Features(feature={k: feature(*kv) for k, kv in spec["context"].items()})
+    if "feature_lists" in spec:
+        kw["feature_lists"] = tf.train.FeatureLists(feature_list={
+            k: tf.train.FeatureList(feature=[feature(*kv) for kv in rows]) for k, rows in spec["feature_lists"].items()})
+    return tf.train.SequenceExample(**kw)
+
+
+def spec(d):
+    """A feature spec from the reference's JSON form (as the generator's ``spec``)."""
+    if d is None:
+        return None
+    out = {}
+    for k, f in d.items():
+        kind, dt = f[0], tf.as_dtype(f[1])
+        if kind == "fixed":
+            out[k] = tf.io.FixedLenFeature(f[2], dt, default_value=f[3] if len(f) > 3 else None)
+        elif kind == "var":
+            out[k] = tf.io.VarLenFeature(dt)
+        elif kind == "seq":
+            out[k] = tf.io.FixedLenSequenceFeature(f[2], dt, allow_missing=f[3], default_value=f[4])
+        elif kind == "ragged":
+            out[k] = tf.io.RaggedFeature(dt, value_key=f[2])
+        elif kind == "sparse":
+            out[k] = tf.io.SparseFeature(f[2], f[3], dt, f[4], already_sorted=f[5])
+    return out
+
+
+def values(t):
+    a = np.asarray(t.numpy())
+    if a.dtype == object:
+        return [base64.b64encode(x).decode() for x in a.ravel()]
+    if a.dtype.kind == "f":
+        return [repr(float(x)) for x in a.ravel()]
+    return [int(x) for x in a.ravel()]
+
+
+def check(t, want, where):
+    if want["t"] == "sparse":
+        assert isinstance(t, tf.SparseTensor), where
+        assert t.indices.numpy().tolist() == want["indices"], where
+        assert values(t.values) == want["values"], where
+        assert t.dense_shape.numpy().tolist() == want["dense_shape"], where
+        assert t.indices.dtype == tf.int64 and t.dense_shape.dtype == tf.int64, where
+    elif want["t"] == "ragged":
+        assert isinstance(t, tf.RaggedTensor), where
+        assert values(t.flat_values) == want["flat_values"], where
+        assert [s.numpy().tolist() for s in t.nested_row_splits] == want["splits"], where
+        # TF 2.21: int32 (RaggedFeature's default row_splits_dtype); tapeflow's RaggedTensors keep int64
+        # row_splits (docs/differences.md)
+        assert want["splits_dtype"] == "int32" and t.row_splits.dtype == tf.int64, where
+    else:
+        assert isinstance(t, tf.Tensor), where
+        assert list(t.shape) == want["shape"], where
+        assert values(t) == want["values"], where
+    assert t.dtype.name == want["dtype"], where
+
+
+def serialized(ser):
+    msgs = [b64(m["bytes"]) for m in REF["messages"]]
+    one = (lambda i: msgs[i] if isinstance(i, int) else b64(i["b64"]))
+    return one(ser) if not isinstance(ser, list) else tf.constant([one(i) for i in ser], tf.string)
+
+
+# ---- the messages ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("i", range(len(REF["messages"])))
+def test_sequence_example_bytes_equal_tfs(i):
+    m = REF["messages"][i]
+    se = message(m["spec"])
+    assert se.SerializeToString() == b64(m["bytes"])   # TF 2.21, deterministic=True
+    back = tf.train.SequenceExample.FromString(b64(m["bytes"]))
+    assert back == se and back.SerializeToString() == b64(m["bytes"])
+    # the text format: TF prints a map in its hash table's order, tapeflow in insertion order; the
+    # same when each map has one key
+    if all(len(m["spec"].get(p, {})) <= 1 for p in ("context", "feature_lists")):
+        assert str(se) == m["text"]
+
+
+def test_sequence_example_api():
+    F = tf.train
+    fl = F.FeatureList()
+    fl.feature.add().int64_list.value.append(3)   # protobuf's repeated-message API
+    fl.feature.append(F.Feature(float_list=F.FloatList(value=[1.5])))
+    assert len(fl.feature) == 2 and fl.feature[1].WhichOneof("kind") == "float_list"
+    # TF 2.21: 'feature {\n  int64_list {\n    value: 3\n  }\n}\nfeature {\n  float_list {\n    value: 1.5\n  }\n}\n'
+    assert str(fl) == "feature {\n  int64_list {\n    value: 3\n  }\n}\nfeature {\n  float_list {\n    value: 1.5\n  }\n}\n"
+    se = F.SequenceExample()
+    assert not se.HasField("context") and str(se) == "" and se.SerializeToString() == b""
+    se.feature_lists.feature_list["tok"].feature.add(int64_list=F.Int64List(value=[1, 2]))
+    se.context.feature["n"].int64_list.value.append(1)
+    assert se.HasField("context") and se.HasField("feature_lists")
+    # TF 2.21: b'\n\x0b\n\t\n\x01n\x12\x04\x1a\x02\n\x01\x12\x0f\n\r\n\x03tok\x12\x06\n\x04\x1a\x02\n\x02...'
+    back = F.SequenceExample.FromString(se.SerializeToString())
+    assert back == se and back.feature_lists.feature_list["tok"].feature[0].int64_list.value == [1, 2]
+    assert F.FeatureLists() == F.FeatureLists() and F.FeatureList() != F.FeatureLists()
+    c = F.SequenceExample()
+    c.CopyFrom(se)
+    assert c == se
+    # TF 2.21's errors (TypeError) for wrong members
+    with pytest.raises(TypeError, match="expected Feature got int"):
+        F.FeatureList(feature=[1])
+    with pytest.raises(TypeError, match="expected Features got int"):
+        F.SequenceExample(context=3)
+    with pytest.raises(TypeError, match="expected FeatureList got list"):
+        F.FeatureLists(feature_list={"a": [F.Feature()]})
+    with pytest.raises(TypeError):
+        fl.feature.append(3)
+    from tapeflow.train.example import DecodeError
+    with pytest.raises(DecodeError):
+        F.SequenceExample.FromString(b"\xff\xff")
+
+
+def test_sequence_example_text_format_merge():
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import text_format
+    m = REF["messages"][3]
+    se = text_format.Parse(m["text"], tf.train.SequenceExample())
+    assert se.SerializeToString() == b64(m["bytes"])
