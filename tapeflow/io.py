@@ -22,6 +22,10 @@ parsing, serialized tensors, raw bytes and whole files.
   above (dense outputs only). ``FixedLenSequenceFeature`` (``allow_missing=True``) also works in
   ``parse_example``, and ``SparseFeature`` is TF's composition: its parts parsed as VarLenFeatures,
   then merged (``_merge_sparse``).
+* **decode_json_example** (wave 21): protobuf's JSON mapping of an Example, parsed with ``json`` and
+  encoded as protobuf's JSON parser does (TF 2.21's bytes: repeated values unpacked, fields in the
+  order written); its errors are InvalidArgumentError "Error while parsing JSON: ..." (the detail
+  is tapeflow's words; protobuf's has random spacing).
 * **serialize_tensor / parse_tensor**: the ``TensorProto`` bytes TF writes (dtype, shape, and
   ``tensor_content`` little-endian, or ``string_val`` for strings).
 """
@@ -985,6 +989,167 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
             {k: Tensor(lens[k]) for k in seq_spec if seq_spec[k][0] == "seq"})
 
 
+# ---- decode_json_example ---------------------------------------------------------------------------
+
+class _JsonError(Exception):
+    pass
+
+
+class _JsonObject(list):
+    """A JSON object as its list of (key, value): the order and repeated keys, as protobuf's parser sees them."""
+
+
+_json_pairs = _JsonObject
+
+
+def _json_int64(v, where):
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise _JsonError(f"{where}: int64: expected number or string")
+    if isinstance(v, str):
+        try:
+            v = int(v)
+        except ValueError:
+            try:
+                v = float(v)
+            except ValueError:
+                raise _JsonError(f"{where}: int64: invalid number") from None
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")) or v != int(v):
+            raise _JsonError(f"{where}: int64: expected integer, but JSON number had fractional part")
+        v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise _JsonError(f"{where}: int64: integer out of range")
+    return _field_varint(1, v)
+
+
+def _json_float(v, where):
+    special = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise _JsonError(f"{where}: float: expected number or string")
+    if isinstance(v, str):
+        if v in special:
+            v = special[v]
+        else:
+            try:
+                v = float(v)
+            except ValueError:
+                raise _JsonError(f"{where}: float: invalid number") from None
+    v = float(v)
+    if v == v and abs(v) != float("inf") and abs(v) > float(np.finfo(np.float32).max):
+        raise _JsonError(f"{where}: float: float out of range")
+    return _varint(1 << 3 | 5) + np.float32(v).astype("<f4").tobytes()
+
+
+def _json_bytes(v, where):
+    import base64
+    import binascii
+    if not isinstance(v, str):
+        raise _JsonError(f"{where}: bytes: expected string")
+    try:
+        b = base64.b64decode(v.replace("-", "+").replace("_", "/") + "=" * (-len(v) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise _JsonError(f"{where}: bytes: corrupt base64") from None
+    return _field(1, b)
+
+
+def _field_varint(num, v):
+    return _varint(num << 3) + _varint(v)
+
+
+#: Feature's oneof members: JSON names (camelCase and the proto names) -> (field number, value encoder)
+_JSON_KINDS = {"bytesList": (1, _json_bytes), "floatList": (2, _json_float), "int64List": (3, _json_int64)}
+_JSON_KINDS.update({"bytes_list": _JSON_KINDS["bytesList"], "float_list": _JSON_KINDS["floatList"],
+                    "int64_list": _JSON_KINDS["int64List"]})
+
+
+def _json_object(v, where, what):
+    if not isinstance(v, _JsonObject):
+        raise _JsonError(f"{where}: message {what}: expected '{{'")
+    return v
+
+
+def _json_feature(v, where):
+    out, kind = b"", None
+    for name, val in _json_object(v, where, "tensorflow.Feature"):
+        if name not in _JSON_KINDS:
+            raise _JsonError(f"{where}: no such field: '{name}'")
+        if val is None:
+            continue
+        if kind is not None:
+            raise _JsonError(f"{where}.{name}: '{name}' has already been set (either directly or as part of a oneof)")
+        kind = name
+        num, enc = _JSON_KINDS[name]
+        payload = b""
+        for lname, lval in _json_object(val, f"{where}.{name}", "list"):
+            if lname != "value":
+                raise _JsonError(f"{where}.{name}: no such field: '{lname}'")
+            if lval is None:
+                continue
+            if not isinstance(lval, list) or isinstance(lval, _JsonObject):
+                raise _JsonError(f"{where}.{name}.value: expected '['")
+            payload += b"".join(enc(x, f"{where}.{name}.value[{i}]") for i, x in enumerate(lval))
+        out += _field(num, payload)
+    return out
+
+
+def _json_example(text):
+    """The bytes protobuf's JSON parser (``JsonStringToMessage``, which TF's DecodeJSONExample runs)
+    makes of an Example's JSON: fields in the order written, repeated scalars unpacked, a present
+    empty message written empty."""
+    import json
+    try:
+        doc = json.loads(text, object_pairs_hook=_json_pairs)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _JsonError("unexpected EOF" if "Expecting value: line 1 column 1" in str(e) or
+                         not text.strip() else f"invalid JSON: {e}") from None
+    out = b""
+    for name, features in _json_object(doc, "type.googleapis.com/tensorflow.Example", "tensorflow.Example"):
+        if name != "features":
+            raise _JsonError(f"invalid JSON in type.googleapis.com/tensorflow.Example: no such field: '{name}'")
+        if features is None:
+            continue
+        payload = b""
+        for fname, fmap in _json_object(features, "features", "tensorflow.Features"):
+            if fname != "feature":
+                raise _JsonError(f"features: no such field: '{fname}'")
+            if fmap is None:
+                continue
+            seen = set()
+            for i, (key, value) in enumerate(_json_object(fmap, "features.feature", "map")):
+                if key in seen:
+                    raise _JsonError(f"features.feature[{i}]: message tensorflow.Features.FeatureEntry: got "
+                                     f"unexpectedly-repeated repeated map key: '{key}'")
+                seen.add(key)
+                entry = _field(1, key.encode())
+                if value is not None:
+                    entry += _field(2, _json_feature(value, f"features.feature[{i}]"))
+                payload += _field(1, entry)
+        out += _field(1, payload)
+    return out
+
+
+def decode_json_example(json_examples, name=None):
+    """``tf.io.decode_json_example``: JSON texts of ``tf.train.Example`` s (protobuf's JSON mapping:
+    ``{"features": {"feature": {"a": {"int64List": {"value": ["1"]}}}}}``) -> their serialized
+    bytes, in the input's shape. The bytes are protobuf's JSON parser's (TF 2.21's): repeated values
+    unpacked, fields in the order written; they parse to the same Example as ``SerializeToString``'s."""
+    if _tracing():
+        from .compiler.function import TensorSpec
+        t = convert_to_tensor(json_examples)
+        return _as_numpy_function(decode_json_example, [t], TensorSpec(t.shape, _dtypes.string))
+    t = convert_to_tensor(json_examples)
+    if t.dtype != _dtypes.string:
+        raise TypeError(f"Cannot convert {json_examples!r} to EagerTensor of dtype string")
+    a = np.asarray(t.numpy(), object)
+    out = np.empty(a.shape, object)
+    for i, x in np.ndenumerate(a):
+        try:
+            out[i] = _json_example(x.decode("utf-8") if isinstance(x, bytes) else x)
+        except (_JsonError, UnicodeDecodeError) as e:
+            raise errors.InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+    return _string_tensor(out)
+
+
 # ---- serialized tensors ------------------------------------------------------------------------
 
 #: TF's DataType enum (tensorflow/core/framework/types.proto)
@@ -1493,7 +1658,8 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "Fixe
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]
 # wave 21 (seqex21): SequenceExample parsing and the remaining feature kinds
-__all__ += ["FixedLenSequenceFeature", "SparseFeature", "parse_single_sequence_example", "parse_sequence_example"]
+__all__ += ["FixedLenSequenceFeature", "SparseFeature", "parse_single_sequence_example", "parse_sequence_example",
+            "decode_json_example"]
 # wave 20 (api20): decode_csv, the image codecs, base64/decompression/glob, sparse serialization
 __all__ += ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
             "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",

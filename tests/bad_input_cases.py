@@ -955,3 +955,8 @@ case("seqex21_parse_seq_batch_lengths", f"lambda s: tf.io.parse_sequence_example
 case("seqex21_parse_example_seq_stride", f"lambda s: tf.io.parse_single_example(s, {{'a': {_FLS}([2], tf.int64, "
      "allow_missing=True)})['a']", [np.array(b"\n\x0e\n\x0c\n\x01a\x12\x07\x1a\x05\n\x03\x01\x02\x03", object)],
      "divisible by 2")
+case("seqex21_decode_json_example_bad", "lambda s: tf.io.decode_json_example(s)",
+     [np.array([b'{"features": {"feature": {"a": {"int64List": {"value": [1.5]}}}}}'], object)],
+     "Error while parsing JSON")
+case("seqex21_decode_json_example_valid", "lambda s: tf.strings.length(tf.io.decode_json_example(s))",
+     [np.array([b'{"features": {"feature": {"a": {"int64List": {"value": [1]}}}}}', b'{}'], object)])

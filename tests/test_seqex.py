@@ -269,3 +269,33 @@ def test_fixed_len_sequence_feature_compiled_equals_eager():
     with pytest.raises(NotImplementedError, match="SparseFeature inside tapeflow.function"):
         tf.function(lambda s: tf.io.parse_example(s, {"sp": tf.io.SparseFeature("ix", "val", tf.float32, 10)})[
             "sp"].values)(x)
+
+
+# ---- decode_json_example -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("c", REF["json"], ids=[str(i) for i in range(len(REF["json"]))])
+def test_decode_json_example_matches_tf(c):
+    if "error" in c:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Error while parsing JSON"):
+            tf.io.decode_json_example(c["json"])
+        return
+    out = tf.io.decode_json_example(c["json"])
+    assert out.dtype == tf.string and out.shape == ()
+    assert out.numpy() == b64(c["bytes"])   # TF 2.21's bytes (unpacked repeated values, JSON order)
+
+
+def test_decode_json_example_shapes_and_compiled():
+    js = [c["json"] for c in REF["json"][:3]]
+    want = [b64(c["bytes"]) for c in REF["json"][:3]]
+    out = tf.io.decode_json_example(tf.constant([js[:2], js[1:]]))
+    assert out.shape == (2, 2) and out.numpy().tolist() == [want[:2], want[1:]]
+    assert tf.io.decode_json_example(tf.constant([], tf.string)).shape == (0,)   # TF 2.21
+    f = tf.function(lambda s: tf.io.decode_json_example(s))
+    assert f(tf.constant(js)).numpy().tolist() == want
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Error while parsing JSON"):
+        f(tf.constant(["{bad"]))
+    # the bytes parse to the Example the JSON describes
+    ex = tf.train.Example.FromString(want[0])
+    assert ex.features.feature["a"].int64_list.value == [1, 2] and ex.features.feature["c"].bytes_list.value == [b"hi"]
+    with pytest.raises(TypeError):   # TF 2.21: TypeError (Cannot convert 3 to EagerTensor of dtype string)
+        tf.io.decode_json_example(3)
