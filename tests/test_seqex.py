@@ -299,3 +299,23 @@ def test_decode_json_example_shapes_and_compiled():
     assert ex.features.feature["a"].int64_list.value == [1, 2] and ex.features.feature["c"].bytes_list.value == [b"hi"]
     with pytest.raises(TypeError):   # TF 2.21: TypeError (Cannot convert 3 to EagerTensor of dtype string)
         tf.io.decode_json_example(3)
+
+
+def test_parse_sequence_example_after_batch_in_dataset_map_and_names(tmp_path):
+    msgs = [b64(REF["messages"][i]["bytes"]) for i in (4, 5, 3)]
+    p = str(tmp_path / "seq.tfrecord")
+    with tf.io.TFRecordWriter(p) as w:
+        for s in msgs:
+            w.write(s)
+    seq = {"tok": tf.io.FixedLenSequenceFeature([2], tf.int64)}
+    ds = tf.data.TFRecordDataset(p).batch(2).map(
+        lambda s: tf.io.parse_sequence_example(s, sequence_features=seq)[1:])
+    # traced: the batch and the step count are unknown dimensions
+    assert repr(ds.element_spec[0]["tok"]) == "TensorSpec(shape=(None, None, 2), dtype=tf.int64, name=None)"
+    got = [(x["tok"].numpy().tolist(), n["tok"].numpy().tolist()) for x, n in ds]
+    # (TF 2.21's padding and lengths, as in the batch cases of the reference)
+    assert got == [([[[1, 2], [3, 4]], [[9, 8], [0, 0]]], [2, 1]), ([[[1, 2], [3, 4]]], [2])]
+    # example_names name the example in TF's messages. TF 2.21: "Name: b, Feature list 'x' is required but ..."
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Name: a, Feature list 'x' is required"):
+        tf.io.parse_sequence_example(tf.constant(msgs[:2]), example_names=["a", "b"],
+                                     sequence_features={"x": tf.io.FixedLenSequenceFeature([], tf.int64)})
