@@ -2605,7 +2605,18 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
     return ds
 
 
-class experimental:  # noqa: N801  (tf.data.experimental namespace)
+class _ExperimentalNamespace(type):
+    """``tf.data.experimental`` is a class; its out-of-scope names (``_unsupported.NAMES``) say so when
+    looked up, any other missing name is a plain AttributeError."""
+
+    def __getattr__(cls, name):
+        from ._unsupported import NAMES, unsupported_name
+        if f"data.experimental.{name}" in NAMES:
+            raise unsupported_name(f"data.experimental.{name}")
+        raise AttributeError(f"type object 'experimental' has no attribute {name!r}")
+
+
+class experimental(metaclass=_ExperimentalNamespace):  # noqa: N801  (tf.data.experimental namespace)
     TFRecordWriter = _DatasetTFRecordWriter
     Optional = Optional
     Reducer = _Reducer

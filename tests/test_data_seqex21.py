@@ -95,3 +95,17 @@ def test_make_batched_features_dataset_errors_match_tf(tmp_path):
         tf.data.experimental.make_batched_features_dataset(str(tmp_path / "*.tfrecord"), 4, feats, label_key="zz")
     with pytest.raises(tf.errors.InvalidArgumentError, match="No files matched pattern"):   # TF 2.21
         tf.data.experimental.make_batched_features_dataset(str(tmp_path / "none*.tfrecord"), 4, feats)
+
+
+@pytest.mark.parametrize("name, words", [("service", "tf.data service"), ("SqlDataset", "SQL"),
+                                         ("to_variant", "variant"), ("get_model_proto", "autotuning"),
+                                         ("make_saveable_from_iterator", "Checkpoint")])
+def test_data_experimental_out_of_scope_names_say_so(name, words):
+    from tapeflow._unsupported import UnsupportedFeatureError
+    with pytest.raises(UnsupportedFeatureError, match=rf"tf\.data\.experimental\.{name}: tapeflow does not "
+                                                      rf"implement .*{words}"):
+        getattr(tf.data.experimental, name)
+    assert not hasattr(tf.data.experimental, name)
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchName'") as info:
+        tf.data.experimental.NoSuchName   # noqa: B018  (a typo stays a plain AttributeError)
+    assert not isinstance(info.value, NotImplementedError)
