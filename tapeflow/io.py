@@ -721,8 +721,8 @@ def _seq_specs(context_features, sequence_features):
                 _check_dtype(dt, "feature_list_dense_types")
                 out[k] = ("seq", dt, _row_shape(f, k), bool(f.allow_missing), k)   # (default slot: allow_missing)
             else:
-                spec = _check_features({k: f})[k]   # (its default's checks and errors)
                 _check_dtype(dt, "Tcontext_dense")
+                spec = _check_features({k: f})[k]   # (its shape's and default's checks and errors)
                 out[k] = ("fixed", dt, spec[2], spec[3], k)
         sparse_keys = [s[4] for s in out.values() if s[0] == "var"]
         ragged_keys = [s[4] for s in out.values() if s[0] == "ragged"]
