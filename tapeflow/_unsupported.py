@@ -102,6 +102,17 @@ NAMES = {
     "io.decode_proto": "protobuf messages by descriptor (TF's proto ops)",
     "io.encode_proto": "protobuf messages by descriptor (TF's proto ops)",
     "io.match_filenames_once": "TF1's API (a local variable initialised by a session); use tf.io.gfile.glob",
+    # wave 21 (seqex21): tf.data.experimental's names of TF's runtime, its data service and TF1
+    "data.experimental.service": "the tf.data service (datasets processed by a cluster of data workers)",
+    "data.experimental.ServiceOptions": "the tf.data service (datasets processed by a cluster of data workers)",
+    "data.experimental.distributed_save": "the tf.data service (datasets processed by a cluster of data workers)",
+    "data.experimental.SqlDataset": "SQL datasets (TF's SQLite reader); read the rows in Python and use "
+                                    "tf.data.Dataset.from_tensor_slices",
+    "data.experimental.to_variant": "TF's variant tensors (a dataset as a tensor of TF's runtime)",
+    "data.experimental.from_variant": "TF's variant tensors (a dataset as a tensor of TF's runtime)",
+    "data.experimental.get_model_proto": "tf.data's autotuning model (a protobuf of TF's runtime)",
+    "data.experimental.make_saveable_from_iterator": "TF1's saveable objects (tf.compat.v1 Saver); "
+                                                     "tf.train.Checkpoint(iterator=it) saves an iterator",
     "nn.RNNCellDeviceWrapper": "TF1's RNN cell wrappers (device placement); wrap a Keras cell in keras.layers.RNN",
     "nn.RNNCellDropoutWrapper": "TF1's RNN cell wrappers; use the Keras cells' dropout= and recurrent_dropout=",
     "nn.RNNCellResidualWrapper": "TF1's RNN cell wrappers; add the residual in a Keras layer",

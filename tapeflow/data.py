@@ -21,7 +21,9 @@ What differs from TF (see "Differences from TensorFlow" in the README):
 * ``interleave``/``flat_map``/``window``/``padded_batch``/``group_by_window``/``rebatch``/
   ``sample_from_datasets``/``choose_from_datasets`` follow TF's algorithms and element orders; a
   parallel interleave yields the sequential order. ``bucket_by_sequence_length``,
-  ``rejection_resample``, ``counter`` and ``experimental.make_csv_dataset`` are TF's compositions.
+  ``rejection_resample``, ``counter``, ``experimental.make_csv_dataset`` and (wave 21)
+  ``experimental.make_batched_features_dataset`` are TF's compositions; ``sparse_batch``
+  (``experimental.dense_to_sparse_batch``) is TF's DenseToSparseBatchDataset.
 * Random transformations (shuffle, random, sample_from_datasets, rejection_resample) draw
   tapeflow's own streams: seeded runs repeat, TF's numbers are not reproduced.
 * ``save``/``load`` use tapeflow's own format (a JSON spec and an npz of the elements).
@@ -256,6 +258,11 @@ class Dataset:
         ds = _BatchDataset(self, _int_arg("ragged_batch", batch_size), bool(drop_remainder), ragged=True)
         ds._kind = "_DenseToRaggedDataset"
         return ds
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Batches of a dataset of dense tensors as SparseTensors of dense shape
+        ``[batch] + row_shape`` (an unknown dim: the batch's largest), every element's values kept."""
+        return _SparseBatchDataset(self, _int_arg("sparse_batch", batch_size, allow_negative=True), row_shape)
 
     def unbatch(self, name=None):
         return _UnbatchDataset(self)
@@ -877,6 +884,75 @@ def _stack(elements):
         out.append(Tensor(np.stack([np.asarray(p.numpy(), object) if p.dtype.is_string else p.numpy()
                                     for p in parts])))
     return nest.pack_sequence_as(elements[0], out)
+
+
+def _object_tensor(a):
+    from .io import _string_tensor
+    return _string_tensor(a)
+
+
+def _shape_text(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+class _SparseBatchDataset(Dataset):
+    """``sparse_batch`` / ``experimental.dense_to_sparse_batch``: TF's DenseToSparseBatchDataset: each
+    element's every value at ``[position in batch] + its index``; the dense shape is ``row_shape``
+    with unknown dims the batch's largest; an element larger than ``row_shape`` is TF's
+    DataLossError, one of another rank its InvalidArgumentError."""
+
+    _kind = "_DenseToSparseBatchDataset"
+
+    def __init__(self, source, n, row_shape):
+        if n <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
+        shape = row_shape.as_list() if hasattr(row_shape, "as_list") else list(np.atleast_1d(row_shape)) \
+            if np.ndim(row_shape) else ([] if row_shape is None or np.size(row_shape) == 0 else [row_shape])
+        self._source, self._n = source, n
+        self._row = [None if d is None or int(d) < 0 else int(d) for d in shape]
+
+    def _elements(self):
+        it = self._source._elements()
+        while True:
+            chunk = list(itertools.islice(it, self._n))
+            if not chunk:
+                return
+            yield self._combine(chunk)
+
+    def _combine(self, chunk):
+        from .sparse import SparseTensor
+        rank, idx, vals, dims = len(self._row), [], [], [0] * len(self._row)
+        for b, e in enumerate(chunk):
+            if not isinstance(e, Tensor):
+                raise TypeError(f"Dataset.sparse_batch: elements must be single dense tensors, got "
+                                f"{type(e).__name__}")
+            a = np.asarray(e.numpy())
+            if a.ndim != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Input element had shape ({_shape_text(a.shape)}) that is incompatible with the "
+                                f"row shape ({_shape_text(self._row)}).")
+            if any(w is not None and h > w for h, w in zip(a.shape, self._row)):
+                raise errors.DataLossError(
+                    None, None, f"Input element had shape ({_shape_text(a.shape)}) that is larger than the row "
+                                f"shape ({_shape_text(self._row)}).")
+            dims = [max(d, h) for d, h in zip(dims, a.shape)]
+            pos = np.indices(a.shape).reshape(rank, a.size).T   # (row-major, the order of a.ravel())
+            idx.append(np.concatenate([np.full((len(pos), 1), b), pos], 1))
+            vals.append(a.ravel())
+        shape = [len(chunk)] + [d if w is None else w for d, w in zip(dims, self._row)]
+        values = np.concatenate(vals)
+        return SparseTensor(np.concatenate(idx).astype(np.int64).reshape(-1, rank + 1),
+                            _object_tensor(values) if values.dtype == object else Tensor(values),
+                            np.array(shape, np.int64))
+
+    def _cardinality(self):
+        c = self._source._cardinality()
+        return c if c < 0 else -(-c // self._n)
+
+    def _spec(self):
+        from .sparse import SparseTensorSpec
+        sp = self._source._spec()
+        return SparseTensorSpec([None] + self._row, sp.dtype)
 
 
 class _BatchDataset(Dataset):
@@ -2487,7 +2563,60 @@ def _pad_to_cardinality(dataset, cardinality, mask_key):
     return valid.concatenate(Dataset.from_tensors(pad).repeat(cardinality - n))
 
 
-class experimental:  # noqa: N801  (tf.data.experimental namespace)
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None, label_key=None, reader_args=None,
+                                  num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None, parser_num_threads=None,
+                                  sloppy_ordering=False, drop_final_batch=False):
+    """``tf.data.experimental.make_batched_features_dataset``: batches of parsed ``tf.train.Example`` s
+    (a dict of ``features``, or ``(dict, label)`` with ``label_key``) from TFRecord files, built as
+    TF builds it: the files (sorted, or shuffled), read one after the other (``reader_num_threads``
+    > 1: interleaved), shuffled and repeated, batched, then ``io.parse_example`` per batch."""
+    import glob
+    patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
+    files = []
+    for pat in patterns:
+        pat = os.fspath(pat.decode() if isinstance(pat, bytes) else pat)
+        files.extend(glob.glob(pat))
+    if not files:   # TF 2.21: InvalidArgumentError (list_files' assertion)
+        raise errors.InvalidArgumentError(None, None, f"No files matched pattern: {', '.join(map(str, patterns))}")
+    files = sorted(files)   # TF sorts them unless it shuffles them
+    if label_key is not None and label_key not in features:
+        raise ValueError(f"The `label_key` provided ({label_key}) must be one of the `features` keys: "
+                         f"{features.keys()}.")
+    reader = TFRecordDataset if reader is None else reader
+    reads = 1 if reader_num_threads in (None, AUTOTUNE) else int(reader_num_threads)
+
+    def read(i):
+        return reader(files[int(i)], *(reader_args or []))
+
+    ds = Dataset.range(len(files))
+    if shuffle:
+        ds = ds.shuffle(len(files), shuffle_seed)
+    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    ds = ds.batch(batch_size, drop_remainder=drop_final_batch)
+    from .io import parse_example
+    ds = ds.map(lambda x: parse_example(x, features))
+    if label_key is not None:
+        ds = ds.map(lambda d: ({k: v for k, v in d.items() if k != label_key}, d[label_key]))
+    return ds
+
+
+class _ExperimentalNamespace(type):
+    """``tf.data.experimental`` is a class; its out-of-scope names (``_unsupported.NAMES``) say so when
+    looked up, any other missing name is a plain AttributeError."""
+
+    def __getattr__(cls, name):
+        from ._unsupported import NAMES, unsupported_name
+        if f"data.experimental.{name}" in NAMES:
+            raise unsupported_name(f"data.experimental.{name}")
+        raise AttributeError(f"type object 'experimental' has no attribute {name!r}")
+
+
+class experimental(metaclass=_ExperimentalNamespace):  # noqa: N801  (tf.data.experimental namespace)
     TFRecordWriter = _DatasetTFRecordWriter
     Optional = Optional
     Reducer = _Reducer
@@ -2561,6 +2690,10 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
         return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
     @staticmethod
+    def dense_to_sparse_batch(batch_size, row_shape):
+        return lambda ds: ds.sparse_batch(batch_size, row_shape)
+
+    @staticmethod
     def take_while(predicate):
         return lambda ds: ds.take_while(predicate)
 
@@ -2589,6 +2722,7 @@ class experimental:  # noqa: N801  (tf.data.experimental namespace)
         return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
     make_csv_dataset = staticmethod(make_csv_dataset)
+    make_batched_features_dataset = staticmethod(make_batched_features_dataset)
 
     @staticmethod
     def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):

@@ -15,6 +15,17 @@ parsing, serialized tensors, raw bytes and whole files.
   element spec) the parse is one ``numpy_function`` with TF's output shapes: no new primitive;
   there VarLenFeatures raise (a SparseTensor of a data-dependent dense shape cannot leave a
   function), and a map's element spec then comes from its first element.
+* **parse_single_sequence_example / parse_sequence_example** (wave 21) follow TF's
+  FastParseSequenceExample (core/util/example_proto_fast_parsing.cc): its order of checks, messages
+  and outputs (context FixedLen/VarLen/Ragged; feature lists as FixedLenSequenceFeature tensors
+  with their lengths, VarLen SparseTensors, RaggedTensors); compiled, one ``numpy_function`` as
+  above (dense outputs only). ``FixedLenSequenceFeature`` (``allow_missing=True``) also works in
+  ``parse_example``, and ``SparseFeature`` is TF's composition: its parts parsed as VarLenFeatures,
+  then merged (``_merge_sparse``).
+* **decode_json_example** (wave 21): protobuf's JSON mapping of an Example, parsed with ``json`` and
+  encoded as protobuf's JSON parser does (TF 2.21's bytes: repeated values unpacked, fields in the
+  order written); its errors are InvalidArgumentError "Error while parsing JSON: ..." (the detail
+  is tapeflow's words; protobuf's has random spacing).
 * **serialize_tensor / parse_tensor**: the ``TensorProto`` bytes TF writes (dtype, shape, and
   ``tensor_content`` little-endian, or ``string_val`` for strings).
 """
@@ -276,6 +287,7 @@ class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key
     ``value_key`` names the feature read (default: the key); partitions are not implemented."""
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dtypes.int64, validate=False):
+        # (TF 2.21's default is int32; tapeflow's RaggedTensors keep int64 row_splits, docs/differences.md)
         if partitions:
             raise NotImplementedError("tf.io.RaggedFeature: partitions are not implemented in tapeflow (the values "
                                       "of one feature become one ragged dimension)")
@@ -292,12 +304,15 @@ def _check_features(features):
         raise ValueError(f"Missing: features was {features!r}.")
     out = {}
     for k, f in features.items():
-        if not isinstance(f, (FixedLenFeature, VarLenFeature, RaggedFeature)):
+        if not isinstance(f, (FixedLenFeature, VarLenFeature, RaggedFeature, FixedLenSequenceFeature)):
             raise ValueError(f"Unsupported feature type for {k!r}: {type(f).__name__} (tapeflow parses "
-                             "FixedLenFeature, VarLenFeature and RaggedFeature)")
+                             "FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, RaggedFeature and "
+                             "SparseFeature)")
+        if isinstance(f, FixedLenSequenceFeature) and not f.allow_missing:
+            raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
         dt = _dtypes.as_dtype(f.dtype)
         if dt.name not in _KIND_OF:
-            attr = "Tdense" if isinstance(f, FixedLenFeature) else "sparse_types"
+            attr = "Tdense" if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)) else "sparse_types"
             raise errors.InvalidArgumentError(None, None, f"Value for attr '{attr}' of {dt.name} is not in the "
                                               "list of allowed values: float, int64, string")
         if isinstance(f, FixedLenFeature):
@@ -317,13 +332,16 @@ def _check_features(features):
                                     f"shape has {int(np.prod(shape))}")
                 default = default.reshape(shape)
             out[k] = ("fixed", dt, shape, default)
+        elif isinstance(f, FixedLenSequenceFeature):   # (the default slot holds one row of padding)
+            shape = _row_shape(f, k)
+            out[k] = ("seq", dt, shape, _seq_default(f, dt, shape))
         elif isinstance(f, RaggedFeature):   # (the shape slot holds the feature read)
-            out[k] = ("ragged", dt, f.value_key or k, None)
+            out[k] = ("ragged", dt, f.value_key or k, _dtypes.as_dtype(f.row_splits_dtype))   # (default slot: splits dtype)
         else:
             out[k] = ("var", dt, None, None)
     # TF 2.21's result order: the VarLenFeatures' keys sorted, then the FixedLenFeatures' sorted, then
     # the RaggedFeatures' in the order given
-    order = {"var": 0, "fixed": 1, "ragged": 2}
+    order = {"var": 0, "fixed": 1, "seq": 1, "ragged": 2}
     given = {k: i for i, k in enumerate(out)}
     return {k: out[k] for k in sorted(out, key=lambda k: (order[out[k][0]], given[k] if out[k][0] == "ragged" else 0,
                                                           k))}
@@ -352,6 +370,21 @@ def _parse_one(s, spec, where, batch=False):
                                 f"Actual type: {_LIST_NAME[have]}")
             vals = [] if have is None else getattr(f, want).value
             out[k] = np.array(vals, object) if dt.name == "string" else np.array(vals, dt.np)
+            continue
+        if kind == "seq":
+            if have is not None and have != want:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{where(k)}Data types don't match. Data type: {_LIST_NAME[have]} but "
+                                f"expected type: {_TF_NAME[dt.name]}")
+            vals = np.zeros(0, _np_dtype(dt)) if have is None else _seq_values(f, want)
+            size = int(np.prod(shape))
+            if size == 0 or len(vals) % size:
+                raise errors.InvalidArgumentError(
+                    None, None, (f"{where(k)}Number of {_TF_NAME[dt.name]} values is not a multiple of stride length. "
+                                 f"Saw {len(vals)} values but output shape is: {_shape_str([None] + shape)}") if batch
+                    else f"Error while parsing feature with key {k}: number of elements should be divisible by "
+                         f"{size}, found {len(vals)} instead")
+            out[k] = vals.reshape([-1] + shape)
             continue
         if have is None:
             if default is None:
@@ -432,6 +465,8 @@ def _traced_parse(serialized, features, spec, batch):
         kind, dt, shape, _ = spec[k]
         if kind == "fixed":
             touts.append(TensorSpec(lead + shape, dt))
+        elif kind == "seq":
+            touts.append(TensorSpec(lead + [None] + shape, dt))
         else:
             touts += [TensorSpec([None, rank], _dtypes.int64), TensorSpec([None], dt),
                       TensorSpec([rank], _dtypes.int64)]
@@ -442,13 +477,13 @@ def _traced_parse(serialized, features, spec, batch):
         flat = []
         for k in keys:
             v = out[k]
-            flat += [v.numpy()] if spec[k][0] == "fixed" else [v.indices.numpy(), v.values.numpy(),
+            flat += [v.numpy()] if spec[k][0] in ("fixed", "seq") else [v.indices.numpy(), v.values.numpy(),
                                                                v.dense_shape.numpy()]
         return flat
     flat = list(numpy_function(run, [s], touts))
     out = {}
     for k in keys:
-        if spec[k][0] == "fixed":
+        if spec[k][0] in ("fixed", "seq"):
             out[k] = flat.pop(0)
         else:
             out[k] = SparseTensor(flat.pop(0), flat.pop(0), flat.pop(0))
@@ -460,10 +495,23 @@ def _tracing():
     return STATE.trace is not None
 
 
+def _parse_with_sparse_features(parse, serialized, features, batch):
+    """parse_example / parse_single_example with SparseFeatures: their parts parsed as VarLenFeatures
+    with the rest, then merged (TF's composition; a SparseTensor cannot leave tapeflow.function)."""
+    if _tracing():
+        raise NotImplementedError("tf.io.parse_example: a SparseFeature inside tapeflow.function is not supported "
+                                  "(its SparseTensor's values depend on the data); parse eagerly, or in Dataset.map "
+                                  "(which runs the map function per element)")
+    plain, sparse = _sparse_feature_parts(features)
+    return _merge_sparse(parse(serialized, plain), features, sparse, batch)
+
+
 def parse_single_example(serialized, features, name=None, example_names=None):
     """``tf.io.parse_single_example``: one serialized Example (a scalar string) -> a dict of
     FixedLenFeature tensors (their ``shape``) and VarLenFeature SparseTensors (rank 1)."""
     from .sparse import SparseTensor
+    if isinstance(features, dict) and any(isinstance(f, SparseFeature) for f in features.values()):
+        return _parse_with_sparse_features(parse_single_example, serialized, features, False)
     spec = _check_features(features)
     if _tracing():
         return _traced_parse(serialized, features, spec, batch=False)
@@ -488,6 +536,9 @@ def parse_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_example``: a vector of serialized Examples -> a dict of batched tensors
     (``(batch,) + shape``) and VarLenFeature SparseTensors (rank 2: [example, position])."""
     from .sparse import SparseTensor
+    if isinstance(features, dict) and any(isinstance(f, SparseFeature) for f in features.values()):
+        return _parse_with_sparse_features(parse_example, serialized, features,
+                                           convert_to_tensor(serialized).shape.rank != 0)
     spec = _check_features(features)
     if _tracing():
         return _traced_parse(serialized, features, spec, batch=convert_to_tensor(serialized).shape.rank != 0)
@@ -507,22 +558,596 @@ def parse_example(serialized, features, example_names=None, name=None):
         where = (lambda k, i=i, nm=nm: f"Name: {nm}, " + ("" if k is None else f"Key: {k}, Index: {i}.  "))
         rows.append(_parse_one(x, spec, where, batch=True))
     out = {}
-    for k, (kind, dt, shape, _) in spec.items():
+    for k, (kind, dt, shape, pad) in spec.items():
         if kind == "fixed":
             stacked = (np.stack([r[k] for r in rows]) if rows else
                        np.zeros([0] + shape, object if dt.name == "string" else dt.np))
+            out[k] = _dense(dt, stacked)
+            continue
+        if kind == "seq":   # rows padded to the longest example's with the feature's default_value
+            n = max([len(r[k]) for r in rows], default=0)
+            stacked = np.empty([len(rows), n] + shape, _np_dtype(dt))
+            stacked[...] = pad
+            for i, r in enumerate(rows):
+                stacked[i, :len(r[k])] = r[k]
             out[k] = _dense(dt, stacked)
             continue
         lens = [len(r[k]) for r in rows]
         if kind == "ragged":
             from .ragged.ragged_tensor import RaggedTensor
             vals = np.concatenate([r[k] for r in rows]) if rows else np.zeros(0, object if dt.name == "string" else dt.np)
-            out[k] = RaggedTensor.from_row_lengths(_dense(dt, vals), lens)
+            out[k] = RaggedTensor.from_row_splits(_dense(dt, vals), Tensor(np.cumsum([0] + lens).astype(pad.np)),
+                                                  validate=False)
             continue
         idx = np.array([(i, j) for i, n in enumerate(lens) for j in range(n)], np.int64).reshape(-1, 2)
         vals = np.concatenate([r[k] for r in rows]) if rows else np.zeros(0, object if dt.name == "string" else dt.np)
         out[k] = SparseTensor(idx, _dense(dt, vals), np.array([len(rows), max(lens, default=0)], np.int64))
     return out
+
+
+# ---- SequenceExample parsing, FixedLenSequenceFeature, SparseFeature ------------------------------
+
+class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
+                                                     ["shape", "dtype", "allow_missing", "default_value"])):
+    """``tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=False, default_value=None)``: a
+    feature of a variable number of rows of ``shape`` each: a SequenceExample's feature list (one
+    row per step), or in ``parse_example`` an Example feature whose values are split into rows
+    (``allow_missing=True`` required there; ``default_value`` pads a batch's shorter rows)."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+class SparseFeature(collections.namedtuple("SparseFeature", ["index_key", "value_key", "dtype", "size",
+                                                             "already_sorted"])):
+    """``tf.io.SparseFeature(index_key, value_key, dtype, size, already_sorted=False)``: a
+    SparseTensor of dense shape ``size`` (a list for several index keys) whose indices and values
+    are two (or more) features of the Example, composed as TF composes it (``sparse_merge``:
+    indices sorted stably unless ``already_sorted``; out-of-range indices are kept, as TF's)."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+def _row_shape(f, k):
+    shape = f.shape.as_list() if hasattr(f.shape, "as_list") else ([f.shape] if np.isscalar(f.shape) else f.shape)
+    shape = [None if d is None else int(d) for d in shape]
+    if None in shape:
+        raise errors.InvalidArgumentError(None, None, f"Shape {_shape_str(shape)} is not fully defined")
+    return shape
+
+
+def _shape_str(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _np_dtype(dt):
+    return object if dt.name == "string" else dt.np
+
+
+def _seq_default(f, dt, shape):
+    """The padding of a FixedLenSequenceFeature in parse_example: its default_value (a scalar or a
+    row), else 0 / b''."""
+    if f.default_value is None:
+        return np.zeros(shape, _np_dtype(dt)) if dt.name != "string" else np.full(shape, b"", object)
+    v = f.default_value
+    if dt.name == "string":
+        v = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(np.asarray(v, object))
+    return np.broadcast_to(np.asarray(v, _np_dtype(dt)), shape)
+
+
+def _check_dtype(dt, attr):
+    if dt.name not in _KIND_OF:
+        raise errors.InvalidArgumentError(None, None, f"Value for attr '{attr}' of {dt.name} is not in the "
+                                          "list of allowed values: float, int64, string")
+
+
+def _sparse_feature_parts(features):
+    """TF's composition of SparseFeatures: each becomes VarLenFeatures of its index keys (int64) and
+    value key, parsed with the rest and merged after (parsing_config's
+    _construct_tensors_for_composite_features). Returns (the features to parse, the SparseFeatures)."""
+    plain = {k: f for k, f in features.items() if not isinstance(f, SparseFeature)}
+    sparse = {k: f for k, f in features.items() if isinstance(f, SparseFeature)}
+    for k, f in sparse.items():
+        keys = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
+        for key, dt in [(i, _dtypes.int64) for i in keys] + [(f.value_key, _dtypes.as_dtype(f.dtype))]:
+            have = plain.get(key)
+            if have is not None and _dtypes.as_dtype(have.dtype) != dt:
+                raise ValueError(f"Conflicting type <dtype: '{_dtypes.as_dtype(have.dtype).name}'> vs <dtype: "
+                                 f"'{dt.name}'> for feature {key}.")
+            if have is None:
+                plain[key] = VarLenFeature(dt)
+    return plain, sparse
+
+
+def _merge_sparse(out, features, sparse, batch):
+    """``sparse_merge`` of each SparseFeature's parsed index and value SparseTensors (indices: the
+    batch position, if any, then the index values; stable-sorted unless already_sorted), then drop
+    the parts no feature asked for; new keys come after the parsed ones, sorted (TF's dict update)."""
+    from .sparse import SparseTensor
+    updates = {}
+    for k in sorted(sparse):
+        f = sparse[k]
+        keys = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
+        vals = out[f.value_key]
+        ids = [out[i] for i in keys]
+        n = vals.values.shape[0]
+        for i in ids:
+            if i.values.shape[0] != n:
+                raise ValueError(f"Dimensions {i.values.shape[0]} and {n} are not compatible")
+        cols = [i.values.numpy().astype(np.int64) for i in ids]
+        if batch:
+            cols = [vals.indices.numpy()[:, 0]] + cols
+        idx = np.stack(cols, 1) if cols else np.zeros((n, 0), np.int64)
+        v = vals.values.numpy()
+        if not f.already_sorted and n:
+            order = np.lexsort(idx.T[::-1])   # (lexsort is stable: equal indices keep their order, as TF's)
+            idx, v = idx[order], v[order]
+        size = [f.size] if np.isscalar(f.size) else list(f.size)
+        shape = ([int(vals.dense_shape.numpy()[0])] if batch else []) + [int(s) for s in size]
+        updates[k] = SparseTensor(idx.reshape(-1, len(shape)), _dense(vals.dtype, v), np.array(shape, np.int64))
+    out.update(updates)
+    for k in set(out) - set(features):
+        del out[k]
+    return out
+
+
+def _seq_specs(context_features, sequence_features):
+    """Normalized (context, sequence) specs: {key: (kind, dtype, shape, default, read key)} in TF
+    2.21's result order (VarLen keys sorted, then dense sorted, then ragged as given), with TF's
+    Python-level errors."""
+    if not context_features and not sequence_features:
+        raise ValueError("Both context_features and sequence_features are None, but at least one should "
+                         "have values.")
+    specs = []
+    for feats, ctx in ((context_features or {}), True), ((sequence_features or {}), False):
+        out = {}
+        for k, f in feats.items():
+            if isinstance(f, SparseFeature) or (ctx and isinstance(f, FixedLenSequenceFeature)) or \
+                    (not ctx and isinstance(f, FixedLenFeature)) or \
+                    not isinstance(f, (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, RaggedFeature)):
+                raise ValueError(f"Unsupported {type(f).__name__} {f} for key '{k}'")
+            dt = _dtypes.as_dtype(f.dtype)
+            pre = "context" if ctx else "feature_list"
+            if isinstance(f, VarLenFeature):
+                _check_dtype(dt, f"{pre}_sparse_types")
+                out[k] = ("var", dt, None, None, k)
+            elif isinstance(f, RaggedFeature):
+                _check_dtype(dt, f"{pre}_ragged_value_types")
+                out[k] = ("ragged", dt, None, _dtypes.as_dtype(f.row_splits_dtype), f.value_key or k)
+            elif isinstance(f, FixedLenSequenceFeature):
+                if f.default_value is not None:
+                    raise ValueError(f"Value feature_list.dense_defaults[{k}] must be None")
+                _check_dtype(dt, "feature_list_dense_types")
+                out[k] = ("seq", dt, _row_shape(f, k), bool(f.allow_missing), k)   # (default slot: allow_missing)
+            else:
+                _check_dtype(dt, "Tcontext_dense")
+                spec = _check_features({k: f})[k]   # (its shape's and default's checks and errors)
+                out[k] = ("fixed", dt, spec[2], spec[3], k)
+        sparse_keys = [s[4] for s in out.values() if s[0] == "var"]
+        ragged_keys = [s[4] for s in out.values() if s[0] == "ragged"]
+        both = set(sparse_keys) & set(ragged_keys)
+        if both:
+            raise ValueError(f"Ragged and sparse keys must not intersect; ragged_keys: {ragged_keys}, sparse_keys: "
+                             f"{sparse_keys}, intersection: {both}")
+        order = {"var": 0, "fixed": 1, "seq": 1, "ragged": 2}
+        given = {k: i for i, k in enumerate(out)}
+        specs.append({k: out[k] for k in sorted(out, key=lambda k: (order[out[k][0]],
+                                                                   given[k] if out[k][0] == "ragged" else 0, k))})
+    return specs
+
+
+def _seq_values(f, want):
+    """A feature's values as a NumPy array (its list of kind ``want``)."""
+    vals = getattr(f, want).value
+    return np.array(vals, object) if want == "bytes_list" else np.array(vals, _KIND_NP[want])
+
+
+_KIND_NP = {"int64_list": np.int64, "float_list": np.float32}
+
+
+def _parse_sequence_examples(serialized, names, ctx_spec, seq_spec, batch):
+    """TF's FastParseSequenceExample (core/util/example_proto_fast_parsing.cc), its order of checks
+    and messages: extract every example's features (bad bytes first), check the context features'
+    kinds and the feature lists' kinds row by row, then build the context (dense, sparse, ragged)
+    and sequence (dense with lengths, sparse, ragged) outputs. Returns (context, sequence,
+    lengths) as NumPy parts: dense arrays, (indices, values, shape) triples, (values, splits...)."""
+    from .train.example import SequenceExample
+    n = len(serialized)
+    name = (lambda e: "<unknown>" if names is None else names[e])
+    msgs = []
+    for e, s in enumerate(serialized):
+        try:
+            msgs.append(SequenceExample.FromString(bytes(s)))
+        except (DecodeError, TypeError):
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid protocol message input, example id: {name(e)}") from None
+    ctx_feats = [m.context.feature if m.HasField("context") else {} for m in msgs]
+    seq_feats = [m.feature_lists.feature_list if m.HasField("feature_lists") else {} for m in msgs]
+    # the kinds (GetContextFeatureLengths / GetSequenceFeatureLengths)
+    for k, (kind, dt, shape, default, key) in ctx_spec.items():
+        want = _KIND_OF[dt.name]
+        for e in range(n):
+            f = ctx_feats[e].get(key)
+            have = None if f is None else f.WhichOneof("kind")
+            if have is not None and have != want:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Name: {name(e)}, Context feature: {key}.  Data types don't match. Expected type: "
+                                f"{_TF_NAME[dt.name]}")
+    for k, (kind, dt, shape, default, key) in seq_spec.items():
+        want = _KIND_OF[dt.name]
+        for e in range(n):
+            fl = seq_feats[e].get(key)
+            for i, f in enumerate(() if fl is None else fl.feature):
+                have = f.WhichOneof("kind")
+                if have is not None and have != want:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Name: {name(e)}, Feature list: {key}, Index: {i}.  Data types don't match. "
+                                    f"Expected type: {_TF_NAME[dt.name]}")
+
+    def values(f, dt):   # one Feature's values (an unset one: none)
+        if f is None or f.WhichOneof("kind") is None:
+            return np.zeros(0, _np_dtype(dt))
+        return _seq_values(f, _KIND_OF[dt.name])
+
+    lead = [n] if batch else []
+    ctx = {}
+    for phase in ("fixed", "var", "ragged"):
+        for k, (kind, dt, shape, default, key) in ctx_spec.items():
+            if kind != phase:
+                continue
+            rows = [values(ctx_feats[e].get(key), dt) if key in ctx_feats[e] else None for e in range(n)]
+            if kind == "fixed":
+                size = int(np.prod(shape))
+                longest = max([0 if default is None else default.size] + [len(r) for r in rows if r is not None])
+                if longest != size:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Inconsistent max number of elements for feature {key}: expected {size}, but "
+                                    f"found {longest}")
+                out = []
+                for e, r in enumerate(rows):
+                    if r is None:
+                        if default is None:
+                            raise errors.InvalidArgumentError(
+                                None, None, f"Feature: {key} (data type: {_TF_NAME[dt.name]}) is required but could "
+                                            "not be found.")
+                        r = default.ravel()
+                    if len(r) != size:
+                        raise errors.InvalidArgumentError(None, None,
+                                                          f"Unexpected number of elements in example {name(e)}")
+                    out.append(np.asarray(r, _np_dtype(dt)).reshape(shape))
+                ctx[k] = np.stack(out).reshape(lead + shape) if out else np.zeros(lead + shape, _np_dtype(dt))
+            elif kind == "var":
+                rows = [np.zeros(0, _np_dtype(dt)) if r is None else r for r in rows]
+                idx = [([e] if batch else []) + [i] for e, r in enumerate(rows) for i in range(len(r))]
+                ctx[k] = (np.array(idx, np.int64).reshape(-1, 2 if batch else 1), _concat(rows, dt),
+                          np.array(lead + [max([len(r) for r in rows], default=0)], np.int64))
+            else:
+                rows = [np.zeros(0, _np_dtype(dt)) if r is None else r for r in rows]
+                ctx[k] = (_concat(rows, dt), np.cumsum([0] + [len(r) for r in rows]).astype(default.np)) if batch \
+                    else (_concat(rows, dt),)
+    seq, lengths = {}, {}
+    for phase in ("seq", "var", "ragged"):
+        for k, (kind, dt, shape, default, key) in seq_spec.items():
+            if kind != phase:
+                continue
+            lists = [None if key not in seq_feats[e] else [values(f, dt) for f in seq_feats[e][key].feature]
+                     for e in range(n)]
+            if kind == "seq":
+                size = int(np.prod(shape))
+                longest = max([sum(len(r) for r in rows) for rows in lists if rows is not None], default=0)
+                if size == 0 or longest % size:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Feature list '{key}' has an unexpected number of values.  Total values size: "
+                                    f"{longest} is not consistent with output shape: {_shape_str([None] + shape)}")
+                nrows = longest // size
+                out = np.zeros([n, nrows] + shape, _np_dtype(dt))
+                if dt.name == "string":
+                    out[...] = b""
+                lens = []
+                for e, rows in enumerate(lists):
+                    if rows is None:
+                        if not default:   # (allow_missing)
+                            raise errors.InvalidArgumentError(
+                                None, None, f"Name: {name(e)}, Feature list '{key}' is required but could not be "
+                                            "found.  Did you mean to include it in "
+                                            "feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?")
+                        rows = []
+                    for i, r in enumerate(rows):
+                        if len(r) != size:
+                            raise errors.InvalidArgumentError(
+                                None, None, f"Name: {name(e)}, Key: {key}, Index: {i}.  Number of values != "
+                                            f"expected.  values size: {len(r)} but output shape: {_shape_str(shape)}")
+                        out[e, i] = r.reshape(shape)
+                    lens.append(len(rows))
+                seq[k] = out if batch else out[0]
+                lengths[k] = np.array(lens if batch else lens[0], np.int64)
+            elif kind == "var":
+                idx, vals, max_rows, max_cols = [], [], 0, 0
+                for e, rows in enumerate(lists):
+                    for i, r in enumerate(rows or ()):
+                        idx += [([e] if batch else []) + [i, j] for j in range(len(r))]
+                        vals.append(r)
+                        max_cols = max(max_cols, len(r))
+                    max_rows = max(max_rows, len(rows or ()))
+                seq[k] = (np.array(idx, np.int64).reshape(-1, 3 if batch else 2), _concat(vals, dt),
+                          np.array(lead + [max_rows, max_cols], np.int64))
+            else:
+                rows = [r for rows in lists for r in (rows or ())]
+                inner = np.cumsum([0] + [len(r) for r in rows]).astype(default.np)
+                outer = np.cumsum([0] + [len(rows or ()) for rows in lists]).astype(default.np)
+                seq[k] = (_concat(rows, dt), outer, inner) if batch else (_concat(rows, dt), inner)
+    return ctx, seq, lengths
+
+
+def _concat(arrays, dt):
+    return np.concatenate(arrays).astype(_np_dtype(dt)) if arrays else np.zeros(0, _np_dtype(dt))
+
+
+def _seq_tensors(parts, spec, batch):
+    """Tensors of ``_parse_sequence_examples``' NumPy parts: dense Tensors, SparseTensors, RaggedTensors."""
+    from .ragged.ragged_tensor import RaggedTensor
+    from .sparse import SparseTensor
+    out = {}
+    for k, (kind, dt, _, default, _) in spec.items():
+        p = parts[k]
+        if kind in ("fixed", "seq"):
+            out[k] = _dense(dt, p)
+        elif kind == "var":
+            out[k] = SparseTensor(p[0], _dense(dt, p[1]), p[2])
+        elif len(p) == 1:   # a single example's context RaggedFeature: its values (TF: a dense vector)
+            out[k] = _dense(dt, p[0])
+        else:
+            rt = _dense(dt, p[0])
+            for splits in reversed(p[1:]):
+                rt = RaggedTensor.from_row_splits(rt, Tensor(splits), validate=False)
+            out[k] = rt
+    return out
+
+
+def _traced_sequence_parse(serialized, ctx_spec, seq_spec, batch, fn):
+    """The sequence parse inside ``tapeflow.function`` (and the trace ``Dataset.map`` makes): one
+    ``numpy_function`` running the eager parse, as ``_traced_parse``; dense outputs only (a feature
+    list's step count, and a batch's size when unknown, are unknown dimensions)."""
+    from .compiler.function import TensorSpec
+    from .ops.script_ops import numpy_function
+    for k, s in list(ctx_spec.items()) + list(seq_spec.items()):
+        if s[0] in ("var", "ragged"):
+            raise NotImplementedError(
+                f"tf.io.{fn}: a {'VarLenFeature' if s[0] == 'var' else 'RaggedFeature'} ({k!r}) inside "
+                "tapeflow.function is not supported (its SparseTensor's dense shape or RaggedTensor's row lengths "
+                "depend on the data); parse eagerly, or in Dataset.map (which runs the map function per element)")
+    s = convert_to_tensor(serialized)
+    if s.dtype != _dtypes.string:
+        raise TypeError(f"tf.io.{fn}: serialized must be a string tensor, got {s.dtype.name}")
+    if not batch and s.shape.rank not in (None, 0) and fn == "parse_single_sequence_example":
+        raise ValueError("Input serialized must be a scalar")
+    lead = [s.shape[0]] if batch else []
+    touts = [TensorSpec(lead + v[2], v[1]) for v in ctx_spec.values()]
+    touts += [TensorSpec(lead + [None] + v[2], v[1]) for v in seq_spec.values()]
+    touts += [TensorSpec(lead, _dtypes.int64) for _ in seq_spec]
+
+    def run(a):
+        a = np.asarray(a, object)
+        ctx, seq, lens = _parse_sequence_examples(list(a.ravel()) if batch else [a[()]], None, ctx_spec, seq_spec,
+                                                  batch)
+        return [ctx[k] for k in ctx_spec] + [seq[k] for k in seq_spec] + [lens[k] for k in seq_spec]
+    flat = list(numpy_function(run, [s], touts))
+    ctx = {k: flat.pop(0) for k in ctx_spec}
+    seq = {k: flat.pop(0) for k in seq_spec}
+    return ctx, seq, {k: flat.pop(0) for k in seq_spec}
+
+
+def _names(example_names, n):
+    if example_names is None:
+        return None
+    a = np.asarray(convert_to_tensor(example_names).numpy(), object).ravel()
+    if a.size != n:
+        raise errors.InvalidArgumentError(None, None,
+                                          "example_names must be empty or have the correct number of elements")
+    return [x.decode() if isinstance(x, bytes) else str(x) for x in a]
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None, example_name=None,
+                                  name=None):
+    """``tf.io.parse_single_sequence_example``: one serialized SequenceExample (a scalar string) ->
+    ``(context, feature_lists)`` dicts: context FixedLen tensors / VarLen SparseTensors (rank 1) /
+    Ragged values, feature-list FixedLenSequenceFeature tensors ``(steps,) + shape``, VarLen
+    SparseTensors ``[step, position]`` and RaggedTensors (one row per step)."""
+    ctx_spec, seq_spec = _seq_specs(context_features, sequence_features)
+    if _tracing():
+        ctx, seq, _ = _traced_sequence_parse(serialized, ctx_spec, seq_spec, False, "parse_single_sequence_example")
+        return ctx, seq
+    s = _serialized_values(serialized, "parse_single_sequence_example")
+    if s.ndim != 0:
+        raise ValueError("Input serialized must be a scalar")
+    ctx, seq, _ = _parse_sequence_examples([s[()]], _names(example_name, 1), ctx_spec, seq_spec, False)
+    return _seq_tensors(ctx, ctx_spec, False), _seq_tensors(seq, seq_spec, False)
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None, example_names=None,
+                           name=None):
+    """``tf.io.parse_sequence_example``: a vector of serialized SequenceExamples -> ``(context,
+    feature_lists, lengths)``: batched outputs (feature lists padded with 0 / b'' to the longest
+    example's steps; VarLen SparseTensors ``[example, step, position]``; RaggedTensors of ragged
+    rank 2) and each FixedLenSequenceFeature's step counts. A scalar input parses one example and
+    gives unbatched outputs (TF's behaviour)."""
+    ctx_spec, seq_spec = _seq_specs(context_features, sequence_features)
+    if _tracing():
+        rank = convert_to_tensor(serialized).shape.rank
+        return _traced_sequence_parse(serialized, ctx_spec, seq_spec, rank != 0, "parse_sequence_example")
+    s = _serialized_values(serialized, "parse_sequence_example")
+    if s.ndim > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndim} (tf.io.parse_sequence_example: "
+                         "serialized must be a vector of SequenceExamples)")
+    if s.size == 0 and s.dtype != object:
+        raise TypeError("tf.io.parse_sequence_example: serialized must be a string tensor")
+    batch = s.ndim == 1
+    items = list(s) if batch else [s[()]]
+    ctx, seq, lens = _parse_sequence_examples(items, _names(example_names, len(items)), ctx_spec, seq_spec, batch)
+    return (_seq_tensors(ctx, ctx_spec, batch), _seq_tensors(seq, seq_spec, batch),
+            {k: Tensor(lens[k]) for k in seq_spec if seq_spec[k][0] == "seq"})
+
+
+# ---- decode_json_example ---------------------------------------------------------------------------
+
+class _JsonError(Exception):
+    pass
+
+
+class _JsonObject(list):
+    """A JSON object as its list of (key, value): the order and repeated keys, as protobuf's parser sees them."""
+
+
+_json_pairs = _JsonObject
+
+
+def _json_int64(v, where):
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise _JsonError(f"{where}: int64: expected number or string")
+    if isinstance(v, str):
+        try:
+            v = int(v)
+        except ValueError:
+            try:
+                v = float(v)
+            except ValueError:
+                raise _JsonError(f"{where}: int64: invalid number") from None
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")) or v != int(v):
+            raise _JsonError(f"{where}: int64: expected integer, but JSON number had fractional part")
+        v = int(v)
+    if not -2**63 <= v < 2**63:
+        raise _JsonError(f"{where}: int64: integer out of range")
+    return _field_varint(1, v)
+
+
+def _json_float(v, where):
+    special = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise _JsonError(f"{where}: float: expected number or string")
+    if isinstance(v, str):
+        if v in special:
+            v = special[v]
+        else:
+            try:
+                v = float(v)
+            except ValueError:
+                raise _JsonError(f"{where}: float: invalid number") from None
+    v = float(v)
+    if v == v and abs(v) != float("inf") and abs(v) > float(np.finfo(np.float32).max):
+        raise _JsonError(f"{where}: float: float out of range")
+    return _varint(1 << 3 | 5) + np.float32(v).astype("<f4").tobytes()
+
+
+def _json_bytes(v, where):
+    import base64
+    import binascii
+    if not isinstance(v, str):
+        raise _JsonError(f"{where}: bytes: expected string")
+    try:
+        b = base64.b64decode(v.replace("-", "+").replace("_", "/") + "=" * (-len(v) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise _JsonError(f"{where}: bytes: corrupt base64") from None
+    return _field(1, b)
+
+
+def _field_varint(num, v):
+    return _varint(num << 3) + _varint(v)
+
+
+#: Feature's oneof members: JSON names (camelCase and the proto names) -> (field number, value encoder)
+_JSON_KINDS = {"bytesList": (1, _json_bytes), "floatList": (2, _json_float), "int64List": (3, _json_int64)}
+_JSON_KINDS.update({"bytes_list": _JSON_KINDS["bytesList"], "float_list": _JSON_KINDS["floatList"],
+                    "int64_list": _JSON_KINDS["int64List"]})
+
+
+def _json_object(v, where, what):
+    if not isinstance(v, _JsonObject):
+        raise _JsonError(f"{where}: message {what}: expected '{{'")
+    return v
+
+
+def _json_feature(v, where):
+    out, kind = b"", None
+    for name, val in _json_object(v, where, "tensorflow.Feature"):
+        if name not in _JSON_KINDS:
+            raise _JsonError(f"{where}: no such field: '{name}'")
+        if val is None:
+            continue
+        if kind is not None:
+            raise _JsonError(f"{where}.{name}: '{name}' has already been set (either directly or as part of a oneof)")
+        kind = name
+        num, enc = _JSON_KINDS[name]
+        payload = b""
+        for lname, lval in _json_object(val, f"{where}.{name}", "list"):
+            if lname != "value":
+                raise _JsonError(f"{where}.{name}: no such field: '{lname}'")
+            if lval is None:
+                continue
+            if not isinstance(lval, list) or isinstance(lval, _JsonObject):
+                raise _JsonError(f"{where}.{name}.value: expected '['")
+            payload += b"".join(enc(x, f"{where}.{name}.value[{i}]") for i, x in enumerate(lval))
+        out += _field(num, payload)
+    return out
+
+
+def _json_example(text):
+    """The bytes protobuf's JSON parser (``JsonStringToMessage``, which TF's DecodeJSONExample runs)
+    makes of an Example's JSON: fields in the order written, repeated scalars unpacked, a present
+    empty message written empty."""
+    import json
+    try:
+        doc = json.loads(text, object_pairs_hook=_json_pairs)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _JsonError("unexpected EOF" if "Expecting value: line 1 column 1" in str(e) or
+                         not text.strip() else f"invalid JSON: {e}") from None
+    out = b""
+    for name, features in _json_object(doc, "type.googleapis.com/tensorflow.Example", "tensorflow.Example"):
+        if name != "features":
+            raise _JsonError(f"invalid JSON in type.googleapis.com/tensorflow.Example: no such field: '{name}'")
+        if features is None:
+            continue
+        payload = b""
+        for fname, fmap in _json_object(features, "features", "tensorflow.Features"):
+            if fname != "feature":
+                raise _JsonError(f"features: no such field: '{fname}'")
+            if fmap is None:
+                continue
+            seen = set()
+            for i, (key, value) in enumerate(_json_object(fmap, "features.feature", "map")):
+                if key in seen:
+                    raise _JsonError(f"features.feature[{i}]: message tensorflow.Features.FeatureEntry: got "
+                                     f"unexpectedly-repeated repeated map key: '{key}'")
+                seen.add(key)
+                entry = _field(1, key.encode())
+                if value is not None:
+                    entry += _field(2, _json_feature(value, f"features.feature[{i}]"))
+                payload += _field(1, entry)
+        out += _field(1, payload)
+    return out
+
+
+def decode_json_example(json_examples, name=None):
+    """``tf.io.decode_json_example``: JSON texts of ``tf.train.Example`` s (protobuf's JSON mapping:
+    ``{"features": {"feature": {"a": {"int64List": {"value": ["1"]}}}}}``) -> their serialized
+    bytes, in the input's shape. The bytes are protobuf's JSON parser's (TF 2.21's): repeated values
+    unpacked, fields in the order written; they parse to the same Example as ``SerializeToString``'s."""
+    if _tracing():
+        from .compiler.function import TensorSpec
+        t = convert_to_tensor(json_examples)
+        return _as_numpy_function(decode_json_example, [t], TensorSpec(t.shape, _dtypes.string))
+    t = convert_to_tensor(json_examples)
+    if t.dtype != _dtypes.string:
+        raise TypeError(f"Cannot convert {json_examples!r} to EagerTensor of dtype string")
+    a = np.asarray(t.numpy(), object)
+    out = np.empty(a.shape, object)
+    for i, x in np.ndenumerate(a):
+        try:
+            out[i] = _json_example(x.decode("utf-8") if isinstance(x, bytes) else x)
+        except (_JsonError, UnicodeDecodeError) as e:
+            raise errors.InvalidArgumentError(None, None, f"Error while parsing JSON: {e}") from None
+    return _string_tensor(out)
 
 
 # ---- serialized tensors ------------------------------------------------------------------------
@@ -1032,6 +1657,9 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature", "RaggedFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",
            "write_file", "gfile", "tf_record_iterator"]
+# wave 21 (seqex21): SequenceExample parsing and the remaining feature kinds
+__all__ += ["FixedLenSequenceFeature", "SparseFeature", "parse_single_sequence_example", "parse_sequence_example",
+            "decode_json_example"]
 # wave 20 (api20): decode_csv, the image codecs, base64/decompression/glob, sparse serialization
 __all__ += ["encode_base64", "decode_base64", "decode_compressed", "matching_files", "decode_image", "decode_png",
             "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg", "extract_jpeg_shape",

@@ -931,3 +931,32 @@ case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, ex
 case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
 case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
      "1 or 3 channels")
+
+# -- branch seqex21: SequenceExample parsing, FixedLenSequenceFeature ----------------------------------
+_SEQEX = np.array(b"\x12\x19\n\x17\n\x03tok\x12\x10\n\x06\x1a\x04\n\x02\x01\x02\n\x06\x1a\x04\n\x02\x03\x04",
+                  object)   # feature list tok: [1, 2], [3, 4]
+_FLS = "tf.io.FixedLenSequenceFeature"
+case("seqex21_parse_seq_missing_list", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'x': "
+     f"{_FLS}([], tf.int64)}})[1]['x']", [_SEQEX], "is required but could not be found")
+case("seqex21_parse_seq_garbage", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'tok': "
+     f"{_FLS}([], tf.int64)}})[1]['tok']", [np.array(b"\xff\xff", object)], "Invalid protocol message input")
+case("seqex21_parse_seq_dtype", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'tok': "
+     f"{_FLS}([2], tf.float32)}})[1]['tok']", [_SEQEX], "Data types don't match")
+case("seqex21_parse_seq_row_size", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'tok': "
+     f"{_FLS}([3], tf.int64)}})[1]['tok']", [_SEQEX], "unexpected number of values")
+case("seqex21_parse_seq_missing_context", "lambda s: tf.io.parse_single_sequence_example(s, context_features={'n': "
+     "tf.io.FixedLenFeature([], tf.int64)})[0]['n']", [_SEQEX], "Inconsistent max number of elements")
+case("seqex21_parse_seq_valid", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'tok': "
+     f"{_FLS}([2], tf.int64)}})[1]['tok']", [_SEQEX])
+case("seqex21_parse_seq_row_values", f"lambda s: tf.io.parse_single_sequence_example(s, sequence_features={{'tok': "
+     f"{_FLS}([], tf.int64)}})[1]['tok']", [_SEQEX], "Number of values != expected")
+case("seqex21_parse_seq_batch_lengths", f"lambda s: tf.io.parse_sequence_example(tf.stack([s, s]), sequence_features="
+     f"{{'tok': {_FLS}([2], tf.int64)}})[2]['tok']", [_SEQEX])
+case("seqex21_parse_example_seq_stride", f"lambda s: tf.io.parse_single_example(s, {{'a': {_FLS}([2], tf.int64, "
+     "allow_missing=True)})['a']", [np.array(b"\n\x0e\n\x0c\n\x01a\x12\x07\x1a\x05\n\x03\x01\x02\x03", object)],
+     "divisible by 2")
+case("seqex21_decode_json_example_bad", "lambda s: tf.io.decode_json_example(s)",
+     [np.array([b'{"features": {"feature": {"a": {"int64List": {"value": [1.5]}}}}}'], object)],
+     "Error while parsing JSON")
+case("seqex21_decode_json_example_valid", "lambda s: tf.strings.length(tf.io.decode_json_example(s))",
+     [np.array([b'{"features": {"feature": {"a": {"int64List": {"value": [1]}}}}}', b'{}'], object)])

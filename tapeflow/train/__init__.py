@@ -19,13 +19,16 @@ from .manager import CheckpointManager, latest_checkpoint, get_checkpoint_state
 from .storage import (CheckpointError, CheckpointNotFoundError, CorruptCheckpointError,  # noqa: F401
                       CheckpointMismatchError)
 from .trackable import collect as list_checkpoint_keys  # noqa: F401
-from .example import Example, Features, Feature, BytesList, FloatList, Int64List  # noqa: F401
+from .example import (Example, Features, Feature, BytesList, FloatList, Int64List, SequenceExample,  # noqa: F401
+                      FeatureList, FeatureLists)
 from .moving_averages import ExponentialMovingAverage  # noqa: F401
+from .views import CheckpointView, TrackableView  # noqa: F401
 from .checkpoint import CheckpointOptions  # noqa: F401
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "CheckpointManager", "latest_checkpoint", "get_checkpoint_state",
            "save_weights", "load_weights", "CheckpointError", "CheckpointNotFoundError", "CorruptCheckpointError",
            "CheckpointMismatchError", "Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
+           "SequenceExample", "FeatureList", "FeatureLists", "CheckpointView", "TrackableView",
            "list_variables", "load_checkpoint", "load_variable", "ExponentialMovingAverage", "CheckpointOptions"]
 
 

@@ -1,10 +1,11 @@
 """``tf.train.Example`` and its parts (``Features``, ``Feature``, ``BytesList``, ``FloatList``,
-``Int64List``): the protobuf messages of TF's input pipelines, encoded and decoded by hand.
+``Int64List``), and ``tf.train.SequenceExample`` with ``FeatureLists``/``FeatureList`` (wave 21):
+the protobuf messages of TF's input pipelines, encoded and decoded by hand.
 
-No protobuf dependency: the messages are five small ones (tensorflow/core/example/example.proto,
+No protobuf dependency: the messages are nine small ones (tensorflow/core/example/example.proto,
 feature.proto) and the wire format is varints and length-delimited fields, so a hand encoder is
 ~150 lines and gives the same bytes as protobuf's ``SerializeToString(deterministic=True)``
-(tests/test_tfrecord.py checks against TF 2.21's bytes). ``Features.feature`` is a protobuf map;
+(tests/test_tfrecord.py and tests/test_seqex.py check against TF 2.21's bytes). ``Features.feature`` is a protobuf map;
 protobuf's default serialization writes it in its hash table's order, which differs between
 protobuf builds; tapeflow always writes TF's deterministic order (``_map_order``), which any
 reader accepts (docs/differences.md).
@@ -178,6 +179,14 @@ def _descriptors():
                                      ("value", 2, F.TYPE_MESSAGE, opt, ".tensorflow.Feature", None)], features)
     entry.options.map_entry = True
     message("Example", [("features", 1, F.TYPE_MESSAGE, opt, ".tensorflow.Features", None)])
+    message("FeatureList", [("feature", 1, F.TYPE_MESSAGE, rep, ".tensorflow.Feature", None)])
+    lists = message("FeatureLists", [("feature_list", 1, F.TYPE_MESSAGE, rep,
+                                      ".tensorflow.FeatureLists.FeatureListEntry", None)])
+    entry = message("FeatureListEntry", [("key", 1, F.TYPE_STRING, opt, None, None),
+                                         ("value", 2, F.TYPE_MESSAGE, opt, ".tensorflow.FeatureList", None)], lists)
+    entry.options.map_entry = True
+    message("SequenceExample", [("context", 1, F.TYPE_MESSAGE, opt, ".tensorflow.Features", None),
+                                ("feature_lists", 2, F.TYPE_MESSAGE, opt, ".tensorflow.FeatureLists", None)])
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
     return pool
@@ -249,17 +258,25 @@ class _Message:
 class _Repeated(list):
     """A repeated scalar field: ``append``/``extend`` check and convert as protobuf's (float32
     rounding, no bools in an Int64List)."""
-    __slots__ = ("_check",)
+    __slots__ = ("_check", "_owner")
 
-    def __init__(self, check):
+    def __init__(self, check, owner=None):
         super().__init__()
-        self._check = check
+        self._check, self._owner = check, owner
 
     def append(self, v):
         super().append(self._check(v))
+        self._set()
 
     def extend(self, vs):
         super().extend(self._check(v) for v in vs)
+        self._set()
+
+    def _set(self):
+        # protobuf: adding a value to an unset oneof member's default list
+        # (``feature.int64_list.value.append(3)``) sets that member
+        if self._owner is not None:
+            self._owner.SetInParent()
 
 
 class _List(_Message):
@@ -270,7 +287,7 @@ class _List(_Message):
         self.value.extend(value)
 
     def Clear(self):  # noqa: N802
-        self.value = _Repeated(self._check)
+        self.value = _Repeated(self._check, self)
 
     def _text(self):
         return [f"value: {self._fmt(v)}" for v in self.value]
@@ -527,4 +544,191 @@ class Example(_Message):
         return ["features {"] + ["  " + line for line in self._features._text()] + ["}"]
 
 
-__all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "DecodeError"]
+# ---- SequenceExample (tensorflow/core/example/example.proto, feature.proto) -----------------------
+
+class _RepeatedFeatures(list):
+    """``FeatureList.feature``: a repeated message field (protobuf's RepeatedCompositeContainer):
+    ``add(**kw)`` makes and appends a Feature; ``append``/``extend``/``insert`` take Features only."""
+    __slots__ = ()
+
+    @staticmethod
+    def _check(v):
+        if not isinstance(v, Feature):
+            raise TypeError(f"Parameter to initialize message field must be dict or instance of same class: "
+                            f"expected Feature got {type(v).__name__}.")
+        return v
+
+    def add(self, **kw):
+        f = Feature(**kw)
+        super().append(f)
+        return f
+
+    def append(self, v):
+        super().append(self._check(v))
+
+    def extend(self, vs):
+        super().extend(self._check(v) for v in vs)
+
+    def insert(self, i, v):
+        super().insert(i, self._check(v))
+
+
+class FeatureList(_Message):
+    """``tf.train.FeatureList``: ``feature``, a list of Features (one per time step of a
+    SequenceExample's feature list)."""
+
+    def __init__(self, feature=None):
+        self.Clear()
+        self.feature.extend(feature or ())
+
+    def Clear(self):  # noqa: N802
+        self.feature = _RepeatedFeatures()
+
+    def _encode(self):
+        return b"".join(_field(1, f._encode()) for f in self.feature)
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                f = Feature()
+                f._decode(v)
+                list.append(self.feature, f)
+
+    def _text(self):
+        out = []
+        for f in self.feature:
+            out += ["feature {"] + ["  " + line for line in f._text()] + ["}"]
+        return out
+
+
+class _FeatureListEntry(_Message):
+    """``FeatureLists.FeatureListEntry``: the map's entry message (for text_format)."""
+    DESCRIPTOR = _DescriptorAttr("tensorflow.FeatureLists.FeatureListEntry")
+
+    def __init__(self):
+        self.key, self._value = "", None
+
+    @property
+    def value(self):
+        if self._value is None:
+            self._value = FeatureList()
+        return self._value
+
+    def HasField(self, name):  # noqa: N802
+        return name == "value" and self._value is not None
+
+
+class _FeatureListMap(dict):
+    """``FeatureLists.feature_list``: a protobuf map; reading a missing key adds an empty FeatureList."""
+
+    def __missing__(self, key):
+        if not isinstance(key, str):
+            raise TypeError(f"bad argument type for built-in operation: feature list key {key!r} is not a str")
+        f = self[key] = FeatureList()
+        return f
+
+    @staticmethod
+    def GetEntryClass():  # noqa: N802
+        return _FeatureListEntry
+
+
+class FeatureLists(_Message):
+    """``tf.train.FeatureLists``: ``feature_list`` a dict of name -> FeatureList (written in
+    ``_map_order``, as Features' map)."""
+
+    def __init__(self, feature_list=None):
+        self.Clear()
+        for k, v in (feature_list or {}).items():
+            if not isinstance(k, str):
+                raise TypeError(f"bad argument type for built-in operation: feature list key {k!r} is not a str")
+            if not isinstance(v, FeatureList):
+                raise TypeError(f"Parameter to CopyFrom() must be instance of same class: expected FeatureList "
+                                f"got {type(v).__name__}.")
+            self.feature_list[k] = v
+
+    def Clear(self):  # noqa: N802
+        self.feature_list = _FeatureListMap()
+
+    def _encode(self):
+        return b"".join(_field(1, _field(1, k.encode()) + _field(2, self.feature_list[k]._encode()))
+                        for k in sorted(self.feature_list, key=_map_order))
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            if num == 1 and wt == 2:
+                key, value = "", FeatureList()
+                for n2, w2, v2 in _fields(v):
+                    if n2 == 1 and w2 == 2:
+                        try:
+                            key = bytes(v2).decode()
+                        except UnicodeDecodeError:
+                            raise DecodeError("Wire format was corrupt") from None
+                    elif n2 == 2 and w2 == 2:
+                        value = FeatureList()
+                        value._decode(v2)
+                self.feature_list[key] = value
+
+    def _text(self):
+        out = []
+        for k, fl in self.feature_list.items():
+            out += ["feature_list {", f"  key: {_text_bytes(k.encode())}", "  value {"]
+            out += ["    " + line for line in fl._text()] + ["  }", "}"]
+        return out
+
+
+class SequenceExample(_Message):
+    """``tf.train.SequenceExample``: ``context`` (a Features: per-sequence values) and
+    ``feature_lists`` (a FeatureLists: per-step values), what sequence/NLP TFRecord files hold."""
+
+    _PARTS = (("context", Features, 1), ("feature_lists", FeatureLists, 2))
+
+    def __init__(self, context=None, feature_lists=None):
+        self.Clear()
+        for (name, cls, _), v in zip(self._PARTS, (context, feature_lists)):
+            if v is not None and not isinstance(v, cls):
+                raise TypeError(f"Parameter to initialize message field must be dict or instance of same class: "
+                                f"expected {cls.__name__} got {type(v).__name__}.")
+            self._parts[name] = v
+
+    def Clear(self):  # noqa: N802
+        self._parts = {"context": None, "feature_lists": None}
+
+    @property
+    def context(self):
+        if self._parts["context"] is None:   # (protobuf: reading a sub-message creates it)
+            self._parts["context"] = Features()
+        return self._parts["context"]
+
+    @property
+    def feature_lists(self):
+        if self._parts["feature_lists"] is None:
+            self._parts["feature_lists"] = FeatureLists()
+        return self._parts["feature_lists"]
+
+    def HasField(self, name):  # noqa: N802
+        if name not in self._parts:
+            raise ValueError(f'Protocol message SequenceExample has no singular "{name}" field.')
+        return self._parts[name] is not None
+
+    def _encode(self):
+        return b"".join(_field(num, self._parts[name]._encode()) for name, _, num in self._PARTS
+                        if self._parts[name] is not None)
+
+    def _decode(self, b):
+        for num, wt, v in _fields(b):
+            for name, cls, k in self._PARTS:
+                if num == k and wt == 2:
+                    m = self._parts[name] if self._parts[name] is not None else cls()
+                    m._decode(v)   # (protobuf merges a repeated sub-message field)
+                    self._parts[name] = m
+
+    def _text(self):
+        out = []
+        for name, _, _ in self._PARTS:
+            if self._parts[name] is not None:
+                out += [name + " {"] + ["  " + line for line in self._parts[name]._text()] + ["}"]
+        return out
+
+
+__all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List", "DecodeError",
+           "SequenceExample", "FeatureList", "FeatureLists"]
