@@ -109,6 +109,8 @@ tuple = _tuple_op  # noqa: A001
 
 # wave 20 (api20): tf.test, tf.audio and tf.sets load on first use too
 _LAZY_SUBMODULES |= {"test", "audio", "sets"}
+# wave 21: tf.compat (its helpers, v1's TF2-usable names, v2 = tapeflow) on first use
+_LAZY_SUBMODULES |= {"compat"}
 
 
 def __getattr__(name):

@@ -13,7 +13,6 @@ FEATURES = {
     # a sub-namespace (tapeflow.distribute makes it an UnsupportedNamespace): clusters of machines
     "distribute.cluster_resolver": "cluster resolvers (tf.distribute across machines; one machine's strategies "
                                    "need none)",
-    "compat": "TF1's API (tf.compat.v1: sessions, placeholders, TF1 optimizers); tapeflow ports TF2 programs",
     # wave 20 (benchmarks/tf_api_surface.py): TF's namespaces that are TF's runtime, TF1 or other hardware
     "feature_column": "feature columns (TF1's Estimator input API, deprecated in TF 2; use Keras preprocessing "
                       "layers: keras.layers.Normalization, StringLookup, CategoryEncoding, Hashing)",

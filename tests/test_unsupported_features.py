@@ -6,7 +6,8 @@ from tapeflow._unsupported import FEATURES, UnsupportedFeatureError
 
 
 @pytest.mark.parametrize("ns, attr, words", [
-    ("compat", "v1", "TF1's API"),
+    ("lite", "TFLiteConverter", "TensorFlow Lite"),
+    ("queue", "FIFOQueue", "TF1's input queues"),
 ])
 def test_use_names_the_feature(ns, attr, words):
     with pytest.raises(NotImplementedError, match=rf"tf\.{ns}\.{attr}: .*{words}.*out of scope"):
@@ -22,13 +23,13 @@ def test_top_level_names(name, words):
 
 def test_probes_see_a_missing_attribute():
     # hasattr/getattr-with-default must keep working on these namespaces (feature detection)
-    assert not hasattr(tf.compat, "v1")
-    assert getattr(tf.compat, "v1", None) is None
+    assert not hasattr(tf.lite, "TFLiteConverter")
+    assert getattr(tf.lite, "TFLiteConverter", None) is None
     assert issubclass(UnsupportedFeatureError, AttributeError)
 
 
 def test_real_typos_stay_attribute_errors():
-    assert "compat" in FEATURES
+    assert "lite" in FEATURES
     with pytest.raises(AttributeError, match="no attribute 'lookpu'") as info:
         tf.lookpu
     assert not isinstance(info.value, NotImplementedError)
