@@ -77,6 +77,13 @@ NAMES = {
     "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
                   "tf.linalg.eigh",
     "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
+    # wave 21: the circulant operators are diagonal in the Fourier basis: every method is an FFT (complex dtypes)
+    "linalg.LinearOperatorCirculant": "complex dtypes (circulant operators are applied through FFTs); use "
+                                      "tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant2D": "complex dtypes (circulant operators are applied through FFTs); use "
+                                        "tf.linalg.LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant3D": "complex dtypes (circulant operators are applied through FFTs); use "
+                                        "tf.linalg.LinearOperatorFullMatrix",
     "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
     "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
     "dtypes.complex": "complex dtypes",

@@ -552,5 +552,13 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     return lu_solve(lower_upper, perm, eye_)
 
 
+# -- tf.linalg.LinearOperator and its subclasses (tapeflow/linear_operator.py) ------------------------------
+from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, LinearOperatorDiag,  # noqa: E402,F401
+                              LinearOperatorIdentity, LinearOperatorScaledIdentity, LinearOperatorLowerTriangular,
+                              LinearOperatorComposition, LinearOperatorInversion, LinearOperatorAdjoint,
+                              LinearOperatorBlockDiag, LinearOperatorKronecker, LinearOperatorLowRankUpdate,
+                              LinearOperatorZeros, LinearOperatorPermutation, LinearOperatorHouseholder,
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular)
+
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", "tapeflow.linalg")
