@@ -703,5 +703,55 @@ from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, LinearOp
                               LinearOperatorZeros, LinearOperatorPermutation, LinearOperatorHouseholder,
                               LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular)
 
+
+# -- tf.linalg.experimental.conjugate_gradient (TF 2.21's linalg/sparse/conjugate_gradient.py) -----------------
+import collections as _collections  # noqa: E402
+import types as _types  # noqa: E402
+
+_CGState = _collections.namedtuple("CGState", ["i", "x", "r", "p", "gamma"])
+
+
+def conjugate_gradient(operator, rhs, preconditioner=None, x=None, tol=1e-5, max_iter=20, name="conjugate_gradient"):
+    """tf.linalg.experimental.conjugate_gradient: (preconditioned) conjugate gradients for a self-adjoint
+    positive definite LinearOperator, TF's loop step for step (a while_loop: traceable; it stops when
+    ||r|| <= tol ||rhs|| for every batch member, or after max_iter steps). Returns TF's CGState
+    (i, x, r, p, gamma)."""
+    from .ir.control_flow import while_loop
+    if not (operator.is_self_adjoint and operator.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite operator.")   # TF 2.21's text
+    rhs = _t(rhs)
+    batch = tuple(np.broadcast_shapes(tuple(aval_of(rhs).shape[:-1]), tuple(operator.batch_shape),
+                                      tuple(preconditioner.batch_shape) if preconditioner is not None else ()))
+    r0 = _A.broadcast_to(rhs, batch + tuple(aval_of(rhs).shape[-1:]))
+    tol = _M.multiply(_M.cast(tol, aval_of(rhs).dtype), norm(r0, axis=-1))
+
+    def dot(a, b):
+        return _M.reduce_sum(a * b, axis=-1)
+    if x is None:
+        x = _A.zeros_like(r0)
+    else:
+        x = _t(x)
+        r0 = rhs - operator.matvec(x)
+    p0 = r0 if preconditioner is None else preconditioner.matvec(r0)
+    gamma0 = dot(r0, p0)
+
+    def cond(i, x, r, p, gamma):
+        return _M.logical_and(_M.less(i, max_iter), _M.reduce_any(_M.greater(norm(r, axis=-1), tol)))
+
+    def body(i, x, r, p, gamma):
+        z = operator.matvec(p)
+        alpha = gamma / dot(p, z)
+        x = x + alpha[..., None] * p
+        r = r - alpha[..., None] * z
+        q = r if preconditioner is None else preconditioner.matvec(r)
+        new_gamma = dot(r, q)
+        p = q + (new_gamma / gamma)[..., None] * p
+        return i + 1, x, r, p, new_gamma
+    out = while_loop(cond, body, [convert_to_tensor(np.int32(0)), x, r0, p0, gamma0])
+    return _CGState(*out)
+
+
+experimental = _types.SimpleNamespace(conjugate_gradient=conjugate_gradient)   # tf.linalg.experimental
+
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", "tapeflow.linalg")

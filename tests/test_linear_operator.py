@@ -229,3 +229,31 @@ def test_hints_and_derived_types():
     tf.function(lambda: L.LinearOperatorDiag([1., 2.]).assert_positive_definite())()
     with pytest.raises(tf.errors.InvalidArgumentError, match="Diagonal contained zero values"):
         tf.function(lambda d: L.LinearOperatorDiag(d).assert_non_singular())(tf.constant([1., 0.]))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_conjugate_gradient_is_tfs(compiled):
+    a = np.array([[4., 1., 0.], [1., 3., 1.], [0., 1., 2.]], np.float32)
+    op = L.LinearOperatorFullMatrix(a, is_self_adjoint=True, is_positive_definite=True)
+    cg = L.experimental.conjugate_gradient
+
+    def run(b, **kw):
+        return (tf.function(lambda b: tuple(cg(op, b, **kw))) if compiled else (lambda b: tuple(cg(op, b, **kw))))(b)
+    b = tf.constant([1., 2., 3.])
+    i, x, r, p, gamma = run(b)
+    # TF 2.21: CGState(i=3, x=[0.22222215, 0.11111115, 1.4444444], r ~ 1e-7)
+    assert int(i) == 3
+    np.testing.assert_allclose(x.numpy(), [0.22222215, 0.11111115, 1.4444444], rtol=1e-6)
+    assert np.abs(r.numpy()).max() < 1e-6
+    i, x, r, p, gamma = run(b, max_iter=1)
+    # TF 2.21 after one step
+    assert int(i) == 1
+    np.testing.assert_allclose(x.numpy(), [0.28, 0.56, 0.84], rtol=1e-6)
+    np.testing.assert_allclose(r.numpy(), [-0.68, -0.8, 0.76], rtol=1e-6)
+    np.testing.assert_allclose(p.numpy(), [-0.56, -0.56, 1.12], rtol=1e-6)
+    np.testing.assert_allclose(float(gamma), 1.68, rtol=1e-6)
+    i, x, *_ = run(b, preconditioner=L.LinearOperatorDiag(1 / np.diag(a)), x=tf.ones(3), tol=1e-2)
+    assert int(i) == 3   # TF 2.21: 3 steps with the Jacobi preconditioner from x0 = 1
+    np.testing.assert_allclose(x.numpy(), [0.22222218, 0.11111112, 1.4444444], rtol=1e-6)
+    with pytest.raises(ValueError, match="Expected a self-adjoint, positive definite operator"):
+        cg(L.LinearOperatorFullMatrix(a), b)
