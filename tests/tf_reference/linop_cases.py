@@ -63,7 +63,7 @@ def operators(L, tf, dt):
         "toeplitz": lambda: L.LinearOperatorToeplitz(np.array([3., 1., .5], dt), np.array([9., -1., .2], dt)),
         "toeplitz_batch": lambda: L.LinearOperatorToeplitz(np.array([[3., 1., .5], [4., 0., 1.]], dt),
                                                            np.array([[9., -1., .2], [5., .5, .1]], dt)),
-        "tridiag": lambda: L.LinearOperatorTridiag(np.array([[1., 2., 0.], [4., 5., 6.], [0., 1., 2.]], dt)),
+        "tridiag": lambda: L.LinearOperatorTridiag(np.array([[1., 2., 0.], [4., 5., 6.], [0., 3., -2.]], dt)),
         "tridiag_sequence": lambda: L.LinearOperatorTridiag([np.array([1., 2., 0.], dt), np.array([4., 5., 6.], dt),
                                                              np.array([0., 1., 2.], dt)], diagonals_format="sequence"),
         "block_lower": lambda: L.LinearOperatorBlockLowerTriangular([
