@@ -17,8 +17,14 @@ from .ops import math_ops as _M
 from .ops.math_ops import matmul, einsum, tensordot  # noqa: F401
 from .ops.array_ops import eye  # noqa: F401
 from .ops.math_ops import _swap_last as matrix_transpose  # noqa: F401
+from . import linear_operator as _linop
+from .linear_operator import LinearOperator as _LinOp   # TF dispatches these functions to operators
 
-adjoint = matrix_transpose  # real dtypes only: the adjoint is the transpose
+def adjoint(matrix, name=None):
+    """The adjoint: the transpose (real dtypes only); an operator's ``adjoint()`` (TF's dispatch)."""
+    if isinstance(matrix, _LinOp):
+        return matrix.adjoint()
+    return matrix_transpose(matrix)
 
 
 def _t(x):
@@ -26,11 +32,15 @@ def _t(x):
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
+    if isinstance(matrix, _LinOp) or isinstance(rhs, _LinOp):
+        return _linop.dispatch_solve(matrix, rhs, adjoint)
     matrix = _t(matrix)
     return _D.solve(matrix_transpose(matrix) if adjoint else matrix, _t(rhs))
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.inverse().adjoint() if adjoint else input.inverse()
     a = _t(input)
     av = aval_of(a)
     if len(av.shape) < 2 or (None not in av.shape[-2:] and av.shape[-1] != av.shape[-2]):
@@ -42,15 +52,21 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
 
 
 def det(input, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.determinant()
     return _D.det(_t(input))
 
 
 def logdet(matrix, name=None):
     """log det of a Hermitian positive-definite matrix, via Cholesky (as TF)."""
+    if isinstance(matrix, _LinOp):
+        return _linop.dispatch_logdet(matrix)
     return _M.multiply(2.0, _M.reduce_sum(_M.log(diag_part(cholesky(matrix))), axis=-1))
 
 
 def cholesky(input, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.cholesky()
     return _D.cholesky(_t(input))
 
 
@@ -88,6 +104,8 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 def diag_part(input, name=None):  # noqa: A002
     """The main diagonal of the last two axes: (..., m, n) -> (..., min(m, n))."""
+    if isinstance(input, _LinOp):
+        return input.diag_part()
     x = _t(input)
     s = aval_of(x).shape
     if len(s) < 2:
@@ -105,6 +123,8 @@ def diag(diagonal, name=None):
 
 
 def trace(x, name=None):
+    if isinstance(x, _LinOp):
+        return x.trace()
     return _M.reduce_sum(diag_part(x), axis=-1)
 
 

@@ -2032,3 +2032,27 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         params = dict(self._parameters)
         params["operators"] = [[op._batch_slice(key, batch) for op in row] for row in self._operators]
         return type(self)(**params)
+
+
+# -- TF's dispatch of tf.linalg functions to operators (linear_operator.py's dispatch_for_types) -------------
+
+def dispatch_matmul(a, b, transposed, adjoint_a, adjoint_b):
+    """tf.matmul / tf.linalg.matmul / tf.linalg.matvec with an operator operand (ops/math_ops.py matmul calls
+    this when an operand does not convert): ``a.matmul(b)``, or ``(b^H a^H)^H`` when only ``b`` is one."""
+    if transposed:
+        raise ValueError("Transposing not supported at this time.")   # TF 2.21's text
+    if not isinstance(a, LinearOperator):
+        return _tr(b.matmul(a, adjoint=not adjoint_b, adjoint_arg=not adjoint_a))
+    return a.matmul(b, adjoint=adjoint_a, adjoint_arg=adjoint_b)
+
+
+def dispatch_logdet(matrix):
+    if matrix.is_positive_definite and matrix.is_self_adjoint:
+        return matrix.log_abs_determinant()
+    raise ValueError("Expected matrix to be self-adjoint positive definite.")   # TF 2.21's text
+
+
+def dispatch_solve(matrix, rhs, adjoint):
+    if not isinstance(matrix, LinearOperator):
+        raise ValueError("Passing in `matrix` as a Tensor and `rhs` as a LinearOperator is not supported.")
+    return matrix.solve(rhs, adjoint=adjoint)

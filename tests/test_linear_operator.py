@@ -257,3 +257,33 @@ def test_conjugate_gradient_is_tfs(compiled):
     np.testing.assert_allclose(x.numpy(), [0.22222218, 0.11111112, 1.4444444], rtol=1e-6)
     with pytest.raises(ValueError, match="Expected a self-adjoint, positive definite operator"):
         cg(L.LinearOperatorFullMatrix(a), b)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tf_linalg_functions_dispatch_to_operators(compiled):
+    # TF 2.21 dispatches tf.matmul/linalg.matvec/solve/det/logdet/inv/trace/diag_part/cholesky/adjoint to an
+    # operator operand (its values below)
+    op = L.LinearOperatorDiag([1., 2.])
+    x = tf.ones((2, 2))
+
+    def run(f):
+        return tf.function(f)() if compiled else f()
+    np.testing.assert_array_equal(run(lambda: tf.matmul(op, x)).numpy(), [[1., 1.], [2., 2.]])
+    np.testing.assert_array_equal(run(lambda: tf.matmul(x, op)).numpy(), [[1., 2.], [1., 2.]])
+    np.testing.assert_array_equal(run(lambda: tf.linalg.matmul(op, x, adjoint_b=True)).numpy(), [[1., 1.], [2., 2.]])
+    np.testing.assert_array_equal(run(lambda: L.matvec(op, tf.ones(2))).numpy(), [1., 2.])
+    np.testing.assert_array_equal(run(lambda: L.solve(op, x)).numpy(), [[1., 1.], [0.5, 0.5]])
+    assert float(run(lambda: L.det(op))) == 2.0 and float(run(lambda: L.trace(op))) == 3.0
+    np.testing.assert_array_equal(run(lambda: L.diag_part(op)).numpy(), [1., 2.])
+    assert type(L.inv(op)).__name__ == "LinearOperatorDiag" and L.adjoint(op) is op
+    pd = L.LinearOperatorDiag([1., 4.], is_positive_definite=True)
+    np.testing.assert_allclose(float(run(lambda: L.logdet(pd))), np.log(4.0))
+    np.testing.assert_array_equal(L.cholesky(pd).to_dense().numpy(), [[1., 0.], [0., 2.]])
+    with pytest.raises(ValueError, match="Expected matrix to be self-adjoint positive definite"):
+        L.logdet(op)
+    with pytest.raises(ValueError, match="Transposing not supported at this time"):
+        tf.matmul(op, x, transpose_a=True)
+    with pytest.raises(ValueError, match="Passing in `matrix` as a Tensor and `rhs` as a LinearOperator"):
+        L.solve(x, op)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot convert argument"):   # not an operator
+        tf.matmul(object(), x)
