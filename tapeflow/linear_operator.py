@@ -50,13 +50,9 @@ def _read(x):
     return convert_to_tensor(x) if isinstance(x, Variable) else x
 
 
-def _param(x, name, dtype=None, min_rank=0, what="Argument"):
+def _param(x, name):
     """A constructor argument: a Variable is kept (the Module tracks it), anything else becomes a Tensor."""
-    if isinstance(x, Variable):
-        t = x
-    else:
-        t = convert_to_tensor(x, dtype) if dtype is not None and not isinstance(x, Tensor) else convert_to_tensor(x)
-    return t
+    return x if isinstance(x, Variable) else convert_to_tensor(x)
 
 
 def _check_float(t, name):
@@ -983,10 +979,10 @@ class LinearOperatorZeros(LinearOperator):
 
 # -- operators of operators --------------------------------------------------------------------------------
 
-def _same_dtype(operators, what):
+def _same_dtype(operators):
     dts = {op.dtype for op in operators}
     if len(dts) > 1:
-        raise TypeError(f"Expected all operators to have the same dtype.  Found "
+        raise TypeError("Expected all operators to have the same dtype.  Found "
                         + "   ".join(f"{op.name}: {op.dtype!r}" for op in operators))
     return operators[0].dtype
 
@@ -1002,7 +998,7 @@ class LinearOperatorComposition(LinearOperator):
         operators = list(operators)
         if not operators:
             raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
-        dtype = _same_dtype(operators, "composition")
+        dtype = _same_dtype(operators)
         if all(op.is_non_singular for op in operators):
             if is_non_singular is False:
                 raise ValueError("The composition of non-singular operators is always non-singular.")
@@ -1196,7 +1192,7 @@ class LinearOperatorBlockDiag(LinearOperator):
         operators = list(operators)
         if not operators:
             raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
-        dtype = _same_dtype(operators, "block diag")
+        dtype = _same_dtype(operators)
         if is_square is False:
             raise ValueError("Non-square block diagonal operators are not supported by tapeflow (TF 2.21 supports "
                              "them since 2.3); pass square blocks")

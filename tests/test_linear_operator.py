@@ -276,6 +276,9 @@ def test_tf_linalg_functions_dispatch_to_operators(compiled):
     assert float(run(lambda: L.det(op))) == 2.0 and float(run(lambda: L.trace(op))) == 3.0
     np.testing.assert_array_equal(run(lambda: L.diag_part(op)).numpy(), [1., 2.])
     assert type(L.inv(op)).__name__ == "LinearOperatorDiag" and L.adjoint(op) is op
+    b = np.array([[2., 1.], [0.5, 3.]])
+    np.testing.assert_allclose(L.inv(L.LinearOperatorFullMatrix(b), adjoint=True).to_dense().numpy(),
+                               np.linalg.inv(b).T, rtol=1e-12)
     pd = L.LinearOperatorDiag([1., 4.], is_positive_definite=True)
     np.testing.assert_allclose(float(run(lambda: L.logdet(pd))), np.log(4.0))
     np.testing.assert_array_equal(L.cholesky(pd).to_dense().numpy(), [[1., 0.], [0., 2.]])
