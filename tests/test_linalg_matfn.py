@@ -156,3 +156,35 @@ def test_logm_is_refused_with_the_complex_reason():
     with pytest.raises(tf.errors.UnsupportedFeatureError if hasattr(tf.errors, "UnsupportedFeatureError")
                        else NotImplementedError, match="complex"):
         tf.linalg.logm(tf.constant(A2))
+
+
+def test_second_order_gradients():
+    # d/dx of the gradient (nested tapes) against finite differences of the gradient: sqrtm, and a
+    # LinearOperator's solve + log-determinant
+    w = np.array([[1., 2.], [3., 4.]])
+    L = tf.linalg
+
+    def f_sqrtm(x):
+        return tf.reduce_sum(tf.linalg.sqrtm(x) * w)
+
+    def f_linop(x):
+        op = L.LinearOperatorLowRankUpdate(L.LinearOperatorFullMatrix(x), np.array([[1.], [0.5]]))
+        return op.log_abs_determinant() + tf.reduce_sum(op.solve(w) * w)
+    for f in (f_sqrtm, f_linop):
+        def grad(x0):
+            x = tf.constant(x0)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = f(x)
+            return t.gradient(y, x)
+        x = tf.constant(A2)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x)
+            g = inner.gradient(y, x)
+            s = tf.reduce_sum(g * w)
+        h = outer.gradient(s, x).numpy()
+        fd = _fd(lambda x: tf.reduce_sum(grad(x.numpy()) * w), A2, eps=1e-5)
+        np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
