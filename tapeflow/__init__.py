@@ -38,6 +38,7 @@ from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # 
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
+from .linalg import sqrtm as matrix_square_root  # noqa: F401  (tf.matrix_square_root: TF 2.21 exports both)
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401
 from .ops.control_flow_ops import scan, foldl, foldr  # noqa: F401  (TF's; JAX's scan is tapeflow.lax.scan)

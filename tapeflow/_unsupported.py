@@ -76,6 +76,16 @@ NAMES = {
     "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
                   "tf.linalg.eigh",
     "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
+    "linalg.logm": "complex dtypes (TF 2.21's tf.linalg.logm accepts only complex64/complex128 matrices: a "
+                   "float matrix is an InvalidArgumentError there); for symmetric positive definite matrices "
+                   "use eigh: v @ diag(log(w)) @ v^T",
+    # wave 21: the circulant operators are diagonal in the Fourier basis: every method is an FFT (complex dtypes)
+    "linalg.LinearOperatorCirculant": "complex dtypes (circulant operators are applied through FFTs); use "
+                                      "tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant2D": "complex dtypes (circulant operators are applied through FFTs); use "
+                                        "tf.linalg.LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant3D": "complex dtypes (circulant operators are applied through FFTs); use "
+                                        "tf.linalg.LinearOperatorFullMatrix",
     "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
     "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
     "dtypes.complex": "complex dtypes",

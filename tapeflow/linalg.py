@@ -17,8 +17,14 @@ from .ops import math_ops as _M
 from .ops.math_ops import matmul, einsum, tensordot  # noqa: F401
 from .ops.array_ops import eye  # noqa: F401
 from .ops.math_ops import _swap_last as matrix_transpose  # noqa: F401
+from . import linear_operator as _linop
+from .linear_operator import LinearOperator as _LinOp   # TF dispatches these functions to operators
 
-adjoint = matrix_transpose  # real dtypes only: the adjoint is the transpose
+def adjoint(matrix, name=None):
+    """The adjoint: the transpose (real dtypes only); an operator's ``adjoint()`` (TF's dispatch)."""
+    if isinstance(matrix, _LinOp):
+        return matrix.adjoint()
+    return matrix_transpose(matrix)
 
 
 def _t(x):
@@ -26,11 +32,15 @@ def _t(x):
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
+    if isinstance(matrix, _LinOp) or isinstance(rhs, _LinOp):
+        return _linop.dispatch_solve(matrix, rhs, adjoint)
     matrix = _t(matrix)
     return _D.solve(matrix_transpose(matrix) if adjoint else matrix, _t(rhs))
 
 
 def inv(input, adjoint=False, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.inverse().adjoint() if adjoint else input.inverse()
     a = _t(input)
     av = aval_of(a)
     if len(av.shape) < 2 or (None not in av.shape[-2:] and av.shape[-1] != av.shape[-2]):
@@ -42,15 +52,21 @@ def inv(input, adjoint=False, name=None):  # noqa: A002
 
 
 def det(input, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.determinant()
     return _D.det(_t(input))
 
 
 def logdet(matrix, name=None):
     """log det of a Hermitian positive-definite matrix, via Cholesky (as TF)."""
+    if isinstance(matrix, _LinOp):
+        return _linop.dispatch_logdet(matrix)
     return _M.multiply(2.0, _M.reduce_sum(_M.log(diag_part(cholesky(matrix))), axis=-1))
 
 
 def cholesky(input, name=None):  # noqa: A002
+    if isinstance(input, _LinOp):
+        return input.cholesky()
     return _D.cholesky(_t(input))
 
 
@@ -88,6 +104,8 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 def diag_part(input, name=None):  # noqa: A002
     """The main diagonal of the last two axes: (..., m, n) -> (..., min(m, n))."""
+    if isinstance(input, _LinOp):
+        return input.diag_part()
     x = _t(input)
     s = aval_of(x).shape
     if len(s) < 2:
@@ -105,6 +123,8 @@ def diag(diagonal, name=None):
 
 
 def trace(x, name=None):
+    if isinstance(x, _LinOp):
+        return x.trace()
     return _M.reduce_sum(diag_part(x), axis=-1)
 
 
@@ -551,6 +571,207 @@ def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     eye_ = _A.broadcast_to(np.eye(av.shape[-1], dtype=av.dtype), tuple(av.shape))
     return lu_solve(lower_upper, perm, eye_)
 
+
+# -- matrix functions: sqrtm, banded_triangular_solve, eigh_tridiagonal (wave 21) ----------------------------
+
+def _check_square_float(op, x, types="double, float, half"):
+    """TF's kernel checks (InvalidArgumentError, its texts)."""
+    from .errors import InvalidArgumentTypeError
+    av = aval_of(x)
+    if av.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"{op}: Value for attr 'T' of {av.dtype.name} is not in the list of allowed "
+                                       f"values: {types} (TF 2.21's complex ones are out of scope)")
+    if len(av.shape) < 2:
+        raise InvalidArgumentError(f"{op}: Input tensor 0 must have rank >= 2, got {len(av.shape)}")
+    if av.shape[-1] != av.shape[-2]:
+        raise InvalidArgumentError(f"{op}: Input matrix must be square. (got shape {tuple(av.shape)})")
+
+
+_SQRTM_ITERATIONS = 12
+
+
+def sqrtm(input, name=None):  # noqa: A002
+    """tf.linalg.sqrtm (tf.linalg.matrix_square_root, tf.matrix_square_root): the principal square root of
+    each (..., n, n) matrix. TF 2.21 uses a real Schur decomposition, which tapeflow lacks; this is the
+    coupled Denman-Beavers iteration (Higham, Functions of Matrices, 6.3; stable in its coupled form)
+    with determinant scaling mu = |det Y det Z|^(-1/2n), composed of solve/det/matmul, so it traces and
+    differentiates (the derivative of the converged iterates is the derivative of the root). Measured on
+    6x6 matrices: float64 rounding after 5 (condition 1e2), 6 (1e6), 8 (1e12) scaled steps, 5 for a
+    non-symmetric one; 12 leave a margin. Like TF, a matrix without a real
+    principal root (a negative real eigenvalue, or singular) gives NaNs: the iteration does not converge
+    there, and a result whose residual |Y Y - A| exceeds 100 sqrt(eps) |A| is replaced by NaN."""
+    a = _t(input)
+    _check_square_float("MatrixSquareRoot", a)
+    shape = tuple(aval_of(a).shape)
+    n = shape[-1]
+    if n == 0 or 0 in shape:
+        return _A.identity(a)
+    dt = aval_of(a).dtype
+    with np.errstate(all="ignore"):
+        eye_ = _A.broadcast_to(np.eye(n, dtype=dt), shape)
+        y, z = a, eye_
+        failed = None
+        for _ in range(_SQRTM_ITERATIONS):
+            # the determinants in float64 (a float32 determinant of a large matrix overflows). A singular
+            # iterate (no real root: the iteration meets a singular matrix) would make solve raise: it is
+            # swapped for I, and its matrix marked to become NaN, as TF's result for it
+            dy, dz = det(_M.cast(y, np.float64)), det(_M.cast(z, np.float64))
+            bad = _M.logical_or(_M.logical_or(_M.equal(dy, 0.0), _M.equal(dz, 0.0)),
+                                _M.logical_not(_M.is_finite(dy * dz)))
+            failed = bad if failed is None else _M.logical_or(failed, bad)
+            y = _M.where(failed[..., None, None], eye_, y)
+            z = _M.where(failed[..., None, None], eye_, z)
+            # determinant scaling: mu = |det Y det Z|^(-1/2n) (1 where it over/underflows)
+            mu = _M.pow(_M.abs(dy * dz), -1.0 / (2 * n))
+            mu = _M.cast(_M.where(_M.logical_and(_M.is_finite(mu), _M.greater(mu, 0.0)), mu, _A.ones_like(mu)), dt)
+            mu = mu[..., None, None]
+            yi, zi = inv(y), inv(z)
+            y, z = 0.5 * (mu * y + zi / mu), 0.5 * (mu * z + yi / mu)
+        resid = _M.reduce_max(_M.abs(matmul(y, y) - a), axis=[-2, -1])
+        scale = _M.maximum(_M.reduce_max(_M.abs(a), axis=[-2, -1]), np.asarray(np.finfo(dt).tiny, dt))
+        ok = _M.logical_and(_M.less_equal(resid, 100.0 * float(np.sqrt(np.finfo(dt).eps)) * scale),
+                            _M.logical_not(failed))
+        return _M.where(ok[..., None, None], y, _M.cast(np.nan, dt) * _A.ones_like(y))
+
+
+
+
+def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
+    """tf.linalg.banded_triangular_solve: ``bands`` (..., K, M) holds K diagonals in TF's LEFT_RIGHT layout
+    (lower: row k is the k-th subdiagonal, its first k entries padding; upper: row r is superdiagonal K-1-r,
+    its last K-1-r entries padding). The triangular matrix is formed (K masked outer products with
+    constant shift matrices) and solved by triangular_solve: TF's values to rounding and solve's gradient
+    (TF's kernel is O(M K) per column; the dense solve is O(M^3): fine for the moderate M it is used at).
+    ``rhs`` must be a (..., M, N) matrix, as TF's kernel requires; the batch dimensions broadcast."""
+    from .core.aval import fmt_shape
+    from .errors import InvalidArgumentTypeError
+    b = _t(bands)
+    r = rhs if isinstance(rhs, Tensor) else convert_to_tensor(rhs, aval_of(b).dtype)
+    ab, ar = aval_of(b), aval_of(r)
+    if ab.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"banded_triangular_solve: Value for attr 'T' of {ab.dtype.name} is not in "
+                                       "the list of allowed values: double, float, half")
+    if ab.dtype != ar.dtype:
+        raise InvalidArgumentTypeError(f"banded_triangular_solve: bands ({ab.dtype.name}) and rhs "
+                                       f"({ar.dtype.name}) must have the same dtype; cast one")
+    if len(ab.shape) < 2 or len(ar.shape) < 2:
+        raise InvalidArgumentError(f"banded_triangular_solve: In[{0 if len(ab.shape) < 2 else 1}] ndims must be >= 2: "
+                                   f"bands {fmt_shape(ab.shape)}, rhs {fmt_shape(ar.shape)} (rhs must be a "
+                                   "(..., M, N) matrix: add a last axis to a vector)")
+    k, m = ab.shape[-2], ab.shape[-1]
+    if ar.shape[-2] != m:
+        raise InvalidArgumentError(f"banded_triangular_solve: In[0] mismatch In[1] shape: {m} vs. {ar.shape[-2]}: "
+                                   f"bands {fmt_shape(ab.shape)}, rhs {fmt_shape(ar.shape)}")
+    dt = ab.dtype
+    dense = None
+    for row in range(min(k, m)):
+        offset = -row if lower else (k - 1 - row)
+        term = b[..., row, :][..., :, None] * np.eye(m, k=offset, dtype=dt)   # A[i, i + offset] = bands[row, i]
+        dense = term if dense is None else dense + term
+    batch = tuple(np.broadcast_shapes(tuple(ab.shape[:-2]), tuple(ar.shape[:-2])))
+    dense = _A.broadcast_to(dense, batch + (m, m))
+    r = _A.broadcast_to(r, batch + tuple(ar.shape[-2:]))
+    return triangular_solve(dense, r, lower=lower, adjoint=adjoint)
+
+
+def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None, name=None):
+    """tf.linalg.eigh_tridiagonal: the eigenvalues (ascending; with ``eigvals_only=False`` also the
+    eigenvectors, as columns) of the symmetric tridiagonal matrix with diagonal ``alpha`` (n,) and off-
+    diagonal ``beta`` (n-1,). TF 2.21 bisects (and inverse-iterates for vectors); tapeflow forms the
+    matrix and calls eigh: the same values to rounding, eigenvectors up to sign, and the true gradient
+    (TF's differentiates through its bisection: not the eigenvalues' derivative). ``select``: 'a' all,
+    'i' the indices select_range[0]..select_range[1] (inclusive), 'v' the eigenvalues in
+    (select_range[0], select_range[1]] (a value-dependent length: eager, or traced with an unknown
+    dimension, as boolean_mask). ``tol`` is bisection's and unused."""
+    if select not in ("a", "i", "v"):
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")   # TF 2.21's text
+    a, b = _t(alpha), _t(beta)
+    if aval_of(a).dtype.kind != "f":
+        raise ValueError(f"data type {aval_of(a).dtype.type} not inexact")   # TF 2.21's (NumPy's finfo) text
+    if aval_of(b).dtype != aval_of(a).dtype:
+        b = _M.cast(b, aval_of(a).dtype)
+    n = aval_of(a).shape[-1] if len(aval_of(a).shape) else None
+    if len(aval_of(a).shape) != 1 or len(aval_of(b).shape) != 1 or aval_of(b).shape[0] != max(n - 1, 0):
+        raise InvalidArgumentError(f"eigh_tridiagonal: expects alpha of shape (n,) and beta of shape (n - 1,), got "
+                                   f"{tuple(aval_of(a).shape)} and {tuple(aval_of(b).shape)}")
+    if n == 0:
+        e = _A.zeros((0,), aval_of(a).dtype)
+        return e if eigvals_only else (e, _A.zeros((0, 0), aval_of(a).dtype))
+    dt = aval_of(a).dtype
+    m = _M.multiply(_A.expand_dims(a, -1), np.eye(n, dtype=dt))
+    if n > 1:
+        off = _A.concat([b, _A.zeros((1,), dt)], axis=0)
+        # M[i, i + 1] = beta[i] (off scales rows), M[i + 1, i] = beta[i] (off scales columns)
+        m = m + _A.expand_dims(off, -1) * np.eye(n, k=1, dtype=dt) + _A.expand_dims(off, 0) * np.eye(n, k=-1, dtype=dt)
+    w, v = eigh(m)
+    if select == "i":
+        lo, hi = int(select_range[0]), int(select_range[1])
+        w, v = w[lo:hi + 1], v[:, lo:hi + 1]
+    elif select == "v":
+        lo, hi = select_range
+        keep = _M.logical_and(_M.greater(w, _M.cast(lo, dt)), _M.less_equal(w, _M.cast(hi, dt)))
+        w = _A.boolean_mask(w, keep)
+        v = _A.boolean_mask(v, keep, axis=1)
+    return w if eigvals_only else (w, v)
+
+
+# -- tf.linalg.LinearOperator and its subclasses (tapeflow/linear_operator.py) ------------------------------
+from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, LinearOperatorDiag,  # noqa: E402,F401
+                              LinearOperatorIdentity, LinearOperatorScaledIdentity, LinearOperatorLowerTriangular,
+                              LinearOperatorComposition, LinearOperatorInversion, LinearOperatorAdjoint,
+                              LinearOperatorBlockDiag, LinearOperatorKronecker, LinearOperatorLowRankUpdate,
+                              LinearOperatorZeros, LinearOperatorPermutation, LinearOperatorHouseholder,
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular)
+
+
+# -- tf.linalg.experimental.conjugate_gradient (TF 2.21's linalg/sparse/conjugate_gradient.py) -----------------
+import collections as _collections  # noqa: E402
+import types as _types  # noqa: E402
+
+_CGState = _collections.namedtuple("CGState", ["i", "x", "r", "p", "gamma"])
+
+
+def conjugate_gradient(operator, rhs, preconditioner=None, x=None, tol=1e-5, max_iter=20, name="conjugate_gradient"):
+    """tf.linalg.experimental.conjugate_gradient: (preconditioned) conjugate gradients for a self-adjoint
+    positive definite LinearOperator, TF's loop step for step (a while_loop: traceable; it stops when
+    ||r|| <= tol ||rhs|| for every batch member, or after max_iter steps). Returns TF's CGState
+    (i, x, r, p, gamma)."""
+    from .ir.control_flow import while_loop
+    if not (operator.is_self_adjoint and operator.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite operator.")   # TF 2.21's text
+    rhs = _t(rhs)
+    batch = tuple(np.broadcast_shapes(tuple(aval_of(rhs).shape[:-1]), tuple(operator.batch_shape),
+                                      tuple(preconditioner.batch_shape) if preconditioner is not None else ()))
+    r0 = _A.broadcast_to(rhs, batch + tuple(aval_of(rhs).shape[-1:]))
+    tol = _M.multiply(_M.cast(tol, aval_of(rhs).dtype), norm(r0, axis=-1))
+
+    def dot(a, b):
+        return _M.reduce_sum(a * b, axis=-1)
+    if x is None:
+        x = _A.zeros_like(r0)
+    else:
+        x = _t(x)
+        r0 = rhs - operator.matvec(x)
+    p0 = r0 if preconditioner is None else preconditioner.matvec(r0)
+    gamma0 = dot(r0, p0)
+
+    def cond(i, x, r, p, gamma):
+        return _M.logical_and(_M.less(i, max_iter), _M.reduce_any(_M.greater(norm(r, axis=-1), tol)))
+
+    def body(i, x, r, p, gamma):
+        z = operator.matvec(p)
+        alpha = gamma / dot(p, z)
+        x = x + alpha[..., None] * p
+        r = r - alpha[..., None] * z
+        q = r if preconditioner is None else preconditioner.matvec(r)
+        new_gamma = dot(r, q)
+        p = q + (new_gamma / gamma)[..., None] * p
+        return i + 1, x, r, p, new_gamma
+    out = while_loop(cond, body, [convert_to_tensor(np.int32(0)), x, r0, p0, gamma0])
+    return _CGState(*out)
+
+
+experimental = _types.SimpleNamespace(conjugate_gradient=conjugate_gradient)   # tf.linalg.experimental
 
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", "tapeflow.linalg")

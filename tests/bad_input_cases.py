@@ -960,3 +960,27 @@ case("seqex21_decode_json_example_bad", "lambda s: tf.io.decode_json_example(s)"
      "Error while parsing JSON")
 case("seqex21_decode_json_example_valid", "lambda s: tf.strings.length(tf.io.decode_json_example(s))",
      [np.array([b'{"features": {"feature": {"a": {"int64List": {"value": [1]}}}}}', b'{}'], object)])
+
+# -- branch linop21: tf.linalg.LinearOperator* and the matrix functions (wave 21) -----------------------------
+_SQ2 = _a([[2.0, 1.0], [1.0, 3.0]])
+case("linop21_sqrtm_not_square", "lambda x: tf.linalg.sqrtm(x)", [M23], "must be square")
+case("linop21_sqrtm_rank1", "lambda x: tf.linalg.sqrtm(x)", [V3], "must have rank >= 2")
+case("linop21_sqrtm_int", "lambda x: tf.linalg.sqrtm(x)", [_a([[1, 2], [3, 4]], i32)], "int32")
+case("linop21_sqrtm_negative_eigenvalue_nan", "lambda x: tf.linalg.sqrtm(x)", [_a([[-1.0, 0.0], [0.0, 1.0]])])
+case("linop21_banded_rhs_rows", "lambda b, r: tf.linalg.banded_triangular_solve(b, r)",
+     [M23, np.ones((4, 1), f32)], "mismatch")
+case("linop21_banded_rhs_vector", "lambda b, r: tf.linalg.banded_triangular_solve(b, r)", [M23, V3], "ndims must be >= 2")
+case("linop21_matmul_shape", "lambda m, x: tf.linalg.LinearOperatorFullMatrix(m).matmul(x)", [_SQ2, M32],
+     "are not compatible")
+case("linop21_solve_shape", "lambda m, x: tf.linalg.LinearOperatorFullMatrix(m).solve(x)", [_SQ2, M32],
+     "are not compatible")
+case("linop21_solve_non_square", "lambda m, x: tf.linalg.LinearOperatorFullMatrix(m).solve(x)", [M23, M23],
+     "not be square")
+case("linop21_matvec_dtype", "lambda d, x: tf.linalg.LinearOperatorDiag(d).matvec(x)", [V3, V3D],
+     "Expected argument to have dtype")
+case("linop21_composition_shape", "lambda m, d: tf.linalg.LinearOperatorComposition(["
+     "tf.linalg.LinearOperatorFullMatrix(m), tf.linalg.LinearOperatorDiag(d)]).to_dense()", [_SQ2, V3],
+     "not compatible")
+case("linop21_diag_assert_non_singular", "lambda d: tf.linalg.LinearOperatorDiag(d).assert_non_singular()",
+     [_a([1.0, 0.0])], "Diagonal contained zero values")
+case("linop21_diag_solve", "lambda d, x: tf.linalg.LinearOperatorDiag(d).solve(x)", [V3, M32])

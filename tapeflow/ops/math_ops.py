@@ -505,12 +505,19 @@ def _swap_last(x):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
-    a, b = match_lists("matmul", a, b)
-    if transpose_a or adjoint_a:
-        a = _swap_last(a)
-    if transpose_b or adjoint_b:
-        b = _swap_last(b)
-    return bind(L.matmul_p, a, b)
+    try:   # (a try costs nothing until it raises: Python 3.11's zero-cost exceptions)
+        a, b = match_lists("matmul", a, b)
+        if transpose_a or adjoint_a:
+            a = _swap_last(a)
+        if transpose_b or adjoint_b:
+            b = _swap_last(b)
+        return bind(L.matmul_p, a, b)
+    except TypeError:
+        # TF's fallback dispatch: an operand that is no tensor but a tf.linalg.LinearOperator
+        from ..linear_operator import LinearOperator, dispatch_matmul
+        if isinstance(a, LinearOperator) or isinstance(b, LinearOperator):
+            return dispatch_matmul(a, b, transpose_a or transpose_b, adjoint_a, adjoint_b)
+        raise
 
 
 def einsum(equation, *inputs, name=None, **kwargs):
