@@ -4,7 +4,7 @@ A ported program that reaches `tf.sparse.to_dense(...)` must stop with an error 
 feature and says it is out of scope, not with `module 'tapeflow' has no attribute 'ragged'`,
 which reads like a typo or a broken install. (String and ragged tensors left this list in
 wave 19: tapeflow/strings.py, tapeflow/ragged/; so did tf.io: tapeflow/io.py; tf.lookup left in
-wave 20: tapeflow/lookup.py.)
+wave 20: tapeflow/lookup.py; complex dtypes in wave 21: core/dtypes.py.)
 """
 from __future__ import annotations
 
@@ -39,10 +39,6 @@ FEATURES = {
 
 # top-level names of the same features: using the name raises at once
 NAMES = {
-    "complex64": "complex dtypes",
-    "complex128": "complex dtypes",
-    "dtypes.complex64": "complex dtypes",
-    "dtypes.complex128": "complex dtypes",
     # TF1's API, reached through TF2's namespaces
     "Session": "TF1's API (sessions); tapeflow ports TF2 programs: call functions eagerly or through "
                "tapeflow.function",
@@ -70,7 +66,6 @@ NAMES = {
     "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
     "load_op_library": "custom C++ ops compiled against TF",
     "load_library": "custom C++ ops compiled against TF",
-    "complex": "complex dtypes",
     "eig": "complex dtypes (tf.eig returns complex eigenvalues); for symmetric matrices use tf.linalg.eigh",
     "eigvals": "complex dtypes (tf.eigvals returns complex eigenvalues); for symmetric matrices use "
                "tf.linalg.eigvalsh",
@@ -79,7 +74,6 @@ NAMES = {
     "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
     "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
     "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
-    "dtypes.complex": "complex dtypes",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",

@@ -667,6 +667,33 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
                              (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
     "eigh": _eigh_cases,
 }
+
+
+# complex numbers and FFTs (wave 21): float64 in and out, through complex128 in between (a complex
+# weight makes every part of the complex value count in the loss)
+_CW = np.array([0.3 + 1.0j, -1.0 + 0.25j, 2.0 - 0.5j, 0.5 + 2.0j, 1.5 - 1.0j])
+
+
+def _complex_cases():
+    rng = _rng("complex")
+    a, b = rng.standard_normal(5), rng.standard_normal(5)
+    cplx, real, imag, conj = (P[n] for n in ("complex", "real", "imag", "conj"))
+    return {
+        "complex": [Case("complex", lambda x, y: bind(real, bind(cplx, x, y) * _CW), lambda x, y: np.real((x + 1j * y) * _CW),
+                         (a, b)),
+                    Case("complex_bcast", lambda x, y: bind(imag, bind(cplx, x, y) * _CW),
+                         lambda x, y: np.imag((x + 1j * y) * _CW), (a, np.float64(0.7)))],
+        "real": [Case("real", lambda x, y: bind(real, bind(cplx, x, y) * bind(cplx, y, x)),
+                      lambda x, y: np.real((x + 1j * y) * (y + 1j * x)), (a, b))],
+        "imag": [Case("imag", lambda x, y: bind(imag, bind(cplx, x, y) * bind(cplx, x, x)),
+                      lambda x, y: np.imag((x + 1j * y) * (x + 1j * x)), (a, b))],
+        "conj": [Case("conj", lambda x, y: bind(real, bind(conj, bind(cplx, x, y)) * _CW),
+                      lambda x, y: np.real(np.conj(x + 1j * y) * _CW), (a, b))],
+    }
+
+
+GRAD_CASES.update({name: (lambda name=name: _complex_cases()[name]) for name in ("complex", "real", "imag", "conj")})
+
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])
                    for name in conv_reference.PRIMITIVES})
