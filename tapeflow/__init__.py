@@ -37,7 +37,7 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
-from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
+from . import math, nn, random, linalg, image, debugging, bitwise, signal  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401

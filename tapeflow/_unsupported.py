@@ -32,8 +32,6 @@ FEATURES = {
     "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
                  "TF; tapeflow has no C++ op registry)",
-    "signal": "signal processing (tf.signal: its FFTs, STFTs and MFCCs return or consume complex tensors, and complex "
-              "dtypes are out of scope)",
 }
 
 
@@ -72,8 +70,11 @@ NAMES = {
     "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
                   "tf.linalg.eigh",
     "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
-    "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
-    "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
+    # (TF 2.21 registers no kernel for these: NotFoundError on the CPU; use tf.signal.fft2d/fft3d/rfft2d/...)
+    "signal.fftnd": "tf.signal.fftnd (TF 2.21 has no CPU kernel for FFTND either); use fft/fft2d/fft3d",
+    "signal.ifftnd": "tf.signal.ifftnd (TF 2.21 has no CPU kernel for it either); use ifft/ifft2d/ifft3d",
+    "signal.rfftnd": "tf.signal.rfftnd (TF 2.21 has no CPU kernel for it either); use rfft/rfft2d/rfft3d",
+    "signal.irfftnd": "tf.signal.irfftnd (TF 2.21 has no CPU kernel for it either); use irfft/irfft2d/irfft3d",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",

@@ -39,7 +39,7 @@ def test_out_of_scope_names_say_so(path, words):
 
 
 @pytest.mark.parametrize("ns, words", [("feature_column", "Estimator"), ("lite", "Lite"), ("tpu", "TPU"),
-                                       ("signal", "complex"), ("raw_ops", "op name"), ("queue", "tf.data"),
+                                       ("raw_ops", "op name"), ("queue", "tf.data"),
                                        ("sysconfig", "custom C\\+\\+ ops"), ("quantization", "quantized"),
                                        ("security", "fuzzing"), ("tools", "upgrade script")])
 def test_out_of_scope_namespaces(ns, words):

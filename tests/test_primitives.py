@@ -692,7 +692,46 @@ def _complex_cases():
     }
 
 
+def _fft_cases():
+    rng = _rng("fft")
+    fft, cplx, real, imag = (P[n] for n in ("fft", "complex", "real", "imag"))
+    x5, y5 = rng.standard_normal(5), rng.standard_normal(5)
+    x23, y23 = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    w3 = _CW[:3]
+    w = {n: rng.standard_normal(n) + 1j * rng.standard_normal(n) for n in (2, 3, 4, 5, 6, 8)}
+    cases = [
+        Case("fft", lambda x, y: bind(real, bind(fft, bind(cplx, x, y), kind="fft", ndims=1, lengths=(5,)) * _CW),
+             lambda x, y: np.real(np.fft.fft(x + 1j * y) * _CW), (x5, y5)),
+        Case("ifft", lambda x, y: bind(imag, bind(fft, bind(cplx, x, y), kind="ifft", ndims=1, lengths=(5,)) * _CW),
+             lambda x, y: np.imag(np.fft.ifft(x + 1j * y) * _CW), (x5, y5)),
+        Case("fft2d", lambda x, y: bind(real, bind(fft, bind(cplx, x, y), kind="fft", ndims=2, lengths=(2, 3)) * w3),
+             lambda x, y: np.real(np.fft.fft2(x + 1j * y) * w3), (x23, y23)),
+        Case("rfft", lambda x: bind(real, bind(fft, x, kind="rfft", ndims=1, lengths=(5,)) * w3),
+             lambda x: np.real(np.fft.rfft(x) * w3), (x5,)),
+        # fft_length crops (3 < 5) and zero-pads (8 > 5) the signal
+        Case("rfft_crop", lambda x: bind(imag, bind(fft, x, kind="rfft", ndims=1, lengths=(3,)) * w[2]),
+             lambda x: np.imag(np.fft.rfft(x[:3]) * w[2]), (x5,)),
+        Case("rfft_pad", lambda x: bind(imag, bind(fft, x, kind="rfft", ndims=1, lengths=(8,)) * _CW),
+             lambda x: np.imag(np.fft.rfft(x, 8) * _CW), (x5,)),
+        Case("rfft2d_pad", lambda x: bind(real, bind(fft, x, kind="rfft", ndims=2, lengths=(3, 4)) * w3),
+             lambda x: np.real(np.fft.rfft2(x, (3, 4)) * w3), (x23,)),
+        # irfft of even and odd lengths, with the half spectrum cropped (4 -> 3 bins) and padded
+        Case("irfft8", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(8,)) * w[8].real,
+             lambda x, y: np.fft.irfft(x + 1j * y, 8) * w[8].real, (x5, y5)),
+        Case("irfft5", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(5,)) * w[5].real,
+             lambda x, y: np.fft.irfft((x + 1j * y)[:3], 5) * w[5].real, (x5, y5)),
+        Case("irfft4", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(4,)) * w[4].real,
+             lambda x, y: np.fft.irfft((x + 1j * y)[:3], 4) * w[4].real, (x5, y5)),
+        Case("irfft12", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(12,)),
+             lambda x, y: np.fft.irfft(x + 1j * y, 12), (x5, y5)),
+        Case("irfft2d", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=2, lengths=(2, 4)) * w[4].real,
+             lambda x, y: np.fft.irfft2(x + 1j * y, (2, 4)) * w[4].real, (x23, y23)),
+    ]
+    return cases
+
+
 GRAD_CASES.update({name: (lambda name=name: _complex_cases()[name]) for name in ("complex", "real", "imag", "conj")})
+GRAD_CASES["fft"] = _fft_cases
 
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])

@@ -429,6 +429,11 @@ def eager_apply(p, args, params, kernel=None):
             v = r._v
         elif isinstance(a, np.generic):
             if c is np.float64:  # a Python float subclass: weak like one (as aval_of says)
+                # (the tape records the float too: a vjp given the np.float64 would compute in
+                # float64, NumPy 2's rule for a float32 array times a float64 scalar)
+                if canon is None:
+                    canon = list(args)
+                canon[i] = float(a)
                 vals.append(float(a))
                 key.append(float)
                 n_py += 1

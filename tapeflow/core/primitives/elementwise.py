@@ -813,8 +813,11 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 
 
 def _complex_kernel(re, im):
+    # a Python float (a float subclass: np.float64 too) is weak: the other operand's dtype, as the rule
+    strong = [v.dtype for v in (re, im) if not isinstance(v, float) and hasattr(v, "dtype")]
+    d = strong[0] if strong else np.dtype(np.float32)
     re, im = np.asarray(re), np.asarray(im)
-    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[np.result_type(re, im)])
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[d])
     out.real = re   # (assigned, not re + 1j * im: 1j * inf would put a nan in the real part)
     out.imag = im
     return out
