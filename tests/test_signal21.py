@@ -185,3 +185,52 @@ def test_a_numpy_float64_scalar_operand_keeps_the_gradient_float32():
         y = tf.reduce_sum(x * np.float64(0.5))
     g = t.gradient(y, x)
     assert g.dtype is tf.float32 and np.array_equal(g.numpy(), np.full((2, 3), 0.5, np.float32))
+
+
+# --- keras.ops' FFT family and complex views, against Keras 3 on TF 2.21 ------------------------------
+
+import keras_fft_cases as KC  # noqa: E402
+
+KREF = np.load(os.path.join(os.path.dirname(__file__), "data", "keras_fft21_reference.npz"))
+
+
+@pytest.mark.parametrize("name, prog, inputs", KC.CASES, ids=[c[0] for c in KC.CASES])
+def test_keras_ops_fft_family_is_keras(name, prog, inputs):
+    from tapeflow.keras import ops
+    out = prog(ops, *inputs)
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    assert len(outs) == len([k for k in KREF.files if k.startswith(name + "/")])
+    for i, o in enumerate(outs):
+        want = KREF[f"{name}/{i}"]
+        assert o.numpy().dtype == want.dtype and o.numpy().shape == want.shape, name
+        np.testing.assert_allclose(o.numpy(), want, rtol=2e-5, atol=2e-5 * max(1.0, float(np.max(np.abs(want)))),
+                                   err_msg=name)
+    # traced: the same values
+    traced = tf.function(lambda *a: prog(ops, *a))(*[tf.constant(x) for x in inputs])
+    traced = traced if isinstance(traced, (tuple, list)) else [traced]
+    for o, t in zip(outs, traced):
+        np.testing.assert_array_equal(t.numpy(), o.numpy())
+
+
+@pytest.mark.parametrize("fn, exc, needle", [
+    (lambda ops: ops.stft(np.ones(20, np.int32), 8, 4, 16), TypeError, "Expected `float32` or `float64`"),
+    (lambda ops: ops.stft(KC.X, 8, 4, 4), ValueError, "must equal or larger than `sequence_length`"),
+    (lambda ops: ops.stft(KC.X, 8, 4, 16, window="blackman"), ValueError, "must be one of"),
+    (lambda ops: ops.fft(KC.RE), ValueError, "tuple of two tensors"),
+    (lambda ops: ops.fft((KC.RE, KC.IM[:2])), ValueError, "should have the same shape"),
+    (lambda ops: ops.view_as_complex(KC.RE), ValueError, "must be size 2"),
+])
+def test_keras_ops_fft_errors_are_keras(fn, exc, needle):
+    from tapeflow.keras import ops
+    with pytest.raises(exc, match=needle):
+        fn(ops)
+
+
+def test_tnp_complex_parts():
+    import tapeflow.experimental.numpy as tnp
+    z = tnp.asarray(np.array([1 + 2j, 3], np.complex64))
+    assert tnp.real(z).numpy().tolist() == [1.0, 3.0] and tnp.imag(z).numpy().tolist() == [2.0, 0.0]
+    assert tnp.conj(z).numpy().tolist() == [1 - 2j, 3 + 0j]
+    np.testing.assert_allclose(tnp.angle(z, deg=True).numpy(), np.angle(z.numpy(), deg=True), rtol=1e-6)
+    assert tnp.iscomplex(z).numpy().tolist() == [True, False] and tnp.iscomplexobj(z)
+    assert not tnp.iscomplexobj(tnp.asarray([1.0])) and tnp.isrealobj(tnp.asarray([1.0]))
