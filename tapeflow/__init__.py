@@ -38,7 +38,7 @@ from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad,
 from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise, signal  # noqa: F401
-from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
+from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm, eig, eigvals  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401
 from .ops.control_flow_ops import scan, foldl, foldr  # noqa: F401  (TF's; JAX's scan is tapeflow.lax.scan)

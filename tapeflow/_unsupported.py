@@ -64,12 +64,6 @@ NAMES = {
     "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
     "load_op_library": "custom C++ ops compiled against TF",
     "load_library": "custom C++ ops compiled against TF",
-    "eig": "complex dtypes (tf.eig returns complex eigenvalues); for symmetric matrices use tf.linalg.eigh",
-    "eigvals": "complex dtypes (tf.eigvals returns complex eigenvalues); for symmetric matrices use "
-               "tf.linalg.eigvalsh",
-    "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
-                  "tf.linalg.eigh",
-    "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
     # (TF 2.21 registers no kernel for these: NotFoundError on the CPU; use tf.signal.fft2d/fft3d/rfft2d/...)
     "signal.fftnd": "tf.signal.fftnd (TF 2.21 has no CPU kernel for FFTND either); use fft/fft2d/fft3d",
     "signal.ifftnd": "tf.signal.ifftnd (TF 2.21 has no CPU kernel for it either); use ifft/ifft2d/ifft3d",

@@ -37,3 +37,5 @@ CASES += [
     ("blackman", lambda ops: ops.blackman(9), []),
     ("blackman_1", lambda ops: ops.blackman(1), []),
 ]
+# (eig: eigenvalues only; the eigenvectors' phases are LAPACK's, not TF's)
+CASES += [("eig_values", lambda ops, a: ops.eig(a)[0], [np.array([[1., 2., 0.], [-1., 3., 1.], [0.5, 0., 2.]], np.float32)])]

@@ -15,9 +15,9 @@ from tapeflow._unsupported import NAMES, UnsupportedFeatureError
 
 @pytest.mark.parametrize("path, words", [
     ("Graph", "graphs"), ("Operation", "graph operations"), ("RegisterGradient", "custom_gradient"),
-    ("load_op_library", "custom C\\+\\+ ops"), ("eig", "eigh"),
+    ("load_op_library", "custom C\\+\\+ ops"),
     ("qint8", "quantized"), ("dtypes.quint8", "quantized"),
-    ("linalg.eigvals", "eigvalsh"), ("nn.RNNCellDropoutWrapper", "dropout="),
+    ("nn.RNNCellDropoutWrapper", "dropout="),
     ("config.experimental_connect_to_cluster", "clusters"), ("train.ClusterSpec", "clusters"),
     ("train.Coordinator", "queue-runner"), ("io.write_graph", "GraphDef"), ("distribute.Server", "clusters"),
     ("keras.layers.JaxLayer", "JAX"), ("keras.callbacks.OrbaxCheckpoint", "ModelCheckpoint"),

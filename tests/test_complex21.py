@@ -307,3 +307,77 @@ def test_cond_and_while_carry_complex_gradients():
     np.testing.assert_allclose(eager, np.conj(2 * Z2 * W2 ** 2), rtol=1e-5)
     traced = tf.function(lambda z: _grads_in_function(f, z))(z0)[0]
     np.testing.assert_allclose(traced.numpy(), eager, rtol=1e-6)
+
+
+# --- tf.linalg.eig / eigvals (TF 2.21's numbers; eigenvector phases differ: |v| is compared) ----------
+
+EIG_A = np.array([[1., 2., 0.], [-1., 3., 1.], [0.5, 0., 2.]], np.float32)
+EIG_B = np.array([[1 + 1j, 2 - 0.5j], [0.3j, -1 + 2j]], np.complex128)
+# TF 2.21: eigenvalues, |eigenvectors|, and the gradients of l1 = sum(re(e) w + im(e) w^2),
+# l2 = sum(|v| W), l3 = sum(|eigvals|) (w = 1..n, W its tiling), from /tmp probes of tf.linalg.eig
+EIG_TF = {
+    "A": dict(
+        e=[1.65884 + 1.16154j, 1.65884 - 1.16154j, 2.68233 + 0j],
+        absv=[[0.78655, 0.78655, 0.66748], [0.52517, 0.52517, 0.56146], [0.32486, 0.32486, 0.48912]],
+        g1=[[0.63306, -1.30495, 0.63388], [2.68428, 3.31735, 0.07438], [0.14877, 1.41653, 2.04959]],
+        g2=[[-0.03987, -0.19627, 0.12052], [-0.09615, -0.01881, -0.2077], [0.96604, 0.43909, 0.05868]],
+        g3=[[1.08242, 0.4416, -0.29238], [-0.59687, 0.48555, 0.28633], [0.57267, -0.0121, 1.07032]]),
+    "B": dict(
+        e=[0.97079 + 1.29398j, -0.97079 + 1.70602j],
+        absv=[[0.98989, 0.70166], [0.14186, 0.71251]],
+        g1=[[1.38036 + 0.72274j, -0.41219 + 0.24198j], [-0.92625 - 3.15121j, 1.61964 + 4.27726j]],
+        g2=[[-0.06404 + 0.01359j, 0.01003 + 0.00671j], [-0.06143 + 0.41649j, 0.06404 - 0.01359j]],
+        g3=[[0.65936 + 0.95205j, -0.04458 - 0.15968j], [1.13886 - 0.03108j, -0.55381 + 0.717j]]),
+}
+
+
+def _eig_losses(x):
+    e, v = tf.linalg.eig(x)
+    n = e.shape[0]
+    w = tf.cast(tf.range(1, n + 1), e.dtype.real_dtype)
+    l1 = tf.reduce_sum(tf.math.real(e) * w) + tf.reduce_sum(tf.math.imag(e) * w * w)
+    l2 = tf.reduce_sum(tf.abs(v) * tf.reshape(tf.concat([w, w, w], 0)[: n * n], (n, n)))
+    l3 = tf.reduce_sum(tf.abs(tf.linalg.eigvals(x)))
+    return e, v, (l1, l2, l3)
+
+
+@pytest.mark.parametrize("key, m", [("A", EIG_A), ("B", EIG_B)])
+def test_eig_is_tfs(key, m):
+    want = EIG_TF[key]
+    x = tf.constant(m)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        e, v, losses = _eig_losses(x)
+    assert e.dtype == (tf.complex64 if m.dtype == np.float32 else tf.complex128) and v.dtype == e.dtype
+    np.testing.assert_allclose(e.numpy(), want["e"], atol=2e-5)
+    np.testing.assert_allclose(np.abs(v.numpy()), want["absv"], atol=2e-5)
+    for k, l in zip(("g1", "g2", "g3"), losses):
+        g = t.gradient(l, x)
+        assert g.dtype == x.dtype
+        np.testing.assert_allclose(g.numpy(), want[k], atol=5e-5, err_msg=k)
+    assert tf.eig is tf.linalg.eig and tf.eigvals is tf.linalg.eigvals
+
+
+def test_eig_gradient_matches_finite_differences():
+    m = EIG_B
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        def loss(a, k=k):
+            return float(_eig_losses(tf.constant(a))[2][k])
+        x = tf.constant(m)
+        with tf.GradientTape() as t:
+            t.watch(x)
+            lk = _eig_losses(x)[2][k]
+        g = t.gradient(lk, x).numpy()
+        for part in (1.0, 1j):
+            d = rng.standard_normal(m.shape) * part
+            num = (loss(m + 1e-6 * d) - loss(m - 1e-6 * d)) / 2e-6
+            assert abs(float(np.sum(np.real(np.conj(g) * d))) - num) < 1e-6 * (1 + abs(num)), (k, part)
+
+
+def test_eig_errors():
+    # TF 2.21: InvalidArgumentError "Input matrix must be square."
+    with pytest.raises(errors.InvalidArgumentError, match="square"):
+        tf.linalg.eig(np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        tf.linalg.eig(np.ones((2, 2), np.int32))   # (TF 2.21 fails with an UnboundLocalError of its own)

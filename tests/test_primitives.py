@@ -733,6 +733,22 @@ def _fft_cases():
 GRAD_CASES.update({name: (lambda name=name: _complex_cases()[name]) for name in ("complex", "real", "imag", "conj")})
 GRAD_CASES["fft"] = _fft_cases
 
+
+def _eig_cases():
+    eig, real, imag = P["eig"], P["real"], P["imag"]
+    a = np.array([[1., 2., 0.], [-1., 3., 1.], [0.5, 0., 2.]])
+    w = np.array([1.0, 2.0, 3.0])
+
+    def phase_free(x):   # eigenvalues and |v|: the eigenvectors' phases are LAPACK's choice
+        e, v = bind(eig, x)
+        return bind(real, e) * w + bind(imag, e) * w * w, bind(P["abs"], v)
+    return [Case("eig_values", lambda x: phase_free(x)[0],
+                 lambda x: (lambda e: e.real * w + e.imag * w * w)(np.linalg.eig(x)[0]), (a,), order=1),
+            Case("eig_vectors_abs", lambda x: phase_free(x)[1], lambda x: np.abs(np.linalg.eig(x)[1]), (a,), order=1)]
+
+
+GRAD_CASES["eig"] = _eig_cases
+
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])
                    for name in conv_reference.PRIMITIVES})

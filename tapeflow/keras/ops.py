@@ -711,6 +711,11 @@ def eigh(x):
     return _linalg.eigh(_floating(x))
 
 
+def eig(x):
+    """keras.ops.eig: tf.linalg.eig (complex eigenvalues and eigenvectors), as Keras 3's TF backend."""
+    return _linalg.eig(_floating(x))
+
+
 def qr(x, mode="reduced"):
     return _linalg.qr(_floating(x), full_matrices=(mode == "complete"))
 
@@ -1747,7 +1752,7 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
              "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
              "ctc_loss", "ctc_decode", "sparsemax", "polar")
-_LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
+_LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq", "norm", "qr", "solve",
                  "solve_triangular", "svd")
 nn = _namespace("nn", _NN_NAMES)
 linalg = _namespace("linalg", _LINALG_NAMES)
