@@ -352,7 +352,13 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
                              f"Got {upper_edge_hertz} for sample_rate: {sr}")
     if not d.is_floating:
         raise ValueError(f"dtype must be a floating point type. Got: {d}")
-    sample_rate = _M.cast(sample_rate if sr is None else sr, d)
+    return _mel_matrix(num_mel_bins, num_spectrogram_bins, sample_rate if sr is None else sr, lower_edge_hertz,
+                       upper_edge_hertz, d)
+
+
+def _mel_matrix(num_mel_bins, num_spectrogram_bins, sample_rate, lower_edge_hertz, upper_edge_hertz, d):
+    """TF's mel filter bank formula, unvalidated (keras.layers.MelSpectrogram computes it so too)."""
+    sample_rate = _M.cast(sample_rate, d)
     zero = convert_to_tensor(0.0, d)
     lower = convert_to_tensor(lower_edge_hertz, d)
     upper = convert_to_tensor(upper_edge_hertz, d)

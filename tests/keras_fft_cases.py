@@ -39,3 +39,15 @@ CASES += [
 ]
 # (eig: eigenvalues only; the eigenvectors' phases are LAPACK's, not TF's)
 CASES += [("eig_values", lambda ops, a: ops.eig(a)[0], [np.array([[1., 2., 0.], [-1., 3., 1.], [0.5, 0., 2.]], np.float32)])]
+
+# keras.layers.MelSpectrogram: program(keras, x)
+AUDIO = _R.standard_normal((2, 300)).astype(np.float32)
+LAYER_CASES = [
+    ("mel_db", lambda keras, x: keras.layers.MelSpectrogram(fft_length=64, sequence_stride=16, num_mel_bins=10,
+                                                             sampling_rate=8000)(x), [AUDIO]),
+    ("mel_power", lambda keras, x: keras.layers.MelSpectrogram(
+        fft_length=64, sequence_stride=20, sequence_length=48, window="hamming", num_mel_bins=8, sampling_rate=16000,
+        min_freq=50., max_freq=6000., power_to_db=False, mag_exp=1.0)(x), [AUDIO]),
+    ("mel_top_db_ref", lambda keras, x: keras.layers.MelSpectrogram(
+        fft_length=32, sequence_stride=8, num_mel_bins=6, sampling_rate=4000, top_db=20., ref_power=2.0)(x), [AUDIO]),
+]

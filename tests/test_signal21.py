@@ -212,6 +212,25 @@ def test_keras_ops_fft_family_is_keras(name, prog, inputs):
         np.testing.assert_array_equal(t.numpy(), o.numpy())
 
 
+@pytest.mark.parametrize("name, prog, inputs", KC.LAYER_CASES, ids=[c[0] for c in KC.LAYER_CASES])
+def test_keras_mel_spectrogram_is_keras(name, prog, inputs):
+    out = prog(tf.keras, *inputs)
+    want = KREF[f"{name}/0"]
+    assert out.numpy().dtype == want.dtype and out.numpy().shape == want.shape
+    np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-4)
+    traced = tf.function(lambda x: prog(tf.keras, x))(tf.constant(inputs[0]))
+    np.testing.assert_allclose(traced.numpy(), out.numpy(), rtol=1e-6, atol=1e-5)
+
+
+def test_keras_mel_spectrogram_config_round_trip():
+    layer = tf.keras.layers.MelSpectrogram(fft_length=64, sequence_stride=16, num_mel_bins=10)
+    again = tf.keras.layers.MelSpectrogram.from_config(layer.get_config())
+    x = tf.constant(KC.AUDIO)
+    np.testing.assert_array_equal(again(x).numpy(), layer(x).numpy())
+    with pytest.raises(ValueError, match="must be greater than or equal to"):
+        tf.keras.layers.MelSpectrogram(fft_length=16, sequence_length=32)
+
+
 @pytest.mark.parametrize("fn, exc, needle", [
     (lambda ops: ops.stft(np.ones(20, np.int32), 8, 4, 16), TypeError, "Expected `float32` or `float64`"),
     (lambda ops: ops.stft(KC.X, 8, 4, 4), ValueError, "must equal or larger than `sequence_length`"),

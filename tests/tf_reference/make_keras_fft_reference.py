@@ -6,6 +6,7 @@ tests/keras_fft_cases.py). Run with the peers venv from the repository root:
 import os
 import sys
 
+import keras
 import numpy as np
 from keras import ops
 
@@ -23,6 +24,8 @@ def main():
         outs = out if isinstance(out, (tuple, list)) else [out]
         for i, o in enumerate(outs):
             data[f"{name}/{i}"] = np.asarray(o)
+    for name, prog, inputs in C.LAYER_CASES:
+        data[f"{name}/0"] = np.asarray(prog(keras, *inputs))
     np.savez_compressed(OUT, **data)
     print("wrote", OUT, len(data), "arrays")
 
