@@ -381,3 +381,33 @@ def test_eig_errors():
         tf.linalg.eig(np.ones((2, 3), np.float32))
     with pytest.raises(TypeError, match="float32 or float64"):
         tf.linalg.eig(np.ones((2, 2), np.int32))   # (TF 2.21 fails with an UnboundLocalError of its own)
+
+
+# (name, f, TF 2.21's gradient at Z2) for the trigonometric and hyperbolic functions
+TRIG = [
+    ("sin", lambda z: tf.math.real(tf.sin(z)), [2.032723 + 3.0518978j, -27.034945 - 3.8511534j]),
+    ("tanh", lambda z: tf.math.real(tf.tanh(z)), [-0.30200148 - 0.568103j, -0.0013957 - 0.00982348j]),
+]
+
+
+@pytest.mark.parametrize("name, f, want", TRIG, ids=[t[0] for t in TRIG])
+def test_trig_gradients_are_tfs(name, f, want):
+    np.testing.assert_allclose(_grads(f, Z2)[0], np.array(want, C64), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["sin", "cos", "tanh", "sinh", "cosh"])
+def test_trig_values_and_finite_differences(op):
+    fn = getattr(tf, op)
+    z = np.array([0.3 + 0.7j, -1.1 + 0.2j], np.complex128)
+    np.testing.assert_allclose(fn(tf.constant(z)).numpy(), getattr(np, op)(z), rtol=1e-12)
+    w = np.array([0.5 - 1j, 2 + 0.25j])
+    loss = lambda a: float(tf.math.real(tf.reduce_sum(fn(tf.constant(a)) * w)))   # noqa: E731
+    g = _grads(lambda a: tf.math.real(tf.reduce_sum(fn(a) * w)), z)[0]
+    for part in (1.0, 1j):
+        d = np.array([0.7, -1.3]) * part
+        num = (loss(z + 1e-6 * d) - loss(z - 1e-6 * d)) / 2e-6
+        assert abs(float(np.sum(np.real(np.conj(g) * d))) - num) < 1e-7 * (1 + abs(num))
+    # traced (the general backward) gives the same
+    traced = tf.function(lambda a: _grads_in_function(lambda b: tf.math.real(tf.reduce_sum(fn(b) * w)), a))(
+        tf.constant(z))[0]
+    np.testing.assert_allclose(traced.numpy(), g, rtol=1e-12)
