@@ -16,7 +16,8 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.
 
 from .core import primitives as _primitives  # noqa: F401,E402  (registers the primitive table)
 from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
-                          int32, int64, uint8, uint16, uint32, uint64, bool_ as bool, string)
+                          int32, int64, uint8, uint16, uint32, uint64, bool_ as bool, string,
+                          complex64, complex128)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
 from .core.tensor import VariableAggregation, VariableSynchronization  # noqa: F401
 from .ops.math_ops import *  # noqa: F401,F403
@@ -36,8 +37,8 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
 from .device import device, list_physical_devices  # noqa: F401
-from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
-from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
+from . import math, nn, random, linalg, image, debugging, bitwise, signal  # noqa: F401
+from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm, eig, eigvals  # noqa: F401
 from .linalg import sqrtm as matrix_square_root  # noqa: F401  (tf.matrix_square_root: TF 2.21 exports both)
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401

@@ -4,7 +4,7 @@ A ported program that reaches `tf.sparse.to_dense(...)` must stop with an error 
 feature and says it is out of scope, not with `module 'tapeflow' has no attribute 'ragged'`,
 which reads like a typo or a broken install. (String and ragged tensors left this list in
 wave 19: tapeflow/strings.py, tapeflow/ragged/; so did tf.io: tapeflow/io.py; tf.lookup left in
-wave 20: tapeflow/lookup.py.)
+wave 20: tapeflow/lookup.py; complex dtypes in wave 21: core/dtypes.py.)
 """
 from __future__ import annotations
 
@@ -31,17 +31,11 @@ FEATURES = {
     "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
                  "TF; tapeflow has no C++ op registry)",
-    "signal": "signal processing (tf.signal: its FFTs, STFTs and MFCCs return or consume complex tensors, and complex "
-              "dtypes are out of scope)",
 }
 
 
 # top-level names of the same features: using the name raises at once
 NAMES = {
-    "complex64": "complex dtypes",
-    "complex128": "complex dtypes",
-    "dtypes.complex64": "complex dtypes",
-    "dtypes.complex128": "complex dtypes",
     # TF1's API, reached through TF2's namespaces
     "Session": "TF1's API (sessions); tapeflow ports TF2 programs: call functions eagerly or through "
                "tapeflow.function",
@@ -69,26 +63,26 @@ NAMES = {
     "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
     "load_op_library": "custom C++ ops compiled against TF",
     "load_library": "custom C++ ops compiled against TF",
-    "complex": "complex dtypes",
-    "eig": "complex dtypes (tf.eig returns complex eigenvalues); for symmetric matrices use tf.linalg.eigh",
-    "eigvals": "complex dtypes (tf.eigvals returns complex eigenvalues); for symmetric matrices use "
-               "tf.linalg.eigvalsh",
-    "linalg.eig": "complex dtypes (tf.linalg.eig returns complex eigenvalues); for symmetric matrices use "
-                  "tf.linalg.eigh",
-    "linalg.eigvals": "complex dtypes (complex eigenvalues); for symmetric matrices use tf.linalg.eigvalsh",
-    "linalg.logm": "complex dtypes (TF 2.21's tf.linalg.logm accepts only complex64/complex128 matrices: a "
-                   "float matrix is an InvalidArgumentError there); for symmetric positive definite matrices "
-                   "use eigh: v @ diag(log(w)) @ v^T",
-    # wave 21: the circulant operators are diagonal in the Fourier basis: every method is an FFT (complex dtypes)
-    "linalg.LinearOperatorCirculant": "complex dtypes (circulant operators are applied through FFTs); use "
-                                      "tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant2D": "complex dtypes (circulant operators are applied through FFTs); use "
-                                        "tf.linalg.LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant3D": "complex dtypes (circulant operators are applied through FFTs); use "
-                                        "tf.linalg.LinearOperatorFullMatrix",
-    "fftnd": "complex dtypes (FFTs)", "ifftnd": "complex dtypes (FFTs)",
-    "rfftnd": "complex dtypes (FFTs)", "irfftnd": "complex dtypes (FFTs)",
-    "dtypes.complex": "complex dtypes",
+    # (TF 2.21 registers no kernel for these: NotFoundError on the CPU; use tf.signal.fft2d/fft3d/rfft2d/...)
+    "signal.fftnd": "tf.signal.fftnd (TF 2.21 has no CPU kernel for FFTND either); use fft/fft2d/fft3d",
+    "signal.ifftnd": "tf.signal.ifftnd (TF 2.21 has no CPU kernel for it either); use ifft/ifft2d/ifft3d",
+    "signal.rfftnd": "tf.signal.rfftnd (TF 2.21 has no CPU kernel for it either); use rfft/rfft2d/rfft3d",
+    "signal.irfftnd": "tf.signal.irfftnd (TF 2.21 has no CPU kernel for it either); use irfft/irfft2d/irfft3d",
+    "fftnd": "tf.fftnd (TF 2.21 has no CPU kernel for FFTND either); use tf.signal.fft/fft2d/fft3d",
+    "ifftnd": "tf.ifftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.ifft/ifft2d/ifft3d",
+    "rfftnd": "tf.rfftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.rfft/rfft2d/rfft3d",
+    "irfftnd": "tf.irfftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.irfft/irfft2d/irfft3d",
+    "linalg.logm": "tf.linalg.logm (TF 2.21 takes only complex matrices and computes it on a complex Schur form, "
+                   "which tapeflow lacks); for symmetric positive definite matrices use eigh: "
+                   "v @ diag(log(w)) @ v^T",
+    # the circulant operators are diagonal in the Fourier basis: every method is an FFT (the FFTs came in
+    # wave 21 beside the operators; composing the two is left)
+    "linalg.LinearOperatorCirculant": "the FFT-based circulant operators (not composed yet on tf.signal's FFTs); "
+                                      "use tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant2D": "the FFT-based circulant operators (not composed yet on tf.signal's "
+                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
+    "linalg.LinearOperatorCirculant3D": "the FFT-based circulant operators (not composed yet on tf.signal's "
+                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",

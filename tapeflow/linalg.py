@@ -221,6 +221,19 @@ def eigh(tensor, name=None):
     return tuple(bind(_D.eigh_p, _t(tensor)))
 
 
+def eig(tensor, name=None):
+    """tf.linalg.eig (tf.eig): (eigenvalues, unit eigenvectors as columns) of general square matrices,
+    complex (float32 -> complex64). LAPACK's geev: the eigenvalues are TF's; each eigenvector's
+    complex phase is LAPACK's, not TF's (Eigen's), so compare |v| or v v^H, not v."""
+    from .core.primitive import bind
+    return tuple(bind(_D.eig_p, _t(tensor)))
+
+
+def eigvals(tensor, name=None):
+    """tf.linalg.eigvals (tf.eigvals): the eigenvalues of eig (its gradient: TF's, through V)."""
+    return eig(tensor)[0]
+
+
 def eigvalsh(tensor, name=None):
     """tf.linalg.eigvalsh: the eigenvalues of eigh (its gradient: V diag(g) V^T on the lower triangle)."""
     return eigh(tensor)[0]

@@ -984,3 +984,23 @@ case("linop21_composition_shape", "lambda m, d: tf.linalg.LinearOperatorComposit
 case("linop21_diag_assert_non_singular", "lambda d: tf.linalg.LinearOperatorDiag(d).assert_non_singular()",
      [_a([1.0, 0.0])], "Diagonal contained zero values")
 case("linop21_diag_solve", "lambda d, x: tf.linalg.LinearOperatorDiag(d).solve(x)", [V3, M32])
+
+# -- branch cplx21: complex dtypes and tf.signal (wave 21) ---------------------------------------------
+_Z3 = np.array([1 + 2j, 3 - 4j, 0j], np.complex64)
+case("cplx21_less_complex", "lambda z: z < z", [_Z3], "less: does not accept complex")
+case("cplx21_maximum_complex", "lambda z: tf.maximum(z, z)", [_Z3], "maximum: does not accept complex")
+case("cplx21_reduce_max_complex", "lambda z: tf.reduce_max(z)", [_Z3], "reduce_max: does not accept complex")
+case("cplx21_argmax_complex", "lambda z: tf.argmax(z)", [_Z3], "argmax: does not accept complex")
+case("cplx21_complex_plus_float", "lambda z, x: z + x", [_Z3, V3], "dtypes differ")
+case("cplx21_complex_of_ints", "lambda a, b: tf.complex(a, b)", [I3, I3], "incorrect types: int32 int32")
+case("cplx21_complex_mixed_floats", "lambda a, b: tf.complex(a, b)", [V3, V3D], "incorrect types: float32 float64")
+case("cplx21_complex_shapes", "lambda a, b: tf.complex(a, b)", [V3, np.ones(2, np.float32)], "complex")
+case("cplx21_abs_complex_valid", "lambda z: tf.abs(z) + tf.math.real(z * tf.math.conj(z))", [_Z3])
+case("cplx21_fft_of_real", "lambda x: tf.signal.fft(x)", [V3], "FFT: requires complex64 or complex128")
+case("cplx21_rfft_of_complex", "lambda z: tf.signal.rfft(z)", [_Z3], "RFFT requires tf.float32 or tf.float64")
+case("cplx21_irfft_of_real", "lambda x: tf.signal.irfft(x)", [V3], "IRFFT requires tf.complex64 or tf.complex128")
+case("cplx21_irfft_odd_length_valid", "lambda z: tf.signal.irfft(z, [5])", [_Z3])
+case("cplx21_fft2d_of_vector", "lambda z: tf.signal.fft2d(z)", [_Z3], "rank of at least 2")
+case("cplx21_rfft_negative_length", "lambda x: tf.signal.rfft(x, [-1])", [V3], "must >= 0")
+case("cplx21_mdct_length_not_multiple_of_4", "lambda x: tf.signal.mdct(x, 6)", [np.ones(24, np.float32)],
+     "multiple of 4")

@@ -667,6 +667,88 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
                              (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
     "eigh": _eigh_cases,
 }
+
+
+# complex numbers and FFTs (wave 21): float64 in and out, through complex128 in between (a complex
+# weight makes every part of the complex value count in the loss)
+_CW = np.array([0.3 + 1.0j, -1.0 + 0.25j, 2.0 - 0.5j, 0.5 + 2.0j, 1.5 - 1.0j])
+
+
+def _complex_cases():
+    rng = _rng("complex")
+    a, b = rng.standard_normal(5), rng.standard_normal(5)
+    cplx, real, imag, conj = (P[n] for n in ("complex", "real", "imag", "conj"))
+    return {
+        "complex": [Case("complex", lambda x, y: bind(real, bind(cplx, x, y) * _CW), lambda x, y: np.real((x + 1j * y) * _CW),
+                         (a, b)),
+                    Case("complex_bcast", lambda x, y: bind(imag, bind(cplx, x, y) * _CW),
+                         lambda x, y: np.imag((x + 1j * y) * _CW), (a, np.float64(0.7)))],
+        "real": [Case("real", lambda x, y: bind(real, bind(cplx, x, y) * bind(cplx, y, x)),
+                      lambda x, y: np.real((x + 1j * y) * (y + 1j * x)), (a, b))],
+        "imag": [Case("imag", lambda x, y: bind(imag, bind(cplx, x, y) * bind(cplx, x, x)),
+                      lambda x, y: np.imag((x + 1j * y) * (x + 1j * x)), (a, b))],
+        "conj": [Case("conj", lambda x, y: bind(real, bind(conj, bind(cplx, x, y)) * _CW),
+                      lambda x, y: np.real(np.conj(x + 1j * y) * _CW), (a, b))],
+    }
+
+
+def _fft_cases():
+    rng = _rng("fft")
+    fft, cplx, real, imag = (P[n] for n in ("fft", "complex", "real", "imag"))
+    x5, y5 = rng.standard_normal(5), rng.standard_normal(5)
+    x23, y23 = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    w3 = _CW[:3]
+    w = {n: rng.standard_normal(n) + 1j * rng.standard_normal(n) for n in (2, 3, 4, 5, 6, 8)}
+    cases = [
+        Case("fft", lambda x, y: bind(real, bind(fft, bind(cplx, x, y), kind="fft", ndims=1, lengths=(5,)) * _CW),
+             lambda x, y: np.real(np.fft.fft(x + 1j * y) * _CW), (x5, y5)),
+        Case("ifft", lambda x, y: bind(imag, bind(fft, bind(cplx, x, y), kind="ifft", ndims=1, lengths=(5,)) * _CW),
+             lambda x, y: np.imag(np.fft.ifft(x + 1j * y) * _CW), (x5, y5)),
+        Case("fft2d", lambda x, y: bind(real, bind(fft, bind(cplx, x, y), kind="fft", ndims=2, lengths=(2, 3)) * w3),
+             lambda x, y: np.real(np.fft.fft2(x + 1j * y) * w3), (x23, y23)),
+        Case("rfft", lambda x: bind(real, bind(fft, x, kind="rfft", ndims=1, lengths=(5,)) * w3),
+             lambda x: np.real(np.fft.rfft(x) * w3), (x5,)),
+        # fft_length crops (3 < 5) and zero-pads (8 > 5) the signal
+        Case("rfft_crop", lambda x: bind(imag, bind(fft, x, kind="rfft", ndims=1, lengths=(3,)) * w[2]),
+             lambda x: np.imag(np.fft.rfft(x[:3]) * w[2]), (x5,)),
+        Case("rfft_pad", lambda x: bind(imag, bind(fft, x, kind="rfft", ndims=1, lengths=(8,)) * _CW),
+             lambda x: np.imag(np.fft.rfft(x, 8) * _CW), (x5,)),
+        Case("rfft2d_pad", lambda x: bind(real, bind(fft, x, kind="rfft", ndims=2, lengths=(3, 4)) * w3),
+             lambda x: np.real(np.fft.rfft2(x, (3, 4)) * w3), (x23,)),
+        # irfft of even and odd lengths, with the half spectrum cropped (4 -> 3 bins) and padded
+        Case("irfft8", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(8,)) * w[8].real,
+             lambda x, y: np.fft.irfft(x + 1j * y, 8) * w[8].real, (x5, y5)),
+        Case("irfft5", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(5,)) * w[5].real,
+             lambda x, y: np.fft.irfft((x + 1j * y)[:3], 5) * w[5].real, (x5, y5)),
+        Case("irfft4", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(4,)) * w[4].real,
+             lambda x, y: np.fft.irfft((x + 1j * y)[:3], 4) * w[4].real, (x5, y5)),
+        Case("irfft12", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=1, lengths=(12,)),
+             lambda x, y: np.fft.irfft(x + 1j * y, 12), (x5, y5)),
+        Case("irfft2d", lambda x, y: bind(fft, bind(cplx, x, y), kind="irfft", ndims=2, lengths=(2, 4)) * w[4].real,
+             lambda x, y: np.fft.irfft2(x + 1j * y, (2, 4)) * w[4].real, (x23, y23)),
+    ]
+    return cases
+
+
+GRAD_CASES.update({name: (lambda name=name: _complex_cases()[name]) for name in ("complex", "real", "imag", "conj")})
+GRAD_CASES["fft"] = _fft_cases
+
+
+def _eig_cases():
+    eig, real, imag = P["eig"], P["real"], P["imag"]
+    a = np.array([[1., 2., 0.], [-1., 3., 1.], [0.5, 0., 2.]])
+    w = np.array([1.0, 2.0, 3.0])
+
+    def phase_free(x):   # eigenvalues and |v|: the eigenvectors' phases are LAPACK's choice
+        e, v = bind(eig, x)
+        return bind(real, e) * w + bind(imag, e) * w * w, bind(P["abs"], v)
+    return [Case("eig_values", lambda x: phase_free(x)[0],
+                 lambda x: (lambda e: e.real * w + e.imag * w * w)(np.linalg.eig(x)[0]), (a,), order=1),
+            Case("eig_vectors_abs", lambda x: phase_free(x)[1], lambda x: np.abs(np.linalg.eig(x)[1]), (a,), order=1)]
+
+
+GRAD_CASES["eig"] = _eig_cases
+
 # convolution and pooling: cases and naive references live with their tests (tests/conv_reference.py)
 GRAD_CASES.update({name: (lambda name=name: [Case(**c) for c in conv_reference.primitive_cases()[name]])
                    for name in conv_reference.PRIMITIVES})

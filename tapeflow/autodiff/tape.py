@@ -91,7 +91,7 @@ class GradientTape:
     def watch(self, tensor):
         """Track ``tensor`` (or a nested structure of them) as a source."""
         for t in nest.flatten(tensor):
-            if isinstance(t, Tensor) and t.aval.dtype.kind != "f":
+            if isinstance(t, Tensor) and t.aval.dtype.kind not in "fc":   # (TF 2.21 watches complex too)
                 # as TF 2.21: a warning, and the tensor stays unwatched (its gradient is None);
                 # an integer has no gradient, and raising would break TF programs that watch
                 # mixed structures
@@ -196,7 +196,7 @@ class GradientTape:
                         a = g.get(id(s))
                         if a is not None and (id(s) in ids or _is_target(s, targets)):
                             v = s._v
-                            if (s.aval.dtype if v is None else v.dtype).kind == "f":
+                            if (s.aval.dtype if v is None else v.dtype).kind in "fc":
                                 t = _new(Tensor)
                                 t._v = a
                                 k = (a.shape, a.dtype)
@@ -324,8 +324,9 @@ def _first(flat):
 
 
 def _is_float(t):
+    """Differentiable: a float or complex tensor (TF 2.21's GradientTape takes both)."""
     v = t._v  # (a Variable's Aval is built on each .aval: read the array's dtype)
-    return (t.aval.dtype if v is None else v.dtype).kind == "f"
+    return (t.aval.dtype if v is None else v.dtype).kind in "fc"
 
 
 def _or_zeros(g, s):

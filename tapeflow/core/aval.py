@@ -39,7 +39,8 @@ class Aval:
 
 _SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
           "int64": "i64", "int8": "i8", "int16": "i16", "uint8": "u8",
-          "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool", "object": "string"}
+          "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool", "object": "string",
+          "complex64": "c64", "complex128": "c128"}
 
 
 def shapes_compatible(a, b):

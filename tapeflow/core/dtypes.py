@@ -20,12 +20,20 @@ Promotion rules (enforced by every primitive, eager and traced):
 3. A value made only of Python scalars gets TF's defaults: ``float`` ->
    float32, ``int`` -> int32, ``bool`` -> bool.
 
+``complex64``/``complex128`` (wave 21) are NumPy's complex dtypes. Only primitives whose record
+says ``complex=True`` accept them (core/primitive.py ``Primitive.complex``; the rest refuse with
+TF's InvalidArgumentError before the rule runs), so an op whose kernel or gradient was written for
+real numbers never meets one. A Python complex scalar is *weak* too: ``z_c64 * 1j`` stays complex64;
+alone it is complex128, as TF converts it.
+
 ``string`` (TF's tf.string) is a NumPy object array whose elements are ``bytes``, as TF's
 ``.numpy()`` returns them (str input is UTF-8 encoded, as TF does). Only the primitives whose
 record says ``strings=True`` (shape ops, gathers, select, equality, add) accept it; every other
 rule refuses it (core/primitive.py ``Primitive.strings``), so NumPy never computes on the objects.
 """
 from __future__ import annotations
+
+import builtins as _builtins
 
 import numpy as np
 
@@ -57,6 +65,15 @@ class DType:
         return self.np.kind == "u"   # (TF 2.21: False for tf.bool)
 
     @property
+    def is_complex(self):
+        return self.np.kind == "c"
+
+    @property
+    def real_dtype(self):
+        """TF's real_dtype: the component dtype of a complex dtype, else the dtype itself."""
+        return from_np(np.dtype(self.np.char.lower())) if self.np.kind == "c" else self
+
+    @property
     def is_bool(self):
         return self.np.kind == "b"
 
@@ -79,7 +96,7 @@ class DType:
         return np.finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
 
     def _numeric(self, what):
-        if self.np.kind == "O":  # TF 2.21's TypeError text
+        if self.np.kind in "Oc":  # TF 2.21's TypeError text
             raise TypeError(f"Cannot find {what} value of {self} with type {self}.")
 
     def __eq__(self, other):
@@ -117,13 +134,15 @@ uint16 = DType(np.uint16)
 uint32 = DType(np.uint32)
 uint64 = DType(np.uint64)
 bool_ = DType(np.bool_)
+complex64 = DType(np.complex64)
+complex128 = DType(np.complex128)
 half, double = float16, float64
 #: tf.string: an object array of bytes (see the module's docstring)
 string = DType(np.object_, "string")
 STRING = string.np
 
 _BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                                  bool_, string)}
+                                  bool_, complex64, complex128, string)}
 #: the numeric dtypes (an array of one is taken as it is; an object array is checked for bytes)
 SUPPORTED = tuple(d for d in _BY_NP if d.kind != "O")
 FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
@@ -139,6 +158,8 @@ def as_dtype(x) -> DType:
         return int32
     if x is bool:
         return bool_
+    if x is _builtins.complex:
+        return complex128
     if x is str or x is bytes or (isinstance(x, str) and x == "string"):
         return string
     try:
@@ -220,6 +241,8 @@ def default_for_python(value) -> np.dtype:
         return np.dtype(np.int32)
     if isinstance(value, float):
         return np.dtype(np.float32)
+    if isinstance(value, _builtins.complex):   # TF: tf.constant(1j) is complex128 (no float32-like default)
+        return np.dtype(np.complex128)
     arr = np.asarray(value)
     if arr.dtype == np.float64:
         return np.dtype(np.float32)
@@ -233,6 +256,12 @@ def saturate_cast(value, dtype, name=None):
     as the ops import this module)."""
     from ..ops.math_ops import saturate_cast as _saturate_cast
     return _saturate_cast(value, dtype, name)
+
+
+def complex(real, imag, name=None):  # noqa: A001  (TF 2.21: tf.dtypes.complex is tf.complex)
+    """tf.dtypes.complex: tapeflow.complex (ops/math_ops.py; imported here when called)."""
+    from ..ops.math_ops import complex as _complex
+    return _complex(real, imag, name)
 
 
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"

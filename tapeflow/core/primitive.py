@@ -86,6 +86,14 @@ class Primitive:
         (the default, the safe answer): its rule refuses a string operand with TF's error
         (``refuse_strings``, run before the rule in eager and traced code alike), so NumPy never
         computes on the objects (np.sum would concatenate them, np.negative raise a TypeError).
+    complex: True for a primitive whose kernel, rule and vjp are right on complex tensors
+        (complex64/128), with TF's gradient convention (a real loss's gradient with respect to
+        z = x + iy is dL/dx + i dL/dy: a holomorphic op's vjp multiplies by the conjugate of its
+        derivative). False (the safe answer): ``refuse_complex`` rejects a complex operand with
+        TF's InvalidArgumentError before the rule runs, so a kernel or gradient written for real
+        numbers (np.maximum's lexicographic order, a vjp missing its conj) never meets one.
+        None (the default): the value of ``strings``, whose kernels (shape ops, gathers, select,
+        equality, add, cast, control flow) move or compare values without arithmetic.
     specialize(*avals, **params): optional; an eager kernel for one signature, or
         None for ``impl``. Asked once, when eager's rule cache first meets the
         signature (``_run_rule``); bind's fast path then calls that kernel instead of
@@ -96,14 +104,15 @@ class Primitive:
 
     __slots__ = ("name", "impl", "abstract", "vjp", "differentiable", "effect",
                  "multiple_results", "impl_out", "doc", "aliases", "alias_map", "fusion", "lowerings", "interpret",
-                 "bind2", "vjp_np", "vjp_np_into", "specialize", "numpy_operands", "strings")
+                 "bind2", "vjp_np", "vjp_np_into", "specialize", "numpy_operands", "strings", "complex")
 
     FUSION_CLASSES = ("elementwise", "reduction", "opaque")
 
     def __init__(self, name, impl, abstract, vjp=None, *, differentiable=True,
                  effect=None, multiple_results=False, impl_out=None, doc="",
                  aliases=True, fusion="opaque", lowerings=None, interpret=None, vjp_np=None, vjp_np_into=None,
-                 specialize=None, alias_map=None, numpy_operands=None, strings=False):
+                 specialize=None, alias_map=None, numpy_operands=None, strings=False,
+                 complex=None):
         if name in REGISTRY:
             raise ValueError(f"primitive {name!r} registered twice")
         if differentiable and vjp is None:
@@ -133,6 +142,7 @@ class Primitive:
         #: None (the default): a NumPy value keeps its dtype, and a mismatch is the rule's error
         self.numpy_operands = numpy_operands
         self.strings = bool(strings)
+        self.complex = self.strings if complex is None else bool(complex)
         #: bind(self, a, b, **params) for two operands, as a plain function (see _make_bind2)
         self.bind2 = _make_bind2(self)
         REGISTRY[name] = self
@@ -419,6 +429,11 @@ def eager_apply(p, args, params, kernel=None):
             v = r._v
         elif isinstance(a, np.generic):
             if c is np.float64:  # a Python float subclass: weak like one (as aval_of says)
+                # (the tape records the float too: a vjp given the np.float64 would compute in
+                # float64, NumPy 2's rule for a float32 array times a float64 scalar)
+                if canon is None:
+                    canon = list(args)
+                canon[i] = float(a)
                 vals.append(float(a))
                 key.append(float)
                 n_py += 1
@@ -493,6 +508,8 @@ def _run_rule(p, vals, params, key):
              for v in vals]
     if not p.strings:
         refuse_strings(p, avals)
+    if not p.complex:
+        refuse_complex(p, avals)
     try:
         out = p.abstract(*avals, **params)
     except (ValueError, TypeError, IndexError) as e:
@@ -551,6 +568,21 @@ def refuse_strings(p, avals):
             raise InvalidArgumentTypeError(
                 f"{p.name}: does not accept string tensors (got {_describe_avals(avals)}); TF's op is "
                 f"numeric too. Convert first: tf.strings.to_number(s), or tf.strings.length(s)")
+
+
+def refuse_complex(p, avals):
+    """TF's error for a complex operand of a primitive whose record does not say ``complex``
+    (``tf.maximum`` of complex: InvalidArgumentError "Value for attr 'T' of complex64 is not in
+    the list of allowed values"). Run before the rule, eagerly (on a rule-cache miss only) and
+    while tracing, as refuse_strings."""
+    for a in avals:
+        d = getattr(a, "dtype", None)
+        if d is not None and d.kind == "c":
+            from ..errors import InvalidArgumentTypeError
+            raise InvalidArgumentTypeError(
+                f"{p.name}: does not accept complex tensors (got {_describe_avals(avals)}): ordering ops (less, "
+                f"maximum, argmax, sort) refuse them in TF too, and tapeflow's other ops take complex64/128 only "
+                f"where their record says so. Take a real part first: tf.math.real(z), tf.math.imag(z) or tf.abs(z)")
 
 
 def _describe_avals(avals):
@@ -834,12 +866,16 @@ def adopt_numpy(p, args):
 
 
 def _is_numpy_operand(a):
-    return (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64
+    # (a Python complex is one too: z_c64 * 1j is complex64, as TF converts 1j to its peer's dtype)
+    return ((a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64) \
+        or a.__class__ is complex
 
 
 def _adopt(p, a, d):
+    if a.__class__ is complex:
+        a = np.complex128(a)
     k, dk = a.dtype.kind, d.kind
-    if a.dtype == d or not ((dk == "f" and k in "fiub") or (dk in "iu" and k in "iuf")):
+    if a.dtype == d or not ((dk == "f" and k in "fiub") or (dk in "iu" and k in "iuf") or (dk == "c" and k in "fiuc")):
         return a  # the same dtype, or no conversion TF makes either (the rule says what is wrong)
     arr = np.asarray(a)
     if dk in "iu" and arr.size:
@@ -893,6 +929,8 @@ def _convert_other(p, a):
         return np.asarray(a)
     if a.__class__ is range:   # tf.reshape(range(20), ...): TF converts the list of its ints (int32)
         return _py_array(list(a))
+    if a.__class__ is complex:   # TF: a Python complex alone is complex128
+        return np.complex128(a)
     raise _InvalidArgumentTypeError(f"{p.name}: cannot convert argument of type {type(a).__name__} to a tensor: {a!r}")
 
 

@@ -227,7 +227,7 @@ def asarray(a, dtype=None):
             arr = arr.astype(np.float32)
     else:
         arr = np.asarray(np.asarray(a), dtype=_np(dtype))
-    if arr.dtype.kind in "OUSc":
+    if arr.dtype.kind in "OUS":   # (complex arrays: complex64/128 tensors since wave 21)
         raise TypeError(f"tnp.asarray: cannot make a tensor of {arr.dtype} values (tapeflow's tensors are numeric)")
     return _to_tensor(arr)
 
@@ -518,35 +518,45 @@ def clip(a, a_min, a_max):
 
 
 def real(val):
-    return asarray(val)
+    return _M.real(asarray(val))   # (complex64 -> float32; a real tensor as it is)
 
 
 def imag(val):
-    return _A.zeros_like(asarray(val))
+    return _M.imag(asarray(val))
 
 
-conj = conjugate = real
+def conj(x):
+    return _M.conj(asarray(x))
+
+
+conjugate = conj
 
 
 def angle(z, deg=False):
+    a = asarray(z)
+    if a.aval.dtype.kind == "c":
+        r = _M.angle(a)
+        return r * (180.0 / np.pi) if deg else r
     z = _float_of(z)
     return _M.where(z < 0, _A.ones_like(z) * np.asarray(180.0 if deg else np.pi, z.aval.dtype), _A.zeros_like(z))
 
 
 def iscomplex(x):
-    return _A.zeros_like(asarray(x), dtype=np.bool_)
+    a = asarray(x)
+    return _M.not_equal(_M.imag(a), 0) if a.aval.dtype.kind == "c" else _A.zeros_like(a, dtype=np.bool_)
 
 
 def isreal(x):
-    return _A.ones_like(asarray(x), dtype=np.bool_)
+    a = asarray(x)
+    return _M.equal(_M.imag(a), 0) if a.aval.dtype.kind == "c" else _A.ones_like(a, dtype=np.bool_)
 
 
 def iscomplexobj(x):
-    return False
+    return asarray(x).aval.dtype.kind == "c"
 
 
 def isrealobj(x):
-    return True
+    return not iscomplexobj(x)
 
 
 def isscalar(num):

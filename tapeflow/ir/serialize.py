@@ -188,6 +188,8 @@ class _Writer:
             return v
         if isinstance(v, float):
             return v if math.isfinite(v) else {"$float": repr(v)}
+        if isinstance(v, complex):   # (a complex constant's item: its two float parts)
+            return {"$complex": [self.value(v.real, at), self.value(v.imag, at)]}
         if isinstance(v, tuple):
             return {"$tuple": [self.value(x, at) for x in v]}
         if isinstance(v, list):
@@ -365,6 +367,11 @@ class _Reader:
             if v["$float"] not in ("nan", "inf", "-inf"):
                 raise self.bad(f"float {v['$float']!r}")
             return float(v["$float"])
+        if "$complex" in v:
+            re, im = (self.value(x) for x in v["$complex"])
+            if not (isinstance(re, float) and isinstance(im, float)):
+                raise self.bad(f"complex {v['$complex']!r}")
+            return complex(re, im)
         if "$graph" in v:
             g = self.graph(v["$graph"])
             if "id" in v:

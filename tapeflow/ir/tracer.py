@@ -410,6 +410,8 @@ class Trace:
             in_avals = [v.aval for v in in_vars]
             if not p.strings:
                 _prim.refuse_strings(p, in_avals)
+            if not p.complex:
+                _prim.refuse_complex(p, in_avals)
             out_aval = p.abstract(*in_avals, **params)
         except (ValueError, TypeError, IndexError) as e:
             src = user_frame()

@@ -711,6 +711,11 @@ def eigh(x):
     return _linalg.eigh(_floating(x))
 
 
+def eig(x):
+    """keras.ops.eig: tf.linalg.eig (complex eigenvalues and eigenvectors), as Keras 3's TF backend."""
+    return _linalg.eig(_floating(x))
+
+
 def qr(x, mode="reduced"):
     return _linalg.qr(_floating(x), full_matrices=(mode == "complete"))
 
@@ -1528,6 +1533,188 @@ _IMAGE = {"resize": _img_resize, "rgb_to_grayscale": _img_rgb_to_grayscale, "rgb
           "pad_images": _img_pad_images}
 
 
+# --- FFTs and complex views (wave 21: Keras 3's TF backend, on tf.signal) --------------------------
+# Keras 3 passes complex values as (real, imag) tuples of float tensors (its backends' common form)
+
+def _complex_from_tuple(x):
+    from .. import signal as _signal  # noqa: F401  (tf.signal underneath)
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        raise ValueError("Input `x` should be a tuple of two tensors - real and imaginary."
+                         f"Received: x={x}")
+    re, im = _t(x[0]), _t(x[1])
+    if re.aval.shape != im.aval.shape:
+        raise ValueError("Input `x` should be a tuple of two tensors - real and imaginary."
+                         "Both the real and imaginary parts should have the same shape. "
+                         f"Received: x[0].shape = {re.aval.shape}, x[1].shape = {im.aval.shape}")
+    if re.aval.dtype.kind != "f" or im.aval.dtype.kind != "f":
+        raise ValueError(f"At least one tensor in input `x` is not of type float.Received: x={x}.")
+    return _M.complex(re, im)
+
+
+def _parts(z):
+    return _M.real(z), _M.imag(z)
+
+
+def fft(x):
+    from .. import signal
+    return _parts(signal.fft(_complex_from_tuple(x)))
+
+
+def fft2(x):
+    from .. import signal
+    return _parts(signal.fft2d(_complex_from_tuple(x)))
+
+
+def ifft2(x):
+    # Keras 3's TF backend: the conjugate's fft2, conjugated and divided by h * w
+    re, im = _t(x[0]), _t(x[1])
+    h, w = re.aval.shape[-2], re.aval.shape[-1]
+    fr, fi = fft2((re, -im))
+    return fr / float(h * w), -fi / float(h * w)
+
+
+def rfft(x, fft_length=None):
+    from .. import signal
+    return _parts(signal.rfft(_t(x), None if fft_length is None else [fft_length]))
+
+
+def irfft(x, fft_length=None):
+    from .. import signal
+    return signal.irfft(_complex_from_tuple(x), None if fft_length is None else [fft_length])
+
+
+def _stft_window(window, sequence_length, dtype, l_pad, r_pad):
+    from .. import signal
+    if isinstance(window, str):
+        w = (signal.hann_window if window == "hann" else signal.hamming_window)(sequence_length, periodic=True,
+                                                                                  dtype=dtype)
+    else:
+        w = _M.cast(_t(window), dtype)
+    if len(w.aval.shape) != 1 or w.aval.shape[-1] != sequence_length:
+        raise ValueError(f"The shape of `window` must be equal to [sequence_length].Received: window shape="
+                         f"{w.aval.shape}")
+    return _A.pad(w, [[l_pad, r_pad]])
+
+
+def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
+    """keras.ops.stft (Keras 3's TF backend): reflect-padded by fft_length // 2 when centred, the
+    window zero-padded to fft_length; returns (real, imag)."""
+    from .. import signal
+    x = _t(x)
+    if x.aval.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"Invalid input type. Expected `float32` or `float64`. Received: input type={x.aval.dtype}")
+    if fft_length < sequence_length:
+        raise ValueError("`fft_length` must equal or larger than `sequence_length`. Received: sequence_length="
+                         f"{sequence_length}, fft_length={fft_length}")
+    if isinstance(window, str) and window not in ("hann", "hamming"):
+        raise ValueError(f'If a string is passed to `window`, it must be one of `"hann"`, `"hamming"`. '
+                         f"Received: window={window}")
+    if center:
+        pads = [[0, 0]] * (len(x.aval.shape) - 1) + [[fft_length // 2, fft_length // 2]]
+        x = _A.pad(x, pads, mode="REFLECT")
+    l_pad = (fft_length - sequence_length) // 2
+    r_pad = fft_length - sequence_length - l_pad
+    win = None
+    if window is not None:
+        w = _stft_window(window, sequence_length, x.aval.dtype, l_pad, r_pad)
+
+        def win(frame_length, dtype):
+            return w
+    return _parts(signal.stft(x, sequence_length + l_pad + r_pad, sequence_stride, fft_length=fft_length,
+                              window_fn=win))
+
+
+def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann", center=True):
+    """keras.ops.istft (Keras 3's TF backend): inverse_stft with the inverse window of the padded
+    forward window, the centring padding cut off (or ``length`` samples kept)."""
+    from .. import signal
+    z = _complex_from_tuple(x)
+    dtype = _M.real(z).aval.dtype
+    frames = z.aval.shape[-2]
+    expected = fft_length + sequence_stride * (frames - 1)
+    l_pad = (fft_length - sequence_length) // 2
+    r_pad = fft_length - sequence_length - l_pad
+    win = None
+    if window is not None:
+        w = _stft_window(window, sequence_length, dtype, l_pad, r_pad)
+        win = signal.inverse_stft_window_fn(sequence_stride, lambda frame_length, dtype: w)
+    out = signal.inverse_stft(z, sequence_length + l_pad + r_pad, sequence_stride, fft_length=fft_length,
+                              window_fn=win)
+    start = 0 if center is False else fft_length // 2
+    if length is not None:
+        end = start + length
+    elif center is True:
+        end = -(fft_length // 2)
+    else:
+        end = expected
+    return out[..., start:end]
+
+
+def _window_length(x):
+    n = _A.get_static_value(x)
+    if n is None:
+        raise ValueError(f"keras.ops window: the length must be known when the op is built, got {x!r}")
+    return int(n)
+
+
+def hamming(x):
+    """keras.ops.hamming: the symmetric Hamming window (Keras 3's TF backend: tf.signal's)."""
+    from .. import signal
+    return signal.hamming_window(_window_length(x), periodic=False)
+
+
+def hanning(x):
+    """keras.ops.hanning: the symmetric Hann window (tf.signal.hann_window(periodic=False))."""
+    from .. import signal
+    return signal.hann_window(_window_length(x), periodic=False)
+
+
+def kaiser(x, beta):
+    """keras.ops.kaiser: tf.signal.kaiser_window(x, beta), as Keras 3's TF backend."""
+    from .. import signal
+    return signal.kaiser_window(_window_length(x), beta=beta)
+
+
+def bartlett(x):
+    """keras.ops.bartlett: the triangular window 2n/(M-1) up to the middle, then down (floatx)."""
+    m = _window_length(x)
+    if m <= 1:
+        return _A.ones([m], dtype=_FLOATX) if m == 1 else _t(np.zeros(0, _FLOATX))
+    n = np.arange(m, dtype=np.float64)
+    w = np.where(n <= (m - 1) / 2, 2.0 * n / (m - 1), 2.0 - 2.0 * n / (m - 1))
+    return _t(w.astype(_FLOATX))
+
+
+def blackman(x):
+    """keras.ops.blackman: 0.42 - 0.5 cos(2 pi n / (M-1)) + 0.08 cos(4 pi n / (M-1)) (floatx; 1 for M = 1)."""
+    m = _window_length(x)
+    n = np.arange(m, dtype=np.float64)
+    d = builtins.max(m - 1, 1)
+    w = 0.42 - 0.5 * np.cos(2 * np.pi * n / d) + 0.08 * np.cos(4 * np.pi * n / d)
+    return _t((np.ones(m) if m == 1 else w).astype(_FLOATX))
+
+
+def view_as_complex(x):
+    """keras.ops.view_as_complex: [..., 2] real -> [...] complex64 (Keras casts to complex64)."""
+    x = _t(x)
+    if len(x.aval.shape) < 1 or x.aval.shape[-1] != 2:
+        raise ValueError(f"Last dimension of input must be size 2 (real and imaginary). Received shape: "
+                         f"{tuple(x.aval.shape)}")
+    return _M.cast(x[..., 0], np.complex64) + 1j * _M.cast(x[..., 1], np.complex64)
+
+
+def view_as_real(x):
+    """keras.ops.view_as_real: complex [...] -> [..., 2] (real, imag)."""
+    x = _t(x)
+    return _A.stack([_M.real(x), _M.imag(x)], axis=-1)
+
+
+def polar(abs_, angle):
+    """keras.ops.polar: abs * (cos(angle) + i sin(angle)) (Keras 3: float tensors in, complex out)."""
+    a, t = _t(abs_), _t(angle)
+    return _complex_from_tuple((a * _M.cos(t), a * _M.sin(t)))
+
+
 # --- namespaces and the names left out ----------------------------------------------------
 
 #: the Keras 3 ops tapeflow does not implement (FFT, signal windows, image ops, CTC, ...): a
@@ -1564,13 +1751,16 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
              "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
-             "ctc_loss", "ctc_decode", "sparsemax")
-_LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
+             "ctc_loss", "ctc_decode", "sparsemax", "polar")
+_LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq", "norm", "qr", "solve",
                  "solve_triangular", "svd")
 nn = _namespace("nn", _NN_NAMES)
 linalg = _namespace("linalg", _LINALG_NAMES)
+#: keras.ops.math's names that keras.ops.numpy does not have
+_MATH_ONLY = ("fft", "fft2", "ifft2", "rfft", "irfft", "stft", "istft", "view_as_complex", "view_as_real")
+math = _namespace("math", _MATH_ONLY)
 numpy = _namespace("numpy", [n for n in list(globals()) if not n.startswith("_")
-                             and callable(globals()[n]) and n not in _NN_NAMES])
+                             and callable(globals()[n]) and n not in _NN_NAMES and n not in _MATH_ONLY])
 image = _namespace("image", ())
 for _name, _fn in _IMAGE.items():
     _fn.__name__ = _fn.__qualname__ = _name

@@ -337,11 +337,11 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
             kind = aval_of(x).dtype.kind
         except CompositeOperand:   # a RaggedTensor (TF's ragged reduce_mean)
             return _ragged_reduce("mean", x, axis, keepdims)
-        if kind not in "fiu":
+        if kind not in "fiuc":
             raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
                                            "cast first: tapeflow.cast(x, tapeflow.float32)")
         axes = _axes("reduce_mean", x, axis)
-        if kind != "f":
+        if kind not in "fc":
             return _integer_mean(x, axes, keepdims)
     s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
     n = _prod([v.shape[a] for a in axes]) if eager_float else _count(x, axes)
@@ -696,23 +696,38 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     return add_n(inputs)
 
 
-def real(input, name=None):  # noqa: A002
-    """The real part: the tensor itself (tapeflow has no complex dtypes)."""
-    return input if isinstance(input, Tensor) else convert_to_tensor(input)
-
-
-def imag(input, name=None):  # noqa: A002
-    """The imaginary part of a real tensor: zeros."""
-    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
-    return zeros_like_(x)
-
-
-def conj(x, name=None):
-    """The complex conjugate of a real tensor: the tensor itself."""
+def _tensor(x):
     return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
 
+def complex(real, imag, name=None):  # noqa: A001  (TF's name)
+    """tf.complex: real + i * imag (float32 -> complex64, float64 -> complex128), broadcasting;
+    the two must share their dtype (TF 2.21's TypeError otherwise; ints are refused as TF)."""
+    return bind(E.complex_p, real, imag)
+
+
+def real(input, name=None):  # noqa: A002
+    """The real part (TF 2.21: float32 of complex64); a real tensor is returned as it is."""
+    x = _tensor(input)
+    return bind(E.real_p, x) if x.dtype.is_complex else x
+
+
+def imag(input, name=None):  # noqa: A002
+    """The imaginary part (TF 2.21: float32 of complex64); zeros of a real tensor."""
+    x = _tensor(input)
+    return bind(E.imag_p, x) if x.dtype.is_complex else zeros_like_(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate; a real tensor is returned as it is (TF 2.21, ints too)."""
+    x = _tensor(x)
+    return bind(E.conj_p, x) if x.dtype.is_complex else x
+
+
 def angle(input, name=None):  # noqa: A002
-    """The argument of a real number: 0 for x >= 0, pi for x < 0 (atan2(0, x))."""
-    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    """The argument atan2(imag, real) in (-pi, pi]; of a real number: 0 for x >= 0, pi for x < 0.
+    Composed, so its gradient is atan2's through real/imag (TF 2.21's: -y/|z|^2 + i x/|z|^2)."""
+    x = _tensor(input)
+    if x.dtype.is_complex:
+        return atan2(bind(E.imag_p, x), bind(E.real_p, x))
     return atan2(zeros_like_(x), x)

@@ -161,9 +161,34 @@ def _fold(p):
     return None
 
 
+def _complex_eqn(e):
+    """Whether an equation reads or makes a complex value. The scalar forms, folds and
+    buffer dtypes of this backend are written for real numbers (a cast's ``{dt}({0})``
+    would drop an imaginary part), so complex stays out of native code: such an equation
+    never joins a fused loop, and a graph holding one is declined (its kernels run)."""
+    for v in e.inputs:
+        a = v.aval
+        if a is not None and a.dtype.kind == "c":
+            return True
+    for v in e.outputs:
+        if v.aval.dtype.kind == "c":
+            return True
+    return False
+
+
+def _has_complex(graph):
+    for e in graph.eqns:
+        if _complex_eqn(e) or any(_has_complex(g) for g in _subgraphs(e)):
+            return True
+    return False
+
+
 def can_lower_in_loop(e):
     """Can this equation run inside a native loop? (the fusion pass asks): an
-    elementwise op with a scalar form, or a fold over all or leading axes."""
+    elementwise op with a scalar form, or a fold over all or leading axes; never
+    one over complex values (``_complex_eqn``)."""
+    if _complex_eqn(e):
+        return False
     if _scalar_form(e.prim) is not None:
         return True
     return _fold(e.prim) is not None and not isinstance(e.inputs[0], Literal) and _loop_fold(e)
@@ -304,6 +329,10 @@ def try_compile(graph, name, required=False):
     raise NotImplementedError instead of declining. Compile failures raise
     ``CompileError`` (the caller falls back)."""
     if not required and not worthwhile(graph):
+        return None
+    if _has_complex(graph):
+        if required:
+            raise NotImplementedError("numba backend: complex values (complex64/128) run on the python backend")
         return None
     try:
         # lowering is plain Python: decide before paying numba's import (~0.2 s)

@@ -17,10 +17,10 @@ from . import linalg as L
 from . import shape as S
 
 
-def _square(name, a):
+def _square(name, a, kinds="f"):
     if a.ndim < 2 or (a.shape[-1] is not None and a.shape[-2] is not None and a.shape[-1] != a.shape[-2]):
         raise InvalidArgumentError(f"{name}: expects square matrices of shape (..., n, n), got {fmt_shape(a.shape)}")
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in kinds:
         raise TypeError(f"{name}: expects float32 or float64 matrices, got {a.dtype.name}; cast first: "
                         "tapeflow.cast(x, tapeflow.float32)")
 
@@ -40,7 +40,7 @@ def _lapack(name, fn, message):
 # -- solve ---------------------------------------------------------------------------------------
 
 def _solve_abstract(a, b):
-    _square("matrix_solve", a)
+    _square("matrix_solve", a, "fc")
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
         raise ValueError(f"matrix_solve: rhs must have shape (..., {a.shape[-1]}, k) with the matrix's batch "
                          f"dimensions; got matrix {fmt_shape(a.shape)} and rhs {fmt_shape(b.shape)}")
@@ -50,9 +50,9 @@ def _solve_abstract(a, b):
 
 
 def _solve_vjp(g, out, a, b):
-    # X = A^-1 B:  dB = A^-T g,  dA = -dB X^T
-    gb = solve(L._swap(a), g)
-    ga = None if E._is_const(a) else E.neg(L.matmul(gb, L._swap(out)))
+    # X = A^-1 B:  dB = A^-T g,  dA = -dB X^T (complex: A^-H and X^H, TF's convention)
+    gb = solve(L._swap(E._cj(a)), g)
+    ga = None if E._is_const(a) else E.neg(L.matmul(gb, L._swap(E._cj(out))))
     return ga, (None if E._is_const(b) else gb)
 
 
@@ -61,7 +61,7 @@ def solve(a, b):
 
 
 matrix_solve_p = Primitive("matrix_solve", _lapack("matrix_solve", np.linalg.solve, "Input matrix is not invertible."),
-                           _solve_abstract, _solve_vjp, doc="X with A X = B, batched")
+                           _solve_abstract, _solve_vjp, complex=True, doc="X with A X = B, batched")
 
 
 # -- determinant ------------------------------------------------------------------------------------
@@ -316,6 +316,55 @@ def _eigh_vjp(cts, outs, a):
 
 eigh_p = Primitive("eigh", _eigh_impl, _eigh_abstract, _eigh_vjp, multiple_results=True, aliases=False,
                    doc="(e, v): eigenvalues ascending and eigenvectors of a symmetric matrix (its lower triangle)")
+
+
+# -- eig: eigenvalues and eigenvectors of general matrices (wave 21) -----------------------------------
+# A primitive: no composition of tapeflow ops finds eigenvalues. LAPACK's geev through NumPy; the
+# results are complex (complex64 for float32/complex64 input). Eigenvectors have unit norm, each
+# defined up to a complex phase: LAPACK's phases are not TF's (Eigen's), so only phase-invariant
+# functions of them (|v|, v v^H, the eigenvalues) agree with TF.
+
+_EIG_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128),
+           np.dtype(np.complex64): np.dtype(np.complex64), np.dtype(np.complex128): np.dtype(np.complex128)}
+
+
+def _eig_abstract(a):
+    _square("eig", a, "fc")
+    c = _EIG_OF[a.dtype]
+    return Aval(a.shape[:-1], c), Aval(a.shape, c)
+
+
+def _eig_impl(a):
+    c = _EIG_OF[a.dtype]
+    e, v = np.linalg.eig(a)
+    return e.astype(c, copy=False), v.astype(c, copy=False)
+
+
+def _eig_vjp(cts, outs, a):
+    # TF's _EigGrad: grad_a = V^-H (diag(ge) + conj(F) o (V^H gv - V^H V diag(Re diag(V^H gv)))) V^H,
+    # F_ij = 1 / (e_j - e_i) off the diagonal, 0 on it (repeated eigenvalues: inf, as TF)
+    e, v = outs
+    ge, gv = cts
+    n = aval_of(a).shape[-1]
+    c = aval_of(e).dtype
+    eye = np.eye(n, dtype=c)
+    vt = L._swap(E._cj(v))
+    mid = _diag(_zeros_for(ge, e), n, c)
+    if gv is not None:
+        row = S.reshape(e, tuple(aval_of(e).shape[:-1]) + (1, n))
+        col = S.reshape(e, tuple(aval_of(e).shape[:-1]) + (n, 1))
+        f = E._cj(E.div(1.0 - eye, E.add(E.sub(row, col), eye)))
+        vgv = L.matmul(vt, gv)
+        dpart = E.mul(E.bind(E.cast_p, E.bind(E.real_p, vgv), dtype=c), eye)
+        mid = E.add(mid, E.mul(f, E.sub(vgv, L.matmul(L.matmul(vt, v), dpart))))
+    ga = solve(vt, L.matmul(mid, vt))
+    d = aval_of(a).dtype
+    return (ga if d == c else E.bind(E.cast_p, ga, dtype=d),)
+
+
+eig_p = Primitive("eig", _lapack("eig", _eig_impl, "Eigen decomposition failed."), _eig_abstract, _eig_vjp,
+                  multiple_results=True, aliases=False, complex=True,
+                  doc="(e, v): eigenvalues and unit eigenvectors (columns) of general matrices, complex")
 
 
 __all__ = ["solve", "det", "cholesky", "svd", "matrix_solve_p", "matrix_determinant_p", "cholesky_p", "svd_p"]

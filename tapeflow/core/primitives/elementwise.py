@@ -37,18 +37,20 @@ def _elementwise_facts(kernel, n, numba, fresh=None):
             "lowerings": {"numba": numba} if numba else None}
 
 
-def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None):
-    p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 1, numba),
+def _unary(name, kernel, vjp=None, require="f", out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
+           complex=False, abstract=None):
+    p = Primitive(name, kernel, abstract or _rules.elementwise(name, out_dtype, require), vjp,
+                  **_elementwise_facts(kernel, 1, numba), complex=complex,
                   differentiable=differentiable, doc=doc, vjp_np=vjp_np,
                   impl_out=(lambda out, x: kernel(x, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
 
 def _binary(name, kernel, vjp=None, require=None, out_dtype=None, differentiable=True, doc="", numba=True, vjp_np=None,
-            specialize=None, strings=False):
+            specialize=None, strings=False, complex=None):
     p = Primitive(name, kernel, _rules.elementwise(name, out_dtype, require), vjp, **_elementwise_facts(kernel, 2, numba),
                   differentiable=differentiable, doc=doc, vjp_np=vjp_np, specialize=specialize, numpy_operands="adopt",
-                  strings=strings,
+                  strings=strings, complex=complex,
                   impl_out=(lambda out, x, y: kernel(x, y, out=out)) if isinstance(kernel, np.ufunc) else None)
     return p
 
@@ -162,14 +164,37 @@ def _build_bias_add(numba):
 
 _ndarray = np.ndarray
 # strings: TF's Add concatenates string tensors (np.add does the same on object arrays of bytes)
-add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiuO",
+add_p = _binary("add", np.add, lambda g, out, a, b: _grads2(g, a, b, g, g), require="fiuOc",
                 vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, g), specialize=_add_specialize,
                 strings=True)
-sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiu",
-                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None))
+sub_p = _binary("sub", np.subtract, lambda g, out, a, b: _grads2(g, a, b, g, neg(g)), require="fiuc",
+                vjp_np=lambda need, g, out, a, b: _grads2_np(need, a, b, g, np.negative(g) if need[1] else None),
+                complex=True)
+
+
+# -- complex numbers (wave 21) ------------------------------------------------------------------
+# TF's gradient convention for complex z = x + iy: a real loss's gradient is dL/dx + i dL/dy, so a
+# holomorphic op f has vjp ct * conj(f'(z)) (mul: g * conj(b); exp: g * conj(exp(z))). Linear ops
+# with real coefficients (add, sum, reshape, gathers) need no conj. _cj / _cj_np conjugate a
+# complex operand and return a real one as it is, so the real rules bind nothing more.
+
+def _cj(v):
+    if _is_const(v):
+        return np.conj(v) if np.iscomplexobj(v) else v
+    return bind(conj_p, v) if aval_of(v).dtype.kind == "c" else v
+
+
+def _cj_np(v):
+    # (on the lean backward's arrays: a class and a kind test, ~60 ns; np.iscomplexobj costs ~0.4 us)
+    if v.__class__ is _ndarray:
+        return np.conj(v) if v.dtype.kind == "c" else v
+    return np.conj(v) if isinstance(v, (complex, np.complexfloating)) else v
 
 
 def _mul_vjp_np(need, g, out, a, b):
+    if g.dtype.kind == "c":   # TF's convention (see _cj): g * conj of the other operand
+        return _grads2_np(need, a, b, np.multiply(g, _cj_np(b)) if need[0] else None,
+                          np.multiply(g, _cj_np(a)) if need[1] else None)
     if a is b and need[0]:
         # square (x * x): both products are g * x, the same kernel on the same values, so
         # one is computed and given to both operands; the walk then adds it to itself,
@@ -183,9 +208,9 @@ def _mul_vjp_np(need, g, out, a, b):
 
 # bool * bool is logical and, as TF (bool + bool is an error there, and here)
 mul_p = _binary("mul", np.multiply,
-                lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, b),
-                                             None if _is_const(b) else mul(g, a)), require="fiub",
-                vjp_np=_mul_vjp_np)
+                lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else mul(g, _cj(b)),
+                                             None if _is_const(b) else mul(g, _cj(a))), require="fiubc",
+                vjp_np=_mul_vjp_np, complex=True)
 
 #: TF's truediv: small integers divide in float32, int32/int64 in float64 (exact for every int32)
 _TRUEDIV_FLOAT = {"int8": np.dtype(np.float32), "int16": np.dtype(np.float32), "uint8": np.dtype(np.float32),
@@ -220,20 +245,22 @@ def _div_numba(ins, eqn):
     return f"np.true_divide({ins[0]}, {ins[1]})"
 
 
-_div_rule = _rules.elementwise("div", None, "fiu")
+_div_rule = _rules.elementwise("div", None, "fiuc")
 div_p = Primitive("div", _div_kernel, _div_abstract, **_elementwise_facts(np.true_divide, 2, _div_numba, fresh=True),
                   numpy_operands="adopt",
                   # d(a/b)/db = -a/b^2 = -out/b: reuses the forward value
-                  vjp=lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else div(g, b),
-                                               None if _is_const(b) else neg(div(mul(g, out), b))),
+                  # (complex: conj(b) and conj(out), TF's convention; see _cj)
+                  vjp=lambda g, out, a, b: _grads2(g, a, b, None if _is_const(a) else div(g, _cj(b)),
+                                               None if _is_const(b) else neg(div(mul(g, _cj(out)), _cj(b)))),
                   vjp_np=lambda need, g, out, a, b: _grads2_np(
-                      need, a, b, _div_kernel(g, b) if need[0] else None,
-                      np.negative(_div_kernel(np.multiply(g, out), b)) if need[1] else None),
+                      need, a, b, _div_kernel(g, _cj_np(b)) if need[0] else None,
+                      np.negative(_div_kernel(np.multiply(g, _cj_np(out)), _cj_np(b))) if need[1] else None),
+                  complex=True,
                   impl_out=lambda out, a, b: _div_kernel(a, b, out=out),
                   doc="true division (TF's truediv): integers are converted to float32 (8/16-bit) "
                       "or float64 (32/64-bit) first")
-neg_p = _unary("neg", np.negative, lambda g, out, a: (neg(g),), require="fi",
-               vjp_np=lambda need, g, out, a: (np.negative(g),))
+neg_p = _unary("neg", np.negative, lambda g, out, a: (neg(g),), require="fic",
+               vjp_np=lambda need, g, out, a: (np.negative(g),), complex=True)
 for _p, _op in ((add_p, "+"), (sub_p, "-"), (mul_p, "*"), (div_p, "/"), (neg_p, "-")):
     _p.lowerings["python"] = _scalar_operator(_op)
 
@@ -501,34 +528,60 @@ mod_p = _binary("mod", _mod_kernel, numba=False, vjp=lambda g, out, x, y: _grads
 
 # numba: simd_exp (compiler/backends/numba_math.py) is np.exp in a form LLVM vectorizes for float32
 # (vjp_np: each rule with the ops' kernels called directly; div's is _div_kernel)
-exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, out),), numba="simd_exp({0})",
-               vjp_np=lambda need, g, out, x: (np.multiply(g, out),))
-log_p = _unary("log", np.log, lambda g, out, x: (div(g, x),),
-               vjp_np=lambda need, g, out, x: (_div_kernel(g, x),))
+exp_p = _unary("exp", np.exp, lambda g, out, x: (mul(g, _cj(out)),), numba="simd_exp({0})",
+               vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(out)),), require="fc", complex=True)
+log_p = _unary("log", np.log, lambda g, out, x: (div(g, _cj(x)),),
+               vjp_np=lambda need, g, out, x: (_div_kernel(g, _cj_np(x)),), require="fc", complex=True)
 log1p_p = _unary("log1p", np.log1p, lambda g, out, x: (div(g, add(x, 1)),),
                  vjp_np=lambda need, g, out, x: (_div_kernel(g, np.add(x, 1)),))
 expm1_p = _unary("expm1", np.expm1, lambda g, out, x: (mul(g, add(out, 1)),),
                  vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(out, 1)),))
-sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, bind(cos_p, x)),),
-               vjp_np=lambda need, g, out, x: (np.multiply(g, np.cos(x)),))
-cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, bind(sin_p, x))),),
-               vjp_np=lambda need, g, out, x: (np.negative(np.multiply(g, np.sin(x))),))
+# (sin, cos, tanh, sinh, cosh take complex too: their derivatives conjugated, TF's convention)
+sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, _cj(bind(cos_p, x))),),
+               vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.cos(x))),), require="fc", complex=True)
+cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, _cj(bind(sin_p, x)))),),
+               vjp_np=lambda need, g, out, x: (np.negative(np.multiply(g, _cj_np(np.sin(x)))),), require="fc",
+               complex=True)
 tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),),
                vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(np.multiply(out, out), 1)),))
 # numba: simd_tanh likewise (the ufunc's own form is a libm call per element: a scalar loop)
-tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, sub(1, mul(out, out))),), numba="simd_tanh({0})",
-                vjp_np=lambda need, g, out, x: (np.multiply(g, np.subtract(1, np.multiply(out, out))),))
+tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, _cj(sub(1, mul(out, out)))),), numba="simd_tanh({0})",
+                vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.subtract(1, np.multiply(out, out)))),),
+                require="fc", complex=True)
 # A zero cotangent gives a zero gradient even where sqrt(x) = 0 (0.5 / 0 is inf, and 0 * inf nan),
 # as TF's SqrtGrad: tf.where(x > 0, tf.sqrt(x), 0) then has gradient 0 at x = 0, not nan
-sqrt_p = _unary("sqrt", np.sqrt, lambda g, out, x: (bind(select_p, bind(equal_p, g, 0), 0, div(mul(g, 0.5), out)),),
-                vjp_np=lambda need, g, out, x: (_sqrt_vjp_np(g, out),))
+sqrt_p = _unary("sqrt", np.sqrt,
+                lambda g, out, x: (bind(select_p, bind(equal_p, g, 0), 0, div(mul(g, 0.5), _cj(out))),),
+                vjp_np=lambda need, g, out, x: (_sqrt_vjp_np(g, out),), require="fc", complex=True)
 
 
 def _sqrt_vjp_np(g, out):
-    q = _div_kernel(np.multiply(g, 0.5), out)
+    q = _div_kernel(np.multiply(g, 0.5), _cj_np(out))
     return np.where(np.equal(g, 0), np.zeros((), q.dtype), q)
-abs_p = _unary("abs", np.abs, lambda g, out, x: (mul(g, bind(sign_p, x)),), require="fi",
-               vjp_np=lambda need, g, out, x: (np.multiply(g, np.sign(x)),))
+def _abs_abstract(x):
+    if x.dtype.kind == "c":   # TF: abs of complex is its modulus, in the component dtype
+        return Aval(x.shape, np.dtype(x.dtype.char.lower()))
+    return _abs_rule(x)
+
+
+def _abs_vjp(g, out, x):
+    if aval_of(x).dtype.kind != "c":
+        return (mul(g, bind(sign_p, x)),)
+    # TF's ComplexAbsGrad: g * z / |z|, 0 where z = 0 (TF 2.21: grad of abs at 0j is 0j)
+    c = aval_of(x).dtype
+    unit = bind(select_p, bind(equal_p, out, 0), 0, div(x, bind(cast_p, out, dtype=c)))
+    return (mul(bind(cast_p, g, dtype=c), unit),)
+
+
+def _abs_vjp_np(need, g, out, x):
+    if x.dtype.kind != "c":
+        return (np.multiply(g, np.sign(x)),)
+    unit = np.where(np.equal(out, 0), np.zeros((), x.dtype), _div_kernel(x, out.astype(x.dtype)))
+    return (np.multiply(g.astype(x.dtype), unit),)
+
+
+_abs_rule = _rules.elementwise("abs", None, "fi")
+abs_p = _unary("abs", np.abs, _abs_vjp, abstract=_abs_abstract, vjp_np=_abs_vjp_np, complex=True)
 atan_p = _unary("atan", np.arctan, lambda g, out, x: (div(g, add(mul(x, x), 1)),),
                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.add(np.multiply(x, x), 1)),))
 
@@ -540,10 +593,10 @@ asin_p = _unary("asin", np.arcsin, lambda g, out, x: (div(g, bind(sqrt_p, sub(1,
                 vjp_np=lambda need, g, out, x: (_div_kernel(g, np.sqrt(np.subtract(1, np.multiply(x, x)))),))
 acos_p = _unary("acos", np.arccos, lambda g, out, x: (neg(div(g, bind(sqrt_p, sub(1, mul(x, x))))),),
                 vjp_np=lambda need, g, out, x: (np.negative(_div_kernel(g, np.sqrt(np.subtract(1, np.multiply(x, x))))),))
-sinh_p = _unary("sinh", np.sinh, lambda g, out, x: (mul(g, bind(cosh_p, x)),),
-                vjp_np=lambda need, g, out, x: (np.multiply(g, np.cosh(x)),))
-cosh_p = _unary("cosh", np.cosh, lambda g, out, x: (mul(g, bind(sinh_p, x)),),
-                vjp_np=lambda need, g, out, x: (np.multiply(g, np.sinh(x)),))
+sinh_p = _unary("sinh", np.sinh, lambda g, out, x: (mul(g, _cj(bind(cosh_p, x))),),
+                vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.cosh(x))),), require="fc", complex=True)
+cosh_p = _unary("cosh", np.cosh, lambda g, out, x: (mul(g, _cj(bind(sinh_p, x))),),
+                vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.sinh(x))),), require="fc", complex=True)
 asinh_p = _unary("asinh", np.arcsinh, lambda g, out, x: (div(g, bind(cosh_p, out)),),
                  vjp_np=lambda need, g, out, x: (_div_kernel(g, np.cosh(out)),))
 acosh_p = _unary("acosh", np.arccosh, lambda g, out, x: (div(g, bind(sinh_p, out)),),
@@ -667,6 +720,8 @@ select_p = Primitive("select", _select_kernel, _select_abstract, _select_vjp, vj
 # -- dtype conversion and gradient blocking ------------------------------------------------------
 
 def _cast_kernel(x, dtype):
+    if np.iscomplexobj(x) and np.dtype(dtype).kind != "c":
+        x = np.real(x)   # TF 2.21: complex -> real casts keep the real part (NumPy's astype warns)
     return np.asarray(x).astype(dtype, copy=False) if not isinstance(x, np.generic) else x.astype(dtype)
 
 
@@ -680,13 +735,14 @@ def _cast_abstract(x, dtype):
 
 
 def _cast_vjp(g, out, x, dtype):
-    if _is_const(x) or aval_of(x).dtype.kind != "f" or np.dtype(dtype).kind != "f":
+    # (complex <-> real: the cotangent cast back, its real part to a real operand: TF's convention)
+    if _is_const(x) or aval_of(x).dtype.kind not in "fc" or np.dtype(dtype).kind not in "fc":
         return (None,)  # no gradient through integer/bool conversions (as TF)
     return (bind(cast_p, g, dtype=aval_of(x).dtype),)
 
 
 def _cast_vjp_np(need, g, out, x, dtype):
-    if not need[0] or x.dtype.kind != "f" or np.dtype(dtype).kind != "f":
+    if not need[0] or x.dtype.kind not in "fc" or np.dtype(dtype).kind not in "fc":
         return (None,)
     return (_cast_kernel(g, x.dtype),)
 
@@ -752,3 +808,57 @@ left_shift_p = _binary("left_shift", _shift_kernel(np.left_shift), require="iu",
                        doc="x << clamp(y, 0, bits - 1), as TF's LeftShift")
 right_shift_p = _binary("right_shift", _shift_kernel(np.right_shift), require="iu", differentiable=False, numba=False,
                         doc="x >> clamp(y, 0, bits - 1) (arithmetic for signed x), as TF's RightShift")
+
+
+# -- complex numbers: parts and conjugate (wave 21) ------------------------------------------------
+# Four primitives, since no composition of real ops builds or takes apart a complex value. Opaque
+# (the fused tier and numba keep complex out) and fresh arrays (np.real would be a view).
+
+_REAL_OF = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
+
+
+def _complex_kernel(re, im):
+    # a Python float (a float subclass: np.float64 too) is weak: the other operand's dtype, as the rule
+    strong = [v.dtype for v in (re, im) if not isinstance(v, float) and hasattr(v, "dtype")]
+    d = strong[0] if strong else np.dtype(np.float32)
+    re, im = np.asarray(re), np.asarray(im)
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[d])
+    out.real = re   # (assigned, not re + 1j * im: 1j * inf would put a nan in the real part)
+    out.imag = im
+    return out
+
+
+def _complex_abstract(re, im):
+    # (a Python scalar takes its peer's dtype; two take their own: tf.complex(1, 2) is int32's error)
+    strong = [a.dtype for a in (re, im) if not a.weak] or [re.dtype, im.dtype]
+    d = strong[0]
+    if d not in _COMPLEX_OF or strong[-1] != d:
+        # TF 2.21's TypeError text (tf.complex(1, 2), float64 with float32)
+        raise InvalidArgumentTypeError(
+            f"complex: The `real` and `imag` components have incorrect types: {re.dtype.name} {im.dtype.name}. "
+            "They must be consistent, and one of [tf.float32, tf.float64]")
+    return Aval(_rules.broadcast_shapes("complex", re.shape, im.shape), _COMPLEX_OF[d])
+
+
+def _part_abstract(name):
+    def rule(z):
+        if z.dtype.kind != "c":
+            raise InvalidArgumentTypeError(f"{name}: expects a complex tensor, got {z.dtype.name} (tf.math.{name} "
+                                           "of a real tensor is computed without this primitive)")
+        return Aval(z.shape, z.dtype if name == "conj" else _REAL_OF[z.dtype])
+    return rule
+
+
+complex_p = Primitive(
+    "complex", _complex_kernel, _complex_abstract,
+    lambda g, out, re, im: (None if _is_const(re) else unbroadcast(bind(real_p, g), shape_of(re)),
+                            None if _is_const(im) else unbroadcast(bind(imag_p, g), shape_of(im))),
+    aliases=False, complex=True, doc="tf.complex(real, imag): float32 -> complex64, float64 -> complex128")
+# real(z)'s cotangent g is g + 0i, imag(z)'s is 0 + gi (TF: d real(z) = dx, d imag(z) = dy)
+real_p = Primitive("real", lambda z: np.real(z).copy(), _part_abstract("real"),
+                   lambda g, out, z: (bind(cast_p, g, dtype=aval_of(z).dtype),), aliases=False, complex=True)
+imag_p = Primitive("imag", lambda z: np.imag(z).copy(), _part_abstract("imag"),
+                   lambda g, out, z: (bind(complex_p, 0.0, g),), aliases=False, complex=True)
+conj_p = Primitive("conj", np.conj, _part_abstract("conj"), lambda g, out, z: (bind(conj_p, g),),
+                   aliases=False, complex=True)

@@ -290,7 +290,7 @@ def _getitem_add_vjp_np(need, ct, out, like, g, *idx, key, bounds=None):
 
 
 getitem_add_p = Primitive("getitem_add", _getitem_add_kernel, _getitem_add_abstract, _getitem_add_vjp, aliases=False,
-                          vjp_np=_getitem_add_vjp_np,
+                          vjp_np=_getitem_add_vjp_np, complex=True,
                           doc="zeros_like(like) with g added at [key]; repeated indices accumulate")
 
 

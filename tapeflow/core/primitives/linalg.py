@@ -23,7 +23,7 @@ def _matmul_abstract(a, b):
         raise InvalidArgumentError(f"matmul: both operands need rank >= 2, got {fmt_shape(a.shape)} @ {fmt_shape(b.shape)}; "
                          "reshape vectors to (1, n) / (n, 1) or use tapeflow.tensordot")
     d = _rules.result_dtype("matmul", [a, b])
-    if d.kind not in "fiu":
+    if d.kind not in "fiuc":
         raise InvalidArgumentTypeError(f"matmul: expects numeric tensors, got {d.name}")
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
@@ -37,13 +37,16 @@ def _matmul_abstract(a, b):
 
 
 def _matmul_vjp(g, out, a, b):
-    ga = None if E._is_const(a) else E.unbroadcast(matmul(g, _swap(b)), aval_of(a).shape)
-    gb = None if E._is_const(b) else E.unbroadcast(matmul(_swap(a), g), aval_of(b).shape)
+    # (complex: the adjoints g @ b^H and a^H @ g, TF's convention; E._cj is b itself for real b)
+    ga = None if E._is_const(a) else E.unbroadcast(matmul(g, _swap(E._cj(b))), aval_of(a).shape)
+    gb = None if E._is_const(b) else E.unbroadcast(matmul(_swap(E._cj(a)), g), aval_of(b).shape)
     return ga, gb
 
 
 def _matmul_vjp_np(need, g, out, a, b):
     # _swap's transpose is the view .swapaxes makes; the matmul kernel is _threads.matmul
+    if g.dtype.kind == "c":
+        a, b = E._cj_np(a), E._cj_np(b)
     ga = E.unbroadcast_np(_threads.matmul(g, b.swapaxes(-1, -2)), a.shape) if need[0] else None
     gb = E.unbroadcast_np(_threads.matmul(a.swapaxes(-1, -2), g), b.shape) if need[1] else None
     return ga, gb
@@ -57,7 +60,7 @@ def matmul(a, b):
 # (util/threads.py): where a second thread pays depends on the CPU, and GEMMs on
 # many threads collapse on a shared machine.
 matmul_p = Primitive("matmul", _threads.matmul, _matmul_abstract, _matmul_vjp, vjp_np=_matmul_vjp_np, aliases=False,
-                     numpy_operands="adopt",
+                     numpy_operands="adopt", complex=True,
                      impl_out=lambda out, a, b: _threads.matmul(a, b, out=out))
 
 
@@ -243,7 +246,8 @@ def _einsum_vjp(g, out, *ops, spec):
         avail = set(outs) | {c for s, _ in others for c in s}
         kept = "".join(c for c in sub if c in avail)
         gspec = ",".join([outs] + [s for s, _ in others]) + "->" + kept
-        gi = bind(einsum_p, g, *[o for _, o in others], spec=gspec)
+        # (complex: the other operands conjugated, TF's convention; E._cj is o itself for real o)
+        gi = bind(einsum_p, g, *[E._cj(o) for _, o in others], spec=gspec)
         if kept != sub:  # axes summed only within x: its gradient is constant along them
             xs = aval_of(x).shape
             gi = S.reshape(gi, tuple(xs[k] if c in kept else 1 for k, c in enumerate(sub)))
@@ -254,4 +258,4 @@ def _einsum_vjp(g, out, *ops, spec):
 
 # einsum may return a view of its operand ("ij->ji"): aliases stays True
 einsum_p = Primitive("einsum", lambda *ops, spec: np.einsum(spec, *ops, optimize=len(ops) > 2),
-                     _einsum_abstract, _einsum_vjp)
+                     _einsum_abstract, _einsum_vjp, complex=True)

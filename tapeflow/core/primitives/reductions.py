@@ -12,9 +12,9 @@ from . import elementwise as E
 from . import shape as S
 
 
-def _reduce_abstract(name):
+def _reduce_abstract(name, kinds="fiu"):
     def rule(x, axis, keepdims):
-        if x.dtype.kind not in "fiu":  # bools too, as TF: reduce_any/reduce_all, or cast to count
+        if x.dtype.kind not in kinds:  # bools too, as TF: reduce_any/reduce_all, or cast to count
             raise InvalidArgumentTypeError(f"{name}: expects a numeric tensor, got {x.dtype.name} {fmt_shape(x.shape)}; "
                                            "cast first, e.g. tapeflow.cast(x, tapeflow.int32)")
         for a in axis:
@@ -78,8 +78,9 @@ _add_reduce = np.add.reduce
 # they fold with and where the fold starts: "zero" (the ufunc's identity; an empty
 # input gives it), or "lowest"/"highest" of the dtype (the kernel then returns TF's
 # identity for an empty input; the native tier declines empty inputs).
-reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum"),
-                         lambda g, out, x, axis, keepdims: (_expand_to(g, x, axis, keepdims),),
+# (complex: a sum is linear with real coefficients, so its vjp needs no conj; TF's convention)
+reduce_sum_p = Primitive("reduce_sum", _sum_kernel, _reduce_abstract("reduce_sum", "fiuc"),
+                         lambda g, out, x, axis, keepdims: (_expand_to(g, x, axis, keepdims),), complex=True,
                          vjp_np=lambda need, g, out, x, axis, keepdims: (_expand_to_np(g, x, axis, keepdims),),
                          impl_out=lambda out, x, axis, keepdims: _add_reduce(x, axis=axis, keepdims=keepdims, out=out),
                          aliases=False, fusion="reduction", lowerings={"numba": (np.add, "zero")})
@@ -231,7 +232,7 @@ def _cumsum_kernel(x, axis, exclusive, reverse):
 
 
 def _cumsum_abstract(x, axis, exclusive, reverse):
-    if x.dtype.kind not in "fiu":   # (TF's Cumsum has no bool kernel: a sum of bools is a cast away)
+    if x.dtype.kind not in "fiuc":   # (TF's Cumsum has no bool kernel: a sum of bools is a cast away)
         raise InvalidArgumentTypeError(f"cumsum: expects numbers (float or int), got {x.dtype.name} "
                                        f"{fmt_shape(x.shape)}; cast first, e.g. tf.cast(x, tf.int32)")
     if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis; the kernel gave shape (1,))
@@ -244,6 +245,7 @@ cumsum_p = Primitive("cumsum", _cumsum_kernel, _cumsum_abstract,
                      # the transpose of a prefix sum is the suffix sum
                      lambda g, out, x, axis, exclusive, reverse: (
                          bind(cumsum_p, g, axis=axis, exclusive=exclusive, reverse=not reverse),), aliases=False,
+                     complex=True,
                      vjp_np=lambda need, g, out, x, axis, exclusive, reverse: (
                          _cumsum_kernel(g, axis, exclusive, not reverse),))
 

@@ -425,3 +425,69 @@ class Discretization(Layer):
         cfg.update(bin_boundaries=self.bin_boundaries, num_bins=self.num_bins, epsilon=self.epsilon,
                    output_mode=self.output_mode, sparse=self.sparse)
         return cfg
+
+
+class MelSpectrogram(Layer):
+    """keras.layers.MelSpectrogram (wave 21): Keras 3's computation on tapeflow's tf.signal: a centred
+    STFT (keras.ops.stft), its magnitude to ``mag_exp``, TF's mel filter bank, optionally decibels
+    clipped ``top_db`` below the batch's maximum; [batch, num_mel_bins, frames]."""
+
+    def __init__(self, fft_length=2048, sequence_stride=512, sequence_length=None, window="hann", sampling_rate=16000,
+                 num_mel_bins=128, min_freq=20.0, max_freq=None, power_to_db=True, top_db=80.0, mag_exp=2.0,
+                 min_power=1e-10, ref_power=1.0, **kwargs):
+        self.fft_length = fft_length
+        self.sequence_stride = sequence_stride
+        self.sequence_length = sequence_length or fft_length
+        if self.fft_length < self.sequence_length:   # (Keras 3's text)
+            raise ValueError("`fft_length` must be greater than or equal to   `sequence_length`. Received: "
+                             f"`sequence_length`={self.sequence_length}, `fft_length`={self.fft_length}.")
+        self.window = window
+        self.sampling_rate = sampling_rate
+        self.num_mel_bins = num_mel_bins
+        self.min_freq = min_freq
+        self.max_freq = max_freq or int(sampling_rate / 2)
+        self.power_to_db = power_to_db
+        self.top_db = top_db
+        self.mag_exp = mag_exp
+        self.min_power = min_power
+        self.ref_power = ref_power
+        super().__init__(**kwargs)
+
+    def _convert_input(self, x):
+        return x     # (call converts, as Keras: float32 unless the layer computes in float64)
+
+    def call(self, inputs):
+        from .. import ops as K
+        from ... import signal
+        dt = self._np_dtype if self._np_dtype in (np.dtype(np.float32), np.dtype(np.float64)) else np.dtype(np.float32)
+        x = convert_to_tensor(inputs) if not isinstance(inputs, Tensor) else inputs
+        x = x if aval_of(x).dtype == dt else M.cast(x, dt)
+        real, imag = K.stft(x, self.sequence_length, self.sequence_stride, self.fft_length, window=self.window,
+                            center=True)
+        spec = M.pow(M.sqrt(M.add(M.square(real), M.square(imag))), self.mag_exp)
+        matrix = signal._mel_matrix(self.num_mel_bins, aval_of(spec).shape[-1], self.sampling_rate, self.min_freq,
+                                    self.max_freq, np.dtype(np.float32))
+        out = M.tensordot(spec, M.cast(matrix, aval_of(spec).dtype), axes=1)
+        if self.power_to_db:
+            log10 = lambda v: M.divide(M.log(v), np.log(10.0).astype(aval_of(v).dtype))  # noqa: E731
+            out = 10.0 * log10(M.maximum(out, self.min_power))
+            ref = float(max(abs(self.ref_power), self.min_power))
+            out = out - float(10.0 * np.log10(ref))
+            out = M.maximum(out, M.reduce_max(out) - self.top_db)
+        rank = len(aval_of(out).shape)
+        out = A.transpose(out, list(range(rank - 2)) + [rank - 1, rank - 2])
+        return out if aval_of(out).dtype == self._np_dtype else M.cast(out, self._np_dtype)
+
+    def compute_output_shape(self, input_shape):
+        n = input_shape[-1]
+        frames = (n + self.sequence_stride + 1) // self.sequence_stride if n is not None else None
+        return tuple(input_shape[:-1]) + (self.num_mel_bins, frames)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(fft_length=self.fft_length, sequence_stride=self.sequence_stride,
+                   sequence_length=self.sequence_length, window=self.window, sampling_rate=self.sampling_rate,
+                   num_mel_bins=self.num_mel_bins, min_freq=self.min_freq, max_freq=self.max_freq,
+                   power_to_db=self.power_to_db, top_db=self.top_db, mag_exp=self.mag_exp,
+                   min_power=self.min_power, ref_power=self.ref_power)
+        return cfg
