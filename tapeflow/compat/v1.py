@@ -131,7 +131,7 @@ class _Message:
     _NESTED = {}
 
     def __init__(self, **fields):
-        object.__setattr__(self, "_fields", {})
+        self.__dict__["_fields"] = {}   # (the instance dict itself: __setattr__ records fields)
         for k, v in fields.items():
             setattr(self, k, v)
 
