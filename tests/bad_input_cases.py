@@ -931,3 +931,8 @@ case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, ex
 case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
 case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
      "1 or 3 channels")
+
+# -- branch spec21: tf.math.special, betainc, zeta, sobol_sample, the random additions (wave 21) -------------------
+case("spec21_bessel_i0_int", "lambda x: tf.math.bessel_i0(x)", [I3], "bessel_i0")
+case("spec21_special_bessel_y1_int", "lambda x: tf.math.special.bessel_y1(x)", [I3], "bessel_y1")
+case("spec21_special_bessel_k0_negative", "lambda x: tf.math.special.bessel_k0(x)", [_a([-1.0, 0.0, 2.0])])

@@ -413,3 +413,31 @@ def fingerprint(data, method="farmhash64", name=None):
         return numpy_function(lambda a: _fingerprint_rows(np.asarray(a)), [x], TensorSpec([tuple(x.shape)[0], 8],
                                                                                           "uint8"))
     return Tensor(_fingerprint_rows(np.asarray(x.numpy())))
+
+
+# -- tf.math.special: Cephes' functions, one primitive (core/primitives/cephes.py says why and how accurate) --
+
+def _cephes_unary(fn, doc):
+    from ..core.primitives import cephes as _C
+
+    def op(x, name=None):
+        return bind(_C.special_unary_p, x, fn=fn)
+    op.__name__ = op.__qualname__ = fn
+    op.__doc__ = f"tf.math.special.{fn}: {doc} (float16/32/64; TF's Cephes algorithm, computed in float64)."
+    return op
+
+
+bessel_i0 = _cephes_unary("bessel_i0", "the modified Bessel function of the first kind of order 0, I0(x)")
+bessel_i0e = _cephes_unary("bessel_i0e", "I0(x) exp(-|x|), without I0's overflow")
+bessel_i1 = _cephes_unary("bessel_i1", "the modified Bessel function of the first kind of order 1, I1(x)")
+bessel_i1e = _cephes_unary("bessel_i1e", "I1(x) exp(-|x|)")
+bessel_k0 = _cephes_unary("bessel_k0", "the modified Bessel function of the second kind of order 0, K0(x); "
+                                       "inf for x <= 0")
+bessel_k0e = _cephes_unary("bessel_k0e", "K0(x) exp(x)")
+bessel_k1 = _cephes_unary("bessel_k1", "the modified Bessel function of the second kind of order 1, K1(x); "
+                                       "inf for x <= 0")
+bessel_k1e = _cephes_unary("bessel_k1e", "K1(x) exp(x)")
+bessel_j0 = _cephes_unary("bessel_j0", "the Bessel function of the first kind of order 0, J0(x)")
+bessel_j1 = _cephes_unary("bessel_j1", "the Bessel function of the first kind of order 1, J1(x)")
+bessel_y0 = _cephes_unary("bessel_y0", "the Bessel function of the second kind of order 0, Y0(x); -inf for x <= 0")
+bessel_y1 = _cephes_unary("bessel_y1", "the Bessel function of the second kind of order 1, Y1(x); -inf for x <= 0")
