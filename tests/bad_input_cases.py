@@ -936,3 +936,11 @@ case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.ze
 case("spec21_bessel_i0_int", "lambda x: tf.math.bessel_i0(x)", [I3], "bessel_i0")
 case("spec21_special_bessel_y1_int", "lambda x: tf.math.special.bessel_y1(x)", [I3], "bessel_y1")
 case("spec21_special_bessel_k0_negative", "lambda x: tf.math.special.bessel_k0(x)", [_a([-1.0, 0.0, 2.0])])
+case("spec21_dawsn_int", "lambda x: tf.math.special.dawsn(x)", [I3], "dawsn")
+case("spec21_betainc_shapes", "lambda a, b, x: tf.math.betainc(a, b, x)", [_a([2.0, 3.0]), V3, _a([0.5, 0.5])],
+     "inconsistent")
+case("spec21_betainc_mixed_dtypes", "lambda a, b, x: tf.math.betainc(a, b, x)", [V3D, V3, V3], "betainc")
+case("spec21_betainc_int", "lambda a, b, x: tf.math.betainc(a, b, x)", [I3, I3, I3], "betainc")
+case("spec21_betainc_scalar_broadcast", "lambda a, b, x: tf.math.betainc(a, b, x)", [_a(2.0), V3, _a([0.1, 0.5, 0.9])])
+case("spec21_zeta_int", "lambda x, q: tf.math.zeta(x, q)", [I3, I3], "zeta")
+case("spec21_zeta_broadcast", "lambda x, q: tf.math.zeta(x, q)", [_a([[2.0], [3.0]]), _a([1.0, 2.0])])

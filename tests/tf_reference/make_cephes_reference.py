@@ -86,7 +86,7 @@ out["zeta_grad/q"] = t1.gradient(y, v).numpy()
 
 # sobol_sample: TF's exact points
 for dim, n, skip, dt in ((1, 9, 0, "float32"), (3, 33, 0, "float32"), (8, 70, 0, "float64"), (5, 10, 1000, "float64"),
-                         (12, 20, 7, "float32")):
+                         (12, 20, 7, "float32"), (300, 40, 0, "float64"), (1111, 6, 2 ** 20 - 3, "float64")):
     out[f"sobol/{dim}_{n}_{skip}_{dt}"] = tf.math.sobol_sample(dim, n, skip=skip, dtype=dt).numpy()
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "cephes_tf_reference.npz")
