@@ -944,3 +944,12 @@ case("spec21_betainc_int", "lambda a, b, x: tf.math.betainc(a, b, x)", [I3, I3, 
 case("spec21_betainc_scalar_broadcast", "lambda a, b, x: tf.math.betainc(a, b, x)", [_a(2.0), V3, _a([0.1, 0.5, 0.9])])
 case("spec21_zeta_int", "lambda x, q: tf.math.zeta(x, q)", [I3, I3], "zeta")
 case("spec21_zeta_broadcast", "lambda x, q: tf.math.zeta(x, q)", [_a([[2.0], [3.0]]), _a([1.0, 2.0])])
+case("spec21_index_shuffle_float", "lambda x: tf.random.experimental.index_shuffle(x, [1, 2], 10.0)", [V3],
+     "allowed values")
+case("spec21_index_shuffle_valid", "lambda i: tf.random.experimental.index_shuffle(i, [5, 8], 9)",
+     [_a(np.arange(10), i32)])
+case("spec21_binomial_shape_suffix", "lambda c: tf.random.stateless_binomial([5], [1, 2], c, 0.5)", [_a([1.0, 2.0])],
+     "must end with broadcasted shape")
+case("spec21_binomial_valid", "lambda c, p: tf.random.stateless_binomial([4, 3], [7, 7], c, p)",
+     [_a([5.0, 50.0, 500.0]), _a([0.1, 0.6, 0.9])])
+case("spec21_stateless_shuffle_valid", "lambda x: tf.random.experimental.stateless_shuffle(x, [1, 2])", [M32])
