@@ -202,7 +202,8 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     """tf.random.stateless_parameterized_truncated_normal: normal(means, stddevs) samples conditioned on
     [minvals, maxvals], of ``shape`` (the parameters broadcast to its trailing dimensions), deterministic per
     seed pair. TF's distribution, not its numbers: TF's kernel runs three rejection samplers (normal, uniform or
-    exponential proposals by where the bounds lie) through per-batch Philox skips; here each sample is the exact
+    exponential proposals by where the bounds lie) on one Philox stream per worker shard, skipped to the shard's
+    first output, so TF's own numbers depend on its thread pool's split of the output (the core count); here each sample is the exact
     inverse-CDF transform of one stateless float64 uniform, Phi^-1(Phi(a) + u (Phi(b) - Phi(a))), computed on
     the lower tail's side of the mean so that far bounds keep their precision (docs/differences.md)."""
     from .random_ops import _stateless_gen, _shape
