@@ -65,6 +65,7 @@ from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast
                                dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings,
                                fingerprint)
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
+from .ops.random_shuffle_ops import random_index_shuffle  # noqa: F401,E402
 from . import errors  # noqa: F401
 
 newaxis = None

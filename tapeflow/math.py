@@ -24,3 +24,5 @@ from .ops.math_ops import (reciprocal_no_nan, invert_permutation, is_non_decreas
 from .ops.nn_ops import softmax, log_softmax, softsign  # noqa: F401,E402
 from .ops.math_ops import truncatediv, truncatemod, accumulate_n, real, imag, conj, angle  # noqa: F401,E402
 from .ops.special_ops import lbeta, ndtri, erfcinv  # noqa: F401,E402
+from .ops.special_ops import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, zeta, sobol_sample  # noqa: F401,E402,E501
+from . import _math_special as special  # noqa: F401,E402  (tf.math.special)

@@ -46,6 +46,9 @@ class experimental:  # noqa: N801  (TF's namespace tf.nn.experimental)
 
 
 from .ops.candidate_sampling import compute_accidental_hits, nce_loss, sampled_softmax_loss  # noqa: F401,E402
+# (TF 2.21 exports these three under tf.nn too, the same functions as tf.random's)
+from .ops.candidate_sampling import (fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,  # noqa: F401,E402
+                                    all_candidate_sampler)
 
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402

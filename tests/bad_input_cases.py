@@ -1004,3 +1004,25 @@ case("cplx21_fft2d_of_vector", "lambda z: tf.signal.fft2d(z)", [_Z3], "rank of a
 case("cplx21_rfft_negative_length", "lambda x: tf.signal.rfft(x, [-1])", [V3], "must >= 0")
 case("cplx21_mdct_length_not_multiple_of_4", "lambda x: tf.signal.mdct(x, 6)", [np.ones(24, np.float32)],
      "multiple of 4")
+
+# -- branch spec21: tf.math.special, betainc, zeta, sobol_sample, the random additions (wave 21) -------------------
+case("spec21_bessel_i0_int", "lambda x: tf.math.bessel_i0(x)", [I3], "bessel_i0")
+case("spec21_special_bessel_y1_int", "lambda x: tf.math.special.bessel_y1(x)", [I3], "bessel_y1")
+case("spec21_special_bessel_k0_negative", "lambda x: tf.math.special.bessel_k0(x)", [_a([-1.0, 0.0, 2.0])])
+case("spec21_dawsn_int", "lambda x: tf.math.special.dawsn(x)", [I3], "dawsn")
+case("spec21_betainc_shapes", "lambda a, b, x: tf.math.betainc(a, b, x)", [_a([2.0, 3.0]), V3, _a([0.5, 0.5])],
+     "inconsistent")
+case("spec21_betainc_mixed_dtypes", "lambda a, b, x: tf.math.betainc(a, b, x)", [V3D, V3, V3], "betainc")
+case("spec21_betainc_int", "lambda a, b, x: tf.math.betainc(a, b, x)", [I3, I3, I3], "betainc")
+case("spec21_betainc_scalar_broadcast", "lambda a, b, x: tf.math.betainc(a, b, x)", [_a(2.0), V3, _a([0.1, 0.5, 0.9])])
+case("spec21_zeta_int", "lambda x, q: tf.math.zeta(x, q)", [I3, I3], "zeta")
+case("spec21_zeta_broadcast", "lambda x, q: tf.math.zeta(x, q)", [_a([[2.0], [3.0]]), _a([1.0, 2.0])])
+case("spec21_index_shuffle_float", "lambda x: tf.random.experimental.index_shuffle(x, [1, 2], 10.0)", [V3],
+     "allowed values")
+case("spec21_index_shuffle_valid", "lambda i: tf.random.experimental.index_shuffle(i, [5, 8], 9)",
+     [_a(np.arange(10), i32)])
+case("spec21_binomial_shape_suffix", "lambda c: tf.random.stateless_binomial([5], [1, 2], c, 0.5)", [_a([1.0, 2.0])],
+     "must end with broadcasted shape")
+case("spec21_binomial_valid", "lambda c, p: tf.random.stateless_binomial([4, 3], [7, 7], c, p)",
+     [_a([5.0, 50.0, 500.0]), _a([0.1, 0.6, 0.9])])
+case("spec21_stateless_shuffle_valid", "lambda x: tf.random.experimental.stateless_shuffle(x, [1, 2])", [M32])

@@ -666,6 +666,16 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "igammac": lambda: [Case(f"igammac{a}", lambda x, a=a: bind(P["igammac"], np.full(3, a), x), None,
                              (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
     "eigh": _eigh_cases,
+    # wave 21 (core/primitives/cephes.py): a sample of special_unary's functions (tests/test_cephes.py has them
+    # all against TF); betainc in x only and zeta in q only, as TF
+    "special_unary": lambda: [Case(f"special_{fn}{s}", prim("special_unary", fn=fn), None,
+                                   (np.random.default_rng(len(fn)).uniform(0.4, 3.0, s),))
+                              for fn in ("bessel_i0", "bessel_i1e", "bessel_k1e", "bessel_j1", "bessel_y0", "dawsn",
+                                         "expint", "fresnel_sin", "spence") for s in UNARY_SHAPES],
+    "betainc": lambda: [Case(f"betainc{a}", lambda x, a=a: bind(P["betainc"], np.full(3, a), np.full(3, 1.5), x),
+                             None, (np.array([0.2, 0.5, 0.8]),)) for a in (0.7, 2.0)],
+    "zeta": lambda: [Case(f"zeta{x}", lambda q, x=x: bind(P["zeta"], np.full(3, x), q), None,
+                          (np.array([0.7, 1.5, 4.0]),)) for x in (1.5, 3.0)],
 }
 
 

@@ -205,6 +205,15 @@ erfinv = _float_unary("erfinv", lambda x: __import__("tapeflow").math.erfinv(x))
 rsqrt = _float_unary("rsqrt", _M.rsqrt)
 
 
+def i0(x):
+    """keras.ops.i0: the modified Bessel function I0 (Keras' TF backend: int64 -> float64, other integers
+    -> floatx, then tf.math.bessel_i0)."""
+    x = _t(x)
+    if x.aval.dtype.kind != "f":
+        x = _M.cast(x, np.float64 if x.aval.dtype == np.int64 else _FLOATX)
+    return __import__("tapeflow").math.bessel_i0(x)
+
+
 def _same_unary(name, fn=None):
     impl = fn or getattr(_tnp, name)
 

@@ -25,13 +25,16 @@ from . import math_ops as M
 from . import nn_ops as N
 from .random_ops import _gen_for
 
-__all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "compute_accidental_hits", "nce_loss",
+__all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
            "sampled_softmax_loss"]
 
 
 def _class_probabilities(kind, range_max):
     """P(k) for k in [0, range_max), float64: TF's LogUniformSampler's log((k + 2) / (k + 1)) /
-    log(range_max + 1), or 1 / range_max."""
+    log(range_max + 1), or 1 / range_max; ``kind`` an array: those weights, normalized (the unigram samplers)."""
+    if isinstance(kind, np.ndarray):
+        return kind / kind.sum()
     if kind == "log_uniform":
         k = np.arange(range_max, dtype=np.float64)
         return np.log((k + 2.0) / (k + 1.0)) / np.log(range_max + 1.0)
@@ -61,7 +64,14 @@ def _sample(op, kind, true_classes, num_true, num_sampled, unique, range_max, se
     def prob(ids):
         return A.gather(p_all, ids)
 
-    if not unique:
+    if not unique and isinstance(kind, np.ndarray):
+        # inversion: the number of CDF steps at or below u (a weight-0 class is never drawn)
+        u = gen.uniform([num_sampled], dtype=np.float64)
+        cdf = np.cumsum(p_all)
+        s = M.reduce_sum(M.cast(M.less_equal(cdf[None, :], A.expand_dims(u, 1)), np.int64), axis=1)
+        s = M.minimum(s, np.int64(np.nonzero(p_all)[0][-1]))     # (u above a rounded cdf[-1]: the last class drawn)
+        num_tries = None
+    elif not unique:
         u = gen.uniform([num_sampled], dtype=np.float64)
         if kind == "log_uniform":   # TF: exp(u * log(range_max + 1)) - 1, truncated
             s = M.cast(M.floor(M.exp(u * np.log(range_max + 1.0))), np.int64) - 1
@@ -99,6 +109,120 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
     """TF's ``tf.random.uniform_candidate_sampler``: candidates uniform over [0, range_max)."""
     return _sample("uniform_candidate_sampler", "uniform", true_classes, num_true, num_sampled, unique, range_max,
                    seed)
+
+
+def _unigram_weights(op, range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard, unigrams):
+    """TF's FixedUnigramSampler's weights: 0 for this shard's reserved ids, then w ** distortion for each unigram
+    (or the last comma-separated field of each line of ``vocab_file``) whose word id falls in this shard; the
+    word ids continue from the number of weights so far, as TF's kernel counts them."""
+    from ..errors import InvalidArgumentError, NotFoundError
+    unigrams = list(unigrams) if unigrams is not None else []
+    if vocab_file and unigrams:       # TF 2.21's texts
+        raise InvalidArgumentError(f"{op}: Must only provide one of vocab_file and unigrams.")
+    if not vocab_file and not unigrams:
+        raise InvalidArgumentError(f"{op}: Must provide either vocab_file or unigrams.")
+    num_shards, shard = int(num_shards), int(shard)
+    weights = [0.0 for i in range(int(num_reserved_ids)) if i % num_shards == shard]
+    if vocab_file:
+        try:
+            with open(vocab_file, encoding="utf-8") as f:
+                lines = [ln for ln in f.read().splitlines() if ln]    # (TF's ReadLine; an empty line splits to nothing)
+        except FileNotFoundError:
+            raise NotFoundError(None, None, f"{vocab_file}; No such file or directory") from None
+        values = []
+        for line in lines:
+            cols = line.split(",")
+            try:
+                values.append(float(cols[-1]))
+            except ValueError:
+                raise InvalidArgumentError(f"{op}: Wrong vocabulary format at line: {line.rstrip()}") from None
+    else:
+        values = [float(v) for v in unigrams]
+    word_id = len(weights)
+    for v in values:
+        if word_id % num_shards == shard:
+            weights.append(float(np.float32(v) ** np.float32(distortion)))   # (TF: std::pow on floats)
+        word_id += 1
+    if len(weights) != int(range_max):
+        raise InvalidArgumentError(f"{op}: range is {int(range_max)} must be equal to weights size  {len(weights)}")
+    return np.asarray(weights, np.float64)
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, vocab_file="",
+                                    distortion=1.0, num_reserved_ids=0, num_shards=1, shard=0, unigrams=(), seed=None,
+                                    name=None):
+    """TF's ``tf.random.fixed_unigram_candidate_sampler``: candidates drawn with probability proportional to
+    ``unigrams`` (or a vocabulary file's last column) raised to ``distortion``; ``num_reserved_ids`` leading ids
+    of weight 0; ``num_shards``/``shard``: this shard's part of the ids only (TF's layout)."""
+    op = "fixed_unigram_candidate_sampler"
+    _check(op, true_classes, int(num_true), int(num_sampled), unique, int(range_max))
+    w = _unigram_weights(op, range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard, unigrams)
+    return _sample(op, w, true_classes, num_true, num_sampled, unique, range_max, seed)
+
+
+#: the learned unigram samplers' counts, one table per sampler as TF's eager kernel cache keeps one kernel per
+#: (num_true, num_sampled, unique, range_max, seed): every class starts at 1 and each true class seen adds 1
+_LEARNED = {}
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """TF's ``tf.random.learned_unigram_candidate_sampler``: candidates drawn from the unigram distribution of
+    the true classes this sampler has seen (counts starting at 1 for every class, so the first call is
+    uniform); each call samples, then adds its true classes to the counts. The counts are state: a py_call when
+    traced, run at every call (an effect), as TF's stateful kernel."""
+    from ..compiler.function import TensorSpec
+    from .script_ops import numpy_function
+    op = "learned_unigram_candidate_sampler"
+    num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
+    tc = _check(op, true_classes, num_true, num_sampled, unique, range_max)
+    key = (num_true, num_sampled, bool(unique), range_max, seed)
+    gen = _gen_for(seed)
+    tiny = np.finfo(np.float64).tiny
+    g = gen.uniform([range_max], minval=tiny, maxval=1.0, dtype=np.float64)
+    v = gen.uniform([num_sampled], minval=tiny, maxval=1.0, dtype=np.float64)
+
+    def run(tc_, g_, v_):
+        counts = _LEARNED.setdefault(key, np.ones(range_max, np.float64))
+        p = counts / counts.sum()
+        if unique:     # the same process as _sample's, in NumPy: Gumbel top-k, geometric repeats
+            order = np.argsort(-(np.log(p) - np.log(-np.log(g_))), kind="stable")[:num_sampled]
+            chosen = np.concatenate([[0.0], np.cumsum(p[order])[:-1]])
+            with np.errstate(divide="ignore"):
+                rep = np.where(chosen > 0, np.floor(np.log(v_) / np.log(np.maximum(chosen, 1e-300))), 0.0)
+            tries = num_sampled + rep.sum()
+            samples = order.astype(np.int64)
+        else:
+            samples = np.minimum(np.searchsorted(np.cumsum(p), v_, side="right"), range_max - 1).astype(np.int64)
+            tries = None
+
+        def expected(ids):
+            q = p[np.clip(ids, 0, range_max - 1)] * ((ids >= 0) & (ids < range_max))
+            if tries is None or tries == num_sampled:
+                return (q * num_sampled).astype(np.float32)
+            return (-np.expm1(tries * np.log1p(-q))).astype(np.float32)
+        out = samples, expected(np.asarray(tc_)), expected(samples)
+        np.add.at(counts, np.asarray(tc_).ravel()[(np.asarray(tc_).ravel() >= 0) &
+                                                  (np.asarray(tc_).ravel() < range_max)], 1.0)
+        return out
+    batch = aval_of(tc).shape[0]
+    s, te, se = numpy_function(run, [tc, g, v], [TensorSpec([num_sampled], "int64"),
+                                                 TensorSpec([batch, num_true], "float32"),
+                                                 TensorSpec([num_sampled], "float32")])
+    return M.stop_gradient(s), M.stop_gradient(te), M.stop_gradient(se)
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """TF's ``tf.random.all_candidate_sampler``: the candidates 0 .. num_sampled - 1 (every class, for
+    testing), each with expected count 1, as the true classes'. Deterministic."""
+    from ..errors import InvalidArgumentError
+    tc = M.cast(convert_to_tensor(true_classes), np.int64)
+    shape = tuple(aval_of(tc).shape)
+    if len(shape) != 2 or shape[1] != int(num_true):    # TF 2.21: "true_classes must be a matrix"
+        raise InvalidArgumentError(f"all_candidate_sampler: true_classes must be a matrix of shape [batch_size, "
+                                   f"num_true={num_true}], got shape {shape}")
+    n = int(num_sampled)
+    return (convert_to_tensor(np.arange(n, dtype=np.int64)), M.cast(A.ones_like(tc), np.float32),
+            convert_to_tensor(np.ones(n, np.float32)))
 
 
 def _hits(true_classes, sampled):

@@ -413,3 +413,127 @@ def fingerprint(data, method="farmhash64", name=None):
         return numpy_function(lambda a: _fingerprint_rows(np.asarray(a)), [x], TensorSpec([tuple(x.shape)[0], 8],
                                                                                           "uint8"))
     return Tensor(_fingerprint_rows(np.asarray(x.numpy())))
+
+
+# -- tf.math.special: Cephes' functions, one primitive (core/primitives/cephes.py says why and how accurate) --
+
+def _cephes_unary(fn, doc):
+    from ..core.primitives import cephes as _C
+
+    def op(x, name=None):
+        return bind(_C.special_unary_p, x, fn=fn)
+    op.__name__ = op.__qualname__ = fn
+    op.__doc__ = f"tf.math.special.{fn}: {doc} (float16/32/64; TF's Cephes algorithm, computed in float64)."
+    return op
+
+
+bessel_i0 = _cephes_unary("bessel_i0", "the modified Bessel function of the first kind of order 0, I0(x)")
+bessel_i0e = _cephes_unary("bessel_i0e", "I0(x) exp(-|x|), without I0's overflow")
+bessel_i1 = _cephes_unary("bessel_i1", "the modified Bessel function of the first kind of order 1, I1(x)")
+bessel_i1e = _cephes_unary("bessel_i1e", "I1(x) exp(-|x|)")
+bessel_k0 = _cephes_unary("bessel_k0", "the modified Bessel function of the second kind of order 0, K0(x); "
+                                       "inf for x <= 0")
+bessel_k0e = _cephes_unary("bessel_k0e", "K0(x) exp(x)")
+bessel_k1 = _cephes_unary("bessel_k1", "the modified Bessel function of the second kind of order 1, K1(x); "
+                                       "inf for x <= 0")
+bessel_k1e = _cephes_unary("bessel_k1e", "K1(x) exp(x)")
+bessel_j0 = _cephes_unary("bessel_j0", "the Bessel function of the first kind of order 0, J0(x)")
+bessel_j1 = _cephes_unary("bessel_j1", "the Bessel function of the first kind of order 1, J1(x)")
+bessel_y0 = _cephes_unary("bessel_y0", "the Bessel function of the second kind of order 0, Y0(x); -inf for x <= 0")
+bessel_y1 = _cephes_unary("bessel_y1", "the Bessel function of the second kind of order 1, Y1(x); -inf for x <= 0")
+dawsn = _cephes_unary("dawsn", "Dawson's integral, exp(-x^2) times the integral of exp(t^2) from 0 to x")
+expint = _cephes_unary("expint", "the exponential integral Ei(x); nan for x < 0, -inf at 0")
+fresnel_cos = _cephes_unary("fresnel_cos", "Fresnel's cosine integral, the integral of cos(pi t^2 / 2) from 0 to x")
+fresnel_sin = _cephes_unary("fresnel_sin", "Fresnel's sine integral, the integral of sin(pi t^2 / 2) from 0 to x")
+spence = _cephes_unary("spence", "Spence's integral (the dilogarithm Li2(1 - x)); nan for x < 0")
+
+
+def betainc(a, b, x, name=None):
+    """tf.math.betainc: the regularized incomplete beta function I_x(a, b) (Cephes' incbet, float32/float64);
+    nan for a <= 0, b <= 0 or x outside [0, 1]. As TF: the three have one shape, or are scalars (broadcast
+    to it); differentiable in x only (a and b get None)."""
+    from ..core.primitives import cephes as _C
+    ops = match_lists("betainc", a, b, x)          # (Python numbers stay weak: they take the tensors' dtype)
+    ops = [convert_to_tensor(v) if isinstance(v, (list, tuple)) else v for v in ops]
+    shapes = [tuple(aval_of(v).shape) for v in ops]
+    full = next((s for s in shapes if s != ()), ())
+    for nm, s in zip("abx", shapes):
+        if s != () and not TensorShape(s).is_compatible_with(full):
+            # TF 2.21's text: "Shapes of a and b are inconsistent: [2] vs. [3]"
+            first = "a" if shapes[0] != () else "b"
+            raise InvalidArgumentError(f"Shapes of {first} and {nm} are inconsistent: {list(full)} vs. {list(s)} "
+                                       "(betainc broadcasts scalars only: give a, b and x one shape)")
+    return bind(_C.betainc_p, *ops)
+
+
+def zeta(x, q, name=None):
+    """tf.math.zeta: Hurwitz's zeta function, sum over k >= 0 of (k + q)^-x (float32/float64, broadcasting);
+    inf at x = 1, nan for x < 1. Differentiable in q only (x gets None), as TF."""
+    from ..core.primitives import cephes as _C
+    return bind(_C.zeta_p, *match_lists("zeta", x, q))
+
+
+_SOBOL_V = []      # the (MAX_DIM, 32) uint64 direction vectors, made at the first call
+
+
+def _sobol_directions():
+    if not _SOBOL_V:
+        from ..util._sobol_table import TABLE, MAX_DIM
+        v = np.zeros((MAX_DIM, 32), np.uint64)
+        v[0] = [1 << (31 - k) for k in range(32)]           # van der Corput's: every m = 1
+        rows = [list(map(int, ln.split())) for ln in TABLE.strip().splitlines()]
+        for d, row in enumerate(rows, 1):
+            poly, m = row[0], row[1:]
+            s = poly.bit_length() - 1
+            a = (poly >> 1) & ((1 << (s - 1)) - 1)           # the polynomial's inner coefficients
+            vd = [m[k] << (31 - k) for k in range(min(s, 32))]
+            for k in range(s, 32):
+                x = vd[k - s] ^ (vd[k - s] >> s)
+                for j in range(1, s):
+                    if (a >> (s - 1 - j)) & 1:
+                        x ^= vd[k - j]
+                vd.append(x)
+            v[d] = vd
+        _SOBOL_V.append(v)
+    return _SOBOL_V[0]
+
+
+def sobol_sample(dim, num_results, skip=0, dtype=None, name=None):
+    """tf.math.sobol_sample: points skip+1 .. skip+num_results of the Sobol sequence in ``dim`` dimensions
+    ((num_results, dim), float32 or float64), TF's values bit for bit (Joe and Kuo's direction numbers in
+    Gray-code order; TF leaves out the first point, 0). Deterministic, so a constant when traced. tapeflow
+    carries the first 1111 of TF's 21200 dimensions (util/_sobol_table.py)."""
+    from ..core import dtypes as _dtypes
+    from ..util._sobol_table import MAX_DIM
+    dt = _dtypes.as_dtype(dtype if dtype is not None else "float32")
+    if dt.name not in ("float32", "float64"):
+        raise InvalidArgumentTypeError(f"Value for attr 'dtype' of {dt.name} is not in the list of allowed values: "
+                                       "float, double (sobol_sample)")
+
+    def known(v, what):
+        try:
+            return int(np.asarray(v.numpy() if isinstance(v, Tensor) else v))
+        except Exception:
+            raise InvalidArgumentError(f"sobol_sample: {what} must be known when the op runs (a Python int or an "
+                                       f"eager tensor), got {type(v).__name__}") from None
+    dim, n, skip = known(dim, "dim"), known(num_results, "num_results"), known(skip, "skip")
+    if dim < 1:
+        raise InvalidArgumentError("dim must be at least one")             # TF 2.21's texts
+    if dim > 21200:
+        raise InvalidArgumentError("dim must be at most 21200")
+    if dim > MAX_DIM:
+        raise InvalidArgumentError(f"sobol_sample: dim {dim}: tapeflow carries the direction numbers of the first "
+                                   f"{MAX_DIM} dimensions of TF's 21200 (see docs/differences.md)")
+    if n < 1:
+        raise InvalidArgumentError("num_results must be at least one")
+    if skip < 0:
+        raise InvalidArgumentError("skip must be non-negative")
+    v = _sobol_directions()[:dim]
+    idx = np.arange(skip + 1, skip + n + 1, dtype=np.uint64)
+    gray = idx ^ (idx >> np.uint64(1))
+    pts = np.zeros((n, dim), np.uint64)
+    for k in range(32):
+        bit = ((gray >> np.uint64(k)) & np.uint64(1)).astype(bool)
+        if bit.any():
+            pts[bit] ^= v[:, k]
+    return Tensor((pts.astype(np.float64) * 2.0 ** -32).astype(dt.np))

@@ -1,3 +1,3 @@
 """The primitive table, one module per family. Importing this package
 registers every primitive in ``tapeflow.core.primitive.REGISTRY``."""
-from . import elementwise, reductions, shape, indexing, linalg, dense_linalg, dense, random, effects, print_op, pycall, conv, scatter, segment, assert_op, special, strings, fft  # noqa: F401
+from . import elementwise, reductions, shape, indexing, linalg, dense_linalg, dense, random, effects, print_op, pycall, conv, scatter, segment, assert_op, special, cephes, strings, fft  # noqa: F401
