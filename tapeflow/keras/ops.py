@@ -1528,6 +1528,13 @@ _IMAGE = {"resize": _img_resize, "rgb_to_grayscale": _img_rgb_to_grayscale, "rgb
           "pad_images": _img_pad_images}
 
 
+# wave 21: histogram, the NaN-quantiles, correlate, windows, extract_sequences, fold/unfold,
+# adaptive pooling, view, lu_factor, jvp, rearrange (their own module: compositions of the above)
+from ._ops_more import (histogram, nanquantile, nanpercentile, nanmedian, correlate, bartlett,  # noqa: E402
+                        blackman, hamming, hanning, kaiser, extract_sequences, unfold, fold,
+                        adaptive_average_pool, adaptive_max_pool, view, lu_factor, jvp, rearrange)
+
+
 # --- namespaces and the names left out ----------------------------------------------------
 
 #: the Keras 3 ops tapeflow does not implement (FFT, signal windows, image ops, CTC, ...): a
@@ -1564,9 +1571,9 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
              "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
-             "ctc_loss", "ctc_decode", "sparsemax")
+             "ctc_loss", "ctc_decode", "sparsemax", "adaptive_average_pool", "adaptive_max_pool", "fold", "unfold")
 _LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "norm", "qr", "solve",
-                 "solve_triangular", "svd")
+                 "solve_triangular", "svd", "lu_factor", "jvp")
 nn = _namespace("nn", _NN_NAMES)
 linalg = _namespace("linalg", _LINALG_NAMES)
 numpy = _namespace("numpy", [n for n in list(globals()) if not n.startswith("_")
