@@ -91,3 +91,73 @@ def test_remote_monitor_unreachable_warns_and_training_goes_on():
     with pytest.warns(UserWarning, match="Could not reach RemoteMonitor root server"):
         h = _model().fit(_X, _Y, batch_size=4, epochs=2, verbose=0, callbacks=[cb])
     assert len(h.history["loss"]) == 2
+
+
+def _ema_model(**kw):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3), tf.keras.layers.Dense(1)])
+    m.compile(optimizer=tf.keras.optimizers.Adam(0.05, use_ema=True, ema_momentum=0.8, **kw), loss="mse")
+    return m
+
+
+def _weights(m):
+    return [w.numpy().copy() for w in m.trainable_variables]
+
+
+def _averages(m):
+    return [m.optimizer.get_slot(w, "average").numpy().copy() for w in m.trainable_variables]
+
+
+def test_swap_ema_weights_in_evaluate_and_predict():
+    tf.random.set_seed(0)
+    m = _ema_model()
+    m.fit(_X, _Y, batch_size=4, epochs=2, verbose=0)
+    # (fit's end: Keras 3 leaves the weights at their averages: finalize_variable_values)
+    np.testing.assert_array_equal(_weights(m)[0], _averages(m)[0])
+    m.fit(_X, _Y, batch_size=4, epochs=1, verbose=0)     # one more step apart
+    w, a = _weights(m), _averages(m)
+    seen = []
+
+    class Probe(tf.keras.callbacks.Callback):
+        def on_test_batch_begin(self, batch, logs=None):
+            seen.append(_weights(self.model))
+        on_predict_batch_begin = on_test_batch_begin
+    cb = tf.keras.callbacks.SwapEMAWeights()
+    m.evaluate(_X, _Y, verbose=0, callbacks=[cb, Probe()])
+    m.predict(_X, verbose=0, callbacks=[cb, Probe()])
+    for s in seen:                                       # evaluate and predict saw the averages
+        for x, y in zip(s, a):
+            np.testing.assert_array_equal(x, y)
+    for x, y in zip(_weights(m), w):                     # and the weights are back after each
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="use_ema=True"):
+        _model().evaluate(_X, _Y, verbose=0, callbacks=[tf.keras.callbacks.SwapEMAWeights()])
+
+
+def test_swap_ema_weights_on_epoch():
+    tf.random.set_seed(0)
+    m = _ema_model()
+    ends = []
+
+    class Probe(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            ends.append((_weights(self.model), _averages(self.model)))
+    m.fit(_X, _Y, batch_size=4, epochs=3, verbose=0,
+          callbacks=[tf.keras.callbacks.SwapEMAWeights(swap_on_epoch=True), Probe()])
+    # after the swap of epoch 1's end the model holds the averages, the average slots the raw weights
+    w1, a1 = ends[0]
+    assert not np.array_equal(w1[0], a1[0])
+    w3, a3 = ends[-1]
+    np.testing.assert_array_equal(w3[0], a3[0])          # the last epoch: finalized to the averages
+    for x, y in zip(_weights(m), w3):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_use_ema_checks_and_config():
+    with pytest.raises(ValueError, match="ema_momentum"):
+        tf.keras.optimizers.SGD(use_ema=True, ema_momentum=1.5)
+    with pytest.raises(ValueError, match="ema_overwrite_frequency"):
+        tf.keras.optimizers.SGD(use_ema=True, ema_overwrite_frequency=0.5)
+    cfg = tf.keras.optimizers.Adam(use_ema=True, ema_momentum=0.9, ema_overwrite_frequency=3).get_config()
+    assert (cfg["use_ema"], cfg["ema_momentum"], cfg["ema_overwrite_frequency"]) == (True, 0.9, 3)
+    again = tf.keras.optimizers.Adam.from_config(cfg)
+    assert again.use_ema and again.ema_overwrite_frequency == 3

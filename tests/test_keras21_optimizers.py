@@ -1,4 +1,4 @@
-"""Keras 3's Muon and ScheduleFreeAdamW (tapeflow/optimizers/keras3.py) against Keras 3.15 on TF 2.21
+"""Keras 3's Muon and ScheduleFreeAdamW (tapeflow/optimizers/keras3.py), and use_ema (base.py), against Keras 3.15 on TF 2.21
 (tests/data/keras21_optimizers_reference.json, tests/tf_reference/make_keras21_optimizers_reference.py):
 5 steps of fixed gradients on variables of ranks 1-3, eager and inside tapeflow.function."""
 from __future__ import annotations
@@ -39,12 +39,17 @@ def _run(cls, kwargs, compiled):
 
 @pytest.mark.parametrize("cls,kwargs,run", RUNS, ids=IDS)
 def test_iterates_match_keras(cls, kwargs, run):
-    got, _ = _run(cls, kwargs, compiled=False)
+    got, opt = _run(cls, kwargs, compiled=False)
     for t, (g, want) in enumerate(zip(got, run["steps"])):
         for k in want:
             # float32 rounding of Keras' operations, in Keras' order: equal up to a few ulps
             np.testing.assert_allclose(g[k], np.array(want[k], np.float32), rtol=1e-6, atol=1e-7,
                                        err_msg=f"{cls} {kwargs} step {t} {k}")
+    if run.get("averages"):     # use_ema: the moving averages after the last step
+        for v in opt._slot_vars:
+            k = v.name.split(":")[0]
+            np.testing.assert_allclose(opt.get_slot(v, "average").numpy().reshape(-1),
+                                       np.array(run["averages"][k], np.float32), rtol=1e-6, atol=1e-7, err_msg=k)
 
 
 @pytest.mark.parametrize("cls,kwargs,run", RUNS, ids=IDS)

@@ -821,3 +821,68 @@ class RemoteMonitor(Callback):
         except (urllib.error.URLError, OSError, ValueError):
             # (requests' RequestException in Keras: connection refused, timeouts, HTTP errors, bad URLs)
             warnings.warn(f"Could not reach RemoteMonitor root server at {self.root}", stacklevel=2)
+
+
+class SwapEMAWeights(Callback):
+    """Keras 3's SwapEMAWeights: with an optimizer built with ``use_ema=True``, evaluate and predict
+    run on the weights' moving averages (swapped in at their start, back at their end), so
+    validation during ``fit`` measures the EMA model; ``swap_on_epoch=True`` also leaves the
+    averages in the model at each epoch's end (swapped back at the next epoch's start; after the
+    last epoch the averages are the final weights).
+
+    Where tapeflow differs: the swap is an exact exchange of the two buffers (Keras' TF backend
+    swaps by ``a += b; b = a - b; a -= b``, which can change the last bits), and predict swaps
+    back at its end (Keras 3.15's on_predict_end tests the flag the wrong way round and leaves
+    the averages in the model)."""
+
+    def __init__(self, swap_on_epoch=False):
+        super().__init__()
+        self.swap_on_epoch = swap_on_epoch
+        self._ema_weights_in_model = False
+
+    def _optimizer(self):
+        opt = self.model.optimizer
+        opt = getattr(opt, "inner_optimizer", opt)
+        if not getattr(opt, "use_ema", False):
+            raise ValueError(f"SwapEMAWeights must be used when `use_ema=True` is set on the optimizer. Received: "
+                             f"use_ema={getattr(opt, 'use_ema', False)}")
+        return opt
+
+    def _pairs(self):
+        opt = self._optimizer()
+        return [(v, opt._slots[id(v)]["average"]) for v in opt._slot_vars if "average" in opt._slots[id(v)]]
+
+    def _swap_variables(self):
+        for v, avg in self._pairs():
+            w = v.read_value()
+            v.assign(avg.read_value())
+            avg.assign(w)
+
+    def _finalize_ema_values(self):
+        for v, avg in self._pairs():
+            avg.assign(v.read_value())
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.swap_on_epoch and self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.swap_on_epoch and not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+            if epoch == self.params["epochs"] - 1:
+                self._finalize_ema_values()
+
+    def on_test_begin(self, logs=None):
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_test_end(self, logs=None):
+        if self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    on_predict_begin = on_test_begin
+    on_predict_end = on_test_end

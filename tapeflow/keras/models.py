@@ -658,6 +658,9 @@ class Model(Layer):
             cbs.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
+        if epochs > 0 and getattr(self.optimizer, "use_ema", False):
+            # Keras 3: an optimizer with use_ema leaves the weights at their moving averages
+            self.optimizer.finalize_variable_values(self.trainable_variables)
         cbs.on_train_end({})
         return hist
 

@@ -1,4 +1,4 @@
-"""Keras 3.15 (TF 2.21 backend): Muon and ScheduleFreeAdamW over 5 steps of fixed gradients on
+"""Keras 3.15 (TF 2.21 backend): Muon and ScheduleFreeAdamW (and use_ema) over 5 steps of fixed gradients on
 variables of ranks 1-3 (Muon: rank-2 ones take Newton-Schulz, others and 'embedding' ones AdamW),
 the variables after each step, for tests/test_keras21_optimizers.py.
 
@@ -20,6 +20,10 @@ CONFIGS = [
               "exclude_embeddings": False, "adam_lr_ratio": 0.5, "ns_steps": 3, "momentum": 0.9}),
     ("ScheduleFreeAdamW", {}), ("ScheduleFreeAdamW", {"warmup_steps": 3, "learning_rate": 0.01}),
     ("ScheduleFreeAdamW", {"weight_decay": 0.05, "beta_1": 0.8, "epsilon": 1e-6}),
+    # use_ema (Keras 3's moving averages of the weights; SwapEMAWeights swaps them in)
+    ("Adam", {"use_ema": True, "ema_momentum": 0.9}),
+    ("SGD", {"learning_rate": 0.1, "use_ema": True, "ema_momentum": 0.5, "ema_overwrite_frequency": 2}),
+    ("Muon", {"use_ema": True}),
 ]
 
 
@@ -46,7 +50,10 @@ def main():
         for t in range(STEPS):
             opt.apply_gradients([(grad(k, s, t), v) for (k, s), v in zip(SHAPES.items(), vs)])
             traj.append({k: np.asarray(v).reshape(-1).tolist() for k, v in zip(SHAPES, vs)})
+        avg = getattr(opt, "_model_variables_moving_average", None)
         out.append({"class": cls, "kwargs": kw, "paths": [v.path for v in vs], "steps": traj,
+                    "averages": None if avg is None else {k: np.asarray(a).reshape(-1).tolist()
+                                                          for k, a in zip(SHAPES, avg)},
                     "config": {k: v for k, v in opt.get_config().items() if isinstance(v, (int, float, str, list,
                                                                                            bool, type(None)))}})
     with open(OUT, "w") as fh:
