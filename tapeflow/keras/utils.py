@@ -433,6 +433,24 @@ class Progbar:
         self.update(self._seen + n, values)
 
 
+def get_source_inputs(tensor):
+    """keras.utils.get_source_inputs: the Input tensors a functional-API tensor was computed from,
+    in order of first appearance, each once (a list; an Input gives ``[itself]``; a value that is
+    not a KerasTensor is returned as given, as Keras does)."""
+    from .engine import KerasTensor
+    if not isinstance(tensor, KerasTensor):
+        return tensor
+    node = tensor._node
+    if node is None or not node.parents:      # an Input (InputLayer's node has no parents)
+        return [tensor]
+    out = []
+    for parent in node.parents:
+        for x in get_source_inputs(parent):
+            if all(x is not t for t in out):
+                out.append(x)
+    return out
+
+
 # Keras 3's dtype names: what keras.utils.standardize_dtype accepts as a string (TF 2.21's Keras 3.15)
 _KERAS_DTYPES = frozenset((
     "float16", "float32", "float64", "bfloat16", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
