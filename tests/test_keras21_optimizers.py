@@ -97,3 +97,80 @@ def test_muon_trains_a_keras_model():
     model.compile(optimizer=tf.keras.optimizers.Muon(learning_rate=0.02), loss="mse")
     h = model.fit(x, y, epochs=25, batch_size=16, verbose=0)
     assert h.history["loss"][-1] < 0.5 * h.history["loss"][0]
+
+
+def test_optimizer_map_lookup_as_keras():
+    # Keras 3.15's docstring example: exact keys first, then re.fullmatch patterns, else the default
+    adam, sgd, rms = tf.keras.optimizers.Adam(), tf.keras.optimizers.SGD(), tf.keras.optimizers.RMSprop()
+    om = tf.keras.optimizers.OptimizerMap(default_optimizer=rms)
+    om["encoder/layer_0/dense"] = adam
+    om["encoder/.*"] = sgd
+    om["decoder"] = adam
+    assert om["decoder"] is adam and om["encoder/layer_0/dense"] is adam
+    assert om["encoder/layer_0/attention/query"] is sgd and om["decoder/layer_0/dense"] is rms
+    with pytest.raises(ValueError, match="already exists"):
+        om["decoder"] = sgd
+    with pytest.raises(ValueError, match="cannot be MultiOptimizer"):
+        om["x"] = tf.keras.optimizers.MultiOptimizer(om)
+    with pytest.raises(TypeError, match="default_optimizer"):
+        tf.keras.optimizers.OptimizerMap("adam")
+    om2 = tf.keras.optimizers.OptimizerMap(rms, {"a.*": sgd, "ab.*": adam})
+    with pytest.raises(ValueError, match="Multiple optimizers"):
+        om2["abc"]
+
+
+def test_multi_optimizer_routes_and_matches_separate_optimizers():
+    """Each variable gets exactly the update its own optimizer would give it alone."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 4)).astype(np.float32)
+    y = rng.standard_normal((32, 1)).astype(np.float32)
+
+    def model():
+        tf.random.set_seed(1)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(3, name="enc"), tf.keras.layers.Dense(1, name="head")])
+        m(x[:1])
+        return m
+    m1 = model()
+    adam, sgd = tf.keras.optimizers.Adam(0.01), tf.keras.optimizers.SGD(0.1)
+    multi = tf.keras.optimizers.MultiOptimizer(tf.keras.optimizers.OptimizerMap(sgd, {"enc/.*": adam}))
+    m1.compile(optimizer=multi, loss="mse")
+    m1.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    assert multi.optimizers == [adam, sgd] or multi.optimizers == [sgd, adam]
+    assert int(multi.iterations.numpy()) == 8 and int(adam.iterations.numpy()) == 8
+    assert len(adam._slot_vars) == 2 and len(sgd._slot_vars) == 2
+    with pytest.raises(AttributeError, match="Learning rate cannot be accessed"):
+        multi.learning_rate
+    # the same by hand: each layer's variables with its own optimizer
+    m2 = model()
+    a2, s2 = tf.keras.optimizers.Adam(0.01), tf.keras.optimizers.SGD(0.1)
+    for _ in range(2):
+        for i in range(0, 32, 8):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(m2(x[i:i + 8]) - y[i:i + 8]))
+            gs = tape.gradient(loss, m2.trainable_variables)
+            a2.apply_gradients(zip(gs[:2], m2.trainable_variables[:2]))
+            s2.apply_gradients(zip(gs[2:], m2.trainable_variables[2:]))
+    for v1, v2 in zip(m1.trainable_variables, m2.trainable_variables):
+        np.testing.assert_allclose(v1.numpy(), v2.numpy(), rtol=1e-5, atol=1e-6)
+    cfg = tf.keras.optimizers.serialize(multi)
+    again = tf.keras.optimizers.deserialize(cfg)
+    assert isinstance(again, tf.keras.optimizers.MultiOptimizer)
+    assert isinstance(again._optimizer_map["enc/kernel"], tf.keras.optimizers.Adam)
+    assert isinstance(again._optimizer_map["head/bias"], tf.keras.optimizers.SGD)
+
+
+def test_multi_optimizer_with_a_callable_and_checkpoint(tmp_path):
+    adam, sgd = tf.keras.optimizers.Adam(0.1), tf.keras.optimizers.SGD(0.1)
+    multi = tf.keras.optimizers.MultiOptimizer(lambda v: adam if "w" in v.name else sgd)
+    w, b = tf.Variable([1.0, 2.0], name="w"), tf.Variable([3.0], name="b")
+    multi.apply_gradients([(tf.constant([1.0, 1.0]), w), (tf.constant([2.0]), b)])
+    np.testing.assert_allclose(b.numpy(), [2.8], rtol=1e-6)          # SGD
+    np.testing.assert_allclose(w.numpy(), [0.9, 1.9], rtol=1e-5)     # Adam's first step: lr * sign
+    ck = tf.train.Checkpoint(opt=multi, w=w, b=b)
+    path = ck.save(str(tmp_path / "ck"))
+    m_before = adam.get_slot(w, "m" if "m" in adam._slots[id(w)] else "momentum").numpy().copy()
+    multi.apply_gradients([(tf.constant([5.0, 5.0]), w), (tf.constant([2.0]), b)])
+    ck.restore(path)
+    np.testing.assert_array_equal(adam.get_slot(w, "m" if "m" in adam._slots[id(w)] else "momentum").numpy(),
+                                  m_before)
+    assert int(multi.iterations.numpy()) == 1

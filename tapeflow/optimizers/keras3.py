@@ -14,7 +14,12 @@ from ..ops import array_ops as A
 from ..ops import math_ops as M
 from .base import Optimizer
 
-__all__ = ["Muon", "ScheduleFreeAdamW"]
+__all__ = ["Muon", "ScheduleFreeAdamW", "OptimizerMap", "MultiOptimizer"]
+
+
+def _path(var):
+    """Keras' ``variable.path`` ("dense/kernel") for a Keras layer's variable, else its name."""
+    return getattr(var, "path", None) or var.name.split(":")[0]
 
 
 def _swap_last(x):
@@ -36,7 +41,7 @@ class Muon(Optimizer):
     ``learning_rate * adam_lr_ratio``. Decoupled weight decay ``w -= w * wd * lr`` uses
     ``weight_decay`` for Muon variables and ``adam_weight_decay`` for AdamW ones (Keras 3's
     ``_apply_weight_decay``), before the update. Keras matches names against ``variable.path``
-    (``"dense/kernel"``); tapeflow's variables have no path, so their ``name`` is used."""
+    (``"dense/kernel"``): so here, for a Keras layer's variables; a bare Variable's name otherwise."""
 
     def __init__(self, learning_rate=0.001, adam_beta_1=0.9, adam_beta_2=0.999, adam_weight_decay=0.004, epsilon=1e-7,
                  weight_decay=0.004, clipnorm=None, clipvalue=None, global_clipnorm=None, name="muon",
@@ -58,7 +63,7 @@ class Muon(Optimizer):
     def _should_use_adamw(self, var):
         if len(var.shape) != 2:
             return True
-        name = var.name
+        name = _path(var)
         if self.exclude_embeddings and "embedding" in name.lower():
             return True
         return any(re.search(k, name) for k in self.exclude_layers)
@@ -179,3 +184,175 @@ class ScheduleFreeAdamW(Optimizer):
         cfg = super().get_config()
         cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, warmup_steps=self.warmup_steps)
         return cfg
+
+
+class OptimizerMap:
+    """Keras 3's OptimizerMap: variable paths (exact, else ``re.fullmatch`` patterns) -> optimizers,
+    with a default for the rest; calling it on a variable gives that variable's optimizer."""
+
+    def __init__(self, default_optimizer, optimizer_map=None):
+        if not isinstance(default_optimizer, Optimizer):
+            raise TypeError(f"default_optimizer must be a Keras Optimizer instance. Received: {default_optimizer}")
+        if optimizer_map is not None and not isinstance(optimizer_map, dict):
+            raise TypeError(f"optimizer_map must be a dictionary. Received: {optimizer_map}")
+        self._default_optimizer = default_optimizer
+        self._optimizer_map = dict(optimizer_map or {})
+
+    @property
+    def default_optimizer(self):
+        return self._default_optimizer
+
+    def __getitem__(self, key):
+        if key in self._optimizer_map:
+            return self._optimizer_map[key]
+        matching = [p for p in self._optimizer_map if re.fullmatch(p, key)]
+        if len(matching) > 1:
+            raise ValueError(f"Multiple optimizers assigned to variable {key}.")
+        return self._optimizer_map[matching[0]] if matching else self._default_optimizer
+
+    def __setitem__(self, key, optimizer):
+        from .loss_scale import LossScaleOptimizer
+        if key in self._optimizer_map:
+            raise ValueError(f"'{key}' already exists in the OptimizerMap with value {self._optimizer_map[key]}. "
+                             "Please make sure to not use duplicated keys.")
+        if not isinstance(key, str):
+            raise ValueError(f"key must be a string. Received: {key}")
+        if isinstance(optimizer, LossScaleOptimizer):
+            raise ValueError("optimizer cannot be LossScaleOptimizer.")
+        if isinstance(optimizer, MultiOptimizer):
+            raise ValueError("optimizer cannot be MultiOptimizer.")
+        if not isinstance(optimizer, Optimizer):
+            raise ValueError(f"optimizer must be a Keras Optimizer instance. Received: {optimizer}")
+        self._optimizer_map[key] = optimizer
+
+    def __delitem__(self, key):
+        del self._optimizer_map[key]
+
+    def __len__(self):
+        return len(self._optimizer_map)
+
+    def __iter__(self):
+        return iter(self._optimizer_map)
+
+    def __contains__(self, key):
+        return key in self._optimizer_map
+
+    def __call__(self, variable):
+        return self[_path(variable)]
+
+    def get_config(self):
+        from . import serialize
+        return {"default_optimizer": serialize(self._default_optimizer),
+                "optimizer_map": {k: serialize(v) for k, v in self._optimizer_map.items()}}
+
+    @classmethod
+    def from_config(cls, config):
+        from . import deserialize
+        return cls(deserialize(config["default_optimizer"]),
+                   {k: deserialize(v) for k, v in config["optimizer_map"].items()})
+
+
+class MultiOptimizer(Optimizer):
+    """Keras 3's MultiOptimizer: each variable is updated by the optimizer ``optimizer_map`` (an
+    OptimizerMap, or any callable ``variable -> Optimizer``) gives it, in one ``apply_gradients``;
+    the sub-optimizers keep their own slots, learning rates and iterations (``optimizers``), and
+    this one counts the combined steps. ``learning_rate`` is refused, as Keras does."""
+
+    def __init__(self, optimizer_map, loss_scale_factor=None, name=None):
+        if not callable(optimizer_map):
+            raise TypeError(f"optimizer_map must be an OptimizerMap or a callable variable -> Optimizer. Received: "
+                            f"{optimizer_map}")
+        super().__init__(name or "multi_optimizer", learning_rate=0.0)
+        self._optimizer_map = optimizer_map
+        self.loss_scale_factor = loss_scale_factor
+        self._inner_optimizers = []
+        self._var_to_opt = {}
+
+    @property
+    def optimizers(self):
+        return self._inner_optimizers
+
+    @property
+    def learning_rate(self):
+        raise AttributeError("Learning rate cannot be accessed on a MultiOptimizer. Access the learning rate on the "
+                             "individual sub-optimizers instead.")
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        raise AttributeError("Learning rate cannot be set on a MultiOptimizer. Set the learning rate on the "
+                             "individual sub-optimizers instead.")
+
+    def _optimizer_for(self, var):
+        from .loss_scale import LossScaleOptimizer
+        opt = self._var_to_opt.get(id(var))
+        if opt is not None:
+            return opt
+        opt = self._optimizer_map(var)
+        if isinstance(opt, LossScaleOptimizer):
+            raise ValueError("LossScaleOptimizer cannot be used inside an MultiOptimizer.")
+        if isinstance(opt, MultiOptimizer):
+            raise ValueError("MultiOptimizer cannot be used inside an MultiOptimizer.")
+        if not isinstance(opt, Optimizer):
+            raise ValueError(f"Optimizer for variable {var.name} is not an Optimizer instance.")
+        if all(opt is not o for o in self._inner_optimizers):
+            self._inner_optimizers.append(opt)
+        self._var_to_opt[id(var)] = opt
+        return opt
+
+    def build(self, var_list):
+        groups = {}
+        for v in var_list:
+            groups.setdefault(id(self._optimizer_for(v)), []).append(v)
+        for opt in self._inner_optimizers:
+            if id(opt) in groups:
+                opt.build(groups[id(opt)])
+
+    def apply_gradients(self, grads_and_vars, name=None, **kwargs):
+        pairs = list(grads_and_vars)
+        groups = {}
+        for g, v in pairs:
+            groups.setdefault(id(self._optimizer_for(v)), []).append((g, v))
+        for opt in self._inner_optimizers:
+            if id(opt) in groups:
+                opt.apply_gradients(groups[id(opt)], **kwargs)
+        self.iterations.assign_add(1, read_value=False)
+        return self.iterations
+
+    def finalize_variable_values(self, var_list):
+        for v in var_list:
+            opt = self._var_to_opt.get(id(v))
+            if opt is not None:
+                opt.finalize_variable_values([v])
+
+    @property
+    def use_ema(self):
+        return any(getattr(o, "use_ema", False) for o in self._inner_optimizers)
+
+    @use_ema.setter
+    def use_ema(self, value):   # (the base class's __init__ sets it; the sub-optimizers decide)
+        pass
+
+    @property
+    def variables(self):
+        from .base import _VarList
+        out = [self.iterations]
+        for opt in self._inner_optimizers:
+            out.extend(opt.variables)
+        return _VarList(out)
+
+    def _walk_children(self):
+        return [("iterations", self.iterations),
+                ("optimizers", {str(i): opt for i, opt in enumerate(self._inner_optimizers)})]
+
+    def get_config(self):
+        if not isinstance(self._optimizer_map, OptimizerMap):
+            raise TypeError("MultiOptimizer.get_config: a callable optimizer_map cannot be serialized; use an "
+                            "OptimizerMap")
+        return {"optimizer_map": self._optimizer_map.get_config(), "loss_scale_factor": self.loss_scale_factor,
+                "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["optimizer_map"] = OptimizerMap.from_config(config["optimizer_map"])
+        return cls(**config)
