@@ -19,6 +19,7 @@ from ._file_utils import get_file  # noqa: F401
 from ._text_utils import text_dataset_from_directory  # noqa: F401
 from ._audio_utils import audio_dataset_from_directory  # noqa: F401
 from ._utils_config import Config  # noqa: F401
+from .feature_space import FeatureSpace  # noqa: F401,E402  (wave 21)
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
 from .saving import CustomObjectScope, get_registered_name, get_registered_object  # noqa: F401,E402
