@@ -69,3 +69,4 @@ def __getattr__(name):
     if f"keras.layers.{name}" in NAMES:   # other backends' wrappers (JaxLayer, ...): say so
         raise unsupported_name(f"keras.layers.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .core import ReversibleEmbedding  # noqa: F401,E402  (wave 21)
