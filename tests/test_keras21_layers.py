@@ -60,3 +60,27 @@ def test_tied_head_trains_both_ways_and_saves(tmp_path):
     m2 = tf.keras.models.load_model(path)
     np.testing.assert_allclose(m2(ids).numpy(), model(ids).numpy(), rtol=1e-6)
     assert [c for c in m2.layers if isinstance(c, L.ReversibleEmbedding)][0].logit_soft_cap == 4.0
+
+
+def test_max_num_bounding_boxes_as_keras():
+    img = np.zeros((2, 4, 4, 3), np.float32)
+    b = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    lab = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    data = {"images": img, "bounding_boxes": {"boxes": b, "labels": lab}}
+    # Keras 3.15 (TF 2.21): max_number=5 pads with -1, 2 keeps the first two
+    out = L.MaxNumBoundingBoxes(max_number=5, bounding_box_format="xyxy")(data)
+    np.testing.assert_array_equal(out["bounding_boxes"]["boxes"].numpy(),
+                                  np.concatenate([b, -np.ones((2, 2, 4), np.float32)], 1))
+    np.testing.assert_array_equal(out["bounding_boxes"]["labels"].numpy(), [[1, 2, 3, -1, -1], [4, 5, 6, -1, -1]])
+    assert out["bounding_boxes"]["boxes"].dtype == "float32" and np.asarray(out["images"]).shape == (2, 4, 4, 3)
+    out = L.MaxNumBoundingBoxes(max_number=2, bounding_box_format="xyxy")(data)
+    np.testing.assert_array_equal(out["bounding_boxes"]["boxes"].numpy(), b[:, :2])
+    np.testing.assert_array_equal(out["bounding_boxes"]["labels"].numpy(), [[1, 2], [4, 5]])
+    # unbatched, another fill value: Keras' [[0..3], [4..7], [8..11], [-2]*4] and [1, 2, 3, -2]
+    out = L.MaxNumBoundingBoxes(max_number=4, fill_value=-2, bounding_box_format="xyxy")(
+        {"images": img[0], "bounding_boxes": {"boxes": b[0], "labels": lab[0]}})
+    np.testing.assert_array_equal(out["bounding_boxes"]["boxes"].numpy()[3], [-2, -2, -2, -2])
+    np.testing.assert_array_equal(out["bounding_boxes"]["labels"].numpy(), [1, 2, 3, -2])
+    assert np.asarray(L.MaxNumBoundingBoxes(max_number=3)(img)).shape == (2, 4, 4, 3)
+    with pytest.raises(ValueError, match="bounding box format"):
+        L.MaxNumBoundingBoxes(max_number=3)(data)

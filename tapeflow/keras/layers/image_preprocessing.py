@@ -1348,3 +1348,59 @@ class AugMix(_ImageLayer):
 
 
 __all__ += ["AugMix"]
+
+
+class MaxNumBoundingBoxes(Layer):
+    """Keras 3's MaxNumBoundingBoxes: a detection pipeline's dict ``{"images", "bounding_boxes":
+    {"boxes": (batch, n, 4), "labels": (batch, n)}}`` (or unbatched) with exactly ``max_number``
+    boxes per image: the first ``max_number`` kept, the rest filled with ``fill_value``. Images
+    (and a plain image tensor) pass unchanged. As Keras, a dict with bounding boxes needs the
+    layer's ``bounding_box_format`` (the padding does not depend on it)."""
+
+    def __init__(self, max_number, fill_value=-1, bounding_box_format=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.max_number = int(max_number)
+        self.fill_value = int(fill_value)
+        self.bounding_box_format = bounding_box_format
+        self.data_format = _data_format("MaxNumBoundingBoxes", data_format)
+
+    def _fix(self, x, boxes):
+        x = x if isinstance(x, Tensor) else _as_tensor(x)
+        axis = aval_of(x).ndim - (2 if boxes else 1)
+        n = aval_of(x).shape[axis]
+        sl = [slice(None)] * aval_of(x).ndim
+        sl[axis] = slice(0, self.max_number)
+        x = x[tuple(sl)]
+        if n < self.max_number:
+            pads = [[0, 0]] * aval_of(x).ndim
+            pads[axis] = [0, self.max_number - n]
+            x = A.pad(x, pads, constant_values=self.fill_value)
+        return x
+
+    def call(self, data, training=True):
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        if "bounding_boxes" in data:
+            if self.bounding_box_format is None:
+                raise ValueError("You passed an input with a 'bounding_boxes' key, but you didn't specify a bounding "
+                                 "box format. Pass a `bounding_box_format` argument to your MaxNumBoundingBoxes "
+                                 "layer, e.g. `bounding_box_format='xyxy'`.")
+            bb = data["bounding_boxes"]
+            extra = set(bb) - {"boxes", "labels"}
+            if extra:
+                raise KeyError(f"There are unsupported keys in `bounding_boxes`: {sorted(extra)}. Only `boxes` and "
+                               "`labels` are supported.")
+            out["bounding_boxes"] = {"boxes": self._fix(bb["boxes"], True), "labels": self._fix(bb["labels"], False)}
+        return out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(max_number=self.max_number, fill_value=self.fill_value,
+                   bounding_box_format=self.bounding_box_format, data_format=self.data_format)
+        return cfg
+
+
+def _as_tensor(x):
+    from ...core.tensor import convert_to_tensor
+    return convert_to_tensor(np.asarray(x))
