@@ -84,3 +84,27 @@ def test_max_num_bounding_boxes_as_keras():
     assert np.asarray(L.MaxNumBoundingBoxes(max_number=3)(img)).shape == (2, 4, 4, 3)
     with pytest.raises(ValueError, match="bounding box format"):
         L.MaxNumBoundingBoxes(max_number=3)(data)
+
+
+def test_clahe_matches_keras():
+    """Keras 3.15's CLAHE (tests/tf_reference/make_keras21_clahe_reference.py): the same bits."""
+    import json
+    import os
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "tf_reference"))
+    from make_keras21_clahe_reference import inputs
+    ref = np.load(os.path.join(here, "data", "keras21_clahe_reference.npz"))
+    data = inputs()
+    for i, (k, kw) in enumerate(json.loads(str(ref["cases"]))):
+        layer = L.ContrastLimitedAdaptiveHistogramEqualization(**kw)
+        got = np.asarray(layer(data[k]))
+        want = ref[f"out{i}"]
+        assert got.dtype == want.dtype and got.shape == want.shape, (k, kw)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-6, atol=1e-4,
+                                   err_msg=str(kw))
+        comp = np.asarray(tf.function(lambda x: layer(x))(tf.constant(data[k])))   # traced: the same values
+        np.testing.assert_allclose(comp.astype(np.float64), got.astype(np.float64), rtol=1e-6, atol=1e-4)
+    cf = L.ContrastLimitedAdaptiveHistogramEqualization(data_format="channels_first")(
+        np.transpose(data["img"], (0, 3, 1, 2)))
+    np.testing.assert_allclose(np.transpose(np.asarray(cf), (0, 2, 3, 1)), ref["out0"], rtol=1e-6, atol=1e-4)
