@@ -931,3 +931,13 @@ case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, ex
 case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
 case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
      "1 or 3 channels")
+
+# -- branch keras21: keras.ops' wave-21 names (Keras 3.15's checks and error classes) -------------------
+case("keras21_histogram_float_bins", "lambda x: tf.keras.ops.histogram(x, bins=2.5)", [V3], "bins")
+case("keras21_histogram_rank2", "lambda x: tf.keras.ops.histogram(x)", [M23], "1-dimensional")
+case("keras21_correlate_bad_mode", "lambda x: tf.keras.ops.correlate(x, x, mode='bad')", [V3], "Invalid mode")
+case("keras21_view_bytes", "lambda x: tf.keras.ops.view(x, 'float64')", [V3], "divisible")
+case("keras21_lu_factor_rank1", "lambda x: tf.keras.ops.lu_factor(x)", [V3], "rank >= 2")
+case("keras21_adaptive_pool_rank2", "lambda x: tf.keras.ops.adaptive_average_pool(x, 2)", [M23], "1D, 2D, or 3D")
+case("keras21_nanquantile_valid", "lambda x: tf.keras.ops.nanquantile(x, 0.5)", [V3])
+case("keras21_rearrange_valid", "lambda x: tf.keras.ops.rearrange(x, 'a b -> b a')", [M23])
