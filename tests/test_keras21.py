@@ -124,8 +124,8 @@ _W = {k: _RNG.standard_normal(k) for k in [(3,), (7,), (2, 3, 2, 3), (2, 12, 6),
     ("nanquantile", lambda x: ops.sum(ops.nanquantile(ops.where(x > 1.2, np.nan, x), [0.3, 0.8], axis=1)
                                       * np.array([[1.], [-2.]])), (3, 5)),
     ("nanmedian", lambda x: ops.sum(ops.nanmedian(x, axis=0) * np.arange(1., 6.)), (4, 5)),
-    ("correlate_full", lambda x: ops.sum(ops.correlate(x[:7], x[7:], mode="full") * _W[(9,)] if False else
-                                         ops.correlate(x[:7], x[7:], mode="same") * _W[(7,)]), (10,)),
+    ("correlate_same", lambda x: ops.sum(ops.correlate(x[:7], x[7:], mode="same") * _W[(7,)]), (10,)),
+    ("correlate_full", lambda x: ops.sum(ops.correlate(x[:7], x[7:], mode="full") ** 2), (10,)),
     ("unfold", lambda x: ops.sum(ops.unfold(x, (2, 3), stride=(1, 2), padding=1) ** 2), (2, 3, 5, 6)),
     ("fold", lambda x: ops.sum(ops.fold(x, (5, 6), 2, stride=(2, 1), padding=(1, 0)) * _W[(2, 3, 5, 6)]),
      (2, 12, 15)),
