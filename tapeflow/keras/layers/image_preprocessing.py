@@ -1406,7 +1406,7 @@ def _as_tensor(x):
     return convert_to_tensor(np.asarray(x))
 
 
-def _value_range(images, src, dst):
+def _to_value_range(images, src, dst):
     """Keras' ``_transform_value_range`` in float32 (unchanged when the ranges are equal)."""
     if src[0] == dst[0] and src[1] == dst[1]:
         return images
@@ -1441,9 +1441,9 @@ class ContrastLimitedAdaptiveHistogramEqualization(Layer):
         if first:
             x = K.transpose(x, (0, 2, 3, 1) if aval_of(x).ndim == 4 else (1, 2, 0))
         dt = aval_of(x).dtype
-        x = _value_range(x, self.value_range, (0, 255))
+        x = _to_value_range(x, self.value_range, (0, 255))
         x = self._clahe(x)
-        x = _value_range(x, (0, 255), self.value_range)
+        x = _to_value_range(x, (0, 255), self.value_range)
         x = M.cast(x, dt)
         if first:
             x = K.transpose(x, (0, 3, 1, 2) if aval_of(x).ndim == 4 else (2, 0, 1))
