@@ -1026,3 +1026,13 @@ case("spec21_binomial_shape_suffix", "lambda c: tf.random.stateless_binomial([5]
 case("spec21_binomial_valid", "lambda c, p: tf.random.stateless_binomial([4, 3], [7, 7], c, p)",
      [_a([5.0, 50.0, 500.0]), _a([0.1, 0.6, 0.9])])
 case("spec21_stateless_shuffle_valid", "lambda x: tf.random.experimental.stateless_shuffle(x, [1, 2])", [M32])
+
+# -- branch keras21: keras.ops' wave-21 names (Keras 3.15's checks and error classes) -------------------
+case("keras21_histogram_float_bins", "lambda x: tf.keras.ops.histogram(x, bins=2.5)", [V3], "bins")
+case("keras21_histogram_rank2", "lambda x: tf.keras.ops.histogram(x)", [M23], "1-dimensional")
+case("keras21_correlate_bad_mode", "lambda x: tf.keras.ops.correlate(x, x, mode='bad')", [V3], "Invalid mode")
+case("keras21_view_bytes", "lambda x: tf.keras.ops.view(x, 'float64')", [V3], "divisible")
+case("keras21_lu_factor_rank1", "lambda x: tf.keras.ops.lu_factor(x)", [V3], "rank >= 2")
+case("keras21_adaptive_pool_rank2", "lambda x: tf.keras.ops.adaptive_average_pool(x, 2)", [M23], "1D, 2D, or 3D")
+case("keras21_nanquantile_valid", "lambda x: tf.keras.ops.nanquantile(x, 0.5)", [V3])
+case("keras21_rearrange_valid", "lambda x: tf.keras.ops.rearrange(x, 'a b -> b a')", [M23])

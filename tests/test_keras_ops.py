@@ -164,13 +164,16 @@ def test_coverage_and_missing_names():
         except NotImplementedError as e:
             assert f"keras.ops.{name}" in str(e)
     # wave 19: 308 of Keras 3.15's 341 names (left: FFT/STFT, signal windows, CTC, eig, ...);
-    # wave 20: ctc_loss, ctc_decode (greedy), sparsemax; wave 21: the FFT family, complex views, polar
-    # and the windows (hamming, hanning, kaiser, bartlett, blackman), eig: 326
-    assert have >= 326, have
-    assert not hasattr(ops, "histogram") and hasattr(ops, "matmul")   # (the error is an AttributeError too)
+    # wave 20: ctc_loss, ctc_decode (greedy), sparsemax; wave 21: the FFT family, complex views, polar,
+    # the windows (hamming, hanning, kaiser, bartlett, blackman) and eig (cplx21); histogram, nan-quantiles,
+    # correlate, extract_sequences, fold/unfold, adaptive pooling, view, lu_factor, jvp, rearrange (keras21);
+    # i0 (spec21): all 341
+    assert have >= 341, have
+    assert not hasattr(ops, "not_an_op") and hasattr(ops, "matmul")   # (the error is an AttributeError too)
     assert tf.keras.ops is ops
-    with pytest.raises(NotImplementedError, match="keras.ops.nn.adaptive_max_pool"):
-        ops.nn.adaptive_max_pool
+    with pytest.raises(NotImplementedError, match="keras.ops.nn.not_an_op"):
+        ops.nn.not_an_op
+    assert ops.nn.adaptive_max_pool is ops.adaptive_max_pool and ops.linalg.jvp is ops.jvp
 
 
 def test_custom_layer_written_for_keras3_trains():

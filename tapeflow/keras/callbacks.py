@@ -1,6 +1,7 @@
 """``tapeflow.keras.callbacks``: Keras' training hooks (Callback, History,
 LambdaCallback, EarlyStopping, ModelCheckpoint, TensorBoard, LearningRateScheduler,
-ReduceLROnPlateau, CSVLogger, TerminateOnNaN, BackupAndRestore) with Keras 3 semantics."""
+ReduceLROnPlateau, CSVLogger, TerminateOnNaN, BackupAndRestore; wave 21: ProgbarLogger,
+RemoteMonitor) with Keras 3 semantics."""
 import collections
 import csv
 import os
@@ -691,3 +692,197 @@ class BackupAndRestore(Callback):
         if self.delete_checkpoint and os.path.isdir(self.backup_dir):
             import shutil
             shutil.rmtree(self.backup_dir)
+
+
+# --- wave 21 (keras21): ProgbarLogger, RemoteMonitor ------------------------------------------
+
+class ProgbarLogger(Callback):
+    """Keras 3's progress-bar callback: per epoch ``Epoch i/N`` (when N > 1), then a
+    ``keras.utils.Progbar`` over the epoch's steps showing each batch's logs as given (Keras 3's
+    bars do not average them). ``fit``/``evaluate``/``predict`` pass it ``params``; inside ``fit``
+    the validation pass is silent. With a ProgbarLogger among ``fit``'s callbacks, tapeflow's own
+    one-line-per-epoch summary is left out (Keras adds its own logger only when none is given)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = 0
+        self.progbar = None
+        self.target = None
+        self.verbose = 1
+        self.epochs = 1
+        self._called_in_fit = False
+
+    def set_params(self, params):
+        super().set_params(params)
+        verbose = params.get("verbose", 1)
+        self.verbose = 1 if verbose == "auto" else verbose
+        self.epochs = params.get("epochs", 1)
+        self.target = params.get("steps")
+
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True
+
+    def on_test_begin(self, logs=None):
+        if not self._called_in_fit:
+            self._reset_progbar()
+            self._maybe_init_progbar()
+
+    def on_predict_begin(self, logs=None):
+        self._reset_progbar()
+        self._maybe_init_progbar()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._reset_progbar()
+        self._maybe_init_progbar()
+        if self.verbose and self.epochs > 1:
+            print(f"Epoch {epoch + 1}/{self.epochs}")
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._update_progbar(batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._called_in_fit:
+            self._update_progbar(batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update_progbar(batch, None)    # (not the predictions)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._finalize_progbar(logs)
+
+    def on_test_end(self, logs=None):
+        if not self._called_in_fit:
+            self._finalize_progbar(logs)
+
+    def on_predict_end(self, logs=None):
+        self._finalize_progbar(logs)
+
+    def _reset_progbar(self):
+        self.seen = 0
+        self.progbar = None
+
+    def _maybe_init_progbar(self):
+        if self.progbar is None:
+            from .utils import Progbar
+            self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step")
+
+    def _values(self, logs):
+        logs = logs or {}
+        self.progbar.stateful_metrics.update(logs)    # shown as given (Keras 3's stateless bars)
+        return [(k, v) for k, v in logs.items() if np.ndim(v) == 0]
+
+    def _update_progbar(self, batch, logs=None):
+        self._maybe_init_progbar()
+        self.seen = batch + 1
+        if self.verbose == 1:
+            self.progbar.update(self.seen, self._values(logs), finalize=False)
+
+    def _finalize_progbar(self, logs):
+        self._maybe_init_progbar()
+        if self.target is None:
+            self.target = self.seen
+            self.progbar.target = self.target
+        self.progbar.update(self.target, self._values(logs), finalize=True)
+
+
+class RemoteMonitor(Callback):
+    """Keras 3's RemoteMonitor: at each epoch's end, POST ``{"epoch": i, **logs}`` as JSON to
+    ``root + path`` (``send_as_json``: an application/json body; else a form with ``field`` holding
+    the JSON). Keras uses the ``requests`` library and raises ImportError without it; tapeflow
+    sends with the standard library (urllib), so it needs no extra package. An unreachable server
+    is Keras' warning "Could not reach RemoteMonitor root server at ...", and training goes on."""
+
+    def __init__(self, root="http://localhost:9000", path="/publish/epoch/end/", field="data", headers=None,
+                 send_as_json=False):
+        super().__init__()
+        self.root, self.path, self.field = root, path, field
+        self.headers = headers
+        self.send_as_json = send_as_json
+
+    def on_epoch_end(self, epoch, logs=None):
+        import json
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+        send = {"epoch": epoch}
+        for k, v in (logs or {}).items():
+            send[k] = v.item() if isinstance(v, (np.ndarray, np.generic)) else v
+        headers = dict(self.headers or {})
+        if self.send_as_json:
+            body = json.dumps(send).encode()
+            headers.setdefault("Content-Type", "application/json")
+        else:
+            body = urllib.parse.urlencode({self.field: json.dumps(send)}).encode()
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        req = urllib.request.Request(self.root + self.path, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                resp.read()
+        except (urllib.error.URLError, OSError, ValueError):
+            # (requests' RequestException in Keras: connection refused, timeouts, HTTP errors, bad URLs)
+            warnings.warn(f"Could not reach RemoteMonitor root server at {self.root}", stacklevel=2)
+
+
+class SwapEMAWeights(Callback):
+    """Keras 3's SwapEMAWeights: with an optimizer built with ``use_ema=True``, evaluate and predict
+    run on the weights' moving averages (swapped in at their start, back at their end), so
+    validation during ``fit`` measures the EMA model; ``swap_on_epoch=True`` also leaves the
+    averages in the model at each epoch's end (swapped back at the next epoch's start; after the
+    last epoch the averages are the final weights).
+
+    Where tapeflow differs: the swap is an exact exchange of the two buffers (Keras' TF backend
+    swaps by ``a += b; b = a - b; a -= b``, which can change the last bits), and predict swaps
+    back at its end (Keras 3.15's on_predict_end tests the flag the wrong way round and leaves
+    the averages in the model)."""
+
+    def __init__(self, swap_on_epoch=False):
+        super().__init__()
+        self.swap_on_epoch = swap_on_epoch
+        self._ema_weights_in_model = False
+
+    def _optimizer(self):
+        opt = self.model.optimizer
+        opt = getattr(opt, "inner_optimizer", opt)
+        if not getattr(opt, "use_ema", False):
+            raise ValueError(f"SwapEMAWeights must be used when `use_ema=True` is set on the optimizer. Received: "
+                             f"use_ema={getattr(opt, 'use_ema', False)}")
+        return opt
+
+    def _pairs(self):
+        opt = self._optimizer()
+        return [(v, opt._slots[id(v)]["average"]) for v in opt._slot_vars if "average" in opt._slots[id(v)]]
+
+    def _swap_variables(self):
+        for v, avg in self._pairs():
+            w = v.read_value()
+            v.assign(avg.read_value())
+            avg.assign(w)
+
+    def _finalize_ema_values(self):
+        for v, avg in self._pairs():
+            avg.assign(v.read_value())
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.swap_on_epoch and self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.swap_on_epoch and not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+            if epoch == self.params["epochs"] - 1:
+                self._finalize_ema_values()
+
+    def on_test_begin(self, logs=None):
+        if not self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = True
+
+    def on_test_end(self, logs=None):
+        if self._ema_weights_in_model:
+            self._swap_variables()
+            self._ema_weights_in_model = False
+
+    on_predict_begin = on_test_begin
+    on_predict_end = on_test_end

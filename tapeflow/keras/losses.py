@@ -32,7 +32,8 @@ __all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "Mean
            "MAPE", "msle", "MSLE", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "Dice", "Tversky",
            "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky", "CTC", "ctc", "get",
            "serialize",
-           "deserialize"]
+           "deserialize", "Circle", "circle", "CategoricalGeneralizedCrossEntropy",
+           "categorical_generalized_cross_entropy"]
 
 
 class Reduction:
@@ -605,6 +606,91 @@ class Tversky(LossFunctionWrapper):
         super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta, axis=axis)
 
 
+# -- wave 21 (keras21): Keras 3's Circle and CategoricalGeneralizedCrossEntropy --------------------
+
+def _pos_neg_masks(query_labels, key_labels, remove_diagonal=True):
+    """Keras 3's ``build_pos_neg_masks``: same-label pairs (minus the diagonal) and the rest."""
+    q = A.reshape(query_labels, [-1, 1]) if len(aval_of(query_labels).shape) == 1 else query_labels
+    k = A.reshape(key_labels, [-1, 1]) if len(aval_of(key_labels).shape) == 1 else key_labels
+    pos = M.equal(q, A.transpose(k))
+    neg = M.logical_not(pos)
+    if remove_diagonal:
+        nq, nk = int(np.prod(aval_of(q).shape)), int(np.prod(aval_of(k).shape))
+        pos = M.logical_and(pos, convert_to_tensor(~np.eye(nq, nk, dtype=bool)))
+    return pos, neg
+
+
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True, gamma=80, margin=0.4):
+    """Circle loss (Sun et al. 2020), Keras 3's: per query, softplus of the logsumexp over its
+    positive pairs of ``-gamma a_p (margin - d)`` plus that over its negatives of
+    ``gamma a_n (1 - margin - d)``, with d the cosine distance ``max(1 - y_pred @ ref^T, 0)`` of
+    L2-normalised embeddings and the self-paced weights ``a_p = max(margin + d, 0)``,
+    ``a_n = max(1 + margin - d, 0)``. A query with no positive (or no negative) pair has a -inf
+    logsumexp term: loss 0, which Circle's mean leaves out (Keras marks ``loss > 0`` as its mask)."""
+    from . import ops as K
+    y_pred = _tensor(y_pred)
+    y_true = M.cast(convert_to_tensor(y_true), np.int32)
+    ref = y_pred if ref_embeddings is None else _tensor(ref_embeddings)
+    ref_labels = y_true if ref_labels is None else M.cast(convert_to_tensor(ref_labels), np.int32)
+    dt = aval_of(y_pred).dtype
+    d = M.maximum(1 - M.matmul(y_pred, A.transpose(ref)), M.cast(0.0, dt))
+    pos, neg = _pos_neg_masks(y_true, ref_labels, remove_diagonal)
+    pm, nm = M.cast(pos, dt), M.cast(neg, dt)
+    zero = M.cast(0.0, dt)
+    pos_w = M.maximum((margin + d) * pm, zero)
+    neg_w = M.maximum((1 + margin - d) * nm, zero)
+    pos_wd = -1 * gamma * pos_w * (margin - d)
+    neg_wd = gamma * neg_w * ((1 - margin) - d)
+    ninf = A.ones_like(d) * np.asarray(-np.inf, dt)
+    p_loss = K.logsumexp(M.where(pos, pos_wd, ninf), axis=1)
+    n_loss = K.logsumexp(M.where(neg, neg_wd, ninf), axis=1)
+    return K.softplus(p_loss + n_loss)
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    """Generalized cross entropy (Zhang & Sabuncu 2018), Keras 3's: ``(1 - p^q) / q`` with p the
+    predicted probability of the true class (integer labels, shape (batch,) or (batch, 1))."""
+    y_pred = _tensor(y_pred)
+    labels = M.cast(convert_to_tensor(y_true), np.int32)
+    if len(aval_of(labels).shape) == len(aval_of(y_pred).shape):
+        labels = A.squeeze(labels, -1)
+    oh = A.one_hot(labels, aval_of(y_pred).shape[-1], dtype=aval_of(y_pred).dtype)
+    p = M.reduce_sum(y_pred * oh, axis=-1)
+    return (1 - M.pow(p, q)) / q
+
+
+class Circle(LossFunctionWrapper):
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True, reduction="sum_over_batch_size",
+                 name="circle", dtype=None):
+        super().__init__(circle, reduction=reduction, name=name, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)
+        self.gamma, self.margin, self.remove_diagonal = gamma, margin, remove_diagonal
+
+    def call(self, y_true, y_pred):
+        # labels (batch,) and embeddings (batch, dim): no squeeze/expand of one to the other
+        return circle(y_true, y_pred, gamma=self.gamma, margin=self.margin, remove_diagonal=self.remove_diagonal)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        losses = self.call(y_true, y_pred)
+        # Keras 3 sets the per-query losses' mask to loss > 0 (its Loss.__call__ then averages over
+        # the queries with a loss, apply_mask's total / valid weights)
+        sw = apply_mask(sample_weight, M.greater(losses, M.cast(0.0, aval_of(losses).dtype)), aval_of(losses).dtype,
+                        self.reduction)
+        return compute_weighted_loss(losses, sw, self.reduction)
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    def __init__(self, q=0.5, reduction="sum_over_batch_size", name="categorical_generalized_cross_entropy",
+                 dtype=None):
+        if not 0 < q < 1:
+            raise ValueError("q must be in the interval (0, 1)")
+        super().__init__(categorical_generalized_cross_entropy, reduction=reduction, name=name, q=q)
+        self.q = q
+
+    def call(self, y_true, y_pred):
+        return categorical_generalized_cross_entropy(y_true, y_pred, q=self.q)
+
+
 _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "huber": huber,
           "huber_loss": huber, "log_cosh": log_cosh, "logcosh": log_cosh, "binary_crossentropy": binary_crossentropy,
@@ -617,12 +703,13 @@ _FUNCS = {"mean_squared_error": mean_squared_error, "mse": mean_squared_error,
           "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": mean_squared_logarithmic_error,
           "binary_focal_crossentropy": binary_focal_crossentropy,
           "categorical_focal_crossentropy": categorical_focal_crossentropy, "dice": dice, "tversky": tversky,
-          "ctc": ctc}
+          "ctc": ctc, "circle": circle}   # (Keras 3.15's get() does not know its GCE function's name)
 _CLASSES = {c.__name__.lower(): c for c in (MeanSquaredError, MeanAbsoluteError, Huber, LogCosh, BinaryCrossentropy,
                                             CategoricalCrossentropy, SparseCategoricalCrossentropy, KLDivergence,
                                             CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, Poisson,
                                             MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-                                            BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky, CTC)}
+                                            BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky, CTC,
+                                            Circle, CategoricalGeneralizedCrossEntropy)}
 
 
 def get(identifier):

@@ -584,7 +584,7 @@ class Model(Layer):
         epoch ``loss``, the compiled metrics, and ``val_*`` of the same with validation data."""
         self._require_compiled("fit")
         from ..ops import random_ops
-        from .callbacks import CallbackList, History
+        from .callbacks import CallbackList, History, ProgbarLogger
         dataset = _is_dataset(x)
         if class_weight is not None:
             if dataset:
@@ -619,6 +619,8 @@ class Model(Layer):
         cbs = CallbackList([*(callbacks or []), hist], self, {"epochs": epochs, "verbose": verbose,
                                                               "steps": steps_per_epoch or batches.num_batches})
         self.stop_training = False
+        # a ProgbarLogger among the callbacks prints the progress (Keras then adds no logger of its own)
+        own_bar = any(isinstance(c, ProgbarLogger) for c in callbacks or ())
         rng = random_ops.get_global_generator()._gen
         cbs.on_train_begin({})
         skip = 0
@@ -651,11 +653,14 @@ class Model(Layer):
                 val = self.evaluate(vx, vy, batch_size=validation_batch_size or bs, sample_weight=vsw,
                                     steps=validation_steps, verbose=0, return_dict=True, callbacks=cbs)
                 epoch_logs.update({f"val_{k}": v for k, v in val.items()})
-            if verbose in (1, 2, True, "auto"):
+            if verbose in (1, 2, True, "auto") and not own_bar:
                 print(f"Epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4f}" for k, v in epoch_logs.items()))
             cbs.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
+        if epochs > 0 and getattr(self.optimizer, "use_ema", False):
+            # Keras 3: an optimizer with use_ema leaves the weights at their moving averages
+            self.optimizer.finalize_variable_values(self.trainable_variables)
         cbs.on_train_end({})
         return hist
 

@@ -1723,6 +1723,13 @@ def polar(abs_, angle):
     a, t = _t(abs_), _t(angle)
     return _complex_from_tuple((a * _M.cos(t), a * _M.sin(t)))
 
+# wave 21 (keras21): histogram, the NaN-quantiles, correlate, extract_sequences, fold/unfold, adaptive
+# pooling, view, lu_factor, jvp, rearrange (their own module: compositions of the above); the windows are
+# the ones above (cplx21's, on tf.signal as Keras 3's TF backend computes them)
+from ._ops_more import (histogram, nanquantile, nanpercentile, nanmedian, correlate,  # noqa: E402
+                        extract_sequences, unfold, fold,
+                        adaptive_average_pool, adaptive_max_pool, view, lu_factor, jvp, rearrange)
+
 
 # --- namespaces and the names left out ----------------------------------------------------
 
@@ -1760,9 +1767,10 @@ _NN_NAMES = ("relu", "relu6", "sigmoid", "softplus", "softsign", "silu", "swish"
              "categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy", "conv",
              "depthwise_conv", "max_pool", "average_pool", "dot_product_attention", "one_hot", "multi_hot",
              "sparse_sigmoid", "depth_to_space", "space_to_depth", "psnr", "conv_transpose", "separable_conv",
-             "ctc_loss", "ctc_decode", "sparsemax", "polar")
+             "ctc_loss", "ctc_decode", "sparsemax", "polar", "adaptive_average_pool", "adaptive_max_pool", "fold",
+             "unfold")
 _LINALG_NAMES = ("cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq", "norm", "qr", "solve",
-                 "solve_triangular", "svd")
+                 "solve_triangular", "svd", "lu_factor", "jvp")
 nn = _namespace("nn", _NN_NAMES)
 linalg = _namespace("linalg", _LINALG_NAMES)
 #: keras.ops.math's names that keras.ops.numpy does not have

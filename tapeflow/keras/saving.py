@@ -574,6 +574,13 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
         if v > VERSION:
             raise CheckpointError(f"{path}: .keras format version {v} is not supported by this tapeflow "
                                   f"(reads up to {VERSION}); upgrade tapeflow")
+        if metadata.get("kind") == "FeatureSpace" and set(names) == {_CONFIG, _METADATA}:
+            # keras.utils.FeatureSpace.save: a config only (the learned state is in it)
+            from .feature_space import FeatureSpace
+            config = _read_json(archive, _CONFIG)
+            if not isinstance(config, dict) or config.get("class_name") != "FeatureSpace":
+                raise CorruptCheckpointError(f"{path}: {_CONFIG} does not describe a FeatureSpace")
+            return FeatureSpace.from_config(config["config"])
         index_name = f"{_WEIGHTS_DIR}/{_WEIGHTS_PREFIX}.json"
         allowed = {_CONFIG, _METADATA, index_name, f"{_WEIGHTS_DIR}/"}      # (a directory entry, as zip -r adds)
         data_name = f"{_WEIGHTS_DIR}/{_DATA_NAME}"

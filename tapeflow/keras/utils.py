@@ -19,6 +19,7 @@ from ._file_utils import get_file  # noqa: F401
 from ._text_utils import text_dataset_from_directory  # noqa: F401
 from ._audio_utils import audio_dataset_from_directory  # noqa: F401
 from ._utils_config import Config  # noqa: F401
+from .feature_space import FeatureSpace  # noqa: F401,E402  (wave 21)
 from .saving import (custom_object_scope, deserialize_keras_object, get_custom_objects,  # noqa: F401
                      register_keras_serializable, serialize_keras_object)
 from .saving import CustomObjectScope, get_registered_name, get_registered_object  # noqa: F401,E402
@@ -431,6 +432,24 @@ class Progbar:
 
     def add(self, n, values=None):
         self.update(self._seen + n, values)
+
+
+def get_source_inputs(tensor):
+    """keras.utils.get_source_inputs: the Input tensors a functional-API tensor was computed from,
+    in order of first appearance, each once (a list; an Input gives ``[itself]``; a value that is
+    not a KerasTensor is returned as given, as Keras does)."""
+    from .engine import KerasTensor
+    if not isinstance(tensor, KerasTensor):
+        return tensor
+    node = tensor._node
+    if node is None or not node.parents:      # an Input (InputLayer's node has no parents)
+        return [tensor]
+    out = []
+    for parent in node.parents:
+        for x in get_source_inputs(parent):
+            if all(x is not t for t in out):
+                out.append(x)
+    return out
 
 
 # Keras 3's dtype names: what keras.utils.standardize_dtype accepts as a string (TF 2.21's Keras 3.15)

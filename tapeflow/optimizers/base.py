@@ -247,9 +247,17 @@ class Optimizer(Module):
         for k, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
             if v is not None and v <= 0:
                 raise ValueError(f"{k} must be positive, got {v}")
-        if use_ema:
-            raise NotImplementedError("use_ema is not supported")
+        if use_ema:   # (Keras 3's checks and texts)
+            if ema_momentum > 1 or ema_momentum < 0:
+                raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={ema_momentum}")
+            if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int)
+                                            or ema_overwrite_frequency < 1):
+                raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                                 f"ema_overwrite_frequency={ema_overwrite_frequency}")
         super().__init__(name=name)
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = float(ema_momentum)
+        self.ema_overwrite_frequency = ema_overwrite_frequency
         self.weight_decay = None if weight_decay is None else float(weight_decay)
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
@@ -365,6 +373,8 @@ class Optimizer(Module):
         new = [v for v in var_list if self._track(v)]
         for v in new:
             self._create_slots(v)
+            if self.use_ema:   # Keras 3's "average" variables (zeros: the first step copies the weights)
+                self.add_slot(v, "average")
         if new and STATE.trace is None:
             self._warm(new)
 
@@ -537,9 +547,35 @@ class Optimizer(Module):
                     v.assign_sub(M.multiply(v.read_value(), M.multiply(lr, self.weight_decay)))
                 self._update_step(g, v, lr)
                 _constrain(cons, v)
+        if self.use_ema:
+            self._update_ema([v for _, v in pairs])
         self.__dict__["_step_cache"] = None  # (bookkeeping: Module.__setattr__'s tests skipped)
         self.iterations.assign_add(1, read_value=False)  # (nothing reads its result)
         return self.iterations
+
+    def _update_ema(self, variables):
+        """Keras 3's ``use_ema``: after the update, ``average = m * average + (1 - m) * w`` with
+        m = ema_momentum (0 on the first step, so the average starts at the weights); every
+        ``ema_overwrite_frequency`` steps the weights are overwritten with their averages."""
+        first = M.equal(self.iterations, 0)
+        overwrite = None
+        if self.ema_overwrite_frequency:
+            overwrite = M.equal(M.floormod(self.iterations + 1, self.ema_overwrite_frequency), 0)
+        for v in variables:
+            avg = self.get_slot(v, "average")
+            npd = v._v.dtype
+            m = M.multiply(M.cast(M.logical_not(first), npd), M.cast(self.ema_momentum, npd))
+            new = M.add(M.multiply(m, avg.read_value()), M.multiply(M.subtract(M.cast(1, npd), m), v.read_value()))
+            avg.assign(new)
+            if overwrite is not None:
+                v.assign(M.where(overwrite, new, v.read_value()))
+
+    def finalize_variable_values(self, var_list):
+        """Keras 3: with ``use_ema``, the weights take their moving averages (fit's end)."""
+        if self.use_ema:
+            for v in var_list:
+                if id(v) in self._slots and "average" in self._slots[id(v)]:
+                    v.assign(self._slots[id(v)]["average"].read_value())
 
     def _checked_gradient(self, g, v):
         """``g`` as a Tensor of ``v``'s dtype and shape (a NumPy gradient is converted),
@@ -701,8 +737,12 @@ class Optimizer(Module):
         return float(self._learning_rate.numpy())
 
     def get_config(self):
-        return {"name": self.name, "learning_rate": self._lr_config(), "weight_decay": self.weight_decay,
-                "clipnorm": self.clipnorm, "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+        cfg = {"name": self.name, "learning_rate": self._lr_config(), "weight_decay": self.weight_decay,
+               "clipnorm": self.clipnorm, "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+        if self.use_ema:
+            cfg.update(use_ema=True, ema_momentum=self.ema_momentum,
+                       ema_overwrite_frequency=self.ema_overwrite_frequency)
+        return cfg
 
     @classmethod
     def from_config(cls, config):

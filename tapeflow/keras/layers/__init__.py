@@ -70,3 +70,5 @@ def __getattr__(name):
     if f"keras.layers.{name}" in NAMES:   # other backends' wrappers (JaxLayer, ...): say so
         raise unsupported_name(f"keras.layers.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .core import ReversibleEmbedding  # noqa: F401,E402  (wave 21)
+from .image_preprocessing import MaxNumBoundingBoxes, ContrastLimitedAdaptiveHistogramEqualization  # noqa: F401,E402,E501  (wave 21)

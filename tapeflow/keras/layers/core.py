@@ -473,6 +473,53 @@ class Embedding(Layer):
         return cfg
 
 
+class ReversibleEmbedding(Embedding):
+    """Keras 3's ReversibleEmbedding: an Embedding that also maps vectors back to logits over the
+    vocabulary, ``call(x, reverse=True) = x @ embeddings^T`` (``tie_weights``, the default) or
+    ``x @ reverse_embeddings`` (its own (output_dim, input_dim) weight); ``reverse_dtype`` casts
+    both first, ``logit_soft_cap`` c gives ``tanh(logits / c) * c``. The output head of a
+    language model that shares its input embedding."""
+
+    def __init__(self, input_dim, output_dim, tie_weights=True, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False, reverse_dtype=None,
+                 logit_soft_cap=None, **kwargs):
+        super().__init__(input_dim, output_dim, embeddings_initializer=embeddings_initializer,
+                         embeddings_regularizer=embeddings_regularizer, embeddings_constraint=embeddings_constraint,
+                         mask_zero=mask_zero, **kwargs)
+        self.tie_weights = bool(tie_weights)
+        self.reverse_dtype = reverse_dtype
+        self.logit_soft_cap = logit_soft_cap
+
+    def build(self, input_shape=None):
+        super().build(input_shape)
+        if not self.tie_weights:
+            self.reverse_embeddings = self.add_weight("reverse_embeddings", shape=(self.output_dim, self.input_dim),
+                                                      initializer=self.embeddings_initializer)
+
+    def call(self, inputs, reverse=False):
+        if not reverse:
+            return super().call(inputs)
+        kernel = A.transpose(self.embeddings) if self.tie_weights else self.reverse_embeddings
+        x = inputs
+        if self.reverse_dtype is not None:
+            x, kernel = M.cast(x, self.reverse_dtype), M.cast(kernel, self.reverse_dtype)
+        elif aval_of(x).dtype != aval_of(kernel).dtype:
+            x = M.cast(x, aval_of(kernel).dtype)
+        logits = M.matmul(x, kernel)
+        if self.logit_soft_cap is not None:
+            c = self.logit_soft_cap
+            logits = M.multiply(M.tanh(M.divide(logits, c)), c)
+        return logits
+
+    def compute_mask(self, inputs, mask=None):
+        return None     # (Keras 3: the forward call attaches its mask itself; reverse outputs have none)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(tie_weights=self.tie_weights, reverse_dtype=self.reverse_dtype, logit_soft_cap=self.logit_soft_cap)
+        return cfg
+
+
 # -- merge layers ------------------------------------------------------------------------------------
 
 class _Merge(Layer):

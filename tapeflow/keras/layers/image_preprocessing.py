@@ -1348,3 +1348,166 @@ class AugMix(_ImageLayer):
 
 
 __all__ += ["AugMix"]
+
+
+class MaxNumBoundingBoxes(Layer):
+    """Keras 3's MaxNumBoundingBoxes: a detection pipeline's dict ``{"images", "bounding_boxes":
+    {"boxes": (batch, n, 4), "labels": (batch, n)}}`` (or unbatched) with exactly ``max_number``
+    boxes per image: the first ``max_number`` kept, the rest filled with ``fill_value``. Images
+    (and a plain image tensor) pass unchanged. As Keras, a dict with bounding boxes needs the
+    layer's ``bounding_box_format`` (the padding does not depend on it)."""
+
+    def __init__(self, max_number, fill_value=-1, bounding_box_format=None, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.max_number = int(max_number)
+        self.fill_value = int(fill_value)
+        self.bounding_box_format = bounding_box_format
+        self.data_format = _data_format("MaxNumBoundingBoxes", data_format)
+
+    def _fix(self, x, boxes):
+        x = x if isinstance(x, Tensor) else _as_tensor(x)
+        axis = aval_of(x).ndim - (2 if boxes else 1)
+        n = aval_of(x).shape[axis]
+        sl = [slice(None)] * aval_of(x).ndim
+        sl[axis] = slice(0, self.max_number)
+        x = x[tuple(sl)]
+        if n < self.max_number:
+            pads = [[0, 0]] * aval_of(x).ndim
+            pads[axis] = [0, self.max_number - n]
+            x = A.pad(x, pads, constant_values=self.fill_value)
+        return x
+
+    def call(self, data, training=True):
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        if "bounding_boxes" in data:
+            if self.bounding_box_format is None:
+                raise ValueError("You passed an input with a 'bounding_boxes' key, but you didn't specify a bounding "
+                                 "box format. Pass a `bounding_box_format` argument to your MaxNumBoundingBoxes "
+                                 "layer, e.g. `bounding_box_format='xyxy'`.")
+            bb = data["bounding_boxes"]
+            extra = set(bb) - {"boxes", "labels"}
+            if extra:
+                raise KeyError(f"There are unsupported keys in `bounding_boxes`: {sorted(extra)}. Only `boxes` and "
+                               "`labels` are supported.")
+            out["bounding_boxes"] = {"boxes": self._fix(bb["boxes"], True), "labels": self._fix(bb["labels"], False)}
+        return out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(max_number=self.max_number, fill_value=self.fill_value,
+                   bounding_box_format=self.bounding_box_format, data_format=self.data_format)
+        return cfg
+
+
+def _as_tensor(x):
+    from ...core.tensor import convert_to_tensor
+    return convert_to_tensor(np.asarray(x))
+
+
+def _to_value_range(images, src, dst):
+    """Keras' ``_transform_value_range`` in float32 (unchanged when the ranges are equal)."""
+    if src[0] == dst[0] and src[1] == dst[1]:
+        return images
+    f = np.float32
+    x = M.cast(images, np.float32)
+    x = (x - f(src[0])) / (f(src[1]) - f(src[0]))
+    return x * (f(dst[1]) - f(dst[0])) + f(dst[0])
+
+
+class ContrastLimitedAdaptiveHistogramEqualization(Layer):
+    """Keras 3's CLAHE layer, operation for operation (its ``keras.ops`` code on tapeflow's
+    ``keras.ops``): images to [0, 255]; per channel, a ``tile_grid_size`` grid of tiles (the image
+    symmetric-padded to whole tiles), each tile's 256-bin histogram clipped at
+    ``clip_limit * tile_pixels / 256`` with the excess spread evenly, its normalised CDF the tile's
+    mapping; each pixel's value bilinearly interpolated between the mappings of the four nearest
+    tile centres; back to ``value_range`` and the input dtype. Deterministic (no training flag)."""
+
+    def __init__(self, value_range=(0, 255), clip_limit=4.0, tile_grid_size=(8, 8), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.value_range = tuple(value_range)
+        self.clip_limit = clip_limit
+        self.tile_grid_size = tuple(tile_grid_size)
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
+                             f"Received: data_format={data_format}")
+        self.data_format = data_format or "channels_last"
+
+    def call(self, images, training=True):
+        from .. import ops as K
+        x = images if isinstance(images, Tensor) else _as_tensor(images)
+        first = self.data_format == "channels_first"
+        if first:
+            x = K.transpose(x, (0, 2, 3, 1) if aval_of(x).ndim == 4 else (1, 2, 0))
+        dt = aval_of(x).dtype
+        x = _to_value_range(x, self.value_range, (0, 255))
+        x = self._clahe(x)
+        x = _to_value_range(x, (0, 255), self.value_range)
+        x = M.cast(x, dt)
+        if first:
+            x = K.transpose(x, (0, 3, 1, 2) if aval_of(x).ndim == 4 else (2, 0, 1))
+        return x
+
+    def _clahe(self, images):
+        from .. import ops as K
+        unbatched = aval_of(images).ndim == 3
+        if unbatched:
+            images = K.expand_dims(images, 0)
+        b, h, w, c = aval_of(images).shape
+        gh, gw = self.tile_grid_size
+        th, tw = (h + gh - 1) // gh, (w + gw - 1) // gw
+        ph, pw = th * gh - h, tw * gw - w
+        if ph == 0 and pw == 0:
+            padded = images
+        else:
+            x3 = K.reshape(K.transpose(images, (0, 3, 1, 2)), (-1, h, w))
+            x3 = K.pad(x3, [[0, 0], [0, ph], [0, pw]], mode="symmetric")
+            padded = K.transpose(K.reshape(x3, (-1, c, h + ph, w + pw)), (0, 2, 3, 1))
+        tiled = K.transpose(K.reshape(padded, (b, gh, th, gw, tw, c)), (0, 1, 3, 5, 2, 4))
+        tiled = K.clip(K.cast(K.reshape(tiled, (b, gh, gw, c, th * tw)), "int32"), 0, 255)
+        hists = K.sum(K.one_hot(tiled, 256), axis=-2)
+        if self.clip_limit > 0:
+            limit = K.cast(self.clip_limit * (th * tw) / 256.0, hists.dtype)
+            clipped = K.clip(hists, 0, limit)
+            excess = K.sum(hists - clipped, axis=-1, keepdims=True)
+            hists = clipped + excess / 256.0
+        cdf = K.cumsum(hists, axis=-1)
+        cdf_min = K.min(cdf, axis=-1, keepdims=True)
+        num = (cdf - cdf_min) * 255.0
+        den = K.cast(th * tw, cdf.dtype) - cdf_min
+        den = K.where(den == 0, K.ones_like(den), den)
+        cdf_norm = K.clip(num / den, 0, 255)
+        cdf_pad = K.concatenate([cdf_norm[:, 0:1], cdf_norm, cdf_norm[:, -1:]], axis=1)
+        cdf_pad = K.concatenate([cdf_pad[:, :, 0:1], cdf_pad, cdf_pad[:, :, -1:]], axis=2)
+        # the tile-centre coordinates and bilinear weights are static (NumPy, float32 as Keras)
+        f32 = np.float32
+        yg = (np.arange(th * gh, dtype=f32) - f32(th / 2.0)) / f32(th) + f32(1.0)
+        xg = (np.arange(tw * gw, dtype=f32) - f32(tw / 2.0)) / f32(tw) + f32(1.0)
+        y0, x0 = np.floor(yg), np.floor(xg)
+        wy, wx = yg - y0, xg - x0
+        y1, x1 = np.clip(y0 + 1, 0, gh + 1).astype(np.int32), np.clip(x0 + 1, 0, gw + 1).astype(np.int32)
+        y0, x0 = np.clip(y0, 0, gh + 1).astype(np.int32), np.clip(x0, 0, gw + 1).astype(np.int32)
+        sc, sx = 256, 256 * c
+        sy = sx * (gw + 2)
+        sb = sy * (gh + 2)
+        flat = K.reshape(cdf_pad, (-1,))
+        pixels = K.cast(K.clip(padded, 0, 255), "int32")
+        base = pixels + _as_tensor((np.arange(b, dtype=np.int32)[:, None, None, None] * sb
+                                    + np.arange(c, dtype=np.int32)[None, None, None, :] * sc))
+        Y0, Y1 = (y0 * sy)[None, :, None, None], (y1 * sy)[None, :, None, None]
+        X0, X1 = (x0 * sx)[None, None, :, None], (x1 * sx)[None, None, :, None]
+
+        def at(yy, xx):
+            return K.take(flat, base + _as_tensor((yy + xx).astype(np.int32)))
+        wxe, wye = _as_tensor(wx[None, None, :, None]), _as_tensor(wy[None, :, None, None])
+        top = at(Y0, X0) * (1.0 - wxe) + at(Y0, X1) * wxe
+        bot = at(Y1, X0) * (1.0 - wxe) + at(Y1, X1) * wxe
+        out = (top * (1.0 - wye) + bot * wye)[:, :h, :w, :]
+        return K.squeeze(out, 0) if unbatched else out
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(value_range=list(self.value_range), clip_limit=self.clip_limit,
+                   tile_grid_size=list(self.tile_grid_size), data_format=self.data_format)
+        return cfg
