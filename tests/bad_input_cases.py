@@ -931,3 +931,36 @@ case("api20_decode_image_empty", "lambda s: tf.io.decode_image(s, channels=3, ex
 case("api20_encode_png_float", "lambda x: tf.io.encode_png(x)", [np.zeros((2, 2, 3), np.float32)], "uint8, uint16")
 case("api20_encode_jpeg_four_channels", "lambda x: tf.io.encode_jpeg(x)", [np.zeros((2, 2, 4), np.uint8)],
      "1 or 3 channels")
+
+# -- branch nn21: wave 21's tf.image detection ops and tf.nn sequence/pooling ops -------------------------
+_NB = _a([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6]])
+_NS = _a([0.9, 0.8, 0.7])
+case("nn21_nms_padded_boxes_rank1", "lambda b, s: tf.image.non_max_suppression_padded(b, s, 2)[0]",
+     [_a([0, 0, 1, 1]), _NS], "non_max_suppression_padded")
+case("nn21_nms_padded_valid", "lambda b, s: tf.image.non_max_suppression_padded(b, s, 2, "
+     "pad_to_max_output_size=True)[0]", [_NB, _NS])
+case("nn21_nms_overlaps_not_square", "lambda o, s: tf.image.non_max_suppression_overlaps(o, s, 2)",
+     [M23, _NS], "non_max_suppression_overlaps")
+case("nn21_combined_nms_q", "lambda b, s: tf.image.combined_non_max_suppression(b, s, 2, 3)[0]",
+     [np.zeros((1, 3, 2, 4), f32), np.zeros((1, 3, 3), f32)], "combined_non_max_suppression")
+case("nn21_combined_nms_boxes_rank", "lambda b, s: tf.image.combined_non_max_suppression(b, s, 2, 3)[0]",
+     [np.zeros((1, 3, 4), f32), np.zeros((1, 3, 3), f32)], "combined_non_max_suppression")
+case("nn21_sample_box_image_size_len", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80], i32), _a([[[0.1, 0.2, 0.5, 0.6]]])], "image_size")
+case("nn21_sample_box_boxes_last_dim", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 0.5]]])], "bounding boxes must have shape")
+case("nn21_sample_box_no_boxes", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), np.zeros((1, 0, 4), f32)], "No bounding boxes provided")
+case("nn21_sample_box_negative_cover", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2], min_object_covered=-1.0)[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 0.5, 0.6]]])],
+     "Min object covered must be non-negative")
+case("nn21_sample_box_coords_outside", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 1.5, 0.6]]])], "must be in [0.0, 1.0]")
+case("nn21_glimpse_rank3", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o)", [np.zeros((6, 7, 2), f32),
+     np.zeros((2, 2), f32)], "4-dimensional")
+case("nn21_glimpse_offsets_batch", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o)",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((1, 2), f32)], "batch")
+case("nn21_glimpse_noise", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o, noise='foo')",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "noise could only be")
+case("nn21_glimpse_size_len", "lambda x, o: tf.image.extract_glimpse(x, [3], o)",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "size 2")

@@ -1,0 +1,100 @@
+"""Wave 21 (branch nn21) tf.nn / tf.image calls recorded under TF 2.21 by
+tests/tf_reference/make_nn21_reference.py into tests/data/nn21_reference.npz, and replayed under
+tapeflow by tests/test_nn21.py. Each CALLS entry is ``name: (fn(tf, *inputs), inputs, traceable)``:
+inputs are NumPy arrays (made here, deterministically), ``traceable`` says whether the test also
+runs it inside tf.function (ops whose output is a SparseTensor of value-dependent size run eagerly
+only)."""
+import numpy as np
+
+
+def _boxes(rng, shape):
+    c = rng.uniform(0, 1, shape + (2,))
+    wh = rng.uniform(0.05, 0.4, shape + (2,))
+    return np.concatenate([c - wh / 2, c + wh / 2], axis=-1).astype(np.float32)
+
+
+def _inputs():
+    rng = np.random.default_rng(21)
+    d = {}
+    d["b6"] = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                        [0, 100, 1, 101]], np.float32)
+    d["s6"] = np.array([.9, .75, .6, .95, .5, .3], np.float32)
+    d["b30"] = _boxes(rng, (30,))
+    d["b30"][3] = d["b30"][3][[2, 3, 0, 1]]          # one flipped box
+    d["s30"] = np.round(rng.uniform(0, 1, 30), 1).astype(np.float32)   # ties
+    d["bb"] = _boxes(rng, (3, 20))
+    d["sb"] = rng.uniform(0, 1, (3, 20)).astype(np.float32)
+    ov = rng.uniform(0, 1, (12, 12)).astype(np.float32)
+    d["ov"] = ((ov + ov.T) / 2).astype(np.float32)
+    d["s12"] = rng.uniform(0, 1, 12).astype(np.float32)
+    d["cb"] = _boxes(rng, (2, 15, 3))
+    d["cb"][0, 0, 0] = [-0.2, 0.1, 0.5, 1.3]          # clipped by clip_boxes
+    d["cs"] = rng.uniform(0, 1, (2, 15, 3)).astype(np.float32)
+    d["cb1"] = _boxes(rng, (2, 15, 1))
+    return d
+
+
+X = _inputs()
+
+
+def _c(fn, names, traceable=True):
+    return fn, [X[n] for n in names], traceable
+
+
+CALLS = {
+    # -- detection -------------------------------------------------------------------------------
+    "nms_padded_pad": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 4, iou_threshold=0.5, pad_to_max_output_size=True), ["b6", "s6"]),
+    "nms_padded_nopad": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 4, iou_threshold=0.5), ["b6", "s6"]),
+    "nms_padded_sorted": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 4, iou_threshold=0.5, pad_to_max_output_size=True, sorted_input=True,
+        canonicalized_coordinates=True), ["b6", "s6"]),
+    "nms_padded_30": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 25, iou_threshold=0.3, score_threshold=0.2, pad_to_max_output_size=True), ["b30", "s30"]),
+    "nms_padded_30_nopad": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 10, iou_threshold=0.1), ["b30", "s30"]),
+    "nms_padded_batch": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 8, iou_threshold=0.2, pad_to_max_output_size=True), ["bb", "sb"]),
+    "nms_padded_small_tile": _c(lambda tf, b, s: tf.image.non_max_suppression_padded(
+        b, s, 30, iou_threshold=0.25, pad_to_max_output_size=True, tile_size=4), ["bb", "sb"]),
+    # IoU exactly at the threshold (0.5, the float32 1e-8 lost): TF's padded NMS suppresses (>=)
+    "nms_padded_tie": (lambda tf, b, s: tf.image.non_max_suppression_padded(b, s, 3, iou_threshold=0.5),
+                       [np.array([[0, 0, 1, 1], [0, 0, 1, 2], [0, 0, 2, 2]], np.float32),
+                        np.array([.9, .8, .7], np.float32)], True),
+    "nms_overlaps": _c(lambda tf, o, s: tf.image.non_max_suppression_overlaps(o, s, 12, overlap_threshold=0.5),
+                       ["ov", "s12"]),
+    "nms_overlaps_thr": _c(lambda tf, o, s: tf.image.non_max_suppression_overlaps(
+        o, s, 3, overlap_threshold=0.7, score_threshold=0.3), ["ov", "s12"]),
+    "combined": _c(lambda tf, b, s: tuple(tf.image.combined_non_max_suppression(
+        b, s, 3, 7, iou_threshold=0.3, score_threshold=0.1)), ["cb", "cs"]),
+    "combined_pad_per_class": _c(lambda tf, b, s: tuple(tf.image.combined_non_max_suppression(
+        b, s, 2, 20, iou_threshold=0.3, score_threshold=0.4, pad_per_class=True, clip_boxes=False)), ["cb", "cs"]),
+    "combined_shared_boxes": _c(lambda tf, b, s: tuple(tf.image.combined_non_max_suppression(
+        b, s, 5, 12, iou_threshold=0.5)), ["cb1", "cs"]),
+}
+
+_G = np.arange(2 * 6 * 7 * 2, dtype=np.float32).reshape(2, 6, 7, 2)
+_GO = {"zero": np.zeros((2, 2), np.float32), "mix": np.array([[0.0, 0.0], [0.3, -0.5]], np.float32),
+       "out": np.array([[-0.9, 0.95], [1.5, -1.5]], np.float32),
+       "frac": np.array([[0.1, 0.13], [-0.21, 0.33]], np.float32),
+       "pix": np.array([[1.4, 2.6], [2.5, 3.5]], np.float32)}
+for _o in _GO:
+    for _cen in (True, False):
+        for _nor in (True, False):
+            for _sz in ((3, 4), (8, 9)):
+                CALLS[f"glimpse_{_o}_{_cen}_{_nor}_{_sz[0]}"] = (
+                    lambda tf, x, o, c=_cen, n=_nor, s=_sz: tf.image.extract_glimpse(
+                        x, s, o, centered=c, normalized=n, noise="zero"), [_G, _GO[_o]], True)
+CALLS["sample_box_stateless"] = (lambda tf, s, b: tuple(
+    tf.concat([tf.image.stateless_sample_distorted_bounding_box(s, b, seed=[i, 7 * i + 1])[k] for i in range(40)], 0)
+    for k in range(3)), [np.array([100, 80, 3], np.int32), np.array([[[0.1, 0.2, 0.5, 0.6]]], np.float32)], True)
+CALLS["sample_box_stateless_args"] = (lambda tf, s, b: tuple(
+    tf.concat([tf.image.stateless_sample_distorted_bounding_box(
+        s, b, seed=[3, i], min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0), area_range=(0.2, 0.9),
+        max_attempts=5)[k] for i in range(40)], 0) for k in range(3)),
+    [np.array([37, 211, 1], np.int64), np.array([[[0.1, 0.2, 0.5, 0.6], [0.0, 0.5, 0.3, 0.9]]], np.float32)], True)
+CALLS["sample_box_stateless_no_boxes"] = (lambda tf, s, b: tuple(
+    tf.concat([tf.image.stateless_sample_distorted_bounding_box(
+        s, b, seed=[i, 0], use_image_if_no_bounding_boxes=True)[k] for i in range(20)], 0) for k in range(3)),
+    [np.array([5, 9, 3], np.int32), np.zeros((1, 0, 4), np.float32)], True)
