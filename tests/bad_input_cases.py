@@ -964,3 +964,19 @@ case("nn21_glimpse_noise", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o, 
      [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "noise could only be")
 case("nn21_glimpse_size_len", "lambda x, o: tf.image.extract_glimpse(x, [3], o)",
      [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "size 2")
+case("nn21_collapse_repeated_rank1", "lambda x, n: tf.nn.collapse_repeated(x, n)[0]", [_a([1, 1, 2], i32),
+     _a([3], i32)], "collapse_repeated")
+case("nn21_collapse_repeated_float", "lambda x, n: tf.nn.collapse_repeated(x, n)[0]", [_a([[1, 1, 2]]),
+     _a([3], i32)])
+case("nn21_ctc_unique_labels_rank1", "lambda x: tf.nn.ctc_unique_labels(x)[0]", [_a([1, 1, 2], i32)],
+     "unique expects a 1D vector")
+case("nn21_ctc_unique_labels_float", "lambda x: tf.nn.ctc_unique_labels(x)[1]", [_a([[1, 1, 2]])])
+case("nn21_edit_distance_ranks", "lambda i, v, j: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(j, v, [2, 3, 1]))", [_a([[0, 0]], i64), _a([1], i32), _a([[0, 0, 0]], i64)], "rank")
+case("nn21_edit_distance_dtypes", "lambda i, v, w: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(i, w, [2, 3]))", [_a([[0, 0]], i64), _a([1], i32), _a([1.0])], "edit_distance")
+case("nn21_edit_distance_rank1", "lambda i, v: tf.edit_distance(tf.SparseTensor(i, v, [3]), "
+     "tf.SparseTensor(i, v, [3]))", [_a([[0]], i64), _a([1], i32)], "rank at least 2")
+case("nn21_edit_distance_valid", "lambda i, v, j, w: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(j, w, [2, 3]), normalize=False)", [_a([[0, 0], [0, 1], [1, 0]], i64), _a([1, 2, 3], i32),
+     _a([[0, 0], [0, 2], [1, 1]], i64), _a([1, 3, 3], i32)])

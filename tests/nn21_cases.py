@@ -98,3 +98,47 @@ CALLS["sample_box_stateless_no_boxes"] = (lambda tf, s, b: tuple(
     tf.concat([tf.image.stateless_sample_distorted_bounding_box(
         s, b, seed=[i, 0], use_image_if_no_bounding_boxes=True)[k] for i in range(20)], 0) for k in range(3)),
     [np.array([5, 9, 3], np.int32), np.zeros((1, 0, 4), np.float32)], True)
+
+# -- sequence ops ----------------------------------------------------------------------------------------
+_LAB = np.array([[1, 1, 2, 2, 3, 0], [4, 4, 4, 0, 0, 0], [5, 6, 5, 5, 0, 0], [7, 7, 7, 7, 7, 7]], np.int32)
+CALLS["collapse_repeated"] = (lambda tf, x, n: tf.nn.collapse_repeated(x, n),
+                              [_LAB, np.array([5, 3, 4, 6], np.int32)], True)
+CALLS["collapse_repeated_i64"] = (lambda tf, x, n: tf.nn.collapse_repeated(x, n),
+                                  [_LAB.astype(np.int64), np.array([6, 1, 0, 2], np.int64)], True)
+CALLS["ctc_unique_labels"] = (lambda tf, x: tuple(tf.nn.ctc_unique_labels(x)), [_LAB], True)
+CALLS["ctc_unique_labels_i64"] = (lambda tf, x: tuple(tf.nn.ctc_unique_labels(x)),
+                                  [np.array([[3, 1, 3, 2, 1, 0], [0, 0, 9, 0, 8, 9]], np.int64)], True)
+
+
+def _sp(ind, val, shape):
+    return (np.asarray(ind, np.int64).reshape(-1, len(shape)), np.asarray(val), np.asarray(shape, np.int64))
+
+
+_ED = {
+    "int": (_sp([[0, 0], [0, 1], [1, 0]], np.array([1, 2, 3], np.int32), [2, 3]),
+            _sp([[0, 0], [0, 2], [1, 1], [1, 2]], np.array([1, 3, 3, 4], np.int32), [2, 3])),
+    "rank3_shapes": (_sp([[0, 0, 0], [1, 0, 0]], np.array([1.0, 2.0], np.float32), [2, 1, 1]),
+                     _sp([[0, 1, 0], [1, 0, 0], [1, 0, 1]], np.array([1.0, 2.0, 5.0], np.float32), [2, 2, 2])),
+    "empty_truth": (_sp([[0, 0], [0, 1]], np.array([1, 2], np.int64), [3, 2]),
+                    _sp(np.zeros((0, 2)), np.zeros(0, np.int64), [3, 2])),
+    "long": (_sp([[0, j] for j in range(7)], np.array([1, 2, 3, 4, 5, 6, 7], np.int64), [1, 9]),
+             _sp([[0, j] for j in range(9)], np.array([2, 3, 9, 4, 5, 7, 7, 8, 1], np.int64), [1, 9])),
+}
+for _k, (_h, _t) in _ED.items():
+    for _norm in (True, False):
+        CALLS[f"edit_distance_{_k}_{_norm}"] = (
+            lambda tf, a, b, c, d, e, f, n=_norm: tf.edit_distance(tf.SparseTensor(a, b, c), tf.SparseTensor(d, e, f),
+                                                                   normalize=n), list(_h) + list(_t), False)
+
+
+def _logits(seed, t, b, c, scale=1.0):
+    return (np.random.default_rng(seed).standard_normal((t, b, c)) * scale).astype(np.float32)
+
+
+for _name, _x, _lens, _bw, _tp in [("small", _logits(0, 6, 2, 4), [6, 4], 5, 3),
+                                   ("peaked", _logits(1, 12, 3, 6, 4.0), [12, 7, 1], 10, 4),
+                                   ("narrow", _logits(2, 15, 2, 5, 1.5), [15, 11], 2, 2),
+                                   ("wide", _logits(3, 10, 2, 8, 2.0), [10, 9], 40, 5),
+                                   ("one_path", _logits(4, 20, 2, 3, 3.0), [20, 16], 100, 1)]:
+    CALLS[f"ctc_beam_{_name}"] = (lambda tf, x, n, bw=_bw, tp=_tp: tf.nn.ctc_beam_search_decoder(
+        x, n, beam_width=bw, top_paths=tp), [_x, np.array(_lens, np.int32)], False)

@@ -104,3 +104,58 @@ def test_nms_padded_refuses_unpadded_batches():
     b = np.zeros((2, 3, 4), np.float32)
     with pytest.raises(ValueError, match="must be True for batched input"):   # TF 2.21: ValueError
         tf.image.non_max_suppression_padded(b, np.zeros((2, 3), np.float32), 2)
+
+
+# -- sequence ops -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call,err,needle", [
+    # TF 2.21's classes and messages (recorded by hand: the decoder is eager-only, so not in the bad-input table)
+    (lambda x: tf.nn.ctc_beam_search_decoder(x, [5, 3], beam_width=2, top_paths=3), tf.errors.InvalidArgumentError,
+     "requested more paths than the beam width"),
+    (lambda x: tf.nn.ctc_beam_search_decoder(x, [5, 0], beam_width=3, top_paths=2), tf.errors.InvalidArgumentError,
+     "Less leaves in the beam search than requested"),
+    (lambda x: tf.nn.ctc_beam_search_decoder(x, [6, 3], beam_width=3, top_paths=2), tf.errors.FailedPreconditionError,
+     "sequence_length(b) <= max_time"),
+    (lambda x: tf.nn.ctc_beam_search_decoder(x, [5], beam_width=3, top_paths=2), tf.errors.FailedPreconditionError,
+     "len(sequence_length) != batch_size"),
+    (lambda x: tf.nn.ctc_beam_search_decoder(x[0], [5, 3]), tf.errors.InvalidArgumentError, "3-D"),
+])
+def test_ctc_beam_search_decoder_bad_inputs(call, err, needle):
+    x = tf.constant(np.random.default_rng(0).standard_normal((5, 2, 4)).astype(np.float32))
+    with pytest.raises(err, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        call(x)
+
+
+def test_ctc_beam_search_decoder_float64_and_traced():
+    x = np.random.default_rng(0).standard_normal((5, 2, 4))
+    (d,), lp = tf.nn.ctc_beam_search_decoder(x, [5, 3], beam_width=3)
+    assert lp.dtype == tf.float64 and lp.shape == (2, 1) and d.values.dtype == tf.int64   # TF 2.21: float64
+    with pytest.raises(NotImplementedError, match="call it eagerly"):
+        tf.function(lambda v: tf.nn.ctc_beam_search_decoder(v, [5, 3]))(tf.constant(x))
+
+
+def test_ctc_beam_search_wide_beam_finds_the_most_probable_labelling():
+    # with a beam wider than all prefixes, the best path is the argmax over labellings of the CTC
+    # probability: check it against brute force over all alignments (3 frames, 2 labels + blank)
+    import itertools
+    x = np.random.default_rng(5).standard_normal((3, 1, 3)).astype(np.float32)
+    p = np.exp(x[:, 0]) / np.exp(x[:, 0]).sum(1, keepdims=True)
+    total = {}
+    for path in itertools.product(range(3), repeat=3):
+        merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+        lab = tuple(k for k in merged if k != 2)        # CTC's collapse: merge runs, then drop blanks
+        total[lab] = total.get(lab, 0.0) + np.prod([p[t, k] for t, k in enumerate(path)])
+    (d,), lp = tf.nn.ctc_beam_search_decoder(x, [3], beam_width=100)
+    best = max(total, key=total.get)
+    assert tuple(d.values.numpy()) == best
+    np.testing.assert_allclose(np.exp(lp.numpy()[0, 0]), total[best], rtol=1e-5)
+
+
+def test_collapse_repeated_matches_eager_when_traced_with_unknown_width():
+    x = np.array([[1, 1, 2, 2, 3, 0], [4, 4, 4, 0, 0, 0]], np.int32)
+    f = tf.function(lambda a, n: tf.nn.collapse_repeated(a, n))
+    for n in ([5, 3], [1, 1], [0, 0], [6, 6]):
+        want = tf.nn.collapse_repeated(x, n)
+        got = f(tf.constant(x), tf.constant(n, tf.int32))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -10,7 +10,7 @@ from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from .._distribute_context import current as _dist_current
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError
 from . import array_ops as A
 from . import math_ops as M
 
@@ -1049,3 +1049,246 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     sp = SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
                       np.asarray([b, width], np.int64))
     return [sp], Tensor(neg)
+
+
+# -- wave 21 (nn21): CTC helpers, beam search, edit distance ---------------------------------------------
+
+def collapse_repeated(labels, seq_length, name=None):
+    """tf.nn.collapse_repeated: per row, the first ``seq_length`` labels with runs of equal labels merged,
+    left-aligned and zero-padded to the longest collapsed row; the new lengths in seq_length's dtype.
+    Composed as TF's: kept positions' ranks place them (one-hot), so it traces; the output width
+    depends on the values (traced: an unknown dimension, a column mask as boolean_mask's)."""
+    x = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+    n = seq_length if isinstance(seq_length, Tensor) else convert_to_tensor(seq_length)
+    if x.shape.rank != 2:
+        raise InvalidArgumentError(f"collapse_repeated: labels must be 2-D [batch, max_len], got shape {x.shape}")
+    t = tuple(x.shape)[1]
+    first = M.cast(A.ones_like(x[:, :1]), np.bool_)
+    keep = A.concat([first, M.not_equal(x[:, 1:], x[:, :-1])], axis=1) & A.sequence_mask(n, t)
+    new_len = M.reduce_sum(M.cast(keep, np.int32), axis=1)
+    rank = M.cumsum(M.cast(keep, np.int32), axis=1) - 1
+    hit = A.expand_dims(keep, 1) & M.equal(A.expand_dims(rank, 1), A.reshape(np.arange(t, dtype=np.int32), (t, 1)))
+    out = M.reduce_sum(M.cast(hit, x.dtype) * A.expand_dims(x, 1), axis=2)         # (batch, t): slot j <- kept rank j
+    width = M.reduce_max(new_len) if t else 0
+    out = A.boolean_mask(out, M.less(np.arange(t, dtype=np.int32), width), axis=1)
+    return out, M.cast(new_len, n.dtype)
+
+
+def ctc_unique_labels(labels, name=None):
+    """tf.nn.ctc_unique_labels: per row, TF's ``unique`` of the row (first occurrences, in order)
+    zero-padded to the row length as int64, and each label's index into it (int32). Composed with
+    pairwise equalities, so the shapes are static and it traces."""
+    x = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+    if x.shape.rank != 2:
+        raise InvalidArgumentError(f"ctc_unique_labels: labels must be 2-D [batch, max_len] (unique expects a 1D "
+                                   f"vector per row), got shape {x.shape}")
+    t = tuple(x.shape)[1]
+    same = M.equal(A.expand_dims(x, 2), A.expand_dims(x, 1))                       # (b, i, j): x_i == x_j
+    earlier = np.tril(np.ones((t, t), bool), -1)                                   # j < i
+    first = M.logical_not(M.reduce_any(same & earlier, axis=2))                    # (b, i)
+    rank = M.cumsum(M.cast(first, np.int32), axis=1) - 1
+    idx = M.reduce_sum(M.cast(same & A.expand_dims(first, 1), np.int32) * A.expand_dims(rank, 1), axis=2)
+    hit = A.expand_dims(first, 1) & M.equal(A.expand_dims(rank, 1), A.reshape(np.arange(t, dtype=np.int32), (t, 1)))
+    y = M.reduce_sum(M.cast(hit, np.int64) * A.expand_dims(M.cast(x, np.int64), 1), axis=2)
+    return [y, idx]
+
+
+def _levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        prev = cur
+    return prev[-1]
+
+
+def _edit_distance_np(hi, hv, hs, ti, tv, ts, normalize):
+    hi, ti = np.asarray(hi, np.int64), np.asarray(ti, np.int64)
+    hs, ts = np.asarray(hs, np.int64), np.asarray(ts, np.int64)
+    if hs.size < 2 or ts.size < 2:
+        raise InvalidArgumentError(f"edit_distance: Input SparseTensors must have rank at least 2, got dense shapes "
+                                   f"{hs.tolist()} and {ts.tolist()}")
+    if hs.shape != ts.shape:
+        raise InvalidArgumentError(f"edit_distance: Expected truth and hypothesis to have matching ranks, got dense "
+                                   f"shapes {hs.tolist()} and {ts.tolist()}")
+    out_shape = tuple(np.maximum(hs[:-1], ts[:-1]).tolist())
+
+    def groups(ind, val):
+        g = {}
+        for k, v in zip(map(tuple, ind[:, :-1].tolist()), (val.tolist() if hasattr(val, "tolist") else list(val))):
+            g.setdefault(k, []).append(v)
+        return g
+    hg, tg = groups(hi, np.asarray(hv)), groups(ti, np.asarray(tv))
+    out = np.zeros(out_shape, np.float32)
+    for k in set(hg) | set(tg):
+        h, t = hg.get(k, []), tg.get(k, [])
+        d = np.float32(_levenshtein(h, t))
+        out[k] = (d / np.float32(len(t)) if t else (np.float32(np.inf) if h else np.float32(0))) if normalize else d
+    return out
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """tf.edit_distance: Levenshtein distance between the sequences (last dimension) of two SparseTensors
+    of the same rank, float32 of shape max(dense_shapes)[:-1]; ``normalize`` divides by the truth's
+    length (an empty truth: inf, or 0 when both are empty, as TF). Values of any dtype (strings too);
+    the indices are taken in the order given (TF requires them sorted). Inside tapeflow.function it is
+    one numpy_function (its shape is the dense shapes')."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if not isinstance(hypothesis, SparseTensor) or not isinstance(truth, SparseTensor):
+        raise TypeError(f"edit_distance: hypothesis and truth must be SparseTensors, got "
+                        f"{type(hypothesis).__name__} and {type(truth).__name__}")
+    if hypothesis.values.dtype != truth.values.dtype:
+        raise InvalidArgumentError(f"edit_distance: hypothesis and truth must have the same dtype, got "
+                        f"{hypothesis.values.dtype.name} and {truth.values.dtype.name}")
+    parts = [hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices, truth.values,
+             truth.dense_shape]
+    if STATE.trace is None:
+        return Tensor(_edit_distance_np(*[p.numpy() for p in parts], bool(normalize)))
+    from .script_ops import numpy_function
+    return numpy_function(lambda *a: _edit_distance_np(*a, bool(normalize)), parts, np.float32)
+
+
+class _Beam:
+    """One prefix of TF's CTC beam search (util/ctc/ctc_beam_search.h): its label, parent, children
+    by label, and log-probabilities (total, ending in blank, ending in its label) now and one frame ago."""
+    __slots__ = ("label", "parent", "children", "new", "old")
+
+    def __init__(self, label, parent):
+        self.label, self.parent, self.children = label, parent, {}
+        self.new = [-np.inf, -np.inf, -np.inf]      # total, blank, label
+        self.old = [-np.inf, -np.inf, -np.inf]
+
+    def active(self):
+        return self.new[0] != -np.inf
+
+    def labels(self):
+        seq, e = [], self
+        while e.parent is not None:
+            seq.append(e.label)
+            e = e.parent
+        return seq[::-1]
+
+
+def _lse(a, b):
+    # TF's LogSumExp (ctc_loss_util.h) in float32: the larger plus log1p(exp(smaller - larger))
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    a, b = (a, b) if a > b else (b, a)
+    return np.float32(a + np.log1p(np.exp(np.float32(b - a))))
+
+
+def _beam_search_np(x, n_frames, beam_width, top_paths):
+    """TF's CTCBeamSearchDecoder with the default (no language model) scorer on one example's
+    (frames, classes) float32 logits; blank is the last class. The beam is TF's TopN: at most
+    beam_width leaves, a newcomer replacing the worst only when strictly better (the worst's
+    probabilities reset, as TF). Returns the top_paths best label sequences and their scores."""
+    blank = x.shape[1] - 1
+    root = _Beam(-1, None)
+    root.new = [np.float32(0), np.float32(0), -np.inf]
+    leaves = [root]
+
+    def bottom():
+        return min(leaves, key=lambda e: e.new[0])
+    # TF's op hands the search log-softmax frames (its reported scores are log-probabilities: checked
+    # against TF 2.21, the max-subtracted logits of the search's own normalization leave an offset of
+    # sum_t logsumexp); a per-frame shift changes no decision, so only the scores depend on it
+    m = x.max(axis=1, keepdims=True)
+    x = (x - m - np.log(np.sum(np.exp(x - m), axis=1, keepdims=True))).astype(np.float32)
+    for t in range(n_frames):
+        row = x[t]
+        mx = np.float32(0)
+        branches = sorted(leaves, key=lambda e: -e.new[0])
+        leaves = []
+        for b in branches:
+            b.old = list(b.new)
+        for b in branches:
+            if b.parent is not None:
+                if b.parent.active():
+                    prev = b.parent.old[1] if b.label == b.parent.label else b.parent.old[0]
+                    b.new[2] = _lse(b.new[2], prev)
+                b.new[2] = np.float32(b.new[2] + np.float32(row[b.label] - mx))
+            b.new[1] = np.float32(b.old[0] + np.float32(row[blank] - mx))
+            b.new[0] = _lse(b.new[1], b.new[2])
+            leaves.append(b)
+
+        def candidate(p):
+            return p[0] > -np.inf and (len(leaves) < beam_width or p[0] > bottom().new[0])
+        for b in branches:
+            if not candidate(b.old):
+                continue
+            for lab in range(blank):
+                c = b.children.get(lab)
+                if c is None:
+                    c = b.children[lab] = _Beam(lab, b)
+                if c.active():
+                    continue
+                c.new[1] = -np.inf
+                prev = b.old[1] if lab == b.label else b.old[0]
+                c.new[2] = np.float32(np.float32(row[lab] - mx) + prev)
+                c.new[0] = c.new[2]
+                if candidate(c.new):
+                    if len(leaves) == beam_width:
+                        worst = bottom()
+                        worst.new = [-np.inf, -np.inf, -np.inf]
+                        leaves.remove(worst)
+                    leaves.append(c)
+                else:
+                    c.old = [-np.inf, -np.inf, -np.inf]
+                    c.new = [-np.inf, -np.inf, -np.inf]
+    if top_paths > len(leaves):
+        raise InvalidArgumentError("ctc_beam_search_decoder: Less leaves in the beam search than requested "
+                                   f"({top_paths} paths, {len(leaves)} leaves: fewer frames than paths?)")
+    best = sorted(leaves, key=lambda e: -e.new[0])[:top_paths]
+    return [e.labels() for e in best], [e.new[0] for e in best]
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
+    """tf.nn.ctc_beam_search_decoder (TF 2's: repeats are not merged): per example, TF's CTC prefix beam
+    search over the first sequence_length frames of time-major logits (max_time, batch, classes), blank
+    the last class. Returns a list of top_paths SparseTensors (int64 decodes, (batch, longest)) and the
+    (batch, top_paths) log-probabilities of the decodes (each the sum over the beam's alignments of
+    that labelling, softmax over each frame's logits). Eager only: the decodes' sizes depend on
+    the values (as ctc_greedy_decoder)."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.ctc_beam_search_decoder inside tapeflow.function: its output's size depends "
+                                  "on the values; call it eagerly")
+    x = np.asarray(convert_to_tensor(inputs).numpy())
+    if x.ndim != 3:
+        raise InvalidArgumentError(f"ctc_beam_search_decoder: inputs must be 3-D (max_time, batch, num_classes), "
+                                   f"got shape {list(x.shape)}")
+    if x.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"ctc_beam_search_decoder: inputs must be float32 or float64, got {x.dtype}")
+    lens = np.asarray(convert_to_tensor(sequence_length).numpy()).reshape(-1).astype(np.int64)
+    t, b, c = x.shape
+    if lens.shape != (b,):
+        raise FailedPreconditionError(f"ctc_beam_search_decoder: len(sequence_length) != batch_size: {len(lens)} vs "
+                                      f"{b}")
+    if (lens > t).any():
+        raise FailedPreconditionError(f"ctc_beam_search_decoder: sequence_length(b) <= max_time, got {lens.max()} > "
+                                      f"{t}")
+    beam_width, top_paths = int(beam_width), int(top_paths)
+    if beam_width <= 0 or top_paths <= 0:
+        raise InvalidArgumentError(f"ctc_beam_search_decoder: beam_width and top_paths must be > 0, got {beam_width}, "
+                                   f"{top_paths}")
+    if top_paths > beam_width:
+        raise InvalidArgumentError("ctc_beam_search_decoder: requested more paths than the beam width "
+                                   f"({top_paths} > {beam_width})")
+    paths, scores = [], np.zeros((b, top_paths), x.dtype)
+    for i in range(b):
+        seqs, sc = _beam_search_np(x[:, i].astype(np.float32), int(lens[i]), beam_width, top_paths)
+        paths.append(seqs)
+        scores[i] = sc
+    decoded = []
+    for k in range(top_paths):
+        ind = [[i, j] for i in range(b) for j in range(len(paths[i][k]))]
+        vals = [v for i in range(b) for v in paths[i][k]]
+        width = max((len(paths[i][k]) for i in range(b)), default=0)
+        decoded.append(SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
+                                    np.asarray([b, width], np.int64)))
+    return decoded, Tensor(scores)
