@@ -980,3 +980,29 @@ case("nn21_edit_distance_rank1", "lambda i, v: tf.edit_distance(tf.SparseTensor(
 case("nn21_edit_distance_valid", "lambda i, v, j, w: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
      "tf.SparseTensor(j, w, [2, 3]), normalize=False)", [_a([[0, 0], [0, 1], [1, 0]], i64), _a([1, 2, 3], i32),
      _a([[0, 0], [0, 2], [1, 1]], i64), _a([1, 3, 3], i32)])
+_X4 = np.zeros((1, 5, 6, 2), f32)
+case("nn21_dilation2d_depth", "lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', [1, 1, 1, 1])",
+     [_X4, np.zeros((2, 2, 3), f32)], "depth")
+case("nn21_dilation2d_filter_rank", "lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', "
+     "[1, 1, 1, 1])", [_X4, np.zeros((2, 2, 2, 1), f32)], "filter")
+case("nn21_dilation2d_valid", "lambda x, f: tf.nn.dilation2d(x, f, [1, 2, 1, 1], 'VALID', 'NHWC', [1, 1, 2, 1])",
+     [_a(np.arange(60).reshape(1, 5, 6, 2)), _a(np.arange(12).reshape(2, 3, 2) / 7)])
+case("nn21_erosion2d_dtype", "lambda x, f: tf.nn.erosion2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', [1, 1, 1, 1])",
+     [_X4, np.zeros((2, 2, 2), f64)], "erosion2d")
+case("nn21_fractional_pool_ratio_small", "lambda x: tf.nn.fractional_max_pool(x, [1, 0.5, 1.5, 1])[0]", [_X4],
+     "pooling_ratio")
+case("nn21_fractional_pool_batch_ratio", "lambda x: tf.nn.fractional_avg_pool(x, [2, 1.5, 1.5, 1])[0]", [_X4],
+     "pooling_ratio")
+case("nn21_fractional_pool_rank3", "lambda x: tf.nn.fractional_max_pool(x, [1, 1.5, 1.5, 1])[0]", [_X4[0]],
+     "fractional_max_pool")
+case("nn21_extract_volume_patches_rank4", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 2, 1], "
+     "[1, 1, 1, 1, 1], 'VALID')", [_X4], "extract_volume_patches")
+case("nn21_extract_volume_patches_depth_ksize", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 2, 2], "
+     "[1, 1, 1, 1, 1], 'VALID')", [np.zeros((1, 3, 4, 5, 2), f32)], "ksizes")
+case("nn21_extract_volume_patches_valid", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 3, 1], "
+     "[1, 2, 1, 2, 1], 'SAME')", [_a(np.arange(120).reshape(1, 3, 4, 5, 2))])
+case("nn21_conv_one_spatial_dim", "lambda x, w: tf.conv(x, w, [1, 1, 1], 'VALID')",
+     [np.zeros((1, 5, 2), f32), np.zeros((2, 2, 3), f32)], "spatial dimensions")
+case("nn21_with_space_to_batch_same_no_filter", "lambda x: tf.nn.with_space_to_batch(x, [2, 2], 'SAME', "
+     "lambda i, n, p: i)", [_X4], "filter_shape")
+# (depthwise_conv2d_backprop_input with 3 input_sizes: TF 2.21 aborts the process on a CHECK failure, so no case)

@@ -142,3 +142,106 @@ for _name, _x, _lens, _bw, _tp in [("small", _logits(0, 6, 2, 4), [6, 4], 5, 3),
                                    ("one_path", _logits(4, 20, 2, 3, 3.0), [20, 16], 100, 1)]:
     CALLS[f"ctc_beam_{_name}"] = (lambda tf, x, n, bw=_bw, tp=_tp: tf.nn.ctc_beam_search_decoder(
         x, n, beam_width=bw, top_paths=tp), [_x, np.array(_lens, np.int32)], False)
+
+# -- morphology, convolution gradients and aliases ---------------------------------------------------------
+_r = np.random.default_rng(7)
+_MX = _r.standard_normal((2, 7, 8, 3)).astype(np.float32)
+_MX[0, 2, 2:5, :] = 1.5                                   # ties in the windows
+_MF = np.round(_r.standard_normal((3, 2, 3)), 1).astype(np.float32)
+_MW = _r.standard_normal((2, 7, 8, 3)).astype(np.float32)
+
+
+def _morph(op, st, rates, pad):
+    def fn(tf, x, f):
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(x)
+            t.watch(f)
+            y = getattr(tf.nn, op)(x, f, st, pad, "NHWC", rates)
+            s = tf.reduce_sum(y * tf.ones_like(y) * tf.range(tf.size(y), dtype=y.dtype)[:1] + y * y)
+        return y, t.gradient(s, x), t.gradient(s, f)
+    return fn
+
+
+for _op in ("dilation2d", "erosion2d"):
+    for _st, _rt, _pad in [([1, 1, 1, 1], [1, 1, 1, 1], "SAME"), ([1, 2, 1, 1], [1, 1, 1, 1], "VALID"),
+                           ([1, 1, 2, 1], [1, 2, 2, 1], "SAME"), ([1, 2, 3, 1], [1, 1, 2, 1], "VALID")]:
+        CALLS[f"{_op}_{_st[1]}{_st[2]}_{_rt[1]}{_rt[2]}_{_pad}"] = (_morph(_op, _st, _rt, _pad), [_MX, _MF], True)
+
+# small integers: x + filter ties everywhere, so the recorded gradients pin TF's choice among equal maxima
+_TX = _r.integers(0, 3, (2, 6, 7, 2)).astype(np.float32)
+_TF_ = _r.integers(0, 2, (2, 3, 2)).astype(np.float32)
+for _op in ("dilation2d", "erosion2d"):
+    for _pad in ("SAME", "VALID"):
+        CALLS[f"{_op}_ties_{_pad}"] = (_morph(_op, [1, 1, 1, 1], [1, 1, 1, 1], _pad), [_TX, _TF_], True)
+
+_CX = _r.standard_normal((2, 9, 8, 4)).astype(np.float32)
+_CW = _r.standard_normal((3, 2, 4, 5)).astype(np.float32)
+_CWG = _r.standard_normal((3, 2, 2, 6)).astype(np.float32)      # grouped: 2 groups of the 4 channels
+_DW = _r.standard_normal((3, 3, 4, 2)).astype(np.float32)
+for _st, _pad, _dl in [([1, 1, 1, 1], "SAME", [1, 1, 1, 1]), ([1, 2, 2, 1], "VALID", [1, 1, 1, 1]),
+                       ([1, 2, 1, 1], "SAME", [1, 1, 1, 1])]:
+    # (dilated gradients: TF 2.21's CPU kernels refuse them, or abort in oneDNN; tests/test_nn21.py checks
+    # them against tapeflow's tape gradient of conv2d instead)
+    _tag = f"{_st[1]}{_st[2]}_{_pad}_{_dl[1]}"
+    CALLS[f"conv2d_backprop_filter_v2_{_tag}"] = (
+        lambda tf, x, w, st=_st, pad=_pad, dl=_dl: tf.conv2d_backprop_filter_v2(
+            x, w, tf.nn.conv2d(x, w, st, pad, dilations=dl) ** 2, st, pad, dilations=dl), [_CX, _CW], True)
+    CALLS[f"conv2d_backprop_input_v2_{_tag}"] = (
+        lambda tf, x, w, st=_st, pad=_pad, dl=_dl: tf.conv2d_backprop_input_v2(
+            x, w, tf.nn.conv2d(x, w, st, pad, dilations=dl) ** 2, st, pad, dilations=dl), [_CX, _CW], True)
+    if _st[1] != _st[2]:
+        continue        # TF's depthwise kernels take equal row and column strides only
+    CALLS[f"depthwise_backprop_filter_{_tag}"] = (
+        lambda tf, x, w, st=_st, pad=_pad, dl=_dl: tf.nn.depthwise_conv2d_backprop_filter(
+            x, [3, 3, 4, 2], tf.nn.depthwise_conv2d(x, w, st, pad, dilations=dl[1:3]) ** 2, st, pad,
+            dilations=dl), [_CX, _DW], True)
+    CALLS[f"depthwise_backprop_input_{_tag}"] = (
+        lambda tf, x, w, st=_st, pad=_pad, dl=_dl: tf.nn.depthwise_conv2d_backprop_input(
+            [2, 9, 8, 4], w, tf.nn.depthwise_conv2d(x, w, st, pad, dilations=dl[1:3]) ** 2, st, pad,
+            dilations=dl), [_CX, _DW], True)
+CALLS["conv2d_backprop_filter_v2_grouped"] = (
+    lambda tf, x, w: tf.conv2d_backprop_filter_v2(x, w, tf.nn.conv2d(x, w, 1, "SAME") ** 2, [1, 1, 1, 1], "SAME"),
+    [_CX, _CWG], True)
+CALLS["conv2d_backprop_input_v2_grouped"] = (
+    lambda tf, x, w: tf.conv2d_backprop_input_v2(x, w, tf.nn.conv2d(x, w, 1, "SAME") ** 2, [1, 1, 1, 1], "SAME"),
+    [_CX, _CWG], True)
+CALLS["conv_2d"] = (lambda tf, x, w: tf.conv(x, w, [1, 2, 1, 1], "SAME", dilations=[1, 1, 2, 1]), [_CX, _CW], True)
+CALLS["conv_explicit"] = (lambda tf, x, w: tf.conv(x, w, [1, 1, 1, 1], "EXPLICIT",
+                                                   explicit_paddings=[0, 0, 1, 2, 0, 1, 0, 0]), [_CX, _CW], True)
+for _rate, _pad in [([2, 2], "SAME"), ([2, 3], "VALID"), ([1, 1], "SAME"), ([3, 1], "SAME")]:
+    CALLS[f"with_space_to_batch_{_rate[0]}{_rate[1]}_{_pad}"] = (
+        lambda tf, x, w, rate=_rate, pad=_pad: tf.nn.with_space_to_batch(
+            x, rate, pad, lambda inp, n, p: tf.nn.convolution(inp, w, padding=p), filter_shape=[3, 2]),
+        [_CX, _CW], True)
+for _rate, _pad in [(2, "SAME"), (2, "VALID"), (3, "SAME")]:
+    _oh = 9 if _pad == "SAME" else 9 + 2 * _rate
+    _ow = 8 if _pad == "SAME" else 8 + _rate
+    CALLS[f"atrous_conv2d_transpose_{_rate}_{_pad}"] = (
+        lambda tf, x, w, rate=_rate, pad=_pad, oh=_oh, ow=_ow: tf.nn.atrous_conv2d_transpose(
+            x[..., :4], tf.transpose(w, [0, 1, 3, 2])[..., :4], [2, oh, ow, 5], rate, pad) if pad == "SAME" else
+        tf.nn.atrous_conv2d_transpose(x, tf.transpose(w, [0, 1, 3, 2]), [2, oh, ow, 5], rate, pad),
+        [_CX, _CW], True)
+_VX = _r.standard_normal((2, 5, 6, 7, 2)).astype(np.float32)
+for _k, _s, _pad in [([1, 2, 2, 2, 1], [1, 1, 1, 1, 1], "VALID"), ([1, 3, 2, 2, 1], [1, 2, 2, 3, 1], "SAME"),
+                     ([1, 1, 3, 2, 1], [1, 3, 1, 2, 1], "VALID"), ([1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME")]:
+    CALLS[f"extract_volume_patches_{''.join(map(str, _k[1:4]))}_{''.join(map(str, _s[1:4]))}_{_pad}"] = (
+        lambda tf, x, k=_k, s=_s, pad=_pad: tf.extract_volume_patches(x, k, s, pad), [_VX], True)
+
+CALLS["conv_3d"] = (lambda tf, x, w: tf.conv(x, w, [1, 1, 2, 1, 1], "SAME"),
+                    [_VX, _r.standard_normal((2, 2, 3, 2, 3)).astype(np.float32)], True)
+
+# fractional pools: TF's sequences are random (not TF's stream here); RECORD keeps TF's output, sequences and
+# gradient, and tests/test_nn21.py pools with TF's sequences through tapeflow's pooling
+RECORD = {}
+_FX = _r.standard_normal((2, 11, 13, 3)).astype(np.float32)
+for _kind in ("max", "avg"):
+    for _ratio, _pr, _ov in [([1, 1.5, 1.7, 1], False, False), ([1, 1.44, 2.0, 1], True, False),
+                             ([1, 2.2, 1.3, 1], False, True), ([1, 1.0, 3.0, 1], True, True)]:
+        def _frac(tf, x, kind=_kind, ratio=_ratio, pr=_pr, ov=_ov):
+            with tf.GradientTape() as t:
+                t.watch(x)
+                out, rows, cols = getattr(tf.nn, f"fractional_{kind}_pool")(x, ratio, pseudo_random=pr,
+                                                                             overlapping=ov, seed=5)
+                s = tf.reduce_sum(out * out)
+            return out, rows, cols, t.gradient(s, x)
+        RECORD[f"fractional_{_kind}_{_ratio[1]}_{_ratio[2]}_{_pr}_{_ov}"] = (_frac, [_FX], (_kind, _ov))

@@ -10,7 +10,7 @@ from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from .._distribute_context import current as _dist_current
-from ..errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError, UnimplementedError
 from . import array_ops as A
 from . import math_ops as M
 
@@ -1292,3 +1292,350 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
         decoded.append(SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
                                     np.asarray([b, width], np.int64)))
     return decoded, Tensor(scores)
+
+
+# -- wave 21 (nn21): morphology, fractional pooling, convolution gradients and aliases -------------------
+
+def _morph_args(name, x, filters, strides, padding, data_format, dilations):
+    _check_format(name, data_format, allowed=("NHWC",))
+    x = _nhwc(name, x)
+    w = _tensor(filters)
+    ws = tuple(aval_of(w).shape)
+    if len(ws) != 3:
+        raise InvalidArgumentError(f"{name}: filter must be 3-dimensional (filter_height, filter_width, depth), got "
+                                   f"shape {ws}")
+    c = aval_of(x).shape[3]
+    if c != ws[2]:
+        raise InvalidArgumentError(f"{name}: input and filter must have the same depth: {c} vs {ws[2]}")
+    if aval_of(w).dtype != aval_of(x).dtype:
+        raise InvalidArgumentTypeError(f"{name}: input and filters must have the same dtype, got {aval_of(x).dtype} "
+                                       f"and {aval_of(w).dtype}")
+    st = _pair(name, "strides", strides)
+    dl = _pair(name, "dilations", dilations)
+    return x, w, ws, st, dl
+
+
+def dilation2d(input, filters, strides, padding, data_format, dilations, name=None):  # noqa: A002
+    return _dilation2d("dilation2d", input, filters, strides, padding, data_format, dilations)
+
+
+def _dilation2d(fn, input, filters, strides, padding, data_format, dilations):  # noqa: A002
+    """tf.nn.dilation2d: grayscale morphological dilation, out = max over the window of x + filter
+    (positions in the padding never count). Composed: the taps stacked, the first maximum
+    (in filter row-major order) chosen by argmax and gathered, so the gradient goes to that one
+    input pixel and filter tap -- TF's subgradient at ties (checked against TF 2.21)."""
+    x, w, ws, st, dl = _morph_args(fn, input, filters, strides, padding, data_format, dilations)
+    n, h, wd, c = aval_of(x).shape
+    kh, kw = ws[:2]
+    if padding == "SAME":
+        (t, b), (l, r) = _padding(fn, padding, (h, wd), (kh, kw), st, dl)
+    elif padding == "VALID":
+        (t, b), (l, r) = (0, 0), (0, 0)
+    else:
+        raise ValueError(f"{fn}: padding must be 'SAME' or 'VALID', got {padding!r}")
+    oh = (h + t + b - (kh - 1) * dl[0] - 1) // st[0] + 1
+    ow = (wd + l + r - (kw - 1) * dl[1] - 1) // st[1] + 1
+    if oh <= 0 or ow <= 0:
+        raise InvalidArgumentError(f"{fn}: the input {h}x{wd} is smaller than the dilated filter "
+                                   f"{(kh - 1) * dl[0] + 1}x{(kw - 1) * dl[1] + 1} (padding {padding})")
+    neg = np.asarray(-np.inf, aval_of(x).dtype)
+    xp = A.pad(x, [[0, 0], [t, b], [l, r], [0, 0]], constant_values=neg) if t + b + l + r else x
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            y0, x0 = i * dl[0], j * dl[1]
+            taps.append(xp[:, y0:y0 + (oh - 1) * st[0] + 1:st[0], x0:x0 + (ow - 1) * st[1] + 1:st[1], :] + w[i, j])
+    s = A.stack(taps, axis=-1)                                               # (n, oh, ow, c, kh * kw)
+    k = A.expand_dims(M.argmax(s, axis=-1, output_type=np.int32), -1)
+    return A.squeeze(A.take_along_axis(s, k, axis=-1), -1)
+
+
+def erosion2d(value, filters, strides, padding, data_format, dilations, name=None):
+    """tf.nn.erosion2d: as TF, -dilation2d(-value, filters reversed in both spatial axes)."""
+    w = _tensor(filters)
+    return M.negative(_dilation2d("erosion2d", M.negative(_tensor(value)), A.reverse(w, [0, 1]), strides, padding,
+                                  data_format, dilations))
+
+
+def _fractional_sequence(n_in, n_out, pseudo_random, seed):
+    """TF's pooling sequence (fractional_pool_common.cc): cumulative boundaries [0, ..., n_in] of n_out
+    intervals. Random: the n_in % n_out intervals one longer than n_in // n_out at uniformly random
+    places (a random permutation: argsort of uniforms). Pseudo-random: ceil(alpha (i + u)) - ceil(alpha u),
+    u uniform in [0, min((k + 2) / alpha - 1, (n_in + 1 - k) / alpha - (n_out - 1))). Drawn in the graph
+    (tapeflow's stream: TF's distribution, not its draws), so a compiled call draws anew."""
+    from . import random_ops as R
+    if n_out == 0:
+        return A.zeros((1,), np.int64)
+    if pseudo_random:
+        alpha = n_in / n_out
+        k = n_in // n_out
+        umax = min((k + 2) / alpha - 1, (n_in + 1 - k) / alpha - (n_out - 1))
+        u = R.uniform((), dtype=np.float64, seed=seed) * umax
+        i = np.arange(1, n_out, dtype=np.float64)
+        mid = M.cast(M.ceil(alpha * (i + u)) - M.ceil(alpha * u), np.int64)
+        return A.concat([np.zeros(1, np.int64), mid, np.full(1, n_in, np.int64)], 0)
+    k, extra = divmod(n_in, n_out)
+    rank = A.argsort(A.argsort(R.uniform((n_out,), seed=seed)))             # a uniform random permutation
+    diff = k + M.cast(M.less(rank, extra), np.int64)
+    return A.concat([np.zeros(1, np.int64), M.cumsum(diff)], 0)
+
+
+def _windows(seq, n_in, overlapping):
+    """(n_out, n_in) boolean membership of each input index in each pooling window: [seq[i], seq[i+1])
+    or, overlapping, [seq[i], seq[i+1]] (clipped to the input)."""
+    pos = np.arange(n_in, dtype=np.int64)
+    lo = A.expand_dims(seq[:-1], 1)
+    hi = A.expand_dims(seq[1:], 1) + (1 if overlapping else 0)
+    return M.greater_equal(pos, lo) & M.less(pos, hi)
+
+
+def _fractional_pool_with(x, rows, cols, overlapping, kind):
+    """Pool NHWC ``x`` over the windows the boundary sequences ``rows``/``cols`` (int64) make:
+    max (TF's FractionalMaxPool; ties split the gradient as reduce_max's) or mean."""
+    _, h, w, _ = aval_of(x).shape
+    r = _windows(rows, h, overlapping)                                       # (oh, h)
+    c = _windows(cols, w, overlapping)                                       # (ow, w)
+    if kind == "max":
+        neg = np.asarray(-np.inf, aval_of(x).dtype)
+        t = M.reduce_max(M.where(A.reshape(r, (1,) + tuple(aval_of(r).shape) + (1, 1)), A.expand_dims(x, 1), neg),
+                         axis=2)                                             # (n, oh, w, ch)
+        return M.reduce_max(M.where(A.reshape(c, (1, 1) + tuple(aval_of(c).shape) + (1,)), A.expand_dims(t, 2),
+                                    neg), axis=3)
+    dt = aval_of(x).dtype
+    rn = M.cast(r, dt) / M.reduce_sum(M.cast(r, dt), axis=1, keepdims=True)
+    cn = M.cast(c, dt) / M.reduce_sum(M.cast(c, dt), axis=1, keepdims=True)
+    return A.transpose(M.tensordot(M.tensordot(x, rn, [[1], [1]]), cn, [[1], [1]]), (0, 2, 3, 1))
+
+
+def _fractional_pool(name, kind, value, pooling_ratio, pseudo_random, overlapping, seed):
+    x = _tensor(value)
+    if len(aval_of(x).shape) != 4:
+        raise InvalidArgumentError(f"{name}: input must be 4-dimensional (batch, height, width, channels), got shape "
+                                   f"{tuple(aval_of(x).shape)}")
+    ratio = [float(v) for v in (pooling_ratio if isinstance(pooling_ratio, (list, tuple)) else [pooling_ratio])]
+    if len(ratio) == 1:
+        ratio = [1.0, ratio[0], ratio[0], 1.0]
+    elif len(ratio) == 2:
+        ratio = [1.0] + ratio + [1.0]
+    if len(ratio) != 4:
+        raise ValueError(f"{name}: pooling_ratio must be a float or a list of 1, 2 or 4 floats, got {pooling_ratio}")
+    if min(ratio) < 1.0:        # TF 2.21: ValueError from the Python wrapper
+        raise ValueError(f"{name}: `pooling_ratio` should be >= 1.0 but got {pooling_ratio}")
+    if ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise UnimplementedError(f"{name}: pooling_ratio must be [1, row, col, 1]: pooling along the batch or depth "
+                                 f"dimension is not yet supported, got {pooling_ratio}")
+    if aval_of(x).dtype.kind not in "fiu":
+        raise InvalidArgumentTypeError(f"{name}: value must be a real tensor, got {aval_of(x).dtype}")
+    _, h, w, _ = aval_of(x).shape
+    oh, ow = int(h / ratio[1]), int(w / ratio[2])
+    if oh <= 0 or ow <= 0:
+        raise InvalidArgumentError(f"{name}: outputsize must be positive: the input {h}x{w} pooled by "
+                                   f"{ratio[1:3]} leaves {oh}x{ow}")
+    sd = None if not seed else seed
+    rows = _fractional_sequence(h, oh, pseudo_random, sd)
+    cols = _fractional_sequence(w, ow, pseudo_random, sd)
+    return _fractional_pool_with(x, rows, cols, overlapping, kind), rows, cols
+
+
+def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None):
+    """tf.nn.fractional_max_pool (Graham, 2015): (output, row_pooling_sequence, col_pooling_sequence).
+    The sequences are TF's law drawn from tapeflow's stream (see _fractional_sequence): a nonzero ``seed``
+    makes them repeat under tf.random.set_seed, not equal TF's. Windows are one-hot memberships, so it
+    traces and has gradients."""
+    return _fractional_pool("fractional_max_pool", "max", value, pooling_ratio, pseudo_random, overlapping, seed)
+
+
+def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None):
+    """tf.nn.fractional_avg_pool: as fractional_max_pool, the window means."""
+    return _fractional_pool("fractional_avg_pool", "avg", value, pooling_ratio, pseudo_random, overlapping, seed)
+
+
+def _sizes(name, v, n=4):
+    v = v.numpy() if isinstance(v, Tensor) else v
+    out = tuple(int(s) for s in np.asarray(v).reshape(-1))
+    if len(out) != n:
+        raise InvalidArgumentError(f"{name}: sizes must be a {n}-element vector, got {list(out)}")
+    return out
+
+
+def _grad_conv_args(name, x_hw, k_hw, strides, padding, data_format, dilations):
+    _check_format(name, data_format, allowed=("NHWC",))
+    if padding == "EXPLICIT":
+        raise NotImplementedError(f"{name}: padding='EXPLICIT' is not supported in tapeflow; pass 'SAME', 'VALID' "
+                                  f"or explicit pairs as the padding argument")
+    st = _pair(name, "strides", strides)
+    dl = _pair(name, "dilations", dilations)
+    return st, dl, _padding(name, padding, x_hw, k_hw, st, dl)
+
+
+def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+                              explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.conv2d_backprop_filter_v2: the gradient of conv2d(input, filter) w.r.t. the filter for the
+    output gradient ``out_backprop`` (``filter`` gives only its shape) -- conv2d's own vjp primitive."""
+    x, w, g = _nhwc("conv2d_backprop_filter_v2", input), _tensor(filter), _tensor(out_backprop)
+    ws = tuple(aval_of(w).shape)
+    st, dl, pad = _grad_conv_args("conv2d_backprop_filter_v2", _spatial(x), ws[:2], strides, padding, data_format,
+                                  dilations)
+    c = aval_of(x).shape[3]
+    if len(ws) != 4 or ws[2] == 0 or c % ws[2]:
+        raise InvalidArgumentError(f"conv2d_backprop_filter_v2: filter {ws} must be (kh, kw, in_channels, out_channels) "
+                                   f"with in_channels dividing the input's {c}")
+    return bind(P.conv2d_filter_grad_p, x, g, filter_hw=ws[:2], strides=st, padding=pad, dilations=dl,
+                groups=c // ws[2])
+
+
+def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+                             explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.conv2d_backprop_input_v2: the gradient of conv2d(input, filter) w.r.t. the input (``input``
+    gives only its shape) -- conv2d_transpose's primitive."""
+    x, w, g = _nhwc("conv2d_backprop_input_v2", input), _tensor(filter), _tensor(out_backprop)
+    ws = tuple(aval_of(w).shape)
+    st, dl, pad = _grad_conv_args("conv2d_backprop_input_v2", _spatial(x), ws[:2], strides, padding, data_format,
+                                  dilations)
+    c = aval_of(x).shape[3]
+    if len(ws) != 4 or ws[2] == 0 or c % ws[2]:
+        raise InvalidArgumentError(f"conv2d_backprop_input_v2: filter {ws} must be (kh, kw, in_channels, out_channels) "
+                                   f"with in_channels dividing the input's {c}")
+    return bind(P.conv2d_input_grad_p, g, w, input_hw=tuple(_spatial(x)), strides=st, padding=pad, dilations=dl,
+                groups=c // ws[2])
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                                     data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.nn.depthwise_conv2d_backprop_filter: depthwise_conv2d's filter gradient, shape filter_sizes
+    (kh, kw, in_channels, multiplier): the grouped conv2d filter gradient, reshaped."""
+    fn = "depthwise_conv2d_backprop_filter"
+    x, g = _nhwc(fn, input), _tensor(out_backprop)
+    kh, kw, c, m = _sizes(fn, filter_sizes)
+    st, dl, pad = _grad_conv_args(fn, _spatial(x), (kh, kw), strides, padding, data_format, dilations)
+    if aval_of(x).shape[3] != c:
+        raise InvalidArgumentError(f"{fn}: input depth {aval_of(x).shape[3]} != filter_sizes' in_channels {c}")
+    gw = bind(P.conv2d_filter_grad_p, x, g, filter_hw=(kh, kw), strides=st, padding=pad, dilations=dl, groups=c)
+    return A.reshape(gw, (kh, kw, c, m))
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                                    data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.nn.depthwise_conv2d_backprop_input: depthwise_conv2d's input gradient, shape input_sizes."""
+    fn = "depthwise_conv2d_backprop_input"
+    w, g = _tensor(filter), _tensor(out_backprop)
+    n, h, wd, c = _sizes(fn, input_sizes)
+    ws = tuple(aval_of(w).shape)
+    if len(ws) != 4 or ws[2] != c:
+        raise InvalidArgumentError(f"{fn}: filter {ws} must be (kh, kw, in_channels={c}, multiplier)")
+    st, dl, pad = _grad_conv_args(fn, (h, wd), ws[:2], strides, padding, data_format, dilations)
+    w = A.reshape(w, (ws[0], ws[1], 1, ws[2] * ws[3]))
+    return bind(P.conv2d_input_grad_p, g, w, input_hw=(h, wd), strides=st, padding=pad, dilations=dl, groups=c)
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """tf.nn.atrous_conv2d_transpose: conv2d_transpose with stride 1 and dilation ``rate`` (TF computes
+    it through space_to_batch; the map is the same)."""
+    if int(rate) < 1:
+        raise ValueError(f"atrous_conv2d_transpose: rate {rate} cannot be less than one")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"atrous_conv2d_transpose: padding must be either VALID or SAME: {padding}")
+    return conv2d_transpose(value, filters, output_shape, 1, padding=padding, dilations=int(rate))
+
+
+def conv(input, filter, strides, padding, explicit_paddings=(), data_format="CHANNELS_LAST",  # noqa: A002
+         dilations=(), batch_dims=1, groups=1, name=None):
+    """tf.conv (TF's raw Conv op): a 2-D or 3-D channels-last convolution,
+    strides/dilations as N + 2 lists; here conv1d/2d/3d through tf.nn.convolution (batch_dims=1 only;
+    grouped when the filter's in_channels divide the input's, ``groups`` then must agree)."""
+    if data_format not in ("CHANNELS_LAST", "NHWC", "NDHWC", "NWC"):
+        raise NotImplementedError(f"tf.conv: data_format={data_format!r}: tapeflow's convolutions are channels-last "
+                                  f"only")
+    if int(batch_dims) != 1:
+        raise NotImplementedError(f"tf.conv: batch_dims={batch_dims}: only one batch dimension is supported")
+    x, w = _tensor(input), _tensor(filter)
+    ws, c = aval_of(w).shape, aval_of(x).shape[-1]
+    if len(aval_of(x).shape) not in (4, 5):
+        raise InvalidArgumentError(f"tf.conv: The input must have 2 or 3 spatial dimensions but got "
+                                   f"{len(aval_of(x).shape) - 2} (input shape {tuple(aval_of(x).shape)})")
+    if c is not None and ws[-2] and c // ws[-2] != int(groups):
+        raise InvalidArgumentError(f"tf.conv: groups={groups} but the input's {c} channels and the filter's in_channels "
+                                   f"{ws[-2]} make {c // ws[-2]} groups")
+    if padding == "EXPLICIT":
+        padding = [list(p) for p in np.asarray(explicit_paddings, np.int64).reshape(-1, 2)]
+    return convolution(x, w, strides=list(strides), padding=padding,
+                       dilations=list(dilations) if len(dilations) else None)
+
+
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,  # noqa: A002
+                        data_format=None):
+    """tf.nn.with_space_to_batch: ``op(converted, num_spatial_dims, "VALID")`` on the input moved by
+    space_to_batch_nd by ``dilation_rate`` (paddings as TF's: SAME pads the dilated filter's
+    extent, ``filter_shape`` required), then batch_to_space with the crops; rate 1 calls
+    ``op(input, num_spatial_dims, padding)`` directly."""
+    from .special_ops import batch_to_space, required_space_to_batch_paddings, space_to_batch_nd
+    x = _tensor(input)
+    rate = np.asarray(dilation_rate.numpy() if isinstance(dilation_rate, Tensor) else dilation_rate,
+                      np.int64).reshape(-1)
+    nsd = len(rate)
+    if (rate < 1).any():
+        raise ValueError(f"with_space_to_batch: dilation_rate must be positive, got {rate.tolist()}")
+    if spatial_dims is None:
+        first = 2 if data_format is not None and data_format.startswith("NC") else 1
+        spatial_dims = list(range(first, first + nsd))
+    spatial_dims = [int(d) for d in spatial_dims]
+    if len(spatial_dims) != nsd or sorted(spatial_dims) != spatial_dims or len(set(spatial_dims)) != nsd:
+        raise ValueError(f"with_space_to_batch: spatial_dims must be {nsd} increasing dims, got {spatial_dims}")
+    if (rate == 1).all():
+        return op(x, nsd, padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError("with_space_to_batch: filter_shape must be specified for SAME padding")
+        fs = np.asarray(filter_shape.numpy() if isinstance(filter_shape, Tensor) else filter_shape, np.int64)
+        total = fs + (fs - 1) * (rate - 1) - 1
+        base = np.stack([total // 2, total - total // 2], axis=1)
+    elif padding == "VALID":
+        base = np.zeros((nsd, 2), np.int64)
+    else:
+        raise ValueError(f"with_space_to_batch: Invalid padding method {padding!r}")
+    shape = tuple(aval_of(x).shape)
+    in_spatial = [shape[d] for d in spatial_dims]
+    paddings, crops = required_space_to_batch_paddings(in_spatial, rate, base_paddings=base)
+    paddings, crops = np.asarray(paddings.numpy()), np.asarray(crops.numpy())
+    # dims between the first spatial one and the others ride along with block 1 and no padding (TF's adjust)
+    lo = spatial_dims[0]
+    span = spatial_dims[-1] - lo + 1
+    block, pads, crps = np.ones(span, np.int64), np.zeros((span, 2), np.int64), np.zeros((span, 2), np.int64)
+    for k, d in enumerate(spatial_dims):
+        block[d - lo], pads[d - lo], crps[d - lo] = rate[k], paddings[k], crops[k]
+    if lo != 1:
+        raise NotImplementedError(f"with_space_to_batch: spatial_dims starting at {lo}: tapeflow's space_to_batch_nd "
+                                  f"takes the spatial dims right after the batch (channels-last inputs)")
+    converted = space_to_batch_nd(x, block, pads)
+    return batch_to_space(op(converted, nsd, "VALID"), block, crps)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """tf.extract_volume_patches: the (kp, kr, kc) patches of a 5-D NDHWC input at the strides, each
+    flattened (plane, row, col, depth) into the last dimension, SAME padding with zeros (TF's). Composed
+    of strided slices, so differentiable and traceable."""
+    fn = "extract_volume_patches"
+    x = _tensor(input)
+    s = tuple(aval_of(x).shape)
+    if len(s) != 5:
+        raise InvalidArgumentError(f"{fn}: input must be 5-dimensional (batch, planes, rows, cols, depth), got {s}")
+    k = _sizes(fn, ksizes, 5)
+    st = _sizes(fn, strides, 5)
+    if k[0] != 1 or k[4] != 1 or st[0] != 1 or st[4] != 1:
+        raise UnimplementedError(f"{fn}: Only supports ksizes and strides across space: ksizes {list(k)}, "
+                                 f"strides {list(st)} must be 1 at batch and depth")
+    if min(k) < 1 or min(st) < 1:
+        raise InvalidArgumentError(f"{fn}: ksizes and strides must be positive, got {list(k)}, {list(st)}")
+    k, st = k[1:4], st[1:4]
+    pads = _padding(fn, padding, s[1:4], k, st, (1, 1, 1))
+    xp = A.pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]]) if any(sum(p) for p in pads) else x
+    out = [(s[1 + i] + sum(pads[i]) - k[i]) // st[i] + 1 for i in range(3)]
+    if min(out) <= 0:
+        return A.zeros((s[0], *[max(o, 0) for o in out], int(np.prod(k)) * s[4]), aval_of(x).dtype)
+    taps = []
+    for a in range(k[0]):
+        for b in range(k[1]):
+            for c in range(k[2]):
+                taps.append(xp[:, a:a + (out[0] - 1) * st[0] + 1:st[0], b:b + (out[1] - 1) * st[1] + 1:st[1],
+                               c:c + (out[2] - 1) * st[2] + 1:st[2], :])
+    return A.concat(taps, axis=-1)
