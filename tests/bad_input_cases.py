@@ -1006,3 +1006,12 @@ case("nn21_conv_one_spatial_dim", "lambda x, w: tf.conv(x, w, [1, 1, 1], 'VALID'
 case("nn21_with_space_to_batch_same_no_filter", "lambda x: tf.nn.with_space_to_batch(x, [2, 2], 'SAME', "
      "lambda i, n, p: i)", [_X4], "filter_shape")
 # (depthwise_conv2d_backprop_input with 3 input_sizes: TF 2.21 aborts the process on a CHECK failure, so no case)
+case("nn21_approx_max_k_too_large", "lambda x: tf.math.approx_max_k(x, 30)[0]", [np.zeros((3, 20), f32)],
+     "at least k columns")
+case("nn21_approx_max_k_float64", "lambda x: tf.math.approx_max_k(x, 2)[0]", [np.zeros((3, 20), f64)],
+     "approx")
+case("nn21_approx_top_k_int32", "lambda x: tf.approx_top_k(x, 2)[1]", [np.zeros((3, 20), i32)], "approx")
+case("nn21_approx_max_k_valid", "lambda x: tf.math.approx_max_k(x, 2)[1]", [_a(np.arange(12).reshape(3, 4) % 5)])
+case("nn21_isotonic_valid_int", "lambda x: tf.nn.isotonic_regression(x)[0]", [_a([[3, 1, 2, 5]], i32)])
+case("nn21_isotonic_valid_axis0", "lambda x: tf.nn.isotonic_regression(x, decreasing=False, axis=0)[1]",
+     [_a([[3, 1], [2, 5], [0, 4]])])

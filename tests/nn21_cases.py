@@ -245,3 +245,34 @@ for _kind in ("max", "avg"):
                 s = tf.reduce_sum(out * out)
             return out, rows, cols, t.gradient(s, x)
         RECORD[f"fractional_{_kind}_{_ratio[1]}_{_ratio[2]}_{_pr}_{_ov}"] = (_frac, [_FX], (_kind, _ov))
+
+# -- isotonic regression, approximate top-k ---------------------------------------------------------------
+_IX = np.array([[1, 3, 2, 4, 0], [5, 5, 1, 2, 3]], np.float32)
+_IR = np.round(_r.standard_normal((4, 9)), 1).astype(np.float32)
+for _nm, _x in (("small", _IX), ("random", _IR), ("f64", _IR.astype(np.float64)), ("int32", (_IR * 10).astype(np.int32)),
+                ("int16", (_IR * 10).astype(np.int16))):
+    for _dec in (True, False):
+        CALLS[f"isotonic_{_nm}_{_dec}"] = (lambda tf, x, d=_dec: tuple(tf.nn.isotonic_regression(x, decreasing=d)),
+                                           [_x], True)
+CALLS["isotonic_axis0"] = (lambda tf, x: tuple(tf.nn.isotonic_regression(x, axis=0)), [_IR], True)
+CALLS["isotonic_nan_1d"] = (lambda tf, x: tuple(tf.nn.isotonic_regression(x)),
+                            [np.array([np.nan, 1, 2, 0.5], np.float32)], True)
+
+
+def _iso_grad(tf, x):
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y, _ = tf.nn.isotonic_regression(x, decreasing=False)
+        z = tf.reduce_sum(y * tf.reshape(tf.range(tf.size(x), dtype=x.dtype), tf.shape(x)))
+    return t.gradient(z, x)
+
+
+CALLS["isotonic_gradient"] = (_iso_grad, [_IR], True)
+_AX = _r.standard_normal((3, 20)).astype(np.float32)
+_AX[1, 3] = _AX[1, 7] = _AX[1, 11] = 2.5        # ties
+CALLS["approx_max_k"] = (lambda tf, x: tuple(tf.math.approx_max_k(x, 3)), [_AX], True)
+CALLS["approx_max_k_nan"] = (lambda tf, x: tuple(tf.math.approx_max_k(x, 2)),
+                             [np.array([[1.0, np.nan, 3.0]], np.float32)], True)
+CALLS["approx_top_k"] = (lambda tf, x: tuple(tf.approx_top_k(x, 5, recall_target=0.5)), [_AX], True)
+CALLS["approx_top_k_1d"] = (lambda tf, x: tuple(tf.approx_top_k(x[1], 4, aggregate_to_topk=False)), [_AX], True)
+CALLS["nn_approx_max_k"] = (lambda tf, x: tuple(tf.nn.approx_max_k(x, 1)), [_AX], True)

@@ -281,3 +281,45 @@ def test_conv_groups_and_extract_volume_patches_gradient():
     g = tape.gradient(p, v).numpy()            # each voxel's count of patches containing it
     ones = tf.extract_volume_patches(tf.ones_like(v), [1, 2, 3, 2, 1], [1, 1, 2, 1, 1], "SAME")
     assert g.sum() == ones.numpy().sum() and (g >= 1).all()
+
+
+# -- isotonic regression, approximate top-k -------------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_approx_min_k_and_other_dimensions_are_exact(dim):
+    # TF 2.21's CPU has no ApproxTopK kernel for these (NotFoundError): exact against NumPy
+    x = np.random.default_rng(2).standard_normal((6, 7)).astype(np.float32)
+    for fn, order in ((tf.math.approx_min_k, 1), (tf.math.approx_max_k, -1)):
+        v, i = fn(tf.constant(x), 3, reduction_dimension=dim)
+        want = np.argsort(order * x, axis=dim, kind="stable")
+        want = np.take(want, np.arange(3), axis=dim)
+        np.testing.assert_array_equal(i.numpy(), want)
+        np.testing.assert_array_equal(v.numpy(), np.take_along_axis(x, want, axis=dim))
+        assert i.dtype == tf.int32
+
+
+def test_isotonic_regression_is_the_least_squares_monotone_fit():
+    # PAV's output is the projection onto monotone sequences: no monotone perturbation lowers the error,
+    # and its gradient (TF's segment-mean rule) matches finite differences away from segment changes
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 12))
+    y, seg = tf.nn.isotonic_regression(tf.constant(x), decreasing=False)
+    y = y.numpy()
+    assert (np.diff(y, axis=1) >= -1e-12).all() and (np.diff(seg.numpy(), axis=1) >= 0).all()
+    for _ in range(50):
+        z = np.sort(rng.standard_normal((3, 12)), axis=1)
+        assert (((z - x) ** 2).sum(1) >= ((y - x) ** 2).sum(1) - 1e-12).all()
+    w = rng.standard_normal((3, 12))
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        s = tf.reduce_sum(tf.nn.isotonic_regression(xt, decreasing=False)[0] * w)
+    g = tape.gradient(s, xt).numpy()
+    eps, fd = 1e-7, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        p, m = x.copy(), x.copy()
+        p[i] += eps
+        m[i] -= eps
+        fd[i] = (np.sum(tf.nn.isotonic_regression(p, decreasing=False)[0].numpy() * w) -
+                 np.sum(tf.nn.isotonic_regression(m, decreasing=False)[0].numpy() * w)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-7)

@@ -1639,3 +1639,153 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa:
                 taps.append(xp[:, a:a + (out[0] - 1) * st[0] + 1:st[0], b:b + (out[1] - 1) * st[1] + 1:st[1],
                                c:c + (out[2] - 1) * st[2] + 1:st[2], :])
     return A.concat(taps, axis=-1)
+
+
+# -- wave 21 (nn21): isotonic regression, approximate top-k -----------------------------------------------
+
+class IsotonicRegression(tuple):
+    """TF's result namedtuple: (output, segments)."""
+    __slots__ = ()
+    _fields = ("output", "segments")
+
+    def __new__(cls, output, segments):
+        return tuple.__new__(cls, (output, segments))
+
+    output = property(lambda self: self[0])
+    segments = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"IsotonicRegression(output={self[0]!r}, segments={self[1]!r})"
+
+
+def _pav_np(x, decreasing, out_dtype):
+    """Pool-adjacent-violators per row of 2-D ``x`` (TF's kernel: increasing is the decreasing problem
+    of -x; a segment merges into the previous one while the previous mean < its mean -- strictly,
+    so equal neighbours stay apart and NaN never merges): (means, int32 segment ids)."""
+    x = np.asarray(x, out_dtype)
+    out = np.empty_like(x)
+    seg = np.empty(x.shape, np.int32)
+    for r in range(x.shape[0]):
+        row = x[r] if decreasing else -x[r]
+        blocks = []                                   # [sum, count, start]
+        for i, v in enumerate(row):
+            blocks.append([v, 1, i])
+            while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+                s, c, _ = blocks.pop()
+                blocks[-1][0] += s
+                blocks[-1][1] += c
+        for k, (s, c, start) in enumerate(blocks):
+            m = s / out_dtype.type(c)
+            out[r, start:start + c] = m if decreasing else -m
+            seg[r, start:start + c] = k
+    return out, seg
+
+
+def isotonic_regression(inputs, decreasing=True, axis=-1):
+    """tf.nn.isotonic_regression: per vector along ``axis``, the non-increasing (``decreasing``) or
+    non-decreasing sequence nearest in least squares (pool-adjacent-violators, TF's merge rule), and
+    the int32 segment ids. Dtypes as TF: floats stay, int8/int16 -> float32, other ints -> float64.
+    The solve is NumPy (one numpy_function when traced); the output's gradient is TF's: each
+    position gets the mean of its segment's incoming gradient (the output is each segment's mean)."""
+    from ..core.state import STATE
+    x = _tensor(inputs)
+    dt = np.dtype(aval_of(x).dtype)
+    if dt.kind == "f":
+        odt = dt
+    elif dt.kind in "iu":
+        odt = np.dtype(np.float32 if dt.itemsize <= 2 else np.float64)
+    else:
+        raise InvalidArgumentTypeError(f"isotonic_regression: inputs must be real numbers, got {dt}")
+    rank = len(aval_of(x).shape)
+    if rank == 0:
+        raise InvalidArgumentError("isotonic_regression: inputs must have rank >= 1, got a scalar")
+    ax = axis % rank
+    perm = [d for d in range(rank) if d != ax] + [ax]
+    inv = list(np.argsort(perm))
+    xt = A.transpose(M.cast(x, odt), perm)
+    shp = tuple(aval_of(xt).shape)
+    flat = A.reshape(xt, (-1, shp[-1]))
+
+    def solve(a):
+        return _pav_np(a, bool(decreasing), odt)
+    if STATE.trace is None:
+        y, seg = (Tensor(v) for v in solve(flat.numpy()))
+    else:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        y, seg = numpy_function(solve, [flat], [TensorSpec(tuple(aval_of(flat).shape), odt),
+                                                TensorSpec(tuple(aval_of(flat).shape), np.int32)])
+    # the value is the solve's; the gradient the segment-mean map's (a - stop_gradient(a) is exactly 0)
+    same = M.equal(A.expand_dims(seg, 2), A.expand_dims(seg, 1))
+    # where, not a 0/1 product: a NaN in another segment must not leak into this one (0 * NaN)
+    avg = M.reduce_sum(M.where(same, A.expand_dims(flat, 1), np.zeros((), odt)), axis=2) / \
+        M.reduce_sum(M.cast(same, odt), axis=2)
+    y = y + (avg - M.stop_gradient(avg))
+    return IsotonicRegression(A.transpose(A.reshape(y, shp), inv), A.transpose(A.reshape(seg, shp), inv))
+
+
+class ApproxTopK(tuple):
+    """TF's result namedtuple: (values, indices)."""
+    __slots__ = ()
+    _fields = ("values", "indices")
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"ApproxTopK(values={self[0]!r}, indices={self[1]!r})"
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """tf.approx_top_k: on CPU TF computes the exact top k (TPU's approximation is not used): top_k along
+    ``reduction_dimension`` (ties: lower index first; NaN ranked first, as TF's kernel), the smallest k when
+    not ``is_max_k``; int32 indices. TF's CPU kernel takes reduction_dimension=-1 and is_max_k only
+    (NotFoundError otherwise); here any dimension and the min too. Float32 (and float16) as TF."""
+    x = _tensor(input)
+    dt = np.dtype(aval_of(x).dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float16)):
+        raise InvalidArgumentError(f"approx_top_k: Value for attr 'T' of {_dt_name(dt)} is not in the list of allowed "
+                                   f"values: half, bfloat16, float (cast the input to float32)")
+    shape = tuple(aval_of(x).shape)
+    if not shape:
+        raise InvalidArgumentError("approx_top_k: input must have rank >= 1, got a scalar")
+    ax = int(reduction_dimension) % len(shape)
+    k = int(k)
+    if shape[ax] is not None and k > shape[ax]:
+        raise InvalidArgumentError(f"approx_top_k: input must have at least k columns. Had {shape[ax]}, needed {k}")
+    if k < 0:
+        raise InvalidArgumentError(f"approx_top_k: k must be >= 0, got {k}")
+    xt = A.transpose(x, [d for d in range(len(shape)) if d != ax] + [ax]) if ax != len(shape) - 1 else x
+    # TF's CPU kernel ranks NaN above every number (its TopK); tapeflow's top_k puts NaN last, so rank a
+    # key with NaN as +inf and gather the values back (approx_min_k: NaN first too)
+    key = xt if is_max_k else M.negative(xt)
+    key = M.where(M.is_nan(key), np.asarray(np.inf, dt), key)
+    _, idx = A.top_k(key, k)
+    vals = A.take_along_axis(xt, idx, -1)
+    if ax != len(shape) - 1:
+        back = list(range(ax)) + [len(shape) - 1] + list(range(ax, len(shape) - 1))
+        vals, idx = A.transpose(vals, back), A.transpose(idx, back)
+    return ApproxTopK(vals, M.cast(idx, np.int32))
+
+
+def _dt_name(dt):
+    from ..core import dtypes as _dtypes
+    return _dtypes.as_dtype(dt).name
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """tf.math.approx_max_k / tf.nn.approx_max_k: approx_top_k with is_max_k=True (exact on CPU, as TF)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True, reduction_input_size_override,
+                        aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """tf.math.approx_min_k / tf.nn.approx_min_k: the k smallest (exact; TF 2.21's CPU has no kernel for it)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                        aggregate_to_topk)
