@@ -31,7 +31,7 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores",
            "ssim_multiscale", "draw_bounding_boxes", "non_max_suppression_padded", "non_max_suppression_overlaps",
            "combined_non_max_suppression", "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box",
-           "extract_glimpse"]
+           "extract_glimpse", "adjust_jpeg_quality", "random_jpeg_quality", "stateless_random_jpeg_quality"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -1481,3 +1481,62 @@ def extract_glimpse(input, size, offsets, centered=True, normalized=True, noise=
     else:
         fill = _A.zeros_like(g)
     return _M.where(inside, g, fill)
+
+
+# -- wave 21: JPEG quality (through tf.io's Pillow codecs) -----------------------------------------------------
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """TF's adjust_jpeg_quality: the (H, W, 1|3) image as uint8 (convert_image_dtype, saturating), JPEG-encoded
+    at ``jpeg_quality`` and decoded, back in its dtype. The encoder is Pillow's libjpeg(-turbo) with TF's
+    settings: the bytes equal TF's (checked on the tests' images at qualities 10/50/90), so with
+    ``dct_method="INTEGER_ACCURATE"`` the pixels are TF's; TF's default decode uses the fast IDCT, which
+    Pillow does not offer: pixels then within a few levels of TF's (docs/differences.md). Not
+    differentiable (nor is TF's). Traced: one numpy_function."""
+    from .core.state import STATE
+    from .image_codecs import decode_jpeg, encode_jpeg
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if x.shape.rank != 3:
+        raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: image must be 3-dimensional (height, width, "
+                                   f"channels), got shape {x.shape}")
+    h, w, c = tuple(x.shape)
+    if c not in (1, 3):
+        raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: image must have 1 or 3 channels, got {c}")
+    orig = x.dtype
+    u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
+    q = jpeg_quality if isinstance(jpeg_quality, Tensor) else convert_to_tensor(np.int32(jpeg_quality))
+
+    def run(a, qq):
+        qq = int(np.asarray(qq))
+        if not 0 <= qq <= 100:
+            raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: quality must be in [0,100], got {qq}")
+        return decode_jpeg(encode_jpeg(Tensor(np.asarray(a, np.uint8)), quality=qq), channels=c).numpy()
+    if STATE.trace is None:
+        y = Tensor(run(u8.numpy(), q.numpy()))
+    else:
+        from .compiler.function import TensorSpec
+        from .ops.script_ops import numpy_function
+        y = numpy_function(run, [u8, q], TensorSpec([h, w, c], _dt.uint8))
+    return convert_image_dtype(y, orig, saturate=True)
+
+
+def _jpeg_range(fn, lo, hi):
+    if lo < 0 or hi < 0 or lo > 100 or hi > 100:
+        raise ValueError(f"tf.image.{fn}: jpeg encoding range must be between 0 and 100, got [{lo}, {hi})")
+    if lo >= hi:
+        raise ValueError(f"tf.image.{fn}: `min_jpeg_quality` must be less than `max_jpeg_quality`, got {lo}, {hi}")
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality at a quality uniform in [min, max) (tapeflow's stream: TF's law, not its draw)."""
+    from .ops import random_ops as _R
+    _jpeg_range("random_jpeg_quality", min_jpeg_quality, max_jpeg_quality)
+    q = _R.uniform((), minval=min_jpeg_quality, maxval=max_jpeg_quality, dtype=np.int32, seed=seed)
+    return adjust_jpeg_quality(image, q)
+
+
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
+    """adjust_jpeg_quality at TF's quality for ``seed`` (stateless_uniform int32: TF's Philox draw)."""
+    from .ops import random_ops as _R
+    _jpeg_range("stateless_random_jpeg_quality", min_jpeg_quality, max_jpeg_quality)
+    q = _R.stateless_uniform((), seed=seed, minval=min_jpeg_quality, maxval=max_jpeg_quality, dtype=np.int32)
+    return adjust_jpeg_quality(image, q)

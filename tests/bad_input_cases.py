@@ -1015,3 +1015,7 @@ case("nn21_approx_max_k_valid", "lambda x: tf.math.approx_max_k(x, 2)[1]", [_a(n
 case("nn21_isotonic_valid_int", "lambda x: tf.nn.isotonic_regression(x)[0]", [_a([[3, 1, 2, 5]], i32)])
 case("nn21_isotonic_valid_axis0", "lambda x: tf.nn.isotonic_regression(x, decreasing=False, axis=0)[1]",
      [_a([[3, 1], [2, 5], [0, 4]])])
+case("nn21_jpeg_quality_rank4", "lambda x: tf.image.adjust_jpeg_quality(x, 50)", [np.zeros((1, 4, 4, 3), np.uint8)],
+     "adjust_jpeg_quality")
+case("nn21_jpeg_quality_channels", "lambda x: tf.image.adjust_jpeg_quality(x, 50)", [np.zeros((4, 4, 2), np.uint8)],
+     "channels")

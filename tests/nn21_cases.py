@@ -276,3 +276,19 @@ CALLS["approx_max_k_nan"] = (lambda tf, x: tuple(tf.math.approx_max_k(x, 2)),
 CALLS["approx_top_k"] = (lambda tf, x: tuple(tf.approx_top_k(x, 5, recall_target=0.5)), [_AX], True)
 CALLS["approx_top_k_1d"] = (lambda tf, x: tuple(tf.approx_top_k(x[1], 4, aggregate_to_topk=False)), [_AX], True)
 CALLS["nn_approx_max_k"] = (lambda tf, x: tuple(tf.nn.approx_max_k(x, 1)), [_AX], True)
+
+# -- JPEG quality: Pillow's encoder writes TF's bytes, so with the accurate IDCT the pixels are TF's ---------
+_JX = (_r.random((16, 24, 3)) * 255).astype(np.uint8)
+_yy, _xx = np.mgrid[0:13, 0:21]
+_JS = np.stack([_yy * 10, _xx * 8, (_yy + _xx) * 5], -1).astype(np.uint8)
+for _q in (5, 50, 95):
+    CALLS[f"jpeg_quality_noise_{_q}"] = (lambda tf, x, q=_q: tf.image.adjust_jpeg_quality(
+        x, q, dct_method="INTEGER_ACCURATE"), [_JX], True)
+    CALLS[f"jpeg_quality_smooth_float_{_q}"] = (lambda tf, x, q=_q: tf.image.adjust_jpeg_quality(
+        (tf.cast(x, tf.float32) + 0.8) / 255.0, q, dct_method="INTEGER_ACCURATE"), [_JS], True)   # x (255 + 0.5)
+CALLS["jpeg_quality_gray"] = (lambda tf, x: tf.image.adjust_jpeg_quality(x[..., :1], 30,
+                                                                        dct_method="INTEGER_ACCURATE"), [_JX], True)
+# TF's default (fast IDCT) decode and its stateless quality draws: compared within a few levels
+RECORD["jpeg_default_dct"] = (lambda tf, x: tf.image.adjust_jpeg_quality(x, 40), [_JS], None)
+RECORD["jpeg_stateless"] = (lambda tf, x: tf.stack([tf.image.stateless_random_jpeg_quality(x, 5, 95, [i, 3])
+                                                    for i in range(6)]), [_JS], None)
