@@ -292,3 +292,8 @@ CALLS["jpeg_quality_gray"] = (lambda tf, x: tf.image.adjust_jpeg_quality(x[..., 
 RECORD["jpeg_default_dct"] = (lambda tf, x: tf.image.adjust_jpeg_quality(x, 40), [_JS], None)
 RECORD["jpeg_stateless"] = (lambda tf, x: tf.stack([tf.image.stateless_random_jpeg_quality(x, 5, 95, [i, 3])
                                                     for i in range(6)]), [_JS], None)
+# keras.ops.ctc_decode's beam search (Keras 3's TF backend on tf.nn.ctc_beam_search_decoder)
+for _mi in (0, 2, None):
+    CALLS[f"keras_ctc_decode_beam_{_mi}"] = (lambda tf, x, n, mi=_mi: tuple(tf.keras.ops.ctc_decode(
+        tf.transpose(x, [1, 0, 2]), n, strategy="beam_search", beam_width=6, top_paths=3, mask_index=mi)),
+        [_logits(9, 7, 2, 5, 2.0), np.array([7, 5], np.int32)], False)
