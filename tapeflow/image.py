@@ -1048,11 +1048,12 @@ def _greedy(over, valid):
     (static) number of boxes n: O(n) equations of O(n) work each, as ``_nms_keep``."""
     n = tuple(valid.shape)[-1]
     keep = []
-    for i in range(n):
-        k = valid[..., i]
-        if keep:
-            earlier = _A.stack(keep, axis=-1)
-            k = k & _M.logical_not(_M.reduce_any(earlier & over[..., :i, i], axis=-1))
+    sup = None           # (..., n): suppressed by a box kept so far -- one O(n) update per box, rather than
+    for i in range(n):   # re-stacking the kept flags each step (measured: 200 boxes x 10 classes, eager 1.06 s)
+        k = valid[..., i] if sup is None else valid[..., i] & _M.logical_not(sup[..., i])
+        if i + 1 < n:
+            hit = _A.expand_dims(k, -1) & over[..., i, :]
+            sup = hit if sup is None else sup | hit
         keep.append(k)
     if not keep:
         return _M.cast(_A.zeros(tuple(valid.shape)), np.bool_)
@@ -1141,7 +1142,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
                                  score_threshold=float("-inf"), name=None):
     """Greedy NMS on a given (n, n) overlap matrix (TF's NonMaxSuppressionWithOverlaps): highest score
-    first (ties: lower index), box i suppressed when ``overlaps[j, i] > overlap_threshold`` for a
+    first (ties: lower index), box i suppressed when ``overlaps[i, j] > overlap_threshold`` for a
     kept j, kept only when its score > score_threshold; int32 indices, at most max_output_size.
     Traced, the count is an unknown dimension (as non_max_suppression)."""
     fn = "non_max_suppression_overlaps"
@@ -1152,7 +1153,9 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
     m = _max_out(fn, max_output_size)
     order = _A.argsort(s, direction="DESCENDING", stable=True)
     ov = _A.gather(_A.gather(ov, order, axis=0), order, axis=1)
-    keep = _greedy(ov > _M.cast(overlap_threshold, np.float32),
+    # TF reads overlaps[candidate, selected]: kept j suppresses i when overlaps[i, j] > threshold (_greedy's
+    # over[j, i]: the transpose; checked with an asymmetric matrix)
+    keep = _greedy(_A.transpose(ov) > _M.cast(overlap_threshold, np.float32),
                    _A.gather(s, order) > _M.cast(score_threshold, np.float32))
     return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32)
 

@@ -35,6 +35,7 @@ def _inputs():
 
 
 X = _inputs()
+_r0 = np.random.default_rng(210)
 
 
 def _c(fn, names, traceable=True):
@@ -66,6 +67,8 @@ CALLS = {
                        ["ov", "s12"]),
     "nms_overlaps_thr": _c(lambda tf, o, s: tf.image.non_max_suppression_overlaps(
         o, s, 3, overlap_threshold=0.7, score_threshold=0.3), ["ov", "s12"]),
+    "nms_overlaps_asymmetric": (lambda tf, o, s: tf.image.non_max_suppression_overlaps(o, s, 12, 0.5),
+                                [_r0.uniform(0, 1, (12, 12)).astype(np.float32), X["s12"]], True),
     "combined": _c(lambda tf, b, s: tuple(tf.image.combined_non_max_suppression(
         b, s, 3, 7, iou_threshold=0.3, score_threshold=0.1)), ["cb", "cs"]),
     "combined_pad_per_class": _c(lambda tf, b, s: tuple(tf.image.combined_non_max_suppression(
