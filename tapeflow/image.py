@@ -917,14 +917,7 @@ def _nms_keep(fn, boxes, scores, iou_threshold, score_threshold):
     iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
     over = iou > _M.cast(iou_threshold, np.float32)                  # (n, n): j suppresses i
     valid = ss > _M.cast(score_threshold, np.float32)
-    keep = []
-    for i in range(n):
-        k = valid[i]
-        if keep:
-            earlier = _A.stack(keep)
-            k = k & _M.logical_not(_M.reduce_any(earlier & over[:i, i]))
-        keep.append(k)
-    return order, ss, (_A.stack(keep) if keep else _M.cast(_A.zeros((0,)), np.bool_))
+    return order, ss, _greedy(over, valid)
 
 
 def _max_out(fn, max_output_size):
