@@ -252,8 +252,8 @@ for _kind in ("max", "avg"):
 # -- isotonic regression, approximate top-k ---------------------------------------------------------------
 _IX = np.array([[1, 3, 2, 4, 0], [5, 5, 1, 2, 3]], np.float32)
 _IR = np.round(_r.standard_normal((4, 9)), 1).astype(np.float32)
-for _nm, _x in (("small", _IX), ("random", _IR), ("f64", _IR.astype(np.float64)), ("int32", (_IR * 10).astype(np.int32)),
-                ("int16", (_IR * 10).astype(np.int16))):
+for _nm, _x in (("small", _IX), ("random", _IR), ("f64", _IR.astype(np.float64)),
+                ("int32", (_IR * 10).astype(np.int32)), ("int16", (_IR * 10).astype(np.int16))):
     for _dec in (True, False):
         CALLS[f"isotonic_{_nm}_{_dec}"] = (lambda tf, x, d=_dec: tuple(tf.nn.isotonic_regression(x, decreasing=d)),
                                            [_x], True)

@@ -1478,8 +1478,8 @@ def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding, use
                                   dilations)
     c = aval_of(x).shape[3]
     if len(ws) != 4 or ws[2] == 0 or c % ws[2]:
-        raise InvalidArgumentError(f"conv2d_backprop_filter_v2: filter {ws} must be (kh, kw, in_channels, out_channels) "
-                                   f"with in_channels dividing the input's {c}")
+        raise InvalidArgumentError(f"conv2d_backprop_filter_v2: filter {ws} must be (kh, kw, in_channels, "
+                                   f"out_channels) with in_channels dividing the input's {c}")
     return bind(P.conv2d_filter_grad_p, x, g, filter_hw=ws[:2], strides=st, padding=pad, dilations=dl,
                 groups=c // ws[2])
 
@@ -1554,8 +1554,8 @@ def conv(input, filter, strides, padding, explicit_paddings=(), data_format="CHA
         raise InvalidArgumentError(f"tf.conv: The input must have 2 or 3 spatial dimensions but got "
                                    f"{len(aval_of(x).shape) - 2} (input shape {tuple(aval_of(x).shape)})")
     if c is not None and ws[-2] and c // ws[-2] != int(groups):
-        raise InvalidArgumentError(f"tf.conv: groups={groups} but the input's {c} channels and the filter's in_channels "
-                                   f"{ws[-2]} make {c // ws[-2]} groups")
+        raise InvalidArgumentError(f"tf.conv: groups={groups} but the input's {c} channels and the filter's "
+                                   f"in_channels {ws[-2]} make {c // ws[-2]} groups")
     if padding == "EXPLICIT":
         padding = [list(p) for p in np.asarray(explicit_paddings, np.int64).reshape(-1, 2)]
     return convolution(x, w, strides=list(strides), padding=padding,
