@@ -67,6 +67,8 @@ from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
 from .ops.random_shuffle_ops import random_index_shuffle  # noqa: F401,E402
 from . import errors  # noqa: F401
+from .ops.nn_ops import (edit_distance, conv, conv2d_backprop_filter_v2, conv2d_backprop_input_v2,  # noqa: F401,E402
+                         extract_volume_patches, approx_top_k)  # (wave 21, nn21)
 
 newaxis = None
 

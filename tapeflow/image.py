@@ -29,7 +29,9 @@ __all__ = ["adjust_contrast", "adjust_brightness", "flip_left_right", "flip_up_d
            "stateless_random_brightness", "stateless_random_contrast", "stateless_random_saturation",
            "stateless_random_hue", "sobel_edges", "ssim", "resize_with_pad", "extract_patches", "crop_and_resize",
            "random_crop", "stateless_random_crop", "non_max_suppression", "non_max_suppression_with_scores",
-           "ssim_multiscale", "draw_bounding_boxes"]
+           "ssim_multiscale", "draw_bounding_boxes", "non_max_suppression_padded", "non_max_suppression_overlaps",
+           "combined_non_max_suppression", "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box",
+           "extract_glimpse", "adjust_jpeg_quality", "random_jpeg_quality", "stateless_random_jpeg_quality"]
 
 
 def _image(fn, images, min_rank, any_dtype=False):
@@ -915,14 +917,7 @@ def _nms_keep(fn, boxes, scores, iou_threshold, score_threshold):
     iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
     over = iou > _M.cast(iou_threshold, np.float32)                  # (n, n): j suppresses i
     valid = ss > _M.cast(score_threshold, np.float32)
-    keep = []
-    for i in range(n):
-        k = valid[i]
-        if keep:
-            earlier = _A.stack(keep)
-            k = k & _M.logical_not(_M.reduce_any(earlier & over[:i, i]))
-        keep.append(k)
-    return order, ss, (_A.stack(keep) if keep else _M.cast(_A.zeros((0,)), np.bool_))
+    return order, ss, _greedy(over, valid)
 
 
 def _max_out(fn, max_output_size):
@@ -1036,3 +1031,508 @@ from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, de
 __all__ += ["stateless_random_flip_left_right", "stateless_random_flip_up_down", "decode_image", "decode_png",
             "decode_jpeg", "decode_gif", "decode_bmp", "decode_and_crop_jpeg", "is_jpeg",
             "extract_jpeg_shape", "encode_png", "encode_jpeg"]
+
+
+# -- wave 21: batched / padded / combined NMS ----------------------------------------------------
+
+def _greedy(over, valid):
+    """TF's greedy selection, vectorized over leading batch dims: ``over[..., j, i]`` says box j
+    (earlier in score order) suppresses box i, ``valid[..., i]`` that i may be kept. Unrolled over the
+    (static) number of boxes n: O(n) equations of O(n) work each, as ``_nms_keep``."""
+    n = tuple(valid.shape)[-1]
+    keep = []
+    sup = None           # (..., n): suppressed by a box kept so far -- one O(n) update per box, rather than
+    for i in range(n):   # re-stacking the kept flags each step (measured: 200 boxes x 10 classes, eager 1.06 s)
+        k = valid[..., i] if sup is None else valid[..., i] & _M.logical_not(sup[..., i])
+        if i + 1 < n:
+            hit = _A.expand_dims(k, -1) & over[..., i, :]
+            sup = hit if sup is None else sup | hit
+        keep.append(k)
+    if not keep:
+        return _M.cast(_A.zeros(tuple(valid.shape)), np.bool_)
+    return _A.stack(keep, axis=-1)
+
+
+def _first_k(keep, values, k):
+    """Per batch row, the ``values`` at the first k True positions of ``keep`` (..., n), zero-padded
+    to k: a one-hot of each kept position's rank, so the shape stays static (traceable)."""
+    rank = _M.cumsum(_M.cast(keep, np.int32), axis=-1) - 1
+    slots = _A.reshape(np.arange(k, dtype=np.int32), (k, 1))
+    hit = _A.expand_dims(keep, -2) & _M.equal(_A.expand_dims(rank, -2), slots)       # (..., k, n)
+    return _M.reduce_sum(_M.cast(hit, values.dtype) * _A.expand_dims(values, -2), axis=-1)
+
+
+def _f32(fn, x):
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if np.dtype(x.dtype.as_numpy_dtype).kind != "f":
+        raise InvalidArgumentTypeError(f"tf.image.{fn}: expected float boxes/scores, got {x.dtype.name} (cast them "
+                                       f"with tf.cast(x, tf.float32))")
+    return _M.cast(x, np.float32)
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None, sorted_input=False,
+                               canonicalized_coordinates=False, tile_size=512):
+    """TF 2.21's padded (batched) NMS: ``(indices, num_valid)``; boxes ``[..., n, 4]``, scores ``[..., n]``.
+    TF computes it with a tiled algorithm whose result is the greedy one with TF's own rules, which
+    differ from ``non_max_suppression``'s and are kept here: IoU = inter / (union + 1e-8) (no
+    zero-area test), a box is suppressed when IoU >= iou_threshold (not >), boxes with score <=
+    score_threshold are zeroed, a kept box is output only when one of its coordinates is > 0, and
+    (``canonicalized_coordinates=False``) the coordinate order of every box is taken from the first
+    box's. ``sorted_input=True`` takes the boxes in the given order. Indices past num_valid are 0.
+    ``tile_size`` only partitions TF's work: the result does not depend on it."""
+    fn = "non_max_suppression_padded"
+    b, s = _f32(fn, boxes), _f32(fn, scores)
+    if b.shape.rank is None or b.shape.rank < 2 or tuple(b.shape)[-1] != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: boxes must be [..., num_boxes, 4], got shape {b.shape}")
+    if tuple(s.shape) != tuple(b.shape)[:-1]:
+        raise InvalidArgumentError(f"tf.image.{fn}: scores must be [..., num_boxes] matching boxes {b.shape}, "
+                                   f"got shape {s.shape}")
+    if not pad_to_max_output_size and b.shape.rank > 2:
+        raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be True for batched input")
+    m = _max_out(fn, max_output_size)
+    batch = tuple(b.shape)[:-2]
+    n = tuple(b.shape)[-2]
+    b = _A.reshape(b, (-1, n, 4))
+    s = _A.reshape(s, (-1, n))
+    if score_threshold != float("-inf"):
+        live = s > _M.cast(score_threshold, np.float32)
+        s = s * _M.cast(live, np.float32)
+        b = b * _M.cast(_A.expand_dims(live, 2), np.float32)
+    y1, x1, y2, x2 = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    if not canonicalized_coordinates and n:
+        # TF's quirk: one decision for all boxes, from the first box of the first image
+        ys, xs = y1[0, 0] <= y2[0, 0], x1[0, 0] <= x2[0, 0]
+        y1, y2 = _M.where(ys, y1, y2), _M.where(ys, y2, y1)
+        x1, x2 = _M.where(xs, x1, x2), _M.where(xs, x2, x1)
+    b = _A.stack([y1, x1, y2, x2], axis=-1)
+    if sorted_input:
+        order = _A.broadcast_to(np.arange(n, dtype=np.int32), tuple(s.shape))
+    else:
+        order = _M.cast(_A.argsort(s, axis=-1, direction="DESCENDING", stable=True), np.int32)
+        b = _A.gather(b, order, axis=1, batch_dims=1)
+    ymin, xmin, ymax, xmax = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+
+    def col(v):
+        return _A.expand_dims(v, -1)
+
+    def row(v):
+        return _A.expand_dims(v, -2)
+    inter = _M.maximum(_M.minimum(col(xmax), row(xmax)) - _M.maximum(col(xmin), row(xmin)), 0.0) * \
+        _M.maximum(_M.minimum(col(ymax), row(ymax)) - _M.maximum(col(ymin), row(ymin)), 0.0)
+    area = (ymax - ymin) * (xmax - xmin)
+    iou = inter / (col(area) + row(area) - inter + 1e-8)
+    keep = _greedy(iou >= _M.cast(iou_threshold, np.float32), _A.ones_like(ymin) > 0)
+    out = keep & _M.reduce_any(b > 0.0, axis=-1)
+    num = _M.minimum(_M.reduce_sum(_M.cast(out, np.int32), axis=-1), m)
+    idx = _first_k(out, order, m)
+    if not pad_to_max_output_size:
+        # the count depends on the values: a mask, so traced it is an unknown dimension
+        return _A.boolean_mask(idx[0], _M.less(np.arange(m, dtype=np.int32), num[0])), num[0]
+    return _A.reshape(idx, batch + (m,)), _A.reshape(num, batch)
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """Greedy NMS on a given (n, n) overlap matrix (TF's NonMaxSuppressionWithOverlaps): highest score
+    first (ties: lower index), box i suppressed when ``overlaps[i, j] > overlap_threshold`` for a
+    kept j, kept only when its score > score_threshold; int32 indices, at most max_output_size.
+    Traced, the count is an unknown dimension (as non_max_suppression)."""
+    fn = "non_max_suppression_overlaps"
+    ov, s = _f32(fn, overlaps), _f32(fn, scores)
+    if s.shape.rank != 1 or tuple(ov.shape) != (tuple(s.shape)[0],) * 2:
+        raise InvalidArgumentError(f"tf.image.{fn}: overlaps must be square (num_boxes, num_boxes) and scores "
+                                   f"(num_boxes,), got overlaps {ov.shape}, scores {s.shape}")
+    m = _max_out(fn, max_output_size)
+    order = _A.argsort(s, direction="DESCENDING", stable=True)
+    ov = _A.gather(_A.gather(ov, order, axis=0), order, axis=1)
+    # TF reads overlaps[candidate, selected]: kept j suppresses i when overlaps[i, j] > threshold (_greedy's
+    # over[j, i]: the transpose; checked with an asymmetric matrix)
+    keep = _greedy(_A.transpose(ov) > _M.cast(overlap_threshold, np.float32),
+                   _A.gather(s, order) > _M.cast(score_threshold, np.float32))
+    return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32)
+
+
+class CombinedNonMaxSuppression(tuple):
+    """TF's namedtuple-like result: (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)."""
+    __slots__ = ()
+    _fields = ("nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections")
+
+    def __new__(cls, *a):
+        return tuple.__new__(cls, a)
+
+    nmsed_boxes = property(lambda self: self[0])
+    nmsed_scores = property(lambda self: self[1])
+    nmsed_classes = property(lambda self: self[2])
+    valid_detections = property(lambda self: self[3])
+
+    def __repr__(self):
+        return "CombinedNonMaxSuppression(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """TF's CombinedNonMaxSuppression: per image and class, greedy NMS (``non_max_suppression``'s
+    rules: IoU > iou_threshold suppresses, zero-area boxes never overlap, score > score_threshold),
+    at most max_output_size_per_class per class; then the images' survivors of all classes by
+    descending score, the first max_total_size (or, ``pad_per_class``, min(max_total_size,
+    max_output_size_per_class * num_classes)) of them, zero-padded. boxes ``[batch, n, q, 4]`` (q = 1:
+    shared by all classes, or num_classes), scores ``[batch, n, num_classes]``. ``clip_boxes`` clips
+    the output coordinates to [0, 1]. Classes are float32 (as TF). Equal scores across classes:
+    TF's order is std::sort's (unspecified); here lower class, then earlier box, first."""
+    fn = "combined_non_max_suppression"
+    b, s = _f32(fn, boxes), _f32(fn, scores)
+    if b.shape.rank != 4 or tuple(b.shape)[-1] != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: boxes must be 4-D [batch, num_boxes, q, 4], got shape {b.shape}")
+    bs, n, q, _ = tuple(b.shape)
+    if s.shape.rank != 3 or tuple(s.shape)[:2] != (bs, n):
+        raise InvalidArgumentError(f"tf.image.{fn}: scores must be 3-D [batch, num_boxes, num_classes] matching "
+                                   f"boxes {b.shape}, got shape {s.shape}")
+    c = tuple(s.shape)[2]
+    if q not in (1, c):
+        raise InvalidArgumentError(f"tf.image.{fn}: third dimension of boxes must be either 1 or num_classes ({c}), "
+                                   f"got {q}")
+    if isinstance(iou_threshold, (int, float)) and not 0.0 <= iou_threshold <= 1.0:
+        raise InvalidArgumentError(f"tf.image.{fn}: iou_threshold must be in [0, 1], got {iou_threshold}")
+    per = _max_out(fn, max_output_size_per_class)
+    total = _max_out(fn, max_total_size)
+    if total == 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: max_total_size must be > 0, got {total}")
+    size = min(total, per * c) if pad_per_class else total
+    sc = _A.transpose(s, (0, 2, 1))                                              # (B, C, n)
+    order = _A.argsort(sc, axis=-1, direction="DESCENDING", stable=True)
+    ss = _A.gather(sc, order, axis=2, batch_dims=2)
+    bx = _A.broadcast_to(_A.transpose(b, (0, 2, 1, 3)), (bs, c, n, 4))          # (B, C, n, 4)
+    bx = _A.gather(bx, order, axis=2, batch_dims=2)
+    y1, x1, y2, x2 = bx[..., 0], bx[..., 1], bx[..., 2], bx[..., 3]
+    ymin, ymax, xmin, xmax = _M.minimum(y1, y2), _M.maximum(y1, y2), _M.minimum(x1, x2), _M.maximum(x1, x2)
+    area = (ymax - ymin) * (xmax - xmin)
+
+    def col(v):
+        return _A.expand_dims(v, -1)
+
+    def row(v):
+        return _A.expand_dims(v, -2)
+    inter = _M.maximum(_M.minimum(col(ymax), row(ymax)) - _M.maximum(col(ymin), row(ymin)), 0.0) * \
+        _M.maximum(_M.minimum(col(xmax), row(xmax)) - _M.maximum(col(xmin), row(xmin)), 0.0)
+    union = col(area) + row(area) - inter
+    positive = (col(area) > 0.0) & (row(area) > 0.0)
+    iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
+    keep = _greedy(iou > _M.cast(iou_threshold, np.float32), ss > _M.cast(score_threshold, np.float32))
+    keep = keep & (_M.cumsum(_M.cast(keep, np.int32), axis=-1) <= per)          # max_output_size_per_class
+    # survivors of all classes, by descending score: top_k of the scores with the dropped at -inf
+    flat = _A.reshape(_M.where(keep, ss, _A.fill(tuple(ss.shape), float("-inf"))), (bs, c * n))
+    k = min(size, c * n)
+    top, pos = _A.top_k(flat, k)
+    nvalid = _M.minimum(_M.reduce_sum(_M.cast(keep, np.int32), axis=(1, 2)), size)
+    live = _M.less(np.arange(k, dtype=np.int32), _A.expand_dims(nvalid, 1))            # (B, k)
+    out_b = _A.gather(_A.reshape(bx, (bs, c * n, 4)), pos, axis=1, batch_dims=1)
+    if clip_boxes:
+        out_b = _M.minimum(_M.maximum(out_b, 0.0), 1.0)
+    zero = _A.zeros_like(top)
+    out_b = _M.where(_A.expand_dims(live, 2), out_b, _A.zeros_like(out_b))
+    out_s = _M.where(live, top, zero)
+    out_c = _M.where(live, _M.cast(pos // n, np.float32), zero)
+    if k < size:
+        pad = [[0, 0], [0, size - k]]
+        out_b = _A.pad(out_b, pad + [[0, 0]])
+        out_s, out_c = _A.pad(out_s, pad), _A.pad(out_c, pad)
+    return CombinedNonMaxSuppression(out_b, out_s, out_c, nvalid)
+
+
+# -- wave 21: sample_distorted_bounding_box -------------------------------------------------------
+
+class _SimplePhilox:
+    """TF's random::SimplePhilox over a PhiloxRandom(counter, key): 32-bit words in block order
+    (counter low word 0, 1, ...), RandFloat from the low 23 bits, Uniform(n) by rejection of the
+    words below 2**32 % n (TF's ExactUniformInt)."""
+
+    def __init__(self, key, counter_hi):
+        self.key, self.hi, self.block, self.words = key, counter_hi, 0, []
+
+    def rand32(self):
+        if not self.words:
+            from .ops.philox import _blocks
+            self.words = _blocks(self.block, self.hi, self.key, 16).ravel().tolist()
+            self.block += 16
+        return self.words.pop(0)
+
+    def rand_float(self):
+        from .ops.philox import _u32_to_float
+        return _u32_to_float(np.uint32(self.rand32()))
+
+    def uniform(self, n):
+        rem = (1 << 32) % n
+        while True:
+            bits = self.rand32()
+            if bits >= rem:
+                return bits % n
+
+
+def _lrintf(v):
+    return int(np.rint(np.float32(v)))
+
+
+def _random_crop(rng, width, height, min_rel, max_rel, aspect):
+    """TF's GenerateRandomCrop (sample_distorted_bounding_box_op.cc), float32 arithmetic where TF's is
+    float (lrintf rounds half to even, as np.rint): (x, y, w, h) or None."""
+    f = np.float32
+    if max_rel <= 0.0 or aspect <= 0.0 or width <= 0 or height <= 0 or min_rel > max_rel:
+        return None
+    min_area = f(f(min_rel) * f(width)) * f(height)
+    max_area = f(f(max_rel) * f(width)) * f(height)
+    h = _lrintf(np.sqrt(f(min_area / aspect)))
+    max_h = _lrintf(np.sqrt(f(max_area / aspect)))
+    if _lrintf(f(max_h) * aspect) > width:
+        max_h = int((width + 0.5 - float(f(1e-7))) / float(aspect))   # double arithmetic, as TF's
+        if _lrintf(f(max_h) * aspect) > width:
+            max_h -= 1
+    max_h = min(max_h, height)
+    h = min(h, max_h)
+    if h < max_h:
+        h += rng.uniform(max_h - h + 1)
+    w = _lrintf(f(h) * aspect)
+    area = f(w * h)
+    if area < min_area:        # rounding put the area out of range: one step bigger, then smaller
+        h += 1
+        w = _lrintf(f(h) * aspect)
+        area = f(w * h)
+    if area > max_area:
+        h -= 1
+        w = _lrintf(f(h) * aspect)
+        area = f(w * h)
+    if area < min_area or area > max_area or w > width or h > height or w <= 0 or h <= 0:
+        return None
+    y = rng.uniform(height - h) if h < height else 0
+    x = rng.uniform(width - w) if w < width else 0
+    return x, y, w, h
+
+
+def _rect_area(x0, y0, x1, y1):
+    return 0 if x0 > x1 or y0 > y1 else (x1 - x0) * (y1 - y0)
+
+
+def _sample_box_np(fn, image_size, boxes, seed, min_object_covered, aspect_ratio_range, area_range, max_attempts,
+                   use_image):
+    image_size, boxes = np.asarray(image_size), np.asarray(boxes, np.float32)
+    if image_size.shape != (3,):
+        raise InvalidArgumentError(f"tf.image.{fn}: image_size must be 1-D with 3 elements [height, width, "
+                                   f"channels], got shape {list(image_size.shape)}")
+    if boxes.ndim == 0 or boxes.shape[-1] != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: bounding boxes must have shape [4] or [*, 4], got "
+                                   f"{list(boxes.shape)}")
+    mc = float(np.asarray(min_object_covered))
+    if mc < 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: Min object covered must be non-negative: {mc:g}")
+    height, width = int(image_size[0]), int(image_size[1])
+    if height <= 0 or width <= 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: image height and width must be positive, got "
+                                   f"{image_size.tolist()}")
+    rects = []
+    for b in boxes.reshape(-1, 4):
+        if not ((b >= 0) & (b <= 1)).all():
+            raise InvalidArgumentError(f"tf.image.{fn}: All bounding box coordinates must be in [0.0, 1.0]: "
+                                       f"{b[~((b >= 0) & (b <= 1))][0]:g}")
+        rects.append((int(b[1] * np.float32(width)), int(b[0] * np.float32(height)),
+                      int(b[3] * np.float32(width)), int(b[2] * np.float32(height))))
+    if not rects:
+        if not use_image:
+            raise InvalidArgumentError(f"tf.image.{fn}: No bounding boxes provided as input. One must enable "
+                                       "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.")
+        rects.append((0, 0, width, height))
+    from .ops.philox import _blocks
+    s0, s1 = (int(v) % (1 << 64) for v in np.asarray(seed).reshape(-1)[:2])
+    mix = _blocks(s0, s1, (0x3EC8F720, 0x02461E29), 1)[0].astype(np.uint64)   # TF's GenerateKey
+    rng = _SimplePhilox((int(mix[0]), int(mix[1])), int(mix[2]) | (int(mix[3]) << 32))
+    lo_a, hi_a = (np.float32(v) for v in aspect_ratio_range)
+    crop = None
+    for _ in range(int(max_attempts)):
+        aspect = np.float32(rng.rand_float() * (hi_a - lo_a) + lo_a)
+        c = _random_crop(rng, width, height, np.float32(area_range[0]), np.float32(area_range[1]), aspect)
+        if c is None or c[2] * c[3] < 1:
+            continue
+        x, y, w, h = c
+        for (bx0, by0, bx1, by1) in rects:
+            obj = _rect_area(bx0, by0, bx1, by1)
+            if obj < 1:
+                continue
+            inter = _rect_area(max(x, bx0), max(y, by0), min(x + w, bx1), min(y + h, by1))
+            if np.float32(inter) / np.float32(obj) >= np.float32(mc):
+                crop = c
+                break
+        if crop is not None:
+            break
+    x, y, w, h = crop if crop is not None else (0, 0, width, height)
+    dt = image_size.dtype
+    bbox = np.array([[[y / np.float32(height), x / np.float32(width), (y + h) / np.float32(height),
+                       (x + w) / np.float32(width)]]], np.float32)
+    return np.array([y, x, 0]).astype(dt), np.array([h, w, -1]).astype(dt), bbox
+
+
+def _sample_box(fn, image_size, bounding_boxes, seed, min_object_covered, aspect_ratio_range, area_range,
+                max_attempts, use_image_if_no_bounding_boxes):
+    from .core.state import STATE
+    aspect_ratio_range = (0.75, 1.33) if aspect_ratio_range is None else tuple(float(v) for v in aspect_ratio_range)
+    area_range = (0.05, 1.0) if area_range is None else tuple(float(v) for v in area_range)
+    max_attempts = 100 if max_attempts is None else int(max_attempts)
+    if max_attempts <= 0:
+        raise InvalidArgumentError(f"tf.image.{fn}: max_attempts must be positive, got {max_attempts}")
+    if len(aspect_ratio_range) != 2 or len(area_range) != 2:
+        raise InvalidArgumentError(f"tf.image.{fn}: aspect_ratio_range and area_range must have 2 elements, got "
+                                   f"{aspect_ratio_range}, {area_range}")
+    use = bool(use_image_if_no_bounding_boxes)
+    size = image_size if isinstance(image_size, Tensor) else convert_to_tensor(image_size)
+    if size.dtype.name not in ("uint8", "int8", "int16", "int32", "int64"):
+        raise InvalidArgumentTypeError(f"tf.image.{fn}: image_size must be an integer tensor, got {size.dtype.name}")
+
+    def run(sz, bb, sd, mc):
+        return _sample_box_np(fn, sz, bb, sd, mc, aspect_ratio_range, area_range, max_attempts, use)
+    args = [size, bounding_boxes, seed, min_object_covered]
+    if STATE.trace is None:
+        begin, sz, bbox = run(*[np.asarray(a.numpy() if isinstance(a, Tensor) else a) for a in args])
+        return Tensor(begin), Tensor(sz), Tensor(bbox)
+    from .compiler.function import TensorSpec
+    from .ops.script_ops import numpy_function
+    outs = numpy_function(run, args, [TensorSpec([3], size.dtype), TensorSpec([3], size.dtype),
+                                      TensorSpec([1, 1, 4], _dt.float32)])
+    return tuple(outs)
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed, min_object_covered=0.1,
+                                            aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                            use_image_if_no_bounding_boxes=None, name=None):
+    """TF's StatelessSampleDistortedBoundingBox, bit for bit: TF's Philox words for ``seed`` (its
+    GenerateKey, SimplePhilox) feed TF's rejection loop (GenerateRandomCrop, then the overlap test);
+    ``(begin, size, bboxes)`` with begin/size in image_size's dtype, bboxes float32 [1, 1, 4]. After
+    max_attempts failures the crop is the whole image (as TF)."""
+    return _sample_box("stateless_sample_distorted_bounding_box", image_size, bounding_boxes, seed,
+                       min_object_covered, aspect_ratio_range, area_range, max_attempts,
+                       use_image_if_no_bounding_boxes)
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """TF's sample_distorted_bounding_box (v2): the stateless algorithm fed by a seed pair drawn from
+    tapeflow's random stream (``seed`` as tf.random ops' op seed): TF's distribution, not TF's draws
+    (its stateful op seeds a Philox of its own, wave 19's rule)."""
+    from .ops import random_ops as _R
+    pair = _R.uniform((2,), maxval=np.iinfo(np.int32).max, dtype=np.int32, seed=(seed or None))
+    return _sample_box("sample_distorted_bounding_box", image_size, bounding_boxes, pair, min_object_covered,
+                       aspect_ratio_range, area_range, max_attempts, use_image_if_no_bounding_boxes)
+
+
+# -- wave 21: extract_glimpse ---------------------------------------------------------------------
+
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, noise="uniform", name=None):  # noqa: A002
+    """TF 2.21's extract_glimpse (ExtractGlimpseV2): per image, the (h, w) window whose top-left pixel is
+    ``(int(y), int(x))`` (truncation toward zero) where (y, x) = offsets scaled by the image size when
+    ``normalized`` and, when ``centered``, shifted by half the image (and, normalized and centered,
+    by minus half the window, as TF). Pixels outside the image are ``noise``: "zero"; "uniform" in the
+    image's [min, max]; "gaussian" with each channel's mean and standard deviation -- TF's
+    distribution, tapeflow's draws (TF's come from Eigen's generator). Float32 out, as TF."""
+    fn = "extract_glimpse"
+    x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+    if x.shape.rank != 4:
+        raise InvalidArgumentError(f"tf.image.{fn}: input must be 4-dimensional (batch_size, height, width, depth), "
+                                   f"got shape {x.shape}")
+    if noise not in ("uniform", "gaussian", "zero", ""):
+        raise InvalidArgumentError(f"tf.image.{fn}: The noise could only be uniform, gaussian, or zero, got {noise}")
+    sz = np.asarray(size.numpy() if isinstance(size, Tensor) else size).reshape(-1)
+    if sz.shape != (2,):
+        raise InvalidArgumentError(f"tf.image.{fn}: size must be a vector of size 2 (height, width), got {sz.tolist()}")
+    h, w = int(sz[0]), int(sz[1])
+    x = _M.cast(x, np.float32)
+    b, hh, ww, ch = tuple(x.shape)
+    off = _M.cast(offsets if isinstance(offsets, Tensor) else convert_to_tensor(offsets), np.float32)
+    if off.shape.rank != 2 or tuple(off.shape)[0] != b or tuple(off.shape)[1] != 2:
+        raise InvalidArgumentError(f"tf.image.{fn}: offsets must be (batch, 2) with (y, x) per image: first dimension "
+                                   f"should be batch ({b}), second of size 2, got shape {off.shape}")
+    oy, ox = off[:, 0], off[:, 1]
+    f = np.float32
+    if normalized:
+        oy, ox = oy * f(hh), ox * f(ww)
+        if centered:
+            oy = oy / f(2) + f(hh / 2.0) - f(h / 2.0)
+            ox = ox / f(2) + f(ww / 2.0) - f(w / 2.0)
+    elif centered:
+        oy, ox = oy + f(hh / 2.0), ox + f(ww / 2.0)
+    rows = _A.expand_dims(_M.cast(oy, np.int32), 1) + np.arange(h, dtype=np.int32)      # (b, h), truncated
+    cols = _A.expand_dims(_M.cast(ox, np.int32), 1) + np.arange(w, dtype=np.int32)
+    rin = (rows >= 0) & (rows < hh)
+    cin = (cols >= 0) & (cols < ww)
+    g = _A.gather(x, _M.minimum(_M.maximum(rows, 0), max(hh - 1, 0)), axis=1, batch_dims=1)
+    g = _A.transpose(_A.gather(_A.transpose(g, (0, 2, 1, 3)), _M.minimum(_M.maximum(cols, 0), max(ww - 1, 0)),
+                               axis=1, batch_dims=1), (0, 2, 1, 3))
+    inside = _A.reshape(rin, (b, h, 1, 1)) & _A.reshape(cin, (b, 1, w, 1))
+    if noise == "uniform":
+        from .ops import random_ops as _R
+        lo = _M.reduce_min(x, axis=(1, 2, 3), keepdims=True)
+        fill = lo + _R.uniform((b, h, w, ch)) * (_M.reduce_max(x, axis=(1, 2, 3), keepdims=True) - lo)
+    elif noise == "gaussian":
+        from .ops import random_ops as _R
+        mean = _M.reduce_mean(x, axis=(1, 2), keepdims=True)
+        sd = _M.sqrt(_M.reduce_mean(_M.square(x - mean), axis=(1, 2), keepdims=True))
+        fill = mean + _R.normal((b, h, w, ch)) * sd
+    else:
+        fill = _A.zeros_like(g)
+    return _M.where(inside, g, fill)
+
+
+# -- wave 21: JPEG quality (through tf.io's Pillow codecs) -----------------------------------------------------
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """TF's adjust_jpeg_quality: the (H, W, 1|3) image as uint8 (convert_image_dtype, saturating), JPEG-encoded
+    at ``jpeg_quality`` and decoded, back in its dtype. The encoder is Pillow's libjpeg(-turbo) with TF's
+    settings: the bytes equal TF's (checked on the tests' images at qualities 10/50/90), so with
+    ``dct_method="INTEGER_ACCURATE"`` the pixels are TF's; TF's default decode uses the fast IDCT, which
+    Pillow does not offer: pixels then within a few levels of TF's (docs/differences.md). Not
+    differentiable (nor is TF's). Traced: one numpy_function."""
+    from .core.state import STATE
+    from .image_codecs import decode_jpeg, encode_jpeg
+    x = image if isinstance(image, Tensor) else convert_to_tensor(image)
+    if x.shape.rank != 3:
+        raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: image must be 3-dimensional (height, width, "
+                                   f"channels), got shape {x.shape}")
+    h, w, c = tuple(x.shape)
+    if c not in (1, 3):
+        raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: image must have 1 or 3 channels, got {c}")
+    orig = x.dtype
+    u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
+    q = jpeg_quality if isinstance(jpeg_quality, Tensor) else convert_to_tensor(np.int32(jpeg_quality))
+
+    def run(a, qq):
+        qq = int(np.asarray(qq))
+        if not 0 <= qq <= 100:
+            raise InvalidArgumentError(f"tf.image.adjust_jpeg_quality: quality must be in [0,100], got {qq}")
+        return decode_jpeg(encode_jpeg(Tensor(np.asarray(a, np.uint8)), quality=qq), channels=c).numpy()
+    if STATE.trace is None:
+        y = Tensor(run(u8.numpy(), q.numpy()))
+    else:
+        from .compiler.function import TensorSpec
+        from .ops.script_ops import numpy_function
+        y = numpy_function(run, [u8, q], TensorSpec([h, w, c], _dt.uint8))
+    return convert_image_dtype(y, orig, saturate=True)
+
+
+def _jpeg_range(fn, lo, hi):
+    if lo < 0 or hi < 0 or lo > 100 or hi > 100:
+        raise ValueError(f"tf.image.{fn}: jpeg encoding range must be between 0 and 100, got [{lo}, {hi})")
+    if lo >= hi:
+        raise ValueError(f"tf.image.{fn}: `min_jpeg_quality` must be less than `max_jpeg_quality`, got {lo}, {hi}")
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality at a quality uniform in [min, max) (tapeflow's stream: TF's law, not its draw)."""
+    from .ops import random_ops as _R
+    _jpeg_range("random_jpeg_quality", min_jpeg_quality, max_jpeg_quality)
+    q = _R.uniform((), minval=min_jpeg_quality, maxval=max_jpeg_quality, dtype=np.int32, seed=seed)
+    return adjust_jpeg_quality(image, q)
+
+
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
+    """adjust_jpeg_quality at TF's quality for ``seed`` (stateless_uniform int32: TF's Philox draw)."""
+    from .ops import random_ops as _R
+    _jpeg_range("stateless_random_jpeg_quality", min_jpeg_quality, max_jpeg_quality)
+    q = _R.stateless_uniform((), seed=seed, minval=min_jpeg_quality, maxval=max_jpeg_quality, dtype=np.int32)
+    return adjust_jpeg_quality(image, q)

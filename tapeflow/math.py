@@ -17,6 +17,7 @@ from .ops.segment_ops import (segment_sum, segment_mean, segment_max, segment_mi
 from .ops.math_ops import cumprod  # noqa: F401,E402
 from .ops.math_ops import xdivy, xlog1py  # noqa: F401,E402
 from .ops.nn_ops import in_top_k  # noqa: F401,E402
+from .ops.nn_ops import approx_max_k, approx_min_k  # noqa: F401,E402  (wave 21, nn21)
 from .ops.special_ops import lgamma, digamma, polygamma, erfc, erfinv, nextafter, igamma, igammac  # noqa: F401,E402
 from .ops.special_ops import multiply_no_nan, cumulative_logsumexp  # noqa: F401,E402
 from .ops.math_ops import (reciprocal_no_nan, invert_permutation, is_non_decreasing,  # noqa: F401,E402

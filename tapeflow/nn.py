@@ -8,7 +8,11 @@ from .ops.array_ops import top_k  # noqa: F401,E402  (tf.nn.top_k and tf.math.to
 from .ops.nn_ops import (batch_normalization, embedding_lookup, in_top_k, sufficient_statistics,  # noqa: F401,E402
                          batch_norm_with_global_normalization, conv_transpose, pool, ctc_loss,
                          max_pool_with_argmax, embedding_lookup_sparse, safe_embedding_lookup_sparse,
-                         ctc_greedy_decoder)
+                         ctc_greedy_decoder, collapse_repeated, ctc_unique_labels, ctc_beam_search_decoder,
+                         dilation2d, erosion2d, fractional_max_pool, fractional_avg_pool,
+                         depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
+                         atrous_conv2d_transpose, with_space_to_batch, isotonic_regression, approx_max_k,
+                         approx_min_k)
 from .ops.special_ops import log_poisson_loss, weighted_cross_entropy_with_logits  # noqa: F401,E402
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (tf.nn.space_to_batch, TF 2)
 from .ops.math_ops import zero_fraction  # noqa: F401,E402

@@ -1036,3 +1036,91 @@ case("keras21_lu_factor_rank1", "lambda x: tf.keras.ops.lu_factor(x)", [V3], "ra
 case("keras21_adaptive_pool_rank2", "lambda x: tf.keras.ops.adaptive_average_pool(x, 2)", [M23], "1D, 2D, or 3D")
 case("keras21_nanquantile_valid", "lambda x: tf.keras.ops.nanquantile(x, 0.5)", [V3])
 case("keras21_rearrange_valid", "lambda x: tf.keras.ops.rearrange(x, 'a b -> b a')", [M23])
+
+# -- branch nn21: wave 21's tf.image detection ops and tf.nn sequence/pooling ops -------------------------
+_NB = _a([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6]])
+_NS = _a([0.9, 0.8, 0.7])
+case("nn21_nms_padded_boxes_rank1", "lambda b, s: tf.image.non_max_suppression_padded(b, s, 2)[0]",
+     [_a([0, 0, 1, 1]), _NS], "non_max_suppression_padded")
+case("nn21_nms_padded_valid", "lambda b, s: tf.image.non_max_suppression_padded(b, s, 2, "
+     "pad_to_max_output_size=True)[0]", [_NB, _NS])
+case("nn21_nms_overlaps_not_square", "lambda o, s: tf.image.non_max_suppression_overlaps(o, s, 2)",
+     [M23, _NS], "non_max_suppression_overlaps")
+case("nn21_combined_nms_q", "lambda b, s: tf.image.combined_non_max_suppression(b, s, 2, 3)[0]",
+     [np.zeros((1, 3, 2, 4), f32), np.zeros((1, 3, 3), f32)], "combined_non_max_suppression")
+case("nn21_combined_nms_boxes_rank", "lambda b, s: tf.image.combined_non_max_suppression(b, s, 2, 3)[0]",
+     [np.zeros((1, 3, 4), f32), np.zeros((1, 3, 3), f32)], "combined_non_max_suppression")
+case("nn21_sample_box_image_size_len", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80], i32), _a([[[0.1, 0.2, 0.5, 0.6]]])], "image_size")
+case("nn21_sample_box_boxes_last_dim", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 0.5]]])], "bounding boxes must have shape")
+case("nn21_sample_box_no_boxes", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), np.zeros((1, 0, 4), f32)], "No bounding boxes provided")
+case("nn21_sample_box_negative_cover", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2], min_object_covered=-1.0)[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 0.5, 0.6]]])],
+     "Min object covered must be non-negative")
+case("nn21_sample_box_coords_outside", "lambda s, b: tf.image.stateless_sample_distorted_bounding_box(s, b, "
+     "[1, 2])[0]", [_a([100, 80, 3], i32), _a([[[0.1, 0.2, 1.5, 0.6]]])], "must be in [0.0, 1.0]")
+case("nn21_glimpse_rank3", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o)", [np.zeros((6, 7, 2), f32),
+     np.zeros((2, 2), f32)], "4-dimensional")
+case("nn21_glimpse_offsets_batch", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o)",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((1, 2), f32)], "batch")
+case("nn21_glimpse_noise", "lambda x, o: tf.image.extract_glimpse(x, [3, 4], o, noise='foo')",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "noise could only be")
+case("nn21_glimpse_size_len", "lambda x, o: tf.image.extract_glimpse(x, [3], o)",
+     [np.zeros((2, 6, 7, 2), f32), np.zeros((2, 2), f32)], "size 2")
+case("nn21_collapse_repeated_rank1", "lambda x, n: tf.nn.collapse_repeated(x, n)[0]", [_a([1, 1, 2], i32),
+     _a([3], i32)], "collapse_repeated")
+case("nn21_collapse_repeated_float", "lambda x, n: tf.nn.collapse_repeated(x, n)[0]", [_a([[1, 1, 2]]),
+     _a([3], i32)])
+case("nn21_ctc_unique_labels_rank1", "lambda x: tf.nn.ctc_unique_labels(x)[0]", [_a([1, 1, 2], i32)],
+     "unique expects a 1D vector")
+case("nn21_ctc_unique_labels_float", "lambda x: tf.nn.ctc_unique_labels(x)[1]", [_a([[1, 1, 2]])])
+case("nn21_edit_distance_ranks", "lambda i, v, j: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(j, v, [2, 3, 1]))", [_a([[0, 0]], i64), _a([1], i32), _a([[0, 0, 0]], i64)], "rank")
+case("nn21_edit_distance_dtypes", "lambda i, v, w: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(i, w, [2, 3]))", [_a([[0, 0]], i64), _a([1], i32), _a([1.0])], "edit_distance")
+case("nn21_edit_distance_rank1", "lambda i, v: tf.edit_distance(tf.SparseTensor(i, v, [3]), "
+     "tf.SparseTensor(i, v, [3]))", [_a([[0]], i64), _a([1], i32)], "rank at least 2")
+case("nn21_edit_distance_valid", "lambda i, v, j, w: tf.edit_distance(tf.SparseTensor(i, v, [2, 3]), "
+     "tf.SparseTensor(j, w, [2, 3]), normalize=False)", [_a([[0, 0], [0, 1], [1, 0]], i64), _a([1, 2, 3], i32),
+     _a([[0, 0], [0, 2], [1, 1]], i64), _a([1, 3, 3], i32)])
+_X4 = np.zeros((1, 5, 6, 2), f32)
+case("nn21_dilation2d_depth", "lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', [1, 1, 1, 1])",
+     [_X4, np.zeros((2, 2, 3), f32)], "depth")
+case("nn21_dilation2d_filter_rank", "lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', "
+     "[1, 1, 1, 1])", [_X4, np.zeros((2, 2, 2, 1), f32)], "filter")
+case("nn21_dilation2d_valid", "lambda x, f: tf.nn.dilation2d(x, f, [1, 2, 1, 1], 'VALID', 'NHWC', [1, 1, 2, 1])",
+     [_a(np.arange(60).reshape(1, 5, 6, 2)), _a(np.arange(12).reshape(2, 3, 2) / 7)])
+case("nn21_erosion2d_dtype", "lambda x, f: tf.nn.erosion2d(x, f, [1, 1, 1, 1], 'SAME', 'NHWC', [1, 1, 1, 1])",
+     [_X4, np.zeros((2, 2, 2), f64)], "erosion2d")
+case("nn21_fractional_pool_ratio_small", "lambda x: tf.nn.fractional_max_pool(x, [1, 0.5, 1.5, 1])[0]", [_X4],
+     "pooling_ratio")
+case("nn21_fractional_pool_batch_ratio", "lambda x: tf.nn.fractional_avg_pool(x, [2, 1.5, 1.5, 1])[0]", [_X4],
+     "pooling_ratio")
+case("nn21_fractional_pool_rank3", "lambda x: tf.nn.fractional_max_pool(x, [1, 1.5, 1.5, 1])[0]", [_X4[0]],
+     "fractional_max_pool")
+case("nn21_extract_volume_patches_rank4", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 2, 1], "
+     "[1, 1, 1, 1, 1], 'VALID')", [_X4], "extract_volume_patches")
+case("nn21_extract_volume_patches_depth_ksize", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 2, 2], "
+     "[1, 1, 1, 1, 1], 'VALID')", [np.zeros((1, 3, 4, 5, 2), f32)], "ksizes")
+case("nn21_extract_volume_patches_valid", "lambda x: tf.extract_volume_patches(x, [1, 2, 2, 3, 1], "
+     "[1, 2, 1, 2, 1], 'SAME')", [_a(np.arange(120).reshape(1, 3, 4, 5, 2))])
+case("nn21_conv_one_spatial_dim", "lambda x, w: tf.conv(x, w, [1, 1, 1], 'VALID')",
+     [np.zeros((1, 5, 2), f32), np.zeros((2, 2, 3), f32)], "spatial dimensions")
+case("nn21_with_space_to_batch_same_no_filter", "lambda x: tf.nn.with_space_to_batch(x, [2, 2], 'SAME', "
+     "lambda i, n, p: i)", [_X4], "filter_shape")
+# (depthwise_conv2d_backprop_input with 3 input_sizes: TF 2.21 aborts the process on a CHECK failure, so no case)
+case("nn21_approx_max_k_too_large", "lambda x: tf.math.approx_max_k(x, 30)[0]", [np.zeros((3, 20), f32)],
+     "at least k columns")
+case("nn21_approx_max_k_float64", "lambda x: tf.math.approx_max_k(x, 2)[0]", [np.zeros((3, 20), f64)],
+     "approx")
+case("nn21_approx_top_k_int32", "lambda x: tf.approx_top_k(x, 2)[1]", [np.zeros((3, 20), i32)], "approx")
+case("nn21_approx_max_k_valid", "lambda x: tf.math.approx_max_k(x, 2)[1]", [_a(np.arange(12).reshape(3, 4) % 5)])
+case("nn21_isotonic_valid_int", "lambda x: tf.nn.isotonic_regression(x)[0]", [_a([[3, 1, 2, 5]], i32)])
+case("nn21_isotonic_valid_axis0", "lambda x: tf.nn.isotonic_regression(x, decreasing=False, axis=0)[1]",
+     [_a([[3, 1], [2, 5], [0, 4]])])
+case("nn21_jpeg_quality_rank4", "lambda x: tf.image.adjust_jpeg_quality(x, 50)", [np.zeros((1, 4, 4, 3), np.uint8)],
+     "adjust_jpeg_quality")
+case("nn21_jpeg_quality_channels", "lambda x: tf.image.adjust_jpeg_quality(x, 50)", [np.zeros((4, 4, 2), np.uint8)],
+     "channels")

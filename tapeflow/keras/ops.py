@@ -897,22 +897,33 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1, merge_repeated=True,
                mask_index=0):
-    """Keras 3's ctc_decode (TF backend), the greedy strategy: tf.nn.ctc_greedy_decoder on the
-    (batch, time, classes) ``inputs`` (Keras passes them as logits), blank = ``mask_index``; the decodes
-    padded with -1 to (1, batch, time) int32, and the scores (batch, 1). Beam search is not implemented."""
-    if strategy != "greedy":
-        raise NotImplementedError(f"keras.ops.ctc_decode(strategy={strategy!r}): only 'greedy' is implemented in "
-                                  "tapeflow")
+    """Keras 3's ctc_decode (TF backend): tf.nn.ctc_greedy_decoder (blank = ``mask_index``) or, "beam_search"
+    (wave 21), tf.nn.ctc_beam_search_decoder with the ``mask_index`` column moved last and the labels above it
+    shifted back, as Keras; on the (batch, time, classes) ``inputs`` (logits). The decodes padded with -1 to
+    (top_paths, batch, time) int32, and the scores (batch, top_paths). Eager only (value-dependent sizes)."""
+    if strategy not in ("greedy", "beam_search"):
+        raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and 'beam_search'.")
     x = _tf_convert(inputs)
     if not x.dtype.is_floating:
         x = _M.cast(x, "float32")
     b, t = tuple(x.shape)[:2]
-    (sp,), scores = _nn.ctc_greedy_decoder(_A.transpose(x, [1, 0, 2]), sequence_lengths,
-                                           merge_repeated=merge_repeated, blank_index=mask_index)
-    dense = np.full((b, t), -1, np.int32)
-    ind = np.asarray(sp.indices.numpy())
-    dense[ind[:, 0], ind[:, 1]] = np.asarray(sp.values.numpy())
-    return Tensor(dense[None]), scores
+    xt = _A.transpose(x, [1, 0, 2])
+    if strategy == "greedy":
+        decoded, scores = _nn.ctc_greedy_decoder(xt, sequence_lengths, merge_repeated=merge_repeated,
+                                                 blank_index=mask_index)
+    else:
+        if mask_index is not None:   # Keras' slices, literally (a negative mask_index included)
+            xt = _A.concat([xt[..., :mask_index], xt[..., mask_index + 1:], xt[..., mask_index:mask_index + 1]], -1)
+        decoded, scores = _nn.ctc_beam_search_decoder(xt, sequence_lengths, beam_width=beam_width,
+                                                      top_paths=top_paths)
+    dense = np.full((len(decoded), b, t), -1, np.int32)
+    for k, sp in enumerate(decoded):
+        ind = np.asarray(sp.indices.numpy())
+        dense[k, ind[:, 0], ind[:, 1]] = np.asarray(sp.values.numpy())
+    if strategy == "beam_search" and mask_index is not None:
+        m = mask_index + tuple(x.shape)[-1] if mask_index < 0 else mask_index
+        dense = np.where(dense >= m, dense + 1, dense).astype(np.int32)
+    return Tensor(dense), scores
 
 
 def sparsemax(x, axis=-1):

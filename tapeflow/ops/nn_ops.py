@@ -10,7 +10,7 @@ from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
 from ..core.tensor import Tensor, TensorShape, convert_to_tensor
 from .._distribute_context import current as _dist_current
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from ..errors import FailedPreconditionError, InvalidArgumentError, InvalidArgumentTypeError, UnimplementedError
 from . import array_ops as A
 from . import math_ops as M
 
@@ -1049,3 +1049,743 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     sp = SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
                       np.asarray([b, width], np.int64))
     return [sp], Tensor(neg)
+
+
+# -- wave 21 (nn21): CTC helpers, beam search, edit distance ---------------------------------------------
+
+def collapse_repeated(labels, seq_length, name=None):
+    """tf.nn.collapse_repeated: per row, the first ``seq_length`` labels with runs of equal labels merged,
+    left-aligned and zero-padded to the longest collapsed row; the new lengths in seq_length's dtype.
+    Composed as TF's: kept positions' ranks place them (one-hot), so it traces; the output width
+    depends on the values (traced: an unknown dimension, a column mask as boolean_mask's)."""
+    x = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+    n = seq_length if isinstance(seq_length, Tensor) else convert_to_tensor(seq_length)
+    if x.shape.rank != 2:
+        raise InvalidArgumentError(f"collapse_repeated: labels must be 2-D [batch, max_len], got shape {x.shape}")
+    t = tuple(x.shape)[1]
+    first = M.cast(A.ones_like(x[:, :1]), np.bool_)
+    keep = A.concat([first, M.not_equal(x[:, 1:], x[:, :-1])], axis=1) & A.sequence_mask(n, t)
+    new_len = M.reduce_sum(M.cast(keep, np.int32), axis=1)
+    rank = M.cumsum(M.cast(keep, np.int32), axis=1) - 1
+    hit = A.expand_dims(keep, 1) & M.equal(A.expand_dims(rank, 1), A.reshape(np.arange(t, dtype=np.int32), (t, 1)))
+    out = M.reduce_sum(M.cast(hit, x.dtype) * A.expand_dims(x, 1), axis=2)         # (batch, t): slot j <- kept rank j
+    width = M.reduce_max(new_len) if t else 0
+    out = A.boolean_mask(out, M.less(np.arange(t, dtype=np.int32), width), axis=1)
+    return out, M.cast(new_len, n.dtype)
+
+
+def ctc_unique_labels(labels, name=None):
+    """tf.nn.ctc_unique_labels: per row, TF's ``unique`` of the row (first occurrences, in order)
+    zero-padded to the row length as int64, and each label's index into it (int32). Composed with
+    pairwise equalities, so the shapes are static and it traces."""
+    x = labels if isinstance(labels, Tensor) else convert_to_tensor(labels)
+    if x.shape.rank != 2:
+        raise InvalidArgumentError(f"ctc_unique_labels: labels must be 2-D [batch, max_len] (unique expects a 1D "
+                                   f"vector per row), got shape {x.shape}")
+    t = tuple(x.shape)[1]
+    same = M.equal(A.expand_dims(x, 2), A.expand_dims(x, 1))                       # (b, i, j): x_i == x_j
+    earlier = np.tril(np.ones((t, t), bool), -1)                                   # j < i
+    first = M.logical_not(M.reduce_any(same & earlier, axis=2))                    # (b, i)
+    rank = M.cumsum(M.cast(first, np.int32), axis=1) - 1
+    idx = M.reduce_sum(M.cast(same & A.expand_dims(first, 1), np.int32) * A.expand_dims(rank, 1), axis=2)
+    hit = A.expand_dims(first, 1) & M.equal(A.expand_dims(rank, 1), A.reshape(np.arange(t, dtype=np.int32), (t, 1)))
+    y = M.reduce_sum(M.cast(hit, np.int64) * A.expand_dims(M.cast(x, np.int64), 1), axis=2)
+    return [y, idx]
+
+
+def _levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        prev = cur
+    return prev[-1]
+
+
+def _edit_distance_np(hi, hv, hs, ti, tv, ts, normalize):
+    hi, ti = np.asarray(hi, np.int64), np.asarray(ti, np.int64)
+    hs, ts = np.asarray(hs, np.int64), np.asarray(ts, np.int64)
+    if hs.size < 2 or ts.size < 2:
+        raise InvalidArgumentError(f"edit_distance: Input SparseTensors must have rank at least 2, got dense shapes "
+                                   f"{hs.tolist()} and {ts.tolist()}")
+    if hs.shape != ts.shape:
+        raise InvalidArgumentError(f"edit_distance: Expected truth and hypothesis to have matching ranks, got dense "
+                                   f"shapes {hs.tolist()} and {ts.tolist()}")
+    out_shape = tuple(np.maximum(hs[:-1], ts[:-1]).tolist())
+
+    def groups(ind, val):
+        g = {}
+        for k, v in zip(map(tuple, ind[:, :-1].tolist()), (val.tolist() if hasattr(val, "tolist") else list(val))):
+            g.setdefault(k, []).append(v)
+        return g
+    hg, tg = groups(hi, np.asarray(hv)), groups(ti, np.asarray(tv))
+    out = np.zeros(out_shape, np.float32)
+    for k in set(hg) | set(tg):
+        h, t = hg.get(k, []), tg.get(k, [])
+        d = np.float32(_levenshtein(h, t))
+        out[k] = (d / np.float32(len(t)) if t else (np.float32(np.inf) if h else np.float32(0))) if normalize else d
+    return out
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """tf.edit_distance: Levenshtein distance between the sequences (last dimension) of two SparseTensors
+    of the same rank, float32 of shape max(dense_shapes)[:-1]; ``normalize`` divides by the truth's
+    length (an empty truth: inf, or 0 when both are empty, as TF). Values of any dtype (strings too);
+    the indices are taken in the order given (TF requires them sorted). Inside tapeflow.function it is
+    one numpy_function (its shape is the dense shapes')."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if not isinstance(hypothesis, SparseTensor) or not isinstance(truth, SparseTensor):
+        raise TypeError(f"edit_distance: hypothesis and truth must be SparseTensors, got "
+                        f"{type(hypothesis).__name__} and {type(truth).__name__}")
+    if hypothesis.values.dtype != truth.values.dtype:
+        raise InvalidArgumentError(f"edit_distance: hypothesis and truth must have the same dtype, got "
+                        f"{hypothesis.values.dtype.name} and {truth.values.dtype.name}")
+    parts = [hypothesis.indices, hypothesis.values, hypothesis.dense_shape, truth.indices, truth.values,
+             truth.dense_shape]
+    if STATE.trace is None:
+        return Tensor(_edit_distance_np(*[p.numpy() for p in parts], bool(normalize)))
+    from .script_ops import numpy_function
+    return numpy_function(lambda *a: _edit_distance_np(*a, bool(normalize)), parts, np.float32)
+
+
+class _Beam:
+    """One prefix of TF's CTC beam search (util/ctc/ctc_beam_search.h): its label, parent, children
+    by label, and log-probabilities (total, ending in blank, ending in its label) now and one frame ago."""
+    __slots__ = ("label", "parent", "children", "new", "old")
+
+    def __init__(self, label, parent):
+        self.label, self.parent, self.children = label, parent, {}
+        self.new = [-np.inf, -np.inf, -np.inf]      # total, blank, label
+        self.old = [-np.inf, -np.inf, -np.inf]
+
+    def active(self):
+        return self.new[0] != -np.inf
+
+    def labels(self):
+        seq, e = [], self
+        while e.parent is not None:
+            seq.append(e.label)
+            e = e.parent
+        return seq[::-1]
+
+
+def _lse(a, b):
+    # TF's LogSumExp (ctc_loss_util.h) in float32: the larger plus log1p(exp(smaller - larger))
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    a, b = (a, b) if a > b else (b, a)
+    return np.float32(a + np.log1p(np.exp(np.float32(b - a))))
+
+
+def _beam_search_np(x, n_frames, beam_width, top_paths):
+    """TF's CTCBeamSearchDecoder with the default (no language model) scorer on one example's
+    (frames, classes) float32 logits; blank is the last class. The beam is TF's TopN: at most
+    beam_width leaves, a newcomer replacing the worst only when strictly better (the worst's
+    probabilities reset, as TF). Returns the top_paths best label sequences and their scores."""
+    blank = x.shape[1] - 1
+    root = _Beam(-1, None)
+    root.new = [np.float32(0), np.float32(0), -np.inf]
+    leaves = [root]
+
+    def bottom():
+        return min(leaves, key=lambda e: e.new[0])
+    # TF's op hands the search log-softmax frames (its reported scores are log-probabilities: checked
+    # against TF 2.21, the max-subtracted logits of the search's own normalization leave an offset of
+    # sum_t logsumexp); a per-frame shift changes no decision, so only the scores depend on it
+    m = x.max(axis=1, keepdims=True)
+    x = (x - m - np.log(np.sum(np.exp(x - m), axis=1, keepdims=True))).astype(np.float32)
+    for t in range(n_frames):
+        row = x[t]
+        mx = np.float32(0)
+        branches = sorted(leaves, key=lambda e: -e.new[0])
+        leaves = []
+        for b in branches:
+            b.old = list(b.new)
+        for b in branches:
+            if b.parent is not None:
+                if b.parent.active():
+                    prev = b.parent.old[1] if b.label == b.parent.label else b.parent.old[0]
+                    b.new[2] = _lse(b.new[2], prev)
+                b.new[2] = np.float32(b.new[2] + np.float32(row[b.label] - mx))
+            b.new[1] = np.float32(b.old[0] + np.float32(row[blank] - mx))
+            b.new[0] = _lse(b.new[1], b.new[2])
+            leaves.append(b)
+
+        def candidate(p):
+            return p[0] > -np.inf and (len(leaves) < beam_width or p[0] > bottom().new[0])
+        for b in branches:
+            if not candidate(b.old):
+                continue
+            for lab in range(blank):
+                c = b.children.get(lab)
+                if c is None:
+                    c = b.children[lab] = _Beam(lab, b)
+                if c.active():
+                    continue
+                c.new[1] = -np.inf
+                prev = b.old[1] if lab == b.label else b.old[0]
+                c.new[2] = np.float32(np.float32(row[lab] - mx) + prev)
+                c.new[0] = c.new[2]
+                if candidate(c.new):
+                    if len(leaves) == beam_width:
+                        worst = bottom()
+                        worst.new = [-np.inf, -np.inf, -np.inf]
+                        leaves.remove(worst)
+                    leaves.append(c)
+                else:
+                    c.old = [-np.inf, -np.inf, -np.inf]
+                    c.new = [-np.inf, -np.inf, -np.inf]
+    if top_paths > len(leaves):
+        raise InvalidArgumentError("ctc_beam_search_decoder: Less leaves in the beam search than requested "
+                                   f"({top_paths} paths, {len(leaves)} leaves: fewer frames than paths?)")
+    best = sorted(leaves, key=lambda e: -e.new[0])[:top_paths]
+    return [e.labels() for e in best], [e.new[0] for e in best]
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
+    """tf.nn.ctc_beam_search_decoder (TF 2's: repeats are not merged): per example, TF's CTC prefix beam
+    search over the first sequence_length frames of time-major logits (max_time, batch, classes), blank
+    the last class. Returns a list of top_paths SparseTensors (int64 decodes, (batch, longest)) and the
+    (batch, top_paths) log-probabilities of the decodes (each the sum over the beam's alignments of
+    that labelling, softmax over each frame's logits). Eager only: the decodes' sizes depend on
+    the values (as ctc_greedy_decoder)."""
+    from ..core.state import STATE
+    from ..sparse import SparseTensor
+    if STATE.trace is not None:
+        raise NotImplementedError("tf.nn.ctc_beam_search_decoder inside tapeflow.function: its output's size depends "
+                                  "on the values; call it eagerly")
+    x = np.asarray(convert_to_tensor(inputs).numpy())
+    if x.ndim != 3:
+        raise InvalidArgumentError(f"ctc_beam_search_decoder: inputs must be 3-D (max_time, batch, num_classes), "
+                                   f"got shape {list(x.shape)}")
+    if x.dtype.kind != "f":
+        raise InvalidArgumentTypeError(f"ctc_beam_search_decoder: inputs must be float32 or float64, got {x.dtype}")
+    lens = np.asarray(convert_to_tensor(sequence_length).numpy()).reshape(-1).astype(np.int64)
+    t, b, c = x.shape
+    if lens.shape != (b,):
+        raise FailedPreconditionError(f"ctc_beam_search_decoder: len(sequence_length) != batch_size: {len(lens)} vs "
+                                      f"{b}")
+    if (lens > t).any():
+        raise FailedPreconditionError(f"ctc_beam_search_decoder: sequence_length(b) <= max_time, got {lens.max()} > "
+                                      f"{t}")
+    beam_width, top_paths = int(beam_width), int(top_paths)
+    if beam_width <= 0 or top_paths <= 0:
+        raise InvalidArgumentError(f"ctc_beam_search_decoder: beam_width and top_paths must be > 0, got {beam_width}, "
+                                   f"{top_paths}")
+    if top_paths > beam_width:
+        raise InvalidArgumentError("ctc_beam_search_decoder: requested more paths than the beam width "
+                                   f"({top_paths} > {beam_width})")
+    paths, scores = [], np.zeros((b, top_paths), x.dtype)
+    for i in range(b):
+        seqs, sc = _beam_search_np(x[:, i].astype(np.float32), int(lens[i]), beam_width, top_paths)
+        paths.append(seqs)
+        scores[i] = sc
+    decoded = []
+    for k in range(top_paths):
+        ind = [[i, j] for i in range(b) for j in range(len(paths[i][k]))]
+        vals = [v for i in range(b) for v in paths[i][k]]
+        width = max((len(paths[i][k]) for i in range(b)), default=0)
+        decoded.append(SparseTensor(np.asarray(ind, np.int64).reshape(-1, 2), np.asarray(vals, np.int64),
+                                    np.asarray([b, width], np.int64)))
+    return decoded, Tensor(scores)
+
+
+# -- wave 21 (nn21): morphology, fractional pooling, convolution gradients and aliases -------------------
+
+def _morph_args(name, x, filters, strides, padding, data_format, dilations):
+    _check_format(name, data_format, allowed=("NHWC",))
+    x = _nhwc(name, x)
+    w = _tensor(filters)
+    ws = tuple(aval_of(w).shape)
+    if len(ws) != 3:
+        raise InvalidArgumentError(f"{name}: filter must be 3-dimensional (filter_height, filter_width, depth), got "
+                                   f"shape {ws}")
+    c = aval_of(x).shape[3]
+    if c != ws[2]:
+        raise InvalidArgumentError(f"{name}: input and filter must have the same depth: {c} vs {ws[2]}")
+    if aval_of(w).dtype != aval_of(x).dtype:
+        raise InvalidArgumentTypeError(f"{name}: input and filters must have the same dtype, got {aval_of(x).dtype} "
+                                       f"and {aval_of(w).dtype}")
+    st = _pair(name, "strides", strides)
+    dl = _pair(name, "dilations", dilations)
+    return x, w, ws, st, dl
+
+
+def dilation2d(input, filters, strides, padding, data_format, dilations, name=None):  # noqa: A002
+    return _dilation2d("dilation2d", input, filters, strides, padding, data_format, dilations)
+
+
+def _dilation2d(fn, input, filters, strides, padding, data_format, dilations):  # noqa: A002
+    """tf.nn.dilation2d: grayscale morphological dilation, out = max over the window of x + filter
+    (positions in the padding never count). Composed: the taps stacked, the first maximum
+    (in filter row-major order) chosen by argmax and gathered, so the gradient goes to that one
+    input pixel and filter tap -- TF's subgradient at ties (checked against TF 2.21)."""
+    x, w, ws, st, dl = _morph_args(fn, input, filters, strides, padding, data_format, dilations)
+    n, h, wd, c = aval_of(x).shape
+    kh, kw = ws[:2]
+    if padding == "SAME":
+        (t, b), (l, r) = _padding(fn, padding, (h, wd), (kh, kw), st, dl)
+    elif padding == "VALID":
+        (t, b), (l, r) = (0, 0), (0, 0)
+    else:
+        raise ValueError(f"{fn}: padding must be 'SAME' or 'VALID', got {padding!r}")
+    oh = (h + t + b - (kh - 1) * dl[0] - 1) // st[0] + 1
+    ow = (wd + l + r - (kw - 1) * dl[1] - 1) // st[1] + 1
+    if oh <= 0 or ow <= 0:
+        raise InvalidArgumentError(f"{fn}: the input {h}x{wd} is smaller than the dilated filter "
+                                   f"{(kh - 1) * dl[0] + 1}x{(kw - 1) * dl[1] + 1} (padding {padding})")
+    neg = np.asarray(-np.inf, aval_of(x).dtype)
+    xp = A.pad(x, [[0, 0], [t, b], [l, r], [0, 0]], constant_values=neg) if t + b + l + r else x
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            y0, x0 = i * dl[0], j * dl[1]
+            taps.append(xp[:, y0:y0 + (oh - 1) * st[0] + 1:st[0], x0:x0 + (ow - 1) * st[1] + 1:st[1], :] + w[i, j])
+    s = A.stack(taps, axis=-1)                                               # (n, oh, ow, c, kh * kw)
+    k = A.expand_dims(M.argmax(s, axis=-1, output_type=np.int32), -1)
+    return A.squeeze(A.take_along_axis(s, k, axis=-1), -1)
+
+
+def erosion2d(value, filters, strides, padding, data_format, dilations, name=None):
+    """tf.nn.erosion2d: as TF, -dilation2d(-value, filters reversed in both spatial axes)."""
+    w = _tensor(filters)
+    return M.negative(_dilation2d("erosion2d", M.negative(_tensor(value)), A.reverse(w, [0, 1]), strides, padding,
+                                  data_format, dilations))
+
+
+def _fractional_sequence(n_in, n_out, pseudo_random, seed):
+    """TF's pooling sequence (fractional_pool_common.cc): cumulative boundaries [0, ..., n_in] of n_out
+    intervals. Random: the n_in % n_out intervals one longer than n_in // n_out at uniformly random
+    places (a random permutation: argsort of uniforms). Pseudo-random: ceil(alpha (i + u)) - ceil(alpha u),
+    u uniform in [0, min((k + 2) / alpha - 1, (n_in + 1 - k) / alpha - (n_out - 1))). Drawn in the graph
+    (tapeflow's stream: TF's distribution, not its draws), so a compiled call draws anew."""
+    from . import random_ops as R
+    if n_out == 0:
+        return A.zeros((1,), np.int64)
+    if pseudo_random:
+        alpha = n_in / n_out
+        k = n_in // n_out
+        umax = min((k + 2) / alpha - 1, (n_in + 1 - k) / alpha - (n_out - 1))
+        u = R.uniform((), dtype=np.float64, seed=seed) * umax
+        i = np.arange(1, n_out, dtype=np.float64)
+        mid = M.cast(M.ceil(alpha * (i + u)) - M.ceil(alpha * u), np.int64)
+        return A.concat([np.zeros(1, np.int64), mid, np.full(1, n_in, np.int64)], 0)
+    k, extra = divmod(n_in, n_out)
+    rank = A.argsort(A.argsort(R.uniform((n_out,), seed=seed)))             # a uniform random permutation
+    diff = k + M.cast(M.less(rank, extra), np.int64)
+    return A.concat([np.zeros(1, np.int64), M.cumsum(diff)], 0)
+
+
+def _windows(seq, n_in, overlapping):
+    """(n_out, n_in) boolean membership of each input index in each pooling window: [seq[i], seq[i+1])
+    or, overlapping, [seq[i], seq[i+1]] (clipped to the input)."""
+    pos = np.arange(n_in, dtype=np.int64)
+    lo = A.expand_dims(seq[:-1], 1)
+    hi = A.expand_dims(seq[1:], 1) + (1 if overlapping else 0)
+    return M.greater_equal(pos, lo) & M.less(pos, hi)
+
+
+def _fractional_pool_with(x, rows, cols, overlapping, kind):
+    """Pool NHWC ``x`` over the windows the boundary sequences ``rows``/``cols`` (int64) make:
+    max (TF's FractionalMaxPool; ties split the gradient as reduce_max's) or mean."""
+    _, h, w, _ = aval_of(x).shape
+    r = _windows(rows, h, overlapping)                                       # (oh, h)
+    c = _windows(cols, w, overlapping)                                       # (ow, w)
+    if kind == "max":
+        neg = np.asarray(-np.inf, aval_of(x).dtype)
+        t = M.reduce_max(M.where(A.reshape(r, (1,) + tuple(aval_of(r).shape) + (1, 1)), A.expand_dims(x, 1), neg),
+                         axis=2)                                             # (n, oh, w, ch)
+        return M.reduce_max(M.where(A.reshape(c, (1, 1) + tuple(aval_of(c).shape) + (1,)), A.expand_dims(t, 2),
+                                    neg), axis=3)
+    dt = aval_of(x).dtype
+    rn = M.cast(r, dt) / M.reduce_sum(M.cast(r, dt), axis=1, keepdims=True)
+    cn = M.cast(c, dt) / M.reduce_sum(M.cast(c, dt), axis=1, keepdims=True)
+    return A.transpose(M.tensordot(M.tensordot(x, rn, [[1], [1]]), cn, [[1], [1]]), (0, 2, 3, 1))
+
+
+def _fractional_pool(name, kind, value, pooling_ratio, pseudo_random, overlapping, seed):
+    x = _tensor(value)
+    if len(aval_of(x).shape) != 4:
+        raise InvalidArgumentError(f"{name}: input must be 4-dimensional (batch, height, width, channels), got shape "
+                                   f"{tuple(aval_of(x).shape)}")
+    ratio = [float(v) for v in (pooling_ratio if isinstance(pooling_ratio, (list, tuple)) else [pooling_ratio])]
+    if len(ratio) == 1:
+        ratio = [1.0, ratio[0], ratio[0], 1.0]
+    elif len(ratio) == 2:
+        ratio = [1.0] + ratio + [1.0]
+    if len(ratio) != 4:
+        raise ValueError(f"{name}: pooling_ratio must be a float or a list of 1, 2 or 4 floats, got {pooling_ratio}")
+    if min(ratio) < 1.0:        # TF 2.21: ValueError from the Python wrapper
+        raise ValueError(f"{name}: `pooling_ratio` should be >= 1.0 but got {pooling_ratio}")
+    if ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise UnimplementedError(f"{name}: pooling_ratio must be [1, row, col, 1]: pooling along the batch or depth "
+                                 f"dimension is not yet supported, got {pooling_ratio}")
+    if aval_of(x).dtype.kind not in "fiu":
+        raise InvalidArgumentTypeError(f"{name}: value must be a real tensor, got {aval_of(x).dtype}")
+    _, h, w, _ = aval_of(x).shape
+    oh, ow = int(h / ratio[1]), int(w / ratio[2])
+    if oh <= 0 or ow <= 0:
+        raise InvalidArgumentError(f"{name}: outputsize must be positive: the input {h}x{w} pooled by "
+                                   f"{ratio[1:3]} leaves {oh}x{ow}")
+    sd = None if not seed else seed
+    rows = _fractional_sequence(h, oh, pseudo_random, sd)
+    cols = _fractional_sequence(w, ow, pseudo_random, sd)
+    return _fractional_pool_with(x, rows, cols, overlapping, kind), rows, cols
+
+
+def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None):
+    """tf.nn.fractional_max_pool (Graham, 2015): (output, row_pooling_sequence, col_pooling_sequence).
+    The sequences are TF's law drawn from tapeflow's stream (see _fractional_sequence): a nonzero ``seed``
+    makes them repeat under tf.random.set_seed, not equal TF's. Windows are one-hot memberships, so it
+    traces and has gradients."""
+    return _fractional_pool("fractional_max_pool", "max", value, pooling_ratio, pseudo_random, overlapping, seed)
+
+
+def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0, name=None):
+    """tf.nn.fractional_avg_pool: as fractional_max_pool, the window means."""
+    return _fractional_pool("fractional_avg_pool", "avg", value, pooling_ratio, pseudo_random, overlapping, seed)
+
+
+def _sizes(name, v, n=4):
+    v = v.numpy() if isinstance(v, Tensor) else v
+    out = tuple(int(s) for s in np.asarray(v).reshape(-1))
+    if len(out) != n:
+        raise InvalidArgumentError(f"{name}: sizes must be a {n}-element vector, got {list(out)}")
+    return out
+
+
+def _grad_conv_args(name, x_hw, k_hw, strides, padding, data_format, dilations):
+    _check_format(name, data_format, allowed=("NHWC",))
+    if padding == "EXPLICIT":
+        raise NotImplementedError(f"{name}: padding='EXPLICIT' is not supported in tapeflow; pass 'SAME', 'VALID' "
+                                  f"or explicit pairs as the padding argument")
+    st = _pair(name, "strides", strides)
+    dl = _pair(name, "dilations", dilations)
+    return st, dl, _padding(name, padding, x_hw, k_hw, st, dl)
+
+
+def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+                              explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.conv2d_backprop_filter_v2: the gradient of conv2d(input, filter) w.r.t. the filter for the
+    output gradient ``out_backprop`` (``filter`` gives only its shape) -- conv2d's own vjp primitive."""
+    x, w, g = _nhwc("conv2d_backprop_filter_v2", input), _tensor(filter), _tensor(out_backprop)
+    ws = tuple(aval_of(w).shape)
+    st, dl, pad = _grad_conv_args("conv2d_backprop_filter_v2", _spatial(x), ws[:2], strides, padding, data_format,
+                                  dilations)
+    c = aval_of(x).shape[3]
+    if len(ws) != 4 or ws[2] == 0 or c % ws[2]:
+        raise InvalidArgumentError(f"conv2d_backprop_filter_v2: filter {ws} must be (kh, kw, in_channels, "
+                                   f"out_channels) with in_channels dividing the input's {c}")
+    return bind(P.conv2d_filter_grad_p, x, g, filter_hw=ws[:2], strides=st, padding=pad, dilations=dl,
+                groups=c // ws[2])
+
+
+def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+                             explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.conv2d_backprop_input_v2: the gradient of conv2d(input, filter) w.r.t. the input (``input``
+    gives only its shape) -- conv2d_transpose's primitive."""
+    x, w, g = _nhwc("conv2d_backprop_input_v2", input), _tensor(filter), _tensor(out_backprop)
+    ws = tuple(aval_of(w).shape)
+    st, dl, pad = _grad_conv_args("conv2d_backprop_input_v2", _spatial(x), ws[:2], strides, padding, data_format,
+                                  dilations)
+    c = aval_of(x).shape[3]
+    if len(ws) != 4 or ws[2] == 0 or c % ws[2]:
+        raise InvalidArgumentError(f"conv2d_backprop_input_v2: filter {ws} must be (kh, kw, in_channels, out_channels) "
+                                   f"with in_channels dividing the input's {c}")
+    return bind(P.conv2d_input_grad_p, g, w, input_hw=tuple(_spatial(x)), strides=st, padding=pad, dilations=dl,
+                groups=c // ws[2])
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                                     data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.nn.depthwise_conv2d_backprop_filter: depthwise_conv2d's filter gradient, shape filter_sizes
+    (kh, kw, in_channels, multiplier): the grouped conv2d filter gradient, reshaped."""
+    fn = "depthwise_conv2d_backprop_filter"
+    x, g = _nhwc(fn, input), _tensor(out_backprop)
+    kh, kw, c, m = _sizes(fn, filter_sizes)
+    st, dl, pad = _grad_conv_args(fn, _spatial(x), (kh, kw), strides, padding, data_format, dilations)
+    if aval_of(x).shape[3] != c:
+        raise InvalidArgumentError(f"{fn}: input depth {aval_of(x).shape[3]} != filter_sizes' in_channels {c}")
+    gw = bind(P.conv2d_filter_grad_p, x, g, filter_hw=(kh, kw), strides=st, padding=pad, dilations=dl, groups=c)
+    return A.reshape(gw, (kh, kw, c, m))
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                                    data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """tf.nn.depthwise_conv2d_backprop_input: depthwise_conv2d's input gradient, shape input_sizes."""
+    fn = "depthwise_conv2d_backprop_input"
+    w, g = _tensor(filter), _tensor(out_backprop)
+    n, h, wd, c = _sizes(fn, input_sizes)
+    ws = tuple(aval_of(w).shape)
+    if len(ws) != 4 or ws[2] != c:
+        raise InvalidArgumentError(f"{fn}: filter {ws} must be (kh, kw, in_channels={c}, multiplier)")
+    st, dl, pad = _grad_conv_args(fn, (h, wd), ws[:2], strides, padding, data_format, dilations)
+    w = A.reshape(w, (ws[0], ws[1], 1, ws[2] * ws[3]))
+    return bind(P.conv2d_input_grad_p, g, w, input_hw=(h, wd), strides=st, padding=pad, dilations=dl, groups=c)
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """tf.nn.atrous_conv2d_transpose: conv2d_transpose with stride 1 and dilation ``rate`` (TF computes
+    it through space_to_batch; the map is the same)."""
+    if int(rate) < 1:
+        raise ValueError(f"atrous_conv2d_transpose: rate {rate} cannot be less than one")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"atrous_conv2d_transpose: padding must be either VALID or SAME: {padding}")
+    return conv2d_transpose(value, filters, output_shape, 1, padding=padding, dilations=int(rate))
+
+
+def conv(input, filter, strides, padding, explicit_paddings=(), data_format="CHANNELS_LAST",  # noqa: A002
+         dilations=(), batch_dims=1, groups=1, name=None):
+    """tf.conv (TF's raw Conv op): a 2-D or 3-D channels-last convolution,
+    strides/dilations as N + 2 lists; here conv1d/2d/3d through tf.nn.convolution (batch_dims=1 only;
+    grouped when the filter's in_channels divide the input's, ``groups`` then must agree)."""
+    if data_format not in ("CHANNELS_LAST", "NHWC", "NDHWC", "NWC"):
+        raise NotImplementedError(f"tf.conv: data_format={data_format!r}: tapeflow's convolutions are channels-last "
+                                  f"only")
+    if int(batch_dims) != 1:
+        raise NotImplementedError(f"tf.conv: batch_dims={batch_dims}: only one batch dimension is supported")
+    x, w = _tensor(input), _tensor(filter)
+    ws, c = aval_of(w).shape, aval_of(x).shape[-1]
+    if len(aval_of(x).shape) not in (4, 5):
+        raise InvalidArgumentError(f"tf.conv: The input must have 2 or 3 spatial dimensions but got "
+                                   f"{len(aval_of(x).shape) - 2} (input shape {tuple(aval_of(x).shape)})")
+    if c is not None and ws[-2] and c // ws[-2] != int(groups):
+        raise InvalidArgumentError(f"tf.conv: groups={groups} but the input's {c} channels and the filter's "
+                                   f"in_channels {ws[-2]} make {c // ws[-2]} groups")
+    if padding == "EXPLICIT":
+        padding = [list(p) for p in np.asarray(explicit_paddings, np.int64).reshape(-1, 2)]
+    return convolution(x, w, strides=list(strides), padding=padding,
+                       dilations=list(dilations) if len(dilations) else None)
+
+
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,  # noqa: A002
+                        data_format=None):
+    """tf.nn.with_space_to_batch: ``op(converted, num_spatial_dims, "VALID")`` on the input moved by
+    space_to_batch_nd by ``dilation_rate`` (paddings as TF's: SAME pads the dilated filter's
+    extent, ``filter_shape`` required), then batch_to_space with the crops; rate 1 calls
+    ``op(input, num_spatial_dims, padding)`` directly."""
+    from .special_ops import batch_to_space, required_space_to_batch_paddings, space_to_batch_nd
+    x = _tensor(input)
+    rate = np.asarray(dilation_rate.numpy() if isinstance(dilation_rate, Tensor) else dilation_rate,
+                      np.int64).reshape(-1)
+    nsd = len(rate)
+    if (rate < 1).any():
+        raise ValueError(f"with_space_to_batch: dilation_rate must be positive, got {rate.tolist()}")
+    if spatial_dims is None:
+        first = 2 if data_format is not None and data_format.startswith("NC") else 1
+        spatial_dims = list(range(first, first + nsd))
+    spatial_dims = [int(d) for d in spatial_dims]
+    if len(spatial_dims) != nsd or sorted(spatial_dims) != spatial_dims or len(set(spatial_dims)) != nsd:
+        raise ValueError(f"with_space_to_batch: spatial_dims must be {nsd} increasing dims, got {spatial_dims}")
+    if (rate == 1).all():
+        return op(x, nsd, padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError("with_space_to_batch: filter_shape must be specified for SAME padding")
+        fs = np.asarray(filter_shape.numpy() if isinstance(filter_shape, Tensor) else filter_shape, np.int64)
+        total = fs + (fs - 1) * (rate - 1) - 1
+        base = np.stack([total // 2, total - total // 2], axis=1)
+    elif padding == "VALID":
+        base = np.zeros((nsd, 2), np.int64)
+    else:
+        raise ValueError(f"with_space_to_batch: Invalid padding method {padding!r}")
+    shape = tuple(aval_of(x).shape)
+    in_spatial = [shape[d] for d in spatial_dims]
+    paddings, crops = required_space_to_batch_paddings(in_spatial, rate, base_paddings=base)
+    paddings, crops = np.asarray(paddings.numpy()), np.asarray(crops.numpy())
+    # dims between the first spatial one and the others ride along with block 1 and no padding (TF's adjust)
+    lo = spatial_dims[0]
+    span = spatial_dims[-1] - lo + 1
+    block, pads, crps = np.ones(span, np.int64), np.zeros((span, 2), np.int64), np.zeros((span, 2), np.int64)
+    for k, d in enumerate(spatial_dims):
+        block[d - lo], pads[d - lo], crps[d - lo] = rate[k], paddings[k], crops[k]
+    if lo != 1:
+        raise NotImplementedError(f"with_space_to_batch: spatial_dims starting at {lo}: tapeflow's space_to_batch_nd "
+                                  f"takes the spatial dims right after the batch (channels-last inputs)")
+    converted = space_to_batch_nd(x, block, pads)
+    return batch_to_space(op(converted, nsd, "VALID"), block, crps)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """tf.extract_volume_patches: the (kp, kr, kc) patches of a 5-D NDHWC input at the strides, each
+    flattened (plane, row, col, depth) into the last dimension, SAME padding with zeros (TF's). Composed
+    of strided slices, so differentiable and traceable."""
+    fn = "extract_volume_patches"
+    x = _tensor(input)
+    s = tuple(aval_of(x).shape)
+    if len(s) != 5:
+        raise InvalidArgumentError(f"{fn}: input must be 5-dimensional (batch, planes, rows, cols, depth), got {s}")
+    k = _sizes(fn, ksizes, 5)
+    st = _sizes(fn, strides, 5)
+    if k[0] != 1 or k[4] != 1 or st[0] != 1 or st[4] != 1:
+        raise UnimplementedError(f"{fn}: Only supports ksizes and strides across space: ksizes {list(k)}, "
+                                 f"strides {list(st)} must be 1 at batch and depth")
+    if min(k) < 1 or min(st) < 1:
+        raise InvalidArgumentError(f"{fn}: ksizes and strides must be positive, got {list(k)}, {list(st)}")
+    k, st = k[1:4], st[1:4]
+    pads = _padding(fn, padding, s[1:4], k, st, (1, 1, 1))
+    xp = A.pad(x, [[0, 0]] + [list(p) for p in pads] + [[0, 0]]) if any(sum(p) for p in pads) else x
+    out = [(s[1 + i] + sum(pads[i]) - k[i]) // st[i] + 1 for i in range(3)]
+    if min(out) <= 0:
+        return A.zeros((s[0], *[max(o, 0) for o in out], int(np.prod(k)) * s[4]), aval_of(x).dtype)
+    taps = []
+    for a in range(k[0]):
+        for b in range(k[1]):
+            for c in range(k[2]):
+                taps.append(xp[:, a:a + (out[0] - 1) * st[0] + 1:st[0], b:b + (out[1] - 1) * st[1] + 1:st[1],
+                               c:c + (out[2] - 1) * st[2] + 1:st[2], :])
+    return A.concat(taps, axis=-1)
+
+
+# -- wave 21 (nn21): isotonic regression, approximate top-k -----------------------------------------------
+
+class IsotonicRegression(tuple):
+    """TF's result namedtuple: (output, segments)."""
+    __slots__ = ()
+    _fields = ("output", "segments")
+
+    def __new__(cls, output, segments):
+        return tuple.__new__(cls, (output, segments))
+
+    output = property(lambda self: self[0])
+    segments = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"IsotonicRegression(output={self[0]!r}, segments={self[1]!r})"
+
+
+def _pav_np(x, decreasing, out_dtype):
+    """Pool-adjacent-violators per row of 2-D ``x`` (TF's kernel: increasing is the decreasing problem
+    of -x; a segment merges into the previous one while the previous mean < its mean -- strictly,
+    so equal neighbours stay apart and NaN never merges): (means, int32 segment ids)."""
+    x = np.asarray(x, out_dtype)
+    out = np.empty_like(x)
+    seg = np.empty(x.shape, np.int32)
+    for r in range(x.shape[0]):
+        row = x[r] if decreasing else -x[r]
+        blocks = []                                   # [sum, count, start]
+        for i, v in enumerate(row):
+            blocks.append([v, 1, i])
+            while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+                s, c, _ = blocks.pop()
+                blocks[-1][0] += s
+                blocks[-1][1] += c
+        for k, (s, c, start) in enumerate(blocks):
+            m = s / out_dtype.type(c)
+            out[r, start:start + c] = m if decreasing else -m
+            seg[r, start:start + c] = k
+    return out, seg
+
+
+def isotonic_regression(inputs, decreasing=True, axis=-1):
+    """tf.nn.isotonic_regression: per vector along ``axis``, the non-increasing (``decreasing``) or
+    non-decreasing sequence nearest in least squares (pool-adjacent-violators, TF's merge rule), and
+    the int32 segment ids. Dtypes as TF: floats stay, int8/int16 -> float32, other ints -> float64.
+    The solve is NumPy (one numpy_function when traced); the output's gradient is TF's: each
+    position gets the mean of its segment's incoming gradient (the output is each segment's mean)."""
+    from ..core.state import STATE
+    x = _tensor(inputs)
+    dt = np.dtype(aval_of(x).dtype)
+    if dt.kind == "f":
+        odt = dt
+    elif dt.kind in "iu":
+        odt = np.dtype(np.float32 if dt.itemsize <= 2 else np.float64)
+    else:
+        raise InvalidArgumentTypeError(f"isotonic_regression: inputs must be real numbers, got {dt}")
+    rank = len(aval_of(x).shape)
+    if rank == 0:
+        raise InvalidArgumentError("isotonic_regression: inputs must have rank >= 1, got a scalar")
+    ax = axis % rank
+    perm = [d for d in range(rank) if d != ax] + [ax]
+    inv = list(np.argsort(perm))
+    xt = A.transpose(M.cast(x, odt), perm)
+    shp = tuple(aval_of(xt).shape)
+    flat = A.reshape(xt, (-1, shp[-1]))
+
+    def solve(a):
+        return _pav_np(a, bool(decreasing), odt)
+    if STATE.trace is None:
+        y, seg = (Tensor(v) for v in solve(flat.numpy()))
+    else:
+        from ..compiler.function import TensorSpec
+        from .script_ops import numpy_function
+        y, seg = numpy_function(solve, [flat], [TensorSpec(tuple(aval_of(flat).shape), odt),
+                                                TensorSpec(tuple(aval_of(flat).shape), np.int32)])
+    # the value is the solve's; the gradient the segment-mean map's (a - stop_gradient(a) is exactly 0)
+    same = M.equal(A.expand_dims(seg, 2), A.expand_dims(seg, 1))
+    # where, not a 0/1 product: a NaN in another segment must not leak into this one (0 * NaN)
+    avg = M.reduce_sum(M.where(same, A.expand_dims(flat, 1), np.zeros((), odt)), axis=2) / \
+        M.reduce_sum(M.cast(same, odt), axis=2)
+    y = y + (avg - M.stop_gradient(avg))
+    return IsotonicRegression(A.transpose(A.reshape(y, shp), inv), A.transpose(A.reshape(seg, shp), inv))
+
+
+class ApproxTopK(tuple):
+    """TF's result namedtuple: (values, indices)."""
+    __slots__ = ()
+    _fields = ("values", "indices")
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"ApproxTopK(values={self[0]!r}, indices={self[1]!r})"
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """tf.approx_top_k: on CPU TF computes the exact top k (TPU's approximation is not used): top_k along
+    ``reduction_dimension`` (ties: lower index first; NaN ranked first, as TF's kernel), the smallest k when
+    not ``is_max_k``; int32 indices. TF's CPU kernel takes reduction_dimension=-1 and is_max_k only
+    (NotFoundError otherwise); here any dimension and the min too. Float32 (and float16) as TF."""
+    x = _tensor(input)
+    dt = np.dtype(aval_of(x).dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float16)):
+        raise InvalidArgumentError(f"approx_top_k: Value for attr 'T' of {_dt_name(dt)} is not in the list of allowed "
+                                   f"values: half, bfloat16, float (cast the input to float32)")
+    shape = tuple(aval_of(x).shape)
+    if not shape:
+        raise InvalidArgumentError("approx_top_k: input must have rank >= 1, got a scalar")
+    ax = int(reduction_dimension) % len(shape)
+    k = int(k)
+    if shape[ax] is not None and k > shape[ax]:
+        raise InvalidArgumentError(f"approx_top_k: input must have at least k columns. Had {shape[ax]}, needed {k}")
+    if k < 0:
+        raise InvalidArgumentError(f"approx_top_k: k must be >= 0, got {k}")
+    xt = A.transpose(x, [d for d in range(len(shape)) if d != ax] + [ax]) if ax != len(shape) - 1 else x
+    # TF's CPU kernel ranks NaN above every number (its TopK); tapeflow's top_k puts NaN last, so rank a
+    # key with NaN as +inf and gather the values back (approx_min_k: NaN first too)
+    key = xt if is_max_k else M.negative(xt)
+    key = M.where(M.is_nan(key), np.asarray(np.inf, dt), key)
+    _, idx = A.top_k(key, k)
+    vals = A.take_along_axis(xt, idx, -1)
+    if ax != len(shape) - 1:
+        back = list(range(ax)) + [len(shape) - 1] + list(range(ax, len(shape) - 1))
+        vals, idx = A.transpose(vals, back), A.transpose(idx, back)
+    return ApproxTopK(vals, M.cast(idx, np.int32))
+
+
+def _dt_name(dt):
+    from ..core import dtypes as _dtypes
+    return _dtypes.as_dtype(dt).name
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """tf.math.approx_max_k / tf.nn.approx_max_k: approx_top_k with is_max_k=True (exact on CPU, as TF)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True, reduction_input_size_override,
+                        aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True, name=None):
+    """tf.math.approx_min_k / tf.nn.approx_min_k: the k smallest (exact; TF 2.21's CPU has no kernel for it)."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                        aggregate_to_topk)
