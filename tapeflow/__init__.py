@@ -15,7 +15,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 from .core import primitives as _primitives  # noqa: F401,E402  (registers the primitive table)
-from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
+from .core.dtypes import (DType, as_dtype, float16, bfloat16, float32, float64, half, double, int8, int16,  # noqa: F401
                           int32, int64, uint8, uint16, uint32, uint64, bool_ as bool, string)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
 from .core.tensor import VariableAggregation, VariableSynchronization  # noqa: F401

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import memory as _memory  # noqa: F401  (sets the C allocator's thresholds once: memory.py)
 from .aval import Aval, fmt_shape
+from .dtypes import BF16 as _BF16, kind as _dt_kind
 from .state import STATE
 from ..errors import OpError as _OpError, InvalidArgumentTypeError as _InvalidArgumentTypeError
 
@@ -462,6 +463,9 @@ def eager_apply(p, args, params, kernel=None):
     if n_py and n_py == len(vals):
         # only Python scalars: TF's defaults (float32, int32), not NumPy's float64/int64
         vals = _py_defaults(vals)
+    elif n_py and _takes_bf16_numbers(p) and any(getattr(v, "dtype", None) is _BF16 for v in vals):
+        vals = _bf16_numbers(vals)
+        args = _bf16_numbers(args)
     try:
         out = (p.impl if kernel is None else kernel)(*vals, **params)
     except Exception as e:  # re-raise with op name, shapes and dtypes
@@ -511,7 +515,10 @@ def _run_rule(p, vals, params, key):
         if osig is not None:
             # the kernel for this signature: the record's specialize, asked once here
             spec = p.specialize
-            _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
+            if not (_takes_bf16_numbers(p) and any(a.weak for a in avals) and any(a.dtype is _BF16 for a in avals)):
+                # (a bfloat16 call with Python numbers always takes eager_apply, which converts them
+                # in the operands the tape records too: a vjp_np multiplying by 0.7 must see bfloat16)
+                _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
     return hit
 
 
@@ -833,12 +840,34 @@ def adopt_numpy(p, args):
     return tuple(_adopt(p, a, d) if _is_numpy_operand(a) else a for a in args)
 
 
+_PY_NUMBERS = (float, int)
+
+
+def _takes_bf16_numbers(p):
+    """Whether ``p``'s Python-number operands take its tensor operands' dtype: the records whose
+    operands share one dtype (``numpy_operands="adopt"``) and the elementwise family (its rules
+    give weak operands the strong dtype; where's condition is a bool, never a number)."""
+    return p.numpy_operands is not None or p.fusion == "elementwise"
+
+
+def _bf16_numbers(vals):
+    """``vals`` with each Python number converted to a bfloat16 NumPy scalar, as TF converts
+    it before the op (x * 0.3 multiplies by 0.30078125). NumPy would compute a bfloat16 array
+    and a Python float in float32 or float64 (ml_dtypes is a legacy user dtype: no NEP 50 weak
+    scalars), rounding the result instead of the operand; and where(c, x, 0.3) would be float64.
+    eager_apply (such signatures never enter bind's fast path) and the tracer (``Trace.process``)
+    convert them, in the operands the tapes record too."""
+    return tuple(_BF16.type(v) if v.__class__ in _PY_NUMBERS else v for v in vals)
+
+
+
+
 def _is_numpy_operand(a):
     return (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64
 
 
 def _adopt(p, a, d):
-    k, dk = a.dtype.kind, d.kind
+    k, dk = _dt_kind(a.dtype), _dt_kind(d)   # (bfloat16's NumPy kind is "V": read as "f")
     if a.dtype == d or not ((dk == "f" and k in "fiub") or (dk in "iu" and k in "iuf")):
         return a  # the same dtype, or no conversion TF makes either (the rule says what is wrong)
     arr = np.asarray(a)

@@ -334,13 +334,15 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
         axes = norm_axis("reduce_mean", axis, v.ndim)
     else:
         try:
-            kind = aval_of(x).dtype.kind
+            kind = _dt.kind(aval_of(x).dtype)
         except CompositeOperand:   # a RaggedTensor (TF's ragged reduce_mean)
             return _ragged_reduce("mean", x, axis, keepdims)
         if kind not in "fiu":
             raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
                                            "cast first: tapeflow.cast(x, tapeflow.float32)")
         axes = _axes("reduce_mean", x, axis)
+        if aval_of(x).dtype is _dt.BF16:   # TF's bfloat16 mean: summed and divided in float32, rounded once
+            return cast(reduce_mean(cast(x, _dt.float32), axes, keepdims), _dt.bfloat16)
         if kind != "f":
             return _integer_mean(x, axes, keepdims)
     s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
@@ -419,7 +421,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     d = aval_of(input_tensor).dtype
-    if d.kind != "f":   # (TF: a TypeError; an integer mean would truncate: variance([1, 2]) gave 0)
+    if not _dt.is_float(d):   # (TF: a TypeError; an integer mean would truncate: variance([1, 2]) gave 0)
         raise InvalidArgumentTypeError(f"reduce_variance / reduce_std: expects a floating tensor, got {d.name}; "
                                        "cast first, e.g. tf.cast(x, tf.float32)")
     m = reduce_mean(input_tensor, axis, keepdims=True)
