@@ -376,10 +376,6 @@ class Layer(Module):
             var = comp = _dt.as_dtype(dtype).name if dtype is not None else backend.floatx()
         else:
             var, comp = policy.variable_dtype, policy.compute_dtype
-            if comp == "bfloat16":
-                raise NotImplementedError(f"{type(self).__name__}: the dtype policy {policy.name!r} computes in "
-                                          "bfloat16, which tapeflow (NumPy) has no dtype for; use 'mixed_float16' "
-                                          "or 'float32'")
         self._dtype = var
         self._np_dtype = _dt.as_dtype(comp).np     # (tf.string's NumPy dtype is object)
         self._mixed = comp != var
@@ -715,17 +711,17 @@ class Layer(Module):
             if v is not None:  # concrete: the fast path
                 dt = v.dtype
                 npd = self._np_dtype
-                if dt is npd or dt.kind != "f" or not self._autocast or dt == npd:
+                if dt is npd or dt.kind != "f" and dt is not _dt.BF16 or not self._autocast or dt == npd:
                     return x
                 return M.cast(x, npd)
         if isinstance(x, Tensor):
             if self._autocast and not isinstance(x, Variable):
                 d = aval_of(x).dtype
-                if d.kind == "f" and d != self._np_dtype:
+                if _dt.is_float(d) and d != self._np_dtype:
                     return M.cast(x, self._np_dtype)
             return x
         if isinstance(x, np.ndarray) or isinstance(x, np.generic):
-            if x.dtype.kind == "f" and self._autocast and x.dtype != self._np_dtype:
+            if _dt.is_float(x.dtype) and self._autocast and x.dtype != self._np_dtype:
                 x = x.astype(self._np_dtype)
             return convert_to_tensor(x)
         if isinstance(x, list):

@@ -140,6 +140,8 @@ def log_sigmoid(x, name=None):
 
 def erf(x, name=None):
     """Error function, composed (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7)."""
+    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once; the composition in bfloat16 was 9/24 right)
+        return in_float32(erf, x)
     s = sign(x)
     a = abs(x)
     t = divide(1.0, add(multiply(a, 0.3275911), 1.0))
@@ -515,10 +517,30 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     return bind(L.matmul_p, a, b)
 
 
+def _has_bf16(*xs):
+    """Whether one of ``xs`` is a bfloat16 tensor or array (``getattr``: lists and numbers have none)."""
+    for x in xs:
+        d = getattr(x, "dtype", None)
+        if d is not None and (d is _dt.bfloat16 or d is _dt.BF16):
+            return True
+    return False
+
+
+def in_float32(fn, *xs):
+    """``fn(*xs)`` computed in float32 and rounded to bfloat16 once: how TF 2.21's CPU kernels
+    compute their bfloat16 forms of products (einsum, convolutions), softmax and erf (their
+    numbers in tests/test_bfloat16.py), where NumPy has no bfloat16 kernel or a composition in
+    bfloat16 would round every step. The casts carry the gradient (in float32, rounded once)."""
+    r = fn(*[cast(x, _dt.float32) if _has_bf16(x) else x for x in xs])
+    return tuple(cast(t, _dt.bfloat16) for t in r) if isinstance(r, tuple) else cast(r, _dt.bfloat16)
+
+
 def einsum(equation, *inputs, name=None, **kwargs):
     """TF's einsum: NumPy's notation, including an implicit output ('ij,jk': the letters
     that appear once, sorted) and '...' (broadcast like NumPy). The primitive takes only
     explicit letters, so both are spelled out here: the IR names every axis."""
+    if _has_bf16(*inputs):   # (np.einsum has no bfloat16 loop; TF sums in float32)
+        return in_float32(lambda *xs: einsum(equation, *xs), *inputs)
     spec = equation.replace(" ", "")
     if "..." in spec or "->" not in spec:
         spec, inputs = _explicit_einsum(spec, inputs)
