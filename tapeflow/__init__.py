@@ -35,7 +35,10 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
-from .device import device, list_physical_devices  # noqa: F401
+from .device import device, list_physical_devices, DeviceSpec  # noqa: F401
+from .type_spec import (TypeSpec, NoneTensorSpec, OptionalSpec, TensorArraySpec, IndexedSlices,  # noqa: F401
+                        IndexedSlicesSpec)
+from .core.tensor import variable_creator_scope, register_tensor_conversion_function  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm  # noqa: F401
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
@@ -128,6 +131,10 @@ def __getattr__(name):
     if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
         from . import ragged
         globals()[name] = getattr(ragged, name)
+        return globals()[name]
+    if name in ("make_tensor_proto", "make_ndarray"):   # (TensorProto messages: tensorboardX's protos, on first use)
+        from . import tensor_util
+        globals()[name] = getattr(tensor_util, name)
         return globals()[name]
     if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
         from .strings import as_string

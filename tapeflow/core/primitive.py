@@ -688,6 +688,11 @@ def aval_of(x) -> Aval:
     if isinstance(x, CompositeTensor):
         raise CompositeOperand("a tensor op")
     a = _py_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
+    if a.dtype.kind == "O" and not a.ndim:   # a foreign object: a registered conversion's tensor, if any
+        from .tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+        r = _registered_conversion(x)
+        if r is not None:
+            return r.aval
     return Aval(a.shape, _STRING if a.dtype.kind in "US" else a.dtype)
 
 
@@ -922,6 +927,10 @@ def _convert_other(p, a):
         return np.asarray(a)
     if a.__class__ is range:   # tf.reshape(range(20), ...): TF converts the list of its ints (int32)
         return _py_array(list(a))
+    from .tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+    r = _registered_conversion(a)
+    if r is not None:
+        return r._v
     raise _InvalidArgumentTypeError(f"{p.name}: cannot convert argument of type {type(a).__name__} to a tensor: {a!r}")
 
 

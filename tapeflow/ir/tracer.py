@@ -285,6 +285,10 @@ class Trace:
             return self.const(x._v, keep=x)
         if c is str or c is bytes:   # a Python text operand: a tf.string constant, as eagerly
             return self.const(_to_array(x))
+        from ..core.tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+        r = _registered_conversion(x)
+        if r is not None:
+            return self.to_var(r)
         raise TypeError(f"cannot use a {type(x).__name__} as a tensor: {x!r}")
 
     def _is_ancestor(self, t):

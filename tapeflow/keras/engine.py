@@ -71,6 +71,28 @@ class KerasVariable(Variable):
     __slots__ = ()
     _NAME_SCOPED = False    # Keras 3 names weights by layer path, not by the open tf.name_scope
 
+    # tf.variable_creator_scope (core/tensor.py): as in TF 2.21, where a Keras 3 weight wraps a
+    # tf.Variable made through the creators, a creator sees the short name ('kernel'), the dtype's
+    # name and trainable=True/False; what it changes of the value (initial_value, dtype, shape,
+    # constraint) applies, while the weight keeps its Keras name, path and trainable flag
+    @classmethod
+    def _creator_kwargs(cls, given):
+        kw = super()._creator_kwargs(given)
+        kw["name"] = str(given.get("name", "Variable")).rsplit("/", 1)[-1]
+        kw["trainable"] = bool(given.get("trainable", True))
+        kw["dtype"] = np.asarray(given["initial_value"]).dtype.name if "dtype" not in given else given["dtype"]
+        return kw
+
+    @classmethod
+    def _created_kwargs(cls, given, kw):
+        out = super()._created_kwargs(given, kw)
+        for k in ("name", "trainable"):
+            if k in given:
+                out[k] = given[k]
+            else:
+                out.pop(k, None)
+        return out
+
     @property
     def name(self):
         return self._name.rsplit("/", 1)[-1]
