@@ -463,7 +463,8 @@ def eager_apply(p, args, params, kernel=None):
     if n_py and n_py == len(vals):
         # only Python scalars: TF's defaults (float32, int32), not NumPy's float64/int64
         vals = _py_defaults(vals)
-    elif n_py and _takes_bf16_numbers(p) and any(getattr(v, "dtype", None) is _BF16 for v in vals):
+    elif n_py and _BF16_NUMBERS[0] and _takes_bf16_numbers(p) and any(getattr(v, "dtype", None) is _BF16
+                                                                        for v in vals):
         vals = _bf16_numbers(vals)
         args = _bf16_numbers(args)
     try:
@@ -504,6 +505,12 @@ def _run_rule(p, vals, params, key):
     osig = None
     if not p.multiple_results and None not in out.shape:
         osig = _sig(out.shape, out.dtype)
+    bf16_numbers = any(a.dtype is _BF16 for a in avals) and any(a.weak for a in avals) and _takes_bf16_numbers(p)
+    if bf16_numbers:
+        # a bfloat16 call with Python numbers: eager_apply converts them from now on, in the operands
+        # the tape records too (a vjp_np multiplying by 0.7 must see bfloat16); it never enters
+        # bind's fast path, which would not
+        _BF16_NUMBERS[0] = True
     hit = (out, osig)
     if key is not None:
         if len(_RULES) > 50_000:  # shapes that never repeat (varying batch sizes): stay bounded
@@ -515,9 +522,7 @@ def _run_rule(p, vals, params, key):
         if osig is not None:
             # the kernel for this signature: the record's specialize, asked once here
             spec = p.specialize
-            if not (_takes_bf16_numbers(p) and any(a.weak for a in avals) and any(a.dtype is _BF16 for a in avals)):
-                # (a bfloat16 call with Python numbers always takes eager_apply, which converts them
-                # in the operands the tape records too: a vjp_np multiplying by 0.7 must see bfloat16)
+            if not bf16_numbers:
                 _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
     return hit
 
@@ -846,6 +851,9 @@ def adopt_numpy(p, args):
 
 
 _PY_NUMBERS = (float, int)
+#: whether a rule has met a bfloat16 operand beside a Python number yet (eager_apply converts only
+#: then: a program without bfloat16 pays one flag test per call with Python numbers)
+_BF16_NUMBERS = [False]
 
 
 def _takes_bf16_numbers(p):

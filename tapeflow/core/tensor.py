@@ -526,8 +526,12 @@ class VariableAggregation(enum.Enum):
 
 
 class _Creators(threading.local):
-    """tf.variable_creator_scope's creators, per thread (TF keeps them per thread too)."""
+    """tf.variable_creator_scope's creators, per thread (TF keeps them per thread too); ``making``:
+    the last creator is making the variable now; ``made``: the variable the creators returned,
+    whose own ``__init__`` call (Python makes it after ``__new__``) is skipped."""
     stack = ()
+    making = False
+    made = None
 
 
 _CREATORS = _Creators()
@@ -538,18 +542,6 @@ _TF_VARIABLE_KWARGS = {"initial_value": None, "trainable": None, "validate_shape
                        "synchronization": VariableSynchronization.AUTO, "aggregation": VariableAggregation.NONE,
                        "shape": None,
                        "experimental_enable_variable_lifting": True}
-
-
-class _VariableMeta(type):
-    """Variable's metaclass: ``Variable(...)`` inside a ``tf.variable_creator_scope`` runs the
-    scope's creators (TF's VariableMetaclass). Outside any scope it is one attribute test per
-    construction (variables are made once, never per step; an assign's _UnreadVariable skips it)."""
-
-    def __call__(cls, *args, **kwargs):
-        stack = _CREATORS.stack
-        if not stack:
-            return type.__call__(cls, *args, **kwargs)
-        return _create_through(cls, stack, args, kwargs)
 
 
 def _create_through(cls, stack, args, kwargs):
@@ -563,7 +555,11 @@ def _create_through(cls, stack, args, kwargs):
     chain = list(stack)
 
     def default(**kw):
-        return type.__call__(cls, **cls._created_kwargs(given, kw))
+        _CREATORS.making = True
+        try:
+            return type.__call__(cls, **cls._created_kwargs(given, kw))
+        finally:
+            _CREATORS.making = False
 
     def make(i):
         if i < 0:
@@ -577,7 +573,7 @@ def _create_through(cls, stack, args, kwargs):
     return make(len(chain) - 1)(**cls._creator_kwargs(given))
 
 
-class Variable(Tensor, metaclass=_VariableMeta):
+class Variable(Tensor):
     """A mutable tensor: model weights, optimizer slots, counters.
 
     ``assign``/``assign_add``/``assign_sub`` replace the value (eagerly now, or
@@ -591,6 +587,19 @@ class Variable(Tensor, metaclass=_VariableMeta):
     #: object graph records it); Keras 3's weights are not (keras/engine.py KerasVariable)
     _NAME_SCOPED = True
 
+    def __new__(cls, *args, **kwargs):
+        # tf.variable_creator_scope: inside one, the scope's creators make the variable (TF's
+        # VariableMetaclass does this; a metaclass here would make every isinstance(x, Variable),
+        # which bind's fast path asks of operands, look up __instancecheck__: +20 ns each)
+        c = _CREATORS
+        stack = c.stack
+        if not stack or c.making:
+            return _new(cls)
+        v = _create_through(cls, stack, args, kwargs)
+        if isinstance(v, cls):
+            c.made = v
+        return v
+
     @classmethod
     def _creator_kwargs(cls, given):
         """What a variable creator sees: TF's keyword arguments, the ones not given at their defaults."""
@@ -603,6 +612,10 @@ class Variable(Tensor, metaclass=_VariableMeta):
 
     def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
                  validate_shape=True, **kwargs):
+        c = _CREATORS
+        if c.made is self:   # (made by the creators already: see __new__)
+            c.made = None
+            return
         if initial_value is None:
             raise ValueError("Variable: initial_value is required")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
@@ -820,7 +833,9 @@ class Variable(Tensor, metaclass=_VariableMeta):
             return None
         st = STATE
         if st.trace is None and not st.tapes:
-            return _UnreadVariable(self)
+            u = _new(_UnreadVariable)   # (a view, not a new variable: no creators, no __init__ to call)
+            u._target = self
+            return u
         # Traced or taped, the result is the variable itself, so traces and tapes see
         # reads of it as reads of this variable (ordering, gradients)
         return self
@@ -940,11 +955,7 @@ def _place_owned(variables):
     variables.clear()
 
 
-class _PlainVariableMeta(_VariableMeta):
-    __call__ = type.__call__   # (an assign's result is a view, not a new variable: no creators)
-
-
-class _UnreadVariable(Variable, metaclass=_PlainVariableMeta):
+class _UnreadVariable(Variable):
     """What an eager ``assign``/``assign_add``/``assign_sub`` returns, as TF's: a view
     of the assigned variable that prints as ``<tf.Variable 'UnreadVariable' ...>``.
     It holds no value of its own: reads see the variable's current value and writes
@@ -1048,8 +1059,10 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
     """``tf.register_tensor_conversion_function``: ``conversion_func(value, dtype=None, name=None,
     as_ref=False)`` converts instances of ``base_type`` to a Tensor (or returns NotImplemented to
     pass), in ``convert_to_tensor`` and wherever an op meets such an operand. Consulted only for
-    values no built-in conversion takes (Tensors, NumPy values and Python scalars and lists never
-    look), so registering costs the common conversions nothing. TF 2.21's checks and errors."""
+    values no built-in conversion takes (after it failed: Tensors, NumPy values, Python scalars and
+    lists never look), so registering costs the common conversions nothing; unlike TF, an object
+    NumPy can convert (``__array__``) converts so before a function registered for its type is
+    asked. TF 2.21's checks and errors."""
     types = base_type if isinstance(base_type, tuple) else (base_type,)
     if not types or not all(isinstance(t, type) for t in types):
         raise TypeError(f"Argument `base_type` must be a type or a tuple of types. Obtained: {base_type}")
@@ -1085,9 +1098,6 @@ def _registered_conversion(value, dtype=None):
     raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({c}) to a Tensor.")
 
 
-_BUILTIN_CONVERSIONS = (list, tuple, float, int, bool, str, bytes, range, np.ndarray, np.generic)
-
-
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Value -> Tensor (Tensors pass through; Variables are read)."""
     if isinstance(value, Variable):
@@ -1103,12 +1113,16 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return value
     if dtype is None and dtype_hint is not None and not isinstance(value, np.ndarray):
         dtype = dtype_hint
-    if _CONVERSIONS and not isinstance(value, _BUILTIN_CONVERSIONS):
-        r = _registered_conversion(value, dtype)
-        if r is not None:
-            return r
     t = _new(Tensor)
-    t._v = _to_array(value, dtype)
+    try:
+        t._v = _to_array(value, dtype)
+    except (TypeError, ValueError):
+        # a value no built-in conversion takes: a registered conversion function's, if any (so
+        # the conversions above pay nothing for the registry: a try costs nothing until it raises)
+        r = _registered_conversion(value, dtype) if _CONVERSIONS else None
+        if r is None:
+            raise
+        return r
     return t
 
 

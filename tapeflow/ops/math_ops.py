@@ -514,7 +514,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = _swap_last(a)
     if transpose_b or adjoint_b:
         b = _swap_last(b)
-    return bind(L.matmul_p, a, b)
+    try:
+        return bind(L.matmul_p, a, b)
+    except InvalidArgumentTypeError:
+        # TF 2.21's tf.matmul takes bfloat16 with float32 (either side; its SparseMatMul kernel):
+        # a float32 product of the float32 values. Only here: the `@` operator and the matmul
+        # record keep one dtype (TF's `@` is tf.matmul: docs/differences.md)
+        if {aval_of(a).dtype, aval_of(b).dtype} != {_dt.BF16, np.dtype(np.float32)}:
+            raise
+        return bind(L.matmul_p, cast(a, _dt.float32), cast(b, _dt.float32))
 
 
 def _has_bf16(*xs):
