@@ -145,7 +145,7 @@ def test_variable_creator_scope_renames_and_records():
         kw["name"] = "R_" + str(kw["name"])
         return next_creator(**kw)
     with tf.variable_creator_scope(creator):
-        layer = tf.keras.layers.Dense(2)
+        layer = tf.keras.layers.Dense(2, name="dense")   # (named: the suite's other Dense layers number theirs)
         layer.build((None, 3))
         v = tf.Variable(np.ones(2), name="w", dtype=tf.float32)
     # TF 2.21: the Keras weights' creators see ('kernel', True, 'float32'), ('bias', True, 'float32');
