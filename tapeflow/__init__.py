@@ -15,7 +15,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapeflow(\.|$)")
 
 from .core import primitives as _primitives  # noqa: F401,E402  (registers the primitive table)
-from .core.dtypes import (DType, as_dtype, float16, float32, float64, half, double, int8, int16,  # noqa: F401
+from .core.dtypes import (DType, as_dtype, float16, bfloat16, float32, float64, half, double, int8, int16,  # noqa: F401
                           int32, int64, uint8, uint16, uint32, uint64, bool_ as bool, string,
                           complex64, complex128)
 from .core.tensor import Tensor, Variable, TensorShape, constant, convert_to_tensor, is_tensor  # noqa: F401
@@ -36,7 +36,10 @@ from .ops.array_ops import (zeros, ones, fill, zeros_like, ones_like, range, lin
                             tensor_scatter_nd_max, tensor_scatter_nd_min, roll, searchsorted)
 from .autodiff import GradientTape, UnconnectedGradients, custom_gradient, grad, value_and_grad  # noqa: F401
 from .autodiff import gradients, hessians, recompute_grad, AggregationMethod  # noqa: F401
-from .device import device, list_physical_devices  # noqa: F401
+from .device import device, list_physical_devices, DeviceSpec  # noqa: F401
+from .type_spec import (TypeSpec, NoneTensorSpec, OptionalSpec, TensorArraySpec, IndexedSlices,  # noqa: F401
+                        IndexedSlicesSpec)
+from .core.tensor import variable_creator_scope, register_tensor_conversion_function  # noqa: F401
 from . import math, nn, random, linalg, image, debugging, bitwise, signal  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm, eig, eigvals  # noqa: F401
 from .linalg import sqrtm as matrix_square_root  # noqa: F401  (tf.matrix_square_root: TF 2.21 exports both)
@@ -135,6 +138,10 @@ def __getattr__(name):
     if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
         from . import ragged
         globals()[name] = getattr(ragged, name)
+        return globals()[name]
+    if name in ("make_tensor_proto", "make_ndarray"):   # (TensorProto messages: tensorboardX's protos, on first use)
+        from . import tensor_util
+        globals()[name] = getattr(tensor_util, name)
         return globals()[name]
     if name == "as_string":   # tf.as_string is tf.strings.as_string (TF 2.21); tf.strings loads on first use
         from .strings import as_string

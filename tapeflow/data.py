@@ -44,6 +44,7 @@ import numpy as np
 from . import errors
 from . import lookup as _lookup
 from .core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from .type_spec import TypeSpec
 from .util import nest
 
 #: ``tf.data.AUTOTUNE``: accepted wherever TF takes a buffer size or parallelism
@@ -485,7 +486,7 @@ class Iterator:
     checks (TF 2.21: ``isinstance(iter(ds), tf.data.Iterator)`` is True)."""
 
 
-class IteratorSpec:
+class IteratorSpec(TypeSpec):
     """``tf.data.IteratorSpec(element_spec)``: the type of an iterator over elements of ``element_spec``
     (TF 2.21's repr, equality and hash; ``value_type`` is the OwnedIterator)."""
 
@@ -1205,7 +1206,7 @@ class _InterleaveDataset(Dataset):
 _END = object()
 
 
-class DatasetSpec:
+class DatasetSpec(TypeSpec):
     """``tf.data.DatasetSpec``: the spec of an element that is itself a dataset (``window``)."""
 
     def __init__(self, element_spec, dataset_shape=()):

@@ -33,6 +33,7 @@ import numpy as np
 from .core import dtypes as _dt
 from .core.primitive import CompositeTensor, CompositeOperand, bind
 from .core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from .type_spec import TypeSpec
 
 __all__ = ["ExtensionType", "BatchableExtensionType", "ExtensionTypeSpec", "BatchableExtensionTypeSpec",
            "ImmutableDict", "type_spec_from_value", "dispatch_for_api", "dispatch_for_unary_elementwise_apis",
@@ -451,7 +452,7 @@ class BatchableExtensionType(ExtensionType):
 
 # -- specs -------------------------------------------------------------------------------------------
 
-class ExtensionTypeSpec:
+class ExtensionTypeSpec(TypeSpec):
     """TF's ``tf.experimental.ExtensionTypeSpec``: the TypeSpec of an extension type. Its fields
     are the value's, with a TensorSpec for each tensor and a nested spec for each nested value."""
 

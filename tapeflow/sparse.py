@@ -15,6 +15,7 @@ import numpy as np
 from .core.primitive import aval_of
 from .core.state import STATE
 from .core.tensor import Tensor, TensorShape, convert_to_tensor
+from .type_spec import TypeSpec
 from .errors import InvalidArgumentError
 from .ops import array_ops as A
 from .ops import math_ops as M
@@ -139,7 +140,7 @@ class SparseTensor:
         return cls(components[0], components[1], np.array(v, np.int64))
 
 
-class SparseTensorSpec:
+class SparseTensorSpec(TypeSpec):
     """The TypeSpec of a SparseTensor: shape (None: any size) and dtype."""
 
     def __init__(self, shape=None, dtype=np.float32):

@@ -1124,3 +1124,18 @@ case("nn21_jpeg_quality_rank4", "lambda x: tf.image.adjust_jpeg_quality(x, 50)",
      "adjust_jpeg_quality")
 case("nn21_jpeg_quality_channels", "lambda x: tf.image.adjust_jpeg_quality(x, 50)", [np.zeros((4, 4, 2), np.uint8)],
      "channels")
+
+# -- branch bf16_21: bfloat16 (ml_dtypes' NumPy dtype; TF never promotes it either) ---------------
+import ml_dtypes as _mld  # noqa: E402
+_BF = _mld.bfloat16
+_BV3 = _a([1.5, 2.25, -3.0], _BF)
+_BM22 = _a([[2.0, 1.0], [1.0, 3.0]], _BF)
+case("bf16_add_f16", "lambda x, y: x + y", [_BV3, _a([1, 2, 3], np.float16)], "add")
+case("bf16_add_f32", "lambda x, y: tf.add(x, y)", [_BV3, V3], "add")
+case("bf16_matmul_f32", "lambda x, y: tf.matmul(x, y)", [_a(M23, _BF), M32])   # (TF: a float32 product)
+case("bf16_matmul_f16", "lambda x, y: tf.matmul(x, y)", [_a(M23, _BF), _a(M32, np.float16)], "matmul")
+case("bf16_matrix_inverse", "lambda x: tf.linalg.inv(x)", [_BM22], "bfloat16")
+# (vector results: the recorder's np.asarray of a 0-d bfloat16 TF tensor fails)
+case("bf16_valid_arithmetic_vec", "lambda x: tf.reduce_sum(x * 0.3 + 1.0, keepdims=True) + tf.reduce_max(x)",
+     [_BV3])
+case("bf16_valid_matmul", "lambda x: tf.matmul(x, x) * 0.5", [_BM22])

@@ -86,7 +86,7 @@ class ForwardAccumulator:
         unconnected_gradients = _unconnected(unconnected_gradients)
 
         def one(y):
-            if not isinstance(y, Tensor) or y.dtype.np.kind not in "fc":  # (TF 2.21: None for an int result)
+            if not isinstance(y, Tensor) or not (y.dtype.is_floating or y.dtype.is_complex):  # (TF 2.21: None for an int result)
                 return None
             u = array_ops.zeros_like(y)
             with GradientTape() as outer:

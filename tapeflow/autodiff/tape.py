@@ -22,6 +22,7 @@ import sys
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.dtypes import BF16 as _BF16, differentiable as _differentiable
 from ..core import primitive as _prim
 from ..core.primitives import elementwise as E
 from ..core.state import STATE
@@ -91,7 +92,7 @@ class GradientTape:
     def watch(self, tensor):
         """Track ``tensor`` (or a nested structure of them) as a source."""
         for t in nest.flatten(tensor):
-            if isinstance(t, Tensor) and t.aval.dtype.kind not in "fc":   # (TF 2.21 watches complex too)
+            if isinstance(t, Tensor) and not _differentiable(t.aval.dtype):   # (TF 2.21 watches complex too)
                 # as TF 2.21: a warning, and the tensor stays unwatched (its gradient is None);
                 # an integer has no gradient, and raising would break TF programs that watch
                 # mixed structures
@@ -196,7 +197,7 @@ class GradientTape:
                         a = g.get(id(s))
                         if a is not None and (id(s) in ids or _is_target(s, targets)):
                             v = s._v
-                            if (s.aval.dtype if v is None else v.dtype).kind in "fc":
+                            if (d := (s.aval.dtype if v is None else v.dtype)).kind in "fc" or d is _BF16:
                                 t = _new(Tensor)
                                 t._v = a
                                 k = (a.shape, a.dtype)
@@ -326,7 +327,8 @@ def _first(flat):
 def _is_float(t):
     """Differentiable: a float or complex tensor (TF 2.21's GradientTape takes both)."""
     v = t._v  # (a Variable's Aval is built on each .aval: read the array's dtype)
-    return (t.aval.dtype if v is None else v.dtype).kind in "fc"
+    return _differentiable(t.aval.dtype if v is None else v.dtype)
+
 
 
 def _or_zeros(g, s):

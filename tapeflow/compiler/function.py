@@ -57,11 +57,14 @@ def _user_stacklevel():
     return level
 
 
+from ..type_spec import TypeSpec  # noqa: E402
 from .signature_text import (RankGenericConcreteFunction, check_python_arguments,  # noqa: E402
                              check_composite_arguments, signature_text, spec_text, unknown_rank)
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """Shape (None = any size) and dtype of a tensor argument (as tf.TensorSpec)."""
+
+    value_type = property(lambda self: Tensor)
 
     def __init__(self, shape=None, dtype=np.float32, name=None):
         if isinstance(shape, (int, np.integer)):   # TF: TensorSpec(2) is the shape (2,)

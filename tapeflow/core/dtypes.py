@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
+import ml_dtypes
 import numpy as np
 
 
@@ -54,7 +55,7 @@ class DType:
 
     @property
     def is_floating(self):
-        return self.np.kind == "f"
+        return self.np.kind == "f" or self.np is BF16
 
     @property
     def is_integer(self):
@@ -88,12 +89,12 @@ class DType:
     @property
     def min(self):
         self._numeric("minimum")
-        return np.finfo(self.np).min if self.is_floating else np.iinfo(self.np).min
+        return _finfo(self.np).min if self.is_floating else np.iinfo(self.np).min
 
     @property
     def max(self):
         self._numeric("maximum")
-        return np.finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
+        return _finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
 
     def _numeric(self, what):
         if self.np.kind in "Oc":  # TF 2.21's TypeError text
@@ -137,15 +138,19 @@ bool_ = DType(np.bool_)
 complex64 = DType(np.complex64)
 complex128 = DType(np.complex128)
 half, double = float16, float64
+#: tf.bfloat16: ml_dtypes' NumPy dtype (the one TF and JAX use; its kind is "V", not "f":
+#: ask ``is_float``/``kind`` below, never ``dtype.kind == "f"`` alone, where bfloat16 may come)
+bfloat16 = DType(ml_dtypes.bfloat16)
+BF16 = bfloat16.np
 #: tf.string: an object array of bytes (see the module's docstring)
 string = DType(np.object_, "string")
 STRING = string.np
 
-_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                                  bool_, complex64, complex128, string)}
+_BY_NP = {d.np: d for d in (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+                                  uint64, bool_, complex64, complex128, string)}
 #: the numeric dtypes (an array of one is taken as it is; an object array is checked for bytes)
 SUPPORTED = tuple(d for d in _BY_NP if d.kind != "O")
-FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+FLOATS = (np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64))
 
 
 def as_dtype(x) -> DType:
@@ -230,7 +235,23 @@ def from_np(npd) -> DType:
 
 
 def is_float(npd) -> bool:
-    return npd.kind == "f"
+    return npd.kind == "f" or npd is BF16
+
+
+def differentiable(npd) -> bool:
+    """Whether a GradientTape differentiates values of NumPy dtype ``npd``: the floats (bfloat16
+    too) and, with TF's convention, the complex dtypes."""
+    return npd.kind in "fc" or npd is BF16
+
+
+def kind(npd) -> str:
+    """``npd.kind``, with bfloat16's "V" (a NumPy user dtype) read as "f": for the rules that
+    ask which kinds an operand may have."""
+    return "f" if npd is BF16 else npd.kind
+
+
+def _finfo(npd):
+    return ml_dtypes.finfo(npd) if npd is BF16 else np.finfo(npd)
 
 
 def default_for_python(value) -> np.dtype:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import memory as _memory  # noqa: F401  (sets the C allocator's thresholds once: memory.py)
 from .aval import Aval, fmt_shape
+from .dtypes import BF16 as _BF16, kind as _dt_kind
 from .state import STATE
 from ..errors import OpError as _OpError, InvalidArgumentTypeError as _InvalidArgumentTypeError
 
@@ -477,6 +478,10 @@ def eager_apply(p, args, params, kernel=None):
     if n_py and n_py == len(vals):
         # only Python scalars: TF's defaults (float32, int32), not NumPy's float64/int64
         vals = _py_defaults(vals)
+    elif n_py and _BF16_NUMBERS[0] and _takes_bf16_numbers(p) and any(getattr(v, "dtype", None) is _BF16
+                                                                        for v in vals):
+        vals = _bf16_numbers(vals)
+        args = _bf16_numbers(args)
     try:
         out = (p.impl if kernel is None else kernel)(*vals, **params)
     except Exception as e:  # re-raise with op name, shapes and dtypes
@@ -517,6 +522,12 @@ def _run_rule(p, vals, params, key):
     osig = None
     if not p.multiple_results and None not in out.shape:
         osig = _sig(out.shape, out.dtype)
+    bf16_numbers = any(a.dtype is _BF16 for a in avals) and any(a.weak for a in avals) and _takes_bf16_numbers(p)
+    if bf16_numbers:
+        # a bfloat16 call with Python numbers: eager_apply converts them from now on, in the operands
+        # the tape records too (a vjp_np multiplying by 0.7 must see bfloat16); it never enters
+        # bind's fast path, which would not
+        _BF16_NUMBERS[0] = True
     hit = (out, osig)
     if key is not None:
         if len(_RULES) > 50_000:  # shapes that never repeat (varying batch sizes): stay bounded
@@ -528,7 +539,8 @@ def _run_rule(p, vals, params, key):
         if osig is not None:
             # the kernel for this signature: the record's specialize, asked once here
             spec = p.specialize
-            _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
+            if not bf16_numbers:
+                _FAST[key] = (osig, None if spec is None else spec(*avals, **params))
     return hit
 
 
@@ -713,6 +725,11 @@ def aval_of(x) -> Aval:
     if isinstance(x, CompositeTensor):
         raise CompositeOperand("a tensor op")
     a = _py_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
+    if a.dtype.kind == "O" and not a.ndim:   # a foreign object: a registered conversion's tensor, if any
+        from .tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+        r = _registered_conversion(x)
+        if r is not None:
+            return r.aval
     return Aval(a.shape, _STRING if a.dtype.kind in "US" else a.dtype)
 
 
@@ -865,6 +882,31 @@ def adopt_numpy(p, args):
     return tuple(_adopt(p, a, d) if _is_numpy_operand(a) else a for a in args)
 
 
+_PY_NUMBERS = (float, int)
+#: whether a rule has met a bfloat16 operand beside a Python number yet (eager_apply converts only
+#: then: a program without bfloat16 pays one flag test per call with Python numbers)
+_BF16_NUMBERS = [False]
+
+
+def _takes_bf16_numbers(p):
+    """Whether ``p``'s Python-number operands take its tensor operands' dtype: the records whose
+    operands share one dtype (``numpy_operands="adopt"``) and the elementwise family (its rules
+    give weak operands the strong dtype; where's condition is a bool, never a number)."""
+    return p.numpy_operands is not None or p.fusion == "elementwise"
+
+
+def _bf16_numbers(vals):
+    """``vals`` with each Python number converted to a bfloat16 NumPy scalar, as TF converts
+    it before the op (x * 0.3 multiplies by 0.30078125). NumPy would compute a bfloat16 array
+    and a Python float in float32 or float64 (ml_dtypes is a legacy user dtype: no NEP 50 weak
+    scalars), rounding the result instead of the operand; and where(c, x, 0.3) would be float64.
+    eager_apply (such signatures never enter bind's fast path) and the tracer (``Trace.process``)
+    convert them, in the operands the tapes record too."""
+    return tuple(_BF16.type(v) if v.__class__ in _PY_NUMBERS else v for v in vals)
+
+
+
+
 def _is_numpy_operand(a):
     # (a Python complex is one too: z_c64 * 1j is complex64, as TF converts 1j to its peer's dtype)
     return ((a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.__class__ is not np.float64) \
@@ -874,7 +916,7 @@ def _is_numpy_operand(a):
 def _adopt(p, a, d):
     if a.__class__ is complex:
         a = np.complex128(a)
-    k, dk = a.dtype.kind, d.kind
+    k, dk = _dt_kind(a.dtype), _dt_kind(d)   # (bfloat16's NumPy kind is "V": read as "f")
     if a.dtype == d or not ((dk == "f" and k in "fiub") or (dk in "iu" and k in "iuf") or (dk == "c" and k in "fiuc")):
         return a  # the same dtype, or no conversion TF makes either (the rule says what is wrong)
     arr = np.asarray(a)
@@ -931,6 +973,10 @@ def _convert_other(p, a):
         return _py_array(list(a))
     if a.__class__ is complex:   # TF: a Python complex alone is complex128
         return np.complex128(a)
+    from .tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+    r = _registered_conversion(a)
+    if r is not None:
+        return r._v
     raise _InvalidArgumentTypeError(f"{p.name}: cannot convert argument of type {type(a).__name__} to a tensor: {a!r}")
 
 

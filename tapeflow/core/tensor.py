@@ -9,8 +9,10 @@ was at the read.
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import itertools
+import threading
 import weakref
 from sys import getrefcount as _getrefcount
 
@@ -523,6 +525,54 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
 
 
+class _Creators(threading.local):
+    """tf.variable_creator_scope's creators, per thread (TF keeps them per thread too); ``making``:
+    the last creator is making the variable now; ``made``: the variable the creators returned,
+    whose own ``__init__`` call (Python makes it after ``__new__``) is skipped."""
+    stack = ()
+    making = False
+    made = None
+
+
+_CREATORS = _Creators()
+_MISSING = object()
+#: the keyword arguments TF 2.21 hands a variable creator, with its defaults
+_TF_VARIABLE_KWARGS = {"initial_value": None, "trainable": None, "validate_shape": True, "caching_device": None,
+                       "name": None, "variable_def": None, "dtype": None, "import_scope": None, "constraint": None,
+                       "synchronization": VariableSynchronization.AUTO, "aggregation": VariableAggregation.NONE,
+                       "shape": None,
+                       "experimental_enable_variable_lifting": True}
+
+
+def _create_through(cls, stack, args, kwargs):
+    """``cls(*args, **kwargs)`` through the creators of ``stack``, the innermost scope's first;
+    each gets ``next_creator`` and TF's keyword arguments (``cls._creator_kwargs``), and the last
+    ``next_creator`` makes the variable from what they pass on (``cls._created_kwargs``)."""
+    import inspect
+    given = dict(inspect.signature(cls.__init__).bind(None, *args, **kwargs).arguments)
+    given.pop(next(iter(given)))   # self
+    given.update(given.pop("kwargs", {}))
+    chain = list(stack)
+
+    def default(**kw):
+        _CREATORS.making = True
+        try:
+            return type.__call__(cls, **cls._created_kwargs(given, kw))
+        finally:
+            _CREATORS.making = False
+
+    def make(i):
+        if i < 0:
+            return default
+        creator = chain[i]
+        nxt = make(i - 1)
+
+        def next_creator(**kw):
+            return creator(nxt, **kw)
+        return next_creator
+    return make(len(chain) - 1)(**cls._creator_kwargs(given))
+
+
 class Variable(Tensor):
     """A mutable tensor: model weights, optimizer slots, counters.
 
@@ -537,8 +587,35 @@ class Variable(Tensor):
     #: object graph records it); Keras 3's weights are not (keras/engine.py KerasVariable)
     _NAME_SCOPED = True
 
+    def __new__(cls, *args, **kwargs):
+        # tf.variable_creator_scope: inside one, the scope's creators make the variable (TF's
+        # VariableMetaclass does this; a metaclass here would make every isinstance(x, Variable),
+        # which bind's fast path asks of operands, look up __instancecheck__: +20 ns each)
+        c = _CREATORS
+        stack = c.stack
+        if not stack or c.making:
+            return _new(cls)
+        v = _create_through(cls, stack, args, kwargs)
+        if isinstance(v, cls):
+            c.made = v
+        return v
+
+    @classmethod
+    def _creator_kwargs(cls, given):
+        """What a variable creator sees: TF's keyword arguments, the ones not given at their defaults."""
+        return {**_TF_VARIABLE_KWARGS, **given}
+
+    @classmethod
+    def _created_kwargs(cls, given, kw):
+        """``__init__``'s keyword arguments from a creator's: the given ones and those it changed."""
+        return {k: v for k, v in kw.items() if k in given or v is not _TF_VARIABLE_KWARGS.get(k, _MISSING)}
+
     def __init__(self, initial_value=None, trainable=None, name=None, dtype=None, shape=None,
                  validate_shape=True, **kwargs):
+        c = _CREATORS
+        if c.made is self:   # (made by the creators already: see __new__)
+            c.made = None
+            return
         if initial_value is None:
             raise ValueError("Variable: initial_value is required")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
@@ -756,7 +833,9 @@ class Variable(Tensor):
             return None
         st = STATE
         if st.trace is None and not st.tapes:
-            return _UnreadVariable(self)
+            u = _new(_UnreadVariable)   # (a view, not a new variable: no creators, no __init__ to call)
+            u._target = self
+            return u
         # Traced or taped, the result is the variable itself, so traces and tapes see
         # reads of it as reads of this variable (ordering, gradients)
         return self
@@ -954,6 +1033,71 @@ _NUMPY_MODE = _prim.NUMPY_MODE  # (one global load in __getitem__'s check)
 _prim.set_tensor_types(Tensor, Variable)
 
 
+# -- tf.register_tensor_conversion_function ------------------------------------------------------
+#: (priority, registration number, base type(s), function): TF's order, lowest priority first
+_CONVERSIONS: list = []
+#: class -> its conversion functions in that order (an empty tuple: none), filled on first use
+_CONVERSIONS_BY_CLASS: dict = {}
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """``tf.variable_creator_scope``: inside it, making a variable calls
+    ``variable_creator(next_creator, **kwargs)`` (kwargs: TF's ``initial_value``, ``trainable``, ``name``,
+    ``dtype``, ``shape``, ...), which may change them, record the variable, or return something else;
+    ``next_creator(**kwargs)`` goes on to the enclosing scope's creator, the last one makes the
+    variable. Keras layers' weights go through it as in TF (keras/engine.py KerasVariable)."""
+    old = _CREATORS.stack
+    _CREATORS.stack = old + (variable_creator,)
+    try:
+        yield
+    finally:
+        _CREATORS.stack = old
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """``tf.register_tensor_conversion_function``: ``conversion_func(value, dtype=None, name=None,
+    as_ref=False)`` converts instances of ``base_type`` to a Tensor (or returns NotImplemented to
+    pass), in ``convert_to_tensor`` and wherever an op meets such an operand. Consulted only for
+    values no built-in conversion takes (after it failed: Tensors, NumPy values, Python scalars and
+    lists never look), so registering costs the common conversions nothing; unlike TF, an object
+    NumPy can convert (``__array__``) converts so before a function registered for its type is
+    asked. TF 2.21's checks and errors."""
+    types = base_type if isinstance(base_type, tuple) else (base_type,)
+    if not types or not all(isinstance(t, type) for t in types):
+        raise TypeError(f"Argument `base_type` must be a type or a tuple of types. Obtained: {base_type}")
+    if any(issubclass(t, (int, float, complex, np.generic, np.ndarray)) for t in types):
+        raise TypeError("Cannot register conversions for Python numeric types and NumPy scalars and arrays.")
+    if not callable(conversion_func):
+        raise TypeError(f"Argument `conversion_func` must be callable. Received {conversion_func}.")
+    _CONVERSIONS.append((priority, len(_CONVERSIONS), types, conversion_func))
+    _CONVERSIONS.sort(key=lambda e: e[:2])
+    _CONVERSIONS_BY_CLASS.clear()
+
+
+def _registered_conversion(value, dtype=None):
+    """The Tensor a registered conversion function makes of ``value``, or None when none is
+    registered for its class (TF's errors for a function returning something else)."""
+    c = value.__class__
+    funcs = _CONVERSIONS_BY_CLASS.get(c)
+    if funcs is None:
+        funcs = _CONVERSIONS_BY_CLASS[c] = tuple(f for _, _, t, f in _CONVERSIONS if issubclass(c, t))
+    if not funcs:
+        return None
+    want = None if dtype is None else _dt.as_dtype(dtype)
+    for f in funcs:
+        r = f(value, dtype=want, name=None, as_ref=False)
+        if r is NotImplemented:
+            continue
+        if not isinstance(r, Tensor):
+            raise RuntimeError(f"Conversion function {f!r} for type {c} returned non-Tensor: {r!r}")
+        if want is not None and r.dtype != want:
+            raise RuntimeError(f"Conversion function {f!r} for type {c} returned incompatible dtype: requested = "
+                               f"{want.name}, actual = {r.dtype.name}")
+        return r.read_value() if isinstance(r, Variable) else r
+    raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({c}) to a Tensor.")
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Value -> Tensor (Tensors pass through; Variables are read)."""
     if isinstance(value, Variable):
@@ -970,7 +1114,15 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if dtype is None and dtype_hint is not None and not isinstance(value, np.ndarray):
         dtype = dtype_hint
     t = _new(Tensor)
-    t._v = _to_array(value, dtype)
+    try:
+        t._v = _to_array(value, dtype)
+    except (TypeError, ValueError):
+        # a value no built-in conversion takes: a registered conversion function's, if any (so
+        # the conversions above pay nothing for the registry: a try costs nothing until it raises)
+        r = _registered_conversion(value, dtype) if _CONVERSIONS else None
+        if r is None:
+            raise
+        return r
     return t
 
 

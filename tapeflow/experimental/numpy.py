@@ -65,43 +65,45 @@ finfo, iinfo, issubdtype, promote_types = np.finfo, np.iinfo, np.issubdtype, np.
 # Python scalars weak). "X": TF raises TypeError (SAFE mode's risky promotions); "-": TF makes no
 # promotion (the op's own rule decides: bool + bool).
 _ALL = """
-         bool    uint8   uint16  uint32  uint64  int8    int16   int32   int64   float16 float32 float64
-bool     -       u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64
-uint8    u8      u8      u16     u32     u64     i16     i16     i32     i64     f16     f32     f64
-uint16   u16     u16     u16     u32     u64     i32     i32     i32     i64     f16     f32     f64
-uint32   u32     u32     u32     u32     u64     i64     i64     i64     i64     f16     f32     f64
-uint64   u64     u64     u64     u64     u64     f64     f64     f64     f64     f16     f32     f64
-int8     i8      i16     i32     i64     f64     i8      i16     i32     i64     f16     f32     f64
-int16    i16     i16     i32     i64     f64     i16     i16     i32     i64     f16     f32     f64
-int32    i32     i32     i32     i64     f64     i32     i32     i32     i64     f16     f32     f64
-int64    i64     i64     i64     i64     f64     i64     i64     i64     i64     f16     f32     f64
-float16  f16     f16     f16     f16     f16     f16     f16     f16     f16     f16     f32     f64
-float32  f32     f32     f32     f32     f32     f32     f32     f32     f32     f32     f32     f64
-float64  f64     f64     f64     f64     f64     f64     f64     f64     f64     f64     f64     f64
-pyint    i32     u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64
-pyfloat  f32     f64     f64     f64     f64     f64     f64     f64     f64     f16     f32     f64
-pybool   -       X       X       X       u64     X       X       i32     i64     f16     f32     f64
+         bool    uint8   uint16  uint32  uint64  int8    int16   int32   int64   float16 float32 float64 bfloat16
+bool     -       u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64     bf16
+uint8    u8      u8      u16     u32     u64     i16     i16     i32     i64     f16     f32     f64     bf16
+uint16   u16     u16     u16     u32     u64     i32     i32     i32     i64     f16     f32     f64     bf16
+uint32   u32     u32     u32     u32     u64     i64     i64     i64     i64     f16     f32     f64     bf16
+uint64   u64     u64     u64     u64     u64     f64     f64     f64     f64     f16     f32     f64     bf16
+int8     i8      i16     i32     i64     f64     i8      i16     i32     i64     f16     f32     f64     bf16
+int16    i16     i16     i32     i64     f64     i16     i16     i32     i64     f16     f32     f64     bf16
+int32    i32     i32     i32     i64     f64     i32     i32     i32     i64     f16     f32     f64     bf16
+int64    i64     i64     i64     i64     f64     i64     i64     i64     i64     f16     f32     f64     bf16
+float16  f16     f16     f16     f16     f16     f16     f16     f16     f16     f16     f32     f64     f32
+float32  f32     f32     f32     f32     f32     f32     f32     f32     f32     f32     f32     f64     f32
+float64  f64     f64     f64     f64     f64     f64     f64     f64     f64     f64     f64     f64     f64
+bfloat16 bf16    bf16    bf16    bf16    bf16    bf16    bf16    bf16    bf16    f32     f32     f64     bf16
+pyint    i32     u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64     bf16
+pyfloat  f32     f64     f64     f64     f64     f64     f64     f64     f64     f16     f32     f64     bf16
+pybool   -       X       X       X       u64     X       X       i32     i64     f16     f32     f64     X
 """
 _SAFE = """
-         bool    uint8   uint16  uint32  uint64  int8    int16   int32   int64   float16 float32 float64
-bool     -       u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64
-uint8    u8      u8      u16     u32     u64     X       i16     i32     i64     f16     f32     f64
-uint16   u16     u16     u16     u32     u64     X       X       i32     i64     X       f32     f64
-uint32   u32     u32     u32     u32     u64     X       X       X       i64     X       X       f64
-uint64   u64     u64     u64     u64     u64     X       X       X       X       X       X       X
-int8     i8      X       X       X       X       i8      i16     i32     i64     f16     f32     f64
-int16    i16     i16     X       X       X       i16     i16     i32     i64     X       f32     f64
-int32    i32     i32     i32     X       X       i32     i32     i32     i64     X       X       f64
-int64    i64     i64     i64     i64     X       i64     i64     i64     i64     X       X       X
-float16  f16     f16     X       X       X       f16     X       X       X       f16     f32     f64
-float32  f32     f32     f32     X       X       f32     f32     X       X       f32     f32     f64
-float64  f64     f64     f64     f64     X       f64     f64     f64     X       f64     f64     f64
-pyint    i32     u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64
-pyfloat  f32     X       X       X       X       X       X       X       X       f16     f32     f64
-pybool   -       X       X       X       u64     X       X       i32     i64     f16     f32     f64
+         bool    uint8   uint16  uint32  uint64  int8    int16   int32   int64   float16 float32 float64 bfloat16
+bool     -       u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64     bf16
+uint8    u8      u8      u16     u32     u64     X       i16     i32     i64     f16     f32     f64     bf16
+uint16   u16     u16     u16     u32     u64     X       X       i32     i64     X       f32     f64     X
+uint32   u32     u32     u32     u32     u64     X       X       X       i64     X       X       f64     X
+uint64   u64     u64     u64     u64     u64     X       X       X       X       X       X       X       X
+int8     i8      X       X       X       X       i8      i16     i32     i64     f16     f32     f64     bf16
+int16    i16     i16     X       X       X       i16     i16     i32     i64     X       f32     f64     X
+int32    i32     i32     i32     X       X       i32     i32     i32     i64     X       X       f64     X
+int64    i64     i64     i64     i64     X       i64     i64     i64     i64     X       X       X       X
+float16  f16     f16     X       X       X       f16     X       X       X       f16     f32     f64     X
+float32  f32     f32     f32     X       X       f32     f32     X       X       f32     f32     f64     f32
+float64  f64     f64     f64     f64     X       f64     f64     f64     X       f64     f64     f64     f64
+bfloat16 bf16    bf16    X       X       X       bf16    X       X       X       X       f32     f64     bf16
+pyint    i32     u8      u16     u32     u64     i8      i16     i32     i64     f16     f32     f64     bf16
+pyfloat  f32     X       X       X       X       X       X       X       X       f16     f32     f64     bf16
+pybool   -       X       X       X       u64     X       X       i32     i64     f16     f32     f64     X
 """
 _SHORT = {"u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-          "f16": "float16", "f32": "float32", "f64": "float64"}
+          "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16"}
 _WEAK_AS = {"pyint": "int32", "pyfloat": "float32", "pybool": "bool"}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.aval import Aval, fmt_shape
+from ..core.dtypes import differentiable as _differentiable
 from ..core.primitive import Primitive, bind, aval_of
 from ..core.primitives import elementwise as E
 from ..core.state import STATE
@@ -110,7 +111,7 @@ def inline_graph(graph, args, replay=False):
 def _fresh_identity(x):
     # a new tensor object recorded as x + 0 (removed by the simplify pass), so a
     # tape can watch it separately while outer tapes still connect it to x
-    if aval_of(x).dtype.kind in "fc":
+    if _differentiable(aval_of(x).dtype):
         return E.add(x, 0.0)
     return x
 
@@ -122,19 +123,19 @@ def graph_vjp(graph, args, cts, replay=True):
     xs = [_fresh_identity(a) for a in args]
     with GradientTape(persistent=False, watch_accessed_variables=False) as tape:
         for x in xs:
-            if aval_of(x).dtype.kind in "fc":
+            if _differentiable(aval_of(x).dtype):
                 tape.watch(x)
         outs = inline_graph(graph, xs, replay=replay)
     pairs = [(o, c) for o, c in zip(outs, cts) if isinstance(o, Tensor) and c is not None
-             and aval_of(o).dtype.kind in "fc"]
-    srcs = [x for x in xs if aval_of(x).dtype.kind in "fc"]
+             and _differentiable(aval_of(o).dtype)]
+    srcs = [x for x in xs if _differentiable(aval_of(x).dtype)]
     if not pairs or not srcs:
         g = {}
     else:
         gl = tape.gradient([o for o, _ in pairs], srcs, output_gradients=[c for _, c in pairs],
                            unconnected_gradients="zero")
         g = {id(s): v for s, v in zip(srcs, gl)}
-    return [g.get(id(x)) if aval_of(x).dtype.kind in "fc" else None for x in xs]
+    return [g.get(id(x)) if _differentiable(aval_of(x).dtype) else None for x in xs]
 
 
 def _zeros_like(x):
@@ -159,7 +160,7 @@ def _cond_abstract(pred, *operands, branches):
 
 def _cond_vjp(cts, outs, pred, *operands, branches):
     fg, tg = branches
-    float_idx = [i for i, o in enumerate(operands) if aval_of(o).dtype.kind in "fc"]
+    float_idx = [i for i, o in enumerate(operands) if _differentiable(aval_of(o).dtype)]
     if not float_idx:
         return (None,) * (1 + len(operands))
 
@@ -322,8 +323,8 @@ def _while_vjp(cts, outs, *operands, cond_graph, body_graph, n_carry, n_cond_cap
     carry0 = list(operands[:n_carry])
     ccaps = list(operands[n_carry:n_carry + n_cond_caps])
     bcaps = list(operands[n_carry + n_cond_caps:])
-    floats = [aval_of(c).dtype.kind in "fc" for c in carry0]
-    fcaps = [aval_of(c).dtype.kind in "fc" for c in bcaps]
+    floats = [_differentiable(aval_of(c).dtype) for c in carry0]
+    fcaps = [_differentiable(aval_of(c).dtype) for c in bcaps]
     if not any(floats):
         return (None,) * len(operands)
     ct = [c if c is not None else _zeros_like(o) for c, o in zip(cts, outs)]
@@ -539,8 +540,8 @@ def _scan_vjp(cts, outs, *operands, body, length, n_carry, n_xs, start, reverse)
         return list(new[:n_carry]), list(carry)
     _, stacked = _scan_raw(fwd, carry0, xs, length, start, reverse)
 
-    float_caps = [k for k, c in enumerate(caps) if aval_of(c).dtype.kind in "fc"]
-    float_carry = [k for k, c in enumerate(carry0) if aval_of(c).dtype.kind in "fc"]
+    float_caps = [k for k, c in enumerate(caps) if _differentiable(aval_of(c).dtype)]
+    float_carry = [k for k, c in enumerate(carry0) if _differentiable(aval_of(c).dtype)]
 
     # 2. backwards: carry (ct_carry, ct_caps accumulated)
     def bwd(i, state, x):
@@ -567,7 +568,7 @@ def _scan_vjp(cts, outs, *operands, body, length, n_carry, n_xs, start, reverse)
     for k in float_carry:
         res[k] = g_carry0[k]
     for j in range(n_xs):
-        if aval_of(xs[j]).dtype.kind in "fc":
+        if _differentiable(aval_of(xs[j]).dtype):
             res[n_carry + j] = g_xs[j]
     for a, k in zip(g_caps_acc, float_caps):
         res[n_carry + n_xs + k] = a

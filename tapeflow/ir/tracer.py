@@ -285,6 +285,10 @@ class Trace:
             return self.const(x._v, keep=x)
         if c is str or c is bytes:   # a Python text operand: a tf.string constant, as eagerly
             return self.const(_to_array(x))
+        from ..core.tensor import _registered_conversion   # (tf.register_tensor_conversion_function)
+        r = _registered_conversion(x)
+        if r is not None:
+            return self.to_var(r)
         raise TypeError(f"cannot use a {type(x).__name__} as a tensor: {x!r}")
 
     def _is_ancestor(self, t):
@@ -396,6 +400,9 @@ class Trace:
             return _prim.eager_apply(p, args, params)
         if p.numpy_operands is not None:  # (as eager_apply: a NumPy operand takes its tensor peers' dtype)
             args = _prim.adopt_numpy(p, args)
+        if _prim._takes_bf16_numbers(p) and any(a.__class__ in _prim._PY_NUMBERS for a in args) and any(
+                isinstance(a, Tensor) and _prim.aval_of(a).dtype is _prim._BF16 for a in args):
+            args = _prim._bf16_numbers(args)   # (as eager_apply: TF converts them to bfloat16 first)
         try:
             in_vars = [self.to_var(a) for a in args]
         except (TypeError, ValueError) as e:  # a None/object argument, a mixed list: name the op it was passed to

@@ -71,6 +71,28 @@ class KerasVariable(Variable):
     __slots__ = ()
     _NAME_SCOPED = False    # Keras 3 names weights by layer path, not by the open tf.name_scope
 
+    # tf.variable_creator_scope (core/tensor.py): as in TF 2.21, where a Keras 3 weight wraps a
+    # tf.Variable made through the creators, a creator sees the short name ('kernel'), the dtype's
+    # name and trainable=True/False; what it changes of the value (initial_value, dtype, shape,
+    # constraint) applies, while the weight keeps its Keras name, path and trainable flag
+    @classmethod
+    def _creator_kwargs(cls, given):
+        kw = super()._creator_kwargs(given)
+        kw["name"] = str(given.get("name", "Variable")).rsplit("/", 1)[-1]
+        kw["trainable"] = bool(given.get("trainable", True))
+        kw["dtype"] = np.asarray(given["initial_value"]).dtype.name if "dtype" not in given else given["dtype"]
+        return kw
+
+    @classmethod
+    def _created_kwargs(cls, given, kw):
+        out = super()._created_kwargs(given, kw)
+        for k in ("name", "trainable"):
+            if k in given:
+                out[k] = given[k]
+            else:
+                out.pop(k, None)
+        return out
+
     @property
     def name(self):
         return self._name.rsplit("/", 1)[-1]
@@ -382,10 +404,6 @@ class Layer(Module):
             var = comp = _dt.as_dtype(dtype).name if dtype is not None else backend.floatx()
         else:
             var, comp = policy.variable_dtype, policy.compute_dtype
-            if comp == "bfloat16":
-                raise NotImplementedError(f"{type(self).__name__}: the dtype policy {policy.name!r} computes in "
-                                          "bfloat16, which tapeflow (NumPy) has no dtype for; use 'mixed_float16' "
-                                          "or 'float32'")
         self._dtype = var
         self._np_dtype = _dt.as_dtype(comp).np     # (tf.string's NumPy dtype is object)
         self._mixed = comp != var
@@ -721,17 +739,17 @@ class Layer(Module):
             if v is not None:  # concrete: the fast path
                 dt = v.dtype
                 npd = self._np_dtype
-                if dt is npd or dt.kind != "f" or not self._autocast or dt == npd:
+                if dt is npd or dt.kind != "f" and dt is not _dt.BF16 or not self._autocast or dt == npd:
                     return x
                 return M.cast(x, npd)
         if isinstance(x, Tensor):
             if self._autocast and not isinstance(x, Variable):
                 d = aval_of(x).dtype
-                if d.kind == "f" and d != self._np_dtype:
+                if _dt.is_float(d) and d != self._np_dtype:
                     return M.cast(x, self._np_dtype)
             return x
         if isinstance(x, np.ndarray) or isinstance(x, np.generic):
-            if x.dtype.kind == "f" and self._autocast and x.dtype != self._np_dtype:
+            if _dt.is_float(x.dtype) and self._autocast and x.dtype != self._np_dtype:
                 x = x.astype(self._np_dtype)
             return convert_to_tensor(x)
         if isinstance(x, list):

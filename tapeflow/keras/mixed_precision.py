@@ -2,7 +2,9 @@
 
 A policy names two dtypes: the *compute* dtype (what a layer's inputs are cast to and what it
 computes and returns) and the *variable* dtype (what its weights are stored in). 'mixed_float16'
-is float16 compute over float32 variables; a plain dtype name ('float32', 'float64', 'float16')
+is float16 compute over float32 variables, 'mixed_bfloat16' bfloat16 compute over float32 variables
+(no loss scaling: bfloat16 has float32's exponent range, so gradients do not underflow; Keras 3
+scales only under 'mixed_float16'); a plain dtype name ('float32', 'float64', 'float16', 'bfloat16')
 is both. A layer takes one through ``dtype=`` (a policy, its name, or its serialized dict), else
 the global policy (``set_global_policy``), else ``floatx()``.
 

@@ -140,6 +140,8 @@ def log_sigmoid(x, name=None):
 
 def erf(x, name=None):
     """Error function, composed (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7)."""
+    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once; the composition in bfloat16 was 9/24 right)
+        return in_float32(erf, x)
     s = sign(x)
     a = abs(x)
     t = divide(1.0, add(multiply(a, 0.3275911), 1.0))
@@ -334,13 +336,15 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
         axes = norm_axis("reduce_mean", axis, v.ndim)
     else:
         try:
-            kind = aval_of(x).dtype.kind
+            kind = _dt.kind(aval_of(x).dtype)
         except CompositeOperand:   # a RaggedTensor (TF's ragged reduce_mean)
             return _ragged_reduce("mean", x, axis, keepdims)
         if kind not in "fiuc":
             raise InvalidArgumentTypeError(f"reduce_mean: expects a numeric tensor, got {aval_of(x).dtype.name}; "
                                            "cast first: tapeflow.cast(x, tapeflow.float32)")
         axes = _axes("reduce_mean", x, axis)
+        if aval_of(x).dtype is _dt.BF16:   # TF's bfloat16 mean: summed and divided in float32, rounded once
+            return cast(reduce_mean(cast(x, _dt.float32), axes, keepdims), _dt.bfloat16)
         if kind not in "fc":
             return _integer_mean(x, axes, keepdims)
     s = bind(R.reduce_sum_p, x, axis=axes, keepdims=keepdims)
@@ -419,7 +423,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     d = aval_of(input_tensor).dtype
-    if d.kind != "f":   # (TF: a TypeError; an integer mean would truncate: variance([1, 2]) gave 0)
+    if not _dt.is_float(d):   # (TF: a TypeError; an integer mean would truncate: variance([1, 2]) gave 0)
         raise InvalidArgumentTypeError(f"reduce_variance / reduce_std: expects a floating tensor, got {d.name}; "
                                        "cast first, e.g. tf.cast(x, tf.float32)")
     m = reduce_mean(input_tensor, axis, keepdims=True)
@@ -512,18 +516,44 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         if transpose_b or adjoint_b:
             b = _swap_last(b)
         return bind(L.matmul_p, a, b)
-    except TypeError:
+    except TypeError as e:
         # TF's fallback dispatch: an operand that is no tensor but a tf.linalg.LinearOperator
         from ..linear_operator import LinearOperator, dispatch_matmul
         if isinstance(a, LinearOperator) or isinstance(b, LinearOperator):
             return dispatch_matmul(a, b, transpose_a or transpose_b, adjoint_a, adjoint_b)
+        # TF 2.21's tf.matmul takes bfloat16 with float32 (either side; its SparseMatMul kernel):
+        # a float32 product of the float32 values. Only here: the `@` operator and the matmul
+        # record keep one dtype (TF's `@` is tf.matmul: docs/differences.md)
+        if isinstance(e, InvalidArgumentTypeError) and \
+                {aval_of(a).dtype, aval_of(b).dtype} == {_dt.BF16, np.dtype(np.float32)}:
+            return bind(L.matmul_p, cast(a, _dt.float32), cast(b, _dt.float32))
         raise
+
+
+def _has_bf16(*xs):
+    """Whether one of ``xs`` is a bfloat16 tensor or array (``getattr``: lists and numbers have none)."""
+    for x in xs:
+        d = getattr(x, "dtype", None)
+        if d is not None and (d is _dt.bfloat16 or d is _dt.BF16):
+            return True
+    return False
+
+
+def in_float32(fn, *xs):
+    """``fn(*xs)`` computed in float32 and rounded to bfloat16 once: how TF 2.21's CPU kernels
+    compute their bfloat16 forms of products (einsum, convolutions), softmax and erf (their
+    numbers in tests/test_bfloat16.py), where NumPy has no bfloat16 kernel or a composition in
+    bfloat16 would round every step. The casts carry the gradient (in float32, rounded once)."""
+    r = fn(*[cast(x, _dt.float32) if _has_bf16(x) else x for x in xs])
+    return tuple(cast(t, _dt.bfloat16) for t in r) if isinstance(r, tuple) else cast(r, _dt.bfloat16)
 
 
 def einsum(equation, *inputs, name=None, **kwargs):
     """TF's einsum: NumPy's notation, including an implicit output ('ij,jk': the letters
     that appear once, sorted) and '...' (broadcast like NumPy). The primitive takes only
     explicit letters, so both are spelled out here: the IR names every axis."""
+    if _has_bf16(*inputs):   # (np.einsum has no bfloat16 loop; TF sums in float32)
+        return in_float32(lambda *xs: einsum(equation, *xs), *inputs)
     spec = equation.replace(" ", "")
     if "..." in spec or "->" not in spec:
         spec, inputs = _explicit_einsum(spec, inputs)

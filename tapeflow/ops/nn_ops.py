@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import aval_of, bind
 from ..core.primitives import conv as P
@@ -34,6 +35,11 @@ def elu(features, alpha=1.0, name=None):
     # where, not minimum, whose tie at 0 would send the gradient to the constant:
     # elu'(0) is alpha (TF: y + 1 for y <= 0), not 0.
     pos = M.greater(features, 0)
+    if M._has_bf16(features):
+        # TF 2.21's bfloat16 elu is exp(x) - 1, each rounded to bfloat16: it gives all 65,280 finite
+        # bfloat16 inputs' results but the subnormals' (TF flushes them); expm1 rounded once, 49,330
+        neg = M.multiply(M.subtract(M.exp(M.where(pos, 0.0, features)), 1.0), alpha)
+        return M.where(pos, features, neg)
     neg = M.multiply(M.expm1(M.where(pos, 0.0, features)), alpha)
     return M.where(pos, features, neg)
 
@@ -49,7 +55,7 @@ def selu(features, name=None):
 def gelu(features, approximate=False, name=None):
     x = features if hasattr(features, "aval") else convert_to_tensor(features)
     dt = aval_of(x).dtype
-    if dt.kind != "f":
+    if not _dt.is_float(dt):
         # TF 2.21 refuses non-float features (ValueError); NumPy promotion here turned int32 into
         # a float64 result (sweep18)
         raise ValueError(f"gelu: `features.dtype` must be a floating point tensor. Received: features.dtype="
@@ -90,6 +96,8 @@ def _same_shape(a, b):
 
 def softmax(logits, axis=-1, name=None):
     _check_axis("softmax", logits, axis)
+    if M._has_bf16(logits):   # (TF 2.21: in float32, rounded once; in bfloat16 14 of 24 entries differed)
+        return M.in_float32(lambda x: softmax(x, axis), logits)
     # Shift by the (gradient-stopped) max: exp never overflows, and the shift
     # cancels exactly in value and gradient.
     m = M.stop_gradient(M.reduce_max(logits, axis, keepdims=True))
@@ -358,6 +366,8 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     grouped when in_channels divides the input's channels (as TF)."""
     _check_format("conv2d", data_format)
     x, w = _nhwc("conv2d", input), _tensor(filters)
+    if M._has_bf16(x, w):   # (TF 2.21's bfloat16 convolution: float32 sums, rounded once)
+        return M.in_float32(lambda x, w: conv2d(x, w, strides, padding, data_format, dilations), x, w)
     ws = aval_of(w).shape
     if len(ws) != 4:
         raise ValueError(f"conv2d: filters must have rank 4 (kh, kw, in_channels, out_channels), got {tuple(ws)}")
@@ -393,6 +403,9 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     _check_format("conv2d_transpose", data_format)
     g = _nhwc("conv2d_transpose", input)
     w = _tensor(filters)
+    if M._has_bf16(g, w):   # (float32 sums, rounded once, as conv2d)
+        return M.in_float32(lambda g, w: conv2d_transpose(g, w, output_shape, strides, padding, data_format,
+                                                          dilations), g, w)
     ws = aval_of(w).shape
     if len(ws) != 4:
         raise ValueError(f"conv2d_transpose: filters must have rank 4 (kh, kw, out_channels, in_channels), "
@@ -414,6 +427,8 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     _check_format("depthwise_conv2d", data_format)
     x = _nhwc("depthwise_conv2d", input)
     w = _tensor(filter)
+    if M._has_bf16(x, w):   # (float32 sums, rounded once, as conv2d)
+        return M.in_float32(lambda x, w: depthwise_conv2d(x, w, strides, padding, data_format, dilations), x, w)
     ws, c = aval_of(w).shape, aval_of(x).shape[3]
     if len(ws) != 4:
         raise ValueError(f"depthwise_conv2d: filter must have rank 4 (kh, kw, in_channels, multiplier), got {ws}")
@@ -456,6 +471,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
         raise TypeError(f"avg_pool2d: padding must be 'SAME' or 'VALID' (TF has no explicit padding for "
                         f"average pooling), got {padding!r}")
     x, k, st, pad = _pool_args("avg_pool2d", input, ksize, strides, padding, data_format)
+    if M._has_bf16(x):   # (as TF 2.21: summed and divided in float32, rounded once)
+        return M.in_float32(lambda x: avg_pool2d(x, ksize, strides, padding, data_format), x)
     av = aval_of(x)
     if av.dtype.kind != "f":
         raise InvalidArgumentTypeError(f"avg_pool2d: expects a floating tensor, got {av.dtype.name}")
@@ -701,6 +718,8 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     at batch and channels (or 1 or 3 ints)."""
     _check_format("conv3d", data_format, ("NDHWC", "channels_last", None))
     x, w = _ndhwc("conv3d", input), _tensor(filters)
+    if M._has_bf16(x, w):   # (float32 sums over all taps, rounded once, as conv2d)
+        return M.in_float32(lambda x, w: conv3d(x, w, strides, padding, data_format, dilations), x, w)
     ws = aval_of(w).shape
     if len(ws) != 5:
         raise ValueError(f"conv3d: filters must have rank 5 (kd, kh, kw, in_channels, out_channels), got "
@@ -778,6 +797,8 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
     tap's 2-D average already leaves out the padded rows and columns, and the zero-padded depth taps
     add nothing, so the sum over taps is divided by the real depth taps only."""
     x, k, st, pd, phw = _pool3d_args("avg_pool3d", input, ksize, strides, padding, data_format)
+    if M._has_bf16(x):   # (in float32, rounded once, as avg_pool2d)
+        return M.in_float32(lambda x: avg_pool3d(x, ksize, strides, padding, data_format), x)
     av = aval_of(x)
     if av.dtype.kind != "f":
         raise InvalidArgumentTypeError(f"avg_pool3d: expects a floating tensor, got {av.dtype.name}")

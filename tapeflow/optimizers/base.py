@@ -581,12 +581,15 @@ class Optimizer(Module):
         """``g`` as a Tensor of ``v``'s dtype and shape (a NumPy gradient is converted),
         or the error naming the variable."""
         if not isinstance(g, Tensor):
-            g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
-        elif isinstance(g, Variable):
+            if not isinstance(g, (np.ndarray, np.generic, list, tuple, float, int)):
+                g = convert_to_tensor(g)   # (an IndexedSlices, a registered type: its dense tensor, as TF applies it)
+            else:
+                g = convert_to_tensor(np.asarray(g, dtype=v.dtype.as_numpy_dtype))
+        if isinstance(g, Variable):
             g = g.read_value()
         ga = aval_of(g)
         if ga.dtype != v.dtype.as_numpy_dtype:
-            if ga.dtype.kind not in "fiu":
+            if _dt.kind(ga.dtype) not in "fiu":
                 raise TypeError(f"{type(self).__name__}: gradient for {v.name} has dtype {ga.dtype.name}, "
                                 f"the variable has {v.dtype.name}")
             # a float64 gradient (a loss computed in float64) for a float32 variable: cast to the

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor, convert_to_tensor
+from ..type_spec import TypeSpec
 from .ragged_tensor import RaggedTensor, _np
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "boolean_mask", "stack", "row_splits_to_segment_ids",
@@ -175,7 +176,7 @@ def is_ragged(x):
     return isinstance(x, RaggedTensor)
 
 
-class RaggedTensorSpec:
+class RaggedTensorSpec(TypeSpec):
     """tf.RaggedTensorSpec: shape, dtype and ragged_rank of a RaggedTensor. In a tapeflow.function's
     input_signature (or given to get_concrete_function) it stands for the component tensors a
     RaggedTensor is traced as (``_tf_component_specs``): flat_values and one row_splits per

@@ -33,6 +33,7 @@ import struct
 import time
 import zlib
 
+import ml_dtypes
 import numpy as np
 
 from ..util.extras import require
@@ -291,8 +292,10 @@ def _owns_data(prefix, name):
 
 # -- writing -----------------------------------------------------------------------------------------
 
+# (bfloat16: ml_dtypes' dtype, safetensors' "BF16"; np.dtype("bfloat16") once ml_dtypes is imported)
 _DT_NAMES = {np.dtype(t).name for t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
-                                         np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)}
+                                         np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_,
+                                         ml_dtypes.bfloat16)}
 
 
 def _contig(a):

@@ -130,6 +130,7 @@ import time
 import numpy as np
 
 from . import split_gemm
+from ..core.dtypes import BF16 as _BF16
 from .cache import cache_dir
 from . import gemm_kernels as _gemm_kernels
 
@@ -687,6 +688,8 @@ def matmul(a, b, out=None):
     way, and sgemm with k=1 is several times slower than the multiply (``_outer``)."""
     # every tiny GEMM (a compiled act()'s three) passes here: ~0.1 us of it is the
     # global np.matmul lookup and its out= keyword, hence _np_matmul(a, b, out)
+    if a.dtype is _BF16:
+        return _bf16_matmul(a, b, out)
     sa, sb = a.shape, b.shape
     if len(sa) >= 2 <= len(sb):
         k = sa[-1]
@@ -702,6 +705,17 @@ def matmul(a, b, out=None):
         if _STATE["current"] != 1:
             _one()
     return _np_matmul(a, b, out)
+
+
+def _bf16_matmul(a, b, out):
+    """bfloat16 products as TF's CPU kernel computes them: float32 operands, float32 sums,
+    rounded to bfloat16 once (TF 2.21: [[1, 2**-8, 2**-8]] @ ones((3, 1)) is 1.0078125, where
+    bfloat16 partial sums would give 1). ml_dtypes' own np.matmul returns float32."""
+    c = matmul(a.astype(np.float32), b.astype(np.float32)).astype(_BF16)
+    if out is None:
+        return c
+    out[...] = c
+    return out
 
 
 # --- the trace: what each GEMM ran on and why, and the load readings behind it -------------

@@ -575,8 +575,8 @@ class _Gen:
             args.append(self.flatten(a, v.aval.shape, prologue))
         self.const_list = []
         for v, val in self._all_consts(g):
-            if np.asarray(val).dtype.kind not in "fiub":
-                raise Unsupported("non-numeric constant")
+            if np.asarray(val).dtype.kind not in "fiub":   # (bfloat16's kind is "V": numba has no such type)
+                raise Unsupported(f"a constant of dtype {np.asarray(val).dtype} (numba has float32/64, ints, bool)")
             env[v] = a = self.fresh("c")
             args.append(a)
             self.const_list.append(val)

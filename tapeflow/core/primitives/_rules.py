@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from ..aval import Aval, fmt_shape
+from ..dtypes import kind as _kind
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError, ResourceExhaustedError
 from ..primitive import REGISTRY, aval_of, bind
 
@@ -197,7 +198,7 @@ def elementwise(name, out_dtype=None, require=None):
     """
     def rule(*avals, **params):
         d = result_dtype(name, avals)
-        if require is not None and d.kind not in require:
+        if require is not None and _kind(d) not in require:
             what = {"f": "floating", "b": "bool", "iu": "integer", "fiu": "numeric", "fi": "float or integer", "iub": "integer or bool"}.get(require, require)
             raise InvalidArgumentTypeError(f"{name}: expects {what} tensors, got {d.name}; "
                             + ("cast first: tapeflow.cast(x, tapeflow.float32)" if "f" in require else "cast first"))

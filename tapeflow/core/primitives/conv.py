@@ -124,7 +124,7 @@ def _check_operands(*arrays, pool=False):
     """Eager runs the kernel without the shape rule: raise so that the rule words the error
     instead of NumPy computing something (a bool or int64 GEMM) the rule would refuse."""
     for a in arrays:
-        if not (a.dtype.kind in ("fiu" if pool else "f") or a.dtype == np.int32):
+        if not (_rules._kind(a.dtype) in ("fiu" if pool else "f") or a.dtype == np.int32):
             raise TypeError(f"dtype {a.dtype}")
 
 
@@ -344,7 +344,7 @@ conv2d_filter_grad_p = Primitive("conv2d_filter_grad", _filter_grad_kernel, _fil
 
 def _fill_min(dtype):
     # padding never wins a window (TF ignores SAME padding in max pooling)
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if _rules._kind(dtype) == "f" else np.iinfo(dtype).min
 
 
 def _window_max(xp, ksize, strides, out_hw):
@@ -415,7 +415,7 @@ def _pool_check(name, x, ksize, strides, padding):
     _check_window(name, strides, (1, 1), padding)
     if len(ksize) != 2 or any(int(k) < 1 for k in ksize):
         raise ValueError(f"{name}: ksize must be two positive integers (height, width), got {tuple(ksize)}")
-    if x.dtype.kind not in "fiu":
+    if _rules._kind(x.dtype) not in "fiu":   # (max pooling is exact in bfloat16: no float32 pass)
         raise TypeError(f"{name}: expects a numeric tensor, got {x.dtype.name}")
     return _out_hw(name, x.shape, ksize, strides, (1, 1), padding)
 

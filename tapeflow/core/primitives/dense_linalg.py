@@ -20,8 +20,8 @@ from . import shape as S
 def _square(name, a, kinds="f"):
     if a.ndim < 2 or (a.shape[-1] is not None and a.shape[-2] is not None and a.shape[-1] != a.shape[-2]):
         raise InvalidArgumentError(f"{name}: expects square matrices of shape (..., n, n), got {fmt_shape(a.shape)}")
-    if a.dtype.kind not in kinds:
-        raise TypeError(f"{name}: expects float32 or float64 matrices, got {a.dtype.name}; cast first: "
+    if a.dtype.kind not in kinds:   # (TF 2.21, bfloat16 too: InvalidArgumentError eagerly, TypeError while tracing)
+        raise InvalidArgumentTypeError(f"{name}: expects float32 or float64 matrices, got {a.dtype.name}; cast first: "
                         "tapeflow.cast(x, tapeflow.float32)")
 
 

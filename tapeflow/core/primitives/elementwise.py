@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..aval import Aval
 from ..primitive import Primitive, bind, aval_of
 from . import _rules
@@ -505,7 +506,7 @@ def _check_int_divisor(name, x, y):
 
 def _floordiv_kernel(x, y):
     _check_int_divisor("floordiv", x, y)
-    if np.result_type(x, y).kind == "f":
+    if _rules._kind(np.result_type(x, y)) == "f":
         # TF's float FloorDiv is floor(x / y): inf // -1.5 is -inf (np.floor_divide: nan) and
         # 1.0 // 0.1 is 10 (np.floor_divide, exact in fmod's way: 9)
         return np.floor(np.true_divide(x, y))
@@ -673,7 +674,8 @@ def _select_vjp_np(need, g, out, c, x, y):
             unbroadcast_np(_select_kernel(c, 0, g), y.shape) if need[2] else None)
 
 
-_INT_OF = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64, np.dtype(np.float16): np.int16}
+_INT_OF = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64, np.dtype(np.float16): np.int16,
+           _dt.BF16: np.int16}
 
 
 def _is_zero_literal(v):
@@ -736,13 +738,13 @@ def _cast_abstract(x, dtype):
 
 def _cast_vjp(g, out, x, dtype):
     # (complex <-> real: the cotangent cast back, its real part to a real operand: TF's convention)
-    if _is_const(x) or aval_of(x).dtype.kind not in "fc" or np.dtype(dtype).kind not in "fc":
+    if _is_const(x) or _rules._kind(aval_of(x).dtype) not in "fc" or _rules._kind(np.dtype(dtype)) not in "fc":
         return (None,)  # no gradient through integer/bool conversions (as TF)
     return (bind(cast_p, g, dtype=aval_of(x).dtype),)
 
 
 def _cast_vjp_np(need, g, out, x, dtype):
-    if not need[0] or x.dtype.kind not in "fc" or np.dtype(dtype).kind not in "fc":
+    if not need[0] or _rules._kind(x.dtype) not in "fc" or _rules._kind(np.dtype(dtype)) not in "fc":
         return (None,)
     return (_cast_kernel(g, x.dtype),)
 

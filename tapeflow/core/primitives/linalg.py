@@ -23,7 +23,7 @@ def _matmul_abstract(a, b):
         raise InvalidArgumentError(f"matmul: both operands need rank >= 2, got {fmt_shape(a.shape)} @ {fmt_shape(b.shape)}; "
                          "reshape vectors to (1, n) / (n, 1) or use tapeflow.tensordot")
     d = _rules.result_dtype("matmul", [a, b])
-    if d.kind not in "fiuc":
+    if _rules._kind(d) not in "fiuc":
         raise InvalidArgumentTypeError(f"matmul: expects numeric tensors, got {d.name}")
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:

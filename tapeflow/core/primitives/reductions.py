@@ -7,6 +7,7 @@ import numpy as np
 from ..aval import Aval, fmt_shape
 from ..primitive import Primitive, bind, aval_of
 from . import _rules
+from ..dtypes import BF16 as _BF16
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 from . import elementwise as E
 from . import shape as S
@@ -14,7 +15,7 @@ from . import shape as S
 
 def _reduce_abstract(name, kinds="fiu"):
     def rule(x, axis, keepdims):
-        if x.dtype.kind not in kinds:  # bools too, as TF: reduce_any/reduce_all, or cast to count
+        if _rules._kind(x.dtype) not in kinds:  # bools too, as TF: reduce_any/reduce_all, or cast to count
             raise InvalidArgumentTypeError(f"{name}: expects a numeric tensor, got {x.dtype.name} {fmt_shape(x.shape)}; "
                                            "cast first, e.g. tapeflow.cast(x, tapeflow.int32)")
         for a in axis:
@@ -68,6 +69,8 @@ def _sum_kernel(x, axis, keepdims):
     # the ufunc's reduce directly: np.sum's Python wrapper costs microseconds per call
     if x.dtype.kind == "f":
         return _add_reduce(x, axis=axis, keepdims=keepdims)
+    if x.dtype is _BF16:   # TF's bfloat16 sums accumulate in float32 and round once (TF 2.21's numbers)
+        return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=np.float32).astype(_BF16)
     return _add_reduce(x, axis=axis, keepdims=keepdims, dtype=_int_dtype(x))
 
 
@@ -105,7 +108,7 @@ def _extremum_vjp_np(need, g, out, x, axis, keepdims):
 def _identity(x, lowest):
     """The identity of max (lowest=True) or min over x's dtype: TF's value for
     an empty reduction (-inf for floats, the dtype's minimum for integers)."""
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "f" or x.dtype is _BF16:
         return -np.inf if lowest else np.inf
     info = np.iinfo(x.dtype)
     return info.min if lowest else info.max
@@ -165,8 +168,13 @@ def _prod_vjp(g, out, x, axis, keepdims):
     return (E.mul(_expand_to(g, x, axis, keepdims), others),)
 
 
-reduce_prod_p = Primitive("reduce_prod", lambda x, axis, keepdims: np.prod(
-                              x, axis=axis, keepdims=keepdims, dtype=None if x.dtype.kind == "f" else _int_dtype(x)),
+def _prod_kernel(x, axis, keepdims):
+    if x.dtype is _BF16:   # in float32, rounded once, as TF's bfloat16 products
+        return np.prod(x, axis=axis, keepdims=keepdims, dtype=np.float32).astype(_BF16)
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=None if x.dtype.kind == "f" else _int_dtype(x))
+
+
+reduce_prod_p = Primitive("reduce_prod", _prod_kernel,
                           _reduce_abstract("reduce_prod"), _prod_vjp, aliases=False, fusion="reduction")
 
 
@@ -195,7 +203,7 @@ def _arg_kernel(method, fill):
             # for an integer array v != v is False (~0.14 us, where a dtype test first cost 0.26)
             v = x.item(r.item())
             nan = v != v
-        elif x.dtype.kind == "f":
+        elif x.dtype.kind == "f" or x.dtype is _BF16:
             v = np.take_along_axis(x, np.expand_dims(r, axis), axis)
             nan = bool((v != v).any())
         else:
@@ -227,12 +235,14 @@ def _cumulative(x, axis, exclusive, reverse, accumulate, identity):
 
 
 def _cumsum_kernel(x, axis, exclusive, reverse):
-    dt = None if x.dtype.kind == "f" else _int_dtype(x)
+    # (bfloat16: TF's Cumsum adds in bfloat16, each partial sum rounded: TF 2.21 gives
+    # cumsum([1] + [2**-8] * 16) all ones, where reduce_sum gives 1.0625)
+    dt = None if x.dtype.kind == "f" or x.dtype is _BF16 else _int_dtype(x)
     return _cumulative(x, axis, exclusive, reverse, lambda v: np.cumsum(v, axis=axis, dtype=dt), np.zeros_like)
 
 
 def _cumsum_abstract(x, axis, exclusive, reverse):
-    if x.dtype.kind not in "fiuc":   # (TF's Cumsum has no bool kernel: a sum of bools is a cast away)
+    if _rules._kind(x.dtype) not in "fiuc":   # (TF's Cumsum has no bool kernel: a sum of bools is a cast away)
         raise InvalidArgumentTypeError(f"cumsum: expects numbers (float or int), got {x.dtype.name} "
                                        f"{fmt_shape(x.shape)}; cast first, e.g. tf.cast(x, tf.int32)")
     if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis; the kernel gave shape (1,))
@@ -259,7 +269,7 @@ def _scan_rule(name, kinds, wants):
     """The shape/dtype rule of a cumulative op along ``axis``: the input's aval, for dtypes of
     the ``kinds`` (``wants`` names them in the error) and an axis inside the rank."""
     def rule(x, axis, exclusive, reverse):
-        if x.dtype.kind not in kinds:
+        if _rules._kind(x.dtype) not in kinds:
             raise InvalidArgumentTypeError(f"{name}: expects {wants}, got {x.dtype.name} {fmt_shape(x.shape)}")
         if not 0 <= axis < x.ndim:   # (TF: a scalar has no scan axis)
             raise InvalidArgumentError(f"{name}: axis {axis} is out of range for a tensor of rank {x.ndim} "
@@ -287,7 +297,7 @@ cumprod_p = Primitive("cumprod", _cumprod_kernel, _cumprod_abstract, _cumprod_vj
 def _argsort_kernel(x, axis, descending):
     if descending:
         # stable descending order: sort the negated keys (ints: bitwise-not keeps order reversal exact)
-        key = -x if x.dtype.kind == "f" else ~x if x.dtype.kind in "iu" else ~x
+        key = -x if _rules._kind(x.dtype) == "f" else ~x if x.dtype.kind in "iu" else ~x
         return np.argsort(key, axis=axis, kind="stable").astype(np.int32)
     return np.argsort(x, axis=axis, kind="stable").astype(np.int32)
 
@@ -307,7 +317,7 @@ def _searchsorted_kernel(sorted_sequence, values, side, out_type):
     out = np.empty(rows_v.shape, out_type)
     for r in range(rows_v.shape[0]):
         out[r] = np.searchsorted(rows_s[r], rows_v[r], side=side)
-    if side == "left" and v.dtype.kind == "f":
+    if side == "left" and _rules._kind(v.dtype) == "f":
         # TF's lower_bound compares with <, which no NaN satisfies: a NaN goes first (NumPy: last)
         out[np.isnan(rows_v)] = 0
     return out.reshape(v.shape)

@@ -15,6 +15,7 @@ import numpy as np
 from ..aval import Aval, fmt_shape, shapes_compatible
 from ...errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..primitive import Primitive
+from . import _rules
 
 
 def _check_indices(op, idx, shape):
@@ -41,7 +42,7 @@ def _abstract(tensor, indices, updates, *, op):
     if indices.dtype.kind not in "iu":
         raise InvalidArgumentTypeError(f"{op}: indices must be integers, got {indices.dtype.name} "
                                        f"{fmt_shape(indices.shape)}")
-    if tensor.dtype.kind not in "fiu" or updates.dtype != tensor.dtype:
+    if _rules._kind(tensor.dtype) not in "fiu" or updates.dtype != tensor.dtype:
         raise InvalidArgumentTypeError(
             f"{op}: tensor and updates need one numeric dtype, got {tensor.dtype.name} and {updates.dtype.name}; "
             f"cast the updates: tapeflow.cast(updates, tapeflow.{tensor.dtype.name})")

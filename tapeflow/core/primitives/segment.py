@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..aval import Aval, fmt_shape, shapes_compatible
 from ..primitive import Primitive, bind
 from .indexing import _in_range
@@ -92,7 +93,7 @@ def _fill(kind, dtype):
         return 0
     if kind == "prod":
         return 1
-    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    info = _dt._finfo(dtype) if _dt.is_float(dtype) else np.iinfo(dtype)
     return info.min if kind == "max" else info.max   # TF: lowest / highest, not -inf / inf
 
 
@@ -183,7 +184,7 @@ def _segment_abstract(data, ids, *, kind, num_segments, ids_rule, op, minlength=
         raise InvalidArgumentTypeError(f"{op}: segment ids must be {' or '.join(d.name for d in allowed)}, got "
                                        f"{ids.dtype.name} {fmt_shape(ids.shape)}; cast them: "
                                        "tapeflow.cast(ids, tapeflow.int32)")
-    if data.dtype.kind not in "fiu":
+    if _dt.kind(data.dtype) not in "fiu":
         raise InvalidArgumentTypeError(f"{op}: data must be numbers (float or int), got {data.dtype.name} "
                                        f"{fmt_shape(data.shape)}")
     if ids_rule == "sorted" and len(ids.shape) != 1:
