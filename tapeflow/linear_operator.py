@@ -1050,6 +1050,20 @@ class LinearOperatorComposition(LinearOperator):
         return type(self)(**params)
 
 
+def _derived_hints(operator, given, message):
+    """The hints (non-singular, self-adjoint, positive-definite, square) of an operator derived from
+    ``operator`` (its inverse, its adjoint): each given one, else the operator's; TF's ValueError
+    (``message(what, theirs, mine)``) where both are given and disagree."""
+    out = []
+    for what, mine, theirs in zip(("non-singular", "self-adjoint", "positive-definite", "square"), given,
+                                  (operator.is_non_singular, operator.is_self_adjoint,
+                                   operator.is_positive_definite, operator.is_square)):
+        if mine is not None and theirs is not None and mine != theirs:
+            raise ValueError(message(what, theirs, mine))
+        out.append(theirs if mine is None else mine)
+    return out
+
+
 class LinearOperatorInversion(LinearOperator):
     """``A^-1`` without forming it: matmul is A's solve, solve is A's matmul."""
 
@@ -1065,16 +1079,10 @@ class LinearOperatorInversion(LinearOperator):
             raise ValueError(f"Argument `is_square` or argument `operator` must have supplied hint `is_square` "
                              f"equal to `True` or `None`. Found `operator.is_square`: {operator.is_square}, "
                              f"`is_square`: {is_square}.")
-
-        def combined(mine, theirs, what):
-            if mine is not None and theirs is not None and mine != theirs:
-                raise ValueError(f"Inconsistent {what} hints: operator {theirs}, argument {mine}.")
-            return theirs if mine is None else mine
-        super().__init__(operator.dtype, combined(is_non_singular, operator.is_non_singular, "non-singular"),
-                         combined(is_self_adjoint, operator.is_self_adjoint, "self-adjoint"),
-                         combined(is_positive_definite, operator.is_positive_definite, "positive-definite"),
-                         combined(is_square, operator.is_square, "square"), name or operator.name + "_inv",
-                         parameters)
+        super().__init__(operator.dtype, *_derived_hints(
+            operator, (is_non_singular, is_self_adjoint, is_positive_definite, is_square),
+            lambda what, theirs, mine: f"Inconsistent {what} hints: operator {theirs}, argument {mine}."),
+            name or operator.name + "_inv", parameters)
         self._operator = operator
 
     @property
@@ -1112,16 +1120,10 @@ class LinearOperatorAdjoint(LinearOperator):
                  is_square=None, name=None):
         parameters = dict(operator=operator, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-
-        def combined(mine, theirs, what):
-            if mine is not None and theirs is not None and mine != theirs:
-                raise ValueError(f"An operator is {what} if and only if its adjoint is {what}.")
-            return theirs if mine is None else mine
-        super().__init__(operator.dtype, combined(is_non_singular, operator.is_non_singular, "non-singular"),
-                         combined(is_self_adjoint, operator.is_self_adjoint, "self-adjoint"),
-                         combined(is_positive_definite, operator.is_positive_definite, "positive-definite"),
-                         combined(is_square, operator.is_square, "square"), name or operator.name + "_adjoint",
-                         parameters)
+        super().__init__(operator.dtype, *_derived_hints(
+            operator, (is_non_singular, is_self_adjoint, is_positive_definite, is_square),
+            lambda what, theirs, mine: f"An operator is {what} if and only if its adjoint is {what}."),
+            name or operator.name + "_adjoint", parameters)
         self._operator = operator
 
     @property
