@@ -464,6 +464,37 @@ class _FeatureMap(dict):
         return _FeatureEntry
 
 
+# -- protobuf's map<string, Message> field 1 (Features.feature, FeatureLists.feature_list) -----------
+
+def _encode_map(m):
+    """Each entry as field 1 holding (1: key, 2: value), keys in ``_map_order`` (TF's bytes)."""
+    return b"".join(_field(1, _field(1, k.encode()) + _field(2, m[k]._encode())) for k in sorted(m, key=_map_order))
+
+
+def _decode_map(b, m, value_class):
+    for num, wt, v in _fields(b):
+        if num == 1 and wt == 2:
+            key, value = "", value_class()
+            for n2, w2, v2 in _fields(v):
+                if n2 == 1 and w2 == 2:
+                    try:
+                        key = bytes(v2).decode()
+                    except UnicodeDecodeError:
+                        raise DecodeError("Wire format was corrupt") from None
+                elif n2 == 2 and w2 == 2:
+                    value = value_class()
+                    value._decode(v2)
+            m[key] = value
+
+
+def _map_text(name, m):
+    out = []
+    for k, v in m.items():
+        out += [f"{name} {{", f"  key: {_text_bytes(k.encode())}", "  value {"]
+        out += ["    " + line for line in v._text()] + ["  }", "}"]
+    return out
+
+
 class Features(_Message):
     """``tf.train.Features``: ``feature`` a dict of name -> Feature (written in ``_map_order``)."""
 
@@ -481,30 +512,13 @@ class Features(_Message):
         self.feature = _FeatureMap()
 
     def _encode(self):
-        return b"".join(_field(1, _field(1, k.encode()) + _field(2, self.feature[k]._encode()))
-                        for k in sorted(self.feature, key=_map_order))
+        return _encode_map(self.feature)
 
     def _decode(self, b):
-        for num, wt, v in _fields(b):
-            if num == 1 and wt == 2:
-                key, value = "", Feature()
-                for n2, w2, v2 in _fields(v):
-                    if n2 == 1 and w2 == 2:
-                        try:
-                            key = bytes(v2).decode()
-                        except UnicodeDecodeError:
-                            raise DecodeError("Wire format was corrupt") from None
-                    elif n2 == 2 and w2 == 2:
-                        value = Feature()
-                        value._decode(v2)
-                self.feature[key] = value
+        _decode_map(b, self.feature, Feature)
 
     def _text(self):
-        out = []
-        for k, f in self.feature.items():
-            out += ["feature {", f"  key: {_text_bytes(k.encode())}", "  value {"]
-            out += ["    " + line for line in f._text()] + ["  }", "}"]
-        return out
+        return _map_text("feature", self.feature)
 
 
 class Example(_Message):
@@ -650,30 +664,13 @@ class FeatureLists(_Message):
         self.feature_list = _FeatureListMap()
 
     def _encode(self):
-        return b"".join(_field(1, _field(1, k.encode()) + _field(2, self.feature_list[k]._encode()))
-                        for k in sorted(self.feature_list, key=_map_order))
+        return _encode_map(self.feature_list)
 
     def _decode(self, b):
-        for num, wt, v in _fields(b):
-            if num == 1 and wt == 2:
-                key, value = "", FeatureList()
-                for n2, w2, v2 in _fields(v):
-                    if n2 == 1 and w2 == 2:
-                        try:
-                            key = bytes(v2).decode()
-                        except UnicodeDecodeError:
-                            raise DecodeError("Wire format was corrupt") from None
-                    elif n2 == 2 and w2 == 2:
-                        value = FeatureList()
-                        value._decode(v2)
-                self.feature_list[key] = value
+        _decode_map(b, self.feature_list, FeatureList)
 
     def _text(self):
-        out = []
-        for k, fl in self.feature_list.items():
-            out += ["feature_list {", f"  key: {_text_bytes(k.encode())}", "  value {"]
-            out += ["    " + line for line in fl._text()] + ["  }", "}"]
-        return out
+        return _map_text("feature_list", self.feature_list)
 
 
 class SequenceExample(_Message):
