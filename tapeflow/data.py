@@ -2131,6 +2131,20 @@ def _infer_csv_type(text, na_value, prev):
     return "string"
 
 
+def _read_files(files, read, reads, shuffle, shuffle_seed, shuffle_buffer_size, num_epochs):
+    """TF's file-reading front of make_csv_dataset and make_batched_features_dataset: the files
+    (shuffled), read one after another or ``reads`` interleaved, the records shuffled, repeated."""
+    ds = Dataset.range(len(files))
+    if shuffle:
+        ds = ds.shuffle(len(files), shuffle_seed)
+    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    return ds
+
+
 def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
                      select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
                      num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
@@ -2214,14 +2228,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
                         select_cols=idx if select_columns is not None else None)
         return ds.ignore_errors() if ignore_errors else ds
 
-    ds = Dataset.range(len(files))
-    if shuffle:
-        ds = ds.shuffle(len(files), shuffle_seed)
-    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
-    if shuffle:
-        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
-    if num_epochs != 1:
-        ds = ds.repeat(num_epochs)
+    ds = _read_files(files, read, reads, shuffle, shuffle_seed, shuffle_buffer_size, num_epochs)
     ds = ds.batch(batch_size, drop_remainder=num_epochs is None)
 
     def to_dict(*cols):
@@ -2590,14 +2597,7 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
     def read(i):
         return reader(files[int(i)], *(reader_args or []))
 
-    ds = Dataset.range(len(files))
-    if shuffle:
-        ds = ds.shuffle(len(files), shuffle_seed)
-    ds = ds.flat_map(read) if reads == 1 else ds.interleave(read, cycle_length=reads)
-    if shuffle:
-        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
-    if num_epochs != 1:
-        ds = ds.repeat(num_epochs)
+    ds = _read_files(files, read, reads, shuffle, shuffle_seed, shuffle_buffer_size, num_epochs)
     ds = ds.batch(batch_size, drop_remainder=drop_final_batch)
     from .io import parse_example
     ds = ds.map(lambda x: parse_example(x, features))
