@@ -68,8 +68,8 @@ def _label(eqn, args):
     name = eqn.prim.name
     arrays = [a for a in args if isinstance(a, (np.ndarray, np.generic))]
     if name == "matmul":
-        # (impl_out's first argument is the planned result buffer)
-        return f"GEMM {array_gemm_label(*arrays[-2:])}"
+        # (the python backend calls the GEMM kernel as matmul(a, b[, planned result buffer]))
+        return f"GEMM {array_gemm_label(*arrays[:2])}"
     shapes = " ".join("x".join(map(str, a.shape)) or "()" for a in arrays)  # () a scalar
     if name == "fused_elementwise":
         return f"fused loop ({len(eqn.params['graph'].eqns)} ops) over {shapes}"
@@ -104,8 +104,8 @@ def _timed_copy(fn, tag, times, labels, operands, blas):
             if key not in labels:
                 labels[key] = _label(where[k], a) + (
                     f", {blas.blas_threads() or 'default'} BLAS thread(s)" if is_gemm else "")
-                if is_gemm:
-                    operands.setdefault(labels[key].split(",")[0], a)
+                if is_gemm:   # (buffer or None, a, b), as gemm_threads runs it
+                    operands.setdefault(labels[key].split(",")[0], (a[2] if len(a) > 2 else None, a[0], a[1]))
             return r
         return w
 

@@ -504,3 +504,28 @@ def test_auto_backend_uses_numba_for_long_elementwise_chains_and_loops():
     assert f.get_concrete_function(x).backend == "numba"
     short = tf.function(lambda x: x * 2.0, backend="auto")
     assert short.get_concrete_function(x).backend == "python"
+
+
+def test_matmul_line_calls_the_gemm_kernel_directly():
+    # (wave 21) the python backend's matmul line is the kernel called with its planned output
+    # (`_mm(a, b, buf)`), not impl_out's lambda; same kernel, so eager's bits, for float32 chains
+    # whose products get planned buffers, bfloat16 (TF's float32 accumulation) and complex
+    import tapeflow as tf
+    rng = np.random.default_rng(3)
+    w1 = tf.Variable(rng.standard_normal((5, 7)).astype(np.float32))
+    w2 = tf.Variable(rng.standard_normal((7, 3)).astype(np.float32))
+
+    def f(x):
+        return tf.matmul(tf.nn.relu(tf.matmul(x, w1)), w2) + 1.0
+    x = tf.constant(rng.standard_normal((4, 5)).astype(np.float32))
+    g = tf.function(f)
+    for _ in range(3):
+        got = g(x)
+    np.testing.assert_array_equal(got.numpy(), f(x).numpy())
+    src = g.get_concrete_function(x).compiled.__tapeflow_source__
+    assert src.count(" = _mm") == 2 and "_buf" in src.split(" = _mm")[1].split("\n")[0], src
+    for a, b in [(tf.constant([[1.0, 2 ** -8, 2 ** -8]], tf.bfloat16), tf.ones([3, 1], tf.bfloat16)),
+                 (tf.constant([[1 + 2j, 3 - 1j]]), tf.constant([[2j], [1 + 0j]]))]:
+        h = tf.function(lambda p, q: tf.matmul(p, q) * 2)
+        assert h(a, b).dtype == a.dtype
+        np.testing.assert_array_equal(h(a, b).numpy(), (tf.matmul(a, b) * 2).numpy())
