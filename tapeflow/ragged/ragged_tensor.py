@@ -640,14 +640,12 @@ def _i64(x):
     return M.cast(x if isinstance(x, Tensor) else convert_to_tensor(x), _dt.int64)
 
 
-def _first(n):
-    """int64 [0, ..., n-1], n a traced scalar no larger than ``bound``'s positions (see above)."""
+def _first(n, bound):
+    """int64 [0, ..., n-1], n a traced scalar no larger than the count of ``bound``'s rows (see above)."""
     from ..ops import array_ops as A
     from ..ops import math_ops as M
-    def below(bound):
-        pos = _positions(bound)
-        return A.boolean_mask(pos, M.less(pos, n))
-    return below
+    pos = _positions(bound)
+    return A.boolean_mask(pos, M.less(pos, n))
 
 
 def _take_rows(v, idx):
@@ -663,40 +661,34 @@ def _take_rows(v, idx):
     s = v._row_splits
     sel = A.gather(s[1:] - s[:-1], idx)
     splits = A.concat([Tensor(np.zeros(1, np.int64)), M.cumsum(sel)], 0)
-    q = _first(splits[-1])(v._values)                # the new values' positions
+    q = _first(splits[-1], v._values)                # the new values' positions
     row = A.searchsorted(splits[1:], q, side="right", out_type=_dt.int64)
     src = A.gather(A.gather(s[:-1], idx), row) + q - A.gather(splits, row)
     return RaggedTensor._from_parts(_take_rows(v._values, src), splits, v._uniform)
 
 
-def _check_row(i, n, traced_index):
-    """A row index: static ones checked now (eager's IndexError), traced ones by an assert
-    equation (TF's InvalidArgumentError at run time)."""
-    from ..ops import math_ops as M
-    if not traced_index:
-        i = int(i)
-        if n is not None and not -n <= i < n:
-            raise IndexError(f"Row key {i} out of bounds")
-        return Tensor(np.asarray([i % n if n else i], np.int64))
-    i = _i64(i)
-    n_t = _i64(n) if n is not None else None
-    _assert(M.logical_and(M.greater_equal(i, -n_t), M.less(i, n_t)), "slice index ", i,
-            " of dimension 0 out of bounds.")
+def _check_row(i, n, traced):
+    """A row index among ``n`` rows: a static one checked now (eager's IndexError), a traced one (or
+    one among a traced count) by an assert equation (TF's InvalidArgumentError at run time)."""
     from ..ops import array_ops as A
-    return A.reshape(M.floormod(i, n_t), [1])
+    from ..ops import math_ops as M
+    if not traced:
+        i = int(i)
+        if not -n <= i < n:
+            raise IndexError(f"Row key {i} out of bounds")
+        return Tensor(np.asarray([i % n], np.int64))
+    i, n = _i64(i), _i64(n)
+    _assert(M.logical_and(M.greater_equal(i, -n), M.less(i, n)), "slice index ", i,
+            " of dimension 0 out of bounds.")
+    return A.reshape(M.floormod(i, n), [1])
 
 
 def _traced_getitem(rt, k0, rest):
     """rt[k0, rest...] traced: rows picked by _take_rows, then ``rest`` inside them."""
     n = rt.nrows_static()
     if isinstance(k0, (int, np.integer)) or (isinstance(k0, Tensor) and not aval_of(k0).shape):
-        traced_index = isinstance(k0, Tensor) and k0._v is None
-        if n is None and not traced_index:
-            from ..ops import math_ops as M
-            n = M.cast(rt.nrows(), _dt.int64)
-            traced_index, k0 = True, _i64(k0)
-        one = _take_rows(rt, _check_row(k0 if traced_index else int(k0), n, traced_index))
-        row = one._values
+        traced = n is None or (isinstance(k0, Tensor) and k0._v is None)
+        row = _take_rows(rt, _check_row(k0, rt.nrows() if n is None else n, traced))._values
         return row[rest] if rest else row
     if isinstance(k0, slice):
         if k0 == slice(None):
@@ -788,7 +780,7 @@ def _dense(rt, default, shape):
         col = Tensor(np.arange(width, dtype=np.int64))
     else:
         longest = M.reduce_max(A.concat([Tensor(np.zeros(1, np.int64)), ln], 0))
-        col = _first(longest)(rt._values)
+        col = _first(longest, rt._values)
     padded = A.concat([vals, A.expand_dims(vpad, 0)], 0)
     valid = M.less(col[None, :], ln[:, None])
     idx = M.where(valid, s[:-1][:, None] + col[None, :], s[-1])
