@@ -61,8 +61,10 @@ def test_v1_logging_is_the_tensorflow_logger():
         v1.logging.error("shown %d", 1)
         for i in range(5):
             v1.logging.log_first_n(v1.logging.ERROR, "first %d", 2, i)
+        for i in range(5):
+            v1.logging.log_every_n(v1.logging.ERROR, "every %d", 2, i)
         logger.removeHandler(h)
-        assert seen == ["shown 1", "first 0", "first 1"]
+        assert seen == ["shown 1", "first 0", "first 1", "every 0", "every 2", "every 4"]
     finally:
         logger.setLevel(old)
 

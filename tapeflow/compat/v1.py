@@ -42,23 +42,24 @@ def _log(level, msg, *args, **kwargs):
 _COUNTS = {}
 
 
-def _log_every_n(level, msg, n, *args):
+def _times_logged_here():
+    """How often the line calling log_every_n/log_first_n has called it before (TF keys them by the
+    caller's file and line)."""
     import sys
-    f = sys._getframe(1)
+    f = sys._getframe(2)
     key = (f.f_code.co_filename, f.f_lineno)
     count = _COUNTS.get(key, 0)
     _COUNTS[key] = count + 1
-    if count % n == 0:
+    return count
+
+
+def _log_every_n(level, msg, n, *args):
+    if _times_logged_here() % n == 0:
         _log(level, msg, *args)
 
 
 def _log_first_n(level, msg, n, *args):
-    import sys
-    f = sys._getframe(1)
-    key = (f.f_code.co_filename, f.f_lineno)
-    count = _COUNTS.get(key, 0)
-    _COUNTS[key] = count + 1
-    if count < n:
+    if _times_logged_here() < n:
         _log(level, msg, *args)
 
 
