@@ -120,9 +120,8 @@ def _map_values(keys, f):
 
 # -- initializers --------------------------------------------------------------------------------
 
-class TableInitializerBase:
-    """What a static table is built from: ``key_dtype``, ``value_dtype`` and ``_load()``, which
-    gives the (keys, values) NumPy arrays."""
+class _KeyValueDtypes:
+    """``key_dtype`` and ``value_dtype``, as TF's tables and their initializers both have them."""
 
     def __init__(self, key_dtype, value_dtype):
         self._key_dtype = _dt.as_dtype(key_dtype)
@@ -135,6 +134,11 @@ class TableInitializerBase:
     @property
     def value_dtype(self):
         return self._value_dtype
+
+
+class TableInitializerBase(_KeyValueDtypes):
+    """What a static table is built from: ``key_dtype``, ``value_dtype`` and ``_load()``, which
+    gives the (keys, values) NumPy arrays."""
 
     def _load(self):
         raise NotImplementedError
@@ -419,20 +423,8 @@ def _nan_key(v):
     return ("nan",) if isinstance(v, float) and v != v else v
 
 
-class LookupInterface:
+class LookupInterface(_KeyValueDtypes):
     """What every table has: its dtypes, ``name``, ``size``, ``lookup`` and ``table[keys]``."""
-
-    def __init__(self, key_dtype, value_dtype):
-        self._key_dtype = _dt.as_dtype(key_dtype)
-        self._value_dtype = _dt.as_dtype(value_dtype)
-
-    @property
-    def key_dtype(self):
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        return self._value_dtype
 
     @property
     def name(self):
