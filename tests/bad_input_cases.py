@@ -1139,3 +1139,19 @@ case("bf16_matrix_inverse", "lambda x: tf.linalg.inv(x)", [_BM22], "bfloat16")
 case("bf16_valid_arithmetic_vec", "lambda x: tf.reduce_sum(x * 0.3 + 1.0, keepdims=True) + tf.reduce_max(x)",
      [_BV3])
 case("bf16_valid_matmul", "lambda x: tf.matmul(x, x) * 0.5", [_BM22])
+
+# -- lead, wave 22: an axis of a rank-0 tensor. A scalar has no axes (TF raises for axis 0 and -1 alike);
+# tapeflow accepted axis 0, and then the kernels failed on their own (NumPy's AxisError, an IndexError in
+# a traced reduce_mean, an AssertionError in sort) or a traced argsort returned shape (1,)
+_S0 = _a(2.0)
+for _prog in ["tf.reduce_sum(x, axis=0)", "tf.reduce_mean(x, axis=0)", "tf.reduce_max(x, axis=0)",
+              "tf.reduce_prod(x, axis=-1)", "tf.reduce_any(x > 0, axis=0)", "tf.math.reduce_logsumexp(x, axis=0)",
+              "tf.math.reduce_std(x, axis=0)", "tf.math.reduce_variance(x, axis=-1)", "tf.nn.moments(x, [0])[0]",
+              "tf.math.reduce_euclidean_norm(x, axis=0)", "tf.math.count_nonzero(x, axis=0)",
+              "tf.math.argmax(x, axis=0)", "tf.math.cumsum(x, axis=0)", "tf.squeeze(x, axis=0)",
+              "tf.roll(x, 1, axis=0)", "tf.argsort(x, axis=0)", "tf.sort(x, axis=0)", "tf.split(x, 1, axis=0)[0]",
+              "tf.nn.softmax(x, axis=0)", "tf.nn.log_softmax(x, axis=0)", "tf.math.l2_normalize(x, axis=0)",
+              "tf.norm(x, axis=0)"]:
+    case("rank0_axis_" + _prog.split("(")[0].split(".")[-1] + ("_m1" if "-1" in _prog else ""),
+         f"lambda x: {_prog}", [_S0], "rank 0")
+case("rank0_reverse_axis0", "lambda x: tf.reverse(x, [0])", [_S0])     # (TF's eager kernel: the scalar itself)

@@ -515,6 +515,9 @@ def reverse(tensor, axis, name=None):
     except CompositeOperand:
         from ..ragged.ops import reverse as _ragged_reverse
         return _ragged_reverse(tensor, axis)
+    if nd == 0 and isinstance(axis, (list, tuple)) and all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) and a in (0, -1) for a in axis):
+        return identity(tensor)   # TF's eager kernel reverses a scalar over axis 0 or -1 as the scalar itself
     axes = norm_axis("reverse", axis, nd)
     return I.getitem(tensor, tuple(builtins.slice(None, None, -1) if i in axes else builtins.slice(None)
                                    for i in builtins.range(nd)))

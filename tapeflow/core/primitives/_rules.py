@@ -243,11 +243,17 @@ def _norm_axis(name, axis, ndim):
         if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
             raise InvalidArgumentTypeError(f"{name}: axis must be an int or a list of ints, got {axis!r}")
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        # a rank-0 tensor has no axis: TF raises for axis 0 too (Invalid reduction dimension,
+        # Expected dimension in the range [0, 0)); accepting it let the kernels fail on their
+        # own (NumPy's AxisError, an IndexError in a traced reduce_mean, an AssertionError in
+        # sort) and a traced argsort return shape (1,)
+        if ndim == 0:
+            raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank 0 (a scalar "
+                                       "has no axes); reshape it to rank 1 first, e.g. tapeflow.reshape(x, [1])")
+        if not -ndim <= a < ndim:
             raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank {ndim} "
-                                       f"(valid: {-max(ndim, 1)} to {max(ndim, 1) - 1}); axes are not "
-                                       "taken modulo the rank")
-        out.append(a % ndim if ndim else 0)
+                                       f"(valid: {-ndim} to {ndim - 1}); axes are not taken modulo the rank")
+        out.append(a % ndim)
     if len(set(out)) != len(out):
         raise InvalidArgumentError(f"{name}: repeated axis in {axis}; give each axis once")
     return tuple(sorted(out))
