@@ -1155,3 +1155,11 @@ for _prog in ["tf.reduce_sum(x, axis=0)", "tf.reduce_mean(x, axis=0)", "tf.reduc
     case("rank0_axis_" + _prog.split("(")[0].split(".")[-1] + ("_m1" if "-1" in _prog else ""),
          f"lambda x: {_prog}", [_S0], "rank 0")
 case("rank0_reverse_axis0", "lambda x: tf.reverse(x, [0])", [_S0])     # (TF's eager kernel: the scalar itself)
+# TF's integer Euclidean norm (squares summed in the dtype, the root truncated); tapeflow raised "sqrt expects
+# float"; a sum that wrapped negative gives TF's NaN conversion (the dtype's minimum, 0 for int8/int16)
+case("int_euclidean_norm", "lambda x: tf.math.reduce_euclidean_norm(x)", [_a([3, 4, 12], i32)])
+case("int_euclidean_norm_rows_i8", "lambda x: tf.math.reduce_euclidean_norm(x, axis=1)", [_a([[3, 4], [1, 1]], np.int8)])
+case("int_euclidean_norm_wrapped", "lambda x: tf.math.reduce_euclidean_norm(x, keepdims=True)",
+     [_a([46341, 0], i32), ])
+case("int_euclidean_norm_wrapped_i16", "lambda x: tf.math.reduce_euclidean_norm(x, axis=0)", [_a([182, 0], np.int16)])
+case("uint_euclidean_norm", "lambda x: tf.math.reduce_euclidean_norm(x, axis=0)", [_a([[3, 200], [4, 1]], np.uint8)])

@@ -435,7 +435,28 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
-    return sqrt(reduce_sum(square(input_tensor), axis, keepdims))
+    x = input_tensor
+    try:
+        d = aval_of(x).dtype
+    except CompositeOperand:
+        d = None
+    if d is not None and d.kind in "iu":
+        return _integer_euclidean_norm(x, d, axis, keepdims)
+    return sqrt(reduce_sum(square(x), axis, keepdims))
+
+
+def _integer_euclidean_norm(x, d, axis, keepdims):
+    """TF's norm of integers (its EuclideanNorm kernel): the squares summed in the dtype,
+    wrapping as TF's and NumPy's integer arithmetic does, and the root taken in double and
+    truncated ([1, 1] -> 1). A sum that wrapped negative has no root; TF's conversion of that
+    NaN gives the dtype's minimum for 32/64-bit ints and 0 for 8/16-bit ones (TF 2.21:
+    int32 [46341, 0] -> -2147483648, int8 [12, 0] -> 0)."""
+    s = reduce_sum(square(x), axis, keepdims)
+    root = cast(sqrt(cast(s, np.float64)), d) if d.kind == "u" else \
+        cast(sqrt(cast(maximum(s, 0), np.float64)), d)
+    if d.kind == "u":
+        return root
+    return where(less(s, 0), np.array(np.iinfo(d).min if d.itemsize >= 4 else 0, d), root)
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=np.int64, name=None):
