@@ -97,7 +97,7 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     x = _t(input)
     s = aval_of(x).shape
     if len(s) < 2:
-        raise ValueError(f"band_part: expects rank >= 2, got shape {tuple(s)}")
+        raise InvalidArgumentError(f"band_part: expects rank >= 2 (a matrix or a batch of them), got shape {tuple(s)}")
     mask = _band_mask(s[-2], s[-1], int(num_lower), int(num_upper))
     return _M.where(mask, x, _A.zeros_like(x))
 
@@ -109,7 +109,7 @@ def diag_part(input, name=None):  # noqa: A002
     x = _t(input)
     s = aval_of(x).shape
     if len(s) < 2:
-        raise ValueError(f"diag_part: expects rank >= 2, got shape {tuple(s)}")
+        raise InvalidArgumentError(f"diag_part: expects rank >= 2 (a matrix or a batch of them), got shape {tuple(s)}")
     k = min(s[-2], s[-1])
     sq = x[..., :k, :k]
     return _M.reduce_sum(_M.multiply(sq, np.eye(k, dtype=aval_of(x).dtype)), axis=-1)

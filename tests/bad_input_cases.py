@@ -1163,3 +1163,36 @@ case("int_euclidean_norm_wrapped", "lambda x: tf.math.reduce_euclidean_norm(x, k
      [_a([46341, 0], i32), ])
 case("int_euclidean_norm_wrapped_i16", "lambda x: tf.math.reduce_euclidean_norm(x, axis=0)", [_a([182, 0], np.int16)])
 case("uint_euclidean_norm", "lambda x: tf.math.reduce_euclidean_norm(x, axis=0)", [_a([[3, 200], [4, 1]], np.uint8)])
+# found by an eager/compiled/TF differential fuzz of public ops (lead, wave 22)
+_I10 = np.zeros((1, 0), i32)
+_I20 = np.zeros((2, 0), i32)
+case("gather_nd_depth0", "lambda x, i: tf.gather_nd(x, i)", [M23, _I20])    # (tapeflow dropped the rows' axis)
+case("gather_nd_depth0_one", "lambda x, i: tf.gather_nd(x, i)", [V3, _I10])
+case("scatter_nd_depth0", "lambda i, u: tf.scatter_nd(i, u, [2, 3])", [_I10, np.ones((1, 2, 3), f32)], "depth 0")
+case("tensor_scatter_nd_add_depth0", "lambda x, i, u: tf.tensor_scatter_nd_add(x, i, u)",
+     [M23, _I20, np.ones((2, 2, 3), f32)], "depth 0")
+case("tensor_scatter_nd_update_depth0", "lambda x, i, u: tf.tensor_scatter_nd_update(x, i, u)",
+     [M23, _I20, np.ones((2, 2, 3), f32)], "depth 0")
+case("tensor_scatter_nd_max_depth0", "lambda x, i, u: tf.tensor_scatter_nd_max(x, i, u)",
+     [M23, _I10, np.ones((1, 2, 3), f32)], "depth 0")
+# (compiled, the ids are values: an id outside [0, n) was dropped silently where eager raised)
+case("dynamic_partition_id_too_big", "lambda x, p: tf.dynamic_partition(x, p, 2)[0]",
+     [P53, _a([0, 1, 5, 0, 1], i32)], "partitions")
+case("dynamic_partition_id_negative", "lambda x, p: tf.dynamic_partition(x, p, 2)[1]",
+     [P53, _a([0, -1, 1, 0, 1], i32)], "partitions")
+case("dynamic_partition_valid", "lambda x, p: tf.dynamic_partition(x, p, 3)[2]", [P53, _a([0, 2, 1, 2, 0], i32)])
+case("cumsum_exclusive_empty_axis", "lambda x: tf.math.cumsum(x, axis=1, exclusive=True)", [np.zeros((2, 0), f32)])
+case("cumprod_exclusive_reverse_empty_axis", "lambda x: tf.math.cumprod(x, axis=0, exclusive=True, reverse=True)",
+     [E03])
+case("split_zero_parts", "lambda x: tf.split(x, 0)[0]", [V3], "split")
+case("reduce_any_float", "lambda x: tf.reduce_any(x)", [_a([0.5, 0.0])], "reduce_any")
+case("reduce_all_int", "lambda x: tf.reduce_all(x, axis=0)", [I3], "reduce_all")
+case("reduce_any_bool_valid", "lambda x: tf.reduce_any(x, keepdims=True)", [B3])
+case("round_int_identity", "lambda x: tf.math.round(x)", [_a([3, 2, 7], np.uint8)])
+case("diag_part_rank1", "lambda x: tf.linalg.diag_part(x)", [V3], "diag_part")
+case("band_part_rank1", "lambda x: tf.linalg.band_part(x, 0, -1)", [V3], "band_part")
+case("getitem_zero_step", "lambda x: x[::0]", [V3], "step")
+case("linspace_tensor_bounds", "lambda a, b: tf.linspace(a, b, 7)", [_a(-1.3), _a(7.1)])
+case("linspace_broadcast_bounds_axis1", "lambda a, b: tf.linspace(a, b, 4, axis=-1)", [_a([0.0, 1.0]), _a(3.0)])
+case("linspace_float64_one", "lambda a, b: tf.linspace(a, b, 1)", [_a(0.25, f64), _a(8.0, f64)])
+case("linspace_mixed_dtypes", "lambda a, b: tf.linspace(a, b, 3)", [_a(1.0, f64), _a(2.0)], "linspace")

@@ -159,6 +159,10 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     if limit is None:
         start, limit = 0, start
+    if any(isinstance(v, Tensor) and v.__class__ is not Tensor and v.__class__ is not Variable
+           for v in (start, limit, delta)):
+        # (a traced bound's .numpy() raised SymbolicValueError, which names no op)
+        raise TypeError(f"range: a bound is {_RUNTIME_SIZE} (the result's length is a size too)")
     vals = [v.numpy()[()] if isinstance(v, Tensor) else v for v in (start, limit, delta)]
     # (NumPy would raise ZeroDivisionError, naming no op.) A start past the limit gives an
     # empty range, as Python's range and TF's compiled `for i in tf.range(n)` loops do; TF's
@@ -175,24 +179,45 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
 
 
 def linspace(start, stop, num, axis=0, name=None):
-    # TF's dtype: the bounds' float dtype (a Python float is float32); integer bounds give float64
-    floats = [aval_of(v).dtype if isinstance(v, (Tensor, np.ndarray, np.generic)) else
-              np.dtype(np.float32) if isinstance(v, float) else np.dtype(np.int32) for v in (start, stop)]
-    floats = [d for d in floats if d.kind == "f"]
-    d = np.result_type(*floats) if floats else np.dtype(np.float64)
-    # bounds may be arrays of one shape (TF: one sequence per entry, along ``axis``); a float()
-    # of them raised NumPy's "only 0-dimensional arrays can be converted to Python scalars"
+    """TF's linspace_nd, op for op (so float32 sequences have TF's bits, the bounds may be tensors
+    a trace computes, and a tape differentiates it): delta = (stop - start) / max(num - 1, 1);
+    start, start + delta * i for i in 1..num-2, then stop, cut to ``num`` along ``axis``. The
+    dtype: a float bound's (a Python float is float32); integer bounds give float64. ``num``
+    must be known when tracing (the result's length)."""
     num = int(num.numpy()) if isinstance(num, Tensor) else int(num)
     if num < 0:   # (NumPy's ValueError named no op)
         raise InvalidArgumentError(f"linspace: num must be >= 0, got {num}")
-    start, stop = (np.asarray(v.numpy() if isinstance(v, Tensor) else v, np.float64) for v in (start, stop))
-    if start.shape != stop.shape:
-        raise InvalidArgumentError(f"linspace: start {fmt_shape(start.shape)} and stop {fmt_shape(stop.shape)} must "
-                                   "have one shape")
-    if not -(start.ndim + 1) <= axis <= start.ndim:
-        raise InvalidArgumentError(f"linspace: axis {axis} is out of range for bounds of shape "
-                                   f"{fmt_shape(start.shape)} (valid: {-(start.ndim + 1)} to {start.ndim})")
-    return constant(np.linspace(start, stop, num, axis=axis, dtype=d))
+    # (a Python float is float32, a NumPy scalar keeps its dtype; stop takes start's, as TF converts it)
+    start = start if isinstance(start, Tensor) else convert_to_tensor(
+        start, np.float32 if start.__class__ is float else None)
+    stop = stop if isinstance(stop, Tensor) else convert_to_tensor(
+        stop, aval_of(start).dtype if stop.__class__ in (int, float) else None)
+    da, db = aval_of(start).dtype, aval_of(stop).dtype
+    if da != db:   # (TF converts stop to start's dtype, which fails for another dtype's tensor)
+        raise InvalidArgumentTypeError(f"linspace: start is {da.name} and stop is {db.name}; give both one dtype "
+                                       "(cast one)")
+    if da.kind != "f":
+        start, stop = M.cast(start, np.float64), M.cast(stop, np.float64)
+    sa, sb = aval_of(start).shape, aval_of(stop).shape
+    if sa != sb:   # (TF broadcasts the bounds)
+        try:
+            sa = np.broadcast_shapes(sa, sb)
+        except (ValueError, TypeError):
+            raise InvalidArgumentError(f"linspace: start {fmt_shape(sa)} and stop {fmt_shape(sb)} do not "
+                                       "broadcast to one shape") from None
+        start, stop = broadcast_to(start, sa), broadcast_to(stop, sa)
+    nd = len(sa)
+    if not -(nd + 1) <= axis <= nd:
+        raise InvalidArgumentError(f"linspace: axis {axis} is out of range for bounds of shape {fmt_shape(sa)} "
+                                   f"(valid: {-(nd + 1)} to {nd})")
+    ax = axis % (nd + 1)
+    first, last = expand_dims(start, ax), expand_dims(stop, ax)
+    delta = M.divide(M.subtract(last, first), np.asarray(max(num - 1, 1), aval_of(first).dtype))
+    steps = np.arange(1, max(num - 1, 1), dtype=aval_of(first).dtype).reshape(
+        [max(num - 2, 0) if i == ax else 1 for i in builtins.range(nd + 1)])
+    whole = concat([first, M.add(first, M.multiply(delta, steps)), last], ax)
+    return whole if num == aval_of(whole).shape[ax] else \
+        I.getitem(whole, (builtins.slice(None),) * ax + (builtins.slice(0, num),))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
@@ -384,6 +409,9 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     if n is None:
         raise ValueError(f"split: axis {ax} of the tensor of shape {fmt_shape(s)} has {_RUNTIME_SIZE}")
     if isinstance(num_or_size_splits, int):
+        if num_or_size_splits < 1:   # (0 raised Python's ZeroDivisionError from the modulo below)
+            raise InvalidArgumentError(f"split: num_or_size_splits must be at least 1 (a number of parts), got "
+                                       f"{num_or_size_splits}")
         if n % num_or_size_splits:
             raise InvalidArgumentError(f"split: axis {ax} of size {n} does not divide into {num_or_size_splits} parts")
         sizes = [n // num_or_size_splits] * num_or_size_splits
@@ -597,6 +625,13 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     if batch_dims:
         raise NotImplementedError("gather_nd: batch_dims > 0 is not supported")
     comps = _index_components("gather_nd", indices, aval_of(params).shape)
+    if not comps:
+        # index depth 0: each index row selects the whole of params (TF: the result has shape
+        # indices.shape[:-1] + params.shape); getitem with an empty key would return params
+        # once, dropping the batch of rows. Zero row ids into params with a leading axis
+        # (the sum over the empty last axis is 0 for every row, of the rows' own shape)
+        rows = M.multiply(M.reduce_sum(indices, -1), 0)
+        return gather(expand_dims(params, 0), rows, axis=0)
     return I.getitem(params, comps, bounds="gather_nd")
 
 
@@ -636,10 +671,22 @@ def scatter_nd(indices, updates, shape, name=None, _op="scatter_nd"):
     shape = _sized(_op, shape, aval_of(updates).dtype)
     like = constant(np.zeros(shape, aval_of(updates).dtype))
     comps = _index_components(_op, indices, shape)
+    if not comps:
+        _depth0(_op, indices)
     # (TF's rule, no broadcasting: NumPy's add.at broadcast scatter_nd([[0], [1]], [1.0], [3]) to [1, 1, 0])
     SC.check_updates(_op, aval_of(indices).shape, aval_of(updates).shape, shape)
     tpl, args = I.encode_key(comps)
     return bind(I.getitem_add_p, like, updates, *args, key=tpl, bounds=_op)
+
+
+def _depth0(op, indices):
+    """TF's scatter kernels take no index of depth 0 (indices of shape (..., 0)): each row would
+    address the whole tensor. (tapeflow added every update over the whole tensor for one row,
+    and NumPy's broadcast error for more.)"""
+    raise InvalidArgumentError(f"{op}: indices of shape {fmt_shape(aval_of(indices).shape)} have index depth 0 "
+                               "(last dim 0): a scatter needs at least one index per row (TF: 'Indices and updates "
+                               "specified for empty output shape'); to update the whole tensor use tf.where or "
+                               "arithmetic")
 
 
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
@@ -707,6 +754,8 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(np.asarray(indices))
     ishape, shape = aval_of(idx).shape, aval_of(t).shape
+    if len(ishape) >= 1 and ishape[-1] == 0:
+        _depth0("tensor_scatter_nd_update", idx)
     if len(ishape) >= 1 and ishape[-1] is not None and None not in ishape and aval_of(idx).dtype.kind in "iu" \
             and ishape[-1] <= len(shape) and None not in shape[:ishape[-1]]:
         k, lead = ishape[-1], tuple(ishape[:-1])
@@ -877,11 +926,15 @@ def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
 
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     """tensor with each entry (or slice) at indices the max of itself and the updates there."""
+    if aval_of(indices).shape[-1:] == (0,):
+        _depth0("tensor_scatter_nd_max", indices)
     return bind(SC.tensor_scatter_max_p, tensor, indices, updates, op="tensor_scatter_nd_max")
 
 
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     """tensor with each entry (or slice) at indices the min of itself and the updates there."""
+    if aval_of(indices).shape[-1:] == (0,):
+        _depth0("tensor_scatter_nd_min", indices)
     return bind(SC.tensor_scatter_min_p, tensor, indices, updates, op="tensor_scatter_nd_min")
 
 

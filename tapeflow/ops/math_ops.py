@@ -101,7 +101,14 @@ def atanh(x, name=None): return bind(E.atanh_p, x)
 def sigmoid(x, name=None): return bind(E.sigmoid_p, x)
 def floor(x, name=None): return bind(E.floor_p, x)
 def ceil(x, name=None): return bind(E.ceil_p, x)
-def round(x, name=None): return bind(E.round_p, x)  # noqa: A001
+def round(x, name=None):  # noqa: A001
+    x = convert_to_tensor(x) if not isinstance(x, (Tensor, CompositeTensor)) else x
+    try:
+        if aval_of(x).dtype.kind in "iu":
+            return x   # (TF's round returns an integer tensor itself; the kernel takes floats only)
+    except CompositeOperand:
+        pass
+    return bind(E.round_p, x)
 def is_nan(x, name=None): return bind(E.isnan_p, x)
 def is_finite(x, name=None): return bind(E.isfinite_p, x)
 def is_inf(x, name=None): return logical_and(logical_not(is_finite(x)), logical_not(is_nan(x)))
@@ -393,14 +400,26 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
         return _ragged_reduce("prod", input_tensor, axis, keepdims)
 
 
+def _bools(op, x):
+    """reduce_any/reduce_all's operand as int32 (their reductions are reduce_max/min of it),
+    after TF's check that it is bool: a float 0.5 cast to int32 is 0 (reduce_any([0.5]) was
+    False where TF raises)."""
+    try:
+        d = aval_of(x).dtype
+    except CompositeOperand:   # (a RaggedTensor: cast maps its values)
+        d = None
+    if d is not None and d != np.bool_:
+        raise InvalidArgumentTypeError(f"{op}: expects a bool tensor, got {d.name}; compare first, e.g. "
+                                       f"tf.{op}(x != 0)")
+    return cast(x, np.int32)
+
+
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
-    x = cast(input_tensor, np.int32)
-    return greater(reduce_max(x, axis, keepdims), 0)
+    return greater(reduce_max(_bools("reduce_any", input_tensor), axis, keepdims), 0)
 
 
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
-    x = cast(input_tensor, np.int32)
-    return greater(reduce_min(x, axis, keepdims), 0)
+    return greater(reduce_min(_bools("reduce_all", input_tensor), axis, keepdims), 0)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):

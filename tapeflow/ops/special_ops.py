@@ -259,7 +259,25 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
         bad = np.flatnonzero((flat < 0) | (flat >= n))
         if bad.size:
             raise InvalidArgumentError(f"partitions[{bad[0]}] = {flat[bad[0]]} is not in [0, {n})")
+    else:
+        # traced, the ids are known only when it runs: an id outside [0, n) falls in no partition,
+        # and the compiled function returned the other rows without it (a silent loss where the
+        # eager call raises); the assert raises TF's message at run time instead
+        _partition_ids_checked(p, n)
     return [boolean_mask(x, equal(p, i)) for i in range(n)]
+
+
+def _partition_ids_checked(p, n):
+    from .array_ops import concat, gather, reshape
+    from .math_ops import argmax, cast, logical_or, less, greater_equal, logical_not, reduce_any
+    from ..core.primitives import assert_op as AS
+    flat = reshape(p, [-1])
+    bad = logical_or(less(flat, 0), greater_equal(flat, n))
+    # (argmax of an empty vector raises: pad one good entry, never chosen when a bad one exists)
+    first = argmax(cast(concat([bad, [False]], 0), np.int32), output_type=np.int32)
+    value = gather(concat([flat, cast([0], flat.dtype)], 0), first)
+    bind(AS.assert_p, logical_not(reduce_any(bad)), first, value,
+         template=("partitions[", None, "] = ", None, f" is not in [0, {n})"), summarize=3)
 
 
 def dynamic_stitch(indices, data, name=None):

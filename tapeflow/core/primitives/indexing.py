@@ -17,7 +17,7 @@ import numpy as np
 
 from ..aval import Aval, fmt_shape
 from ..primitive import Primitive, bind, aval_of
-from ...errors import InvalidArgumentIndexError, InvalidArgumentTypeError
+from ...errors import InvalidArgumentError, InvalidArgumentIndexError, InvalidArgumentTypeError
 
 _SENTINEL = 1 << 20  # stands in for unknown (None) dims when computing shapes
 
@@ -165,6 +165,9 @@ def _getitem_abstract(x, *idx, key, bounds=None):
             r = _dummy(x.shape, x.dtype)[decode_key(key, [aligned.get(i, d) for i, d in enumerate(dummies)])]
     except IndexError as e:
         raise InvalidArgumentIndexError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
+    except ValueError as e:   # (NumPy's "slice step cannot be zero": TF's strided slice raises InvalidArgument)
+        raise InvalidArgumentError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index "
+                                   f"{_show(key, idx)})") from None
     shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
     for axis, d in enumerate(x.shape):
         if d is None:

@@ -226,7 +226,7 @@ def _cumulative(x, axis, exclusive, reverse, accumulate, identity):
     if reverse:
         x = np.flip(x, axis)
     r = accumulate(x)
-    if exclusive:
+    if exclusive and r.shape[axis]:   # (an empty axis has nothing to shift: take([0]) of it raised)
         r = np.concatenate([identity(np.take(r, [0], axis=axis)), np.take(r, np.arange(r.shape[axis] - 1), axis=axis)],
                            axis=axis)
     if reverse:
