@@ -118,6 +118,9 @@ def diag_part(input, name=None):  # noqa: A002
 def diag(diagonal, name=None):
     """A (..., n, n) matrix with ``diagonal`` (..., n) on its diagonal."""
     d = _t(diagonal)
+    if not aval_of(d).shape:   # (shape[-1] of a scalar raised an IndexError naming no op)
+        raise InvalidArgumentError("diag: the diagonal must be at least 1-dimensional, got a scalar; "
+                                   "give a vector, e.g. tf.linalg.diag([x])")
     n = aval_of(d).shape[-1]
     return _M.multiply(_A.expand_dims(d, -1), np.eye(n, dtype=aval_of(d).dtype))
 

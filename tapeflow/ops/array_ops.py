@@ -815,6 +815,9 @@ def _where_indices(condition):
     row-major order. Traced, N is data-dependent: the coordinates of every entry (a constant
     of the static shape) masked by the condition, through boolean_mask's unknown-dimension path."""
     c = condition if hasattr(condition, "aval") else convert_to_tensor(condition)
+    if not aval_of(c).shape:   # (TF's WhereOp: "Unhandled input dimensions: 0"; traced, boolean_mask failed)
+        raise InvalidArgumentError("where: a condition of rank 0 has no coordinates to return; give a tensor of "
+                                   "rank >= 1 (e.g. tf.reshape(c, [1])), or where(c, x, y) to select")
     if c._v is not None:
         return constant(np.argwhere(c.numpy()).astype(np.int64))
     shape = tuple(aval_of(c).shape)

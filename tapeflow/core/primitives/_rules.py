@@ -181,6 +181,12 @@ def result_dtype(name, avals):
             if a.weak and a.dtype.kind == "f" and d.kind in "iub":
                 raise InvalidArgumentTypeError(f"{name}: a Python float cannot combine with a {d.name} tensor without "
                                 f"changing its dtype; cast the tensor first: tapeflow.cast(x, tapeflow.float32)")
+            if a.weak and a.dtype.kind in "iu" and d.kind == "b":
+                # TF converts the number to bool and refuses ("Cannot convert 2 to EagerTensor of dtype
+                # bool"); eagerly 2 * mask became mask (2 taken as True), compiled NumPy's int64 [2, 0]
+                raise InvalidArgumentTypeError(f"{name}: a Python int cannot combine with a bool tensor (TF does "
+                                               "not convert numbers to bool); cast the tensor first: "
+                                               "tapeflow.cast(mask, tapeflow.int32)")
         return d
     kinds = {a.dtype.kind for a in avals}
     if "f" in kinds:
