@@ -758,6 +758,10 @@ class Function:
         self._warned = False
         self._traced_once = False
         self._inlined = []      # (args, kwargs) specs of calls inlined into other traces
+        #: (args, kwargs) given to get_concrete_function with specs of unknown rank (TensorSpec(None),
+        #: MaskedTensor.Spec(shape=None)): TF traced one graph for every rank; tf.saved_model.save
+        #: traces them at the ranks it saves
+        self._generic = []
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -887,6 +891,13 @@ class Function:
             specs = nest.map_structure(spec, (tuple(args), dict(kwargs)))
             if specs not in self._inlined:
                 self._inlined.append(specs)
+        except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
+            pass
+
+    def _note_generic(self, args, kwargs):
+        try:
+            if len(self._generic) < 8 and (tuple(args), dict(kwargs)) not in self._generic:
+                self._generic.append((tuple(args), dict(kwargs)))
         except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
             pass
 
@@ -1392,6 +1403,7 @@ class _SpecGenericConcreteFunction:
     def __init__(self, function, args, kwargs):
         self._function, self._args, self._kwargs = function, tuple(args), dict(kwargs)
         self.name = function.__name__
+        function._note_generic(self._args, self._kwargs)
 
     def __call__(self, *args, **kwargs):
         for spec, a in zip(nest.flatten((self._args, self._kwargs)), nest.flatten((args, kwargs))):

@@ -355,7 +355,49 @@ class _Saver:
 MAX_SIGNATURE_RANK = 4
 
 
-def _rank_traces(trace):
+def _with_rank(struct, r):
+    """``struct`` (get_concrete_function's arguments) with each spec of unknown rank (a
+    TensorSpec(None), an extension type's Spec holding one) given rank ``r``, every dim unknown."""
+    from ..compiler.function import TensorSpec
+
+    def fix(s):
+        if isinstance(s, TensorSpec):
+            return TensorSpec((None,) * r, s.dtype, s.name) if s.shape is None else s
+        if hasattr(type(s), "_tf_mismatch"):   # an ExtensionType's Spec
+            from ..extension_type import _spec_compose, _spec_decompose
+            specs = []
+            static = _spec_decompose(s, specs)
+            return _spec_compose(static, iter([fix(t) for t in specs]))
+        return s
+    return nest.map_structure(fix, struct)
+
+
+def _trace_generic(root):
+    """Before saving: each Function reachable from ``root`` that was asked for a concrete function
+    of unknown rank (``_generic``) is traced at the ranks a SavedModel holds (0 to
+    MAX_SIGNATURE_RANK), as TF saves the one graph of unknown rank it traced there; first, so that
+    the functions those traces inline are noted (``_inlined``) before any is saved."""
+    from ..compiler.function import Function
+    from ..module import _children
+    seen = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or len(seen) > 100000:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, Function):
+            for args, kwargs in list(obj._generic):
+                _rank_traces(lambda r, a=args, k=kwargs, f=obj: f.get_concrete_function(
+                    *_with_rank(a, r), **_with_rank(k, r)), first=0)
+            continue
+        if isinstance(obj, (list, tuple, dict)) or _is_plain_object(obj):
+            stack.extend(v for _, v in list(_children(obj)))
+            if not isinstance(obj, (list, tuple, dict)):
+                stack.extend(f for _, f in _functions_of(obj))
+
+
+def _rank_traces(trace, first=1):
     import contextlib
     import io
     out = []
@@ -363,7 +405,7 @@ def _rank_traces(trace):
     # effects of tracing (a print('Tracing with', x)) and the retracing warning stay quiet
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        for r in range(1, MAX_SIGNATURE_RANK + 1):
+        for r in range(first, MAX_SIGNATURE_RANK + 1):
             try:
                 out.append(trace(r))
             except Exception:  # noqa: BLE001 -- a rank the function cannot take is not served
@@ -385,10 +427,14 @@ def _enc(x, tables):
     if type(x).__name__ == "RaggedTensorSpec":   # a ragged argument's spec (wave 20)
         dims = None if x.shape.rank is None else list(x.shape)
         return {"$ragged_spec": [dims, x.dtype.np.name, x.ragged_rank]}
-    if hasattr(type(x), "_tf_mismatch"):   # an ExtensionType's Spec: its class is the user's code
-        raise NotImplementedError(
-            f"tf.saved_model.save: a concrete function with an extension-type argument or result ({x!r}) cannot be "
-            "saved by tapeflow (loading would need the user's class): pass its tensor fields as the arguments")
+    if hasattr(type(x), "_tf_mismatch"):   # an ExtensionType's Spec: its registered name, fields, TensorSpecs
+        from ..extension_type import _spec_decompose
+        specs = []
+        static = _spec_decompose(x, specs)
+        return {"$ext_spec": [_enc_static(static, tables, x), [_enc(s, tables) for s in specs]]}
+    from ..extension_type import _Static
+    if isinstance(x, _Static):   # an extension-type result's static half (in its _CompositeTag)
+        return {"$ext_static": _enc_static(x.value, tables, x)}
     from ..compiler.function import _CompositeTag, _Parts
     if isinstance(x, (_Parts, _CompositeTag)):   # a composite result taken apart (its kind, its parts)
         return {"$parts" if isinstance(x, _Parts) else "$ctag": [_enc(v, tables) for v in x]}
@@ -405,14 +451,91 @@ def _enc(x, tables):
     raise _SkipTrace(f"a Python argument or output {type(x).__name__} that is not a number, string or None")
 
 
+def _enc_static(st, tables, what):
+    """An extension type's static half (``extension_type._decompose``'s tuple: the class, the
+    structure, the Python fields; "T" a tensor slot) as JSON. A class is saved as TF saves it: by
+    its registered name (``__name__ = "pkg.MaskedTensor"`` in its body) and field names, so a
+    process that registered the name gets the class back and one that did not gets TF's
+    AnonymousExtensionType of the same fields."""
+    kind = st[0]
+    if kind == "T":
+        return "T"
+    if kind == "E":
+        from ..extension_type import registered_name
+        cls = st[1]
+        name = registered_name(cls)
+        if name is None:
+            # TF 2.21: NotEncodableError("No encoder for object MT.Spec(...) of type <class '__main__.MT.Spec'>.")
+            raise S.UnserializableError(
+                f"tf.saved_model.save: No encoder for object {what!r} of type <class "
+                f"'{cls.__module__}.{cls.__qualname__}.Spec'>: an extension type in a saved function's "
+                f"arguments or results must be registered, as in TF: give the class a name in its body "
+                f"(__name__ = 'mypackage.{cls.__name__}'), which the SavedModel records")
+        return {"E": name, "fields": list(cls._tf_fields), "v": [_enc_static(s, tables, what) for s in st[2]]}
+    if kind == "tuple":
+        return {"tuple": [_enc_static(s, tables, what) for s in st[1]]}
+    if kind == "map" and all(isinstance(k, str) for k, _ in st[1]):
+        return {"map": [[k, _enc_static(s, tables, what)] for k, s in st[1]]}
+    if kind == "shape":
+        return {"shape": None if st[1] is None else list(st[1])}
+    if kind == "py":
+        from ..core import dtypes as _dt
+        if isinstance(st[1], _dt.DType):
+            return {"dtype": st[1].name}
+        return {"py": _enc(st[1], tables)}
+    raise S.UnserializableError(f"tf.saved_model.save: {what!r} holds a {kind!r} field (a SparseTensor or "
+                                "RaggedTensor inside an extension type), which tapeflow cannot save")
+
+
+def _dec_static(d):
+    """The inverse of _enc_static (the class by its registered name, else an AnonymousExtensionType)."""
+    if d == "T":
+        return ("T",)
+    if "E" in d:
+        from ..extension_type import lookup_registered
+        return ("E", lookup_registered(d["E"], d["fields"]), tuple(_dec_static(s) for s in d["v"]))
+    if "tuple" in d:
+        return ("tuple", tuple(_dec_static(s) for s in d["tuple"]))
+    if "map" in d:
+        return ("map", tuple((k, _dec_static(s)) for k, s in d["map"]))
+    if "shape" in d:
+        return ("shape", None if d["shape"] is None else tuple(d["shape"]))
+    if "dtype" in d:
+        from ..core import dtypes as _dt
+        return ("py", _dt.as_dtype(d["dtype"]))
+    return ("py", _dec(d["py"], None, lambda x: x))
+
+
+def _note_ext_tag(x):
+    """A saved extension-type result's tag names its class (``MaskedTensor``): every extension type
+    rebuilds through ExtensionType._tf_from_components (the class is in the static half), so the
+    name is made known to compiler/function.py's _rebuild in a process that never took one apart."""
+    name, static = x["$ctag"][:2]
+    name = name.get("$const") if isinstance(name, dict) else name
+    static = static.get("$const", static) if isinstance(static, dict) else static
+    if isinstance(name, str) and isinstance(static, dict) and "$ext_static" in static:
+        from ..compiler.function import _COMPOSITE_CLASSES
+        from ..extension_type import ExtensionType
+        _COMPOSITE_CLASSES.setdefault(name, ExtensionType)
+
+
 def _dec(x, tables, leaf):
     if isinstance(x, list):
         return [_dec(v, tables, leaf) for v in x]
     if isinstance(x, dict):
         if "$tuple" in x:
             return tuple(_dec(v, tables, leaf) for v in x["$tuple"])
+        if "$ext_spec" in x:
+            from ..extension_type import _spec_compose
+            static, specs = x["$ext_spec"]
+            return _spec_compose(_dec_static(static), iter([_dec(s, tables, leaf) for s in specs]))
+        if "$ext_static" in x:
+            from ..extension_type import _Static
+            return _Static(_dec_static(x["$ext_static"]))
         if "$parts" in x or "$ctag" in x:
             from ..compiler.function import _CompositeTag, _Parts
+            if "$ctag" in x:
+                _note_ext_tag(x)
             kind = _Parts if "$parts" in x else _CompositeTag
             return kind(_dec(v, tables, leaf) for v in x["$parts" if kind is _Parts else "$ctag"])
         if "$dict" in x:
@@ -524,6 +647,7 @@ def save(obj, export_dir, signatures=None, options=None):
         signatures = serving_function(obj, names=["inputs"] if len(_keras_specs(obj)) == 1 else None)
     if signatures is None and isinstance(obj, _UserObject) and obj.signatures:
         signatures = dict(obj.signatures)  # a loaded object keeps its signatures when saved again
+    _trace_generic(obj)
     s = _Saver(obj, custom_gradients=options is None or options.experimental_custom_gradients)
     if s.node(obj, "") is None:
         raise ValueError(f"tf.saved_model.save: expected a trackable object (a tf.Module, a Keras model, an "
