@@ -276,3 +276,237 @@ def test_the_warning_is_given_once_per_name_as_tfs():
         c = lookup_registered("sm22_tests.MaskedTensor.Spec", ("values",))
     assert c is not MaskedTensor and "not the saved ['values']" in str(w[0].message)
     assert lookup_registered("sm22_tests.MaskedTensor.Spec", ("values", "mask")) is MaskedTensor
+
+
+# -- custom gradients (guide advanced_autodiff#6: SaveOptions(experimental_custom_gradients=True)) -------------
+# TF 2.21: the option's default is True; save traces each custom_gradient's gradient function into the
+# SavedModel, so a loaded function differentiated under a tape uses it (in any process). Saved with False and
+# loaded in another process, differentiating it raises LookupError "No gradient defined for operation'IdentityN'".
+
+@tf.custom_gradient
+def clip_gradients(y):
+    def backward(dy):
+        return tf.clip_by_norm(dy, 0.5)
+    return y, backward
+
+
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(upstream):   # closes over a value of the forward (e)
+        return upstream * (1 - 1 / (1 + e))
+    return tf.math.log(1 + e), grad
+
+
+@tf.custom_gradient
+def two(a, b):
+    def grad(dy1, dy2):
+        return dy1 * 3.0 + dy2, None   # no gradient for b
+    return (a * b, a + b), grad
+
+
+@tf.custom_gradient
+def only_b(a, b):
+    def grad(dy):
+        return None, dy * 7.0   # a gradient for the second input only
+    return a + b, grad
+
+
+class CG(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec(None)])
+    def call_custom_grad(self, x):
+        return clip_gradients(x)
+
+    @tf.function(input_signature=[tf.TensorSpec([None])])
+    def f(self, x):
+        return log1pexp(x) * 2.0
+
+    @tf.function(input_signature=[tf.TensorSpec([]), tf.TensorSpec([])])
+    def g(self, a, b):
+        p, s = two(a, b)
+        return p + 10.0 * s
+
+    @tf.function(input_signature=[tf.TensorSpec([]), tf.TensorSpec([])])
+    def k(self, a, b):
+        return only_b(a * 2.0, b)
+
+
+def _clip_grad(fn):
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        out = fn(v * v)
+    return float(t.gradient(out, v))
+
+
+def _f_grad(fn):
+    x = tf.constant([0., 1., 100.])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = fn(x)
+    return y.numpy(), t.gradient(y, x).numpy()
+
+
+def test_the_default_option_is_tfs():
+    assert tf.saved_model.SaveOptions().experimental_custom_gradients is True   # TF 2.21: True
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_loaded_function_differentiates_with_the_saved_custom_gradient(tmp_path):
+    m = CG()
+    assert _clip_grad(m.call_custom_grad) == 2.0   # the live function (TF 2.21: 2.0)
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(m, path, options=tf.saved_model.SaveOptions(experimental_custom_gradients=True))
+    loaded = tf.saved_model.load(path)
+    assert _clip_grad(loaded.call_custom_grad) == 2.0   # TF 2.21: tf.Tensor(2.0, shape=(), dtype=float32)
+    # a gradient function closing over a forward value; the ops' gradient would be nan at x=100
+    y, g = _f_grad(loaded.f)
+    ly, lg = _f_grad(m.f)
+    np.testing.assert_array_equal(y, ly)
+    np.testing.assert_array_equal(g, lg)
+    np.testing.assert_allclose(y, [1.3862944, 2.6265233, np.inf], rtol=1e-6)   # TF 2.21
+    np.testing.assert_allclose(g, [1.0, 1.4621172, 2.0], rtol=1e-6)             # TF 2.21 (loaded)
+    # several outputs, a None gradient (TF 2.21: 80.0, [13.0, None])
+    a, b = tf.constant(2.0), tf.constant(5.0)
+    with tf.GradientTape() as t:
+        t.watch([a, b])
+        out = loaded.g(a, b)
+    assert float(out) == 80.0
+    ga, gb = t.gradient(out, [a, b])
+    assert float(ga) == 13.0 and gb is None
+    with tf.GradientTape() as t:
+        t.watch([a, b])
+        out = loaded.k(a, b)
+    ga, gb = t.gradient(out, [a, b])
+    assert float(out) == 9.0 and ga is None and float(gb) == 7.0
+    # without a tape the compiled graph runs (the span's no-op casts are gone from it)
+    np.testing.assert_array_equal(loaded.f(tf.constant([0., 1.])).numpy(), m.f(tf.constant([0., 1.])).numpy())
+    assert "cast" not in str(loaded.f.concrete_functions[0].concrete.graph)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_the_saved_gradient_is_differentiable_again(tmp_path):
+    # the gradient graph's ops are recorded by an outer tape: differentiate it in the upstream gradient
+    m = CG()
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(m, path)
+    loaded = tf.saved_model.load(path)
+
+    def second(fn):
+        x = tf.constant([0., 1.])
+        u = tf.constant([1., 1.])
+        with tf.GradientTape() as t2:
+            t2.watch(u)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                y = fn(x)
+            g = t1.gradient(y, x, output_gradients=u)
+        return g.numpy(), t2.gradient(g, u).numpy()
+    g, h = second(loaded.f)
+    lg, lh = second(m.f)
+    np.testing.assert_array_equal(g, lg)
+    np.testing.assert_array_equal(h, lh)
+    np.testing.assert_allclose(h, [1.0, 1.4621172], rtol=1e-6)   # d/du of 2u*sigmoid(x): 2*sigmoid(x)
+
+
+def test_the_custom_gradient_survives_another_process_and_a_second_save(tmp_path):
+    m = CG()
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(m, path)
+    again = str(tmp_path / "again")
+    tf.saved_model.save(tf.saved_model.load(path), again)   # a loaded object saved again keeps it
+    script = textwrap.dedent(f"""
+        import warnings
+        warnings.simplefilter("ignore")
+        import tapeflow as tf
+        for p in ({path!r}, {again!r}):
+            loaded = tf.saved_model.load(p)
+            v = tf.Variable(2.0)
+            with tf.GradientTape() as t:
+                out = loaded.call_custom_grad(v * v)
+            print(float(t.gradient(out, v)))
+    """)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["2.0", "2.0"]   # TF 2.21: 2.0
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_loaded_custom_gradient_inlined_into_a_new_function_is_saved_with_it(tmp_path):
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(CG(), path)
+    loaded = tf.saved_model.load(path)
+
+    class Outer(tf.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def h(self, x):
+            return self.inner.call_custom_grad(x) * 3.0
+    o = Outer(loaded)
+    assert _clip_grad(o.h) == 2.0   # the upstream 3.0 clipped to 0.5, times d(v*v)/dv = 4
+    p2 = str(tmp_path / "outer")
+    tf.saved_model.save(o, p2)
+    assert _clip_grad(tf.saved_model.load(p2).h) == 2.0
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_saved_without_custom_gradients_differentiating_raises_tfs_lookup_error(tmp_path):
+    m = CG()
+    path = str(tmp_path / "sm")
+    tf.saved_model.save(m, path, options=tf.saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = tf.saved_model.load(path)
+    assert float(loaded.call_custom_grad(tf.constant(4.0))) == 4.0   # values are unchanged
+    with tf.GradientTape() as t:
+        out = loaded.call_custom_grad(tf.constant(4.0))   # (TF 2.21: fine while nothing is watched)
+    assert float(out) == 4.0
+    with pytest.raises(LookupError, match="No gradient defined for the custom_gradient function 'clip_gradients'.*"
+                                          "experimental_custom_gradients=True"):
+        _clip_grad(loaded.call_custom_grad)
+
+
+def test_a_custom_gradient_in_a_cond_or_reading_a_variable_is_refused_unless_dropped(tmp_path):
+    class InCond(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def f(self, x):
+            return tf.cond(x > 0, lambda: clip_gradients(x), lambda: x * 2.0)
+
+    w = tf.Variable(3.0)
+
+    @tf.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            return dy, [dy * 0.0 for _ in variables]
+        return x * w, grad
+
+    class ReadsVar(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def f(self, x):
+            return scaled(x)
+    for i, m in enumerate([InCond(), ReadsVar()]):
+        with pytest.raises(UnserializableError, match=r"custom_gradient function .* inside a cond or loop body, or "
+                                                      r"with a gradient function for variables"):
+            tf.saved_model.save(m, str(tmp_path / f"sm{i}"))
+        tf.saved_model.save(m, str(tmp_path / f"ok{i}"),
+                            options=tf.saved_model.SaveOptions(experimental_custom_gradients=False))
+        assert float(tf.saved_model.load(str(tmp_path / f"ok{i}")).f(tf.constant(2.0))) == float(m.f(tf.constant(2.0)))
+
+
+def test_a_gradient_function_that_cannot_be_traced_is_named_at_save(tmp_path):
+    @tf.custom_gradient
+    def eager_only(x):
+        def grad(dy):
+            return dy * float(dy.numpy())   # Python values: no graph form
+        return x * 1.0, grad
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def f(self, x):
+            return eager_only(x)
+    with pytest.raises(UnserializableError, match="the gradient function of custom_gradient function 'eager_only' "
+                                                  "could not be traced"):
+        tf.saved_model.save(M(), str(tmp_path / "sm"))
+    assert not (tmp_path / "sm").exists()

@@ -1102,6 +1102,7 @@ class Function:
             # create none (the variables exist now, so `if self.v is None:` guards, Keras' lazy
             # build and optimizer slots skip their creation). A function that creates a Variable
             # on every trace has no graph form; TF raises this ValueError on its first call.
+            custom_before = _custom[0]   # (the custom gradients of the trace kept)
             trace, out, again = self._trace_once(args, kwargs, key, var_map)
             if again:
                 raise ValueError(
@@ -1146,6 +1147,11 @@ class Function:
         cf.var_slots = stand_ins
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
+        # the trace's custom_gradient calls a SavedModel can keep (None: some cannot be kept, in a
+        # cond/loop body or reading variables; each call of the last _trace_once is a region then)
+        regions = trace.custom_regions
+        cf.custom_regions = regions if cf.custom_gradient is None or len(regions) == _custom[0] - custom_before \
+            else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
         for p in stand_ins:
             # between calls a stand-in holds no variable's buffer (run_bound binds it)

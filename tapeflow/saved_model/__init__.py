@@ -40,6 +40,7 @@ import numpy as np
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
 from ..ir import serialize as S
+from ..ir.graph import Graph
 from ..module import Module
 from ..util import nest
 
@@ -259,17 +260,26 @@ class _Saver:
                        kwargs=[[k, _enc(v, self.tables)] for k, v in cf.kwargs.items()],
                        outputs=_enc_outputs(cf, self.tables),
                        graph=S.graph_to_json(cf.raw_graph, self.tables, f"function {where!r}"))
+            rec.pop("custom_gradients", None)
+            if cf.regions:   # (their gradient graphs, in this file's tables; dropped as the option says)
+                rec["custom_gradients"] = [
+                    dict(r.rec, grad=S.graph_to_json(r.grad, self.tables, f"function {where!r}"))
+                    if r.grad is not None and self.custom_gradients else dict(r.rec, grad=None, captures=[], present=[])
+                    for r in cf.regions]
             i = self.cf_index[id(cf)] = len(self.functions)
             self._keep.append(cf)
             self.functions.append(rec)
             return i
+        regions = getattr(cf, "custom_regions", None) if getattr(cf, "custom_gradient", None) else None
         if getattr(cf, "custom_gradient", None) and self.custom_gradients:
-            raise S.UnserializableError(
-                f"tf.saved_model.save: {where!r} calls custom_gradient function {cf.custom_gradient!r}, whose "
-                "gradient function is Python code: a SavedModel holds the traced graph only, so the loaded "
-                "function's gradient would be that of the forward ops, not the custom one. Save with "
-                "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to accept that (TF's meaning "
-                "of the option), or save a function without it")
+            if regions is None:
+                raise S.UnserializableError(
+                    f"tf.saved_model.save: {where!r} calls custom_gradient function {cf.custom_gradient!r} inside "
+                    "a cond or loop body, or with a gradient function for variables (variables=): tapeflow saves "
+                    "the gradient functions of custom_gradient calls at the function's top level without "
+                    "variables only, so the loaded function's gradient would be that of the forward ops, not "
+                    "the custom one. Save with tf.saved_model.SaveOptions(experimental_custom_gradients=False) "
+                    "to accept that (TF's meaning of the option), or call it outside the cond/loop")
         if cf.var_slots:
             warnings.warn(f"tf.saved_model.save: a trace of {where!r} takes Variables as arguments; it is not "
                           "saved (pass tensors, or let the function reach the variables as attributes)",
@@ -292,6 +302,9 @@ class _Saver:
                    "names": names,
                    "outputs": _enc_outputs(cf, self.tables),
                    "graph": S.graph_to_json(cf.raw_graph, self.tables, f"function {where!r}")}
+            if regions:
+                rec["custom_gradients"] = [self.region(r, cf.raw_graph, where, self.custom_gradients)
+                                           for r in regions]
         except _SkipTrace as e:
             warnings.warn(f"tf.saved_model.save: a trace of {where!r} is not saved ({e})", stacklevel=4)
             return None
@@ -299,6 +312,54 @@ class _Saver:
         self._keep.append(cf)
         self.functions.append(rec)
         return i
+
+    def region(self, r, graph, where, with_gradient=True):
+        """A custom_gradient call of a trace (``autodiff/custom_gradient.py`` Region) as TF saves it
+        with ``experimental_custom_gradients=True``: its gradient function traced into a graph of
+        the output cotangents and the trace's values it closes over (a sub-trace of the finished
+        trace, so those values are its captures), and the span of the trace's equations it
+        replaces under a tape. The values are named by position in ``graph`` (_var_refs)."""
+        from ..ir.tracer import Trace, Tracer
+        refs = _var_refs(graph)
+
+        def ref(x, what):
+            v = x._var if isinstance(x, Tracer) and x._trace is r.trace else None
+            got = refs.get(id(v)) if v is not None else None
+            if got is None:
+                raise S.UnserializableError(
+                    f"tf.saved_model.save: {where!r}: custom_gradient function {r.name!r}: its {what} is not a "
+                    "value of the traced function (a constant or a value of another trace); save with "
+                    "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to drop the custom gradient")
+            return got
+        ins = [ref(x, "input") for x in r.inputs]
+        outs = [ref(x, "output") for x in r.outputs]
+        rec = {"name": r.name, "start": r.start, "end": r.end, "inputs": ins, "outputs": outs}
+        if not with_gradient:
+            # experimental_custom_gradients=False: the span is kept, its gradient not (the loaded
+            # function's gradient then raises TF's LookupError, _Region.run)
+            return dict(rec, captures=[], present=[], grad=None)
+        t = Trace(parent=r.trace, kind="branch")
+        t.local_vars = _EVERY   # a variable the gradient reads is read there (the parent trace is finished)
+        try:
+            with t:
+                cts = [t.new_input(o._var.aval) for o in r.outputs]
+                g = r.grad_fn(*cts)
+            g = list(g) if isinstance(g, (list, tuple)) else [g]
+            if len(g) != len(r.inputs):
+                raise ValueError(f"it returned {len(g)} gradients for {len(r.inputs)} tensor inputs")
+            present = [i for i, x in enumerate(g) if x is not None]
+            grad = t.finish([g[i] for i in present])
+        except S.UnserializableError:
+            raise
+        except Exception as e:  # noqa: BLE001 -- any failure of the user's gradient function, named
+            raise S.UnserializableError(
+                f"tf.saved_model.save: {where!r}: the gradient function of custom_gradient function {r.name!r} "
+                f"could not be traced ({type(e).__name__}: {e}); TF traces it to save it. Save with "
+                "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to drop the custom "
+                "gradient") from None
+        caps = [ref(outer, "gradient function's captured value") for outer, _ in t.captures]
+        return dict(rec, captures=caps, present=present,
+                    grad=S.graph_to_json(grad, self.tables, f"function {where!r} (gradient of {r.name!r})"))
 
     def signatures(self, signatures):
         from ..compiler.function import ConcreteFunction, Function
@@ -415,6 +476,136 @@ def _rank_traces(trace, first=1):
 
 class _SkipTrace(Exception):
     pass
+
+
+class _Every:
+    """A set holding everything (a gradient sub-trace's ``local_vars``: no read is hoisted)."""
+
+    def __contains__(self, x):
+        return True
+
+
+_EVERY = _Every()
+
+
+def _var_refs(graph):
+    """id(Var) -> its JSON name by position in ``graph``: ["in", i], ["const", i], ["eq", j, k]."""
+    refs = {id(v): ["in", i] for i, v in enumerate(graph.inputs)}
+    refs.update({id(v): ["const", i] for i, (v, _) in enumerate(graph.consts)})
+    for j, e in enumerate(graph.eqns):
+        for k, v in enumerate(e.outputs):
+            refs[id(v)] = ["eq", j, k]
+    return refs
+
+
+def _var_at(graph, ref):
+    if ref[0] == "in":
+        return graph.inputs[ref[1]]
+    if ref[0] == "const":
+        return graph.consts[ref[1]][0]
+    if ref[0] == "eq":
+        return graph.eqns[ref[1]].outputs[ref[2]]
+    raise S.SerializedGraphError(f"bad value reference {ref!r}")
+
+
+class _Region:
+    """A saved custom_gradient call (``_Saver.region``): under a tape (or inside another trace) the
+    loaded graph's equations ``start:end`` run as one ``custom_gradient`` function whose gradient is
+    the saved gradient graph, so the tape records TF's custom gradient, not the forward ops'."""
+
+    def __init__(self, rec, graph, tables, where):
+        self.rec = {k: v for k, v in rec.items() if k != "grad"}
+        self.name = rec["name"]
+        self.start, self.end = int(rec["start"]), int(rec["end"])
+        if not 0 <= self.start < self.end <= len(graph.eqns):
+            raise S.SerializedGraphError(f"{where}: custom gradient {self.name!r} spans equations "
+                                         f"{self.start}:{self.end} of {len(graph.eqns)}")
+        self.inputs = [_var_at(graph, r) for r in rec["inputs"]]
+        self.outputs = [_var_at(graph, r) for r in rec["outputs"]]
+        self.captures = [_var_at(graph, r) for r in rec["captures"]]
+        self.present = [int(i) for i in rec["present"]]
+        #: None: saved with experimental_custom_gradients=False (differentiating it raises, as TF)
+        self.grad = None if rec["grad"] is None else \
+            S.graph_from_json(rec["grad"], tables, f"{where} (gradient of {self.name!r})")
+        if self.grad is not None and (len(self.grad.inputs) != len(self.outputs) + len(self.captures) or
+                                      len(self.grad.outputs) != len(self.present)):
+            raise S.SerializedGraphError(f"{where}: the gradient graph of {self.name!r} does not fit its call")
+        eqns = graph.eqns[self.start:self.end]
+        made = {v for e in eqns for v in e.outputs}
+        reads = list(self.inputs)
+        for e in eqns:
+            for v in e.inputs:
+                if isinstance(v, type(self.outputs[0])) and v not in made and v not in reads:
+                    reads.append(v)
+        #: the span as a graph of the call's tensor inputs, then the other values it reads
+        #: (constants, earlier values: no gradient through the custom function, as TF's)
+        self.forward = Graph(reads, [], eqns, [v for e in eqns for v in e.outputs], graph.variables)
+
+    def run(self, env, done):
+        """Run the span as a custom_gradient call: ``env`` holds the values computed so far;
+        ``done`` gets each span equation's outputs (the call's outputs: the recorded ones)."""
+        from ..autodiff.custom_gradient import custom_gradient
+        from ..ir.control_flow import inline_graph
+        made = {}
+
+        def fn(*xs):
+            vals = inline_graph(self.forward, list(xs))
+            made.update(zip(self.forward.outputs, vals))
+            caps = [made[v] if v in made else env[v] for v in self.captures]
+            ys = [made[v] for v in self.outputs]
+
+            def grad_fn(*cts):
+                if self.grad is None:
+                    # TF 2.21 (a SavedModel saved with experimental_custom_gradients=False, loaded in
+                    # another process): LookupError "No gradient defined for operation'IdentityN' (op
+                    # type: IdentityN)", raised at the call under the tape; tapeflow raises at tape.gradient
+                    raise LookupError(
+                        f"No gradient defined for the custom_gradient function {self.name!r} of this loaded "
+                        "function: its SavedModel was saved with tf.saved_model.SaveOptions("
+                        "experimental_custom_gradients=False), which drops the gradient function (TF 2.21 raises "
+                        "this LookupError too). Save it with experimental_custom_gradients=True (the default), or "
+                        "wrap the call in tf.stop_gradient where no gradient is needed")
+                cts = [c if c is not None else _zeros(y) for c, y in zip(cts, ys)]
+                g = inline_graph(self.grad, list(cts) + caps)
+                full = [None] * len(xs)
+                for i, gi in zip(self.present, g):
+                    full[i] = gi if isinstance(gi, Tensor) else Tensor(np.asarray(gi))
+                return full
+            return (ys[0] if len(ys) == 1 else tuple(ys)), grad_fn
+        fn.__name__ = self.name
+        out = custom_gradient(fn)(*[env[v] for v in self.forward.inputs])
+        outs = [out] if len(self.outputs) == 1 else list(out)
+        made.update(zip(self.outputs, outs))   # the recorded values, for the equations after the span
+        for e in self.forward.eqns:
+            done[id(e)] = tuple(made[v] for v in e.outputs) if e.prim.multiple_results else made[e.outputs[0]]
+
+
+def _zeros(y):
+    from ..ops.array_ops import zeros_like
+    return zeros_like(y)
+
+
+def _run_with_regions(graph, regions, args):
+    """``inline_graph`` of a loaded trace whose custom_gradient calls were saved: each span runs as
+    one custom_gradient call (_Region.run) with the saved gradient; the other equations bind."""
+    from ..ir import interpreter
+    from ..ir.control_flow import _bind_eqn
+    env = dict(zip(graph.inputs, args))
+    env.update(graph.consts)
+    at = {id(graph.eqns[r.start]): r for r in regions}
+    done = {}
+
+    def apply(e, vals):
+        r = at.get(id(e))
+        if r is not None:
+            r.run(env, done)
+        out = done.pop(id(e)) if id(e) in done else _bind_eqn(e, vals)
+        if e.prim.multiple_results:
+            env.update(zip(e.outputs, out))
+        else:
+            env[e.outputs[0]] = out
+        return out
+    return interpreter.evaluate(graph, list(args), apply)
 
 
 def _enc(x, tables):
@@ -768,6 +959,8 @@ class _Concrete:
         self.names = rec["names"]
         self.out_tree = _dec_outputs(rec["outputs"], tables)
         self._cf = None
+        where = f"function {rec.get('where', self.name)!r}"
+        self.regions = [_Region(r, graph, tables, where) for r in rec.get("custom_gradients", ())]
 
     @property
     def structured_input_signature(self):
@@ -824,7 +1017,8 @@ class _Concrete:
         if STATE.tapes or STATE.trace is not None:
             # op by op, so the tapes record it (gradients) or the outer trace inlines it
             from ..ir.control_flow import inline_graph
-            outs = inline_graph(self.raw_graph, tensors)
+            outs = _run_with_regions(self.raw_graph, self.regions, tensors) if self.regions else \
+                inline_graph(self.raw_graph, tensors)
             return _pack(self.out_tree, [o if isinstance(o, Tensor) else Tensor(o) for o in outs])
         return self.concrete.run([t._v for t in tensors])
 
