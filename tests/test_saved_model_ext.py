@@ -510,3 +510,40 @@ def test_a_gradient_function_that_cannot_be_traced_is_named_at_save(tmp_path):
                                                   "could not be traced"):
         tf.saved_model.save(M(), str(tmp_path / "sm"))
     assert not (tmp_path / "sm").exists()
+
+
+# -- tracing at save (guide saved_model #13, #20) --------------------------------------------------------------
+# TF 2.21 prints, for the program below (tf_retrace probe, wave 22):
+#   Tracing with Tensor("x:0", shape=(), dtype=float32)      <- the call
+#   -- save
+#   Tracing with Tensor("x:0", shape=(), dtype=float32)      <- save re-traces the call's concrete function
+#   Tracing mutate Tensor("new_v:0", shape=(), dtype=float32) <- the input_signature function: its first trace
+#   -- saved                                                  (tracing count 1 -> 2; a second save prints nothing)
+# tapeflow does not copy the re-trace (docs/differences.md, SavedModel: an artifact of TF's cache key, whose
+# only effect is Python side effects of tracing run again); the input_signature function's first trace it does.
+
+def test_save_traces_what_has_no_trace_and_retraces_nothing(tmp_path, capsys):
+    class CustomModule(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.)
+
+        @tf.function
+        def __call__(self, x):
+            print("Tracing with", x)
+            return x * self.v
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def mutate(self, new_v):
+            print("Tracing mutate", new_v)
+            self.v.assign(new_v)
+    m = CustomModule()
+    m(tf.constant(0.))
+    assert capsys.readouterr().out == 'Tracing with Tensor("x:0", shape=(), dtype=float32)\n'
+    tf.saved_model.save(m, str(tmp_path / "a"))
+    assert capsys.readouterr().out == 'Tracing mutate Tensor("new_v:0", shape=(), dtype=float32)\n'
+    assert m.__call__.experimental_get_tracing_count() == 1   # TF 2.21: 2 (the re-trace)
+    tf.saved_model.save(m, str(tmp_path / "b"))
+    assert capsys.readouterr().out == ""                      # TF 2.21: "" too
+    loaded = tf.saved_model.load(str(tmp_path / "b"))
+    assert float(loaded(tf.constant(3.))) == 3.0
