@@ -36,7 +36,7 @@ from .core.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from .type_spec import TypeSpec
 
 __all__ = ["ExtensionType", "BatchableExtensionType", "ExtensionTypeSpec", "BatchableExtensionTypeSpec",
-           "ImmutableDict", "type_spec_from_value", "dispatch_for_api", "dispatch_for_unary_elementwise_apis",
+           "AnonymousExtensionType", "ImmutableDict", "type_spec_from_value", "dispatch_for_api", "dispatch_for_unary_elementwise_apis",
            "dispatch_for_binary_elementwise_apis", "unregister_dispatch_for"]
 
 _MUTATE = "Cannot mutate attribute `{}` outside the custom constructor of {}."
@@ -294,6 +294,7 @@ class ExtensionType(CompositeTensor):
             cls.__init__ = _generated_init(cls)
         cls.__signature__ = None
         cls.Spec = _make_spec(cls)
+        _register(cls)
 
     def __new__(cls, *args, **kwargs):
         if cls is ExtensionType or cls is BatchableExtensionType:
@@ -393,6 +394,50 @@ class ExtensionType(CompositeTensor):
         return r
 
 
+# -- registration: the name a SavedModel records (TF 2.21's type_spec_registry) ----------------------
+#: registered name ("pkg.MaskedTensor.Spec") -> the class. TF registers a class that sets
+#: ``__name__ = "pkg.MaskedTensor"`` in its body (and only such a class: a SavedModel cannot name
+#: the others, so saving a function that takes or returns one fails, as TF's NotEncodableError)
+_REGISTERED = {}
+
+
+def _register(cls):
+    name = cls.__dict__.get("__name__")
+    if not isinstance(name, str):
+        return
+    key = name + ".Spec"
+    old = _REGISTERED.get(key)
+    if old is not None and old is not cls:
+        # TF 2.21: ValueError("Name foo.A.Spec has already been registered for class __main__.A.Spec.")
+        raise ValueError(f"Name {key} has already been registered for class {old.__module__}.{old.__qualname__}.Spec.")
+    _REGISTERED[key] = cls
+
+
+def registered_name(cls):
+    """The name a SavedModel records for ``cls``'s values and specs (``cls.__name__ + ".Spec"`` as the
+    class body set ``__name__``), or None for a class TF would not register."""
+    if cls.__dict__.get("_tf_anonymous"):
+        return "tf.AnonymousExtensionType.Spec"
+    name = cls.__dict__.get("__name__")
+    return name + ".Spec" if isinstance(name, str) and _REGISTERED.get(name + ".Spec") is cls else None
+
+
+def lookup_registered(name, fields):
+    """The class registered under ``name`` (a SavedModel being loaded), or, as TF 2.21 does for a name
+    this process has not registered (its module not imported), an ``AnonymousExtensionType`` class of
+    those fields, with TF's UserWarning."""
+    cls = _REGISTERED.get(name)
+    if cls is not None and tuple(cls._tf_fields) == tuple(fields):
+        return cls
+    if name != "tf.AnonymousExtensionType.Spec":
+        import warnings
+        why = "has not been registered" if cls is None else \
+            f"is registered with the fields {list(cls._tf_fields)}, not the saved {list(fields)}"
+        warnings.warn(f"The type {name!r} {why}. Falling back to using AnonymousExtensionTypeSpec instead.",
+                      UserWarning, stacklevel=1)   # (one place: Python shows it once, as TF's)
+    return AnonymousExtensionType._class_for(tuple(fields))
+
+
 class ExtensionTypeOperand(CompositeOperand, ValueError):
     """An extension type where an op needs a tensor and no dispatch handler takes it: TF 2.21's
     ValueError (and a CompositeOperand, which the public ops with a dispatch table catch)."""
@@ -448,6 +493,54 @@ class BatchableExtensionType(ExtensionType):
     ``tf.TensorShape`` field (the batch shape) gets the batch size in front."""
 
     _tf_abstract = True
+
+
+class AnonymousExtensionType(ExtensionType):
+    """TF's fallback for an extension type a SavedModel names but this process has not registered
+    (``tensorflow.python.framework.extension_type.AnonymousExtensionType``): the saved fields, no
+    methods. ``AnonymousExtensionType(values=..., mask=...)`` builds one (a class per field set, made
+    on first use, so values of the same fields share a spec and a loaded function's trace)."""
+
+    _tf_abstract = True
+    _classes = {}
+
+    def __new__(cls, *args, **kwargs):
+        if cls is AnonymousExtensionType:
+            if args:
+                raise TypeError("AnonymousExtensionType takes keyword arguments only (its fields)")
+            return object.__new__(AnonymousExtensionType._class_for(tuple(kwargs)))
+        return object.__new__(cls)
+
+    def __init__(self, **fields):
+        d = self.__dict__
+        for f in type(self)._tf_fields:
+            v = fields[f]
+            if isinstance(v, (np.ndarray, np.generic, list)):
+                v = convert_to_tensor(v)
+            elif not isinstance(v, (Tensor, CompositeTensor, TensorShape, _dt.DType, tuple, ImmutableDict,
+                                    str, bytes, bool, int, float, type(None))):
+                raise TypeError(f"AnonymousExtensionType: field {f!r} must be a tensor, an extension type or an "
+                                f"immutable Python value, got {type(v).__name__!r}")
+            d[f] = v
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Cannot set attribute `{name}`. AnonymousExtensionType instances are immutable.")
+
+    @staticmethod
+    def _class_for(fields):
+        cls = AnonymousExtensionType._classes.get(fields)
+        if cls is None:
+            ns = {"__annotations__": {}, "_tf_anonymous": True, "__qualname__": "AnonymousExtensionType",
+                  "__module__": __name__, "__init__": AnonymousExtensionType.__init__}
+            cls = type("AnonymousExtensionType", (AnonymousExtensionType,), ns)
+            # the fields take any value (TF's fallback keeps what was saved), so no annotations
+            cls._tf_fields = tuple(fields)
+            cls._tf_field_types = {f: typing.Any for f in fields}
+            cls.__init__ = AnonymousExtensionType.__init__
+            cls.Spec.__qualname__ = "AnonymousExtensionTypeSpec"
+            cls.Spec._tf_fields = cls._tf_fields
+            AnonymousExtensionType._classes[fields] = cls
+        return cls
 
 
 # -- specs -------------------------------------------------------------------------------------------

@@ -80,9 +80,37 @@ def _fresh(t):
 
 #: custom gradients met while tracing: [count, last function's name]. A traced graph holds
 #: only the forward ops (the gradient function is Python, applied by tapes), so
-#: tapeflow.function notes the count around each trace and tf.saved_model.save refuses a
-#: trace that lost one (its loaded gradient would be the forward ops' own)
+#: tapeflow.function notes the count around each trace; a call in the top-level trace also
+#: leaves a Region on it, which tf.saved_model.save turns into a traced gradient graph; it
+#: refuses a trace whose custom gradients are not all regions (in a cond or loop body, or
+#: reading variables: their loaded gradient would be the forward ops' own)
 TRACED = [0, None]
+
+
+class Region:
+    """A custom_gradient call in a top-level trace: its equations are ``trace.eqns[start:end]``,
+    the last ones a no-op ``cast`` of each output (so every output is a value of its own, made
+    inside the region, even where ``f`` returns its input: a loaded graph's tape then records the
+    custom node on those values; the simplify pass removes the casts from compiled code).
+    ``grad_fn`` is the Python gradient function, traced by tf.saved_model.save against the
+    trace's values (``trace`` is kept for that: its tracers are what grad_fn closes over)."""
+
+    __slots__ = ("trace", "start", "end", "inputs", "outputs", "grad_fn", "name")
+
+    def __init__(self, trace, start, end, inputs, outputs, grad_fn, name):
+        self.trace, self.start, self.end = trace, start, end
+        self.inputs, self.outputs, self.grad_fn, self.name = inputs, outputs, grad_fn, name
+
+
+def _own_value(t):
+    """``t`` as the output of an equation of its own (a same-dtype cast: a no-op simplify drops)."""
+    dt = _prim.aval_of(t).dtype
+    if dt.kind == "O":   # (a string output: no cast; such a call is not saved with its gradient)
+        return t
+    return _prim.bind(_CAST[0], t, dtype=dt)
+
+
+_CAST = []
 
 
 def custom_gradient(f=None, *, _autodiff_equivalent=False):
@@ -92,20 +120,37 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
-        if STATE.trace is not None and not _autodiff_equivalent:
+        trace = STATE.trace if not _autodiff_equivalent else None
+        if trace is not None:
             TRACED[0] += 1
             TRACED[1] = name
+            start = len(trace.eqns)
+            if not _CAST:
+                from ..core.primitives.elementwise import cast_p
+                _CAST.append(cast_p)
         tapes = STATE.tapes
         rec = _AccessRecorder()
         STATE.tapes = (rec,)
         try:
             y, grad_fn = f(*args, **kwargs)
+            if trace is not None:
+                # (tapes paused: the casts are part of the custom function, not recorded)
+                flat_y = nest.flatten(y)
+                outs = [_own_value(t) if isinstance(t, Tensor) else t for t in flat_y]
+                y = nest.pack_sequence_as(y, outs)
         finally:
             STATE.tapes = tapes
+        if trace is not None and trace.parent is None and not rec.vars and STATE.trace is trace:
+            ins = [a for a in args if isinstance(a, Tensor)]
+            if not kwargs and all(isinstance(o, _prim_Tracer()) and o._trace is trace for o in outs) and \
+                    len(trace.eqns) > start:
+                trace.custom_regions.append(Region(trace, start, len(trace.eqns), ins, [o for o in outs],
+                                                   grad_fn, name))
         if not tapes:
             return y
         flat_y = nest.flatten(y)
-        outs = [_fresh(t) if isinstance(t, Tensor) else t for t in flat_y]
+        # (traced: the casts above are values of their own already)
+        outs = [(_fresh(t) if trace is None else t) if isinstance(t, Tensor) else t for t in flat_y]
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         # as TF: a variable passed as an argument is an input (its gradient is an input gradient)
         variables = [v for v in rec.vars.values() if all(v is not a for a in args)]
@@ -133,6 +178,11 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False):
         return nest.pack_sequence_as(y, outs)
 
     return wrapped
+
+
+def _prim_Tracer():
+    from ..ir.tracer import Tracer
+    return Tracer
 
 
 def recompute_grad(f):

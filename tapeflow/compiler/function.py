@@ -758,6 +758,10 @@ class Function:
         self._warned = False
         self._traced_once = False
         self._inlined = []      # (args, kwargs) specs of calls inlined into other traces
+        #: (args, kwargs) given to get_concrete_function with specs of unknown rank (TensorSpec(None),
+        #: MaskedTensor.Spec(shape=None)): TF traced one graph for every rank; tf.saved_model.save
+        #: traces them at the ranks it saves
+        self._generic = []
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -887,6 +891,13 @@ class Function:
             specs = nest.map_structure(spec, (tuple(args), dict(kwargs)))
             if specs not in self._inlined:
                 self._inlined.append(specs)
+        except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
+            pass
+
+    def _note_generic(self, args, kwargs):
+        try:
+            if len(self._generic) < 8 and (tuple(args), dict(kwargs)) not in self._generic:
+                self._generic.append((tuple(args), dict(kwargs)))
         except Exception:  # noqa: BLE001 -- values that do not compare (arrays): not noted
             pass
 
@@ -1091,6 +1102,7 @@ class Function:
             # create none (the variables exist now, so `if self.v is None:` guards, Keras' lazy
             # build and optimizer slots skip their creation). A function that creates a Variable
             # on every trace has no graph form; TF raises this ValueError on its first call.
+            custom_before = _custom[0]   # (the custom gradients of the trace kept)
             trace, out, again = self._trace_once(args, kwargs, key, var_map)
             if again:
                 raise ValueError(
@@ -1135,6 +1147,11 @@ class Function:
         cf.var_slots = stand_ins
         #: the name of a custom_gradient function the trace ran (its gradient is not in the graph)
         cf.custom_gradient = _custom[1] if _custom[0] != custom_before else None
+        # the trace's custom_gradient calls a SavedModel can keep (None: some cannot be kept, in a
+        # cond/loop body or reading variables; each call of the last _trace_once is a region then)
+        regions = trace.custom_regions
+        cf.custom_regions = regions if cf.custom_gradient is None or len(regions) == _custom[0] - custom_before \
+            else None
         cf.captured_ids = _graph_variable_ids(raw) - {id(p) for p in stand_ins}
         for p in stand_ins:
             # between calls a stand-in holds no variable's buffer (run_bound binds it)
@@ -1392,6 +1409,7 @@ class _SpecGenericConcreteFunction:
     def __init__(self, function, args, kwargs):
         self._function, self._args, self._kwargs = function, tuple(args), dict(kwargs)
         self.name = function.__name__
+        function._note_generic(self._args, self._kwargs)
 
     def __call__(self, *args, **kwargs):
         for spec, a in zip(nest.flatten((self._args, self._kwargs)), nest.flatten((args, kwargs))):

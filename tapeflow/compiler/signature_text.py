@@ -337,6 +337,7 @@ class RankGenericConcreteFunction:
         # trace now (as TF does at get_concrete_function): rank 0 stands for every rank, so the
         # structure and dtypes of the outputs are known and printed (their shapes as <unknown>)
         self._probe = function.get_concrete_function(*self._with_rank(args, ()), **self._with_rank(kwargs, ()))
+        function._note_generic(args, kwargs)   # (tf.saved_model.save traces the other ranks)
         self._signature_key = nest.structure_key(
             (tuple(args), dict(kwargs)),
             lambda a: ("Tensor", a.shape, a.dtype.np) if isinstance(a, TensorSpec) else ("py", type(a).__name__, a))

@@ -221,6 +221,9 @@ class Trace:
         #: tapes active where this (sub-)trace began; they see the cond/loop as one op
         self.entry_tapes = ()
         self.input_names = {}     # id(input Var) -> the Python parameter it came from (for reprs)
+        #: custom_gradient calls of this (top-level) trace (autodiff/custom_gradient.py Region),
+        #: which tf.saved_model.save turns into gradient graphs
+        self.custom_regions = []
 
     # -- context -----------------------------------------------------------------------
     def __enter__(self):

@@ -40,6 +40,7 @@ import numpy as np
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable
 from ..ir import serialize as S
+from ..ir.graph import Graph
 from ..module import Module
 from ..util import nest
 
@@ -259,17 +260,26 @@ class _Saver:
                        kwargs=[[k, _enc(v, self.tables)] for k, v in cf.kwargs.items()],
                        outputs=_enc_outputs(cf, self.tables),
                        graph=S.graph_to_json(cf.raw_graph, self.tables, f"function {where!r}"))
+            rec.pop("custom_gradients", None)
+            if cf.regions:   # (their gradient graphs, in this file's tables; dropped as the option says)
+                rec["custom_gradients"] = [
+                    dict(r.rec, grad=S.graph_to_json(r.grad, self.tables, f"function {where!r}"))
+                    if r.grad is not None and self.custom_gradients else dict(r.rec, grad=None, captures=[], present=[])
+                    for r in cf.regions]
             i = self.cf_index[id(cf)] = len(self.functions)
             self._keep.append(cf)
             self.functions.append(rec)
             return i
+        regions = getattr(cf, "custom_regions", None) if getattr(cf, "custom_gradient", None) else None
         if getattr(cf, "custom_gradient", None) and self.custom_gradients:
-            raise S.UnserializableError(
-                f"tf.saved_model.save: {where!r} calls custom_gradient function {cf.custom_gradient!r}, whose "
-                "gradient function is Python code: a SavedModel holds the traced graph only, so the loaded "
-                "function's gradient would be that of the forward ops, not the custom one. Save with "
-                "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to accept that (TF's meaning "
-                "of the option), or save a function without it")
+            if regions is None:
+                raise S.UnserializableError(
+                    f"tf.saved_model.save: {where!r} calls custom_gradient function {cf.custom_gradient!r} inside "
+                    "a cond or loop body, or with a gradient function for variables (variables=): tapeflow saves "
+                    "the gradient functions of custom_gradient calls at the function's top level without "
+                    "variables only, so the loaded function's gradient would be that of the forward ops, not "
+                    "the custom one. Save with tf.saved_model.SaveOptions(experimental_custom_gradients=False) "
+                    "to accept that (TF's meaning of the option), or call it outside the cond/loop")
         if cf.var_slots:
             warnings.warn(f"tf.saved_model.save: a trace of {where!r} takes Variables as arguments; it is not "
                           "saved (pass tensors, or let the function reach the variables as attributes)",
@@ -292,6 +302,9 @@ class _Saver:
                    "names": names,
                    "outputs": _enc_outputs(cf, self.tables),
                    "graph": S.graph_to_json(cf.raw_graph, self.tables, f"function {where!r}")}
+            if regions:
+                rec["custom_gradients"] = [self.region(r, cf.raw_graph, where, self.custom_gradients)
+                                           for r in regions]
         except _SkipTrace as e:
             warnings.warn(f"tf.saved_model.save: a trace of {where!r} is not saved ({e})", stacklevel=4)
             return None
@@ -299,6 +312,54 @@ class _Saver:
         self._keep.append(cf)
         self.functions.append(rec)
         return i
+
+    def region(self, r, graph, where, with_gradient=True):
+        """A custom_gradient call of a trace (``autodiff/custom_gradient.py`` Region) as TF saves it
+        with ``experimental_custom_gradients=True``: its gradient function traced into a graph of
+        the output cotangents and the trace's values it closes over (a sub-trace of the finished
+        trace, so those values are its captures), and the span of the trace's equations it
+        replaces under a tape. The values are named by position in ``graph`` (_var_refs)."""
+        from ..ir.tracer import Trace, Tracer
+        refs = _var_refs(graph)
+
+        def ref(x, what):
+            v = x._var if isinstance(x, Tracer) and x._trace is r.trace else None
+            got = refs.get(id(v)) if v is not None else None
+            if got is None:
+                raise S.UnserializableError(
+                    f"tf.saved_model.save: {where!r}: custom_gradient function {r.name!r}: its {what} is not a "
+                    "value of the traced function (a constant or a value of another trace); save with "
+                    "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to drop the custom gradient")
+            return got
+        ins = [ref(x, "input") for x in r.inputs]
+        outs = [ref(x, "output") for x in r.outputs]
+        rec = {"name": r.name, "start": r.start, "end": r.end, "inputs": ins, "outputs": outs}
+        if not with_gradient:
+            # experimental_custom_gradients=False: the span is kept, its gradient not (the loaded
+            # function's gradient then raises TF's LookupError, _Region.run)
+            return dict(rec, captures=[], present=[], grad=None)
+        t = Trace(parent=r.trace, kind="branch")
+        t.local_vars = _EVERY   # a variable the gradient reads is read there (the parent trace is finished)
+        try:
+            with t:
+                cts = [t.new_input(o._var.aval) for o in r.outputs]
+                g = r.grad_fn(*cts)
+            g = list(g) if isinstance(g, (list, tuple)) else [g]
+            if len(g) != len(r.inputs):
+                raise ValueError(f"it returned {len(g)} gradients for {len(r.inputs)} tensor inputs")
+            present = [i for i, x in enumerate(g) if x is not None]
+            grad = t.finish([g[i] for i in present])
+        except S.UnserializableError:
+            raise
+        except Exception as e:  # noqa: BLE001 -- any failure of the user's gradient function, named
+            raise S.UnserializableError(
+                f"tf.saved_model.save: {where!r}: the gradient function of custom_gradient function {r.name!r} "
+                f"could not be traced ({type(e).__name__}: {e}); TF traces it to save it. Save with "
+                "tf.saved_model.SaveOptions(experimental_custom_gradients=False) to drop the custom "
+                "gradient") from None
+        caps = [ref(outer, "gradient function's captured value") for outer, _ in t.captures]
+        return dict(rec, captures=caps, present=present,
+                    grad=S.graph_to_json(grad, self.tables, f"function {where!r} (gradient of {r.name!r})"))
 
     def signatures(self, signatures):
         from ..compiler.function import ConcreteFunction, Function
@@ -355,7 +416,49 @@ class _Saver:
 MAX_SIGNATURE_RANK = 4
 
 
-def _rank_traces(trace):
+def _with_rank(struct, r):
+    """``struct`` (get_concrete_function's arguments) with each spec of unknown rank (a
+    TensorSpec(None), an extension type's Spec holding one) given rank ``r``, every dim unknown."""
+    from ..compiler.function import TensorSpec
+
+    def fix(s):
+        if isinstance(s, TensorSpec):
+            return TensorSpec((None,) * r, s.dtype, s.name) if s.shape is None else s
+        if hasattr(type(s), "_tf_mismatch"):   # an ExtensionType's Spec
+            from ..extension_type import _spec_compose, _spec_decompose
+            specs = []
+            static = _spec_decompose(s, specs)
+            return _spec_compose(static, iter([fix(t) for t in specs]))
+        return s
+    return nest.map_structure(fix, struct)
+
+
+def _trace_generic(root):
+    """Before saving: each Function reachable from ``root`` that was asked for a concrete function
+    of unknown rank (``_generic``) is traced at the ranks a SavedModel holds (0 to
+    MAX_SIGNATURE_RANK), as TF saves the one graph of unknown rank it traced there; first, so that
+    the functions those traces inline are noted (``_inlined``) before any is saved."""
+    from ..compiler.function import Function
+    from ..module import _children
+    seen = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or len(seen) > 100000:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, Function):
+            for args, kwargs in list(obj._generic):
+                _rank_traces(lambda r, a=args, k=kwargs, f=obj: f.get_concrete_function(
+                    *_with_rank(a, r), **_with_rank(k, r)), first=0)
+            continue
+        if isinstance(obj, (list, tuple, dict)) or _is_plain_object(obj):
+            stack.extend(v for _, v in list(_children(obj)))
+            if not isinstance(obj, (list, tuple, dict)):
+                stack.extend(f for _, f in _functions_of(obj))
+
+
+def _rank_traces(trace, first=1):
     import contextlib
     import io
     out = []
@@ -363,7 +466,7 @@ def _rank_traces(trace):
     # effects of tracing (a print('Tracing with', x)) and the retracing warning stay quiet
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        for r in range(1, MAX_SIGNATURE_RANK + 1):
+        for r in range(first, MAX_SIGNATURE_RANK + 1):
             try:
                 out.append(trace(r))
             except Exception:  # noqa: BLE001 -- a rank the function cannot take is not served
@@ -373,6 +476,136 @@ def _rank_traces(trace):
 
 class _SkipTrace(Exception):
     pass
+
+
+class _Every:
+    """A set holding everything (a gradient sub-trace's ``local_vars``: no read is hoisted)."""
+
+    def __contains__(self, x):
+        return True
+
+
+_EVERY = _Every()
+
+
+def _var_refs(graph):
+    """id(Var) -> its JSON name by position in ``graph``: ["in", i], ["const", i], ["eq", j, k]."""
+    refs = {id(v): ["in", i] for i, v in enumerate(graph.inputs)}
+    refs.update({id(v): ["const", i] for i, (v, _) in enumerate(graph.consts)})
+    for j, e in enumerate(graph.eqns):
+        for k, v in enumerate(e.outputs):
+            refs[id(v)] = ["eq", j, k]
+    return refs
+
+
+def _var_at(graph, ref):
+    if ref[0] == "in":
+        return graph.inputs[ref[1]]
+    if ref[0] == "const":
+        return graph.consts[ref[1]][0]
+    if ref[0] == "eq":
+        return graph.eqns[ref[1]].outputs[ref[2]]
+    raise S.SerializedGraphError(f"bad value reference {ref!r}")
+
+
+class _Region:
+    """A saved custom_gradient call (``_Saver.region``): under a tape (or inside another trace) the
+    loaded graph's equations ``start:end`` run as one ``custom_gradient`` function whose gradient is
+    the saved gradient graph, so the tape records TF's custom gradient, not the forward ops'."""
+
+    def __init__(self, rec, graph, tables, where):
+        self.rec = {k: v for k, v in rec.items() if k != "grad"}
+        self.name = rec["name"]
+        self.start, self.end = int(rec["start"]), int(rec["end"])
+        if not 0 <= self.start < self.end <= len(graph.eqns):
+            raise S.SerializedGraphError(f"{where}: custom gradient {self.name!r} spans equations "
+                                         f"{self.start}:{self.end} of {len(graph.eqns)}")
+        self.inputs = [_var_at(graph, r) for r in rec["inputs"]]
+        self.outputs = [_var_at(graph, r) for r in rec["outputs"]]
+        self.captures = [_var_at(graph, r) for r in rec["captures"]]
+        self.present = [int(i) for i in rec["present"]]
+        #: None: saved with experimental_custom_gradients=False (differentiating it raises, as TF)
+        self.grad = None if rec["grad"] is None else \
+            S.graph_from_json(rec["grad"], tables, f"{where} (gradient of {self.name!r})")
+        if self.grad is not None and (len(self.grad.inputs) != len(self.outputs) + len(self.captures) or
+                                      len(self.grad.outputs) != len(self.present)):
+            raise S.SerializedGraphError(f"{where}: the gradient graph of {self.name!r} does not fit its call")
+        eqns = graph.eqns[self.start:self.end]
+        made = {v for e in eqns for v in e.outputs}
+        reads = list(self.inputs)
+        for e in eqns:
+            for v in e.inputs:
+                if isinstance(v, type(self.outputs[0])) and v not in made and v not in reads:
+                    reads.append(v)
+        #: the span as a graph of the call's tensor inputs, then the other values it reads
+        #: (constants, earlier values: no gradient through the custom function, as TF's)
+        self.forward = Graph(reads, [], eqns, [v for e in eqns for v in e.outputs], graph.variables)
+
+    def run(self, env, done):
+        """Run the span as a custom_gradient call: ``env`` holds the values computed so far;
+        ``done`` gets each span equation's outputs (the call's outputs: the recorded ones)."""
+        from ..autodiff.custom_gradient import custom_gradient
+        from ..ir.control_flow import inline_graph
+        made = {}
+
+        def fn(*xs):
+            vals = inline_graph(self.forward, list(xs))
+            made.update(zip(self.forward.outputs, vals))
+            caps = [made[v] if v in made else env[v] for v in self.captures]
+            ys = [made[v] for v in self.outputs]
+
+            def grad_fn(*cts):
+                if self.grad is None:
+                    # TF 2.21 (a SavedModel saved with experimental_custom_gradients=False, loaded in
+                    # another process): LookupError "No gradient defined for operation'IdentityN' (op
+                    # type: IdentityN)", raised at the call under the tape; tapeflow raises at tape.gradient
+                    raise LookupError(
+                        f"No gradient defined for the custom_gradient function {self.name!r} of this loaded "
+                        "function: its SavedModel was saved with tf.saved_model.SaveOptions("
+                        "experimental_custom_gradients=False), which drops the gradient function (TF 2.21 raises "
+                        "this LookupError too). Save it with experimental_custom_gradients=True (the default), or "
+                        "wrap the call in tf.stop_gradient where no gradient is needed")
+                cts = [c if c is not None else _zeros(y) for c, y in zip(cts, ys)]
+                g = inline_graph(self.grad, list(cts) + caps)
+                full = [None] * len(xs)
+                for i, gi in zip(self.present, g):
+                    full[i] = gi if isinstance(gi, Tensor) else Tensor(np.asarray(gi))
+                return full
+            return (ys[0] if len(ys) == 1 else tuple(ys)), grad_fn
+        fn.__name__ = self.name
+        out = custom_gradient(fn)(*[env[v] for v in self.forward.inputs])
+        outs = [out] if len(self.outputs) == 1 else list(out)
+        made.update(zip(self.outputs, outs))   # the recorded values, for the equations after the span
+        for e in self.forward.eqns:
+            done[id(e)] = tuple(made[v] for v in e.outputs) if e.prim.multiple_results else made[e.outputs[0]]
+
+
+def _zeros(y):
+    from ..ops.array_ops import zeros_like
+    return zeros_like(y)
+
+
+def _run_with_regions(graph, regions, args):
+    """``inline_graph`` of a loaded trace whose custom_gradient calls were saved: each span runs as
+    one custom_gradient call (_Region.run) with the saved gradient; the other equations bind."""
+    from ..ir import interpreter
+    from ..ir.control_flow import _bind_eqn
+    env = dict(zip(graph.inputs, args))
+    env.update(graph.consts)
+    at = {id(graph.eqns[r.start]): r for r in regions}
+    done = {}
+
+    def apply(e, vals):
+        r = at.get(id(e))
+        if r is not None:
+            r.run(env, done)
+        out = done.pop(id(e)) if id(e) in done else _bind_eqn(e, vals)
+        if e.prim.multiple_results:
+            env.update(zip(e.outputs, out))
+        else:
+            env[e.outputs[0]] = out
+        return out
+    return interpreter.evaluate(graph, list(args), apply)
 
 
 def _enc(x, tables):
@@ -385,10 +618,14 @@ def _enc(x, tables):
     if type(x).__name__ == "RaggedTensorSpec":   # a ragged argument's spec (wave 20)
         dims = None if x.shape.rank is None else list(x.shape)
         return {"$ragged_spec": [dims, x.dtype.np.name, x.ragged_rank]}
-    if hasattr(type(x), "_tf_mismatch"):   # an ExtensionType's Spec: its class is the user's code
-        raise NotImplementedError(
-            f"tf.saved_model.save: a concrete function with an extension-type argument or result ({x!r}) cannot be "
-            "saved by tapeflow (loading would need the user's class): pass its tensor fields as the arguments")
+    if hasattr(type(x), "_tf_mismatch"):   # an ExtensionType's Spec: its registered name, fields, TensorSpecs
+        from ..extension_type import _spec_decompose
+        specs = []
+        static = _spec_decompose(x, specs)
+        return {"$ext_spec": [_enc_static(static, tables, x), [_enc(s, tables) for s in specs]]}
+    from ..extension_type import _Static
+    if isinstance(x, _Static):   # an extension-type result's static half (in its _CompositeTag)
+        return {"$ext_static": _enc_static(x.value, tables, x)}
     from ..compiler.function import _CompositeTag, _Parts
     if isinstance(x, (_Parts, _CompositeTag)):   # a composite result taken apart (its kind, its parts)
         return {"$parts" if isinstance(x, _Parts) else "$ctag": [_enc(v, tables) for v in x]}
@@ -405,14 +642,91 @@ def _enc(x, tables):
     raise _SkipTrace(f"a Python argument or output {type(x).__name__} that is not a number, string or None")
 
 
+def _enc_static(st, tables, what):
+    """An extension type's static half (``extension_type._decompose``'s tuple: the class, the
+    structure, the Python fields; "T" a tensor slot) as JSON. A class is saved as TF saves it: by
+    its registered name (``__name__ = "pkg.MaskedTensor"`` in its body) and field names, so a
+    process that registered the name gets the class back and one that did not gets TF's
+    AnonymousExtensionType of the same fields."""
+    kind = st[0]
+    if kind == "T":
+        return "T"
+    if kind == "E":
+        from ..extension_type import registered_name
+        cls = st[1]
+        name = registered_name(cls)
+        if name is None:
+            # TF 2.21: NotEncodableError("No encoder for object MT.Spec(...) of type <class '__main__.MT.Spec'>.")
+            raise S.UnserializableError(
+                f"tf.saved_model.save: No encoder for object {what!r} of type <class "
+                f"'{cls.__module__}.{cls.__qualname__}.Spec'>: an extension type in a saved function's "
+                f"arguments or results must be registered, as in TF: give the class a name in its body "
+                f"(__name__ = 'mypackage.{cls.__name__}'), which the SavedModel records")
+        return {"E": name, "fields": list(cls._tf_fields), "v": [_enc_static(s, tables, what) for s in st[2]]}
+    if kind == "tuple":
+        return {"tuple": [_enc_static(s, tables, what) for s in st[1]]}
+    if kind == "map" and all(isinstance(k, str) for k, _ in st[1]):
+        return {"map": [[k, _enc_static(s, tables, what)] for k, s in st[1]]}
+    if kind == "shape":
+        return {"shape": None if st[1] is None else list(st[1])}
+    if kind == "py":
+        from ..core import dtypes as _dt
+        if isinstance(st[1], _dt.DType):
+            return {"dtype": st[1].name}
+        return {"py": _enc(st[1], tables)}
+    raise S.UnserializableError(f"tf.saved_model.save: {what!r} holds a {kind!r} field (a SparseTensor or "
+                                "RaggedTensor inside an extension type), which tapeflow cannot save")
+
+
+def _dec_static(d):
+    """The inverse of _enc_static (the class by its registered name, else an AnonymousExtensionType)."""
+    if d == "T":
+        return ("T",)
+    if "E" in d:
+        from ..extension_type import lookup_registered
+        return ("E", lookup_registered(d["E"], d["fields"]), tuple(_dec_static(s) for s in d["v"]))
+    if "tuple" in d:
+        return ("tuple", tuple(_dec_static(s) for s in d["tuple"]))
+    if "map" in d:
+        return ("map", tuple((k, _dec_static(s)) for k, s in d["map"]))
+    if "shape" in d:
+        return ("shape", None if d["shape"] is None else tuple(d["shape"]))
+    if "dtype" in d:
+        from ..core import dtypes as _dt
+        return ("py", _dt.as_dtype(d["dtype"]))
+    return ("py", _dec(d["py"], None, lambda x: x))
+
+
+def _note_ext_tag(x):
+    """A saved extension-type result's tag names its class (``MaskedTensor``): every extension type
+    rebuilds through ExtensionType._tf_from_components (the class is in the static half), so the
+    name is made known to compiler/function.py's _rebuild in a process that never took one apart."""
+    name, static = x["$ctag"][:2]
+    name = name.get("$const") if isinstance(name, dict) else name
+    static = static.get("$const", static) if isinstance(static, dict) else static
+    if isinstance(name, str) and isinstance(static, dict) and "$ext_static" in static:
+        from ..compiler.function import _COMPOSITE_CLASSES
+        from ..extension_type import ExtensionType
+        _COMPOSITE_CLASSES.setdefault(name, ExtensionType)
+
+
 def _dec(x, tables, leaf):
     if isinstance(x, list):
         return [_dec(v, tables, leaf) for v in x]
     if isinstance(x, dict):
         if "$tuple" in x:
             return tuple(_dec(v, tables, leaf) for v in x["$tuple"])
+        if "$ext_spec" in x:
+            from ..extension_type import _spec_compose
+            static, specs = x["$ext_spec"]
+            return _spec_compose(_dec_static(static), iter([_dec(s, tables, leaf) for s in specs]))
+        if "$ext_static" in x:
+            from ..extension_type import _Static
+            return _Static(_dec_static(x["$ext_static"]))
         if "$parts" in x or "$ctag" in x:
             from ..compiler.function import _CompositeTag, _Parts
+            if "$ctag" in x:
+                _note_ext_tag(x)
             kind = _Parts if "$parts" in x else _CompositeTag
             return kind(_dec(v, tables, leaf) for v in x["$parts" if kind is _Parts else "$ctag"])
         if "$dict" in x:
@@ -524,6 +838,7 @@ def save(obj, export_dir, signatures=None, options=None):
         signatures = serving_function(obj, names=["inputs"] if len(_keras_specs(obj)) == 1 else None)
     if signatures is None and isinstance(obj, _UserObject) and obj.signatures:
         signatures = dict(obj.signatures)  # a loaded object keeps its signatures when saved again
+    _trace_generic(obj)
     s = _Saver(obj, custom_gradients=options is None or options.experimental_custom_gradients)
     if s.node(obj, "") is None:
         raise ValueError(f"tf.saved_model.save: expected a trackable object (a tf.Module, a Keras model, an "
@@ -644,6 +959,8 @@ class _Concrete:
         self.names = rec["names"]
         self.out_tree = _dec_outputs(rec["outputs"], tables)
         self._cf = None
+        where = f"function {rec.get('where', self.name)!r}"
+        self.regions = [_Region(r, graph, tables, where) for r in rec.get("custom_gradients", ())]
 
     @property
     def structured_input_signature(self):
@@ -700,7 +1017,8 @@ class _Concrete:
         if STATE.tapes or STATE.trace is not None:
             # op by op, so the tapes record it (gradients) or the outer trace inlines it
             from ..ir.control_flow import inline_graph
-            outs = inline_graph(self.raw_graph, tensors)
+            outs = _run_with_regions(self.raw_graph, self.regions, tensors) if self.regions else \
+                inline_graph(self.raw_graph, tensors)
             return _pack(self.out_tree, [o if isinstance(o, Tensor) else Tensor(o) for o in outs])
         return self.concrete.run([t._v for t in tensors])
 
