@@ -1139,3 +1139,9 @@ case("bf16_matrix_inverse", "lambda x: tf.linalg.inv(x)", [_BM22], "bfloat16")
 case("bf16_valid_arithmetic_vec", "lambda x: tf.reduce_sum(x * 0.3 + 1.0, keepdims=True) + tf.reduce_max(x)",
      [_BV3])
 case("bf16_valid_matmul", "lambda x: tf.matmul(x, x) * 0.5", [_BM22])
+
+# -- branch fft22: N-d FFTs, circulant operators, logm, complex gaps (wave 22) -------------------------
+# (TF 2.21 has no CPU kernel for FFTND: only its Python wrapper's dtype checks are recordable)
+_Z34 = (np.arange(12).reshape(3, 4) * (1 + 0.5j)).astype(np.complex64)
+case("fft22_rfftnd_of_complex", "lambda z: tf.signal.rfftnd(z)", [_Z34], "RFFT requires tf.float32 or tf.float64")
+case("fft22_irfftnd_of_real", "lambda x: tf.signal.irfftnd(x)", [M23], "IRFFT requires tf.complex64 or tf.complex128")
