@@ -823,7 +823,10 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 def _complex_kernel(re, im):
     # a Python float (a float subclass: np.float64 too) is weak: the other operand's dtype, as the rule
     strong = [v.dtype for v in (re, im) if not isinstance(v, float) and hasattr(v, "dtype")]
-    d = strong[0] if strong else np.dtype(np.float32)
+    # (both weak: a NumPy float64 scalar, e.g. a float64 tensor's 0-d value, keeps float64 as the rule's
+    # own dtype does; only Python floats are float32's)
+    d = strong[0] if strong else max((v.dtype if isinstance(v, np.floating) else np.dtype(np.float32)
+                                      for v in (re, im)), key=lambda t: t.itemsize)
     re, im = np.asarray(re), np.asarray(im)
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[d])
     out.real = re   # (assigned, not re + 1j * im: 1j * inf would put a nan in the real part)
