@@ -66,14 +66,6 @@ NAMES = {
     "linalg.logm": "tf.linalg.logm (TF 2.21 takes only complex matrices and computes it on a complex Schur form, "
                    "which tapeflow lacks); for symmetric positive definite matrices use eigh: "
                    "v @ diag(log(w)) @ v^T",
-    # the circulant operators are diagonal in the Fourier basis: every method is an FFT (the FFTs came in
-    # wave 21 beside the operators; composing the two is left)
-    "linalg.LinearOperatorCirculant": "the FFT-based circulant operators (not composed yet on tf.signal's FFTs); "
-                                      "use tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant2D": "the FFT-based circulant operators (not composed yet on tf.signal's "
-                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant3D": "the FFT-based circulant operators (not composed yet on tf.signal's "
-                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",

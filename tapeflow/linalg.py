@@ -734,7 +734,8 @@ from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, LinearOp
                               LinearOperatorComposition, LinearOperatorInversion, LinearOperatorAdjoint,
                               LinearOperatorBlockDiag, LinearOperatorKronecker, LinearOperatorLowRankUpdate,
                               LinearOperatorZeros, LinearOperatorPermutation, LinearOperatorHouseholder,
-                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular)
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular,
+                              LinearOperatorCirculant, LinearOperatorCirculant2D, LinearOperatorCirculant3D)
 
 
 # -- tf.linalg.experimental.conjugate_gradient (TF 2.21's linalg/sparse/conjugate_gradient.py) -----------------
