@@ -63,9 +63,6 @@ NAMES = {
     "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
     "load_op_library": "custom C++ ops compiled against TF",
     "load_library": "custom C++ ops compiled against TF",
-    "linalg.logm": "tf.linalg.logm (TF 2.21 takes only complex matrices and computes it on a complex Schur form, "
-                   "which tapeflow lacks); for symmetric positive definite matrices use eigh: "
-                   "v @ diag(log(w)) @ v^T",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",
