@@ -1148,3 +1148,7 @@ case("fft22_irfftnd_of_real", "lambda x: tf.signal.irfftnd(x)", [M23], "IRFFT re
 case("fft22_logm_of_real", "lambda x: tf.linalg.logm(x)", [np.eye(2, dtype=f32)], "complex64, complex128")
 case("fft22_logm_not_square", "lambda z: tf.linalg.logm(z)", [np.ones((2, 3), np.complex64)], "must be square")
 case("fft22_logm_valid", "lambda z: tf.math.real(tf.linalg.logm(z))", [np.diag([2.0, 3.0]).astype(np.complex64)])
+case("fft22_complex_pow_tan_sigmoid_valid",
+     "lambda z: tf.math.real(tf.pow(z, z) + tf.tan(z) + tf.sigmoid(z) + tf.reduce_prod(z, keepdims=True))", [_Z3])
+case("fft22_complex_pow_float_exponent", "lambda z, x: tf.pow(z, x)", [_Z3, V3], "pow")
+case("fft22_sort_complex", "lambda z: tf.sort(z)", [_Z3], "complex")
