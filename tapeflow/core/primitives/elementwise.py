@@ -303,10 +303,10 @@ def _pow_kernel(x, y):
         raise InvalidArgumentError(
             f"pow: integers to negative integer powers are not allowed (exponent {np.asarray(y).dtype} "
             f"{np.shape(y)} has negative entries); cast the base to float first: tapeflow.cast(x, tapeflow.float32)")
-    out = np.power(x, y)
-    if getattr(out, "dtype", None) is not None and out.dtype.kind == "c":
+    out = np.power(x, y)   # (an ndarray or a NumPy scalar: both have a dtype)
+    if out.dtype.kind == "c":
         zero = np.equal(x, 0)
-        if np.any(zero):
+        if zero.any():
             # TF 2.21's complex pow is exp(y log x): a zero base gives 0 for re(y) > 0, inf + nan i for
             # re(y) < 0 and nan + nan i for re(y) == 0 (0^0 too), where NumPy has 1 for 0^0 and nans else
             ry = np.real(np.broadcast_to(y, out.shape))
