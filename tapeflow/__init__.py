@@ -43,6 +43,9 @@ from .core.tensor import variable_creator_scope, register_tensor_conversion_func
 from . import math, nn, random, linalg, image, debugging, bitwise, signal  # noqa: F401
 from .linalg import norm, clip_by_norm, clip_by_global_norm, global_norm, eig, eigvals  # noqa: F401
 from .linalg import sqrtm as matrix_square_root  # noqa: F401  (tf.matrix_square_root: TF 2.21 exports both)
+# (tf.fftnd & co. are TF 2.21's raw ops: fft_length and axes required; tf.signal's have defaults)
+from .signal import (raw_fftnd as fftnd, raw_ifftnd as ifftnd, raw_rfftnd as rfftnd,  # noqa: F401,E402
+                     raw_irfftnd as irfftnd)
 from .compiler.function import function, Function, TensorSpec, RetracingWarning  # noqa: F401
 from .ir.control_flow import cond, while_loop, fori_loop  # noqa: F401
 from .ops.control_flow_ops import scan, foldl, foldr  # noqa: F401  (TF's; JAX's scan is tapeflow.lax.scan)

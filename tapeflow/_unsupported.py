@@ -63,26 +63,6 @@ NAMES = {
     "no_gradient": "TF's C++ op registry (gradients by op name); use tf.stop_gradient or tf.custom_gradient",
     "load_op_library": "custom C++ ops compiled against TF",
     "load_library": "custom C++ ops compiled against TF",
-    # (TF 2.21 registers no kernel for these: NotFoundError on the CPU; use tf.signal.fft2d/fft3d/rfft2d/...)
-    "signal.fftnd": "tf.signal.fftnd (TF 2.21 has no CPU kernel for FFTND either); use fft/fft2d/fft3d",
-    "signal.ifftnd": "tf.signal.ifftnd (TF 2.21 has no CPU kernel for it either); use ifft/ifft2d/ifft3d",
-    "signal.rfftnd": "tf.signal.rfftnd (TF 2.21 has no CPU kernel for it either); use rfft/rfft2d/rfft3d",
-    "signal.irfftnd": "tf.signal.irfftnd (TF 2.21 has no CPU kernel for it either); use irfft/irfft2d/irfft3d",
-    "fftnd": "tf.fftnd (TF 2.21 has no CPU kernel for FFTND either); use tf.signal.fft/fft2d/fft3d",
-    "ifftnd": "tf.ifftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.ifft/ifft2d/ifft3d",
-    "rfftnd": "tf.rfftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.rfft/rfft2d/rfft3d",
-    "irfftnd": "tf.irfftnd (TF 2.21 has no CPU kernel for it either); use tf.signal.irfft/irfft2d/irfft3d",
-    "linalg.logm": "tf.linalg.logm (TF 2.21 takes only complex matrices and computes it on a complex Schur form, "
-                   "which tapeflow lacks); for symmetric positive definite matrices use eigh: "
-                   "v @ diag(log(w)) @ v^T",
-    # the circulant operators are diagonal in the Fourier basis: every method is an FFT (the FFTs came in
-    # wave 21 beside the operators; composing the two is left)
-    "linalg.LinearOperatorCirculant": "the FFT-based circulant operators (not composed yet on tf.signal's FFTs); "
-                                      "use tf.linalg.LinearOperatorToeplitz or LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant2D": "the FFT-based circulant operators (not composed yet on tf.signal's "
-                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
-    "linalg.LinearOperatorCirculant3D": "the FFT-based circulant operators (not composed yet on tf.signal's "
-                                        "FFTs); use tf.linalg.LinearOperatorFullMatrix",
     "qint8": "quantized dtypes", "qint16": "quantized dtypes", "qint32": "quantized dtypes",
     "quint8": "quantized dtypes", "quint16": "quantized dtypes",
     "dtypes.qint8": "quantized dtypes", "dtypes.qint16": "quantized dtypes", "dtypes.qint32": "quantized dtypes",

@@ -603,6 +603,47 @@ def _check_square_float(op, x, types="double, float, half"):
         raise InvalidArgumentError(f"{op}: Input matrix must be square. (got shape {tuple(av.shape)})")
 
 
+_TF_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "half"}   # (TF's attr texts)
+
+
+def logm(input, name=None):  # noqa: A002
+    """tf.linalg.logm: the principal logarithm of each (..., n, n) complex64/complex128 matrix (TF 2.21
+    takes complex matrices only; a real one is its InvalidArgumentError). TF computes it on a complex Schur
+    form (Eigen), which NumPy lacks; this is the eigendecomposition A = V diag(w) V^-1, so
+    logm(A) = V diag(log w) V^-1 (eig, log, solve, matmul: it traces, and differentiates through eig's
+    gradient, where TF 2.21 registers none). Its error is about cond(V) * eps: a matrix whose eigenvectors
+    are nearly dependent (defective, e.g. a Jordan block) gives NaNs rather than a silently wrong result
+    (cond_1(V) * eps > sqrt(eps), i.e. fewer than half the digits left; TF returns the true logarithm
+    there). A singular matrix gives NaNs, as TF's."""
+    from .core.aval import fmt_shape
+    from .errors import InvalidArgumentTypeError
+    a = _t(input)
+    av = aval_of(a)
+    if av.dtype.kind != "c":   # TF 2.21's text
+        raise InvalidArgumentTypeError(f"MatrixLogarithm: Value for attr 'T' of "
+                                       f"{_TF_TYPE_NAMES.get(av.dtype.name, av.dtype.name)} is not in "
+                                       "the list of allowed values: complex64, complex128 (TF's logm takes complex "
+                                       "matrices only: tf.cast(x, tf.complex64))")
+    if len(av.shape) < 2:
+        raise InvalidArgumentError(f"MatrixLogarithm: Input tensor 0 must have rank >= 2, got {len(av.shape)}")
+    if av.shape[-1] != av.shape[-2]:
+        raise InvalidArgumentError(f"MatrixLogarithm: Input matrix must be square. (got shape {fmt_shape(av.shape)})")
+    shape = tuple(av.shape)
+    n = shape[-1]
+    if n == 0 or 0 in shape:
+        return _A.identity(a)
+    with np.errstate(all="ignore"):
+        w, v = eig(a)
+        eye_ = _A.broadcast_to(np.eye(n, dtype=av.dtype), shape)
+        vinv = solve(v, eye_)
+        out = _M.matmul(v * _A.expand_dims(_M.log(w), -2), vinv)
+        norm1 = lambda m: _M.reduce_max(_M.reduce_sum(_M.abs(m), axis=-2), axis=-1)  # noqa: E731
+        eps = float(np.finfo(np.float32 if av.dtype == np.complex64 else np.float64).eps)
+        cond = norm1(v) * norm1(vinv)
+        bad = _M.logical_not(_M.less_equal(cond, 1.0 / np.sqrt(eps)))   # (NaN cond: bad too)
+        return _M.where(bad[..., None, None], _M.cast(np.full((), np.nan), av.dtype) * _A.ones_like(out), out)
+
+
 _SQRTM_ITERATIONS = 12
 
 
@@ -737,7 +778,8 @@ from .linear_operator import (LinearOperator, LinearOperatorFullMatrix, LinearOp
                               LinearOperatorComposition, LinearOperatorInversion, LinearOperatorAdjoint,
                               LinearOperatorBlockDiag, LinearOperatorKronecker, LinearOperatorLowRankUpdate,
                               LinearOperatorZeros, LinearOperatorPermutation, LinearOperatorHouseholder,
-                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular)
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorBlockLowerTriangular,
+                              LinearOperatorCirculant, LinearOperatorCirculant2D, LinearOperatorCirculant3D)
 
 
 # -- tf.linalg.experimental.conjugate_gradient (TF 2.21's linalg/sparse/conjugate_gradient.py) -----------------

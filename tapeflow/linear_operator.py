@@ -8,9 +8,9 @@ takes determinants by the matrix determinant lemma. Every method composes existi
 cholesky, gather, ...), so each is differentiable and traces into ``tapeflow.function`` (an operator used
 inside a function is a Python object: its tensors are captured, its Variables read).
 
-Differences from TF 2.21 (docs/differences.md): real dtypes only (complex dtypes are out of scope, so
-``adjoint`` is the transpose); ``LinearOperatorToeplitz`` multiplies by its dense matrix (TF embeds it in
-a circulant and uses FFTs: the same values to rounding); ``LinearOperatorCirculant*`` are refused (FFTs);
+Differences from TF 2.21 (docs/differences.md): real dtypes only, except the circulant operators (wave 22:
+complex64/128 by default, as TF's; the others' ``adjoint`` is the transpose); ``LinearOperatorToeplitz``
+multiplies by its dense matrix (TF embeds it in a circulant and uses FFTs: the same values to rounding);
 operators are not CompositeTensors (they cannot be a ``tf.function`` signature's TensorSpec-typed argument
 nor go through ``tf.nest`` as tensors: pass them as Python objects).
 
@@ -2030,6 +2030,250 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         params = dict(self._parameters)
         params["operators"] = [[op._batch_slice(key, batch) for op in row] for row in self._operators]
         return type(self)(**params)
+
+
+# -- circulant operators (wave 22): diagonal in the Fourier basis, every method an FFT -----------------------
+
+def _to_complex(x):
+    """TF's _to_complex: a complex spectrum is itself, float64 becomes complex128, anything else complex64."""
+    d = as_dtype(x.dtype)
+    if d.is_complex:
+        return x
+    return _M.cast(x, "complex128" if d.name == "float64" else "complex64")
+
+
+class _BaseLinearOperatorCirculant(LinearOperator):
+    """TF 2.21's _BaseLinearOperatorCirculant: the [nested] block circulant matrix C = F^H diag(spectrum) F
+    (F the ``block_depth``-dimensional DFT over the spectrum's trailing dims), in ``input_output_dtype``.
+    matmul/solve are ifft(spectrum * fft(x)) and ifft(fft(x) / spectrum) (signal's FFTs: the ``fft``
+    primitive), determinant the spectrum's product, eigvals the spectrum; products, solves, inverses and
+    adjoints of circulants are circulants of the spectra's products, ratios, reciprocals and conjugates."""
+
+    def __init__(self, spectrum, block_depth, input_output_dtype="complex64", is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True, parameters=None,
+                 name="LinearOperatorCirculant"):
+        if block_depth not in (1, 2, 3):
+            raise ValueError(f"Argument `block_depth` must be one of [1, 2, 3]. Received: {block_depth}.")
+        self._block_depth = block_depth
+        sp = _param(spectrum, "spectrum")
+        if len(sp.shape) < block_depth:
+            raise ValueError(f"Argument `spectrum` must have at least {block_depth} dimensions. "
+                             f"Received: {_read(sp)!r}.")
+        if not as_dtype(sp.dtype).is_complex:
+            if is_self_adjoint is False:   # TF 2.21's text
+                raise ValueError("A real spectrum always corresponds to a self-adjoint operator. Expected argument "
+                                 "`is_self_adjoint` to be True when `spectrum.dtype.is_complex` = True. "
+                                 f"Received: {is_self_adjoint}.")
+            is_self_adjoint = True
+        if is_square is False:
+            raise ValueError("A [[nested] block] circulant operator is always square. Expected argument "
+                             f"`is_square` to be True. Received: {is_square}.")
+        self._spectrum = sp
+        super().__init__(as_dtype(input_output_dtype), is_non_singular, is_self_adjoint, is_positive_definite, True,
+                         name, parameters)
+
+    @property
+    def _param_ndims(self):
+        return {"spectrum": self._block_depth}
+
+    @property
+    def block_depth(self):
+        return self._block_depth
+
+    @property
+    def spectrum(self):
+        return _read(self._spectrum)
+
+    @property
+    def block_shape(self):
+        return TensorShape(tuple(self._spectrum.shape)[-self._block_depth:])
+
+    def block_shape_tensor(self):
+        return convert_to_tensor(np.asarray(tuple(self.block_shape), np.int32))
+
+    def _shape(self):
+        s = tuple(self._spectrum.shape)
+        n = int(np.prod(s[-self._block_depth:]))
+        return s[:-self._block_depth] + (n, n)
+
+    # the FFTs of the block depth (TF's _FFT_OP / _IFFT_OP)
+    def _fft(self, x):
+        from . import signal as _S
+        return (_S.fft, _S.fft2d, _S.fft3d)[self._block_depth - 1](_to_complex(x))
+
+    def _ifft(self, x):
+        from . import signal as _S
+        return (_S.ifft, _S.ifft2d, _S.ifft3d)[self._block_depth - 1](_to_complex(x))
+
+    def convolution_kernel(self, name="convolution_kernel"):
+        """ifft(spectrum) in the operator's dtype: the first column of each block as a kernel (TF's)."""
+        return _M.cast(self._ifft(self.spectrum), self.dtype)
+
+    def _apply(self, x, adjoint, adjoint_arg, solve):
+        """TF's _matmul/_solve: x (..., N, R) vectorized into R blocks of block_shape, transformed, scaled
+        by the (conjugated if adjoint) spectrum or divided by it, transformed back."""
+        if adjoint_arg:
+            x = _tr(x)
+            if as_dtype(x.dtype).is_complex:
+                x = _M.conj(x)
+        spectrum = _to_complex(self.spectrum)
+        if adjoint:
+            spectrum = _M.conj(spectrum)
+        x = _M.cast(x, spectrum.dtype)
+        k = self._block_depth
+        block = tuple(self._spectrum.shape)[-k:]
+        b = _bcast(_batch(x.shape), tuple(self._spectrum.shape)[:-k])
+        x = _broadcast_batch(x, b)
+        r = tuple(x.shape)[-1]
+        xv = _A.reshape(_tr(x), b + (r,) + block)          # (..., R, *block): each column a block vector
+        sp = _A.broadcast_to(_A.reshape(spectrum, tuple(spectrum.shape)[:-k] + (1,) + block), b + (1,) + block)
+        fx = self._fft(xv)
+        y = self._ifft(fx / sp if solve else sp * fx)
+        y = _tr(_A.reshape(y, b + (r, int(np.prod(block)))))
+        return _M.cast(y, self.dtype)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self._apply(x, adjoint, adjoint_arg, solve=False)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._apply(rhs, adjoint, adjoint_arg, solve=True)
+
+    def _axes(self):
+        return [-(i + 1) for i in range(self._block_depth)]
+
+    def _determinant(self):
+        return _M.cast(_M.reduce_prod(self.spectrum, axis=self._axes()), self.dtype)
+
+    def _log_abs_determinant(self):
+        return _M.cast(_M.reduce_sum(_M.log(_M.abs(self.spectrum)), axis=self._axes()), self.dtype)
+
+    def _unblockify(self, x):
+        s = tuple(x.shape)
+        return _A.reshape(x, s[:-self._block_depth] + (int(np.prod(s[-self._block_depth:])),))
+
+    def _eigvals(self):
+        return self._unblockify(self.spectrum)
+
+    def _cond(self):
+        a = _M.abs(self._unblockify(self.spectrum))
+        return _M.reduce_max(a, axis=-1) / _M.reduce_min(a, axis=-1)
+
+    def _trace(self):
+        sp = self.spectrum
+        re = _M.reduce_sum(_M.real(sp), axis=self._axes())
+        if not self.dtype.is_complex:
+            return _M.cast(re, self.dtype)
+        im = _A.zeros_like(re) if self.is_self_adjoint else _M.reduce_sum(_M.imag(sp), axis=self._axes())
+        return _M.cast(_M.complex(re, im), self.dtype)
+
+    def _diag_part(self):
+        n = self.domain_dimension
+        value = self.trace() / _M.cast(n, self.dtype)
+        return _A.expand_dims(value, -1) * _A.ones(tuple(self.batch_shape) + (n,), self.dtype)
+
+    def _assert_non_singular(self):
+        sp = self.spectrum
+        return _C.assert_less(_A.zeros_like(_M.abs(sp)), _M.abs(sp),
+                              message="Singular operator:  Spectrum contained zero values.")
+
+    def _assert_positive_definite(self):
+        return _C.assert_positive(_M.real(self.spectrum),
+                                  message="Not positive definite:  Real part of spectrum was not all positive.")
+
+    def _assert_self_adjoint(self):
+        sp = self.spectrum
+        if not as_dtype(sp.dtype).is_complex:
+            return None
+        im = _M.imag(sp)
+        return _C.assert_equal(_A.zeros_like(im), im,
+                               message="Not self-adjoint:  The spectrum contained non-zero imaginary part.")
+
+    def assert_hermitian_spectrum(self, name="assert_hermitian_spectrum"):
+        """The spectrum is Hermitian (the convolution kernel real) to eps * N, as TF."""
+        eps = float(np.finfo(self.dtype.real_dtype.np).eps)
+        imag = _M.imag(_M.cast(self._ifft(self.spectrum), "complex128" if self.dtype.real_dtype.name == "float64"
+                                else "complex64"))
+        if not self.dtype.is_complex:   # (TF: the kernel cast to a real dtype has no imaginary part)
+            imag = _A.zeros_like(_M.real(self.convolution_kernel()))
+        return _C.assert_less(_M.abs(imag), _M.cast(eps * self.domain_dimension, imag.dtype),
+                              message="Spectrum was not Hermitian")
+
+    # -- derived operators: circulants of the same depth -----------------------------------------------
+    def _same(self, spectrum, **hints):
+        return type(self)(spectrum=spectrum, **hints) if type(self) is not _BaseLinearOperatorCirculant else \
+            _BaseLinearOperatorCirculant(spectrum, self._block_depth, **hints)
+
+    def _linop_adjoint(self):
+        sp = self.spectrum
+        if as_dtype(sp.dtype).is_complex:
+            sp = _M.conj(sp)
+        # (TF 2.21 drops input_output_dtype here: the adjoint of a float32 or complex128 operator is a
+        # complex64 one; tapeflow keeps the operator's dtype)
+        return self._same(sp, input_output_dtype=self.dtype, is_non_singular=self.is_non_singular,
+                          is_self_adjoint=self.is_self_adjoint, is_positive_definite=self.is_positive_definite,
+                          is_square=True)
+
+    def _linop_inverse(self):
+        return self._same(1.0 / self.spectrum, input_output_dtype=self.dtype, is_non_singular=self.is_non_singular,
+                          is_self_adjoint=self.is_self_adjoint, is_positive_definite=self.is_positive_definite,
+                          is_square=True)
+
+    def _commuting_hints(self, a, b):
+        ns = False if (a.is_non_singular is False or b.is_non_singular is False) else \
+            (a.is_non_singular and b.is_non_singular)
+        if a.is_self_adjoint and b.is_self_adjoint:
+            sa = True
+        elif (a.is_self_adjoint is True and b.is_self_adjoint is False) or \
+                (a.is_self_adjoint is False and b.is_self_adjoint is True):
+            sa = False
+        else:
+            sa = None
+        pd = True if (a.is_positive_definite is True and a.is_self_adjoint is True and
+                      b.is_positive_definite is True and b.is_self_adjoint is True) else None
+        return dict(is_non_singular=ns, is_self_adjoint=sa, is_positive_definite=pd, is_square=True)
+
+    def _linop_matmul(self, left, right):
+        if not isinstance(right, _BaseLinearOperatorCirculant) or not isinstance(left, type(right)):
+            return super()._linop_matmul(left, right)
+        # (TF 2.21: the product's input_output_dtype is the default complex64)
+        return left._same(left.spectrum * right.spectrum, **self._commuting_hints(left, right))
+
+    def _linop_solve(self, left, right):
+        if not isinstance(right, type(left)):
+            return super()._linop_solve(left, right)
+        return left._same(right.spectrum / left.spectrum, **self._commuting_hints(left, right))
+
+    def _batch_slice(self, key, batch):
+        params = dict(self._parameters)
+        t = _read(self._spectrum)
+        k = self._block_depth
+        t = _A.broadcast_to(t, batch + tuple(t.shape)[-k:])
+        params["spectrum"] = t[key + (Ellipsis,)]
+        return type(self)(**params)
+
+
+def _circulant_class(depth, cls_name, doc):
+    def __init__(self, spectrum, input_output_dtype="complex64", is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=True, name=cls_name):
+        parameters = dict(spectrum=spectrum, input_output_dtype=input_output_dtype, is_non_singular=is_non_singular,
+                          is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
+                          is_square=is_square, name=name)
+        _BaseLinearOperatorCirculant.__init__(self, spectrum, depth, input_output_dtype, is_non_singular,
+                                              is_self_adjoint, is_positive_definite, is_square, parameters, name)
+    return type(cls_name, (_BaseLinearOperatorCirculant,), {"__init__": __init__, "__doc__": doc,
+                                                            "__module__": __name__, "__qualname__": cls_name})
+
+
+LinearOperatorCirculant = _circulant_class(
+    1, "LinearOperatorCirculant", "tf.linalg.LinearOperatorCirculant: the circulant matrix of ``spectrum`` "
+    "[..., N] (its DFT eigenvalues), in ``input_output_dtype`` (default complex64, as TF).")
+LinearOperatorCirculant2D = _circulant_class(
+    2, "LinearOperatorCirculant2D", "tf.linalg.LinearOperatorCirculant2D: block circulant with circulant blocks, "
+    "``spectrum`` [..., N0, N1] (its 2-D DFT eigenvalues).")
+LinearOperatorCirculant3D = _circulant_class(
+    3, "LinearOperatorCirculant3D", "tf.linalg.LinearOperatorCirculant3D: doubly nested block circulant, "
+    "``spectrum`` [..., N0, N1, N2] (its 3-D DFT eigenvalues).")
+__all__ += ["LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D"]
 
 
 # -- TF's dispatch of tf.linalg functions to operators (linear_operator.py's dispatch_for_types) -------------

@@ -92,6 +92,143 @@ rfft2d, irfft2d = _real("rfft", 2, "rfft2d"), _real("irfft", 2, "irfft2d")
 rfft3d, irfft3d = _real("rfft", 3, "rfft3d"), _real("irfft", 3, "irfft3d")
 
 
+# -- the N-d FFTs (wave 22): TF 2.21's signal.fftnd/ifftnd/rfftnd/irfftnd, composed on the fft primitive --
+# The ``fft`` record transforms the trailing ``ndims`` axes with ``lengths``; ``axes`` anywhere else is a
+# transpose that carries them to the end (in the given order: rfftnd halves the last one named) and back,
+# so no new primitive is needed and the gradient is the tape's (transpose's vjp is the inverse permutation).
+# TF 2.21 registers no CPU kernel for FFTND (NotFoundError on every call); its GPU kernel takes only
+# successive trailing axes, ranks 1-3. tapeflow computes what TF's op doc describes (NumPy's fftn: any
+# distinct axes, any rank), which equals TF's GPU kernel wherever that one runs (docs/differences.md).
+
+_NORMS = ("backward", "forward", "ortho")
+
+
+def _nd_axes(name, shape, axes):
+    rank = len(shape)
+    if axes is None:
+        axes = list(range(rank))
+    else:
+        v = _A.get_static_value(axes)
+        if v is None:
+            raise InvalidArgumentTypeError(f"{name}: axes must be known when the op is built (a list of ints); "
+                                           "they set the result's shape")
+        v = np.asarray(v)
+        if v.ndim > 1 or v.size and v.dtype.kind not in "iu":
+            raise InvalidArgumentError(f"{name}: axes must be a list of ints, got {v.tolist()!r}")
+        axes = [int(a) for a in v.reshape(-1)]
+    if not axes:
+        raise InvalidArgumentError(f"{name}: axes must name at least one axis of the input (shape {list(shape)})")
+    if len(axes) > rank:   # TF 2.21's text
+        raise InvalidArgumentError(f"{name}: Input must have rank of at least {len(axes)} but got: {list(shape)}")
+    norm = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(f"{name}: axis {a} is out of range for an input of rank {rank} "
+                                       f"(shape {list(shape)})")
+        norm.append(a % rank)
+    if len(set(norm)) != len(norm):
+        raise InvalidArgumentError(f"{name}: axes {axes} name an axis twice")
+    return norm
+
+
+def _nd(kind, name):
+    real_in = kind == "rfft"
+
+    def op(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+        x = _t(input_tensor)
+        d = aval_of(x).dtype
+        if kind == "rfft" and d not in _FLOATS or kind == "irfft" and d.kind != "c":
+            want = "tf.float32 or tf.float64" if kind == "rfft" else "tf.complex64 or tf.complex128"
+            raise ValueError(f"{_NAME[kind]} requires {want} inputs, got: {d.name} tensor of shape "
+                             f"{list(aval_of(x).shape)} (TF 2.21's ValueError)")
+        if kind in ("fft", "ifft") and d.kind != "c":
+            raise InvalidArgumentTypeError(
+                f"{op.__name__}: requires complex64 or complex128 inputs, got {d.name} {list(aval_of(x).shape)}"
+                " (TF 2.21: InvalidArgumentError, Tcomplex); use tf.signal.rfftnd for a real signal, or "
+                "tf.complex(x, tf.zeros_like(x))")
+        if norm is None:
+            norm = "backward"
+        if norm not in _NORMS:   # (TF 2.21 silently leaves an unknown norm unscaled)
+            raise ValueError(f"{op.__name__}: norm must be one of {list(_NORMS)}, got {norm!r}")
+        shape = aval_of(x).shape
+        ax = _nd_axes(op.__name__, shape, axes)
+        dims = tuple(shape[a] for a in ax)
+        if fft_length is None:
+            if None in dims:
+                raise InvalidArgumentError(f"{op.__name__}: the transformed dims must be known, got {list(shape)}")
+            # TF: the input's dims; irfftnd's last is 2 * (n - 1), the even signal
+            lengths = dims if kind != "irfft" else dims[:-1] + (max(2 * (dims[-1] - 1), 0),)
+        else:
+            lengths = _static_lengths(op.__name__, fft_length, len(ax))
+        rank, k = len(shape), len(ax)
+        perm = [a for a in range(rank) if a not in ax] + ax
+        moved = perm != list(range(rank))
+        if moved:
+            x = _A.transpose(x, perm)
+        if kind in ("fft", "ifft"):
+            x = _fit_trailing(x, lengths)
+        n = float(np.prod(lengths)) if lengths else 1.0
+        # TF scales the (padded) input: forward by 1/n (1/sqrt(n) ortho) before a forward transform,
+        # by n (sqrt(n)) before an inverse one, whose kernel divides by n
+        scale = {"backward": 1.0, "forward": 1.0 / n if n else 1.0, "ortho": 1.0 / np.sqrt(n) if n else 1.0}[norm]
+        if kind in ("ifft", "irfft") and norm != "backward":
+            scale = n if norm == "forward" else float(np.sqrt(n))
+        if scale != 1.0:
+            x = _M.multiply(x, _M.cast(scale, aval_of(x).dtype))
+        y = bind(_fft_p, x, kind=kind, ndims=k, lengths=tuple(lengths))
+        if moved:
+            y = _A.transpose(y, list(np.argsort(perm)))
+        return y
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"tf.signal.{name} (TF 2.21's signature): the {'real ' if real_in else ''}"
+                  f"{'inverse ' if kind in ('ifft', 'irfft') else ''}DFT over ``axes`` (default: all), each "
+                  "cropped or zero-padded to ``fft_length`` (default: the input's dims" +
+                  (", 2 * (n - 1) for the last" if kind == "irfft" else "") + "); ``norm`` backward (default), "
+                  "forward or ortho, as NumPy's. Composed on the fft primitive (a transpose moves the axes last).")
+    return op
+
+
+def _fit_trailing(x, dims):
+    from .core.primitives.fft import _fit
+    return _fit(x, dims)
+
+
+fftnd, ifftnd = _nd("fft", "fftnd"), _nd("ifft", "ifftnd")
+rfftnd, irfftnd = _nd("rfft", "rfftnd"), _nd("irfft", "irfftnd")
+
+
+def _raw_nd(fn, name, attr=None):
+    """tf.fftnd & co. (TF 2.21's raw ops, gen_spectral_ops): fft_length and axes required; rfftnd's
+    Tcomplex / irfftnd's Treal must be the input's precision (TF's kernel: "Wrong types for ... FFT")."""
+    opname = name
+
+    def op(input, fft_length, axes, dtype=None):  # noqa: A002
+        y = fn(input, fft_length, axes)
+        if dtype is not None:
+            from .core.dtypes import as_dtype
+            if as_dtype(dtype).np != aval_of(y).dtype:
+                raise InvalidArgumentError(f"{opname}: {attr}={as_dtype(dtype).name} does not match the input's "
+                                           f"precision (Wrong types for {'forward' if attr == 'Tcomplex' else 'backward'}"
+                                           f" real FFT: the result is {aval_of(y).dtype.name})")
+        return y
+    if attr is None:
+        def raw(input, fft_length, axes, name=None):  # noqa: A002
+            return op(input, fft_length, axes)
+    elif attr == "Tcomplex":
+        def raw(input, fft_length, axes, Tcomplex="complex64", name=None):  # noqa: A002,N803
+            return op(input, fft_length, axes, Tcomplex)
+    else:
+        def raw(input, fft_length, axes, Treal="float32", name=None):  # noqa: A002,N803
+            return op(input, fft_length, axes, Treal)
+    raw.__name__ = raw.__qualname__ = name
+    raw.__doc__ = f"tf.{name} (TF 2.21's raw op): tf.signal.{name} with fft_length and axes required"
+    return raw
+
+
+raw_fftnd, raw_ifftnd = _raw_nd(fftnd, "fftnd"), _raw_nd(ifftnd, "ifftnd")
+raw_rfftnd, raw_irfftnd = _raw_nd(rfftnd, "rfftnd", "Tcomplex"), _raw_nd(irfftnd, "irfftnd", "Treal")
+
+
 def _shift(x, axes, sign, name):
     x = _t(x)
     shape = aval_of(x).shape
@@ -123,7 +260,7 @@ def ifftshift(x, axes=None, name=None):
     return _shift(x, axes, -1, "ifftshift")
 
 
-# TF's names tapeflow leaves out say why (tf.signal.fftnd: TF 2.21 has no CPU kernel for it)
+# TF's names tapeflow leaves out say why
 from ._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("signal", "tapeflow.signal")
 

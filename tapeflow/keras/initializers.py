@@ -263,6 +263,114 @@ class TorchLinear(Initializer):
         return {"fan_in": self.fan_in, "seed": self.seed}
 
 
+# -- STFT (wave 22): Keras 3.15's conv kernels of a short-time Fourier transform ---------------------------
+# Keras takes its windows from scipy.signal.get_window, which tapeflow (no SciPy) replaces by the
+# parameter-free windows below, SciPy's formulas in float64 (names and aliases as SciPy's); a window with
+# parameters (kaiser, gaussian, tukey, ...) can be passed as an array, as in Keras.
+_COSINE = {"hann": [0.5, 0.5], "hamming": [0.54, 0.46], "blackman": [0.42, 0.50, 0.08],
+           "nuttall": [0.3635819, 0.4891775, 0.1365995, 0.0106411],
+           "blackmanharris": [0.35875, 0.48829, 0.14128, 0.01168],
+           "flattop": [0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368]}
+_WINDOW_ALIASES = {"han": "hann", "hamm": "hamming", "ham": "hamming", "black": "blackman", "blk": "blackman",
+                   "nutl": "nuttall", "nut": "nuttall", "blackharr": "blackmanharris", "bkh": "blackmanharris",
+                   "flat": "flattop", "flt": "flattop", "box": "boxcar", "ones": "boxcar", "rect": "boxcar",
+                   "rectangular": "boxcar", "bart": "bartlett", "brt": "bartlett", "triangle": "triang",
+                   "tri": "triang", "halfcosine": "cosine"}
+_WINDOWS = set(_COSINE) | {"boxcar", "bartlett", "triang", "cosine"}
+
+
+def _window_name(name):
+    key = _WINDOW_ALIASES.get(name, name)
+    if key not in _WINDOWS:   # (SciPy's ValueError text; tapeflow's windows are SciPy's parameter-free ones)
+        raise ValueError(f"Invalid window name {name!r} in parameter window={name!r}! tapeflow (no SciPy) knows "
+                         f"{sorted(_WINDOWS | set(_WINDOW_ALIASES))}; pass other windows as arrays")
+    return key
+
+
+def get_window(name, m, fftbins=True):
+    """scipy.signal.get_window(name, m, fftbins) for the parameter-free windows: float64; ``fftbins``
+    (periodic) computes m + 1 symmetric points and drops the last, as SciPy."""
+    key = _window_name(name)
+    if m <= 1:
+        return np.ones(max(int(m), 0))
+    n = m + 1 if fftbins else m
+    if key in _COSINE:
+        fac = np.linspace(-np.pi, np.pi, n)
+        w = np.zeros(n)
+        for k, a in enumerate(_COSINE[key]):
+            w += a * np.cos(k * fac)
+    elif key == "boxcar":
+        w = np.ones(n)
+    elif key == "bartlett":
+        i = np.arange(n)
+        w = np.where(np.less_equal(i, (n - 1) / 2.0), 2.0 * i / (n - 1), 2.0 - 2.0 * i / (n - 1))
+    elif key == "triang":
+        i = np.arange(1, (n + 1) // 2 + 1)
+        if n % 2 == 0:
+            w = (2 * i - 1.0) / n
+            w = np.r_[w, w[::-1]]
+        else:
+            w = 2 * i / (n + 1.0)
+            w = np.r_[w, w[-2::-1]]
+    else:   # cosine
+        w = np.sin(np.pi / n * (np.arange(n) + 0.5))
+    return w[:-1] if fftbins else w
+
+
+class STFT(Initializer):
+    """keras.initializers.STFT (STFTInitializer, stft; Keras 3.15): the real (cos) or imaginary (sin) part of
+    the DFT as a Conv1D kernel [frame_length, 1, fft_length // 2 + 1], times ``window`` (a name, an array
+    or None) normalized by ``scaling`` ("density": its L2 norm, "spectrum": its L1 norm, or None).
+    Computed in the dtype as Keras computes it (its float32 ops, in its order)."""
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ["real", "imag"]:
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            _window_name(window)
+        if scaling is not None and scaling not in ["density", "spectrum"]:
+            raise ValueError(f"Scaling is invalid, it must be `None`, 'density' or 'spectrum'. Received "
+                             f"scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        dt = _dtype(dtype)
+        frame_length, _, fft_length = shape
+        win = None
+        scaling = dt.type(1)
+        if self.window is not None:
+            win = self.window
+            if isinstance(win, str):
+                win = get_window(win, frame_length, self.periodic)
+            win = np.asarray(win.numpy() if hasattr(win, "numpy") else win).astype(dt)
+            if win.ndim != 1 or win.shape[-1] != frame_length:
+                raise ValueError(f"The shape of `window` must be equal to [frame_length].Received: window "
+                                 f"shape={win.shape}")
+            win = win.reshape(frame_length, 1, 1)
+            if self.scaling == "density":
+                scaling = np.sqrt(np.sum(np.square(win), dtype=dt))
+            elif self.scaling == "spectrum":
+                scaling = np.sum(np.abs(win), dtype=dt)
+        n = (fft_length - 1) * 2
+        freq = np.arange(fft_length, dtype=dt).reshape(1, 1, fft_length) / dt.type(n)
+        time = np.arange(frame_length, dtype=dt).reshape(frame_length, 1, 1)
+        args = (dt.type(-2) * time) * freq * np.arccos(dt.type(-1))
+        kernel = (np.cos(args) if self.side == "real" else np.sin(args)).astype(dt)
+        if win is not None:
+            kernel = (kernel * win) / scaling
+        return _const(kernel.astype(dt))
+
+    def get_config(self):
+        w = self.window
+        return {"side": self.side, "window": w.tolist() if isinstance(w, np.ndarray) else w,
+                "periodic": self.periodic, "scaling": self.scaling}
+
+
+STFTInitializer = STFT
+stft = STFT
+__all__ += ["STFT", "STFTInitializer"]
+
+
 # lower-case aliases (Keras exports both)
 zeros = Zeros
 ones = Ones
@@ -293,10 +401,10 @@ _BY_NAME = {
     "xavier_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
     "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
     "identity": Identity, "torch_linear": TorchLinear, "pytorch_linear": TorchLinear,
-    "torch_default": TorchLinear,
+    "torch_default": TorchLinear, "stft": STFT, "stftinitializer": STFT,
 }
 for _c in (Zeros, Ones, Constant, RandomUniform, RandomNormal, TruncatedNormal, VarianceScaling, GlorotUniform,
-           GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal, Identity, TorchLinear):
+           GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal, Identity, TorchLinear, STFT):
     _BY_NAME[_c.__name__.lower()] = _c
 
 

@@ -43,9 +43,10 @@ def list_variables(ckpt_dir_or_file):
     if os.path.isdir(p):
         p = latest_checkpoint(p) or p
     # the index alone (the data file is not read): a string tensor is stored as its bytes,
-    # its shape is the one its "strings" entry notes
+    # its shape is the one its "strings" entry notes; a complex one as its float pairs (shape + [2])
     meta = storage.read_index(storage.normalize_prefix(p))
-    shapes = {tf_key(k): list(e["strings"]["shape"] if "strings" in e else e["shape"])
+    shapes = {tf_key(k): list(e["strings"]["shape"] if "strings" in e else
+                              e["shape"][:-1] if "complex" in e else e["shape"])
               for k, e in meta["tensors"].items()}
     shapes[tf_format.OBJECT_GRAPH_KEY] = []
     return sorted(shapes.items())

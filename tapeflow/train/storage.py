@@ -9,7 +9,10 @@ A checkpoint with prefix ``P`` (``ckpts/ckpt-3``) is two files:
 * ``P.json``: the index -- format tag and version, the data file's name and
   size, one entry per tensor (dtype, shape, byte offsets, CRC-32 of its
   bytes, the variable's name), the object graph (root names and types) and
-  metadata (time, save counter, tapeflow version).
+  metadata (time, save counter, tapeflow version). safetensors has no string or
+  complex dtype: a string tensor is stored as its bytes (entry ``"strings"``: shape
+  and lengths), a complex64/complex128 one as its (real, imag) float32/float64
+  pairs, shape + [2] (entry ``"complex"``: the dtype to view them as; wave 22).
 
 Each file is written to a temporary name in the same directory, flushed,
 fsync'ed and renamed over the final name; the index is written last, so it is
@@ -337,6 +340,25 @@ def _decode_strings(k, a, spec, where):
     return out.reshape(shape)
 
 
+_COMPLEX_PARTS = {"complex64": np.dtype(np.float32), "complex128": np.dtype(np.float64)}
+
+
+def _encode_complex(a):
+    """A complex64/complex128 array -> its (real, imag) float pairs, shape + [2] (a view of the same
+    bytes: restored bit for bit). safetensors has no complex dtype; the index entry's ``"complex"``
+    names the dtype to view the pairs as again."""
+    # (a 0-d array cannot change its itemsize in a view: reshape it to 1-d first)
+    return a.reshape(-1).view(_COMPLEX_PARTS[a.dtype.name]).reshape(a.shape + (2,)), a.dtype.name
+
+
+def _decode_complex(k, a, name, where):
+    part = _COMPLEX_PARTS.get(name) if isinstance(name, str) else None
+    if part is None or a.dtype != part or a.ndim < 1 or a.shape[-1] != 2:
+        raise CorruptCheckpointError(f"{where}: malformed checkpoint index: variable {k!r}: its 'complex' entry "
+                                     f"{name!r} does not describe its {a.dtype.name}{list(a.shape)} pairs")
+    return _contig(a).reshape(-1).view(np.dtype(name)).reshape(a.shape[:-1])
+
+
 def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=None):
     """Write ``{key: ndarray}`` under ``prefix`` atomically; returns ``prefix``.
 
@@ -357,9 +379,11 @@ def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=No
     entries = {}
     for k, a in arrays.items():
         a = _contig(a)
-        strings = None
+        strings = cplx = None
         if a.dtype == object:   # a string tensor (a lookup table's keys): its bytes, their lengths
             a, strings = _encode_strings(k, a)
+        elif a.dtype.name in _COMPLEX_PARTS:   # complex: its float pairs (wave 22)
+            a, cplx = _encode_complex(a)
         if a.dtype.name not in _DT_NAMES:
             raise TypeError(f"checkpoint: variable {k!r} has dtype {a.dtype}, which cannot be saved")
         if a.dtype.byteorder == ">":
@@ -368,6 +392,8 @@ def write_checkpoint(prefix, arrays, variables_info=None, objects=None, extra=No
         e = {"dtype": a.dtype.name, "shape": list(a.shape), "crc32": _crc(a)}
         if strings is not None:
             e["strings"] = strings
+        if cplx is not None:
+            e["complex"] = cplx
         if variables_info and k in variables_info:
             e.update(variables_info[k])
         entries[k] = e
@@ -624,7 +650,11 @@ def read_checkpoint(path):
                     f"{e['dtype']}{e['shape']} in the index")
             if _crc(a) != e["crc32"]:
                 raise CorruptCheckpointError(f"{dp}: variable {k!r} is corrupted (checksum mismatch)")
-            arrays[k] = a if "strings" not in e else _decode_strings(k, a, e["strings"], ip)
+            if "strings" in e:
+                a = _decode_strings(k, a, e["strings"], ip)
+            elif "complex" in e:
+                a = _decode_complex(k, a, e["complex"], ip)
+            arrays[k] = a
     return arrays, meta, prefix
 
 

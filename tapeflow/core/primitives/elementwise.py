@@ -274,14 +274,17 @@ def _pow_vjp(g, out, x, y):
         if not _is_const(y) or np.any(np.asarray(y) == 0):
             # x^0 is constant, but 0 * 0^-1 is NaN at x == 0: the derivative is 0 there
             d = bind(select_p, bind(equal_p, y, 0), 0, d)
-        gx = mul(g, d)
+        gx = mul(g, _cj(d))   # (complex: the conjugate derivative, TF's convention; a no-op on reals)
     if not _is_const(y):
         # d/dy x^y = x^y log x; defined as 0 where x <= 0 (as TF) so the gradient of
-        # e.g. 0**y at y > 0 is 0, not NaN from log(0) * 0.
+        # e.g. 0**y at y > 0 is 0, not NaN from log(0) * 0. A complex base has a logarithm
+        # everywhere but 0, so there the mask is x != 0 (TF's _PowGrad)
         if _is_const(x):  # a constant base (Python int 3): log needs a float of y's dtype
             x = np.asarray(x, aval_of(y).dtype)
-        safe_log = bind(select_p, bind(greater_p, x, 0), bind(log_p, bind(select_p, bind(greater_p, x, 0), x, 1)), 0)
-        gy = mul(g, mul(out, safe_log))
+        cplx = (np.asarray(x).dtype if _is_const(x) else aval_of(x).dtype).kind == "c"
+        mask = bind(not_equal_p, x, 0) if cplx else bind(greater_p, x, 0)
+        safe_log = bind(select_p, mask, bind(log_p, bind(select_p, mask, x, 1)), 0)
+        gy = mul(g, _cj(mul(out, safe_log)))
     return _grads2(g, x, y, gx, gy)
 
 
@@ -300,10 +303,20 @@ def _pow_kernel(x, y):
         raise InvalidArgumentError(
             f"pow: integers to negative integer powers are not allowed (exponent {np.asarray(y).dtype} "
             f"{np.shape(y)} has negative entries); cast the base to float first: tapeflow.cast(x, tapeflow.float32)")
-    return np.power(x, y)
+    out = np.power(x, y)   # (an ndarray or a NumPy scalar: both have a dtype)
+    if out.dtype.kind == "c":
+        zero = np.equal(x, 0)
+        if zero.any():
+            # TF 2.21's complex pow is exp(y log x): a zero base gives 0 for re(y) > 0, inf + nan i for
+            # re(y) < 0 and nan + nan i for re(y) == 0 (0^0 too), where NumPy has 1 for 0^0 and nans else
+            ry = np.real(np.broadcast_to(y, out.shape))
+            at0 = np.where(ry > 0, 0, np.where(ry < 0, complex(np.inf, np.nan), complex(np.nan, np.nan)))
+            out = np.where(np.broadcast_to(zero, out.shape), at0.astype(out.dtype), out)
+            out = out[()] if out.ndim == 0 else out
+    return out
 
 
-pow_p = _binary("pow", _pow_kernel, _pow_vjp, require="fiu", numba=_pow_numba)
+pow_p = _binary("pow", _pow_kernel, _pow_vjp, require="fiuc", numba=_pow_numba, complex=True)
 
 
 def _max_vjp(g, out, x, y):
@@ -543,8 +556,9 @@ sin_p = _unary("sin", np.sin, lambda g, out, x: (mul(g, _cj(bind(cos_p, x))),),
 cos_p = _unary("cos", np.cos, lambda g, out, x: (neg(mul(g, _cj(bind(sin_p, x)))),),
                vjp_np=lambda need, g, out, x: (np.negative(np.multiply(g, _cj_np(np.sin(x)))),), require="fc",
                complex=True)
-tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, add(mul(out, out), 1)),),
-               vjp_np=lambda need, g, out, x: (np.multiply(g, np.add(np.multiply(out, out), 1)),))
+tan_p = _unary("tan", np.tan, lambda g, out, x: (mul(g, _cj(add(mul(out, out), 1))),),
+               vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.add(np.multiply(out, out), 1))),),
+               require="fc", complex=True)
 # numba: simd_tanh likewise (the ufunc's own form is a libm call per element: a scalar loop)
 tanh_p = _unary("tanh", np.tanh, lambda g, out, x: (mul(g, _cj(sub(1, mul(out, out)))),), numba="simd_tanh({0})",
                 vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.subtract(1, np.multiply(out, out)))),),
@@ -621,9 +635,10 @@ def _sigmoid_kernel(x, out=None):
     return np.reciprocal(t, out=out) if out is not None else np.reciprocal(t)
 
 
-sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "f"),
-                      lambda g, out, x: (mul(g, mul(out, sub(1, out))),),
-                      vjp_np=lambda need, g, out, x: (np.multiply(g, np.multiply(out, np.subtract(1, out))),),
+sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", None, "fc"),
+                      lambda g, out, x: (mul(g, _cj(mul(out, sub(1, out)))),),
+                      vjp_np=lambda need, g, out, x: (np.multiply(g, _cj_np(np.multiply(out, np.subtract(1, out)))),),
+                      complex=True,
                       **_elementwise_facts(
                           # the same form as the kernel above, in the output's dtype
                           _sigmoid_kernel, 1, "({dt}(1) / ({dt}(1) + simd_exp(-{0})))", fresh=True),
@@ -823,7 +838,10 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 def _complex_kernel(re, im):
     # a Python float (a float subclass: np.float64 too) is weak: the other operand's dtype, as the rule
     strong = [v.dtype for v in (re, im) if not isinstance(v, float) and hasattr(v, "dtype")]
-    d = strong[0] if strong else np.dtype(np.float32)
+    # (both weak: a NumPy float64 scalar, e.g. a float64 tensor's 0-d value, keeps float64 as the rule's
+    # own dtype does; only Python floats are float32's)
+    d = strong[0] if strong else max((v.dtype if isinstance(v, np.floating) else np.dtype(np.float32)
+                                      for v in (re, im)), key=lambda t: t.itemsize)
     re, im = np.asarray(re), np.asarray(im)
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[d])
     out.real = re   # (assigned, not re + 1j * im: 1j * inf would put a nan in the real part)

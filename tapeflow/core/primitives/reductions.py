@@ -165,7 +165,8 @@ def _prod_vjp(g, out, x, axis, keepdims):
     others = S.reshape(others, lead + tuple(xs[i] for i in axis))
     inv = tuple(int(i) for i in np.argsort(perm))
     others = S.transpose(others, inv)
-    return (E.mul(_expand_to(g, x, axis, keepdims), others),)
+    # (complex, wave 22: TF's convention, a holomorphic op's vjp multiplies by the conjugate derivative)
+    return (E.mul(_expand_to(g, x, axis, keepdims), E._cj(others)),)
 
 
 def _prod_kernel(x, axis, keepdims):
@@ -175,7 +176,8 @@ def _prod_kernel(x, axis, keepdims):
 
 
 reduce_prod_p = Primitive("reduce_prod", _prod_kernel,
-                          _reduce_abstract("reduce_prod"), _prod_vjp, aliases=False, fusion="reduction")
+                          _reduce_abstract("reduce_prod", "fiuc"), _prod_vjp, aliases=False, fusion="reduction",
+                          complex=True)
 
 
 def _arg_abstract(name):

@@ -7,6 +7,7 @@ from .core import (Dense, Activation, Dropout, Flatten, Reshape, Lambda, Embeddi
 from .normalization import (LayerNormalization, BatchNormalization, GroupNormalization,  # noqa: F401
                             RMSNormalization, UnitNormalization, SpectralNormalization)
 from .preprocessing import MelSpectrogram  # noqa: F401,E402  (wave 21)
+from .preprocessing import STFTSpectrogram  # noqa: F401,E402  (wave 22)
 from .preprocessing import (PReLU, Permute, RepeatVector, Rescaling, Normalization,  # noqa: F401
                             CategoryEncoding, Discretization)
 from .conv import (Conv1D, Conv2D, Conv2DTranspose, MaxPooling1D, MaxPooling2D, AveragePooling1D,  # noqa: F401

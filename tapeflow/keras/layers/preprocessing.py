@@ -491,3 +491,133 @@ class MelSpectrogram(Layer):
                    power_to_db=self.power_to_db, top_db=self.top_db, mag_exp=self.mag_exp,
                    min_power=self.min_power, ref_power=self.ref_power)
         return cfg
+
+
+class STFTSpectrogram(Layer):
+    """keras.layers.STFTSpectrogram (wave 22, Keras 3.15): the STFT of [batch, time, channels] signals as two
+    strided Conv1Ds with keras.initializers.STFT's kernels (cos and sin, windowed; trainable weights
+    ``real_kernel``/``imag_kernel``), then ``mode``: log (of the magnitude), magnitude, psd, real, imag, angle,
+    or stft (real and imaginary concatenated); Keras' layout and shapes (``expand_dims``, ``data_format``)."""
+
+    _MODES = ["log", "magnitude", "psd", "real", "imag", "angle", "stft"]
+
+    def __init__(self, mode="log", frame_length=256, frame_step=None, fft_length=None, window="hann", periodic=False,
+                 scaling="density", padding="valid", expand_dims=False, data_format=None, **kwargs):
+        import math
+        import warnings
+        if frame_step is not None and (frame_step > frame_length or frame_step < 1):   # (Keras 3.15's texts)
+            raise ValueError("`frame_step` should be a positive integer not greater than `frame_length`. Received "
+                             f"frame_step={frame_step}, frame_length={frame_length}")
+        if fft_length is not None and fft_length < frame_length:
+            raise ValueError("`fft_length` should be not less than `frame_length`. Received "
+                             f"fft_length={fft_length}, frame_length={frame_length}")
+        if fft_length is not None and (fft_length & -fft_length) != fft_length:
+            warnings.warn(f"`fft_length` is recommended to be a power of two. Received fft_length={fft_length}")
+        if mode not in self._MODES:
+            raise ValueError(f"Output mode is invalid, it must be one of {', '.join(self._MODES)}. Received: "
+                             f"mode={mode}")
+        if scaling is not None and scaling not in ["density", "spectrum"]:
+            raise ValueError(f"Scaling is invalid, it must be `None`, 'density' or 'spectrum'. Received "
+                             f"scaling={scaling}")
+        if padding not in ["valid", "same"]:
+            raise ValueError(f"Padding is invalid, it should be 'valid', 'same'. Received: padding={padding}")
+        if isinstance(window, str):
+            _inits._window_name(window)
+        super().__init__(**kwargs)
+        self.mode, self.frame_length, self.frame_step = mode, frame_length, frame_step
+        self._frame_step = frame_step or frame_length // 2
+        self.fft_length = fft_length
+        self._fft_length = fft_length or 2 ** int(math.ceil(math.log2(frame_length)))
+        self.window, self.periodic, self.scaling, self.padding = window, periodic, scaling, padding
+        self.expand_dims = expand_dims
+        from .. import config as _cfg
+        df = (data_format or _cfg.image_data_format()).lower()
+        if df not in ("channels_last", "channels_first"):
+            raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
+                             f"Received: data_format={data_format}")
+        self.data_format = df
+        self.input_spec = InputSpec(ndim=3)
+
+    def build(self, input_shape):
+        shape = (self.frame_length, 1, self._fft_length // 2 + 1)
+        if self.mode != "imag":
+            self.real_kernel = self.add_weight(name="real_kernel", shape=shape, initializer=_inits.STFT(
+                "real", self.window, self.scaling, self.periodic))
+        if self.mode != "real":
+            self.imag_kernel = self.add_weight(name="imag_kernel", shape=shape, initializer=_inits.STFT(
+                "imag", self.window, self.scaling, self.periodic))
+        super().build(input_shape)
+
+    def _adjust_shapes(self, out):
+        from .. import ops as K
+        _, channels, freq, time = tuple(out.shape)
+        if self.data_format == "channels_last":
+            if self.expand_dims:
+                return K.transpose(out, [0, 3, 2, 1])      # [batch, time, freq, channels]
+            out = K.reshape(out, [-1, channels * freq, time])
+            return K.transpose(out, [0, 2, 1])             # [batch, time, channels * freq]
+        if self.expand_dims:
+            return K.transpose(out, [0, 1, 3, 2])          # [batch, channels, time, freq]
+        return K.reshape(out, [-1, channels * freq, time])
+
+    def _apply_conv(self, x, kernel):
+        from .. import ops as K
+        # each channel a separate signal [-1, time, 1]; the convolution runs channels-last (tapeflow's conv
+        # has no channels_first form: Keras' channels_first path is the same arithmetic, transposed)
+        if self.data_format == "channels_last":
+            _, time, channels = tuple(x.shape)
+            x = K.transpose(x, [0, 2, 1])
+        else:
+            _, channels, time = tuple(x.shape)
+        x = K.reshape(x, [-1, time, 1])
+        out = K.conv(x, K.cast(kernel, x.dtype), padding=self.padding, strides=self._frame_step,
+                     data_format="channels_last")
+        _, time, freq = tuple(out.shape)
+        return K.reshape(K.transpose(out, [0, 2, 1]), [-1, channels, freq, time])
+
+    def call(self, inputs):
+        from .. import ops as K
+        x = convert_to_tensor(inputs) if not isinstance(inputs, Tensor) else inputs
+        if aval_of(x).dtype.name not in ("float16", "float32", "float64"):
+            raise TypeError(f"Invalid input type. Expected `float16`, `float32` or `float64`. Received: input "
+                            f"type={aval_of(x).dtype.name}")
+        real = self._apply_conv(x, self.real_kernel) if self.mode != "imag" else None
+        imag = self._apply_conv(x, self.imag_kernel) if self.mode != "real" else None
+        if self.mode == "real":
+            return self._adjust_shapes(real)
+        if self.mode == "imag":
+            return self._adjust_shapes(imag)
+        if self.mode == "angle":
+            return self._adjust_shapes(K.arctan2(imag, real))
+        if self.mode == "stft":
+            return self._adjust_shapes(K.concatenate([real, imag], axis=2))
+        power = K.square(real) + K.square(imag)
+        if self.mode == "psd":
+            return self._adjust_shapes(power + K.pad(power[:, :, 1:-1, :], [[0, 0], [0, 0], [1, 1], [0, 0]]))
+        eps = backend.epsilon()
+        linear = self._adjust_shapes(K.sqrt(K.maximum(power, eps)))
+        return linear if self.mode == "magnitude" else K.log(K.maximum(linear, eps))
+
+    def compute_output_shape(self, input_shape):
+        last = self.data_format == "channels_last"
+        channels = input_shape[-1] if last else input_shape[1]
+        n = input_shape[1] if last else input_shape[-1]
+        freq = self._fft_length // 2 + 1
+        if self.mode == "stft":
+            freq *= 2
+        if n is None:
+            time = None
+        elif self.padding == "same":
+            time = -(-n // self._frame_step)
+        else:
+            time = (n - self.frame_length) // self._frame_step + 1
+        if self.expand_dims:
+            return (input_shape[0], time, freq, channels) if last else (input_shape[0], channels, time, freq)
+        return (input_shape[0], time, freq * channels) if last else (input_shape[0], freq * channels, time)
+
+    def get_config(self):
+        cfg = super().get_config()
+        cfg.update(mode=self.mode, frame_length=self.frame_length, frame_step=self.frame_step,
+                   fft_length=self.fft_length, window=self.window, periodic=self.periodic, scaling=self.scaling,
+                   padding=self.padding, data_format=self.data_format, expand_dims=self.expand_dims)
+        return cfg
