@@ -1214,3 +1214,4 @@ case("fft22_complex_pow_tan_sigmoid_valid",
      "lambda z: tf.math.real(tf.pow(z, z) + tf.tan(z) + tf.sigmoid(z) + tf.reduce_prod(z, keepdims=True))", [_Z3])
 case("fft22_complex_pow_float_exponent", "lambda z, x: tf.pow(z, x)", [_Z3, V3], "pow")
 case("fft22_sort_complex", "lambda z: tf.sort(z)", [_Z3], "complex")
+case("count_nonzero_bool", "lambda m: tf.math.count_nonzero(m, axis=0)", [np.array([[True, False], [True, True]])])

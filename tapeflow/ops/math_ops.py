@@ -479,7 +479,14 @@ def _integer_euclidean_norm(x, d, axis, keepdims):
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=np.int64, name=None):
-    return reduce_sum(cast(not_equal(input_tensor, 0), dtype), axis, keepdims)
+    x = input_tensor
+    try:
+        is_bool = aval_of(x).dtype == np.bool_
+    except CompositeOperand:
+        is_bool = False
+    # (a bool tensor counts its Trues: comparing it with the Python 0 is refused, as in TF,
+    # whose count_nonzero compares with a zero of the input's dtype)
+    return reduce_sum(cast(x if is_bool else not_equal(x, 0), dtype), axis, keepdims)
 
 
 def argmax(input, axis=None, output_type=np.int64, name=None):  # noqa: A002
