@@ -1215,3 +1215,7 @@ case("fft22_complex_pow_tan_sigmoid_valid",
 case("fft22_complex_pow_float_exponent", "lambda z, x: tf.pow(z, x)", [_Z3, V3], "pow")
 case("fft22_sort_complex", "lambda z: tf.sort(z)", [_Z3], "complex")
 case("count_nonzero_bool", "lambda m: tf.math.count_nonzero(m, axis=0)", [np.array([[True, False], [True, True]])])
+case("histogram_int_values_float_range", "lambda v: tf.histogram_fixed_width(v, [-1.0, 1.0], nbins=2)", [I3],
+     "dtype int32")
+case("histogram_uint8_values_negative_range", "lambda v: tf.histogram_fixed_width(v, [-1.5, 1.0], nbins=2)",
+     [_a([1, 2], np.uint8)], "uint8")

@@ -233,8 +233,9 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 # -- histograms ------------------------------------------------------------------------------------
 
 def _value_range(op, values, value_range):
-    vr = value_range if isinstance(value_range, Tensor) else \
-        convert_to_tensor(np.asarray(value_range, aval_of(values).dtype))
+    # (a Python range converts to the values' dtype as TF converts it: [-1.0, 1.0] for int values is a
+    # TypeError; np.asarray truncated it silently, or raised Python's OverflowError for uint8)
+    vr = value_range if isinstance(value_range, Tensor) else convert_to_tensor(value_range, aval_of(values).dtype)
     if aval_of(vr).dtype != aval_of(values).dtype:
         raise InvalidArgumentTypeError(f"{op}: value_range ({aval_of(vr).dtype.name}) must have the values' dtype "
                                        f"({aval_of(values).dtype.name})")
@@ -290,8 +291,9 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=np.int32, n
     values = _tensor(values)
     if aval_of(values).dtype.kind != "f":
         raise InvalidArgumentTypeError(f"{op}: values must be floating point, got {aval_of(values).dtype.name}")
-    vr = value_range if isinstance(value_range, Tensor) else \
-        convert_to_tensor(np.asarray(value_range, aval_of(values).dtype))
+    # (a Python range converts to the values' dtype as TF converts it: [-1.0, 1.0] for int values is a
+    # TypeError; np.asarray truncated it silently, or raised Python's OverflowError for uint8)
+    vr = value_range if isinstance(value_range, Tensor) else convert_to_tensor(value_range, aval_of(values).dtype)
     lo, hi = A.gather(vr, 0), A.gather(vr, 1)
     n = _nbins(op, nbins)
     nf = np.asarray(n, aval_of(values).dtype)
