@@ -1219,3 +1219,7 @@ case("histogram_int_values_float_range", "lambda v: tf.histogram_fixed_width(v, 
      "dtype int32")
 case("histogram_uint8_values_negative_range", "lambda v: tf.histogram_fixed_width(v, [-1.5, 1.0], nbins=2)",
      [_a([1, 2], np.uint8)], "uint8")
+case("ndtri_int", "lambda x: tf.math.ndtri(x)", [_a([1, 0, 2], i32)], "ndtri")      # (it returned INT_MIN)
+case("ndtri_bool", "lambda x: tf.math.ndtri(x)", [B3], "ndtri")
+case("softsign_int", "lambda x: tf.nn.softsign(x)", [I3], "softsign")               # (it returned float64)
+case("leaky_relu_int", "lambda x: tf.nn.leaky_relu(x)", [_a([-3, 0, 2], i32)])      # (TF: cast to float32)

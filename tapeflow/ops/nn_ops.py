@@ -26,6 +26,9 @@ def relu6(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
+    features = features if isinstance(features, Tensor) else convert_to_tensor(features)
+    if aval_of(features).dtype.kind in "iu":   # (TF casts integer features to float32 first)
+        features = M.cast(features, np.float32)
     return M.where(M.greater(features, 0), features, M.multiply(features, alpha))
 
 
@@ -74,6 +77,10 @@ silu = swish
 
 
 def softsign(features, name=None):
+    features = features if isinstance(features, Tensor) else convert_to_tensor(features)
+    if _dt.kind(aval_of(features).dtype) != "f":   # (TF's Softsign takes floats; ints became float64 here)
+        raise InvalidArgumentTypeError(f"softsign: expects a float tensor, got {aval_of(features).dtype.name}; "
+                                       "cast first: tapeflow.cast(x, tapeflow.float32)")
     return M.divide(features, M.add(M.abs(features), 1))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes as _dt
 from ..core.aval import fmt_shape
 from ..core.primitive import bind, aval_of
 from ..core.primitives import elementwise as _E, reductions as _R, special as _S
@@ -178,6 +179,9 @@ def ndtri(x, name=None):
     # (ndtri(0.001) came out 7.7e-6 off, TF's 2.3e-6)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     d = aval_of(x).dtype
+    if _dt.kind(d) != "f":   # (the float64 detour cast integer and bool results back: ndtri([1, 0]) was INT_MIN)
+        raise InvalidArgumentTypeError(f"ndtri: expects a float tensor, got {d.name}; cast first: "
+                                       "tapeflow.cast(x, tapeflow.float32)")
     x64 = cast(x, np.float64)
     return cast(multiply(erfinv(subtract(multiply(x64, 2.0), 1.0)), float(np.sqrt(2.0))), d)
 

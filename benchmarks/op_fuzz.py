@@ -1,0 +1,405 @@
+"""Differential fuzz of the public ops: the same seeded programs under TF 2.21 and tapeflow.
+
+Each program is one public op (about 200 templates: tf.math, tf.nn, array ops, indexing, linalg,
+segment ops, a few image/strings ops) applied to random arguments: shapes from scalars and empty
+dims to rank 3, nine dtypes, values with NaN/inf/zeros/negatives, axes and sizes in and out of
+range. Every program runs in tapeflow eagerly and inside ``tapeflow.function`` (here) and in TF
+2.21 eagerly (in the peers venv, a worker process of this file). An outcome is a value (dtype,
+shape, values) or an exception class; the report lists the programs where
+
+* tapeflow eager and compiled disagree (never acceptable, except ops whose result length depends on
+  values when a trace must know it: tapeflow's traces have static shapes, and those refuse with a
+  TypeError/NotImplementedError naming the size: ``range`` with a traced bound, ``dynamic_stitch``,
+  ``confusion_matrix`` without ``num_classes``, ``sobol_sample`` with a traced count);
+* tapeflow and TF disagree: a defect, or a documented difference (docs/differences.md: tapeflow
+  accepts dtypes TF's CPU kernels do not register, orders NaN as NumPy, propagates NaN through
+  max pooling and segment max, computes float16 math in float32, ...). Exception classes match when
+  TF's class is tapeflow's or one of its bases (tapeflow's InvalidArgumentError is a ValueError).
+
+Wave 22 ran seeds 1-3 (2,500 programs each) and fixed what they found (the bad-input table holds
+each case with TF's recorded outcome). tests/test_op_fuzz.py runs the eager-vs-compiled half on the
+grid (``grid``: every template with a first argument of every dtype) in every test run.
+
+    python benchmarks/op_fuzz.py --seed 1 --n 2500          # tapeflow here, TF in .venv-peers
+    python benchmarks/op_fuzz.py --seed 1 --n 2500 --no-tf  # eager vs compiled only
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS_PYTHON = os.environ.get("TF_PYTHON") or os.path.join(ROOT, ".venv-peers", "bin", "python")
+
+SHAPES = [(), (0,), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 0), (2, 3, 4), (4,), (3, 3), (2, 1, 3)]
+DT = ["float32", "float64", "int32", "int64", "bool", "float16", "uint8", "int8", "int16"]
+#: ops whose result length depends on values: a trace refuses them (see the module doc)
+TRACE_REFUSED = ("tf.range(", "tf.dynamic_stitch(", "tf.math.confusion_matrix(", "tf.math.sobol_sample(")
+
+
+def _makers(rng):
+    def arr(shape=None, dtype=None):
+        shape = SHAPES[rng.integers(len(SHAPES))] if shape is None else tuple(shape)
+        dtype = DT[rng.integers(len(DT))] if dtype is None else dtype
+        if dtype == "bool":
+            return rng.random(shape) > 0.5
+        if np.dtype(dtype).kind == "f":
+            a = rng.standard_normal(shape) * 3
+            if a.size and rng.random() < 0.15:
+                a.flat[rng.integers(a.size)] = rng.choice([np.nan, np.inf, -np.inf, 0.0])
+            return a.astype(dtype)
+        lo = 0 if np.dtype(dtype).kind == "u" else -4
+        return rng.integers(lo, 6, shape).astype(dtype)
+
+    def ri(lo, hi):
+        return int(rng.integers(lo, hi))
+
+    def fl():
+        return DT[rng.integers(2)]
+    return arr, ri, fl
+
+
+def program(rng, k=None, dtype=None):
+    """One random program: (source of a lambda body over x, y, z; its NumPy arguments): template
+    ``k`` (None: a random one) with a first argument of ``dtype`` (None: a random one; templates
+    that need other dtypes make their own)."""
+    choices = _choices(rng, dtype)
+    return choices[int(rng.integers(len(choices))) if k is None else k]
+
+
+def _choices(rng, dtype):
+    """Every template, its arguments drawn (in one order, so a seed gives one sequence)."""
+    arr, ri, fl = _makers(rng)
+    x = arr(None, dtype)
+    nd = x.ndim
+    a = ri(-nd - 1, nd + 1) if nd else ri(-1, 2)
+    y_same = arr(x.shape, str(x.dtype))
+    choices = [
+        ("tf.math.unsorted_segment_sum(x, y, {n})".format(n=ri(0, 4)), [x, arr((x.shape[0],) if nd else (), "int32")]),
+        ("tf.math.segment_sum(x, y)", [x, np.sort(arr((x.shape[0],) if nd else (), "int32"), axis=None).reshape((x.shape[0],) if nd else ())]),
+        ("tf.math.bincount(x)", [arr(None, "int32")]),
+        ("tf.math.bincount(x, minlength={m}, maxlength={M})".format(m=ri(0, 4), M=ri(0, 6)), [arr(None, "int32")]),
+        ("tf.gather_nd(x, y)", [x, arr((ri(0, 3), ri(0, 3)), "int32")]),
+        ("tf.gather(x, y, axis={a}, batch_dims={b})".format(a=a, b=ri(0, 2)), [x, arr(None, "int32")]),
+        ("tf.scatter_nd(y, x, {s})".format(s=[ri(0, 4)]), [arr((3,), "float32"), arr((3, 1), "int32")]),
+        ("tf.tensor_scatter_nd_update(x, y, z)", [arr((4,), "float32"), arr((2, 1), "int32"), arr((2,), "float32")]),
+        ("tf.tensor_scatter_nd_add(x, y, z)", [arr((4, 2), "int32"), arr((2, 1), "int32"), arr((2, 2), "int32")]),
+        ("tf.math.cumsum(x, axis={a}, exclusive={e}, reverse={r})".format(a=a, e=bool(ri(0, 2)), r=bool(ri(0, 2))), [x]),
+        ("tf.math.cumprod(x, axis={a})".format(a=a), [x]),
+        ("tf.math.cumulative_logsumexp(x, axis={a})".format(a=a), [x]),
+        ("tf.reduce_sum(x, axis={a}, keepdims=True)".format(a=a), [x]),
+        ("tf.reduce_mean(x, axis={a})".format(a=a), [x]),
+        ("tf.reduce_prod(x, axis={a})".format(a=a), [x]),
+        ("tf.reduce_max(x, axis={a})".format(a=a), [x]),
+        ("tf.reduce_min(x)", [x]),
+        ("tf.reduce_all(x, axis={a})".format(a=a), [x]),
+        ("tf.math.reduce_std(x, axis={a})".format(a=a), [x]),
+        ("tf.math.reduce_logsumexp(x, axis={a})".format(a=a), [x]),
+        ("tf.math.argmax(x, axis={a})".format(a=a), [x]),
+        ("tf.math.argmin(x, axis={a}, output_type=tf.int32)".format(a=a), [x]),
+        ("tf.math.top_k(x, {k})[1]".format(k=ri(-1, 4)), [x]),
+        ("tf.math.in_top_k(y, x, {k})".format(k=ri(0, 3)), [arr((3, 4), "float32"), arr((3,), "int32")]),
+        ("tf.sort(x, axis={a}, direction='{d}')".format(a=a, d=["ASCENDING", "DESCENDING"][ri(0, 2)]), [x]),
+        ("tf.argsort(x, axis={a}, stable=True)".format(a=a), [x]),
+        ("tf.unique(x)[1]", [x]),
+        ("tf.unique_with_counts(x)[2]", [x]),
+        ("tf.math.add_n([x, y])", [x, arr()]),
+        ("tf.math.accumulate_n([x, y])", [x, y_same]),
+        ("tf.math.reciprocal_no_nan(x)", [x]),
+        ("tf.math.divide_no_nan(x, y)", [x, y_same]),
+        ("tf.math.multiply_no_nan(x, y)", [x, y_same]),
+        ("tf.math.floordiv(x, y)", [x, y_same]),
+        ("tf.math.floormod(x, y)", [x, y_same]),
+        ("tf.math.truncatediv(x, y)", [x, y_same]),
+        ("tf.math.truncatemod(x, y)", [x, y_same]),
+        ("tf.math.pow(x, y)", [x, y_same]),
+        ("x ** 2", [x]),
+        ("x // 2", [x]),
+        ("x % 3", [x]),
+        ("x / 2", [x]),
+        ("-x", [x]),
+        ("abs(x)", [x]),
+        ("~x", [x]),
+        ("x & y", [x, y_same]),
+        ("x | y", [x, y_same]),
+        ("x ^ y", [x, y_same]),
+        ("x < y", [x, arr()]),
+        ("x == y", [x, arr()]),
+        ("x[{i}]".format(i=ri(-3, 4)), [x]),
+        ("x[{i}:{j}]".format(i=ri(-3, 4), j=ri(-3, 4)), [x]),
+        ("x[..., {i}]".format(i=ri(-3, 4)), [x]),
+        ("x[:, None]", [x]),
+        ("x[::{s}]".format(s=ri(-2, 3)), [x]),
+        ("tf.math.sign(x)", [x]),
+        ("tf.math.round(x)", [x]),
+        ("tf.math.rint(x)", [x]),
+        ("tf.math.floor(x)", [x]),
+        ("tf.math.is_inf(x)", [x]),
+        ("tf.math.log_sigmoid(x)", [x]),
+        ("tf.math.softplus(x)", [x]),
+        ("tf.math.lgamma(x)", [x]),
+        ("tf.math.digamma(x)", [x]),
+        ("tf.math.erfinv(x)", [x]),
+        ("tf.math.ndtri(x)", [x]),
+        ("tf.math.sinh(x)", [x]),
+        ("tf.math.acos(x)", [x]),
+        ("tf.math.asinh(x)", [x]),
+        ("tf.math.tan(x)", [x]),
+        ("tf.math.square(x)", [x]),
+        ("tf.math.sqrt(x)", [x]),
+        ("tf.math.rsqrt(x)", [x]),
+        ("tf.math.exp(x)", [x]),
+        ("tf.math.log(x)", [x]),
+        ("tf.math.xlogy(x, y)", [x, y_same]),
+        ("tf.math.polyval([x, y], z)", [x, y_same, y_same]),
+        ("tf.math.zeta(x, y)", [x, y_same]),
+        ("tf.math.igamma(x, y)", [x, y_same]),
+        ("tf.math.betainc(x, y, z)", [x, y_same, y_same]),
+        ("tf.math.nextafter(x, y)", [x, y_same]),
+        ("tf.math.count_nonzero(x, axis={a})".format(a=a), [x]),
+        ("tf.math.confusion_matrix(x, y)", [arr((4,), "int32"), arr((4,), "int32")]),
+        ("tf.math.l2_normalize(x, axis={a})".format(a=a), [x]),
+        ("tf.nn.relu6(x)", [x]),
+        ("tf.nn.leaky_relu(x)", [x]),
+        ("tf.nn.selu(x)", [x]),
+        ("tf.nn.gelu(x)", [x]),
+        ("tf.nn.silu(x)", [x]),
+        ("tf.nn.softsign(x)", [x]),
+        ("tf.nn.softmax(x, axis={a})".format(a=a), [x]),
+        ("tf.nn.log_softmax(x)", [x]),
+        ("tf.nn.sigmoid_cross_entropy_with_logits(labels=x, logits=y)", [x, y_same]),
+        ("tf.nn.softmax_cross_entropy_with_logits(labels=x, logits=y)", [x, y_same]),
+        ("tf.nn.sparse_softmax_cross_entropy_with_logits(labels=x, logits=y)", [arr((3,), ["int32", "int64"][ri(0, 2)]), arr((3, 4), fl())]),
+        ("tf.nn.bias_add(x, y)", [x, arr((x.shape[-1],) if nd else (), str(x.dtype))]),
+        ("tf.nn.l2_loss(x)", [x]),
+        ("tf.nn.moments(x, axes=[{a}])[1]".format(a=a), [x]),
+        ("tf.nn.normalize_moments(x, y, z, None)[0]", [x, y_same, y_same]),
+        ("tf.nn.batch_normalization(x, y, y, None, None, 1e-3)", [x, y_same]),
+        ("tf.nn.dropout(x, rate=0.0)", [x]),
+        ("tf.nn.compute_average_loss(x)", [x]),
+        ("tf.nn.zero_fraction(x)", [x]),
+        ("tf.nn.embedding_lookup(x, y)", [arr((4, 2), fl()), arr(None, "int32")]),
+        ("tf.one_hot(x, {d}, axis={a})".format(d=ri(-1, 4), a=ri(-2, 2)), [arr(None, ["int32", "int64", "uint8"][ri(0, 3)])]),
+        ("tf.reshape(x, {s})".format(s=[ri(-1, 4) for _ in range(ri(0, 3))]), [x]),
+        ("tf.transpose(x)", [x]),
+        ("tf.broadcast_to(x, {s})".format(s=[ri(0, 4) for _ in range(ri(0, 4))]), [x]),
+        ("tf.concat([x, y], {a})".format(a=a), [x, arr(None, str(x.dtype))]),
+        ("tf.stack([x, y], {a})".format(a=a), [x, y_same]),
+        ("tf.unstack(x, axis={a})[0]".format(a=a), [x]),
+        ("tf.split(x, {n}, axis={a})[0]".format(n=ri(0, 4), a=a), [x]),
+        ("tf.tile(x, {m})".format(m=[ri(0, 3) for _ in range(nd)]), [x]),
+        ("tf.pad(x, {p}, mode='{m}')".format(p=[[ri(0, 3), ri(0, 3)] for _ in range(nd)], m=["CONSTANT", "REFLECT", "SYMMETRIC"][ri(0, 3)]), [x]),
+        ("tf.reverse(x, [{a}])".format(a=a), [x]),
+        ("tf.roll(x, {s}, axis={a})".format(s=ri(-3, 4), a=a), [x]),
+        ("tf.where(x)", [x]),
+        ("tf.where(x, y, z)", [arr(None, "bool"), y_same, arr(None, str(x.dtype))]),
+        ("tf.boolean_mask(x, y)", [x, arr(x.shape[:1], "bool")]),
+        ("tf.clip_by_value(x, -1, 2)", [x]),
+        ("tf.clip_by_norm(x, 1.0)", [x]),
+        ("tf.cast(x, tf.{d})".format(d=DT[ri(0, len(DT))]), [x]),
+        ("tf.math.maximum(x, y)", [x, arr()]),
+        ("tf.squeeze(x)", [x]),
+        ("tf.expand_dims(x, {a})".format(a=ri(-nd - 2, nd + 2)), [x]),
+        ("tf.linalg.matmul(x, y, transpose_b=True)", [x, arr(None, str(x.dtype))]),
+        ("tf.linalg.matvec(x, y)", [x, arr(None, str(x.dtype))]),
+        ("tf.tensordot(x, y, {a})".format(a=ri(0, 3)), [x, arr(None, str(x.dtype))]),
+        ("tf.einsum('ij,jk->ik', x, y)", [x, arr(None, str(x.dtype))]),
+        ("tf.linalg.trace(x)", [x]),
+        ("tf.linalg.diag_part(x)", [x]),
+        ("tf.linalg.diag(x)", [x]),
+        ("tf.linalg.band_part(x, {l}, {u})".format(l=ri(-1, 2), u=ri(-1, 2)), [x]),
+        ("tf.linalg.det(x)", [x]),
+        ("tf.linalg.inv(x)", [x]),
+        ("tf.linalg.cholesky(x)", [x]),
+        ("tf.linalg.norm(x, ord={o})".format(o=["'euclidean'", "1", "2", "np.inf", "'fro'"][ri(0, 5)]), [x]),
+        ("tf.linalg.cross(x, y)", [x, y_same]),
+        ("tf.math.segment_max(x, y)", [x, np.sort(arr((x.shape[0],) if nd else (), "int32"), axis=None).reshape((x.shape[0],) if nd else ())]),
+        ("tf.math.unsorted_segment_mean(x, y, 3)", [x, arr((x.shape[0],) if nd else (), "int32")]),
+        ("tf.searchsorted(x, y)", [np.sort(arr((2, 3), "float32"), axis=-1), arr((2, 2), "float32")]),
+        ("tf.histogram_fixed_width(x, [-1.0, 1.0], nbins={n})".format(n=ri(-1, 4)), [x]),
+        ("tf.math.bincount(x, weights=y)", [arr((4,), "int32"), arr((4,), fl())]),
+        ("tf.range(x)", [arr((), ["int32", "float32", "int64"][ri(0, 3)])]),
+        ("tf.range(x, y, 2)", [arr((), "int32"), arr((), "int32")]),
+        ("tf.linspace(x, y, 3)", [arr((), fl()), arr((), fl())]),
+        ("tf.fill({s}, x)".format(s=[ri(0, 3)]), [arr(())]),
+        ("tf.zeros_like(x)", [x]),
+        ("tf.ones_like(x, dtype=tf.float32)", [x]),
+        ("tf.size(x)", [x]),
+        ("tf.rank(x)", [x]),
+        ("tf.shape(x)", [x]),
+        ("tf.math.invert_permutation(x)", [arr((4,), "int32")]),
+        ("tf.math.reduce_variance(x, axis={a})".format(a=a), [x]),
+        ("tf.math.bitwise.right_shift(x, y)".replace("math.", ""), [x, y_same]),
+        ("tf.math.sobol_sample(2, x)", [arr((), "int32")]),
+        ("tf.image.flip_left_right(x)", [arr((2, 3, 1), fl())]),
+        ("tf.image.rgb_to_grayscale(x)", [arr((2, 2, 3), fl())]),
+        ("tf.image.resize(x, [3, 2])", [arr((2, 2, 1), fl())]),
+        ("tf.nn.max_pool2d(x, 2, 1, 'VALID')", [arr((1, 3, 3, 1), fl())]),
+        ("tf.nn.avg_pool1d(x, 2, 1, 'SAME')", [arr((1, 3, 2), fl())]),
+        ("tf.nn.conv1d(x, y, 1, 'VALID')", [arr((1, 4, 2), "float32"), arr((2, 2, 3), "float32")]),
+        ("tf.strings.as_string(x)", [x]),
+        ("tf.math.bessel_i0(x)", [x]),
+        ("tf.math.floor(x) - tf.math.ceil(x)", [x]),
+        ("tf.dynamic_partition(x, y, 2)[1]", [x, arr(x.shape[:1], "int32")]),
+        ("tf.dynamic_stitch([y, z], [x, x])", [arr((2,), "float32"), arr((2,), "int32"), arr((2,), "int32")]),
+        ("tf.math.sqrt(tf.cast(x, tf.float32))", [x]),
+        ("tf.nn.ctc_unique_labels(x)[0]", [arr((2, 3), "int32")]),
+        ("tf.math.segment_mean(x, y)", [x, arr((x.shape[0],) if nd else (), "int32")]),
+        ("tf.gather(x, y)", [x, arr(None, "int64")]),
+        ("tf.slice(x, {b}, {s})".format(b=[ri(0, 3) for _ in range(nd)], s=[ri(-1, 3) for _ in range(nd)]), [x]),
+        ("tf.strided_slice(x, {b}, {e}, {s})".format(b=[ri(-2, 3) for _ in range(nd)], e=[ri(-2, 4) for _ in range(nd)], s=[ri(1, 3) for _ in range(nd)]), [x]),
+        ("tf.math.approx_max_k(x, 1)[0]", [x]),
+        ("tf.nn.local_response_normalization(x)", [arr((1, 2, 2, 3), fl())]),
+        ("tf.math.real(x)", [x]),
+        ("tf.math.conj(x)", [x]),
+        ("tf.math.angle(x)", [x]),
+        ("tf.math.scalar_mul(2, x)", [x]),
+        ("tf.math.sigmoid(x)", [x]),
+        ("tf.math.log1p(x)", [x]),
+        ("tf.nn.elu(x)", [x]),
+    ]
+    return choices
+
+
+#: how many templates program() has (it builds them all per call: their arguments are drawn in order)
+N_TEMPLATES = len(_choices(np.random.default_rng(0), None))
+
+
+def programs(seed, n):
+    """``n`` random programs (random templates, dtypes and arguments)."""
+    rng = np.random.default_rng(seed)
+    return [program(rng) for _ in range(n)]
+
+
+def grid(seed):
+    """Every template once with a first argument of every dtype (the rest random): the systematic
+    sweep tests/test_op_fuzz.py runs."""
+    rng = np.random.default_rng(seed)
+    return [program(rng, k, d) for k in range(N_TEMPLATES) for d in DT]
+
+
+def outcome(tf, fn, args):
+    """{"k": "ok", dtype, shape, values (the first 50, NaN as None, +-inf as +-1e308)} or
+    {"k": "err", "cls": the exception's class names (its MRO), "msg"}."""
+    try:
+        r = fn(*[tf.constant(a) for a in args])
+        if isinstance(r, (tuple, list)):
+            r = r[0]
+        v = np.asarray(r.numpy() if hasattr(r, "numpy") else r)
+        if v.dtype.kind in "SUO":
+            return {"k": "ok", "dtype": "string", "shape": list(v.shape), "v": [str(s) for s in v.ravel()[:20]]}
+        vv = v.astype(np.float64).ravel()[:50]
+        return {"k": "ok", "dtype": v.dtype.name, "shape": list(v.shape),
+                "v": [None if np.isnan(t) else 1e308 if t == np.inf else -1e308 if t == -np.inf else float(t)
+                      for t in vv]}
+    except Exception as e:  # noqa: BLE001  (every outcome is recorded)
+        return {"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}
+
+
+def run(framework, seed, n, compiled, progs=None):
+    """The outcomes of ``n`` programs of ``seed`` (or of ``progs``) under ``framework`` ("tf" or "tapeflow")."""
+    warnings.filterwarnings("ignore")
+    if framework == "tf":
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow as tf
+    else:
+        if ROOT not in sys.path:
+            sys.path.insert(0, ROOT)
+        import tapeflow as tf
+    out = []
+    for i, (src, args) in enumerate(programs(seed, n) if progs is None else progs):
+        fn = eval("lambda x=None, y=None, z=None: " + src, {"tf": tf, "np": np})  # noqa: S307
+        rec = {"i": i, "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args],
+               "eager": outcome(tf, fn, args)}
+        if compiled:
+            rec["fn"] = outcome(tf, tf.function(fn), args)
+        out.append(rec)
+    return out
+
+
+def same(a, b, rtol=1e-3):
+    """Do two outcomes agree? Errors by class (a's class among b's bases), values by dtype, shape
+    and values (rtol, NaN equal to NaN)."""
+    if a["k"] != b["k"]:
+        return False
+    if a["k"] == "err":
+        return a["cls"][0] in b["cls"]
+    if a["dtype"] != b["dtype"] or a["shape"] != b["shape"]:
+        return False
+    if a["dtype"] == "string":
+        return a["v"] == b["v"]
+    x = np.array([np.nan if v is None else v for v in a["v"]], np.float64)
+    y = np.array([np.nan if v is None else v for v in b["v"]], np.float64)
+    return bool(np.allclose(x, y, rtol=rtol, atol=1e-5, equal_nan=True))
+
+
+def eager_vs_compiled(records):
+    """The records whose tapeflow eager and compiled outcomes differ (trace refusals excepted)."""
+    return [r for r in records if not same(r["eager"], r["fn"], 1e-6) and not (
+        r["fn"]["k"] == "err" and any(r["src"].startswith(p) for p in TRACE_REFUSED))]
+
+
+def _short(o):
+    return (o["cls"][0], o["msg"][:100]) if o["k"] == "err" else (o["dtype"], o["shape"], o["v"][:5])
+
+
+def _op(src):
+    return src.split("(")[0] if "(" in src else src
+
+
+def report(tp, tf_records=None, examples=2):
+    lines = []
+    ec = eager_vs_compiled(tp)
+    lines.append(f"{len(tp)} programs; tapeflow eager != compiled: {len(ec)}")
+    for r in ec[:20]:
+        lines.append(f"  #{r['i']} {r['src']} {r['args']}\n     eager {_short(r['eager'])}\n     fn    {_short(r['fn'])}")
+    if tf_records is not None:
+        diff = [(a, b) for a, b in zip(tf_records, tp) if not same(a["eager"], b["eager"])]
+        by_op = collections.defaultdict(list)
+        for a, b in diff:
+            by_op[_op(a["src"])].append((a, b))
+        lines.append(f"TF 2.21 != tapeflow (eager): {len(diff)} programs, {len(by_op)} ops")
+        for op, pairs in sorted(by_op.items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"  {len(pairs):4d}  {op}")
+            for a, b in pairs[:examples]:
+                lines.append(f"        #{a['i']} {a['src']} {a['args']}\n          tf {_short(a['eager'])}\n"
+                             f"          tp {_short(b['eager'])}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--n", type=int, default=2500)
+    ap.add_argument("--no-tf", action="store_true", help="eager vs compiled only (no peers venv)")
+    ap.add_argument("--worker", choices=["tf"], help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.worker:
+        with open(a.out, "w") as f:
+            json.dump(run("tf", a.seed, a.n, compiled=False), f)
+        return 0
+    tf_records = None
+    if not a.no_tf:
+        if not os.path.exists(PEERS_PYTHON):
+            sys.exit(f"no TF: {PEERS_PYTHON} is missing (make bench builds it), or pass --no-tf")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "tf.json")
+            subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--worker", "tf", "--seed", str(a.seed),
+                            "--n", str(a.n), "--out", out], check=True)
+            with open(out) as f:
+                tf_records = json.load(f)
+    print(report(run("tapeflow", a.seed, a.n, compiled=True), tf_records))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
