@@ -304,7 +304,43 @@ def outcome(tf, fn, args):
         return {"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}
 
 
-def run(framework, seed, n, compiled, progs=None):
+def _pack(v):
+    v = np.asarray(v)
+    vv = v.astype(np.float64).ravel()[:50]
+    return {"k": "ok", "dtype": v.dtype.name, "shape": list(v.shape),
+            "v": [None if np.isnan(t) else 1e308 if t == np.inf else -1e308 if t == -np.inf else float(t) for t in vv]}
+
+
+def grad_outcome(tf, fn, args, compiled):
+    """The gradients of sum(f(args)^2) / 2 with respect to the float arguments, each a value, or
+    {"k": "none"} (TF's None), or the error; None where no argument or the result is not float."""
+    if not any(np.asarray(a).dtype.kind == "f" for a in args):
+        return None
+
+    def g(*xs):
+        with tf.GradientTape() as tape:
+            for x, a in zip(xs, args):
+                if a.dtype.kind == "f":
+                    tape.watch(x)
+            r = fn(*xs)
+            if isinstance(r, (tuple, list)):
+                r = r[0]
+            if r.dtype not in (tf.float16, tf.float32, tf.float64):
+                return None
+            # sum(r^2) / 2: its cotangent is r itself, so a misplaced gradient shows, and it needs no
+            # shape (a traced result's length may be unknown)
+            s = tf.reduce_sum(r * r) * 0.5
+        return tape.gradient(s, [x for x, a in zip(xs, args) if a.dtype.kind == "f"])
+    try:
+        gs = (tf.function(g) if compiled else g)(*[tf.constant(a) for a in args])
+        if gs is None:
+            return None
+        return [{"k": "none"} if t is None else _pack(t.numpy()) for t in gs]
+    except Exception as e:  # noqa: BLE001
+        return [{"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}]
+
+
+def run(framework, seed, n, compiled, progs=None, grads=False):
     """The outcomes of ``n`` programs of ``seed`` (or of ``progs``) under ``framework`` ("tf" or "tapeflow")."""
     warnings.filterwarnings("ignore")
     if framework == "tf":
@@ -321,6 +357,10 @@ def run(framework, seed, n, compiled, progs=None):
                "eager": outcome(tf, fn, args)}
         if compiled:
             rec["fn"] = outcome(tf, tf.function(fn), args)
+        if grads and rec["eager"]["k"] == "ok":
+            rec["grad"] = grad_outcome(tf, fn, args, False)
+            if compiled:
+                rec["grad_fn"] = grad_outcome(tf, fn, args, True)
         out.append(rec)
     return out
 
@@ -355,8 +395,23 @@ def _op(src):
     return src.split("(")[0] if "(" in src else src
 
 
+def _same_grads(a, b, rtol=1e-3):
+    if a is None or b is None:
+        return a is None and b is None
+    if len(a) != len(b):
+        return False
+    return all(x["k"] == y["k"] == "none" or (x["k"] != "none" and y["k"] != "none" and same(x, y, rtol))
+               for x, y in zip(a, b))
+
+
 def report(tp, tf_records=None, examples=2):
     lines = []
+    gec = [r for r in tp if "grad_fn" in r and not _same_grads(r["grad"], r["grad_fn"], 1e-5) and not (
+        any(r["src"].startswith(p) for p in TRACE_REFUSED))]
+    if any("grad" in r for r in tp):
+        lines.append(f"gradients, tapeflow eager != compiled: {len(gec)}")
+        for r in gec[:20]:
+            lines.append(f"  #{r['i']} {r['src']} {r['args']}\n     eager {r['grad']}\n     fn    {r['grad_fn']}")
     ec = eager_vs_compiled(tp)
     lines.append(f"{len(tp)} programs; tapeflow eager != compiled: {len(ec)}")
     for r in ec[:20]:
@@ -372,6 +427,12 @@ def report(tp, tf_records=None, examples=2):
             for a, b in pairs[:examples]:
                 lines.append(f"        #{a['i']} {a['src']} {a['args']}\n          tf {_short(a['eager'])}\n"
                              f"          tp {_short(b['eager'])}")
+        gd = [(a, b) for a, b in zip(tf_records, tp) if "grad" in a and same(a["eager"], b["eager"])
+              and not _same_grads(a["grad"], b.get("grad"))]
+        if any("grad" in a for a in tf_records):
+            lines.append(f"gradients, TF 2.21 != tapeflow (where the values agree): {len(gd)}")
+            for a, b in gd[:40]:
+                lines.append(f"  #{a['i']} {a['src']} {a['args']}\n     tf {a['grad']}\n     tp {b.get('grad')}")
     return "\n".join(lines)
 
 
@@ -380,12 +441,13 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=2500)
     ap.add_argument("--no-tf", action="store_true", help="eager vs compiled only (no peers venv)")
+    ap.add_argument("--grads", action="store_true", help="also the gradients of the float arguments")
     ap.add_argument("--worker", choices=["tf"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         with open(a.out, "w") as f:
-            json.dump(run("tf", a.seed, a.n, compiled=False), f)
+            json.dump(run("tf", a.seed, a.n, compiled=False, grads=a.grads), f)
         return 0
     tf_records = None
     if not a.no_tf:
@@ -394,10 +456,10 @@ def main(argv=None):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "tf.json")
             subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--worker", "tf", "--seed", str(a.seed),
-                            "--n", str(a.n), "--out", out], check=True)
+                            "--n", str(a.n), "--out", out] + (["--grads"] if a.grads else []), check=True)
             with open(out) as f:
                 tf_records = json.load(f)
-    print(report(run("tapeflow", a.seed, a.n, compiled=True), tf_records))
+    print(report(run("tapeflow", a.seed, a.n, compiled=True, grads=a.grads), tf_records))
     return 0
 
 

@@ -646,7 +646,10 @@ sigmoid_p = Primitive("sigmoid", _sigmoid_kernel, _rules.elementwise("sigmoid", 
 
 # Non-differentiable, listed explicitly: piecewise-constant functions (zero
 # gradient almost everywhere) get no gradient rule, as in TF (None).
-sign_p = _unary("sign", np.sign, require="fi", differentiable=False)
+# TF's gradient of sign is zeros (its _SignGrad), not None (floor/round/ceil have none): a program
+# that scales or adds it must get a tensor. An exact zero, never g * 0 (a NaN in g must not leak).
+sign_p = _unary("sign", np.sign, lambda g, out, x: (bind(select_p, False, g, 0),), require="fi",
+                vjp_np=lambda need, g, out, x: (np.zeros_like(g),))
 floor_p = _unary("floor", np.floor, differentiable=False)
 ceil_p = _unary("ceil", np.ceil, differentiable=False)
 round_p = _unary("round", np.round, differentiable=False, doc="half to even, as TF")
