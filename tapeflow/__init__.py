@@ -135,7 +135,9 @@ def __getattr__(name):
         from .extension_type import type_spec_from_value as f
         globals()[name] = f
         return f
-    if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
+    if name in ("RaggedTensor", "RaggedTensorSpec", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"):
+        # (tf.ragged loads on first use; TF 2.21 exports its RaggedFillEmptyRows raw op and its
+        # gradient op at the top level)
         from . import ragged
         globals()[name] = getattr(ragged, name)
         return globals()[name]
