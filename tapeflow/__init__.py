@@ -67,6 +67,7 @@ from .core import dtypes  # noqa: F401
 from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast, dynamic_partition,  # noqa: F401
                                dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings,
                                fingerprint)
+from .ops.special_ops import check_pinned  # noqa: F401,E402  (wave 22: TF 2.21's CPU behaviour)
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
 from .ops.random_shuffle_ops import random_index_shuffle  # noqa: F401,E402
 from . import errors  # noqa: F401

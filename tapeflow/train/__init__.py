@@ -76,6 +76,9 @@ def load_variable(ckpt_dir_or_file, name):
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("train", "tapeflow.train")
+# tf.train.experimental: every name out of scope (_unsupported.FEATURES says why)
+from .._unsupported import UnsupportedNamespace as _UnsupportedNamespace  # noqa: E402
+experimental = _UnsupportedNamespace("train.experimental")
 
 
 def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
