@@ -59,8 +59,6 @@ NAMES = {
     "nondifferentiable_batch_function": "TF Serving's request batching (it merges concurrent calls into one batch)",
     "strings.unicode_script": "ICU's Unicode script table (tapeflow's string ops use Python's unicodedata, which has "
                               "no script property)",
-    "strings.to_hash_bucket": "TF's legacy string hash; use tf.strings.to_hash_bucket_fast (FarmHash, TF's bits) or "
-                              "to_hash_bucket_strong",
     "Graph": "TF1's graphs (tf.Graph); tapeflow.function traces into its own IR: "
              "f.get_concrete_function(...).graph",
     "Operation": "TF's graph operations (tf.Operation); tapeflow's traced graphs are IR equations",

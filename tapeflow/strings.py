@@ -28,7 +28,7 @@ __all__ = ["length", "substr", "split", "join", "reduce_join", "to_number", "str
            "format", "regex_full_match", "regex_replace", "lower", "upper", "strip", "bytes_split",
            "unicode_decode", "unicode_encode", "unicode_split", "unicode_transcode", "ngrams",
            "to_hash_bucket_fast", "to_hash_bucket_strong", "unsorted_segment_join",
-           "unicode_decode_with_offsets", "unicode_split_with_offsets"]
+           "unicode_decode_with_offsets", "unicode_split_with_offsets", "to_hash_bucket"]
 
 
 def _is_ragged(x):
@@ -763,6 +763,23 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
         raise InvalidArgumentError(f"to_hash_bucket_fast: num_buckets must be >= 1, got {num_buckets}")
     return _map("to_hash_bucket_fast", _fingerprint_bucket, [_strings_or_ragged("to_hash_bucket_fast", input)],
                 np.int64, args=(int(num_buckets),))
+
+
+@serializable("strings.hash64_bucket")
+def _hash64_bucket(s, num_buckets):
+    from .util.hash64 import hash64
+    return hash64(s) % num_buckets
+
+
+def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """tf.strings.to_hash_bucket: TF's legacy Hash64 (util/hash64.py) % num_buckets, int64 (TF's
+    buckets; TF recommends to_hash_bucket_fast, whose FarmHash is faster, for new code)."""
+    nb = int(num_buckets.numpy() if isinstance(num_buckets, Tensor) else num_buckets)
+    if nb < 1:
+        raise InvalidArgumentError(f"Value for attr 'num_buckets' of {nb} must be at least minimum 1 "
+                                   "(tf.strings.to_hash_bucket)")
+    return _map("to_hash_bucket", _hash64_bucket, [_strings_or_ragged("to_hash_bucket", input)], np.int64,
+                args=(nb,))
 
 
 @serializable("strings.siphash_bucket")

@@ -91,3 +91,28 @@ def test_traced_equals_eager():
     f = tf.function(lambda v: tf.strings.unicode_decode_with_offsets(v, "UTF-8", errors="strict"))
     with pytest.raises(InvalidArgumentError, match="Invalid formatting"):
         f(x)
+
+
+# -- tf.strings.to_hash_bucket (TF's legacy Hash64) -----------------------------------------------------
+
+def test_to_hash_bucket_vs_tf_recorded():
+    import json
+    from pathlib import Path
+    ref = json.loads((Path(__file__).parent / "data" / "hash64_tf.json").read_text())
+    strs = [bytes.fromhex(h) for h in ref["strings"]]
+    got = tf.strings.to_hash_bucket(tf.constant(strs), ref["num_buckets"]).numpy().tolist()
+    assert got == ref["buckets"]
+    assert tf.strings.to_hash_bucket(tf.constant(strs), 10).numpy().tolist() == ref["buckets10"]
+
+
+def test_to_hash_bucket_shapes_errors_traced_as_tf():
+    # TF 2.21: scalar -> scalar, 2-D -> 2-D, ragged -> ragged; ["a", "b"] % 7 -> [4, 5]
+    assert int(tf.strings.to_hash_bucket("a", 3)) == 1
+    assert tf.strings.to_hash_bucket([["a", "b"]], 3).numpy().tolist() == [[1, 1]]
+    assert tf.strings.to_hash_bucket(tf.ragged.constant([["a", "b"], []]), 3).to_list() == [[1, 1], []]
+    f = tf.function(lambda x: tf.strings.to_hash_bucket(x, 7))
+    assert f(tf.constant(["a", "b"])).numpy().tolist() == [4, 5]
+    assert tf.strings.to_hash_bucket(["a"], tf.constant(3)).numpy().tolist() == [1]
+    for nb in (0, -1):
+        with pytest.raises(InvalidArgumentError, match="at least minimum 1"):
+            tf.strings.to_hash_bucket(["a"], nb)
