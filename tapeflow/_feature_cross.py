@@ -17,8 +17,6 @@ length (as ``tf.numpy_function`` with TensorSpecs), so a traced call gives the e
 """
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from .core.primitive import aval_of, bind
@@ -43,14 +41,6 @@ def fingerprint_cat64(fp1, fp2):
     return r ^ (r >> 47)
 
 
-def _feature_text(v):
-    return v if isinstance(v, bytes) else str(int(v)).encode()
-
-
-def _feature_hash(v):
-    return fingerprint64(v) if isinstance(v, bytes) else int(v) & _M64
-
-
 class CrossKernel:
     """The cross of columns given as (starts, counts, values) per column (NumPy arrays, a row's
     features ``values[starts[r]:starts[r] + counts[r]]``): returns (values, row_splits, and each
@@ -72,23 +62,71 @@ class CrossKernel:
     def __call__(self, nrows, *arrays):
         hashed, nb, key, sep = self.key
         cols = [arrays[i:i + 3] for i in range(0, len(arrays), 3)]
-        out, splits = [], [0]
-        for r in range(int(nrows)):
-            lists = [list(v[int(s[r]):int(s[r]) + int(c[r])]) for s, c, v in cols]
-            if cols and all(lists):
-                for combo in itertools.product(*lists):
-                    if hashed:
-                        h = key
-                        for f in combo:
-                            h = fingerprint_cat64(h, _feature_hash(f))
-                        out.append(h % nb if nb > 0 else h % _INT64_MAX)
-                    else:
-                        out.append(sep.join(_feature_text(f) for f in combo))
-            splits.append(len(out))
-        vals = np.array(out, np.int64) if hashed else np.array(out + [b""], object)[:len(out)]
-        splits = np.array(splits, np.int64)
-        rows = np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits))
-        return vals, splits, rows, np.arange(len(out), dtype=np.int64) - splits[rows]
+        n = int(nrows)
+        if not cols:
+            return _empty(hashed, n)
+        # a row's crosses in mixed radix, the last column fastest (TF's ProductIterator): cross j of
+        # row r takes feature (j // stride_k) % count_k of column k, stride_k the product of the
+        # later columns' counts
+        counts = [np.asarray(c, np.int64).reshape(-1)[:n] for _, c, _ in cols]
+        per_row = np.ones(n, np.int64)
+        for c in counts:
+            per_row = per_row * c
+        splits = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int64)
+        rows = np.repeat(np.arange(n, dtype=np.int64), per_row)
+        local = np.arange(splits[-1], dtype=np.int64) - splits[rows]
+        positions, stride = [], np.ones(len(rows), np.int64)
+        for (st, _, _), c in zip(reversed(cols), reversed(counts)):
+            cr = c[rows]
+            positions.append(np.asarray(st, np.int64).reshape(-1)[rows] + (local // stride) % np.maximum(cr, 1))
+            stride = stride * cr
+        positions.reverse()
+        if hashed:
+            h = np.full(len(rows), key, np.uint64)
+            for (_, _, v), pos in zip(cols, positions):
+                h = _cat64(h, _column_hashes(v)[pos])
+            vals = (h % np.uint64(nb) if nb > 0 else h % np.uint64(_INT64_MAX)).astype(np.int64)
+        else:
+            texts = [_column_texts(v) for _, _, v in cols]
+            vals = np.empty(len(rows), object)
+            vals[:] = [sep.join(parts) for parts in zip(*[[t[i] for i in pos] for t, pos in zip(texts, positions)])] \
+                if len(rows) else []
+        return vals, splits, rows, local
+
+
+def _empty(hashed, n):
+    z = np.zeros(0, np.int64)
+    return (z if hashed else np.zeros(0, object)), np.zeros(n + 1, np.int64), z, z
+
+
+_U47 = np.uint64(47)
+_UMUL = np.uint64(_K_MUL)
+
+
+def _cat64(fp1, fp2):
+    """fingerprint_cat64 on uint64 arrays (NumPy's uint64 products wrap modulo 2**64, as C's)."""
+    r = fp1 ^ _UMUL
+    x = fp2 * _UMUL
+    r = r ^ ((x ^ (x >> _U47)) * _UMUL)
+    r = r * _UMUL
+    r = (r ^ (r >> _U47)) * _UMUL
+    return r ^ (r >> _U47)
+
+
+def _column_hashes(v):
+    """Each feature's 64-bit hash as uint64: an integer's own bits, a string's Fingerprint64
+    (computed once per distinct string)."""
+    v = np.asarray(v)
+    if v.dtype.kind != "O":
+        return v.astype(np.int64).view(np.uint64)
+    memo = {}
+    return np.array([memo[f] if f in memo else memo.setdefault(f, fingerprint64(f)) for f in v.tolist()],
+                    np.uint64).reshape(-1)
+
+
+def _column_texts(v):
+    v = np.asarray(v)
+    return v.tolist() if v.dtype.kind == "O" else [str(x).encode() for x in v.astype(np.int64).tolist()]
 
 
 def _np_values(t):

@@ -313,3 +313,39 @@ def test_fingerprint_cat64_against_tf_docs():
     assert h % (2 ** 63 - 1) == 5684865645872741371
 
 
+
+
+def test_gradients_against_finite_differences():
+    from conftest import check_grads
+    rng = np.random.default_rng(3)
+    idx = np.array([[0, 1], [1, 0], [2, 2], [0, 0]], np.int64)
+    # sampled_addmm: differentiable in values, mat1 and mat2 (twice: a product of two linear maps)
+    check_grads(lambda v, a, b: tf.sparse.sampled_addmm(tf.constant(idx), v, [3, 3], a, b, alpha=0.7, beta=1.3,
+                                                        output_type=tf.float64)[1],
+                [rng.normal(size=4), rng.normal(size=(3, 5)), rng.normal(size=(5, 3))])
+    # bincount's weights (TF 2.21 registers no gradient for its count ops: tape.gradient raises
+    # LookupError there; the sums are linear in the weights, so tapeflow differentiates them)
+    ids = tf.constant([[1, 2, 2], [5, 0, 1]])
+    check_grads(lambda w: tf.sparse.bincount(ids, weights=w, axis=-1).values, [rng.normal(size=(2, 3))])
+    # mask's values (a boolean_mask of the rows)
+    check_grads(lambda v: tf.sparse.mask(tf.IndexedSlices(v, tf.constant([3, 1, 3, 7])), [1]).values,
+                [rng.normal(size=(4, 2))])
+
+
+def test_cross_hashed_key_zero_is_the_default_as_tf():
+    one = tf.SparseTensor([[0, 0]], ["a"], [1, 1])
+    # TF 2.21: tf.sparse.cross_hashed takes `hash_key or default`, so 0 is the default key ...
+    assert tf.sparse.cross_hashed([one], hash_key=0).values.numpy().tolist() == [3550520439517529108]
+    # ... and tf.ragged.cross_hashed uses 0 as given
+    assert tf.ragged.cross_hashed([tf.ragged.constant([["a"]])], hash_key=0).to_list() == [[6392349563203753680]]
+
+
+def test_cross_hashed_mixed_columns_vs_tf():
+    # TF 2.21: strings, negative int64s and a dense int column in one fold (the vectorized kernel's
+    # uint64 products wrap as TF's C++ ones)
+    r = tf.sparse.cross_hashed([_A, _IA, tf.constant([[7], [8]], tf.int64)])
+    assert r.values.numpy().tolist() == [7817179432388635857, 8030753535530953758, 6495920968166134782,
+                                         6718045129635634396, 3647167175590040347]
+    assert r.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 1], [1, 2], [1, 3]]
+    r = tf.ragged.cross_hashed([tf.ragged.constant([[], ["x"]]), tf.ragged.constant([[1], [2, 3]])])
+    assert r.to_list() == [[], [3987325992395097374, 8761168886905583153]]
