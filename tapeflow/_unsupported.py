@@ -30,9 +30,6 @@ FEATURES = {
     "tools": "TF's own tooling (its API-docs generator and the TF1 -> TF2 upgrade script)",
     "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
     # wave 22 (api22): experimental namespaces whose every name is out of scope
-    "train.experimental": "checkpoint sharding policies and PythonState (TF's sharded checkpoint writer and "
-                          "Python objects serialized into a checkpoint as strings; tapeflow's checkpoints hold "
-                          "variables, tables and iterators: keep such state in a tf.Variable)",
     "dtypes.experimental": "the 8-, 4- and 2-bit dtypes (float8_e4m3fn, float8_e5m2, int4, uint4, int2, ...: "
                            "tapeflow's kernels are NumPy's, which computes on none of them; bfloat16 is supported)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
@@ -127,6 +124,15 @@ NAMES = {
     "keras.layers.FlaxLayer": "other Keras backends' models (Flax)",
     "keras.layers.TorchModuleWrapper": "other Keras backends' models (PyTorch)",
     "keras.callbacks.OrbaxCheckpoint": "Orbax checkpoints (a JAX library); use keras.callbacks.ModelCheckpoint",
+    # wave 22 (api22): tf.train.experimental's checkpoint sharding policies
+    "train.experimental.ShardableTensor": "checkpoint sharding policies (TF's sharded checkpoint writer splits "
+                                          "tensors across files by a callback); tapeflow writes one shard",
+    "train.experimental.ShardingCallback": "checkpoint sharding policies (TF's sharded checkpoint writer); "
+                                           "tapeflow writes one shard",
+    "train.experimental.ShardByTaskPolicy": "checkpoint sharding policies (one shard per TF task: clusters of "
+                                            "machines); tapeflow writes one shard",
+    "train.experimental.MaxShardSizePolicy": "checkpoint sharding policies (TF's sharded checkpoint writer); "
+                                             "tapeflow writes one shard",
     # wave 22 (api22): tf.saved_model.experimental's names of TF's SavedModel protos and resource handles
     "saved_model.experimental.Fingerprint": "SavedModel fingerprints (TF hashes the protos of its saved_model.pb "
                                             "into fingerprint.pb; tapeflow's SavedModel is JSON + safetensors)",

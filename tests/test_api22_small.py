@@ -43,8 +43,8 @@ def test_saved_model_experimental_variable_policy():
     (lambda: tf.saved_model.experimental.read_fingerprint, "fingerprints"),
     (lambda: tf.saved_model.experimental.Fingerprint, "fingerprints"),
     (lambda: tf.saved_model.experimental.TrackableResource, "resource handles"),
-    (lambda: tf.train.experimental.PythonState, "PythonState"),
     (lambda: tf.train.experimental.ShardingCallback, "sharding"),
+    (lambda: tf.train.experimental.MaxShardSizePolicy, "sharding"),
     (lambda: tf.dtypes.experimental.float8_e4m3fn, "8-, 4- and 2-bit dtypes"),
     (lambda: tf.dtypes.experimental.int4, "8-, 4- and 2-bit dtypes"),
 ])
@@ -53,3 +53,51 @@ def test_experimental_names_refused_with_a_reason(get, words):
         get()
     with pytest.raises(AttributeError, match="no attribute 'Foo'"):
         tf.saved_model.experimental.Foo
+
+
+def test_python_state_in_a_checkpoint_as_tf(tmp_path):
+    import io
+
+    import numpy as np
+
+    class NumpyWrapper(tf.train.experimental.PythonState):      # TF 2.21's docstring example
+        def __init__(self, array):
+            self.array = array
+
+        def serialize(self):
+            f = io.BytesIO()
+            np.save(f, self.array, allow_pickle=False)
+            return f.getvalue()
+
+        def deserialize(self, string_value):
+            self.array = np.load(io.BytesIO(string_value), allow_pickle=False)
+
+    m = tf.Module()
+    m.w, m.v = NumpyWrapper(np.array([1.])), tf.Variable(2.)
+    root = tf.train.Checkpoint(model=m)
+    path = root.save(str(tmp_path / "ckpt"))
+    m.w.array *= 2.
+    m.v.assign(5.)
+    root.restore(path)
+    assert m.w.array.tolist() == [1.] and float(m.v) == 2.0
+    # TF 2.21's key for it: <path>/.ATTRIBUTES/py_state
+    assert "model/w/.ATTRIBUTES/py_state" in [k for k, _ in tf.train.list_variables(path)]
+
+    got = []
+
+    class S(tf.train.experimental.PythonState):
+        def __init__(self):
+            self.v = "x"
+
+        def serialize(self):
+            return self.v
+
+        def deserialize(self, s):
+            got.append(s)
+
+    s = S()
+    ck = tf.train.Checkpoint(s=s)
+    ck.restore(ck.save(str(tmp_path / "s")))
+    assert got == [b"x"]                 # TF 2.21 passes the saved string back as bytes
+    with pytest.raises(TypeError, match="abstract"):
+        type("Bad", (tf.train.experimental.PythonState,), {})()
