@@ -116,3 +116,15 @@ def test_to_hash_bucket_shapes_errors_traced_as_tf():
     for nb in (0, -1):
         with pytest.raises(InvalidArgumentError, match="at least minimum 1"):
             tf.strings.to_hash_bucket(["a"], nb)
+
+
+def test_saved_model_keeps_the_offsets_and_hash64_functions(tmp_path):
+    # the per-element functions are saved by kind and arguments (strings._SPLITTERS, serializable)
+    m = tf.Module()
+    m.f = tf.function(lambda x: tf.strings.unicode_decode_with_offsets(x, "UTF-8", errors="ignore")[1].values,
+                      input_signature=[tf.TensorSpec([None], tf.string)])
+    m.g = tf.function(lambda x: tf.strings.to_hash_bucket(x, 7), input_signature=[tf.TensorSpec([None], tf.string)])
+    tf.saved_model.save(m, str(tmp_path / "sm"))
+    r = tf.saved_model.load(str(tmp_path / "sm"))
+    assert r.f(tf.constant([b"h\xc3\xa9\xffx"])).numpy().tolist() == [0, 1, 4]
+    assert r.g(tf.constant(["a", "b"])).numpy().tolist() == [4, 5]
