@@ -742,11 +742,14 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binar
                 convert_to_tensor(np.False_)
             _raise_or_assert(lambda: "'weights' and 'values' must have the same row splits.", same,
                              "'weights' and 'values' must have the same row splits.")
-            w = weights.flat_values if axis == 0 else weights.values
-        if axis == 0:
-            batch, nbatch, ids = None, None, A.reshape(values.flat_values, [-1])
+            w = weights.values
+        if axis == 0:      # TF takes rt.values: a rank-3 tensor's are ragged, and are counted by row
+            values = values.values
+        if not isinstance(values, RaggedTensor):
+            batch, nbatch, ids = None, None, A.reshape(values, [-1])
             w = None if w is None else A.reshape(w, [-1])
         else:
+            w = None if w is None else (w.values if isinstance(w, RaggedTensor) else w)
             if isinstance(values.values, RaggedTensor) or len(aval_of(values.values).shape) != 1:
                 raise InvalidArgumentError("tf.sparse.bincount: axis=-1 counts the rows of a rank-2 RaggedTensor; "
                                            f"got ragged_rank {values.ragged_rank}")

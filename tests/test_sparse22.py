@@ -61,6 +61,9 @@ SP = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], [1, 3, 3, 7], [4, 5])
     (lambda: tf.ragged.constant([[1, 2, 2], [], [5]]), {}, ([[1], [2], [5]], [1, 2, 1], "int32", [6])),
     (lambda: tf.ragged.constant([[1, 2, 2], [], [5]]), dict(axis=-1),
      ([[0, 1], [0, 2], [2, 5]], [1, 2, 1], "int32", [3, 6])),
+    # (axis 0 of a rank-3 ragged tensor: TF counts its .values, a ragged matrix, by row)
+    (lambda: tf.ragged.constant([[[1, 2], [2]], [[5]]]), {}, ([[0, 1], [0, 2], [1, 2], [2, 5]], [1, 1, 1, 1], "int32",
+                                                              [3, 6])),
     (lambda: tf.ragged.constant([[1, 2, 2], [], [5]]), dict(axis=-1, binary_output=True, maxlength=4),
      ([[0, 1], [0, 2]], [1, 1], "int32", [3, 4])),
     (lambda: tf.SparseTensor(np.zeros((0, 2), np.int64), np.zeros(0, np.int32), [3, 5]), {}, ([], [], "int32", [1])),
