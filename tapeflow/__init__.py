@@ -70,6 +70,7 @@ from .core import dtypes  # noqa: F401
 from .ops.special_ops import (unravel_index, timestamp, guarantee_const, bitcast, dynamic_partition,  # noqa: F401
                                dynamic_stitch, space_to_batch_nd, batch_to_space, required_space_to_batch_paddings,
                                fingerprint)
+from .ops.special_ops import check_pinned  # noqa: F401,E402  (wave 22: TF 2.21's CPU behaviour)
 from .ops.special_ops import space_to_batch_nd as space_to_batch  # noqa: F401,E402  (TF 2: the same op)
 from .ops.random_shuffle_ops import random_index_shuffle  # noqa: F401,E402
 from . import errors  # noqa: F401
@@ -138,7 +139,9 @@ def __getattr__(name):
         from .extension_type import type_spec_from_value as f
         globals()[name] = f
         return f
-    if name in ("RaggedTensor", "RaggedTensorSpec"):   # (tf.ragged loads on first use)
+    if name in ("RaggedTensor", "RaggedTensorSpec", "ragged_fill_empty_rows", "ragged_fill_empty_rows_grad"):
+        # (tf.ragged loads on first use; TF 2.21 exports its RaggedFillEmptyRows raw op and its
+        # gradient op at the top level)
         from . import ragged
         globals()[name] = getattr(ragged, name)
         return globals()[name]

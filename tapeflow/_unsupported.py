@@ -29,6 +29,9 @@ FEATURES = {
     "security": "TF's fuzzing harness (tf.security.fuzzing tests TF's own C++ ops)",
     "tools": "TF's own tooling (its API-docs generator and the TF1 -> TF2 upgrade script)",
     "quantization": "quantized dtypes and fake-quantization ops (TF Lite's quantization-aware training)",
+    # wave 22 (api22): experimental namespaces whose every name is out of scope
+    "dtypes.experimental": "the 8-, 4- and 2-bit dtypes (float8_e4m3fn, float8_e5m2, int4, uint4, int2, ...: "
+                           "tapeflow's kernels are NumPy's, which computes on none of them; bfloat16 is supported)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
                  "TF; tapeflow has no C++ op registry)",
 }
@@ -53,8 +56,6 @@ NAMES = {
     "nondifferentiable_batch_function": "TF Serving's request batching (it merges concurrent calls into one batch)",
     "strings.unicode_script": "ICU's Unicode script table (tapeflow's string ops use Python's unicodedata, which has "
                               "no script property)",
-    "strings.to_hash_bucket": "TF's legacy string hash; use tf.strings.to_hash_bucket_fast (FarmHash, TF's bits) or "
-                              "to_hash_bucket_strong",
     "Graph": "TF1's graphs (tf.Graph); tapeflow.function traces into its own IR: "
              "f.get_concrete_function(...).graph",
     "Operation": "TF's graph operations (tf.Operation); tapeflow's traced graphs are IR equations",
@@ -103,6 +104,24 @@ NAMES = {
     "keras.layers.FlaxLayer": "other Keras backends' models (Flax)",
     "keras.layers.TorchModuleWrapper": "other Keras backends' models (PyTorch)",
     "keras.callbacks.OrbaxCheckpoint": "Orbax checkpoints (a JAX library); use keras.callbacks.ModelCheckpoint",
+    # wave 22 (api22): tf.train.experimental's checkpoint sharding policies
+    "train.experimental.ShardableTensor": "checkpoint sharding policies (TF's sharded checkpoint writer splits "
+                                          "tensors across files by a callback); tapeflow writes one shard",
+    "train.experimental.ShardingCallback": "checkpoint sharding policies (TF's sharded checkpoint writer); "
+                                           "tapeflow writes one shard",
+    "train.experimental.ShardByTaskPolicy": "checkpoint sharding policies (one shard per TF task: clusters of "
+                                            "machines); tapeflow writes one shard",
+    "train.experimental.MaxShardSizePolicy": "checkpoint sharding policies (TF's sharded checkpoint writer); "
+                                             "tapeflow writes one shard",
+    # wave 22 (api22): tf.saved_model.experimental's names of TF's SavedModel protos and resource handles
+    "saved_model.experimental.Fingerprint": "SavedModel fingerprints (TF hashes the protos of its saved_model.pb "
+                                            "into fingerprint.pb; tapeflow's SavedModel is JSON + safetensors)",
+    "saved_model.experimental.read_fingerprint": "SavedModel fingerprints (TF hashes the protos of its "
+                                                 "saved_model.pb into fingerprint.pb; tapeflow's SavedModel is "
+                                                 "JSON + safetensors)",
+    "saved_model.experimental.TrackableResource": "TF's resource handles (TrackableResource is the base class of "
+                                                  "objects owning one); tapeflow's tables and variables are Python "
+                                                  "objects",
     "keras.utils.plot_model": "model plots (pydot and Graphviz are not dependencies); Model.summary() prints the "
                               "layers",
     "keras.utils.model_to_dot": "model plots (pydot and Graphviz are not dependencies); Model.summary() prints the "

@@ -24,7 +24,8 @@ from .ops import segment_ops as S
 __all__ = ["SparseTensor", "from_dense", "to_dense", "add", "sparse_dense_matmul", "reduce_sum", "reduce_max",
            "reorder", "reshape", "slice", "concat", "retain", "transpose", "expand_dims", "map_values", "maximum",
            "minimum", "fill_empty_rows", "eye", "reset_shape", "to_indicator", "softmax", "split",
-           "segment_sum", "segment_mean", "segment_sqrt_n"]
+           "segment_sum", "segment_mean", "segment_sqrt_n", "bincount", "mask", "sampled_addmm",
+           "cross", "cross_hashed"]
 
 _int64 = np.dtype(np.int64)
 
@@ -121,6 +122,10 @@ class SparseTensor:
     # a dtype and dense shape (TF's SparseTensorSpec), the dense shape a constant of the trace
     # so the ops that size their output by it (to_dense, matmul's rows) know it
     def _tf_components(self):
+        # a dense shape known only at run time (a traced op's result: tf.sparse.bincount's length
+        # is the largest id + 1) travels as a third component
+        if _static(self._dense_shape) is None:
+            return (self._indices, self._values, self._dense_shape)
         return (self._indices, self._values)
 
     def _tf_static(self):
@@ -129,11 +134,15 @@ class SparseTensor:
 
     def _tf_component_shapes(self):
         rank = aval_of(self._dense_shape).shape[0]
+        if _static(self._dense_shape) is None:
+            return ((None, rank), (None,), (rank,))
         return ((None, rank), (None,))
 
     @classmethod
     def _tf_from_components(cls, static, components):
         kind, v = static
+        if kind == "rank" and len(components) == 3:
+            return cls(*components)
         if kind != "shape":
             raise NotImplementedError("a SparseTensor whose dense shape is not known cannot be passed to "
                                       "tf.function in tapeflow (pass its dense shape as a Python tuple)")
@@ -632,3 +641,301 @@ def _take_rows(sp, idx):
     new[:, 0] = pos[new[:, 0]]
     order = np.lexsort(new.T[::-1]) if len(new) else np.arange(0)
     return SparseTensor(new[order], vals[keep][order], np.concatenate([[len(rows)], shape[1:]]).astype(np.int64))
+
+
+# -- tf.sparse.bincount (TF 2.21's DenseCount/SparseCount/RaggedCountSparseOutput) -----------------------
+
+_COUNT_VALUES = (np.dtype(np.int32), np.dtype(np.int64))
+_COUNT_WEIGHTS = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _length_attr(what, v):
+    """minlength/maxlength as TF's op attrs: None is -1 (unset); below -1 is TF's attr error."""
+    v = -1 if v is None else int(v.numpy() if isinstance(v, Tensor) else v)
+    if v < -1:
+        raise InvalidArgumentError(f"Value for attr '{what}' of {v} must be at least minimum -1 (tf.sparse.bincount)")
+    return v
+
+
+def _count_sparse_output(batch, ids, weights, nbatch, minlength, maxlength, binary_output, out_dtype):
+    """TF's *CountSparseOutput kernels composed: ``ids`` (N,) counted per ``batch`` row (None: one
+    1-D count) into a SparseTensor whose entries are the (row, id) pairs that occur, in row-major
+    order, valued by the number of occurrences (or the summed ``weights``, or 1 for binary_output).
+    The output length is ``maxlength`` when given, else max(max id + 1, minlength) with the max id
+    taken over the counted ids and 0 (TF starts its running max at 0, so no ids gives length 1).
+    The distinct pairs are data-dependent: ``_merge``'s sort and sorted segment sum trace them."""
+    ids = _i64(ids)
+    _raise_or_assert(lambda: "Input values must all be non-negative (tf.sparse.bincount)",
+                     M.reduce_all(M.greater_equal(ids, 0)), "tf.sparse.bincount: Input values must all be non-negative")
+    vals = A.ones_like(ids, dtype=out_dtype) if weights is None else weights
+    if maxlength == 0:      # nothing is counted: an empty result of length 0
+        rows = [] if batch is None else [A.reshape(_i64(nbatch), [1])]
+        return SparseTensor(convert_to_tensor(np.zeros((0, 1 + len(rows)), np.int64)),
+                            A.zeros([0], aval_of(vals).dtype),
+                            A.concat(rows + [convert_to_tensor(np.zeros(1, np.int64))], 0))
+    if maxlength > 0:      # ids >= maxlength are skipped (and do not count towards the length)
+        keep = M.less(ids, maxlength)
+        ids, vals = A.boolean_mask(ids, keep), A.boolean_mask(vals, keep)
+        batch = None if batch is None else A.boolean_mask(batch, keep)
+        length = convert_to_tensor(np.array(maxlength, np.int64))
+    else:
+        top = M.reduce_max(A.concat([convert_to_tensor(np.zeros(1, np.int64)), ids], 0))
+        length = M.maximum(top + 1, convert_to_tensor(np.array(minlength, np.int64)))
+    # one int64 key per (row, id), row-major; sorted, a segment starts where the key changes
+    key = ids if batch is None else _i64(batch) * length + ids
+    order = A.argsort(key, stable=True)
+    key_s, val_s = A.gather(key, order), A.gather(vals, order)
+    new = M.not_equal(key_s, A.concat([convert_to_tensor(np.array([-1], np.int64)), key_s], 0)[:-1])
+    seg = M.cumsum(M.cast(new, np.int64)) - 1
+    first = A.boolean_mask(key_s, new)
+    out_vals = A.ones_like(first, dtype=aval_of(vals).dtype) if binary_output else S.segment_sum(val_s, seg)
+    length = A.reshape(length, [1])
+    if batch is None:
+        return SparseTensor(A.expand_dims(first, 1), out_vals, length)
+    return SparseTensor(A.stack([first // length[0], first % length[0]], 1), out_vals,
+                        A.concat([A.reshape(_i64(nbatch), [1]), length], 0))
+
+
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None, binary_output=False, name=None):
+    """tf.sparse.bincount: how often each integer occurs, as a SparseTensor (TF 2.21's op).
+
+    ``values``: a Tensor, SparseTensor or RaggedTensor of int32/int64 ids (>= 0); ``weights`` of the
+    same kind (and indices/row splits) sums weights instead of counting; ``axis`` 0 (or None)
+    counts everything into a 1-D result, -1 counts each row into a [rows, length] result (dense:
+    a 1-D or 2-D tensor; sparse: the first coordinate is the row; ragged: the rows of a rank-2
+    tensor). The values' dtype is the weights' (int32/int64/float32/float64), else the ids'."""
+    from .ragged.ragged_tensor import RaggedTensor
+    if weights is not None and binary_output:
+        raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
+    if axis is None:
+        axis = 0
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
+    minlength, maxlength = _length_attr("minlength", minlength), _length_attr("maxlength", maxlength)
+    if isinstance(values, SparseTensor):
+        if weights is not None and not isinstance(weights, SparseTensor):
+            raise ValueError("Argument `weights` must be a SparseTensor if `values` is a SparseTensor. Received "
+                             f"weights={weights} of type: {type(weights).__name__}")
+        w = None
+        if weights is not None:
+            for what, a, b in (("dense shape", weights.dense_shape, values.dense_shape),
+                               ("indices", weights.indices, values.indices)):
+                same = M.reduce_all(M.equal(a, b)) if aval_of(a).shape == aval_of(b).shape else \
+                    convert_to_tensor(np.False_)
+                _raise_or_assert(lambda what=what: f"'weights' and 'values' must have the same {what}.", same,
+                                 f"'weights' and 'values' must have the same {what}.")
+            w = weights.values
+        rank = aval_of(values.dense_shape).shape[0]
+        if axis == 0 or rank == 1:
+            batch, nbatch = None, None
+        else:
+            batch, nbatch = values.indices[:, 0], values.dense_shape[0]
+        ids = values.values
+    elif isinstance(values, RaggedTensor):
+        if weights is not None and not isinstance(weights, RaggedTensor):
+            raise ValueError("`weights` must be a RaggedTensor if `values` is a RaggedTensor. Received argument "
+                             f"weights={weights} of type: {type(weights).__name__}.")
+        w = None
+        if weights is not None:
+            a, b = weights.row_splits, values.row_splits
+            same = M.reduce_all(M.equal(a, b)) if aval_of(a).shape == aval_of(b).shape else \
+                convert_to_tensor(np.False_)
+            _raise_or_assert(lambda: "'weights' and 'values' must have the same row splits.", same,
+                             "'weights' and 'values' must have the same row splits.")
+            w = weights.values
+        if axis == 0:      # TF takes rt.values: a rank-3 tensor's are ragged, and are counted by row
+            values = values.values
+        if not isinstance(values, RaggedTensor):
+            batch, nbatch, ids = None, None, A.reshape(values, [-1])
+            w = None if w is None else A.reshape(w, [-1])
+        else:
+            w = None if w is None else (w.values if isinstance(w, RaggedTensor) else w)
+            if isinstance(values.values, RaggedTensor) or len(aval_of(values.values).shape) != 1:
+                raise InvalidArgumentError("tf.sparse.bincount: axis=-1 counts the rows of a rank-2 RaggedTensor; "
+                                           f"got ragged_rank {values.ragged_rank}")
+            batch, nbatch, ids = values.value_rowids(), values.nrows(), values.values
+    else:
+        values = values if isinstance(values, Tensor) else convert_to_tensor(values)
+        w = None
+        if weights is not None:
+            if isinstance(weights, (SparseTensor, RaggedTensor)):
+                raise ValueError("Argument `weights` must be a tf.Tensor if `values` is a tf.Tensor. Received "
+                                 f"weights={weights} of type: {type(weights).__name__}")
+            w = weights if isinstance(weights, Tensor) else convert_to_tensor(weights)
+        shape = tuple(aval_of(values).shape)
+        if axis == 0:
+            values = A.reshape(values, [-1])
+            w = None if w is None else A.reshape(w, [-1])
+        elif len(shape) not in (1, 2):
+            raise InvalidArgumentError(f"Input must be a 1 or 2-dimensional tensor. Got: [{','.join(map(str, shape))}]"
+                                       " (tf.sparse.bincount, axis=-1)")
+        if w is not None and tuple(aval_of(w).shape) != tuple(aval_of(values).shape):
+            fmt = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s) + "]"  # noqa: E731
+            raise InvalidArgumentError(f"Weights and data must have the same shape. Weight shape: "
+                                       f"{fmt(aval_of(w).shape)}; data shape: {fmt(aval_of(values).shape)} "
+                                       "(tf.sparse.bincount)")
+        if len(aval_of(values).shape) == 2:
+            rows = A.shape(values, out_type=np.int64)     # each flat position's row: position // columns
+            batch = A.range(rows[0] * rows[1], dtype=np.int64) // M.maximum(rows[1], np.int64(1))
+            nbatch, ids = rows[0], A.reshape(values, [-1])
+            w = None if w is None else A.reshape(w, [-1])
+        else:
+            batch, nbatch, ids = None, None, values
+    vd = aval_of(ids).dtype
+    if vd not in _COUNT_VALUES:
+        raise InvalidArgumentError(f"Value for attr 'T' of {_dtype_name(vd)} is not in the list of allowed values: "
+                                   "int32, int64 (tf.sparse.bincount counts integer ids)")
+    if w is not None and aval_of(w).dtype not in _COUNT_WEIGHTS:
+        raise InvalidArgumentError(f"Value for attr 'output_type' of {_dtype_name(aval_of(w).dtype)} is not in the "
+                                   "list of allowed values: int32, int64, float, double (tf.sparse.bincount weights)")
+    return _count_sparse_output(batch, ids, w, nbatch, minlength, maxlength, binary_output, vd)
+
+
+def _dtype_name(d):
+    from .core import dtypes as _dt
+    return _dt.as_dtype(d).name
+
+
+# -- tf.sparse.mask, tf.sparse.sampled_addmm ---------------------------------------------------------------
+
+def mask(a, mask_indices, name=None):
+    """tf.sparse.mask: the IndexedSlices ``a`` without its rows whose index is in ``mask_indices``
+    (TF's ListDiff: order and repeats of the kept indices as they were). Membership is a binary
+    search in the sorted mask, so a large gradient's rows cost n log m, not n * m; the values are
+    a gather, so they keep their gradient."""
+    from .type_spec import IndexedSlices
+    idx = a.indices
+    id_dt = aval_of(idx).dtype
+    m = mask_indices if isinstance(mask_indices, Tensor) else convert_to_tensor(mask_indices, dtype=id_dt)
+    if aval_of(m).dtype != id_dt:
+        raise InvalidArgumentError(f"cannot compute ListDiff as input #1(zero-based) was expected to be a {id_dt.name} "
+                                   f"tensor but is a {aval_of(m).dtype.name} tensor (tf.sparse.mask: mask_indices "
+                                   "must have the dtype of a.indices)")
+    for what, t in (("x", idx), ("y", m)):
+        if len(aval_of(t).shape) != 1:
+            raise InvalidArgumentError(f"{what} should be a 1D vector. (tf.sparse.mask: "
+                                       f"{'a.indices' if what == 'x' else 'mask_indices'} has shape "
+                                       f"{list(aval_of(t).shape)})")
+    ms = A.sort(m)
+    n = A.shape(ms, out_type=np.int64)[0]
+    pos = M.cast(A.searchsorted(ms, idx, side="left", out_type=np.int64), np.int64)
+    padded = A.concat([ms, A.zeros([1], id_dt)], 0)      # pos == n reads the pad, and is "not found"
+    found = M.logical_and(M.less(pos, n), M.equal(A.gather(padded, M.minimum(pos, n)), idx))
+    keep = M.logical_not(found)
+    return IndexedSlices(A.boolean_mask(a.values, keep), A.boolean_mask(idx, keep), a.dense_shape)
+
+
+def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0, output_type=np.float32):
+    """tf.sparse.sampled_addmm (TF 2.21): ``alpha * (mat1 @ mat2)`` at ``indices`` plus ``beta *
+    values``, returned as the (indices, values, dense_shape) components TF returns. Only the sampled
+    dot products are computed (a gather of rows of mat1 and columns of mat2), so the cost is
+    nnz * inner, not a full matmul; differentiable in values, mat1 and mat2. Leading dims of
+    mat1/mat2 are batch dims, matched by the leading dims of ``indices`` ([batch..., nnz, 2])."""
+    from .core import dtypes as _dt
+    out_dt = _dt.as_dtype(output_type)
+    def conv(x, dt):    # TF's conversion: a tensor of another dtype is a ValueError (no cast)
+        if isinstance(x, Tensor) and x.dtype != dt:
+            raise ValueError(f"Tensor conversion requested dtype {dt.name} for Tensor with dtype {x.dtype.name} "
+                             "(tf.sparse.sampled_addmm: cast it, or pass output_type)")
+        return convert_to_tensor(x, dtype=dt)
+    indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
+    values = conv(values, out_dt)
+    dense_shape = conv(dense_shape, _dt.int32)
+    mat1, mat2 = conv(mat1, out_dt), conv(mat2, out_dt)
+    s1, s2 = tuple(aval_of(mat1).shape), tuple(aval_of(mat2).shape)
+    if len(s1) < 2 or len(s2) < 2:
+        raise ValueError(f"tf.sparse.sampled_addmm: mat1 and mat2 must have rank >= 2, got shapes {list(s1)} and "
+                         f"{list(s2)}")
+    out_shape = A.stack([A.shape(mat1)[-2], A.shape(mat2)[-1]])
+    cond = M.reduce_all(M.equal(dense_shape, out_shape))
+    ds_v, os_v = _static(dense_shape), _static(out_shape)
+    if ds_v is not None and os_v is not None:
+        if not np.all(np.equal(ds_v, os_v)):
+            raise ValueError(f"Dense shape: {ds_v} does not match output shape: {os_v}")
+    else:
+        from .ops import check_ops
+        check_ops.Assert(cond, ["Dense shape: ", dense_shape, " does not match output shape: ", out_shape])
+    ish = tuple(aval_of(indices).shape)
+    nb = len(s1) - 2
+    if len(ish) != nb + 2 or ish[-1] != 2:
+        raise InvalidArgumentError(f"tf.sparse.sampled_addmm: indices must have shape [batch..., nnz, 2] for "
+                                   f"matrices of rank {len(s1)}, got {list(ish)}")
+    idx = M.cast(indices, np.int64)
+    if nb:
+        # each entry's batch coordinates, so one gather_nd without batch_dims reads its row/column
+        grids = [A.broadcast_to(A.reshape(A.range(A.shape(idx, out_type=np.int64)[d], dtype=np.int64),
+                                          [-1] + [1] * (nb - d)), A.shape(idx)[:-1]) for d in range(nb)]
+        batch = A.stack(grids, -1)
+        row_idx = A.concat([batch, idx[..., :1]], -1)
+        col_idx = A.concat([batch, idx[..., 1:]], -1)
+    else:
+        row_idx, col_idx = idx[..., :1], idx[..., 1:]
+    rows = A.gather_nd(mat1, row_idx)
+    cols = A.gather_nd(A.matrix_transpose(mat2) if hasattr(A, "matrix_transpose") else
+                       A.transpose(mat2, list(range(nb)) + [nb + 1, nb]), col_idx)
+    dot = M.reduce_sum(M.multiply(rows, cols), axis=-1)
+    return (indices, M.add(M.multiply(dot, M.cast(alpha, out_dt)), M.multiply(values, M.cast(beta, out_dt))),
+            dense_shape)
+
+
+# -- tf.sparse.cross, tf.sparse.cross_hashed (kernel: _feature_cross.py) ----------------------------------
+
+def _cross(inputs, hashed, num_buckets, hash_key, separator):
+    from . import _feature_cross as FC
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, Tensor)) for i in inputs):
+        raise TypeError("All inputs must be Tensor or SparseTensor." if not hashed else
+                        "All inputs must be SparseTensors")
+    # TF's op takes the sparse inputs, then the dense ones: that is the order of the features
+    sparse = [i for i in inputs if isinstance(i, SparseTensor)]
+    dense = [i for i in inputs if not isinstance(i, SparseTensor)]
+    cols, sizes = [], []
+    for k, sp in enumerate(sparse):
+        r = aval_of(sp.indices).shape[1]
+        if r != 2:
+            raise InvalidArgumentError(f"Expected D2 of index to be 2 got {r} at position {k} (tf.sparse.cross: "
+                                       "inputs must be rank-2 [batch, features])")
+        cols.append(FC.sparse_column(sp))
+        sizes.append(("sparse", k, sp.dense_shape[0]))
+    for k, d in enumerate(dense):
+        sh = tuple(aval_of(d).shape)
+        if len(sh) != 2:
+            raise InvalidArgumentError(f"Dense inputs should be a matrix but received shape "
+                                       f"[{','.join(map(str, sh))}] at position {k} (tf.sparse.cross)")
+        cols.append(FC.dense_column(d, k))
+        sizes.append(("dense", k, A.shape(d, out_type=np.int64)[0]))
+    if not sizes:
+        nrows = convert_to_tensor(np.array(0, np.int64))
+    else:
+        nrows = _i64(sizes[0][2])
+        for kind, k, n in sizes[1:]:
+            same = M.equal(nrows, _i64(n))
+            _raise_or_assert(lambda kind=kind, k=k, n=n: f"Expected batch size {int(nrows.numpy())} got "
+                             f"{int(_i64(n).numpy())} at {kind} tensor {k} (tf.sparse.cross)", same,
+                             f"tf.sparse.cross: Expected the same batch size at {kind} tensor {k}")
+    kernel = FC.CrossKernel(hashed, num_buckets, hash_key, separator)
+    vals, splits, rows, cols_idx = FC.run_cross(kernel, nrows, cols)
+    counts = splits[1:] - splits[:-1]
+    width = M.reduce_max(A.concat([convert_to_tensor(np.zeros(1, np.int64)), counts], 0))
+    return SparseTensor(A.stack([rows, cols_idx], 1), vals, A.stack([nrows, width]))
+
+
+def cross(inputs, name=None, separator=None):
+    """tf.sparse.cross: the string feature crosses of each row of rank-2 sparse and dense inputs
+    (sparse inputs' features first, then the dense ones', as TF's op takes them), joined with
+    ``separator`` ('_X_'); a SparseTensor [rows, most crosses in a row]."""
+    sep = "_X_" if separator is None else separator
+    sep = sep.numpy() if isinstance(sep, Tensor) else sep
+    return _cross(inputs, False, 0, 0, sep.encode() if isinstance(sep, str) else bytes(sep))
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """tf.sparse.cross_hashed: as ``cross``, each cross the FingerprintCat64 fold of its features'
+    hashes (TF's SparseCross with hashed_output), int64, ``% num_buckets`` when num_buckets > 0."""
+    from . import _feature_cross as FC
+    nb = FC.check_num_buckets(num_buckets)
+    key = hash_key or FC.DEFAULT_HASH_KEY           # (TF: `hash_key or default`, so 0 is the default)
+    if not -(1 << 63) <= int(key) < (1 << 63):
+        raise OverflowError("int too big to convert (tf.sparse.cross_hashed: hash_key is an int64 attr)")
+    return _cross(inputs, True, nb, int(key), b"")

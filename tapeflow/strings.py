@@ -27,7 +27,8 @@ _STRING = np.dtype(object)
 __all__ = ["length", "substr", "split", "join", "reduce_join", "to_number", "string_to_number", "as_string",
            "format", "regex_full_match", "regex_replace", "lower", "upper", "strip", "bytes_split",
            "unicode_decode", "unicode_encode", "unicode_split", "unicode_transcode", "ngrams",
-           "to_hash_bucket_fast", "to_hash_bucket_strong", "unsorted_segment_join"]
+           "to_hash_bucket_fast", "to_hash_bucket_strong", "unsorted_segment_join",
+           "unicode_decode_with_offsets", "unicode_split_with_offsets", "to_hash_bucket"]
 
 
 def _is_ragged(x):
@@ -569,6 +570,85 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
                                                         replacement_char, False), np.int32)
 
 
+_UNICODE_ERRORS = ("strict", "replace", "ignore")
+
+
+def _decode_points(op, s, enc, errors, repl, ctrl):
+    """(code point, start byte offset) of each character of ``s`` as TF's UnicodeDecodeWithOffsets
+    gives them: an invalid sequence (Python's maximal invalid subpart, ICU's too: TF 2.21's counts
+    and offsets on truncated, overlong and surrogate UTF-8 agree) is one ``repl`` at its first
+    byte under errors='replace', nothing under 'ignore', TF's InvalidArgumentError under 'strict';
+    ``ctrl`` replaces the C0 controls (U+0000-U+001F) by ``repl`` too."""
+    out, pos, n = [], 0, len(s)
+    while pos < n:
+        try:
+            text, bad = s[pos:].decode(enc), None
+        except UnicodeDecodeError as e:
+            text, bad = s[pos:pos + e.start].decode(enc), (pos + e.start, pos + e.end)
+        off = pos
+        for c in text:
+            cp = ord(c)
+            out.append((repl if ctrl and cp < 0x20 else cp, off))
+            off += len(c.encode(enc))
+        if bad is None:
+            break
+        if errors == "strict":
+            raise InvalidArgumentError(f"Invalid formatting on input string ({op}: invalid {enc.upper()} at byte "
+                                       f"{bad[0]} of {s!r}; errors='replace' or 'ignore' decodes it)")
+        if errors == "replace":
+            out.append((repl, bad[0]))
+        pos = bad[1]
+    return out
+
+
+def _offsets_splitter(op, encoding, errors, replacement_char, replace_control_characters, what):
+    """The _Splitter of one output of unicode_decode/split_with_offsets: ``what`` 'codes' (int32
+    code points), 'chars' (each character encoded) or 'offsets' (int64 start bytes)."""
+    enc = _check_encoding(op, encoding)
+    if errors not in _UNICODE_ERRORS:
+        raise InvalidArgumentError(f"Value for attr 'errors' of \"{errors}\" is not in the list of allowed values: "
+                                   f"\"strict\", \"replace\", \"ignore\" ({op})")
+    repl, ctrl = int(replacement_char), bool(replace_control_characters)
+    if not 0 <= repl <= 0x10FFFF:
+        raise InvalidArgumentError(f"replacement_char out of unicode codepoint range ({op}: {repl})")
+
+    def fn(s):
+        pts = _decode_points(op, s, enc, errors, repl, ctrl)
+        if what == "offsets":
+            return [o for _, o in pts]
+        if what == "chars":
+            return [chr(c).encode(enc) for c, _ in pts]
+        return [c for c, _ in pts]
+    return _Splitter(f"unicode_offsets_{what}", (enc, errors, repl, ctrl, op), fn)
+
+
+def _with_offsets(op, input, input_encoding, errors, replacement_char, replace_control_characters, what,  # noqa: A002
+                  out):
+    """(the decoded values, their start byte offsets): two splits of the same strings with the
+    same row partition (each the per-element function of one string_split equation)."""
+    vals = _split_by(op, input, _offsets_splitter(op, input_encoding, errors, replacement_char,
+                                                  replace_control_characters, what), out)
+    offs = _split_by(op, input, _offsets_splitter(op, input_encoding, errors, replacement_char,
+                                                  replace_control_characters, "offsets"), np.int64)
+    return vals, offs
+
+
+def unicode_decode_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                                replace_control_characters=False, name=None):
+    """tf.strings.unicode_decode_with_offsets: (int32 code points, int64 start byte offsets), each
+    ragged as unicode_decode's result (a scalar gives dense vectors)."""
+    return _with_offsets("unicode_decode_with_offsets", input, input_encoding, errors, replacement_char,
+                         replace_control_characters, "codes", np.int32)
+
+
+def unicode_split_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
+                               name=None):
+    """tf.strings.unicode_split_with_offsets: (each character as a string in ``input_encoding``, a
+    replaced sequence as the encoded replacement character; int64 start byte offsets)."""
+    return _with_offsets("unicode_split_with_offsets", input, input_encoding, errors, replacement_char, False,
+                         "chars", _STRING)
+
+
 @serializable("strings.unicode_encode")
 class _encoder:
     __slots__ = ("enc",)
@@ -627,6 +707,9 @@ _SPLITTERS = {
     "unicode_split": lambda enc, errors, repl: _decoder("unicode_split", enc, errors, repl, True),
     "unicode_decode": lambda enc, errors, repl: _decoder("unicode_decode", enc, errors, repl, False),
 }
+for _what in ("codes", "chars", "offsets"):
+    _SPLITTERS[f"unicode_offsets_{_what}"] = (
+        lambda enc, errors, repl, ctrl, op, _w=_what: _offsets_splitter(op, enc, errors, repl, ctrl, _w))
 
 
 @serializable("strings.transcode")
@@ -680,6 +763,23 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
         raise InvalidArgumentError(f"to_hash_bucket_fast: num_buckets must be >= 1, got {num_buckets}")
     return _map("to_hash_bucket_fast", _fingerprint_bucket, [_strings_or_ragged("to_hash_bucket_fast", input)],
                 np.int64, args=(int(num_buckets),))
+
+
+@serializable("strings.hash64_bucket")
+def _hash64_bucket(s, num_buckets):
+    from .util.hash64 import hash64
+    return hash64(s) % num_buckets
+
+
+def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """tf.strings.to_hash_bucket: TF's legacy Hash64 (util/hash64.py) % num_buckets, int64 (TF's
+    buckets; TF recommends to_hash_bucket_fast, whose FarmHash is faster, for new code)."""
+    nb = int(num_buckets.numpy() if isinstance(num_buckets, Tensor) else num_buckets)
+    if nb < 1:
+        raise InvalidArgumentError(f"Value for attr 'num_buckets' of {nb} must be at least minimum 1 "
+                                   "(tf.strings.to_hash_bucket)")
+    return _map("to_hash_bucket", _hash64_bucket, [_strings_or_ragged("to_hash_bucket", input)], np.int64,
+                args=(nb,))
 
 
 @serializable("strings.siphash_bucket")

@@ -1223,3 +1223,38 @@ case("ndtri_int", "lambda x: tf.math.ndtri(x)", [_a([1, 0, 2], i32)], "ndtri")  
 case("ndtri_bool", "lambda x: tf.math.ndtri(x)", [B3], "ndtri")
 case("softsign_int", "lambda x: tf.nn.softsign(x)", [I3], "softsign")               # (it returned float64)
 case("leaky_relu_int", "lambda x: tf.nn.leaky_relu(x)", [_a([-3, 0, 2], i32)])      # (TF: cast to float32)
+# -- branch api22: tf.sparse.bincount/cross/sampled_addmm/mask, tf.ragged.cross/stack_dynamic_partitions,
+#    tf.ragged_fill_empty_rows(_grad) (wave 22) ---------------------------------------------------------
+_S2 = np.array([[b"a"], [b"b"]], object)
+_S3 = np.array([[b"p"], [b"q"], [b"r"]], object)
+case("api22_sparse_bincount_negative", "lambda x: tf.sparse.bincount(x).values", [_a([1, -2, 2], i32)],
+     "non-negative")
+case("api22_sparse_bincount_float_ids", "lambda x: tf.sparse.bincount(x).values", [V3], "int32, int64")
+case("api22_sparse_bincount_weights_shape", "lambda x, w: tf.sparse.bincount(x, weights=w, axis=-1).values",
+     [_a([[1, 2, 2]], i32), _a([[1.0, 2.0]])], "same shape")
+case("api22_sparse_bincount_rank3_rows", "lambda x: tf.sparse.bincount(x, axis=-1).values",
+     [np.zeros((2, 2, 2), i32)], "1 or 2-dimensional")
+case("api22_sparse_bincount_valid_rows", "lambda x, w: tf.sparse.bincount(x, weights=w, axis=-1, maxlength=4).indices",
+     [_a([[1, 2, 2], [5, 0, 1]], i32), _a([[1.0, 2.0, 0.5], [1.0, 3.0, 1.0]])])
+case("api22_sparse_bincount_valid_values", "lambda x: tf.sparse.bincount(x, minlength=7).values",
+     [_a([[1, 2, 2], [5, 0, 1]], i64)])
+case("api22_sparse_cross_batch_mismatch", "lambda a, b: tf.sparse.cross([a, b]).values", [_S2, _S3], "batch size")
+case("api22_sparse_cross_rank1_dense", "lambda a, b: tf.sparse.cross([a, b]).values",
+     [_S2, np.array([b"x", b"y"], object)], "should be a matrix")
+case("api22_sparse_cross_hashed_valid", "lambda a, b: tf.sparse.cross_hashed([a, b], num_buckets=1000).values",
+     [_S2, _a([[3, 4], [5, 6]], i64)])
+case("api22_ragged_cross_batch_mismatch", "lambda a, b: tf.ragged.cross([a, b]).flat_values", [_S2, _S3],
+     "batch dimension")
+case("api22_sampled_addmm_dense_shape", "lambda i, v, a, b: tf.sparse.sampled_addmm(i, v, [3, 2], a, b)[1]",
+     [_a([[0, 0], [1, 1]], i32), _a([0.5, 0.3]), M23, M32], "does not match output shape")
+case("api22_sampled_addmm_valid", "lambda i, v, a, b: tf.sparse.sampled_addmm(i, v, [2, 2], a, b, alpha=0.5)[1]",
+     [_a([[0, 0], [1, 1]], i32), _a([0.5, 0.3]), M23, M32])
+case("api22_sparse_mask_2d_mask", "lambda v, i, m: tf.sparse.mask(tf.IndexedSlices(v, i), m).values",
+     [V3, I3, _a([[1]], i32)], "1D vector")
+case("api22_stack_dynamic_partitions_range", "lambda d, p: tf.ragged.stack_dynamic_partitions(d, p, 3).flat_values",
+     [V3, _a([0, 5, 1], i32)], "less than num_partitions")
+case("api22_ragged_fill_empty_rows_range",
+     "lambda i, v: tf.ragged_fill_empty_rows(i, v, tf.constant(2, tf.int64), tf.constant(9.0))[1]",
+     [_a([0, 5, 1], i64), V3], "is invalid")
+case("api22_ragged_fill_empty_rows_grad_range", "lambda r, g: tf.ragged_fill_empty_rows_grad(r, g)[0]",
+     [_a([0, 7], i64), V3], "reverse index")

@@ -22,7 +22,7 @@ from tapeflow._unsupported import NAMES, UnsupportedFeatureError
     ("train.Coordinator", "queue-runner"), ("io.write_graph", "GraphDef"), ("distribute.Server", "clusters"),
     ("keras.layers.JaxLayer", "JAX"), ("keras.callbacks.OrbaxCheckpoint", "ModelCheckpoint"),
     ("keras.utils.plot_model", "summary"),
-    ("CriticalSection", "threading.Lock"), ("strings.unicode_script", "ICU"), ("strings.to_hash_bucket", "FarmHash"),
+    ("CriticalSection", "threading.Lock"), ("strings.unicode_script", "ICU"), ("saved_model.experimental.read_fingerprint", "fingerprints"),
 ])
 def test_out_of_scope_names_say_so(path, words):
     assert path in NAMES

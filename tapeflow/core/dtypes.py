@@ -300,7 +300,10 @@ def _math_op(op):
 # tf.dtypes.bool and tf.dtypes.cast (TF 2.21: `tf.dtypes.bool is tf.bool`, `tf.dtypes.cast is tf.cast`);
 # resolved on access, not bound: a module global named `bool` would shadow the builtin in this module
 # (and math_ops imports this module)
-_ALIASES = {"bool": lambda: bool_, "cast": _math_op("cast")}
+_ALIASES = {"bool": lambda: bool_, "cast": _math_op("cast"),
+            # tf.dtypes.experimental: the low-bit dtypes, out of scope (_unsupported.FEATURES)
+            "experimental": lambda: __import__("tapeflow._unsupported", fromlist=["x"]).UnsupportedNamespace(
+                "dtypes.experimental")}
 
 
 def __getattr__(name):

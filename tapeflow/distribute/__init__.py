@@ -49,7 +49,8 @@ __all__ = ["Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirr
            "InputOptions", "InputReplicationMode", "DistributedDataset", "DistributedIterator", "DistributedValues",
            "PerReplica", "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
            "get_cross_replica_context", "experimental_set_strategy", "CrossDeviceOps", "HierarchicalCopyAllReduce",
-           "NcclAllReduce", "ReductionToOneDevice", "StrategyExtended", "experimental", "cluster_resolver"]
+           "NcclAllReduce", "ReductionToOneDevice", "StrategyExtended", "experimental", "cluster_resolver",
+           "RunOptions"]
 
 
 # -- values ----------------------------------------------------------------------------------------
@@ -894,6 +895,19 @@ def _cluster_resolver():
 
 
 cluster_resolver = _cluster_resolver()
+
+
+class RunOptions(__import__("collections").namedtuple(
+        "RunOptions", ["experimental_enable_dynamic_batch_size", "experimental_bucketizing_dynamic_shape",
+                       "experimental_xla_options"])):
+    """tf.distribute.RunOptions (``strategy.run(..., options=)``): TF 2.21's namedtuple and defaults.
+    Its fields configure TPUStrategy only (dynamic padding, shape bucketing, XLA options); the
+    one-machine strategies here ignore them, as TF's do."""
+
+    def __new__(cls, experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False,
+                experimental_xla_options=None):
+        return super().__new__(cls, experimental_enable_dynamic_batch_size, experimental_bucketizing_dynamic_shape,
+                               experimental_xla_options)
 
 
 class experimental:  # noqa: N801  (tf.distribute.experimental namespace)

@@ -211,6 +211,16 @@ def guarantee_const(input, name=None):  # noqa: A002
     return identity(input)
 
 
+def check_pinned(tensor, name=None):
+    """tf.check_pinned (TF 2.21's CheckPinned op): whether a tensor lies in host memory pinned for
+    a GPU. TF built without CUDA (its CPU package, tapeflow's peer) raises FailedPreconditionError
+    on every call, eagerly and in tf.function; tapeflow runs on the CPU, so it does the same."""
+    from ..errors import FailedPreconditionError
+    convert_to_tensor(tensor)
+    raise FailedPreconditionError("to check pinnedness, must be built with `--config=cuda` (tf.check_pinned: "
+                                  "tapeflow runs on the CPU, with no GPU-pinned host memory, as TF's CPU build)")
+
+
 def bitcast(input, type, name=None):  # noqa: A002
     """tf.bitcast: the same bytes as another dtype (NumPy's view, little-endian as TF on x86). A wider
     target eats the last dimension (which must be the size ratio), a narrower one appends it (TF 2.21's

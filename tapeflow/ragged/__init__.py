@@ -7,11 +7,12 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor, convert_to_tensor
+from ..errors import InvalidArgumentError
 from ..type_spec import TypeSpec
 from .ragged_tensor import RaggedTensor, _np
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "constant", "map_flat_values", "range", "boolean_mask", "stack", "row_splits_to_segment_ids",
-           "segment_ids_to_row_splits", "is_ragged"]
+           "segment_ids_to_row_splits", "is_ragged", "cross", "cross_hashed", "stack_dynamic_partitions"]
 
 
 def _depth(x):
@@ -251,3 +252,211 @@ class RaggedTensorSpec(TypeSpec):
         return ((TensorSpec((None,) + self._inner_dims(), self.dtype),
                  TensorSpec((None if n is None else n + 1,), _dt.int64))
                 + tuple(TensorSpec((None,), _dt.int64) for _ in _builtins.range(self.ragged_rank - 1)))
+
+
+# -- wave 22 (api22): tf.ragged.cross / cross_hashed, stack_dynamic_partitions, tf.ragged_fill_empty_rows ----
+
+def _cross(inputs, hashed, num_buckets, hash_key):
+    """tf.ragged.cross's front (TF's _cross_internal): inputs in their order, each a rank-2
+    RaggedTensor (ragged_rank 1), SparseTensor or dense matrix; integers as int64, strings as
+    they are, anything else TF's ValueError. The kernel is ``_feature_cross.py``'s."""
+    from .. import _feature_cross as FC
+    from ..ops import array_ops as A
+    from ..sparse import SparseTensor, _raise_or_assert, _i64
+    from ..ops import math_ops as M
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError("Inputs must be a list")
+    cols, sizes = [], []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, (SparseTensor, RaggedTensor, Tensor)):
+            t = constant(t) if isinstance(t, (list, tuple)) else convert_to_tensor(t)
+        d = np.dtype(t.dtype.np if hasattr(t.dtype, "np") else t.dtype)
+        if d.kind not in "iuO":
+            raise ValueError(f"Unexpected dtype for inputs[{i}]: <dtype: '{_dt.as_dtype(d).name}'> (tf.ragged.cross "
+                             "crosses integer and string features)")
+        if isinstance(t, RaggedTensor):
+            if t.ragged_rank != 1 or len(t.values.shape) != 1:
+                raise ValueError("tf.ragged.cross only supports inputs with rank=2")
+            cols.append(FC.ragged_column(t))
+            sizes.append(t.nrows())
+        elif isinstance(t, SparseTensor):
+            cols.append(FC.sparse_column(t))
+            sizes.append(t.dense_shape[0])
+        else:
+            if len(t.shape) != 2:
+                raise InvalidArgumentError("tf.ragged.cross only supports inputs with rank=2. (got a dense input of "
+                                           f"shape {list(t.shape)})")
+            cols.append(FC.dense_column(t, i))
+            sizes.append(A.shape(t, out_type=np.int64)[0])
+    nrows = _i64(sizes[0]) if sizes else convert_to_tensor(np.array(0, np.int64))
+    for n in sizes[1:]:
+        _raise_or_assert(lambda: "inputs must all have the same batch dimension size. (tf.ragged.cross)",
+                         M.equal(nrows, _i64(n)), "tf.ragged.cross: inputs must all have the same batch dimension size.")
+    vals, splits, _, _ = FC.run_cross(FC.CrossKernel(hashed, num_buckets, hash_key, b"_X_"), nrows, cols)
+    return RaggedTensor.from_row_splits(vals, splits, validate=False)
+
+
+def cross(inputs, name=None):
+    """tf.ragged.cross: each row's string feature crosses (inputs in their order, '_X_' joined)."""
+    return _cross(inputs, False, 0, 0)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """tf.ragged.cross_hashed: each row's crosses as FingerprintCat64 hashes (int64), ``% num_buckets``
+    when num_buckets > 0; hash_key a uint64 (TF passes a key >= 2**63 as its int64 bits)."""
+    from .. import _feature_cross as FC
+    nb = FC.check_num_buckets(num_buckets)
+    key = FC.DEFAULT_HASH_KEY if hash_key is None else int(hash_key)
+    return _cross(inputs, True, nb, key)
+
+
+def _from_sorted_rowids(values, rowids, nrows):
+    """A RaggedTensor of ``nrows`` rows from sorted row ids (traceable: the splits are where each
+    row's ids start, a searchsorted)."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    n = M.cast(nrows, _dt.int64)
+    splits = A.searchsorted(M.cast(rowids, _dt.int64), A.range(n + 1, dtype=_dt.int64), side="left",
+                            out_type=_dt.int64)
+    return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
+    """tf.ragged.stack_dynamic_partitions: row i of the result stacks the slices of ``data`` whose
+    partition is i, in row-major order (a stable sort by partition). ``partitions``' shape is a
+    prefix of ``data``'s; both may be ragged."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    from ..sparse import _raise_or_assert
+    if not isinstance(data, (Tensor, RaggedTensor)):
+        data = constant(data) if isinstance(data, (list, tuple)) and _ragged_list(data) else convert_to_tensor(data)
+    if not isinstance(partitions, (Tensor, RaggedTensor)):
+        partitions = constant(partitions) if isinstance(partitions, (list, tuple)) and _ragged_list(partitions) \
+            else convert_to_tensor(partitions)
+    pd = np.dtype(partitions.dtype.np if hasattr(partitions.dtype, "np") else partitions.dtype)
+    if pd not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise ValueError("value_rowids must have dtype int32 or int64 (tf.ragged.stack_dynamic_partitions: "
+                         f"partitions is {_dt.as_dtype(pd).name})")
+    num = num_partitions if isinstance(num_partitions, Tensor) else convert_to_tensor(np.array(num_partitions, pd))
+    if len(num.shape) != 0:
+        raise ValueError(f"Shape {list(num.shape)} must have rank 0 (tf.ragged.stack_dynamic_partitions: "
+                         "num_partitions)")
+    prank = len(partitions.shape)
+    pshape, dshape = list(partitions.shape), list(data.shape)[:prank]
+    if len(dshape) < prank or any(a is not None and b is not None and a != b for a, b in zip(pshape, dshape)):
+        raise ValueError(f"Shapes {tuple(pshape)} and {tuple(dshape)} are incompatible "
+                         "(tf.ragged.stack_dynamic_partitions: partitions' shape must be a prefix of data's)")
+    if prank == 0:
+        return _from_sorted_rowids(A.stack([data]) if isinstance(data, Tensor) else stack([data]),
+                                   A.reshape(M.cast(partitions, _dt.int64), [1]), num)
+    if prank == 1:
+        p = M.cast(partitions, _dt.int64)
+        perm = A.argsort(p, stable=True)
+        rowids = A.gather(p, perm)
+        values = A.gather(data, perm)
+        n64 = M.cast(num, _dt.int64)
+        _raise_or_assert(lambda: "partitions must be less than num_partitions",
+                         M.reduce_all(M.less(rowids[-1:], n64)), "partitions must be less than num_partitions")
+        _raise_or_assert(lambda: "partitions must be non-negative.", M.reduce_all(M.greater_equal(p, 0)),
+                         "partitions must be non-negative.")
+        return _from_sorted_rowids(values, rowids, n64)
+    if not isinstance(data, RaggedTensor):
+        data = RaggedTensor.from_tensor(data)
+    if not isinstance(partitions, RaggedTensor):
+        partitions = RaggedTensor.from_tensor(partitions, ragged_rank=max(data.ragged_rank, prank - 1))
+    a, b = data.row_splits, partitions.row_splits
+    same = M.reduce_all(M.equal(a, b)) if a.shape == b.shape else convert_to_tensor(np.False_)
+    _raise_or_assert(lambda: "data and partitions have incompatible ragged shapes", same,
+                     "data and partitions have incompatible ragged shapes")
+    return stack_dynamic_partitions(data.values, partitions.values, num)
+
+
+def _ragged_list(x):
+    """Whether a nested list has rows of different lengths (then it converts to a RaggedTensor)."""
+    try:
+        np.asarray(x, dtype=object if any(isinstance(v, str) for v in np.ravel(np.asarray(x, object))) else None)
+        return False
+    except ValueError:
+        return True
+
+
+def ragged_fill_empty_rows(value_rowids, values, nrows, default_value, name=None):
+    """tf.ragged_fill_empty_rows (TF's raw RaggedFillEmptyRows op): (output_value_rowids,
+    output_values, empty_row_indicator, reverse_index_map) -- ``default_value`` added as the one
+    value of every row without values, the values sorted by row (stably), reverse_index_map[i] the
+    output position of input value i. Composed of a stable sort and gathers, so the outputs'
+    gradient reaches values and default_value (TF's RaggedFillEmptyRowsGrad)."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    from ..ops import segment_ops as S
+    from ..sparse import _raise_or_assert, _count
+    args = [("value_rowids", value_rowids), ("values", values), ("nrows", nrows), ("default_value", default_value)]
+    ts = [a if isinstance(a, Tensor) else convert_to_tensor(a) for _, a in args]
+    ids, vals, n, dflt = ts
+    for k, (what, t), want in ((0, args[0], np.dtype(np.int64)), (2, args[2], np.dtype(np.int64)),
+                               (3, args[3], np.dtype(vals.dtype.np))):
+        if np.dtype(ts[k].dtype.np) != want:
+            raise InvalidArgumentError(f"cannot compute RaggedFillEmptyRows as input #{k}(zero-based) was expected to "
+                                       f"be a {_dt.as_dtype(want).name} tensor but is a {ts[k].dtype.name} tensor "
+                                       f"(tf.ragged_fill_empty_rows: {what})")
+    if len(vals.shape) != 1:
+        raise InvalidArgumentError(f"values must be a vector, saw: {list(vals.shape)} (tf.ragged_fill_empty_rows)")
+    if len(dflt.shape) != 0:
+        raise InvalidArgumentError(f"default_value must be a scalar, saw: {list(dflt.shape)} "
+                                   "(tf.ragged_fill_empty_rows)")
+    if ids.shape[0] is not None and vals.shape[0] is not None and ids.shape[0] != vals.shape[0]:
+        raise InvalidArgumentError(f"The length of `values` ({vals.shape[0]}) must match the first dimension of "
+                                   f"`value_rowids` ({ids.shape[0]}). (tf.ragged_fill_empty_rows)")
+    inb = M.logical_and(M.greater_equal(ids, 0), M.less(ids, n))
+
+    def oob():
+        i = int(np.argmin(inb.numpy()))
+        return f"indices({i}, 0) is invalid: {int(ids.numpy()[i])} >= {int(n.numpy())} (tf.ragged_fill_empty_rows)"
+    _raise_or_assert(oob, M.reduce_all(inb), "tf.ragged_fill_empty_rows: a value_rowid is invalid: not in [0, nrows)")
+    count = S.unsorted_segment_sum(A.ones_like(ids), ids, _count(n))
+    empty = M.equal(count, 0)
+    new_rows = A.reshape(M.where(empty), [-1])
+    all_rows = A.concat([ids, new_rows], 0)
+    order = A.argsort(all_rows, stable=True)                 # a row's values first, in their order
+    out_ids = A.gather(all_rows, order)
+    # the default once per empty row: a gather (its count is data; its gradient sums into default_value)
+    fill = A.gather(A.reshape(dflt, [1]), A.zeros_like(new_rows))
+    out_vals = A.gather(A.concat([vals, fill], 0), order)
+    # reverse_index_map: the inverse permutation of ``order`` at the input values' positions
+    # (argsort of a permutation is its inverse; traceable where a scatter of a range of a length
+    # known only at run time is not)
+    rim = M.cast(A.argsort(order, stable=True), np.int64)[:A.shape(ids)[0]]
+    nn = _count(n)
+    if not isinstance(nn, Tensor) and nn == 0:
+        out_ids = A.reshape(out_ids, [0, 1])          # (TF 2.21 returns an empty (0, 1) row-id tensor then)
+    return _FillEmptyRows(out_ids, out_vals, empty, rim)
+
+
+def ragged_fill_empty_rows_grad(reverse_index_map, grad_values, name=None):
+    """tf.ragged_fill_empty_rows_grad (TF's RaggedFillEmptyRowsGrad): (d_values, d_default_value):
+    the output gradient at each input value's position, and the rest summed."""
+    from ..ops import array_ops as A
+    from ..ops import math_ops as M
+    from ..sparse import _raise_or_assert
+    rim = reverse_index_map if isinstance(reverse_index_map, Tensor) else convert_to_tensor(reverse_index_map)
+    g = grad_values if isinstance(grad_values, Tensor) else convert_to_tensor(grad_values)
+    if len(g.shape) != 1:
+        raise InvalidArgumentError(f"grad_values must be a vector, saw: {list(g.shape)} "
+                                   "(tf.ragged_fill_empty_rows_grad)")
+    n = A.shape(g, out_type=np.int64)[0]
+    inb = M.logical_and(M.greater_equal(rim, 0), M.less(rim, n))
+
+    def oob():
+        bad = int(rim.numpy()[int(np.argmin(inb.numpy()))])
+        return f"Elements in reverse index must be in [0, {int(n.numpy())}) but got {bad} " \
+               "(tf.ragged_fill_empty_rows_grad)"
+    _raise_or_assert(oob, M.reduce_all(inb), "tf.ragged_fill_empty_rows_grad: Elements in reverse index must be in "
+                     "[0, len(grad_values))")
+    d_values = A.gather(g, rim)
+    return _FillEmptyRowsGrad(d_values, M.subtract(M.reduce_sum(g), M.reduce_sum(d_values)))
+
+
+import collections as _collections  # noqa: E402
+_FillEmptyRows = _collections.namedtuple(
+    "RaggedFillEmptyRows", ["output_value_rowids", "output_values", "empty_row_indicator", "reverse_index_map"])
+_FillEmptyRowsGrad = _collections.namedtuple("RaggedFillEmptyRowsGrad", ["d_values", "d_default_value"])

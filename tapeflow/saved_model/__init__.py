@@ -1358,3 +1358,7 @@ class _Loader:
         if isinstance(root, _UserObject):
             root.signatures = sigs
         return root
+
+
+# wave 22 (api22): tf.saved_model.experimental (VariablePolicy; the rest refused with its reason)
+from . import experimental  # noqa: E402,F401

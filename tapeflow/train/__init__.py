@@ -77,6 +77,8 @@ def load_variable(ckpt_dir_or_file, name):
 # TF names that are out of scope say so (TF1's API, string/complex dtypes), not "no attribute"
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("train", "tapeflow.train")
+# tf.train.experimental (wave 22): PythonState; the sharding policies refused (_unsupported.NAMES)
+from . import experimental  # noqa: E402,F401
 
 
 def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
