@@ -45,19 +45,29 @@ def _image(fn, images, min_rank, any_dtype=False):
     return x
 
 
+def _in_float32(fn, images, min_rank):
+    """(the images, their float form): float16/float32 images as they are, any other dtype
+    through convert_image_dtype to float32, as TF's adjust_brightness/adjust_contrast (so a
+    uint8 image works, and a float64 one is computed in float32, as in TF)."""
+    x = _image(fn, images, min_rank, any_dtype=True)
+    if x.dtype == _dt.bool:
+        raise TypeError(f"tf.image.{fn}: bool images are not supported; cast them to a number dtype first")
+    return x, (x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, np.float32))
+
+
 def adjust_contrast(images, contrast_factor, name=None):
     """``(x - mean) * contrast_factor + mean``, the mean of each channel over height and width
-    (TF's definition)."""
-    x = _image("adjust_contrast", images, 3)
-    mean = _M.reduce_mean(x, axis=[-3, -2], keepdims=True)
-    factor = _M.cast(contrast_factor, x.dtype)
-    return _M.add(_M.multiply(_M.subtract(x, mean), factor), mean)
+    (TF's definition), in float32 for other dtypes and converted back saturating, as TF."""
+    x, f = _in_float32("adjust_contrast", images, 3)
+    mean = _M.reduce_mean(f, axis=[-3, -2], keepdims=True)
+    factor = _M.cast(contrast_factor, f.dtype)
+    return convert_image_dtype(_M.add(_M.multiply(_M.subtract(f, mean), factor), mean), x.dtype, saturate=True)
 
 
 def adjust_brightness(image, delta):
-    """``image + delta``."""
-    x = _image("adjust_brightness", image, 0)
-    return _M.add(x, _M.cast(delta, x.dtype))
+    """``image + delta``, in float32 for other dtypes and converted back saturating, as TF."""
+    x, f = _in_float32("adjust_brightness", image, 0)
+    return convert_image_dtype(_M.add(f, _M.cast(delta, f.dtype)), x.dtype, saturate=True)
 
 
 def flip_left_right(image):
@@ -279,8 +289,14 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     if src.is_floating and dst.is_floating:
         return _M.cast(x, dst)
     if src.is_integer and dst.is_integer:
-        raise NotImplementedError("tf.image.convert_image_dtype: integer -> integer conversion is not implemented "
-                                  "in tapeflow; go through a float dtype")
+        # TF's rule: scaling down divides by the ratio of the ranges (rounded down) first, scaling
+        # up casts first and multiplies (so a round trip gives the input back)
+        sin, sout = int(_max(src)), int(_max(dst))
+        if sin > sout:
+            scaled = _M.floordiv(x, _M.cast((sin + 1) // (sout + 1), src))
+            return _M.saturate_cast(scaled, dst) if saturate else _M.cast(scaled, dst)
+        cast = _M.saturate_cast(x, dst) if saturate else _M.cast(x, dst)
+        return _M.multiply(cast, _M.cast((sout + 1) // (sin + 1), dst))
     if src.is_integer:
         return _M.cast(x, dst) * _M.cast(1.0 / _max(src), dst)
     if saturate:

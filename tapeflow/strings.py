@@ -20,7 +20,7 @@ from .core.primitive import bind as _bind, aval_of as _aval_of
 from .core.primitives.strings import string_map_p, string_split_p, string_join_rows_p
 from .core.serializable import serializable
 from .core.tensor import Tensor, convert_to_tensor
-from .errors import InvalidArgumentError, InvalidArgumentTypeError
+from .errors import InvalidArgumentError, InvalidArgumentTypeError, OutOfRangeError
 
 _STRING = np.dtype(object)
 
@@ -231,8 +231,12 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     sep = separator.encode() if isinstance(separator, str) else separator
     # TF reduces the listed axes one after another (axis=[0, 1] of [[a, b], [c, d]] is "acbd");
     # axis None is every axis, row-major ("abcd")
-    axes = list(reversed(range(nd))) if axis is None else [
-        int(a) % nd for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    given = [] if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
+    for a in given:   # (taken modulo the rank, axis=2 of a matrix joined its rows: TF raises)
+        if not -nd <= a < nd:
+            raise OutOfRangeError(f"reduce_join: invalid reduction dimension {a} for a tensor of rank {nd} "
+                                          f"(valid: {-nd} to {nd - 1})")
+    axes = list(reversed(range(nd))) if axis is None else [a % nd for a in given]
     left = list(range(nd))   # the original axes still in x, in order
     for a in axes:
         x = _join_axis(x, left.index(a), sep)

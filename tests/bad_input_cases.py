@@ -1258,3 +1258,17 @@ case("api22_ragged_fill_empty_rows_range",
      [_a([0, 5, 1], i64), V3], "is invalid")
 case("api22_ragged_fill_empty_rows_grad_range", "lambda r, g: tf.ragged_fill_empty_rows_grad(r, g)[0]",
      [_a([0, 7], i64), V3], "reverse index")
+# (second fuzz batch, lead wave 22) uint8 images through TF's float32 detour, integer image conversions
+_U8 = np.random.default_rng(0).integers(0, 256, (2, 2, 3)).astype(np.uint8)
+case("adjust_brightness_uint8", "lambda x: tf.image.adjust_brightness(x, 0.3)", [_U8])
+case("adjust_contrast_uint8", "lambda x: tf.image.adjust_contrast(x, 1.7)", [_U8])
+case("adjust_contrast_float64_in_float32", "lambda x: tf.image.adjust_contrast(x, 1.7)",
+     [np.random.default_rng(1).random((2, 2, 3))])
+case("convert_image_dtype_int16_uint8", "lambda x: tf.image.convert_image_dtype(x, tf.uint8)",
+     [_a([[-30000, 20000], [255, 32767]], np.int16)])
+case("convert_image_dtype_uint8_int32", "lambda x: tf.image.convert_image_dtype(x, tf.int32)", [_U8])
+case("segment_mean_uint8", "lambda x, i: tf.math.segment_mean(x, i)", [_a([1, 2, 3], np.uint8), _a([0, 0, 1], i32)])
+case("reduce_join_axis_out_of_range", "lambda x: tf.strings.reduce_join(tf.strings.as_string(x), axis=2)", [M23],
+     "reduce_join")
+case("solve_dtype_mismatch", "lambda a, b: tf.linalg.solve(a, b)", [_a(np.eye(2), f64), _a([[1.0], [2.0]])],
+     "matrix_solve")

@@ -96,6 +96,8 @@ def segment_mean(data, segment_ids, name=None):
         return M.divide(total, M.maximum(count, M.ones_like_(count)))
     # TF's integer kernel divides in C: toward zero; floordiv rounds down
     c = M.maximum(count, M.ones_like_(count))
+    if aval_of(data).dtype.kind == "u":   # (no sign to truncate toward: abs refuses unsigned dtypes)
+        return M.floordiv(total, c)
     q = M.floordiv(M.abs(total), c)
     return M.where(M.less(total, M.zeros_like_(total)), M.negative(q), q)
 

@@ -42,10 +42,10 @@ def _lapack(name, fn, message):
 def _solve_abstract(a, b):
     _square("matrix_solve", a, "fc")
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"matrix_solve: rhs must have shape (..., {a.shape[-1]}, k) with the matrix's batch "
+        raise InvalidArgumentError(f"matrix_solve: rhs must have shape (..., {a.shape[-1]}, k) with the matrix's batch "
                          f"dimensions; got matrix {fmt_shape(a.shape)} and rhs {fmt_shape(b.shape)}")
     if b.dtype != a.dtype:
-        raise TypeError(f"matrix_solve: dtypes differ: matrix {a.dtype.name}, rhs {b.dtype.name}; cast one side")
+        raise InvalidArgumentTypeError(f"matrix_solve: dtypes differ: matrix {a.dtype.name}, rhs {b.dtype.name}; cast one side")
     return Aval(b.shape, a.dtype)
 
 
