@@ -290,3 +290,25 @@ def test_first_order_unchanged_by_the_recorded_forward():
     want = 10.0 * x.numpy() + x.numpy() ** 2
     for g in (lone, g1, g2):
         assert np.array_equal(g.numpy(), want.astype(np.float32))
+
+
+def test_loaded_saved_model_custom_gradient_second_order(tmp_path):
+    """A SavedModel's custom gradient (its gradient function traced at save): under two tapes the
+    loaded span runs as a custom_gradient call whose forward the outer tape records, so the saved
+    gradient graph's captures (e) have history."""
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+        def f(self, x):
+            return _log1pexp()(x)
+
+    tf.saved_model.save(M(), str(tmp_path))
+    m = tf.saved_model.load(str(tmp_path))
+    x = tf.Variable([0.0, 1.0, -0.5])
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = tf.reduce_sum(m.f(x))
+        g = t1.gradient(y, x)
+    h = t2.gradient(g, x)
+    # TF 2.21: g [0.5, 0.7310586, 0.37754065], h [0.25, 0.19661194, 0.23500372]
+    np.testing.assert_allclose(g.numpy(), [0.5, 0.7310586, 0.37754065], rtol=1e-6)
+    np.testing.assert_allclose(h.numpy(), [0.25, 0.19661194, 0.23500372], rtol=1e-6)
