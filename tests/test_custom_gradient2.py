@@ -27,7 +27,7 @@ REF = json.loads((HERE / "data" / "custom_gradient2_tf.json").read_text())
 # the values are checked against finite differences below)
 _NOT_TF = {"recompute"}
 # an intermediate leaked out of the forward function, under a lone non-persistent tape: that
-# tape does not record the forward ops (custom_gradient._needs_forward: the first-order step's
+# tape does not record the forward ops (custom_gradient.py: the first-order step's
 # speed), so the leaked value is a constant to it; TF 2.21 gives [5.0, 17.778, 3.7358]
 # (leaked_persistent, which records them, has TF's numbers)
 _EXPECTED_HERE = {"leaked": [[3.0, 3.0, 3.0]]}

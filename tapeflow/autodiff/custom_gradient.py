@@ -138,9 +138,18 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False, _record_forward=True)
                 _CAST.append(cast_p)
         tapes = STATE.tapes
         rec = _AccessRecorder()
-        # the tapes record f's ops (the values grad_fn closes over get their history), and
-        # the recorder notes the trainable variables f reads (every read reaches its _record)
-        STATE.tapes = tapes + (rec,) if _record_forward and _needs_forward(tapes) else (rec,)
+        # The tapes record f's ops (the values grad_fn closes over get their history), and
+        # the recorder notes the trainable variables f reads (every read reaches its _record).
+        # Not when the one tape recording is a non-persistent GradientTape (a first-order
+        # training step): its gradient pauses it, so it never records grad_fn's ops, and it
+        # computes one gradient, through the custom node. Skipping them there keeps that step
+        # as fast as before (recording them cost +4.4 us median a call of a three-op
+        # function, +13%: the extra nodes recorded, then swept by the backward walk). The one
+        # thing lost is TF's gradient through an intermediate of f that escapes it by a side
+        # channel and is used after the call (docs/differences.md). Any other tape (an outer
+        # one, a persistent one, a ForwardAccumulator's) may differentiate grad_fn's ops.
+        STATE.tapes = tapes + (rec,) if _record_forward and (len(tapes) > 1 or tapes and getattr(
+            tapes[0], "_persistent", True)) else (rec,)
         try:
             y, grad_fn = f(*args, **kwargs)
             if trace is not None:
@@ -189,20 +198,6 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False, _record_forward=True)
         return nest.pack_sequence_as(y, outs)
 
     return wrapped
-
-
-def _needs_forward(tapes):
-    """Can a tape use ``f``'s recorded ops? Not when the one tape recording is a non-persistent
-    GradientTape (a first-order training step): its gradient pauses it, so it never records
-    grad_fn's ops, and it computes one gradient, through the custom node. Skipping them there
-    keeps that step as fast as before (recording them cost +4.4 us median a call of a three-op
-    function, +13%: the extra nodes recorded and swept by the backward walk). The one thing
-    lost is TF's gradient through an intermediate of ``f`` that escapes it by a side channel
-    and is used after the call (docs/differences.md). Any other tape (an outer one, a
-    persistent one, a ForwardAccumulator's) may differentiate grad_fn's ops: they record."""
-    if len(tapes) != 1:
-        return bool(tapes)
-    return getattr(tapes[0], "_persistent", True)
 
 
 def _prim_Tracer():
