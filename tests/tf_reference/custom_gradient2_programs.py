@@ -260,7 +260,21 @@ def nested_custom(tf, x):
     return [y, g, t2.gradient(g, x)]
 
 
+def forward_mode(tf, x):
+    """Forward mode through a custom gradient (TF: grad_fn transposed), and forward over back
+    on a persistent tape whose gradient is taken inside the accumulator."""
+    log1pexp = _defs(tf)
+    v = tf.constant([1.0, 0.5, -2.0])
+    with tf.autodiff.ForwardAccumulator(x, v) as acc:
+        y = log1pexp(x)
+        with tf.GradientTape(persistent=True) as t:
+            z = tf.reduce_sum(log1pexp(x * x))
+        g = t.gradient(z, x)
+    return [acc.jvp(y), g, acc.jvp(g)]
+
+
 PROGRAMS = {
+    "forward_mode": (forward_mode, "x"),
     "nested_custom": (nested_custom, "x"),
     "shadowed": (shadowed, "x"),
     "leaked": (leaked, "x"),
