@@ -55,10 +55,10 @@ def _rectangular(v):
         return False
 
 
-def _compare(got, want, name):
+def _compare(got, want, name, rtol=2e-5, atol=1e-6):
     assert len(got) == len(want), name
     for i, (g, w) in enumerate(zip(got, want)):
-        _close(g, w, where=f"{name}[{i}]")
+        _close(g, w, rtol, atol, where=f"{name}[{i}]")
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")   # (function_under_tapes: the function runs eagerly)
@@ -76,7 +76,9 @@ def test_matches_tf(name, compiled):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", sorted(P.PROGRAMS))
 def test_eager_equals_compiled(name):
-    _compare(P.run(tf, name, True), P.run(tf, name, False), name)
+    # bit-identical but for captured_variable and recompute (1.7e-7 relative: the numba
+    # backend's float32 exp and sin, numba_math's; the python backend gives eager's bits)
+    _compare(P.run(tf, name, True), P.run(tf, name, False), name, rtol=1e-6, atol=1e-9)
 
 
 # -- finite differences (float64) -------------------------------------------------------------------
