@@ -1,11 +1,16 @@
 """custom_gradient (TF semantics): ``f(*x) -> (y, grad_fn)``.
 
-``f`` runs with every tape paused, then one node is recorded whose vjp is
-``grad_fn``. Because ``grad_fn`` is written in tapeflow ops, the gradient it
-returns is itself recorded by outer tapes, so custom gradients compose with
-higher-order differentiation and with tracing. If ``f`` reads trainable
-variables, ``grad_fn`` must accept ``variables=`` and return
-``(input_grads, variable_grads)``.
+``f`` runs under the recording tapes (as TF's ``_eager_mode_decorator``), then
+one node is recorded from its inputs to fresh output tensors, whose vjp is
+``grad_fn``: a tape's gradient of the outputs takes that node, never ``f``'s own
+ops. Those ops are on the tapes for the values ``grad_fn`` closes over (``e =
+exp(x)`` in TF's ``log1pexp``): ``grad_fn`` is written in tapeflow ops, so when
+one tape's gradient runs it, an outer tape (or a persistent tape inside its own
+context, or a ForwardAccumulator) records that computation, and differentiates
+it through those values back to the inputs: second and higher orders. With ``f``
+run paused, those values had no history and TF 2.21's second derivatives came
+out None (or zero in a trace). If ``f`` reads trainable variables, ``grad_fn``
+must accept ``variables=`` and return ``(input_grads, variable_grads)``.
 """
 from __future__ import annotations
 
@@ -113,9 +118,12 @@ def _own_value(t):
 _CAST = []
 
 
-def custom_gradient(f=None, *, _autodiff_equivalent=False):
+def custom_gradient(f=None, *, _autodiff_equivalent=False, _record_forward=True):
+    """``_record_forward=False``: ``f`` runs with the tapes paused (recompute_grad, whose
+    point is that the tapes keep none of ``f``'s values; TF's stops recording there too)."""
     if f is None:
-        return custom_gradient
+        return functools.partial(custom_gradient, _autodiff_equivalent=_autodiff_equivalent,
+                                 _record_forward=_record_forward)
     name = getattr(f, "__name__", "f")
 
     @functools.wraps(f)
@@ -130,11 +138,23 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False):
                 _CAST.append(cast_p)
         tapes = STATE.tapes
         rec = _AccessRecorder()
-        STATE.tapes = (rec,)
+        # The tapes record f's ops (the values grad_fn closes over get their history), and
+        # the recorder notes the trainable variables f reads (every read reaches its _record).
+        # Not when the one tape recording is a non-persistent GradientTape (a first-order
+        # training step): its gradient pauses it, so it never records grad_fn's ops, and it
+        # computes one gradient, through the custom node. Skipping them there keeps that step
+        # as fast as before (recording them cost +4.4 us median a call of a three-op
+        # function, +13%: the extra nodes recorded, then swept by the backward walk). The one
+        # thing lost is TF's gradient through an intermediate of f that escapes it by a side
+        # channel and is used after the call (docs/differences.md). Any other tape (an outer
+        # one, a persistent one, a ForwardAccumulator's) may differentiate grad_fn's ops.
+        STATE.tapes = tapes + (rec,) if _record_forward and (len(tapes) > 1 or tapes and getattr(
+            tapes[0], "_persistent", True)) else (rec,)
         try:
             y, grad_fn = f(*args, **kwargs)
             if trace is not None:
                 # (tapes paused: the casts are part of the custom function, not recorded)
+                STATE.tapes = (rec,)
                 flat_y = nest.flatten(y)
                 outs = [_own_value(t) if isinstance(t, Tensor) else t for t in flat_y]
                 y = nest.pack_sequence_as(y, outs)
@@ -165,10 +185,10 @@ def custom_gradient(f=None, *, _autodiff_equivalent=False):
         for tape in tapes:
             if not getattr(tape, "_watch_accessed", False):
                 continue
-            # the reads inside f ran with tapes paused: watch what those reads would have (a
-            # variable argument, and the trainable variables f read). Without the second, a
-            # call whose tensor inputs no tape tracks recorded nothing, and the variables'
-            # gradients were None (TF 2.21 gives them)
+            # watch what f's reads would have (a variable argument, which f may not read, and
+            # the trainable variables f read, which a paused f (recompute_grad) did not show
+            # the tapes). Without the second, a call whose tensor inputs no tape tracks
+            # recorded nothing, and the variables' gradients were None (TF 2.21 gives them)
             for a in args:
                 if isinstance(a, Variable) and a.trainable:
                     tape._watch_var(a)
@@ -196,7 +216,7 @@ def recompute_grad(f):
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
         # its gradient is f's own (recomputed): a graph without it differentiates the same
-        @functools.partial(custom_gradient, _autodiff_equivalent=True)
+        @functools.partial(custom_gradient, _autodiff_equivalent=True, _record_forward=False)
         def inner(*xs):
             y = f(*xs, **kwargs)
 

@@ -294,8 +294,17 @@ def _ones_like(t):
         s._v = np.ones(v.shape, v.dtype)
         s._s = _prim._sig(v.shape, v.dtype)  # its signature, so the first vjp takes bind's fast path
         return s
-    # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown
-    return E.bind(E.select_p, True, 1, t)
+    # select(True, 1, t) has t's shape and dtype even when a traced dim is unknown. It is
+    # made with the tapes paused: it is a constant, as the eager seed is, not a function of
+    # t (an outer tape saw it as one, and its gradient of an inner gradient that does not
+    # depend on the sources was zeros in a trace where eagerly, as in TF 2.21, it is None)
+    st = STATE
+    tapes = st.tapes
+    st.tapes = ()
+    try:
+        return E.bind(E.select_p, True, 1, t)
+    finally:
+        st.tapes = tapes
 
 
 def _flatten(x):
