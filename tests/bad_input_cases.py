@@ -1272,3 +1272,12 @@ case("reduce_join_axis_out_of_range", "lambda x: tf.strings.reduce_join(tf.strin
      "reduce_join")
 case("solve_dtype_mismatch", "lambda a, b: tf.linalg.solve(a, b)", [_a(np.eye(2), f64), _a([[1.0], [2.0]])],
      "matrix_solve")
+# (stateless 16-bit draws: TF converts one Philox word per value with its own 16-bit maps; tapeflow took the
+# float32 or float64 draw and rounded it, other numbers for one seed)
+case("stateless_uniform_float16", "lambda: tf.random.stateless_uniform([6], [5, 9], minval=-2.0, maxval=3.0, "
+     "dtype=tf.float16)")
+case("stateless_normal_float16", "lambda: tf.random.stateless_normal([5], [3, 4], dtype=tf.float16)")
+case("stateless_uniform_bfloat16", "lambda: tf.cast(tf.random.stateless_uniform([6], [5, 9], dtype=tf.bfloat16), "
+     "tf.float32)")
+case("stateless_normal_bfloat16", "lambda: tf.cast(tf.random.stateless_normal([6], [5, 9], mean=1.0, stddev=2.0, "
+     "dtype=tf.bfloat16), tf.float32)")

@@ -56,6 +56,17 @@ def _u32_to_float(x):
     return ((x & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
 
 
+def _u32_to_half(x, dtype):
+    """TF's Uint16ToHalf / Uint16ToGfloat16: the low 10 (float16) or 7 (bfloat16) bits of each word
+    as the mantissa of a number in [1, 2), minus 1; one word per value, as float32's."""
+    if np.dtype(dtype) == np.float16:
+        bits = (x & np.uint32(0x3FF)) | np.uint32(15 << 10)
+        return bits.astype(np.uint16).view(np.float16) - np.float16(1.0)
+    bits = (x & np.uint32(0x7F)) | np.uint32(127 << 7)
+    one = np.asarray(1.0, dtype)
+    return bits.astype(np.uint16).view(dtype) - one
+
+
 def _u64_to_double(hi_word, lo_word):
     man = ((hi_word & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | lo_word.astype(np.uint64)
     return (man | (np.uint64(1023) << np.uint64(52))).view(np.float64) - 1.0
@@ -140,6 +151,8 @@ class PhiloxStream:
         if np.dtype(dtype) == np.float64:
             w = self._take(n, 2)
             out = _u64_to_double(w[:, [0, 2]].ravel(), w[:, [1, 3]].ravel())
+        elif np.dtype(dtype).itemsize == 2:   # float16, bfloat16: TF's 16-bit conversions
+            out = _u32_to_half(self._take(n, 4).ravel(), dtype)
         else:
             out = _u32_to_float(self._take(n, 4).ravel())
         return out[:n].reshape(shape).astype(dtype, copy=False)

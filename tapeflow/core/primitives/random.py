@@ -22,8 +22,8 @@ def _normal_abstract(shape, dtype, mean, stddev, gen):
 def _normal_kernel(shape, dtype, mean, stddev, gen):
     if np.dtype(dtype) in (np.float32, np.float64):
         r = gen.standard_normal(shape, dtype=dtype)
-    else:
-        r = gen.standard_normal(shape).astype(dtype)
+    else:   # (float16, bfloat16: float32 normals rounded, as TF's NormalDistribution<half> makes them)
+        r = gen.standard_normal(shape, dtype=np.float32).astype(dtype)
     if stddev != 1.0:
         r *= stddev
     if mean != 0.0:
@@ -40,6 +40,8 @@ def _uniform_kernel(shape, dtype, minval, maxval, gen):
     if dtype.kind in "iu":
         return gen.integers(minval, maxval, size=shape, dtype=dtype)
     if dtype in (np.float32, np.float64):
+        r = gen.random(shape, dtype=dtype)
+    elif hasattr(gen, "truncated_normal"):   # a Philox stream: TF's 16-bit conversion of each word
         r = gen.random(shape, dtype=dtype)
     else:
         r = gen.random(shape).astype(dtype)
