@@ -322,7 +322,7 @@ def _choices(rng, dtype):
         ("tf.linalg.pinv(x)", [arr((ri(1, 4), ri(1, 4)), fl())]),
         ("tf.math.cumulative_logsumexp(x, axis={a}, reverse=True)".format(a=a), [x]),
         ("tf.math.reduce_min(x, axis=[{a}, {b}])".format(a=a, b=ri(-nd - 1, nd + 1) if nd else 0), [x]),
-        ("tf.math.bitcast(x, tf.{d})".format(d=DT[ri(0, len(DT))]), [x]),
+        ("tf.bitcast(x, tf.{d})".format(d=DT[ri(0, len(DT))]), [x]),
         ("tf.searchsorted(x, y, side='right')", [np.sort(arr((3,), "int32")), arr((2,), "int32")]),
         ("tf.sets.intersection(x, y).values", [arr((2, 3), "int32"), arr((2, 2), "int32")]),
         ("tf.math.unsorted_segment_min(x, y, 2)", [x, arr((x.shape[0],) if nd else (), "int64")]),

@@ -357,6 +357,9 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
 def cross(a, b, name=None):
     """The cross product of 3-vectors along the last axis."""
     a, b = _t(a), _t(b)
+    if not aval_of(a).shape or not aval_of(b).shape:   # (shape[-1] of a scalar raised an IndexError)
+        raise InvalidArgumentError(f"cross: inputs must be at least 1-D (3-vectors along the last axis), got shapes "
+                                   f"{tuple(aval_of(a).shape)} and {tuple(aval_of(b).shape)}")
     if aval_of(a).shape[-1] != 3 or aval_of(b).shape[-1] != 3:
         raise InvalidArgumentError(f"cross: the last dimension of both inputs must be 3, got {tuple(aval_of(a).shape)} "
                                    f"and {tuple(aval_of(b).shape)}")

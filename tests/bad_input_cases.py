@@ -1281,3 +1281,8 @@ case("stateless_uniform_bfloat16", "lambda: tf.cast(tf.random.stateless_uniform(
      "tf.float32)")
 case("stateless_normal_bfloat16", "lambda: tf.cast(tf.random.stateless_normal([6], [5, 9], mean=1.0, stddev=2.0, "
      "dtype=tf.bfloat16), tf.float32)")
+case("svd_nan_gives_nans", "lambda x: tf.linalg.svd(x, compute_uv=False)", [_a([[1.0, np.nan, 2.0], [0.0, 1.0, 1.0]])])
+case("eigh_nan_raises", "lambda x: tf.linalg.eigh(x)[0]", [_a([[np.nan, 0.0], [0.0, 1.0]])], "eigh")
+case("cross_of_scalars", "lambda a, b: tf.linalg.cross(a, b)", [_a(1.0), _a(2.0)], "cross")
+case("gather_batch_dims_past_indices_rank", "lambda x, i: tf.gather(x, i, axis=-2, batch_dims=1)",
+     [np.zeros((2, 1, 3), np.int16), _a(0, i32)], "batch_dims")

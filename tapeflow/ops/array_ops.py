@@ -603,6 +603,9 @@ def _gather(params, indices, axis, batch_dims, op):
     axis = axis % len(ps)
     if batch_dims < 0:
         batch_dims += len(ids)
+    if not 0 <= batch_dims <= len(ids):   # (TF: "Expected batch_dims in the range [0, rank(indices)]")
+        raise InvalidArgumentError(f"{op}: batch_dims ({batch_dims}) must be in [0, {len(ids)}], the rank of "
+                                   f"indices of shape {fmt_shape(ids)}")
     if batch_dims > axis:
         raise InvalidArgumentError(f"{op}: batch_dims ({batch_dims}) must be <= axis ({axis})")
     if batch_dims == 0:

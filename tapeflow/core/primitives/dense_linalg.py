@@ -139,9 +139,15 @@ def _svd_abstract(a, compute_uv, full_matrices):
 
 
 def _svd_impl(a, compute_uv, full_matrices):
-    if not compute_uv:
-        return (np.linalg.svd(a, compute_uv=False),)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    try:
+        if not compute_uv:
+            return (np.linalg.svd(a, compute_uv=False),)
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        # (a NaN or inf entry: LAPACK does not converge. TF's Eigen SVD logs the failure and
+        # returns NaNs; NumPy's LinAlgError named no op)
+        return tuple(np.full(av.shape, np.nan, a.dtype) for av in
+                     _svd_abstract(Aval(a.shape, a.dtype), compute_uv=compute_uv, full_matrices=full_matrices))
     return s, u, np.ascontiguousarray(np.swapaxes(vh, -1, -2))
 
 
@@ -289,7 +295,15 @@ def _eigh_abstract(a):
 
 
 def _eigh_impl(a):
-    e, v = np.linalg.eigh(a)          # the lower triangle (UPLO='L'), as TF's SelfAdjointEigV2
+    try:
+        # (TF's Eigen solver fails on a NaN or inf entry and raises InvalidArgument; LAPACK either
+        # fails to converge, NumPy's LinAlgError naming no op, or returns NaNs: both raise here)
+        if not np.isfinite(a).all():
+            raise np.linalg.LinAlgError
+        e, v = np.linalg.eigh(a)      # the lower triangle (UPLO='L'), as TF's SelfAdjointEigV2
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(f"eigh: self-adjoint eigen decomposition was not successful (input shape "
+                                   f"{fmt_shape(a.shape)}; a NaN or inf entry?)") from None
     return e, v
 
 
