@@ -7,26 +7,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.errors import InvalidArgumentError
 
-
-def _sp(r):
-    return (r.indices.numpy().tolist(), r.values.numpy().tolist(), r.values.dtype.name,
-            r.dense_shape.numpy().tolist())
-
-
-def _both(fn, *args):
-    """fn's result eagerly and inside tapeflow.function (components as lists), asserted equal."""
-    def flat(r):
-        if isinstance(r, tf.SparseTensor):
-            return _sp(r)
-        if isinstance(r, tf.RaggedTensor):
-            return (r.to_list(), r.dtype.name)
-        if isinstance(r, (tuple, list)):
-            return tuple(flat(x) for x in r)
-        return (r.numpy().tolist(), r.dtype.name)
-    e = flat(fn(*args))
-    c = flat(tf.function(fn)(*args))
-    assert e == c
-    return e
+from composite_results import eager_equals_compiled as _both, sparse_parts as _sp
 
 
 _A = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
