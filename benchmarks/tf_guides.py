@@ -210,15 +210,17 @@ KERAS_LINE = re.compile(r"^(\s*)(import|from)\s+keras\b(.*)$", re.M)
 MAGIC_LINE = re.compile(r"^(\s*)[!%].*$", re.M)
 
 
-def to_tapeflow(code: str) -> str:
+def to_tapeflow(code: str, r1: bool = False) -> str:
     """`import tensorflow as tf` -> `import tapeflow as tf`, `from tensorflow.keras import x`
     -> `from tapeflow.keras import x`; a bare `import tensorflow` keeps the name bound.
-    Keras 3 imported on its own (`import keras`) is TF's Keras: it maps to tapeflow.keras."""
+    Keras 3 imported on its own (`import keras`) is TF's Keras: it maps to tapeflow.keras.
+    `tensorflow.compat.v1` maps to `tapeflow.compat.v1` (since wave 22: the migration guides'
+    `tf1.train.SessionRunHook`, `tf1.Dimension` resolve there, TF1 names it lacks are refused by
+    name), except in the r1 notebooks (`r1`): there compat.v1 is the whole program's namespace, in
+    eager mode its functions are TF2's, and a porter writes `import tapeflow`."""
     def sub(m):
         indent, kw, rest = m.groups()
-        # The r1 eager guide imports TF1's `compat.v1` namespace; in eager mode its functions
-        # are TF2's, and tapeflow has no compat namespace: a porter writes `import tapeflow`.
-        rest = re.sub(r"^\.compat\.v[12]\b", "", rest)
+        rest = re.sub(r"^\.compat\.v[12]\b" if r1 else r"^\.compat\.v2\b", "", rest)
         if kw == "import" and not rest.strip().startswith(("as", ".")):
             return f"{indent}import tapeflow as tensorflow{rest}"
         return f"{indent}{kw} tapeflow{rest}"
@@ -426,7 +428,8 @@ def run_guide(guide: str, args) -> dict:
             again = run_cells(args.tf_python, runnable, args.timeout, {})
             tf2 = [b if a is None or shown(a) == shown(first) else a
                    for first, a, b in zip(tf, tf2, again)]
-    tp = run_cells(args.tapeflow_python, [to_tapeflow(c) for c in runnable], args.timeout,
+    r1 = GUIDES[guide].startswith("site/en/r1/")
+    tp = run_cells(args.tapeflow_python, [to_tapeflow(c, r1) for c in runnable], args.timeout,
                    {"PYTHONPATH": args.tapeflow_path})
     helpers = plot_helpers(cells)
     rows = []

@@ -70,6 +70,15 @@ class TensorShape(tuple):
     def rank(self):
         return None if self._unknown_rank else len(self)
 
+    @property
+    def dims(self):
+        """TF's: the dims as TF1's Dimension objects (None for an unknown rank); indexing the shape
+        itself gives ints or None."""
+        if self._unknown_rank:
+            return None
+        from ..compat import Dimension  # (compat imports tapeflow: not at import time)
+        return [Dimension(d) for d in self]
+
     ndims = rank
 
     def num_elements(self):
@@ -426,6 +435,9 @@ class _Ref:
 
     def __eq__(self, other):
         return isinstance(other, _Ref) and other._t is self._t
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._t!r}>"   # TF 2.21's text
 
 
 def _asarray(value, dtype=None):
