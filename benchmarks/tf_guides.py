@@ -406,6 +406,48 @@ def classify(code: str, tf: dict, tf2: dict | None, tp: dict, helpers=frozenset(
     return "other-output"
 
 
+def _names(code: str) -> tuple[set, set]:
+    """(names the cell reads, names it binds at the top level) of a cell's code; (set(), set()) if
+    it does not parse (magics)."""
+    import ast
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    binds = set()
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            binds.add(st.name)
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            binds |= {(a.asname or a.name).split(".")[0] for a in st.names}
+        else:
+            binds |= {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return reads, binds
+
+
+def propagate_nondeterminism(rows: list) -> list:
+    """A cell classed other-numbers (the same text, other numbers) that reads a name an earlier
+    nondeterministic cell bound (or a cell reading such names bound), and no cell bound again from
+    deterministic values since, is nondeterministic
+    too: its numbers come from that cell's unseeded randomness, and TF's runs printing the same
+    numbers was chance (intro_to_graphs#11 and #13: get_MSE of cell 10's tf.random.uniform draws,
+    an int32 MSE TF's two runs happened to agree on). Other classes keep theirs: a raise, a text
+    difference or identical text is not explained by the draws."""
+    tainted = set()
+    for r in rows:
+        reads, binds = _names(r["code"])
+        hit = reads & tainted
+        if r["class"] == "other-numbers" and hit:
+            r["class"] = "nondeterministic"
+            r["nondeterministic_from"] = sorted(hit)
+        if r["class"] == "nondeterministic" or hit:
+            tainted |= binds             # computed from the draws (a cell reading them binds them on)
+        else:
+            tainted -= binds             # bound again from deterministic values
+    return rows
+
+
 COUNTED = ("identical", "same-numbers", "other-numbers", "other-output", "raises")
 EXCLUDED = ("tf-raises", "nondeterministic", "needs-network", "magic", "plotting", "version")
 
@@ -436,7 +478,7 @@ def run_guide(guide: str, args) -> dict:
     for i, (code, a, a2, b) in enumerate(zip(cells, tf, tf2, tp)):
         cls = classify(code, a, a2, b, helpers)
         rows.append({"cell": i, "class": cls, "code": code, "tf": a, "tf2": a2, "tapeflow": b})
-    return {"guide": guide, "cells": rows, "seconds": round(time.perf_counter() - t0, 1)}
+    return {"guide": guide, "cells": propagate_nondeterminism(rows), "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def tf_outputs(row: dict) -> tuple[dict, dict | None]:
@@ -459,6 +501,7 @@ def reclassify(rep: dict) -> dict:
             tf = {"stdout": r["tf"], "value": None, "error": r["tf_error"]}
             tp = {"stdout": r["tapeflow"], "value": None, "error": r["tapeflow_error"]}
             r["class"] = classify(r["code"], tf, None, tp, helpers)
+    propagate_nondeterminism(rep["cells"])
     return rep
 
 

@@ -180,3 +180,10 @@ def test_adjust_contrast_gradient_vs_tf_eager_and_compiled():
         _, gx, gf = fn(x, f)
         np.testing.assert_allclose(gx.numpy().ravel(), TF_GRAD_X, rtol=1e-6, atol=1e-7)
         assert gf.numpy() == pytest.approx(TF_GRAD_F, rel=1e-6)
+
+
+def test_tensorshape_truth_is_a_known_rank_as_tf():
+    # migrate_tf1_vs_tf2 cell 6, TF 2.21: True for every known rank (the scalar shape too), False for None
+    assert [bool(tf.TensorShape(s)) for s in ([], [0], [1], [None], [1, 10, 100], [None, None, None])] == [True] * 6
+    assert not tf.TensorShape(None) and tf.TensorShape([2])[1:] and tf.constant(1.0).shape
+    assert len(tf.TensorShape([])) == 0 and tf.TensorShape([]) == ()    # still the empty tuple otherwise
