@@ -414,7 +414,25 @@ def _names(code: str) -> tuple[set, set]:
         tree = ast.parse(code)
     except SyntaxError:
         return set(), set()
-    reads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    reads = set()
+
+    def visit(node, local):
+        # names a def or lambda binds (its parameters, its assignments) are its own, not the cell's reads
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            own = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+            body = node.body if isinstance(node.body, list) else [node.body]
+            own |= {n.id for b in body for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            for d in getattr(node, "decorator_list", []) + a.defaults + [d for d in a.kw_defaults if d]:
+                visit(d, local)
+            for b in body:
+                visit(b, local | own)
+            return
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store) and node.id not in local:
+            reads.add(node.id)
+        for c in ast.iter_child_nodes(node):
+            visit(c, local)
+    visit(tree, frozenset())
     binds = set()
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -196,3 +196,24 @@ def test_inner_creating_variables_and_outer_graph_unchanged():
     a, b = nested.get_concrete_function(x), flat.get_concrete_function(x)
     assert [e.prim.name for e in a.graph.eqns] == [e.prim.name for e in b.graph.eqns]
     np.testing.assert_array_equal(nested(x).numpy(), flat(x).numpy())
+
+
+def test_recursion():
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            return recursive_fn(n - 1)
+        return 1
+    # TF 2.21: StagingError (recursion on a tensor condition); tapeflow: Python's RecursionError, at once
+    with pytest.raises(RecursionError):
+        recursive_fn(tf.constant(5))
+
+    @tf.function
+    def rec_py(n):
+        return 1 if n == 0 else rec_py(n - 1) + 1
+
+    @tf.function
+    def outer(x):
+        return x * rec_py(3)
+    # TF 2.21: 8, and rec_py traced once per Python value (3, 2, 1, 0)
+    assert int(outer(tf.constant(2))) == 8 and rec_py.experimental_get_tracing_count() == 4

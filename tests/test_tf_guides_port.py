@@ -51,3 +51,13 @@ def test_numbers_from_an_unseeded_cell_are_nondeterministic():
     assert out == ["identical", "nondeterministic", "nondeterministic", "identical", "nondeterministic", "raises",
                    "identical", "other-numbers"]
     assert rows[2]["nondeterministic_from"] == ["y_true"]
+
+
+def test_a_def_parameter_is_not_a_read_of_the_cell():
+    # function#27: measure_graph_size(f, ...) names its parameter f; an earlier nondeterministic cell's f
+    # does not make it nondeterministic
+    rows = [_row("f = tf.random.uniform([2])\nprint(f)", "nondeterministic"),
+            _row("def size(f, *a):\n  print(len(f(*a)))\nsize(g, 1)", "other-numbers"),
+            _row("h = lambda f: f + 1\nprint(h(2), f)", "other-numbers")]
+    assert [r["class"] for r in tf_guides.propagate_nondeterminism(rows)] == [
+        "nondeterministic", "other-numbers", "nondeterministic"]

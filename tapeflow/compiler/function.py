@@ -771,6 +771,7 @@ class Function:
         self._warned = False
         self._traced_once = False
         self._inlined = []      # (args, kwargs) specs of calls inlined into other traces
+        self._tracing = set()   # keys of this function's traces in progress (a recursive call is inside one)
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -911,7 +912,10 @@ class Function:
             # variables (a stand-in would be bound only by a compiled call of this function)
             key, leaves = self._signature(c_args, c_kwargs, variables, pinned=bool(variables))
             cf = self._cache.get(key) or (self._relaxed_for(key) if not variables else None)
-            if cf is None:
+            if cf is None and key not in self._tracing:
+                # (a key being traced: a recursive call on a tensor condition, traced in place below, where
+                # it fails as before with RecursionError; a trace of its own would start one at every
+                # level. Other signatures, a Python argument counting down, get their own traces, as TF's)
                 # a trace of its own: no tape of the outer trace records it (the inlined equations
                 # are what the outer tapes see)
                 saved, tapes = STATE.trace, STATE.tapes
@@ -920,10 +924,12 @@ class Function:
                     cf = self._trace(c_args, c_kwargs, key, variables, pinned=bool(variables), nested=True)
                 finally:
                     STATE.trace, STATE.tapes = saved, tapes
+        except RecursionError:
+            raise                # (in place it would recurse again, level by level)
         except Exception:  # noqa: BLE001 -- traced in place below, where a genuine error is raised again
             _RELAXED.clear()
-            return self._call_traced(*args, **kwargs)
-        if cf.custom_gradient is not None or cf.takes_composites:
+            cf = None
+        if cf is None or cf.custom_gradient is not None or cf.takes_composites:
             return self._call_traced(*args, **kwargs)
         from ..ir.control_flow import inline_graph
         outs = inline_graph(cf.raw_graph, leaves)
@@ -1206,6 +1212,8 @@ class Function:
         created = []
         hook = created.append
         _CREATION_HOOKS.append(hook)
+        nested_key = key not in self._tracing
+        self._tracing.add(key)
         try:
             with trace:
                 t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
@@ -1221,6 +1229,8 @@ class Function:
                     _RELAXED.update(relaxed)
         finally:
             _CREATION_HOOKS.remove(hook)
+            if nested_key:
+                self._tracing.discard(key)
         return trace, out, created
 
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):
