@@ -11,7 +11,8 @@ expression (what a notebook shows) are recorded and compared:
   other-output    other text and other numbers (read it: a repr difference or a wrong answer)
   raises          TF ran the cell, tapeflow raised
 and, not counted in the denominator: tf-raises (fails under TF too), nondeterministic (two TF
-runs print different numbers: unseeded randomness, timings, addresses), needs-network, magic
+runs print different numbers: unseeded randomness, timings, addresses; and an other-numbers cell
+that reads names a nondeterministic cell bound, see propagate_nondeterminism), needs-network, magic
 (shell/IPython), plotting (matplotlib output is not comparable).
 
 The notebooks are NOT part of this repository (policy: facts only). They are read from a git
