@@ -11,7 +11,8 @@ expression (what a notebook shows) are recorded and compared:
   other-output    other text and other numbers (read it: a repr difference or a wrong answer)
   raises          TF ran the cell, tapeflow raised
 and, not counted in the denominator: tf-raises (fails under TF too), nondeterministic (two TF
-runs print different numbers: unseeded randomness, timings, addresses), needs-network, magic
+runs print different numbers: unseeded randomness, timings, addresses; and an other-numbers cell
+that reads names a nondeterministic cell bound, see propagate_nondeterminism), needs-network, magic
 (shell/IPython), plotting (matplotlib output is not comparable).
 
 The notebooks are NOT part of this repository (policy: facts only). They are read from a git
@@ -210,15 +211,17 @@ KERAS_LINE = re.compile(r"^(\s*)(import|from)\s+keras\b(.*)$", re.M)
 MAGIC_LINE = re.compile(r"^(\s*)[!%].*$", re.M)
 
 
-def to_tapeflow(code: str) -> str:
+def to_tapeflow(code: str, r1: bool = False) -> str:
     """`import tensorflow as tf` -> `import tapeflow as tf`, `from tensorflow.keras import x`
     -> `from tapeflow.keras import x`; a bare `import tensorflow` keeps the name bound.
-    Keras 3 imported on its own (`import keras`) is TF's Keras: it maps to tapeflow.keras."""
+    Keras 3 imported on its own (`import keras`) is TF's Keras: it maps to tapeflow.keras.
+    `tensorflow.compat.v1` maps to `tapeflow.compat.v1` (since wave 22: the migration guides'
+    `tf1.train.SessionRunHook`, `tf1.Dimension` resolve there, TF1 names it lacks are refused by
+    name), except in the r1 notebooks (`r1`): there compat.v1 is the whole program's namespace, in
+    eager mode its functions are TF2's, and a porter writes `import tapeflow`."""
     def sub(m):
         indent, kw, rest = m.groups()
-        # The r1 eager guide imports TF1's `compat.v1` namespace; in eager mode its functions
-        # are TF2's, and tapeflow has no compat namespace: a porter writes `import tapeflow`.
-        rest = re.sub(r"^\.compat\.v[12]\b", "", rest)
+        rest = re.sub(r"^\.compat\.v[12]\b" if r1 else r"^\.compat\.v2\b", "", rest)
         if kw == "import" and not rest.strip().startswith(("as", ".")):
             return f"{indent}import tapeflow as tensorflow{rest}"
         return f"{indent}{kw} tapeflow{rest}"
@@ -404,6 +407,66 @@ def classify(code: str, tf: dict, tf2: dict | None, tp: dict, helpers=frozenset(
     return "other-output"
 
 
+def _names(code: str) -> tuple[set, set]:
+    """(names the cell reads, names it binds at the top level) of a cell's code; (set(), set()) if
+    it does not parse (magics)."""
+    import ast
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    reads = set()
+
+    def visit(node, local):
+        # names a def or lambda binds (its parameters, its assignments) are its own, not the cell's reads
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            own = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+            body = node.body if isinstance(node.body, list) else [node.body]
+            own |= {n.id for b in body for n in ast.walk(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            for d in getattr(node, "decorator_list", []) + a.defaults + [d for d in a.kw_defaults if d]:
+                visit(d, local)
+            for b in body:
+                visit(b, local | own)
+            return
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store) and node.id not in local:
+            reads.add(node.id)
+        for c in ast.iter_child_nodes(node):
+            visit(c, local)
+    visit(tree, frozenset())
+    binds = set()
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            binds.add(st.name)
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            binds |= {(a.asname or a.name).split(".")[0] for a in st.names}
+        else:
+            binds |= {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return reads, binds
+
+
+def propagate_nondeterminism(rows: list) -> list:
+    """A cell classed other-numbers (the same text, other numbers) that reads a name an earlier
+    nondeterministic cell bound (or a cell reading such names bound), and no cell bound again from
+    deterministic values since, is nondeterministic
+    too: its numbers come from that cell's unseeded randomness, and TF's runs printing the same
+    numbers was chance (intro_to_graphs#11 and #13: get_MSE of cell 10's tf.random.uniform draws,
+    an int32 MSE TF's two runs happened to agree on). Other classes keep theirs: a raise, a text
+    difference or identical text is not explained by the draws."""
+    tainted = set()
+    for r in rows:
+        reads, binds = _names(r["code"])
+        hit = reads & tainted
+        if r["class"] == "other-numbers" and hit:
+            r["class"] = "nondeterministic"
+            r["nondeterministic_from"] = sorted(hit)
+        if r["class"] == "nondeterministic" or hit:
+            tainted |= binds             # computed from the draws (a cell reading them binds them on)
+        else:
+            tainted -= binds             # bound again from deterministic values
+    return rows
+
+
 COUNTED = ("identical", "same-numbers", "other-numbers", "other-output", "raises")
 EXCLUDED = ("tf-raises", "nondeterministic", "needs-network", "magic", "plotting", "version")
 
@@ -426,14 +489,15 @@ def run_guide(guide: str, args) -> dict:
             again = run_cells(args.tf_python, runnable, args.timeout, {})
             tf2 = [b if a is None or shown(a) == shown(first) else a
                    for first, a, b in zip(tf, tf2, again)]
-    tp = run_cells(args.tapeflow_python, [to_tapeflow(c) for c in runnable], args.timeout,
+    r1 = GUIDES[guide].startswith("site/en/r1/")
+    tp = run_cells(args.tapeflow_python, [to_tapeflow(c, r1) for c in runnable], args.timeout,
                    {"PYTHONPATH": args.tapeflow_path})
     helpers = plot_helpers(cells)
     rows = []
     for i, (code, a, a2, b) in enumerate(zip(cells, tf, tf2, tp)):
         cls = classify(code, a, a2, b, helpers)
         rows.append({"cell": i, "class": cls, "code": code, "tf": a, "tf2": a2, "tapeflow": b})
-    return {"guide": guide, "cells": rows, "seconds": round(time.perf_counter() - t0, 1)}
+    return {"guide": guide, "cells": propagate_nondeterminism(rows), "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def tf_outputs(row: dict) -> tuple[dict, dict | None]:
@@ -456,6 +520,7 @@ def reclassify(rep: dict) -> dict:
             tf = {"stdout": r["tf"], "value": None, "error": r["tf_error"]}
             tp = {"stdout": r["tapeflow"], "value": None, "error": r["tapeflow_error"]}
             r["class"] = classify(r["code"], tf, None, tp, helpers)
+    propagate_nondeterminism(rep["cells"])
     return rep
 
 

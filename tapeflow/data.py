@@ -515,8 +515,9 @@ class Optional:
     structure, or none. ``from_value``/``empty``, ``has_value()`` (a bool tensor), ``get_value()``
     (TF 2.21's InvalidArgumentError when empty), ``element_spec``."""
 
-    def __init__(self, value, element_spec):
-        self._value, self._spec = value, element_spec
+    def __init__(self, value, element_spec, _has=None):
+        # _has: a traced bool tensor, for an Optional a traced iterator made (its value is zeros when empty)
+        self._value, self._spec, self._has = value, element_spec, _has
 
     @staticmethod
     def from_value(value):
@@ -528,10 +529,12 @@ class Optional:
         return Optional(None, element_spec)
 
     def has_value(self, name=None):
+        if self._has is not None:
+            return self._has
         return convert_to_tensor(self._value is not None)
 
     def get_value(self, name=None):
-        if self._value is None:
+        if self._value is None and self._has is None:
             raise errors.InvalidArgumentError(None, None, "The given optional does not have a value.")
         return self._value
 
@@ -572,7 +575,11 @@ class OwnedIterator(Iterator):
     iterator over ``from_generator`` cannot be saved: a Python generator cannot be rewound."""
 
     def __init__(self, dataset):
+        from .core.state import STATE
         self._dataset = dataset
+        # made while tracing (iter(ds) in the function's own code): pulled at trace time, so each call
+        # of the compiled function starts a fresh iteration, as TF's does (the values are the trace's)
+        self._made_in_trace = STATE.trace is not None
         self._shuffles = [d for d in dataset._pipeline() if isinstance(d, _Seeded)]
         self._start = [v for d in self._shuffles for v in (d._seed, d._epoch)]
         self._it = dataset._elements()
@@ -581,9 +588,58 @@ class OwnedIterator(Iterator):
         self._synced = None  # the state as this iterator last wrote it
 
     def __iter__(self):
+        if self._traced():
+            raise NotImplementedError(
+                "a `for` loop over a tf.data iterator made outside tapeflow.function, inside it: tapeflow would "
+                "unroll it at trace time; pull elements with next(it) / it.get_next_as_optional() in a "
+                "`for _ in tf.range(n)` loop (each call of the compiled function pulls anew), or iterate the "
+                "dataset itself")
         return self
 
+    def _traced(self):
+        """Whether a pull now is one of a traced function (an iterator made outside the trace, passed in or
+        captured): it becomes a ``py_call`` that pulls on every run of the compiled function, as TF's
+        IteratorGetNext op does, not at trace time (which would bake the first element into the graph)."""
+        from .core.state import STATE
+        return STATE.trace is not None and not getattr(self, "_made_in_trace", False)
+
+    def _pull_op(self, optional):
+        from .compiler.function import TensorSpec
+        from .core.aval import Aval
+        from .core.primitive import bind
+        from .core.primitives.pycall import py_call_p
+        spec = self.element_spec
+        leaves = nest.flatten(spec)
+        for leaf in leaves:
+            if not isinstance(leaf, TensorSpec):
+                raise NotImplementedError(f"next() of a tf.data iterator inside tapeflow.function: elements of "
+                                          f"{type(leaf).__name__} are pulled eagerly only; call it outside the "
+                                          "function and pass the element in")
+        avals = [Aval(tuple(leaf.shape), leaf.dtype.np) for leaf in leaves]
+
+        def pull():
+            try:
+                el = self._next_eager()
+            except StopIteration:
+                if not optional:
+                    raise errors.OutOfRangeError(None, None, "End of sequence") from None
+                # empty: zeros in the spec's shapes (an unknown dim 0); has_value() is False
+                return [np.asarray(False)] + [np.zeros([0 if d is None else d for d in a.shape], a.dtype)
+                                               for a in avals]
+            values = [np.asarray(t.numpy() if isinstance(t, Tensor) else t) for t in nest.flatten(el)]
+            return ([np.asarray(True)] if optional else []) + values
+        outs = bind(py_call_p, fn=pull, out_avals=tuple(([Aval((), np.dtype(bool))] if optional else []) + avals),
+                    name="Iterator.get_next_as_optional" if optional else "Iterator.get_next")
+        if optional:
+            return Optional(nest.pack_sequence_as(spec, list(outs[1:])), spec, _has=outs[0])
+        return nest.pack_sequence_as(spec, list(outs))
+
     def __next__(self):
+        if self._traced():
+            return self._pull_op(optional=False)
+        return self._next_eager()
+
+    def _next_eager(self):
         if self._state is not None:
             state = self._state.numpy().tolist()
             if state != self._synced:
@@ -602,6 +658,8 @@ class OwnedIterator(Iterator):
 
     def get_next_as_optional(self):
         """The next element as an Optional, empty at the end (TF 2.21's Iterator method)."""
+        if self._traced():
+            return self._pull_op(optional=True)
         try:
             return Optional(next(self), self.element_spec)
         except StopIteration:

@@ -366,7 +366,9 @@ def test_functions_called_from_functions_are_inlined():
         return inner(x) + inner(x + 1.0)
 
     assert_close(outer(c32(1.0)), np.array([6.0], F32))
-    assert inner.trace_count == 0 and outer.trace_count == 1
+    # TF 2.21: the inner function is traced once for its signature (wave 22; it was traced in place,
+    # count 0), and its graph is inlined: the outer graph holds its equations, no call
+    assert inner.trace_count == 1 and outer.trace_count == 1
     g = outer.get_concrete_function(c32(1.0)).raw_graph
     assert [e.prim.name for e in g.eqns] == ["mul", "add", "mul", "add"]
     assert tf.function(inner) is inner

@@ -277,12 +277,101 @@ def _replace_exit(stmts, kind, flag):
     return [R().visit(s) for s in stmts]
 
 
+# -- loop variables: TF's liveness rule ------------------------------------------------------------
+# TF's AutoGraph carries through a loop only the names its body modifies that are live into the body
+# (read before written in an iteration: the previous iteration's value flows in) or live after the
+# loop; a name each iteration assigns before reading it and nothing outside the loop reads is the
+# iteration's own (the tutorial's `optional_data = it.get_next_as_optional()`, an Optional that no
+# loop could carry). The analysis below is conservative: any doubt keeps the name carried, as before.
+
+def _reads(node, n):
+    """Whether ``node`` reads name ``n`` (nested scopes included: a closure reads it too)."""
+    return any(isinstance(x, ast.Name) and x.id == n and not isinstance(x.ctx, ast.Store) for x in ast.walk(node))
+
+
+def _first_use(stmts, n):
+    """"read" if some path through ``stmts`` may read ``n`` before assigning it, "def" if every path
+    assigns it before any read, None if neither (no read; assigned on some paths at most)."""
+    for s in stmts:
+        u = _stmt_use(s, n)
+        if u is not None:
+            return u
+    return None
+
+
+def _stmt_use(s, n):
+    if isinstance(s, (ast.Assign, ast.AnnAssign)):
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+        if (s.value is not None and _reads(s.value, n)) or any(_reads(t, n) for t in targets):
+            return "read"
+        stored = any(isinstance(x, ast.Name) and x.id == n for t in targets for x in ast.walk(t))
+        return "def" if stored and s.value is not None else None
+    if isinstance(s, ast.If):
+        if _reads(s.test, n):
+            return "read"
+        a, b = _first_use(s.body, n), _first_use(s.orelse, n)
+        if "read" in (a, b):
+            return "read"
+        return "def" if a == b == "def" else None
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if any(_reads(d, n) for d in s.decorator_list) or _reads(s, n):
+            return "read"
+        return "def" if s.name == n else None
+    # loops may run no iteration, and anything else (with, try, del, global, walrus...): a read anywhere
+    # counts as a read first, and nothing counts as a definite assignment
+    return "read" if _reads(s, n) else None
+
+
+def _block_locals(block, root, names):
+    """The names of ``names`` (assigned in ``block``, a loop or an ``if``) that TF's AutoGraph would not
+    make the block's variables: each path through the block (each iteration of a loop, each branch of
+    an ``if``) assigns them before reading them, and nothing outside the block (the rest of function
+    ``root``, the loop's iterable and tests included) reads them. Such a name's value never leaves the
+    block, so it need not be defined before it nor on every path of an ``if`` on a tensor."""
+    out = set()
+    # a global/nonlocal name assigned in the block must reach its scope: kept, as before
+    declared = {x for g in ast.walk(root) if isinstance(g, (ast.Global, ast.Nonlocal)) for x in g.names}
+    if isinstance(block, ast.If):
+        paths = [block.body, block.orelse]
+    elif isinstance(block, ast.For):
+        paths = [[ast.Assign(targets=[block.target], value=ast.Constant(value=None))] + block.body]
+    else:
+        paths = [block.body]
+    for n in names:
+        if n.startswith("ag__") or n in (RET_FLAG, RET_VAL) or n in declared:
+            continue
+        if any(_first_use(p, n) == "read" for p in paths):
+            continue
+        if any(_reads(x, n) for x in _outside(root, block)):
+            continue
+        out.add(n)
+    return out
+
+
+def _outside(root, block):
+    """The nodes of ``root`` outside ``block``'s body (a loop's iterable and test, an ``if``'s test
+    included)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is block:
+            yield (block.iter if isinstance(block, ast.For) else block.test)
+            if not isinstance(block, ast.If):
+                yield from block.orelse
+            continue
+        if isinstance(node, ast.Name):
+            yield node
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 # -- 3: control flow becomes calls ---------------------------------------------------------------
 
 class _Converter(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, root=None):
         self.n = 0
         self.state_names = []
+        self.root = root   # the function (liveness of loop variables looks outside the loop)
 
     def _fresh(self, what):
         self.n += 1
@@ -331,13 +420,17 @@ class _Converter(ast.NodeTransformer):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
     def visit_If(self, node):
+        local = (_block_locals(node, self.root, assigned(node.body + node.orelse)) if self.root is not None
+                 else set())
         self.generic_visit(node)
-        state = assigned(node.body + node.orelse)
+        state = [n for n in assigned(node.body + node.orelse) if n not in local]
         self._note(state)
         body, orelse = self._fresh("if_body"), self._fresh("else_body")
         call = self._call("if_stmt", [self._test(node.test), _name(body), _name(orelse)], state)
         call._ag_state = [n for n in state if n.startswith("ag__")]  # exit flags set inside
-        return [self._fn(body, state, node.body, state), self._fn(orelse, state, node.orelse, state), call]
+        init = _locals_undefined(local)
+        return [self._fn(body, state, init + node.body, state), self._fn(orelse, state, init + node.orelse, state),
+                call]
 
     def visit_IfExp(self, node):
         # `a if c else b` on a tensor c is a cond of the two expressions, as TF's AutoGraph
@@ -350,8 +443,9 @@ class _Converter(ast.NodeTransformer):
     def visit_While(self, node):
         if node.orelse:
             raise ConversionError("`while ... else`")
+        local = _block_locals(node, self.root, assigned(node.body)) if self.root is not None else set()
         self.generic_visit(node)
-        state = _loop_state(node.body)
+        state = [n for n in _loop_state(node.body) if n not in local]
         for f in getattr(node, "_ag_exit_flags", []):
             if f not in state:
                 state.append(f)
@@ -360,26 +454,34 @@ class _Converter(ast.NodeTransformer):
         test_fn = self._fn(test, state, [], [])
         test_fn.body = [ast.Return(value=self._test(node.test))]
         extra_defs, kw = self._extra_test(node, state)
-        return [test_fn, self._fn(body, state, node.body, state)] + extra_defs + [
+        return [test_fn, self._fn(body, state, _locals_undefined(local) + node.body, state)] + extra_defs + [
             self._call("while_stmt", [_name(test), _name(body)], state, kw)]
 
     def visit_For(self, node):
         if node.orelse:
             raise ConversionError("`for ... else`")
+        target_assign = ast.Assign(targets=[node.target], value=_name("ag__itr"))
+        local = (_block_locals(node, self.root, assigned([target_assign] + node.body))
+                 if self.root is not None else set())
         self.generic_visit(node)
         itr = "ag__itr"
-        target_assign = ast.Assign(targets=[node.target], value=_name(itr))
-        state = _loop_state([target_assign] + node.body)
+        state = [n for n in _loop_state([target_assign] + node.body) if n not in local]
         for f in getattr(node, "_ag_exit_flags", []):
             if f not in state:
                 state.append(f)
         self._note(state)
         body = self._fresh("for_body")
-        fn = self._fn(body, [itr] + state, [target_assign] + node.body, state)
+        fn = self._fn(body, [itr] + state, _locals_undefined(local) + [target_assign] + node.body, state)
         extra_defs, kw = self._extra_test(node, state)
-        if isinstance(node.target, ast.Name):
+        if isinstance(node.target, ast.Name) and node.target.id in state:
             kw = kw + [ast.keyword(arg="target", value=ast.Constant(value=node.target.id))]
         return [fn] + extra_defs + [self._call("for_stmt", [_range_call(node.iter), _name(body)], state, kw)]
+
+
+def _locals_undefined(names):
+    """An iteration's own names start each iteration undefined in the body function (a nested block
+    passes its state in, as the function's top does for the names blocks assign)."""
+    return [_assign(n, _undefined_call(n)) for n in sorted(names)]
 
 
 def _loop_state(body):
@@ -439,7 +541,7 @@ def convert_ast(fn_node):
     fn_node.decorator_list = []
     rewrite_returns(fn_node)
     fn_node.body = _flatten(_LoopExits().rewrite(fn_node.body))
-    conv = _Converter()
+    conv = _Converter(fn_node)
     fn_node.body = _flatten([conv.visit(s) for s in fn_node.body])
     params = {a.arg for a in fn_node.args.posonlyargs + fn_node.args.args + fn_node.args.kwonlyargs}
     for extra in (fn_node.args.vararg, fn_node.args.kwarg):

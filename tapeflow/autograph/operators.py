@@ -90,10 +90,14 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
             if isinstance(o, _TensorArray) and None not in o.buffer.shape:
                 state[i] = _TensorArray(convert_to_tensor(np.zeros(o.buffer.shape, o.buffer.dtype.np)))
             continue
-        if isinstance(o, (Tensor, int, float, bool)) and not _undefined(o):
-            av = aval_of(o)
-            if av.shape is not None and None not in av.shape:
-                state[i] = convert_to_tensor(np.zeros(av.shape, av.dtype))
+        # TF's _placeholder_value: zeros of a tensor's (or a number's) shape and dtype, and the same
+        # structure of them for a list, tuple or dict (a loop's `box = [i, 2 * i]` read after it)
+        leaves = nest.flatten(o) if isinstance(o, (list, tuple, dict)) else [o]
+        if leaves and all(isinstance(x, (Tensor, int, float, bool)) and not _undefined(x) for x in leaves):
+            avs = [aval_of(x) for x in leaves]
+            if all(av.shape is not None and None not in av.shape for av in avs):
+                zeros = [convert_to_tensor(np.zeros(av.shape, av.dtype)) for av in avs]
+                state[i] = nest.pack_sequence_as(o, zeros) if isinstance(o, (list, tuple, dict)) else zeros[0]
     return tuple(state)
 
 

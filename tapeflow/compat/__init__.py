@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _datetime
 import numbers as _numbers
+import operator as _operator
 import os as _os
 import sys as _sys
 
@@ -55,28 +56,116 @@ def path_to_str(path):
 
 
 class Dimension:
-    """TF1's Dimension, what ``dimension_at_index`` returns: ``value`` is the size or None."""
+    """TF1's Dimension (TF 2.21's ``tf.compat.v1.Dimension``, what ``dimension_at_index`` and
+    ``TensorShape.dims`` return): ``value`` is the size, or None for an unknown one. Unknown
+    propagates: arithmetic with an unknown dimension is unknown, and a comparison involving one is
+    None (neither True nor False), as in TF. Unhashable, as TF's (``__eq__`` is not an identity)."""
+
+    __slots__ = ("_value",)
 
     def __init__(self, value):
-        self.value = None if value is None else int(value)
+        if isinstance(value, Dimension):
+            value = value.value
+        if value is None:
+            self._value = None
+            return
+        if isinstance(value, (float, _np.floating)) or not hasattr(value, "__index__"):
+            # TF 2.21's TypeError (a float 3.0 too: a size is an integer)
+            raise TypeError(f"Dimension value must be integer or None or have an __index__ method, got value "
+                            f"'{value!r}' with type '{type(value)}'")
+        value = value.__index__()
+        if value < 0:
+            raise ValueError(f"Dimension {value} must be >= 0")
+        self._value = value
+
+    @property
+    def value(self):
+        return self._value
 
     def __repr__(self):
-        return f"Dimension({self.value})"
+        return f"Dimension({self._value!r})"
 
     def __str__(self):
-        return "?" if self.value is None else str(self.value)
+        return "?" if self._value is None else str(self._value)
 
     def __int__(self):
-        return self.value
+        return self._value   # (None: Python's TypeError "__int__ returned non-int", as TF's)
 
     __index__ = __int__
 
-    def __eq__(self, other):
-        other = getattr(other, "value", other)
-        return None if self.value is None or other is None else self.value == other
+    def __bool__(self):
+        return bool(self._value)
 
-    def __hash__(self):
-        return hash(self.value)
+    __hash__ = None
+
+    def is_compatible_with(self, other):
+        other = as_dimension(other)
+        return self._value is None or other.value is None or self._value == other.value
+
+    def assert_is_compatible_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {as_dimension(other)} are not compatible")
+
+    def merge_with(self, other):
+        """The dimension both describe (a known one from either); ValueError if they differ."""
+        other = as_dimension(other)
+        self.assert_is_compatible_with(other)
+        return Dimension(other.value if self._value is None else self._value)
+
+    # comparisons: None when either side is unknown (TF's three-valued logic)
+    def _cmp(self, other, op):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._value is None or other.value is None:
+            return None
+        return op(self._value, other.value)
+
+    def __eq__(self, other): return self._cmp(other, _operator.eq)
+    def __ne__(self, other): return self._cmp(other, _operator.ne)
+    def __lt__(self, other): return self._cmp(other, _operator.lt)
+    def __le__(self, other): return self._cmp(other, _operator.le)
+    def __gt__(self, other): return self._cmp(other, _operator.gt)
+    def __ge__(self, other): return self._cmp(other, _operator.ge)
+
+    # arithmetic: a Dimension, unknown if either side is; ``/`` is refused as TF refuses it
+    def _arith(self, other, op, reflected=False):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._value is None or other.value is None:
+            return Dimension(None)
+        a, b = (other.value, self._value) if reflected else (self._value, other.value)
+        return Dimension(op(a, b))
+
+    def __add__(self, other): return self._arith(other, _operator.add)
+    def __radd__(self, other): return self._arith(other, _operator.add, True)
+    def __sub__(self, other): return self._arith(other, _operator.sub)
+    def __rsub__(self, other): return self._arith(other, _operator.sub, True)
+    def __mul__(self, other): return self._arith(other, _operator.mul)
+    def __rmul__(self, other): return self._arith(other, _operator.mul, True)
+    def __floordiv__(self, other): return self._arith(other, _operator.floordiv)
+    def __rfloordiv__(self, other): return self._arith(other, _operator.floordiv, True)
+    def __mod__(self, other): return self._arith(other, _operator.mod)
+    def __rmod__(self, other): return self._arith(other, _operator.mod, True)
+
+    def __truediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', please use "
+                        "// instead")
+
+    def __rtruediv__(self, other):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Dimension', please use "
+                        "// instead")
+
+    def __reduce__(self):
+        return Dimension, (self._value,)
+
+
+def as_dimension(value):
+    """``value`` as a Dimension (a Dimension as it is)."""
+    return value if isinstance(value, Dimension) else Dimension(value)
 
 
 def dimension_value(dimension):

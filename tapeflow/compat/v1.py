@@ -6,13 +6,18 @@ logger, ``tf.get_logger()``), the eager/v2 switches that keep TF2's behaviour
 need TF1's graphs and are refused), ``set_random_seed``, ``executing_eagerly``, and
 ``ConfigProto``/``GPUOptions``/``Session`` for the GPU memory-growth idiom
 (``Session(config=ConfigProto(...))`` handed to Keras and never run): a Session can be made and
-closed; ``run`` is refused (tapeflow has no TF1 graphs). Any other name raises
+closed; ``run`` is refused (tapeflow has no TF1 graphs); TF 2.21's ``Dimension`` (with
+``dimension_value``/``dimension_at_index``); ``enable_tensor_equality`` (TF2's default: nothing to
+do; ``disable_tensor_equality`` is refused, its docstring says why); ``train.SessionRunHook`` and
+its argument classes (plain Python classes a program subclasses; running hooks needs TF1's
+MonitoredSession and is refused with the rest of ``train``). Any other name raises
 UnsupportedFeatureError naming it: TF1 op signatures differ from TF2's where the names agree
 (``v1.nn.dropout``'s second argument is keep_prob, v2's the rate), so no name falls through to
 TF2's silently.
 """
 from __future__ import annotations
 
+import collections as _collections
 import logging as _logging
 import types as _types
 
@@ -201,6 +206,100 @@ class Session:
 
 class InteractiveSession(Session):
     pass
+
+
+# -- TF1 names of TF2's things ---------------------------------------------------------------------
+from . import Dimension, dimension_at_index, dimension_value  # noqa: E402 (TF1's Dimension is TF 2.21's class)
+
+
+def enable_tensor_equality():
+    """TF2's behaviour, tapeflow's only one: ``==`` compares elementwise (nothing to do)."""
+
+
+def disable_tensor_equality():
+    """Refused: TF1's ``==`` as identity is a process-wide switch, and tapeflow's own Python
+    writes elementwise comparisons of tensors as ``a == b`` (``tf.image.draw_bounding_boxes``, Keras'
+    ``Equalization`` layer: found by recording ``Tensor.__eq__``'s callers over the Keras, data and
+    image tests), which the switch would turn silently into ``a is b``; TF's internals call
+    ``math_ops.equal``, so TF can flip it. What TF1 programs wanted from it works without it:
+    tensors and variables here are hashable by identity (set and dict keys), and ``x is y`` /
+    ``x.ref()`` compare identities."""
+    raise _refused("disable_tensor_equality",
+                   "; it would turn every tensor == (tapeflow's own included) into an identity test process-wide. "
+                   "Tensors are hashable here already; compare identities with `x is y` or x.ref() == y.ref()")
+
+
+# -- tf.compat.v1.train: the hook interface (plain Python classes); the rest needs TF1's sessions
+class SessionRunArgs(_collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])):
+    """What a hook's ``before_run`` asks ``Session.run`` to add (TF1's namedtuple)."""
+
+    def __new__(cls, fetches, feed_dict=None, options=None):
+        return super().__new__(cls, fetches, feed_dict, options)
+
+
+class SessionRunValues(_collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])):
+    """What ``Session.run`` gave back for a hook's ``SessionRunArgs`` (TF1's namedtuple)."""
+
+
+class SessionRunContext:
+    """The ``run_context`` a hook's ``before_run``/``after_run`` get: the original run arguments, the
+    session, and ``request_stop()``."""
+
+    def __init__(self, original_args, session):
+        self._original_args = original_args
+        self._session = session
+        self._stop_requested = False
+
+    @property
+    def original_args(self):
+        return self._original_args
+
+    @property
+    def session(self):
+        return self._session
+
+    @property
+    def stop_requested(self):
+        return self._stop_requested
+
+    def request_stop(self):
+        self._stop_requested = True
+
+
+class SessionRunHook:
+    """TF1's hook base class: every method does nothing. Hooks are plain Python classes, so a program
+    can define them (the migration guides do, beside their Keras callbacks); running them needs
+    ``MonitoredSession``/``tf.estimator``, which are refused."""
+
+    def begin(self):
+        pass
+
+    def after_create_session(self, session, coord):
+        pass
+
+    def before_run(self, run_context):
+        return None
+
+    def after_run(self, run_context, run_values):
+        pass
+
+    def end(self, session):
+        pass
+
+
+class _Train(_types.ModuleType):
+    """``tf.compat.v1.train``: the hook classes; any other name is refused by name (TF1's optimizers,
+    Savers and MonitoredSessions run on graphs)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _refused(f"train.{name}")
+
+
+train = _Train(__name__ + ".train")
+train.SessionRunHook, train.SessionRunArgs = SessionRunHook, SessionRunArgs
+train.SessionRunContext, train.SessionRunValues = SessionRunContext, SessionRunValues
 
 
 def disable_eager_execution():

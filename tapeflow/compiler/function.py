@@ -422,7 +422,7 @@ class ConcreteFunction:
     """One trace of a Function: the graph, its optimized form and the compiled code."""
 
     def __init__(self, fn_name, raw_graph, graph, compiled, out_tree, n_out, backend, timings, pass_log,
-                 jit_compile=None):
+                 jit_compile=None, defer_tier_up=False):
         self.name = fn_name
         self.raw_graph = raw_graph
         self.graph = graph
@@ -450,11 +450,13 @@ class ConcreteFunction:
         #: past the tier-up (or never having one): calls need no counting, and
         #: Function.__call__'s fast path runs ``compiled`` itself
         self.hot = self.fuse_at < 1
-        if self.fuse_at == 1:
+        if self.fuse_at == 1 and not defer_tier_up:
             # fused from the first call (jit_compile=True): compile that tier now, with the
             # trace, rather than inside the first call. The first call then runs at the speed
             # of the others (TD3's update: a ~1 s compile had landed in the first timed
-            # learning step, get_concrete_function at construction being the trace)
+            # learning step, get_concrete_function at construction being the trace). A trace made
+            # for a call inside another trace (defer_tier_up: the caller inlines its graph) tiers up
+            # at its first direct call instead, if one comes: no native compile for a graph only inlined
             self._tier_up()
             self.hot = True
 
@@ -683,6 +685,17 @@ def _packer(out_tree):
     return ns["pack"]
 
 
+def _pack_tensors(out_tree, outs):
+    """The traced output structure around tensors ``outs`` (an inlined call's; _packer's are arrays)."""
+    kind, payload = out_tree
+    if kind == "single":
+        return outs[0]
+    structure, leaves = payload
+    it = iter(outs)
+    vals = [next(it) if leaf is _TENSOR else leaf for leaf in leaves]
+    return _rebuild_composites(nest.pack_sequence_as(structure, vals))
+
+
 def _runtime_error(cf, e):
     from .backends.python_backend import eqn_for_traceback
     eqn = getattr(e, "_tapeflow_eqn", None) or eqn_for_traceback(cf.compiled, e.__traceback__)
@@ -762,6 +775,7 @@ class Function:
         #: MaskedTensor.Spec(shape=None)): TF traced one graph for every rank; tf.saved_model.save
         #: traces them at the ranks it saves
         self._generic = []
+        self._tracing = set()   # keys of this function's traces in progress (a recursive call is inside one)
         self._bound = {} if _instance is None else None  # id(instance) -> (ref, Function)
         try:
             self._sig = inspect.signature(python_function)
@@ -875,14 +889,55 @@ class Function:
         elif RUN_EAGERLY[0]:  # tapeflow.config.run_functions_eagerly(True): plain Python, for debugging
             return self._call_fn(*args, **kwargs)
         elif st.trace is not None:
-            # called from inside another traced function: inline it. TF also traces it as a
-            # function of its own, which a SavedModel then holds: the call's specs are noted
-            # for tf.saved_model.save, which traces them (the saved_model migration guide
-            # calls a loaded model's __call__ that only a serving function had called)
+            # called from inside another traced function. The call's specs are noted for
+            # tf.saved_model.save, which traces them (the saved_model migration guide calls a
+            # loaded model's __call__ that only a serving function had called)
             if len(self._inlined) < 8:
                 self._note_inlined(args, kwargs)
-            return self._call_traced(*args, **kwargs)
+            return self._call_nested(args, kwargs)
         return self._call_slow(args, kwargs)
+
+    def _call_nested(self, args, kwargs):
+        """A call from inside another function's trace. As TF: this function is traced as a function
+        of its own, once per input signature (its tracing count, its concrete functions and its
+        Python side effects count that way; a retrace of the outer function with the same inner
+        signature does not trace it again), and its traced graph is inlined into the outer trace
+        equation by equation (no call boundary at run time: the outer graph's passes see through it).
+        What the inner graph cannot carry runs as before, the Python function traced in place: a
+        custom gradient (not in the graph), composite arguments, and a function whose own trace
+        fails, e.g. on a symbolic tensor of the outer trace it closes over."""
+        if RUN_EAGERLY[0] or (self._input_signature is None and _expand_composites((args, kwargs)) is not None):
+            _RELAXED.clear()
+            return self._call_traced(*args, **kwargs)
+        try:
+            c_args, c_kwargs = self._canonical(args, kwargs)
+            variables = _arg_variables(c_args, c_kwargs) if self._input_signature is None else []
+            # variables by identity (pinned): the inlined graph reads and writes the caller's own
+            # variables (a stand-in would be bound only by a compiled call of this function)
+            key, leaves = self._signature(c_args, c_kwargs, variables, pinned=bool(variables))
+            cf = self._cache.get(key) or (self._relaxed_for(key) if not variables else None)
+            if cf is None and key not in self._tracing:
+                # (a key being traced: a recursive call on a tensor condition, traced in place below, where
+                # it fails as before with RecursionError; a trace of its own would start one at every
+                # level. Other signatures, a Python argument counting down, get their own traces, as TF's)
+                # a trace of its own: no tape of the outer trace records it (the inlined equations
+                # are what the outer tapes see)
+                saved, tapes = STATE.trace, STATE.tapes
+                STATE.tapes = ()
+                try:
+                    cf = self._trace(c_args, c_kwargs, key, variables, pinned=bool(variables), nested=True)
+                finally:
+                    STATE.trace, STATE.tapes = saved, tapes
+        except RecursionError:
+            raise                # (in place it would recurse again, level by level)
+        except Exception:  # noqa: BLE001 -- traced in place below, where a genuine error is raised again
+            _RELAXED.clear()
+            cf = None
+        if cf is None or cf.custom_gradient is not None or cf.takes_composites:
+            return self._call_traced(*args, **kwargs)
+        from ..ir.control_flow import inline_graph
+        outs = inline_graph(cf.raw_graph, leaves)
+        return _pack_tensors(cf.out_tree, [o if isinstance(o, Tensor) else Tensor(o) for o in outs])
 
     def _note_inlined(self, args, kwargs):
         def spec(x):
@@ -1080,7 +1135,7 @@ class Function:
             names = names[1:]
         return names
 
-    def _trace(self, args, kwargs, key, variables=(), pinned=False):
+    def _trace(self, args, kwargs, key, variables=(), pinned=False, nested=False):
         reasons = self._explain(key)
         if reasons is not None:
             self.retrace_reasons.append(reasons)
@@ -1135,7 +1190,7 @@ class Function:
             out_tree = ("tree", (out, tree_leaves))
         cf = ConcreteFunction(self.__name__, raw, graph, compiled, out_tree, len(tensors), backend,
                               {"trace_s": t1 - t0, "optimize_s": t2 - t1, "compile_s": t3 - t2}, pass_log,
-                              jit_compile=self._jit_compile)
+                              jit_compile=self._jit_compile, defer_tier_up=nested)
         # an input_signature's cache key is the bare ("signature",): the texts (str(cf),
         # pretty_printed_signature) describe the specs' shapes and dtypes instead
         cf._signature_key = key if self._input_signature is None else nest.structure_key(
@@ -1174,6 +1229,8 @@ class Function:
         created = []
         hook = created.append
         _CREATION_HOOKS.append(hook)
+        nested_key = key not in self._tracing
+        self._tracing.add(key)
         try:
             with trace:
                 t_args, t_kwargs = self._symbolic_args(trace, args, kwargs, _key_leaves(key), var_map)
@@ -1189,6 +1246,8 @@ class Function:
                     _RELAXED.update(relaxed)
         finally:
             _CREATION_HOOKS.remove(hook)
+            if nested_key:
+                self._tracing.discard(key)
         return trace, out, created
 
     def _symbolic_args(self, trace, args, kwargs, key_leaves=(), var_map=None):

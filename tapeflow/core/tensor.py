@@ -61,6 +61,13 @@ class TensorShape(tuple):
 
     __hash__ = tuple.__hash__
 
+    def __bool__(self):
+        # TF 2.21: a shape is true when its rank is known (the scalar shape () too; the TF1->TF2 guide's
+        # cell), false for TensorShape(None). A tuple would be false when empty. tapeflow's own code
+        # tests avals' shapes (plain tuples); an AST scan for truth tests of `<tensor>.shape` found one
+        # (RaggedTensor.__getitem__'s scalar index, now len() == 0)
+        return not self._unknown_rank
+
     def as_list(self):
         if self._unknown_rank:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
@@ -69,6 +76,15 @@ class TensorShape(tuple):
     @property
     def rank(self):
         return None if self._unknown_rank else len(self)
+
+    @property
+    def dims(self):
+        """TF's: the dims as TF1's Dimension objects (None for an unknown rank); indexing the shape
+        itself gives ints or None."""
+        if self._unknown_rank:
+            return None
+        from ..compat import Dimension  # (compat imports tapeflow: not at import time)
+        return [Dimension(d) for d in self]
 
     ndims = rank
 
@@ -426,6 +442,9 @@ class _Ref:
 
     def __eq__(self, other):
         return isinstance(other, _Ref) and other._t is self._t
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._t!r}>"   # TF 2.21's text
 
 
 def _asarray(value, dtype=None):

@@ -843,10 +843,65 @@ class DistributedIterator:
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
 
+    def get_next_as_optional(self):
+        """The next distributed element as an Optional, empty at the end (TF 2.21's method); inside
+        tapeflow.function, a pull on every run."""
+        from ..data import Optional
+        n = self._dd._strategy.num_replicas_in_sync
+        if n == 1:
+            return self._it.get_next_as_optional()
+        if self._it._traced():
+            return self._pull_op(n, optional=True)
+        try:
+            return Optional(next(self), self.element_spec)
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+
     def __next__(self):
         n = self._dd._strategy.num_replicas_in_sync
         if n == 1:
             return next(self._it)
+        if self._it._traced():
+            return self._pull_op(n, optional=False)
+        return self._next_eager(n)
+
+    def _pull_op(self, n, optional):
+        """A pull inside tapeflow.function of an iterator made outside it: one ``py_call`` that takes the
+        next element and splits it among the replicas on every run (as the eager ``next``), its per-replica
+        parts of unknown batch size (the last batch splits unevenly)."""
+        from ..compiler.function import TensorSpec
+        from ..core.aval import Aval
+        from ..core.primitive import bind
+        from ..core.primitives.pycall import py_call_p
+        from ..data import Optional
+        from ..errors import OutOfRangeError
+        spec = self._it.element_spec
+        leaves = nest.flatten(spec)
+        if not all(isinstance(leaf, TensorSpec) for leaf in leaves):
+            raise NotImplementedError("next() of a distributed iterator inside tapeflow.function: elements other "
+                                      "than dense tensors are pulled eagerly only; pull outside the function")
+        avals = [Aval(tuple(leaf.shape) if self._dd._per_replica or not leaf.shape
+                      else (None,) + tuple(leaf.shape)[1:], leaf.dtype.np) for leaf in leaves for _ in range(n)]
+
+        def pull():
+            try:
+                el = self._next_eager(n)
+            except StopIteration:
+                if not optional:
+                    raise OutOfRangeError(None, None, "End of sequence") from None
+                return [np.asarray(False)] + [np.zeros([0 if d is None else d for d in a.shape], a.dtype)
+                                               for a in avals]
+            vals = [np.asarray(t.numpy() if isinstance(t, Tensor) else t) for t in nest.flatten(el)]
+            return ([np.asarray(True)] if optional else []) + vals
+        outs = list(bind(py_call_p, fn=pull,
+                         out_avals=tuple(([Aval((), np.dtype(bool))] if optional else []) + avals),
+                         name="DistributedIterator.get_next_as_optional" if optional
+                         else "DistributedIterator.get_next"))
+        has, outs = (outs[0], outs[1:]) if optional else (None, outs)
+        value = nest.pack_sequence_as(spec, [PerReplica(outs[i * n:(i + 1) * n]) for i in range(len(leaves))])
+        return Optional(value, self.element_spec, _has=has) if optional else value
+
+    def _next_eager(self, n):
         if self._dd._per_replica:
             return self._next_per_replica(n)
         el = next(self._it)

@@ -522,7 +522,7 @@ class RaggedTensor(CompositeTensor):
         s = _np(self._row_splits, "indexing")
         n = s.size - 1
         if isinstance(k0, Tensor):
-            k0 = int(k0) if not k0.shape else k0
+            k0 = int(k0) if len(k0.shape) == 0 else k0   # (a scalar index tensor: TF 2.21 shapes are true when ranked)
         if isinstance(k0, (int, np.integer)):
             i = int(k0)
             if not -n <= i < n:
