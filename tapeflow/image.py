@@ -131,6 +131,149 @@ def _taps(n_in, n_out, method):
     return lower, upper, (src - fl).astype(np.float32)
 
 
+# -- the other resize methods: per-axis weight matrices -----------------------------------------------
+# TF's bicubic (ResizeBicubic, half-pixel centres), area (ResizeArea) and ScaleAndTranslate kernels
+# (lanczos3/5, gaussian, mitchellcubic; bilinear and bicubic with antialias) are each separable: an
+# output row is a weighted sum of input rows along one axis, then along the other. Their weights
+# depend only on the sizes, so they are built here in NumPy, in float32 as TF's kernels compute them,
+# and applied as two contractions: the result is differentiable in the image (TF registers no gradient
+# for ResizeArea: tapeflow's is the transposed weights). Sums run in another order than TF's loops:
+# results agree with TF's to float32 rounding, not bit for bit.
+
+_F = np.float32
+
+
+def _lanczos(radius):
+    def k(x):
+        x = abs(x)
+        if x > radius:
+            return _F(0.0)
+        if x <= _F(1e-3):
+            return _F(1.0)
+        pi = _F(3.14159265359)
+        return _F(radius) * np.sin(pi * x) * np.sin(pi * x / _F(radius)) / (pi * pi * x * x)
+    return k, radius
+
+
+def _gaussian():
+    radius, sigma = 1.5, 1.5 / 3.0
+    return (lambda x: _F(0.0) if abs(x) >= radius else _F(np.exp(-float(x) * float(x) / (2.0 * sigma * sigma)))), radius
+
+
+def _triangle():
+    return (lambda x: _F(1.0) - abs(x) if abs(x) < 1.0 else _F(0.0)), 1.0
+
+
+def _keys_cubic():
+    def k(x):
+        x = abs(x)
+        if x >= 2.0:
+            return _F(0.0)
+        if x >= 1.0:
+            return ((_F(-0.5) * x + _F(2.5)) * x - _F(4.0)) * x + _F(2.0)
+        return ((_F(1.5) * x - _F(2.5)) * x) * x + _F(1.0)
+    return k, 2.0
+
+
+def _mitchell_cubic():
+    def k(x):
+        x = abs(x)
+        if x >= 2.0:
+            return _F(0.0)
+        if x >= 1.0:
+            return (((_F(-7.0 / 18.0)) * x + _F(2.0)) * x - _F(10.0 / 3.0)) * x + _F(16.0 / 9.0)
+        return (((_F(7.0 / 6.0)) * x - _F(2.0)) * x) * x + _F(8.0 / 9.0)
+    return k, 2.0
+
+
+_SAMPLING_KERNELS = {"lanczos3": lambda: _lanczos(3.0), "lanczos5": lambda: _lanczos(5.0), "gaussian": _gaussian,
+                     "mitchellcubic": _mitchell_cubic, "triangle": _triangle, "keyscubic": _keys_cubic}
+
+
+def _span_weights(kernel, n_in, n_out, antialias):
+    """ScaleAndTranslate's spans (TF's ComputeSpansCore, zero translation): output x samples the input
+    at (x + 0.5) / scale, the kernel stretched by 1/scale when antialiasing a downsample, the weights
+    normalised to sum to 1."""
+    k, radius = _SAMPLING_KERNELS[kernel]()
+    scale = _F(n_out) / _F(n_in)
+    inv_scale = _F(1.0 / float(scale))
+    kscale = max(inv_scale, _F(1.0)) if antialias else _F(1.0)
+    one_over_kscale = _F(1.0) / kscale
+    w = np.zeros((n_out, n_in), np.float32)
+    for x in range(n_out):
+        sample = _F(x + 0.5) * inv_scale
+        if sample < 0 or sample > n_in:
+            continue
+        start = int(np.ceil(sample - _F(radius) * kscale - _F(0.5)))
+        end = int(np.floor(sample + _F(radius) * kscale - _F(0.5)))
+        start, end = min(max(start, 0), n_in - 1), min(max(end, 0), n_in - 1) + 1
+        ws = [k(abs((_F(src) + _F(0.5) - sample) * one_over_kscale)) for src in range(start, end)]
+        total = _F(0.0)
+        for v in ws:
+            total = _F(total + v)
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            w[x, start:end] = np.asarray(ws, np.float32) * (_F(1.0) / total)
+    return w
+
+
+def _bicubic_weights(n_in, n_out):
+    """ResizeBicubic with half-pixel centres (TF 2's tf.image.resize 'bicubic'): Keys' cubic (a =
+    -0.5) read from TF's 1024-step table at the rounded fraction, the taps outside the image dropped
+    and the rest renormalised."""
+    size = 1024
+    a = -0.5
+    t = np.arange(size + 1, dtype=np.float64) / size
+    near = ((a + 2) * t - (a + 3)) * t * t + 1            # |d| in [0, 1]
+    far = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a   # |d| in [1, 2]
+    near, far = near.astype(np.float32), far.astype(np.float32)
+    scale = _F(n_in) / _F(n_out)
+    w = np.zeros((n_out, n_in), np.float32)
+    for x in range(n_out):
+        src = (_F(x) + _F(0.5)) * scale - _F(0.5)
+        loc = int(np.floor(src))
+        off = int(np.rint((src - _F(loc)) * _F(size)))
+        taps = [(loc - 1, far[off]), (loc, near[off]), (loc + 1, near[size - off]), (loc + 2, far[size - off])]
+        inside = [(i, v) for i, v in taps if 0 <= i < n_in]
+        total = _F(0.0)
+        for _, v in inside:
+            total = _F(total + v)
+        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
+            for i, v in inside:
+                w[x, i] += v * (_F(1.0) / total)
+    return w
+
+
+def _area_weights(n_in, n_out):
+    """ResizeArea: output y averages the input over [y, y + 1) * (n_in / n_out), each input row
+    weighted by its overlap (rows past the end clamp to the last)."""
+    scale = _F(n_in) / _F(n_out)
+    w = np.zeros((n_out, n_in), np.float32)
+    for y in range(n_out):
+        lo, hi = _F(y) * scale, _F(y + 1) * scale
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            w[y, min(i, n_in - 1)] += min(_F(i + 1), hi) - max(_F(i), lo)
+    return w * (_F(1.0) / scale)
+
+
+def _weights(method, n_in, n_out, antialias):
+    if method == "area":
+        return _area_weights(n_in, n_out)
+    if method == "bicubic" and not antialias:
+        return _bicubic_weights(n_in, n_out)
+    kernel = {"bilinear": "triangle", "bicubic": "keyscubic"}.get(method, method)
+    return _span_weights(kernel, n_in, n_out, antialias)
+
+
+def _weighted(x, h, w, method, antialias):
+    """Rows (height) first, then columns, as TF's ScaleAndTranslate; float32 out."""
+    H, W = _hw(x)
+    x = _M.cast(x, np.float32) if x.dtype != _dt.float32 else x
+    wy, wx = _weights(method, H, h, antialias), _weights(method, W, w, antialias)
+    lead = "b" if x.shape.rank == 4 else ""
+    x = _M.einsum(f"yh,{lead}hwc->{lead}ywc", wy, x)
+    return _M.einsum(f"xw,{lead}ywc->{lead}yxc", wx, x)
+
+
 def _resample(x, axis, n_out, method):
     n_in = tuple(x.shape)[axis]
     if n_in == n_out:
@@ -146,23 +289,21 @@ def _resample(x, axis, n_out, method):
 
 
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
-    """TF 2's resize: half-pixel centres, no corner alignment. 'bilinear' returns float32
-    (whatever the input dtype, as TF); 'nearest' keeps the dtype. Differentiable (gathers of
-    constant taps). Other methods, and antialias when downsampling, are not implemented."""
+    """TF 2's resize: half-pixel centres, no corner alignment. 'nearest' keeps the dtype; every other
+    method returns float32 (whatever the input dtype, as TF). Differentiable: gathers of constant
+    taps (bilinear, nearest) or contractions with constant weights (the rest, ``_weighted``)."""
     x = _rank34("resize", images)
     if method not in _METHODS:
         raise ValueError(f"tf.image.resize: Resize method is not implemented: {method}")
-    if method not in ("bilinear", "nearest"):
-        raise NotImplementedError(f"tf.image.resize: method={method!r} is not implemented in tapeflow; use "
-                                  "'bilinear' or 'nearest'")
     h, w = _size("resize", size)
     H, W = _hw(x)
     if preserve_aspect_ratio:
         f = min(h / H, w / W)
         h, w = int(round(f * H)), int(round(f * W))
-    if antialias and method == "bilinear" and (h < H or w < W):
-        raise NotImplementedError("tf.image.resize: antialias=True when downsampling is not implemented in "
-                                  "tapeflow; use antialias=False (or blur before resizing)")
+    # TF's dispatch: bilinear and bicubic with antialias are ScaleAndTranslate's triangle and Keys
+    # kernels; area, bicubic, lanczos3/5, gaussian and mitchellcubic their own weights (float32 out)
+    if method not in ("bilinear", "nearest") or (antialias and method == "bilinear"):
+        return _weighted(x, h, w, method, antialias)
     if method == "bilinear" and x.dtype != _dt.float32:
         x = _M.cast(x, np.float32)
     # width first, then height: the order of TF's bilinear kernel (its rounding)
