@@ -667,6 +667,7 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
                             (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
     "igammac": lambda: [Case(f"igammac{a}", lambda x, a=a: bind(P["igammac"], np.full(3, a), x), None,
                              (np.array([0.3, 1.7, 6.0]),), order=1) for a in (0.6, 2.5)],
+
     "eigh": _eigh_cases,
     # wave 21 (core/primitives/cephes.py): a sample of special_unary's functions (tests/test_cephes.py has them
     # all against TF); betainc in x only and zeta in q only, as TF
@@ -879,6 +880,12 @@ FORWARD_CASES: dict[str, Callable[[], list[Case]]] = {
     "string_join_rows": _string_join_rows_cases,
     "searchsorted": _searchsorted_cases,
     "floordiv": _floordiv_cases,
+    # igamma's derivative in a, the series and continued-fraction branches (these bits; mpmath's values
+    # are within 3e-16 of them, tests/test_special.py checks 15 points against mpmath and TF)
+    "igamma_grad_a": lambda: [Case("igamma_grad_a", prim("igamma_grad_a"),
+                                   lambda a, x: np.array([-0.1356193352039972, -0.025092260855637084,
+                                                          -0.3320071009533714]),
+                                   (np.array([0.5, 3.0, 1.5]), np.array([2.0, 7.5, 1.6])))],
     "floor": _nd_unary("floor", np.floor, [_XF, _HALF]),
     "ceil": _nd_unary("ceil", np.ceil, [_XF, _HALF]),
     "round": _nd_unary("round", np.round, [_XF, _HALF]),  # half to even

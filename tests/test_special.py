@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.core.primitive import bind
 from tapeflow.core.primitives import special as S
 
 REF = json.load(open(os.path.join(os.path.dirname(__file__), "data", "ops18_tf_reference.json")))
@@ -247,3 +248,54 @@ def test_igamma_identities_and_modes():
     f = tf.function(lambda a, x: (tf.math.igamma(a, x), tf.math.igammac(a, x)))
     for u, v in zip(f(tf.constant(a), tf.constant(a * 0.9)), (tf.math.igamma(a, a * 0.9), tf.math.igammac(a, a * 0.9))):
         np.testing.assert_array_equal(u.numpy(), v.numpy())
+
+
+# dP(a, x)/da (wave 22: it was None): mpmath's derivative at 40 digits, and TF 2.21's IgammaGradA
+_DA_MPMATH = [(0.1, 0.05, -2.0264226621003973), (0.5, 2.0, -0.13561933520399724), (1.0, 1.0, -0.4317297106348987),
+              (2.5, 1.0, -0.1800996069540415), (3.0, 7.5, -0.02509226085563712), (10.0, 9.0, -0.12703651192426837),
+              (50.0, 60.0, -0.02128499278634949), (5.0, 5.5, -0.16890726746532211),
+              (200.0, 190.0, -0.02235282834155004), (0.001, 0.5, -0.5603594001080031),
+              (30.0, 0.001, -3.888945885522547e-122), (7.0, 30.0, -1.83932716498417e-07),
+              (0.3, 12.0, -2.073648708570504e-06), (100.0, 130.0, -0.00081013002856229), (1.5, 1.6, -0.3320071009533715)]
+# TF 2.21, float64: tape.gradient(tf.math.igamma(a, x), a) at the first 12 points above, with x = 0 in place of 0.001
+_DA_TF = [-2.026422662100398, -0.13561933520399783, -0.43172971063489896, -0.18009960695404154, -0.025092260855637087,
+          -0.12703651192426865, -0.021284992786349464, 0.0, -0.16890726746532195, -0.022352828341553145,
+          -0.5603594001080018, -3.888945885522478e-122]
+
+
+def test_igamma_gradient_in_a_matches_mpmath_and_tf():
+    a = np.array([p[0] for p in _DA_MPMATH])
+    x = np.array([p[1] for p in _DA_MPMATH])
+    want = np.array([p[2] for p in _DA_MPMATH])
+    got = bind(S.igamma_grad_a_p, a, x).numpy()
+    # (the series' and the continued fraction's derivatives carried forward: 2e-14 of mpmath at most here)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    tf_a = np.array([0.1, 0.5, 1.0, 2.5, 3.0, 10.0, 50.0, 0.7, 5.0, 200.0, 1e-3, 30.0])
+    tf_x = np.array([0.05, 2.0, 1.0, 1.0, 7.5, 9.0, 60.0, 0.0, 5.5, 190.0, 0.5, 1e-3])
+    av = tf.Variable(tf_a)
+    with tf.GradientTape(persistent=True) as t:
+        p, q = tf.math.igamma(av, tf_x), tf.math.igammac(av, tf_x)
+    np.testing.assert_allclose(t.gradient(p, av).numpy(), _DA_TF, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(t.gradient(q, av).numpy(), -np.array(_DA_TF), rtol=1e-12, atol=0)
+    # compiled: the same numbers
+
+    def grad(v):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            y = tf.reduce_sum(tf.math.igamma(v, tf_x))
+        return tape.gradient(y, v)
+    np.testing.assert_allclose(tf.function(grad)(tf.constant(tf_a)).numpy(), _DA_TF, rtol=1e-12, atol=0)
+    assert np.isnan(bind(S.igamma_grad_a_p, np.array([-1.0, 2.0]), np.array([1.0, -1.0])).numpy()).all()
+
+
+def test_igamma_gradient_in_a_against_finite_differences():
+    a0, x = np.array([0.6, 1.7, 4.0, 9.0]), np.array([0.5, 3.0, 2.5, 12.0])   # (both expansions)
+    av = tf.Variable(a0)
+    with tf.GradientTape() as t:
+        y = tf.reduce_sum(tf.math.igammac(av, x) * np.array([1.0, -2.0, 3.0, 0.5]))
+    g = t.gradient(y, av).numpy()
+    h = 1e-6
+    fd = np.array([(np.sum(tf.math.igammac(a0 + h * e, x).numpy() * [1.0, -2.0, 3.0, 0.5])
+                    - np.sum(tf.math.igammac(a0 - h * e, x).numpy() * [1.0, -2.0, 3.0, 0.5])) / (2 * h)
+                   for e in np.eye(4)])
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-12)

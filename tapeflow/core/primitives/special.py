@@ -486,11 +486,12 @@ def _igamma64(a, x, upper):
     return out.reshape(shape)
 
 
-def _converged(step, a, x, rounds=1000):
+def _converged(step, a, x, rounds=1000, dtype=None):
     """Run ``step`` (a generator of (state, done, value) per round) and keep each element's value
     from the round it converges, dropping it from the arrays then: an element near x = a + 1 needs
-    hundreds of rounds, most a few dozen, so rounds cost only the unconverged ones."""
-    res = np.empty_like(a)
+    hundreds of rounds, most a few dozen, so rounds cost only the unconverged ones. ``dtype``: the
+    values' (complex128 for a value and its derivative as one number)."""
+    res = np.empty_like(a, dtype=dtype)
     idx = np.arange(a.size)
     gen = step(a, x)
     for _ in range(rounds):
@@ -545,16 +546,111 @@ def _igamma_cf(a, x):
         yield np.abs(delta - 1.0) < 1e-16, st["h"], keep
 
 
+def _igamma_da64(a, x):
+    """dP(a, x)/da in float64 (TF's IgammaGradA): the derivative carried through the same two
+    expansions as ``_igamma64``, forward mode. P = pre * S with pre = exp(-x + a log x - lgamma(a)):
+    dP/da = P (log x - digamma(a)) + pre dS/da, where each series term t_n = x^n / (a ... (a+n))
+    has dt_n/da = -t_n sum_k 1/(a+k); above x = a + 1, Q = pre * CF and the modified-Lentz
+    recurrences carry their derivatives in a (the continued fraction's a_n = -n (n - a), b_n =
+    x + 1 - a + 2n), and dP/da = -dQ/da. nan where P is (a <= 0, x < 0); 0 at x = 0 and x = inf."""
+    a, x = np.broadcast_arrays(_as64(a), _as64(x))
+    shape = a.shape
+    a, x = a.reshape(-1), x.reshape(-1)
+    out = np.full(a.shape, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        ok = (a > 0) & (x >= 0) & np.isfinite(a)
+        out[ok & ((x == 0) | (x == np.inf))] = 0.0
+        live = ok & (x > 0) & (x < np.inf)
+        ser = live & (x < a + 1)
+        cf = live & ~ser
+        for region, step, sign in ((ser, _igamma_series_da, 1.0), (cf, _igamma_cf_da, -1.0)):
+            if region.any():
+                aa, xx = a[region], x[region]
+                pre = np.exp(-xx + aa * np.log(xx) - _lgamma64(aa))
+                dlogpre = np.log(xx) - _polygamma64(aa, 0)
+                both = _converged(step, aa, xx, dtype=np.complex128)   # value + 1j * derivative
+                v, dv = both.real, both.imag
+                out[region] = sign * pre * (dlogpre * v + dv)
+    return out.reshape(shape)
+
+
+def _igamma_series_da(a, x):
+    """``_igamma_series`` and its derivative in a, as value + 1j * derivative (one array for
+    ``_converged``)."""
+    st = {"term": 1.0 / a, "ap": a.copy(), "x": x, "h": 1.0 / a}
+    st["s"] = st["term"].copy()
+    st["ds"] = -st["term"] * st["h"]
+
+    def keep(m):
+        for k in st:
+            st[k] = st[k][m]
+    while True:
+        st["ap"] = st["ap"] + 1.0
+        st["h"] = st["h"] + 1.0 / st["ap"]
+        st["term"] = st["term"] * st["x"] / st["ap"]
+        st["s"] = st["s"] + st["term"]
+        st["ds"] = st["ds"] - st["term"] * st["h"]
+        yield np.abs(st["term"]) * np.maximum(st["h"], 1.0) < np.abs(st["s"]) * 1e-17, st["s"] + 1j * st["ds"], keep
+
+
+def _igamma_cf_da(a, x):
+    """``_igamma_cf`` with each Lentz quantity's derivative in a carried beside it."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    st = {"a": a, "b": b, "c": np.full_like(b, 1.0 / tiny), "dc": np.zeros_like(b), "d": 1.0 / b,
+          "dd": 1.0 / (b * b)}
+    st["h"], st["dh"] = st["d"].copy(), st["dd"].copy()
+
+    def keep(m):
+        for k in st:
+            st[k] = st[k][m]
+    i = 0
+    while True:
+        i += 1
+        an = -i * (i - st["a"])              # dan/da = i
+        st["b"] = st["b"] + 2.0              # db/da = -1
+        den = an * st["d"] + st["b"]
+        dden = i * st["d"] + an * st["dd"] - 1.0
+        den = np.where(np.abs(den) < tiny, tiny, den)
+        c = st["b"] + an / st["c"]
+        dc = -1.0 + i / st["c"] - an * st["dc"] / (st["c"] * st["c"])
+        st["c"], st["dc"] = np.where(np.abs(c) < tiny, tiny, c), dc
+        st["d"], st["dd"] = 1.0 / den, -dden / (den * den)
+        delta = st["d"] * st["c"]
+        ddelta = st["dd"] * st["c"] + st["d"] * st["dc"]
+        change = st["h"] * ddelta            # (the derivative converges after the value: both must)
+        st["dh"] = st["dh"] * delta + change
+        st["h"] = st["h"] * delta
+        yield (np.abs(delta - 1.0) < 1e-16) & (np.abs(change) <= 1e-16 * np.abs(st["dh"])), \
+            st["h"] + 1j * st["dh"], keep
+
+
+def _igamma_grad_a_kernel(a, x):
+    dt = np.result_type(getattr(a, "dtype", np.float32), getattr(x, "dtype", np.float32))
+    return _igamma_da64(a, x).astype(dt if dt.kind == "f" else np.float32, copy=False)
+
+
+# dP/da is a special function of its own, no composition of primitives (TF too has the op IgammaGradA,
+# with no gradient of its own): a primitive, not differentiable
+igamma_grad_a_p = Primitive("igamma_grad_a", _igamma_grad_a_kernel, _rules.elementwise("igamma_grad_a", None, "f"),
+                            differentiable=False, aliases=False, numpy_operands="adopt",
+                            doc="dP(a, x)/da, the derivative of the regularized lower incomplete gamma in a")
+
+
 def _igamma_vjp(upper):
     def vjp(g, out, a, x):
-        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) (Q: its negative). The gradient with respect to a
-        # (TF's IgammaGradA, a series of its own) is not implemented: None (docs/differences.md)
+        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); d/da P is igamma_grad_a (TF's IgammaGradA).
+        # Q = 1 - P: both negated
         dt = aval_of(out).dtype
         av = np.asarray(a, dt) if E._is_const(a) else a
         xv = np.asarray(x, dt) if E._is_const(x) else x
         dens = bind(E.exp_p, E.sub(E.sub(E.mul(E.sub(av, 1.0), bind(E.log_p, xv)), xv), bind(lgamma_p, av)))
-        gx = E.mul(g, E.neg(dens) if upper else dens)
-        return E._grads2(g, a, x, None, None if E._is_const(x) else gx)
+        gx = None if E._is_const(x) else E.mul(g, E.neg(dens) if upper else dens)
+        ga = None
+        if not E._is_const(a):
+            da = bind(igamma_grad_a_p, av, xv)
+            ga = E.mul(g, E.neg(da) if upper else da)
+        return E._grads2(g, a, x, ga, gx)
     return vjp
 
 
