@@ -455,13 +455,14 @@ def _param(x, dtype):
 def _gamma_draw(gen, shape, alpha, beta, dtype, fn):
     """Marsaglia & Tsang (2000): for a >= 1, x = d v, v = (1 + c z)^3, d = a - 1/3, c = 1/sqrt(9 d),
     accepted when log u < z^2/2 + d - d v + d log v (>= 95% per round); a < 1 draws a + 1 and
-    scales by u^(1/a). Samples are not differentiated in alpha (TF's implicit gradient is not
-    reproduced: alpha is stop_gradient'ed); 1/beta scaling is, exactly."""
+    scales by u^(1/a). The samples' gradient in alpha is TF's implicit one (RandomGammaGrad,
+    ``_gamma_sample_grad``); 1/beta scaling is differentiated exactly."""
     from .array_ops import broadcast_to
     d_ = _dt.np_dtype(dtype)
     if d_.kind != "f":
         raise TypeError(f"{fn}: dtype must be a float dtype, got {d_.name}")
-    a = M.stop_gradient(_param(alpha, d_))
+    a_in = _param(alpha, d_)
+    a = M.stop_gradient(a_in)
     pshape = tuple(aval_of(a).shape)
     if beta is not None:
         b = _param(beta, d_)
@@ -487,9 +488,26 @@ def _gamma_draw(gen, shape, alpha, beta, dtype, fn):
         done = M.logical_or(done, ok)
     u = gen.uniform(out, minval=1e-30 if d_ == np.float64 else 1e-37, maxval=1.0, dtype=d_)
     x = M.where(boost, M.multiply(x, M.pow(u, M.divide(1.0, a))), x)
+    # the draw's value, with d x / d alpha attached: alpha - stop_gradient(alpha) is 0 in value and
+    # 1 in derivative, so the sum keeps x and carries the implicit gradient to alpha (TF's
+    # RandomGammaGrad has no gradient of its own either)
+    x = M.add(x, M.multiply(M.subtract(broadcast_to(a_in, out), a), M.stop_gradient(_gamma_sample_grad(a, x))))
     if beta is not None:
         x = M.divide(x, b)    # (b's shape is a suffix of out's: plain broadcasting)
     return x
+
+
+def _gamma_sample_grad(a, x):
+    """TF's RandomGammaGrad: d x / d alpha of a Gamma(alpha, 1) draw x held at its quantile (implicit
+    reparameterization, Figurnov et al. 2018): -(dP(alpha, x)/d alpha) / p(x; alpha), p the density;
+    0 at x = 0 (TF's value there)."""
+    from ..core.primitives import special as SP
+    from .special_ops import lgamma
+    pos = M.greater(x, 0.0)
+    xs = M.where(pos, x, M.ones_like_(x))
+    log_density = M.subtract(M.subtract(M.multiply(M.subtract(a, 1.0), M.log(xs)), xs), lgamma(a))
+    g = M.negative(M.divide(bind(SP.igamma_grad_a_p, a, xs), M.exp(log_density)))
+    return M.where(pos, g, M.zeros_like_(g))
 
 
 def _poisson_draw(gen, shape, lam, dtype, fn):
