@@ -1286,3 +1286,10 @@ case("eigh_nan_raises", "lambda x: tf.linalg.eigh(x)[0]", [_a([[np.nan, 0.0], [0
 case("cross_of_scalars", "lambda a, b: tf.linalg.cross(a, b)", [_a(1.0), _a(2.0)], "cross")
 case("gather_batch_dims_past_indices_rank", "lambda x, i: tf.gather(x, i, axis=-2, batch_dims=1)",
      [np.zeros((2, 1, 3), np.int16), _a(0, i32)], "batch_dims")
+# (TF's Multinomial kernel: the same draws for a seed; the logits here are inputs, so compiled modes trace them)
+case("stateless_categorical_tf_numbers", "lambda l: tf.random.stateless_categorical(l, 9, [7, 8])",
+     [_a([[0.1, 0.5, -1.0], [2.0, 0.0, 0.0], [-np.inf, 1.0, 1.0]])])
+case("stateless_categorical_float64_int32", "lambda l: tf.random.stateless_categorical(l, 6, [3, 3], dtype=tf.int32)",
+     [_a([[0.0, np.log(3.0)], [1.0, 1.0]], f64)])
+case("stateless_categorical_no_classes", "lambda l: tf.random.stateless_categorical(l, 2, [1, 2])",
+     [np.zeros((2, 0), f32)], "num_classes")

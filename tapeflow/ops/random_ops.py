@@ -14,7 +14,7 @@ import enum
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.tensor import constant
+from ..core.tensor import Tensor, constant, convert_to_tensor
 from ..module import Module
 from .philox import PhiloxStream, ReplicaStream, _Box
 from .._distribute_context import current as _dist_current
@@ -428,8 +428,41 @@ def create_rng_state(seed, alg):
 
 
 def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
-    """Deterministic per seed pair (Gumbel-max over stateless uniforms); not TF's numbers."""
-    return _stateless_gen("stateless_categorical", seed).categorical(logits, num_samples, dtype)
+    """TF's numbers for the seed pair: TF's CPU Multinomial kernel, whose stream does not depend on
+    the logits (one double per sample, row after row, from two consecutive Philox words: a constant
+    of the seed and the sizes), then per row the cumulative sums in float64 of exp(logit - max)
+    over the finite logits and, per sample, the number of them <= u * total (its upper_bound).
+    Composed, so it traces; the draw matches TF's while TF runs the batch as one shard (its CPU
+    kernel splits large batches across threads, each restarting the stream at its own offset)."""
+    from .array_ops import expand_dims
+    from .philox import _u64_to_double
+    gen = _stateless_gen("stateless_categorical", seed)
+    x = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+    s = aval_of(x).shape
+    if len(s) != 2:
+        raise InvalidArgumentError(f"stateless_categorical: logits should be a matrix (batch, classes), got shape "
+                                   f"{fmt_shape(s)}")
+    n = int(num_samples)
+    if n < 0:
+        raise InvalidArgumentError(f"stateless_categorical: num_samples should be non-negative, got {n}")
+    if s[1] == 0:
+        raise InvalidArgumentError("stateless_categorical: num_classes should be positive, got 0")
+    d = aval_of(x).dtype
+    if _dt.kind(d) != "f":
+        raise InvalidArgumentTypeError(f"stateless_categorical: logits must be floats, got {d.name}")
+    batch = s[0]
+    if batch is None:
+        raise InvalidArgumentError("stateless_categorical: the batch size must be known (it sizes the draw)")
+    words = gen._gen._take(batch * n, 2).ravel()[:2 * batch * n]
+    u = _u64_to_double(words[0::2], words[1::2]).reshape(batch, n)
+    x64 = M.cast(x, np.float64)
+    finite = M.is_finite(x64)
+    low = float(np.finfo(np.float32 if d == _dt.BF16 else d).min)
+    mx = M.reduce_max(M.where(finite, x64, low), axis=1, keepdims=True)
+    cdf = M.cumsum(M.where(finite, M.exp(M.subtract(x64, mx)), 0.0), axis=1)
+    to_find = M.multiply(constant(u), cdf[:, -1:])
+    below = M.less_equal(expand_dims(cdf, 1), expand_dims(to_find, 2))
+    return M.cast(M.reduce_sum(M.cast(below, np.int64), axis=2), dtype)
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg="auto_select"):
