@@ -693,6 +693,8 @@ def _pack_tensors(out_tree, outs):
     structure, leaves = payload
     it = iter(outs)
     vals = [next(it) if leaf is _TENSOR else leaf for leaf in leaves]
+    if structure is None:   # (a SavedModel's tree of one output)
+        return vals[0]
     return _rebuild_composites(nest.pack_sequence_as(structure, vals))
 
 

@@ -1019,7 +1019,8 @@ class _Concrete:
             from ..ir.control_flow import inline_graph
             outs = _run_with_regions(self.raw_graph, self.regions, tensors) if self.regions else \
                 inline_graph(self.raw_graph, tensors)
-            return _pack(self.out_tree, [o if isinstance(o, Tensor) else Tensor(o) for o in outs])
+            from ..compiler.function import _pack_tensors
+            return _pack_tensors(self.out_tree, [o if isinstance(o, Tensor) else Tensor(o) for o in outs])
         return self.concrete.run([t._v for t in tensors])
 
     def describe(self):
@@ -1103,20 +1104,6 @@ def _dec_outputs(enc, tables):
     leaves = [m.i for m in nest.flatten(tree)] if not isinstance(tree, _Out) else [tree.i]
     structure = nest.map_structure(lambda m: None, tree) if not isinstance(tree, _Out) else None
     return ("tree", (structure, leaves))
-
-
-def _pack(out_tree, outs):
-    from ..compiler.function import _TENSOR
-    kind, payload = out_tree
-    if kind == "single":
-        return outs[0]
-    structure, leaves = payload
-    it = iter(outs)
-    vals = [next(it) if leaf is _TENSOR else leaf for leaf in leaves]
-    if structure is None:
-        return vals[0]
-    from ..compiler.function import _rebuild_composites
-    return _rebuild_composites(nest.pack_sequence_as(structure, vals))
 
 
 class RestoredFunction:
