@@ -1293,3 +1293,7 @@ case("stateless_categorical_float64_int32", "lambda l: tf.random.stateless_categ
      [_a([[0.0, np.log(3.0)], [1.0, 1.0]], f64)])
 case("stateless_categorical_no_classes", "lambda l: tf.random.stateless_categorical(l, 2, [1, 2])",
      [np.zeros((2, 0), f32)], "num_classes")
+# (tnp.moveaxis took an out-of-range axis modulo the rank: moveaxis of a matrix from axis 5 moved axis 1)
+case("tnp_moveaxis_out_of_range", "lambda x: tf.experimental.numpy.moveaxis(x, 5, 0)", [M23], "moveaxis")
+case("tnp_moveaxis_negative_out_of_range", "lambda x: tf.experimental.numpy.moveaxis(x, -3, 0)", [M23], "moveaxis")
+case("tnp_moveaxis_lists", "lambda x: tf.experimental.numpy.moveaxis(tf.reshape(x, [1, 2, 3]), [0, 1], [-1, -2])", [M23])

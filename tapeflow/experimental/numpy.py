@@ -35,6 +35,7 @@ from .. import linalg as _linalg
 from ..core import dtypes as _dt
 from ..core.primitive import NUMPY_MODE as _MODE
 from ..core.tensor import Tensor, Variable, convert_to_tensor as _to_tensor
+from ..errors import InvalidArgumentError
 from ..ops import array_ops as _A
 from ..ops import math_ops as _M
 from ..ops import nn_ops as _N
@@ -1024,8 +1025,15 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     a = asarray(a)
     nd = a.aval.ndim
-    src = [s % nd for s in (source if isinstance(source, (tuple, list)) else (source,))]
-    dst = [d % nd for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if nd == 0 and builtins.all(int(v) in (0, -1) for v in src + dst):
+        return a          # (TF's tnp returns a scalar itself)
+    for v in src + dst:   # (taken modulo the rank, moveaxis(x, 5, 0) of a matrix moved axis 1: TF raises)
+        if not -nd <= int(v) < nd:
+            raise InvalidArgumentError(f"moveaxis: axis {v} is out of range for an array of rank {nd} "
+                                       f"(valid: {-nd} to {nd - 1})")
+    src, dst = [int(v) % nd for v in src], [int(v) % nd for v in dst]
     perm = [i for i in builtins.range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
