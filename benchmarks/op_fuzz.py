@@ -429,8 +429,9 @@ def grad_outcome(tf, fn, args, compiled):
         return [{"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}]
 
 
-def run(framework, seed, n, compiled, progs=None, grads=False):
-    """The outcomes of ``n`` programs of ``seed`` (or of ``progs``) under ``framework`` ("tf" or "tapeflow")."""
+def run(framework, seed, n, compiled, progs=None, grads=False, start=0, sink=None):
+    """The outcomes of ``n`` programs of ``seed`` (or of ``progs``) under ``framework`` ("tf" or "tapeflow"),
+    from program ``start`` on; each record is also written to ``sink`` (a file) as soon as it is made."""
     warnings.filterwarnings("ignore")
     if framework == "tf":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -441,6 +442,8 @@ def run(framework, seed, n, compiled, progs=None, grads=False):
         import tapeflow as tf
     out = []
     for i, (src, args) in enumerate(programs(seed, n) if progs is None else progs):
+        if i < start:
+            continue
         fn = eval("lambda x=None, y=None, z=None: " + src, {"tf": tf, "np": np})  # noqa: S307
         rec = {"i": i, "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args],
                "eager": outcome(tf, fn, args)}
@@ -451,7 +454,32 @@ def run(framework, seed, n, compiled, progs=None, grads=False):
             if compiled:
                 rec["grad_fn"] = grad_outcome(tf, fn, args, True)
         out.append(rec)
+        if sink is not None:
+            sink.write(json.dumps(rec) + "\n")
+            sink.flush()
     return out
+
+
+def _tf_records(seed, n, grads):
+    """TF's outcomes from worker processes in the peers venv. A program that kills TF's process (TF 2.21
+    dies of SIGFPE on some integer kernels) is recorded as that outcome and the next worker goes on after
+    it: the records arrive line by line, so none is lost."""
+    records = []
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "tf.jsonl")
+        while len(records) < n:
+            start = len(records)
+            done = subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--worker", "tf", "--seed", str(seed),
+                                   "--n", str(n), "--start", str(start), "--out", out]
+                                  + (["--grads"] if grads else []))
+            with open(out) as f:
+                got = [json.loads(line) for line in f if line.endswith("\n")]
+            records += got
+            if done.returncode != 0:
+                src, args = programs(seed, len(records) + 1)[-1]
+                records.append({"i": len(records), "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args],
+                                "eager": {"k": "err", "cls": [f"TF process died ({done.returncode})"], "msg": ""}})
+    return records
 
 
 def same(a, b, rtol=1e-3):
@@ -533,21 +561,17 @@ def main(argv=None):
     ap.add_argument("--grads", action="store_true", help="also the gradients of the float arguments")
     ap.add_argument("--worker", choices=["tf"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         with open(a.out, "w") as f:
-            json.dump(run("tf", a.seed, a.n, compiled=False, grads=a.grads), f)
+            run("tf", a.seed, a.n, compiled=False, grads=a.grads, start=a.start, sink=f)
         return 0
     tf_records = None
     if not a.no_tf:
         if not os.path.exists(PEERS_PYTHON):
             sys.exit(f"no TF: {PEERS_PYTHON} is missing (make bench builds it), or pass --no-tf")
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "tf.json")
-            subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--worker", "tf", "--seed", str(a.seed),
-                            "--n", str(a.n), "--out", out] + (["--grads"] if a.grads else []), check=True)
-            with open(out) as f:
-                tf_records = json.load(f)
+        tf_records = _tf_records(a.seed, a.n, a.grads)
     print(report(run("tapeflow", a.seed, a.n, compiled=True, grads=a.grads), tf_records))
     return 0
 
