@@ -462,27 +462,35 @@ def _igamma64(a, x, upper):
     (3000 points a decade, x / a in [0.01, 3]): relative 1e-16..6e-16 median, 2e-14 at most for
     a < 10; 1e-13 median, 9e-12 at most for a in [200, 3000] (the prefactor's cancellation, as in
     Cephes' form TF's kernel uses)."""
+    def series(aa, xx, pre):
+        p = pre * _converged(_igamma_series, aa, xx)
+        return 1.0 - p if upper else p
+
+    def cf(aa, xx, pre):
+        q = pre * _converged(_igamma_cf, aa, xx)
+        return q if upper else 1.0 - q
+    return _igamma_elements(a, x, 1.0 if upper else 0.0, 0.0 if upper else 1.0, series, cf)
+
+
+def _igamma_elements(a, x, at_zero, at_inf, series, cf):
+    """The element walk of P(a, x) and of its derivative in a: a and x broadcast and flattened; nan
+    where P is undefined (a <= 0 or not finite, x < 0); ``at_zero`` / ``at_inf`` at x = 0 / x = inf;
+    ``series(a, x, pre)`` for the elements below x = a + 1 and ``cf(a, x, pre)`` for those above, each
+    given them and their prefactor pre = exp(-x + a log x - lgamma(a))."""
     a, x = np.broadcast_arrays(_as64(a), _as64(x))
     shape = a.shape
     a, x = a.reshape(-1), x.reshape(-1)
     out = np.full(a.shape, np.nan)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         ok = (a > 0) & (x >= 0) & np.isfinite(a)
-        out[ok & (x == 0)] = 1.0 if upper else 0.0
-        out[ok & (x == np.inf)] = 0.0 if upper else 1.0
+        out[ok & (x == 0)] = at_zero
+        out[ok & (x == np.inf)] = at_inf
         live = ok & (x > 0) & (x < np.inf)
         ser = live & (x < a + 1)
-        cf = live & ~ser
-        if ser.any():
-            aa, xx = a[ser], x[ser]
-            pre = np.exp(-xx + aa * np.log(xx) - _lgamma64(aa))
-            p = pre * _converged(_igamma_series, aa, xx)
-            out[ser] = 1.0 - p if upper else p
-        if cf.any():
-            aa, xx = a[cf], x[cf]
-            pre = np.exp(-xx + aa * np.log(xx) - _lgamma64(aa))
-            q = pre * _converged(_igamma_cf, aa, xx)
-            out[cf] = q if upper else 1.0 - q
+        for region, expansion in ((ser, series), (live & ~ser, cf)):
+            if region.any():
+                aa, xx = a[region], x[region]
+                out[region] = expansion(aa, xx, np.exp(-xx + aa * np.log(xx) - _lgamma64(aa)))
     return out.reshape(shape)
 
 
@@ -553,25 +561,12 @@ def _igamma_da64(a, x):
     has dt_n/da = -t_n sum_k 1/(a+k); above x = a + 1, Q = pre * CF and the modified-Lentz
     recurrences carry their derivatives in a (the continued fraction's a_n = -n (n - a), b_n =
     x + 1 - a + 2n), and dP/da = -dQ/da. nan where P is (a <= 0, x < 0); 0 at x = 0 and x = inf."""
-    a, x = np.broadcast_arrays(_as64(a), _as64(x))
-    shape = a.shape
-    a, x = a.reshape(-1), x.reshape(-1)
-    out = np.full(a.shape, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        ok = (a > 0) & (x >= 0) & np.isfinite(a)
-        out[ok & ((x == 0) | (x == np.inf))] = 0.0
-        live = ok & (x > 0) & (x < np.inf)
-        ser = live & (x < a + 1)
-        cf = live & ~ser
-        for region, step, sign in ((ser, _igamma_series_da, 1.0), (cf, _igamma_cf_da, -1.0)):
-            if region.any():
-                aa, xx = a[region], x[region]
-                pre = np.exp(-xx + aa * np.log(xx) - _lgamma64(aa))
-                dlogpre = np.log(xx) - _polygamma64(aa, 0)
-                both = _converged(step, aa, xx, dtype=np.complex128)   # value + 1j * derivative
-                v, dv = both.real, both.imag
-                out[region] = sign * pre * (dlogpre * v + dv)
-    return out.reshape(shape)
+    def expansion(step, sign):
+        def derivative(aa, xx, pre):
+            both = _converged(step, aa, xx, dtype=np.complex128)   # value + 1j * derivative
+            return sign * pre * ((np.log(xx) - _polygamma64(aa, 0)) * both.real + both.imag)
+        return derivative
+    return _igamma_elements(a, x, 0.0, 0.0, expansion(_igamma_series_da, 1.0), expansion(_igamma_cf_da, -1.0))
 
 
 def _igamma_series_da(a, x):
