@@ -382,22 +382,23 @@ def outcome(tf, fn, args):
         r = fn(*[tf.constant(a) for a in args])
         if isinstance(r, (tuple, list)):
             r = r[0]
-        v = np.asarray(r.numpy() if hasattr(r, "numpy") else r)
-        if v.dtype.kind in "SUO":
-            return {"k": "ok", "dtype": "string", "shape": list(v.shape), "v": [str(s) for s in v.ravel()[:20]]}
-        vv = v.astype(np.float64).ravel()[:50]
-        return {"k": "ok", "dtype": v.dtype.name, "shape": list(v.shape),
-                "v": [None if np.isnan(t) else 1e308 if t == np.inf else -1e308 if t == -np.inf else float(t)
-                      for t in vv]}
+        return _pack(r.numpy() if hasattr(r, "numpy") else r)
     except Exception as e:  # noqa: BLE001  (every outcome is recorded)
-        return {"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}
+        return _error(e)
 
 
 def _pack(v):
+    """A value's outcome record (strings: their first 20, as text)."""
     v = np.asarray(v)
+    if v.dtype.kind in "SUO":
+        return {"k": "ok", "dtype": "string", "shape": list(v.shape), "v": [str(s) for s in v.ravel()[:20]]}
     vv = v.astype(np.float64).ravel()[:50]
     return {"k": "ok", "dtype": v.dtype.name, "shape": list(v.shape),
             "v": [None if np.isnan(t) else 1e308 if t == np.inf else -1e308 if t == -np.inf else float(t) for t in vv]}
+
+
+def _error(e):
+    return {"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}
 
 
 def grad_outcome(tf, fn, args, compiled):
@@ -426,7 +427,7 @@ def grad_outcome(tf, fn, args, compiled):
             return None
         return [{"k": "none"} if t is None else _pack(t.numpy()) for t in gs]
     except Exception as e:  # noqa: BLE001
-        return [{"k": "err", "cls": [c.__name__ for c in type(e).__mro__], "msg": str(e)[:160]}]
+        return [_error(e)]
 
 
 def run(framework, seed, n, compiled, progs=None, grads=False, start=0, sink=None):
@@ -445,8 +446,7 @@ def run(framework, seed, n, compiled, progs=None, grads=False, start=0, sink=Non
         if i < start:
             continue
         fn = eval("lambda x=None, y=None, z=None: " + src, {"tf": tf, "np": np})  # noqa: S307
-        rec = {"i": i, "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args],
-               "eager": outcome(tf, fn, args)}
+        rec = dict(_head(i, src, args), eager=outcome(tf, fn, args))
         if compiled:
             rec["fn"] = outcome(tf, tf.function(fn), args)
         if grads and rec["eager"]["k"] == "ok":
@@ -460,11 +460,16 @@ def run(framework, seed, n, compiled, progs=None, grads=False, start=0, sink=Non
     return out
 
 
+def _head(i, src, args):
+    """A record's program: its index, source and arguments' (dtype, shape)."""
+    return {"i": i, "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args]}
+
+
 def _tf_records(seed, n, grads):
     """TF's outcomes from worker processes in the peers venv. A program that kills TF's process (TF 2.21
     dies of SIGFPE on some integer kernels) is recorded as that outcome and the next worker goes on after
     it: the records arrive line by line, so none is lost."""
-    records = []
+    records, progs = [], None
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "tf.jsonl")
         while len(records) < n:
@@ -476,9 +481,10 @@ def _tf_records(seed, n, grads):
                 got = [json.loads(line) for line in f if line.endswith("\n")]
             records += got
             if done.returncode != 0:
-                src, args = programs(seed, len(records) + 1)[-1]
-                records.append({"i": len(records), "src": src, "args": [[str(a.dtype), list(a.shape)] for a in args],
-                                "eager": {"k": "err", "cls": [f"TF process died ({done.returncode})"], "msg": ""}})
+                progs = progs or programs(seed, n)   # (made once, at the first crash)
+                src, args = progs[len(records)]
+                records.append(dict(_head(len(records), src, args),
+                                    eager={"k": "err", "cls": [f"TF process died ({done.returncode})"], "msg": ""}))
     return records
 
 
