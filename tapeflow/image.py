@@ -208,12 +208,19 @@ def _span_weights(kernel, n_in, n_out, antialias):
         end = int(np.floor(sample + _F(radius) * kscale - _F(0.5)))
         start, end = min(max(start, 0), n_in - 1), min(max(end, 0), n_in - 1) + 1
         ws = [k(abs((_F(src) + _F(0.5) - sample) * one_over_kscale)) for src in range(start, end)]
-        total = _F(0.0)
-        for v in ws:
-            total = _F(total + v)
-        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
-            w[x, start:end] = np.asarray(ws, np.float32) * (_F(1.0) / total)
+        w[x, start:end] = _normalised(ws)
     return w
+
+
+def _normalised(ws):
+    """Weights divided by their float32 sum, summed in order as TF's kernels sum them (as zeros where
+    the sum is too small to divide by: TF leaves such a row's weights 0)."""
+    total = _F(0.0)
+    for v in ws:
+        total = _F(total + v)
+    if abs(total) < 1000.0 * np.finfo(np.float32).tiny:
+        return np.zeros(len(ws), np.float32)
+    return np.asarray(ws, np.float32) * (_F(1.0) / total)
 
 
 def _bicubic_weights(n_in, n_out):
@@ -234,12 +241,8 @@ def _bicubic_weights(n_in, n_out):
         off = int(np.rint((src - _F(loc)) * _F(size)))
         taps = [(loc - 1, far[off]), (loc, near[off]), (loc + 1, near[size - off]), (loc + 2, far[size - off])]
         inside = [(i, v) for i, v in taps if 0 <= i < n_in]
-        total = _F(0.0)
-        for _, v in inside:
-            total = _F(total + v)
-        if abs(total) >= 1000.0 * np.finfo(np.float32).tiny:
-            for i, v in inside:
-                w[x, i] += v * (_F(1.0) / total)
+        for (i, _), v in zip(inside, _normalised([v for _, v in inside])):
+            w[x, i] += v
     return w
 
 
@@ -1062,19 +1065,31 @@ def _nms_keep(fn, boxes, scores, iou_threshold, score_threshold):
     ss = _A.gather(s, order)
     y1, x1, y2, x2 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
     ymin, ymax, xmin, xmax = _M.minimum(y1, y2), _M.maximum(y1, y2), _M.minimum(x1, x2), _M.maximum(x1, x2)
-    area = (ymax - ymin) * (xmax - xmin)
-
-    def col(v):
-        return _A.reshape(v, (-1, 1))
-    ih = _M.maximum(_M.minimum(col(ymax), ymax) - _M.maximum(col(ymin), ymin), 0.0)
-    iw = _M.maximum(_M.minimum(col(xmax), xmax) - _M.maximum(col(xmin), xmin), 0.0)
-    inter = ih * iw
-    union = col(area) + area - inter
-    positive = (col(area) > 0.0) & (area > 0.0)
-    iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
-    over = iou > _M.cast(iou_threshold, np.float32)                  # (n, n): j suppresses i
+    over = _kernel_iou(ymin, xmin, ymax, xmax) > _M.cast(iou_threshold, np.float32)   # (n, n): j suppresses i
     valid = ss > _M.cast(score_threshold, np.float32)
     return order, ss, _greedy(over, valid)
+
+
+def _intersections(ymin, xmin, ymax, xmax):
+    """(the intersection area of every pair of boxes (..., n, n), each box's area (..., n)) for boxes
+    given by their corners along the last axis."""
+    def col(v):
+        return _A.expand_dims(v, -1)
+
+    def row(v):
+        return _A.expand_dims(v, -2)
+    inter = _M.maximum(_M.minimum(col(ymax), row(ymax)) - _M.maximum(col(ymin), row(ymin)), 0.0) * \
+        _M.maximum(_M.minimum(col(xmax), row(xmax)) - _M.maximum(col(xmin), row(xmin)), 0.0)
+    return inter, (ymax - ymin) * (xmax - xmin)
+
+
+def _kernel_iou(ymin, xmin, ymax, xmax):
+    """The pairwise IoU of TF's NMS kernels: 0 where either box has no area (no division by it)."""
+    inter, area = _intersections(ymin, xmin, ymax, xmax)
+    col, row = _A.expand_dims(area, -1), _A.expand_dims(area, -2)
+    union = col + row - inter
+    positive = (col > 0.0) & (row > 0.0)
+    return _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
 
 
 def _max_out(fn, max_output_size):
@@ -1269,16 +1284,8 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
         order = _M.cast(_A.argsort(s, axis=-1, direction="DESCENDING", stable=True), np.int32)
         b = _A.gather(b, order, axis=1, batch_dims=1)
     ymin, xmin, ymax, xmax = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-
-    def col(v):
-        return _A.expand_dims(v, -1)
-
-    def row(v):
-        return _A.expand_dims(v, -2)
-    inter = _M.maximum(_M.minimum(col(xmax), row(xmax)) - _M.maximum(col(xmin), row(xmin)), 0.0) * \
-        _M.maximum(_M.minimum(col(ymax), row(ymax)) - _M.maximum(col(ymin), row(ymin)), 0.0)
-    area = (ymax - ymin) * (xmax - xmin)
-    iou = inter / (col(area) + row(area) - inter + 1e-8)
+    inter, area = _intersections(ymin, xmin, ymax, xmax)
+    iou = inter / (_A.expand_dims(area, -1) + _A.expand_dims(area, -2) - inter + 1e-8)   # (TF's padded form)
     keep = _greedy(iou >= _M.cast(iou_threshold, np.float32), _A.ones_like(ymin) > 0)
     out = keep & _M.reduce_any(b > 0.0, axis=-1)
     num = _M.minimum(_M.reduce_sum(_M.cast(out, np.int32), axis=-1), m)
@@ -1363,18 +1370,7 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
     bx = _A.gather(bx, order, axis=2, batch_dims=2)
     y1, x1, y2, x2 = bx[..., 0], bx[..., 1], bx[..., 2], bx[..., 3]
     ymin, ymax, xmin, xmax = _M.minimum(y1, y2), _M.maximum(y1, y2), _M.minimum(x1, x2), _M.maximum(x1, x2)
-    area = (ymax - ymin) * (xmax - xmin)
-
-    def col(v):
-        return _A.expand_dims(v, -1)
-
-    def row(v):
-        return _A.expand_dims(v, -2)
-    inter = _M.maximum(_M.minimum(col(ymax), row(ymax)) - _M.maximum(col(ymin), row(ymin)), 0.0) * \
-        _M.maximum(_M.minimum(col(xmax), row(xmax)) - _M.maximum(col(xmin), row(xmin)), 0.0)
-    union = col(area) + row(area) - inter
-    positive = (col(area) > 0.0) & (row(area) > 0.0)
-    iou = _M.where(positive, inter / _M.where(positive, union, _A.ones_like(union)), _A.zeros_like(union))
+    iou = _kernel_iou(ymin, xmin, ymax, xmax)
     keep = _greedy(iou > _M.cast(iou_threshold, np.float32), ss > _M.cast(score_threshold, np.float32))
     keep = keep & (_M.cumsum(_M.cast(keep, np.int32), axis=-1) <= per)          # max_output_size_per_class
     # survivors of all classes, by descending score: top_k of the scores with the dropped at -inf
