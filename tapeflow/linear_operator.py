@@ -61,6 +61,22 @@ def _check_float(t, name):
         raise TypeError(f"Argument `{name}` must have dtype in {_ALLOWED}. Received: {dt}.")
 
 
+def _vector_param(x, name):
+    """The defining vector of Diag and Householder (``diag``, ``reflection_axis``): rank >= 1, then a
+    float dtype, checked first, as TF's constructors check it (before the hints)."""
+    t = _param(x, name)
+    if len(t.shape) < 1:
+        raise ValueError(f"Argument {name} must have at least 1 dimension.  Found: {_read(t)!r}")
+    _check_float(t, name)
+    return t
+
+
+def _square_shape(v):
+    """The shape of the (..., n, n) operator a (..., n) vector defines."""
+    s = tuple(v.shape)
+    return s + (s[-1],)
+
+
 def _tr(x):
     return _M._swap_last(x)
 
@@ -582,14 +598,11 @@ class LinearOperatorDiag(LinearOperator):
                  name="LinearOperatorDiag"):
         parameters = dict(diag=diag, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                           is_positive_definite=is_positive_definite, is_square=is_square, name=name)
-        d = _param(diag, "diag")
-        _check_float(d, "diag")
+        d = _vector_param(diag, "diag")
         if is_self_adjoint is False:   # real dtypes only (complex ones are out of scope)
             raise ValueError("A real diagonal operator is always self adjoint.")
         if is_square is False:
             raise ValueError("Only square diagonal operators currently supported.")
-        if len(d.shape) < 1:
-            raise ValueError(f"Argument diag must have at least 1 dimension.  Found: {_read(d)!r}")
         super().__init__(d.dtype, is_non_singular, True, is_positive_definite, True, name, parameters)
         self._diag = d
 
@@ -598,8 +611,7 @@ class LinearOperatorDiag(LinearOperator):
         return _read(self._diag)
 
     def _shape(self):
-        s = tuple(self._diag.shape)
-        return s + (s[-1],)
+        return _square_shape(self._diag)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         x = _tr(x) if adjoint_arg else x
@@ -1608,8 +1620,7 @@ class LinearOperatorPermutation(LinearOperator):
         return self._perm
 
     def _shape(self):
-        s = tuple(self._perm.shape)
-        return s + (s[-1],)
+        return _square_shape(self._perm)
 
     def _gather_rows(self, x, idx):
         s = tuple(x.shape)
@@ -1654,8 +1665,7 @@ class LinearOperatorHouseholder(LinearOperator):
         parameters = dict(reflection_axis=reflection_axis, is_non_singular=is_non_singular,
                           is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite,
                           is_square=is_square, name=name)
-        v = _param(reflection_axis, "reflection_axis")
-        _check_float(v, "reflection_axis")
+        v = _vector_param(reflection_axis, "reflection_axis")
         if is_self_adjoint is False:
             raise ValueError("A Householder operator is always self adjoint.")
         if is_positive_definite is True:
@@ -1663,8 +1673,6 @@ class LinearOperatorHouseholder(LinearOperator):
         is_positive_definite = False
         if is_square is False:
             raise ValueError("A Householder operator is always square.")
-        if len(v.shape) < 1:
-            raise ValueError(f"Argument reflection_axis must have at least 1 dimension.  Found: {_read(v)!r}")
         super().__init__(v.dtype, is_non_singular, True, is_positive_definite, True, name, parameters)
         self._reflection_axis = v
 
@@ -1673,8 +1681,7 @@ class LinearOperatorHouseholder(LinearOperator):
         return _read(self._reflection_axis)
 
     def _shape(self):
-        s = tuple(self._reflection_axis.shape)
-        return s + (s[-1],)
+        return _square_shape(self._reflection_axis)
 
     def _unit(self):
         v = self.reflection_axis

@@ -290,3 +290,14 @@ def test_tf_linalg_functions_dispatch_to_operators(compiled):
         L.solve(x, op)
     with pytest.raises(tf.errors.InvalidArgumentError, match="cannot convert argument"):   # not an operator
         tf.matmul(object(), x)
+
+
+def test_vector_operators_check_the_rank_first_as_tf():
+    # TF 2.21: a scalar diag / reflection_axis fails on its rank before any hint or dtype check
+    for make in (lambda: tf.linalg.LinearOperatorDiag(1.0, is_square=False),
+                 lambda: tf.linalg.LinearOperatorDiag(tf.constant(1)),
+                 lambda: tf.linalg.LinearOperatorHouseholder(1.0, is_self_adjoint=False)):
+        with pytest.raises(ValueError, match="must have at least 1 dimension"):
+            make()
+    with pytest.raises(ValueError, match="Only square diagonal"):
+        tf.linalg.LinearOperatorDiag([1.0], is_square=False)
