@@ -11,6 +11,8 @@ and back, saturating) are not supported: they raise a TypeError that says to cas
 """
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from .core import dtypes as _dt
@@ -1317,21 +1319,9 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
     return _M.cast(_A.boolean_mask(order, keep)[:m], np.int32)
 
 
-class CombinedNonMaxSuppression(tuple):
-    """TF's namedtuple-like result: (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)."""
-    __slots__ = ()
-    _fields = ("nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections")
-
-    def __new__(cls, *a):
-        return tuple.__new__(cls, a)
-
-    nmsed_boxes = property(lambda self: self[0])
-    nmsed_scores = property(lambda self: self[1])
-    nmsed_classes = property(lambda self: self[2])
-    valid_detections = property(lambda self: self[3])
-
-    def __repr__(self):
-        return "CombinedNonMaxSuppression(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
+#: TF's result namedtuple
+CombinedNonMaxSuppression = collections.namedtuple(
+    "CombinedNonMaxSuppression", ["nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections"])
 
 
 def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,

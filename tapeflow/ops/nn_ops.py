@@ -3,6 +3,8 @@ Each stable form is chosen so that neither the value nor the gradient
 overflows; comments say where."""
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ..core import dtypes as _dt
@@ -1671,19 +1673,8 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa:
 
 # -- wave 21 (nn21): isotonic regression, approximate top-k -----------------------------------------------
 
-class IsotonicRegression(tuple):
-    """TF's result namedtuple: (output, segments)."""
-    __slots__ = ()
-    _fields = ("output", "segments")
-
-    def __new__(cls, output, segments):
-        return tuple.__new__(cls, (output, segments))
-
-    output = property(lambda self: self[0])
-    segments = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"IsotonicRegression(output={self[0]!r}, segments={self[1]!r})"
+#: TF's result namedtuple
+IsotonicRegression = collections.namedtuple("IsotonicRegression", ["output", "segments"])
 
 
 def _pav_np(x, decreasing, out_dtype):
@@ -1752,19 +1743,8 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
     return IsotonicRegression(A.transpose(A.reshape(y, shp), inv), A.transpose(A.reshape(seg, shp), inv))
 
 
-class ApproxTopK(tuple):
-    """TF's result namedtuple: (values, indices)."""
-    __slots__ = ()
-    _fields = ("values", "indices")
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"ApproxTopK(values={self[0]!r}, indices={self[1]!r})"
+#: TF's result namedtuple
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
 
 
 def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,  # noqa: A002
