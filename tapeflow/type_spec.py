@@ -34,6 +34,16 @@ class TypeSpec:
         raise TypeError("Can't instantiate abstract class TypeSpec with abstract methods _component_specs, "
                         "_from_components, _serialize, _to_components, value_type")
 
+    # specs of one class are equal when their ``_key()``s are (a spec without one equals only itself)
+    def _key(self):
+        return (id(self),)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._key() == self._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
 
 def _shape(shape):
     if isinstance(shape, TensorShape):   # (TensorShape(TensorShape(None)) would lose the unknown rank)
@@ -161,12 +171,6 @@ class TensorArraySpec(TypeSpec):
         s = self._element_shape
         return (None if s.rank is None else tuple(s), self._dtype, self._dynamic_size, self._infer_shape)
 
-    def __eq__(self, other):
-        return type(other) is TensorArraySpec and other._key() == self._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
     def __repr__(self):
         return (f"TensorArraySpec({_shape_text(self._element_shape)}, {self._dtype!r}, {self._dynamic_size}, "
                 f"{self._infer_shape})")
@@ -202,12 +206,6 @@ class IndexedSlicesSpec(TypeSpec):
                 and self._dense_shape_dtype == other._dense_shape_dtype
                 and self._shape.is_compatible_with(other._shape)
                 and self._indices_shape.is_compatible_with(other._indices_shape))
-
-    def __eq__(self, other):
-        return type(other) is IndexedSlicesSpec and other._key() == self._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __repr__(self):
         return (f"IndexedSlicesSpec({_shape_text(self._shape)}, {self._values_dtype!r}, {self._indices_dtype!r}, "
