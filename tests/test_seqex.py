@@ -8,11 +8,15 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_reference"))
+import seqex_builders as _b  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "data", "seqex_tf_reference.json")) as _f:
@@ -21,44 +25,15 @@ b64 = base64.b64decode
 
 
 def feature(kind, values):
-    F = tf.train
-    if kind == "none":
-        return F.Feature()
-    if kind == "int64":
-        return F.Feature(int64_list=F.Int64List(value=values))
-    if kind == "float":
-        return F.Feature(float_list=F.FloatList(value=values))
-    return F.Feature(bytes_list=F.BytesList(value=[v.encode() for v in values]))
+    return _b.feature(tf, kind, values)
 
 
 def message(spec):
-    kw = {}
-    if "context" in spec:
-        kw["context"] = tf.train.Features(feature={k: feature(*kv) for k, kv in spec["context"].items()})
-    if "feature_lists" in spec:
-        kw["feature_lists"] = tf.train.FeatureLists(feature_list={
-            k: tf.train.FeatureList(feature=[feature(*kv) for kv in rows]) for k, rows in spec["feature_lists"].items()})
-    return tf.train.SequenceExample(**kw)
+    return _b.message(tf, spec)
 
 
 def spec(d):
-    """A feature spec from the reference's JSON form (as the generator's ``spec``)."""
-    if d is None:
-        return None
-    out = {}
-    for k, f in d.items():
-        kind, dt = f[0], tf.as_dtype(f[1])
-        if kind == "fixed":
-            out[k] = tf.io.FixedLenFeature(f[2], dt, default_value=f[3] if len(f) > 3 else None)
-        elif kind == "var":
-            out[k] = tf.io.VarLenFeature(dt)
-        elif kind == "seq":
-            out[k] = tf.io.FixedLenSequenceFeature(f[2], dt, allow_missing=f[3], default_value=f[4])
-        elif kind == "ragged":
-            out[k] = tf.io.RaggedFeature(dt, value_key=f[2])
-        elif kind == "sparse":
-            out[k] = tf.io.SparseFeature(f[2], f[3], dt, f[4], already_sorted=f[5])
-    return out
+    return _b.spec(tf, d)
 
 
 def values(t):

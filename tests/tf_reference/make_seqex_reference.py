@@ -19,7 +19,12 @@ import json
 import math
 import os
 
+import sys
+
 import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seqex_builders as _b  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "seqex_tf_reference.json")
 b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731
@@ -46,43 +51,15 @@ MESSAGES = [
 
 
 def feature(kind, values):
-    if kind == "none":
-        return tf.train.Feature()
-    if kind == "int64":
-        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-    if kind == "float":
-        return tf.train.Feature(float_list=tf.train.FloatList(value=values))
-    return tf.train.Feature(bytes_list=tf.train.BytesList(value=[v.encode() for v in values]))
+    return _b.feature(tf, kind, values)
 
 
 def message(spec):
-    kw = {}
-    if "context" in spec:
-        kw["context"] = tf.train.Features(feature={k: feature(*kv) for k, kv in spec["context"].items()})
-    if "feature_lists" in spec:
-        kw["feature_lists"] = tf.train.FeatureLists(feature_list={
-            k: tf.train.FeatureList(feature=[feature(*kv) for kv in rows]) for k, rows in spec["feature_lists"].items()})
-    return tf.train.SequenceExample(**kw)
+    return _b.message(tf, spec)
 
 
 def spec(d):
-    """A feature spec from its JSON form (the test has the same function for tapeflow)."""
-    if d is None:
-        return None
-    out = {}
-    for k, f in d.items():
-        kind, dt = f[0], tf.as_dtype(f[1])
-        if kind == "fixed":
-            out[k] = tf.io.FixedLenFeature(f[2], dt, default_value=f[3] if len(f) > 3 else None)
-        elif kind == "var":
-            out[k] = tf.io.VarLenFeature(dt)
-        elif kind == "seq":
-            out[k] = tf.io.FixedLenSequenceFeature(f[2], dt, allow_missing=f[3], default_value=f[4])
-        elif kind == "ragged":
-            out[k] = tf.io.RaggedFeature(dt, value_key=f[2])
-        elif kind == "sparse":
-            out[k] = tf.io.SparseFeature(f[2], f[3], dt, f[4], already_sorted=f[5])
-    return out
+    return _b.spec(tf, d)
 
 
 def enc_values(t):
