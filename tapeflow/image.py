@@ -47,29 +47,35 @@ def _image(fn, images, min_rank, any_dtype=False):
     return x
 
 
-def _in_float32(fn, images, min_rank):
-    """(the images, their float form): float16/float32 images as they are, any other dtype
-    through convert_image_dtype to float32, as TF's adjust_brightness/adjust_contrast (so a
-    uint8 image works, and a float64 one is computed in float32, as in TF)."""
+def _float32_detour(x, body, saturate):
+    """TF's adjust_* ops on an image of any dtype: float16/float32 images go to ``body`` as they are,
+    any other dtype through convert_image_dtype to float32 and back (``saturate``: clipped into
+    the dtype's range), so a uint8 image works and a float64 one is computed in float32, as in TF."""
+    if x.dtype in (_dt.float16, _dt.float32):
+        return body(x)
+    return convert_image_dtype(body(convert_image_dtype(x, np.float32)), x.dtype, saturate=saturate)
+
+
+def _number_image(fn, images, min_rank):
     x = _image(fn, images, min_rank, any_dtype=True)
     if x.dtype == _dt.bool:
         raise TypeError(f"tf.image.{fn}: bool images are not supported; cast them to a number dtype first")
-    return x, (x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, np.float32))
+    return x
 
 
 def adjust_contrast(images, contrast_factor, name=None):
     """``(x - mean) * contrast_factor + mean``, the mean of each channel over height and width
     (TF's definition), in float32 for other dtypes and converted back saturating, as TF."""
-    x, f = _in_float32("adjust_contrast", images, 3)
-    mean = _M.reduce_mean(f, axis=[-3, -2], keepdims=True)
-    factor = _M.cast(contrast_factor, f.dtype)
-    return convert_image_dtype(_M.add(_M.multiply(_M.subtract(f, mean), factor), mean), x.dtype, saturate=True)
+    def body(f):
+        mean = _M.reduce_mean(f, axis=[-3, -2], keepdims=True)
+        return _M.add(_M.multiply(_M.subtract(f, mean), _M.cast(contrast_factor, f.dtype)), mean)
+    return _float32_detour(_number_image("adjust_contrast", images, 3), body, saturate=True)
 
 
 def adjust_brightness(image, delta):
     """``image + delta``, in float32 for other dtypes and converted back saturating, as TF."""
-    x, f = _in_float32("adjust_brightness", image, 0)
-    return convert_image_dtype(_M.add(f, _M.cast(delta, f.dtype)), x.dtype, saturate=True)
+    return _float32_detour(_number_image("adjust_brightness", image, 0),
+                           lambda f: _M.add(f, _M.cast(delta, f.dtype)), saturate=True)
 
 
 def flip_left_right(image):
@@ -673,9 +679,7 @@ def _via_float32(fn, images, body):
     if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
         raise InvalidArgumentError(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
                                    f"shape {x.shape}")
-    if x.dtype in (_dt.float16, _dt.float32):
-        return body(x)
-    return convert_image_dtype(body(convert_image_dtype(x, np.float32)), x.dtype)
+    return _float32_detour(x, body, saturate=False)
 
 
 def adjust_saturation(image, saturation_factor, name=None):
@@ -710,9 +714,7 @@ def adjust_gamma(image, gamma=1, gain=1):
         raise ValueError("tf.image.adjust_gamma: Gamma should be a non-negative real number, got "
                          f"{gamma}")
     x = image if isinstance(image, Tensor) else convert_to_tensor(image)
-    flt = x if x.dtype in (_dt.float16, _dt.float32) else convert_image_dtype(x, np.float32)
-    out = _M.cast(gain, flt.dtype) * _M.pow(flt, _M.cast(gamma, flt.dtype))
-    return convert_image_dtype(out, x.dtype, saturate=True)
+    return _float32_detour(x, lambda f: _M.cast(gain, f.dtype) * _M.pow(f, _M.cast(gamma, f.dtype)), saturate=True)
 
 
 def _linear_colour(fn, images, kernel):
