@@ -507,7 +507,7 @@ def same(a, b, rtol=1e-3):
 def eager_vs_compiled(records):
     """The records whose tapeflow eager and compiled outcomes differ (trace refusals excepted)."""
     return [r for r in records if not same(r["eager"], r["fn"], 1e-6) and not (
-        r["fn"]["k"] == "err" and any(r["src"].startswith(p) for p in TRACE_REFUSED))]
+        r["fn"]["k"] == "err" and r["src"].startswith(TRACE_REFUSED))]
 
 
 def _short(o):
@@ -530,7 +530,7 @@ def _same_grads(a, b, rtol=1e-3):
 def report(tp, tf_records=None, examples=2):
     lines = []
     gec = [r for r in tp if "grad_fn" in r and not _same_grads(r["grad"], r["grad_fn"], 1e-5) and not (
-        any(r["src"].startswith(p) for p in TRACE_REFUSED))]
+        r["src"].startswith(TRACE_REFUSED))]
     if any("grad" in r for r in tp):
         lines.append(f"gradients, tapeflow eager != compiled: {len(gec)}")
         for r in gec[:20]:
