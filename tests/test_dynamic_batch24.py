@@ -134,6 +134,22 @@ def test_roll_and_slice_of_an_unknown_batch():
     np.testing.assert_allclose(avg(x).numpy(), x[:, 0].sum() / 3, rtol=1e-6)
 
 
+@pytest.mark.parametrize("begin, size", [([-1, 0], [1, "n"]),     # a static negative begin on the None axis
+                                         (["n", 5], [1, 10]),     # static bounds past a static axis
+                                         ([2, "n"], [3, 1])])     # static bounds past the None axis's run-time size
+def test_tf_slice_static_bounds_beside_a_traced_one(begin, size):
+    """tf.slice with one bound a tensor argument and static bounds elsewhere that do not fit: eager raises TF's
+    error, and compiled under a None batch raised nothing for the first two (an empty slice: a Python slice
+    clips), so every mode now raises InvalidArgumentError naming the axis."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    pick = lambda n, vs: [n if v == "n" else v for v in vs]
+    f = lambda t, n: tf.slice(t, pick(n, begin), pick(n, size))
+    spec = [tf.TensorSpec([None, 4], tf.float32), tf.TensorSpec([], tf.int32)]
+    for run in (f, tf.function(f), tf.function(f, input_signature=spec)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="slice: .*axis [01]"):
+            run(tf.constant(x), tf.constant(1))
+
+
 def test_conv2d_transpose_output_shape_from_the_run_time_batch():
     """A decoder's tf.nn.conv2d_transpose(x, w, [tf.shape(x)[0], 8, 8, 1], ...) under a None batch: the batch
     entry is the input's, checked when the function runs (TF 2.21: the same shape and sums, 35.2958 and 439.963;

@@ -727,15 +727,19 @@ def _slice_mask(x, axis, k):
 
 def slice(input_, begin, size, name=None):  # noqa: A001
     s = aval_of(input_).shape
-    if any(I._traced_bound(v) for v in list(begin) + list(size)):
-        return _traced_slice(input_, begin, size)
+    traced = any(I._traced_bound(v) for v in list(begin) + list(size))
     for ax, (b, k) in enumerate(zip(begin, size)):
+        if I._traced_bound(b) or I._traced_bound(k):
+            continue  # checked when the function runs (_traced_slice)
         b, k, n = int(b), int(k), s[ax] if ax < len(s) else None
         if b < 0 or k < -1 or (n is not None and (b > n or (k != -1 and b + k > n))):
             # a Python slice would clip silently: tf.slice(x, [2], [5]) of 3 values gave 1
-            raise InvalidArgumentError(f"slice: begin {list(begin)} and size {list(size)} do not fit the shape "
-                                       f"{fmt_shape(s)} (axis {ax}: need 0 <= begin <= begin + size <= {n}; "
-                                       "size -1 takes the rest)")
+            shown = [["?" if I._traced_bound(v) else int(v) for v in vs] for vs in (begin, size)]
+            raise InvalidArgumentError(f"slice: begin {shown[0]} and size {shown[1]} do not fit the shape "
+                                       f"{fmt_shape(s)} (axis {ax}: need 0 <= begin <= begin + size <= "
+                                       f"{'its size' if n is None else n}; size -1 takes the rest)")
+    if traced:
+        return _traced_slice(input_, begin, size)
     if None in s and any(n is None and not (int(b) == 0 and int(k) == -1) for n, b, k in zip(s, begin, size)):
         # (static bounds on an axis an input_signature leaves None: TF's bounds are checked when it
         # runs, where a Python slice clipped silently)
@@ -749,7 +753,6 @@ def _traced_slice(x, begin, size):
     is a gather of begin + [0, size) (a static length; an index past the axis raises when it runs), one
     with a traced size (or size -1 after a traced begin) a mask of [begin, begin + size), its length
     known when the function runs; TF's bounds (0 <= begin <= begin + size <= n) are checked then."""
-    from ..core.primitives import assert_op as AS
     s = aval_of(x).shape
     for ax, (b, k) in enumerate(zip(begin, size)):
         tb, tk = I._traced_bound(b), I._traced_bound(k)
@@ -759,10 +762,7 @@ def _traced_slice(x, begin, size):
                 # static bounds on an axis an input_signature leaves None: the slice, and TF's bounds
                 # checked when the function runs (a Python slice clips silently)
                 n = M.cast(shape(x)[ax], np.int64)
-                end = np.int64(b if k == -1 else b + k)
-                bind(AS.assert_p, M.less_equal(end, n), constant(np.int64(b)), constant(end), n,
-                     template=(f"slice: axis {ax} needs 0 <= begin <= begin + size <= size of the axis, got begin ",
-                               None, ", begin + size ", None, ", axis size ", None), summarize=3)
+                _assert_slice_bounds(ax, constant(np.int64(b)), n if k == -1 else constant(np.int64(b + k)), n)
             x = I.getitem(x, (builtins.slice(None),) * ax + (builtins.slice(b, None if k == -1 else b + k),))
             continue
         n = M.cast(shape(x)[ax], np.int64)
