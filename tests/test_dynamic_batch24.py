@@ -45,7 +45,6 @@ REFUSED = {
     "tf.abs": "(of tf.signal.stft: frame's count of frames)",
     "tf.pad": "REFLECT/SYMMETRIC padding of an unknown axis slices by its length",
     "tf.unstack": "the number of outputs is the axis length",
-    "tf.split": "the pieces' sizes come from the axis length",
     "tf.strings.reduce_join": "the joined axes' lengths",
     "tf.random.stateless_categorical": "the number of draws per row is the result's shape",
     "tf.math.polygamma": "(its series is unrolled over a static length)",

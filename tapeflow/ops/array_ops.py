@@ -288,6 +288,13 @@ def linspace(start, stop, num, axis=0, name=None):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=np.float32, name=None):
+    sizes = [num_rows, num_rows if num_columns is None else num_columns] + list(batch_shape or ())
+    if any(I._traced_bound(v) for v in sizes):
+        # a size the trace computes (tf.eye(tf.shape(x)[0])): row == column over run-time positions
+        rows, cols = (_traced_range(0, v, 1, np.int64) if I._traced_bound(v) else constant(np.arange(int(v)))
+                      for v in sizes[:2])
+        e = M.cast(M.equal(expand_dims(rows, 1), expand_dims(cols, 0)), _dt.np_dtype(dtype))
+        return broadcast_to(e, list(batch_shape) + [shape(e)[0], shape(e)[1]]) if batch_shape else e
     check_size("eye", (num_rows, num_rows if num_columns is None else num_columns), _dt.np_dtype(dtype))
     e = np.eye(num_rows, num_columns, dtype=_dt.np_dtype(dtype))
     if batch_shape:
@@ -365,9 +372,147 @@ def rank(input, name=None):  # noqa: A002
 
 def reshape(tensor, shape, name=None):
     try:
+        sizes = _run_time_sizes(shape, "reshape")
+        if sizes is not None:
+            if not any(isinstance(d, Tensor) for d in sizes):  # every size known while tracing after all
+                return S.reshape(tensor, _shape_arg(sizes, "reshape"))
+            return _reshape_run_time(tensor, sizes)
         return S.reshape(tensor, _shape_arg(shape, "reshape"))
     except CompositeOperand:
         return _ragged_shape_op("reshape", shape, tensor)
+
+
+def _run_time_sizes(shape, op):
+    """``shape`` as a list of Python ints and traced int scalars when some entry is a size the
+    trace computes (``[tf.shape(x)[0], -1]``, ``tf.shape(x)``, ``tf.stack([n, 4])``; those it can evaluate,
+    ``tf.shape(x)[1]`` of a known axis, as ints), else None (no traced entry: the caller's static path)."""
+    if isinstance(shape, Tensor) and shape._v is None:
+        a = aval_of(shape)
+        if len(a.shape) != 1 or a.shape[0] is None:
+            raise TypeError(f"{op}: the shape is a vector of a length known only when the function runs "
+                            f"({fmt_shape(a.shape)}); its length, the result's rank, must be known while tracing")
+        out = []
+        for i in builtins.range(a.shape[0]):
+            d = I.getitem(shape, i)
+            n = _known_size(d)
+            out.append(d if n is None else n)
+        return out
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) and d._v is None for d in shape):
+        out = []
+        for d in shape:
+            if isinstance(d, Tensor) and d._v is None:
+                a = aval_of(d)
+                if a.shape not in ((), (1,)) or a.dtype.kind not in "iu":
+                    raise InvalidArgumentTypeError(f"{op}: a size must be an integer scalar, got {a.dtype.name} "
+                                                   f"{fmt_shape(a.shape)}")
+                d = d if a.shape == () else I.getitem(d, 0)
+                n = _known_size(d)
+                # tf.shape(x)[k] of an axis known while tracing is that number (TF's shape inference too)
+                out.append(d if n is None else n)
+            else:
+                out.append(int(_to_array(d)) if isinstance(d, Tensor) else int(d))
+        return out
+    return None
+
+
+def _known_size(d):
+    """The value of the traced int scalar ``d`` when the trace can tell it, else None: TF's shape inference
+    evaluates shape arithmetic the same way (``tf.shape(x)[1] * 4`` of an axis known while tracing is 12,
+    ``tf.concat([[-1], tf.shape(x)[1:]], 0)`` is [-1, 3, 4] beside x's None batch)."""
+    var, trace = getattr(d, "_var", None), getattr(d, "_trace", None)
+    if var is None or trace is None:
+        return None
+    producer = {o: e for e in trace.eqns[-96:] for o in e.outputs}
+    consts = {id(v): val for v, val in trace.consts}
+    v = _known(var, producer, consts, 0)
+    return v if isinstance(v, int) else None
+
+
+def _known(var, producer, consts, depth):
+    """An int, a list of ints and Nones (a vector, entry by entry), or None: what the trace knows of
+    ``var``'s value, walking back over shape, cast, slices, concatenation and size arithmetic."""
+    if depth > 8:
+        return None
+    val = getattr(var, "val", None) if not hasattr(var, "count") else None  # a Literal
+    if val is None:
+        val = consts.get(id(var))
+    if val is not None:
+        a = np.asarray(val)
+        if a.dtype.kind not in "iu" or a.ndim > 1:
+            return None
+        return int(a) if a.ndim == 0 else [int(v) for v in a]
+    e = producer.get(var)
+    if e is None:
+        return None
+    if e.prim is S.shape_p:
+        return list(e.inputs[0].aval.shape)
+    if e.prim is E.cast_p:
+        return _known(e.inputs[0], producer, consts, depth + 1)
+    if e.prim is S.reshape_p and len(e.inputs) == 1:
+        # a scalar <-> a one-entry vector (tf.stack's parts); an unknown scalar is a [None] entry
+        v = _known(e.inputs[0], producer, consts, depth + 1)
+        out = e.outputs[0].aval.shape
+        if out == (1,):
+            return v if isinstance(v, list) else [v]
+        if out == ():
+            return (v[0] if len(v) == 1 else None) if isinstance(v, list) else v
+        return v if isinstance(v, list) else None
+    if e.prim is I.getitem_p and len(e.inputs) == 1 and len(e.params["key"]) == 1:
+        v = _known(e.inputs[0], producer, consts, depth + 1)
+        k = e.params["key"][0]
+        if not isinstance(v, list):
+            return None
+        if k[0] == "i":
+            return v[k[1]]
+        if k[0] == "s":
+            return v[builtins.slice(k[1], k[2], k[3])]
+        return None
+    if e.prim is S.concat_p and e.params.get("axis") == 0:
+        parts = [_known(u, producer, consts, depth + 1) for u in e.inputs]
+        if any(not isinstance(p, list) for p in parts):
+            return None
+        return [d for p in parts for d in p]
+    if e.prim.fusion == "elementwise" and e.outputs[0].aval.shape == () and e.outputs[0].aval.dtype.kind in "iu":
+        # size arithmetic on known scalars (tf.shape(x)[1] * 4): the primitive's own kernel on them
+        ab = [_known(u, producer, consts, depth + 1) for u in e.inputs]
+        if all(isinstance(u, int) for u in ab):
+            try:
+                with np.errstate(all="ignore"):
+                    r = np.asarray(e.prim.impl(*[np.asarray(u, e.outputs[0].aval.dtype) for u in ab], **e.params))
+            except Exception:  # noqa: BLE001  (a division by zero: the run-time op raises it)
+                return None
+            return int(r) if r.ndim == 0 else None
+    return None
+
+
+def _reshape_run_time(x, sizes):
+    """tf.reshape with sizes the trace computes: one reshape equation taking them as operands, the result's
+    dimensions None where they are run-time sizes (a -1 beside them too: TF 2.21 infers none there either,
+    ``tf.reshape(x, [tf.shape(x)[0], -1])`` of a (None, 3, 4) is (None, None)); the kernel checks them."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    if sum(1 for d in sizes if isinstance(d, int) and d == -1) > 1 or any(isinstance(d, int) and d < -1 for d in sizes):
+        raise InvalidArgumentError(f"reshape: the shape {['?' if isinstance(d, Tensor) else d for d in sizes]} "
+                                   "may hold one -1 (the rest of the elements) and no other negative size")
+    template = [None if isinstance(d, Tensor) else d for d in sizes]
+    return _bind_sizes(S.reshape_p, x, template, sizes)
+
+
+def _bind_sizes(prim, x, template, sizes):
+    """``prim`` (reshape or broadcast_to) of ``x`` to ``template``, whose None entries are the traced
+    sizes among ``sizes``, given as int64 operands."""
+    dims = [M.cast(d, np.int64) for d in sizes if isinstance(d, Tensor)]
+    return bind(prim, x, *dims, shape=tuple(template))
+
+
+def _sizes_of(x):
+    """``x``'s dimensions: ints, and for each one an input_signature leaves None its run-time size."""
+    xs = aval_of(x).shape
+    run = shape(x, np.int64) if None in xs else None
+    return [d if d is not None else I.getitem(run, i) for i, d in enumerate(xs)]
+
+
+def _size_product(a, b):
+    return a * b if isinstance(a, int) and isinstance(b, int) else M.multiply(M.cast(a, np.int64), M.cast(b, np.int64))
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -410,7 +555,15 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
-    return S.broadcast_to(input, _shape_arg(shape, "broadcast_to"))
+    sizes = _run_time_sizes(shape, "broadcast_to")
+    if sizes is not None and any(isinstance(d, Tensor) for d in sizes):
+        # (tf.broadcast_to(x, tf.shape(y)) under an input_signature's None batch)
+        if any(isinstance(d, int) and d < 0 for d in sizes):
+            raise InvalidArgumentError(f"broadcast_to: the shape {['?' if isinstance(d, Tensor) else d for d in sizes]} "
+                                       "has a negative size")
+        x = input if isinstance(input, Tensor) else convert_to_tensor(input)
+        return _bind_sizes(S.broadcast_to_p, x, [None if isinstance(d, Tensor) else d for d in sizes], sizes)
+    return S.broadcast_to(input, _shape_arg(shape if sizes is None else sizes, "broadcast_to"))
 
 
 def concat(values, axis, name=None):
@@ -484,7 +637,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     ax = norm_axis("split", axis, len(s))[0]
     n = s[ax]
     if n is None:
-        raise ValueError(f"split: axis {ax} of the tensor of shape {fmt_shape(s)} has {_RUNTIME_SIZE}")
+        return _split_run_time(value, num_or_size_splits, ax)
     if isinstance(num_or_size_splits, int):
         if num_or_size_splits < 1:   # (0 raised Python's ZeroDivisionError from the modulo below)
             raise InvalidArgumentError(f"split: num_or_size_splits must be at least 1 (a number of parts), got "
@@ -510,13 +663,86 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     return out
 
 
+def _tile_run_time(x, m):
+    """tf.tile with multiples the trace computes (``[tf.shape(y)[0], 1]``): the static tiling's
+    reshape, broadcast and reshape, with run-time sizes where they are unknown."""
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    d = _sizes_of(x)
+    if len(m) != len(d):
+        raise InvalidArgumentError(f"tile: multiples has length {len(m)}, tensor has rank {len(d)} (shape "
+                                   f"{fmt_shape(aval_of(x).shape)}); give one multiple per axis")
+    if any(isinstance(k, int) and k < 0 for k in m):
+        raise InvalidArgumentError(f"tile: multiples {['?' if isinstance(k, Tensor) else k for k in m]} has a "
+                                   "negative entry; each must be >= 0")
+    ok = M.reduce_all(stack([M.greater_equal(M.cast(k, np.int64), 0) for k in m if isinstance(k, Tensor)]))
+    from ..core.primitives import assert_op as AS
+    bind(AS.assert_p, ok, template=("tile: multiples has a negative entry; each must be >= 0",), summarize=3)
+    inter = [s for n in d for s in (1, n)]
+    big = [s for k, n in zip(m, d) for s in (k, n)]
+    y = _reshape_sizes_mixed(x, inter)
+    y = _bind_sizes(S.broadcast_to_p, y, [None if isinstance(s, Tensor) else s for s in big], big)
+    return _reshape_sizes_mixed(y, [_size_product(k, n) for k, n in zip(m, d)])
+
+
+def _reshape_sizes_mixed(x, sizes):
+    if not any(isinstance(s, Tensor) for s in sizes):
+        return S.reshape(x, tuple(sizes))
+    return _bind_sizes(S.reshape_p, x, [None if isinstance(s, Tensor) else s for s in sizes], sizes)
+
+
+def _split_run_time(x, num_or_size_splits, ax):
+    """tf.split of an axis an input_signature leaves None, TF's checks made when it runs: k equal parts are
+    a reshape of the axis into (k, n / k) and k picks; given sizes, static slices (from the end after a -1),
+    each part of a known size given its static shape."""
+    from ..core.primitives import assert_op as AS
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    sizes = _sizes_of(x)
+    n = M.cast(sizes[ax], np.int64)
+    if isinstance(num_or_size_splits, int):
+        k = num_or_size_splits
+        if k < 1:
+            raise InvalidArgumentError(f"split: num_or_size_splits must be at least 1 (a number of parts), got {k}")
+        bind(AS.assert_p, M.equal(M.floormod(n, np.int64(k)), np.int64(0)), n,
+             template=(f"split: axis {ax} of size ", None, f" does not divide into {k} parts"), summarize=3)
+        y = _reshape_sizes_mixed(x, sizes[:ax] + [k, M.floordiv(n, np.int64(k))] + sizes[ax + 1:])
+        return [I.getitem(y, (builtins.slice(None),) * ax + (i,)) for i in builtins.range(k)]
+    parts = [int(v) for v in num_or_size_splits]
+    if parts.count(-1) > 1 or any(v < -1 for v in parts):
+        raise InvalidArgumentError(f"split: size_splits {parts} may hold one -1 (the rest of axis {ax}) and "
+                                   "no other negative size")
+    known = sum(v for v in parts if v != -1)
+    ok = M.greater_equal(n, np.int64(known)) if -1 in parts else M.equal(n, np.int64(known))
+    bind(AS.assert_p, ok, n, template=(f"split: sizes {parts} do not add up to ", None, f", the size of axis {ax}"),
+         summarize=3)
+    out, start = [], 0
+    j = parts.index(-1) if -1 in parts else len(parts)
+    after = sum(parts[j + 1:])
+    for i, k in enumerate(parts):
+        if i < j:
+            key = builtins.slice(start, start + k)
+        elif i == j:
+            key = builtins.slice(start, -after if after else None)
+        else:   # after the -1: counted from the end
+            end = start + k - known
+            key = builtins.slice(start - known, end if end else None)
+        piece = I.getitem(x, (builtins.slice(None),) * ax + (key,))
+        if i != j and None not in [d for a, d in enumerate(aval_of(x).shape) if a != ax]:
+            piece = S.reshape(piece, tuple(k if a == ax else d for a, d in enumerate(aval_of(x).shape)))
+        out.append(piece)
+        start += k if k != -1 else 0
+    return out
+
+
 def tile(input, multiples, name=None):  # noqa: A002
     try:
         s = aval_of(input).shape
     except CompositeOperand:
         from ..ragged.ops import tile as _ragged_tile
         return _ragged_tile(input, multiples)
-    m = _shape_arg(multiples, "tile")
+    sizes = _run_time_sizes(multiples, "tile")
+    if sizes is not None and any(isinstance(k, Tensor) for k in sizes):
+        return _tile_run_time(input, sizes)
+    m = _shape_arg(multiples if sizes is None else sizes, "tile")
     if any(k < 0 for k in m):
         raise InvalidArgumentError(f"tile: multiples {list(m)} has a negative entry; each must be >= 0")
     if len(m) != len(s):

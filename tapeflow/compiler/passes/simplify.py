@@ -56,7 +56,8 @@ def _identity_input(e, producers):
         if _is_lit(ins[1], 1) and _same(out, ins[0]):
             return ins[0]
     elif p in _NOOP_WHEN_SAME:
-        if _same(out, ins[0]):
+        # (a reshape or broadcast to sizes known only when it runs checks them then: never a no-op)
+        if len(ins) == 1 and _same(out, ins[0]):
             return ins[0]
     elif p in _REDUCTIONS:
         if e.params["axis"] == () and _same(out, ins[0]):  # reducing over no axes
@@ -83,7 +84,7 @@ def _peel_broadcasts(e, producers):
     for k, v in enumerate(ins):
         while True:
             p = producers.get(v)
-            if p is None or (p.prim is not S.broadcast_to_p and p.prim is not S.reshape_p):
+            if p is None or (p.prim is not S.broadcast_to_p and p.prim is not S.reshape_p) or len(p.inputs) != 1:
                 break
             src = p.inputs[0]
             if isinstance(src, Literal) or src.aval.dtype != v.aval.dtype:
@@ -106,7 +107,7 @@ def _peel_broadcasts(e, producers):
 def _merge_keepdims_reshape(e, producers):
     """reshape(reduce_sum(x, keepdims=True)) that only drops the kept dims ->
     reduce_sum(x, keepdims=False)."""
-    if e.prim is not S.reshape_p:
+    if e.prim is not S.reshape_p or len(e.inputs) != 1:
         return None
     p = producers.get(e.inputs[0])
     if p is None or p.prim not in _REDUCTIONS_KEEPDIMS or not p.params["keepdims"]:

@@ -41,12 +41,21 @@ def broadcast_like(g, x):
     return bind(E.select_p, bind(E.equal_p, x, x), g, g)
 
 
-def _reshape_abstract(x, shape):
+def _reshape_abstract(x, *dims, shape):
     if sum(1 for d in shape if d == -1) > 1:
         raise InvalidArgumentError(f"reshape: at most one -1 in the new shape, got {fmt_shape(shape)}")
-    known = [d for d in shape if d != -1]
-    if any(d is None or d < -1 for d in shape):
+    if len(dims) != sum(1 for d in shape if d is None):
+        raise InvalidArgumentError(f"reshape: {len(dims)} run-time sizes for the {fmt_shape(shape)} template")
+    for d in dims:
+        if d.shape != () or d.dtype.kind not in "iu":
+            raise InvalidArgumentTypeError(f"reshape: a size must be an integer scalar, got {d.dtype.name} "
+                                           f"{fmt_shape(d.shape)}")
+    if any(d is not None and d < -1 for d in shape):
         raise InvalidArgumentError(f"reshape: bad target shape {fmt_shape(shape)} (use -1 for one unknown dim)")
+    if dims:
+        # sizes known when it runs (the operands, None in the template): the kernel checks them then
+        return Aval(tuple(None if d == -1 else d for d in shape), x.dtype)
+    known = [d for d in shape if d != -1]
     n_in = None if any(d is None for d in x.shape) else int(np.prod(x.shape, dtype=np.int64))
     n_known = int(np.prod(known, dtype=np.int64))
     if -1 in shape:
@@ -65,13 +74,45 @@ def _reshape_abstract(x, shape):
     return Aval(out, x.dtype)
 
 
-def _reshape_vjp(g, out, x, shape):
-    return (reshape(g, tuple(-1 if d is None else d for d in aval_of(x).shape)),)
+def _reshape_vjp(g, out, x, *dims, shape):
+    return (reshape_like(g, x),) + (None,) * len(dims)
 
 
-def _reshape_kernel(x, shape):
+def reshape_like(g, x):
+    """``g`` reshaped to ``x``'s shape; a shape with more than one dimension an input_signature
+    leaves None takes those sizes from ``x`` when it runs."""
+    xs = aval_of(x).shape
+    if sum(d is None for d in xs) <= 1:
+        return reshape(g, tuple(-1 if d is None else d for d in xs))
+    run = bind(shape_p, x, out_type=np.dtype(np.int64))
+    dims = [I.getitem(run, i) for i, d in enumerate(xs) if d is None]
+    return bind(reshape_p, g, *dims, shape=xs)
+
+
+def _reshape_kernel(x, *dims, shape):
+    if dims:
+        return _reshape_sizes(x, dims, shape)
     # the array's method: np.reshape reaches it through a Python wrapper (~1 us a call)
     return x.reshape(shape) if x.__class__ is np.ndarray else np.reshape(x, shape)
+
+
+def _reshape_sizes(x, dims, shape):
+    """reshape to ``shape`` with its None entries the sizes ``dims``, as TF's Reshape checks them."""
+    it = iter(dims)
+    want = [int(np.asarray(next(it))) if d is None else d for d in shape]
+    x = np.asarray(x)
+    if any(d < -1 for d in want) or want.count(-1) > 1:
+        raise InvalidArgumentError(f"reshape: size {want} has a negative entry other than one -1 (the rest of the "
+                                   f"elements); input shape {fmt_shape(x.shape)}")
+    known = int(np.prod([d for d in want if d != -1], dtype=np.int64))
+    if -1 in want:
+        if known == 0 or x.size % known:
+            raise InvalidArgumentError(f"reshape: Input to reshape is a tensor with {x.size} values, but the "
+                                       f"requested shape requires a multiple of {known} (shape {want})")
+    elif known != x.size:
+        raise InvalidArgumentError(f"reshape: Input to reshape is a tensor with {x.size} values, but the requested "
+                                   f"shape has {known} (shape {want}; input shape {fmt_shape(x.shape)})")
+    return x.reshape(want)
 
 
 # -- the run-time shape --------------------------------------------------------------------------
@@ -88,8 +129,11 @@ shape_p = Primitive("shape", lambda x, out_type: np.asarray(x.shape, out_type), 
                     differentiable=False, aliases=False, doc="x's shape as a 1-D int tensor, at run time", strings=True)
 
 
+# ``shape``: ints, at most one -1, and None for each size given as an operand (a size known only when
+# the function runs: tf.reshape(x, [tf.shape(x)[0], -1]) under an input_signature's None batch)
 reshape_p = Primitive("reshape", _reshape_kernel, _reshape_abstract, _reshape_vjp,
-                      vjp_np=lambda need, g, out, x, shape: (g.reshape(x.shape),), strings=True)
+                      vjp_np=lambda need, g, out, x, *dims, shape: (g.reshape(x.shape),) + (None,) * len(dims),
+                      strings=True)
 
 
 def _transpose_abstract(x, perm):
@@ -116,7 +160,19 @@ transpose_p = Primitive("transpose", lambda x, perm: np.transpose(x, perm), _tra
                         lowerings={"python": _transpose_python}, strings=True)
 
 
-def _broadcast_to_abstract(x, shape):
+def _broadcast_to_abstract(x, *dims, shape):
+    if dims:
+        # sizes known when it runs (None in the template): the static ones are checked here, the
+        # kernel checks the rest
+        if len(dims) != sum(1 for d in shape if d is None) or any(d.shape != () or d.dtype.kind not in "iu"
+                                                                   for d in dims):
+            raise InvalidArgumentError(f"broadcast_to: {len(dims)} run-time sizes for the {fmt_shape(shape)} "
+                                       "template (each an integer scalar)")
+        lead = len(shape) - len(x.shape)
+        if lead < 0 or any(a is not None and b is not None and a != 1 and a != b
+                           for a, b in zip(x.shape, shape[lead:])):
+            raise InvalidArgumentError(f"broadcast_to: cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(shape)}")
+        return Aval(tuple(shape), x.dtype)
     try:
         out = _rules.broadcast_shapes("broadcast_to", x.shape, shape)
     except ValueError:
@@ -127,16 +183,45 @@ def _broadcast_to_abstract(x, shape):
     return Aval(shape, x.dtype)
 
 
-def _broadcast_to_kernel(x, shape):
+def _broadcast_to_kernel(x, *dims, shape):
+    if dims:
+        it = iter(dims)
+        shape = tuple(int(np.asarray(next(it))) if d is None else d for d in shape)
+        if any(d < 0 for d in shape):
+            raise InvalidArgumentError(f"broadcast_to: the shape {list(shape)} has a negative size")
+        xs = np.shape(x)
+        if len(xs) > len(shape) or any(a != 1 and a != b for a, b in zip(xs, shape[len(shape) - len(xs):])):
+            raise InvalidArgumentError(f"broadcast_to: cannot broadcast {fmt_shape(xs)} to {fmt_shape(shape)}")
     # np.broadcast_to makes a stride-0 view of any size; a huge one would only fail
     # (or loop for minutes) in the op that reads it: check the size here, as TF allocates
     _rules.check_size("broadcast_to", shape, np.asarray(x).dtype)
     return np.broadcast_to(x, shape)
 
 
-broadcast_to_p = Primitive("broadcast_to", _broadcast_to_kernel, _broadcast_to_abstract,
-                           lambda g, out, x, shape: (E.unbroadcast(g, aval_of(x).shape),),
-                           vjp_np=lambda need, g, out, x, shape: (E.unbroadcast_np(g, x.shape),), strings=True)
+def _broadcast_to_vjp(g, out, x, *dims, shape):
+    """``g`` summed down to ``x``'s shape. An axis of ``x`` an input_signature leaves None may be 1 when it
+    runs (``t[:1]`` of a None batch, broadcast to ``tf.shape(t)``), which the trace cannot tell: there the
+    sum is chosen when it runs, and the result sliced to ``x``'s run-time size (TF's
+    BroadcastGradientArgs decides its reduction axes at run time too)."""
+    xs, gs = aval_of(x).shape, aval_of(g).shape
+    r = E.unbroadcast(g, xs)
+    lead = len(gs) - len(xs)
+    unsure = [i for i, d in enumerate(xs) if d is None and gs[lead + i] != 1]
+    if unsure:
+        from . import reductions as R
+        run = bind(shape_p, x, out_type=np.dtype(np.int64))
+        for i in unsure:
+            n = I.getitem(run, i)
+            summed = bind(R.reduce_sum_p, r, axis=(i,), keepdims=True)
+            r = bind(E.select_p, bind(E.equal_p, n, np.int64(1)), summed, r)
+            r = I.getitem(r, (slice(None),) * i + (slice(None, n),))
+    return (r,) + (None,) * len(dims)
+
+
+# ``shape``: ints, and None for each size given as an operand (known only when the function runs)
+broadcast_to_p = Primitive("broadcast_to", _broadcast_to_kernel, _broadcast_to_abstract, _broadcast_to_vjp,
+                           vjp_np=lambda need, g, out, x, *dims, shape: (E.unbroadcast_np(g, x.shape),)
+                           + (None,) * len(dims), strings=True)
 
 
 def _concat_abstract(*xs, axis):
