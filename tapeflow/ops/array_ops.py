@@ -80,16 +80,12 @@ def _sized(op, shape, dtype):
 
 def _runtime_dims(shape):
     """The dims of a creation op's shape when some are sizes the trace computes (tf.shape of a None
-    dimension, a tensor argument): a list of ints and traced scalars; None when every dim is known."""
-    if isinstance(shape, Tensor) and shape._v is None and len(aval_of(shape).shape) == 1 \
-            and aval_of(shape).shape[0] is not None and aval_of(shape).dtype.kind in "iu":
-        return [shape[i] for i in builtins.range(aval_of(shape).shape[0])]
-    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) and d._v is None for d in shape):
-        for d in shape:
-            if isinstance(d, Tensor) and (aval_of(d).shape != () or aval_of(d).dtype.kind not in "iu"):
-                raise InvalidArgumentTypeError(f"a shape's dimension must be an integer scalar, got {d!r}")
-        return list(shape)
-    return None
+    dimension, a tensor argument): a list of ints and traced scalars (those the trace can evaluate as
+    ints: ``_run_time_sizes``); None when no dim is traced."""
+    if isinstance(shape, Tensor) and shape._v is None and (len(aval_of(shape).shape) != 1
+                                                           or aval_of(shape).dtype.kind not in "iu"):
+        return None   # (the static path's error names it)
+    return _run_time_sizes(shape, "shape")
 
 
 def _runtime_filled(op, dims, value, dtype):
@@ -97,6 +93,8 @@ def _runtime_filled(op, dims, value, dtype):
     range primitive for a traced dim, so its length is a value), added into one grid by broadcasting,
     then ``value`` selected over it; the trace's shape has None where the dim is traced."""
     d = np.dtype(dtype)
+    if not any(isinstance(dim, Tensor) for dim in dims):   # every size evaluated while tracing
+        return constant(np.full(_sized(op, dims, d), _string_value(value, d), d))
     if d.kind not in "biuf":
         raise InvalidArgumentTypeError(f"{op}: a shape with a dimension {_RUNTIME_SIZE}, for a {d.name} fill")
     grid, n = None, len(dims)
@@ -245,14 +243,29 @@ def _traced_range(start, limit, delta, dtype):
     return bind(S.range_p, *vals, dtype=d)
 
 
+def _linspace_run_time(first, last, num, ax, nd):
+    """linspace's steps for a ``num`` known when the function runs: the same ops, the steps a range."""
+    from ..core.primitives import assert_op as AS
+    dt = aval_of(first).dtype
+    n = M.cast(num, np.int64)
+    bind(AS.assert_p, M.greater_equal(n, np.int64(0)), n, template=("linspace: num must be >= 0, got ", None),
+         summarize=3)
+    delta = M.divide(M.subtract(last, first), M.cast(M.maximum(n - 1, np.int64(1)), dt))
+    steps = reshape(M.cast(_traced_range(np.int64(1), M.maximum(n - 1, np.int64(1)), np.int64(1), np.int64), dt),
+                    [-1 if i == ax else 1 for i in builtins.range(nd + 1)])
+    whole = concat([first, M.add(first, M.multiply(delta, steps)), last], ax)
+    return I.getitem(whole, (builtins.slice(None),) * ax + (builtins.slice(None, n),))
+
+
 def linspace(start, stop, num, axis=0, name=None):
     """TF's linspace_nd, op for op (so float32 sequences have TF's bits, the bounds may be tensors
     a trace computes, and a tape differentiates it): delta = (stop - start) / max(num - 1, 1);
     start, start + delta * i for i in 1..num-2, then stop, cut to ``num`` along ``axis``. The
     dtype: a float bound's (a Python float is float32); integer bounds give float64. ``num``
     must be known when tracing (the result's length)."""
-    num = int(num.numpy()) if isinstance(num, Tensor) else int(num)
-    if num < 0:   # (NumPy's ValueError named no op)
+    traced = I._traced_bound(num)   # a count the trace computes (tf.shape(x)[0] of a None batch)
+    num = num if traced else int(num.numpy()) if isinstance(num, Tensor) else int(num)
+    if not traced and num < 0:   # (NumPy's ValueError named no op)
         raise InvalidArgumentError(f"linspace: num must be >= 0, got {num}")
     # (a Python float is float32, a NumPy scalar keeps its dtype; stop takes start's, as TF converts it)
     start = start if isinstance(start, Tensor) else convert_to_tensor(
@@ -279,6 +292,8 @@ def linspace(start, stop, num, axis=0, name=None):
                                    f"(valid: {-(nd + 1)} to {nd})")
     ax = axis % (nd + 1)
     first, last = expand_dims(start, ax), expand_dims(stop, ax)
+    if traced:
+        return _linspace_run_time(first, last, num, ax, nd)
     delta = M.divide(M.subtract(last, first), np.asarray(max(num - 1, 1), aval_of(first).dtype))
     steps = np.arange(1, max(num - 1, 1), dtype=aval_of(first).dtype).reshape(
         [max(num - 2, 0) if i == ax else 1 for i in builtins.range(nd + 1)])

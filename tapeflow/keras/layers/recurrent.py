@@ -627,10 +627,8 @@ class RNN(Layer):
         b = aval_of(states[0]).shape[0]
         if out_size == self._state_sizes()[0]:
             return A.zeros_like(states[0])
-        if b is not None:
-            return A.zeros((b, out_size), aval_of(states[0]).dtype)
-        raise NotImplementedError("RNN: a cell whose output size differs from its first state's size needs a "
-                                  "known batch size in tapeflow.function (or unroll=True)")
+        # (an input_signature's None batch: the state's run-time batch size)
+        return A.zeros((b if b is not None else A.shape(states[0])[0], out_size), aval_of(states[0]).dtype)
 
     def get_config(self):
         cfg = super().get_config()
