@@ -29,7 +29,7 @@ from ..core.primitive import Primitive, bind, aval_of
 from ..core.primitives import elementwise as E
 from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, convert_to_tensor
-from ..errors import InvalidArgumentTypeError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..util import nest
 from . import interpreter
 from .graph import Graph, Literal, Var, alias_roots
@@ -500,6 +500,8 @@ def _scan_interpret(apply, *operands, body, length, n_carry, n_xs, start, revers
     caps = list(operands[n_carry + n_xs:])
     n_ys = len(body.outputs) - n_carry
     ys = None
+    if length is None:
+        length = _run_time_length(xs)
     order = range(length - 1, -1, -1) if reverse else range(length)
     for k in order:
         i = np.int32(start + k)
@@ -514,6 +516,16 @@ def _scan_interpret(apply, *operands, body, length, n_carry, n_xs, start, revers
         ys = [np.empty((0,) + tuple(0 if d is None else d for d in v.aval.shape), v.aval.dtype)
               for v in body.outputs[n_carry:]]
     return tuple(carry) + tuple(ys or ())
+
+
+def _run_time_length(xs):
+    """A scan's trip count when its xs' first dimension is known only when it runs (``length=None``: a
+    map_fn over an input_signature's None batch): that dimension, the same for every x (TF's map_fn)."""
+    lengths = {np.shape(x)[0] for x in xs}
+    if len(lengths) != 1:
+        raise InvalidArgumentError(f"scan: the tensors scanned over must have the same first dimension, got "
+                                   f"{sorted(lengths)}")
+    return lengths.pop()
 
 
 def _scan_impl(*vals, **params):
@@ -589,6 +601,8 @@ def _scan_raw(f, init, xs, length, start=0, reverse=False):
     if STATE.trace is None:
         carry = list(init)
         ys_all = None
+        if length is None:   # (a run-time length's scan differentiated eagerly: xs are arrays now)
+            length = _run_time_length([a._v if isinstance(a, Tensor) else a for a in xs])
         order = range(length - 1, -1, -1) if reverse else range(length)
         for k in order:
             x = [a[k] for a in xs]
@@ -612,7 +626,10 @@ def _scan_raw(f, init, xs, length, start=0, reverse=False):
 
     g, caps, out, sub, n_in = _trace_loop(fn, in_avals, "loop")
     _check_carry("scan body", [aval_of(c) for c in init], g, n_carry)
-    outs = bind(scan_p, *init, *xs, *caps, body=g, length=int(length), n_carry=n_carry, n_xs=len(xs),
+    if length is None and not xs:
+        raise ValueError("scan: a length known only when the function runs needs xs to scan over")
+    outs = bind(scan_p, *init, *xs, *caps, body=g, length=None if length is None else int(length), n_carry=n_carry,
+                n_xs=len(xs),
                 start=int(start), reverse=bool(reverse))
     return list(outs[:n_carry]), list(outs[n_carry:])
 
@@ -625,9 +642,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if length is None:
         if not xs_flat:
             raise ValueError("scan: give xs or length")
-        length = aval_of(xs_flat[0]).shape[0]
-        if length is None:
-            raise ValueError("scan: the length of xs must be known")
+        length = aval_of(xs_flat[0]).shape[0]   # (None: an input_signature's None, known when it runs)
     y_tree = [None]
 
     def f_flat(i, carry, x):

@@ -56,9 +56,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         m = aval_of(x).shape[0]
         if n is not None and m is not None and m != n:
             raise ValueError(f"map_fn: the tensors in elems must have the same first dimension: {n} and {m}")
-    if n is None:
-        raise ValueError("map_fn: the first dimension of elems must be known inside tapeflow.function (it is the "
-                         "loop's trip count); give the input_signature that dim")
     if fn_output_signature is None:
         sig = nest.pack_sequence_as(elems, [aval_of(x).dtype for x in leaves])
     else:
@@ -95,6 +92,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         outs = [A.zeros((0,), _spec_dtype(s)) for s in ([sig] if _is_leaf(sig) else nest.flatten(sig))]
     else:
         _, outs = CF.scan(body, (), packed)
+    if outs is None:   # no element (eagerly: no step ran): fn of a zero slice gives the results' (0, ...) form
+        one = fn(nest.map_structure(lambda x: A.zeros(aval_of(x).shape[1:], aval_of(x).dtype), packed))
+        outs = nest.map_structure(lambda o: A.zeros((0,) + tuple(aval_of(convert_to_tensor(o)).shape),
+                                                    aval_of(convert_to_tensor(o)).dtype), one)
     return outs[0] if _is_leaf(sig) else nest.pack_sequence_as(sig, list(outs))
 
 
@@ -216,11 +217,8 @@ def _scan_elems(elems, what):
         if not aval_of(x).shape:
             raise ValueError(f"{what}: elements in elems must be 1+ dimensional tensors, not scalars (got "
                              f"{aval_of(x).dtype.name} {fmt_shape(aval_of(x).shape)})")
-    n = aval_of(leaves[0]).shape[0]
-    if n is None:
-        raise ValueError(f"{what}: the first dimension of elems must be known inside tapeflow.function (it is the "
-                         "loop's trip count)")
-    return nest.pack_sequence_as(elems, leaves), n
+    # (None: an input_signature's None, the loop's trip count known when it runs)
+    return nest.pack_sequence_as(elems, leaves), aval_of(leaves[0]).shape[0]
 
 
 def _split_first(elems, reverse):
@@ -253,6 +251,9 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
     else:
         _, ys = CF.scan(step, init, xs, reverse=reverse)
     if initializer is not None:
+        if ys is None:   # no element (eagerly: no step ran to stack): TF's (0,) + the accumulator's shape
+            ys = nest.map_structure(lambda t: A.zeros((0,) + tuple(aval_of(convert_to_tensor(t)).shape),
+                                                      aval_of(convert_to_tensor(t)).dtype), init)
         return ys
     head = nest.map_structure(lambda t: A.expand_dims(t if isinstance(t, Tensor) else convert_to_tensor(t), 0),
                               init)
@@ -291,12 +292,16 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     pfor; tapeflow runs it as the same loop map_fn does (one ``scan``): the same values, without
     pfor's speed."""
     leaves = [x if isinstance(x, Tensor) else convert_to_tensor(x) for x in nest.flatten(elems)]
-    if not leaves or aval_of(leaves[0]).shape[0] is None:
-        raise ValueError("vectorized_map: elems must hold tensors whose first dimension is known")
+    if not leaves or not aval_of(leaves[0]).shape:
+        raise ValueError("vectorized_map: elems must hold tensors of rank 1 or more (sliced along axis 0)")
     packed = nest.pack_sequence_as(elems, leaves)
 
     def body(carry, x):
         out = fn(x)
         return carry, nest.map_structure(lambda o: o if isinstance(o, Tensor) else convert_to_tensor(o), out)
     _, outs = CF.scan(body, (), packed)
+    if outs is None:   # no element (eagerly: no step ran): fn of a zero slice gives the results' (0, ...) form
+        one = fn(nest.map_structure(lambda x: A.zeros(aval_of(x).shape[1:], aval_of(x).dtype), packed))
+        outs = nest.map_structure(lambda o: A.zeros((0,) + tuple(aval_of(convert_to_tensor(o)).shape),
+                                                    aval_of(convert_to_tensor(o)).dtype), one)
     return outs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.control_flow import cond_p, scan_p, while_p
+from ...ir.control_flow import _run_time_length, cond_p, scan_p, while_p
 from .. import pipeline
 from . import python_backend as PB
 
@@ -60,6 +60,9 @@ def _scan(ctx, e, ins, outs):
     cv = [f"_s{k}" for k in range(n)]
     yv = [f"_y{k}" for k in range(n_ys)]
     lines = []
+    if L is None:   # xs' first dimension, known when it runs (a map_fn over a None batch)
+        lines.append(f"_L = {ctx.add('scan_length', _run_time_length)}(({', '.join(xs)},))")
+        L = "_L"
     if n:
         lines.append(f"{', '.join(cv)}{',' if n == 1 else ''} = {', '.join(carry)}{',' if n == 1 else ''}")
     lazy = []  # stacked outputs with a dim unknown at trace time: allocated at the first step

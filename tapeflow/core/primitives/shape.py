@@ -249,9 +249,14 @@ def _concat_vjp(g, out, *xs, axis):
     grads, start = [], 0
     for x in xs:
         n = aval_of(x).shape[axis]
-        key = (slice(None),) * axis + (slice(start, start + n),)
+        if n is None:   # an operand's size along the axis is known when it runs: its offsets too
+            n = I.getitem(bind(shape_p, x, out_type=np.dtype(np.int64)), axis)
+            stop = E.add(start, n) if not isinstance(start, int) else E.add(n, np.int64(start))
+        else:
+            stop = start + n if isinstance(start, int) else E.add(start, np.int64(n))
+        key = (slice(None),) * axis + (slice(start, stop),)
         grads.append(None if E._is_const(x) else I.getitem(g, key))
-        start += n
+        start = stop
     return tuple(grads)
 
 

@@ -1,0 +1,92 @@
+"""Loops and Keras recurrent layers over an unknown batch (an input_signature's None): map_fn, tf.scan,
+foldl/foldr and vectorized_map run one ``scan`` whose trip count is elems' first dimension when it runs
+(TF: a while_loop over a TensorArray); Keras RNN layers build their zero states of the run-time batch;
+tf.linspace takes a num the trace computes. Each gives eager's values (and gradients) for every batch,
+empty included, from one trace. Before wave 25 each refused ("must be known") or the scan refused the
+step's state shape."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+SPEC = [tf.TensorSpec([None, 3], tf.float32)]
+W = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+
+LOOPS = {
+    "map_fn": lambda t: tf.map_fn(lambda r: tf.reduce_sum(r * W), t),
+    "map_fn structure": lambda t: tf.map_fn(lambda rr: (rr[0] * 2, tf.reduce_max(rr[0]) + rr[1]), (t, t[:, 0]),
+                                            fn_output_signature=(tf.float32, tf.float32))[1],
+    "map_fn int signature": lambda t: tf.map_fn(lambda r: tf.cast(tf.argmax(r), tf.int32), t,
+                                                fn_output_signature=tf.int32),
+    "scan": lambda t: tf.scan(lambda a, r: a * W + r, t),
+    "scan initializer": lambda t: tf.scan(lambda a, r: a + tf.reduce_sum(r), t, initializer=tf.constant(1.0)),
+    "foldl": lambda t: tf.foldl(lambda a, r: a + r * W, t, initializer=tf.zeros([3])),
+    "foldr": lambda t: tf.foldr(lambda a, r: a * 0.5 + r, t, initializer=tf.ones([3])),
+    "vectorized_map": lambda t: tf.vectorized_map(lambda r: tf.reduce_sum(r) * 2, t),
+}
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_loops_over_a_run_time_batch_give_eager_values(name):
+    f = LOOPS[name]
+    g = tf.function(f, input_signature=SPEC)
+    for batch in (4, 1) if name == "scan" else (4, 1, 0):   # (scan without initializer: empty raises)
+        x = np.linspace(-2, 2, batch * 3, dtype=np.float32).reshape(batch, 3)
+        want, got = f(tf.constant(x)).numpy(), g(x).numpy()
+        assert want.shape == got.shape and want.dtype == got.dtype
+        np.testing.assert_array_equal(got, want)
+    assert g.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("name", ["map_fn", "scan", "foldl"])
+def test_loop_gradients_over_a_run_time_batch(name):
+    f = LOOPS[name]
+
+    @tf.function(input_signature=SPEC)
+    def grads(t):
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = tf.reduce_sum(f(t) ** 2)
+        return tape.gradient(y, [t, W])
+
+    x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x) ** 2)
+    for a, b in zip(tape.gradient(y, [x, W]), grads(x)):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6, atol=1e-6)
+
+
+LAYERS = {
+    "LSTM": lambda: tf.keras.layers.LSTM(4),
+    "GRU sequences": lambda: tf.keras.layers.GRU(3, return_sequences=True),
+    "SimpleRNN state": lambda: tf.keras.layers.SimpleRNN(2, return_state=True),
+    "Bidirectional": lambda: tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2)),
+    "stacked cells": lambda: tf.keras.layers.RNN([tf.keras.layers.LSTMCell(2), tf.keras.layers.GRUCell(3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_recurrent_layers_under_a_run_time_batch(name):
+    layer = LAYERS[name]()
+    rng = np.random.default_rng(0)
+    g = tf.function(lambda x: layer(x), input_signature=[tf.TensorSpec((None, 6, 3), tf.float32)])
+    for batch in (2, 5):
+        x = rng.standard_normal((batch, 6, 3)).astype(np.float32)
+        want, got = layer(tf.constant(x)), g(x)
+        want, got = (want, got) if isinstance(want, (list, tuple)) else ([want], [got])
+        for a, b in zip(want, got):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-6)
+    assert g.experimental_get_tracing_count() == 1
+
+
+def test_linspace_of_a_run_time_num():
+    f = tf.function(lambda n: tf.linspace(0.0, 1.0, n))
+    g = tf.function(lambda a, b, n: tf.linspace(a, b, n, axis=1))
+    a, b = tf.constant([0.0, 1.0]), tf.constant([2.0, 5.0])
+    for n in (0, 1, 2, 5):
+        np.testing.assert_array_equal(f(tf.constant(n)).numpy(), tf.linspace(0.0, 1.0, n).numpy())
+        np.testing.assert_array_equal(g(a, b, tf.constant(n)).numpy(), tf.linspace(a, b, n, axis=1).numpy())
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="linspace: num must be >= 0"):
+        f(tf.constant(-1))
