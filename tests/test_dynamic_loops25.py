@@ -90,3 +90,31 @@ def test_linspace_of_a_run_time_num():
     assert f.experimental_get_tracing_count() == 1
     with pytest.raises(tf.errors.InvalidArgumentError, match="linspace: num must be >= 0"):
         f(tf.constant(-1))
+
+
+def _ta_loop(x):
+    ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0], element_shape=[])
+    for i in tf.range(tf.shape(x)[0]):
+        ta = ta.write(i, tf.reduce_sum(x[i]) * tf.cast(i, tf.float32))
+    return ta.stack(), ta.size()
+
+
+def _ta_unstack(x):
+    ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0], element_shape=[3]).unstack(x * 2)
+    return ta.stack(), ta.concat()
+
+
+def _ta_lazy(x):   # no element_shape: the first write (outside a loop) sets it
+    ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+    return ta.write(0, x[0]).stack(), ta.size()
+
+
+@pytest.mark.parametrize("f", [_ta_loop, _ta_unstack, _ta_lazy])
+def test_tensor_array_of_a_run_time_size(f):
+    g = tf.function(f, input_signature=SPEC)
+    for batch in (3, 1) if f is _ta_lazy else (3, 1, 0):
+        x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        for a, b in zip(f(tf.constant(x)), g(x)):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+    assert g.experimental_get_tracing_count() == 1

@@ -9,7 +9,9 @@ and every method is a composition of existing ops: ``write`` is a
 
 ``dynamic_size=True`` grows the buffer eagerly; inside ``tapeflow.function``
 the size is fixed when the loop starts (TF grows it there too; tapeflow's
-graphs need static shapes), and a write past the end raises.
+graphs need static shapes), and a write past the end raises. A size known
+only when the function runs (``tf.shape(x)[0]`` of an input_signature's None
+batch, wave 25) gives a buffer of that many rows, its first dimension None.
 """
 from __future__ import annotations
 
@@ -38,10 +40,12 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
         return tuple(self.buffer.shape[1:])
 
     def size(self, name=None):
-        return convert_to_tensor(np.int32(self.buffer.shape[0]))
+        n = self.buffer.shape[0]
+        return convert_to_tensor(np.int32(n)) if n is not None else A.shape(self.buffer)[0]
 
     def _check_index(self, i, what):
-        if isinstance(i, (int, np.integer)) and not 0 <= int(i) < self.buffer.shape[0]:
+        n = self.buffer.shape[0]
+        if isinstance(i, (int, np.integer)) and n is not None and not 0 <= int(i) < n:
             raise OutOfRangeError(f"TensorArray.{what}: index {int(i)} is out of range for a TensorArray of size "
                              f"{self.buffer.shape[0]}" + ("" if STATE.trace is None else
                                                            " (inside tapeflow.function the size is fixed)"))
@@ -70,7 +74,7 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
 
     def concat(self, name=None):
         s = self.buffer.shape
-        return A.reshape(self.buffer, (s[0] * s[1],) + tuple(s[2:])) if len(s) > 1 else self.buffer
+        return A.reshape(self.buffer, (-1,) + tuple(s[2:])) if len(s) > 1 else self.buffer
 
     def unstack(self, value, name=None):
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self.dtype)
@@ -158,14 +162,15 @@ class _GrowingTensorArray:
 def TensorArray(dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None, handle=None,
                 flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True, name=None):
     """tf.TensorArray (see the module docstring)."""
-    if STATE.trace is not None and isinstance(size, Tensor) and size._v is None:
-        raise ValueError("TensorArray: inside tapeflow.function the size must be known when tracing (a Python "
-                         "int, or a tensor whose value the trace knows, such as tf.shape(x)[0] of a known shape), "
-                         f"got a symbolic {size.dtype.name} tensor: tapeflow's graphs have static shapes; pass "
-                         "the size as a Python int argument (one trace per size) or use a TensorSpec with a "
-                         "fixed dimension")
-    n = 0 if size is None else int(size.numpy() if hasattr(size, "numpy") else size)
     shape = None if element_shape is None else tuple(int(d) for d in element_shape)
+    if STATE.trace is not None and isinstance(size, Tensor) and size._v is None:
+        # a size known when the function runs (tf.shape(x)[0] of a None batch): a buffer of that many rows
+        if dynamic_size:
+            raise ValueError("TensorArray: dynamic_size=True with a size known only when the function runs is "
+                             "not supported inside tapeflow.function; give the final size")
+        return _TensorArray(A.zeros([size] + list(shape), _dt.as_dtype(dtype).np)) if shape is not None \
+            else _LazyTensorArray(dtype, size)
+    n = 0 if size is None else int(size.numpy() if hasattr(size, "numpy") else size)
     if shape is not None and not dynamic_size:
         return _TensorArray(convert_to_tensor(np.zeros((n,) + shape, _dt.as_dtype(dtype).np)))
     if STATE.trace is not None and not dynamic_size and shape is None:
@@ -178,9 +183,14 @@ class _LazyTensorArray(_GrowingTensorArray):
     from its first write: that write allocates the buffer."""
 
     def __init__(self, dtype, size):
-        super().__init__(dtype, size, None, False)
+        # (size: an int, or a traced scalar known when the function runs)
+        super().__init__(dtype, size if isinstance(size, int) else 0, None, False)
+        self._n = size
+
+    def size(self, name=None):
+        return convert_to_tensor(np.int32(self._n)) if isinstance(self._n, int) else M.cast(self._n, np.int32)
 
     def write(self, index, value, name=None):
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
-        buf = _TensorArray(A.zeros((len(self._items),) + tuple(aval_of(value).shape), self._dtype))
+        buf = _TensorArray(A.zeros([self._n] + list(aval_of(value).shape), self._dtype.np))
         return buf.write(index, value)
