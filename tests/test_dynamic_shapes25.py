@@ -103,3 +103,30 @@ def test_a_reshape_to_run_time_sizes_is_never_simplified_away():
     np.testing.assert_array_equal(g(np.ones((2, 4), np.float32), np.ones(2, np.float32)).numpy(), 2 * np.ones((2, 4)))
     with pytest.raises(tf.errors.InvalidArgumentError):
         g(np.ones((2, 4), np.float32), np.ones(3, np.float32))
+
+
+def test_gather_nd_batch_dims_gives_tf_values_eager_compiled_and_under_a_none_batch():
+    """gather_nd(params, indices, batch_dims=b) raised NotImplementedError in every mode (an RL idiom: the
+    Q-value of each row's action, tf.gather_nd(q, actions[:, None], batch_dims=1)). TF 2.21's values."""
+    p = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    cases = [([[1], [2]], 1, [[4.0, 5.0, 6.0, 7.0], [20.0, 21.0, 22.0, 23.0]]),
+             ([[[0, 1], [2, 3]], [[1, 0], [0, 3]]], 1, [[1.0, 11.0], [16.0, 15.0]]),
+             ([[[1], [3], [0]], [[2], [2], [1]]], 2, [[1.0, 7.0, 8.0], [14.0, 18.0, 21.0]])]
+    for idx, b, want in cases:
+        idx = np.asarray(idx, np.int32)
+        assert tf.gather_nd(p, idx, batch_dims=b).numpy().tolist() == want
+        spec = [tf.TensorSpec([None, 3, 4], tf.float32), tf.TensorSpec([None] + list(idx.shape[1:]), tf.int32)]
+        g = tf.function(lambda a, i: tf.gather_nd(a, i, batch_dims=b), input_signature=spec)
+        assert g(p, idx).numpy().tolist() == want
+    # batch sizes that differ: TF's InvalidArgumentError, eagerly and when it runs
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.gather_nd(p, np.zeros((1, 1), np.int32), batch_dims=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch dimension 0 differs"):
+        g(p, np.zeros((1, 3, 1), np.int32))
+    x = tf.constant(p)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.gather_nd(x, [[1], [2]], batch_dims=1) ** 2)
+    want = np.zeros_like(p)
+    want[0, 1], want[1, 2] = 2 * p[0, 1], 2 * p[1, 2]
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), want)

@@ -1086,7 +1086,7 @@ def _gather(params, indices, axis, batch_dims, op):
 
 def gather_nd(params, indices, batch_dims=0, name=None):
     if batch_dims:
-        raise NotImplementedError("gather_nd: batch_dims > 0 is not supported")
+        return _gather_nd_batched(params, indices, batch_dims)
     comps = _index_components("gather_nd", indices, aval_of(params).shape)
     if not comps:
         # index depth 0: each index row selects the whole of params (TF: the result has shape
@@ -1096,6 +1096,37 @@ def gather_nd(params, indices, batch_dims=0, name=None):
         rows = M.multiply(M.reduce_sum(indices, -1), 0)
         return gather(expand_dims(params, 0), rows, axis=0)
     return I.getitem(params, comps, bounds="gather_nd")
+
+
+def _gather_nd_batched(params, indices, b):
+    """TF's gather_nd with ``batch_dims=b``: ``result[i..] = gather_nd(params[i..], indices[i..])`` over the
+    first b axes of both, as one gather whose index components lead with each batch axis's positions
+    (broadcast over the indices' other axes). The batch sizes must agree (checked when it runs where
+    one is unknown: broadcasting would silently repeat a batch of one)."""
+    params = params if isinstance(params, Tensor) else convert_to_tensor(params)
+    indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
+    ps, ia = aval_of(params).shape, aval_of(indices)
+    if not isinstance(b, (int, np.integer)) or b < 0:
+        raise InvalidArgumentError(f"gather_nd: batch_dims must be a non-negative int, got {b!r}")
+    if b >= len(ia.shape) or b > len(ps):
+        raise InvalidArgumentError(f"gather_nd: batch_dims {b} must be less than the rank of indices "
+                                   f"{fmt_shape(ia.shape)} and at most the rank of params {fmt_shape(ps)}")
+    inner = _index_components("gather_nd", indices, ps[b:])
+    lead = len(ia.shape) - 1
+    comps = []
+    for a in builtins.range(b):
+        p, q = ps[a], ia.shape[a]
+        if p is not None and q is not None and p != q:
+            raise InvalidArgumentError(f"gather_nd: batch dimension {a} differs: params {fmt_shape(ps)}, indices "
+                                       f"{fmt_shape(ia.shape)} (batch_dims={b})")
+        if p is None or q is None:
+            from ..core.primitives import assert_op as AS
+            np_, nq = (M.cast(shape(t)[a], np.int64) for t in (params, indices))
+            bind(AS.assert_p, M.equal(np_, nq), np_, nq, template=(
+                f"gather_nd: batch dimension {a} differs: params ", None, ", indices ", None), summarize=3)
+        pos = M.cast(_axis_positions(indices, a), ia.dtype)
+        comps.append(reshape(pos, [-1 if j == a else 1 for j in builtins.range(lead)]))
+    return I.getitem(params, tuple(comps) + inner, bounds="gather_nd")
 
 
 def _index_components(op, indices, shape):
