@@ -1289,7 +1289,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
     if not pad_to_max_output_size and b.shape.rank > 2:
         raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be True for batched input")
     m = _max_out(fn, max_output_size)
-    batch = tuple(b.shape)[:-2]
+    batch = _A._sizes_of(b)[:-2]   # (a batch an input_signature leaves None: its run-time size)
     n = tuple(b.shape)[-2]
     b = _A.reshape(b, (-1, n, 4))
     s = _A.reshape(s, (-1, n))
@@ -1305,7 +1305,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
         x1, x2 = _M.where(xs, x1, x2), _M.where(xs, x2, x1)
     b = _A.stack([y1, x1, y2, x2], axis=-1)
     if sorted_input:
-        order = _A.broadcast_to(np.arange(n, dtype=np.int32), tuple(s.shape))
+        order = _A.broadcast_to(np.arange(n, dtype=np.int32), _A.shape(s) if None in tuple(s.shape) else tuple(s.shape))
     else:
         order = _M.cast(_A.argsort(s, axis=-1, direction="DESCENDING", stable=True), np.int32)
         b = _A.gather(b, order, axis=1, batch_dims=1)
@@ -1319,7 +1319,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
     if not pad_to_max_output_size:
         # the count depends on the values: a mask, so traced it is an unknown dimension
         return _A.boolean_mask(idx[0], _M.less(np.arange(m, dtype=np.int32), num[0])), num[0]
-    return _A.reshape(idx, batch + (m,)), _A.reshape(num, batch)
+    return _A.reshape(idx, batch + [m]), _A.reshape(num, batch)
 
 
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,

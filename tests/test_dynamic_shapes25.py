@@ -130,3 +130,16 @@ def test_gather_nd_batch_dims_gives_tf_values_eager_compiled_and_under_a_none_ba
     want = np.zeros_like(p)
     want[0, 1], want[1, 2] = 2 * p[0, 1], 2 * p[1, 2]
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), want)
+
+
+@pytest.mark.parametrize("sorted_input", [False, True])
+def test_padded_non_max_suppression_under_a_none_batch(sorted_input):
+    """It reshaped its results to the boxes' batch dims, None under an input_signature: a raw TypeError."""
+    rng = np.random.default_rng(0)
+    corner = np.abs(rng.standard_normal((3, 4, 2))).astype(np.float32)
+    boxes, scores = np.concatenate([corner, corner + 1], -1), np.abs(rng.standard_normal((3, 4))).astype(np.float32)
+    f = lambda b, s: tf.image.non_max_suppression_padded(b, s, 2, pad_to_max_output_size=True,
+                                                         sorted_input=sorted_input)
+    g = tf.function(f, input_signature=[tf.TensorSpec([None, 4, 4]), tf.TensorSpec([None, 4])])
+    for a, b in zip(f(tf.constant(boxes), tf.constant(scores)), g(boxes, scores)):
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
