@@ -118,3 +118,30 @@ def test_tensor_array_of_a_run_time_size(f):
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(b.numpy(), a.numpy())
     assert g.experimental_get_tracing_count() == 1
+
+
+def _rows_loop(t):
+    s = tf.zeros([3])
+    for row in t:
+        s = s * 0.5 + row
+    return s
+
+
+def _rows_break(t):
+    m = tf.constant(-1e9)
+    for row in t:
+        if tf.reduce_sum(row) > 10:
+            break
+        m = tf.maximum(m, tf.reduce_max(row))
+    return m
+
+
+@pytest.mark.parametrize("f", [_rows_loop, _rows_break])
+def test_autograph_for_over_the_rows_of_a_run_time_batch(f):
+    """``for row in t`` over a None batch (AutoGraph: a while loop to the length it has when it runs); it
+    refused ("a `for` loop over a tensor of unknown length")."""
+    g = tf.function(f, input_signature=SPEC)
+    for batch in (4, 1, 0):
+        x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        np.testing.assert_array_equal(g(x).numpy(), f(tf.constant(x)).numpy())
+    assert g.experimental_get_tracing_count() == 1

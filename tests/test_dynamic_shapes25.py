@@ -143,3 +143,17 @@ def test_padded_non_max_suppression_under_a_none_batch(sorted_input):
     g = tf.function(f, input_signature=[tf.TensorSpec([None, 4, 4]), tf.TensorSpec([None, 4])])
     for a, b in zip(f(tf.constant(boxes), tf.constant(scores)), g(boxes, scores)):
         np.testing.assert_array_equal(b.numpy(), a.numpy())
+
+
+def test_scatter_nd_and_sparse_to_dense_of_a_run_time_shape():
+    """scatter_nd into a shape the trace computes (tf.sparse.to_dense(tf.sparse.from_dense(t)) of a None batch,
+    scatter_nd(i, u, [tf.shape(u)[0] + 1, 3])): zeros of it when it runs; it refused."""
+    spec = [tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([None, 1], tf.int32)]
+    f = lambda t, i: (tf.scatter_nd(i, t, [tf.shape(t)[0] + 1, 3]), tf.sparse.to_dense(tf.sparse.from_dense(t)))
+    g = tf.function(f, input_signature=spec)
+    t, i = np.arange(6, dtype=np.float32).reshape(2, 3), np.array([[2], [0]], np.int32)
+    for a, b in zip(f(tf.constant(t), tf.constant(i)), g(t, i)):
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+    assert tuple(g.get_concrete_function().structured_outputs[0].shape) == (None, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
+        g(t, np.array([[5], [0]], np.int32))

@@ -237,6 +237,11 @@ def range_(fn, *args, **kwargs):
     return RangeSpec(start, limit, delta)
 
 
+def _shape_of(x):
+    from ..ops.array_ops import shape
+    return shape(x)
+
+
 def for_stmt(iterable, body, state, names, extra_test=None, target=None):
     """``for target in iterable: body``; ``body(element, *state)`` returns the new state.
     ``target`` is the loop variable's name when it is a plain name (it is in ``names``)."""
@@ -248,10 +253,9 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
         start, limit, delta = iterable.start, iterable.limit, iterable.delta
     elif _symbolic(iterable):
         n = iterable.shape[0]
-        if n is None:
-            raise ValueError("a `for` loop over a tensor of unknown length: iterate over tapeflow.range(n)")
         seq = iterable
-        start, limit, delta = 0, int(n), 1
+        # (a length an input_signature leaves None: the loop runs to the length it has when it runs)
+        start, limit, delta = 0, int(n) if n is not None else _shape_of(seq)[0], 1
     else:
         for el in iterable:
             if extra_test is not None:
@@ -272,11 +276,16 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
     if target is not None and _undefined(state[names.index(target)]):
         # the loop variable is a loop-carried value too (Python leaves its last value
         # bound after the loop): it starts as the first element's shape and dtype
-        first = i0 if isinstance(iterable, RangeSpec) else (seq[0] if start < limit else None)
+        from ..ops import array_ops as A
+        first = i0 if isinstance(iterable, RangeSpec) else (
+            seq[0] if isinstance(limit, int) and start < limit else   # (an unknown length may be 0: zeros)
+            A.zeros(A._sizes_of(seq)[1:], seq.dtype) if not isinstance(limit, int) else None)
         if first is not None:
             state = tuple(first if n == target else v for n, v in zip(names, state))
     from ..core.primitive import aval_of
-    el_aval = aval_of(i0) if isinstance(iterable, RangeSpec) else aval_of(seq[0]) if start < limit else None
+    from ..core.aval import Aval
+    el_aval = aval_of(i0) if isinstance(iterable, RangeSpec) else \
+        Aval(aval_of(seq).shape[1:], aval_of(seq).dtype) if not isinstance(limit, int) or start < limit else None
     if el_aval is not None:
         state = _fill_undefined(names, state, body, el_aval)
     _check_defined(names, state, "a `for` loop over a tensor")

@@ -1167,9 +1167,15 @@ def take_along_axis(arr, indices, axis, _op="take_along_axis"):
 def scatter_nd(indices, updates, shape, name=None, _op="scatter_nd", _like=None):
     """zeros(shape) with updates added at indices (duplicates add, as TF). ``_like``: a tensor
     of that shape whose dims an input_signature may leave None (tensor_scatter_nd_add/sub)."""
+    sizes = _run_time_sizes(shape, _op) if _like is None else None
     if _like is not None and None in tuple(shape):   # (zeros of its shape when the function runs)
         like = zeros_like(_like, aval_of(updates).dtype)
+    elif sizes is not None and any(isinstance(d, Tensor) for d in sizes):
+        # a shape known when the function runs (tf.sparse.to_dense of a None batch): zeros of it
+        like = zeros(sizes, aval_of(updates).dtype)
+        shape = tuple(None if isinstance(d, Tensor) else d for d in sizes)
     else:
+        shape = shape if sizes is None else sizes
         shape = _sized(_op, shape, aval_of(updates).dtype)
         like = constant(np.zeros(shape, aval_of(updates).dtype))
     comps = _index_components(_op, indices, shape)
