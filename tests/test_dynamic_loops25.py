@@ -145,3 +145,36 @@ def test_autograph_for_over_the_rows_of_a_run_time_batch(f):
         x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
         np.testing.assert_array_equal(g(x).numpy(), f(tf.constant(x)).numpy())
     assert g.experimental_get_tracing_count() == 1
+
+
+def _grow(x):
+    i, acc = tf.while_loop(lambda i, a: i < tf.shape(x)[0],
+                           lambda i, a: (i + 1, tf.concat([a, x[i:i + 1] * 2], 0)),
+                           [tf.constant(0), tf.zeros([0, 3])],
+                           shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 3])])
+    return acc
+
+
+@pytest.mark.parametrize("backend", ["python", "interpreter", None])
+def test_while_loop_shape_invariants_let_a_loop_value_grow(backend):
+    """TF's shape_invariants: a None dimension may change between iterations (an accumulator grown by
+    concat). They were accepted and ignored (the loop refused the growing value)."""
+    g = tf.function(_grow, backend=backend) if backend else tf.function(_grow)
+    for batch in (3, 0, 2):
+        x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        np.testing.assert_array_equal(g(tf.constant(x)).numpy(), _grow(tf.constant(x)).numpy())
+    with pytest.raises(ValueError, match="needs shape_invariants"):    # without them: TF's ValueError too
+        tf.function(lambda x: tf.while_loop(lambda a: tf.shape(a)[0] < 5, lambda a: tf.concat([a, a[:1]], 0),
+                                            [x]))(tf.ones([2, 3]))
+    with pytest.raises(ValueError, match="not compatible with its shape invariant"):
+        tf.function(lambda x: tf.while_loop(lambda a: tf.shape(a)[0] < 5, lambda a: a, [x],
+                                            shape_invariants=[tf.TensorShape([None, 2])]))(tf.ones([2, 3]))
+
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(_grow(x))
+        return tape.gradient(y, x)
+    with pytest.raises(NotImplementedError, match="change shape"):   # (a clear refusal: TF differentiates it)
+        grad(tf.ones([2, 3]))

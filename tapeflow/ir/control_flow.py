@@ -323,6 +323,11 @@ def _while_vjp(cts, outs, *operands, cond_graph, body_graph, n_carry, n_cond_cap
             "gradients through a tapeflow.while_loop whose body draws random numbers are not supported: the "
             "gradient re-runs the loop and would draw other numbers. Draw them before the loop and pass them "
             "in, or use tapeflow.scan with a fixed length.")
+    if any(v.aval.shape != aval_of(o).shape for v, o in zip(body_graph.inputs[:n_carry], operands[:n_carry])):
+        raise NotImplementedError(
+            "gradients through a tapeflow.while_loop whose loop values change shape (shape_invariants with None "
+            "dimensions) are not supported; grow a buffer of a fixed size (a TensorArray of the final size) or "
+            "use tapeflow.scan")
     carry0 = list(operands[:n_carry])
     ccaps = list(operands[n_carry:n_carry + n_cond_caps])
     bcaps = list(operands[n_carry + n_cond_caps:])
@@ -434,6 +439,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     lv_raw = lv   # composites (extension types) are carried as their components
     lv = _as_tensor_leaves(nest.strip_composites(lv))
     in_avals = _flat_avals(lv)
+    if shape_invariants is not None:
+        in_avals = _relaxed(in_avals, lv, (shape_invariants,) if single else shape_invariants)
     tree = lv
 
     def cfn(*flat):
@@ -458,15 +465,41 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     try:
         _check_carry("while_loop body", in_avals, bg)
     except ValueError as e:
-        if shape_invariants is None:
-            raise
-        raise ValueError(f"{e} (shape_invariants are accepted but not used: tapeflow's compiled loops keep "
-                         "static shapes, so grow a fixed-size buffer, or run the loop eagerly)") from None
+        raise ValueError(f"{e} (a loop value whose shape changes needs shape_invariants giving those "
+                         "dimensions as None, as TF's)") from None
     outs = bind(while_p, *nest.flatten(lv), *c_caps, *b_caps, cond_graph=cg, body_graph=bg,
                 n_carry=len(in_avals), n_cond_caps=len(c_caps),
                 max_iter=None if maximum_iterations is None else int(maximum_iterations))
     res = nest.restore_composites(lv_raw, nest.pack_sequence_as(tree, list(outs)))
     return res[0] if single else res
+
+
+def _relaxed(in_avals, lv, invariants):
+    """The loop values' avals under TF's ``shape_invariants`` (one shape per loop value, ``loop_vars``'
+    structure; a None dimension may change from one iteration to the next, a known one must be the loop
+    value's own): the body is traced with these, so a value that grows along a None dimension (a concat
+    onto an accumulator) keeps its aval."""
+    from ..core.tensor import TensorShape
+    flat = nest.flatten_up_to(lv, invariants) if isinstance(invariants, (list, tuple, dict)) else [invariants]
+    if len(flat) != len(in_avals):
+        raise ValueError(f"while_loop: shape_invariants has {len(flat)} entries for {len(in_avals)} loop values; "
+                         "give one shape per loop value, in loop_vars' structure")
+    out = []
+    for i, (a, inv) in enumerate(zip(in_avals, flat)):
+        if inv is None:
+            out.append(a)
+            continue
+        dims = getattr(inv, "shape", inv)   # (a TypeSpec's shape)
+        dims = TensorShape(dims)
+        if dims.rank is None:
+            raise ValueError(f"while_loop: shape_invariants entry {i} has an unknown rank; tapeflow's loop values "
+                             f"keep their rank (loop value {i} is {fmt_shape(a.shape)})")
+        dims = tuple(dims.as_list())
+        if len(dims) != len(a.shape) or any(d is not None and d != e for d, e in zip(dims, a.shape)):
+            raise ValueError(f"while_loop: loop value {i} of shape {fmt_shape(a.shape)} is not compatible with "
+                             f"its shape invariant {fmt_shape(dims)}")
+        out.append(Aval(dims, a.dtype))
+    return out
 
 
 def _check_carry(what, in_avals, g, n=None):
