@@ -178,3 +178,38 @@ def test_while_loop_shape_invariants_let_a_loop_value_grow(backend):
         return tape.gradient(y, x)
     with pytest.raises(NotImplementedError, match="change shape"):   # (a clear refusal: TF differentiates it)
         grad(tf.ones([2, 3]))
+
+
+def _ta_dynamic_for(x):
+    out = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[3])
+    for i in tf.range(tf.shape(x)[0]):
+        out = out.write(i, x[i] * 2)
+    return out.stack(), out.size()
+
+
+def _ta_dynamic_while(x):
+    out = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=[])
+    i = 0
+    n = tf.shape(x)[0]
+    while i < n:
+        out = out.write(i, i * i)
+        i += 1
+    return (out.stack(),)
+
+
+def _ta_dynamic_gap(x):   # a write past the end fills the rows between with zeros, as TF
+    return (tf.TensorArray(tf.float32, size=1, dynamic_size=True, element_shape=[3]).write(0, x[0]).write(2, x[1])
+            .stack(),)
+
+
+@pytest.mark.parametrize("f", [_ta_dynamic_for, _ta_dynamic_while, _ta_dynamic_gap])
+def test_dynamic_size_tensor_array_grows_in_compiled_loops(f):
+    """TensorArray(dynamic_size=True, element_shape=...) written in an AutoGraph loop (TF's idiom for an
+    unknown count): it refused inside tapeflow.function ("static shapes")."""
+    g = tf.function(f, input_signature=SPEC)
+    for batch in (3, 2) if f is _ta_dynamic_gap else (3, 1, 0):
+        x = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        for a, b in zip(f(tf.constant(x)), g(x)):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(b.numpy(), a.numpy())
+    assert g.experimental_get_tracing_count() == 1

@@ -101,6 +101,18 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
     return tuple(state)
 
 
+def _growing_invariants(loop_vars):
+    """TF's shape invariants for a loop carrying a TensorArray with dynamic_size=True (its buffer grows by a
+    row per write past its end: its first dimension may change), else None."""
+    from ..ops.tensor_array import _DynamicTensorArray
+    from ..core.tensor import TensorShape
+    from ..util import nest
+    if not any(isinstance(v, _DynamicTensorArray) for v in loop_vars):
+        return None
+    return [_DynamicTensorArray(TensorShape((None,) + tuple(v.buffer.shape[1:]))) if isinstance(v, _DynamicTensorArray)
+            else nest.map_structure(lambda _: None, v) for v in loop_vars]
+
+
 def _tensors(values):
     # Python numbers carried through tensor control flow become tensors (as TF);
     # structures (a TensorArray is a namedtuple of its buffer) stay structures
@@ -194,7 +206,9 @@ def while_stmt(test, body, state, names, extra_test=None):
         return state
     state = _fill_undefined(names, state, body)
     _check_defined(names, state, "a `while` loop on a tensor condition")
-    out = _cf.while_loop(lambda *s: full_test(*s), lambda *s: _tensors(body(*s)), list(_tensors(state)))
+    lv = list(_tensors(state))
+    out = _cf.while_loop(lambda *s: full_test(*s), lambda *s: _tensors(body(*s)), lv,
+                         shape_invariants=_growing_invariants(lv))
     return tuple(out)
 
 
@@ -302,7 +316,8 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
         new = _tensors(body(el, *s))
         return (M.add(i, M.cast(delta, i.dtype) if isinstance(delta, Tensor) else delta),) + new
 
-    out = _cf.while_loop(test, step, [i0] + list(_tensors(state)))
+    lv = [i0] + list(_tensors(state))
+    out = _cf.while_loop(test, step, lv, shape_invariants=_growing_invariants(lv))
     return tuple(out[1:])
 
 

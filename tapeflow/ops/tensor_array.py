@@ -91,6 +91,35 @@ class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
         return f"<TensorArray: size={self.buffer.shape[0]}, element_shape={self.element_shape}, dtype={self.dtype.name}>"
 
 
+class _DynamicTensorArray(_TensorArray):
+    """``dynamic_size=True`` inside ``tapeflow.function`` with a known element shape: the buffer grows to the
+    index written (rows of zeros appended, as TF's TensorList grows), so it is carried through loops with its
+    first dimension free (AutoGraph passes the loop that shape invariant). Each write past the end copies
+    the buffer (O(n^2) over n writes; TF grows in place)."""
+    __slots__ = ()
+
+    def write(self, index, value, name=None):
+        n = self.buffer.shape[0]
+        elem = list(self.buffer.shape[1:])
+        dt = aval_of(self.buffer).dtype
+        if isinstance(index, (int, np.integer)) and n is not None:
+            if int(index) < 0:
+                raise OutOfRangeError(f"TensorArray.write: index {int(index)} is negative")
+            need = max(0, int(index) + 1 - n)
+            buf = self.buffer if not need else A.concat([self.buffer, A.zeros([need] + elem, dt)], 0)
+        else:
+            i = M.cast(index, np.int32)
+            need = M.maximum(i + 1 - A.shape(self.buffer)[0], 0)
+            buf = A.concat([self.buffer, A.zeros([need] + elem, dt)], 0)
+        return _DynamicTensorArray(_TensorArray(buf).write(index, value).buffer)
+
+    def scatter(self, indices, value, name=None):
+        out = self
+        for k, v in zip(np.asarray(indices).ravel(), A.unstack(convert_to_tensor(value))):
+            out = out.write(int(k), v)
+        return out
+
+
 class _GrowingTensorArray:
     """Eager dynamic_size arrays (and arrays whose element shape is not known
     yet): a Python list until the first stack/read needs a buffer."""
@@ -165,14 +194,18 @@ def TensorArray(dtype, size=None, dynamic_size=None, clear_after_read=None, tens
     shape = None if element_shape is None else tuple(int(d) for d in element_shape)
     if STATE.trace is not None and isinstance(size, Tensor) and size._v is None:
         # a size known when the function runs (tf.shape(x)[0] of a None batch): a buffer of that many rows
+        if dynamic_size and shape is not None:
+            return _DynamicTensorArray(A.zeros([size] + list(shape), _dt.as_dtype(dtype).np))
         if dynamic_size:
-            raise ValueError("TensorArray: dynamic_size=True with a size known only when the function runs is "
-                             "not supported inside tapeflow.function; give the final size")
+            raise ValueError("TensorArray: dynamic_size=True with a size known only when the function runs needs "
+                             "an element_shape inside tapeflow.function")
         return _TensorArray(A.zeros([size] + list(shape), _dt.as_dtype(dtype).np)) if shape is not None \
             else _LazyTensorArray(dtype, size)
     n = 0 if size is None else int(size.numpy() if hasattr(size, "numpy") else size)
     if shape is not None and not dynamic_size:
         return _TensorArray(convert_to_tensor(np.zeros((n,) + shape, _dt.as_dtype(dtype).np)))
+    if shape is not None and STATE.trace is not None:   # dynamic_size=True with a known element shape
+        return _DynamicTensorArray(convert_to_tensor(np.zeros((n,) + shape, _dt.as_dtype(dtype).np)))
     if STATE.trace is not None and not dynamic_size and shape is None:
         return _LazyTensorArray(dtype, n)
     return _GrowingTensorArray(dtype, n, shape, bool(dynamic_size))
@@ -189,6 +222,11 @@ class _LazyTensorArray(_GrowingTensorArray):
 
     def size(self, name=None):
         return convert_to_tensor(np.int32(self._n)) if isinstance(self._n, int) else M.cast(self._n, np.int32)
+
+    def stack(self, name=None):
+        if not isinstance(self._n, int):   # (rows of a run-time count, their shape unknown)
+            raise ValueError("TensorArray: nothing written yet and no element_shape given")
+        return super().stack(name)
 
     def write(self, index, value, name=None):
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
