@@ -7,11 +7,13 @@ and every method is a composition of existing ops: ``write`` is a
 ``tensor_scatter_nd_update`` that returns a new array (TF's functional style:
 ``ta = ta.write(i, x)``), ``stack`` returns the buffer.
 
-``dynamic_size=True`` grows the buffer eagerly; inside ``tapeflow.function``
-the size is fixed when the loop starts (TF grows it there too; tapeflow's
-graphs need static shapes), and a write past the end raises. A size known
-only when the function runs (``tf.shape(x)[0]`` of an input_signature's None
-batch, wave 25) gives a buffer of that many rows, its first dimension None.
+``dynamic_size=True`` grows the buffer eagerly (a list); inside
+``tapeflow.function`` with an element_shape (wave 25) the buffer grows by rows
+of zeros to each index written past its end (``_DynamicTensorArray``), and
+AutoGraph loops carry it with its first dimension as a shape invariant; without
+an element_shape a loop carrying it refuses. A fixed size known only when the
+function runs (``tf.shape(x)[0]`` of an input_signature's None batch, wave 25)
+gives a buffer of that many rows, its first dimension None.
 """
 from __future__ import annotations
 
