@@ -213,3 +213,32 @@ def test_dynamic_size_tensor_array_grows_in_compiled_loops(f):
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(b.numpy(), a.numpy())
     assert g.experimental_get_tracing_count() == 1
+
+
+def _grow_autograph(x):
+    acc = tf.zeros([0, 3])
+    for i in tf.range(tf.shape(x)[0]):
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(acc, tf.TensorShape([None, 3]))])
+        acc = tf.concat([acc, x[i:i + 1] * 2], 0)
+    return acc
+
+
+def _capped(x):
+    s, i = tf.constant(0.0), tf.constant(0)
+    while i < tf.shape(x)[0] * 100:
+        tf.autograph.experimental.set_loop_options(maximum_iterations=3)
+        s += 1.0
+        i += 1
+    return s
+
+
+def test_autograph_set_loop_options():
+    """tf.autograph.experimental.set_loop_options was missing (an AttributeError): its shape_invariants let an
+    AutoGraph loop grow a value, its maximum_iterations caps the loop (TF 2.21: [[0, 2, 4], ...] and 3.0)."""
+    g = tf.function(_grow_autograph, input_signature=SPEC)
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    np.testing.assert_array_equal(g(x).numpy(), 2 * x)
+    assert g(x[:0]).shape == (0, 3)
+    h = tf.function(_capped, input_signature=SPEC)
+    assert float(h(x)) == 3.0 and float(h(x[:0])) == 0.0
+    tf.autograph.experimental.set_loop_options(maximum_iterations=2)   # outside a loop: nothing

@@ -10,6 +10,7 @@ converted source; ``tapeflow.config.run_functions_eagerly(True)`` runs the
 original Python instead.
 """
 from .converter import convert, to_code  # noqa: F401
+from .operators import set_loop_options as _set_loop_options
 
 
 def to_graph(f, recursive=True, experimental_optional_features=None):
@@ -29,3 +30,4 @@ def do_not_convert(func=None):
 
 class experimental:  # noqa: N801
     do_not_convert = staticmethod(do_not_convert)
+    set_loop_options = staticmethod(_set_loop_options)

@@ -101,6 +101,65 @@ def _fill_undefined(names, state, one_iteration, element_aval=None):
     return tuple(state)
 
 
+#: one entry per AutoGraph tensor loop being traced: the loop values its body got, and the options
+#: ``set_loop_options`` gave inside it
+_LOOP_OPTIONS = []
+
+
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None):
+    """TF's ``tf.autograph.experimental.set_loop_options``, called inside a loop's body: ``shape_invariants``
+    ([(loop variable, shape)], a None dimension free to change between iterations) and
+    ``maximum_iterations`` apply to the tensor loop it is in; parallel_iterations and swap_memory change
+    nothing here (as in TF2 eager-style code). Outside a tensor loop it does nothing."""
+    if _LOOP_OPTIONS:
+        opts = _LOOP_OPTIONS[-1]["opts"]
+        if shape_invariants is not None:
+            opts["shape_invariants"] = list(shape_invariants)
+        if maximum_iterations is not None:
+            opts["maximum_iterations"] = maximum_iterations
+
+
+def _loop(test, step, lv):
+    """A tensor loop for ``for``/``while``: ``_cf.while_loop`` over the loop values ``lv``, with the shape
+    invariants of a growing TensorArray, and the options ``set_loop_options`` gave in the body. Those are
+    known only once the body was traced, so a loop that set any is traced again with them (TF's converter
+    reads them from the source instead)."""
+    from ..util import nest
+    frame = {"args": None, "opts": {}}
+
+    def body(*s):
+        frame["args"] = s
+        return step(*s)
+
+    def run(invariants=None, maximum_iterations=None):
+        _LOOP_OPTIONS.append(frame)
+        try:
+            return _cf.while_loop(test, body, lv, shape_invariants=invariants, maximum_iterations=maximum_iterations)
+        finally:
+            _LOOP_OPTIONS.pop()
+
+    base = _growing_invariants(lv)
+    try:
+        out, err = run(base), None
+    except ValueError as e:   # (a loop value that changes shape: the options may allow it)
+        out, err = None, e
+    opts = frame["opts"]
+    if not opts:
+        if err is not None:
+            raise err
+        return out
+    flat_inv = list(nest.flatten_up_to(lv, base)) if base is not None else [None] * len(nest.flatten(lv))
+    leaves = nest.flatten(list(frame["args"] or ()))
+    for var, shape in opts.get("shape_invariants", ()):
+        k = next((j for j, t in enumerate(leaves) if t is var), None)
+        if k is None:
+            raise ValueError("set_loop_options: a shape_invariants entry names a value that is not one of the "
+                             "loop's variables (give the variable the loop updates, as it is in the body)")
+        flat_inv[k] = shape
+    invariants = None if all(v is None for v in flat_inv) else nest.pack_sequence_as(lv, flat_inv)
+    return run(invariants, opts.get("maximum_iterations"))
+
+
 def _growing_invariants(loop_vars):
     """TF's shape invariants for a loop carrying a TensorArray with dynamic_size=True (its buffer grows by a
     row per write past its end: its first dimension may change), else None."""
@@ -207,8 +266,7 @@ def while_stmt(test, body, state, names, extra_test=None):
     state = _fill_undefined(names, state, body)
     _check_defined(names, state, "a `while` loop on a tensor condition")
     lv = list(_tensors(state))
-    out = _cf.while_loop(lambda *s: full_test(*s), lambda *s: _tensors(body(*s)), lv,
-                         shape_invariants=_growing_invariants(lv))
+    out = _loop(lambda *s: full_test(*s), lambda *s: _tensors(body(*s)), lv)
     return tuple(out)
 
 
@@ -317,7 +375,7 @@ def for_stmt(iterable, body, state, names, extra_test=None, target=None):
         return (M.add(i, M.cast(delta, i.dtype) if isinstance(delta, Tensor) else delta),) + new
 
     lv = [i0] + list(_tensors(state))
-    out = _cf.while_loop(test, step, lv, shape_invariants=_growing_invariants(lv))
+    out = _loop(test, step, lv)
     return tuple(out[1:])
 
 
