@@ -1501,8 +1501,19 @@ def _spec_example(s):
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
-             experimental_relax_shapes=None, name=None, backend=None):
-    """Compile ``func`` (decorator or call). See the module docstring."""
+             experimental_relax_shapes=None, name=None, backend=None, experimental_implements=None,
+             experimental_autograph_options=None, experimental_attributes=None, experimental_compile=None,
+             experimental_follow_type_hints=None):
+    """Compile ``func`` (decorator or call). See the module docstring. TF's other keywords: ``experimental_compile``
+    is ``jit_compile``'s old name; ``experimental_implements``, ``experimental_autograph_options`` and
+    ``experimental_attributes`` annotate TF's graph (grappler, AutoGraph features) and change no result here;
+    ``experimental_follow_type_hints=True`` (tensors for arguments annotated ``tf.Tensor``) is refused."""
+    if experimental_compile is not None and jit_compile is None:
+        jit_compile = experimental_compile
+    if experimental_follow_type_hints:
+        raise NotImplementedError("tapeflow.function: experimental_follow_type_hints=True is not supported (it "
+                                  "changes which Python arguments retrace); convert such arguments with "
+                                  "tf.convert_to_tensor before the call")
     if func is None:
         return lambda f: function(f, input_signature, autograph, jit_compile, reduce_retracing,
                                   experimental_relax_shapes, name, backend)
