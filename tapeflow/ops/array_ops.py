@@ -1396,6 +1396,11 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
         # a slice [:k] past the end (or from the end, k < 0) would return fewer than k without a word
         raise InvalidArgumentError(f"top_k: k={k} for an input of shape {fmt_shape(s)}: the input needs rank >= 1 "
                                    f"and at least k entries in its last axis, and k must be >= 0")
+    if n is None:   # (a last axis an input_signature leaves None: the same check when it runs)
+        from ..core.primitives import assert_op as AS
+        m = M.cast(shape(input)[-1], np.int64)
+        bind(AS.assert_p, M.greater_equal(m, np.int64(k)), m, template=(
+            f"top_k: k={k} for an input whose last axis has ", None, " entries: it needs at least k"), summarize=3)
     idx = argsort(input, -1, "DESCENDING")
     idx = I.getitem(idx, (Ellipsis, builtins.slice(0, k)))
     return TopKResult((take_along_axis(input, idx, -1), idx))

@@ -329,7 +329,14 @@ def _count(x, axes):
     shape = aval_of(x).shape
     dims = [shape[a] for a in axes]
     if None in dims:
-        return reduce_sum(ones_like_(x), axes, keepdims=False)  # unknown traced dims: count at run time
+        # unknown traced dims: one scalar count when it runs (it divides a sum kept with or without its
+        # reduced dims alike; a count per output position, shaped without them, broadcast a keepdims
+        # sum (n, 1) against (n,) into an (n, n) "mean")
+        from . import array_ops as A
+        d = aval_of(x).dtype
+        size = A.shape(x, np.int64)
+        n = reduce_prod(A.stack([size[a] for a in axes]))
+        return cast(n, d if d.kind in "fc" else np.int64)
     return _prod(dims)  # (np.prod of a list costs ~4 us: it builds an array first)
 
 
@@ -672,6 +679,14 @@ def tensordot(a, b, axes, name=None):
             raise InvalidArgumentError(
                 f"tensordot: contracted dimensions differ: a{tuple(sha)} axis {i} has size {sha[i]}, "
                 f"b{tuple(shb)} axis {j} has size {shb[j]}; pick axes whose sizes match")
+        if sha[i] is None or shb[j] is None:
+            # known when it runs: checked then (einsum would broadcast a size-1 axis against the other)
+            from . import array_ops as A
+            from ..core.primitives import assert_op as AS
+            da, db = (cast(A.shape(t, np.int64)[k], np.int64) for t, k in ((a, i), (b, j)))
+            bind(AS.assert_p, equal(da, db), da, db, template=(
+                f"tensordot: contracted dimensions differ: a's axis {i} has size ", None, f", b's axis {j} has "
+                "size ", None, "; pick axes whose sizes match"), summarize=3)
     letters = "abcdefghijklmnopqrstuvwxyz"
     sa = list(letters[:na])
     sb = list(letters[na:na + nb])

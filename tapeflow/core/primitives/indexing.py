@@ -132,13 +132,50 @@ def _getitem_kernel(x, *idx, key, bounds=None):
     return x[decode_key(key, idx)]
 
 
-def _dummy(shape, dtype):
+def _dummy(shape, dtype, sentinel=_SENTINEL):
     if dtype.kind == "O":  # a string tensor: only the result's shape is wanted (an object 0 indexes to an int)
         dtype = np.bool_
-    return np.broadcast_to(np.zeros((), dtype), tuple(_SENTINEL if d is None else d for d in shape))
+    return np.broadcast_to(np.zeros((), dtype), tuple(sentinel if d is None else d for d in shape))
+
+
+class _TooBig(Exception):
+    """The sentinel dummies' result would be allocated (an advanced index over several unknown dims)."""
 
 
 def _getitem_abstract(x, *idx, key, bounds=None):
+    try:
+        return _getitem_shape(x, idx, key, bounds, _SENTINEL, None)
+    except _TooBig:
+        # several unknown dims beside an advanced index: NumPy allocates the result, and (2^20)^k elements
+        # cannot be. Two small sentinels instead, larger than every static bound in the key (an int index
+        # past a sentinel would raise here): a result dim that differs between them depends on an unknown dim
+        bound = max([abs(v) for k in key if k[0] in "si" for v in k[1:] if isinstance(v, (int, np.integer))],
+                    default=0)
+        try:
+            first = _getitem_shape(x, idx, key, bounds, bound + 3, "raw")
+            return _getitem_shape(x, idx, key, bounds, bound + 4, first)
+        except _TooBig:
+            raise InvalidArgumentError(f"{bounds or 'getitem'}: cannot work out the result's shape of an index "
+                                       f"{_show(key, idx)} into a tensor of shape {fmt_shape(x.shape)} "
+                                       "(too many unknown dimensions beside an advanced index)") from None
+
+
+def _getitem_shape(x, idx, key, bounds, sentinel, first):
+    """getitem's result aval, from indexing dummies whose unknown dims are ``sentinel`` long: a result dim
+    at least half the sentinel is unknown; or, given the aval ``first`` of a run with another sentinel, a
+    dim that differs from it (``first="raw"``: that run, the dummies' result shape as it is)."""
+    try:
+        return _getitem_shape_raw(x, idx, key, bounds, sentinel, first)
+    except MemoryError:
+        raise _TooBig() from None
+    except InvalidArgumentError as e:
+        if "too big" in str(e) or "too large" in str(e) or "maximum possible size" in str(e):
+            raise _TooBig() from None
+        raise
+
+
+def _getitem_shape_raw(x, idx, key, bounds, sentinel, first):
+    _dummy_s = lambda shape, dtype: _dummy(shape, dtype, sentinel)  # noqa: E731
     dyn = False
     dummies = []
     for a in idx:
@@ -153,25 +190,28 @@ def _getitem_abstract(x, *idx, key, bounds=None):
                                            "tapeflow.cast(i, tapeflow.int32)")
     try:
         try:
-            r = _dummy(x.shape, x.dtype)[decode_key(key, dummies)]
+            r = _dummy_s(x.shape, x.dtype)[decode_key(key, dummies)]
         except IndexError:
             # a mask of unknown length against an axis of unknown (or known) length: both are
             # data-dependent (a traced where's rows masked by a flag of theirs), so align the
             # mask's unknown dims with the axes it covers; an empty mask keeps the dummy small
-            aligned = _masks_aligned(x, idx, key)
+            aligned = _masks_aligned(x, idx, key, sentinel)
             xs = _dims_from_masks(x, idx, key)
             if aligned is None and (xs == tuple(x.shape) or None in xs):
                 # (the mask's sizes help only where they leave no unknown dim: masking a dummy of
                 # sentinel dims would allocate it)
                 raise
             aligned = aligned or {}
-            r = _dummy(xs, x.dtype)[decode_key(key, [aligned.get(i, d) for i, d in enumerate(dummies)])]
+            r = _dummy_s(xs, x.dtype)[decode_key(key, [aligned.get(i, d) for i, d in enumerate(dummies)])]
     except IndexError as e:
         raise InvalidArgumentIndexError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index {_show(key, idx)})") from None
     except ValueError as e:   # (NumPy's "slice step cannot be zero": TF's strided slice raises InvalidArgument)
         raise InvalidArgumentError(f"{bounds or 'getitem'}: {e} (tensor shape {fmt_shape(x.shape)}, index "
                                    f"{_show(key, idx)})") from None
-    shape = tuple(None if d >= _SENTINEL // 2 else d for d in r.shape)
+    if first == "raw":
+        return Aval(r.shape, x.dtype)
+    shape = tuple(None if d >= sentinel // 2 else d for d in r.shape) if first is None else \
+        tuple(None if d != f else d for d, f in zip(r.shape, first.shape))
     for axis, d in enumerate(x.shape):
         if d is None:
             # a slice of an unknown dim: x[:1] of the sentinel has 1 row, but the dim may be 0 when the
@@ -179,7 +219,7 @@ def _getitem_abstract(x, *idx, key, bounds=None):
             # that change with it are unknown (an int index into it raises here: that axis goes away)
             small = tuple(0 if i == axis else dd for i, dd in enumerate(x.shape))
             try:
-                r0 = _dummy(small, x.dtype)[decode_key(key, dummies)]
+                r0 = _dummy_s(small, x.dtype)[decode_key(key, dummies)]
             except IndexError:
                 continue
             if r0.ndim == len(shape):
@@ -191,7 +231,7 @@ def _getitem_abstract(x, *idx, key, bounds=None):
         dummies2 = [np.zeros(tuple(2 if d is None else d for d in a.shape), a.dtype) if a.dtype.kind in "iu"
                     else m for a, m in zip(idx, dummies)]
         try:
-            r2 = _dummy(x.shape, x.dtype)[decode_key(key, dummies2)]
+            r2 = _dummy_s(x.shape, x.dtype)[decode_key(key, dummies2)]
         except IndexError:   # (length 2 does not broadcast with the other indices: they fix it at 1)
             r2 = r
         if r2.ndim == len(shape):
@@ -202,7 +242,7 @@ def _getitem_abstract(x, *idx, key, bounds=None):
     return Aval(shape, x.dtype)
 
 
-def _masks_aligned(x, idx, key):
+def _masks_aligned(x, idx, key, sentinel=_SENTINEL):
     """{index position: an all-False mask dummy whose unknown dims take the dims of the axes the
     mask covers}, for boolean masks with unknown dims; None when nothing to align (or an
     ellipsis makes the axes ambiguous)."""
@@ -215,7 +255,7 @@ def _masks_aligned(x, idx, key):
         elif k[0] == "a":
             a = idx[k[1]]
             if a.dtype.kind == "b" and None in a.shape:
-                dims = tuple(_SENTINEL if xd is None else xd if d is None else d
+                dims = tuple(sentinel if xd is None else xd if d is None else d
                              for d, xd in zip(a.shape, tuple(x.shape[axis:axis + len(a.shape)])))
                 out[k[1]] = np.zeros(dims, bool)
             axis += len(a.shape) if a.dtype.kind == "b" else 1
