@@ -559,6 +559,11 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 def squeeze(input, axis=None, name=None):  # noqa: A002
     s = aval_of(input).shape
     if axis is None:
+        if None in s:
+            # (TF's result then has an unknown rank: each unknown dimension squeezed if it is 1 when it runs)
+            raise ValueError(f"squeeze: with axis=None, a dimension of {fmt_shape(s)} that is known only when the "
+                             "function runs may be 1 then (the result's rank must be known while tracing in "
+                             "tapeflow); give axis")
         axes = [i for i, d in enumerate(s) if d == 1]
     else:
         axes = list(norm_axis("squeeze", axis, len(s)))
@@ -566,6 +571,8 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
             if s[a] != 1:
                 raise InvalidArgumentError(f"squeeze: axis {a} has size {s[a]}, not 1 (shape {fmt_shape(s)})")
     new = tuple(-1 if d is None else d for i, d in enumerate(s) if i not in axes)
+    if new.count(-1) > 1:   # several unknown dims: the axes picked at 0 (a view), not a reshape of one -1
+        return I.getitem(input, tuple(0 if i in axes else builtins.slice(None) for i in builtins.range(len(s))))
     return S.reshape(input, new)
 
 

@@ -342,9 +342,12 @@ def _padding(name, padding, in_hw, k_hw, strides, dilations):
         if padding == "VALID":
             return ((0, 0),) * len(in_hw)
         if padding == "SAME":
-            if any(n is None for n in in_hw):
-                raise ValueError(f"{name}: padding='SAME' needs known height and width, got {in_hw}")
-            return tuple(P.same_padding(n, k, s, d) for n, k, s, d in zip(in_hw, k_hw, strides, dilations))
+            if any(n is None and s != 1 for n, s in zip(in_hw, strides)):
+                raise ValueError(f"{name}: padding='SAME' with a stride > 1 needs known height and width (the "
+                                 f"padding depends on them), got {in_hw}")
+            # (stride 1: SAME pads (k - 1) * dilation whatever the size: an unknown one takes any, here 2**20)
+            return tuple(P.same_padding(n if n is not None else 1 << 20, k, s, d)
+                         for n, k, s, d in zip(in_hw, k_hw, strides, dilations))
         raise ValueError(f"{name}: padding must be 'SAME', 'VALID' or explicit pairs, got {padding!r}"
                          + (" (TF spells it in capitals)" if padding.upper() in ("SAME", "VALID") else ""))
     pads = [tuple(int(a) for a in p) for p in padding]
