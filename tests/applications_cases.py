@@ -18,6 +18,17 @@ CASES = {
                                            "include_top": False, "pooling": "avg"}),
     "mobilenetv2_14_odd": ("MobileNetV2", {"weights": None, "alpha": 1.4, "input_shape": (75, 81, 3),
                                            "include_top": False}),
+    # wave 25 (keras25): ResNetV2 and MobileNet (v1)
+    "resnet50v2_top": ("ResNet50V2", {"weights": None}),
+    "resnet101v2_notop_avg": ("ResNet101V2", {"weights": None, "include_top": False, "input_shape": (64, 64, 3),
+                                              "pooling": "avg"}),
+    "resnet152v2_classes": ("ResNet152V2", {"weights": None, "classes": 10, "input_shape": (32, 32, 3)}),
+    "mobilenet_top": ("MobileNet", {"weights": None}),
+    "mobilenet_050_128_dm2": ("MobileNet", {"weights": None, "alpha": 0.5, "depth_multiplier": 2,
+                                            "input_shape": (128, 128, 3), "include_top": False, "pooling": "max"}),
+    "mobilenet_075_odd": ("MobileNet", {"weights": None, "alpha": 0.75, "input_shape": (70, 90, 3),
+                                        "include_top": False}),
+    "mobilenet_notop_none": ("MobileNet", {"weights": None, "include_top": False, "classes": 7}),
 }
 
 

@@ -477,3 +477,8 @@ def is_interactive_logging_enabled():
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("keras.utils", "tapeflow.keras.utils")
+
+# wave 25: TF's names exist; calling them raises, naming the feature (pydot/Graphviz)
+from .._unsupported import unsupported_function as _unsupported_function  # noqa: E402
+plot_model = _unsupported_function("keras.utils.plot_model")
+model_to_dot = _unsupported_function("keras.utils.model_to_dot")
