@@ -28,6 +28,11 @@ CASES = {
                                             "input_shape": (128, 128, 3), "include_top": False, "pooling": "max"}),
     "mobilenet_075_odd": ("MobileNet", {"weights": None, "alpha": 0.75, "input_shape": (70, 90, 3),
                                         "include_top": False}),
+    "densenet121_top": ("DenseNet121", {"weights": None}),
+    "densenet169_notop_avg": ("DenseNet169", {"weights": None, "include_top": False, "input_shape": (64, 64, 3),
+                                              "pooling": "avg"}),
+    "densenet201_classes": ("DenseNet201", {"weights": None, "classes": 10, "input_shape": (32, 32, 3),
+                                            "classifier_activation": None}),
     "mobilenet_notop_none": ("MobileNet", {"weights": None, "include_top": False, "classes": 7}),
 }
 

@@ -19,5 +19,6 @@ from ..core.tensor import Variable  # noqa: F401,E402
 
 __all__ = ["backend", "initializers", "activations", "regularizers", "losses", "layers", "optimizers", "utils",
            "models", "metrics", "datasets", "callbacks", "saving", "constraints", "preprocessing", "ops", "Input",
-           "InputSpec", "Model", "Sequential", "clone_model", "random", "tree", "config", "applications", "mixed_precision", "Layer",
-           "KerasTensor", "Loss", "Metric", "Optimizer", "Initializer", "Regularizer", "Variable"]
+           "InputSpec", "Model", "Sequential", "clone_model", "random", "tree", "config", "applications",
+           "mixed_precision", "dtype_policies", "distribution", "export", "quantizers", "visualization", "wrappers",
+           "Layer", "KerasTensor", "Loss", "Metric", "Optimizer", "Initializer", "Regularizer", "Variable"]

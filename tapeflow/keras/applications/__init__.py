@@ -1,13 +1,14 @@
 """``keras.applications``: Keras 3's ImageNet architectures, built layer for layer as Keras builds
 them (the same layer names, shapes and parameter counts) from tapeflow's layers: VGG16/VGG19,
-ResNet50/101/152, ResNet50V2/101V2/152V2, MobileNet and MobileNetV2. ``weights=None`` (random
-initialization) or the path of weights saved by tapeflow; Keras' pretrained 'imagenet' weights are
-HDF5 downloads and are refused with the reason (imagenet_utils.check_weights). TF's other
-architectures (DenseNet, EfficientNet, Inception, NASNet, Xception, ConvNeXt, MobileNetV3) exist
+ResNet50/101/152, ResNet50V2/101V2/152V2, DenseNet121/169/201, MobileNet and MobileNetV2.
+``weights=None`` (random initialization) or the path of weights saved by tapeflow; Keras' pretrained
+'imagenet' weights are HDF5 downloads and are refused with the reason (imagenet_utils.check_weights).
+TF's other architectures (EfficientNet, Inception, NASNet, Xception, ConvNeXt, MobileNetV3) exist
 under their names and raise UnsupportedFeatureError when called (``_unbuilt``)."""
 from __future__ import annotations
 
-from . import imagenet_utils, mobilenet, mobilenet_v2, resnet, resnet_v2, vgg16, vgg19  # noqa: F401
+from . import densenet, imagenet_utils, mobilenet, mobilenet_v2, resnet, resnet_v2, vgg16, vgg19  # noqa: F401
+from .densenet import DenseNet121, DenseNet169, DenseNet201  # noqa: F401
 from .mobilenet import MobileNet  # noqa: F401
 from .mobilenet_v2 import MobileNetV2  # noqa: F401
 from .resnet import ResNet50, ResNet101, ResNet152  # noqa: F401
@@ -23,5 +24,6 @@ globals().update(_builders)
 globals().update(_modules)
 
 __all__ = sorted(["VGG16", "VGG19", "ResNet50", "ResNet101", "ResNet152", "ResNet50V2", "ResNet101V2",
-                  "ResNet152V2", "MobileNet", "MobileNetV2", "imagenet_utils", "vgg16", "vgg19", "resnet",
-                  "resnet50", "resnet_v2", "mobilenet", "mobilenet_v2", *_builders, *_modules])
+                  "ResNet152V2", "DenseNet121", "DenseNet169", "DenseNet201", "MobileNet", "MobileNetV2",
+                  "imagenet_utils", "vgg16", "vgg19", "resnet", "resnet50", "resnet_v2", "densenet", "mobilenet",
+                  "mobilenet_v2", *_builders, *_modules])

@@ -1,6 +1,6 @@
 """keras.applications' architectures tapeflow does not build (wave 25): each builder exists under
 TF 2.21's name and raises UnsupportedFeatureError naming it when called; their modules
-(``keras.applications.densenet``, ...) exist with that builder, ``decode_predictions`` and a working
+(``keras.applications.xception``, ...) exist with that builder, ``decode_predictions`` and a working
 ``preprocess_input`` (Keras' mode for the family: identity, 'tf' or 'torch', checked against TF)."""
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from ..._unsupported import unsupported_function
 from . import imagenet_utils
 
 _WHAT = ("this keras.applications architecture (tapeflow builds VGG16/19, ResNet50/101/152, ResNet50V2/101V2/"
-         "152V2, MobileNet and MobileNetV2 layer for layer as Keras; compose the others from keras.layers)")
+         "152V2, DenseNet121/169/201, MobileNet and MobileNetV2 layer for layer as Keras; compose the others "
+         "from keras.layers)")
 
 # module -> (its builders, preprocess_input's mode: None is Keras' identity)
 _MODULES = {
     "convnext": (("ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtSmall", "ConvNeXtTiny", "ConvNeXtXLarge"), None),
-    "densenet": (("DenseNet121", "DenseNet169", "DenseNet201"), "torch"),
     "efficientnet": (tuple(f"EfficientNetB{i}" for i in range(8)), None),
     "efficientnet_v2": (("EfficientNetV2B0", "EfficientNetV2B1", "EfficientNetV2B2", "EfficientNetV2B3",
                          "EfficientNetV2L", "EfficientNetV2M", "EfficientNetV2S"), None),

@@ -21,8 +21,8 @@ FILE_HASH = "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce"
 
 def load_data():
     """``((x_train, y_train), (x_test, y_test))``."""
-    path = _files.keras_file("cifar10", NAME, [f"{DIRNAME}/cifar-10-batches-py", "cifar-10-batches-py"], ORIGIN, FILE_HASH, DIRNAME,
-                             extract=True)
+    path = _files.keras_file("cifar10", NAME, [f"{DIRNAME}/cifar-10-batches-py", "cifar-10-batches-py"], ORIGIN,
+                             FILE_HASH, DIRNAME, extract=True)
     if path.name != "cifar-10-batches-py":      # get_file's extraction directory holds the archive's directory
         path = path / "cifar-10-batches-py"
     xs, ys = zip(*(_cifar.load_batch(os.path.join(path, f"data_batch_{i}")) for i in range(1, 6)))

@@ -21,8 +21,8 @@ def load_data(label_mode="fine"):
     """``((x_train, y_train), (x_test, y_test))``."""
     if label_mode not in ["fine", "coarse"]:
         raise ValueError(f'`label_mode` must be one of `"fine"`, `"coarse"`. Received: label_mode={label_mode}.')
-    path = _files.keras_file("cifar100", NAME, [f"{DIRNAME}/cifar-100-python", "cifar-100-python"], ORIGIN, FILE_HASH, DIRNAME,
-                             extract=True)
+    path = _files.keras_file("cifar100", NAME, [f"{DIRNAME}/cifar-100-python", "cifar-100-python"], ORIGIN,
+                             FILE_HASH, DIRNAME, extract=True)
     if path.name != "cifar-100-python":      # get_file's extraction directory holds the archive's directory
         path = path / "cifar-100-python"
     x_train, y_train = _cifar.load_batch(os.path.join(path, "train"), label_key=f"{label_mode}_labels")
