@@ -33,6 +33,9 @@ CASES = {
                                               "pooling": "avg"}),
     "densenet201_classes": ("DenseNet201", {"weights": None, "classes": 10, "input_shape": (32, 32, 3),
                                             "classifier_activation": None}),
+    "xception_top": ("Xception", {"weights": None}),
+    "xception_notop_avg_odd": ("Xception", {"weights": None, "include_top": False, "input_shape": (75, 90, 3),
+                                            "pooling": "avg"}),
     "mobilenet_notop_none": ("MobileNet", {"weights": None, "include_top": False, "classes": 7}),
 }
 

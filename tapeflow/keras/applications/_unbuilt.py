@@ -1,6 +1,6 @@
 """keras.applications' architectures tapeflow does not build (wave 25): each builder exists under
 TF 2.21's name and raises UnsupportedFeatureError naming it when called; their modules
-(``keras.applications.xception``, ...) exist with that builder, ``decode_predictions`` and a working
+(``keras.applications.nasnet``, ...) exist with that builder, ``decode_predictions`` and a working
 ``preprocess_input`` (Keras' mode for the family: identity, 'tf' or 'torch', checked against TF)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..._unsupported import unsupported_function
 from . import imagenet_utils
 
 _WHAT = ("this keras.applications architecture (tapeflow builds VGG16/19, ResNet50/101/152, ResNet50V2/101V2/"
-         "152V2, DenseNet121/169/201, MobileNet and MobileNetV2 layer for layer as Keras; compose the others "
+         "152V2, DenseNet121/169/201, Xception, MobileNet and MobileNetV2 layer for layer as Keras; compose the others "
          "from keras.layers)")
 
 # module -> (its builders, preprocess_input's mode: None is Keras' identity)
@@ -24,7 +24,6 @@ _MODULES = {
     "inception_v3": (("InceptionV3",), "tf"),
     "mobilenet_v3": ((), None),    # (TF's module has no builder; MobileNetV3Large/Small are top-level only)
     "nasnet": (("NASNetLarge", "NASNetMobile"), "tf"),
-    "xception": (("Xception",), "tf"),
 }
 TOP_LEVEL_ONLY = ("MobileNetV3Large", "MobileNetV3Small")
 
