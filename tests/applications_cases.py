@@ -36,6 +36,9 @@ CASES = {
     "xception_top": ("Xception", {"weights": None}),
     "xception_notop_avg_odd": ("Xception", {"weights": None, "include_top": False, "input_shape": (75, 90, 3),
                                             "pooling": "avg"}),
+    "inception_v3_top": ("InceptionV3", {"weights": None}),
+    "inception_v3_notop_max_odd": ("InceptionV3", {"weights": None, "include_top": False, "input_shape": (80, 100, 3),
+                                                   "pooling": "max"}),
     "mobilenet_notop_none": ("MobileNet", {"weights": None, "include_top": False, "classes": 7}),
 }
 
