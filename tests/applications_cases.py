@@ -39,6 +39,9 @@ CASES = {
     "inception_v3_top": ("InceptionV3", {"weights": None}),
     "inception_v3_notop_max_odd": ("InceptionV3", {"weights": None, "include_top": False, "input_shape": (80, 100, 3),
                                                    "pooling": "max"}),
+    "inception_resnet_v2_notop": ("InceptionResNetV2", {"weights": None, "include_top": False,
+                                                        "input_shape": (75, 75, 3)}),
+    "inception_resnet_v2_top": ("InceptionResNetV2", {"weights": None, "classes": 5, "input_shape": (99, 99, 3)}),
     "mobilenet_notop_none": ("MobileNet", {"weights": None, "include_top": False, "classes": 7}),
 }
 

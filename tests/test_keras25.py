@@ -212,7 +212,7 @@ REFUSED_CLASSES = [
 REFUSED_FUNCTIONS = [
     ("keras.utils.plot_model", "summary"), ("keras.utils.model_to_dot", "pydot"),
     ("keras.visualization.plot_image_gallery", "Matplotlib"), ("keras.distribution.list_devices", "JAX"),
-    ("keras.quantizers.abs_max_quantize", "quantization"), ("keras.applications.InceptionResNetV2", "architecture"),
+    ("keras.quantizers.abs_max_quantize", "quantization"), ("keras.applications.NASNetLarge", "architecture"),
     ("keras.applications.MobileNetV3Small", "architecture"), ("keras.applications.efficientnet.EfficientNetB3",
                                                                "architecture"),
 ]

@@ -11,8 +11,8 @@ from ..._unsupported import unsupported_function
 from . import imagenet_utils
 
 _WHAT = ("this keras.applications architecture (tapeflow builds VGG16/19, ResNet50/101/152, ResNet50V2/101V2/"
-         "152V2, DenseNet121/169/201, InceptionV3, Xception, MobileNet and MobileNetV2 layer for layer as Keras; "
-         "compose the others from keras.layers)")
+         "152V2, DenseNet121/169/201, InceptionV3, InceptionResNetV2, Xception, MobileNet and MobileNetV2 layer "
+         "for layer as Keras; compose the others from keras.layers)")
 
 # module -> (its builders, preprocess_input's mode: None is Keras' identity)
 _MODULES = {
@@ -20,7 +20,6 @@ _MODULES = {
     "efficientnet": (tuple(f"EfficientNetB{i}" for i in range(8)), None),
     "efficientnet_v2": (("EfficientNetV2B0", "EfficientNetV2B1", "EfficientNetV2B2", "EfficientNetV2B3",
                          "EfficientNetV2L", "EfficientNetV2M", "EfficientNetV2S"), None),
-    "inception_resnet_v2": (("InceptionResNetV2",), "tf"),
     "mobilenet_v3": ((), None),    # (TF's module has no builder; MobileNetV3Large/Small are top-level only)
     "nasnet": (("NASNetLarge", "NASNetMobile"), "tf"),
 }
