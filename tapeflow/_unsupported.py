@@ -166,3 +166,40 @@ def unsupported_name(name: str) -> UnsupportedFeatureError:
     return UnsupportedFeatureError(
         f"tf.{name}: tapeflow does not implement {NAMES[name]}; it is out of scope "
         f"(see docs/differences.md, 'Differences from TensorFlow')")
+
+
+# --- names that exist and refuse when used (wave 25) ---------------------------------------------------
+# A module ``__getattr__`` that raises loses its message under ``from keras.layers import JaxLayer``
+# (Python turns the AttributeError into a bare "cannot import name" ImportError), and the name is
+# missing from dir(). So TF's names whose feature tapeflow does not have exist as a class or function
+# that raises UnsupportedFeatureError (its NAMES entry) when instantiated or called: a program that
+# imports it, subclasses it or tests it with isinstance runs; the first use says what and why.
+
+def _refusal_doc(path):
+    return f"tf.{path}: not implemented in tapeflow ({NAMES[path]}); using it raises UnsupportedFeatureError."
+
+
+def unsupported_class(path: str, what: str | None = None, base: type = object) -> type:
+    """A class named as TF's ``tf.<path>`` whose instantiation (a subclass's too) raises."""
+    if what is not None:
+        NAMES.setdefault(path, what)
+
+    def __new__(cls, *args, **kwargs):
+        raise unsupported_name(path)
+    module, name = path.rsplit(".", 1)
+    return type(name, (base,), {"__new__": __new__, "__doc__": _refusal_doc(path),
+                                "__module__": f"tapeflow.{module}"})
+
+
+def unsupported_function(path: str, what: str | None = None):
+    """A function named as TF's ``tf.<path>`` whose every call raises."""
+    if what is not None:
+        NAMES.setdefault(path, what)
+
+    def refused(*args, **kwargs):
+        raise unsupported_name(path)
+    module, name = path.rsplit(".", 1)
+    refused.__name__ = refused.__qualname__ = name
+    refused.__module__ = f"tapeflow.{module}"
+    refused.__doc__ = _refusal_doc(path)
+    return refused

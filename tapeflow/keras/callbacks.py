@@ -886,3 +886,8 @@ class SwapEMAWeights(Callback):
 
     on_predict_begin = on_test_begin
     on_predict_end = on_test_end
+
+
+# wave 25: TF's name exists (importable, subclassable); using it raises, naming the feature
+from .._unsupported import unsupported_class as _unsupported_class  # noqa: E402
+OrbaxCheckpoint = _unsupported_class("keras.callbacks.OrbaxCheckpoint", base=Callback)

@@ -585,6 +585,9 @@ class Model(Layer):
         epoch ``loss``, the compiled metrics, and ``val_*`` of the same with validation data."""
         self._require_compiled("fit")
         from ..ops import random_ops
+        from .config import _capped_epochs, _capped_steps
+        # keras.config.set_max_epochs / set_max_steps_per_epoch (Keras' debugging caps)
+        epochs, steps_per_epoch = _capped_epochs(epochs), _capped_steps(steps_per_epoch)
         from .callbacks import CallbackList, History, ProgbarLogger
         dataset = _is_dataset(x)
         if class_weight is not None:
@@ -674,6 +677,8 @@ class Model(Layer):
         (a dict with ``return_dict=True``)."""
         self._require_compiled("evaluate")
         from .callbacks import CallbackList
+        from .config import _capped_steps
+        steps = _capped_steps(steps)
         if _is_dataset(x):
             _check_dataset_args(x, y, sample_weight, steps)
         # fit passes its own CallbackList: the validation pass runs its callbacks' test hooks
@@ -695,6 +700,8 @@ class Model(Layer):
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """Outputs as NumPy arrays, computed in batches (32 by default; a dataset's own batches)."""
         from .callbacks import CallbackList
+        from .config import _capped_steps
+        steps = _capped_steps(steps)
         if _is_dataset(x):
             _check_dataset_args(x, None, None, steps)
         cbs = CallbackList(callbacks, self, {"verbose": verbose, "steps": steps})

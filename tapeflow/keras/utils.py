@@ -385,9 +385,7 @@ def clear_session(free_memory=True):
     backend.clear_session()
 
 
-def is_keras_tensor(x):
-    from .engine import KerasTensor
-    return isinstance(x, KerasTensor)
+is_keras_tensor = backend.is_keras_tensor
 
 
 class Progbar:
@@ -454,35 +452,8 @@ def get_source_inputs(tensor):
     return out
 
 
-# Keras 3's dtype names: what keras.utils.standardize_dtype accepts as a string (TF 2.21's Keras 3.15)
-_KERAS_DTYPES = frozenset((
-    "float16", "float32", "float64", "bfloat16", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
-    "int64", "bool", "string", "complex64", "complex128", "int4", "uint4", "float8_e4m3fn", "float8_e5m2"))
-
-
-def standardize_dtype(dtype):
-    """keras.utils.standardize_dtype: a dtype's Keras name. None is floatx(); Python's float, int and
-    bool are 'float32', 'int64' and 'bool'; a tf/NumPy dtype gives its name; an unknown string is
-    TF 2.21's ``ValueError: Invalid dtype: float``."""
-    from . import backend
-    if dtype is None:
-        return backend.floatx()
-    py = {float: "float32", int: "int64", bool: "bool", str: "string"}
-    if isinstance(dtype, type) and dtype in py:
-        return py[dtype]
-    name = getattr(dtype, "name", None)
-    if not isinstance(name, str):
-        if isinstance(dtype, str):
-            name = dtype
-        else:
-            import numpy as _np
-            try:
-                name = _np.dtype(dtype).name
-            except TypeError:
-                name = str(dtype)
-    if name not in _KERAS_DTYPES:
-        raise ValueError(f"Invalid dtype: {dtype}")
-    return name
+# keras.utils' standardize_dtype is keras.backend's (Keras 3 exports the one function under both names)
+standardize_dtype = backend.standardize_dtype
 
 
 _interactive_logging = [True]
@@ -506,3 +477,8 @@ def is_interactive_logging_enabled():
 # out-of-scope names (tapeflow/_unsupported.py NAMES) name their feature; any other missing name is an AttributeError
 from .._unsupported import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("keras.utils", "tapeflow.keras.utils")
+
+# wave 25: TF's names exist; calling them raises, naming the feature (pydot/Graphviz)
+from .._unsupported import unsupported_function as _unsupported_function  # noqa: E402
+plot_model = _unsupported_function("keras.utils.plot_model")
+model_to_dot = _unsupported_function("keras.utils.model_to_dot")

@@ -140,3 +140,126 @@ def not_found(dataset, wanted, looked, download_errors, hint):
         lines.append("Download disabled (TAPEFLOW_DATASETS_DOWNLOAD=0).")
     lines.append("To get the files: " + hint + ", or pass load_data(path=DIR), or set TAPEFLOW_DATASETS=DIR.")
     return FileNotFoundError("\n".join(lines))
+
+
+# --- Keras' other loaders (wave 25): one file (or extracted directory) of Keras' cache --------------
+
+KERAS_ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+
+
+def keras_file(dataset, name, candidates, origin, file_hash, fname, extract=False, given=None):
+    """The path of a Keras dataset file, found as the MNIST loaders find theirs: ``given`` (an
+    existing file or directory) as it is; else the first of ``candidates`` (names relative to a
+    search directory, in Keras' cache layout first) in ``search_dirs(name)``; else, unless
+    downloads are off, Keras' own download: ``keras.utils.get_file(fname, origin, file_hash=...,
+    extract=...)`` into Keras' cache (sha256/md5 checked, archives extracted as Keras 3 does:
+    ``datasets/<fname>/``); else the FileNotFoundError listing where it looked."""
+    from .._file_utils import get_file
+    if given is not None and Path(given).expanduser().exists():
+        return Path(given).expanduser()
+    dirs = search_dirs(name)
+    for d in dirs:
+        for c in candidates:
+            if (d / c).exists():
+                return d / c
+    errors = []
+    if download_enabled():
+        try:
+            return Path(get_file(fname, origin=origin, file_hash=file_hash, extract=extract))
+        except Exception as e:  # noqa: BLE001  (get_file's "URL fetch failure" is a bare Exception, as Keras')
+            errors.append(f"{origin}: {e}")
+    raise not_found(dataset, [candidates[0]], dirs, errors,
+                    f"download {origin} into {keras_cache_dir()}" + (" and extract it there" if extract else ""))
+
+
+# the only globals a dataset's pickles may name (NumPy arrays), as Keras 3.15's loaders allow: the
+# files come from the network, and an arbitrary pickle runs code
+_PICKLE_GLOBALS = frozenset({("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "_reconstruct"),
+                             ("numpy._core.multiarray", "_reconstruct")})
+
+
+def _restricted_unpickler(f, **kw):
+    import pickle
+
+    class Restricted(pickle.Unpickler):
+        def find_class(self, module, name):
+            if (module, name) in _PICKLE_GLOBALS:
+                return super().find_class(module, name)
+            raise pickle.UnpicklingError(f"Refusing to deserialize `{module}.{name}` while loading a Keras "
+                                         "dataset. The file may be corrupted or malicious.")
+    return Restricted(f, **kw)
+
+
+def load_pickle(path, **kw):
+    """A pickled dict of arrays and lists (CIFAR's batches), NumPy's globals only."""
+    with open(path, "rb") as f:
+        return _restricted_unpickler(f, **kw).load()
+
+
+def load_npz(path):
+    """An ``.npz``'s arrays; object arrays (IMDB's and Reuters' lists of word ids) are unpickled
+    with NumPy's globals only, never ``np.load(allow_pickle=True)``."""
+    import io
+    import zipfile
+    arrays = {}
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.namelist():
+            if not member.endswith(".npy"):
+                continue
+            fp = io.BytesIO(archive.read(member))
+            try:
+                arr = np.lib.format.read_array(fp, allow_pickle=False)
+            except ValueError:      # an object array: a header, then a pickle
+                fp.seek(0)
+                major, _ = np.lib.format.read_magic(fp)
+                if major == 1:
+                    np.lib.format.read_array_header_1_0(fp)
+                elif major in (2, 3):
+                    np.lib.format.read_array_header_2_0(fp)
+                else:
+                    raise ValueError(f"{path}: unsupported .npy version {major} in {member}")
+                arr = _restricted_unpickler(fp).load()
+            arrays[member[:-4]] = arr
+    return arrays
+
+
+def shuffled_split(x, y, test_split, seed):
+    """Keras' regression loaders' split: a RandomState(seed) permutation, then the first
+    ``int(n * (1 - test_split))`` samples train."""
+    if not 0 <= test_split < 1:
+        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 and 1 (exclusive of 1).")
+    idx = np.arange(len(x))
+    np.random.RandomState(seed).shuffle(idx)
+    x, y = x[idx], y[idx]
+    cut = int(len(x) * (1 - test_split))
+    return (np.array(x[:cut]), np.array(y[:cut])), (np.array(x[cut:]), np.array(y[cut:]))
+
+
+def word_sequences(xs, labels, maxlen, start_char, index_from):
+    """Keras' text loaders' rewrite of word-id lists: ``start_char`` first, ids shifted by
+    ``index_from``, sequences of ``maxlen`` or more dropped (with their labels)."""
+    if start_char is not None:
+        xs = [[start_char] + [w + index_from for w in x] for x in xs]
+    elif index_from:
+        xs = [[w + index_from for w in x] for x in xs]
+    else:
+        xs = [list(x) for x in xs]
+    if maxlen:
+        kept = [(x, lab) for x, lab in zip(xs, labels) if len(x) < maxlen]
+        xs, labels = [k[0] for k in kept], [k[1] for k in kept]
+    return xs, labels
+
+
+def clip_words(xs, num_words, skip_top, oov_char):
+    """Ids outside [skip_top, num_words) become ``oov_char`` (dropped when it is None); no
+    ``num_words``: the largest id (which itself is then out, as Keras' bound is exclusive)."""
+    if not num_words:
+        num_words = max(max(x) for x in xs)
+    if oov_char is not None:
+        return [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
+    return [[w for w in x if skip_top <= w < num_words] for x in xs]
+
+
+def object_array(lists):
+    """Keras' ``np.array(lists, dtype="object")`` (sequences all of one length give a 2-D array, as Keras')."""
+    return np.array(lists, dtype="object")

@@ -74,3 +74,11 @@ def __getattr__(name):
 from .core import ReversibleEmbedding  # noqa: F401,E402  (wave 21)
 from .image_preprocessing import MaxNumBoundingBoxes, ContrastLimitedAdaptiveHistogramEqualization  # noqa: F401,E402,E501  (wave 21)
 from .image_preprocessing import RandomElasticTransform  # noqa: F401,E402  (wave 24)
+
+# wave 25: other Keras backends' wrappers exist under TF's names (importable, subclassable); making
+# one raises UnsupportedFeatureError naming the feature
+from ..._unsupported import unsupported_class as _unsupported_class  # noqa: E402
+from ..engine import Layer as _Layer  # noqa: E402
+JaxLayer = _unsupported_class("keras.layers.JaxLayer", base=_Layer)
+FlaxLayer = _unsupported_class("keras.layers.FlaxLayer", base=JaxLayer)
+TorchModuleWrapper = _unsupported_class("keras.layers.TorchModuleWrapper", base=_Layer)
