@@ -544,10 +544,13 @@ def _split_by(op, input, splitter, out=_STRING):  # noqa: A002
         vals, splits = _bind(string_split_p, x, fn=splitter, out=np.dtype(out))
         return RaggedTensor._from_parts(vals, splits)
     from .ops import array_ops as A
+    from .ops import math_ops as _M
     inner = _split_by(op, A.reshape(x, [-1]), splitter, out)
     for i in reversed(range(1, len(shape))):
-        # (nrows given: a row length of 0 leaves the row count to it, (2, 0) strings are 2 empty rows)
-        rows = None if None in shape[:i] else int(np.prod(shape[:i], dtype=np.int64))
+        # (nrows given: a row length of 0 leaves the row count to it, (2, 0) strings are 2 empty rows; an
+        # input_signature's None: the count of the function's run)
+        rows = _M.reduce_prod(A.shape(x, out_type=np.int64)[:i]) if None in shape[:i] else \
+            int(np.prod(shape[:i], dtype=np.int64))
         inner = RaggedTensor.from_uniform_row_length(inner, shape[i], nrows=rows)
     return inner
 

@@ -51,11 +51,9 @@ REFUSED = {
     "tf.math.polygamma": "(its series is unrolled over a static length)",
 }
 
-# ops that still differ traced with an unknown first dimension (left by wave 24)
-NOT_YET = {
-    "tf.sets.intersection", "tf.strings.split", "tf.bitcast",
-    "tf.dynamic_partition", "tf.math.bincount", "tf.keras.ops.nonzero", "tf.strings.bytes_split",
-}
+# ops that still differ traced with an unknown first dimension (wave 24 left 7; wave 25 fixed them,
+# tests/test_dynamic_batch25.py)
+NOT_YET = set()
 
 _REFUSAL = ("known only when the function runs", "must be known")
 
