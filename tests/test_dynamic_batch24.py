@@ -24,7 +24,8 @@ if ROOT not in sys.path:
 from benchmarks import op_fuzz as F  # noqa: E402
 import tapeflow as tf  # noqa: E402
 
-# ops that refuse an unknown size by name, and why they need it as a number
+# ops that refuse an unknown size by name, and why they need it as a number (wave 25 made band_part,
+# diag_part, set_diag, trace, diag and REFLECT/SYMMETRIC pad work: tests/test_dynamic_batch25.py)
 REFUSED = {
     "tf.image.resize": "unknown height/width: the resampling weights and taps are constants of the sizes",
     "tf.image.resize_with_crop_or_pad": "unknown height/width: crop offsets and paddings are static",
@@ -33,17 +34,11 @@ REFUSED = {
     "tf.image.pad_to_bounding_box": "unknown height/width: the paddings are static",
     "tf.image.central_crop": "unknown height/width: the offsets are static",
     "tf.linalg.lstsq": "which normal equations (m >= n) is chosen while tracing",
-    "tf.linalg.set_diag": "the diagonal's mask is a constant of the matrix's sizes",
-    "tf.linalg.diag_part": "min(m, n), the result's size, is static",
-    "tf.linalg.trace": "diag_part's min(m, n)",
-    "tf.linalg.band_part": "the band's mask is a constant of the matrix's sizes",
-    "tf.linalg.diag": "the matrix's size is the result's shape",
     "tf.signal.idct": "the DCT's length sets its twiddle factors and the rfft's size",
     "tf.signal.irfft": "fft_length defaults to the input's length",
     "tf.signal.frame": "the number of frames is the result's shape",
     "tf.signal.overlap_and_add": "the output length (frames - 1) * step + length is the result's shape",
     "tf.abs": "(of tf.signal.stft: frame's count of frames)",
-    "tf.pad": "REFLECT/SYMMETRIC padding of an unknown axis slices by its length",
     "tf.unstack": "the number of outputs is the axis length",
     "tf.split": "the pieces' sizes come from the axis length",
     "tf.strings.reduce_join": "the joined axes' lengths",

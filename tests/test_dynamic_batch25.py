@@ -152,3 +152,84 @@ def test_sets_match_tf_and_check_the_batch_shapes():
         tf.sets.intersection(a, b[:1])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"Mismatched shapes \[2\] vs \[1\]"):
         tf.function(tf.sets.intersection, input_signature=spec)(a, b[:1])
+
+
+# --- wave 24's refusals that TF runs: masks from the run-time positions --------------------------------
+
+def _compare(f, args, nones, grad=True):
+    """f eagerly and traced with the (argument, axis) pairs ``nones`` None: value, dtype, shape and, for a
+    float first argument, the gradient of sum(f(...)^2) to every argument."""
+    specs = [tf.TensorSpec([None if (i, k) in nones else d for k, d in enumerate(a.shape)], tf.as_dtype(a.dtype))
+             for i, a in enumerate(args)]
+    e, c = f(*[tf.constant(a) for a in args]), tf.function(f, input_signature=specs)(*args)
+    assert e.dtype == c.dtype and e.shape == c.shape
+    np.testing.assert_array_equal(e.numpy(), c.numpy())
+    if grad and args[0].dtype.kind == "f":
+        def g(*ts):
+            with tf.GradientTape() as tape:
+                tape.watch(ts)
+                y = tf.reduce_sum(f(*ts) ** 2)
+            return tape.gradient(y, ts)
+        for a, b in zip(g(*[tf.constant(a) for a in args]), tf.function(g, input_signature=specs)(*args)):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (0, 3), (3, 0), (2, 3, 4)])
+@pytest.mark.parametrize("which", ["rows", "cols", "both"])
+def test_matrix_masks_of_an_unknown_size(shape, which):
+    x = np.random.default_rng(len(shape) * 10 + shape[-1]).standard_normal(shape).astype(np.float32)
+    r = len(shape)
+    nones = {"rows": {(0, r - 2)}, "cols": {(0, r - 1)}, "both": {(0, r - 2), (0, r - 1)}}[which]
+    for lo, up in [(0, 0), (1, 0), (-1, 1), (-1, -1)]:
+        _compare(lambda t: tf.linalg.band_part(t, lo, up), [x], nones)
+    _compare(tf.linalg.diag_part, [x], nones)
+    _compare(tf.linalg.trace, [x], nones)
+    d = np.arange(np.prod(shape[:-2] + (min(shape[-2:]),)), dtype=np.float32).reshape(shape[:-2] + (min(shape[-2:]),))
+    _compare(tf.linalg.set_diag, [x, d], nones)
+    _compare(tf.linalg.set_diag, [x, d], nones | {(1, r - 2)})
+    _compare(tf.linalg.diag, [x], {(0, r - 1)})
+
+
+def test_matrix_masks_of_bools_and_non_finite_entries():
+    b = np.array([[True, False], [False, True], [True, True]])
+    _compare(tf.linalg.diag_part, [b], {(0, 0)})
+    _compare(lambda t: tf.linalg.band_part(t, 0, 0), [b], {(0, 0)})
+    _compare(tf.linalg.diag, [b], {(0, 1)})
+    _compare(tf.linalg.set_diag, [b, np.array([False, False])], {(0, 0)})
+    # (the off-diagonal inf/NaN are selected away, not multiplied by zero)
+    x = np.array([[np.inf, 1], [2, np.nan], [3, 4]], np.float32)
+    _compare(tf.linalg.diag_part, [x], {(0, 0)}, grad=False)
+    _compare(tf.linalg.set_diag, [x, np.array([1, np.inf], np.float32)], {(0, 0)}, grad=False)
+    _compare(tf.linalg.diag, [np.array([np.inf, 2], np.float32)], {(0, 0)}, grad=False)
+
+
+def test_set_diag_checks_the_diagonal_length_when_it_runs():
+    f = tf.function(tf.linalg.set_diag, input_signature=[tf.TensorSpec([None, 3], tf.float32),
+                                                          tf.TensorSpec([None], tf.float32)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="set_diag: the diagonal"):
+        f(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="set_diag: the diagonal"):
+        tf.linalg.set_diag(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+@pytest.mark.parametrize("shape, paddings", [((4,), [[2, 1]]), ((3, 3), [[1, 2], [0, 1]]),
+                                             ((2, 3, 4), [[1, 1], [2, 0], [0, 3]])])
+def test_mirror_pad_of_an_unknown_axis(mode, shape, paddings):
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    _compare(lambda t: tf.pad(t, paddings, mode=mode), [x], {(0, 0)})
+
+
+def test_mirror_pad_too_short_at_run_time():
+    f = tf.function(lambda t: tf.pad(t, [[2, 0]], mode="REFLECT"), input_signature=[tf.TensorSpec([None], tf.float32)])
+    np.testing.assert_array_equal(f(np.arange(3, dtype=np.float32)).numpy(), [2, 1, 0, 1, 2])
+    for n in (2, 0):
+        for run in (f, lambda t: tf.pad(t, [[2, 0]], mode="REFLECT")):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"REFLECT padding \(2, 0\) of axis 0"):
+                run(np.arange(n, dtype=np.float32))
+
+
+def test_concat_gradient_along_an_unknown_axis():
+    # (concat's vjp sliced the cotangent at static offsets: None + int, a TypeError)
+    _compare(lambda t: tf.concat([t, 2 * t, tf.ones([1, 2])], 0), [np.arange(6, dtype=np.float32).reshape(3, 2)],
+             {(0, 0)})

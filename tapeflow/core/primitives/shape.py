@@ -164,6 +164,10 @@ def _concat_vjp(g, out, *xs, axis):
     grads, start = [], 0
     for x in xs:
         n = aval_of(x).shape[axis]
+        if n is None:
+            # an input_signature's None along the axis: the piece's length and so the later offsets are
+            # known when the function runs (a slice with traced bounds masks the axis)
+            n = bind(shape_p, x, out_type=np.dtype(np.int64))[axis]
         key = (slice(None),) * axis + (slice(start, start + n),)
         grads.append(None if E._is_const(x) else I.getitem(g, key))
         start += n
