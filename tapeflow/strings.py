@@ -551,6 +551,11 @@ def _split_by(op, input, splitter, out=_STRING):  # noqa: A002
         # input_signature's None: the count of the function's run)
         rows = _M.reduce_prod(A.shape(x, out_type=np.int64)[:i]) if None in shape[:i] else \
             int(np.prod(shape[:i], dtype=np.int64))
+        if shape[i] is None:
+            # a None inner dim: rows of the run-time length (0, k, 2k, ... splits), not static-uniform
+            k = A.shape(x, out_type=np.int64)[i]
+            inner = RaggedTensor._from_parts(inner, A.range(rows + 1, dtype=np.int64) * k)
+            continue
         inner = RaggedTensor.from_uniform_row_length(inner, shape[i], nrows=rows)
     return inner
 

@@ -108,6 +108,25 @@ def test_string_splits_of_rank_two_and_more(x, f):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+@pytest.mark.parametrize("spec, shape", [([None, 3, 2], [2, 3, 2, None]), ([2, None, 2], [2, None, 2, None]),
+                                         ([2, 3, None], [2, 3, None, None]), ([None, None, None], None)])
+def test_string_split_of_unknown_inner_dimensions(spec, shape):
+    """An inner None (not only the batch): its rows have the run-time length. TF 2.21 returns the shapes
+    given (an inner None stays None in the returned RaggedTensor's shape)."""
+    x = np.array([[[1, -2], [3, 4], [5, 6]], [[7, 8], [9, -10], [0, 1]]], np.int32)
+    f = lambda t: tf.strings.split(tf.strings.as_string(t), "-")
+    e, c = f(x), tf.function(f, input_signature=[tf.TensorSpec(spec, tf.int32)])(x)
+    if shape is not None:
+        assert c.shape.as_list() == shape
+    assert c.flat_values.numpy().tolist() == e.flat_values.numpy().tolist()
+    for a, b in zip(e.nested_row_splits, c.nested_row_splits):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    x0 = np.zeros((2, 0, 3), np.int32)
+    e, c = f(x0), tf.function(f, input_signature=[tf.TensorSpec([2, None, None], tf.int32)])(x0)
+    for a, b in zip(e.nested_row_splits, c.nested_row_splits):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_from_uniform_row_length_traced():
     f = tf.function(lambda v: tf.RaggedTensor.from_uniform_row_length(v, 2).row_lengths(),
                     input_signature=[tf.TensorSpec([None], tf.int32)])
