@@ -346,17 +346,44 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """tf.linalg.lstsq with TF's fast path: the regularised normal equations, (A^T A + l2 I)^-1 A^T b for
     m >= n, A^T (A A^T + l2 I)^-1 b for m < n (``fast=False``, TF's complete orthogonal decomposition,
-    gives the same solution for full-rank A)."""
+    gives the same solution for full-rank A). A size an input_signature leaves None: the rhs's rows give
+    the matrix's (and back), and where m or n is still unknown a cond chooses when it runs, as TF's."""
     a, b = _t(matrix), _t(rhs)
-    _runtime_size("lstsq", a, (-2, -1))   # (which normal equations to solve)
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    if len(sa) >= 2 and len(sa) == len(sb):
+        # (TF's shape inference: the matrix's and rhs's batch dims and row counts are one; a known one is taken
+        # for the other's None, checked when the function runs)
+        from .ops.check_ops import ensure_shape
+        lead = tuple(x if x is not None else y for x, y in zip(sa[:-1], sb[:-1]))
+        if lead != tuple(sa[:-1]):
+            a = ensure_shape(a, lead + (sa[-1],))
+        if lead != tuple(sb[:-1]):
+            b = ensure_shape(b, lead + (sb[-1],))
     m, n = aval_of(a).shape[-2:]
     dt = aval_of(a).dtype
     at = matrix_transpose(a)
-    if m >= n:
-        gram = _M.add(matmul(at, a), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(n, dtype=dt)))
-        return solve(gram, matmul(at, b))
-    gram = _M.add(matmul(a, at), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(m, dtype=dt)))
-    return matmul(at, solve(gram, b))
+    l2 = np.asarray(l2_regularizer, dt)
+
+    def regularized(gram, axis, size):
+        if size is not None:
+            return _M.add(gram, _M.multiply(l2, np.eye(size, dtype=dt)))
+        # a size an input_signature leaves None: l2 added where the run-time positions meet (a where, so the
+        # gradient has the gram's shape: an added identity of unknown size broadcast against a batch would
+        # need its sum back over unknown dims)
+        p = _A._axis_positions(a, axis)
+        return _M.where(_M.equal(_A.expand_dims(p, -1), _A.expand_dims(p, 0)), _M.add(gram, l2), gram)
+
+    def over():   # m >= n
+        return solve(regularized(matmul(at, a), -1, n), matmul(at, b))
+
+    def under():
+        return matmul(at, solve(regularized(matmul(a, at), -2, m), b))
+    if m is None or n is None:
+        # which normal equations is known when the function runs: TF's tf.cond on n <= m, one branch run
+        from .ir.control_flow import cond
+        st = _A.shape(a, out_type=np.int64)
+        return cond(_M.greater_equal(st[-2], st[-1]), over, under)
+    return over() if m >= n else under()
 
 
 # -- more of tf.linalg, composed ------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import tapeflow as tf  # noqa: E402
 
 # ops that refuse an unknown size by name, and why they need it as a number (wave 25 made band_part,
 # diag_part, set_diag, trace, diag, REFLECT/SYMMETRIC pad, signal.frame/overlap_and_add (and so stft)
-# and strings.reduce_join work: tests/test_dynamic_batch25.py)
+# strings.reduce_join and linalg.lstsq work: tests/test_dynamic_batch25.py)
 REFUSED = {
     "tf.image.resize": "unknown height/width: the resampling weights and taps are constants of the sizes",
     "tf.image.resize_with_crop_or_pad": "unknown height/width: crop offsets and paddings are static",
@@ -34,7 +34,6 @@ REFUSED = {
     "tf.image.crop_to_bounding_box": "unknown height/width: the box is checked against static sizes",
     "tf.image.pad_to_bounding_box": "unknown height/width: the paddings are static",
     "tf.image.central_crop": "unknown height/width: the offsets are static",
-    "tf.linalg.lstsq": "which normal equations (m >= n) is chosen while tracing",
     "tf.signal.idct": "the DCT's length sets its twiddle factors and the rfft's size",
     "tf.signal.irfft": "fft_length defaults to the input's length",
     "tf.unstack": "the number of outputs is the axis length",

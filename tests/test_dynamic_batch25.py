@@ -308,3 +308,24 @@ def test_reduce_join_of_empty_and_two_unknown_dimensions():
                     input_signature=[tf.TensorSpec([None, None, 4], tf.int32)])
     with pytest.raises(TypeError, match="reduce_join: .*known only when the function runs"):
         g(np.zeros((2, 3, 4), np.int32))
+
+
+@pytest.mark.parametrize("m, n, k", [(5, 3, 2), (3, 5, 1), (4, 4, 2), (2, 3, 0)])
+def test_lstsq_of_unknown_sizes(m, n, k):
+    """(before: refused, 'which normal equations'): the rhs's rows give the matrix's; where m or n is still
+    unknown a cond on m >= n picks the normal equations when it runs (TF's), gradients through it"""
+    rng = np.random.default_rng(m * 10 + n)
+    a, b = rng.standard_normal((m, n)), rng.standard_normal((m, k))
+    for nones in [{(0, 0)}, {(0, 1)}, {(0, 0), (1, 0)}, {(0, 0), (0, 1), (1, 0)}, {(1, 0)}]:
+        for l2 in (0.0, 0.5):
+            _compare(lambda x, y: tf.linalg.lstsq(x, y, l2_regularizer=l2), [a, b], nones, rtol=1e-10)
+    ab, bb = rng.standard_normal((2, m, n)), rng.standard_normal((2, m, 1))
+    _compare(lambda x, y: tf.linalg.lstsq(x, y, l2_regularizer=0.25), [ab, bb], {(0, 0), (0, 1), (1, 1)},
+             rtol=1e-10)
+
+
+def test_lstsq_rows_checked_when_it_runs():
+    f = tf.function(tf.linalg.lstsq, input_signature=[tf.TensorSpec([None, 3], tf.float64),
+                                                      tf.TensorSpec([4, 1], tf.float64)])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        f(np.ones((5, 3)), np.ones((4, 1)))
