@@ -26,7 +26,7 @@ import tapeflow as tf  # noqa: E402
 
 # ops that refuse an unknown size by name, and why they need it as a number (wave 25 made band_part,
 # diag_part, set_diag, trace, diag, REFLECT/SYMMETRIC pad, signal.frame/overlap_and_add (and so stft)
-# strings.reduce_join and linalg.lstsq work: tests/test_dynamic_batch25.py)
+# strings.reduce_join, linalg.lstsq and math.polygamma of a traced order work: tests/test_dynamic_batch25.py)
 REFUSED = {
     "tf.image.resize": "unknown height/width: the resampling weights and taps are constants of the sizes",
     "tf.image.resize_with_crop_or_pad": "unknown height/width: crop offsets and paddings are static",
@@ -39,7 +39,6 @@ REFUSED = {
     "tf.unstack": "the number of outputs is the axis length",
     "tf.split": "the pieces' sizes come from the axis length",
     "tf.random.stateless_categorical": "the number of draws per row is the result's shape",
-    "tf.math.polygamma": "(its series is unrolled over a static length)",
 }
 
 # ops that still differ traced with an unknown first dimension (wave 24 left 7; wave 25 fixed them,

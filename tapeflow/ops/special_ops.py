@@ -36,6 +36,8 @@ def polygamma(a, x, name=None):
     if isinstance(a, (Tensor, np.ndarray, np.generic)) and aval_of(a).dtype != dt:
         raise InvalidArgumentTypeError(f"polygamma: a and x must have the same dtype, got a {aval_of(a).dtype.name} "
                                        f"and x {dt.name}; cast a: tapeflow.cast(a, x.dtype)")
+    if isinstance(a, Tensor) and a._v is None:
+        return _traced_polygamma(a, x)
     try:
         av = np.asarray(a.numpy() if isinstance(a, Tensor) else a, dtype=np.float64)
     except Exception:
@@ -50,6 +52,23 @@ def polygamma(a, x, name=None):
     for n in np.unique(av[whole]).astype(int).tolist():
         out = where(np.asarray(av == n), bind(_S.polygamma_p, x, n=n), out)
     return out
+
+
+def _traced_polygamma(a, x):
+    """polygamma of an order the trace computes (a tensor argument): TF's kernel's identity, digamma for
+    a = 0 and (-1)^(a+1) a! zeta(a + 1, x) above (a! as exp(lgamma(a + 1)) in float64, so float32 loses
+    nothing to it); nan where a is not a whole number >= 0. Matches the per-order series within float
+    rounding (1e-7 relative in float32)."""
+    from . import math_ops as M
+    dt = aval_of(x).dtype
+    a64 = cast(a, np.float64)
+    whole = logical_and(greater_equal(a64, 0.0), M.equal(a64, M.floor(a64)))
+    safe = where(whole, a64, zeros_like_(a64))   # (a bad order's branch stays finite; nan is chosen below)
+    fact = exp(lgamma(add(safe, 1.0)))
+    scale = cast(where(M.equal(M.floormod(safe, 2.0), 1.0), fact, negative(fact)), dt)
+    series = multiply(scale, zeta(add(cast(safe, dt), np.asarray(1, dt)), x))
+    out = where(M.equal(safe, 0.0), digamma(x), series)
+    return where(whole, out, multiply(out, np.asarray(np.nan, dt)))
 
 
 def erfc(x, name=None):
