@@ -96,14 +96,26 @@ def _band_mask(rows, cols, num_lower, num_upper):
     return keep
 
 
+def _row_col(x):
+    """The int64 row and column positions of ``x``'s last two axes, (m, 1) and (1, n), as long as the
+    function runs with where an input_signature leaves a size None (a mask built from them then has the
+    run-time sizes, where a NumPy mask is a constant of static ones)."""
+    return _A.expand_dims(_A._axis_positions(x, -2), -1), _A.expand_dims(_A._axis_positions(x, -1), 0)
+
+
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """Keep the band num_lower below / num_upper above the diagonal (-1: all), zero the rest."""
     x = _t(input)
     s = aval_of(x).shape
     if len(s) < 2:
         raise InvalidArgumentError(f"band_part: expects rank >= 2 (a matrix or a batch of them), got shape {tuple(s)}")
-    _runtime_size("band_part", x, (-2, -1))   # (the band's mask)
-    mask = _band_mask(s[-2], s[-1], int(num_lower), int(num_upper))
+    lo, up = int(num_lower), int(num_upper)
+    if None in s[-2:]:
+        i, j = _row_col(x)
+        mask = _M.logical_and(_M.less_equal(i - j, lo) if lo >= 0 else True, _M.less_equal(j - i, up) if up >= 0
+                              else True)
+    else:
+        mask = _band_mask(s[-2], s[-1], lo, up)
     return _M.where(mask, x, _A.zeros_like(x))
 
 
@@ -115,7 +127,14 @@ def diag_part(input, name=None):  # noqa: A002
     s = aval_of(x).shape
     if len(s) < 2:
         raise InvalidArgumentError(f"diag_part: expects rank >= 2 (a matrix or a batch of them), got shape {tuple(s)}")
-    _runtime_size("diag_part", x, (-2, -1))   # (min(m, n) is the result's size)
+    if None in s[-2:]:
+        # min(m, n), the result's length, is known when the function runs: each row's diagonal entry (zero
+        # past the last column), the first min(m, n) of them kept by a traced slice's mask
+        i, j = _row_col(x)
+        kept = _M.where(_M.equal(i, j), x, _A.zeros_like(x))
+        rows = (_M.reduce_any if aval_of(x).dtype == np.bool_ else _M.reduce_sum)(kept, axis=-1)
+        m_n = _A.shape(x, out_type=np.int64)
+        return rows[..., :_M.minimum(m_n[-2], m_n[-1])]
     k = min(s[-2], s[-1])
     sq = x[..., :k, :k]
     # the off-diagonal entries replaced by zeros, not multiplied by them (inf * 0 = NaN would put a NaN
@@ -130,10 +149,14 @@ def diag(diagonal, name=None):
     if not aval_of(d).shape:   # (shape[-1] of a scalar raised an IndexError naming no op)
         raise InvalidArgumentError("diag: the diagonal must be at least 1-dimensional, got a scalar; "
                                    "give a vector, e.g. tf.linalg.diag([x])")
-    _runtime_size("diag", d, (-1,))   # (the matrix's size)
     n = aval_of(d).shape[-1]
+    if n is None:   # (an input_signature's None: the identity mask from the run-time positions)
+        p = _A._axis_positions(d, -1)
+        eye_ = _M.equal(_A.expand_dims(p, -1), _A.expand_dims(p, 0))
+    else:
+        eye_ = np.eye(n, dtype=bool)
     # (where, not a product with the identity: inf * 0 put NaNs beside an infinite diagonal entry)
-    return _M.where(np.eye(n, dtype=bool), _A.expand_dims(d, -1), np.zeros((), aval_of(d).dtype))
+    return _M.where(eye_, _A.expand_dims(d, -1), np.zeros((), aval_of(d).dtype))
 
 
 def trace(x, name=None):
@@ -323,17 +346,44 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """tf.linalg.lstsq with TF's fast path: the regularised normal equations, (A^T A + l2 I)^-1 A^T b for
     m >= n, A^T (A A^T + l2 I)^-1 b for m < n (``fast=False``, TF's complete orthogonal decomposition,
-    gives the same solution for full-rank A)."""
+    gives the same solution for full-rank A). A size an input_signature leaves None: the rhs's rows give
+    the matrix's (and back), and where m or n is still unknown a cond chooses when it runs, as TF's."""
     a, b = _t(matrix), _t(rhs)
-    _runtime_size("lstsq", a, (-2, -1))   # (which normal equations to solve)
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    if len(sa) >= 2 and len(sa) == len(sb):
+        # (TF's shape inference: the matrix's and rhs's batch dims and row counts are one; a known one is taken
+        # for the other's None, checked when the function runs)
+        from .ops.check_ops import ensure_shape
+        lead = tuple(x if x is not None else y for x, y in zip(sa[:-1], sb[:-1]))
+        if lead != tuple(sa[:-1]):
+            a = ensure_shape(a, lead + (sa[-1],))
+        if lead != tuple(sb[:-1]):
+            b = ensure_shape(b, lead + (sb[-1],))
     m, n = aval_of(a).shape[-2:]
     dt = aval_of(a).dtype
     at = matrix_transpose(a)
-    if m >= n:
-        gram = _M.add(matmul(at, a), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(n, dtype=dt)))
-        return solve(gram, matmul(at, b))
-    gram = _M.add(matmul(a, at), _M.multiply(np.asarray(l2_regularizer, dt), np.eye(m, dtype=dt)))
-    return matmul(at, solve(gram, b))
+    l2 = np.asarray(l2_regularizer, dt)
+
+    def regularized(gram, axis, size):
+        if size is not None:
+            return _M.add(gram, _M.multiply(l2, np.eye(size, dtype=dt)))
+        # a size an input_signature leaves None: l2 added where the run-time positions meet (a where, so the
+        # gradient has the gram's shape: an added identity of unknown size broadcast against a batch would
+        # need its sum back over unknown dims)
+        p = _A._axis_positions(a, axis)
+        return _M.where(_M.equal(_A.expand_dims(p, -1), _A.expand_dims(p, 0)), _M.add(gram, l2), gram)
+
+    def over():   # m >= n
+        return solve(regularized(matmul(at, a), -1, n), matmul(at, b))
+
+    def under():
+        return matmul(at, solve(regularized(matmul(a, at), -2, m), b))
+    if m is None or n is None:
+        # which normal equations is known when the function runs: TF's tf.cond on n <= m, one branch run
+        from .ir.control_flow import cond
+        st = _A.shape(a, out_type=np.int64)
+        return cond(_M.greater_equal(st[-2], st[-1]), over, under)
+    return over() if m >= n else under()
 
 
 # -- more of tf.linalg, composed ------------------------------------------------------------------------
@@ -346,8 +396,8 @@ def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
         raise NotImplementedError("set_diag: only the main diagonal (k=0) is supported")
     x = _t(input)
     s = aval_of(x).shape
-    if len(s) >= 2:
-        _runtime_size("set_diag", x, (-2, -1))   # (the diagonal's mask)
+    if len(s) >= 2 and None in s[-2:]:
+        return _traced_set_diag(x, diagonal)
     mask = np.eye(s[-2], s[-1], dtype=bool)
     eye_mn = np.eye(s[-2], s[-1], dtype=aval_of(x).dtype)
     # the diagonal (..., min(m, n)) spread along the axis it indexes, kept at i == j by the eye
@@ -362,6 +412,32 @@ def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
                                    f"{fmt_shape(s)}, got {fmt_shape(ds)}")
     full = _M.multiply(_A.expand_dims(d, -2 if s[-1] <= s[-2] else -1), eye_mn)
     return _M.where(mask, full, x)
+
+
+def _traced_set_diag(x, diagonal):
+    """set_diag of a matrix whose size an input_signature leaves None: the diagonal (..., min(m, n)) spread
+    over the columns by a where on the run-time positions (column j takes d[j], zero past its end), then
+    kept on the run-time diagonal; its length checked against min(m, n) when the function runs."""
+    from .core.primitive import bind
+    from .core.primitives import assert_op as AS
+    s = aval_of(x).shape
+    d = diagonal if isinstance(diagonal, Tensor) else convert_to_tensor(diagonal, aval_of(x).dtype)
+    ds = tuple(aval_of(d).shape)
+    if not ds:
+        raise InvalidArgumentError(f"set_diag: the diagonal must have shape {fmt_shape(tuple(s[:-2]) + (None,))} "
+                                   f"for an input of shape {fmt_shape(s)}, got {fmt_shape(ds)}")
+    m_n = _A.shape(x, out_type=np.int64)
+    k = _M.minimum(m_n[-2], m_n[-1])
+    dk = _A.shape(d, out_type=np.int64)[-1]
+    bind(AS.assert_p, _M.equal(dk, k), dk, k, summarize=1,
+         template=(f"set_diag: the diagonal's last dimension must be min(m, n) of the input of shape {fmt_shape(s)}, "
+                   "got ", None, " for ", None))
+    i, j = _row_col(x)
+    # (k, n): diagonal entry p goes to column p
+    pick = _M.equal(_A.expand_dims(_A._axis_positions(d, -1), -1), j)
+    spread = _M.where(pick, _A.expand_dims(d, -1), np.zeros((), aval_of(d).dtype))
+    cols = (_M.reduce_any if aval_of(d).dtype == np.bool_ else _M.reduce_sum)(spread, axis=-2)
+    return _M.where(_M.equal(i, j), _A.expand_dims(cols, -2), x)
 
 
 def tensor_diag(diagonal, name=None):

@@ -276,8 +276,9 @@ def _static_int(name, what, v):
 
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
     """tf.signal.frame: ``axis`` replaced by [num_frames, frame_length] windows taken every frame_step
-    samples (a gather at static indices, so its gradient scatters back); pad_end pads the end with
-    pad_value so the last frames start inside the signal, as TF."""
+    samples (a gather at static indices, so its gradient scatters back; run-time ones for an axis an
+    input_signature leaves None); pad_end pads the end with pad_value so the last frames start inside
+    the signal, as TF."""
     x = _t(signal)
     shape = aval_of(x).shape
     if not shape:
@@ -293,7 +294,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     ax %= len(shape)
     n = shape[ax]
     if n is None:
-        raise InvalidArgumentError(f"frame: the framed dim of {list(shape)} must be known")
+        return _traced_frame(x, ax, fl, fs, pad_end, pad_value)
     if pad_end:
         num = -(-n // fs)
         extra = max(0, fl + fs * (num - 1) - n)
@@ -307,9 +308,58 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     return _A.gather(x, idx, axis=ax)
 
 
+def _run_time_dims(x):
+    """x's dims: ints where known, int64 scalars of its run-time shape where an input_signature left None."""
+    shape = aval_of(x).shape
+    st = _A.shape(x, out_type=np.int64) if None in shape else None
+    return [st[d] if n is None else n for d, n in enumerate(shape)]
+
+
+def _zeros(dims, dtype):
+    d = np.dtype(dtype)
+    if d.kind == "c":   # (a fill of run-time dims takes real dtypes)
+        return _M.cast(_A.zeros(dims, np.float64), d)
+    return _A.zeros(dims, d)
+
+
+def _traced_frame(x, ax, fl, fs, pad_end, pad_value):
+    """frame of an axis an input_signature leaves None: the frame count is a value, so the window starts
+    are a range of it (the result's frame axis None), gathered as the static path does; pad_end appends
+    a fill of the run-time padding length."""
+    n = _A.shape(x, out_type=np.int64)[ax]
+    if pad_end:
+        num = -((-n) // fs)
+        extra = _M.maximum(fl + fs * (num - 1) - n, np.int64(0))
+        dims = _run_time_dims(x)
+        dims[ax] = extra
+        fill = _M.add(_zeros(dims, aval_of(x).dtype), _M.cast(pad_value, aval_of(x).dtype))
+        x = _A.concat([x, fill], ax)
+    else:
+        num = _M.maximum(1 + (n - fl) // fs, np.int64(0))
+    starts = _A.range(num, dtype=np.int64) * fs
+    idx = _A.expand_dims(starts, 1) + np.arange(fl, dtype=np.int64)[None, :]
+    return _A.gather(x, idx, axis=ax)
+
+
+def _traced_overlap_and_add(x, step):
+    """overlap_and_add of frames whose count or length an input_signature leaves None: entry j of frame f
+    is added at f * step + j into zeros of the run-time length max(0, (frames - 1) * step + length), a
+    scatter-add with the frame axes moved first (TF's reshapes need the sizes as numbers)."""
+    r = len(aval_of(x).shape) - 2
+    dims = _run_time_dims(x)
+    frames, length = (_M.cast(d, np.int64) if isinstance(d, Tensor) else np.int64(d) for d in dims[-2:])
+    out_len = _M.maximum(length + step * (frames - 1), np.int64(0))
+    pos = _A.expand_dims(_A._axis_positions(x, -2) * step, 1) + _A.expand_dims(_A._axis_positions(x, -1), 0)
+    moved = _A.transpose(x, [r, r + 1] + list(range(r)))
+    out = _A.tensor_scatter_nd_add(_zeros([out_len] + dims[:-2], aval_of(x).dtype), _A.expand_dims(pos, -1),
+                                   moved)
+    return _A.transpose(out, list(range(1, r + 1)) + [0])
+
+
 def overlap_and_add(signal, frame_step, name=None):
     """tf.signal.overlap_and_add: frames [..., frames, frame_length] added at frame_step hops into
-    [..., (frames - 1) * frame_step + frame_length] (TF's pad, reshape and sum, ported)."""
+    [..., (frames - 1) * frame_step + frame_length] (TF's pad, reshape and sum, ported; a size an
+    input_signature leaves None: a scatter-add, _traced_overlap_and_add)."""
     x = _t(signal)
     shape = list(aval_of(x).shape)
     if len(shape) < 2:
@@ -321,11 +371,8 @@ def overlap_and_add(signal, frame_step, name=None):
         raise InvalidArgumentError(f"overlap_and_add: frame_step must be positive, got {step}")
     outer = shape[:-2]
     frames, length = shape[-2], shape[-1]
-    if frames is None or length is None or outer.count(None) > 1:   # (the result's length and the reshapes)
-        from .ops.array_ops import _RUNTIME_SIZE
-        raise ValueError(f"overlap_and_add: the frames of shape {tuple(shape)} need known frame counts and lengths "
-                         f"(and at most one unknown outer dimension); one is {_RUNTIME_SIZE}")
-    outer = [-1 if d is None else d for d in outer]   # (an input_signature's None batch: kept when it runs)
+    if None in shape:   # (the reshapes below need the sizes: -1 for a None batch is ambiguous with 0 frames)
+        return _traced_overlap_and_add(x, step)
     out_len = length + step * (frames - 1)
     if step == length:
         return _A.reshape(x, outer + [out_len])

@@ -242,7 +242,11 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
         x = _join_axis(x, left.index(a), sep)
         left.remove(a)
     if keepdims:
-        x = A.reshape(x, [1 if d in axes else shape[d] for d in range(nd)])
+        if None in shape:   # (a reshape cannot name a None dim: each joined axis put back as a 1)
+            for d in sorted(axes):
+                x = A.expand_dims(x, d)
+        else:
+            x = A.reshape(x, [1 if d in axes else shape[d] for d in range(nd)])
     return x
 
 
@@ -253,9 +257,21 @@ def _join_axis(x, ax, sep):
     perm = [d for d in range(len(shape)) if d != ax] + [ax]
     xt = A.transpose(x, perm) if perm != list(range(len(shape))) else x
     outer = [shape[d] for d in perm[:-1]]
-    if None in shape:   # (the rows' splits are built from the static shape, as tapeflow's shapes are)
-        from .ops.array_ops import _RUNTIME_SIZE
-        raise TypeError(f"reduce_join: a dimension of its input {fmt_shape(shape)} is {_RUNTIME_SIZE}")
+    if None in shape:
+        # an input_signature's None: the rows' splits from the run-time shape; the joined rows take the outer
+        # shape back by a reshape with -1 for the one None (two, or a known 0 beside it, leave the reshape
+        # ambiguous)
+        if None in outer and (outer.count(None) > 1 or 0 in outer):
+            from .ops.array_ops import _RUNTIME_SIZE
+            raise TypeError(f"reduce_join: joining axis {ax} of an input of shape {fmt_shape(shape)} leaves a "
+                            f"shape with {'two dimensions' if outer.count(None) > 1 else 'a 0 beside a dimension'} "
+                            f"of {_RUNTIME_SIZE}")
+        from .ops import math_ops as _M
+        st = A.shape(x, out_type=np.int64)
+        n = _M.reduce_prod(A.gather(st, perm[:-1])) if outer else np.int64(1)
+        splits = A.range(n + 1, dtype=np.int64) * st[ax]
+        r = _bind(string_join_rows_p, A.reshape(xt, [-1]), splits, fn=_join_row_sep(sep), out=_STRING)
+        return A.reshape(r, [-1 if d is None else d for d in outer])
     n = int(np.prod(outer, dtype=np.int64))
     splits = convert_to_tensor(np.arange(n + 1, dtype=np.int64) * shape[ax])
     r = _bind(string_join_rows_p, A.reshape(xt, [-1]), splits, fn=_join_row_sep(sep), out=_STRING)
@@ -544,10 +560,18 @@ def _split_by(op, input, splitter, out=_STRING):  # noqa: A002
         vals, splits = _bind(string_split_p, x, fn=splitter, out=np.dtype(out))
         return RaggedTensor._from_parts(vals, splits)
     from .ops import array_ops as A
+    from .ops import math_ops as _M
     inner = _split_by(op, A.reshape(x, [-1]), splitter, out)
     for i in reversed(range(1, len(shape))):
-        # (nrows given: a row length of 0 leaves the row count to it, (2, 0) strings are 2 empty rows)
-        rows = None if None in shape[:i] else int(np.prod(shape[:i], dtype=np.int64))
+        # (nrows given: a row length of 0 leaves the row count to it, (2, 0) strings are 2 empty rows; an
+        # input_signature's None: the count of the function's run)
+        rows = _M.reduce_prod(A.shape(x, out_type=np.int64)[:i]) if None in shape[:i] else \
+            int(np.prod(shape[:i], dtype=np.int64))
+        if shape[i] is None:
+            # a None inner dim: rows of the run-time length (0, k, 2k, ... splits), not static-uniform
+            k = A.shape(x, out_type=np.int64)[i]
+            inner = RaggedTensor._from_parts(inner, A.range(rows + 1, dtype=np.int64) * k)
+            continue
         inner = RaggedTensor.from_uniform_row_length(inner, shape[i], nrows=rows)
     return inner
 

@@ -1423,3 +1423,13 @@ case("qdq24_vector_min_given", f"lambda x: {_QDQ}(x, [-1.0, 0.0], 1.0, range_giv
 case("qdq24_own_range", f"lambda x: {_QDQ}(x, 0.0, 0.0)", [M23])
 case("qdq24_own_range_axis_half_up", f"lambda x: {_QDQ}(x, [0.0] * 3, [0.0] * 3, axis=1, round_mode='HALF_UP', "
      "signed_input=False, num_bits=3)", [M23])
+
+# --- nyet25 ---
+case("nyet25_sets_mismatched_batch", "lambda a, b: tf.sets.intersection(a, b).values",
+     [_a([[1, 2, 2], [3, 4, 5]], i32), _a([[1, 2]], i32)], "Mismatched shapes")
+case("nyet25_sets_union_values", "lambda a, b: tf.sets.union(a, b).indices",
+     [_a([[1, 2, 2], [3, 4, 5]], i32), _a([[2, 1], [5, 9]], i32)])
+case("nyet25_sets_difference_b_minus_a", "lambda a, b: tf.sets.difference(a, b, aminusb=False).values",
+     [_a([[1, 2, 2], [3, 4, 5]], i32), _a([[2, 7], [5, 9]], i32)])
+case("nyet25_sets_rank_1", "lambda a, b: tf.sets.intersection(a, b).values", [I3, I3], "rank 1 < 2")
+case("nyet25_bitcast_last_dim", "lambda x: tf.bitcast(x, tf.int32)", [_a([[1, 2, 3]], np.int16)], "bitcast")

@@ -24,7 +24,9 @@ if ROOT not in sys.path:
 from benchmarks import op_fuzz as F  # noqa: E402
 import tapeflow as tf  # noqa: E402
 
-# ops that refuse an unknown size by name, and why they need it as a number
+# ops that refuse an unknown size by name, and why they need it as a number (wave 25 made band_part,
+# diag_part, set_diag, trace, diag, REFLECT/SYMMETRIC pad, signal.frame/overlap_and_add (and so stft)
+# strings.reduce_join, linalg.lstsq and math.polygamma of a traced order work: tests/test_dynamic_batch25.py)
 REFUSED = {
     "tf.image.resize": "unknown height/width: the resampling weights and taps are constants of the sizes",
     "tf.image.resize_with_crop_or_pad": "unknown height/width: crop offsets and paddings are static",
@@ -32,29 +34,15 @@ REFUSED = {
     "tf.image.crop_to_bounding_box": "unknown height/width: the box is checked against static sizes",
     "tf.image.pad_to_bounding_box": "unknown height/width: the paddings are static",
     "tf.image.central_crop": "unknown height/width: the offsets are static",
-    "tf.linalg.lstsq": "which normal equations (m >= n) is chosen while tracing",
-    "tf.linalg.set_diag": "the diagonal's mask is a constant of the matrix's sizes",
-    "tf.linalg.diag_part": "min(m, n), the result's size, is static",
-    "tf.linalg.trace": "diag_part's min(m, n)",
-    "tf.linalg.band_part": "the band's mask is a constant of the matrix's sizes",
-    "tf.linalg.diag": "the matrix's size is the result's shape",
     "tf.signal.idct": "the DCT's length sets its twiddle factors and the rfft's size",
     "tf.signal.irfft": "fft_length defaults to the input's length",
-    "tf.signal.frame": "the number of frames is the result's shape",
-    "tf.signal.overlap_and_add": "the output length (frames - 1) * step + length is the result's shape",
-    "tf.abs": "(of tf.signal.stft: frame's count of frames)",
-    "tf.pad": "REFLECT/SYMMETRIC padding of an unknown axis slices by its length",
     "tf.unstack": "the number of outputs is the axis length",
-    "tf.strings.reduce_join": "the joined axes' lengths",
     "tf.random.stateless_categorical": "the number of draws per row is the result's shape",
-    "tf.math.polygamma": "(its series is unrolled over a static length)",
 }
 
-# ops that still differ traced with an unknown first dimension (left by wave 24)
-NOT_YET = {
-    "tf.sets.intersection", "tf.strings.split", "tf.bitcast",
-    "tf.dynamic_partition", "tf.math.bincount", "tf.keras.ops.nonzero", "tf.strings.bytes_split",
-}
+# ops that still differ traced with an unknown first dimension (wave 24 left 7; wave 25 fixed them,
+# tests/test_dynamic_batch25.py)
+NOT_YET = set()
 
 _REFUSAL = ("known only when the function runs", "must be known")
 

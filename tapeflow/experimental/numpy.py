@@ -615,9 +615,15 @@ def select(condlist, choicelist, default=0):
 
 def nonzero(a):
     """Per axis, the indices of the true/nonzero elements in row-major order, each a
-    ``boolean_mask`` of that axis' index grid: traceable (the count is an unknown dimension)."""
+    ``boolean_mask`` of that axis' index grid: traceable (the count is an unknown dimension; under an
+    input_signature's None, tf.where's run-time coordinates)."""
     a = _bool(asarray(a))
     shape = a.aval.shape
+    if None in shape:
+        # an input_signature's None: no constant grid of positions; tf.where's coordinates (unravelled by
+        # the run-time shape), one column per axis
+        idx = _A._where_indices(a)
+        return tuple(idx[:, d] for d in builtins.range(len(shape)))
     out = []
     for d, n in enumerate(shape):
         grid = np.broadcast_to(np.arange(n, dtype=np.int64).reshape([-1 if k == d else 1 for k in range(len(shape))]),

@@ -849,18 +849,22 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         n = s[ax]
         if not a and not b:   # (an unpadded axis may be one an input_signature leaves None)
             continue
+        need = f"pad: {mode} padding ({a}, {b}) of axis {ax} needs at most {'n - 1' if edge else 'n'} entries " \
+               f"each side for a tensor of shape "
         if n is None:
-            raise ValueError(f"pad: {mode} padding of axis {ax} of a tensor of shape {fmt_shape(s)}: its length is "
-                             f"{_RUNTIME_SIZE}")
-        if a > n - edge or b > n - edge:
-            raise InvalidArgumentError(f"pad: {mode} padding ({a}, {b}) of axis {ax} needs at most "
-                                       f"{'n - 1' if edge else 'n'} entries each side for a tensor of shape "
-                                       f"{fmt_shape(s)}")
+            # an input_signature's None: the mirrored slices count from the ends (static bounds), the
+            # length they need checked when the function runs
+            from ..core.primitives import assert_op as AS
+            nt = M.cast(shape(x)[ax], np.int64)
+            bind(AS.assert_p, M.less_equal(constant(np.int64(max(a, b) + edge)), nt), shape(x),
+                 template=(need, None), summarize=len(s))
+        elif a > n - edge or b > n - edge:
+            raise InvalidArgumentError(need + fmt_shape(s))
         lead = (builtins.slice(None),) * ax
         parts = [reverse(I.getitem(x, lead + (builtins.slice(edge, edge + a),)), [ax])] if a else []
         parts.append(x)
-        if b:
-            parts.append(reverse(I.getitem(x, lead + (builtins.slice(n - edge - b, n - edge),)), [ax]))
+        if b:   # (the last b entries before the edge: -edge - b to -edge, counted from the end)
+            parts.append(reverse(I.getitem(x, lead + (builtins.slice(-edge - b, -edge or None),)), [ax]))
         x = bind(S.concat_p, *parts, axis=ax)
     return x
 

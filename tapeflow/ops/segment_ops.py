@@ -165,9 +165,14 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=np.int32, 
         raise InvalidArgumentError(f"{op}: axis must be None, 0 or -1, got {axis}")
     if weights is not None:
         weights = _tensor(weights)
-        if aval_of(weights).shape != aval_of(arr).shape:
-            raise InvalidArgumentError(f"{op}: weights must have arr's shape {fmt_shape(aval_of(arr).shape)}, got "
-                                       f"{fmt_shape(aval_of(weights).shape)}")
+        ws, xs = tuple(aval_of(weights).shape), tuple(aval_of(arr).shape)
+        if len(ws) != len(xs) or any(w is not None and a is not None and w != a for w, a in zip(ws, xs)):
+            raise InvalidArgumentError(f"{op}: weights must have arr's shape {fmt_shape(xs)}, got {fmt_shape(ws)}")
+        if ws != xs:
+            # an input_signature's None on one side: the shapes are compared when the function runs
+            same = M.reduce_all(M.equal(A.shape(weights), A.shape(arr)))
+            bind(AS.assert_p, same, A.shape(arr), A.shape(weights), summarize=len(xs),
+                 template=(f"{op}: weights must have arr's shape ", None, ", got ", None))
         if binary_output:
             raise InvalidArgumentError(f"{op}: binary_output and weights cannot both be given")
         values = weights

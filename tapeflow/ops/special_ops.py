@@ -36,6 +36,8 @@ def polygamma(a, x, name=None):
     if isinstance(a, (Tensor, np.ndarray, np.generic)) and aval_of(a).dtype != dt:
         raise InvalidArgumentTypeError(f"polygamma: a and x must have the same dtype, got a {aval_of(a).dtype.name} "
                                        f"and x {dt.name}; cast a: tapeflow.cast(a, x.dtype)")
+    if isinstance(a, Tensor) and a._v is None:
+        return _traced_polygamma(a, x)
     try:
         av = np.asarray(a.numpy() if isinstance(a, Tensor) else a, dtype=np.float64)
     except Exception:
@@ -50,6 +52,23 @@ def polygamma(a, x, name=None):
     for n in np.unique(av[whole]).astype(int).tolist():
         out = where(np.asarray(av == n), bind(_S.polygamma_p, x, n=n), out)
     return out
+
+
+def _traced_polygamma(a, x):
+    """polygamma of an order the trace computes (a tensor argument): TF's kernel's identity, digamma for
+    a = 0 and (-1)^(a+1) a! zeta(a + 1, x) above (a! as exp(lgamma(a + 1)) in float64, so float32 loses
+    nothing to it); nan where a is not a whole number >= 0. Matches the per-order series within float
+    rounding (1e-7 relative in float32)."""
+    from . import math_ops as M
+    dt = aval_of(x).dtype
+    a64 = cast(a, np.float64)
+    whole = logical_and(greater_equal(a64, 0.0), M.equal(a64, M.floor(a64)))
+    safe = where(whole, a64, zeros_like_(a64))   # (a bad order's branch stays finite; nan is chosen below)
+    fact = exp(lgamma(add(safe, 1.0)))
+    scale = cast(where(M.equal(M.floormod(safe, 2.0), 1.0), fact, negative(fact)), dt)
+    series = multiply(scale, zeta(add(cast(safe, dt), np.asarray(1, dt)), x))
+    out = where(M.equal(safe, 0.0), digamma(x), series)
+    return where(whole, out, multiply(out, np.asarray(np.nan, dt)))
 
 
 def erfc(x, name=None):
@@ -227,7 +246,9 @@ def check_pinned(tensor, name=None):
 def bitcast(input, type, name=None):  # noqa: A002
     """tf.bitcast: the same bytes as another dtype (NumPy's view, little-endian as TF on x86). A wider
     target eats the last dimension (which must be the size ratio), a narrower one appends it (TF 2.21's
-    shapes). No gradient, as TF. Traced: one py_call with the static output shape."""
+    shapes). No gradient, as TF. Traced: one py_call; its output shape is the input's run-time shape so
+    changed (an input_signature's None dims stay None), and a last dim unknown while tracing is checked
+    when it runs."""
     from ..core import dtypes as _dtypes
     x = convert_to_tensor(input)
     dt = _dtypes.as_dtype(type)
@@ -235,24 +256,30 @@ def bitcast(input, type, name=None):  # noqa: A002
     shape = list(x.shape)
     if x.dtype.is_string or dt.is_string or x.dtype.name == "bool" or dt.name == "bool":
         raise InvalidArgumentTypeError(f"bitcast: {x.dtype.name} -> {dt.name}: numeric dtypes only")
-    if src > dst:
-        out_shape = shape + [src // dst]
-    elif src < dst:
-        if not shape or shape[-1] != dst // src:
-            # TF 2.21's text: "Cannot bitcast from 4 to 3" (the target size, the last dimension)
-            raise InvalidArgumentError(f"Cannot bitcast from {dst} to {shape[-1] if shape else 'a scalar'}: the last "
-                                       f"dimension of a {x.dtype.name} {tuple(shape)} input must be {dst // src} to "
-                                       f"make one {dt.name}")
-        out_shape = shape[:-1]
-    else:
-        out_shape = shape
+
+    def out_shape(shape):
+        if src > dst:
+            return list(shape) + [src // dst]
+        if src < dst:
+            if not shape or shape[-1] is not None and shape[-1] != dst // src:
+                # TF 2.21's text: "Cannot bitcast from 4 to 3" (the target size, the last dimension)
+                raise InvalidArgumentError(f"Cannot bitcast from {dst} to {shape[-1] if shape else 'a scalar'}: "
+                                           f"the last dimension of a {x.dtype.name} {tuple(shape)} input must be "
+                                           f"{dst // src} to make one {dt.name}")
+            return list(shape[:-1])
+        return list(shape)
+
+    def view(a):
+        # (np.ascontiguousarray makes a scalar 1-D: view needs a dimension to change the itemsize of)
+        to = out_shape(np.shape(a))   # (TF's check first: NumPy's view raises its own ValueError)
+        return np.ascontiguousarray(a).view(dt.np).reshape(to)
+    static = out_shape(shape)
     from ..core.state import STATE
     if STATE.trace is not None:
         from ..compiler.function import TensorSpec
         from .script_ops import numpy_function
-        return numpy_function(lambda a: np.ascontiguousarray(a).view(dt.np).reshape(out_shape), [x],
-                              TensorSpec(out_shape, dt))
-    return Tensor(np.ascontiguousarray(x.numpy()).view(dt.np).reshape(out_shape))
+        return numpy_function(view, [x], TensorSpec(static, dt))
+    return Tensor(view(x.numpy()))
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):
@@ -267,10 +294,21 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     p = convert_to_tensor(partitions)
     n = int(num_partitions)
     ps, xs = tuple(p.shape), tuple(x.shape)
-    if xs[:len(ps)] != ps:
+    head = xs[:len(ps)]
+    if len(head) != len(ps) or any(a is not None and b is not None and a != b for a, b in zip(head, ps)):
         # TF 2.21's text
         raise InvalidArgumentError(f"data.shape must start with partitions.shape, got data.shape = {list(xs)}, "
                                    f"partitions.shape = {list(ps)}")
+    if head != ps:
+        # an input_signature's None on one side: compared when the function runs (TF's text)
+        from .array_ops import shape as shape_of
+        from .math_ops import reduce_all, equal as eq
+        from ..core.primitive import bind
+        from ..core.primitives import assert_op as AS
+        xh, ph = shape_of(x)[:len(ps)], shape_of(p)
+        bind(AS.assert_p, reduce_all(eq(xh, ph)), shape_of(x), ph, summarize=len(xs),
+             template=("data.shape must start with partitions.shape, got data.shape = ", None,
+                       ", partitions.shape = ", None))
     if STATE.trace is None:
         flat = np.asarray(p.numpy()).ravel()
         bad = np.flatnonzero((flat < 0) | (flat >= n))

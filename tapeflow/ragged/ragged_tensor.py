@@ -221,10 +221,27 @@ class RaggedTensor(CompositeTensor):
         values = _as_values(values)
         k = int(_np(uniform_row_length))
         nv = _nrows_of(values)
+        if nv is None or _is_traced(nrows):
+            return cls._traced_uniform(values, k, nrows, validate)
         n = int(_np(nrows)) if nrows is not None else (nv // k if k else 0)
         if validate and k * n != nv:
             raise InvalidArgumentError(f"from_uniform_row_length: {nv} values do not make rows of {k}")
         return cls._from_parts(values, np.arange(n + 1, dtype=np.int64) * k, uniform=k)
+
+    @classmethod
+    def _traced_uniform(cls, values, k, nrows, validate):
+        """from_uniform_row_length of values whose count (an input_signature's None), or of an nrows, the
+        trace does not know: the splits 0, k, 2k, ... as long as the rows the function runs with."""
+        from ..ops import array_ops as A
+        from ..ops import math_ops as M
+        nv = values.nrows() if isinstance(values, RaggedTensor) else A.shape(values, out_type=_dt.int64)[0]
+        if nrows is not None:
+            n = M.cast(nrows if isinstance(nrows, Tensor) else convert_to_tensor(nrows), _dt.int64)
+        else:   # (TF's rule: rows of length 0 make no rows unless nrows says how many)
+            n = nv // k if k else Tensor(np.int64(0))
+        if validate:
+            _assert(M.equal(n * k, nv), "from_uniform_row_length: ", nv, f" values do not make rows of {k}")
+        return cls._from_parts(values, A.range(n + 1, dtype=_dt.int64) * k, uniform=k)
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
