@@ -559,12 +559,18 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 def squeeze(input, axis=None, name=None):  # noqa: A002
     s = aval_of(input).shape
     if axis is None:
-        if None in s:
-            # (TF's result then has an unknown rank: each unknown dimension squeezed if it is 1 when it runs)
-            raise ValueError(f"squeeze: with axis=None, a dimension of {fmt_shape(s)} that is known only when the "
-                             "function runs may be 1 then (the result's rank must be known while tracing in "
-                             "tapeflow); give axis")
         axes = [i for i, d in enumerate(s) if d == 1]
+        if None in s:
+            # TF squeezes an unknown dimension that is 1 when it runs (its result has an unknown rank); a
+            # traced result's rank is fixed here, so the unknown ones are kept, and checked not to be 1 then
+            from ..core.primitives import assert_op as AS
+            run = shape(input, np.int64)
+            for i in (i for i, d in enumerate(s) if d is None):
+                n = I.getitem(run, i)
+                bind(AS.assert_p, M.not_equal(n, np.int64(1)), template=(
+                    f"squeeze: axis {i} of {fmt_shape(s)} is 1 when the function runs; with axis=None tapeflow "
+                    "squeezes only the dimensions known to be 1 while tracing (TF would squeeze it too): give "
+                    "axis",), summarize=3)
     else:
         axes = list(norm_axis("squeeze", axis, len(s)))
         for a in axes:
