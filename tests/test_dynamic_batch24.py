@@ -47,7 +47,6 @@ REFUSED = {
     "tf.unstack": "the number of outputs is the axis length",
     "tf.split": "the pieces' sizes come from the axis length",
     "tf.strings.reduce_join": "the joined axes' lengths",
-    "tf.random.stateless_categorical": "the number of draws per row is the result's shape",
     "tf.math.polygamma": "(its series is unrolled over a static length)",
 }
 
