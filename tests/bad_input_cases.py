@@ -1423,3 +1423,11 @@ case("qdq24_vector_min_given", f"lambda x: {_QDQ}(x, [-1.0, 0.0], 1.0, range_giv
 case("qdq24_own_range", f"lambda x: {_QDQ}(x, 0.0, 0.0)", [M23])
 case("qdq24_own_range_axis_half_up", f"lambda x: {_QDQ}(x, [0.0] * 3, [0.0] * 3, axis=1, round_mode='HALF_UP', "
      "signed_input=False, num_bits=3)", [M23])
+
+# --- rand25 ---
+case("rand25_uniform_negative_dim", "lambda: tf.random.uniform([-1, 2])", [], "random.uniform")
+case("rand25_stateless_normal_negative_dim", "lambda: tf.random.stateless_normal([2, -3], [1, 2])", [],
+     "random.normal")
+case("rand25_uniform_negative_dim_tensor", "lambda n: tf.random.uniform(tf.stack([n, 2]))", [_a(-2, i32)],
+     "random.uniform")
+case("rand25_normal_float_dim_tensor", "lambda x: tf.random.normal([tf.shape(x)[0], 2.5])", [V3], "random.normal")

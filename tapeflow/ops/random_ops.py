@@ -386,7 +386,11 @@ def _run_shape(shape, op):
             raise ValueError(f"{op}: the shape {fmt_shape(tuple(shape))} has a dimension that is {_RUNTIME_SIZE} "
                              f"(pass tf.shape(x) for it)")
         else:
-            static.append(int(d.numpy() if hasattr(d, "numpy") else d))
+            v = d.numpy() if hasattr(d, "numpy") else d
+            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                # (int() truncated it; TF 2.21: TypeError "Cannot convert 2.5 to EagerTensor of dtype int32")
+                raise TypeError(f"{op}: a shape's dimensions must be integers, got {v!r} in {list(shape)}")
+            static.append(int(v))
     return tuple(static), dims
 
 

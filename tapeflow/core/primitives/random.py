@@ -27,8 +27,9 @@ def _check_shape(name, shape, dims=()):
         if d.shape != () or d.dtype.kind not in "iu":
             raise InvalidArgumentTypeError(f"{name}: a run-time dimension must be an integer scalar, got a "
                                            f"{d.dtype.name} tensor of shape {fmt_shape(d.shape)}")
-    if any(d is not None and d < 0 for d in shape):
-        raise ValueError(f"{name}: shape {shape} must be non-negative")
+    bad = [d for d in shape if d is not None and d < 0]
+    if bad:   # (TF 2.21's class and text; an OpError is a ValueError too)
+        raise InvalidArgumentError(f"{name}: Dimension {bad[0]} must be >= 0 (shape {list(shape)})")
     return shape
 
 
