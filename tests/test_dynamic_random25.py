@@ -49,6 +49,9 @@ DRAWS = {
     "stateless_gamma": lambda t: tf.random.stateless_gamma(tf.shape(t), [1, 2], alpha=2.0),
     "stateless_poisson": lambda t: tf.random.stateless_poisson(tf.shape(t), [1, 2], lam=3.0),
     "stateless_binomial": lambda t: tf.random.stateless_binomial(tf.shape(t), [1, 2], counts=5.0, probs=0.3),
+    "stateless_parameterized_truncated_normal": lambda t: tf.random.stateless_parameterized_truncated_normal(
+        tf.shape(t), [1, 2], means=0.5, minvals=-1.0, maxvals=[1.0, 2.0, 3.0, 4.0]),
+    "stateless_shuffle": lambda t: tf.random.experimental.stateless_shuffle(t, [1, 2]),
     "gamma": lambda t: tf.random.gamma([tf.shape(t)[0]], [1.5, 3.0], beta=[1.0, 2.0], seed=3),
     "poisson": lambda t: tf.random.poisson(tf.shape(t), 3.0, dtype=tf.int32, seed=4),
     "dropout": lambda t: tf.nn.dropout(t, 0.5, seed=1),
@@ -151,8 +154,8 @@ def test_a_negative_run_time_dimension_raises_tfs_error():
 @pytest.mark.parametrize("fn, spec, op", [
     # TF 2.21: "Cannot convert a partially known TensorShape (None, 1, 4) to a Tensor" (a ValueError)
     (lambda t: tf.nn.dropout(t, 0.5, noise_shape=[None, 1, 4], seed=1), DYN, "dropout"),
-    (lambda t: tf.random.stateless_parameterized_truncated_normal(tf.shape(t), [1, 2]), DYN,
-     "stateless_parameterized_truncated_normal"),
+    (lambda t: tf.random.experimental.stateless_shuffle(t, [1, 2]), [tf.TensorSpec([None, None, None], tf.float32)],
+     "stateless_shuffle"),
     (lambda t: tf.random.shuffle(t, seed=1), [tf.TensorSpec([None, None, None], tf.float32)], "random.shuffle"),
 ])
 def test_what_still_needs_the_size_refuses_by_name(fn, spec, op):
@@ -184,6 +187,7 @@ IMAGE_DRAWS = {
     "RandomPosterization": lambda: K.RandomPosterization((1, 8), seed=1),
     "RandomHue": lambda: K.RandomHue(0.2, seed=1),
     "RandomShear": lambda: K.RandomShear(0.2, seed=1),
+    "RandomPerspective": lambda: K.RandomPerspective(seed=1),
     "random_flip_left_right": lambda: (lambda t, training=None: tf.image.random_flip_left_right(t, seed=1)),
     "stateless_random_flip_up_down": lambda: (lambda t, training=None: tf.image.stateless_random_flip_up_down(
         t, [1, 2])),

@@ -327,9 +327,8 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     splits a large output across its threads, each shard restarting the stream at 2000 draws per output
     before it, so TF's own numbers for more than a few dozen samples depend on its thread count
     (docs/differences.md)."""
-    from .random_ops import _stateless_gen, _shape
+    from .random_ops import _stateless_gen, _shape, _traced_seed
     op = "stateless_parameterized_truncated_normal"
-    stream = _stateless_gen(op, seed)._gen
     params = [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in (means, stddevs, minvals, maxvals)]
     dt = aval_of(params[0]).dtype
     for nm, v in zip(("means", "stddevs", "minvals", "maxvals"), params):
@@ -339,6 +338,12 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     if dt.name not in ("float16", "float32", "float64"):
         raise InvalidArgumentTypeError(f"Value for attr 'dtype' of {dt.name} is not in the list of allowed values: "
                                        f"half, float, double ({op})")
+    # a seed computed in the trace, or a shape known only when the function runs: the op when it runs
+    t = _traced_seed(op, seed, lambda sh, sd, *ps: stateless_parameterized_truncated_normal(sh, sd, *ps), params,
+                     shape, dt, runtime_shape=True)
+    if t is not None:
+        return t
+    stream = _stateless_gen(op, seed)._gen
     out_shape = tuple(int(v) for v in _shape(shape, op))
     try:
         bshape = tuple(np.broadcast_shapes(*(tuple(aval_of(v).shape) for v in params)))

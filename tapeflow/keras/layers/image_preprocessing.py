@@ -1203,11 +1203,14 @@ class RandomPerspective(_ImageLayer):
     def _augment(self, x):
         one = len(aval_of(x).shape) == 3
         batch = A.expand_dims(x, 0) if one else x
-        n, h, w = aval_of(batch).shape[:3]
+        h, w = aval_of(batch).shape[1:3]
+        n = _n_images(batch)
         p = self.factor[0] + self._uniform((n, 1, 1, 1)) * (self.factor[1] - self.factor[0])
         apply = M.less(self._uniform((n, 1, 1, 1)), p)
         pf = -0.5 * self.scale + self._uniform((n, 4, 2)) * self.scale
-        start = np.repeat(np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32), n, 0)
+        corners = np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32)
+        # (a None batch: the corners broadcast over the images it runs with)
+        start = np.repeat(corners, n, 0) if isinstance(n, int) else corners + A.zeros_like(pf)
         end = start + start * pf
         out = M.where(apply, self._warp(batch, start, end), batch)
         return A.squeeze(out, 0) if one else out
