@@ -213,3 +213,28 @@ def test_image_augmentations_of_a_none_batch(name):
         np.testing.assert_allclose(out[1], out[0], rtol=0, atol=1e-6)
     else:
         np.testing.assert_array_equal(out[1], out[0])
+
+
+SEQ = np.random.default_rng(1).random((2, 5, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: K.LSTM(3, seed=1),
+    lambda: K.LSTM(3, dropout=0.3, recurrent_dropout=0.3, seed=1),
+    lambda: K.GRU(3, dropout=0.3, recurrent_dropout=0.3, seed=1),
+    lambda: K.SimpleRNN(3, dropout=0.3, recurrent_dropout=0.3, seed=1, return_sequences=True),
+], ids=["LSTM", "LSTM_dropout", "GRU_dropout", "SimpleRNN_dropout"])
+def test_recurrent_layers_of_a_none_batch(make):
+    """The scan's zero states were (?, ?) (a stacked shape vector hid the units) and the first step's (?, 3)
+    refused to loop: every RNN of a None batch raised, with or without dropout. Its dropout masks are drawn
+    with the batch size the function runs with."""
+    out = []
+    for spec in (None, [tf.TensorSpec([None, 5, 4], tf.float32)], [tf.TensorSpec([2, 5, 4], tf.float32)]):
+        tf.random.set_seed(5)
+        layer = make()
+
+        def f(t):
+            return layer(t, training=True)
+        out.append((f(tf.constant(SEQ)) if spec is None else tf.function(f, input_signature=spec)(SEQ)).numpy())
+    for o in out[1:]:
+        np.testing.assert_allclose(o, out[0], rtol=1e-6, atol=1e-7)
