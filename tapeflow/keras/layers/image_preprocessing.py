@@ -994,8 +994,10 @@ class _Mix(_ImageLayer):
             if isinstance(training, Tensor):
                 raise TypeError(f"{type(self).__name__}: `training` must be a Python bool")
             n = aval_of(x).shape[0]
-            perm = self._generator().shuffle(np.arange(n, dtype=np.int32))
-            data["images"], w = self._mix(x, n, perm)
+            # (a None batch: the permutation of the images the function runs with)
+            perm = self._generator().shuffle(np.arange(n, dtype=np.int32) if n is not None else
+                                             A.range(A.shape(x)[0]))
+            data["images"], w = self._mix(x, _n_images(x), perm)
             if "labels" in data:
                 y = M.cast(data["labels"], self._np_dtype)
                 w2 = A.reshape(w, (-1,) + (1,) * (len(aval_of(y).shape) - 1))
@@ -1046,7 +1048,7 @@ class CutMix(_Mix):
 
         x0, x1 = bounds(w)
         y0, y1 = bounds(h)
-        r = lambda t: A.reshape(t, (n, 1, 1, 1))  # noqa: E731
+        r = lambda t: A.reshape(t, (n if isinstance(n, int) else -1, 1, 1, 1))  # noqa: E731
         gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
         gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
         box = M.logical_and(M.logical_and(M.greater_equal(gx, r(x0)), M.less(gx, r(x1))),
