@@ -118,10 +118,17 @@ def test_the_traced_shape_keeps_the_known_dims():
 
     def f(t):
         r = tf.random.normal(tf.shape(t))
-        seen.append((tuple(r.shape), tuple(tf.random.uniform([tf.shape(t)[0], 2]).shape)))
-        return t + r
-    tf.function(f, input_signature=DYN)(X)
-    assert seen == [((None, 3, 4), (None, 2))]
+        seen.extend([r.shape, tf.random.uniform([tf.shape(t)[0], 2]).shape,
+                     tf.random.normal(tf.stack([tf.shape(t)[0], 3])).shape,
+                     tf.random.normal(tf.concat([tf.shape(t)[:-1], [5]], 0)).shape,
+                     tf.random.normal([tf.shape(t)[1], tf.shape(t)[0]]).shape,
+                     tf.random.normal(tf.cast(tf.shape(t)[1:], tf.int64)).shape])
+        return t + r, tf.random.normal(tf.concat([tf.shape(t)[:-1], [5]], 0)), \
+            tf.random.normal([tf.shape(t)[2], tf.shape(t)[0]])
+    f2 = tf.function(f, input_signature=DYN)
+    _, c, d = f2(np.ones((6, 3, 4), np.float32))
+    assert [tuple(s) for s in seen] == [(None, 3, 4), (None, 2), (None, 3), (None, 3, 5), (3, None), (3, 4)]
+    assert c.shape == (6, 3, 5) and d.shape == (4, 6)
 
 
 def test_gradient_through_dropout_with_a_none_batch():

@@ -338,19 +338,60 @@ def _symbolic(v):
     return isinstance(v, Tensor) and getattr(v, "_v", 0) is None
 
 
-def _shape_vector_known(vec):
-    """The dims a traced shape vector is known to hold, None where unknown: tf.shape(x) of an x with some
-    dims known holds those (TF's constant_value_as_shape: tf.random.normal(tf.shape(x)) of an x of
-    shape (None, 3, 4) has that shape); a vector of unknown origin, all None."""
-    n = aval_of(vec).shape[0]
-    trace = getattr(vec, "_trace", None)
-    for e in reversed(getattr(trace, "eqns", ())):
-        if vec._var in e.outputs:
-            from ..core.primitives.shape import shape_p
-            if e.prim is shape_p:
-                return tuple(e.inputs[0].aval.shape)
-            break
-    return (None,) * n
+def _known_value(t):
+    """What a traced integer scalar or 1-D vector is known to hold while tracing, as an object array with None
+    where an entry is known only when the function runs (None: nothing known): TF's constant_value_as_shape,
+    which follows tf.shape of a partly known shape, constants, slices and single entries of them, reshapes,
+    concatenations and casts. So tf.random.normal(tf.shape(x)) of an x of shape (None, 3, 4) has that shape, and
+    tf.concat([tf.shape(x)[:1], [3]], 0) is (None, 3)."""
+    from ..core.primitives.shape import shape_p, reshape_p, concat_p
+    from ..core.primitives.indexing import getitem_p, decode_key
+    from ..core.primitives.elementwise import cast_p
+    from ..ir.graph import Literal
+    trace = getattr(t, "_trace", None)
+    if trace is None:
+        return None
+    producer = {}
+    for e in trace.eqns:
+        for o in e.outputs:
+            producer[id(o)] = e
+    consts = {id(v): val for v, val in trace.consts}
+
+    def value(var, depth):
+        if var.__class__ is Literal:
+            return np.asarray(var.val).astype(object)
+        if id(var) in consts:
+            c = np.asarray(consts[id(var)])
+            return c.astype(object) if c.dtype.kind in "iu" else None
+        e = producer.get(id(var))
+        if e is None or depth > 16 or len(e.outputs) != 1:
+            return None
+        if e.prim is shape_p:
+            return np.array(e.inputs[0].aval.shape, dtype=object)
+        if e.prim is cast_p and np.dtype(e.params.get("dtype", np.float32)).kind in "iu":
+            return value(e.inputs[0], depth + 1)
+        if e.prim is getitem_p and len(e.inputs) == 1 and all(k[0] in "sine" for k in e.params["key"]):
+            v = value(e.inputs[0], depth + 1)
+            return None if v is None else np.asarray(v[decode_key(e.params["key"], [])], dtype=object)
+        if e.prim is reshape_p:
+            v = value(e.inputs[0], depth + 1)
+            return None if v is None else np.reshape(v, e.params["shape"])
+        if e.prim is concat_p and e.params.get("axis") in (0, -1):
+            parts = [value(i, depth + 1) for i in e.inputs]
+            if any(p is None or p.ndim != 1 for p in parts):
+                parts = [p if p is not None and p.ndim == 1 else np.full(i.aval.shape, None, object)
+                         for p, i in zip(parts, e.inputs)]
+                if any(None in i.aval.shape for i in e.inputs):
+                    return None
+            return np.concatenate(parts).astype(object)
+        return None
+    try:
+        v = value(t._var, 0)
+    except Exception:   # (a form not followed: nothing known, the dims are operands)
+        return None
+    if v is None or v.shape != tuple(aval_of(t).shape):
+        return None
+    return v
 
 
 def _run_shape(shape, op):
@@ -365,7 +406,8 @@ def _run_shape(shape, op):
         if av.ndim != 1 or av.dtype.kind not in "iu" or av.shape[0] is None:
             raise InvalidArgumentError(f"{op}: a shape tensor must be a 1-D integer vector of known length, got "
                                        f"a {av.dtype.name} tensor of shape {fmt_shape(av.shape)}")
-        known = _shape_vector_known(shape)
+        v = _known_value(shape)
+        known = (None,) * av.shape[0] if v is None else tuple(None if d is None else int(d) for d in v)
         dims = [shape[i] for i, d in enumerate(known) if d is None]
         return known, dims
     if hasattr(shape, "numpy"):
@@ -379,6 +421,10 @@ def _run_shape(shape, op):
             if av.shape != () or av.dtype.kind not in "iu":
                 raise InvalidArgumentTypeError(f"{op}: a shape's dimension must be an integer scalar, got a "
                                                f"{av.dtype.name} tensor of shape {fmt_shape(av.shape)}")
+            v = _known_value(d)   # (tf.shape(x)[1] of a known dim: that number, as TF)
+            if v is not None and v[()] is not None:
+                static.append(int(v[()]))
+                continue
             static.append(None)
             dims.append(d)
         elif d is None:   # an aval's unknown dim, not its value (int(None) raised a TypeError naming no op)
