@@ -252,3 +252,15 @@ def test_recurrent_layers_of_a_none_batch(make):
         out.append((f(tf.constant(SEQ)) if spec is None else tf.function(f, input_signature=spec)(SEQ)).numpy())
     for o in out[1:]:
         np.testing.assert_allclose(o, out[0], rtol=1e-6, atol=1e-7)
+
+
+def test_elastic_transform_of_a_none_batch():
+    """RandomElasticTransform draws from its own stream when traced (eagerly Keras' SeedGenerator's numbers),
+    so a None batch is checked against the static trace: the same draws, the same images."""
+    out = []
+    for spec in ([None, 8, 8, 3], [2, 8, 8, 3]):
+        layer = K.RandomElasticTransform(factor=1.0, value_range=(0, 1), seed=1)
+        out.append(tf.function(lambda t: layer(t, training=True),
+                               input_signature=[tf.TensorSpec(spec, tf.float32)])(IMAGES).numpy())
+    np.testing.assert_array_equal(out[0], out[1])
+    assert not np.array_equal(out[0], IMAGES)

@@ -1577,8 +1577,10 @@ def _map_coordinates(images, cy, cx, order, fill_mode, fill_value):
             return out, None
         return M.floormod(idx, size), None   # wrap
 
-    flat = A.reshape(images, (b * h * w, c))
-    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(b, 1, 1)
+    flat = A.reshape(images, (-1 if b is None else b * h * w, c))
+    # (a None batch: each image's first row from the batch size the function runs with)
+    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(b, 1, 1) if b is not None else \
+        A.reshape(A.range(A.shape(images)[0]) * (h * w), (-1, 1, 1))
     fill = M.cast(fill_value, dt)
     out = None
     for iy, wy in nodes(cy):
@@ -1656,7 +1658,8 @@ class RandomElasticTransform(SeedStream, Layer):
     def _augment(self, x):
         from .. import random as KR
         dt = aval_of(x).dtype
-        b, h, w, _ = aval_of(x).shape
+        _, h, w, _ = aval_of(x).shape
+        b = _n_images(x)
         from ...core.state import STATE
         traced = STATE.trace is not None
         gen = self._generator() if traced else self._seed_generator
