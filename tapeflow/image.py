@@ -505,8 +505,10 @@ def _random_flip(fn, image, seed, axis):
         flip = _R.uniform((), seed=seed) < 0.5
         return _M.where(flip, _A.reverse(x, [axis]), x)
     n = tuple(x.shape)[0]
-    # a batch flips where round(u) is 1, u > 0.5 (TF's batched form), where one image flips for u < 0.5
-    flip = _A.reshape(_R.uniform((n,), seed=seed) > 0.5, (n, 1, 1, 1))
+    # a batch flips where round(u) is 1, u > 0.5 (TF's batched form), where one image flips for u < 0.5;
+    # an input_signature's None batch draws as many as the batch it runs with
+    flip = _A.reshape(_R.uniform((_A.shape(x)[0] if n is None else n,), seed=seed) > 0.5,
+                      (-1 if n is None else n, 1, 1, 1))
     return _M.where(flip, _A.reverse(x, [axis]), x)
 
 
@@ -529,8 +531,8 @@ def _stateless_flip(fn, image, seed, axis):
     if x.shape.rank == 3:
         return _M.where(_R.stateless_uniform((), seed=seed, minval=0, maxval=1.0) < 0.5, _A.reverse(x, [axis]), x)
     n = tuple(x.shape)[0]
-    flips = _M.cast(_M.round(_A.reshape(_R.stateless_uniform((n,), seed=seed, minval=0, maxval=1.0), (n, 1, 1, 1))),
-                    x.dtype)
+    u = _R.stateless_uniform((_A.shape(x)[0] if n is None else n,), seed=seed, minval=0, maxval=1.0)
+    flips = _M.cast(_M.round(_A.reshape(u, (-1 if n is None else n, 1, 1, 1))), x.dtype)
     return flips * _A.reverse(x, [axis]) + (1 - flips) * x
 
 
@@ -593,7 +595,10 @@ def _projective_transform(images, transforms, interpolation="bilinear", fill_mod
     sy = (t[:, 3] * xs + t[:, 4] * ys + t[:, 5]) / k
     sx, sy = _map_coordinate(sx, w, fill_mode), _map_coordinate(sy, h, fill_mode)
     flat = _A.reshape(x, (-1, c))                                  # (batch*h*w, c)
-    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(-1, 1)
+    if b is None:   # an input_signature's None batch: each image's first row, from the batch size it runs with
+        base = _A.expand_dims(_A.range(_A.shape(x)[0]) * (h * w), 1)
+    else:
+        base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(-1, 1)
     fill = _M.cast(fill_value, x.dtype)
 
     def read(yy, xx):
@@ -617,7 +622,7 @@ def _projective_transform(images, transforms, interpolation="bilinear", fill_mod
         top = wx0 * read(y0, x0) + wx1 * read(y0, x1)
         bottom = wx0 * read(y1, x0) + wx1 * read(y1, x1)
         out = wy0 * top + wy1 * bottom
-    return _A.reshape(out, (b, h, w, c))
+    return _A.reshape(out, (-1 if b is None else b, h, w, c))
 
 
 # -- colour spaces and colour adjustments ------------------------------------------------------

@@ -1433,3 +1433,10 @@ case("nyet25_sets_difference_b_minus_a", "lambda a, b: tf.sets.difference(a, b, 
      [_a([[1, 2, 2], [3, 4, 5]], i32), _a([[2, 7], [5, 9]], i32)])
 case("nyet25_sets_rank_1", "lambda a, b: tf.sets.intersection(a, b).values", [I3, I3], "rank 1 < 2")
 case("nyet25_bitcast_last_dim", "lambda x: tf.bitcast(x, tf.int32)", [_a([[1, 2, 3]], np.int16)], "bitcast")
+# --- rand25 ---
+case("rand25_uniform_negative_dim", "lambda: tf.random.uniform([-1, 2])", [], "random.uniform")
+case("rand25_stateless_normal_negative_dim", "lambda: tf.random.stateless_normal([2, -3], [1, 2])", [],
+     "random.normal")
+case("rand25_uniform_negative_dim_tensor", "lambda n: tf.random.uniform(tf.stack([n, 2]))", [_a(-2, i32)],
+     "random.uniform")
+case("rand25_normal_float_dim_tensor", "lambda x: tf.random.normal([tf.shape(x)[0], 2.5])", [V3], "random.normal")

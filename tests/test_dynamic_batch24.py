@@ -37,7 +37,6 @@ REFUSED = {
     "tf.signal.idct": "the DCT's length sets its twiddle factors and the rfft's size",
     "tf.signal.irfft": "fft_length defaults to the input's length",
     "tf.unstack": "the number of outputs is the axis length",
-    "tf.random.stateless_categorical": "the number of draws per row is the result's shape",
 }
 
 # ops that still differ traced with an unknown first dimension (wave 24 left 7; wave 25 fixed them,

@@ -118,7 +118,8 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         return x
     shape = tuple(x.shape) if noise_shape is None else \
         tuple(x.shape[i] if d is None else d for i, d in enumerate(noise_shape))
-    u = R.stateless_uniform(shape, _seed(seed), dtype=x.dtype)
+    # (a dimension the trace leaves None, an input_signature's batch: its value when the function runs)
+    u = R.stateless_uniform(R._shape_like(x, shape), _seed(seed), dtype=x.dtype)
     return M.where(M.greater_equal(u, M.cast(rate, x.dtype)), M.multiply(x, M.cast(1.0 / (1.0 - rate), x.dtype)),
                    A.zeros_like(x))
 
@@ -126,7 +127,8 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 def shuffle(x, axis=0, seed=None):
     """x permuted along ``axis`` by the argsort of one uniform draw per position (Keras' TF backend)."""
     x = x if hasattr(x, "aval") else convert_to_tensor(x)
-    keys = R.stateless_uniform([x.shape[axis]], _seed(seed))
+    n = x.shape[axis]
+    keys = R.stateless_uniform([A.shape(x)[axis] if n is None else n], _seed(seed))
     return A.gather(x, A.argsort(keys), axis=axis)
 
 

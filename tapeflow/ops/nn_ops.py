@@ -305,6 +305,17 @@ def dropout(x, rate, noise_shape=None, seed=None, rng=None, name=None):
     if rate == 0:
         return x
     shape = noise_shape or aval_of(x).shape
+    if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+        # TF's _get_noise_shape: a None taken from x's static shape; where the trace leaves that None too (an
+        # input_signature's batch) TF 2.21 cannot convert the partial shape (ValueError), so tf.nn.dropout
+        # refuses it; the Keras layers (rng given) take the value when the function runs, as Keras 3
+        shape = [s if d is None else d for d, s in zip(shape, aval_of(x).shape)]
+        if rng is None and noise_shape is not None and None in shape:
+            from .array_ops import _RUNTIME_SIZE
+            raise ValueError(f"dropout: noise_shape {list(noise_shape)} has a None where x's dimension is "
+                             f"{_RUNTIME_SIZE}; TF 2.21 cannot convert that partially known shape either: give "
+                             f"that entry as tf.shape(x)[i]")
+        shape = random_ops._shape_like(x, shape)
     u = random_ops.uniform(shape, dtype=aval_of(x).dtype, seed=seed) if rng is None else rng.uniform(shape, dtype=aval_of(x).dtype)
     keep = M.greater_equal(u, rate)
     return M.where(keep, M.multiply(x, 1.0 / (1.0 - rate)), M.zeros_like_(x))

@@ -126,10 +126,11 @@ def stateless_binomial(shape, seed, counts, probs, output_dtype=np.int32, name=N
     """tf.random.stateless_binomial: Binomial(counts, probs) samples of ``shape`` (its trailing dimensions the
     broadcast shape of counts and probs), deterministic per seed pair and TF's numbers. probs float (float32
     by default), counts converted to its dtype; output_dtype float16/32/64, int32 or int64."""
-    from .random_ops import _shape, _stateless_gen, _traced_seed
+    from .random_ops import _stateless_gen, _traced_seed
     op = "stateless_binomial"
-    t = _traced_seed(op, seed, lambda sd, c, p: stateless_binomial(shape, sd, c, p, output_dtype),
-                     [counts, probs], _shape(shape), np.dtype(getattr(output_dtype, "as_numpy_dtype", output_dtype)))
+    t = _traced_seed(op, seed, lambda sh, sd, c, p: stateless_binomial(sh, sd, c, p, output_dtype),
+                     [counts, probs], shape, np.dtype(getattr(output_dtype, "as_numpy_dtype", output_dtype)),
+                     runtime_shape=True)
     if t is not None:
         return t
     return _binomial(op, _stateless_gen(op, seed)._gen, shape, counts, probs, output_dtype)
@@ -155,7 +156,7 @@ def _binomial(op, stream, shape, counts, probs, output_dtype, reserve=None):
     if out_dt.name not in ("float16", "float32", "float64", "int32", "int64"):
         raise InvalidArgumentTypeError(f"Value for attr 'dtype' of {out_dt.name} is not in the list of allowed "
                                        f"values: half, float, double, int32, int64 ({op})")
-    out_shape = tuple(int(v) for v in _shape(shape))
+    out_shape = tuple(int(v) for v in _shape(shape, op))
     cs, ps = tuple(aval_of(c).shape), tuple(aval_of(p).shape)
     try:
         bshape = tuple(np.broadcast_shapes(cs, ps))
@@ -326,9 +327,8 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     splits a large output across its threads, each shard restarting the stream at 2000 draws per output
     before it, so TF's own numbers for more than a few dozen samples depend on its thread count
     (docs/differences.md)."""
-    from .random_ops import _stateless_gen, _shape
+    from .random_ops import _stateless_gen, _shape, _traced_seed
     op = "stateless_parameterized_truncated_normal"
-    stream = _stateless_gen(op, seed)._gen
     params = [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in (means, stddevs, minvals, maxvals)]
     dt = aval_of(params[0]).dtype
     for nm, v in zip(("means", "stddevs", "minvals", "maxvals"), params):
@@ -338,7 +338,13 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     if dt.name not in ("float16", "float32", "float64"):
         raise InvalidArgumentTypeError(f"Value for attr 'dtype' of {dt.name} is not in the list of allowed values: "
                                        f"half, float, double ({op})")
-    out_shape = tuple(int(v) for v in _shape(shape))
+    # a seed computed in the trace, or a shape known only when the function runs: the op when it runs
+    t = _traced_seed(op, seed, lambda sh, sd, *ps: stateless_parameterized_truncated_normal(sh, sd, *ps), params,
+                     shape, dt, runtime_shape=True)
+    if t is not None:
+        return t
+    stream = _stateless_gen(op, seed)._gen
+    out_shape = tuple(int(v) for v in _shape(shape, op))
     try:
         bshape = tuple(np.broadcast_shapes(*(tuple(aval_of(v).shape) for v in params)))
     except ValueError:

@@ -151,9 +151,9 @@ class Generator(Module):
     def uniform_full_int(self, shape, dtype=np.uint64, name=None):
         """Integers over the dtype's whole range (TF's bits, reinterpreted)."""
         d = _dt.np_dtype(dtype)
-        shape = _shape(shape)
         # a draw of the random primitive (not a constant), so a traced function draws anew per call
-        return bind(RP.random_uniform_p, shape=shape, dtype=d, minval=None, maxval=None, gen=self._gen)
+        return _draw(RP.random_uniform_p, shape, "uniform_full_int", dtype=d, minval=None, maxval=None,
+                     gen=self._gen)
 
     def make_seeds(self, count=1):
         """A [2, count] int64 tensor of seeds for stateless ops (keys over zeros, as TF)."""
@@ -194,8 +194,8 @@ class Generator(Module):
         return [Generator(state=[0, 0, int(k)]) for k in keys]
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
-        return bind(RP.random_normal_p, shape=_shape(shape), dtype=_dt.np_dtype(dtype), mean=float(mean),
-                    stddev=float(stddev), gen=self._gen)
+        return _draw(RP.random_normal_p, shape, "random.normal", dtype=_dt.np_dtype(dtype), mean=float(mean),
+                     stddev=float(stddev), gen=self._gen)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=np.float32, name=None):
         d = _dt.np_dtype(dtype)
@@ -207,12 +207,13 @@ class Generator(Module):
             minval, maxval = float(minval), float(maxval)
         else:
             minval, maxval = int(minval), int(maxval)
-        return bind(RP.random_uniform_p, shape=_shape(shape), dtype=d, minval=minval, maxval=maxval, gen=self._gen)
+        return _draw(RP.random_uniform_p, shape, "random.uniform", dtype=d, minval=minval, maxval=maxval,
+                     gen=self._gen)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32, name=None):
         """Normals redrawn while outside 2 standard deviations (TF's numbers for Philox streams)."""
-        return bind(RP.random_truncated_normal_p, shape=_shape(shape), dtype=_dt.np_dtype(dtype), mean=float(mean),
-                    stddev=float(stddev), gen=self._gen)
+        return _draw(RP.random_truncated_normal_p, shape, "random.truncated_normal", dtype=_dt.np_dtype(dtype),
+                     mean=float(mean), stddev=float(stddev), gen=self._gen)
 
     def categorical(self, logits, num_samples, dtype=np.int64, seed=None, name=None):
         """Samples class ids from unnormalised log-probabilities (batch, classes).
@@ -224,7 +225,8 @@ class Generator(Module):
                                        f"{fmt_shape(s)}")
         if int(num_samples) < 0:
             raise InvalidArgumentError(f"random.categorical: num_samples must be >= 0, got {num_samples}")
-        u = self.uniform((s[0], int(num_samples), s[1]), minval=1e-20, maxval=1.0, dtype=aval_of(logits).dtype)
+        u = self.uniform(_shape_like(logits, (s[0], int(num_samples), s[1])), minval=1e-20, maxval=1.0,
+                         dtype=aval_of(logits).dtype)
         g = M.negative(M.log(M.negative(M.log(u))))
         from .array_ops import expand_dims
         return M.argmax(M.add(expand_dims(logits, 1), g), axis=-1, output_type=dtype)
@@ -233,8 +235,7 @@ class Generator(Module):
         from .array_ops import gather
         if not aval_of(value).shape:  # a scalar has no first axis to shuffle (TF returns it)
             return value
-        n = aval_of(value).shape[0]
-        keys = self.uniform((n,))
+        keys = self.uniform(_shape_like(value, aval_of(value).shape[:1]))
         return gather(value, bind(R.argsort_p, keys, axis=0, descending=False))
 
 
@@ -323,16 +324,137 @@ class _DispatchStream(PhiloxStream):
         return self._stream().truncated_normal(shape, dtype)
 
 
-def _shape(shape):
+def _shape(shape, op="random draw (tf.random.*, dropout, random image ops)"):
+    """A draw's shape as a tuple of ints; a dimension known only when the function runs is refused,
+    naming ``op`` (for the draws that need their size as a number; the others take _run_shape)."""
+    static, dims = _run_shape(shape, op)
+    if dims:
+        from .array_ops import _RUNTIME_SIZE
+        raise ValueError(f"{op}: the shape {fmt_shape(static)} has a dimension that is {_RUNTIME_SIZE}")
+    return static
+
+
+def _symbolic(v):
+    return isinstance(v, Tensor) and getattr(v, "_v", 0) is None
+
+
+def _known_value(t):
+    """What a traced integer scalar or 1-D vector is known to hold while tracing, as an object array with None
+    where an entry is known only when the function runs (None: nothing known): TF's constant_value_as_shape,
+    which follows tf.shape of a partly known shape, constants, slices and single entries of them, reshapes,
+    concatenations and casts. So tf.random.normal(tf.shape(x)) of an x of shape (None, 3, 4) has that shape, and
+    tf.concat([tf.shape(x)[:1], [3]], 0) is (None, 3)."""
+    from ..core.primitives.shape import shape_p, reshape_p, concat_p
+    from ..core.primitives.indexing import getitem_p, decode_key
+    from ..core.primitives.elementwise import cast_p
+    from ..ir.graph import Literal
+    trace = getattr(t, "_trace", None)
+    if trace is None:
+        return None
+    producer = {}
+    for e in trace.eqns:
+        for o in e.outputs:
+            producer[id(o)] = e
+    consts = {id(v): val for v, val in trace.consts}
+
+    def value(var, depth):
+        if var.__class__ is Literal:
+            return np.asarray(var.val).astype(object)
+        if id(var) in consts:
+            c = np.asarray(consts[id(var)])
+            return c.astype(object) if c.dtype.kind in "iu" else None
+        e = producer.get(id(var))
+        if e is None or depth > 16 or len(e.outputs) != 1:
+            return None
+        if e.prim is shape_p:
+            return np.array(e.inputs[0].aval.shape, dtype=object)
+        if e.prim is cast_p and np.dtype(e.params.get("dtype", np.float32)).kind in "iu":
+            return value(e.inputs[0], depth + 1)
+        if e.prim is getitem_p and len(e.inputs) == 1 and all(k[0] in "sine" for k in e.params["key"]):
+            v = value(e.inputs[0], depth + 1)
+            return None if v is None else np.asarray(v[decode_key(e.params["key"], [])], dtype=object)
+        if e.prim is reshape_p:
+            v = value(e.inputs[0], depth + 1)
+            return None if v is None else np.reshape(v, e.params["shape"])
+        if e.prim is concat_p and e.params.get("axis") in (0, -1):
+            parts = [value(i, depth + 1) for i in e.inputs]
+            if any(p is None or p.ndim != 1 for p in parts):
+                parts = [p if p is not None and p.ndim == 1 else np.full(i.aval.shape, None, object)
+                         for p, i in zip(parts, e.inputs)]
+                if any(None in i.aval.shape for i in e.inputs):
+                    return None
+            return np.concatenate(parts).astype(object)
+        return None
+    try:
+        v = value(t._var, 0)
+    except Exception:   # (a form not followed: nothing known, the dims are operands)
+        return None
+    if v is None or v.shape != tuple(aval_of(t).shape):
+        return None
+    return v
+
+
+def _run_shape(shape, op):
+    """A draw's shape as (a tuple with None where a dimension is known only when the function runs, the
+    traced integer scalars giving those dimensions, in order): the random primitives take them as operands.
+    ``shape``: an int, a list of ints and scalar tensors (eager or traced), or a 1-D integer tensor (eager,
+    or traced: tf.shape(x) of an input_signature's None dimension)."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),), []
+    if _symbolic(shape):
+        av = aval_of(shape)
+        if av.ndim != 1 or av.dtype.kind not in "iu" or av.shape[0] is None:
+            raise InvalidArgumentError(f"{op}: a shape tensor must be a 1-D integer vector of known length, got "
+                                       f"a {av.dtype.name} tensor of shape {fmt_shape(av.shape)}")
+        v = _known_value(shape)
+        known = (None,) * av.shape[0] if v is None else tuple(None if d is None else int(d) for d in v)
+        dims = [shape[i] for i, d in enumerate(known) if d is None]
+        return known, dims
     if hasattr(shape, "numpy"):
         shape = shape.numpy().tolist()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    if any(d is None for d in shape):   # (int(None) raised a TypeError naming no op)
-        from .array_ops import _RUNTIME_SIZE
-        raise ValueError(f"random draw (tf.random.*, dropout, random image ops): the shape "
-                         f"{tuple(shape)} has a dimension that is {_RUNTIME_SIZE}")
-    return tuple(int(d) for d in shape)
+        if isinstance(shape, int):
+            return (shape,), []
+    static, dims = [], []
+    for d in shape:
+        if _symbolic(d):
+            av = aval_of(d)
+            if av.shape != () or av.dtype.kind not in "iu":
+                raise InvalidArgumentTypeError(f"{op}: a shape's dimension must be an integer scalar, got a "
+                                               f"{av.dtype.name} tensor of shape {fmt_shape(av.shape)}")
+            v = _known_value(d)   # (tf.shape(x)[1] of a known dim: that number, as TF)
+            if v is not None and v[()] is not None:
+                static.append(int(v[()]))
+                continue
+            static.append(None)
+            dims.append(d)
+        elif d is None:   # an aval's unknown dim, not its value (int(None) raised a TypeError naming no op)
+            from .array_ops import _RUNTIME_SIZE
+            raise ValueError(f"{op}: the shape {fmt_shape(tuple(shape))} has a dimension that is {_RUNTIME_SIZE} "
+                             f"(pass tf.shape(x) for it)")
+        else:
+            v = d.numpy() if hasattr(d, "numpy") else d
+            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                # (int() truncated it; TF 2.21: TypeError "Cannot convert 2.5 to EagerTensor of dtype int32")
+                raise TypeError(f"{op}: a shape's dimensions must be integers, got {v!r} in {list(shape)}")
+            static.append(int(v))
+    return tuple(static), dims
+
+
+def _shape_like(x, shape=None):
+    """``shape`` (default: x's) with each None dimension taken from x when the function runs: the shape of
+    a draw the size of x (dropout, the noise layers), a list of ints and traced scalars."""
+    s = tuple(aval_of(x).shape) if shape is None else tuple(shape)
+    if all(d is not None for d in s):
+        return s
+    from .array_ops import shape as shape_of
+    runtime = shape_of(x)
+    return [runtime[i] if d is None else d for i, d in enumerate(s)]
+
+
+def _draw(p, shape, op, **params):
+    """bind of a random primitive on a shape of _run_shape's forms."""
+    static, dims = _run_shape(shape, op)
+    return bind(p, *dims, shape=static, **params)
 
 
 _global_seed = None
@@ -482,19 +604,32 @@ def shuffle(value, seed=None, name=None):
     ``i + word_i % (n - i)`` from the op stream's 32-bit words (n - 1 of them; the stream advances by
     the blocks read)."""
     x = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    if sum(d is None for d in aval_of(x).shape[1:]) > 1:
+        # (the rows' gather: getitem's shape rule stands a large size in for each unknown dimension and
+        # would allocate their product)
+        from .array_ops import _RUNTIME_SIZE
+        raise ValueError(f"random.shuffle: x of shape {fmt_shape(aval_of(x).shape)} has more than one dimension "
+                         f"after the first that is {_RUNTIME_SIZE}")
     g = _kernel("RandomShuffle", aval_of(x).dtype.name, seed, advance="blocks")
     if g is _global:
         return g.shuffle(x)
     s = tuple(aval_of(x).shape)
-    if not s or s[0] is None or s[0] <= 1 or 0 in s:
-        if s and s[0] is None:
-            raise InvalidArgumentError("random.shuffle: the first dimension must be known (it sizes the draw)")
+    if not s or (s[0] is not None and s[0] <= 1) or 0 in s[1:]:
         return x
-    from .array_ops import gather
+    from .array_ops import gather, shape as shape_of
     from .random_shuffle_ops import _fisher_yates
     from .script_ops import numpy_function
     from ..compiler.function import TensorSpec
     n = s[0]
+    if n is None:
+        # a first dimension known when the function runs: n - 1 words (none for n <= 1, which draws nothing,
+        # as a static n <= 1 returns x untouched)
+        n = shape_of(x, out_type=np.int64)[0]
+        count = M.maximum(M.subtract(n, np.int64(1)), np.int64(0))
+        words = bind(RP.random_uniform_p, count, shape=(None,), dtype=np.dtype(np.uint32), minval=None,
+                     maxval=None, gen=g._gen)
+        perm = numpy_function(lambda w, m: _fisher_yates(w, int(m)), [words, n], TensorSpec([None], "int64"))
+        return gather(x, perm)
     words = bind(RP.random_uniform_p, shape=(n - 1,), dtype=np.dtype(np.uint32), minval=None, maxval=None,
                  gen=g._gen)
     perm = numpy_function(lambda w: _fisher_yates(w, n), [words], TensorSpec([n], "int64"))
@@ -518,28 +653,39 @@ def _stateless_gen(name, seed):
     return Generator(_np=stateless_stream(pair))
 
 
-def _traced_seed(name, seed, fn, inputs, out_shape, out_dtype):
+def _traced_seed(name, seed, fn, inputs, shape, out_dtype, runtime_shape=False):
     """A stateless op whose seed is computed inside the function being traced (TF takes a seed tensor, e.g. a
     keras SeedGenerator's state): the draw needs the pair's value, so the op runs when the function runs, as a
-    numpy_function of the seed (and its other operands) calling the eager op; None for a known seed."""
+    numpy_function of the seed (and its other operands) calling the eager op ``fn(shape, seed, *inputs)``; None
+    for a known seed. ``shape``: the result's, in _run_shape's forms; its run-time dimensions are operands too,
+    filled in before ``fn`` runs. ``runtime_shape``: also for a known seed when the shape is a run-time value
+    (the per-element samplers, which size their loops with it)."""
     from ..ir.tracer import Tracer
-    if not isinstance(seed, Tracer):
+    static, dims = _run_shape(shape, name)
+    if not isinstance(seed, Tracer) and not (runtime_shape and dims):
         return None
-    if tuple(aval_of(seed).shape) != (2,) or aval_of(seed).dtype.kind not in "iu":
+    if isinstance(seed, Tracer) and (tuple(aval_of(seed).shape) != (2,) or aval_of(seed).dtype.kind not in "iu"):
         raise InvalidArgumentError(f"{name}: seed must be a pair of integers (shape [2]), got a "
                                    f"{aval_of(seed).dtype.name} tensor of shape {fmt_shape(aval_of(seed).shape)}")
+    if not isinstance(seed, Tracer):
+        _stateless_gen(name, seed)   # (the eager checks of a known seed, while tracing)
+        seed = convert_to_tensor(np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed))
     from ..compiler.function import TensorSpec
     from .script_ops import numpy_function
     ins = [x if isinstance(x, (Tensor, Tracer)) else convert_to_tensor(x) for x in inputs]
+    k = len(dims)
 
     def run(sd, *xs):
-        return np.asarray(fn(np.asarray(sd), *(constant(np.asarray(x)) for x in xs)).numpy())
-    return numpy_function(run, [seed] + ins, TensorSpec(list(out_shape), np.dtype(out_dtype).name))
+        it = iter(xs[len(xs) - k:])
+        filled = tuple(int(next(it)) if d is None else d for d in static)
+        xs = xs[:len(xs) - k]
+        return np.asarray(fn(filled, np.asarray(sd), *(constant(np.asarray(x)) for x in xs)).numpy())
+    return numpy_function(run, [seed] + ins + list(dims), TensorSpec(list(static), np.dtype(out_dtype).name))
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg="auto_select"):
-    t = _traced_seed("stateless_normal", seed, lambda sd: stateless_normal(shape, sd, mean, stddev, dtype), [],
-                     _shape(shape), _dt.np_dtype(dtype))
+    t = _traced_seed("stateless_normal", seed, lambda sh, sd: stateless_normal(sh, sd, mean, stddev, dtype), [],
+                     shape, _dt.np_dtype(dtype))
     if t is not None:
         return t
     return _stateless_gen("stateless_normal", seed).normal(shape, mean, stddev, dtype)
@@ -550,15 +696,19 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=np.float32, name
     d = _dt.np_dtype(dtype)
     lims = [v for v in (minval, maxval) if v is not None]
     t = _traced_seed("stateless_uniform", seed,
-                     lambda sd, *ls: stateless_uniform(shape, sd, *(ls if lims else (None, None)), dtype=dtype),
-                     lims, _shape(shape), d)
+                     lambda sh, sd, *ls: stateless_uniform(sh, sd, *(ls if lims else (None, None)), dtype=dtype),
+                     lims, shape, d)
     if t is not None:
         return t
     if d.kind in "iu" and (minval is None or maxval is None):
         if minval is not None or maxval is not None:
             raise ValueError(f"stateless_uniform: for integer dtype {d.name}, minval and maxval must be both None "
                              f"or not None, got minval={minval}, maxval={maxval}")
-        return constant(_stateless_gen("stateless_uniform", seed)._gen.full_int(_shape(shape), d))
+        gen = _stateless_gen("stateless_uniform", seed)
+        static, dims = _run_shape(shape, "stateless_uniform")
+        if dims:   # (a draw when the function runs, of the seed's fixed stream)
+            return bind(RP.random_uniform_p, *dims, shape=static, dtype=d, minval=None, maxval=None, gen=gen._gen)
+        return constant(gen._gen.full_int(static, d))
     return _stateless_gen("stateless_uniform", seed).uniform(shape, minval, maxval, dtype)
 
 
@@ -600,8 +750,10 @@ def stateless_categorical(logits, num_samples, seed, dtype=np.int64, name=None):
     """TF's numbers for the seed pair: TF's CPU Multinomial kernel (see _multinomial) on the
     stateless stream, whose uniforms are then a constant of the seed and the sizes."""
     x = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
-    t = _traced_seed("stateless_categorical", seed, lambda sd, lg: stateless_categorical(lg, num_samples, sd, dtype),
-                     [x], (aval_of(x).shape[0], int(num_samples)), _dt.np_dtype(dtype))
+    t = _traced_seed("stateless_categorical", seed,
+                     lambda sh, sd, lg: stateless_categorical(lg, num_samples, sd, dtype), [x],
+                     _shape_like(x, (aval_of(x).shape[0], int(num_samples))) if len(aval_of(x).shape) == 2 else
+                     (0, 0), _dt.np_dtype(dtype))
     if t is not None:
         return t
     gen = _stateless_gen("stateless_categorical", seed)
@@ -632,8 +784,21 @@ def _multinomial(name, x, num_samples, dtype, gen, stateful):
         raise InvalidArgumentTypeError(f"{name}: logits must be floats, got {d.name}")
     batch = s[0]
     if batch is None:
-        raise InvalidArgumentError(f"{name}: the batch size must be known (it sizes the draw)")
-    if stateful:
+        # a batch known when the function runs: the same draws, sized then (the i-th row's samples are
+        # doubles i * n .. i * n + n - 1 of the flat draw, as for a static batch)
+        from .array_ops import shape as shape_of, range as range_
+        b = shape_of(x, out_type=np.int64)[0]
+        if stateful:
+            n4 = -(-n // 4) * 4
+            flat = bind(RP.random_uniform_p, M.multiply(b, np.int64(2 * n4)), shape=(None,),
+                        dtype=np.dtype(np.float64), minval=0.0, maxval=1.0, gen=gen._gen)
+            from .array_ops import gather
+            at = M.add(M.multiply(expand_dims(range_(b), 1), np.int64(n)), constant(np.arange(n, dtype=np.int64)))
+            u = gather(flat, at)
+        else:   # the stateless stream's float64 uniforms are _u64_to_double of word pairs, as below
+            u = bind(RP.random_uniform_p, b, shape=(None, n), dtype=np.dtype(np.float64), minval=0.0, maxval=1.0,
+                     gen=gen._gen)
+    elif stateful:
         # TF 2.21's kernel reserves 512 counters per sample of the batch padded to 4 samples a row
         # (measured: its next call starts there); a draw of 2 * batch * n4 doubles advances as much
         n4 = -(-n // 4) * 4
@@ -656,7 +821,7 @@ def _multinomial(name, x, num_samples, dtype, gen, stateful):
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=np.float32, name=None, alg="auto_select"):
     """TF's numbers for the seed pair (its rejection layout: see PhiloxStream.truncated_normal)."""
     t = _traced_seed("stateless_truncated_normal", seed,
-                     lambda sd: stateless_truncated_normal(shape, sd, mean, stddev, dtype), [], _shape(shape),
+                     lambda sh, sd: stateless_truncated_normal(sh, sd, mean, stddev, dtype), [], shape,
                      _dt.np_dtype(dtype))
     if t is not None:
         return t
@@ -680,26 +845,34 @@ def _advance(stream, n):
     return here
 
 
-def _per_element_draw(sampler, stream, param, out_shape, num_samples, out_dtype):
+def _per_element_draw(sampler, stream, param, out_shape, num_samples, out_dtype, dims=()):
     """``sampler(state, flat params, num_samples)`` reshaped to ``out_shape`` in ``out_dtype``. Eagerly it
     runs now; inside a trace a stateful stream (or a traced parameter) makes it a numpy_function, so
-    the draw happens, and the stream advances, when the function runs."""
+    the draw happens, and the stream advances, when the function runs. ``dims``: the traced values of
+    out_shape's None dimensions (a run-time shape; num_samples None: the count of its leading dimensions,
+    those before the parameters')."""
     from ..core.state import STATE
     from ..ir.tracer import Tracer
-    total = int(np.prod(out_shape, dtype=np.int64))
 
-    def run(pv):
+    def run(pv, *ds):
+        it = iter(ds)
+        shape = tuple(int(next(it)) if d is None else d for d in out_shape)
+        if any(d < 0 for d in shape):   # (TF 2.21's text, when the function runs)
+            raise InvalidArgumentError(f"Dimension {min(shape)} must be >= 0 (the run-time shape {list(shape)})")
+        total = int(np.prod(shape, dtype=np.int64))
         if total == 0:
-            return np.zeros(out_shape, out_dtype)
+            return np.zeros(shape, out_dtype)
+        n = num_samples if num_samples is not None else \
+            int(np.prod(shape[:len(shape) - np.ndim(pv)], dtype=np.int64))
         st = _advance(stream, total)
         with np.errstate(invalid="ignore", over="ignore"):
-            return sampler(st, np.asarray(pv), num_samples).astype(out_dtype).reshape(out_shape)
+            return sampler(st, np.asarray(pv), n).astype(out_dtype).reshape(shape)
     fixed = isinstance(stream, PhiloxStream) and not stream.advance
-    if STATE.trace is None or (fixed and not isinstance(param, Tracer)):
+    if STATE.trace is None or (fixed and not isinstance(param, Tracer) and not dims):
         return constant(run(param.numpy()))
     from ..compiler.function import TensorSpec
     from .script_ops import numpy_function
-    return numpy_function(run, [param], TensorSpec(list(out_shape), np.dtype(out_dtype).name))
+    return numpy_function(run, [param] + list(dims), TensorSpec(list(out_shape), np.dtype(out_dtype).name))
 
 
 def _gamma_params(fn, alpha, beta, dtype):
@@ -718,7 +891,8 @@ def _gamma_finish(x, a_b, b, out_shape, d_):
     (RandomGammaGrad; alpha - stop_gradient(alpha) is 0 in value and 1 in derivative) and beta's
     exactly."""
     from .array_ops import broadcast_to
-    a_full = broadcast_to(a_b, out_shape)
+    # (a run-time shape: alpha broadcast by an add of zeros, whose gradient sums as broadcast_to's)
+    a_full = M.add(M.zeros_like_(x), a_b) if None in out_shape else broadcast_to(a_b, out_shape)
     a_sg = M.stop_gradient(a_full)
     x = M.add(x, M.multiply(M.subtract(a_full, a_sg), M.stop_gradient(_gamma_sample_grad(a_sg, x))))
     return M.maximum(float(np.finfo(d_).tiny), M.divide(x, b))
@@ -736,9 +910,10 @@ def _gamma_draw(gen, shape, alpha, beta, dtype, fn):
     tf.random.gamma's draw, and the preprocessing layers' (MixUp, CutMix, AugMix) on their own streams."""
     from .random_gamma_poisson_ops import gamma_np
     d_, a_b, b, bshape = _gamma_params(fn, alpha, beta, dtype)
-    out_shape = tuple(_shape(shape)) + bshape
-    n = int(np.prod(_shape(shape), dtype=np.int64))
-    x = _per_element_draw(gamma_np, gen._gen, M.stop_gradient(a_b), out_shape, n, d_)
+    static, dims = _run_shape(shape, fn)
+    out_shape = static + bshape
+    n = None if dims else int(np.prod(static, dtype=np.int64))
+    x = _per_element_draw(gamma_np, gen._gen, M.stop_gradient(a_b), out_shape, n, d_, dims)
     return _gamma_finish(x, a_b, b, out_shape, d_)
 
 
@@ -753,13 +928,13 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=np.float32, name=None):
     """TF's StatelessRandomGammaV3 for the seed pair (TF's numbers); ``shape`` is the output shape, ending
     with broadcast(alpha, beta).shape."""
     t = _traced_seed("stateless_gamma", seed,
-                     lambda sd, a, *b: stateless_gamma(shape, sd, a, b[0] if b else None, dtype),
-                     [alpha] + ([] if beta is None else [beta]), _shape(shape), _dt.np_dtype(dtype))
+                     lambda sh, sd, a, *b: stateless_gamma(sh, sd, a, b[0] if b else None, dtype),
+                     [alpha] + ([] if beta is None else [beta]), shape, _dt.np_dtype(dtype), runtime_shape=True)
     if t is not None:
         return t
     gen = _stateless_gen("stateless_gamma", seed)
     d_, a_b, b, bshape = _gamma_params("stateless_gamma", alpha, beta, dtype)
-    out_shape = tuple(_shape(shape))
+    out_shape = tuple(_shape(shape, "stateless_gamma"))
     n = _suffix("stateless_gamma", out_shape, bshape)
     from .random_gamma_poisson_ops import gamma_np
     x = _per_element_draw(gamma_np, gen._gen, M.stop_gradient(a_b), out_shape, n, d_)
@@ -794,20 +969,22 @@ def poisson(shape, lam, dtype=np.float32, seed=None, name=None):
     t = _rate("random.poisson", lam)
     out_d = _dt.np_dtype(dtype)
     g = _kernel("RandomPoissonV2", (aval_of(t).dtype.name, out_d.name), seed)
-    out_shape = tuple(_shape(shape)) + tuple(aval_of(t).shape)
-    return _per_element_draw(poisson_np, g._gen, t, out_shape, int(np.prod(_shape(shape), dtype=np.int64)), out_d)
+    static, dims = _run_shape(shape, "random.poisson")
+    out_shape = static + tuple(aval_of(t).shape)
+    n = None if dims else int(np.prod(static, dtype=np.int64))
+    return _per_element_draw(poisson_np, g._gen, t, out_shape, n, out_d, dims)
 
 
 def stateless_poisson(shape, seed, lam, dtype=np.int32, name=None):
     """TF's StatelessRandomPoisson for the seed pair (TF's numbers); ``shape`` is the output shape, ending
     with lam's shape."""
     from .random_gamma_poisson_ops import poisson_np
-    t = _traced_seed("stateless_poisson", seed, lambda sd, lm: stateless_poisson(shape, sd, lm, dtype), [lam],
-                     _shape(shape), _dt.np_dtype(dtype))
+    t = _traced_seed("stateless_poisson", seed, lambda sh, sd, lm: stateless_poisson(sh, sd, lm, dtype), [lam],
+                     shape, _dt.np_dtype(dtype), runtime_shape=True)
     if t is not None:
         return t
     gen = _stateless_gen("stateless_poisson", seed)
     t = _rate("stateless_poisson", lam)
-    out_shape = tuple(_shape(shape))
+    out_shape = tuple(_shape(shape, "stateless_poisson"))
     n = _suffix("stateless_poisson", out_shape, tuple(aval_of(t).shape))
     return _per_element_draw(poisson_np, gen._gen, t, out_shape, n, _dt.np_dtype(dtype))

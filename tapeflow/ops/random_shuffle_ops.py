@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ..core.primitive import aval_of
+from ..core.aval import fmt_shape
 from ..core.tensor import Tensor, convert_to_tensor
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 
@@ -187,9 +188,22 @@ def stateless_shuffle(value, seed, alg="auto_select", name=None):
     _check_alg(alg)
     x = value if isinstance(value, Tensor) else convert_to_tensor(value)
     shape = tuple(aval_of(x).shape)
+    if shape and shape[0] is None and 0 not in shape[1:]:
+        # a first dimension known when the function runs (an input_signature's None batch): the permutation
+        # of that many rows, the same n - 1 words of the seed's stream, computed then
+        from .random_ops import _stateless_gen
+        from .array_ops import shape as shape_of
+        from .script_ops import numpy_function
+        from ..compiler.function import TensorSpec
+        if sum(d is None for d in shape[1:]) > 1:   # (as tf.random.shuffle: getitem's rule would allocate)
+            raise InvalidArgumentError(f"stateless_shuffle: x of shape {fmt_shape(shape)} has more than one "
+                                       "dimension after the first known only when the function runs")
+        _stateless_gen("stateless_shuffle", seed)        # (validates the seed as TF does)
+        pair = np.asarray(seed.numpy() if hasattr(seed, "numpy") else seed)
+        perm = numpy_function(lambda m: _shuffle_permutation(pair, int(m)), [shape_of(x, out_type=np.int64)[0]],
+                              TensorSpec([None], "int64"))
+        return gather(x, perm)
     if not shape or shape[0] is None or shape[0] <= 1 or 0 in shape:
-        if shape and shape[0] is None:
-            raise InvalidArgumentError("stateless_shuffle: the first dimension must be known when traced")
         from .random_ops import _stateless_gen
         _stateless_gen("stateless_shuffle", seed)        # (validates the seed as TF does)
         return x

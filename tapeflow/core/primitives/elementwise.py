@@ -717,7 +717,16 @@ def _select_kernel(c, x, y):
             it = _INT_OF.get(y.dtype)
             if it is not None:
                 return _keep_bits(y, np.logical_not(c), it)
+    if x.__class__ in _WEAK and y.__class__ in _WEAK:
+        # two Python scalars (a trace's inline literals, where(m, -1.0, 1.0)): the rule's weak dtype (float32,
+        # int32); np.where would give float64/int64, and the arithmetic after it would round differently
+        d = np.float32 if float in (x.__class__, y.__class__) else np.int32 if int in (x.__class__, y.__class__) \
+            else np.bool_
+        return np.where(c, d(x), d(y))
     return np.where(c, x, y)
+
+
+_WEAK = (float, int, bool)
 
 
 def _keep_bits(v, keep, it):

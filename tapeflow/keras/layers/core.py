@@ -348,8 +348,9 @@ class GaussianNoise(SeedStream, Layer):
         sg = self._seed_generator()
         if sg is not None:      # Keras 3: keras.random.normal on the layer's SeedGenerator
             from .. import random as keras_random
-            return M.add(inputs, keras_random.normal(av.shape, stddev=self.stddev, dtype=av.dtype, seed=sg))
-        return M.add(inputs, self._generator().normal(av.shape, stddev=self.stddev, dtype=av.dtype))
+            return M.add(inputs, keras_random.normal(R._shape_like(inputs), stddev=self.stddev, dtype=av.dtype,
+                                                     seed=sg))
+        return M.add(inputs, self._generator().normal(R._shape_like(inputs), stddev=self.stddev, dtype=av.dtype))
 
     def get_config(self):
         cfg = super().get_config()

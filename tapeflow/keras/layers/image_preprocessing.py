@@ -19,6 +19,7 @@ from ...core.primitive import aval_of
 from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
+from ...ops import random_ops as R
 from ... import image as _image
 from ..engine import Layer
 from .conv import _data_format
@@ -59,6 +60,13 @@ def _back_to(resized, dtype):
     return M.cast(resized, dtype)
 
 
+def _n_images(batch):
+    """The batch's image count: its static size, or (an input_signature's None batch) the traced size, which
+    the layers' per-image draws take as their run-time dimension."""
+    n = aval_of(batch).shape[0]
+    return A.shape(batch)[0] if n is None else n
+
+
 class _ImageLayer(SeedStream, Layer):
 
     def __init__(self, data_format=None, seed=None, **kwargs):
@@ -72,7 +80,7 @@ class _ImageLayer(SeedStream, Layer):
     def _per_image(self, x):
         """One uniform draw per image: shape (batch, 1, 1, 1), or (1, 1, 1) for one image."""
         s = aval_of(x).shape
-        return self._uniform((1, 1, 1) if len(s) == 3 else (s[0], 1, 1, 1))
+        return self._uniform((1, 1, 1) if len(s) == 3 else (_n_images(x), 1, 1, 1))
 
     def call(self, inputs, training=True):
         # the random layers: augment when training (the call's default, as Keras 3), pass the
@@ -328,8 +336,9 @@ class _Affine(_ImageLayer):
     def _augment(self, x):
         one = len(aval_of(x).shape) == 3
         batch = A.expand_dims(x, 0) if one else x
-        n, h, w = aval_of(batch).shape[:3]
-        out = _image._projective_transform(batch, self._matrices(n, h, w), self.interpolation, self.fill_mode,
+        h, w = aval_of(batch).shape[1:3]
+        out = _image._projective_transform(batch, self._matrices(_n_images(batch), h, w), self.interpolation,
+                                           self.fill_mode,
                                            self.fill_value)
         return A.squeeze(out, 0) if one else out
 
@@ -450,7 +459,7 @@ class _Colour(_ImageLayer):
     def _augment(self, x):
         one = len(aval_of(x).shape) == 3
         x4 = A.expand_dims(x, 0) if one else x
-        out = self._map(x4, aval_of(x4).shape[0])
+        out = self._map(x4, _n_images(x4))
         return A.squeeze(out, 0) if one else out
 
     def _draw(self, n, lo, hi, shape=(1, 1, 1)):
@@ -791,7 +800,7 @@ class RandomErasing(_Colour):
     def _fill(self, x):
         f, dt = self.fill_value, aval_of(x).dtype
         if f is None:
-            fill = self._generator().normal(tuple(aval_of(x).shape), dtype=dt) * float(self.value_range[1])
+            fill = self._generator().normal(R._shape_like(x), dtype=dt) * float(self.value_range[1])
         elif isinstance(f, list) and len(f) == 3:
             fill = A.zeros_like(x) + np.asarray(f, dt)
         elif isinstance(f, (int, float)) and not isinstance(f, bool):
@@ -809,7 +818,8 @@ class RandomErasing(_Colour):
         def bounds(length, ratio):
             crop = ratio * float(length)
             start = self._uniform((n,)) * (float(length) - crop)
-            return A.reshape(start, (n, 1, 1, 1)), A.reshape(start + crop, (n, 1, 1, 1))
+            shape = (n if isinstance(n, int) else -1, 1, 1, 1)
+            return A.reshape(start, shape), A.reshape(start + crop, shape)
 
         x0, x1 = bounds(w, mix[:, 0])
         y0, y1 = bounds(h, mix[:, 1])
@@ -984,8 +994,10 @@ class _Mix(_ImageLayer):
             if isinstance(training, Tensor):
                 raise TypeError(f"{type(self).__name__}: `training` must be a Python bool")
             n = aval_of(x).shape[0]
-            perm = self._generator().shuffle(np.arange(n, dtype=np.int32))
-            data["images"], w = self._mix(x, n, perm)
+            # (a None batch: the permutation of the images the function runs with)
+            perm = self._generator().shuffle(np.arange(n, dtype=np.int32) if n is not None else
+                                             A.range(A.shape(x)[0]))
+            data["images"], w = self._mix(x, _n_images(x), perm)
             if "labels" in data:
                 y = M.cast(data["labels"], self._np_dtype)
                 w2 = A.reshape(w, (-1,) + (1,) * (len(aval_of(y).shape) - 1))
@@ -1036,7 +1048,7 @@ class CutMix(_Mix):
 
         x0, x1 = bounds(w)
         y0, y1 = bounds(h)
-        r = lambda t: A.reshape(t, (n, 1, 1, 1))  # noqa: E731
+        r = lambda t: A.reshape(t, (n if isinstance(n, int) else -1, 1, 1, 1))  # noqa: E731
         gy = np.arange(h, dtype=dt).reshape(1, h, 1, 1)
         gx = np.arange(w, dtype=dt).reshape(1, 1, w, 1)
         box = M.logical_and(M.logical_and(M.greater_equal(gx, r(x0)), M.less(gx, r(x1))),
@@ -1193,11 +1205,14 @@ class RandomPerspective(_ImageLayer):
     def _augment(self, x):
         one = len(aval_of(x).shape) == 3
         batch = A.expand_dims(x, 0) if one else x
-        n, h, w = aval_of(batch).shape[:3]
+        h, w = aval_of(batch).shape[1:3]
+        n = _n_images(batch)
         p = self.factor[0] + self._uniform((n, 1, 1, 1)) * (self.factor[1] - self.factor[0])
         apply = M.less(self._uniform((n, 1, 1, 1)), p)
         pf = -0.5 * self.scale + self._uniform((n, 4, 2)) * self.scale
-        start = np.repeat(np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32), n, 0)
+        corners = np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], np.float32)
+        # (a None batch: the corners broadcast over the images it runs with)
+        start = np.repeat(corners, n, 0) if isinstance(n, int) else corners + A.zeros_like(pf)
         end = start + start * pf
         out = M.where(apply, self._warp(batch, start, end), batch)
         return A.squeeze(out, 0) if one else out
@@ -1562,8 +1577,10 @@ def _map_coordinates(images, cy, cx, order, fill_mode, fill_value):
             return out, None
         return M.floormod(idx, size), None   # wrap
 
-    flat = A.reshape(images, (b * h * w, c))
-    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(b, 1, 1)
+    flat = A.reshape(images, (-1 if b is None else b * h * w, c))
+    # (a None batch: each image's first row from the batch size the function runs with)
+    base = (np.arange(b, dtype=np.int32) * (h * w)).reshape(b, 1, 1) if b is not None else \
+        A.reshape(A.range(A.shape(images)[0]) * (h * w), (-1, 1, 1))
     fill = M.cast(fill_value, dt)
     out = None
     for iy, wy in nodes(cy):
@@ -1640,9 +1657,9 @@ class RandomElasticTransform(SeedStream, Layer):
 
     def _augment(self, x):
         from .. import random as KR
-        from ...ops import random_ops as R
         dt = aval_of(x).dtype
-        b, h, w, _ = aval_of(x).shape
+        _, h, w, _ = aval_of(x).shape
+        b = _n_images(x)
         from ...core.state import STATE
         traced = STATE.trace is not None
         gen = self._generator() if traced else self._seed_generator

@@ -537,8 +537,9 @@ class RNN(Layer):
         if initial_state is None and hasattr(cell, "zero_states"):
             states = cell.zero_states(inputs[:, 0])     # a ConvLSTM's states: the conv's output shape
         elif initial_state is None:
-            states = [A.zeros((batch, s), inputs.dtype) if isinstance(batch, int)
-                      else A.zeros(A.stack([batch, s]), inputs.dtype) for s in self._state_sizes()]
+            # (a None batch: [traced size, s] keeps s static, so the scan's states keep shape (?, s); a
+            # stacked vector would hide it and the first step's (?, s) would not match (?, ?))
+            states = [A.zeros((batch, s), inputs.dtype) for s in self._state_sizes()]
         else:
             states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
             if isinstance(cell, StackedRNNCells):    # Keras' nested per-cell states, flattened

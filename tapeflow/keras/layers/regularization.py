@@ -12,6 +12,7 @@ from ...core.tensor import Tensor
 from ...ops import array_ops as A
 from ...ops import math_ops as M
 from ...ops import nn_ops as N
+from ...ops import random_ops as R
 from .. import regularizers as _regs
 from ..engine import Layer, InputSpec
 from .core import SeedStream
@@ -92,8 +93,8 @@ class GaussianDropout(_Noise):
         sg = self._seed_generator()
         if sg is not None:      # Keras 3: keras.random.normal on the layer's SeedGenerator
             from .. import random as keras_random
-            return inputs * keras_random.normal(av.shape, mean=1.0, stddev=std, dtype=av.dtype, seed=sg)
-        return inputs * self._generator().normal(av.shape, mean=1.0, stddev=std, dtype=av.dtype)
+            return inputs * keras_random.normal(R._shape_like(inputs), mean=1.0, stddev=std, dtype=av.dtype, seed=sg)
+        return inputs * self._generator().normal(R._shape_like(inputs), mean=1.0, stddev=std, dtype=av.dtype)
 
 
 class AlphaDropout(_Noise):
@@ -109,7 +110,8 @@ class AlphaDropout(_Noise):
         shape = av.shape if self.noise_shape is None else \
             tuple(s if d is None else d for d, s in zip(self.noise_shape, av.shape))
         alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
-        kept = M.cast(M.greater_equal(self._generator().uniform(shape, dtype=av.dtype), self.rate), av.dtype)
+        kept = M.cast(M.greater_equal(self._generator().uniform(R._shape_like(inputs, shape), dtype=av.dtype),
+                                      self.rate), av.dtype)
         a = ((1 - self.rate) * (1 + self.rate * alpha_p ** 2)) ** -0.5
         b = -a * alpha_p * self.rate
         return a * (inputs * kept + alpha_p * (1 - kept)) + b
