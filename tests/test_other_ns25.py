@@ -96,3 +96,14 @@ def test_callable_type():
     assert isinstance(f, tf.types.experimental.Callable)
     assert isinstance(f.get_concrete_function(tf.constant(1.0)), tf.types.experimental.Callable)
     assert not isinstance(len, tf.types.experimental.Callable)
+
+
+def test_bool_of_traced_tensor_is_operator_not_allowed():
+    # TF 2.21 raises OperatorNotAllowedInGraphError (a TypeError) for `if tensor:` in a graph without AutoGraph
+    @tf.function(autograph=False)
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="symbolic tensor"):
+        f(tf.constant(1.0))
