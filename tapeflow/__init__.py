@@ -94,11 +94,14 @@ from .keras import metrics, losses  # noqa: E402,F401
 
 
 class version:  # noqa: N801  (tf.version namespace)
-    """``tf.version``: tapeflow's own version (``tf.__version__``), not TF's; the GraphDef versions
-    are TF's runtime's and are not here."""
+    """``tf.version``: tapeflow's own version (``tf.__version__``), not TF's. The GraphDef versions are
+    TF 2.21's (tapeflow writes no GraphDef; programs print them or compare them as TF reports them)."""
     VERSION = __version__
     GIT_VERSION = "unknown"   # TF's value when a build does not know its commit
     COMPILER_VERSION = __import__("platform").python_compiler()
+    GRAPH_DEF_VERSION = 2474          # TF 2.21's
+    GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+    GRAPH_DEF_VERSION_MIN_PRODUCER = 0
 # TF2's top-level initializer names are the Keras initializers with the same defaults
 from .keras.initializers import (RandomNormal as random_normal_initializer,  # noqa: E402,F401
                                  RandomUniform as random_uniform_initializer, Zeros as zeros_initializer,
@@ -122,6 +125,8 @@ _LAZY_SUBMODULES |= {"test", "audio", "sets"}
 _LAZY_SUBMODULES |= {"compat"}
 # wave 24: tf.quantization's fake-quantization ops (quantization-aware training) on first use
 _LAZY_SUBMODULES |= {"quantization"}
+# wave 25 (api25): tf.sysconfig's get_build_info (its C++ build flags refused by name)
+_LAZY_SUBMODULES |= {"sysconfig"}
 
 
 def __getattr__(name):

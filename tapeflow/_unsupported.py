@@ -33,6 +33,27 @@ FEATURES = {
                            "tapeflow's kernels are NumPy's, which computes on none of them; bfloat16 is supported)",
     "sysconfig": "TF's build configuration (the headers, libraries and flags for compiling custom C++ ops against "
                  "TF; tapeflow has no C++ op registry)",
+    # wave 25 (api25): the namespaces outside the 30 of benchmarks/tf_api_surface.py
+    "debugging.experimental": "TF's Debugger V2 dumps (enable_dump_debug_info writes every op's tensors for "
+                              "TensorBoard's debugger plugin); tf.debugging.enable_check_numerics finds the first "
+                              "op that makes a NaN or an inf",
+    "quantization.experimental": "TF's SavedModel quantizer (quantize_saved_model rewrites a SavedModel's "
+                                 "GraphDef into TF's quantized kernels); tf.quantization's fake-quantization ops "
+                                 "train for quantization",
+    "experimental.dlpack": "DLPack tensor exchange (to_dlpack/from_dlpack hand TF's device buffers to other "
+                           "frameworks); tapeflow's tensors are NumPy arrays: t.numpy() and tf.constant(array) "
+                           "share them with NumPy, and np.from_dlpack reads other frameworks' tensors",
+    "experimental.tensorrt": "TF-TRT (NVIDIA TensorRT's converter of TF's GraphDefs for GPUs)",
+    "experimental.dtensor": "DTensor (tensors sharded over device meshes)",
+    "experimental.extension_type": "TF's ExtensionType batch encoders (ExtensionTypeBatchEncoder, the "
+                                   "tf.experimental.extension_type module); tf.experimental.ExtensionType and "
+                                   "BatchableExtensionType are here",
+    "types.experimental.distributed": "tf.distribute's per-replica value types (Mirrored, PerReplica); "
+                                      "tapeflow's strategies run one replica",
+    "profiler.experimental.client": "TF's remote profiling (a profiler server in a TF job, traced from TensorBoard); "
+                                    "tf.profiler.experimental.start/stop trace this process",
+    "profiler.experimental.server": "TF's remote profiling (a profiler server in a TF job, traced from TensorBoard); "
+                                    "tf.profiler.experimental.start/stop trace this process",
 }
 
 
@@ -118,6 +139,41 @@ NAMES = {
     "saved_model.experimental.TrackableResource": "TF's resource handles (TrackableResource is the base class of "
                                                   "objects owning one); tapeflow's tables and variables are Python "
                                                   "objects",
+    # wave 25 (api25): the names outside benchmarks/tf_api_surface.py's 30 namespaces
+    "config.experimental.ClusterDeviceFilters": "clusters of machines (TF servers' device filters); one machine's "
+                                                "strategies need none",
+    "test.assert_equal_graph_def": "TF's GraphDef protos (tapeflow's traced graphs are IR: compare "
+                                   "f.get_concrete_function(...).graph's printed form)",
+    "test.benchmark_config": "TF1's session ConfigProto (it turns off TF's graph dependency optimizer for "
+                             "benchmarks run in a tf.compat.v1.Session)",
+    "test.create_local_cluster": "clusters of machines (TF servers in this process)",
+    "test.Benchmark.run_op_benchmark": "TF1's sessions (run_op_benchmark times an op in a tf.compat.v1.Session); "
+                                       "time a tapeflow.function with timeit and call report_benchmark",
+    "experimental.StructuredTensor": "StructuredTensor (TF's tensors of named fields over a ragged shape); use a "
+                                     "dict of tensors, or tf.experimental.ExtensionType",
+    "experimental.ExtensionTypeBatchEncoder": "TF's ExtensionType batch encoders (custom encodings of a batchable "
+                                              "extension type as variant tensors); BatchableExtensionType's own "
+                                              "batching is here",
+    "experimental.async_scope": "TF's asynchronous eager execution (ops queued on a device, errors raised later); "
+                                "tapeflow's ops run synchronously, raising at once",
+    "experimental.async_clear_error": "TF's asynchronous eager execution (ops queued on a device, errors raised "
+                                      "later); tapeflow's ops run synchronously, raising at once",
+    "experimental.dispatch_for_binary_elementwise_assert_apis": "dispatch of tf.debugging's binary assertions to "
+                                                                "extension types (the elementwise dispatchers "
+                                                                "dispatch_for_binary_elementwise_apis and "
+                                                                "dispatch_for_unary_elementwise_apis are here)",
+    "experimental.enable_strict_mode": "TF's strict mode (it turns TF's deprecation warnings into errors)",
+    "experimental.function_executor_type": "TF's function executors (a runtime choice of TF's graph executor); "
+                                           "tapeflow.function chooses its backend with jit_compile",
+    "experimental.register_filesystem_plugin": "TF's file-system plugins (shared libraries of TF's C file-system "
+                                               "API); tf.io.gfile reads local paths",
+    "types.experimental.AtomicFunction": "TF's function runtime internals (an AtomicFunction is one GraphDef "
+                                         "function of TF's runtime); use ConcreteFunction",
+    "types.experimental.FunctionType": "TF's function signatures of trace types (FunctionType); "
+                                       "tapeflow.function's get_concrete_function(...).structured_input_signature "
+                                       "gives the inputs",
+    "types.experimental.SupportsTracingProtocol": "TF's custom trace types (__tf_tracing_type__); tapeflow's "
+                                                  "tracing keys on tensors' specs and Python values",
     # wave 24 (api24)
     "image.generate_bounding_box_proposals": "tf.image.generate_bounding_box_proposals (TF 2.21 registers only a "
                                              "CUDA kernel for it: on a CPU TF itself raises NotFoundError, so there "
@@ -129,6 +185,9 @@ NAMES = {
     "keras.utils.model_to_dot": "model plots (pydot and Graphviz are not dependencies); Model.summary() prints the "
                                 "layers",
 }
+for _dt in ("float4_e2m1fn", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+            "int2", "int4", "uint2", "uint4"):
+    NAMES[f"experimental.{_dt}"] = FEATURES["dtypes.experimental"]
 
 
 class UnsupportedFeatureError(NotImplementedError, AttributeError):

@@ -120,7 +120,109 @@ def get_soft_device_placement():
     return _soft_placement[0]
 
 
-class experimental:  # noqa: N801  (tf.config.experimental namespace)
+_log_placement = [False]
+
+
+def set_log_device_placement(enabled):
+    """Recorded only (tf.debugging.set_log_device_placement): every op runs on the one CPU."""
+    _log_placement[0] = bool(enabled)
+
+
+def get_log_device_placement():
+    return _log_placement[0]
+
+
+# wave 25 (api25): tf.config.experimental's switches of TF's runtime. tapeflow's kernels are deterministic
+# (NumPy's, run in program order, no atomics), so op determinism is a recorded flag; TensorFloat-32 is an
+# Ampere GPU matmul mode (recorded: the CPU computes float32 in float32). Memory statistics are TF's for
+# the CPU, which tracks none ({'current': 0, 'peak': 0}); any other device is TF's "No matching devices".
+_determinism = [False]
+_tf32 = [True]            # TF 2.21's default
+_device_policy = ["silent"]   # what TF 2.21 reports on a machine with no GPU (its default policy resolved)
+_sync = [True]
+_DEVICE_POLICIES = {"explicit", "warn", "silent", "silent_for_int32"}
+
+
+def _the_cpu(device):
+    d = str(device).upper().replace("/DEVICE:", "").replace("/PHYSICAL_DEVICE:", "")
+    d = d.split("/")[-1] if "/" in d else d
+    if d not in ("CPU:0", "CPU"):
+        raise ValueError(f"No matching devices found for '{device}'")
+
+
+def _memory_info(device):
+    _the_cpu(device)
+    return {"current": 0, "peak": 0}
+
+
+def _memory_usage(device):
+    return _memory_info(device)["current"]
+
+
+def _reset_memory_stats(device):
+    _the_cpu(device)
+
+
+def _device_details(device):
+    """TF's details of a physical device ({} for a CPU; a GPU's name and compute capability)."""
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"device must be a tf.config.PhysicalDevice, but got: {device!r}")
+    return {}
+
+
+def _set_device_policy(device_policy):
+    if device_policy is not None and device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Invalid argument `device_policy`: {device_policy!r}. Please refer to "
+                         "https://www.tensorflow.org/api_docs/python/tf/config/experimental/set_device_policy for "
+                         "valid `device_policy` arguments.")
+    # None restores the default, which is "silent" on a machine without GPUs (TF 2.21 reports that)
+    _device_policy[0] = "silent" if device_policy is None else device_policy
+
+
+def _set_synchronous_execution(enable):
+    """Recorded: tapeflow's eager ops always run synchronously (TF's async mode defers their errors)."""
+    _sync[0] = True if enable is None else bool(enable)
+
+
+def _mlir_bridge_switch():
+    """TF's MLIR-based XLA bridge switch: recorded as nothing (tapeflow.function compiles with its own
+    backends)."""
+
+
+def _enable_op_determinism():
+    _determinism[0] = True
+
+
+def _disable_op_determinism():
+    _determinism[0] = False
+
+
+def is_op_determinism_enabled():
+    """Whether enable_op_determinism was called (tapeflow's ops are deterministic either way)."""
+    return _determinism[0]
+
+
+class _Experimental:  # (tf.config.experimental namespace: an instance, so that out-of-scope names refuse)
+    enable_op_determinism = staticmethod(_enable_op_determinism)
+    disable_op_determinism = staticmethod(_disable_op_determinism)
+    enable_tensor_float_32_execution = staticmethod(lambda enabled: _tf32.__setitem__(0, bool(enabled)))
+    tensor_float_32_execution_enabled = staticmethod(lambda: _tf32[0])
+    get_memory_info = staticmethod(_memory_info)
+    get_memory_usage = staticmethod(_memory_usage)
+    reset_memory_stats = staticmethod(_reset_memory_stats)
+    get_device_details = staticmethod(_device_details)
+    get_device_policy = staticmethod(lambda: _device_policy[0])
+    set_device_policy = staticmethod(_set_device_policy)
+    get_synchronous_execution = staticmethod(lambda: _sync[0])
+    set_synchronous_execution = staticmethod(_set_synchronous_execution)
+    enable_mlir_bridge = staticmethod(_mlir_bridge_switch)
+    disable_mlir_bridge = staticmethod(_mlir_bridge_switch)
+
+    def __getattr__(self, name):
+        from ._unsupported import NAMES, unsupported_name
+        if name.startswith("__") or f"config.experimental.{name}" not in NAMES:
+            raise AttributeError(f"module 'tapeflow.config.experimental' has no attribute {name!r}")
+        raise unsupported_name(f"config.experimental.{name}")
     list_physical_devices = staticmethod(list_physical_devices)
     list_logical_devices = staticmethod(list_logical_devices)
     get_visible_devices = staticmethod(get_visible_devices)
@@ -130,6 +232,9 @@ class experimental:  # noqa: N801  (tf.config.experimental namespace)
     VirtualDeviceConfiguration = LogicalDeviceConfiguration
     set_virtual_device_configuration = staticmethod(set_logical_device_configuration)
     get_virtual_device_configuration = staticmethod(get_logical_device_configuration)
+
+
+experimental = _Experimental()
 
 
 class threading:  # noqa: N801  (tf.config.threading namespace)

@@ -548,6 +548,46 @@ class Optional:
     def element_spec(self):
         return self._spec
 
+    # tapeflow.function takes and returns an Optional as its has-value flag and its value's tensors
+    # (compiler/function.py's composite protocol); an empty one's value travels as zeros of its spec
+    # (None dims as 0), which get_value never gives: its flag says empty
+    def _tf_components(self):
+        has = self.has_value()
+        if self._value is None:
+            from .ops import array_ops as _A   # (zeros of each spec leaf)
+            vals = [_A.zeros(tuple(0 if d is None else d for d in sp.shape), sp.dtype)
+                    for sp in nest.flatten(self._spec)]
+        else:
+            vals = nest.flatten(self._value)
+        return (has,) + tuple(vals)
+
+    def _tf_static(self):
+        return _SpecKey(self._spec)
+
+    @classmethod
+    def _tf_from_components(cls, static, components):
+        has, vals = components[0], components[1:]
+        value = nest.pack_sequence_as(static.spec, list(vals))
+        from .ir.tracer import Tracer
+        if not isinstance(has, Tracer):   # (eager: an empty one is empty again)
+            return Optional(value if bool(has) else None, static.spec)
+        return Optional(value, static.spec, _has=has)
+
+
+class _SpecKey:
+    """An Optional's element_spec as a hashable part of a trace's key (compared by its printed structure)."""
+    __slots__ = ("spec", "_key")
+
+    def __init__(self, spec):
+        self.spec = spec
+        self._key = nest.structure_key(spec, repr)
+
+    def __eq__(self, other):
+        return isinstance(other, _SpecKey) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
 
 class NumpyIterator:
     """What ``Dataset.as_numpy_iterator()`` returns (TF's ``tf.data.NumpyIterator``): the elements

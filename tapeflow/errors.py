@@ -120,6 +120,11 @@ class InvalidArgumentIndexError(InvalidArgumentError, IndexError):
     """tapeflow-only: an index or label outside its valid range."""
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """TF's error for a Python operation a graph cannot hold (a traced tensor used as a Python bool, or
+    iterated over). A TypeError, not an OpError, as in TF 2.21."""
+
+
 _BY_CODE = {c._code: c for c in (CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError,
                                   NotFoundError, AlreadyExistsError, PermissionDeniedError,
                                   UnauthenticatedError, ResourceExhaustedError, FailedPreconditionError,

@@ -1607,6 +1607,18 @@ from .image_codecs import (decode_image, decode_png, decode_jpeg, decode_gif, de
                            encode_jpeg)
 
 
+class FileStatistics:
+    """tf.io.gfile.stat's result (TF's FileStatistics: length, is_directory, mtime_nsec)."""
+    __slots__ = ("length", "is_directory", "mtime_nsec")
+
+    def __init__(self, length=0, is_directory=False, mtime_nsec=0):
+        self.length, self.is_directory, self.mtime_nsec = length, is_directory, mtime_nsec
+
+    def __repr__(self):
+        return (f"FileStatistics(length={self.length}, is_directory={self.is_directory}, "
+                f"mtime_nsec={self.mtime_nsec})")
+
+
 class gfile:  # noqa: N801  (tf.io.gfile namespace)
     """``tf.io.gfile`` on local files: the Python file system calls under TF's names."""
 
@@ -1671,6 +1683,40 @@ class gfile:  # noqa: N801  (tf.io.gfile namespace)
             raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
 
     Open = GFile
+
+    # wave 25 (api25): join, stat, walk and the scheme list
+    @staticmethod
+    def join(path, *paths):
+        """TF's join: os.path.join's rules after a URL's scheme ('gs://b', 'x' -> 'gs://b/x'); an absolute
+        part restarts the path, as os.path.join does."""
+        path = _path(path)
+        scheme, sep, rest = path.partition("://")
+        if not sep:
+            return os.path.join(path, *map(_path, paths))
+        return scheme + sep + os.path.join(rest, *map(_path, paths))
+
+    @staticmethod
+    def stat(path):
+        """TF's FileStatistics of ``path``: ``length`` (bytes), ``is_directory``, ``mtime_nsec``."""
+        p = _path(path)
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"{p}; No such file or directory") from None
+        return FileStatistics(length=st.st_size, is_directory=os.path.isdir(p), mtime_nsec=st.st_mtime_ns)
+
+    @staticmethod
+    def walk(top, topdown=True, onerror=None):
+        """(dirname, subdirectories, files) for ``top`` and each directory under it, parents first unless
+        ``topdown=False``; a missing ``top`` yields nothing (TF's walk)."""
+        top = _path(top)
+        for entry in os.walk(top, topdown=topdown, onerror=onerror):
+            yield entry
+
+    @staticmethod
+    def get_registered_schemes():
+        """The file-system schemes paths may carry: tapeflow reads local paths only (no gs://, ram://)."""
+        return [""]
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "FixedLenFeature", "VarLenFeature", "RaggedFeature",
            "parse_single_example", "parse_example", "serialize_tensor", "parse_tensor", "decode_raw", "read_file",

@@ -372,6 +372,9 @@ _REFUSED = {"quantize", "dequantize", "quantized_concat"}
 
 
 def __getattr__(name):
+    if name == "experimental":   # (TF's SavedModel quantizer: tapeflow/_unsupported.py)
+        from ._unsupported import UnsupportedNamespace
+        return UnsupportedNamespace("quantization.experimental")
     if name in _REFUSED:
         from ._unsupported import UnsupportedFeatureError
         raise UnsupportedFeatureError(

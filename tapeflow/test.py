@@ -339,5 +339,109 @@ def compute_gradient(f, x, delta=None):
     return tuple(theoretical), tuple(numerical)
 
 
+# --- wave 25 (api25): TF 2.21's remaining plain helpers -------------------------------------------------
+
+def is_cpu_target_available(target):
+    """Whether ``target`` (TF's prefixes: 'x86', 'aarch64', 'arm', 'ppc'/'powerpc', 's390x') is this machine's
+    CPU family. TF answers for the LLVM back ends its XLA was built with; tapeflow compiles for the CPU it runs
+    on only. An unknown target is TF's AssertionError."""
+    import platform
+    families = (("arm", ("armv", "arm")), ("aarch64", ("aarch64", "arm64")), ("ppc", ("ppc", "powerpc")),
+                ("powerpc", ("ppc", "powerpc")), ("x86", ("x86", "i386", "i686", "amd64")), ("s390x", ("s390x",)))
+    here = platform.machine().lower()
+    for prefix, machines in families:
+        if target.startswith(prefix):
+            return here.startswith(machines)
+    raise AssertionError("Unknown CPU target: " + target)
+
+
+def disable_with_predicate(pred, skip_message):
+    """A test-method decorator: the test is skipped (``skipTest(skip_message)``) when ``pred()`` is true."""
+    import functools
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(self, *args, **kwargs):
+            if pred():
+                self.skipTest(skip_message)
+            else:
+                return func(self, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """The class itself (TF 2.21 keeps the decorator as a no-op: eager ops run as functions by default)."""
+    if cls is not None:
+        return cls
+    return lambda c: c
+
+
+class Benchmark:
+    """tf.test.Benchmark: a base class whose ``report_benchmark`` prints a benchmark entry (TF prints its
+    BenchmarkEntries proto when no report file is requested, which tapeflow always does), named
+    ``<class>.<method>`` after the calling benchmark method; ``evaluate`` gives tensors' NumPy values."""
+
+    @classmethod
+    def is_abstract(cls):
+        return cls is Benchmark
+
+    def _get_name(self, overwrite_name=None):
+        import inspect
+        name = None
+        for frame in inspect.stack()[::-1]:   # the outermost call on this object names the benchmark
+            if frame.frame.f_locals.get("self", None) is self:
+                name = frame.function
+                break
+        if name is None and overwrite_name is None:
+            raise ValueError("Unable to determine calling Benchmark class.")
+        return f"{type(self).__name__}.{overwrite_name or name}"
+
+    def report_benchmark(self, iters=None, cpu_time=None, wall_time=None, throughput=None, extras=None,
+                         name=None, metrics=None):
+        if extras is not None and not isinstance(extras, dict):
+            raise TypeError("extras must be a dict")
+        if metrics is not None:
+            if not isinstance(metrics, list):
+                raise TypeError("metrics must be a list")
+            for m in metrics:
+                for key in ("name", "value"):
+                    if key not in m:
+                        raise TypeError(f"metric must has a '{key}' field")
+        lines = ["entry {", f'  name: "{self._get_name(name)}"']
+        for field, v in (("iters", iters), ("cpu_time", cpu_time), ("wall_time", wall_time),
+                         ("throughput", throughput)):
+            if v is not None:
+                lines.append(f"  {field}: {v}")
+        for k, v in (extras or {}).items():
+            kind = "double_value" if isinstance(v, (int, float)) else "string_value"
+            val = v if kind == "double_value" else f'"{v}"'
+            lines.append(f'  extras {{\n    key: "{k}"\n    value {{\n      {kind}: {val}\n    }}\n  }}')
+        for m in metrics or ():
+            lines.append(f'  metrics {{\n    name: "{m["name"]}"\n    value: {m["value"]}\n  }}')
+        lines.append("}")
+        print("\n".join(lines))
+
+    def evaluate(self, tensors):
+        from .util import nest
+        return nest.map_structure(lambda t: _np(t) if isinstance(t, Tensor) or hasattr(t, "numpy") else t,
+                                  tensors)
+
+    def run_op_benchmark(self, sess, op_or_tensor, *args, **kwargs):
+        from ._unsupported import unsupported_name
+        raise unsupported_name("test.Benchmark.run_op_benchmark")
+
+
+class experimental:  # noqa: N801  (tf.test.experimental namespace)
+    @staticmethod
+    def sync_devices():
+        """Waits for the devices' queued work: tapeflow's ops run synchronously on the CPU, so there is none."""
+
+
 __all__ = ["TestCase", "main", "gpu_device_name", "is_gpu_available", "is_built_with_cuda", "is_built_with_rocm",
-           "is_built_with_gpu_support", "is_built_with_xla", "compute_gradient"]
+           "is_built_with_gpu_support", "is_built_with_xla", "compute_gradient", "is_cpu_target_available",
+           "disable_with_predicate", "with_eager_op_as_function", "Benchmark", "experimental"]
+
+# TF's GraphDef, session and cluster helpers: out of scope, by name (tapeflow/_unsupported.py NAMES)
+from ._unsupported import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("test", "tapeflow.test")

@@ -1440,3 +1440,32 @@ case("rand25_stateless_normal_negative_dim", "lambda: tf.random.stateless_normal
 case("rand25_uniform_negative_dim_tensor", "lambda n: tf.random.uniform(tf.stack([n, 2]))", [_a(-2, i32)],
      "random.uniform")
 case("rand25_normal_float_dim_tensor", "lambda x: tf.random.normal([tf.shape(x)[0], 2.5])", [V3], "random.normal")
+# --- api25 ---
+# tf.debugging's remaining assertions (static facts raise at once, values when the function runs)
+case("api25_assert_near_fails", "def f(x, y):\n    tf.debugging.assert_near(x, y)\n    return x + 1.0",
+     [V3, _a([1.0, 2.0, 3.5])], "assert_near")
+case("api25_assert_near_within_tolerance", "def f(x, y):\n    tf.debugging.assert_near(x, y, rtol=0.1, atol=0.0)\n"
+     "    return x + 1.0", [V3, _a([1.05, 2.1, 3.2])])
+case("api25_assert_near_message", "def f(x, y):\n    tf.debugging.assert_near(x, y, atol=0.1, message='my check')\n"
+     "    return x", [V3, _a([1.0, 2.0, 4.0])], "my check")
+case("api25_assert_near_int", "def f(x):\n    tf.debugging.assert_near(x, x)\n    return x", [I3], "not inexact")
+case("api25_assert_near_dtypes", "def f(x, y):\n    tf.debugging.assert_near(x, y)\n    return x", [V3, V3D], "float64")
+case("api25_assert_rank_at_least", "def f(x):\n    tf.debugging.assert_rank_at_least(x, 2)\n    return x", [V3],
+     "rank at least 2")
+case("api25_assert_rank_at_least_ok", "def f(x):\n    tf.debugging.assert_rank_at_least(x, 1)\n    return x * 2.0",
+     [M23])
+case("api25_assert_rank_in", "def f(x):\n    tf.debugging.assert_rank_in(x, (0, 2))\n    return x", [V3],
+     "rank in (0, 2)")
+case("api25_assert_scalar", "def f(x):\n    tf.debugging.assert_scalar(x)\n    return x", [V3], "scalar shape")
+case("api25_assert_type", "def f(x):\n    tf.debugging.assert_type(x, tf.int32)\n    return x", [V3],
+     "must be of type tf.int32")
+case("api25_assert_integer", "def f(x):\n    tf.debugging.assert_integer(x)\n    return x", [V3], "integer type")
+case("api25_assert_integer_ok", "def f(x):\n    tf.debugging.assert_integer(x)\n    return x + 1", [I3])
+case("api25_assert_same_float_dtype", "def f(x, y):\n    tf.debugging.assert_same_float_dtype([x, y])\n    return x",
+     [V3, V3D], "same type")
+case("api25_assert_same_float_dtype_int", "def f(x):\n    tf.debugging.assert_same_float_dtype([x])\n    return x",
+     [I3], "floating point")
+case("api25_optional_empty_get_value", "def f(x):\n    o = tf.experimental.Optional.empty(tf.TensorSpec([3], tf.float32))\n"
+     "    return o.get_value() + x", [V3], "does not have a value")
+case("api25_optional_from_value", "def f(x):\n    o = tf.experimental.Optional.from_value(x * 2.0)\n"
+     "    return tf.cond(o.has_value(), lambda: o.get_value(), lambda: x)", [V3])

@@ -25,6 +25,7 @@ from ..core.state import STATE
 from ..core.tensor import Tensor, Variable, TensorShape, _to_array
 from ..core import dtypes as _dt
 from .graph import Eqn, Graph, Literal, Var
+from ..errors import OperatorNotAllowedInGraphError as _OperatorNotAllowedInGraphError
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,6 +37,11 @@ class TracingError(RuntimeError):
 class SymbolicValueError(TracingError, AttributeError):
     """``.numpy()`` of a symbolic tensor. Also an AttributeError because TF raises one
     there (its symbolic tensors have no ``numpy``), and TF code catches that."""
+
+
+class SymbolicBoolError(TracingError, _OperatorNotAllowedInGraphError):
+    """bool() of a symbolic tensor (a Python ``if``/``while`` on it). Also TF's
+    OperatorNotAllowedInGraphError (a TypeError), which TF raises there and TF code catches."""
 
 
 class EscapedTensorError(TracingError, TypeError):
@@ -123,7 +129,7 @@ class Tracer(Tensor):
             "tensor?). Use the tapeflow op (tapeflow.math.*) instead, or return the tensor and use NumPy outside.")
 
     def __bool__(self):
-        raise TracingError(
+        raise SymbolicBoolError(
             f"Python `if`/`while`/`and`/`or`/bool() on a symbolic tensor {self._short()} inside "
             "tapeflow.function: its value is unknown while tracing. Use tapeflow.cond(pred, true_fn, "
             "false_fn) or tapeflow.where for `if`, tapeflow.while_loop / fori_loop for loops, or pass "

@@ -158,3 +158,131 @@ def ensure_shape(x, shape, name=None):
         shape = shape.as_list()
     shape = tuple(None if d is None or (not isinstance(d, str) and int(d) == -1) else int(d) for d in shape)
     return bind(AS.ensure_shape_p, x, shape=shape)
+
+
+# --- wave 25 (api25): the rest of TF 2.21's tf.debugging assertions -------------------------------------
+# Static facts (rank, dtype, scalar shape) raise at once in both modes, with TF's classes: ValueError for
+# ranks and shapes, TypeError for dtypes. assert_near's values are checked by the assert primitive.
+
+def _msg(message):
+    return "" if message is None else f"{message}.  "
+
+
+def assert_rank_at_least(x, rank, message=None, name=None):
+    """ValueError unless x has rank >= ``rank`` (static here, so checked at once, as TF's known ranks)."""
+    x, rank = _t(x), int(rank)
+    s = aval_of(x).shape
+    if len(s) < rank:
+        raise ValueError(f"{_msg(message)}assert_rank_at_least: tensor must have rank at least {rank}.  "
+                         f"Received rank {len(s)}, shape {fmt_shape(s)}")
+
+
+def assert_rank_in(x, ranks, message=None, name=None):
+    """ValueError unless x's rank is one of ``ranks``."""
+    x = _t(x)
+    ranks = tuple(int(r) for r in ranks)
+    s = aval_of(x).shape
+    if len(s) not in ranks:
+        raise ValueError(f"{_msg(message)}assert_rank_in: tensor must have rank in {ranks}.  "
+                         f"Received rank {len(s)}, shape {fmt_shape(s)}")
+
+
+def assert_scalar(tensor, message=None, name=None):
+    """ValueError unless ``tensor`` has shape () (TF 2 returns None)."""
+    s = aval_of(_t(tensor)).shape
+    if len(s) != 0:
+        raise ValueError(f"{_msg(message)}assert_scalar: expected scalar shape, saw shape: {fmt_shape(s)}.")
+
+
+def _dtype_name(dt):
+    from ..core import dtypes as D
+    return f"tf.{D.as_dtype(dt).name}"
+
+
+def assert_type(tensor, tf_type, message=None, name=None):
+    """TypeError unless ``tensor``'s dtype is ``tf_type`` (TF's text: 'tensor must be of type tf.int32; got
+    tf.float32')."""
+    from ..core import dtypes as D
+    want = D.as_dtype(tf_type)
+    got = D.as_dtype(aval_of(_t(tensor)).dtype)
+    if got != want:
+        raise TypeError(f"{_msg(message)}assert_type: tensor must be of type {_dtype_name(want)}; "
+                        f"got {_dtype_name(got)}")
+
+
+def assert_integer(x, message=None, name=None):
+    """TypeError unless x has an integer dtype."""
+    from ..core import dtypes as D
+    dt = D.as_dtype(aval_of(_t(x)).dtype)
+    if not dt.is_integer:
+        raise TypeError(f"{_msg(message)}assert_integer: expected \"x\" to be integer type.  Found: tensor of "
+                        f"dtype {_dtype_name(dt)}")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating dtype of ``tensors`` (and ``dtype``), float32 when both are empty; ValueError on a
+    mismatch or a non-float dtype (TF's assert_same_float_dtype, which returns the dtype)."""
+    from ..core import dtypes as D
+    want = None if dtype is None else D.as_dtype(dtype)
+    first = None
+    for t in tensors or ():
+        if t is None:
+            continue
+        dt = D.as_dtype(t.dtype)
+        if want is None:
+            want, first = dt, t
+        elif dt != want:
+            against = f" as {first!r}" if first is not None else ""
+            raise ValueError(f"assert_same_float_dtype: {t!r}, type={_dtype_name(dt)}, must be of the same type "
+                             f"({_dtype_name(want)}){against}.")
+    if want is None:
+        return D.float32
+    if not want.is_floating:
+        raise ValueError(f"assert_same_float_dtype: expected floating point type, got {_dtype_name(want)}.")
+    return want
+
+
+def assert_proper_iterable(values):
+    """TypeError unless ``values`` is an iterable other than a tensor, an ndarray, str or bytes (those
+    iterate over their elements or characters, which a caller wanting a list of values never means)."""
+    if isinstance(values, (Tensor, np.ndarray, str, bytes)):
+        raise TypeError(f"assert_proper_iterable: expected argument \"values\" to be a \"proper\" iterable.  "
+                        f"Found: {type(values)}")
+    if not hasattr(values, "__iter__"):
+        raise TypeError(f"assert_proper_iterable: expected argument \"values\" to be iterable.  "
+                        f"Found: {type(values)}")
+
+
+def is_numeric_tensor(tensor):
+    """True for a tensor of a numeric dtype (not bool, not string); False for anything else."""
+    from ..core import dtypes as D
+    if not isinstance(tensor, Tensor):
+        return False
+    dt = D.as_dtype(tensor.dtype)
+    return bool(dt.is_floating or dt.is_integer or dt.is_complex)
+
+
+def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
+    """InvalidArgumentError unless |x - y| <= atol + rtol * |y| for every element (broadcasting). The
+    default tolerances are TF's: 10 * eps of x's dtype (of its real part for complex)."""
+    x = _t(x)
+    xa = aval_of(x)
+    from ..core import dtypes as D
+    dt = D.as_dtype(xa.dtype)
+    if not (dt.is_floating or dt.is_complex):   # TF's np.finfo(dtype) raises on integer dtypes
+        raise ValueError(f"assert_near: data type {xa.dtype.name} not inexact (assert_near compares floating "
+                         f"tensors; cast x and y to a float dtype)")
+    if isinstance(y, Tensor) and aval_of(y).dtype != xa.dtype:
+        raise ValueError(f"assert_near: y: Tensor conversion requested dtype {xa.dtype.name} for Tensor with dtype "
+                         f"{aval_of(y).dtype.name}")
+    y = convert_to_tensor(y, xa.dtype)
+    fi = D._finfo(xa.dtype) if dt.is_floating else np.finfo(xa.dtype)
+    real = np.dtype(fi.dtype)   # (float32 for complex64)
+    eps = fi.eps
+    rtol = real.type(10 * eps) if rtol is None else real.type(rtol)
+    atol = real.type(10 * eps) if atol is None else real.type(atol)
+    tol = M.add(convert_to_tensor(atol, real), M.multiply(convert_to_tensor(rtol, real), M.abs(y)))
+    cond = M.reduce_all(M.less_equal(M.abs(M.subtract(x, y)), tol))
+    bind(AS.assert_p, cond, x, y, summarize=_SUMMARIZE if summarize is None else int(summarize),
+         template=(f"{_prefix(message)}assert_near: x and y not equal to tolerance rtol = {rtol}, atol = {atol}\nx "
+                   f"{_describe(x)}", None, f"\ny {_describe(y)}", None))

@@ -54,6 +54,7 @@ class legacy:  # noqa: N801  (tf.keras.optimizers.legacy.Adam etc. map to the sa
 from .first_order import Adafactor, Ftrl, Lamb  # noqa: E402
 __all__ += ["Adafactor", "Ftrl", "Lamb"]
 _BY_NAME.update(adafactor=Adafactor, ftrl=Ftrl, lamb=Lamb)
+legacy.Ftrl = Ftrl   # (tf.optimizers.legacy.Ftrl, as legacy's other names: the same class; wave 25)
 
 # wave 21 (keras21): Keras 3's Muon and ScheduleFreeAdamW
 from .keras3 import Muon, ScheduleFreeAdamW, MultiOptimizer, OptimizerMap  # noqa: E402

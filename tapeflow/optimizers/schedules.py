@@ -199,3 +199,42 @@ def serialize(schedule):
 
 def deserialize(config):
     return _BY_NAME[config["class_name"]].from_config(config["config"])
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter; Keras 3's schedule): the first period
+    lasts ``first_decay_steps``, each next one ``t_mul`` times longer, and restarts from ``m_mul`` times the
+    previous peak; within a period the rate falls along a cosine to ``alpha`` times that peak."""
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0,
+                 name="SGDRDecay"):
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.first_decay_steps = first_decay_steps
+        self.t_mul = float(t_mul)
+        self.m_mul = float(m_mul)
+        self.alpha = float(alpha)
+        self.name = name
+
+    def __call__(self, step):
+        frac = M.divide(_as_float(step), float(self.first_decay_steps))
+        if self.t_mul == 1.0:   # equal periods: the restart index is the whole part
+            i_restart = M.floor(frac)
+            frac = M.subtract(frac, i_restart)
+        else:   # periods growing geometrically: i solves sum_{k<i} t_mul**k <= frac (Keras' closed form)
+            t = self.t_mul
+            i_restart = M.floor(M.divide(M.log(M.subtract(1.0, M.multiply(frac, 1.0 - t))), math.log(t)))
+            t_i = M.pow(constant(np.float32(t)), i_restart)
+            sum_r = M.divide(M.subtract(1.0, t_i), 1.0 - t)
+            frac = M.divide(M.subtract(frac, sum_r), t_i)
+        m_fac = M.pow(constant(np.float32(self.m_mul)), i_restart)
+        cosine = M.multiply(M.multiply(m_fac, 0.5), M.add(M.cos(M.multiply(frac, math.pi)), 1.0))
+        decayed = M.add(M.multiply(cosine, 1.0 - self.alpha), self.alpha)
+        return M.multiply(decayed, self.initial_learning_rate)
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate, "first_decay_steps": self.first_decay_steps,
+                "t_mul": self.t_mul, "m_mul": self.m_mul, "alpha": self.alpha, "name": self.name}
+
+
+__all__.append("CosineDecayRestarts")
+_BY_NAME["CosineDecayRestarts"] = CosineDecayRestarts

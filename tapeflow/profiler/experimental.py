@@ -91,3 +91,10 @@ class Trace:
             prof._event(self.name, "trace", self._t, time.perf_counter() - self._t,
                         {k: str(v) for k, v in self.kwargs.items()} or None)
         return False
+
+
+def __getattr__(name):   # client/server (TF's remote profiling): out of scope, by name (tapeflow/_unsupported.py)
+    from .._unsupported import FEATURES, UnsupportedNamespace
+    if f"profiler.experimental.{name}" in FEATURES:
+        return UnsupportedNamespace(f"profiler.experimental.{name}")
+    raise AttributeError(f"module 'tapeflow.profiler.experimental' has no attribute {name!r}")

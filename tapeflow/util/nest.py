@@ -77,6 +77,65 @@ def map_structure(fn, *structures):
     return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
 
 
+def _desc(x):
+    return f"type={type(x).__name__} str={x}"
+
+
+def _dots(x):
+    """x with its leaves drawn as '.' (TF's 'Entire first structure' lines)."""
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {_dots(v)}" for k, v in x.items()) + "}"
+    if _is_namedtuple(x):
+        return f"{type(x).__name__}(" + ", ".join(f"{f}={_dots(v)}" for f, v in zip(x._fields, x)) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(_dots(v) for v in x) + "]"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(_dots(v) for v in x) + (",)" if len(x) == 1 else ")")
+    return "."
+
+
+def _same_structure(a, b, check_types):
+    if is_nested(a) != is_nested(b):
+        seq, leaf = (a, b) if is_nested(a) else (b, a)
+        raise ValueError(f'Substructure "{_desc(seq)}" is a sequence, while substructure "{_desc(leaf)}" is not')
+    if not is_nested(a):
+        return
+    if check_types and type(a) is not type(b):
+        raise TypeError(f"The two namedtuples don't have the same sequence type. First structure {_desc(a)} has "
+                        f"type {type(a).__name__}, while second structure {_desc(b)} has type {type(b).__name__}")
+    if isinstance(a, dict) and isinstance(b, dict):
+        ka, kb = sorted(a, key=_sort_key), sorted(b, key=_sort_key)
+        if ka != kb:
+            raise ValueError(f"The two dictionaries don't have the same set of keys. First structure has keys "
+                             f"{_desc(ka)}, while second structure has keys {_desc(kb)}")
+        for k in ka:
+            _same_structure(a[k], b[k], check_types)
+        return
+    if isinstance(a, dict) or isinstance(b, dict):   # (check_types=False: a dict against a sequence)
+        a, b = (flatten_one(a), flatten_one(b))
+    if len(a) != len(b):
+        raise ValueError(f"The two structures don't have the same number of elements. First structure: "
+                         f"{_desc(a)}. Second structure: {_desc(b)}")
+    for u, v in zip(a, b):
+        _same_structure(u, v, check_types)
+
+
+def flatten_one(x):
+    """x's children in flatten's order (a dict's values by sorted key)."""
+    return [x[k] for k in sorted(x, key=_sort_key)] if isinstance(x, dict) else list(x)
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """ValueError where the two structures nest differently (a sequence against a leaf, other lengths or
+    dict keys); TypeError, with ``check_types``, where their container types differ. TF's messages."""
+    try:
+        _same_structure(nest1, nest2, check_types)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                      f"{_desc(nest1)}\n\nSecond structure: {_desc(nest2)}\n\nMore specifically: {e}\n"
+                      f"Entire first structure:\n{_dots(nest1)}\nEntire second structure:\n{_dots(nest2)}") from None
+
+
 def structure_key(x, leaf_key):
     """A hashable description of a structure, with ``leaf_key`` applied to leaves."""
     if isinstance(x, dict):
