@@ -317,7 +317,9 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     matrix, rhs = _square(matrix, rhs)
     _check_solve("triangular_solve", matrix, rhs)
     m = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
-    return solve(m, rhs, adjoint=adjoint)
+    if adjoint:   # (the adjoint of a lower triangle is an upper one)
+        m, lower = _M.conj(matrix_transpose(m)) if aval_of(m).dtype.kind == "c" else matrix_transpose(m), not lower
+    return _D.solve(m, rhs, triangle="lower" if lower else "upper")
 
 
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):

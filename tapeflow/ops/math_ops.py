@@ -146,14 +146,12 @@ def log_sigmoid(x, name=None):
 
 
 def erf(x, name=None):
-    """Error function, composed (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7)."""
-    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once; the composition in bfloat16 was 9/24 right)
+    """Error function: the special-function primitive (float64 series / erfc, rounded once), float tensors only
+    as TF's kernel."""
+    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once)
         return in_float32(erf, x)
-    s = sign(x)
-    a = abs(x)
-    t = divide(1.0, add(multiply(a, 0.3275911), 1.0))
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return s * (1.0 - poly * exp(negative(a * a)))
+    from ..core.primitives import special as _S
+    return bind(_S.erf_p, x)
 
 
 def xlogy(x, y, name=None):
