@@ -780,9 +780,12 @@ def sqrtm(input, name=None):  # noqa: A002
         # residual test alone missed one that is small: a float32 matrix with eigenvalues 2.9 and -0.009
         # "converged" to a matrix whose square is off by 3e-3 |A|, under float32's tolerance. LAPACK returns
         # a real eigenvalue with an imaginary part of exactly 0
-        ev = eigvals(_M.stop_gradient(a))
+        # A matrix holding a NaN or inf is NaN, as TF's; its eigenvalues are taken of zeros instead (LAPACK's
+        # eig raised "Eigen decomposition failed" on it)
+        finite = _M.reduce_all(_M.is_finite(a), axis=[-2, -1])
+        ev = eigvals(_M.stop_gradient(_M.where(finite[..., None, None], a, _A.zeros_like(a))))
         negative_real = _M.reduce_any(_M.logical_and(_M.equal(_M.imag(ev), 0), _M.less(_M.real(ev), 0)), axis=-1)
-        ok = _M.logical_and(ok, _M.logical_not(negative_real))
+        ok = _M.logical_and(_M.logical_and(ok, finite), _M.logical_not(negative_real))
         return _M.where(ok[..., None, None], y, _M.cast(np.nan, dt) * _A.ones_like(y))
 
 

@@ -46,7 +46,8 @@ def test_tf_outcome(rec, compiled):
     rtol = RTOL.get(rec["name"], 1e-6)
     got = op_fuzz.outcome(tf, tf.function(fn) if compiled else fn, args)
     assert _same(got, rec["eager"], rtol), (got, rec["eager"])
-    if "grad" in rec:
+    # (a gradient TF fails to compute is no spec: ResizeArea has none registered, sqrtm's raises on a NaN matrix)
+    if rec.get("grad") and not any(g["k"] == "err" for g in rec["grad"]):
         g = op_fuzz.grad_outcome(tf, fn, args, compiled)
         assert len(g) == len(rec["grad"])
         for mine, theirs in zip(g, rec["grad"]):

@@ -53,6 +53,21 @@ PROGRAMS = [
       np.array([[[1.0, 2.0], [3.0, 4.0]], [[-1.0, 0.5], [2.0, 1.0]]], f32)]),
     ("cholesky_solve_singular", "tf.linalg.cholesky_solve(x, y)",
      [np.array([[0.0, 0.0], [1.0, 2.0]], f64), np.array([[1.0], [2.0]], f64)]),
+    # resize methods with weights: a contraction with the whole weight matrix spread a NaN/inf pixel over its row
+    # and column (0 * nan); TF's kernels read only the taps (seed 31 #1817, seed 32 #2962)
+    ("resize_area_nan", "tf.image.resize(x, [2, 2], method='area')", [np.array([[[1.5285], [nan]]], f32)]),
+    ("resize_area_inf", "tf.image.resize(x, [4, 3], method='area')",
+     [np.array([[[3.9302008], [inf]], [[0.02369775], [4.4229074]]], f32)]),
+    ("resize_bicubic_nan", "tf.image.resize(x, [3, 6], method='bicubic')",
+     [np.array([[[1.0], [2.0], [3.0], [4.0]], [[5.0], [nan], [7.0], [8.0]], [[9.0], [1.0], [2.0], [3.0]],
+                [[4.0], [5.0], [6.0], [7.0]]], f32)]),
+    ("resize_lanczos3_inf", "tf.image.resize(x, [2, 5], method='lanczos3')",
+     [np.array([[[1.0], [2.0], [-inf], [4.0]], [[5.0], [6.0], [7.0], [8.0]]], f32)]),
+    ("resize_gaussian_nan", "tf.image.resize(x, [5, 2], method='gaussian')",
+     [np.array([[[1.0], [2.0]], [[nan], [6.0]], [[7.0], [8.0]]], f32)]),
+    # sqrtm of a matrix holding inf/NaN: NaNs, as TF (eig raised; seed 31 #453, seed 32 #281, #905)
+    ("sqrtm_inf", "tf.linalg.sqrtm(x)", [np.array([[-inf, 0.9076], [-2.6066, -2.6136]], f32)]),
+    ("sqrtm_nan_batch", "tf.linalg.sqrtm(x)", [np.array([[[4.0, 0.0], [0.0, nan]], [[4.0, 1.0], [0.0, 9.0]]], f64)]),
 ]
 
 
