@@ -1423,3 +1423,30 @@ case("qdq24_vector_min_given", f"lambda x: {_QDQ}(x, [-1.0, 0.0], 1.0, range_giv
 case("qdq24_own_range", f"lambda x: {_QDQ}(x, 0.0, 0.0)", [M23])
 case("qdq24_own_range_axis_half_up", f"lambda x: {_QDQ}(x, [0.0] * 3, [0.0] * 3, axis=1, round_mode='HALF_UP', "
      "signed_input=False, num_bits=3)", [M23])
+
+# --- fuzz25 ---
+# (the wave-25 differential fuzz, seeds 31 and 32: TF 2.21's error classes and values)
+case("fuzz25_cross_last_dim_2", "lambda a, b: tf.linalg.cross(a, b)", [_a([1.0, 2.0]), _a([2.0, 3.0])], "cross")
+case("fuzz25_cross_shapes_differ", "lambda a, b: tf.linalg.cross(a, b)", [V3, np.ones((2, 3), f32)], "cross")
+case("fuzz25_tnp_cross_4", "lambda a, b: tf.experimental.numpy.cross(a, b)", [np.ones(4, f32), np.ones(4, f32)],
+     "cross")
+case("fuzz25_tnp_cross_2x2", "lambda a, b: tf.experimental.numpy.cross(a, b)", [_a([1.0, 2.0]), _a([3.0, 5.0])])
+case("fuzz25_tnp_cross_2x3", "lambda a, b: tf.experimental.numpy.cross(a, b)", [_a([1.0, 2.0]), _a([3.0, 4.0, 5.0])])
+case("fuzz25_tnp_cross_scalar", "lambda a, b: tf.experimental.numpy.cross(a, b)", [M23, _a(1.0)], "cross")
+case("fuzz25_keras_cross_scalar", "lambda a, b: tf.keras.ops.cross(a, b)", [_a(M23, np.float16), _a(1.0, np.float16)],
+     "cross")
+case("fuzz25_keras_matmul_scalar", "lambda a, b: tf.keras.ops.matmul(a, b)", [M23, _a(2.0)], "matmul")
+case("fuzz25_reciprocal_no_nan_bool", "lambda x: tf.math.reciprocal_no_nan(x)", [B3], "reciprocal_no_nan")
+case("fuzz25_dropout_int_rate0", "lambda x: tf.nn.dropout(x, rate=0.0)", [I3], "dropout")
+case("fuzz25_dropout_bool", "lambda x: tf.nn.dropout(x, rate=0.5)", [B3], "dropout")
+case("fuzz25_pad_reflect_scalar_empty", "lambda x: tf.pad(x, [], mode='REFLECT')", [_a(4.5)], "pad")
+case("fuzz25_pad_constant_scalar_empty", "lambda x: tf.pad(x, [])", [_a(4.5)], "pad")
+case("fuzz25_pad_flat_pair", "lambda x: tf.pad(x, [1, 1])", [V3], "pad")
+case("fuzz25_keras_tanh_int8", "lambda x: tf.keras.activations.tanh(x)", [_a([2, 0, -2], np.int8)])
+case("fuzz25_keras_erf_uint8", "lambda x: tf.keras.ops.erf(x)", [_a([3], np.uint8)], "erf")
+case("fuzz25_keras_erfinv_int8", "lambda x: tf.keras.ops.erfinv(x)", [_a([0], np.int8)], "erfinv")
+case("fuzz25_keras_rsqrt_int8", "lambda x: tf.keras.ops.rsqrt(x)", [_a(4, np.int8)], "sqrt")
+case("fuzz25_tnp_diff_scalar", "lambda x: tf.experimental.numpy.diff(x)", [_a(3, np.int8)], "diff")
+case("fuzz25_keras_diff_scalar", "lambda x: tf.keras.ops.diff(x)", [_a(3.0)], "diff")
+case("fuzz25_truncatediv_uint8", "lambda x, y: tf.truncatediv(x, y)", [_a([7, 200], np.uint8), _a([2, 3], np.uint8)])
+case("fuzz25_normalize_bool", "lambda x: tf.linalg.normalize(x, axis=2)[0]", [np.array([[True]])], "normalize")

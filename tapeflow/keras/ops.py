@@ -212,9 +212,6 @@ for _name in ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "c
               "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt", "exp2", "deg2rad", "rad2deg",
               "sinc"):
     globals()[_name] = _float_unary(_name)
-erf = _float_unary("erf", _M.erf)
-erfinv = _float_unary("erfinv", lambda x: __import__("tapeflow").math.erfinv(x))
-rsqrt = _float_unary("rsqrt", _M.rsqrt)
 
 
 def i0(x):
@@ -239,6 +236,11 @@ for _name in ("negative", "square", "sign", "abs", "absolute", "isfinite", "isna
               "isneginf", "logical_not", "bitwise_not", "real", "imag", "conj", "conjugate", "signbit"):
     globals()[_name] = _same_unary(_name)
 bitwise_invert = bitwise_not
+# (Keras 3's TF backend passes these to tf.math as they are: an integer tensor is TF's InvalidArgumentError, where
+# casting it to floatx computed a value)
+erf = _same_unary("erf", _M.erf)
+erfinv = _same_unary("erfinv", lambda x: __import__("tapeflow").math.erfinv(x))
+rsqrt = _same_unary("rsqrt", _M.rsqrt)
 
 
 def floor(x):

@@ -690,7 +690,7 @@ def reciprocal_no_nan(x, name=None):
     """1 / x, and 0 where x is 0 (floating dtypes only, as TF)."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if aval_of(x).dtype.kind != "f":
-        raise InvalidArgumentError(f"reciprocal_no_nan: Value for attr 'T' of {aval_of(x).dtype.name} is not in the "
+        raise InvalidArgumentTypeError(f"reciprocal_no_nan: Value for attr 'T' of {aval_of(x).dtype.name} is not in the "
                                    "list of allowed values: bfloat16, half, float, double (cast to a float dtype)")
     return divide_no_nan(convert_to_tensor(np.ones((), aval_of(x).dtype)), x)
 
@@ -761,7 +761,12 @@ def truncatediv(x, y, name=None):
     """x / y rounded toward zero (C's integer division; trunc(x / y) for floats)."""
     x, y = match_lists("truncatediv", x, y)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    if aval_of(x).dtype.kind in "iu":
+    if aval_of(x).dtype.kind == "b":
+        raise InvalidArgumentTypeError("truncatediv/truncatemod: expects numeric tensors, got bool; cast first: "
+                                       "tapeflow.cast(x, tapeflow.int32)")
+    if aval_of(x).dtype.kind == "u":   # (non-negative: truncation is floor)
+        return floordiv(x, y)
+    if aval_of(x).dtype.kind == "i":
         q = floordiv(abs(x), abs(y))
         return where(equal(sign(x), sign(y)), q, negative(q))
     q = divide(x, y)
