@@ -1450,3 +1450,12 @@ case("fuzz25_tnp_diff_scalar", "lambda x: tf.experimental.numpy.diff(x)", [_a(3,
 case("fuzz25_keras_diff_scalar", "lambda x: tf.keras.ops.diff(x)", [_a(3.0)], "diff")
 case("fuzz25_truncatediv_uint8", "lambda x, y: tf.truncatediv(x, y)", [_a([7, 200], np.uint8), _a([2, 3], np.uint8)])
 case("fuzz25_normalize_bool", "lambda x: tf.linalg.normalize(x, axis=2)[0]", [np.array([[True]])], "normalize")
+# (the layer fuzz, seed 4: Reshape reshaped the whole batch, so a per-sample size mismatch gave another batch size)
+case("fuzz25_layer_reshape_size_changed", "def f(x):\n    return tf.keras.layers.Reshape((1, 2, 3))(x)",
+     [np.ones((2, 6, 2), f32)], "Reshape")
+case("fuzz25_layer_reshape_size_changed_batch0", "def f(x):\n    return tf.keras.layers.Reshape((6,))(x)",
+     [np.ones((0, 3, 1), f32)], "Reshape")
+case("fuzz25_layer_reshape_minus1_indivisible", "def f(x):\n    return tf.keras.layers.Reshape((5, -1))(x)",
+     [np.ones((2, 6, 2), f32)], "Reshape")
+case("fuzz25_layer_reshape_minus1", "def f(x):\n    return tf.keras.layers.Reshape((3, -1))(x)",
+     [_a(np.arange(24).reshape(2, 6, 2))])
