@@ -432,6 +432,10 @@ def cross(a, b, name=None):
     """The cross product of 3-vectors along the last axis."""
     from .errors import FailedPreconditionError
     a, b = _t(a), _t(b)
+    if aval_of(a).dtype == np.bool_ or aval_of(b).dtype == np.bool_:   # (TF checks the dtype first)
+        from .errors import InvalidArgumentTypeError
+        raise InvalidArgumentTypeError("cross: Value for attr 'T' of bool is not in the list of allowed values (real "
+                                       "number types); cast first: tapeflow.cast(x, tapeflow.float32)")
     if not _shapes_compatible(aval_of(a).shape, aval_of(b).shape):   # (TF's kernel: no broadcasting)
         raise InvalidArgumentError(f"cross: Both inputs must be of same shape: {fmt_shape(aval_of(a).shape)} vs. "
                                    f"{fmt_shape(aval_of(b).shape)}")

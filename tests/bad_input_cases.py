@@ -1459,3 +1459,17 @@ case("fuzz25_layer_reshape_minus1_indivisible", "def f(x):\n    return tf.keras.
      [np.ones((2, 6, 2), f32)], "Reshape")
 case("fuzz25_layer_reshape_minus1", "def f(x):\n    return tf.keras.layers.Reshape((3, -1))(x)",
      [_a(np.arange(24).reshape(2, 6, 2))])
+# (seed 33: keras.ops.norm took axis=None as the flattened vector, cumsum widened small integers, sign refused uint8)
+case("fuzz25_keras_norm_matrix_ord1", "lambda x: tf.keras.ops.norm(x, ord=1)", [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_matrix_ord_neg2", "lambda x: tf.keras.ops.norm(x, ord=-2, keepdims=True)",
+     [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_matrix_nuc", "lambda x: tf.keras.ops.norm(x, ord='nuc')", [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_vector_neg_inf", "lambda x: tf.keras.ops.norm(x, ord=-np.inf, axis=1)", [M23])
+case("fuzz25_keras_norm_vector_ord0", "lambda x: tf.keras.ops.norm(x, ord=0, axis=0)", [M23])
+case("fuzz25_keras_norm_rank3", "lambda x: tf.keras.ops.norm(x)", [np.ones((2, 3, 4), i64)], "norm")
+case("fuzz25_keras_norm_scalar", "lambda x: tf.keras.ops.norm(x)", [_a(3.0)], "norm")
+case("fuzz25_keras_cumsum_int8", "lambda x: tf.keras.ops.cumsum(x)", [_a([[-3, -4, 3], [3, -1, 2]], np.int8)])
+case("fuzz25_keras_cumprod_uint16", "lambda x: tf.keras.ops.cumprod(x, axis=0)", [_a([[1, 2], [3, 4]], np.uint16)])
+case("fuzz25_keras_sign_uint8", "lambda x: tf.keras.ops.sign(x)", [_a([5, 0], np.uint8)])
+case("fuzz25_tnp_cumsum_uint8", "lambda x: tf.experimental.numpy.cumsum(x)", [_a([200, 100], np.uint8)])
+case("fuzz25_cross_bool", "lambda a, b: tf.linalg.cross(a, b)", [np.ones((3, 1), bool), np.ones((3, 1), bool)], "cross")

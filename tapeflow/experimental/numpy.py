@@ -782,7 +782,7 @@ def cumsum(a, axis=None, dtype=None):
         a, axis = _A.reshape(a, [-1]), 0
     if dtype is not None:
         a = _M.cast(a, _np(dtype))
-    elif a.aval.dtype.kind in "bi" and (a.aval.dtype.itemsize < 8):
+    elif a.aval.dtype.kind in "biu" and (a.aval.dtype.itemsize < 8):   # (unsigned too, as TF's tnp: uint8 -> int64)
         a = _M.cast(a, np.int64)
     return _M.cumsum(a, axis=axis)
 
@@ -793,7 +793,7 @@ def cumprod(a, axis=None, dtype=None):
         a, axis = _A.reshape(a, [-1]), 0
     if dtype is not None:
         a = _M.cast(a, _np(dtype))
-    elif a.aval.dtype.kind in "bi" and (a.aval.dtype.itemsize < 8):
+    elif a.aval.dtype.kind in "biu" and (a.aval.dtype.itemsize < 8):   # (unsigned too, as TF's tnp: uint8 -> int64)
         a = _M.cast(a, np.int64)
     return _M.cumprod(a, axis=axis)
 
