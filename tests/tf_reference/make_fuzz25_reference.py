@@ -68,6 +68,9 @@ PROGRAMS = [
     # sqrtm of a matrix holding inf/NaN: NaNs, as TF (eig raised; seed 31 #453, seed 32 #281, #905)
     ("sqrtm_inf", "tf.linalg.sqrtm(x)", [np.array([[-inf, 0.9076], [-2.6066, -2.6136]], f32)]),
     ("sqrtm_nan_batch", "tf.linalg.sqrtm(x)", [np.array([[[4.0, 0.0], [0.0, nan]], [[4.0, 1.0], [0.0, 9.0]]], f64)]),
+    # expm1's gradient was g * (out + 1), which cancels for very negative x (0 at -20 in float32; seed 33 #1617)
+    ("expm1_grad_f32", "tf.math.expm1(x)", [np.array([-20.0, -10.0, -1.0, 0.5, 3.0], f32)]),
+    ("expm1_grad_f64", "tf.math.expm1(x)", [np.array([-40.0, -12.0, 1e-3], f64)]),
 ]
 
 
