@@ -280,14 +280,34 @@ def _weights(method, n_in, n_out, antialias):
     return _span_weights(kernel, n_in, n_out, antialias)
 
 
+def _taps_sum(x, wmat, axis):
+    """sum_i wmat[o, i] x[.., i, ..] along ``axis`` over each output's taps (its nonzero weights) only, in
+    index order: as TF's kernels, which visit only the pixels under the kernel, so a NaN or inf pixel
+    reaches only the outputs it weighs in (a contraction with the whole weight matrix multiplied it by the
+    zeros too: 0 * nan spread it over the row)."""
+    n_out = wmat.shape[0]
+    taps = [np.flatnonzero(row) for row in wmat]
+    k_max = max([len(t) for t in taps] + [1])
+    shape = [1] * x.shape.rank
+    shape[axis] = n_out
+    out = None
+    for k in range(k_max):
+        have = np.array([len(t) > k for t in taps])
+        idx = np.array([t[k] if len(t) > k else 0 for t in taps], np.int32)
+        wk = np.array([wmat[o, idx[o]] if have[o] else 0.0 for o in range(n_out)], np.float32).reshape(shape)
+        term = _M.multiply(_A.gather(x, idx, axis=axis), wk)
+        if not have.all():   # (an output with fewer taps: its padding must not read 0 * a NaN pixel)
+            term = _M.where(have.reshape(shape), term, np.zeros((), np.float32))
+        out = term if out is None else _M.add(out, term)
+    return out
+
+
 def _weighted(x, h, w, method, antialias):
     """Rows (height) first, then columns, as TF's ScaleAndTranslate; float32 out."""
     H, W = _hw(x)
     x = _M.cast(x, np.float32) if x.dtype != _dt.float32 else x
     wy, wx = _weights(method, H, h, antialias), _weights(method, W, w, antialias)
-    lead = "b" if x.shape.rank == 4 else ""
-    x = _M.einsum(f"yh,{lead}hwc->{lead}ywc", wy, x)
-    return _M.einsum(f"xw,{lead}ywc->{lead}yxc", wx, x)
+    return _taps_sum(_taps_sum(x, wy, -3), wx, -2)
 
 
 def _resample(x, axis, n_out, method):

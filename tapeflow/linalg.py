@@ -240,6 +240,10 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     """tf.linalg.normalize: (tensor / norm, norm), the norm kept with its reduced dims (TF's keepdims)."""
     x = _t(tensor)
+    if aval_of(x).dtype == np.bool_:   # (TF's TypeError comes before its axis check)
+        from .errors import InvalidArgumentTypeError
+        raise InvalidArgumentTypeError("normalize: Expected numeric or variant tensor, got dtype bool; cast first: "
+                                       "tapeflow.cast(x, tapeflow.float32)")
     nrm = norm(x, ord=ord, axis=axis, keepdims=True)
     return _M.divide(x, nrm), nrm
 
@@ -340,7 +344,9 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     matrix, rhs = _square(matrix, rhs)
     _check_solve("triangular_solve", matrix, rhs)
     m = band_part(matrix, -1, 0) if lower else band_part(matrix, 0, -1)
-    return solve(m, rhs, adjoint=adjoint)
+    if adjoint:   # (the adjoint of a lower triangle is an upper one)
+        m, lower = _M.conj(matrix_transpose(m)) if aval_of(m).dtype.kind == "c" else matrix_transpose(m), not lower
+    return _D.solve(m, rhs, triangle="lower" if lower else "upper")
 
 
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
@@ -500,16 +506,25 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
 
 def cross(a, b, name=None):
     """The cross product of 3-vectors along the last axis."""
+    from .errors import FailedPreconditionError
     a, b = _t(a), _t(b)
+    if aval_of(a).dtype == np.bool_ or aval_of(b).dtype == np.bool_:   # (TF checks the dtype first)
+        from .errors import InvalidArgumentTypeError
+        raise InvalidArgumentTypeError("cross: Value for attr 'T' of bool is not in the list of allowed values (real "
+                                       "number types); cast first: tapeflow.cast(x, tapeflow.float32)")
+    if not _shapes_compatible(aval_of(a).shape, aval_of(b).shape):   # (TF's kernel: no broadcasting)
+        raise InvalidArgumentError(f"cross: Both inputs must be of same shape: {fmt_shape(aval_of(a).shape)} vs. "
+                                   f"{fmt_shape(aval_of(b).shape)}")
     if not aval_of(a).shape or not aval_of(b).shape:   # (shape[-1] of a scalar raised an IndexError)
         raise InvalidArgumentError(f"cross: inputs must be at least 1-D (3-vectors along the last axis), got shapes "
                                    f"{tuple(aval_of(a).shape)} and {tuple(aval_of(b).shape)}")
     if aval_of(a).shape[-1] is None or aval_of(b).shape[-1] is None:   # (an input_signature's None: 3 when it runs)
         from .ops.check_ops import ensure_shape
         a, b = (ensure_shape(v, aval_of(v).shape[:-1] + (3,)) if aval_of(v).shape[-1] is None else v for v in (a, b))
-    if aval_of(a).shape[-1] != 3 or aval_of(b).shape[-1] != 3:
-        raise InvalidArgumentError(f"cross: the last dimension of both inputs must be 3, got {tuple(aval_of(a).shape)} "
-                                   f"and {tuple(aval_of(b).shape)}")
+    if aval_of(a).shape[-1] != 3 or aval_of(b).shape[-1] != 3:   # (TF 2.21's eager class; traced, ValueError)
+        raise FailedPreconditionError(f"cross: Cross-products are only defined for 3-element vectors: the last "
+                                      f"dimension of both inputs must be 3, got {tuple(aval_of(a).shape)} and "
+                                      f"{tuple(aval_of(b).shape)}")
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     return _A.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
@@ -854,9 +869,12 @@ def sqrtm(input, name=None):  # noqa: A002
         # residual test alone missed one that is small: a float32 matrix with eigenvalues 2.9 and -0.009
         # "converged" to a matrix whose square is off by 3e-3 |A|, under float32's tolerance. LAPACK returns
         # a real eigenvalue with an imaginary part of exactly 0
-        ev = eigvals(_M.stop_gradient(a))
+        # A matrix holding a NaN or inf is NaN, as TF's; its eigenvalues are taken of zeros instead (LAPACK's
+        # eig raised "Eigen decomposition failed" on it)
+        finite = _M.reduce_all(_M.is_finite(a), axis=[-2, -1])
+        ev = eigvals(_M.stop_gradient(_M.where(finite[..., None, None], a, _A.zeros_like(a))))
         negative_real = _M.reduce_any(_M.logical_and(_M.equal(_M.imag(ev), 0), _M.less(_M.real(ev), 0)), axis=-1)
-        ok = _M.logical_and(ok, _M.logical_not(negative_real))
+        ok = _M.logical_and(_M.logical_and(ok, finite), _M.logical_not(negative_real))
         return _M.where(ok[..., None, None], y, _M.cast(np.nan, dt) * _A.ones_like(y))
 
 

@@ -1469,3 +1469,52 @@ case("api25_optional_empty_get_value", "def f(x):\n    o = tf.experimental.Optio
      "    return o.get_value() + x", [V3], "does not have a value")
 case("api25_optional_from_value", "def f(x):\n    o = tf.experimental.Optional.from_value(x * 2.0)\n"
      "    return tf.cond(o.has_value(), lambda: o.get_value(), lambda: x)", [V3])
+# --- fuzz25 ---
+# (the wave-25 differential fuzz, seeds 31 and 32: TF 2.21's error classes and values)
+case("fuzz25_cross_last_dim_2", "lambda a, b: tf.linalg.cross(a, b)", [_a([1.0, 2.0]), _a([2.0, 3.0])], "cross")
+case("fuzz25_cross_shapes_differ", "lambda a, b: tf.linalg.cross(a, b)", [V3, np.ones((2, 3), f32)], "cross")
+case("fuzz25_tnp_cross_4", "lambda a, b: tf.experimental.numpy.cross(a, b)", [np.ones(4, f32), np.ones(4, f32)],
+     "cross")
+case("fuzz25_tnp_cross_2x2", "lambda a, b: tf.experimental.numpy.cross(a, b)", [_a([1.0, 2.0]), _a([3.0, 5.0])])
+case("fuzz25_tnp_cross_2x3", "lambda a, b: tf.experimental.numpy.cross(a, b)", [_a([1.0, 2.0]), _a([3.0, 4.0, 5.0])])
+case("fuzz25_tnp_cross_scalar", "lambda a, b: tf.experimental.numpy.cross(a, b)", [M23, _a(1.0)], "cross")
+case("fuzz25_keras_cross_scalar", "lambda a, b: tf.keras.ops.cross(a, b)", [_a(M23, np.float16), _a(1.0, np.float16)],
+     "cross")
+case("fuzz25_keras_matmul_scalar", "lambda a, b: tf.keras.ops.matmul(a, b)", [M23, _a(2.0)], "matmul")
+case("fuzz25_reciprocal_no_nan_bool", "lambda x: tf.math.reciprocal_no_nan(x)", [B3], "reciprocal_no_nan")
+case("fuzz25_dropout_int_rate0", "lambda x: tf.nn.dropout(x, rate=0.0)", [I3], "dropout")
+case("fuzz25_dropout_bool", "lambda x: tf.nn.dropout(x, rate=0.5)", [B3], "dropout")
+case("fuzz25_pad_reflect_scalar_empty", "lambda x: tf.pad(x, [], mode='REFLECT')", [_a(4.5)], "pad")
+case("fuzz25_pad_constant_scalar_empty", "lambda x: tf.pad(x, [])", [_a(4.5)], "pad")
+case("fuzz25_pad_flat_pair", "lambda x: tf.pad(x, [1, 1])", [V3], "pad")
+case("fuzz25_keras_tanh_int8", "lambda x: tf.keras.activations.tanh(x)", [_a([2, 0, -2], np.int8)])
+case("fuzz25_keras_erf_uint8", "lambda x: tf.keras.ops.erf(x)", [_a([3], np.uint8)], "erf")
+case("fuzz25_keras_erfinv_int8", "lambda x: tf.keras.ops.erfinv(x)", [_a([0], np.int8)], "erfinv")
+case("fuzz25_keras_rsqrt_int8", "lambda x: tf.keras.ops.rsqrt(x)", [_a(4, np.int8)], "sqrt")
+case("fuzz25_tnp_diff_scalar", "lambda x: tf.experimental.numpy.diff(x)", [_a(3, np.int8)], "diff")
+case("fuzz25_keras_diff_scalar", "lambda x: tf.keras.ops.diff(x)", [_a(3.0)], "diff")
+case("fuzz25_truncatediv_uint8", "lambda x, y: tf.truncatediv(x, y)", [_a([7, 200], np.uint8), _a([2, 3], np.uint8)])
+case("fuzz25_normalize_bool", "lambda x: tf.linalg.normalize(x, axis=2)[0]", [np.array([[True]])], "normalize")
+# (the layer fuzz, seed 4: Reshape reshaped the whole batch, so a per-sample size mismatch gave another batch size)
+case("fuzz25_layer_reshape_size_changed", "def f(x):\n    return tf.keras.layers.Reshape((1, 2, 3))(x)",
+     [np.ones((2, 6, 2), f32)], "Reshape")
+case("fuzz25_layer_reshape_size_changed_batch0", "def f(x):\n    return tf.keras.layers.Reshape((6,))(x)",
+     [np.ones((0, 3, 1), f32)], "Reshape")
+case("fuzz25_layer_reshape_minus1_indivisible", "def f(x):\n    return tf.keras.layers.Reshape((5, -1))(x)",
+     [np.ones((2, 6, 2), f32)], "Reshape")
+case("fuzz25_layer_reshape_minus1", "def f(x):\n    return tf.keras.layers.Reshape((3, -1))(x)",
+     [_a(np.arange(24).reshape(2, 6, 2))])
+# (seed 33: keras.ops.norm took axis=None as the flattened vector, cumsum widened small integers, sign refused uint8)
+case("fuzz25_keras_norm_matrix_ord1", "lambda x: tf.keras.ops.norm(x, ord=1)", [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_matrix_ord_neg2", "lambda x: tf.keras.ops.norm(x, ord=-2, keepdims=True)",
+     [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_matrix_nuc", "lambda x: tf.keras.ops.norm(x, ord='nuc')", [_a([[1.0, -2.0, 3.0], [-4.0, 5.0, 6.5]])])
+case("fuzz25_keras_norm_vector_neg_inf", "lambda x: tf.keras.ops.norm(x, ord=-np.inf, axis=1)", [M23])
+case("fuzz25_keras_norm_vector_ord0", "lambda x: tf.keras.ops.norm(x, ord=0, axis=0)", [M23])
+case("fuzz25_keras_norm_rank3", "lambda x: tf.keras.ops.norm(x)", [np.ones((2, 3, 4), i64)], "norm")
+case("fuzz25_keras_norm_scalar", "lambda x: tf.keras.ops.norm(x)", [_a(3.0)], "norm")
+case("fuzz25_keras_cumsum_int8", "lambda x: tf.keras.ops.cumsum(x)", [_a([[-3, -4, 3], [3, -1, 2]], np.int8)])
+case("fuzz25_keras_cumprod_uint16", "lambda x: tf.keras.ops.cumprod(x, axis=0)", [_a([[1, 2], [3, 4]], np.uint16)])
+case("fuzz25_keras_sign_uint8", "lambda x: tf.keras.ops.sign(x)", [_a([5, 0], np.uint8)])
+case("fuzz25_tnp_cumsum_uint8", "lambda x: tf.experimental.numpy.cumsum(x)", [_a([200, 100], np.uint8)])
+case("fuzz25_cross_bool", "lambda a, b: tf.linalg.cross(a, b)", [np.ones((3, 1), bool), np.ones((3, 1), bool)], "cross")

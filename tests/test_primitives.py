@@ -589,6 +589,7 @@ def _eigh_cases():
 
 _lgamma_ref = np.vectorize(math.lgamma)
 _erfc_ref = np.vectorize(math.erfc)
+_erf_ref = np.vectorize(math.erf)
 
 
 # -- the table ----------------------------------------------------------------------------------
@@ -656,6 +657,7 @@ GRAD_CASES: dict[str, Callable[[], list[Case]]] = {
     "polygamma": lambda: [Case(f"polygamma{n}{s}", prim("polygamma", n=n), None,
                                (np.random.default_rng(n).uniform(0.5, 4, s),)) for n in (0, 1) for s in UNARY_SHAPES],
     "erfc": unary("erfc", _erfc_ref),
+    "erf": unary("erf", _erf_ref),
     "erfinv": lambda: [Case(f"erfinv{s}", prim("erfinv"), None, (np.random.default_rng(9).uniform(-0.8, 0.8, s),))
                        for s in UNARY_SHAPES],
     "nextafter": binary("nextafter", np.nextafter, db=lambda r, s: r.uniform(3, 5, s), scalar=9.5),

@@ -35,7 +35,7 @@ from .. import linalg as _linalg
 from ..core import dtypes as _dt
 from ..core.primitive import NUMPY_MODE as _MODE
 from ..core.tensor import Tensor, Variable, convert_to_tensor as _to_tensor
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, InvalidArgumentIndexError, FailedPreconditionError
 from ..ops import array_ops as _A
 from ..ops import math_ops as _M
 from ..ops import nn_ops as _N
@@ -788,7 +788,7 @@ def cumsum(a, axis=None, dtype=None):
         a, axis = _A.reshape(a, [-1]), 0
     if dtype is not None:
         a = _M.cast(a, _np(dtype))
-    elif a.aval.dtype.kind in "bi" and (a.aval.dtype.itemsize < 8):
+    elif a.aval.dtype.kind in "biu" and (a.aval.dtype.itemsize < 8):   # (unsigned too, as TF's tnp: uint8 -> int64)
         a = _M.cast(a, np.int64)
     return _M.cumsum(a, axis=axis)
 
@@ -799,13 +799,15 @@ def cumprod(a, axis=None, dtype=None):
         a, axis = _A.reshape(a, [-1]), 0
     if dtype is not None:
         a = _M.cast(a, _np(dtype))
-    elif a.aval.dtype.kind in "bi" and (a.aval.dtype.itemsize < 8):
+    elif a.aval.dtype.kind in "biu" and (a.aval.dtype.itemsize < 8):   # (unsigned too, as TF's tnp: uint8 -> int64)
         a = _M.cast(a, np.int64)
     return _M.cumprod(a, axis=axis)
 
 
 def diff(a, n=1, axis=-1):
     a = asarray(a)
+    if a.aval.ndim == 0:   # (axis % 0 raised ZeroDivisionError; TF: IndexError, Keras: ValueError)
+        raise InvalidArgumentIndexError("diff: requires input that is at least one dimensional, got a scalar")
     ax = axis % a.aval.ndim
     for _ in builtins.range(n):
         hi = [builtins.slice(None)] * a.aval.ndim
@@ -1270,7 +1272,8 @@ def argsort(a, axis=-1, kind="quicksort", order=None):
 def matmul(x1, x2):
     a, b = _promote(x1, x2)
     if a.aval.ndim == 0 or b.aval.ndim == 0:
-        raise ValueError("tnp.matmul: the operands must not be scalars (use tnp.multiply)")
+        raise InvalidArgumentError("tnp.matmul: In[1] ndims must be >= 2: the operands must not be scalars "
+                                   "(use tnp.multiply)")
     if a.aval.dtype == np.bool_:
         a, b = _M.cast(a, np.int64), _M.cast(b, np.int64)
     return _M.matmul(a, b) if a.aval.ndim > 1 and b.aval.ndim > 1 else _vec_matmul(a, b)
@@ -1334,13 +1337,22 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = _promote(a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
+    if a.aval.ndim == 0 or b.aval.ndim == 0:   # (shape[-1] of a scalar raised a bare IndexError)
+        raise InvalidArgumentIndexError(f"cross: the operands must be at least 1-D (vectors along the axis), got "
+                                        f"shapes {tuple(a.aval.shape)} and {tuple(b.aval.shape)}")
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    dims = (a.aval.shape[-1], b.aval.shape[-1])
+    if builtins.any(d not in (2, 3, None) for d in dims):   # (a 4-vector was cut to 3 silently; TF's Cross kernel raises)
+        raise FailedPreconditionError(f"cross: Cross-products are only defined for 2- and 3-element vectors, got "
+                                      f"shapes {tuple(a.aval.shape)} and {tuple(b.aval.shape)} along the axis")
     if a.aval.shape[-1] == 2:
         a = _A.pad(a, [[0, 0]] * (a.aval.ndim - 1) + [[0, 1]])
     if b.aval.shape[-1] == 2:
         b = _A.pad(b, [[0, 0]] * (b.aval.ndim - 1) + [[0, 1]])
     a0, a1, a2 = (a[..., i] for i in builtins.range(3))
     b0, b1, b2 = (b[..., i] for i in builtins.range(3))
+    if dims == (2, 2):   # NumPy's (and TF's) scalar z component of two 2-vectors (it returned a 3-vector)
+        return a0 * b1 - a1 * b0
     c = _A.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return moveaxis(c, -1, axisc)
 

@@ -32,7 +32,10 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0, alpha=None):
 
 
 def tanh(x):
-    return M.tanh(x)
+    """Keras 3's ops.tanh: an integer or bool x is cast to floatx first (TF 2.21's Keras computes
+    activations.tanh of an int8 tensor; it raised here)."""
+    from . import ops
+    return ops.tanh(x)
 
 
 def sigmoid(x):

@@ -212,9 +212,6 @@ for _name in ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "c
               "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt", "exp2", "deg2rad", "rad2deg",
               "sinc"):
     globals()[_name] = _float_unary(_name)
-erf = _float_unary("erf", _M.erf)
-erfinv = _float_unary("erfinv", lambda x: __import__("tapeflow").math.erfinv(x))
-rsqrt = _float_unary("rsqrt", _M.rsqrt)
 
 
 def i0(x):
@@ -239,6 +236,20 @@ for _name in ("negative", "square", "sign", "abs", "absolute", "isfinite", "isna
               "isneginf", "logical_not", "bitwise_not", "real", "imag", "conj", "conjugate", "signbit"):
     globals()[_name] = _same_unary(_name)
 bitwise_invert = bitwise_not
+
+
+def sign(x):
+    """Keras 3's sign: an unsigned integer's is 1 or 0 in its dtype (Keras' TF backend; tf.math.sign refuses
+    uint8, and so did this)."""
+    x = _t(x)
+    if x.aval.dtype.kind == "u":
+        return _M.cast(_M.greater(x, 0), x.aval.dtype)
+    return _tnp.sign(x)
+# (Keras 3's TF backend passes these to tf.math as they are: an integer tensor is TF's InvalidArgumentError, where
+# casting it to floatx computed a value)
+erf = _same_unary("erf", _M.erf)
+erfinv = _same_unary("erfinv", lambda x: __import__("tapeflow").math.erfinv(x))
+rsqrt = _same_unary("rsqrt", _M.rsqrt)
 
 
 def floor(x):
@@ -391,8 +402,10 @@ def sort(x, axis=-1):
 
 
 def _cum(fn, x, axis, dtype):
+    # (Keras 3's TF backend: bools accumulate in int32, every other dtype in its own, int8 included; sum/prod's
+    # _acc widening gave int32 for int8/int16/uint8/uint16)
     x = _t(x)
-    d = _acc(x) if dtype is None else _dt.np_dtype(dtype)
+    d = (np.dtype(np.int32) if x.aval.dtype == np.bool_ else x.aval.dtype) if dtype is None else _dt.np_dtype(dtype)
     x = _M.cast(x, d)
     if axis is None:
         x, axis = _A.reshape(x, [-1]), 0
@@ -704,15 +717,55 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """Keras 3's norm: ``axis=None`` is every axis, so a matrix gets a matrix norm (``ord=1`` of a matrix is its
+    largest column sum; the flattened vector's 1-norm was returned) and a tensor of rank 0 or above 2 is refused,
+    as Keras' "Invalid axis values". One axis: the vector norms (inf, -inf, 0: the count of nonzeros, any other
+    p: sum(|x|^p)^(1/p), negative p included); two: the matrix norms ('fro' (ord=None), 'nuc', +-1, +-inf, +-2:
+    the extreme singular values), as Keras' TF backend computes them."""
     x = _floating(x)
-    if axis is None and ord in ("fro", "nuc") and x.aval.ndim == 2:
-        axis = (0, 1)
-    if ord is None:
-        ord = "euclidean" if axis is None or isinstance(axis, int) else "fro"  # noqa: A001
-    if axis is None and ord == "euclidean":
-        return _M.sqrt(_M.reduce_sum(_M.square(x), keepdims=keepdims) if not keepdims else
-                       _M.reduce_sum(_M.square(x), axis=list(builtins.range(x.aval.ndim)), keepdims=True))
-    return _linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    nd = x.aval.ndim
+    axes = tuple(builtins.range(nd)) if axis is None else (axis,) if isinstance(axis, (int, np.integer)) \
+        else tuple(axis)
+    if len(axes) not in (1, 2):
+        raise ValueError(f"norm: Invalid axis values. Received: axis={axes}")
+    axes = tuple(int(a) % nd if nd else int(a) for a in axes)
+    ax = _M.abs(x)
+    if len(axes) == 1:
+        a = axes[0]
+        if ord is None or ord == 2 or ord == "euclidean":
+            return _M.sqrt(_M.reduce_sum(_M.square(x), axis=a, keepdims=keepdims))
+        if ord in ("fro", "nuc") or isinstance(ord, str):
+            raise ValueError(f"norm: Invalid `ord` argument for vector norm. Received: ord={ord}")
+        if ord == np.inf:
+            return _M.reduce_max(ax, axis=a, keepdims=keepdims)
+        if ord == -np.inf:
+            return _M.reduce_min(ax, axis=a, keepdims=keepdims)
+        if ord == 0:
+            return _M.cast(_M.reduce_sum(_M.cast(_M.not_equal(x, 0), np.int32), axis=a, keepdims=keepdims),
+                           x.aval.dtype)
+        p = np.asarray(ord, x.aval.dtype)
+        return _M.pow(_M.reduce_sum(_M.pow(ax, p), axis=a, keepdims=keepdims), np.asarray(1.0, x.aval.dtype) / p)
+    r, c = axes
+    if r == c:
+        raise ValueError(f"norm: Invalid axis values. Received: axis={axes}")
+    if ord is None or ord in ("fro", "euclidean"):
+        return _M.sqrt(_M.reduce_sum(_M.square(x), axis=list(axes), keepdims=keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        # 1: the largest column sum (sum over the row axis, then the extreme over the columns); inf: rows
+        over, then = (r, c) if ord in (1, -1) else (c, r)
+        sums = _M.reduce_sum(ax, axis=over, keepdims=True)
+        red = _M.reduce_max if ord > 0 else _M.reduce_min
+        out = red(sums, axis=then, keepdims=True)
+        return out if keepdims else _A.squeeze(out, list(axes))
+    if ord in (2, -2, "nuc"):
+        sv = _linalg.svd(_tnp.moveaxis(x, list(axes), [-2, -1]), compute_uv=False)
+        out = _M.reduce_sum(sv, axis=-1) if ord == "nuc" else (_M.reduce_max if ord == 2 else _M.reduce_min)(
+            sv, axis=-1)
+        if keepdims:
+            for a in sorted(axes):
+                out = _A.expand_dims(out, a)
+        return out
+    raise ValueError(f"norm: Invalid `ord` argument for matrix norm. Received: ord={ord}")
 
 
 def det(x):

@@ -840,7 +840,11 @@ def repeat(input, repeats, axis=None):  # noqa: A002
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     mode = str(mode).upper()
-    p = tuple((int(a), int(b)) for a, b in np.asarray(paddings).tolist())
+    pa = np.asarray(paddings.numpy() if isinstance(paddings, Tensor) else paddings)
+    if pa.ndim != 2 or pa.shape[1] != 2:   # ([] for a scalar was taken as no padding; [1, 1] failed to unpack)
+        raise InvalidArgumentError(f"pad: paddings must be a matrix with 2 columns, one (before, after) pair per "
+                                   f"axis, got shape {list(pa.shape)}: e.g. [[1, 1]] for a vector")
+    p = tuple((int(a), int(b)) for a, b in pa.tolist())
     if mode == "CONSTANT":
         return bind(S.pad_p, tensor, paddings=p, constant_values=constant_values)
     if mode not in ("REFLECT", "SYMMETRIC"):

@@ -146,14 +146,12 @@ def log_sigmoid(x, name=None):
 
 
 def erf(x, name=None):
-    """Error function, composed (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7)."""
-    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once; the composition in bfloat16 was 9/24 right)
+    """Error function: the special-function primitive (float64 series / erfc, rounded once), float tensors only
+    as TF's kernel."""
+    if _has_bf16(x):   # (TF 2.21: float32's erf rounded once)
         return in_float32(erf, x)
-    s = sign(x)
-    a = abs(x)
-    t = divide(1.0, add(multiply(a, 0.3275911), 1.0))
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return s * (1.0 - poly * exp(negative(a * a)))
+    from ..core.primitives import special as _S
+    return bind(_S.erf_p, x)
 
 
 def xlogy(x, y, name=None):
@@ -707,7 +705,7 @@ def reciprocal_no_nan(x, name=None):
     """1 / x, and 0 where x is 0 (floating dtypes only, as TF)."""
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if aval_of(x).dtype.kind != "f":
-        raise InvalidArgumentError(f"reciprocal_no_nan: Value for attr 'T' of {aval_of(x).dtype.name} is not in the "
+        raise InvalidArgumentTypeError(f"reciprocal_no_nan: Value for attr 'T' of {aval_of(x).dtype.name} is not in the "
                                    "list of allowed values: bfloat16, half, float, double (cast to a float dtype)")
     return divide_no_nan(convert_to_tensor(np.ones((), aval_of(x).dtype)), x)
 
@@ -778,7 +776,12 @@ def truncatediv(x, y, name=None):
     """x / y rounded toward zero (C's integer division; trunc(x / y) for floats)."""
     x, y = match_lists("truncatediv", x, y)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    if aval_of(x).dtype.kind in "iu":
+    if aval_of(x).dtype.kind == "b":
+        raise InvalidArgumentTypeError("truncatediv/truncatemod: expects numeric tensors, got bool; cast first: "
+                                       "tapeflow.cast(x, tapeflow.int32)")
+    if aval_of(x).dtype.kind == "u":   # (non-negative: truncation is floor)
+        return floordiv(x, y)
+    if aval_of(x).dtype.kind == "i":
         q = floordiv(abs(x), abs(y))
         return where(equal(sign(x), sign(y)), q, negative(q))
     q = divide(x, y)

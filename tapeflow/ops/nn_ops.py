@@ -300,6 +300,10 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 def dropout(x, rate, noise_shape=None, seed=None, rng=None, name=None):
     """Zero each entry with probability ``rate`` and scale the rest by 1/(1-rate)."""
     from . import random_ops
+    x = x if hasattr(x, "aval") else convert_to_tensor(x)
+    if not _dt.is_float(aval_of(x).dtype):   # (TF 2.21's check, also at rate 0, which returned an int x as it was)
+        raise ValueError(f"dropout: `x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+                         f"x_dtype={aval_of(x).dtype.name} (cast it first, e.g. tf.cast(x, tf.float32))")
     if not 0 <= rate < 1:
         raise ValueError(f"dropout: rate must be in [0, 1), got {rate}")
     if rate == 0:

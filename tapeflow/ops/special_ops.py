@@ -48,7 +48,10 @@ def polygamma(a, x, name=None):
     whole = np.isfinite(av) & (av >= 0) & (av == np.floor(av))
     if av.ndim == 0:
         return bind(_S.polygamma_p, x, n=int(av)) if whole else multiply(x, np.nan)
-    out = multiply(multiply(x, np.nan), np.zeros(av.shape, dt))           # nan in the broadcast shape
+    # nan where the order is not whole, in the broadcast shape: x times a constant that is 0 where the order is
+    # whole, so the gradient there is 0 * g (where() sends 0 to the branch it does not pick), not x * nan's nan
+    # (every polygamma gradient of a vector of orders was nan), and nan where the order is not whole, as TF's
+    out = multiply(x, np.where(whole, 0.0, np.nan).astype(np.zeros((), dt).dtype))
     for n in np.unique(av[whole]).astype(int).tolist():
         out = where(np.asarray(av == n), bind(_S.polygamma_p, x, n=n), out)
     return out

@@ -41,7 +41,7 @@ def _lapack(name, fn, message):
 
 # -- solve ---------------------------------------------------------------------------------------
 
-def _solve_abstract(a, b):
+def _solve_abstract(a, b, triangle=None):
     _square("matrix_solve", a, "fc")
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
         raise InvalidArgumentError(f"matrix_solve: rhs must have shape (..., {a.shape[-1]}, k) with the matrix's batch "
@@ -51,19 +51,42 @@ def _solve_abstract(a, b):
     return Aval(b.shape, a.dtype)
 
 
-def _solve_vjp(g, out, a, b):
-    # X = A^-1 B:  dB = A^-T g,  dA = -dB X^T (complex: A^-H and X^H, TF's convention)
-    gb = solve(L._swap(E._cj(a)), g)
+def _solve_vjp(g, out, a, b, triangle=None):
+    # X = A^-1 B:  dB = A^-T g,  dA = -dB X^T (complex: A^-H and X^H, TF's convention); A^T of a triangle is
+    # the other triangle
+    gb = solve(L._swap(E._cj(a)), g, triangle and {"lower": "upper", "upper": "lower"}[triangle])
     ga = None if E._is_const(a) else E.neg(L.matmul(gb, L._swap(E._cj(out))))
     return ga, (None if E._is_const(b) else gb)
 
 
-def solve(a, b):
-    return bind(matrix_solve_p, a, b)
+def solve(a, b, triangle=None):
+    """X with A X = B; ``triangle`` "lower"/"upper": A is that triangular matrix (its other triangle must be 0 or
+    is ignored), solved by substitution as TF's triangular_solve."""
+    return bind(matrix_solve_p, a, b) if triangle is None else bind(matrix_solve_p, a, b, triangle=triangle)
 
 
-matrix_solve_p = Primitive("matrix_solve", _lapack("matrix_solve", np.linalg.solve, "Input matrix is not invertible."),
-                           _solve_abstract, _solve_vjp, complex=True, doc="X with A X = B, batched")
+_general_solve = _lapack("matrix_solve", np.linalg.solve, "Input matrix is not invertible.")
+
+
+def _solve_kernel(a, b, triangle=None):
+    if triangle is None:
+        return _general_solve(a, b)
+    # Substitution, row by row from the triangle's corner (TF's Eigen triangular solve): no pivoting and no
+    # singularity check, so a zero on the diagonal gives inf/nan as TF, and a NaN or inf reaches only the rows
+    # that depend on it (LAPACK's pivoted LU mixed every row: a NaN in rhs's last row made the whole column NaN)
+    n = a.shape[-1]
+    x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], np.result_type(a, b))
+    rows = range(n) if triangle == "lower" else range(n - 1, -1, -1)
+    with np.errstate(all="ignore"):
+        for i in rows:
+            done = slice(0, i) if triangle == "lower" else slice(i + 1, n)
+            s = b[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, done], x[..., done, :])
+            x[..., i, :] = s / a[..., i, i][..., None]
+    return x
+
+
+matrix_solve_p = Primitive("matrix_solve", _solve_kernel, _solve_abstract, _solve_vjp, complex=True,
+                           doc="X with A X = B, batched; triangle='lower'/'upper': A triangular, by substitution")
 
 
 # -- determinant ------------------------------------------------------------------------------------

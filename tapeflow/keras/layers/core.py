@@ -398,11 +398,24 @@ class Reshape(Layer):
 
     def call(self, inputs):
         shape = aval_of(inputs).shape
-        if -1 in self.target_shape:
+        target = self.target_shape
+        if None not in shape[1:]:
+            # Keras checks each sample's size against the target; reshaping the whole batch to (-1,) + target
+            # instead put a (2, 6, 2) input into (4, 1, 2, 3): other samples, silently
+            n = int(np.prod(shape[1:], dtype=np.int64))
+            known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+            if (n % known if -1 in target and known else n != known if -1 not in target else False):
+                raise ValueError(f"Reshape: The total size of the tensor must be unchanged. Received: input_shape="
+                                 f"{tuple(shape[1:])}, target_shape={target}")
+            if -1 in target and known:
+                target = tuple(n // known if d == -1 else d for d in target)
+            if -1 not in target:
+                return A.reshape(inputs, (-1 if shape[0] is None else shape[0],) + target)
+        if -1 in target:
             if shape[0] is None:
                 raise ValueError("Reshape: a target_shape with -1 needs a known batch size")
-            return A.reshape(inputs, (shape[0],) + self.target_shape)
-        return A.reshape(inputs, (-1,) + self.target_shape)
+            return A.reshape(inputs, (shape[0],) + target)
+        return A.reshape(inputs, (-1,) + target)
 
     def get_config(self):
         cfg = super().get_config()
