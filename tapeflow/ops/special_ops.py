@@ -71,7 +71,10 @@ def _traced_polygamma(a, x):
     scale = cast(where(M.equal(M.floormod(safe, 2.0), 1.0), fact, negative(fact)), dt)
     series = multiply(scale, zeta(add(cast(safe, dt), np.asarray(1, dt)), x))
     out = where(M.equal(safe, 0.0), digamma(x), series)
-    return where(whole, out, multiply(out, np.asarray(np.nan, dt)))
+    # nan where a is not whole, as x times 0 or nan (the static path's fill): its gradient is nan there and 0
+    # elsewhere, where out * nan's zero cotangent times nan made every element's gradient nan
+    fill = multiply(x, cast(where(whole, np.float64(0.0), np.float64(np.nan)), dt))
+    return where(whole, out, fill)
 
 
 def erfc(x, name=None):
