@@ -8,7 +8,7 @@ from ...ops import math_ops as M
 from .. import layers
 from ..engine import Layer
 from . import imagenet_utils
-from ._common import finish, image_input
+from ._common import finish, image_input, top
 
 
 def conv2d_bn(x, filters, kernel_size, strides=1, padding="same", activation="relu", use_bias=False, name=None):
@@ -97,14 +97,7 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None, i
         x = inception_resnet_block(x, scale=0.2, block_type="block8", block_idx=block_idx)
     x = inception_resnet_block(x, scale=1.0, activation=None, block_type="block8", block_idx=10)
     x = conv2d_bn(x, 1536, 1, name="conv_7b")
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    x = top(x, include_top, pooling, classes, classifier_activation, weights, named_pools=False)
     return finish(img, x, name, weights)
 
 

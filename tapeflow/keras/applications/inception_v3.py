@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import layers
 from . import imagenet_utils
-from ._common import finish, image_input
+from ._common import finish, image_input, top
 
 
 def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name=None):
@@ -81,14 +81,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     x = layers.concatenate([b3, b7, layers.MaxPooling2D((3, 3), strides=(2, 2))(x)], axis=3, name="mixed8")
     x = _mixed_8(x, 0)
     x = _mixed_8(x, 1)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    x = top(x, include_top, pooling, classes, classifier_activation, weights, named_pools=False)
     return finish(img, x, name, weights)
 
 

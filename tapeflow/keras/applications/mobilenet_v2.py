@@ -72,14 +72,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.Conv2D(last, kernel_size=1, use_bias=False, name="Conv_1")(x)
     x = _bn("Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D()(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    x = top(x, include_top, pooling, classes, classifier_activation, weights, pool_name=None, named_pools=False)
     if name is None:
         name = f"mobilenetv2_{alpha:0.2f}_{shape[0]}"
     return finish(img, x, name, weights)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import layers
 from . import imagenet_utils
-from ._common import finish, image_input
+from ._common import finish, image_input, top
 
 
 def _sep(x, filters, name, act_name=None):
@@ -60,14 +60,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = layers.Activation("relu", name="block14_sepconv1_act")(x)
     x = _sep(x, 2048, "block14_sepconv2")
     x = layers.Activation("relu", name="block14_sepconv2_act")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D()(x)
+    x = top(x, include_top, pooling, classes, classifier_activation, weights, named_pools=False)
     return finish(img, x, name, weights)
 
 
