@@ -420,9 +420,18 @@ def transpose(image, name=None):
 _GRAY = np.array([0.2989, 0.587, 0.114])
 
 
+def _three_channels(x):
+    """``x`` whose last dimension an input_signature leaves None: checked to be 3 (RGB) when the function runs,
+    and 3 from here on (TF's kernels check it then too)."""
+    if x.shape.rank and tuple(x.shape)[-1] is None:
+        from .ops.check_ops import ensure_shape
+        return ensure_shape(x, list(x.shape)[:-1] + [3])
+    return x
+
+
 def rgb_to_grayscale(images, name=None):
     """ITU-R 601 luma (0.2989, 0.587, 0.114), keeping a channel axis of 1."""
-    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    x = _three_channels(images if isinstance(images, Tensor) else convert_to_tensor(images))
     if tuple(x.shape)[-1] != 3:
         raise ValueError(f"tf.image.rgb_to_grayscale: the last dimension must be 3 (RGB), got shape {x.shape}")
     # integers go through [0, 1] floats and back, as TF (so 8-bit luma is truncated, not rounded)
@@ -650,7 +659,7 @@ def _projective_transform(images, transforms, interpolation="bilinear", fill_mod
 # gradient for RGBToHSV only; AdjustHue / AdjustSaturation have none).
 
 def _rgb(fn, images, err=InvalidArgumentError):
-    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    x = _three_channels(images if isinstance(images, Tensor) else convert_to_tensor(images))
     if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
         raise err(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
                                    f"shape {x.shape}")
@@ -710,7 +719,7 @@ def hsv_to_rgb(images, name=None):
 def _via_float32(fn, images, body):
     """TF's adjust_hue / adjust_saturation / adjust_gamma: float16/float32 images directly, any
     other dtype converted to float32 and back with convert_image_dtype."""
-    x = images if isinstance(images, Tensor) else convert_to_tensor(images)
+    x = _three_channels(images if isinstance(images, Tensor) else convert_to_tensor(images))
     if x.shape.rank < 1 or tuple(x.shape)[-1] != 3:
         raise InvalidArgumentError(f"tf.image.{fn}: the last dimension of images must be of size 3 (RGB), got "
                                    f"shape {x.shape}")
