@@ -406,12 +406,7 @@ def _run_time_sizes(shape, op):
         if len(a.shape) != 1 or a.shape[0] is None:
             raise TypeError(f"{op}: the shape is a vector of a length known only when the function runs "
                             f"({fmt_shape(a.shape)}); its length, the result's rank, must be known while tracing")
-        out = []
-        for i in builtins.range(a.shape[0]):
-            d = I.getitem(shape, i)
-            n = _known_size(d)
-            out.append(d if n is None else n)
-        return out
+        return [_evaluated(I.getitem(shape, i)) for i in builtins.range(a.shape[0])]
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) and d._v is None for d in shape):
         out = []
         for d in shape:
@@ -420,14 +415,18 @@ def _run_time_sizes(shape, op):
                 if a.shape not in ((), (1,)) or a.dtype.kind not in "iu":
                     raise InvalidArgumentTypeError(f"{op}: a size must be an integer scalar, got {a.dtype.name} "
                                                    f"{fmt_shape(a.shape)}")
-                d = d if a.shape == () else I.getitem(d, 0)
-                n = _known_size(d)
-                # tf.shape(x)[k] of an axis known while tracing is that number (TF's shape inference too)
-                out.append(d if n is None else n)
+                out.append(_evaluated(d if a.shape == () else I.getitem(d, 0)))
             else:
                 out.append(int(_to_array(d)) if isinstance(d, Tensor) else int(d))
         return out
     return None
+
+
+def _evaluated(d):
+    """The traced size ``d``, or its value where the trace can tell it (tf.shape(x)[k] of an axis known while
+    tracing is that number, as in TF's shape inference)."""
+    n = _known_size(d)
+    return d if n is None else n
 
 
 def _known_size(d):
@@ -508,15 +507,14 @@ def _reshape_run_time(x, sizes):
     if sum(1 for d in sizes if isinstance(d, int) and d == -1) > 1 or any(isinstance(d, int) and d < -1 for d in sizes):
         raise InvalidArgumentError(f"reshape: the shape {['?' if isinstance(d, Tensor) else d for d in sizes]} "
                                    "may hold one -1 (the rest of the elements) and no other negative size")
-    template = [None if isinstance(d, Tensor) else d for d in sizes]
-    return _bind_sizes(S.reshape_p, x, template, sizes)
+    return _bind_sizes(S.reshape_p, x, sizes)
 
 
-def _bind_sizes(prim, x, template, sizes):
-    """``prim`` (reshape or broadcast_to) of ``x`` to ``template``, whose None entries are the traced
-    sizes among ``sizes``, given as int64 operands."""
+def _bind_sizes(prim, x, sizes):
+    """``prim`` (reshape or broadcast_to) of ``x`` to ``sizes`` (ints and traced scalars): the traced ones
+    are int64 operands, None in the primitive's ``shape`` template."""
     dims = [M.cast(d, np.int64) for d in sizes if isinstance(d, Tensor)]
-    return bind(prim, x, *dims, shape=tuple(template))
+    return bind(prim, x, *dims, shape=tuple(None if isinstance(d, Tensor) else d for d in sizes))
 
 
 def _sizes_of(x):
@@ -590,7 +588,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
             raise InvalidArgumentError(f"broadcast_to: the shape {['?' if isinstance(d, Tensor) else d for d in sizes]} "
                                        "has a negative size")
         x = input if isinstance(input, Tensor) else convert_to_tensor(input)
-        return _bind_sizes(S.broadcast_to_p, x, [None if isinstance(d, Tensor) else d for d in sizes], sizes)
+        return _bind_sizes(S.broadcast_to_p, x, sizes)
     return S.broadcast_to(input, _shape_arg(shape if sizes is None else sizes, "broadcast_to"))
 
 
@@ -708,14 +706,14 @@ def _tile_run_time(x, m):
     inter = [s for n in d for s in (1, n)]
     big = [s for k, n in zip(m, d) for s in (k, n)]
     y = _reshape_sizes_mixed(x, inter)
-    y = _bind_sizes(S.broadcast_to_p, y, [None if isinstance(s, Tensor) else s for s in big], big)
+    y = _bind_sizes(S.broadcast_to_p, y, big)
     return _reshape_sizes_mixed(y, [_size_product(k, n) for k, n in zip(m, d)])
 
 
 def _reshape_sizes_mixed(x, sizes):
     if not any(isinstance(s, Tensor) for s in sizes):
         return S.reshape(x, tuple(sizes))
-    return _bind_sizes(S.reshape_p, x, [None if isinstance(s, Tensor) else s for s in sizes], sizes)
+    return _bind_sizes(S.reshape_p, x, sizes)
 
 
 def _split_run_time(x, num_or_size_splits, ax):
