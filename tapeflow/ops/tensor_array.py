@@ -30,6 +30,15 @@ from . import array_ops as A
 from . import math_ops as M
 
 
+def _scatter_by_writes(self, indices, value, name=None):
+    """``scatter`` of the arrays whose ``write`` grows them (eager lists, traced dynamic_size buffers): one
+    write per index, in order."""
+    out = self
+    for i, v in zip(np.asarray(indices).ravel(), A.unstack(convert_to_tensor(value))):
+        out = out.write(int(i), v)
+    return out
+
+
 class _TensorArray(collections.namedtuple("TensorArray", ["buffer"])):
     __slots__ = ()
 
@@ -115,11 +124,7 @@ class _DynamicTensorArray(_TensorArray):
             buf = A.concat([self.buffer, A.zeros([need] + elem, dt)], 0)
         return _DynamicTensorArray(_TensorArray(buf).write(index, value).buffer)
 
-    def scatter(self, indices, value, name=None):
-        out = self
-        for k, v in zip(np.asarray(indices).ravel(), A.unstack(convert_to_tensor(value))):
-            out = out.write(int(k), v)
-        return out
+    scatter = _scatter_by_writes
 
 
 class _GrowingTensorArray:
@@ -180,11 +185,7 @@ class _GrowingTensorArray:
         value = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
         return _TensorArray(M.cast(value, self._dtype) if value.dtype != self._dtype else value)
 
-    def scatter(self, indices, value, name=None):
-        out = self
-        for i, v in zip(np.asarray(indices).ravel(), A.unstack(convert_to_tensor(value))):
-            out = out.write(int(i), v)
-        return out
+    scatter = _scatter_by_writes
 
     def close(self, name=None):
         return None
