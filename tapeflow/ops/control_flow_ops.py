@@ -92,10 +92,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         outs = [A.zeros((0,), _spec_dtype(s)) for s in ([sig] if _is_leaf(sig) else nest.flatten(sig))]
     else:
         _, outs = CF.scan(body, (), packed)
-    if outs is None:   # no element (eagerly: no step ran): fn of a zero slice gives the results' (0, ...) form
-        one = fn(nest.map_structure(lambda x: A.zeros(aval_of(x).shape[1:], aval_of(x).dtype), packed))
-        outs = nest.map_structure(lambda o: A.zeros((0,) + tuple(aval_of(convert_to_tensor(o)).shape),
-                                                    aval_of(convert_to_tensor(o)).dtype), one)
     return outs[0] if _is_leaf(sig) else nest.pack_sequence_as(sig, list(outs))
 
 
@@ -221,6 +217,12 @@ def _scan_elems(elems, what):
     return nest.pack_sequence_as(elems, leaves), aval_of(leaves[0]).shape[0]
 
 
+def _no_rows(t):
+    """A stack of no ``t``s: (0,) + t's shape, t's dtype (a loop that ran no step)."""
+    a = aval_of(t if isinstance(t, Tensor) else convert_to_tensor(t))
+    return A.zeros((0,) + tuple(a.shape), a.dtype)
+
+
 def _split_first(elems, reverse):
     """(the first element to use as the initial value, the rest) along axis 0."""
     first = nest.map_structure(lambda x: x[-1] if reverse else x[0], elems)
@@ -252,8 +254,7 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         _, ys = CF.scan(step, init, xs, reverse=reverse)
     if initializer is not None:
         if ys is None:   # no element (eagerly: no step ran to stack): TF's (0,) + the accumulator's shape
-            ys = nest.map_structure(lambda t: A.zeros((0,) + tuple(aval_of(convert_to_tensor(t)).shape),
-                                                      aval_of(convert_to_tensor(t)).dtype), init)
+            ys = nest.map_structure(_no_rows, init)
         return ys
     head = nest.map_structure(lambda t: A.expand_dims(t if isinstance(t, Tensor) else convert_to_tensor(t), 0),
                               init)
@@ -302,6 +303,5 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     _, outs = CF.scan(body, (), packed)
     if outs is None:   # no element (eagerly: no step ran): fn of a zero slice gives the results' (0, ...) form
         one = fn(nest.map_structure(lambda x: A.zeros(aval_of(x).shape[1:], aval_of(x).dtype), packed))
-        outs = nest.map_structure(lambda o: A.zeros((0,) + tuple(aval_of(convert_to_tensor(o)).shape),
-                                                    aval_of(convert_to_tensor(o)).dtype), one)
+        outs = nest.map_structure(_no_rows, one)
     return outs
